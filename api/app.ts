@@ -1,0 +1,39 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { CaptureWriter } from '../db/capture-writer.ts';
+import { captureWebhooks, CAPTURE_KEEP_PER_WEBHOOK } from './capture.ts';
+import type { ApiDeps } from './context.ts';
+import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { diagnosticsRoutes } from './routes/diagnostics.ts';
+import { healthRoutes } from './routes/health.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+
+export interface Api {
+  app: Koa;
+  /** Resolves when every capture accepted so far is committed. */
+  drain(): Promise<void>;
+}
+
+export function createApi(deps: ApiDeps): Api {
+  const app = new Koa();
+  const writer = new CaptureWriter(deps.db, { keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK });
+
+  app.use(errorHandler(deps.logger));
+  app.use(captureWebhooks(writer));
+
+  const health = healthRoutes(deps);
+  app.use(health.routes());
+
+  const v1 = new Router<AuthState>({ prefix: '/api/v1' });
+  v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), jsonBody());
+  for (const router of [webhookRoutes(deps), diagnosticsRoutes(deps)]) {
+    v1.use(router.routes(), router.allowedMethods());
+  }
+  app.use(v1.routes());
+  app.use(v1.allowedMethods());
+
+  return { app, drain: () => writer.drain() };
+}

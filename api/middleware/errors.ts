@@ -1,0 +1,33 @@
+import type { Middleware } from 'koa';
+import { AppError, type ErrorStatus } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/log.ts';
+
+/** The one error shape of ARCHITECTURE.md, for every failure. Stack traces go to the log, never to the body. */
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      // Routers answer 404, 405 and 501 without a body; give those the error shape too.
+      if (ctx.status >= 400 && ctx.body == null) {
+        const status = ctx.status as ErrorStatus;
+        throw new AppError(status, status === 404 ? `No route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`);
+      }
+    } catch (err) {
+      const appError = toAppError(err);
+      if (appError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.set(appError.headers);
+      ctx.status = appError.status;
+      ctx.body = { success: false, error: appError.reason, code: appError.status, message: appError.message };
+    }
+  };
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  // Errors raised by Koa and its body readers (http-errors) carry an `expose`d 4xx status.
+  const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+    return new AppError(e.status as 400, e.message ?? 'Bad request');
+  }
+  return new AppError(500, 'Internal server error');
+}

@@ -1,0 +1,43 @@
+import type { IncomingMessage } from 'node:http';
+import type { Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import { InvalidInputError, PayloadTooLargeError } from '../../lib/errors.ts';
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body, set by jsonBody(). */
+    body?: unknown;
+  }
+}
+
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Reads a JSON body into ctx.request.body ({} when empty). Malformed JSON is 400, oversized 413. */
+export function jsonBody(limit = JSON_BODY_LIMIT_BYTES): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS') return next();
+    const text = (await readRawBody(ctx.req, limit)).toString('utf8');
+    let body: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        throw new InvalidInputError(`Request body is not valid JSON: ${(err as Error).message}`, 'body');
+      }
+    }
+    ctx.request.body = body;
+    return next();
+  };
+}
+
+/** The whole request body, refused with 413 as soon as it is known to exceed `limit`. */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) throw new PayloadTooLargeError(limit);
+  try {
+    return await getRawBody(req, { limit });
+  } catch (err) {
+    if ((err as { type?: string }).type === 'entity.too.large') throw new PayloadTooLargeError(limit);
+    throw err;
+  }
+}

@@ -1,0 +1,13 @@
+import type { z } from 'zod';
+import { InvalidInputError } from '../lib/errors.ts';
+
+/** Parses untrusted input; the first problem becomes a 400 that names the field. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body' | 'path'): z.output<S> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  if (!field) throw new InvalidInputError(`Invalid ${where}: ${issue.message}`);
+  const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  throw new InvalidInputError(missing ? `${field} is required (${where})` : `${field}: ${issue.message} (${where})`, field);
+}

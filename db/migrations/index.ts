@@ -1,0 +1,13 @@
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import * as accountsAndWebhooks from './2026-11-22-001-accounts-and-webhooks.ts';
+
+// Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
+const migrations: Record<string, Migration> = {
+  '2026-11-22-001-accounts-and-webhooks': accountsAndWebhooks,
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

@@ -1,0 +1,66 @@
+// Kysely's view of the tables. Nullable columns are `T | null`; ids the database assigns are Generated.
+// bigint columns arrive as strings from `pg` and as numbers from PGlite: read them through Number().
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Plan } from '../lib/plans.ts';
+
+/** Written by the database when omitted; read back as a Date. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type BigId = ColumnType<string | number, never, never>;
+
+export type { Plan };
+
+export interface UsersTable {
+  id: Generated<BigId>;
+  email: string;
+  plan: Plan;
+  created_at: CreatedAt;
+}
+
+export interface ApiKeysTable {
+  id: Generated<BigId>;
+  user_id: string | number;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, so a user can tell keys apart. */
+  prefix: string;
+  name: string | null;
+  created_at: CreatedAt;
+  revoked_at: Timestamp | null;
+}
+
+export interface WebhooksTable {
+  id: Generated<BigId>;
+  /** The public, unguessable id in the capture URL. */
+  webhook_id: string;
+  user_id: string | number;
+  created_at: CreatedAt;
+}
+
+export interface CapturedRequestsTable {
+  id: Generated<BigId>;
+  webhook_ref: string | number;
+  method: string;
+  path: string;
+  headers: ColumnType<Record<string, string>, string, string>;
+  body: string | null;
+  body_encoding: 'utf8' | 'base64';
+  body_size: number;
+  query_params: string | null;
+  ip_address: string;
+  user_agent: string;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  webhooks: WebhooksTable;
+  captured_requests: CapturedRequestsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type CapturedRequestRow = Selectable<CapturedRequestsTable>;
+export type NewCapturedRequest = Insertable<CapturedRequestsTable>;

@@ -1,0 +1,158 @@
+import { sql, type Kysely } from 'kysely';
+import { randomToken } from '../lib/tokens.ts';
+import type { Database } from './schema.ts';
+
+export interface Webhook {
+  id: number;
+  webhookId: string;
+  createdAt: Date;
+}
+
+export interface WebhookWithCount extends Webhook {
+  requestCount: number;
+}
+
+export interface CapturedRequest {
+  id: number;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | null;
+  bodyEncoding: 'utf8' | 'base64';
+  bodySize: number;
+  queryParams: string | null;
+  ipAddress: string;
+  userAgent: string;
+  createdAt: Date;
+}
+
+export async function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook> {
+  const row = await db
+    .insertInto('webhooks')
+    .values({ user_id: userId, webhook_id: randomToken(16) })
+    .returning(['id', 'webhook_id', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
+}
+
+/** The caller's webhooks, newest first, with how many captured requests each holds. */
+export async function listWebhooks(db: Kysely<Database>, userId: number): Promise<WebhookWithCount[]> {
+  const rows = await db
+    .selectFrom('webhooks as w')
+    .select((eb) => [
+      'w.id',
+      'w.webhook_id',
+      'w.created_at',
+      eb.selectFrom('captured_requests as c').whereRef('c.webhook_ref', '=', 'w.id').select(eb.fn.countAll().as('n')).as('request_count'),
+    ])
+    .where('w.user_id', '=', userId)
+    .orderBy('w.id', 'desc')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0) }));
+}
+
+/** The webhook when `userId` owns it; null for unknown and foreign ids alike. */
+export async function findOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<Webhook | null> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select(['id', 'webhook_id', 'created_at'])
+    .where('webhook_id', '=', webhookId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at } : null;
+}
+
+/** Deletes an owned webhook and, by cascade, its captured requests. False when not found or not owned. */
+export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhooks').where('webhook_id', '=', webhookId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Captured requests of one webhook, newest first. */
+export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number): Promise<CapturedRequest[]> {
+  const rows = await db
+    .selectFrom('captured_requests')
+    .selectAll()
+    .where('webhook_ref', '=', webhookRef)
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    method: r.method,
+    path: r.path,
+    headers: r.headers,
+    body: r.body,
+    bodyEncoding: r.body_encoding,
+    bodySize: r.body_size,
+    queryParams: r.query_params,
+    ipAddress: r.ip_address,
+    userAgent: r.user_agent,
+    createdAt: r.created_at,
+  }));
+}
+
+export interface CaptureRecord {
+  webhookId: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | null;
+  bodyEncoding: 'utf8' | 'base64';
+  bodySize: number;
+  queryParams: string | null;
+  ipAddress: string;
+  userAgent: string;
+  createdAt: Date;
+}
+
+/**
+ * Stores a batch of captures in one statement and returns the public ids of the webhooks that
+ * exist (captures for unknown or just-deleted webhooks are dropped by the join, not stored).
+ * Then trims every touched webhook to its newest `keep` requests.
+ */
+export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[], keep: number): Promise<Set<string>> {
+  const payload = JSON.stringify(
+    records.map((r, ord) => ({
+      ord,
+      webhook_id: r.webhookId,
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      body: r.body,
+      body_encoding: r.bodyEncoding,
+      body_size: r.bodySize,
+      query_params: r.queryParams,
+      ip_address: r.ipAddress,
+      user_agent: r.userAgent,
+      created_at: r.createdAt.toISOString(),
+    })),
+  );
+  const inserted = await sql<{ webhook_ref: string | number; webhook_id: string }>`
+    with v as (
+      select * from jsonb_to_recordset(${payload}::jsonb) as v(
+        ord int, webhook_id text, method text, path text, headers jsonb, body text, body_encoding text,
+        body_size int, query_params text, ip_address text, user_agent text, created_at timestamptz)
+    ), ins as (
+      insert into captured_requests
+        (webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at)
+      select w.id, v.method, v.path, v.headers, v.body, v.body_encoding, v.body_size, v.query_params, v.ip_address, v.user_agent, v.created_at
+      from v join webhooks w on w.webhook_id = v.webhook_id
+      order by v.ord
+      returning webhook_ref
+    )
+    select distinct ins.webhook_ref, w.webhook_id from ins join webhooks w on w.id = ins.webhook_ref
+  `.execute(db);
+  const refs = inserted.rows.map((r) => Number(r.webhook_ref));
+  if (refs.length > 0) {
+    // Keep the newest `keep` per webhook: find each webhook's oldest kept id, delete below it.
+    await sql`
+      delete from captured_requests c
+      using (
+        select t.ref, (select x.id from captured_requests x where x.webhook_ref = t.ref order by x.id desc offset ${keep - 1} limit 1) as floor_id
+        from unnest(${refs}::bigint[]) as t(ref)
+      ) f
+      where c.webhook_ref = f.ref and c.id < f.floor_id
+    `.execute(db);
+  }
+  return new Set(inserted.rows.map((r) => r.webhook_id));
+}

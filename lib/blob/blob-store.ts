@@ -1,0 +1,66 @@
+// The blob store: S3/MinIO when S3_ENDPOINT is set, a folder under DATA_DIR otherwise.
+// Both implementations pass the same contract suite (test/contract/blob-store.test.ts).
+import { Transform, type Readable } from 'node:stream';
+import { InvalidInputError, PayloadTooLargeError } from '../errors.ts';
+
+export interface BlobInfo {
+  key: string;
+  size: number;
+  contentType: string;
+}
+
+export interface PutOptions {
+  contentType?: string;
+  /** Refuse, and keep nothing, when the body grows past this many bytes. */
+  maxBytes?: number;
+}
+
+/** Inclusive byte range, as in an HTTP Range header; `end` defaults to the last byte. */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
+export interface BlobStore {
+  readonly kind: 'folder' | 's3';
+  /** Streams `body` in; throws BlobTooLargeError (and stores nothing) past `maxBytes`. */
+  put(key: string, body: Readable | Buffer, options?: PutOptions): Promise<BlobInfo>;
+  get(key: string, range?: ByteRange): Promise<{ info: BlobInfo; stream: Readable } | null>;
+  stat(key: string): Promise<BlobInfo | null>;
+  /** Deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Keys under a prefix, sorted. */
+  list(prefix?: string): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class BlobTooLargeError extends PayloadTooLargeError {
+  override name = 'BlobTooLargeError';
+}
+
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+
+const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+/** Keys are relative paths of safe segments: no `..`, no leading slash, nothing a folder store could escape with. */
+export function assertBlobKey(key: string): void {
+  if (key.length > 512 || !KEY_PATTERN.test(key) || key.split('/').some((s) => s === '.' || s === '..')) {
+    throw new InvalidInputError(`Invalid blob key ${JSON.stringify(key)}`, 'key');
+  }
+}
+
+/** Passes bytes through and fails the stream once more than `maxBytes` went by. */
+export function byteLimit(maxBytes: number): Transform & { bytes: number } {
+  let bytes = 0;
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      (t as Transform & { bytes: number }).bytes = bytes;
+      if (bytes > maxBytes) done(new BlobTooLargeError(maxBytes));
+      else done(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  t.bytes = 0;
+  return t;
+}

@@ -1,0 +1,154 @@
+// The one place configuration is read. Names are a contract with deployment tooling
+// (ARCHITECTURE.md, "Configuration"): do not rename them.
+import path from 'node:path';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+export const ROLES = ['all', 'api', 'worker:workflows', 'worker:network', 'worker:load', 'worker:media'] as const;
+export type Role = (typeof ROLES)[number];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be a whole number')
+    .min(0, 'must be from 0 to 65535')
+    .max(65535, 'must be from 0 to 65535')
+    .default(fallback);
+
+const hostPort = z.string().refine((v) => parseHostPort(v) !== null, 'must be host:port');
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const cidr = z.string().refine((v) => parseCidr(v) !== null, 'must be a CIDR such as 127.0.0.0/8');
+
+const commaList = (item: z.ZodType<string, string>) =>
+  z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(item));
+
+const schema = z
+  .object({
+    PORT: port(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    BASE_URL: httpUrl.optional(),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    TEMPORAL_ADDRESS: hostPort.optional(),
+    TEMPORAL_NAMESPACE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'must be a namespace name').default('default'),
+    TEMPORAL_CLI: z.string().min(1).default('temporal'),
+    TEMPORAL_DEV_PORT: port(7233),
+    TEMPORAL_UI_PORT: port(8233),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+    REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// URL' }).optional(),
+    S3_ENDPOINT: httpUrl.optional(),
+    S3_ACCESS_KEY: z.string().min(1).optional(),
+    S3_SECRET_KEY: z.string().min(1).optional(),
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name')
+      .optional(),
+    ROLE: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }).default('all'),
+    DNS_SERVERS: commaList(hostPort).optional(),
+    WHOIS_SERVER: hostPort.optional(),
+    RDAP_BASE_URL: httpUrl.optional(),
+    NETWORK_ALLOW: commaList(cidr).default([]),
+    PAYLOAD_KEY: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64')
+      .optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.S3_ENDPOINT && !(c.S3_ACCESS_KEY && c.S3_SECRET_KEY && c.S3_BUCKET)) {
+      for (const name of ['S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'] as const) {
+        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when S3_ENDPOINT is set' });
+      }
+    }
+  });
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  temporal: Readonly<{
+    address: string | undefined;
+    namespace: string;
+    cli: string;
+    devPort: number;
+    uiPort: number;
+  }>;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  s3: Readonly<{ endpoint: string; accessKey: string; secretKey: string; bucket: string }> | undefined;
+  role: Role;
+  dnsServers: readonly string[] | undefined;
+  whoisServer: string | undefined;
+  rdapBaseUrl: string | undefined;
+  networkAllow: readonly string[];
+  payloadKey: string | undefined;
+  logLevel: string;
+}>;
+
+/** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "unset", as in a docker-compose file with `FOO=`.
+  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'configuration');
+    const got = raw[name] === undefined ? '' : ` (got ${JSON.stringify(raw[name])})`;
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}${got}`);
+  }
+  const c = parsed.data;
+  const hostForUrl = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
+  const baseUrl = (c.BASE_URL ?? `http://${isIP(hostForUrl) === 6 ? `[${hostForUrl}]` : hostForUrl}:${c.PORT}`).replace(/\/+$/, '');
+  return Object.freeze({
+    port: c.PORT,
+    host: c.HOST,
+    baseUrl,
+    dataDir: path.resolve(c.DATA_DIR),
+    temporal: Object.freeze({
+      address: c.TEMPORAL_ADDRESS,
+      namespace: c.TEMPORAL_NAMESPACE,
+      cli: c.TEMPORAL_CLI,
+      devPort: c.TEMPORAL_DEV_PORT,
+      uiPort: c.TEMPORAL_UI_PORT,
+    }),
+    databaseUrl: c.DATABASE_URL,
+    redisUrl: c.REDIS_URL,
+    s3: c.S3_ENDPOINT
+      ? Object.freeze({ endpoint: c.S3_ENDPOINT, accessKey: c.S3_ACCESS_KEY!, secretKey: c.S3_SECRET_KEY!, bucket: c.S3_BUCKET! })
+      : undefined,
+    role: c.ROLE,
+    dnsServers: c.DNS_SERVERS,
+    whoisServer: c.WHOIS_SERVER,
+    rdapBaseUrl: c.RDAP_BASE_URL,
+    networkAllow: c.NETWORK_ALLOW,
+    payloadKey: c.PAYLOAD_KEY,
+    logLevel: c.LOG_LEVEL,
+  });
+}
+
+export function parseHostPort(value: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(value);
+  if (!m) return null;
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535) return null;
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+export function parseCidr(value: string): { address: string; prefix: number; family: 4 | 6 } | null {
+  const [address, prefixText, ...rest] = value.split('/');
+  if (rest.length || !address || prefixText === undefined || !/^\d{1,3}$/.test(prefixText)) return null;
+  const family = isIP(address);
+  const prefix = Number(prefixText);
+  if (family === 4 && prefix <= 32) return { address, prefix, family };
+  if (family === 6 && prefix <= 128) return { address, prefix, family };
+  return null;
+}

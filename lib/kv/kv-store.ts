@@ -1,0 +1,47 @@
+// The key-value store: Redis when REDIS_URL is set, an in-process map otherwise.
+// Both implementations pass the same contract suite (test/contract/kv-store.test.ts).
+
+/** A fixed window counter: at most `limit` hits per `windowSeconds`, windows aligned to the Unix epoch
+ * (so a day window resets at 00:00 UTC, a minute window on the minute). */
+export interface QuotaWindow {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface QuotaState {
+  limit: number;
+  /** Hits still allowed in this window after this call. */
+  remaining: number;
+  /** Seconds until this window resets (at least 1). */
+  resetSeconds: number;
+}
+
+export interface QuotaResult {
+  /** False when any window was already full; then no window was counted. */
+  allowed: boolean;
+  windows: QuotaState[];
+}
+
+export interface KvStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  /** Stores `value`; with `ttlSeconds` it disappears after that long. */
+  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  /** Stores only when the key is absent; true when it stored. */
+  setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean>;
+  /** Reads and deletes in one step: of two concurrent callers, only one gets the value. */
+  take(key: string): Promise<string | null>;
+  /** True when something was deleted. */
+  delete(key: string): Promise<boolean>;
+  /** Counts one hit against every window atomically, or none when any window is full. */
+  consume(windows: readonly QuotaWindow[]): Promise<QuotaResult>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function windowState(limit: number, count: number, windowSeconds: number, nowMs: number): QuotaState {
+  const windowMs = windowSeconds * 1000;
+  const resetMs = windowMs - (nowMs % windowMs);
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+}

@@ -1,0 +1,89 @@
+import { windowState, type KvStore, type QuotaResult, type QuotaWindow } from './kv-store.ts';
+
+interface Entry {
+  value: string;
+  expiresAt: number; // ms since epoch; Infinity when it never expires
+}
+
+/** In-process store for the embedded mode: one process, so atomicity is JavaScript's run-to-completion. */
+export class MemoryKvStore implements KvStore {
+  readonly kind = 'memory' as const;
+  readonly #entries = new Map<string, Entry>();
+  readonly #sweeper: NodeJS.Timeout;
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+    this.#sweeper = setInterval(() => this.#sweep(), 60_000);
+    this.#sweeper.unref();
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.#live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    this.#entries.set(key, { value, expiresAt: this.#expiry(ttlSeconds) });
+  }
+
+  async setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
+    if (this.#live(key)) return false;
+    this.#entries.set(key, { value, expiresAt: this.#expiry(ttlSeconds) });
+    return true;
+  }
+
+  async take(key: string): Promise<string | null> {
+    const entry = this.#live(key);
+    if (!entry) return null;
+    this.#entries.delete(key);
+    return entry.value;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const existed = this.#live(key) !== undefined;
+    this.#entries.delete(key);
+    return existed;
+  }
+
+  async consume(windows: readonly QuotaWindow[]): Promise<QuotaResult> {
+    const now = this.#now();
+    const slots = windows.map((w) => {
+      const windowMs = w.windowSeconds * 1000;
+      const key = `${w.key}:${Math.floor(now / windowMs)}`;
+      return { w, key, count: Number(this.#live(key)?.value ?? 0), expiresAt: (Math.floor(now / windowMs) + 1) * windowMs };
+    });
+    const allowed = slots.every((s) => s.count < s.w.limit);
+    if (allowed) {
+      for (const s of slots) {
+        s.count += 1;
+        this.#entries.set(s.key, { value: String(s.count), expiresAt: s.expiresAt });
+      }
+    }
+    return { allowed, windows: slots.map((s) => windowState(s.w.limit, s.count, s.w.windowSeconds, now)) };
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    this.#entries.clear();
+  }
+
+  #expiry(ttlSeconds?: number): number {
+    return ttlSeconds === undefined ? Infinity : this.#now() + ttlSeconds * 1000;
+  }
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry && entry.expiresAt <= this.#now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
+  }
+}

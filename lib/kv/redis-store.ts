@@ -1,0 +1,85 @@
+import { Redis } from 'ioredis';
+import { windowState, type KvStore, type QuotaResult, type QuotaWindow } from './kv-store.ts';
+
+// One round trip, atomic on the server. Windows are numbered from Redis's own clock (TIME), so API
+// processes with skewed clocks still count into the same window. Nothing is counted when any window
+// is already full, so rejected requests do not eat into the next minute's allowance.
+// KEYS: base keys. ARGV: limit1, windowSeconds1, limit2, windowSeconds2, ...
+// Returns: allowed (0/1), now in ms, then the count of each window.
+const CONSUME_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local keys, counts, ends = {}, {}, {}
+local allowed = 1
+for i = 1, #KEYS do
+  local windowMs = tonumber(ARGV[2 * i]) * 1000
+  local index = math.floor(now / windowMs)
+  keys[i] = KEYS[i] .. ':' .. index
+  ends[i] = (index + 1) * windowMs
+  counts[i] = tonumber(redis.call('GET', keys[i]) or '0')
+  if counts[i] >= tonumber(ARGV[2 * i - 1]) then allowed = 0 end
+end
+if allowed == 1 then
+  for i = 1, #KEYS do
+    counts[i] = redis.call('INCR', keys[i])
+    if counts[i] == 1 then redis.call('PEXPIREAT', keys[i], ends[i]) end
+  end
+end
+local out = { allowed, now }
+for i = 1, #KEYS do out[#out + 1] = counts[i] end
+return out
+`;
+
+export class RedisKvStore implements KvStore {
+  readonly kind = 'redis' as const;
+  readonly #redis: Redis;
+
+  constructor(url: string) {
+    // Fail calls fast while Redis is down instead of queueing them forever; readiness reports it.
+    this.#redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    this.#redis.on('error', () => {}); // connection errors surface on the calls that need Redis
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.#redis.get(key);
+  }
+
+  async set(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    if (ttlSeconds === undefined) await this.#redis.set(key, value);
+    else await this.#redis.set(key, value, 'PX', Math.max(1, Math.round(ttlSeconds * 1000)));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
+    const reply =
+      ttlSeconds === undefined
+        ? await this.#redis.set(key, value, 'NX')
+        : await this.#redis.set(key, value, 'PX', Math.max(1, Math.round(ttlSeconds * 1000)), 'NX');
+    return reply === 'OK';
+  }
+
+  async take(key: string): Promise<string | null> {
+    return this.#redis.getdel(key);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return (await this.#redis.del(key)) > 0;
+  }
+
+  async consume(windows: readonly QuotaWindow[]): Promise<QuotaResult> {
+    const args = windows.flatMap((w) => [String(w.limit), String(w.windowSeconds)]);
+    const reply = (await this.#redis.eval(CONSUME_LUA, windows.length, ...windows.map((w) => w.key), ...args)) as number[];
+    const [allowed, now, ...counts] = reply;
+    return {
+      allowed: allowed === 1,
+      windows: windows.map((w, i) => windowState(w.limit, counts[i]!, w.windowSeconds, now!)),
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.#redis.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+}

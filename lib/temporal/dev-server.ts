@@ -1,0 +1,86 @@
+// The embedded Temporal engine: the `temporal` CLI's development server, a real Temporal server
+// (frontend, history, matching, SQLite persistence and the web UI in one process).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { canConnect } from '../can-connect.ts';
+
+export interface DevServerOptions {
+  cli: string;
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  /** How long to wait for the frontend to accept connections. */
+  startTimeoutMs?: number;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string;
+  stop(): Promise<void>;
+}
+
+export class DevServerError extends Error {
+  override name = 'DevServerError';
+}
+
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const dbDir = path.join(options.dataDir, 'temporal');
+  await fs.mkdir(dbDir, { recursive: true });
+  if (await canConnect({ host: '127.0.0.1', port: options.port })) {
+    throw new DevServerError(
+      `Port ${options.port} is already in use: set TEMPORAL_DEV_PORT to a free port, or TEMPORAL_ADDRESS to use that server`,
+    );
+  }
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--ui-port', String(options.uiPort),
+    '--db-filename', path.join(dbDir, 'dev.db'),
+    '--log-level', 'warn',
+  ];
+  if (options.namespace !== 'default') args.push('--namespace', options.namespace);
+
+  let child: ChildProcess;
+  try {
+    child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    throw new DevServerError(`Cannot run the Temporal CLI ${JSON.stringify(options.cli)}: ${(err as Error).message}`);
+  }
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (err) => resolve(`cannot run ${JSON.stringify(options.cli)}: ${err.message} (run scripts/setup, or set TEMPORAL_CLI)`));
+    child.once('exit', (code, signal) => resolve(`exited with ${signal ?? code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+  });
+
+  const stopOnExit = () => child.kill('SIGTERM');
+  process.once('exit', stopOnExit);
+
+  const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+  let early: string | undefined;
+  void exited.then((why) => (early = why));
+  while (!(await canConnect({ host: '127.0.0.1', port: options.port }))) {
+    if (early) throw new DevServerError(`Temporal dev server ${early}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new DevServerError(`Temporal dev server did not listen on port ${options.port} within ${options.startTimeoutMs ?? 60_000} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    address: `127.0.0.1:${options.port}`,
+    uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    async stop() {
+      process.removeListener('exit', stopOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// npm run --silent admin -- create-key --email <email> --plan <free|pro|enterprise> [--name <label>]
+// npm run --silent admin -- revoke-key --key <api key>
+// Prints one JSON line on success; one line on stderr and a non-zero exit on failure.
+// Works against DATABASE_URL, or the embedded database under DATA_DIR (also while `npm start` runs).
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { issueApiKey, revokeApiKey } from '../db/api-keys.ts';
+import { openDatabase } from '../db/connect.ts';
+import { upsertUser } from '../db/users.ts';
+import { ConfigError, loadConfig } from '../lib/config.ts';
+import { PLANS } from '../lib/plans.ts';
+
+const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] | admin revoke-key --key <api key>';
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' } },
+    strict: true,
+  });
+  if (command === 'create-key') {
+    const email = z.email().safeParse(values.email);
+    if (!email.success) throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
+    const plan = z.enum(PLANS).safeParse(values.plan);
+    if (!plan.success) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan ?? '')})`);
+    return withDb(async (db) => {
+      const user = await upsertUser(db, email.data, plan.data);
+      const key = await issueApiKey(db, user.id, values.name ?? null);
+      return { user_id: user.id, api_key: key.apiKey };
+    });
+  }
+  if (command === 'revoke-key') {
+    if (!values.key) throw new UsageError('--key is required');
+    const key = values.key;
+    return withDb(async (db) => {
+      if (!(await revokeApiKey(db, key))) throw new UsageError('no active API key matches --key');
+      return { revoked: true };
+    });
+  }
+  throw new UsageError(USAGE);
+}
+
+async function withDb<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: 1 });
+  try {
+    return await work(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+try {
+  console.log(JSON.stringify(await main(process.argv.slice(2))));
+} catch (err) {
+  const known = err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  console.error(known ? `admin: ${(err as Error).message}` : `admin: failed: ${(err as Error).message}`);
+  process.exit(known ? 2 : 1);
+}

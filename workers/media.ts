@@ -1,0 +1,13 @@
+// The `media` pool: activities only, on the `media` task queue.
+import type { Worker } from '@temporalio/worker';
+import type { Storage } from './platform.ts';
+import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
+
+export function createMediaWorker(ctx: PoolContext, _storage: Storage): Promise<Worker> {
+  return createActivityWorker('media', ctx, {});
+}
+
+if (isMain(import.meta.url)) {
+  const { runRole } = await import('./run.ts');
+  await runRole('worker:media');
+}

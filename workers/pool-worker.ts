@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import { createDiagnosticsActivities } from '../activities/diagnostics/index.ts';
+import { TASK_QUEUES, type ActivityPool } from '../workflows/task-queues.ts';
+
+export interface PoolContext {
+  connection: NativeConnection;
+  namespace: string;
+}
+
+/** An activity-only worker on one pool's task queue: it never runs workflow code. */
+export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activities: Record<string, (...args: any[]) => Promise<unknown>>): Promise<Worker> {
+  return Worker.create({
+    connection: ctx.connection,
+    namespace: ctx.namespace,
+    taskQueue: TASK_QUEUES[pool],
+    activities: { ...createDiagnosticsActivities(pool), ...activities },
+  });
+}
+
+/** True when this module is the process's entry point. */
+export function isMain(moduleUrl: string): boolean {
+  return process.argv[1] !== undefined && fileURLToPath(moduleUrl) === process.argv[1];
+}

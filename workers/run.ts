@@ -1,0 +1,95 @@
+// Starts one role of the service (ROLE): the API, one worker pool, or everything in one process.
+import type { Worker } from '@temporalio/worker';
+import { startApiServer, type ApiServer } from '../api/server.ts';
+import { ensureFirstAdminKey } from '../db/bootstrap.ts';
+import { ConfigError, loadConfig, type Config, type Role } from '../lib/config.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
+import { connectClient, connectWorkerConnection } from '../lib/temporal/client.ts';
+import { createLoadWorker } from './load.ts';
+import { createMediaWorker } from './media.ts';
+import { createNetworkWorker } from './network.ts';
+import { ensureTemporal, installTemporalRuntime, openStorage, type Storage } from './platform.ts';
+import { createWorkflowsWorker } from './workflows.ts';
+
+export async function runRole(role?: Role): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel, 'netops');
+  try {
+    await run({ ...config, role: role ?? config.role }, logger);
+  } catch (err) {
+    logger.fatal({ err }, 'start failed');
+    console.error(`Start failed: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+async function run(config: Config, logger: Logger): Promise<void> {
+  const role = config.role;
+  const wants = (r: Role) => role === 'all' || role === r;
+  const closers: Array<() => Promise<unknown>> = [];
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'stopping');
+    for (const close of closers.reverse()) await close().catch((err) => logger.error({ err }, 'stop failed'));
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+
+  installTemporalRuntime(logger);
+  const temporal = await ensureTemporal(config);
+  if (temporal.devServer) closers.push(() => temporal.devServer!.stop());
+
+  const needsStorage = role !== 'worker:workflows';
+  let storage: Storage | undefined;
+  if (needsStorage) {
+    storage = await openStorage(config);
+    closers.push(() => storage!.close());
+  }
+
+  const workers: Worker[] = [];
+  if (role !== 'api') {
+    const connection = await connectWorkerConnection(temporal.address);
+    closers.push(() => connection.close());
+    const ctx = { connection, namespace: config.temporal.namespace };
+    if (wants('worker:workflows')) workers.push(await createWorkflowsWorker(ctx));
+    if (wants('worker:network')) workers.push(await createNetworkWorker(ctx, storage!));
+    if (wants('worker:load')) workers.push(await createLoadWorker(ctx, storage!));
+    if (wants('worker:media')) workers.push(await createMediaWorker(ctx, storage!));
+    const running = workers.map((w) => w.run());
+    closers.push(async () => {
+      workers.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());
+      await Promise.allSettled(running);
+    });
+    void Promise.all(running).catch((err) => {
+      logger.fatal({ err }, 'worker failed');
+      void stop('worker failure');
+    });
+  }
+
+  let api: ApiServer | undefined;
+  if (wants('api')) {
+    const client = await connectClient(temporal.address, config.temporal.namespace);
+    closers.push(() => client.connection.close());
+    const { database, kv, blobs } = storage!;
+    api = await startApiServer({ config, logger, db: database.db, kv, blobs, temporal: client });
+    closers.push(() => api!.close());
+  }
+
+  const lines = [`netops ${role} ready (database: ${storage?.database.kind ?? 'none'}, store: ${storage?.kv.kind ?? 'none'}, blobs: ${storage?.blobs.kind ?? 'none'})`];
+  if (api) lines.push(`API:         ${api.url}  (public base URL ${config.baseUrl})`);
+  lines.push(`Temporal:    ${temporal.address} namespace ${config.temporal.namespace}`);
+  if (temporal.uiUrl) lines.push(`Temporal UI: ${temporal.uiUrl}`);
+  if (workers.length) lines.push(`Workers:     ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+  if (api && storage) {
+    const admin = await ensureFirstAdminKey(storage.database.db);
+    if (admin) lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
+  }
+  console.log(lines.join('\n'));
+}

@@ -1,0 +1,2 @@
+// Entry of the workflow bundle: every workflow the `workflows` pool runs.
+export { pipelineCheck } from './pipeline-check.ts';

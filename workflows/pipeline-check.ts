@@ -1,0 +1,56 @@
+// THE TEMPLATE for a job on this platform; later jobs (load tests, bulk checks, audits, video) follow it:
+// - the API starts it with the public id as workflow id (kind prefix inside Temporal) and the owner in memo;
+// - it runs only on the `workflows` task queue and reaches the activity pools through proxyActivities;
+// - its state lives in one object, read by the API through a query defined here, at module top.
+// What it does is useful on its own: it proves that every activity pool has a live worker.
+import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { DiagnosticsActivities, WorkerReport } from '../activities/diagnostics/index.ts';
+import { ACTIVITY_POOLS, TASK_QUEUES, type ActivityPool } from './task-queues.ts';
+
+export const PIPELINE_CHECK_KIND = 'pipeline-check';
+
+export type PoolResult =
+  | { status: 'pending' }
+  | { status: 'ok'; worker: WorkerReport }
+  | { status: 'failed'; reason: string };
+
+export interface PipelineCheckState {
+  status: 'running' | 'completed' | 'failed';
+  startedAt: string;
+  completedAt: string | null;
+  pools: Record<ActivityPool, PoolResult>;
+}
+
+export const getPipelineCheckState = defineQuery<PipelineCheckState>('getPipelineCheckState');
+
+/** How long a pool may take to pick the task up and answer before the check calls it down. */
+const POOL_DEADLINE = '30 seconds';
+
+export async function pipelineCheck(): Promise<PipelineCheckState> {
+  const state: PipelineCheckState = {
+    status: 'running',
+    startedAt: new Date(workflowInfo().startTime).toISOString(),
+    completedAt: null,
+    pools: { network: { status: 'pending' }, load: { status: 'pending' }, media: { status: 'pending' } },
+  };
+  setHandler(getPipelineCheckState, () => state);
+
+  await Promise.all(
+    ACTIVITY_POOLS.map(async (pool) => {
+      const { reportWorker } = proxyActivities<DiagnosticsActivities>({
+        taskQueue: TASK_QUEUES[pool],
+        scheduleToCloseTimeout: POOL_DEADLINE,
+        startToCloseTimeout: '10 seconds',
+      });
+      try {
+        state.pools[pool] = { status: 'ok', worker: await reportWorker() };
+      } catch (err) {
+        state.pools[pool] = { status: 'failed', reason: `no ${pool} worker answered within ${POOL_DEADLINE}: ${(err as Error).message}` };
+      }
+    }),
+  );
+
+  state.status = Object.values(state.pools).every((p) => p.status === 'ok') ? 'completed' : 'failed';
+  state.completedAt = new Date().toISOString();
+  return state;
+}
