@@ -8,6 +8,15 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   const issue = result.error.issues[0]!;
   const field = issue.path.map(String).join('.');
   if (!field) throw new InvalidInputError(`Invalid ${where}: ${issue.message}`);
-  const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
   throw new InvalidInputError(missing ? `${field} is required (${where})` : `${field}: ${issue.message} (${where})`, field);
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }

@@ -6,7 +6,7 @@ import type { Plan } from '../lib/plans.ts';
 /** Written by the database when omitted; read back as a Date. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type BigId = ColumnType<string | number, never, never>;
+type BigId = string | number;
 
 export type { Plan };
 

@@ -16,6 +16,8 @@ export function errorHandler(logger: Logger): Middleware {
       const appError = toAppError(err);
       if (appError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.set(appError.headers);
+      // Answering before the request body was read (413, say): the connection cannot carry another request.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.status = appError.status;
       ctx.body = { success: false, error: appError.reason, code: appError.status, message: appError.message };
     }

@@ -1,0 +1,105 @@
+// One contract, both databases: PGlite always, Postgres when DATABASE_URL is set.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findKeyOwner, issueApiKey, revokeApiKey } from '../../db/api-keys.ts';
+import { CaptureWriter } from '../../db/capture-writer.ts';
+import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import { migrateToLatest } from '../../db/migrate.ts';
+import { upsertUser } from '../../db/users.ts';
+import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
+import { sha256Hex } from '../../lib/tokens.ts';
+import { tempDir } from '../support/processes.ts';
+
+const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
+  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite') })],
+];
+if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+
+const capture = (webhookId: string, body: string): CaptureRecord => ({
+  webhookId,
+  method: 'POST',
+  path: `/webhook/${webhookId}`,
+  headers: { 'content-type': 'text/plain' },
+  body,
+  bodyEncoding: 'utf8',
+  bodySize: body.length,
+  queryParams: null,
+  ipAddress: '127.0.0.1',
+  userAgent: 'test',
+  createdAt: new Date(),
+});
+
+describe.each(databases)('database contract (%s)', (_kind, open) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(() => handle.close());
+  const user = () => upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'free');
+
+  it('migrates idempotently', async () => {
+    expect(await migrateToLatest(handle.db)).toEqual([]);
+    const tables = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public'`.execute(handle.db);
+    expect(tables.rows.map((r) => r.tablename)).toEqual(expect.arrayContaining(['users', 'api_keys', 'webhooks', 'captured_requests']));
+  });
+
+  it('stores a hash and a prefix of an API key, never the key', async () => {
+    const u = await user();
+    const issued = await issueApiKey(handle.db, u.id);
+    const row = await handle.db.selectFrom('api_keys').selectAll().where('id', '=', issued.id).executeTakeFirstOrThrow();
+    expect(row.key_hash).toBe(sha256Hex(issued.apiKey));
+    expect(issued.apiKey.startsWith(row.prefix)).toBe(true);
+    expect(row.prefix.length).toBeLessThan(issued.apiKey.length / 2);
+    expect(JSON.stringify(row)).not.toContain(issued.apiKey);
+    expect(await findKeyOwner(handle.db, issued.apiKey)).toMatchObject({ userId: u.id, plan: 'free' });
+    expect(await revokeApiKey(handle.db, issued.apiKey)).toBe(true);
+    expect(await revokeApiKey(handle.db, issued.apiKey)).toBe(false);
+    expect(await findKeyOwner(handle.db, issued.apiKey)).toBeNull();
+  });
+
+  it('updates the plan when a user is created again', async () => {
+    const email = `plan-${randomUUID()}@example.test`;
+    const a = await upsertUser(handle.db, email, 'free');
+    const b = await upsertUser(handle.db, email.toUpperCase(), 'pro');
+    expect(b).toEqual({ id: a.id, email, plan: 'pro' });
+  });
+
+  it('stores captures only for existing webhooks and trims each webhook to its newest `keep`', async () => {
+    const u = await user();
+    const a = await createWebhook(handle.db, u.id);
+    const b = await createWebhook(handle.db, u.id);
+    const batch = [...['1', '2', '3', '4'].map((n) => capture(a.webhookId, n)), capture(b.webhookId, 'b1'), capture('unknown-webhook', 'lost')];
+    const stored = await insertCaptures(handle.db, batch, 3);
+    expect([...stored].sort()).toEqual([a.webhookId, b.webhookId].sort());
+    expect((await listCapturedRequests(handle.db, a.id)).map((r) => r.body)).toEqual(['4', '3', '2']);
+    expect((await listCapturedRequests(handle.db, b.id)).map((r) => r.body)).toEqual(['b1']);
+    await insertCaptures(handle.db, [capture(a.webhookId, '5')], 3);
+    expect((await listCapturedRequests(handle.db, a.id)).map((r) => r.body)).toEqual(['5', '4', '3']);
+    expect((await listWebhooks(handle.db, u.id)).map((w) => w.requestCount)).toEqual([1, 3]);
+  });
+
+  it('group-commits concurrent captures and answers each one', async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    const writer = new CaptureWriter(handle.db, { keepPerWebhook: 1000 });
+    const results = await Promise.all([
+      ...Array.from({ length: 200 }, (_, i) => writer.write(capture(w.webhookId, String(i)))),
+      writer.write(capture('no-such-webhook', 'x')),
+    ]);
+    expect(results.slice(0, 200).every(Boolean)).toBe(true);
+    expect(results[200]).toBe(false);
+    await writer.drain();
+    expect(await listCapturedRequests(handle.db, w.id)).toHaveLength(200);
+  });
+
+  it('deletes the captured requests with their webhook', async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    await insertCaptures(handle.db, [capture(w.webhookId, 'x')], 10);
+    expect(await deleteOwnedWebhook(handle.db, u.id + 1_000_000, w.webhookId)).toBe(false);
+    expect(await deleteOwnedWebhook(handle.db, u.id, w.webhookId)).toBe(true);
+    const left = await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute();
+    expect(left).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+// One contract, every key-value store: the in-process store always, Redis when REDIS_URL is set.
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryKvStore, RedisKvStore, type KvStore } from '../../lib/kv/index.ts';
+
+const stores: Array<[string, () => KvStore]> = [['memory', () => new MemoryKvStore()]];
+if (process.env.REDIS_URL) stores.push(['redis', () => new RedisKvStore(process.env.REDIS_URL!)]);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(stores)('key-value store contract (%s)', (_kind, make) => {
+  const store = make();
+  const k = (name: string) => `test:${randomUUID()}:${name}`;
+  afterAll(() => store.close());
+
+  it('sets, gets and deletes', async () => {
+    const key = k('a');
+    expect(await store.get(key)).toBeNull();
+    await store.set(key, 'one');
+    expect(await store.get(key)).toBe('one');
+    await store.set(key, 'two');
+    expect(await store.get(key)).toBe('two');
+    expect(await store.delete(key)).toBe(true);
+    expect(await store.delete(key)).toBe(false);
+    expect(await store.get(key)).toBeNull();
+  });
+
+  it('expires values after their TTL', async () => {
+    const key = k('ttl');
+    await store.set(key, 'v', 0.3);
+    expect(await store.get(key)).toBe('v');
+    await sleep(450);
+    expect(await store.get(key)).toBeNull();
+  });
+
+  it('stores only when absent with setIfAbsent', async () => {
+    const key = k('nx');
+    expect(await store.setIfAbsent(key, 'first', 10)).toBe(true);
+    expect(await store.setIfAbsent(key, 'second', 10)).toBe(false);
+    expect(await store.get(key)).toBe('first');
+  });
+
+  it('gives a value to exactly one of many concurrent takers', async () => {
+    const key = k('take');
+    await store.set(key, 'token');
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.take(key)));
+    expect(results.filter((r) => r === 'token')).toHaveLength(1);
+    expect(await store.get(key)).toBeNull();
+  });
+
+  it('allows exactly `limit` hits in a window and does not count refused ones', async () => {
+    const window = { key: k('quota'), limit: 3, windowSeconds: 3600 };
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await store.consume([window]));
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false, false]);
+    expect(results.map((r) => r.windows[0]!.remaining)).toEqual([2, 1, 0, 0, 0]);
+    for (const r of results) {
+      expect(r.windows[0]!.limit).toBe(3);
+      expect(r.windows[0]!.resetSeconds).toBeGreaterThanOrEqual(1);
+      expect(r.windows[0]!.resetSeconds).toBeLessThanOrEqual(3600);
+    }
+  });
+
+  it('refuses when any window is full, and then counts none', async () => {
+    const minute = { key: k('m'), limit: 5, windowSeconds: 60 };
+    const day = { key: k('d'), limit: 2, windowSeconds: 86_400 };
+    expect((await store.consume([minute, day])).allowed).toBe(true);
+    expect((await store.consume([minute, day])).allowed).toBe(true);
+    const refused = await store.consume([minute, day]);
+    expect(refused.allowed).toBe(false);
+    expect(refused.windows.map((w) => w.remaining)).toEqual([3, 0]);
+    // The minute window was not charged for the refused hit: 3 more fit in it alone.
+    for (let i = 0; i < 3; i++) expect((await store.consume([minute])).allowed).toBe(true);
+    expect((await store.consume([minute])).allowed).toBe(false);
+  });
+
+  it('counts exactly under concurrency', async () => {
+    const window = { key: k('race'), limit: 10, windowSeconds: 3600 };
+    const results = await Promise.all(Array.from({ length: 40 }, () => store.consume([window])));
+    expect(results.filter((r) => r.allowed)).toHaveLength(10);
+  });
+
+  it('starts a new count in the next window', async () => {
+    const window = { key: k('short'), limit: 1, windowSeconds: 1 };
+    // Align to the start of a second so both hits land in one window.
+    await sleep(1000 - (Date.now() % 1000) + 20);
+    expect((await store.consume([window])).allowed).toBe(true);
+    expect((await store.consume([window])).allowed).toBe(false);
+    await sleep(1000);
+    expect((await store.consume([window])).allowed).toBe(true);
+  });
+
+});
+
+// Two clients of one Redis stand for two API processes.
+if (process.env.REDIS_URL) {
+  describe('Redis store shared by two clients', () => {
+    it('enforces one count between them', async () => {
+      const a = new RedisKvStore(process.env.REDIS_URL!);
+      const b = new RedisKvStore(process.env.REDIS_URL!);
+      try {
+        const window = { key: `test:${randomUUID()}:shared`, limit: 4, windowSeconds: 3600 };
+        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).consume([window])));
+        expect(results.filter((r) => r.allowed)).toHaveLength(4);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+  });
+}

@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { admin, call, targets } from '../support/client.ts';
+import { ROOT } from '../support/processes.ts';
+
+const exec = promisify(execFile);
+
+describe.each(targets())('admin command ($name)', (target) => {
+  it('`npm run --silent admin -- create-key` prints exactly one JSON line with a working key', async () => {
+    const email = `npm-${Date.now()}@example.test`;
+    const { stdout } = await exec('npm', ['run', '--silent', 'admin', '--', 'create-key', '--email', email, '--plan', 'free'], { cwd: ROOT, env: target.env });
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const printed = JSON.parse(lines[0]!);
+    expect(Object.keys(printed).sort()).toEqual(['api_key', 'user_id']);
+    expect(typeof printed.user_id).toBe('number');
+    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: printed.api_key })).status).toBe(200);
+  });
+
+  it('refuses bad arguments with one line on stderr and exit code 2', async () => {
+    for (const args of [
+      ['create-key', '--email', 'not-an-email', '--plan', 'free'],
+      ['create-key', '--email', 'a@example.test', '--plan', 'gold'],
+      ['create-key', '--email', 'a@example.test'],
+      ['revoke-key'],
+      ['revoke-key', '--key', 'ntk_unknown'],
+      ['rotate-key'],
+    ]) {
+      const result = await admin(target, args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('first run', () => {
+  const embedded = targets().find((t) => t.name === 'embedded')!;
+  it('prints an admin key that works on the enterprise plan', async () => {
+    expect(embedded.firstRunKey).toMatch(/^ntk_/);
+    const reply = await call(embedded, 'GET', '/api/v1/network/my-webhooks', { key: embedded.firstRunKey! });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('ratelimit-policy')).toBe('3000;w=60, 10000;w=86400');
+  });
+});

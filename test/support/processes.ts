@@ -1,0 +1,116 @@
+// Starting the real service as a child process, the way a user does (`npm start`, `npm run admin`).
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+const NODE_ARGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning'];
+/** Variables that select a real backend; the embedded target runs with none of them. */
+export const BACKEND_VARS = ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'TEMPORAL_ADDRESS'];
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(prefix: string): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), `netops-${prefix}-`));
+}
+
+export interface AppProcess {
+  baseUrl: string;
+  env: Record<string, string>;
+  output: () => string;
+  temporalAddress: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** `env` is the whole environment of the child, over a copy of ours without backend variables. */
+export async function startApp(env: Record<string, string>, entry = 'workers/all.ts'): Promise<AppProcess> {
+  const port = env.PORT || String(await freePort());
+  const fullEnv: Record<string, string> = { ...baseEnv(), LOG_LEVEL: 'warn', ...env, PORT: port };
+  if (!fullEnv.TEMPORAL_ADDRESS) {
+    fullEnv.TEMPORAL_DEV_PORT ??= String(await freePort());
+    fullEnv.TEMPORAL_UI_PORT ??= String(await freePort());
+  }
+  const child = spawn(process.execPath, [...NODE_ARGS, entry], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(child, baseUrl, () => output, fullEnv.ROLE?.startsWith('worker:') ?? false);
+  return {
+    baseUrl,
+    env: fullEnv,
+    output: () => output,
+    temporalAddress: fullEnv.TEMPORAL_ADDRESS ?? `127.0.0.1:${fullEnv.TEMPORAL_DEV_PORT}`,
+    pid: child.pid!,
+    stop: () => stopChild(child),
+  };
+}
+
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !BACKEND_VARS.includes(k)) env[k] = v;
+  return env;
+}
+
+async function waitReady(child: ChildProcess, baseUrl: string, output: () => string, workerOnly: boolean): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output()}`);
+    if (workerOnly ? /ready/.test(output()) : await isReady(baseUrl)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`app not ready within 120 s:\n${output()}`);
+}
+
+async function isReady(baseUrl: string): Promise<boolean> {
+  try {
+    return (await fetch(`${baseUrl}/readyz`)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+const run = promisify(execFile);
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a project script with Node's type stripping, as the npm scripts do. */
+export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, script, ...args], { cwd: ROOT, env, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
