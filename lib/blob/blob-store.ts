@@ -1,6 +1,6 @@
 // The blob store: S3/MinIO when S3_ENDPOINT is set, a folder under DATA_DIR otherwise.
 // Both implementations pass the same contract suite (test/contract/blob-store.test.ts).
-import { Transform, type Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { InvalidInputError, PayloadTooLargeError } from '../errors.ts';
 
 export interface BlobInfo {
@@ -50,17 +50,36 @@ export function assertBlobKey(key: string): void {
   }
 }
 
-/** Passes bytes through and fails the stream once more than `maxBytes` went by. */
-export function byteLimit(maxBytes: number): Transform & { bytes: number } {
-  let bytes = 0;
-  const t = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      (t as Transform & { bytes: number }).bytes = bytes;
-      if (bytes > maxBytes) done(new BlobTooLargeError(maxBytes));
-      else done(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  t.bytes = 0;
-  return t;
+/**
+ * A copy of `source` that ends early, instead of failing, once more than `maxBytes` went through;
+ * `exceeded()` then says so, and the store deletes what it wrote. The source is paused and left to its
+ * owner rather than destroyed: an HTTP upload must still be able to answer 413 on its own socket.
+ */
+export function limitBytes(source: Readable, maxBytes: number): { stream: Readable; exceeded: () => boolean } {
+  const out = new PassThrough();
+  let seen = 0;
+  let exceeded = false;
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) {
+      exceeded = true;
+      detach();
+      source.pause();
+      out.end();
+    } else if (!out.write(chunk)) {
+      source.pause();
+      out.once('drain', () => source.resume());
+    }
+  };
+  const onEnd = () => out.end();
+  const onError = (err: Error) => out.destroy(err);
+  const detach = () => {
+    source.off('data', onData);
+    source.off('end', onEnd);
+    source.off('error', onError);
+  };
+  source.on('data', onData);
+  source.once('end', onEnd);
+  source.once('error', onError);
+  return { stream: out, exceeded: () => exceeded };
 }

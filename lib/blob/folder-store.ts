@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, byteLimit, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
+import { assertBlobKey, BlobTooLargeError, limitBytes, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
 
 /** Blobs as files under `root/objects`, content types beside them under `root/meta`.
  * Writes go to a temporary file first and are renamed into place, so a reader never sees half a blob. */
@@ -29,9 +29,10 @@ export class FolderBlobStore implements BlobStore {
     assertBlobKey(key);
     const tmp = path.join(this.#tmp, randomUUID());
     const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+    const limited = options.maxBytes === undefined ? undefined : limitBytes(source, options.maxBytes);
     try {
-      if (options.maxBytes === undefined) await pipeline(source, createWriteStream(tmp));
-      else await pipeline(source, byteLimit(options.maxBytes), createWriteStream(tmp));
+      await pipeline(limited?.stream ?? source, createWriteStream(tmp));
+      if (limited?.exceeded()) throw new BlobTooLargeError(options.maxBytes!);
       const target = path.join(this.#objects, key);
       await fs.mkdir(path.dirname(target), { recursive: true });
       await fs.mkdir(path.dirname(path.join(this.#meta, key)), { recursive: true });

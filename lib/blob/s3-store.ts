@@ -1,6 +1,6 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { assertBlobKey, BlobTooLargeError, byteLimit, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
+import { assertBlobKey, BlobTooLargeError, limitBytes, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
 
 export interface S3Settings {
   endpoint: string;
@@ -44,25 +44,16 @@ export class S3BlobStore implements BlobStore {
     if (Buffer.isBuffer(body) && options.maxBytes !== undefined && body.length > options.maxBytes) {
       throw new BlobTooLargeError(options.maxBytes);
     }
-    let source: Readable | Buffer = body;
-    let failure: unknown;
-    if (!Buffer.isBuffer(body) && options.maxBytes !== undefined) {
-      const limit = byteLimit(options.maxBytes);
-      // Record the limit error: the client reports it as a generic stream failure.
-      limit.on('error', (err) => (failure = err));
-      body.on('error', (err) => limit.destroy(err));
-      source = body.pipe(limit);
-    }
+    const limited = Buffer.isBuffer(body) || options.maxBytes === undefined ? undefined : limitBytes(body, options.maxBytes);
     try {
-      await this.#client.putObject(this.#bucket, key, source, undefined, meta);
+      await this.#client.putObject(this.#bucket, key, limited?.stream ?? body, undefined, meta);
     } catch (err) {
       await this.#client.removeIncompleteUpload(this.#bucket, key).catch(() => {});
-      await this.#client.removeObject(this.#bucket, key).catch(() => {});
-      throw failure ?? err;
+      throw err;
     }
-    if (failure) {
-      await this.#client.removeObject(this.#bucket, key).catch(() => {});
-      throw failure;
+    if (limited?.exceeded()) {
+      await this.#client.removeObject(this.#bucket, key);
+      throw new BlobTooLargeError(options.maxBytes!);
     }
     const info = await this.stat(key);
     return info ?? { key, size: 0, contentType };

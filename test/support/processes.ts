@@ -59,9 +59,14 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
   };
 }
 
+/** Vitest mirrors Vite's import.meta.env into process.env; BASE_URL=/ among them is not ours. */
+const VITE_VARS = ['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR'];
+
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !BACKEND_VARS.includes(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !BACKEND_VARS.includes(k) && !VITE_VARS.includes(k)) env[k] = v;
+  }
   return env;
 }
 

@@ -1,0 +1,12 @@
+# One image for every role of the service; ROLE picks what a container runs.
+FROM node:24-bookworm-slim AS base
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --no-audit --no-fund
+COPY . .
+ENV HOST=0.0.0.0 NODE_ENV=production
+CMD ["node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning", "workers/all.ts"]
+
+# The media pool runs ffmpeg.
+FROM base AS media
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
