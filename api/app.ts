@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { CaptureWriter } from '../db/capture-writer.ts';
-import { captureWebhooks, CAPTURE_KEEP_PER_WEBHOOK } from './capture.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK, createCaptureHandler, type CaptureHandler } from './capture.ts';
 import type { ApiDeps } from './context.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
@@ -13,16 +13,20 @@ import { webhookRoutes } from './routes/webhooks.ts';
 
 export interface Api {
   app: Koa;
+  /** The capture URL's handler, served in front of Koa (see api/server.ts). */
+  capture: CaptureHandler;
   /** Resolves when every capture accepted so far is committed. */
   drain(): Promise<void>;
 }
 
 export function createApi(deps: ApiDeps): Api {
   const app = new Koa();
-  const writer = new CaptureWriter(deps.db, { keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK });
+  const writer = new CaptureWriter(deps.db, {
+    keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
+    onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
+  });
 
   app.use(errorHandler(deps.logger));
-  app.use(captureWebhooks(writer));
 
   const health = healthRoutes(deps);
   app.use(health.routes());
@@ -35,5 +39,5 @@ export function createApi(deps: ApiDeps): Api {
   app.use(v1.routes());
   app.use(v1.allowedMethods());
 
-  return { app, drain: () => writer.drain() };
+  return { app, capture: createCaptureHandler(writer, deps.logger), drain: () => writer.drain() };
 }

@@ -1,60 +1,78 @@
 // The capture URL: `{BASE_URL}/webhook/<webhook_id>[/<any path>]`, any method, no API key.
-// This is the hot path: no auth lookup, no rate-limit round trip, one shared INSERT per batch.
-import type { Middleware } from 'koa';
+// This is the hot path, so it is a plain node:http handler in front of Koa: no context objects, no
+// auth lookup, no rate-limit round trip, and one shared INSERT per batch of captures (CaptureWriter).
+// Errors use the same shape as the rest of the API.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CaptureWriter } from '../db/capture-writer.ts';
 import type { CaptureRecord } from '../db/webhooks.ts';
 import { NotFoundError } from '../lib/errors.ts';
-import { readRawBody } from './middleware/json-body.ts';
+import type { Logger } from '../lib/log.ts';
+import { errorBody, toAppError } from './middleware/errors.ts';
+import { readBody } from './read-body.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Captured requests kept per webhook; the oldest are dropped beyond this. */
 export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
-const PREFIX = '/webhook/';
+export const CAPTURE_PREFIX = '/webhook/';
 const WEBHOOK_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function captureWebhooks(writer: CaptureWriter): Middleware {
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(PREFIX)) return next();
-    const rest = ctx.path.slice(PREFIX.length);
-    const slash = rest.indexOf('/');
-    const webhookId = slash === -1 ? rest : rest.slice(0, slash);
-    if (!WEBHOOK_ID.test(webhookId)) throw new NotFoundError('Webhook not found');
+export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-    // Browsers may post to a capture URL from any page.
-    ctx.set('Access-Control-Allow-Origin', '*');
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
-      ctx.set('Access-Control-Allow-Headers', ctx.get('access-control-request-headers') || '*');
-      ctx.set('Access-Control-Max-Age', '600');
-    }
-
-    const raw = await readRawBody(ctx.req, CAPTURE_BODY_LIMIT_BYTES);
-    const stored = await writer.write(toRecord(ctx, webhookId, raw));
-    if (!stored) throw new NotFoundError('Webhook not found');
-    ctx.body = { success: true, message: 'Request captured', webhook_id: webhookId };
+export function createCaptureHandler(writer: CaptureWriter, logger: Logger): CaptureHandler {
+  return (req, res) => {
+    capture(writer, req, res).catch((err) => {
+      const error = toAppError(err);
+      if (error.status >= 500) logger.error({ err, method: req.method, url: req.url }, 'capture failed');
+      // Answering before the body was read (413): the connection cannot carry another request.
+      send(res, error.status, errorBody(error), { ...error.headers, ...(req.complete ? {} : { Connection: 'close' }) });
+    });
   };
 }
 
-function toRecord(ctx: Parameters<Middleware>[0], webhookId: string, raw: Buffer): CaptureRecord {
+async function capture(writer: CaptureWriter, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  const rest = path.slice(CAPTURE_PREFIX.length);
+  const slash = rest.indexOf('/');
+  const webhookId = slash === -1 ? rest : rest.slice(0, slash);
+  if (!WEBHOOK_ID.test(webhookId)) throw new NotFoundError('Webhook not found');
+
+  const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES);
   const { body, encoding } = decodeBody(raw);
-  const originalUrl = ctx.req.url ?? ctx.path;
-  const query = originalUrl.indexOf('?');
-  return {
+  const record: CaptureRecord = {
     webhookId,
-    method: ctx.method,
-    path: query === -1 ? originalUrl : originalUrl.slice(0, query),
-    headers: headerObject(ctx.req.rawHeaders),
+    method: req.method ?? 'GET',
+    path,
+    headers: headerObject(req.rawHeaders),
     body,
     bodyEncoding: encoding,
     bodySize: raw.length,
-    queryParams: query === -1 || query === originalUrl.length - 1 ? null : JSON.stringify(queryObject(originalUrl.slice(query + 1))),
-    ipAddress: clientIp(ctx.req.socket.remoteAddress),
-    userAgent: ctx.get('user-agent'),
+    queryParams: queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
+    ipAddress: clientIp(req.socket.remoteAddress),
+    userAgent: req.headers['user-agent'] ?? '',
     createdAt: new Date(),
   };
+  if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
+
+  // Browsers may post to a capture URL from any page.
+  const headers: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+  if (req.method === 'OPTIONS') {
+    headers['Access-Control-Allow-Methods'] = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+    headers['Access-Control-Allow-Headers'] = req.headers['access-control-request-headers'] || '*';
+    headers['Access-Control-Max-Age'] = '600';
+  }
+  send(res, 200, { success: true, message: 'Request captured', webhook_id: webhookId }, headers, req.method === 'HEAD');
+}
+
+function send(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string>, headOnly = false): void {
+  if (res.headersSent) return;
+  const json = JSON.stringify(payload);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+  res.end(headOnly ? undefined : json);
 }
 
 /** Text when the bytes are UTF-8 (and free of NUL, which Postgres text cannot hold); else base64. */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApi } from './app.ts';
+import { CAPTURE_PREFIX } from './capture.ts';
 import type { ApiDeps } from './context.ts';
 
 export interface ApiServer {
@@ -10,7 +11,8 @@ export interface ApiServer {
 
 export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
   const api = createApi(deps);
-  const server = http.createServer(api.app.callback());
+  const koa = api.app.callback();
+  const server = http.createServer((req, res) => (req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.port, deps.config.host, () => resolve());

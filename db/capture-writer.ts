@@ -2,9 +2,13 @@
 // answers means "stored"), but captures arriving together share one INSERT: while a batch is being
 // written, the next one gathers. At low load a batch is one row; under load it grows, and the
 // per-row cost of a round trip and a commit falls with it.
+//
+// Trimming each webhook to its newest `keepPerWebhook` rows happens off the answer path, once a
+// webhook has had `trimEvery` new rows: between trims a webhook may hold a few rows more, which the
+// listings never show (they read the newest `keepPerWebhook` only).
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
-import { insertCaptures, type CaptureRecord } from './webhooks.ts';
+import { insertCaptures, trimCaptures, type CaptureRecord } from './webhooks.ts';
 
 interface Pending {
   record: CaptureRecord;
@@ -15,27 +19,41 @@ interface Pending {
 export interface CaptureWriterOptions {
   /** Captured requests kept per webhook; older ones are dropped. */
   keepPerWebhook: number;
+  /** New rows a webhook takes between two trims. */
+  trimEvery?: number;
   /** Rows per INSERT at most. */
   maxBatch?: number;
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
+  onError?: (err: unknown) => void;
 }
+
+/** Above this many webhooks with untrimmed rows counted, the counts restart (memory stays bounded). */
+const MAX_TRACKED_WEBHOOKS = 100_000;
 
 export class CaptureWriter {
   readonly #db: Kysely<Database>;
   readonly #keep: number;
+  readonly #trimEvery: number;
   readonly #maxBatch: number;
   readonly #maxConcurrent: number;
+  readonly #onError: (err: unknown) => void;
   #queue: Pending[] = [];
   #inFlight = 0;
   #scheduled = false;
   #idle: Array<() => void> = [];
+  /** Rows added per webhook since its last trim. */
+  readonly #untrimmed = new Map<number, number>();
+  #toTrim = new Set<number>();
+  #trimming: Promise<void> | null = null;
 
   constructor(db: Kysely<Database>, options: CaptureWriterOptions) {
     this.#db = db;
     this.#keep = options.keepPerWebhook;
+    this.#trimEvery = options.trimEvery ?? 50;
     this.#maxBatch = options.maxBatch ?? 1000;
-    this.#maxConcurrent = options.maxConcurrent ?? 2;
+    this.#maxConcurrent = options.maxConcurrent ?? 4;
+    this.#onError = options.onError ?? (() => {});
   }
 
   /** Resolves true once stored, false when the webhook does not exist. */
@@ -53,19 +71,22 @@ export class CaptureWriter {
     });
   }
 
-  /** Resolves when everything written so far is committed. */
-  drain(): Promise<void> {
-    if (this.#queue.length === 0 && this.#inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+  /** Resolves when everything written so far is committed and trimmed. */
+  async drain(): Promise<void> {
+    if (this.#queue.length > 0 || this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    while (this.#trimming) await this.#trimming;
   }
 
   #pump(): void {
     while (this.#inFlight < this.#maxConcurrent && this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       this.#inFlight += 1;
-      insertCaptures(this.#db, batch.map((p) => p.record), this.#keep)
+      insertCaptures(this.#db, batch.map((p) => p.record))
         .then(
-          (stored) => batch.forEach((p) => p.resolve(stored.has(p.record.webhookId))),
+          (stored) => {
+            batch.forEach((p) => p.resolve(stored.has(p.record.webhookId)));
+            this.#countForTrim(stored.values());
+          },
           (err) => batch.forEach((p) => p.reject(err)),
         )
         .finally(() => {
@@ -74,5 +95,35 @@ export class CaptureWriter {
           if (this.#queue.length === 0 && this.#inFlight === 0) this.#idle.splice(0).forEach((r) => r());
         });
     }
+  }
+
+  #countForTrim(stored: Iterable<{ ref: number; added: number }>): void {
+    if (this.#untrimmed.size > MAX_TRACKED_WEBHOOKS) this.#untrimmed.clear();
+    for (const { ref, added } of stored) {
+      const n = (this.#untrimmed.get(ref) ?? 0) + added;
+      if (n >= this.#trimEvery) {
+        this.#untrimmed.delete(ref);
+        this.#toTrim.add(ref);
+      } else {
+        this.#untrimmed.set(ref, n);
+      }
+    }
+    this.#trim();
+  }
+
+  /** One trim at a time, covering every webhook that crossed its threshold meanwhile. */
+  #trim(): void {
+    if (this.#trimming || this.#toTrim.size === 0) return;
+    const refs = [...this.#toTrim];
+    this.#toTrim = new Set();
+    this.#trimming = trimCaptures(this.#db, refs, this.#keep)
+      .catch((err) => {
+        refs.forEach((r) => this.#toTrim.add(r)); // try again with the next batch
+        this.#onError(err);
+      })
+      .finally(() => {
+        this.#trimming = null;
+        this.#trim();
+      });
   }
 }

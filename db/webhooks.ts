@@ -35,15 +35,19 @@ export async function createWebhook(db: Kysely<Database>, userId: number): Promi
   return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
 }
 
-/** The caller's webhooks, newest first, with how many captured requests each holds. */
-export async function listWebhooks(db: Kysely<Database>, userId: number): Promise<WebhookWithCount[]> {
+/** The caller's webhooks, newest first, with how many captured requests each holds (at most `limit`). */
+export async function listWebhooks(db: Kysely<Database>, userId: number, limit: number): Promise<WebhookWithCount[]> {
   const rows = await db
     .selectFrom('webhooks as w')
     .select((eb) => [
       'w.id',
       'w.webhook_id',
       'w.created_at',
-      eb.selectFrom('captured_requests as c').whereRef('c.webhook_ref', '=', 'w.id').select(eb.fn.countAll().as('n')).as('request_count'),
+      // Counting at most `limit` rows keeps this cheap however many are waiting to be trimmed.
+      eb
+        .selectFrom((sub) => sub.selectFrom('captured_requests as c').whereRef('c.webhook_ref', '=', 'w.id').select('c.id').limit(limit).as('kept'))
+        .select(eb.fn.countAll().as('n'))
+        .as('request_count'),
     ])
     .where('w.user_id', '=', userId)
     .orderBy('w.id', 'desc')
@@ -68,13 +72,14 @@ export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, w
   return Number(result.numDeletedRows) > 0;
 }
 
-/** Captured requests of one webhook, newest first. */
-export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number): Promise<CapturedRequest[]> {
+/** The newest `limit` captured requests of one webhook, newest first. */
+export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number): Promise<CapturedRequest[]> {
   const rows = await db
     .selectFrom('captured_requests')
     .selectAll()
     .where('webhook_ref', '=', webhookRef)
     .orderBy('id', 'desc')
+    .limit(limit)
     .execute();
   return rows.map((r) => ({
     id: Number(r.id),
@@ -106,11 +111,11 @@ export interface CaptureRecord {
 }
 
 /**
- * Stores a batch of captures in one statement and returns the public ids of the webhooks that
- * exist (captures for unknown or just-deleted webhooks are dropped by the join, not stored).
- * Then trims every touched webhook to its newest `keep` requests.
+ * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
+ * dropped by the join, not stored. Returns, per stored webhook public id, its row id and how many
+ * rows this batch added to it.
  */
-export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[], keep: number): Promise<Set<string>> {
+export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number }>> {
   const payload = JSON.stringify(
     records.map((r, ord) => ({
       ord,
@@ -127,9 +132,9 @@ export async function insertCaptures(db: Kysely<Database>, records: readonly Cap
       created_at: r.createdAt.toISOString(),
     })),
   );
-  const inserted = await sql<{ webhook_ref: string | number; webhook_id: string }>`
+  const inserted = await sql<{ webhook_ref: string | number; webhook_id: string; added: string | number }>`
     with v as (
-      select * from jsonb_to_recordset(${payload}::jsonb) as v(
+      select * from json_to_recordset(${payload}::json) as v(
         ord int, webhook_id text, method text, path text, headers jsonb, body text, body_encoding text,
         body_size int, query_params text, ip_address text, user_agent text, created_at timestamptz)
     ), ins as (
@@ -140,19 +145,21 @@ export async function insertCaptures(db: Kysely<Database>, records: readonly Cap
       order by v.ord
       returning webhook_ref
     )
-    select distinct ins.webhook_ref, w.webhook_id from ins join webhooks w on w.id = ins.webhook_ref
+    select ins.webhook_ref, w.webhook_id, count(*) as added from ins join webhooks w on w.id = ins.webhook_ref group by 1, 2
   `.execute(db);
-  const refs = inserted.rows.map((r) => Number(r.webhook_ref));
-  if (refs.length > 0) {
-    // Keep the newest `keep` per webhook: find each webhook's oldest kept id, delete below it.
-    await sql`
-      delete from captured_requests c
-      using (
-        select t.ref, (select x.id from captured_requests x where x.webhook_ref = t.ref order by x.id desc offset ${keep - 1} limit 1) as floor_id
-        from unnest(${refs}::bigint[]) as t(ref)
-      ) f
-      where c.webhook_ref = f.ref and c.id < f.floor_id
-    `.execute(db);
-  }
-  return new Set(inserted.rows.map((r) => r.webhook_id));
+  return new Map(inserted.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: Number(r.added) }]));
+}
+
+/** Deletes all but the newest `keep` captured requests of each webhook. */
+export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly number[], keep: number): Promise<void> {
+  if (webhookRefs.length === 0) return;
+  // Per webhook: find the oldest row that stays (walking the newest-first index), delete below it.
+  await sql`
+    delete from captured_requests c
+    using (
+      select t.ref, (select x.id from captured_requests x where x.webhook_ref = t.ref order by x.id desc offset ${keep - 1} limit 1) as floor_id
+      from unnest(${webhookRefs}::bigint[]) as t(ref)
+    ) f
+    where c.webhook_ref = f.ref and c.id < f.floor_id
+  `.execute(db);
 }

@@ -19,12 +19,16 @@ export function errorHandler(logger: Logger): Middleware {
       // Answering before the request body was read (413, say): the connection cannot carry another request.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.status = appError.status;
-      ctx.body = { success: false, error: appError.reason, code: appError.status, message: appError.message };
+      ctx.body = errorBody(appError);
     }
   };
 }
 
-function toAppError(err: unknown): AppError {
+export function errorBody(error: AppError) {
+  return { success: false, error: error.reason, code: error.status, message: error.message };
+}
+
+export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   // Errors raised by Koa and its body readers (http-errors) carry an `expose`d 4xx status.
   const e = err as { status?: number; expose?: boolean; message?: string; type?: string };

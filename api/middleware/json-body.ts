@@ -1,7 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
-import getRawBody from 'raw-body';
-import { InvalidInputError, PayloadTooLargeError } from '../../lib/errors.ts';
+import { InvalidInputError } from '../../lib/errors.ts';
+import { readBody } from '../read-body.ts';
 
 declare module 'koa' {
   interface Request {
@@ -16,7 +15,7 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export function jsonBody(limit = JSON_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS') return next();
-    const text = (await readRawBody(ctx.req, limit)).toString('utf8');
+    const text = (await readBody(ctx.req, limit)).toString('utf8');
     let body: unknown = {};
     if (text.trim() !== '') {
       try {
@@ -28,16 +27,4 @@ export function jsonBody(limit = JSON_BODY_LIMIT_BYTES): Middleware {
     ctx.request.body = body;
     return next();
   };
-}
-
-/** The whole request body, refused with 413 as soon as it is known to exceed `limit`. */
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) throw new PayloadTooLargeError(limit);
-  try {
-    return await getRawBody(req, { limit });
-  } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw new PayloadTooLargeError(limit);
-    throw err;
-  }
 }

@@ -9,6 +9,7 @@ import {
   type CapturedRequest,
 } from '../../db/webhooks.ts';
 import { NotFoundError } from '../../lib/errors.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK } from '../capture.ts';
 import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
@@ -34,7 +35,7 @@ export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
   });
 
   router.get('/my-webhooks', async (ctx) => {
-    const webhooks = await listWebhooks(db, ctx.state.account.userId);
+    const webhooks = await listWebhooks(db, ctx.state.account.userId, CAPTURE_KEEP_PER_WEBHOOK);
     ctx.body = {
       success: true,
       data: {
@@ -54,7 +55,7 @@ export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
     const { webhook_id } = validate(requestsQuery, ctx.query, 'query');
     const webhook = await findOwnedWebhook(db, ctx.state.account.userId, webhook_id);
     if (!webhook) throw new NotFoundError(`No webhook ${webhook_id} among yours`);
-    const requests = await listCapturedRequests(db, webhook.id);
+    const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK);
     ctx.body = { success: true, webhook_id, data: { total: requests.length, requests: requests.map(capturedRequestJson) } };
   });
 

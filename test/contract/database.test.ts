@@ -7,7 +7,7 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
+import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, trimCaptures, type CaptureRecord } from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 import { tempDir } from '../support/processes.ts';
 
@@ -70,13 +70,32 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const a = await createWebhook(handle.db, u.id);
     const b = await createWebhook(handle.db, u.id);
     const batch = [...['1', '2', '3', '4'].map((n) => capture(a.webhookId, n)), capture(b.webhookId, 'b1'), capture('unknown-webhook', 'lost')];
-    const stored = await insertCaptures(handle.db, batch, 3);
-    expect([...stored].sort()).toEqual([a.webhookId, b.webhookId].sort());
-    expect((await listCapturedRequests(handle.db, a.id)).map((r) => r.body)).toEqual(['4', '3', '2']);
-    expect((await listCapturedRequests(handle.db, b.id)).map((r) => r.body)).toEqual(['b1']);
-    await insertCaptures(handle.db, [capture(a.webhookId, '5')], 3);
-    expect((await listCapturedRequests(handle.db, a.id)).map((r) => r.body)).toEqual(['5', '4', '3']);
-    expect((await listWebhooks(handle.db, u.id)).map((w) => w.requestCount)).toEqual([1, 3]);
+    const stored = await insertCaptures(handle.db, batch);
+    expect(Object.fromEntries(stored)).toEqual({ [a.webhookId]: { ref: a.id, added: 4 }, [b.webhookId]: { ref: b.id, added: 1 } });
+    // Listings show the newest `limit` even before a trim.
+    expect((await listCapturedRequests(handle.db, a.id, 3)).map((r) => r.body)).toEqual(['4', '3', '2']);
+    expect((await listWebhooks(handle.db, u.id, 3)).map((w) => w.requestCount)).toEqual([1, 3]);
+    await trimCaptures(handle.db, [a.id, b.id], 3);
+    expect((await listCapturedRequests(handle.db, a.id, 100)).map((r) => r.body)).toEqual(['4', '3', '2']);
+    expect((await listCapturedRequests(handle.db, b.id, 100)).map((r) => r.body)).toEqual(['b1']);
+    await insertCaptures(handle.db, [capture(a.webhookId, '5')]);
+    await trimCaptures(handle.db, [a.id], 3);
+    expect((await listCapturedRequests(handle.db, a.id, 100)).map((r) => r.body)).toEqual(['5', '4', '3']);
+  });
+
+  it('trims in the background once a webhook took `trimEvery` new rows', async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    const writer = new CaptureWriter(handle.db, { keepPerWebhook: 5, trimEvery: 4 });
+    for (let i = 0; i < 3; i++) await writer.write(capture(w.webhookId, String(i)));
+    await writer.drain();
+    // Below the threshold: nothing trimmed yet, and nothing needed trimming.
+    expect(await listCapturedRequests(handle.db, w.id, 100)).toHaveLength(3);
+    await Promise.all(Array.from({ length: 9 }, (_, i) => writer.write(capture(w.webhookId, String(3 + i)))));
+    await writer.drain();
+    const rows = await listCapturedRequests(handle.db, w.id, 100);
+    expect(rows.length).toBeLessThanOrEqual(5 + 4);
+    expect(rows.slice(0, 5).map((r) => Number(r.body)).sort((x, y) => x - y)).toEqual([7, 8, 9, 10, 11]);
   });
 
   it('group-commits concurrent captures and answers each one', async () => {
@@ -90,13 +109,13 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     expect(results.slice(0, 200).every(Boolean)).toBe(true);
     expect(results[200]).toBe(false);
     await writer.drain();
-    expect(await listCapturedRequests(handle.db, w.id)).toHaveLength(200);
+    expect(await listCapturedRequests(handle.db, w.id, 1000)).toHaveLength(200);
   });
 
   it('deletes the captured requests with their webhook', async () => {
     const u = await user();
     const w = await createWebhook(handle.db, u.id);
-    await insertCaptures(handle.db, [capture(w.webhookId, 'x')], 10);
+    await insertCaptures(handle.db, [capture(w.webhookId, 'x')]);
     expect(await deleteOwnedWebhook(handle.db, u.id + 1_000_000, w.webhookId)).toBe(false);
     expect(await deleteOwnedWebhook(handle.db, u.id, w.webhookId)).toBe(true);
     const left = await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute();
