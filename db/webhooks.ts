@@ -12,8 +12,8 @@ export interface WebhookWithCount extends Webhook {
   requestCount: number;
 }
 
-export interface CapturedRequest {
-  id: number;
+/** One request as the capture URL received it. */
+export interface Capture {
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -24,6 +24,32 @@ export interface CapturedRequest {
   ipAddress: string;
   userAgent: string;
   createdAt: Date;
+}
+
+/** A capture on its way to a webhook. */
+export interface CaptureRecord extends Capture {
+  webhookId: string;
+}
+
+/** A stored capture. */
+export interface CapturedRequest extends Capture {
+  id: number;
+}
+
+/** A capture in snake_case: the column names, and the API's field names, which are the same on purpose. */
+export function captureFields(c: Capture) {
+  return {
+    method: c.method,
+    path: c.path,
+    headers: c.headers,
+    body: c.body,
+    body_encoding: c.bodyEncoding,
+    body_size: c.bodySize,
+    query_params: c.queryParams,
+    ip_address: c.ipAddress,
+    user_agent: c.userAgent,
+    created_at: c.createdAt.toISOString(),
+  };
 }
 
 export async function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook> {
@@ -96,20 +122,6 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
   }));
 }
 
-export interface CaptureRecord {
-  webhookId: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string | null;
-  bodyEncoding: 'utf8' | 'base64';
-  bodySize: number;
-  queryParams: string | null;
-  ipAddress: string;
-  userAgent: string;
-  createdAt: Date;
-}
-
 /**
  * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
  * dropped by the join, not stored. Returns, per stored webhook public id, its row id and how many
@@ -117,20 +129,7 @@ export interface CaptureRecord {
  */
 export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number }>> {
   const payload = JSON.stringify(
-    records.map((r, ord) => ({
-      ord,
-      webhook_id: r.webhookId,
-      method: r.method,
-      path: r.path,
-      headers: r.headers,
-      body: r.body,
-      body_encoding: r.bodyEncoding,
-      body_size: r.bodySize,
-      query_params: r.queryParams,
-      ip_address: r.ipAddress,
-      user_agent: r.userAgent,
-      created_at: r.createdAt.toISOString(),
-    })),
+    records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })),
   );
   const inserted = await sql<{ webhook_ref: string | number; webhook_id: string; added: string | number }>`
     with v as (

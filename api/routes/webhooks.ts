@@ -6,7 +6,7 @@ import {
   findOwnedWebhook,
   listCapturedRequests,
   listWebhooks,
-  type CapturedRequest,
+  captureFields,
 } from '../../db/webhooks.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from '../capture.ts';
@@ -56,7 +56,7 @@ export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
     const webhook = await findOwnedWebhook(db, ctx.state.account.userId, webhook_id);
     if (!webhook) throw new NotFoundError(`No webhook ${webhook_id} among yours`);
     const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK);
-    ctx.body = { success: true, webhook_id, data: { total: requests.length, requests: requests.map(capturedRequestJson) } };
+    ctx.body = { success: true, webhook_id, data: { total: requests.length, requests: requests.map((r) => ({ id: r.id, ...captureFields(r) })) } };
   });
 
   router.post('/my-webhook-delete', async (ctx) => {
@@ -68,20 +68,4 @@ export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
   });
 
   return router;
-}
-
-function capturedRequestJson(r: CapturedRequest) {
-  return {
-    id: r.id,
-    method: r.method,
-    path: r.path,
-    headers: r.headers,
-    body: r.body,
-    body_encoding: r.bodyEncoding,
-    body_size: r.bodySize,
-    query_params: r.queryParams,
-    ip_address: r.ipAddress,
-    user_agent: r.userAgent,
-    created_at: r.createdAt.toISOString(),
-  };
 }
