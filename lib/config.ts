@@ -63,6 +63,9 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
+    if (c.TEMPORAL_ADDRESS && !c.PAYLOAD_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['PAYLOAD_KEY'], message: 'is required when TEMPORAL_ADDRESS is set: every process of the service must share it (32 bytes in base64, e.g. `openssl rand -base64 32`)' });
+    }
     if (c.S3_ENDPOINT && !(c.S3_ACCESS_KEY && c.S3_SECRET_KEY && c.S3_BUCKET)) {
       for (const name of ['S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'] as const) {
         if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when S3_ENDPOINT is set' });

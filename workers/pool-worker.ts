@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import { createDiagnosticsActivities } from '../activities/diagnostics/index.ts';
 import { TASK_QUEUES, type ActivityPool } from '../workflows/task-queues.ts';
@@ -6,6 +7,7 @@ import { TASK_QUEUES, type ActivityPool } from '../workflows/task-queues.ts';
 export interface PoolContext {
   connection: NativeConnection;
   namespace: string;
+  dataConverter: DataConverter;
 }
 
 /** An activity-only worker on one pool's task queue: it never runs workflow code. */
@@ -14,6 +16,7 @@ export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activ
     connection: ctx.connection,
     namespace: ctx.namespace,
     taskQueue: TASK_QUEUES[pool],
+    dataConverter: ctx.dataConverter,
     activities: { ...createDiagnosticsActivities(pool), ...activities },
   });
 }

@@ -5,6 +5,7 @@ import { ensureFirstAdminKey } from '../db/bootstrap.ts';
 import { ConfigError, loadConfig, type Config, type Role } from '../lib/config.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { connectClient, connectWorkerConnection } from '../lib/temporal/client.ts';
+import { encryptingDataConverter, loadPayloadKey } from '../lib/temporal/codec.ts';
 import { createLoadWorker } from './load.ts';
 import { createMediaWorker } from './media.ts';
 import { createNetworkWorker } from './network.ts';
@@ -46,6 +47,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
   const temporal = await ensureTemporal(config);
   if (temporal.devServer) closers.push(() => temporal.devServer!.stop());
 
+  const dataConverter = encryptingDataConverter(await loadPayloadKey(config.payloadKey, config.dataDir));
   const needsStorage = role !== 'worker:workflows';
   let storage: Storage | undefined;
   if (needsStorage) {
@@ -57,7 +59,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
   if (role !== 'api') {
     const connection = await connectWorkerConnection(temporal.address);
     closers.push(() => connection.close());
-    const ctx = { connection, namespace: config.temporal.namespace };
+    const ctx = { connection, namespace: config.temporal.namespace, dataConverter };
     if (wants('worker:workflows')) workers.push(await createWorkflowsWorker(ctx));
     if (wants('worker:network')) workers.push(await createNetworkWorker(ctx, storage!));
     if (wants('worker:load')) workers.push(await createLoadWorker(ctx, storage!));
@@ -75,7 +77,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
 
   let api: ApiServer | undefined;
   if (wants('api')) {
-    const client = await connectClient(temporal.address, config.temporal.namespace);
+    const client = await connectClient(temporal.address, config.temporal.namespace, dataConverter);
     closers.push(() => client.connection.close());
     const { database, kv, blobs } = storage!;
     api = await startApiServer({ config, logger, db: database.db, kv, blobs, temporal: client });

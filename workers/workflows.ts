@@ -7,9 +7,10 @@ import { isMain, type PoolContext } from './pool-worker.ts';
 export async function createWorkflowsWorker(ctx: PoolContext): Promise<Worker> {
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
+    failureConverterPath: ctx.dataConverter.failureConverterPath,
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
-  return Worker.create({ connection: ctx.connection, namespace: ctx.namespace, taskQueue: TASK_QUEUES.workflows, workflowBundle });
+  return Worker.create({ connection: ctx.connection, namespace: ctx.namespace, taskQueue: TASK_QUEUES.workflows, workflowBundle, dataConverter: ctx.dataConverter });
 }
 
 if (isMain(import.meta.url)) {

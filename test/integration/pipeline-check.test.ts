@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { ENCRYPTED_ENCODING, encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 
@@ -27,7 +28,8 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
     expect(Date.parse(state.completed_at)).toBeGreaterThanOrEqual(Date.parse(state.started_at));
 
     // What an operator sees in Temporal: the public id with the kind prefix, the workflows task queue, the owner.
-    const client = new Client({ connection: await connecting, namespace: target.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const dataConverter = encryptingDataConverter(await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!));
+    const client = new Client({ connection: await connecting, namespace: target.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
     const description = await client.workflow.getHandle(`pipeline-check-${checkId}`).describe();
     expect(description.taskQueue).toBe('workflows');
     expect(description.type).toBe('pipelineCheck');
@@ -36,6 +38,16 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
     const history = await client.workflow.getHandle(`pipeline-check-${checkId}`).fetchHistory();
     const queues = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : []));
     expect(queues.sort()).toEqual(['load', 'media', 'network']);
+
+    // History holds only ciphertext: the result, the activity results and the memo are encrypted.
+    const encodings = (history.events ?? []).flatMap((e) => [
+      ...(e.workflowExecutionCompletedEventAttributes?.result?.payloads ?? []),
+      ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+      ...Object.values(e.workflowExecutionStartedEventAttributes?.memo?.fields ?? {}),
+    ]).map((p) => Buffer.from(p.metadata!.encoding!).toString());
+    expect(encodings.length).toBe(1 + 3 + 2);
+    expect(new Set(encodings)).toEqual(new Set([ENCRYPTED_ENCODING]));
+    expect(JSON.stringify(history)).not.toContain('hostname');
   });
 
   it("answers 404 for another user's check and for an unknown id", async () => {

@@ -26,7 +26,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     apps.push(['embedded', await startApp({ DATA_DIR: await tempDir('embedded') })]);
     const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-    if (Object.keys(external).some((k) => k !== 'TEMPORAL_ADDRESS')) {
+    if (Object.keys(external).some((k) => k !== 'TEMPORAL_ADDRESS' && k !== 'PAYLOAD_KEY')) {
       apps.push(['external', await startApp({ ...external, DATA_DIR: await tempDir('external') })]);
     }
   } catch (err) {

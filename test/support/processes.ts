@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 const NODE_ARGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning'];
 /** Variables that select a real backend; the embedded target runs with none of them. */
-export const BACKEND_VARS = ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'TEMPORAL_ADDRESS'];
+export const BACKEND_VARS = ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'TEMPORAL_ADDRESS', 'PAYLOAD_KEY'];
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -51,6 +51,7 @@ describe('configuration', () => {
     [{ DNS_SERVERS: '1.1.1.1' }, /^Invalid configuration: DNS_SERVERS .*must be host:port/],
     [{ NETWORK_ALLOW: '10.0.0.0/33' }, /^Invalid configuration: NETWORK_ALLOW .*CIDR/],
     [{ PAYLOAD_KEY: 'c2hvcnQ=' }, /^Invalid configuration: PAYLOAD_KEY must be 32 bytes in base64/],
+    [{ TEMPORAL_ADDRESS: 'temporal:7233' }, /^Invalid configuration: PAYLOAD_KEY is required when TEMPORAL_ADDRESS is set/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
