@@ -15,7 +15,7 @@ import { wrk, type WrkResult } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 20_000);
-const CONNECTIONS = 100;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const WEBHOOKS = 1000;
 const BODY = JSON.stringify({ event: 'invoice.paid', id: 'evt_bench', amount: 4200, currency: 'eur' });
 
