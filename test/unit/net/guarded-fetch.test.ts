@@ -1,0 +1,116 @@
+// The SSRF guard against servers this test starts on loopback. Refusals must happen before any
+// connection: each server counts the connections it accepts.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../../lib/errors.ts';
+import { createGuardedFetch, ForbiddenAddressError } from '../../../lib/net/guarded-fetch.ts';
+
+interface Fixture {
+  url: string;
+  connections: number;
+  close(): Promise<void>;
+}
+
+async function serve(host: string, handler: http.RequestListener): Promise<Fixture> {
+  const server = http.createServer(handler);
+  const fixture = { url: '', connections: 0, close: () => new Promise<void>((r) => server.close(() => r())) };
+  server.on('connection', () => (fixture.connections += 1));
+  await new Promise<void>((r) => server.listen(0, host, () => r()));
+  const { port } = server.address() as AddressInfo;
+  fixture.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return fixture;
+}
+
+describe('guarded fetch', () => {
+  let target: Fixture; // 127.0.0.1: allowed in most cases below
+  let other: Fixture; // 127.0.0.2: never allowed here
+  beforeAll(async () => {
+    other = await serve('127.0.0.2', (_req, res) => res.end('should never be reached'));
+    target = await serve('127.0.0.1', (req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      if (u.pathname === '/hello') return res.writeHead(200, { 'content-type': 'text/plain', 'x-a': 'b' }).end(`hello ${req.method}`);
+      if (u.pathname === '/to-hello') return res.writeHead(302, { location: '/hello' }).end();
+      if (u.pathname === '/see-other') return res.writeHead(303, { location: '/hello' }).end();
+      if (u.pathname === '/to-other') return res.writeHead(302, { location: `${other.url}/` }).end();
+      if (u.pathname === '/to-mapped') return res.writeHead(301, { location: `http://[::ffff:127.0.0.2]:${new URL(other.url).port}/` }).end();
+      if (u.pathname === '/loop') return res.writeHead(302, { location: '/loop' }).end();
+      if (u.pathname === '/big') return res.end(Buffer.alloc(2048, 97));
+      if (u.pathname === '/exact') return res.end(Buffer.alloc(1024, 97));
+      if (u.pathname === '/slow') return setTimeout(() => res.end('late'), 2000);
+      res.writeHead(404).end();
+    });
+  });
+  afterAll(async () => {
+    await target.close();
+    await other.close();
+  });
+  const allowTarget = () => createGuardedFetch({ allow: ['127.0.0.1/32'], timeoutMs: 1000, maxBytes: 1024 });
+
+  it('refuses loopback by name and by literal, before connecting', async () => {
+    const guarded = createGuardedFetch();
+    const before = target.connections;
+    await expect(guarded(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(guarded(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toThrow(/localhost resolves to .*private, loopback/);
+    await expect(guarded(`http://[::ffff:127.0.0.1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(guarded(`http://[::1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(guarded('http://169.254.169.254/latest/meta-data/')).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(guarded('http://10.0.0.1/')).rejects.toBeInstanceOf(ForbiddenAddressError);
+    expect(target.connections).toBe(before);
+    await guarded.close();
+  });
+
+  it('refuses a name with any forbidden answer, even beside a public one', async () => {
+    const guarded = createGuardedFetch({ resolve: async () => ['93.184.215.14', '127.0.0.1'] });
+    await expect(guarded(`http://rebind.example:${new URL(target.url).port}/hello`)).rejects.toThrow(/resolves to 127\.0\.0\.1/);
+    await guarded.close();
+  });
+
+  it('refuses other schemes, credentials and malformed URLs with 400', async () => {
+    const guarded = createGuardedFetch();
+    for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'http://user:pw@example.com/', 'not a url']) {
+      await expect(guarded(url), url).rejects.toMatchObject({ status: 400, field: 'url' });
+    }
+    await guarded.close();
+  });
+
+  it('fetches from an allowed address, with status, headers and body', async () => {
+    const guarded = allowTarget();
+    const res = await guarded(`${target.url}/hello`);
+    expect(res).toMatchObject({ status: 200, url: `${target.url}/hello`, chain: [`${target.url}/hello`] });
+    expect(res.headers['x-a']).toBe('b');
+    expect(res.body.toString()).toBe('hello GET');
+    await guarded.close();
+  });
+
+  it('follows redirects, checking every hop, and turns 303 into GET', async () => {
+    const guarded = allowTarget();
+    const res = await guarded(`${target.url}/to-hello`);
+    expect(res.chain).toEqual([`${target.url}/to-hello`, `${target.url}/hello`]);
+    expect((await guarded(`${target.url}/see-other`, { method: 'POST', body: 'x' })).body.toString()).toBe('hello GET');
+
+    await expect(guarded(`${target.url}/to-other`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(guarded(`${target.url}/to-mapped`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    expect(other.connections).toBe(0);
+    await guarded.close();
+  });
+
+  it('bounds redirects, response size and time', async () => {
+    const guarded = allowTarget();
+    await expect(guarded(`${target.url}/loop`)).rejects.toThrow(/More than 5 redirects/);
+    expect((await guarded(`${target.url}/exact`)).body.length).toBe(1024);
+    await expect(guarded(`${target.url}/big`)).rejects.toThrow(/larger than 1024 bytes/);
+    const slow = guarded(`${target.url}/slow`);
+    await expect(slow).rejects.toBeInstanceOf(UpstreamError);
+    await expect(slow).rejects.toMatchObject({ status: 504 });
+    await guarded.close();
+  });
+
+  it('answers 502 when nothing listens', async () => {
+    const closed = await serve('127.0.0.1', () => {});
+    await closed.close();
+    const guarded = allowTarget();
+    await expect(guarded(`${closed.url}/`)).rejects.toMatchObject({ status: 502 });
+    await guarded.close();
+  });
+});
