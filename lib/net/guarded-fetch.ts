@@ -99,7 +99,7 @@ function checkUrl(raw: string, policy: AddressPolicy): URL {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
     const why = policy.refusal(host);
-    if (why) throw new ForbiddenAddressError(`url: ${why}`, 'url');
+    if (why) throw new ForbiddenAddressError(`url: target not allowed: ${why}`, 'url');
   }
   return url;
 }
@@ -112,7 +112,7 @@ function guardedLookup(policy: AddressPolicy, resolve: (host: string) => Promise
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
         for (const address of addresses) {
           const why = policy.refusal(address);
-          if (why) return callback(new ForbiddenAddressError(`url: ${hostname} resolves to ${address}: ${why}`, 'url'));
+          if (why) return callback(new ForbiddenAddressError(`url: target not allowed: ${hostname} resolves to ${address}: ${why}`, 'url'));
         }
         const entries = addresses.map((address) => ({ address, family: isIP(address) }));
         if (opts?.all) callback(null, entries);

@@ -56,6 +56,10 @@ describe('guarded fetch', () => {
     await expect(guarded(`http://[::1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
     await expect(guarded('http://169.254.169.254/latest/meta-data/')).rejects.toBeInstanceOf(ForbiddenAddressError);
     await expect(guarded('http://10.0.0.1/')).rejects.toBeInstanceOf(ForbiddenAddressError);
+    // Decimal, octal and hexadecimal spellings of 127.0.0.1 are the same address to the URL parser.
+    for (const host of ['2130706433', '0177.0.0.1', '0x7f.0.0.1', '127.1']) {
+      await expect(guarded(`http://${host}:${new URL(target.url).port}/hello`), host).rejects.toThrow(/target not allowed: 127\.0\.0\.1/);
+    }
     expect(target.connections).toBe(before);
     await guarded.close();
   });
