@@ -2,6 +2,7 @@
 // - `embedded`: Temporal dev server started by the app, PGlite, in-process store, folder blobs;
 // - `external`: whatever of DATABASE_URL, REDIS_URL, S3_*, TEMPORAL_ADDRESS this run has (CI sets them all).
 import type { TestProject } from 'vitest/node';
+import { startDnsServer } from '../fixtures/dns-server.ts';
 import { BACKEND_VARS, startApp, tempDir, type AppProcess } from './processes.ts';
 
 export interface Target {
@@ -21,13 +22,16 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Protocol fixtures on loopback, which the service reaches through its configuration.
+  const dns = await startDnsServer();
+  const fixtures = { DNS_SERVERS: dns.address };
   const apps: Array<[Target['name'], AppProcess]> = [];
-  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => {});
+  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => dns.close());
   try {
-    apps.push(['embedded', await startApp({ DATA_DIR: await tempDir('embedded') })]);
+    apps.push(['embedded', await startApp({ ...fixtures, DATA_DIR: await tempDir('embedded') })]);
     const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
     if (Object.keys(external).some((k) => k !== 'TEMPORAL_ADDRESS' && k !== 'PAYLOAD_KEY')) {
-      apps.push(['external', await startApp({ ...external, DATA_DIR: await tempDir('external') })]);
+      apps.push(['external', await startApp({ ...fixtures, ...external, DATA_DIR: await tempDir('external') })]);
     }
   } catch (err) {
     await stopAll();

@@ -1,0 +1,31 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { createDnsLookup, DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
+import { normalizeDomain } from '../../lib/domain-name.ts';
+import type { ApiDeps } from '../context.ts';
+import type { AuthState } from '../middleware/auth.ts';
+import { validate } from '../validate.ts';
+
+const dnsQuery = z.object({
+  domain: z.string({ error: 'must be a string' }),
+  type: z
+    .string()
+    .transform((t) => t.toUpperCase())
+    .pipe(z.enum(['ALL', ...DNS_TYPES], { error: `must be one of ALL, ${DNS_TYPES.join(', ')}` }))
+    .default('ALL'),
+});
+
+/** Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). */
+export function lookupRoutes({ config }: ApiDeps): Router<AuthState> {
+  const router = new Router<AuthState>({ prefix: '/network' });
+  const dnsLookup = createDnsLookup({ servers: config.dnsServers });
+
+  router.get('/dns-lookup', async (ctx) => {
+    const query = validate(dnsQuery, ctx.query, 'query');
+    const domain = normalizeDomain(query.domain);
+    const types: readonly DnsType[] = query.type === 'ALL' ? DNS_TYPES : [query.type];
+    ctx.body = { success: true, domain, type: query.type, records: await dnsLookup(domain, types) };
+  });
+
+  return router;
+}
