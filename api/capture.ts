@@ -8,7 +8,7 @@ import type { CaptureRecord } from '../db/webhooks.ts';
 import { NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 import { errorBody, toAppError } from './middleware/errors.ts';
-import { readBody } from './read-body.ts';
+import { readBody, settleUnreadBody } from './read-body.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -26,8 +26,7 @@ export function createCaptureHandler(writer: CaptureWriter, logger: Logger): Cap
     capture(writer, req, res).catch((err) => {
       const error = toAppError(err);
       if (error.status >= 500) logger.error({ err, method: req.method, url: req.url }, 'capture failed');
-      // Answering before the body was read (413): the connection cannot carry another request.
-      send(res, error.status, errorBody(error), { ...error.headers, ...(req.complete ? {} : { Connection: 'close' }) });
+      send(res, error.status, errorBody(error), { ...error.headers, ...settleUnreadBody(req) });
     });
   };
 }

@@ -10,8 +10,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        req.off('data', onData);
-        req.pause();
+        req.off('data', onData); // the rest flows to nowhere; see settleUnreadBody
         reject(new PayloadTooLargeError(limit));
       } else {
         chunks.push(chunk);
@@ -21,4 +20,21 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.once('error', (err) => reject(new AppError(400, `Request body could not be read: ${err.message}`)));
   });
+}
+
+/** Up to this much of a refused body is read and dropped so that the client, still sending, can read the answer. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Call before answering a request whose body was not (fully) read, a 413 say. A client that is still
+ * sending would get a broken pipe instead of our answer if the connection closed at once: so a body
+ * of modest or unknown size is drained (Node's server discards it, keeping the connection), and only a
+ * larger declared one gets `Connection: close`. Returns the headers to add to the answer.
+ */
+export function settleUnreadBody(req: IncomingMessage): Record<string, string> {
+  if (req.complete) return {};
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > DRAIN_LIMIT_BYTES) return { Connection: 'close' };
+  req.resume();
+  return {};
 }

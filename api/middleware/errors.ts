@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError, type ErrorStatus } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
+import { settleUnreadBody } from '../read-body.ts';
 
 /** The one error shape of ARCHITECTURE.md, for every failure. Stack traces go to the log, never to the body. */
 export function errorHandler(logger: Logger): Middleware {
@@ -16,8 +17,7 @@ export function errorHandler(logger: Logger): Middleware {
       const appError = toAppError(err);
       if (appError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.set(appError.headers);
-      // Answering before the request body was read (413, say): the connection cannot carry another request.
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      ctx.set(settleUnreadBody(ctx.req));
       ctx.status = appError.status;
       ctx.body = errorBody(appError);
     }

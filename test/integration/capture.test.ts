@@ -108,6 +108,22 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     expect(rows[0].body_size).toBe(MiB);
   });
 
+  it('refuses a declared 100 MB body at once, without reading it, and closes the connection', async () => {
+    const hook = await newWebhook();
+    const url = new URL(hook.url);
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Length': String(100 * MiB) } }, (res) => {
+        resolve({ status: res.statusCode!, connection: res.headers.connection });
+        res.resume();
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('only the first bytes of a body that never comes');
+    });
+    expect(answer).toEqual({ status: 413, connection: 'close' });
+    expect(await captured(hook.key, hook.id)).toHaveLength(0);
+  });
+
   it('answers 404 in the error shape for an unknown webhook and stores nothing', async () => {
     const res = await call(target, 'POST', '/webhook/AAAAAAAAAAAAAAAAAAAAAA', { body: 'x' });
     expectErrorShape(res, 404);
