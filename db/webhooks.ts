@@ -131,26 +131,9 @@ export async function insertCaptures(db: Kysely<Database>, records: readonly Cap
   const payload = JSON.stringify(
     records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })),
   );
-  // The batch's webhooks are looked up one by one through the unique index (a scalar subquery per
-  // distinct id): a join would let the planner, blind to the batch size, scan every webhook.
+  // See migration 2026-11-22-002: one call, its plan kept by the session.
   const inserted = await sql<{ webhook_ref: string | number; webhook_id: string; added: string | number }>`
-    with v as (
-      select * from json_to_recordset(${payload}::json) as v(
-        ord int, webhook_id text, method text, path text, headers jsonb, body text, body_encoding text,
-        body_size int, query_params text, ip_address text, user_agent text, created_at timestamptz)
-    ), refs as (
-      select ids.webhook_id, (select w.id from webhooks w where w.webhook_id = ids.webhook_id) as ref
-      from (select distinct webhook_id from v) ids
-    ), ins as (
-      insert into captured_requests
-        (webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at)
-      select r.ref, v.method, v.path, v.headers, v.body, v.body_encoding, v.body_size, v.query_params, v.ip_address, v.user_agent, v.created_at
-      from v join refs r on r.webhook_id = v.webhook_id
-      where r.ref is not null
-      order by v.ord
-      returning webhook_ref
-    )
-    select r.ref as webhook_ref, r.webhook_id, count(*) as added from ins join refs r on r.ref = ins.webhook_ref group by 1, 2
+    select webhook_ref, webhook_id, added from insert_captures(${payload}::json)
   `.execute(db);
   return new Map(inserted.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: Number(r.added) }]));
 }
