@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { CaptureWriter } from '../db/capture-writer.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK, createCaptureHandler, type CaptureHandler } from './capture.ts';
+import { createClientIp } from '../lib/net/client-ip.ts';
 import type { ApiDeps } from './context.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
@@ -40,5 +41,5 @@ export function createApi(deps: ApiDeps): Api {
   app.use(v1.routes());
   app.use(v1.allowedMethods());
 
-  return { app, capture: createCaptureHandler(writer, deps.logger), drain: () => writer.drain() };
+  return { app, capture: createCaptureHandler(writer, deps.logger, createClientIp(deps.config.trustedProxies)), drain: () => writer.drain() };
 }

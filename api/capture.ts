@@ -21,9 +21,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createCaptureHandler(writer: CaptureWriter, logger: Logger): CaptureHandler {
+export function createCaptureHandler(writer: CaptureWriter, logger: Logger, clientIp: (req: IncomingMessage) => string): CaptureHandler {
   return (req, res) => {
-    capture(writer, req, res).catch((err) => {
+    capture(writer, clientIp, req, res).catch((err) => {
       const error = toAppError(err);
       if (error.status >= 500) logger.error({ err, method: req.method, url: req.url }, 'capture failed');
       send(res, error.status, errorBody(error), { ...error.headers, ...settleUnreadBody(req) });
@@ -31,7 +31,7 @@ export function createCaptureHandler(writer: CaptureWriter, logger: Logger): Cap
   };
 }
 
-async function capture(writer: CaptureWriter, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function capture(writer: CaptureWriter, clientIp: (req: IncomingMessage) => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -51,7 +51,7 @@ async function capture(writer: CaptureWriter, req: IncomingMessage, res: ServerR
     bodyEncoding: encoding,
     bodySize: raw.length,
     queryParams: queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
-    ipAddress: clientIp(req.socket.remoteAddress),
+    ipAddress: clientIp(req),
     userAgent: req.headers['user-agent'] ?? '',
     createdAt: new Date(),
   };
@@ -106,9 +106,4 @@ export function queryObject(search: string): Record<string, string | string[]> {
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
   return out;
-}
-
-function clientIp(address: string | undefined): string {
-  if (!address) return '';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }

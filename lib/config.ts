@@ -56,6 +56,7 @@ const schema = z
     WHOIS_SERVER: hostPort.optional(),
     RDAP_BASE_URL: httpUrl.optional(),
     NETWORK_ALLOW: commaList(cidr).default([]),
+    TRUSTED_PROXIES: commaList(cidr).default([]),
     PAYLOAD_KEY: z
       .string()
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64')
@@ -93,6 +94,8 @@ export type Config = Readonly<{
   whoisServer: string | undefined;
   rdapBaseUrl: string | undefined;
   networkAllow: readonly string[];
+  /** CIDRs of reverse proxies whose X-Forwarded-For names the client. */
+  trustedProxies: readonly string[];
   payloadKey: string | undefined;
   logLevel: string;
 }>;
@@ -133,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     whoisServer: c.WHOIS_SERVER,
     rdapBaseUrl: c.RDAP_BASE_URL,
     networkAllow: c.NETWORK_ALLOW,
+    trustedProxies: c.TRUSTED_PROXIES,
     payloadKey: c.PAYLOAD_KEY,
     logLevel: c.LOG_LEVEL,
   });

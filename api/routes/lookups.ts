@@ -1,6 +1,9 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import { createDnsLookup, DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
+import { createIpInfo } from '../../activities/ip-info/lookup.ts';
+import { createClientIp, plainIp } from '../../lib/net/client-ip.ts';
 import { normalizeDomain } from '../../lib/domain-name.ts';
 import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
@@ -15,16 +18,32 @@ const dnsQuery = z.object({
     .default('ALL'),
 });
 
+const ipQuery = z.object({
+  ip: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .refine((v) => v === '' || isIP(v) !== 0, 'must be an IPv4 or IPv6 address')
+    .optional(),
+});
+
 /** Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). */
 export function lookupRoutes({ config }: ApiDeps): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: '/network' });
   const dnsLookup = createDnsLookup({ servers: config.dnsServers });
+  const ipInfo = createIpInfo({ dnsServers: config.dnsServers });
+  const clientIp = createClientIp(config.trustedProxies);
 
   router.get('/dns-lookup', async (ctx) => {
     const query = validate(dnsQuery, ctx.query, 'query');
     const domain = normalizeDomain(query.domain);
     const types: readonly DnsType[] = query.type === 'ALL' ? DNS_TYPES : [query.type];
     ctx.body = { success: true, domain, type: query.type, records: await dnsLookup(domain, types) };
+  });
+
+  router.get('/ip-info', async (ctx) => {
+    const { ip } = validate(ipQuery, ctx.query, 'query');
+    const address = plainIp(ip || clientIp(ctx.req));
+    ctx.body = { success: true, ip: address, data: await ipInfo(address) };
   });
 
   return router;

@@ -1,0 +1,29 @@
+import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+import { parseCidr } from '../config.ts';
+
+/** `::ffff:192.0.2.1` is the IPv4 address 192.0.2.1 seen through a dual-stack socket. */
+export function plainIp(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/**
+ * The client's address: the socket's peer, unless that peer is a trusted proxy; then the
+ * X-Forwarded-For entry nearest to us that is not itself a trusted proxy. Entries added by anything
+ * before the first untrusted hop are the client's to forge, so they are never believed.
+ */
+export function createClientIp(trustedProxies: readonly string[]): (req: IncomingMessage) => string {
+  const trusted = new BlockList();
+  for (const cidr of trustedProxies) {
+    const c = parseCidr(cidr)!;
+    trusted.addSubnet(c.address, c.prefix, c.family === 4 ? 'ipv4' : 'ipv6');
+  }
+  const isTrusted = (ip: string) => isIP(ip) !== 0 && trusted.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6');
+  return (req) => {
+    let ip = plainIp(req.socket.remoteAddress ?? '');
+    if (!isTrusted(ip)) return ip;
+    const forwarded = String(req.headers['x-forwarded-for'] ?? '').split(',').map((s) => plainIp(s.trim())).filter((s) => isIP(s));
+    while (forwarded.length > 0 && isTrusted(ip)) ip = forwarded.pop()!;
+    return ip;
+  };
+}

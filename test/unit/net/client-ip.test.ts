@@ -1,0 +1,22 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { createClientIp } from '../../../lib/net/client-ip.ts';
+
+const req = (remoteAddress: string, xff?: string) =>
+  ({ socket: { remoteAddress }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } }) as unknown as IncomingMessage;
+
+describe('client address', () => {
+  it('is the socket peer when no proxy is trusted, whatever X-Forwarded-For says', () => {
+    const clientIp = createClientIp([]);
+    expect(clientIp(req('203.0.113.7', '1.2.3.4'))).toBe('203.0.113.7');
+    expect(clientIp(req('::ffff:203.0.113.7'))).toBe('203.0.113.7');
+  });
+
+  it('is the nearest untrusted X-Forwarded-For entry behind trusted proxies, never a forged earlier one', () => {
+    const clientIp = createClientIp(['10.0.0.0/8']);
+    expect(clientIp(req('10.0.0.2', '198.51.100.9'))).toBe('198.51.100.9');
+    expect(clientIp(req('10.0.0.2', '6.6.6.6, 198.51.100.9, 10.0.0.5'))).toBe('198.51.100.9');
+    expect(clientIp(req('10.0.0.2'))).toBe('10.0.0.2');
+    expect(clientIp(req('192.0.2.1', '6.6.6.6'))).toBe('192.0.2.1');
+  });
+});
