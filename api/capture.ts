@@ -16,7 +16,7 @@ export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
 export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
 export const CAPTURE_PREFIX = '/webhook/';
-const WEBHOOK_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const WEBHOOK_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -38,7 +38,7 @@ async function capture(writer: CaptureWriter, clientIp: (req: IncomingMessage) =
   const rest = path.slice(CAPTURE_PREFIX.length);
   const slash = rest.indexOf('/');
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
-  if (!WEBHOOK_ID.test(webhookId)) throw new NotFoundError('Webhook not found');
+  if (!WEBHOOK_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
 
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES);
   const { body, encoding } = decodeBody(raw);

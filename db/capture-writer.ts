@@ -23,6 +23,8 @@ export interface CaptureWriterOptions {
   trimEvery?: number;
   /** Rows per INSERT at most. */
   maxBatch?: number;
+  /** Body bytes per INSERT at most (a batch always takes at least one capture). */
+  maxBatchBytes?: number;
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
   onError?: (err: unknown) => void;
@@ -36,6 +38,7 @@ export class CaptureWriter {
   readonly #keep: number;
   readonly #trimEvery: number;
   readonly #maxBatch: number;
+  readonly #maxBatchBytes: number;
   readonly #maxConcurrent: number;
   readonly #onError: (err: unknown) => void;
   #queue: Pending[] = [];
@@ -52,6 +55,7 @@ export class CaptureWriter {
     this.#keep = options.keepPerWebhook;
     this.#trimEvery = options.trimEvery ?? 50;
     this.#maxBatch = options.maxBatch ?? 1000;
+    this.#maxBatchBytes = options.maxBatchBytes ?? 16 * 1024 * 1024;
     this.#maxConcurrent = options.maxConcurrent ?? 4;
     this.#onError = options.onError ?? (() => {});
   }
@@ -79,7 +83,7 @@ export class CaptureWriter {
 
   #pump(): void {
     while (this.#inFlight < this.#maxConcurrent && this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.#maxBatch);
+      const batch = this.#queue.splice(0, this.#batchLength());
       this.#inFlight += 1;
       insertCaptures(this.#db, batch.map((p) => p.record))
         .then(
@@ -95,6 +99,18 @@ export class CaptureWriter {
           if (this.#queue.length === 0 && this.#inFlight === 0) this.#idle.splice(0).forEach((r) => r());
         });
     }
+  }
+
+  /** How many queued captures the next batch takes: up to maxBatch rows and maxBatchBytes of bodies. */
+  #batchLength(): number {
+    let bytes = 0;
+    let n = 0;
+    while (n < this.#queue.length && n < this.#maxBatch) {
+      bytes += this.#queue[n]!.record.bodySize;
+      if (n > 0 && bytes > this.#maxBatchBytes) break;
+      n += 1;
+    }
+    return n;
   }
 
   #countForTrim(stored: Iterable<{ ref: number; added: number }>): void {

@@ -21,6 +21,9 @@ const port = (fallback: number) =>
 
 const hostPort = z.string().refine((v) => parseHostPort(v) !== null, 'must be host:port');
 
+// Resolvers are addresses: Node's resolver takes no names for them.
+const ipPort = z.string().refine((v) => { const hp = parseHostPort(v); return hp !== null && isIP(hp.host) !== 0; }, 'must be ip:port');
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 const cidr = z.string().refine((v) => parseCidr(v) !== null, 'must be a CIDR such as 127.0.0.0/8');
@@ -52,7 +55,7 @@ const schema = z
       .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name')
       .optional(),
     ROLE: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }).default('all'),
-    DNS_SERVERS: commaList(hostPort).optional(),
+    DNS_SERVERS: commaList(ipPort).optional(),
     WHOIS_SERVER: hostPort.optional(),
     RDAP_BASE_URL: httpUrl.optional(),
     NETWORK_ALLOW: commaList(cidr).default([]),

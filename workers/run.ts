@@ -75,6 +75,8 @@ async function run(config: Config, logger: Logger): Promise<void> {
     });
   }
 
+  // Before the API listens: no request, and no admin command, can create the first user first.
+  const admin = wants('api') && storage ? await ensureFirstAdminKey(storage.database.db) : null;
   let api: ApiServer | undefined;
   if (wants('api')) {
     const client = await connectClient(temporal.address, config.temporal.namespace, dataConverter);
@@ -89,9 +91,6 @@ async function run(config: Config, logger: Logger): Promise<void> {
   lines.push(`Temporal:    ${temporal.address} namespace ${config.temporal.namespace}`);
   if (temporal.uiUrl) lines.push(`Temporal UI: ${temporal.uiUrl}`);
   if (workers.length) lines.push(`Workers:     ${workers.map((w) => w.options.taskQueue).join(', ')}`);
-  if (api && storage) {
-    const admin = await ensureFirstAdminKey(storage.database.db);
-    if (admin) lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
-  }
+  if (admin) lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
   console.log(lines.join('\n'));
 }

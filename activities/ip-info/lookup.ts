@@ -71,7 +71,8 @@ export function createIpInfo(options: IpInfoOptions = {}) {
     const [city, network, reverseName] = await Promise.all([
       isPublic ? cityReaders().then((r) => r[version].get(ip) as CityRecord | null) : null,
       isPublic ? lookupAsn(ip, version) : null,
-      reverse(ip),
+      // Reverse names of private addresses would map the operator's own network for any caller.
+      isPublic ? reverse(ip) : null,
     ]);
     const hasPosition = typeof city?.latitude === 'number' && typeof city?.longitude === 'number';
     return {

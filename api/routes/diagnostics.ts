@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { NotFoundError } from '../../lib/errors.ts';
-import { findOwnedJob, startJob } from '../../lib/temporal/jobs.ts';
+import { findOwnedJob, readJobState, startJob } from '../../lib/temporal/jobs.ts';
 import { getPipelineCheckState, PIPELINE_CHECK_KIND, type PipelineCheckState, type PoolResult } from '../../workflows/pipeline-check.ts';
 import { TASK_QUEUES } from '../../workflows/task-queues.ts';
 import type { ApiDeps } from '../context.ts';
@@ -26,7 +26,7 @@ export function diagnosticsRoutes({ temporal }: ApiDeps): Router<AuthState> {
     const checkId = ctx.params.check_id!;
     const handle = await findOwnedJob(temporal, PIPELINE_CHECK_KIND, checkId, ctx.state.account.userId);
     if (!handle) throw new NotFoundError(`No pipeline check ${checkId} among yours`);
-    const state: PipelineCheckState = await handle.query(getPipelineCheckState);
+    const state: PipelineCheckState = await readJobState(handle, getPipelineCheckState);
     ctx.body = {
       success: true,
       check_id: checkId,

@@ -9,12 +9,16 @@ import {
   captureFields,
 } from '../../db/webhooks.ts';
 import { NotFoundError } from '../../lib/errors.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK } from '../capture.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK, WEBHOOK_ID_PATTERN } from '../capture.ts';
 import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
 
-const webhookIdField = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(64, 'is too long');
+const webhookIdField = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty')
+  .regex(WEBHOOK_ID_PATTERN, 'is not a webhook id (up to 64 letters, digits, - and _)');
 const requestsQuery = z.object({ webhook_id: webhookIdField });
 const deleteBody = z.object({ webhook_id: webhookIdField });
 

@@ -22,8 +22,12 @@ export function createClientIp(trustedProxies: readonly string[]): (req: Incomin
   return (req) => {
     let ip = plainIp(req.socket.remoteAddress ?? '');
     if (!isTrusted(ip)) return ip;
-    const forwarded = String(req.headers['x-forwarded-for'] ?? '').split(',').map((s) => plainIp(s.trim())).filter((s) => isIP(s));
-    while (forwarded.length > 0 && isTrusted(ip)) ip = forwarded.pop()!;
+    const forwarded = String(req.headers['x-forwarded-for'] ?? '').split(',').map((s) => plainIp(s.trim()));
+    while (forwarded.length > 0 && isTrusted(ip)) {
+      const next = forwarded.pop()!;
+      if (!isIP(next)) break; // not an address: stop rather than believe what stands before it
+      ip = next;
+    }
     return ip;
   };
 }

@@ -59,14 +59,18 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     let current = checkUrl(url, policy);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;
+    let headers = init.headers;
     for (;;) {
       chain.push(current.href);
-      const res = await send(agent, current, { method, headers: init.headers, body, signal }, timeoutMs);
+      const res = await send(agent, current, { method, headers, body, signal }, timeoutMs);
       const location = res.headers.location;
       if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
         res.body.resume();
         if (chain.length > maxRedirects) throw new UpstreamError(`More than ${maxRedirects} redirects from ${url}`);
-        current = checkUrl(new URL(location, current).href, policy);
+        const next = checkUrl(resolveLocation(location, current), policy);
+        // Credentials were meant for the origin they were given for, not for wherever it redirects.
+        if (next.origin !== current.origin) headers = withoutCredentials(headers);
+        current = next;
         // As browsers do: 303, and 301/302 after a POST, continue as GET without a body.
         if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
           method = 'GET';
@@ -85,6 +89,20 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     }
   };
   return Object.assign(guardedFetch, { close: () => agent.close() });
+}
+
+function resolveLocation(location: string, base: URL): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    throw new UpstreamError(`${base.href} redirected to an invalid URL ${JSON.stringify(location.slice(0, 200))}`);
+  }
+}
+
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+function withoutCredentials(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  return headers && Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
 }
 
 function checkUrl(raw: string, policy: AddressPolicy): URL {

@@ -68,10 +68,16 @@ export async function loadPayloadKey(payloadKey: string | undefined, dataDir: st
   if (payloadKey) return Buffer.from(payloadKey, 'base64');
   const file = path.join(dataDir, 'payload.key');
   await fs.mkdir(dataDir, { recursive: true });
+  // Written whole under a temporary name, then linked into place: a process starting at the same
+  // moment sees either no key file or a complete one, and the first link wins.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await fs.writeFile(tmp, randomBytes(32).toString('base64'), { mode: 0o600 });
   try {
-    await fs.writeFile(file, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    await fs.link(tmp, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
   }
   return Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64');
 }

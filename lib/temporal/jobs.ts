@@ -1,6 +1,8 @@
 // Jobs are workflows. The public id (`test_id`, `job_id`, ...) is the workflow id with a kind prefix,
 // so an operator finds a job in Temporal UI by the id a user reports; the owner rides in the memo.
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
+import { AppError } from '../errors.ts';
 import { randomToken } from '../tokens.ts';
 
 export interface JobRef {
@@ -46,5 +48,19 @@ export async function findOwnedJob(client: Client, kind: string, publicId: strin
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return null;
     throw err;
+  }
+}
+
+/**
+ * A job's state: the result of a workflow that completed (its history holds it, no worker needed),
+ * else the answer of `query` (which needs a live worker on the workflows pool: 503 when none answers).
+ */
+export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefinition<S, []>): Promise<S> {
+  const { status } = await handle.describe();
+  if (status.name === 'COMPLETED') return (await handle.result()) as S;
+  try {
+    return await handle.query(query);
+  } catch (err) {
+    throw new AppError(503, `The job's state could not be read (no workflows worker answered): ${(err as Error).message}`);
   }
 }

@@ -112,6 +112,16 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     expect(await listCapturedRequests(handle.db, w.id, 1000)).toHaveLength(200);
   });
 
+  it('splits batches by body bytes, and still stores every capture', async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    const writer = new CaptureWriter(handle.db, { keepPerWebhook: 1000, maxBatchBytes: 25, maxConcurrent: 1 });
+    const bodies = Array.from({ length: 30 }, (_, i) => `body-${String(i).padStart(4, '0')}`); // 9 bytes each
+    expect((await Promise.all(bodies.map((b) => writer.write(capture(w.webhookId, b))))).every(Boolean)).toBe(true);
+    await writer.drain();
+    expect((await listCapturedRequests(handle.db, w.id, 1000)).map((r) => r.body).sort()).toEqual(bodies);
+  });
+
   it('deletes the captured requests with their webhook', async () => {
     const u = await user();
     const w = await createWebhook(handle.db, u.id);

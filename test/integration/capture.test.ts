@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../db/connect.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 
 const MiB = 1024 * 1024;
@@ -137,24 +138,39 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     expect(await captured(hook.key, hook.id)).toHaveLength(25);
   });
 
-  it('keeps the newest 500 requests per webhook and drops the oldest', async () => {
+  it('keeps the newest 500 requests per webhook and deletes the oldest from the database', async () => {
     const hook = await newWebhook();
-    const total = 505;
+    const total = 600;
     for (let start = 0; start < total; start += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, total - start) }, (_, i) => fetch(hook.url, { method: 'POST', body: String(start + i) }).then((r) => r.arrayBuffer())),
-      );
+      await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(hook.url, { method: 'POST', body: String(start + i) }).then((r) => r.arrayBuffer())));
     }
     const rows = await captured(hook.key, hook.id);
     expect(rows).toHaveLength(500);
-    const kept = new Set(rows.map((r) => Number(r.body)));
-    // Batches arrive concurrently, so check by id order rather than by send order within a batch:
-    // everything kept is newer than everything dropped.
+    // Batches arrive concurrently: everything kept is newer than everything dropped, and all but
+    // the first batch of 50 is kept.
     const ids = rows.map((r) => r.id);
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
-    expect(kept.size).toBe(500);
-    for (let i = 50; i < total; i++) expect(kept.has(i), `recent request ${i} kept`).toBe(true);
-    const list = await call(target, 'GET', '/api/v1/network/my-webhooks', { key: hook.key });
-    expect(list.body.data.webhooks[0].request_count).toBe(500);
+    const kept = new Set(rows.map((r) => Number(r.body)));
+    for (let i = 100; i < total; i++) expect(kept.has(i), `recent request ${i} kept`).toBe(true);
+    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: hook.key })).body.data.webhooks[0].request_count).toBe(500);
+
+    // The rows beyond the cap are gone from the database (trimming runs just after the answers;
+    // between two trims a webhook may hold up to 50 more).
+    const handle = await openDatabase({ databaseUrl: target.env.DATABASE_URL, dataDir: target.env.DATA_DIR!, migrate: false, maxConnections: 1 });
+    try {
+      const count = async () =>
+        Number((await handle.db.selectFrom('captured_requests').innerJoin('webhooks', 'webhooks.id', 'captured_requests.webhook_ref')
+          .select((eb) => eb.fn.countAll().as('n')).where('webhooks.webhook_id', '=', hook.id).executeTakeFirstOrThrow()).n);
+      let stored = await count();
+      for (let i = 0; i < 50 && stored > 550; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        stored = await count();
+      }
+      expect(stored).toBeGreaterThanOrEqual(500);
+      expect(stored).toBeLessThanOrEqual(550);
+    } finally {
+      await handle.close();
+    }
   });
+
 });

@@ -19,7 +19,7 @@ describe.each(targets())('GET /api/v1/network/ip-info ($name)', (target) => {
 
   it('answers a private address with its class and no location', async () => {
     const reply = await get('?ip=192.168.10.20');
-    expect(reply.body.data).toMatchObject({ address_class: 'private', country: null, city: null, asn: null, ip_version: 4 });
+    expect(reply.body.data).toMatchObject({ address_class: 'private', country: null, city: null, asn: null, reverse_dns: null, ip_version: 4 });
   });
 
   it("defaults to the caller's address", async () => {

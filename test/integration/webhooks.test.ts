@@ -95,6 +95,13 @@ describe.each(targets())('webhooks ($name)', (target) => {
 
     const notObject = await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: ['x'] });
     expectErrorShape(notObject, 400);
+
+    for (const bad of ['%00', 'a%20b', 'x'.repeat(65)]) {
+      const malformed = await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${bad}`, { key });
+      expectErrorShape(malformed, 400);
+      expect(malformed.body.message).toMatch(/webhook_id: is not a webhook id/);
+    }
+    expectErrorShape(await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: { webhook_id: 'nul\u0000' } }), 400);
   });
 
   it('answers 400 for malformed JSON and 413 for a body over 1 MiB, in the error shape', async () => {

@@ -74,7 +74,8 @@ async function waitReady(child: ChildProcess, baseUrl: string, output: () => str
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output()}`);
-    if (workerOnly ? /ready/.test(output()) : await isReady(baseUrl)) return;
+    // Ready means both: the process printed its start lines, and (for an API) /readyz answers 200.
+    if (/ ready \(/.test(output()) && (workerOnly || (await isReady(baseUrl)))) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   child.kill('SIGKILL');

@@ -25,7 +25,9 @@ async function serve(host: string, handler: http.RequestListener): Promise<Fixtu
 describe('guarded fetch', () => {
   let target: Fixture; // 127.0.0.1: allowed in most cases below
   let other: Fixture; // 127.0.0.2: never allowed here
+  let second: Fixture; // another origin on 127.0.0.1
   beforeAll(async () => {
+    second = await serve('127.0.0.1', (req, res) => res.end(String(req.headers.authorization ?? 'none')));
     other = await serve('127.0.0.2', (_req, res) => res.end('should never be reached'));
     target = await serve('127.0.0.1', (req, res) => {
       const u = new URL(req.url!, 'http://x');
@@ -38,12 +40,17 @@ describe('guarded fetch', () => {
       if (u.pathname === '/big') return res.end(Buffer.alloc(2048, 97));
       if (u.pathname === '/exact') return res.end(Buffer.alloc(1024, 97));
       if (u.pathname === '/slow') return setTimeout(() => res.end('late'), 2000);
+      if (u.pathname === '/echo-auth') return res.end(String(req.headers.authorization ?? 'none'));
+      if (u.pathname === '/to-echo-same') return res.writeHead(302, { location: '/echo-auth' }).end();
+      if (u.pathname === '/to-echo-elsewhere') return res.writeHead(302, { location: `${second.url}/echo-auth` }).end();
+      if (u.pathname === '/bad-location') return res.writeHead(302, { location: 'http://[' }).end();
       res.writeHead(404).end();
     });
   });
   afterAll(async () => {
     await target.close();
     await other.close();
+    await second.close();
   });
   const allowTarget = () => createGuardedFetch({ allow: ['127.0.0.1/32'], timeoutMs: 1000, maxBytes: 1024 });
 
@@ -96,6 +103,15 @@ describe('guarded fetch', () => {
     await expect(guarded(`${target.url}/to-other`)).rejects.toBeInstanceOf(ForbiddenAddressError);
     await expect(guarded(`${target.url}/to-mapped`)).rejects.toBeInstanceOf(ForbiddenAddressError);
     expect(other.connections).toBe(0);
+    await guarded.close();
+  });
+
+  it('keeps credentials within their origin across redirects, and answers 502 for a broken Location', async () => {
+    const guarded = allowTarget();
+    const auth = { headers: { Authorization: 'Bearer secret' } };
+    expect((await guarded(`${target.url}/to-echo-same`, auth)).body.toString()).toBe('Bearer secret');
+    expect((await guarded(`${target.url}/to-echo-elsewhere`, auth)).body.toString()).toBe('none');
+    await expect(guarded(`${target.url}/bad-location`)).rejects.toMatchObject({ status: 502 });
     await guarded.close();
   });
 
