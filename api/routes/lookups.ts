@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import { createDnsLookup, DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
+import { createHeaderCheck } from '../../activities/http-headers/check-url.ts';
 import { createIpInfo } from '../../activities/ip-info/lookup.ts';
 import { createClientIp, plainIp } from '../../lib/net/client-ip.ts';
 import { normalizeDomain } from '../../lib/domain-name.ts';
@@ -26,12 +27,21 @@ const ipQuery = z.object({
     .optional(),
 });
 
+const headersQuery = z.object({
+  url: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, 'is required')
+    .refine((v) => /^https?:\/\//i.test(v), 'must be a full http:// or https:// URL'),
+});
+
 /** Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). */
 export function lookupRoutes({ config }: ApiDeps): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: '/network' });
   const dnsLookup = createDnsLookup({ servers: config.dnsServers });
   const ipInfo = createIpInfo({ dnsServers: config.dnsServers });
   const clientIp = createClientIp(config.trustedProxies);
+  const headerCheck = createHeaderCheck({ allow: config.networkAllow });
 
   router.get('/dns-lookup', async (ctx) => {
     const query = validate(dnsQuery, ctx.query, 'query');
@@ -44,6 +54,11 @@ export function lookupRoutes({ config }: ApiDeps): Router<AuthState> {
     const { ip } = validate(ipQuery, ctx.query, 'query');
     const address = plainIp(ip || clientIp(ctx.req));
     ctx.body = { success: true, ip: address, data: await ipInfo(address) };
+  });
+
+  router.get('/http-headers', async (ctx) => {
+    const { url } = validate(headersQuery, ctx.query, 'query');
+    ctx.body = { success: true, ...(await headerCheck(url)) };
   });
 
   return router;

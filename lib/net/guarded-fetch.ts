@@ -1,13 +1,17 @@
 // The one way to reach a user-chosen URL (header analysis, load-test targets, page discovery, audits).
 // - Names are resolved here and every answer is checked: one forbidden address refuses the request
 //   (a name that answers both a public and a private address is a rebinding trick).
-// - The socket connects to the address that was checked: the check is undici's DNS lookup hook.
+// - The socket connects to the address that was checked: the check is the socket's DNS lookup hook.
 // - IP literals, which skip the lookup, are checked before connecting.
-// - Redirects are followed by hand, each hop checked again, at most `maxRedirects`.
+// - Redirects are followed by hand, each hop checked again, at most `maxRedirects`; credentials do
+//   not follow a redirect to another origin.
 // - Time (`timeoutMs` for the whole exchange) and response size (`maxBytes`) are bounded.
+// Each hop opens its own connection (no pooling), so the timings of the last hop are its own.
 import dns from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { TLSSocket } from 'node:tls';
 import { AppError, InvalidInputError, UpstreamError } from '../errors.ts';
 import { createAddressPolicy, type AddressPolicy } from './address-policy.ts';
 
@@ -17,6 +21,8 @@ export interface GuardedFetchOptions {
   maxRedirects?: number;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Report an untrusted certificate (in `tls`) instead of refusing the connection. */
+  allowInvalidCertificates?: boolean;
   /** Resolves a name to all its addresses; dns.lookup by default. */
   resolve?: (hostname: string) => Promise<string[]>;
 }
@@ -27,13 +33,38 @@ export interface GuardedRequest {
   body?: string | Buffer;
 }
 
+/** Milliseconds of each phase of the last hop; 0 for a phase that did not happen (dns for an IP, ssl for http). */
+export interface Timings {
+  dns: number;
+  connect: number;
+  ssl: number;
+  ttfb: number;
+  total: number;
+}
+
+export interface TlsInfo {
+  authorized: boolean;
+  authorizationError: string | null;
+  protocol: string;
+  certificate: { subject: string; issuer: string; valid_from: string; valid_to: string } | null;
+}
+
 export interface GuardedResponse {
   url: string;
   status: number;
+  /** Lower-case names; repeated headers joined with ", " (Set-Cookie also in `setCookies`). */
   headers: Record<string, string>;
+  setCookies: string[];
+  httpVersion: number;
   body: Buffer;
   /** Every URL requested, the first one included. */
   chain: string[];
+  remoteAddress: string;
+  remotePort: number;
+  /** Bytes of the status line and headers, as received. */
+  headerBytes: number;
+  timings: Timings;
+  tls: TlsInfo | null;
 }
 
 /** The URL points at an address the guard refuses (maps to 400: the caller chose it). */
@@ -51,7 +82,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   const maxRedirects = options.maxRedirects ?? GUARD_DEFAULTS.maxRedirects;
   const timeoutMs = options.timeoutMs ?? GUARD_DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? GUARD_DEFAULTS.maxBytes;
-  const agent = new Agent({ connect: { lookup: guardedLookup(policy, resolve) } });
+  const lookup = guardedLookup(policy, resolve);
 
   const guardedFetch = async (url: string, init: GuardedRequest = {}): Promise<GuardedResponse> => {
     const signal = AbortSignal.timeout(timeoutMs);
@@ -62,10 +93,11 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     let headers = init.headers;
     for (;;) {
       chain.push(current.href);
-      const res = await send(agent, current, { method, headers, body, signal }, timeoutMs);
+      const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates }, timeoutMs);
+      const { res } = hop;
       const location = res.headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
-        res.body.resume();
+      if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string') {
+        res.destroy();
         if (chain.length > maxRedirects) throw new UpstreamError(`More than ${maxRedirects} redirects from ${url}`);
         const next = checkUrl(resolveLocation(location, current), policy);
         // Credentials were meant for the origin they were given for, not for wherever it redirects.
@@ -78,17 +110,25 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         }
         continue;
       }
-      const payload = await readLimited(res.body, maxBytes, current.href, signal, timeoutMs);
+      const payload = await readLimited(res, maxBytes, current.href, signal, timeoutMs);
+      hop.timings.total = round(performance.now() - hop.started);
       return {
         url: current.href,
-        status: res.statusCode,
-        headers: flattenHeaders(res.headers),
+        status: res.statusCode!,
+        headers: flattenHeaders(res),
+        setCookies: res.headers['set-cookie'] ?? [],
+        httpVersion: Number(res.httpVersion),
         body: payload,
         chain,
+        remoteAddress: hop.remoteAddress,
+        remotePort: hop.remotePort,
+        headerBytes: headerBytes(res),
+        timings: hop.timings,
+        tls: hop.tls,
       };
     }
   };
-  return Object.assign(guardedFetch, { close: () => agent.close() });
+  return Object.assign(guardedFetch, { close: async () => {} });
 }
 
 function resolveLocation(location: string, base: URL): string {
@@ -122,7 +162,7 @@ function checkUrl(raw: string, policy: AddressPolicy): URL {
   return url;
 }
 
-/** The lookup undici's sockets use: resolve, refuse if any answer is forbidden, connect to what was checked. */
+/** The lookup our sockets use: resolve, refuse if any answer is forbidden, connect to what was checked. */
 function guardedLookup(policy: AddressPolicy, resolve: (host: string) => Promise<string[]>): LookupFunction {
   return ((hostname: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     resolve(hostname).then(
@@ -141,49 +181,130 @@ function guardedLookup(policy: AddressPolicy, resolve: (host: string) => Promise
   }) as LookupFunction;
 }
 
-async function send(agent: Agent, url: URL, o: { method: string; headers?: Record<string, string>; body?: string | Buffer; signal: AbortSignal }, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-  try {
-    return await request(url, { dispatcher: agent, method: o.method as Dispatcher.HttpMethod, headers: o.headers, body: o.body, signal: o.signal });
-  } catch (err) {
-    throw upstreamFailure(err, url.href, timeoutMs);
-  }
+interface Hop {
+  res: IncomingMessage;
+  started: number;
+  timings: Timings;
+  remoteAddress: string;
+  remotePort: number;
+  tls: TlsInfo | null;
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number, url: string, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
+interface SendOptions {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  signal: AbortSignal;
+  lookup: LookupFunction;
+  rejectUnauthorized: boolean;
+}
+
+function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const at = { lookup: 0, connect: 0, secure: 0 };
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: o.method,
+      headers: o.headers,
+      agent: false,
+      lookup: o.lookup,
+      signal: o.signal,
+      rejectUnauthorized: o.rejectUnauthorized,
+      ...(isIP(host) ? {} : { servername: host }),
+    });
+    request.once('socket', (socket) => {
+      socket.once('lookup', () => (at.lookup = performance.now()));
+      socket.once('connect', () => (at.connect = performance.now()));
+      socket.once('secureConnect', () => (at.secure = performance.now()));
+    });
+    request.once('response', (res) => {
+      const now = performance.now();
+      const dnsEnd = at.lookup || started;
+      const connectEnd = at.connect || dnsEnd;
+      resolve({
+        res,
+        started,
+        remoteAddress: res.socket.remoteAddress ?? '',
+        remotePort: res.socket.remotePort ?? 0,
+        tls: url.protocol === 'https:' ? tlsInfo(res.socket as TLSSocket) : null,
+        timings: {
+          dns: round(dnsEnd - started),
+          connect: round(connectEnd - dnsEnd),
+          ssl: at.secure ? round(at.secure - connectEnd) : 0,
+          ttfb: round(now - (at.secure || connectEnd)),
+          total: 0,
+        },
+      });
+    });
+    request.once('error', (err) => reject(upstreamFailure(err, url.href, timeoutMs, o.signal)));
+    request.end(o.body);
+  });
+}
+
+async function readLimited(res: IncomingMessage, maxBytes: number, url: string, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of body) {
-      size += chunk.length;
+    for await (const chunk of res) {
+      size += (chunk as Buffer).length;
       if (size > maxBytes) {
-        body.destroy();
+        res.destroy();
         throw new UpstreamError(`Response from ${url} is larger than ${maxBytes} bytes`);
       }
-      chunks.push(chunk);
+      chunks.push(chunk as Buffer);
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw upstreamFailure(signal.aborted ? signal.reason : err, url, timeoutMs);
+    throw upstreamFailure(err, url, timeoutMs, signal);
   }
   return Buffer.concat(chunks, size);
 }
 
-function upstreamFailure(err: unknown, url: string, timeoutMs: number): AppError {
-  // The lookup hook's refusal reaches us wrapped by the connector.
-  for (let e = err as { cause?: unknown } | undefined; e; e = e.cause as { cause?: unknown } | undefined) {
-    if (e instanceof AppError) return e;
-  }
-  const e = err as { name?: string; code?: string; message?: string };
-  if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT') {
-    return new UpstreamError(`${url} did not answer within ${timeoutMs} ms`, true);
-  }
-  return new UpstreamError(`${url} could not be reached: ${e?.code ?? e?.message ?? 'unknown error'}`);
+const TLS_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|HOSTNAME/;
+
+function upstreamFailure(err: unknown, url: string, timeoutMs: number, signal: AbortSignal): AppError {
+  if (err instanceof AppError) return err; // the lookup hook's refusal
+  if (signal.aborted) return new UpstreamError(`${url} did not answer within ${timeoutMs} ms`, true);
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  if (TLS_ERRORS.test(code)) return new UpstreamError(`${url}: TLS failed (${code}): ${(err as Error).message}`);
+  return new UpstreamError(`${url} could not be reached: ${code || (err as Error).message}`);
 }
 
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function flattenHeaders(res: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    const name = res.rawHeaders[i]!.toLowerCase();
+    const value = res.rawHeaders[i + 1]!;
+    out[name] = name in out ? `${out[name]}, ${value}` : value;
   }
   return out;
+}
+
+function headerBytes(res: IncomingMessage): number {
+  let bytes = `HTTP/${res.httpVersion} ${res.statusCode} ${res.statusMessage ?? ''}\r\n`.length + 2;
+  for (let i = 0; i < res.rawHeaders.length; i += 2) bytes += Buffer.byteLength(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`);
+  return bytes;
+}
+
+function tlsInfo(socket: TLSSocket): TlsInfo {
+  const cert = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : null;
+  const name = (n: Record<string, string | string[]> | undefined) => {
+    if (!n) return '';
+    const v = n.CN ?? n.O ?? '';
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+  return {
+    authorized: socket.authorized === true,
+    authorizationError: socket.authorizationError ? String(socket.authorizationError) : null,
+    protocol: socket.getProtocol?.() ?? '',
+    certificate:
+      cert && Object.keys(cert).length > 0
+        ? { subject: name(cert.subject as never), issuer: name(cert.issuer as never), valid_from: cert.valid_from, valid_to: cert.valid_to }
+        : null,
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
 }

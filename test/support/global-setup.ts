@@ -3,6 +3,7 @@
 // - `external`: whatever of DATABASE_URL, REDIS_URL, S3_*, TEMPORAL_ADDRESS this run has (CI sets them all).
 import type { TestProject } from 'vitest/node';
 import { startDnsServer } from '../fixtures/dns-server.ts';
+import { startHttpsServer } from '../fixtures/https-server.ts';
 import { BACKEND_VARS, startApp, tempDir, type AppProcess } from './processes.ts';
 
 export interface Target {
@@ -13,6 +14,8 @@ export interface Target {
   pid: number;
   /** The admin key the app printed on first run, when it printed one. */
   firstRunKey: string | null;
+  /** The loopback HTTPS site (self-signed) the header analysis is tested on. */
+  siteUrl: string;
 }
 
 declare module 'vitest' {
@@ -23,10 +26,12 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Protocol fixtures on loopback, which the service reaches through its configuration.
+  // The SSRF guard lets the service reach 127.0.0.1 only: refusals are tested against 127.0.0.2 and ::1.
   const dns = await startDnsServer();
-  const fixtures = { DNS_SERVERS: dns.address };
+  const site = await startHttpsServer();
+  const fixtures = { DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32' };
   const apps: Array<[Target['name'], AppProcess]> = [];
-  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => dns.close());
+  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => Promise.all([dns.close(), site.close()])).then(() => {});
   try {
     apps.push(['embedded', await startApp({ ...fixtures, DATA_DIR: await tempDir('embedded') })]);
     const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
@@ -46,6 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       temporalAddress: app.temporalAddress,
       pid: app.pid,
       firstRunKey: /admin API key .*: (ntk_\S+)/.exec(app.output())?.[1] ?? null,
+      siteUrl: site.url,
     })),
   );
   return stopAll;
