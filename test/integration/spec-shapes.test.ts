@@ -1,0 +1,34 @@
+// Every implemented endpoint answers every field of the interface contract with the contract's type.
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { call, newAccount, targets } from '../support/client.ts';
+import * as spec from '../support/spec-schemas.ts';
+
+function expectShape(schema: z.ZodType, body: unknown) {
+  const result = schema.safeParse(body);
+  expect(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
+}
+
+describe.each(targets())('response shapes of the spec ($name)', (target) => {
+  it('webhooks: create, list, requests, delete', async () => {
+    const { key } = await newAccount(target);
+    const created = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
+    expectShape(spec.webhookCreateResult, created.body);
+    await fetch(`${created.body.webhook_url}?a=1`, { method: 'POST', body: 'x' });
+    await fetch(created.body.webhook_url);
+    expectShape(spec.webhookListResult, (await call(target, 'GET', '/api/v1/network/my-webhooks', { key })).body);
+    expectShape(spec.webhookRequestsResult, (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${created.body.webhook_id}`, { key })).body);
+    expectShape(spec.webhookDeleteResult, (await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: { webhook_id: created.body.webhook_id } })).body);
+  });
+
+  it('dns-lookup, ip-info and http-headers', async () => {
+    const { key } = await newAccount(target);
+    expectShape(spec.dnsLookupResult, (await call(target, 'GET', '/api/v1/network/dns-lookup?domain=example.test', { key })).body);
+    for (const ip of ['1.1.1.1', '10.0.0.1', '2606:4700:4700::1111']) {
+      expectShape(spec.ipInfoResult, (await call(target, 'GET', `/api/v1/network/ip-info?ip=${ip}`, { key })).body);
+    }
+    for (const path of ['/bare', '/hardened']) {
+      expectShape(spec.httpHeadersResult, (await call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(target.siteUrl + path)}`, { key })).body);
+    }
+  });
+});

@@ -1,0 +1,71 @@
+// The response shapes of spec/interface.md, field by field with the spec's types, so that a suite can
+// check that an endpoint answers every field the contract names (extra fields are allowed).
+import { z } from 'zod';
+
+const str = z.string();
+const num = z.number();
+const int = z.number().int();
+const nullableStr = z.string().nullable();
+
+export const dnsLookupResult = z.object({
+  success: z.literal(true),
+  domain: str,
+  records: z.object({
+    A: z.array(str).optional(),
+    AAAA: z.array(str).optional(),
+    NS: z.array(str).optional(),
+    TXT: z.array(str).optional(),
+    MX: z.array(z.object({ priority: int, host: str })).optional(),
+    CNAME: z.array(str).optional(),
+    SOA: z.object({}).passthrough().nullable().optional(),
+  }),
+});
+
+export const ipInfoResult = z.object({
+  success: z.literal(true),
+  ip: str,
+  data: z.object({
+    // Strings in the spec; null where the address has no location (private, loopback, ...).
+    country: nullableStr, country_code: nullableStr, region: nullableStr, city: nullableStr,
+    latitude: num.nullable(), longitude: num.nullable(),
+    isp: nullableStr, organization: nullableStr, timezone: nullableStr,
+  }),
+});
+
+const check = z.object({
+  name: str, category: str, max_score: num, score: num, present: z.boolean(), passed: z.boolean(), description: str, details: z.array(str),
+  value: str.optional(), recommendation: str.optional(), risk: str.optional(),
+});
+
+export const httpHeadersResult = z.object({
+  success: z.literal(true),
+  url: str,
+  effective_url: str,
+  http_code: int,
+  http_version: num,
+  response_time: num,
+  execution_time_ms: num,
+  timings: z.object({ dns: num, connect: num, ssl: num, ttfb: num, total: num }),
+  network: z.object({ primary_ip: str, primary_port: int, redirect_count: int }),
+  size: z.object({ header: int, download: int, total: int }),
+  headers: z.record(str, str),
+  analysis: z.object({
+    security: z.object({ score: num, max_score: num, percentage: num, grade: z.enum(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']), summary: z.object({ critical: int, high: int, medium: int, low: int }), checks: z.array(check) }),
+    ssl_tls: z.object({ enabled: z.boolean(), grade: str, certificate: z.object({ subject: str, issuer: str, valid_from: str, valid_to: str }).nullable(), ssl_version: str }),
+    cache: z.object({ cacheable: z.boolean(), score: num, max_score: num, details: z.array(str) }),
+    performance: z.object({ compression: str, http2: z.boolean(), http3: z.boolean(), score: num, max_score: num, details: z.array(str) }),
+    cdn_waf: z.object({ cdn: str, waf: str, details: z.array(str) }),
+    cookies: z.object({ score: num, max_score: num, cookies: z.array(z.object({ name: str, secure: z.boolean(), httponly: z.boolean(), samesite: str, score: num, issues: z.array(str) })) }),
+  }),
+  overall_score: z.object({ score: num, max_score: num, percentage: num, grade: str }),
+});
+
+const webhook = z.object({ id: int, webhook_id: str, webhook_url: str, request_count: int, created_at: z.iso.datetime() });
+const capturedRequest = z.object({
+  id: int, method: str, headers: z.record(str, str), body: str.nullable(), query_params: str.nullable(), ip_address: str, user_agent: str, created_at: z.iso.datetime(),
+});
+
+export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), message: str });
+export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
+export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest) }) });
+export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });
