@@ -19,6 +19,8 @@ export function createClientIp(trustedProxies: readonly string[]): (req: Incomin
     trusted.addSubnet(c.address, c.prefix, c.family === 4 ? 'ipv4' : 'ipv6');
   }
   const isTrusted = (ip: string) => isIP(ip) !== 0 && trusted.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6');
+  // No proxies to trust (the default): the peer, without a list lookup on the capture hot path.
+  if (trustedProxies.length === 0) return (req) => plainIp(req.socket.remoteAddress ?? '');
   return (req) => {
     let ip = plainIp(req.socket.remoteAddress ?? '');
     if (!isTrusted(ip)) return ip;
