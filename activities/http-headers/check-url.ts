@@ -12,7 +12,9 @@ export const USER_AGENT = 'netops-header-check/0.1 (+security header analysis)';
 
 export function createHeaderCheck(options: HeaderCheckOptions) {
   // Untrusted certificates are a finding to report, not a reason to give up.
-  const guardedFetch = createGuardedFetch({ allow: options.allow, allowInvalidCertificates: true, timeoutMs: options.timeoutMs, maxBytes: 10 * 1024 * 1024 });
+  // Only the headers matter: a body is read up to 1 MiB to count it, and a larger one is cut there
+  // (size.download and size.total are then -1, as the contract allows for total).
+  const guardedFetch = createGuardedFetch({ allow: options.allow, allowInvalidCertificates: true, timeoutMs: options.timeoutMs, maxBytes: 1024 * 1024, onOversize: 'truncate' });
 
   return async function checkUrl(url: string) {
     const started = performance.now();
@@ -29,7 +31,7 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
       execution_time_ms: Math.round(performance.now() - started),
       timings: res.timings,
       network: { primary_ip: res.remoteAddress, primary_port: res.remotePort, redirect_count: res.chain.length - 1 },
-      size: { header: res.headerBytes, download: res.body.length, total: res.headerBytes + res.body.length },
+      size: res.truncated ? { header: res.headerBytes, download: -1, total: -1 } : { header: res.headerBytes, download: res.body.length, total: res.headerBytes + res.body.length },
       headers: res.headers,
       analysis: { security: analysis.security, ssl_tls, cache: analysis.cache, performance: analysis.performance, cdn_waf: analysis.cdn_waf, cookies: analysis.cookies },
       overall_score: overallScore(analysis, sslPercentage),

@@ -1,7 +1,7 @@
 // Security header checks. The table is the scoring: each check's category and maximum points are
 // written here once; a check scores from 0 to its maximum. Weights follow the penalties of Mozilla's
 // HTTP Observatory in their order (CSP 25, HSTS 20, framing 20 split with CORS, nosniff 5, ...).
-import { cspWeaknesses, parseCsp } from './csp.ts';
+import { cspWeaknesses, parsePolicies, restrictsFraming } from './csp.ts';
 import { grade, percent } from './grades.ts';
 import type { CookieReport } from './cookies.ts';
 
@@ -48,7 +48,7 @@ export const RULES: Rule[] = [
     description: 'Limits where scripts, styles and other resources may come from; the main defence against XSS.',
     evaluate(value) {
       if (!value) return { score: 0, recommendation: "Set a policy, starting from default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'", risk: 'Injected scripts run with full access to the page.' };
-      const problems = cspWeaknesses(parseCsp(value));
+      const problems = cspWeaknesses(parsePolicies(value));
       const serious = problems.filter((p) => /unsafe-inline|unsafe-eval|any host|no script-src/.test(p)).length;
       const score = Math.max(0, 25 - serious * 10 - (problems.length - serious) * 2);
       return { score, details: problems.length ? problems : ['policy restricts scripts, objects, base URI and framing'], ...(problems.length ? { recommendation: 'Tighten the policy: ' + problems.join('; ') } : {}) };
@@ -62,6 +62,7 @@ export const RULES: Rule[] = [
       if (!value) return { score: 0, recommendation: `Strict-Transport-Security: max-age=${31_536_000}; includeSubDomains`, risk: 'A first visit over HTTP can be downgraded (SSL stripping).' };
       const maxAge = Number(/max-age\s*=\s*"?(\d+)/i.exec(value)?.[1] ?? 0);
       const details = [`max-age ${maxAge} s`];
+      if (maxAge === 0) return { score: 0, details: [...details, 'max-age=0 tells browsers to forget HSTS'], recommendation: 'Strict-Transport-Security: max-age=31536000; includeSubDomains', risk: 'A first visit over HTTP can be downgraded (SSL stripping).' };
       if (/includesubdomains/i.test(value)) details.push('includeSubDomains');
       if (/preload/i.test(value)) details.push('preload');
       if (maxAge < HSTS_MIN_AGE) return { score: 8, details: [...details, `max-age below ${HSTS_MIN_AGE} s (180 days)`], recommendation: 'Raise max-age to at least 15552000 (a year: 31536000)' };
@@ -72,7 +73,7 @@ export const RULES: Rule[] = [
     name: 'X-Frame-Options', header: 'x-frame-options', category: 'high', max: 10,
     description: 'Stops other sites from framing the page (clickjacking); CSP frame-ancestors supersedes it.',
     evaluate(value, { headers }) {
-      if (parseCsp(headers['content-security-policy'] ?? '').has('frame-ancestors')) return { score: 10, details: ['CSP frame-ancestors governs framing'] };
+      if (restrictsFraming(headers['content-security-policy'])) return { score: 10, details: ['CSP frame-ancestors restricts framing'] };
       if (value && /^(deny|sameorigin)$/i.test(value.trim())) return { score: 10 };
       return { score: 0, recommendation: "X-Frame-Options: DENY (or CSP frame-ancestors 'self')", risk: 'The page can be framed and clicks hijacked.' };
     },

@@ -9,7 +9,8 @@ const DAY_MS = 86_400_000;
 
 export function analyzeTls(tls: TlsInfo | null, now = Date.now()) {
   if (!tls) {
-    return { enabled: false, grade: 'F', certificate: null, ssl_version: '', days_to_expiry: null, details: ['not served over HTTPS'], percentage: 0 };
+    // The contract's certificate is an object of strings: empty when there is no certificate.
+    return { enabled: false, grade: 'F', certificate: { subject: '', issuer: '', valid_from: '', valid_to: '' }, ssl_version: '', days_to_expiry: null, details: ['not served over HTTPS'], percentage: 0 };
   }
   const details: string[] = [];
   const validTo = tls.certificate ? Date.parse(tls.certificate.valid_to) : NaN;

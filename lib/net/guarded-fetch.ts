@@ -21,6 +21,8 @@ export interface GuardedFetchOptions {
   maxRedirects?: number;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Past maxBytes: 'error' (502, the default) or 'truncate' (keep the first maxBytes, set `truncated`). */
+  onOversize?: 'error' | 'truncate';
   /** Report an untrusted certificate (in `tls`) instead of refusing the connection. */
   allowInvalidCertificates?: boolean;
   /** Resolves a name to all its addresses; dns.lookup by default. */
@@ -57,6 +59,8 @@ export interface GuardedResponse {
   setCookies: string[];
   httpVersion: number;
   body: Buffer;
+  /** True when the body was cut at maxBytes (onOversize 'truncate'). */
+  truncated: boolean;
   /** Every URL requested, the first one included. */
   chain: string[];
   remoteAddress: string;
@@ -110,7 +114,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         }
         continue;
       }
-      const payload = await readLimited(res, maxBytes, current.href, signal, timeoutMs);
+      const { body: payload, truncated } = await readLimited(res, maxBytes, options.onOversize === 'truncate', current.href, signal, timeoutMs);
       hop.timings.total = round(performance.now() - hop.started);
       return {
         url: current.href,
@@ -119,6 +123,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         setCookies: res.headers['set-cookie'] ?? [],
         httpVersion: Number(res.httpVersion),
         body: payload,
+        truncated,
         chain,
         remoteAddress: hop.remoteAddress,
         remotePort: hop.remotePort,
@@ -238,11 +243,18 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
       });
     });
     request.once('error', (err) => reject(upstreamFailure(err, url.href, timeoutMs, o.signal)));
+    // An unrequested 101 is an "upgrade" to Node, which then never emits 'response'.
+    request.once('upgrade', (_res, socket) => {
+      socket.destroy();
+      reject(new UpstreamError(`${url.href} switched protocols (101) without being asked`));
+    });
+    // Whatever else ends the exchange without an answer must not leave the caller waiting.
+    request.once('close', () => reject(new UpstreamError(`${url.href} closed the connection without an answer`)));
     request.end(o.body);
   });
 }
 
-async function readLimited(res: IncomingMessage, maxBytes: number, url: string, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
+async function readLimited(res: IncomingMessage, maxBytes: number, truncate: boolean, url: string, signal: AbortSignal, timeoutMs: number): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -250,7 +262,9 @@ async function readLimited(res: IncomingMessage, maxBytes: number, url: string, 
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         res.destroy();
-        throw new UpstreamError(`Response from ${url} is larger than ${maxBytes} bytes`);
+        if (!truncate) throw new UpstreamError(`Response from ${url} is larger than ${maxBytes} bytes`);
+        chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (size - maxBytes)));
+        return { body: Buffer.concat(chunks, maxBytes), truncated: true };
       }
       chunks.push(chunk as Buffer);
     }
@@ -258,7 +272,7 @@ async function readLimited(res: IncomingMessage, maxBytes: number, url: string, 
     if (err instanceof AppError) throw err;
     throw upstreamFailure(err, url, timeoutMs, signal);
   }
-  return Buffer.concat(chunks, size);
+  return { body: Buffer.concat(chunks, size), truncated: false };
 }
 
 const TLS_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|HOSTNAME/;

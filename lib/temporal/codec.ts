@@ -75,7 +75,13 @@ export async function loadPayloadKey(payloadKey: string | undefined, dataDir: st
   try {
     await fs.link(tmp, file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    // Volumes without hard links (some network and desktop mounts): exclusive create, not atomic.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV') {
+      await fs.writeFile(file, await fs.readFile(tmp), { flag: 'wx', mode: 0o600 }).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EEXIST') throw e;
+      });
+    } else if (code !== 'EEXIST') throw err;
   } finally {
     await fs.rm(tmp, { force: true });
   }

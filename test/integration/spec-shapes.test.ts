@@ -1,4 +1,6 @@
 // Every implemented endpoint answers every field of the interface contract with the contract's type.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { call, newAccount, targets } from '../support/client.ts';
@@ -27,8 +29,16 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
     for (const ip of ['1.1.1.1', '10.0.0.1', '2606:4700:4700::1111']) {
       expectShape(spec.ipInfoResult, (await call(target, 'GET', `/api/v1/network/ip-info?ip=${ip}`, { key })).body);
     }
-    for (const path of ['/bare', '/hardened']) {
-      expectShape(spec.httpHeadersResult, (await call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(target.siteUrl + path)}`, { key })).body);
+    const plain = http.createServer((_req, res) => res.end('plain'));
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', () => r()));
+    const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`;
+    try {
+      for (const url of [`${target.siteUrl}/bare`, `${target.siteUrl}/hardened`, plainUrl]) {
+        const reply = await call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(url)}`, { key });
+        expectShape(spec.httpHeadersResult, reply.body);
+      }
+    } finally {
+      await new Promise<void>((r) => plain.close(() => r()));
     }
   });
 });

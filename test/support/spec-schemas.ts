@@ -51,7 +51,7 @@ export const httpHeadersResult = z.object({
   headers: z.record(str, str),
   analysis: z.object({
     security: z.object({ score: num, max_score: num, percentage: num, grade: z.enum(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']), summary: z.object({ critical: int, high: int, medium: int, low: int }), checks: z.array(check) }),
-    ssl_tls: z.object({ enabled: z.boolean(), grade: str, certificate: z.object({ subject: str, issuer: str, valid_from: str, valid_to: str }).nullable(), ssl_version: str }),
+    ssl_tls: z.object({ enabled: z.boolean(), grade: str, certificate: z.object({ subject: str, issuer: str, valid_from: str, valid_to: str }), ssl_version: str }),
     cache: z.object({ cacheable: z.boolean(), score: num, max_score: num, details: z.array(str) }),
     performance: z.object({ compression: str, http2: z.boolean(), http3: z.boolean(), score: num, max_score: num, details: z.array(str) }),
     cdn_waf: z.object({ cdn: str, waf: str, details: z.array(str) }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeHeaders, overallScore } from '../../activities/http-headers/analyze.ts';
 import { CDN_WAF_SIGNATURE_COUNT, detectCdnWaf } from '../../activities/http-headers/cdn-waf.ts';
 import { parseSetCookie } from '../../activities/http-headers/cookies.ts';
-import { cspWeaknesses, parseCsp } from '../../activities/http-headers/csp.ts';
+import { cspWeaknesses, parsePolicies } from '../../activities/http-headers/csp.ts';
 import { grade } from '../../activities/http-headers/grades.ts';
 
 const HARDENED = {
@@ -55,7 +55,7 @@ describe('HTTP header analysis', () => {
   });
 
   it('finds CSP weaknesses', () => {
-    expect(cspWeaknesses(parseCsp("default-src * 'unsafe-inline' 'unsafe-eval'"))).toEqual([
+    expect(cspWeaknesses(parsePolicies("default-src * 'unsafe-inline' 'unsafe-eval'"))).toEqual([
       "script sources allow 'unsafe-inline': injected inline scripts run",
       "script sources allow 'unsafe-eval'",
       'script sources allow any host or scheme (*, http:, https: or data:)',
@@ -64,7 +64,16 @@ describe('HTTP header analysis', () => {
       'no frame-ancestors: framing is governed only by X-Frame-Options',
     ]);
     // A nonce makes 'unsafe-inline' a fallback for old browsers only.
-    expect(cspWeaknesses(parseCsp("script-src 'nonce-x' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'self'"))).toEqual([]);
+    expect(cspWeaknesses(parsePolicies("script-src 'nonce-x' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'self'"))).toEqual([]);
+    // Two policies: browsers enforce both, so the second one's strict script-src blocks inline scripts.
+    expect(cspWeaknesses(parsePolicies("script-src 'self' 'unsafe-inline'; object-src 'none', default-src 'self'; base-uri 'self'; frame-ancestors 'none'"))).toEqual([]);
+    expect(cspWeaknesses(parsePolicies("default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors *"))).toEqual(['frame-ancestors allows any site to frame the page']);
+  });
+
+  it("does not credit framing protection that allows any site, nor HSTS with max-age=0", () => {
+    const checks = analyzeHeaders({ headers: { 'content-security-policy': 'frame-ancestors *', 'strict-transport-security': 'max-age=0' }, setCookies: [], https: true, httpVersion: 1.1 }).security.checks;
+    expect(checks.find((c) => c.name === 'X-Frame-Options')).toMatchObject({ score: 0, passed: false });
+    expect(checks.find((c) => c.name === 'Strict-Transport-Security')).toMatchObject({ score: 0, passed: false });
   });
 
   it('flags wildcard CORS with credentials', () => {

@@ -1,10 +1,11 @@
 // The SSRF guard against servers this test starts on loopback. Refusals must happen before any
 // connection: each server counts the connections it accepts.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../lib/errors.ts';
 import { createGuardedFetch, ForbiddenAddressError } from '../../../lib/net/guarded-fetch.ts';
+import { startHttpsServer } from '../../fixtures/https-server.ts';
 
 interface Fixture {
   url: string;
@@ -124,6 +125,43 @@ describe('guarded fetch', () => {
     await expect(slow).rejects.toBeInstanceOf(UpstreamError);
     await expect(slow).rejects.toMatchObject({ status: 504 });
     await guarded.close();
+  });
+
+  it('answers 502 for an unrequested 101, without hanging', async () => {
+    const raw = net.createServer((socket) => socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')));
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', () => r()));
+    const guarded = allowTarget();
+    await expect(guarded(`http://127.0.0.1:${(raw.address() as AddressInfo).port}/`)).rejects.toMatchObject({ status: 502 });
+    await new Promise<void>((r) => raw.close(() => r()));
+  });
+
+  it('cuts a large body at maxBytes when asked to, instead of failing', async () => {
+    const guarded = createGuardedFetch({ allow: ['127.0.0.1/32'], maxBytes: 1024, onOversize: 'truncate' });
+    const res = await guarded(`${target.url}/big`);
+    expect(res.truncated).toBe(true);
+    expect(res.body.length).toBe(1024);
+    expect((await guarded(`${target.url}/exact`)).truncated).toBe(false);
+  });
+
+  it('resolves names over https through the same guard, with SNI and timings', async () => {
+    const site = await startHttpsServer();
+    const port = new URL(site.url).port;
+    try {
+      const allowed = createGuardedFetch({ allow: ['127.0.0.1/32'], allowInvalidCertificates: true, resolve: async () => ['127.0.0.1'] });
+      const res = await allowed(`https://site.example:${port}/hardened`);
+      expect(res.status).toBe(200);
+      expect(res.tls).toMatchObject({ authorized: false, protocol: 'TLSv1.3', certificate: { subject: 'localhost' } });
+      expect(res.timings.ssl).toBeGreaterThan(0);
+      expect(res.remoteAddress).toBe('127.0.0.1');
+      const before = site.connections;
+      const refused = createGuardedFetch({ allowInvalidCertificates: true, resolve: async () => ['127.0.0.1'] });
+      await expect(refused(`https://site.example:${port}/hardened`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+      expect(site.connections).toBe(before);
+      // Without allowInvalidCertificates, a self-signed certificate is a 502.
+      await expect(createGuardedFetch({ allow: ['127.0.0.1/32'], resolve: async () => ['127.0.0.1'] })(`https://site.example:${port}/`)).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/TLS failed/) });
+    } finally {
+      await site.close();
+    }
   });
 
   it('answers 502 when nothing listens', async () => {
