@@ -242,7 +242,7 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
         },
       });
     });
-    request.once('error', (err) => reject(upstreamFailure(err, url.href, timeoutMs, o.signal)));
+    request.on('error', (err) => reject(upstreamFailure(err, url.href, timeoutMs, o.signal))); // on, not once: a second error must not crash the process
     // An unrequested 101 is an "upgrade" to Node, which then never emits 'response'.
     request.once('upgrade', (_res, socket) => {
       socket.destroy();
