@@ -9,6 +9,7 @@ import { NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 import { errorBody, toAppError } from './middleware/errors.ts';
 import { readBody, settleUnreadBody } from './read-body.ts';
+import { headerObject } from '../lib/net/header-object.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -85,17 +86,6 @@ export function decodeBody(raw: Buffer): { body: string | null; encoding: 'utf8'
     }
   }
   return { body: raw.toString('base64'), encoding: 'base64' };
-}
-
-/** Lower-case names; a repeated header's values joined with ", " as HTTP allows. */
-export function headerObject(rawHeaders: string[]): Record<string, string> {
-  const out: Record<string, string> = Object.create(null); // a header named __proto__ is data too
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    const value = rawHeaders[i + 1]!;
-    out[name] = name in out ? `${out[name]}, ${value}` : value;
-  }
-  return out;
 }
 
 /** Query parameters as an object; a repeated name gives an array of its values. */

@@ -1,6 +1,6 @@
 // Kysely's view of the tables. Nullable columns are `T | null`; ids the database assigns are Generated.
 // bigint columns arrive as strings from `pg` and as numbers from PGlite: read them through Number().
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Plan } from '../lib/plans.ts';
 
 /** Written by the database when omitted; read back as a Date. */
@@ -59,8 +59,3 @@ export interface Database {
   captured_requests: CapturedRequestsTable;
 }
 
-export type User = Selectable<UsersTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type WebhookRow = Selectable<WebhooksTable>;
-export type CapturedRequestRow = Selectable<CapturedRequestsTable>;
-export type NewCapturedRequest = Insertable<CapturedRequestsTable>;

@@ -31,10 +31,11 @@ export class InvalidInputError extends AppError {
   }
 }
 
+/** Missing or bad credentials; the challenge names the scheme, as HTTP requires of a 401. */
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';
-  constructor(message: string) {
-    super(401, message);
+  constructor(message: string, challenge = 'Bearer') {
+    super(401, message, { 'WWW-Authenticate': challenge });
   }
 }
 
@@ -43,13 +44,6 @@ export class NotFoundError extends AppError {
   override name = 'NotFoundError';
   constructor(message: string) {
     super(404, message);
-  }
-}
-
-export class ConflictError extends AppError {
-  override name = 'ConflictError';
-  constructor(message: string) {
-    super(409, message);
   }
 }
 

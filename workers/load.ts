@@ -1,9 +1,8 @@
 // The `load` pool: activities only, on the `load` task queue.
 import type { Worker } from '@temporalio/worker';
-import type { Storage } from './platform.ts';
 import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
 
-export function createLoadWorker(ctx: PoolContext, _storage: Storage): Promise<Worker> {
+export function createLoadWorker(ctx: PoolContext): Promise<Worker> {
   return createActivityWorker('load', ctx, {});
 }
 

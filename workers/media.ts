@@ -1,9 +1,8 @@
 // The `media` pool: activities only, on the `media` task queue.
 import type { Worker } from '@temporalio/worker';
-import type { Storage } from './platform.ts';
 import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
 
-export function createMediaWorker(ctx: PoolContext, _storage: Storage): Promise<Worker> {
+export function createMediaWorker(ctx: PoolContext): Promise<Worker> {
   return createActivityWorker('media', ctx, {});
 }
 

@@ -1,9 +1,8 @@
 // The `network` pool: activities only, on the `network` task queue.
 import type { Worker } from '@temporalio/worker';
-import type { Storage } from './platform.ts';
 import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
 
-export function createNetworkWorker(ctx: PoolContext, _storage: Storage): Promise<Worker> {
+export function createNetworkWorker(ctx: PoolContext): Promise<Worker> {
   return createActivityWorker('network', ctx, {});
 }
 

@@ -61,9 +61,9 @@ async function run(config: Config, logger: Logger): Promise<void> {
     closers.push(() => connection.close());
     const ctx = { connection, namespace: config.temporal.namespace, dataConverter };
     if (wants('worker:workflows')) workers.push(await createWorkflowsWorker(ctx));
-    if (wants('worker:network')) workers.push(await createNetworkWorker(ctx, storage!));
-    if (wants('worker:load')) workers.push(await createLoadWorker(ctx, storage!));
-    if (wants('worker:media')) workers.push(await createMediaWorker(ctx, storage!));
+    if (wants('worker:network')) workers.push(await createNetworkWorker(ctx));
+    if (wants('worker:load')) workers.push(await createLoadWorker(ctx));
+    if (wants('worker:media')) workers.push(await createMediaWorker(ctx));
     const running = workers.map((w) => w.run());
     closers.push(async () => {
       workers.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());

@@ -2,23 +2,23 @@ import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
 import { findKeyOwner, type KeyOwner } from '../../db/api-keys.ts';
 import type { Database } from '../../db/schema.ts';
-import { AppError } from '../../lib/errors.ts';
+import { UnauthorizedError } from '../../lib/errors.ts';
 
 export interface AuthState {
   account: KeyOwner;
 }
 
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="api/v1"' };
+const CHALLENGE = 'Bearer realm="api/v1"';
 
 /** API key from `X-API-Key` (primary) or `Authorization: Bearer` (alternative). */
 export function apiKeyAuth(db: Kysely<Database>): Middleware<AuthState> {
   return async (ctx, next) => {
     const key = presentedKey(ctx.get('x-api-key'), ctx.get('authorization'));
     if (!key) {
-      throw new AppError(401, 'Missing API key: send it as X-API-Key: <key> or Authorization: Bearer <key>', CHALLENGE);
+      throw new UnauthorizedError('Missing API key: send it as X-API-Key: <key> or Authorization: Bearer <key>', CHALLENGE);
     }
     const owner = await findKeyOwner(db, key);
-    if (!owner) throw new AppError(401, 'Invalid or revoked API key', CHALLENGE);
+    if (!owner) throw new UnauthorizedError('Invalid or revoked API key', CHALLENGE);
     ctx.state.account = owner;
     return next();
   };

@@ -14,6 +14,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { AppError, InvalidInputError, UpstreamError } from '../errors.ts';
 import { createAddressPolicy, type AddressPolicy } from './address-policy.ts';
+import { headerObject } from './header-object.ts';
 
 export interface GuardedFetchOptions {
   /** CIDRs exempted from the guard (NETWORK_ALLOW). */
@@ -80,7 +81,7 @@ export const GUARD_DEFAULTS = { maxRedirects: 5, timeoutMs: 10_000, maxBytes: 5 
 
 export type GuardedFetch = (url: string, init?: GuardedRequest) => Promise<GuardedResponse>;
 
-export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch & { close(): Promise<void> } {
+export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   const policy = createAddressPolicy(options.allow);
   const resolve = options.resolve ?? (async (host: string) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address));
   const maxRedirects = options.maxRedirects ?? GUARD_DEFAULTS.maxRedirects;
@@ -119,7 +120,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       return {
         url: current.href,
         status: res.statusCode!,
-        headers: flattenHeaders(res),
+        headers: headerObject(res.rawHeaders),
         setCookies: res.headers['set-cookie'] ?? [],
         httpVersion: Number(res.httpVersion),
         body: payload,
@@ -133,7 +134,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       };
     }
   };
-  return Object.assign(guardedFetch, { close: async () => {} });
+  return guardedFetch;
 }
 
 function resolveLocation(location: string, base: URL): string {
@@ -283,16 +284,6 @@ function upstreamFailure(err: unknown, url: string, timeoutMs: number, signal: A
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (TLS_ERRORS.test(code)) return new UpstreamError(`${url}: TLS failed (${code}): ${(err as Error).message}`);
   return new UpstreamError(`${url} could not be reached: ${code || (err as Error).message}`);
-}
-
-function flattenHeaders(res: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (let i = 0; i < res.rawHeaders.length; i += 2) {
-    const name = res.rawHeaders[i]!.toLowerCase();
-    const value = res.rawHeaders[i + 1]!;
-    out[name] = name in out ? `${out[name]}, ${value}` : value;
-  }
-  return out;
 }
 
 function headerBytes(res: IncomingMessage): number {

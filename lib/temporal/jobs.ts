@@ -5,11 +5,6 @@ import type { QueryDefinition } from '@temporalio/common';
 import { AppError } from '../errors.ts';
 import { randomToken } from '../tokens.ts';
 
-export interface JobRef {
-  kind: string;
-  publicId: string;
-}
-
 export function workflowIdOf(kind: string, publicId: string): string {
   return `${kind}-${publicId}`;
 }

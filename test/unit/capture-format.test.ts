@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBody, headerObject, queryObject } from '../../api/capture.ts';
+import { decodeBody, queryObject } from '../../api/capture.ts';
+import { headerObject } from '../../lib/net/header-object.ts';
 
 describe('capture formatting', () => {
   it('keeps UTF-8 text as text and an empty body as null', () => {

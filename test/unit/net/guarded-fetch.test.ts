@@ -69,13 +69,11 @@ describe('guarded fetch', () => {
       await expect(guarded(`http://${host}:${new URL(target.url).port}/hello`), host).rejects.toThrow(/target not allowed: 127\.0\.0\.1/);
     }
     expect(target.connections).toBe(before);
-    await guarded.close();
   });
 
   it('refuses a name with any forbidden answer, even beside a public one', async () => {
     const guarded = createGuardedFetch({ resolve: async () => ['93.184.215.14', '127.0.0.1'] });
     await expect(guarded(`http://rebind.example:${new URL(target.url).port}/hello`)).rejects.toThrow(/resolves to 127\.0\.0\.1/);
-    await guarded.close();
   });
 
   it('refuses other schemes, credentials and malformed URLs with 400', async () => {
@@ -83,7 +81,6 @@ describe('guarded fetch', () => {
     for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'http://user:pw@example.com/', 'not a url']) {
       await expect(guarded(url), url).rejects.toMatchObject({ status: 400, field: 'url' });
     }
-    await guarded.close();
   });
 
   it('fetches from an allowed address, with status, headers and body', async () => {
@@ -92,7 +89,6 @@ describe('guarded fetch', () => {
     expect(res).toMatchObject({ status: 200, url: `${target.url}/hello`, chain: [`${target.url}/hello`] });
     expect(res.headers['x-a']).toBe('b');
     expect(res.body.toString()).toBe('hello GET');
-    await guarded.close();
   });
 
   it('follows redirects, checking every hop, and turns 303 into GET', async () => {
@@ -104,7 +100,6 @@ describe('guarded fetch', () => {
     await expect(guarded(`${target.url}/to-other`)).rejects.toBeInstanceOf(ForbiddenAddressError);
     await expect(guarded(`${target.url}/to-mapped`)).rejects.toBeInstanceOf(ForbiddenAddressError);
     expect(other.connections).toBe(0);
-    await guarded.close();
   });
 
   it('keeps credentials within their origin across redirects, and answers 502 for a broken Location', async () => {
@@ -113,7 +108,6 @@ describe('guarded fetch', () => {
     expect((await guarded(`${target.url}/to-echo-same`, auth)).body.toString()).toBe('Bearer secret');
     expect((await guarded(`${target.url}/to-echo-elsewhere`, auth)).body.toString()).toBe('none');
     await expect(guarded(`${target.url}/bad-location`)).rejects.toMatchObject({ status: 502 });
-    await guarded.close();
   });
 
   it('bounds redirects, response size and time', async () => {
@@ -124,7 +118,6 @@ describe('guarded fetch', () => {
     const slow = guarded(`${target.url}/slow`);
     await expect(slow).rejects.toBeInstanceOf(UpstreamError);
     await expect(slow).rejects.toMatchObject({ status: 504 });
-    await guarded.close();
   });
 
   it('answers 502 for an unrequested 101, without hanging', async () => {
@@ -169,6 +162,5 @@ describe('guarded fetch', () => {
     await closed.close();
     const guarded = allowTarget();
     await expect(guarded(`${closed.url}/`)).rejects.toMatchObject({ status: 502 });
-    await guarded.close();
   });
 });
