@@ -59,6 +59,7 @@ const schema = z
     WHOIS_SERVER: hostPort.optional(),
     RDAP_BASE_URL: httpUrl.optional(),
     NETWORK_ALLOW: commaList(cidr).default([]),
+    LOOKUP_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(100, 'must be from 100 to 60000').max(60_000, 'must be from 100 to 60000').default(5000),
     TRUSTED_PROXIES: commaList(cidr).default([]),
     PAYLOAD_KEY: z
       .string()
@@ -97,6 +98,8 @@ export type Config = Readonly<{
   whoisServer: string | undefined;
   rdapBaseUrl: string | undefined;
   networkAllow: readonly string[];
+  /** Time each registry step (RDAP, WHOIS chain, DNS evidence) of a domain lookup may take. */
+  lookupTimeoutMs: number;
   /** CIDRs of reverse proxies whose X-Forwarded-For names the client. */
   trustedProxies: readonly string[];
   payloadKey: string | undefined;
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     whoisServer: c.WHOIS_SERVER,
     rdapBaseUrl: c.RDAP_BASE_URL,
     networkAllow: c.NETWORK_ALLOW,
+    lookupTimeoutMs: c.LOOKUP_TIMEOUT_MS,
     trustedProxies: c.TRUSTED_PROXIES,
     payloadKey: c.PAYLOAD_KEY,
     logLevel: c.LOG_LEVEL,

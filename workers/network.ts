@@ -1,9 +1,12 @@
 // The `network` pool: activities only, on the `network` task queue.
 import type { Worker } from '@temporalio/worker';
+import { createWhoisActivities } from '../activities/whois/index.ts';
+import { createConfiguredDomainLookup } from '../activities/whois/lookup.ts';
 import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
 
 export function createNetworkWorker(ctx: PoolContext): Promise<Worker> {
-  return createActivityWorker('network', ctx, {});
+  if (!ctx.storage) throw new Error('the network pool needs storage (the lookup cache)');
+  return createActivityWorker('network', ctx, { ...createWhoisActivities(createConfiguredDomainLookup(ctx.config, ctx.storage.kv)) });
 }
 
 if (isMain(import.meta.url)) {

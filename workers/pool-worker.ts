@@ -2,12 +2,17 @@ import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import { createDiagnosticsActivities } from '../activities/diagnostics/index.ts';
+import type { Config } from '../lib/config.ts';
+import type { Storage } from './platform.ts';
 import { TASK_QUEUES, type ActivityPool } from '../workflows/task-queues.ts';
 
 export interface PoolContext {
   connection: NativeConnection;
   namespace: string;
   dataConverter: DataConverter;
+  config: Config;
+  /** Open in every role but worker:workflows (workflow code touches no storage). */
+  storage: Storage | undefined;
 }
 
 /** An activity-only worker on one pool's task queue: it never runs workflow code. */

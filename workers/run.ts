@@ -59,7 +59,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
   if (role !== 'api') {
     const connection = await connectWorkerConnection(temporal.address);
     closers.push(() => connection.close());
-    const ctx = { connection, namespace: config.temporal.namespace, dataConverter };
+    const ctx = { connection, namespace: config.temporal.namespace, dataConverter, config, storage };
     if (wants('worker:workflows')) workers.push(await createWorkflowsWorker(ctx));
     if (wants('worker:network')) workers.push(await createNetworkWorker(ctx));
     if (wants('worker:load')) workers.push(await createLoadWorker(ctx));

@@ -1,2 +1,3 @@
 // Entry of the workflow bundle: every workflow the `workflows` pool runs.
 export { pipelineCheck } from './pipeline-check.ts';
+export { bulkDomainCheck } from './domain-check.ts';

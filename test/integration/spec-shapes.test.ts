@@ -23,6 +23,23 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
     expectShape(spec.webhookDeleteResult, (await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: { webhook_id: created.body.webhook_id } })).body);
   });
 
+  it('whois in its three modes, and the bulk check', async () => {
+    const { key } = await newAccount(target);
+    const stamp = Date.now().toString(36);
+    for (const mode of ['full', 'fast', 'availability_only']) {
+      for (const name of [`taken-${stamp}.com`, `free-${stamp}.com`, `whois-taken-${stamp}.net`]) {
+        const body = (await call(target, 'GET', `/api/v1/network/whois?domain=${name}&mode=${mode}`, { key })).body;
+        expectShape(spec.whoisResult, body);
+        if (mode === 'full') expect(body).not.toHaveProperty('meta');
+        else expectShape(spec.whoisMeta, body.meta);
+      }
+    }
+    expectShape(spec.whoisResult, (await call(target, 'GET', `/api/v1/network/whois?domain=free2-${stamp}.com&include_pricing=false`, { key })).body);
+    const bulk = await call(target, 'POST', '/api/v1/network/domains/check', { key, json: { domains: [`taken-${stamp}.org`, `free-${stamp}.org`, `taken-${stamp}.com`] } });
+    expectShape(spec.bulkCheckResult, bulk.body);
+    expect(bulk.body.results[`free-${stamp}.org`].pricing).toBeDefined();
+  });
+
   it('dns-lookup, ip-info and http-headers', async () => {
     const { key } = await newAccount(target);
     expectShape(spec.dnsLookupResult, (await call(target, 'GET', '/api/v1/network/dns-lookup?domain=example.test', { key })).body);

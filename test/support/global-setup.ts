@@ -4,6 +4,8 @@
 import type { TestProject } from 'vitest/node';
 import { startDnsServer } from '../fixtures/dns-server.ts';
 import { startHttpsServer } from '../fixtures/https-server.ts';
+import { startRdapServer } from '../fixtures/rdap-server.ts';
+import { startWhoisServers } from '../fixtures/whois-server.ts';
 import { BACKEND_VARS, startApp, tempDir, type AppProcess } from './processes.ts';
 
 export interface Target {
@@ -29,9 +31,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The SSRF guard lets the service reach 127.0.0.1 only: refusals are tested against 127.0.0.2 and ::1.
   const dns = await startDnsServer();
   const site = await startHttpsServer();
-  const fixtures = { DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32' };
+  const whois = await startWhoisServers();
+  const rdap = await startRdapServer();
+  const fixtures = { DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32', WHOIS_SERVER: whois.root, RDAP_BASE_URL: rdap.url, LOOKUP_TIMEOUT_MS: '1000' };
   const apps: Array<[Target['name'], AppProcess]> = [];
-  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => Promise.all([dns.close(), site.close()])).then(() => {});
+  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => Promise.all([dns.close(), site.close(), whois.close(), rdap.close()])).then(() => {});
   try {
     apps.push(['embedded', await startApp({ ...fixtures, DATA_DIR: await tempDir('embedded') })]);
     const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));

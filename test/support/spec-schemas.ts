@@ -69,3 +69,56 @@ export const webhookCreateResult = z.object({ success: z.literal(true), webhook_
 export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
 export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest) }) });
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });
+
+const isoOrNull = z.iso.datetime({ offset: true }).nullable();
+const currencyCode = z.enum(['USD', 'EUR', 'GBP', 'CNY', 'INR', 'CAD', 'AUD', 'JPY', 'MXN', 'BRL']);
+const confidence = z.enum(['high', 'medium', 'low']);
+
+export const whoisResult = z.object({
+  success: z.literal(true),
+  domain: str,
+  available: z.boolean().nullable(),
+  is_registered: z.boolean().nullable(),
+  is_premium: z.boolean(),
+  is_reserved: z.boolean(),
+  premium_type: z.enum(['registry_premium', 'aftermarket', 'reserved', 'high_price']).nullable(),
+  availability_confidence: confidence,
+  whois_server: str,
+  raw_data: str,
+  parsed_data: z.object({
+    domain_name: nullableStr,
+    registrar: nullableStr,
+    creation_date: isoOrNull,
+    expiration_date: isoOrNull,
+    updated_date: isoOrNull,
+    status: z.array(str),
+    name_servers: z.array(str),
+    registrant: z.null(),
+  }),
+  pricing: z.object({ available: z.boolean(), is_premium: z.boolean(), registration_price: num.nullable(), renewal_price: num.nullable(), currency: currencyCode }).nullable(),
+  execution_time_ms: int,
+});
+
+export const whoisMeta = z.object({ cached: z.boolean(), cache_expires: int, query_time_ms: int });
+
+export const bulkCheckResult = z.object({
+  success: z.literal(true),
+  query_time_ms: int,
+  total: int,
+  cached_count: int,
+  checked_count: int,
+  mode: str,
+  currency: currencyCode,
+  results: z.record(
+    str,
+    z.object({
+      success: z.literal(true),
+      available: z.boolean().nullable(),
+      is_registered: z.boolean(),
+      is_premium: z.boolean(),
+      availability_confidence: confidence,
+      cached: z.boolean(),
+      pricing: z.object({ registration: num, renewal: num, currency: currencyCode, is_premium: z.boolean() }).optional(),
+    }),
+  ),
+});

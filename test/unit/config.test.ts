@@ -15,6 +15,7 @@ describe('configuration', () => {
     expect(c.redisUrl).toBeUndefined();
     expect(c.s3).toBeUndefined();
     expect(c.networkAllow).toEqual([]);
+    expect(c.lookupTimeoutMs).toBe(5000);
   });
 
   it('reads every variable of the table', () => {
@@ -24,7 +25,7 @@ describe('configuration', () => {
       DATABASE_URL: 'postgres://u:p@db:5432/netops', REDIS_URL: 'redis://cache:6379/0',
       S3_ENDPOINT: 'http://minio:9000', S3_ACCESS_KEY: 'a', S3_SECRET_KEY: 'b', S3_BUCKET: 'netops',
       ROLE: 'worker:network', DNS_SERVERS: '127.0.0.1:5353, [::1]:5353', WHOIS_SERVER: '127.0.0.1:4343',
-      RDAP_BASE_URL: 'http://127.0.0.1:8081/rdap', NETWORK_ALLOW: '127.0.0.0/8,::1/128', PAYLOAD_KEY: Buffer.alloc(32, 7).toString('base64'),
+      RDAP_BASE_URL: 'http://127.0.0.1:8081/rdap', NETWORK_ALLOW: '127.0.0.0/8,::1/128', LOOKUP_TIMEOUT_MS: '1500', PAYLOAD_KEY: Buffer.alloc(32, 7).toString('base64'),
     });
     expect(c.baseUrl).toBe('https://tools.example.com');
     expect(c.temporal).toEqual({ address: 'temporal:7233', namespace: 'netops', cli: '/opt/temporal', devPort: 7300, uiPort: 8300 });
@@ -32,6 +33,9 @@ describe('configuration', () => {
     expect(c.role).toBe('worker:network');
     expect(c.dnsServers).toEqual(['127.0.0.1:5353', '[::1]:5353']);
     expect(c.networkAllow).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(c.lookupTimeoutMs).toBe(1500);
+    expect(c.whoisServer).toBe('127.0.0.1:4343');
+    expect(c.rdapBaseUrl).toBe('http://127.0.0.1:8081/rdap');
   });
 
   it('treats empty variables as unset', () => {
@@ -51,6 +55,8 @@ describe('configuration', () => {
     [{ DNS_SERVERS: '1.1.1.1' }, /^Invalid configuration: DNS_SERVERS .*must be ip:port/],
     [{ DNS_SERVERS: 'resolver.local:53' }, /^Invalid configuration: DNS_SERVERS .*must be ip:port/],
     [{ NETWORK_ALLOW: '10.0.0.0/33' }, /^Invalid configuration: NETWORK_ALLOW .*CIDR/],
+    [{ LOOKUP_TIMEOUT_MS: '99' }, /^Invalid configuration: LOOKUP_TIMEOUT_MS must be from 100 to 60000/],
+    [{ LOOKUP_TIMEOUT_MS: 'soon' }, /^Invalid configuration: LOOKUP_TIMEOUT_MS must be a number of milliseconds/],
     [{ PAYLOAD_KEY: 'c2hvcnQ=' }, /^Invalid configuration: PAYLOAD_KEY must be 32 bytes in base64/],
     [{ TEMPORAL_ADDRESS: 'temporal:7233' }, /^Invalid configuration: PAYLOAD_KEY is required when TEMPORAL_ADDRESS is set/],
   ])('refuses %j with one line naming the variable', (env, message) => {

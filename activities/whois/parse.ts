@@ -1,0 +1,222 @@
+// Registration data from the registries' answers: RDAP JSON (RFC 9083) and WHOIS text (no standard;
+// the keys below are the ones the gTLD registries (ICANN's format) and the larger ccTLDs use).
+
+export interface ParsedData {
+  domain_name: string | null;
+  registrar: string | null;
+  creation_date: string | null;
+  expiration_date: string | null;
+  updated_date: string | null;
+  status: string[];
+  name_servers: string[];
+  registrant: null;
+}
+
+export function emptyParsedData(domainName: string | null = null): ParsedData {
+  return { domain_name: domainName, registrar: null, creation_date: null, expiration_date: null, updated_date: null, status: [], name_servers: [], registrant: null };
+}
+
+/** What a registry's answer says about a name. */
+export type RegistryVerdict = 'registered' | 'available' | 'rate_limited' | 'unclear';
+
+// ---------------------------------------------------------------- dates
+
+const MONTHS: Record<string, string> = { jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12' };
+
+/** ISO 8601 (UTC) from the date spellings registries use, or null. */
+export function isoDate(value: string | undefined): string | null {
+  if (!value) return null;
+  let v = value.trim().replace(/\s*\((?:UTC|GMT)\)$/i, '').replace(/\s+(?:UTC|GMT)$/i, 'Z');
+  // 02-Jan-2024 / 02-jan-2024 12:00:00
+  let m = /^(\d{1,2})[-. ]([A-Za-z]{3})[-. ](\d{4})(.*)$/.exec(v);
+  if (m && MONTHS[m[2]!.toLowerCase()]) v = `${m[3]}-${MONTHS[m[2]!.toLowerCase()]}-${m[1]!.padStart(2, '0')}${m[4]}`;
+  // 2024.01.02 / 2024/01/02 (with an optional time)
+  m = /^(\d{4})[./](\d{2})[./](\d{2})(.*)$/.exec(v);
+  if (m) v = `${m[1]}-${m[2]}-${m[3]}${m[4]}`;
+  // 02.01.2024 / 02/01/2024 (day first, as the European registries write it)
+  m = /^(\d{2})[./](\d{2})[./](\d{4})(.*)$/.exec(v);
+  if (m) v = `${m[3]}-${m[2]}-${m[1]}${m[4]}`;
+  // 2024-01-02 12:00:00 -> 2024-01-02T12:00:00 (and UTC when no zone is given)
+  v = v.replace(/^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)/, '$1T$2');
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v)) v += 'Z';
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
+  // Only the forms above: Date.parse alone reads too much ("before 1995" would be a date).
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v)) return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+// ---------------------------------------------------------------- RDAP
+
+interface RdapEntity {
+  roles?: string[];
+  vcardArray?: [string, Array<[string, unknown, string, unknown]>];
+  publicIds?: Array<{ type?: string; identifier?: string }>;
+  handle?: string;
+}
+
+interface RdapDomain {
+  objectClassName?: string;
+  ldhName?: string;
+  unicodeName?: string;
+  status?: string[];
+  events?: Array<{ eventAction?: string; eventDate?: string }>;
+  entities?: RdapEntity[];
+  nameservers?: Array<{ ldhName?: string }>;
+}
+
+function vcardName(entity: RdapEntity): string | null {
+  const fields = entity.vcardArray?.[1] ?? [];
+  const fn = fields.find((f) => Array.isArray(f) && f[0] === 'fn');
+  return typeof fn?.[3] === 'string' && fn[3].trim() ? fn[3].trim() : null;
+}
+
+export function parseRdap(json: unknown): ParsedData {
+  const d = (json ?? {}) as RdapDomain;
+  const event = (action: string) => isoDate(d.events?.find((e) => e.eventAction === action)?.eventDate);
+  const registrar = d.entities?.find((e) => e.roles?.includes('registrar'));
+  return {
+    domain_name: d.ldhName?.toLowerCase() ?? null,
+    registrar: registrar ? (vcardName(registrar) ?? registrar.handle ?? null) : null,
+    creation_date: event('registration'),
+    expiration_date: event('expiration'),
+    updated_date: event('last changed'),
+    status: (d.status ?? []).filter((s) => typeof s === 'string'),
+    name_servers: (d.nameservers ?? []).flatMap((n) => (n.ldhName ? [n.ldhName.toLowerCase().replace(/\.$/, '')] : [])),
+    registrant: null,
+  };
+}
+
+// ---------------------------------------------------------------- WHOIS text
+
+const NOT_FOUND = [
+  /^no match for/im,
+  /^not found/im,
+  /\bno data found\b/i,
+  /\bobject does not exist\b/i,
+  /^status:\s*(?:free|available)\b/im,
+  /(?<!\bnot )\bavailable for registration\b/i,
+  /\bno entries found\b/i,
+  /^domain not found/im,
+  /\bno matching record\b/i,
+  /^%% no match/im,
+  /\bthe queried object does not exist\b/i,
+];
+
+const RATE_LIMITED = [/\bquery rate limit\b/i, /\blimit exceeded\b/i, /\bexceeded (?:the )?(?:query|maximum|allowed)/i, /\btoo many (?:queries|requests)\b/i, /\bquota exceeded\b/i, /\btry again later\b/i];
+
+const KEYS = {
+  domain_name: ['domain name', 'domain'],
+  registrar: ['registrar', 'sponsoring registrar', 'registrar name', 'registrar organization'],
+  creation_date: ['creation date', 'created', 'created on', 'registered on', 'registration time', 'domain registration date', 'registered'],
+  expiration_date: ['registry expiry date', 'registrar registration expiration date', 'expiration date', 'expiry date', 'expires on', 'expires', 'paid-till', 'expiration time', 'domain expiration date'],
+  updated_date: ['updated date', 'last updated', 'last modified', 'changed', 'last update', 'modified'],
+  status: ['domain status', 'status', 'state'],
+  name_servers: ['name server', 'nameserver', 'nameservers', 'nserver', 'name servers', 'dns'],
+};
+
+/** `key: value` pairs of a WHOIS answer, keys lower-cased; comment lines (%, #, >>>) skipped. */
+export function whoisFields(text: string): Array<[string, string]> {
+  const fields: Array<[string, string]> = [];
+  let openKey: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    if (/^\s*(?:%|#|>>>)/.test(raw)) continue;
+    const m = /^\s*([A-Za-z][A-Za-z0-9 ./_()-]{0,60}?)\s*:\s*(.*)$/.exec(raw);
+    if (m && !/^https?$/i.test(m[1]!)) {
+      const key = m[1]!.toLowerCase().replace(/\s+/g, ' ');
+      const value = m[2]!.trim();
+      if (value) fields.push([key, value]);
+      openKey = value ? null : key; // "Name Servers:" followed by indented values
+    } else if (openKey && /^\s+\S/.test(raw)) {
+      fields.push([openKey, raw.trim()]);
+    } else if (!raw.trim()) {
+      openKey = null;
+    }
+  }
+  return fields;
+}
+
+/** The host[:port] a WHOIS answer refers further to: IANA's `refer:`, or a registry's registrar server. */
+export function whoisReferral(text: string): { kind: 'refer' | 'registrar'; server: string } | null {
+  const fields = whoisFields(text);
+  const pick = (key: string) => fields.find(([k]) => k === key)?.[1];
+  const refer = pick('refer');
+  if (refer) return normalizeServer(refer, 'refer');
+  const registrar = pick('registrar whois server') ?? pick('whois server');
+  return registrar ? normalizeServer(registrar, 'registrar') : null;
+}
+
+function normalizeServer(value: string, kind: 'refer' | 'registrar'): { kind: 'refer' | 'registrar'; server: string } | null {
+  // Accepts host, host:port and whois://host[:port][/]; web addresses are not WHOIS servers.
+  const v = value.trim().replace(/^(?:r?whois):\/\//i, '').replace(/\/$/, '').toLowerCase();
+  if (!/^[a-z0-9.-]+(?::\d{1,5})?$/.test(v) || !v.includes('.')) return null;
+  return { kind, server: v };
+}
+
+export function whoisVerdict(text: string): RegistryVerdict {
+  const keys = new Set(whoisFields(text).map(([k]) => k));
+  const has = (list: string[]) => list.some((k) => keys.has(k));
+  // Dates are registration data: their presence wins over boilerplate that mentions availability.
+  if (has(KEYS.creation_date) || has(KEYS.expiration_date)) return 'registered';
+  if (RATE_LIMITED.some((r) => r.test(text))) return 'rate_limited';
+  // Not registered: "no match" and friends, or held back by the registry (lookup.ts tells them apart).
+  if (NOT_FOUND.some((r) => r.test(text)) || mentionsReserved(text)) return 'available';
+  return has(KEYS.registrar) || has(KEYS.name_servers) ? 'registered' : 'unclear';
+}
+
+export function parseWhois(text: string): ParsedData {
+  const fields = whoisFields(text);
+  const first = (keys: string[]) => {
+    for (const key of keys) {
+      const hit = fields.find(([k]) => k === key);
+      if (hit) return hit[1];
+    }
+    return undefined;
+  };
+  const all = (keys: string[]) => fields.filter(([k]) => keys.includes(k)).map(([, v]) => v);
+  const unique = (values: string[]) => [...new Set(values)];
+  return {
+    domain_name: first(KEYS.domain_name)?.toLowerCase() ?? null,
+    registrar: first(KEYS.registrar) ?? null,
+    creation_date: isoDate(first(KEYS.creation_date)),
+    expiration_date: isoDate(first(KEYS.expiration_date)),
+    updated_date: isoDate(first(KEYS.updated_date)),
+    // "clientTransferProhibited https://icann.org/epp#clientTransferProhibited" -> the status code only.
+    status: unique(all(KEYS.status).map((s) => s.split(/\s+(?:https?:\/\/|\()/)[0]!.trim()).filter(Boolean)),
+    name_servers: unique(all(KEYS.name_servers).flatMap((v) => v.split(/[\s,]+/)).map((s) => s.toLowerCase().replace(/\.$/, '')).filter((s) => /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(s) && !/^\d+\.\d+\.\d+\.\d+$/.test(s))),
+    registrant: null,
+  };
+}
+
+/**
+ * Registry evidence that an unregistered name is held back: a status of reserved/restricted/blocked, a
+ * line that starts by saying so, or "not available for registration" (legal boilerplate such as
+ * "All rights reserved" does not count).
+ */
+export function mentionsReserved(text: string): boolean {
+  const held = /\b(?:reserved|restricted|blocked)\b/i;
+  return (
+    whoisFields(text).some(([k, v]) => KEYS.status.includes(k) && held.test(v)) ||
+    /^[^\n]{0,80}?\b(?:is|has been)\s+(?:reserved|restricted|blocked)\b/im.test(text) ||
+    /\bnot available for registration\b/i.test(text)
+  );
+}
+
+/** Registry evidence of a premium name: the answer about an unregistered name says "premium". */
+export function mentionsPremium(text: string): boolean {
+  return /\bpremium\b/i.test(text);
+}
+
+/** Fills what `primary` lacks from `secondary` (the registry answer first, the registrar's second). */
+export function mergeParsed(primary: ParsedData, secondary: ParsedData): ParsedData {
+  return {
+    domain_name: primary.domain_name ?? secondary.domain_name,
+    registrar: primary.registrar ?? secondary.registrar,
+    creation_date: primary.creation_date ?? secondary.creation_date,
+    expiration_date: primary.expiration_date ?? secondary.expiration_date,
+    updated_date: primary.updated_date ?? secondary.updated_date,
+    status: primary.status.length ? primary.status : secondary.status,
+    name_servers: primary.name_servers.length ? primary.name_servers : secondary.name_servers,
+    registrant: null,
+  };
+}

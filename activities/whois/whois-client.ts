@@ -1,0 +1,129 @@
+// WHOIS (RFC 3912): a TCP connection to port 43, the query and CRLF, the answer until the server closes.
+// The chain: the first server (WHOIS_SERVER, else the TLD's registry server from data/whois-servers.json,
+// else whois.iana.org); an IANA-style `refer:` moves to the registry; a registry's `Registrar WHOIS
+// Server:` adds the registrar's answer. Referred servers come from answers, not from the operator, so
+// they pass the SSRF address policy (NETWORK_ALLOW exempts, as everywhere).
+import dns from 'node:dns';
+import fs from 'node:fs';
+import net, { isIP } from 'node:net';
+import { createAddressPolicy } from '../../lib/net/address-policy.ts';
+import { emptyParsedData, mentionsPremium, mergeParsed, parseWhois, whoisReferral, whoisVerdict } from './parse.ts';
+import type { RegistryAnswer } from './registry-answer.ts';
+
+export const IANA_WHOIS = 'whois.iana.org';
+/** Larger answers are cut here (the biggest real ones are a few tens of kB). */
+const MAX_ANSWER_BYTES = 256 * 1024;
+const MAX_HOPS = 3;
+
+let servers: Record<string, string | null> | undefined;
+
+/** The registry WHOIS server of a TLD from the shipped list, or null. */
+export function registryWhoisServer(tld: string): string | null {
+  servers ??= JSON.parse(fs.readFileSync(new URL('./data/whois-servers.json', import.meta.url), 'utf8')) as Record<string, string | null>;
+  return servers[tld] ?? null;
+}
+
+function splitServer(server: string): { host: string; port: number } {
+  const m = /^(.*):(\d{1,5})$/.exec(server);
+  return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : { host: server, port: 43 };
+}
+
+export interface WhoisQueryOptions {
+  timeoutMs: number;
+  /** Refuse addresses outside the SSRF policy (for servers named by an answer). */
+  guard?: { allow: readonly string[] };
+}
+
+/** One WHOIS exchange; rejects on connection errors and timeouts. */
+export function whoisQuery(server: string, query: string, options: WhoisQueryOptions): Promise<string> {
+  const { host, port } = splitServer(server);
+  const policy = options.guard ? createAddressPolicy(options.guard.allow) : null;
+  return new Promise((resolve, reject) => {
+    if (policy && isIP(host)) {
+      const why = policy.refusal(host);
+      if (why) return reject(new Error(`WHOIS server ${server} not allowed: ${why}`));
+    }
+    const lookup: net.LookupFunction | undefined = policy
+      ? (hostname, opts, callback) =>
+          dns.lookup(hostname, { all: true }, (err, addresses) => {
+            if (err) return callback(err, '', 4);
+            const refused = addresses.map((a) => policy.refusal(a.address)).find(Boolean);
+            if (refused) return callback(new Error(`WHOIS server ${server} not allowed: ${refused}`), '', 4);
+            if ((opts as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+            callback(null, addresses[0]!.address, addresses[0]!.family);
+          })
+      : undefined;
+    const socket = net.connect({ host, port, lookup });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`WHOIS server ${server} did not answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })), options.timeoutMs);
+    socket.on('connect', () => socket.write(`${query}\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+      else socket.destroy();
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      if (!socket.errored) resolve(Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8'));
+    });
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+export interface WhoisOptions {
+  /** WHOIS_SERVER: the first server asked, instead of the shipped list and IANA. */
+  server?: string;
+  allow: readonly string[];
+  timeoutMs: number;
+}
+
+/** The registry's WHOIS answer for `domain` (with the registrar's merged in when it names one). */
+export async function whoisLookup(domain: string, tld: string, options: WhoisOptions): Promise<RegistryAnswer> {
+  let server = options.server ?? registryWhoisServer(tld) ?? IANA_WHOIS;
+  let trusted = true;
+  const deadline = performance.now() + options.timeoutMs;
+  const ask = (s: string) => whoisQuery(s, domain, { timeoutMs: Math.max(1, Math.round(deadline - performance.now())), guard: trusted ? undefined : { allow: options.allow } });
+  const failed = (reason: string): RegistryAnswer => ({ verdict: 'error', server, raw: '', parsed: emptyParsedData(), premium: false, reason });
+
+  let text: string;
+  for (let hop = 0; ; hop++) {
+    try {
+      text = await ask(server);
+    } catch (err) {
+      return failed((err as Error).message);
+    }
+    const referral = whoisReferral(text);
+    // An IANA-style answer is about the TLD: it refers on and has no data on the name.
+    if (referral?.kind === 'refer' && referral.server !== server && hop < MAX_HOPS) {
+      server = referral.server;
+      trusted = false;
+      continue;
+    }
+    break;
+  }
+
+  const verdict = whoisVerdict(text);
+  const answer: RegistryAnswer = { verdict, server, raw: text, parsed: verdict === 'registered' ? parseWhois(text) : emptyParsedData(domain), premium: verdict === 'available' && mentionsPremium(text) };
+  if (verdict === 'rate_limited') answer.reason = `WHOIS server ${server} is rate-limiting`;
+  if (verdict !== 'registered') return answer;
+
+  // The registrar's server has the registrar's data (and, for thin registries, all of it).
+  const registrar = whoisReferral(text);
+  if (registrar?.kind === 'registrar' && registrar.server !== server) {
+    trusted = false;
+    try {
+      const registrarText = await ask(registrar.server);
+      if (whoisVerdict(registrarText) === 'registered') {
+        answer.parsed = mergeParsed(answer.parsed, parseWhois(registrarText));
+        answer.raw = `${text.trimEnd()}\n\n# ${registrar.server}\n${registrarText}`;
+      }
+    } catch {
+      // The registry's answer stands on its own.
+    }
+  }
+  return answer;
+}
