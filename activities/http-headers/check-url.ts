@@ -1,4 +1,5 @@
 // GET a URL through the SSRF guard and analyse the answer: the http-headers lookup.
+import { negotiatedProtocol } from '../../lib/net/alpn-probe.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { analyzeHeaders, overallScore } from './analyze.ts';
 import { analyzeTls } from './tls-grade.ts';
@@ -19,14 +20,18 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
   return async function checkUrl(url: string) {
     const started = performance.now();
     const res = await guardedFetch(url, { headers: { 'User-Agent': USER_AGENT, Accept: '*/*', 'Accept-Encoding': 'br, gzip, deflate' } });
-    const https = new URL(res.url).protocol === 'https:';
-    const analysis = analyzeHeaders({ headers: res.headers, setCookies: res.setCookies, https, httpVersion: res.httpVersion });
+    const final = new URL(res.url);
+    const https = final.protocol === 'https:';
+    // The request speaks HTTP/1.1; whether the server would speak HTTP/2 is its ALPN choice.
+    const alpn = https ? await negotiatedProtocol(res.remoteAddress, res.remotePort, final.hostname.replace(/^\[|\]$/g, '')) : null;
+    const httpVersion = alpn === 'h2' ? 2 : res.httpVersion;
+    const analysis = analyzeHeaders({ headers: res.headers, setCookies: res.setCookies, https, httpVersion });
     const { percentage: sslPercentage, ...ssl_tls } = analyzeTls(res.tls);
     return {
       url,
       effective_url: res.url,
       http_code: res.status,
-      http_version: res.httpVersion,
+      http_version: httpVersion,
       response_time: res.timings.total,
       execution_time_ms: Math.round(performance.now() - started),
       timings: res.timings,

@@ -36,6 +36,12 @@ describe.each(targets())('GET /api/v1/network/http-headers ($name)', (target) =>
     expect(b.overall_score.grade).toMatch(/^[DF]/);
   });
 
+  it('reports HTTP/2 when the server offers it in the TLS handshake (ALPN)', async () => {
+    const b = (await check(`${target.h2SiteUrl}/hardened`)).body;
+    expect(b).toMatchObject({ http_code: 200, http_version: 2 });
+    expect(b.analysis.performance.http2).toBe(true);
+  });
+
   it('follows a redirect and grades the hardened page A+ for security', async () => {
     const b = (await check(`${target.siteUrl}/to-hardened`)).body;
     expect(b.effective_url).toBe(`${target.siteUrl}/hardened`);

@@ -18,6 +18,8 @@ export interface Target {
   firstRunKey: string | null;
   /** The loopback HTTPS site (self-signed) the header analysis is tested on. */
   siteUrl: string;
+  /** The same site from a server that also speaks HTTP/2. */
+  h2SiteUrl: string;
 }
 
 declare module 'vitest' {
@@ -56,6 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       pid: app.pid,
       firstRunKey: /admin API key .*: (ntk_\S+)/.exec(app.output())?.[1] ?? null,
       siteUrl: site.url,
+      h2SiteUrl: site.h2Url,
     })),
   );
   return stopAll;
