@@ -130,6 +130,8 @@ describe.each(targets())('GET /api/v1/network/whois ($name)', (target) => {
     // Yen have no minor unit: a whole number.
     expect(Number.isInteger(reply.body.pricing.registration_price)).toBe(true);
     expect(reply.body.pricing.currency).toBe('JPY');
+    const free = await whois(`domain=${fresh('free')}&mode=availability_only`);
+    expect(free.body).toMatchObject({ available: true, is_registered: false, availability_confidence: 'medium', raw_data: '', pricing: { available: true }, meta: { cached: false } });
   });
 
   it('premium rules: aftermarket parking and high price', async () => {
