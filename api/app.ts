@@ -10,6 +10,7 @@ import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { domainRoutes } from './routes/domains.ts';
+import { loadTestingRoutes } from './routes/load-testing.ts';
 import { healthRoutes } from './routes/health.ts';
 import { lookupRoutes } from './routes/lookups.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -36,7 +37,7 @@ export function createApi(deps: ApiDeps): Api {
 
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
   v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), jsonBody());
-  for (const router of [webhookRoutes(deps), lookupRoutes(deps), domainRoutes(deps), diagnosticsRoutes(deps)]) {
+  for (const router of [webhookRoutes(deps), lookupRoutes(deps), domainRoutes(deps), loadTestingRoutes(deps), diagnosticsRoutes(deps)]) {
     v1.use(router.routes(), router.allowedMethods());
   }
   app.use(v1.routes());

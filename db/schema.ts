@@ -52,10 +52,37 @@ export interface CapturedRequestsTable {
   created_at: CreatedAt;
 }
 
+export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
+
+export interface LoadTestsTable {
+  /** The public test_id. */
+  id: string;
+  user_id: string | number;
+  status: LoadTestStatus;
+  config: ColumnType<Record<string, unknown>, string, string>;
+  stop_requested: ColumnType<boolean, boolean | undefined, boolean>;
+  failure_reason: string | null;
+  results: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  created_at: CreatedAt;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+}
+
+export interface LoadTestShardsTable {
+  test_id: string;
+  shard: number;
+  attempt: number;
+  snapshot: ColumnType<Record<string, unknown>, string, string>;
+  final: ColumnType<boolean, boolean | undefined, boolean>;
+  updated_at: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   webhooks: WebhooksTable;
   captured_requests: CapturedRequestsTable;
+  load_tests: LoadTestsTable;
+  load_test_shards: LoadTestShardsTable;
 }
 

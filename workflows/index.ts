@@ -1,3 +1,4 @@
 // Entry of the workflow bundle: every workflow the `workflows` pool runs.
 export { pipelineCheck } from './pipeline-check.ts';
 export { bulkDomainCheck } from './domain-check.ts';
+export { loadTest } from './load-test.ts';

@@ -83,7 +83,7 @@ export type GuardedFetch = (url: string, init?: GuardedRequest) => Promise<Guard
 
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   const policy = createAddressPolicy(options.allow);
-  const resolve = options.resolve ?? (async (host: string) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address));
+  const resolve = options.resolve ?? defaultResolve;
   const maxRedirects = options.maxRedirects ?? GUARD_DEFAULTS.maxRedirects;
   const timeoutMs = options.timeoutMs ?? GUARD_DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? GUARD_DEFAULTS.maxBytes;
@@ -151,32 +151,59 @@ function withoutCredentials(headers: Record<string, string> | undefined): Record
   return headers && Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
 }
 
-function checkUrl(raw: string, policy: AddressPolicy): URL {
+export function checkUrl(raw: string, policy: AddressPolicy, field = 'url'): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new InvalidInputError(`url: ${JSON.stringify(raw)} is not a valid URL`, 'url');
+    throw new InvalidInputError(`${field}: ${JSON.stringify(raw)} is not a valid URL`, field);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError(`url: only http and https URLs are allowed (got ${url.protocol})`, 'url');
-  if (url.username || url.password) throw new InvalidInputError('url: credentials in the URL are not allowed', 'url');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError(`${field}: only http and https URLs are allowed (got ${url.protocol})`, field);
+  if (url.username || url.password) throw new InvalidInputError(`${field}: credentials in the URL are not allowed`, field);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
     const why = policy.refusal(host);
-    if (why) throw new ForbiddenAddressError(`url: target not allowed: ${why}`, 'url');
+    if (why) throw new ForbiddenAddressError(`${field}: target not allowed: ${why}`, field);
   }
   return url;
 }
 
+/**
+ * Refuses a user-chosen URL before any work starts (400 naming `field`): a bad URL, a forbidden
+ * literal address, or a name that resolves to one. Sockets opened later still go through
+ * guardedLookup, since a name can answer differently the next time.
+ */
+export async function checkTarget(raw: string, options: { allow?: readonly string[]; field?: string; resolve?: (host: string) => Promise<string[]> } = {}): Promise<URL> {
+  const field = options.field ?? 'url';
+  const policy = createAddressPolicy(options.allow);
+  const url = checkUrl(raw, policy, field);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return url;
+  const resolve = options.resolve ?? defaultResolve;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    throw new InvalidInputError(`${field}: ${host} does not resolve to an address`, field);
+  }
+  for (const address of addresses) {
+    const why = policy.refusal(address);
+    if (why) throw new ForbiddenAddressError(`${field}: target not allowed: ${host} resolves to ${address}: ${why}`, field);
+  }
+  return url;
+}
+
+const defaultResolve = async (host: string) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
 /** The lookup our sockets use: resolve, refuse if any answer is forbidden, connect to what was checked. */
-function guardedLookup(policy: AddressPolicy, resolve: (host: string) => Promise<string[]>): LookupFunction {
+export function guardedLookup(policy: AddressPolicy, resolve: (host: string) => Promise<string[]> = defaultResolve, field = 'url'): LookupFunction {
   return ((hostname: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     resolve(hostname).then(
       (addresses) => {
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
         for (const address of addresses) {
           const why = policy.refusal(address);
-          if (why) return callback(new ForbiddenAddressError(`url: target not allowed: ${hostname} resolves to ${address}: ${why}`, 'url'));
+          if (why) return callback(new ForbiddenAddressError(`${field}: target not allowed: ${hostname} resolves to ${address}: ${why}`, field));
         }
         const entries = addresses.map((address) => ({ address, family: isIP(address) }));
         if (opts?.all) callback(null, entries);

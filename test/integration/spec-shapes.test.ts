@@ -40,6 +40,29 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
     expect(bulk.body.results[`free-${stamp}.org`].pricing).toBeDefined();
   });
 
+  it('load testing: start, status, stop and results', async () => {
+    const { key } = await newAccount(target);
+    const site = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    try {
+      const started = await call(target, 'POST', '/api/v1/load-testing/start', { key, json: { targetUrl: `http://127.0.0.1:${(site.address() as AddressInfo).port}/`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 30, rampUpTime: 0, requestsPerSecond: 20 } });
+      expectShape(spec.loadTestStartResult, started.body);
+      const id = started.body.test_id;
+      let status: any;
+      for (let i = 0; i < 100; i++) {
+        status = (await call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key })).body;
+        if (status.status === 'running' && status.metrics.total_requests > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expectShape(spec.loadTestStatusResult, status);
+      expectShape(spec.loadTestStopResult, (await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key })).body);
+      expectShape(spec.loadTestResultsResult, (await call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key })).body);
+    } finally {
+      site.closeAllConnections();
+      site.close();
+    }
+  });
+
   it('dns-lookup, ip-info and http-headers', async () => {
     const { key } = await newAccount(target);
     expectShape(spec.dnsLookupResult, (await call(target, 'GET', '/api/v1/network/dns-lookup?domain=example.test', { key })).body);

@@ -122,3 +122,56 @@ export const bulkCheckResult = z.object({
     }),
   ),
 });
+
+const isoTime = z.iso.datetime({ offset: true });
+
+export const loadTestStartResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: z.literal('pending'),
+  message: str,
+  config: z.object({ target_url: str, concurrent_users: int, test_duration: int }),
+});
+
+export const loadTestStatusResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: str,
+  progress: int,
+  metrics: z.object({ total_requests: int, successful_requests: int, failed_requests: int, avg_response_time: num, throughput: num, error_rate: num }),
+  started_at: isoTime,
+  estimated_completion: isoTime,
+});
+
+export const loadTestStopResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: z.literal('stopped'),
+  message: str,
+  partial_results: z.object({ total_requests: int, successful_requests: int, failed_requests: int, avg_response_time: num }),
+});
+
+export const loadTestResultsResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: str,
+  results: z.object({
+    total_requests: int,
+    successful_requests: int,
+    failed_requests: int,
+    total_bytes_sent: int,
+    total_bytes_received: int,
+    avg_response_time: num,
+    min_response_time: num,
+    max_response_time: num,
+    p50_response_time: num,
+    p75_response_time: num,
+    p90_response_time: num,
+    p95_response_time: num,
+    p99_response_time: num,
+    throughput: num,
+    error_rate: num,
+  }),
+  started_at: isoTime,
+  completed_at: isoTime,
+});

@@ -1,0 +1,323 @@
+// The load generator of one shard: `users` virtual users on one undici Pool (one connection each),
+// driven through Pool.dispatch with a handler object per user that is reused for every request
+// (the cheapest client path: no promise, no response object per request).
+// - Closed model (rate 0): each user sends its next request when the previous answer has ended.
+// - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
+//   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
+//   stalls shows it in the percentiles (no coordinated omission).
+// Latencies go into an HDR histogram in microseconds; bytes are counted on the sockets.
+import { isIP, type Socket } from 'node:net';
+import hdr from 'hdr-histogram-js';
+import { buildConnector, Pool, type Dispatcher } from 'undici';
+import { createAddressPolicy } from '../../lib/net/address-policy.ts';
+import { guardedLookup } from '../../lib/net/guarded-fetch.ts';
+
+export interface ShardTarget {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface ShardPlan {
+  target: ShardTarget;
+  /** Virtual users (connections) of this shard. */
+  users: number;
+  /** Global index of this shard's first user, and the test's user count: the ramp is over all users. */
+  firstUser: number;
+  totalUsers: number;
+  /** Epoch ms: when the test's load starts and ends (a retried shard resumes inside the same window). */
+  startAt: number;
+  endAt: number;
+  rampUpMs: number;
+  /** This shard's share of the arrival rate, requests per second; 0 = closed model. */
+  rate: number;
+  requestTimeoutMs: number;
+  /** NETWORK_ALLOW: the SSRF guard checks every connection the pool opens. */
+  allow: readonly string[];
+}
+
+/** Running totals of a shard; a stored snapshot is what the status and results are built from. */
+export interface ShardSnapshot {
+  total: number;
+  successful: number;
+  failed: number;
+  bytesSent: number;
+  bytesReceived: number;
+  /** Sum of latencies, microseconds (the exact mean; the histogram's is bucketed). */
+  latencySumUs: number;
+  /** HDR histogram of latencies in microseconds, compressed base64. */
+  histogram: string;
+  statusCodes: Record<string, number>;
+  errors: Record<string, number>;
+  inFlight: number;
+  /** Open model: arrivals not sent because every connection and the queue were busy. */
+  dropped: number;
+  /** Epoch ms of the first request sent and of this snapshot. */
+  firstSentAt: number | null;
+  takenAt: number;
+  /** Requests sent per second of the test, by second since startAt (for the ramp and rate shapes). */
+  perSecond: number[];
+}
+
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export function newHistogram() {
+  return hdr.build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+}
+
+export class ShardGenerator {
+  private readonly pool: Pool;
+  private readonly histogram = newHistogram();
+  private readonly sockets = new Set<Socket>();
+  private closedBytesRead = 0;
+  private closedBytesWritten = 0;
+  private readonly stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0, inFlight: 0, dropped: 0, firstSentAt: null as number | null };
+  private readonly statusCodes: Record<string, number> = {};
+  private readonly errors: Record<string, number> = {};
+  private readonly perSecond: number[] = [];
+  private stopping = false;
+  private readonly dispatchOptions: Dispatcher.DispatchOptions;
+  /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
+  private readonly t0: number;
+  private finishedUsers = 0;
+  private done!: () => void;
+  private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
+  private timers: NodeJS.Timeout[] = [];
+
+  private readonly plan: ShardPlan;
+
+  constructor(plan: ShardPlan) {
+    this.plan = plan;
+    const url = new URL(plan.target.url);
+    const policy = createAddressPolicy(plan.allow);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && policy.refusal(host)) throw new Error(`targetUrl: target not allowed: ${policy.refusal(host)}`);
+    const connector = buildConnector({ lookup: guardedLookup(policy, undefined, 'targetUrl') } as buildConnector.BuildOptions);
+    this.pool = new Pool(url.origin, {
+      connections: plan.users,
+      pipelining: 1,
+      headersTimeout: plan.requestTimeoutMs,
+      bodyTimeout: plan.requestTimeoutMs,
+      connect: (options, callback) =>
+        connector(options, (err, socket) => {
+          if (socket) this.track(socket as Socket);
+          (callback as (e: Error | null, s: Socket | null) => void)(err, socket as Socket | null);
+        }),
+    });
+    this.dispatchOptions = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: plan.target.method as Dispatcher.HttpMethod,
+      headers: plan.target.headers,
+      body: plan.target.body,
+    };
+    this.t0 = performance.now() + (plan.startAt - Date.now());
+  }
+
+  private track(socket: Socket) {
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.closedBytesRead += socket.bytesRead;
+      this.closedBytesWritten += socket.bytesWritten;
+      this.sockets.delete(socket);
+    });
+  }
+
+  /** ms since the test's start on the monotonic clock. */
+  private elapsed(): number {
+    return performance.now() - this.t0;
+  }
+
+  private get endMs(): number {
+    return this.plan.endAt - this.plan.startAt;
+  }
+
+  private record(scheduledAt: number, statusCode: number | null, error: Error | null) {
+    const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
+    this.stats.inFlight -= 1;
+    this.stats.total += 1;
+    this.stats.latencySumUs += latencyUs;
+    this.histogram.recordValue(latencyUs);
+    if (error) {
+      this.stats.failed += 1;
+      const kind = (error as NodeJS.ErrnoException).code ?? error.name;
+      this.errors[kind] = (this.errors[kind] ?? 0) + 1;
+    } else {
+      if (statusCode! < 400) this.stats.successful += 1;
+      else this.stats.failed += 1;
+      this.statusCodes[statusCode!] = (this.statusCodes[statusCode!] ?? 0) + 1;
+    }
+  }
+
+  /** One request; `slot` is reused by its user for every request (no allocation per request). */
+  private send(slot: RequestSlot) {
+    const second = Math.max(0, Math.floor(this.elapsed() / 1000));
+    this.perSecond[second] = (this.perSecond[second] ?? 0) + 1;
+    this.stats.inFlight += 1;
+    this.stats.firstSentAt ??= Date.now();
+    slot.status = null;
+    slot.settled = false;
+    this.pool.dispatch(this.dispatchOptions, slot);
+  }
+
+  /** Called once per request by its slot. */
+  settle(slot: RequestSlot, error: Error | null) {
+    this.record(slot.scheduledAt, slot.status, error);
+    // An error can come back inside dispatch(): continue on the next turn, never recursively.
+    if (error) setImmediate(slot.next);
+    else slot.next();
+  }
+
+  /** Closed model: one loop per user, started at its place in the ramp. */
+  private runClosed() {
+    const { users, firstUser, totalUsers, rampUpMs } = this.plan;
+    for (let i = 0; i < users; i++) {
+      const startOffset = totalUsers > 1 ? (rampUpMs * (firstUser + i)) / totalUsers : 0;
+      const slot = new RequestSlot(this, () => {
+        if (this.stopping || this.elapsed() >= this.endMs) return this.userDone();
+        slot.scheduledAt = performance.now();
+        this.send(slot);
+      });
+      const wait = Math.max(0, startOffset - this.elapsed());
+      const timer = setTimeout(() => {
+        this.pendingStarts.delete(timer);
+        slot.next();
+      }, wait);
+      this.pendingStarts.add(timer);
+    }
+  }
+
+  /** Ramp-up: users whose start time has not come yet. */
+  private readonly pendingStarts = new Set<NodeJS.Timeout>();
+
+  private userDone() {
+    this.finishedUsers += 1;
+    if (this.finishedUsers === this.plan.users && this.stats.inFlight === 0) this.done();
+  }
+
+  /** Scheduled time (ms since start) of the k-th arrival: rate ramps from 0 over rampUpMs, then holds. */
+  private arrivalAt(k: number): number {
+    const rate = this.plan.rate / 1000; // per ms
+    const ramp = this.plan.rampUpMs;
+    const inRamp = (rate * ramp) / 2;
+    return k < inRamp ? Math.sqrt((2 * ramp * k) / rate) : ramp + (k - inRamp) / rate;
+  }
+
+  /** Open model: a scheduler sends every arrival that is due; at most users + one second of arrivals wait. */
+  private runOpen() {
+    let k = 0;
+    const maxOutstanding = this.plan.users + Math.ceil(this.plan.rate);
+    const tick = () => {
+      const now = this.elapsed();
+      while (!this.stopping) {
+        const at = this.arrivalAt(k);
+        if (at >= this.endMs || at > now) break;
+        k += 1;
+        if (this.stats.inFlight >= maxOutstanding) {
+          this.stats.dropped += 1;
+          continue;
+        }
+        const slot = new RequestSlot(this, () => this.maybeDone());
+        slot.scheduledAt = this.t0 + at;
+        this.send(slot);
+      }
+      if (this.stopping || this.arrivalAt(k) >= this.endMs) {
+        clearInterval(timer);
+        this.openFinished = true;
+        this.maybeDone();
+      }
+    };
+    const timer = setInterval(tick, 2);
+    this.timers.push(timer);
+  }
+
+  private openFinished = false;
+
+  private maybeDone() {
+    if (this.openFinished && this.stats.inFlight === 0) this.done();
+  }
+
+  snapshot(): ShardSnapshot {
+    let bytesRead = this.closedBytesRead;
+    let bytesWritten = this.closedBytesWritten;
+    for (const socket of this.sockets) {
+      bytesRead += socket.bytesRead;
+      bytesWritten += socket.bytesWritten;
+    }
+    return {
+      ...this.stats,
+      bytesSent: bytesWritten,
+      bytesReceived: bytesRead,
+      histogram: hdr.encodeIntoCompressedBase64(this.histogram),
+      statusCodes: { ...this.statusCodes },
+      errors: { ...this.errors },
+      takenAt: Date.now(),
+      perSecond: Array.from(this.perSecond, (n) => n ?? 0),
+    };
+  }
+
+  /** Runs until the end of the test window, or until stop(); answered requests in flight are awaited. */
+  async run(): Promise<ShardSnapshot> {
+    if (this.plan.rate > 0) this.runOpen();
+    else this.runClosed();
+    // Requests still in flight at the end get their answer or the request timeout.
+    const guard = setTimeout(() => this.done(), this.endMs - this.elapsed() + this.plan.requestTimeoutMs + 1000);
+    await this.finished;
+    clearTimeout(guard);
+    for (const t of [...this.timers, ...this.pendingStarts]) clearTimeout(t);
+    const result = this.snapshot();
+    await this.pool.close().catch(() => {});
+    return result;
+  }
+
+  /** Stops sending; requests in flight finish. */
+  stop() {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.plan.rate > 0) {
+      this.openFinished = true;
+      this.maybeDone();
+      return;
+    }
+    // Users still waiting for their place in the ramp never start.
+    for (const timer of this.pendingStarts) {
+      clearTimeout(timer);
+      this.userDone();
+    }
+    this.pendingStarts.clear();
+  }
+}
+
+/** The dispatch handler of one request at a time; a closed-model user reuses its slot for every request. */
+class RequestSlot implements Dispatcher.DispatchHandler {
+  status: number | null = null;
+  settled = false;
+  /** performance.now() of the scheduled send: latency counts from here. */
+  scheduledAt = 0;
+  readonly generator: ShardGenerator;
+  /** What the user does after an answer: send again, or finish. */
+  readonly next: () => void;
+
+  constructor(generator: ShardGenerator, next: () => void) {
+    this.generator = generator;
+    this.next = next;
+  }
+
+  onRequestStart() {}
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number) {
+    this.status = statusCode;
+  }
+  onResponseData() {}
+  onResponseEnd() {
+    this.finish(null);
+  }
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error) {
+    this.finish(error);
+  }
+  private finish(error: Error | null) {
+    if (this.settled) return;
+    this.settled = true;
+    this.generator.settle(this, error);
+  }
+}

@@ -1,0 +1,74 @@
+// Activities of the load pool: a test's start, its shards (the load itself), and its end.
+import { Context } from '@temporalio/activity';
+import type { Kysely } from 'kysely';
+import { finishLoadTestRow, markLoadTestRunning, readShardSnapshots, writeShardSnapshot } from '../../db/load-tests.ts';
+import type { Database, LoadTestStatus } from '../../db/schema.ts';
+import { REQUEST_TIMEOUT_MS, ShardGenerator, type ShardPlan, type ShardSnapshot } from './generator.ts';
+import { finalResults, type FinalResults } from './metrics.ts';
+
+/** Time the shards get to be scheduled and connect before the load starts. */
+const START_DELAY_MS = 500;
+/** How often a shard stores its totals (live metrics are at most this old, plus the API's read). */
+const SNAPSHOT_EVERY_MS = 1000;
+
+/** A shard as the workflow plans it; the worker adds the request timeout and its NETWORK_ALLOW. */
+export type ShardInput = Omit<ShardPlan, 'requestTimeoutMs' | 'allow'> & { testId: string; shard: number };
+
+export interface ShardOutcome {
+  total: number;
+  stopped: boolean;
+}
+
+export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[] }) {
+  return {
+    /** A load worker has the test: it starts now (plus a moment for the shards to be placed). */
+    async beginLoadTest(testId: string): Promise<number> {
+      const startAt = Date.now() + START_DELAY_MS;
+      await markLoadTestRunning(deps.db, testId, new Date(startAt));
+      return startAt;
+    },
+
+    /** One shard: its users until the end of the test window or a stop; totals stored every second. */
+    async runLoadShard(input: ShardInput): Promise<ShardOutcome> {
+      const ctx = Context.current();
+      const attempt = ctx.info.attempt;
+      const { testId: _testId, shard: _shard, ...shardPlan } = input;
+      const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow };
+      const generator = new ShardGenerator(plan);
+      let stopped = false;
+      const save = async (snapshot: ShardSnapshot, final: boolean) => {
+        if (await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, snapshot, final)) {
+          stopped = true;
+          generator.stop();
+        }
+      };
+      const cancelled = () => generator.stop();
+      ctx.cancellationSignal.addEventListener('abort', cancelled);
+      let saving = Promise.resolve();
+      const timer = setInterval(() => {
+        const snapshot = generator.snapshot();
+        ctx.heartbeat({ total: snapshot.total });
+        saving = saving.then(() => save(snapshot, false)).catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }));
+      }, SNAPSHOT_EVERY_MS);
+      try {
+        const result = await generator.run();
+        clearInterval(timer);
+        await saving;
+        await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, result, true);
+        return { total: result.total, stopped };
+      } finally {
+        clearInterval(timer);
+        ctx.cancellationSignal.removeEventListener('abort', cancelled);
+      }
+    },
+
+    /** Merges every shard attempt into the results and stores them with the final status. */
+    async finishLoadTest(testId: string, status: LoadTestStatus, reason: string | null): Promise<FinalResults> {
+      const results = finalResults(await readShardSnapshots<ShardSnapshot>(deps.db, testId));
+      await finishLoadTestRow(deps.db, testId, status, results as unknown as Record<string, unknown>, reason);
+      return results;
+    },
+  };
+}
+
+export type LoadActivities = ReturnType<typeof createLoadActivities>;

@@ -1,0 +1,131 @@
+// From shard snapshots to the contract's metrics. Histograms are merged exactly (bucket by bucket),
+// never averaged; throughput is requests over the measured duration (first request sent to the last
+// snapshot); times are milliseconds; error_rate is a percentage of requests.
+import hdr from 'hdr-histogram-js';
+import type { ShardSnapshotRow } from '../../db/load-tests.ts';
+import { newHistogram, type ShardSnapshot } from './generator.ts';
+
+export interface LiveMetrics {
+  total_requests: number;
+  successful_requests: number;
+  failed_requests: number;
+  avg_response_time: number;
+  throughput: number;
+  error_rate: number;
+}
+
+export interface FinalResults extends LiveMetrics {
+  total_bytes_sent: number;
+  total_bytes_received: number;
+  min_response_time: number;
+  max_response_time: number;
+  p50_response_time: number;
+  p75_response_time: number;
+  p90_response_time: number;
+  p95_response_time: number;
+  p99_response_time: number;
+  /** Beyond the contract: */
+  duration_seconds: number;
+  status_codes: Record<string, number>;
+  errors: Record<string, number>;
+  /** Open model: arrivals not sent because every connection and the queue were busy. */
+  dropped_requests: number;
+  /** Shard attempts that died (their worker was lost) and the requests they had in flight then. */
+  shard_failures: number;
+  requests_lost: number;
+  /** Requests sent in each second of the test. */
+  requests_per_second: number[];
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const ms = (us: number) => round2(us / 1000);
+
+function addCounts(into: Record<string, number>, from: Record<string, number>) {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+interface Totals {
+  total: number;
+  successful: number;
+  failed: number;
+  latencySumUs: number;
+  bytesSent: number;
+  bytesReceived: number;
+  dropped: number;
+  firstSentAt: number | null;
+  lastAt: number | null;
+}
+
+function totals(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Totals {
+  const t: Totals = { total: 0, successful: 0, failed: 0, latencySumUs: 0, bytesSent: 0, bytesReceived: 0, dropped: 0, firstSentAt: null, lastAt: null };
+  for (const { snapshot: s } of rows) {
+    t.total += s.total;
+    t.successful += s.successful;
+    t.failed += s.failed;
+    t.latencySumUs += s.latencySumUs;
+    t.bytesSent += s.bytesSent;
+    t.bytesReceived += s.bytesReceived;
+    t.dropped += s.dropped;
+    if (s.firstSentAt !== null) t.firstSentAt = Math.min(t.firstSentAt ?? Infinity, s.firstSentAt);
+    t.lastAt = Math.max(t.lastAt ?? 0, s.takenAt);
+  }
+  return t;
+}
+
+function liveOf(t: Totals, durationMs: number): LiveMetrics {
+  return {
+    total_requests: t.total,
+    successful_requests: t.successful,
+    failed_requests: t.failed,
+    avg_response_time: t.total ? ms(t.latencySumUs / t.total) : 0,
+    throughput: durationMs > 0 ? round2(t.total / (durationMs / 1000)) : 0,
+    error_rate: t.total ? round2((t.failed / t.total) * 100) : 0,
+  };
+}
+
+/** Metrics while the test runs: every attempt's latest totals, throughput up to `now`. */
+export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): LiveMetrics {
+  const t = totals(rows);
+  return liveOf(t, t.firstSentAt === null ? 0 : now - t.firstSentAt);
+}
+
+export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): FinalResults {
+  const t = totals(rows);
+  const durationMs = t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt;
+  const merged = newHistogram();
+  const statusCodes: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  const perSecond: number[] = [];
+  let shardFailures = 0;
+  let lost = 0;
+  for (const { snapshot: s, final } of rows) {
+    if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+    addCounts(statusCodes, s.statusCodes);
+    addCounts(errors, s.errors);
+    s.perSecond.forEach((n, i) => (perSecond[i] = (perSecond[i] ?? 0) + n));
+    if (!final) {
+      shardFailures += 1;
+      lost += s.inFlight;
+    }
+  }
+  const p = (q: number) => (merged.totalCount ? ms(merged.getValueAtPercentile(q)) : 0);
+  return {
+    ...liveOf(t, durationMs),
+    total_bytes_sent: t.bytesSent,
+    total_bytes_received: t.bytesReceived,
+    min_response_time: merged.totalCount ? ms(merged.minNonZeroValue) : 0,
+    max_response_time: merged.totalCount ? ms(merged.maxValue) : 0,
+    p50_response_time: p(50),
+    p75_response_time: p(75),
+    p90_response_time: p(90),
+    p95_response_time: p(95),
+    p99_response_time: p(99),
+    duration_seconds: round2(durationMs / 1000),
+    status_codes: statusCodes,
+    errors,
+    dropped_requests: t.dropped,
+    shard_failures: shardFailures,
+    requests_lost: lost,
+    requests_per_second: Array.from(perSecond, (n) => n ?? 0),
+  };
+}

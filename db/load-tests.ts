@@ -1,0 +1,96 @@
+// Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
+// totals (live metrics, the stop flag's way back to the shards, and the final merge).
+import type { Kysely } from 'kysely';
+import type { Database, LoadTestStatus } from './schema.ts';
+
+export interface LoadTestRow {
+  id: string;
+  userId: number;
+  status: LoadTestStatus;
+  config: Record<string, unknown>;
+  stopRequested: boolean;
+  failureReason: string | null;
+  results: Record<string, unknown> | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
+
+export interface ShardSnapshotRow<S = Record<string, unknown>> {
+  shard: number;
+  attempt: number;
+  snapshot: S;
+  final: boolean;
+}
+
+const json = (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>));
+
+function toRow(r: Record<string, any>): LoadTestRow {
+  return {
+    id: r.id,
+    userId: Number(r.user_id),
+    status: r.status,
+    config: json(r.config),
+    stopRequested: r.stop_requested,
+    failureReason: r.failure_reason,
+    results: r.results === null ? null : json(r.results),
+    createdAt: new Date(r.created_at),
+    startedAt: r.started_at ? new Date(r.started_at) : null,
+    completedAt: r.completed_at ? new Date(r.completed_at) : null,
+  };
+}
+
+export async function createLoadTest(db: Kysely<Database>, row: { id: string; userId: number; config: Record<string, unknown> }): Promise<void> {
+  await db.insertInto('load_tests').values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) }).execute();
+}
+
+/** The test when `userId` owns it; null for unknown and foreign ids alike. */
+export async function findOwnedLoadTest(db: Kysely<Database>, id: string, userId: number): Promise<LoadTestRow | null> {
+  const r = await db.selectFrom('load_tests').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return r ? toRow(r) : null;
+}
+
+export async function findLoadTest(db: Kysely<Database>, id: string): Promise<LoadTestRow | null> {
+  const r = await db.selectFrom('load_tests').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toRow(r) : null;
+}
+
+/** The caller's tests, newest first. */
+export async function listLoadTests(db: Kysely<Database>, userId: number, limit: number): Promise<LoadTestRow[]> {
+  const rows = await db.selectFrom('load_tests').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+  return rows.map(toRow);
+}
+
+export async function markLoadTestRunning(db: Kysely<Database>, id: string, startedAt: Date): Promise<void> {
+  await db.updateTable('load_tests').set({ status: 'running', started_at: startedAt }).where('id', '=', id).where('status', '=', 'pending').execute();
+}
+
+/** Asks the shards to stop; true when the test was running (and is now asked to stop). */
+export async function requestLoadTestStop(db: Kysely<Database>, id: string): Promise<boolean> {
+  const r = await db.updateTable('load_tests').set({ stop_requested: true }).where('id', '=', id).where('status', '=', 'running').returning('id').executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function finishLoadTestRow(db: Kysely<Database>, id: string, status: LoadTestStatus, results: Record<string, unknown> | null, reason: string | null): Promise<void> {
+  await db
+    .updateTable('load_tests')
+    .set({ status, results: results === null ? null : JSON.stringify(results), failure_reason: reason, completed_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Stores a shard attempt's totals; answers whether the test was asked to stop (one round trip). */
+export async function writeShardSnapshot(db: Kysely<Database>, testId: string, shard: number, attempt: number, snapshot: unknown, final: boolean): Promise<boolean> {
+  await db
+    .insertInto('load_test_shards')
+    .values({ test_id: testId, shard, attempt, snapshot: JSON.stringify(snapshot), final })
+    .onConflict((oc) => oc.columns(['test_id', 'shard', 'attempt']).doUpdateSet({ snapshot: JSON.stringify(snapshot), final, updated_at: new Date() }))
+    .execute();
+  const row = await db.selectFrom('load_tests').select('stop_requested').where('id', '=', testId).executeTakeFirst();
+  return row?.stop_requested ?? true;
+}
+
+export async function readShardSnapshots<S>(db: Kysely<Database>, testId: string): Promise<Array<ShardSnapshotRow<S>>> {
+  const rows = await db.selectFrom('load_test_shards').select(['shard', 'attempt', 'snapshot', 'final']).where('test_id', '=', testId).orderBy('shard').orderBy('attempt').execute();
+  return rows.map((r) => ({ shard: r.shard, attempt: r.attempt, snapshot: json(r.snapshot) as S, final: r.final }));
+}

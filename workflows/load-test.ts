@@ -1,0 +1,120 @@
+// A load test: pending until a load worker takes it, running while its shards (activities on the
+// load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
+// The history stays small whatever the duration: a handful of activities per shard attempt, one
+// signal per stop; live totals travel through the database, not through events.
+import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { LoadActivities, ShardInput } from '../activities/load/index.ts';
+import type { ShardTarget } from '../activities/load/generator.ts';
+import type { FinalResults } from '../activities/load/metrics.ts';
+import { TASK_QUEUES } from './task-queues.ts';
+
+export const LOAD_TEST_KIND = 'load-test';
+/** Users per shard: more shards spread one test over more load workers. */
+export const USERS_PER_SHARD = 500;
+/** How long a test may wait for a load worker before it fails. */
+export const WAIT_FOR_LOAD_WORKER = '60 seconds';
+
+export interface LoadTestInput {
+  testId: string;
+  /** Method, URL, headers (with the credentials) and body: encrypted in history by the payload codec. */
+  target: ShardTarget;
+  concurrentUsers: number;
+  testDurationSeconds: number;
+  rampUpSeconds: number;
+  requestsPerSecond: number;
+}
+
+export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
+
+export interface LoadTestState {
+  status: LoadTestStatus;
+  /** Epoch ms of the load's start and planned end, once running. */
+  startAt: number | null;
+  endAt: number | null;
+  completedAt: number | null;
+  stopRequested: boolean;
+  failureReason: string | null;
+  results: FinalResults | null;
+}
+
+export const getLoadTestState = defineQuery<LoadTestState>('getLoadTestState');
+export const stopLoadTest = defineSignal('stopLoadTest');
+
+const { beginLoadTest, finishLoadTest } = proxyActivities<LoadActivities>({
+  taskQueue: TASK_QUEUES.load,
+  scheduleToStartTimeout: WAIT_FOR_LOAD_WORKER,
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
+
+/** The shards of a test: users split evenly, the arrival rate split in proportion. */
+export function planShards(input: LoadTestInput, startAt: number, endAt: number): Array<Omit<ShardInput, 'testId'>> {
+  const count = Math.ceil(input.concurrentUsers / USERS_PER_SHARD);
+  const shards: Array<Omit<ShardInput, 'testId'>> = [];
+  let firstUser = 0;
+  for (let i = 0; i < count; i++) {
+    const users = Math.floor(input.concurrentUsers / count) + (i < input.concurrentUsers % count ? 1 : 0);
+    shards.push({
+      shard: i,
+      target: input.target,
+      users,
+      firstUser,
+      totalUsers: input.concurrentUsers,
+      startAt,
+      endAt,
+      rampUpMs: input.rampUpSeconds * 1000,
+      rate: (input.requestsPerSecond * users) / input.concurrentUsers,
+    });
+    firstUser += users;
+  }
+  return shards;
+}
+
+export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
+  const state: LoadTestState = { status: 'pending', startAt: null, endAt: null, completedAt: null, stopRequested: false, failureReason: null, results: null };
+  setHandler(getLoadTestState, () => state);
+  setHandler(stopLoadTest, () => {
+    state.stopRequested = true;
+  });
+
+  const finish = async (status: LoadTestStatus, reason: string | null) => {
+    state.results = await finishLoadTest(input.testId, status, reason);
+    state.status = status;
+    state.failureReason = reason;
+    state.completedAt = Date.now();
+    return state;
+  };
+
+  let startAt: number;
+  try {
+    startAt = await beginLoadTest(input.testId);
+  } catch (err) {
+    return finish('failed', `no load worker took the test within ${WAIT_FOR_LOAD_WORKER}: ${reasonOf(err)}`);
+  }
+  state.status = 'running';
+  state.startAt = startAt;
+  state.endAt = startAt + input.testDurationSeconds * 1000;
+
+  // A shard attempt whose worker dies stops heartbeating and is retried on another worker, inside
+  // the same time window; what the dead attempt had sent stays counted.
+  const { runLoadShard } = proxyActivities<LoadActivities>({
+    taskQueue: TASK_QUEUES.load,
+    startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
+    heartbeatTimeout: '15 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  });
+  const shards = planShards(input, state.startAt, state.endAt);
+  const outcomes = await Promise.allSettled(shards.map((shard) => runLoadShard({ testId: input.testId, ...shard })));
+  const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+
+  if (failures.length === shards.length) return finish('failed', `every shard failed: ${reasonOf(failures[0]!.reason)}`);
+  // The stop may have reached the shards through the database first; wait for the signal briefly.
+  const stopped = state.stopRequested || outcomes.some((o) => o.status === 'fulfilled' && o.value.stopped);
+  if (stopped && !state.stopRequested) await condition(() => state.stopRequested, '5 seconds');
+  return finish(stopped ? 'stopped' : 'completed', failures.length ? `${failures.length} of ${shards.length} shards failed: ${reasonOf(failures[0]!.reason)}` : null);
+}
+
+function reasonOf(err: unknown): string {
+  const e = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
+  return e?.message ?? String(err);
+}
