@@ -1,6 +1,5 @@
-// The load generator of one shard: `users` virtual users on one undici Pool (one connection each),
-// driven through Pool.dispatch with a handler object per user that is reused for every request
-// (the cheapest client path: no promise, no response object per request).
+// The load generator of one shard: `users` virtual users, one keep-alive connection each
+// (http1.ts: a prebuilt request, a response parsed only as far as a load tester needs).
 // - Closed model (rate 0): each user sends its next request when the previous answer has ended.
 // - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
@@ -8,9 +7,9 @@
 // Latencies go into an HDR histogram in microseconds; bytes are counted on the sockets.
 import { isIP, type Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
-import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { createAddressPolicy } from '../../lib/net/address-policy.ts';
 import { guardedLookup } from '../../lib/net/guarded-fetch.ts';
+import { Http1Connection, requestBytes } from './http1.ts';
 
 export interface ShardTarget {
   url: string;
@@ -67,7 +66,7 @@ export function newHistogram() {
 }
 
 export class ShardGenerator {
-  private readonly pool: Pool;
+  private readonly plan: ShardPlan;
   private readonly histogram = newHistogram();
   private readonly sockets = new Set<Socket>();
   private closedBytesRead = 0;
@@ -77,15 +76,19 @@ export class ShardGenerator {
   private readonly errors: Record<string, number> = {};
   private readonly perSecond: number[] = [];
   private stopping = false;
-  private readonly dispatchOptions: Dispatcher.DispatchOptions;
+  private readonly connections: Http1Connection[] = [];
   /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
   private readonly t0: number;
   private finishedUsers = 0;
   private done!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
-  private timers: NodeJS.Timeout[] = [];
-
-  private readonly plan: ShardPlan;
+  private readonly timers: NodeJS.Timeout[] = [];
+  /** Ramp-up: users whose start time has not come yet. */
+  private readonly pendingStarts = new Set<NodeJS.Timeout>();
+  /** Open model: idle connections, and scheduled send times waiting for one. */
+  private readonly idle: Http1Connection[] = [];
+  private readonly queue: number[] = [];
+  private openFinished = false;
 
   constructor(plan: ShardPlan) {
     this.plan = plan;
@@ -93,25 +96,9 @@ export class ShardGenerator {
     const policy = createAddressPolicy(plan.allow);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && policy.refusal(host)) throw new Error(`targetUrl: target not allowed: ${policy.refusal(host)}`);
-    const connector = buildConnector({ lookup: guardedLookup(policy, undefined, 'targetUrl') } as buildConnector.BuildOptions);
-    this.pool = new Pool(url.origin, {
-      connections: plan.users,
-      pipelining: 1,
-      headersTimeout: plan.requestTimeoutMs,
-      bodyTimeout: plan.requestTimeoutMs,
-      connect: (options, callback) =>
-        connector(options, (err, socket) => {
-          if (socket) this.track(socket as Socket);
-          (callback as (e: Error | null, s: Socket | null) => void)(err, socket as Socket | null);
-        }),
-    });
-    this.dispatchOptions = {
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: plan.target.method as Dispatcher.HttpMethod,
-      headers: plan.target.headers,
-      body: plan.target.body,
-    };
+    const options = { url, lookup: guardedLookup(policy, undefined, 'targetUrl'), rejectUnauthorized: true, onSocket: (socket: Socket) => this.track(socket) };
+    const request = requestBytes({ url, method: plan.target.method, headers: plan.target.headers, body: plan.target.body });
+    for (let i = 0; i < plan.users; i++) this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
     this.t0 = performance.now() + (plan.startAt - Date.now());
   }
 
@@ -133,7 +120,7 @@ export class ShardGenerator {
     return this.plan.endAt - this.plan.startAt;
   }
 
-  private record(scheduledAt: number, statusCode: number | null, error: Error | null) {
+  private record(scheduledAt: number, statusCode: number, error: Error | null) {
     const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
     this.stats.inFlight -= 1;
     this.stats.total += 1;
@@ -144,52 +131,41 @@ export class ShardGenerator {
       const kind = (error as NodeJS.ErrnoException).code ?? error.name;
       this.errors[kind] = (this.errors[kind] ?? 0) + 1;
     } else {
-      if (statusCode! < 400) this.stats.successful += 1;
+      if (statusCode < 400) this.stats.successful += 1;
       else this.stats.failed += 1;
-      this.statusCodes[statusCode!] = (this.statusCodes[statusCode!] ?? 0) + 1;
+      this.statusCodes[statusCode] = (this.statusCodes[statusCode] ?? 0) + 1;
     }
   }
 
-  /** One request; `slot` is reused by its user for every request (no allocation per request). */
-  private send(slot: RequestSlot) {
-    const second = Math.max(0, Math.floor(this.elapsed() / 1000));
+  /** One request on `connection`, latency counted from `scheduledAt`; `then` runs after the answer. */
+  private send(connection: Http1Connection, scheduledAt: number, then: (failed: boolean) => void) {
+    const second = Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
     this.perSecond[second] = (this.perSecond[second] ?? 0) + 1;
     this.stats.inFlight += 1;
     this.stats.firstSentAt ??= Date.now();
-    slot.status = null;
-    slot.settled = false;
-    this.pool.dispatch(this.dispatchOptions, slot);
+    connection.send((status, error) => {
+      this.record(scheduledAt, status, error);
+      then(error !== null);
+    });
   }
 
-  /** Called once per request by its slot. */
-  settle(slot: RequestSlot, error: Error | null) {
-    this.record(slot.scheduledAt, slot.status, error);
-    // An error can come back inside dispatch(): continue on the next turn, never recursively.
-    if (error) setImmediate(slot.next);
-    else slot.next();
-  }
-
-  /** Closed model: one loop per user, started at its place in the ramp. */
+  /** Closed model: each user is a connection that sends again when answered, started at its place in the ramp. */
   private runClosed() {
     const { users, firstUser, totalUsers, rampUpMs } = this.plan;
     for (let i = 0; i < users; i++) {
+      const connection = this.connections[i]!;
       const startOffset = totalUsers > 1 ? (rampUpMs * (firstUser + i)) / totalUsers : 0;
-      const slot = new RequestSlot(this, () => {
+      const loop = () => {
         if (this.stopping || this.elapsed() >= this.endMs) return this.userDone();
-        slot.scheduledAt = performance.now();
-        this.send(slot);
-      });
-      const wait = Math.max(0, startOffset - this.elapsed());
+        this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()));
+      };
       const timer = setTimeout(() => {
         this.pendingStarts.delete(timer);
-        slot.next();
-      }, wait);
+        loop();
+      }, Math.max(0, startOffset - this.elapsed()));
       this.pendingStarts.add(timer);
     }
   }
-
-  /** Ramp-up: users whose start time has not come yet. */
-  private readonly pendingStarts = new Set<NodeJS.Timeout>();
 
   private userDone() {
     this.finishedUsers += 1;
@@ -204,23 +180,33 @@ export class ShardGenerator {
     return k < inRamp ? Math.sqrt((2 * ramp * k) / rate) : ramp + (k - inRamp) / rate;
   }
 
-  /** Open model: a scheduler sends every arrival that is due; at most users + one second of arrivals wait. */
+  /**
+   * Open model: a scheduler releases every arrival that is due; an arrival waits for an idle
+   * connection (its latency counts from its scheduled time); beyond `users` in flight plus one
+   * second of arrivals waiting, an arrival is dropped and counted.
+   */
   private runOpen() {
+    this.idle.push(...this.connections);
+    const maxWaiting = Math.ceil(this.plan.rate);
     let k = 0;
-    const maxOutstanding = this.plan.users + Math.ceil(this.plan.rate);
+    const release = (connection: Http1Connection) => {
+      const next = this.queue.shift();
+      if (next !== undefined && !this.stopping) this.send(connection, next, () => release(connection));
+      else {
+        this.idle.push(connection);
+        this.maybeDone();
+      }
+    };
     const tick = () => {
       const now = this.elapsed();
       while (!this.stopping) {
         const at = this.arrivalAt(k);
         if (at >= this.endMs || at > now) break;
         k += 1;
-        if (this.stats.inFlight >= maxOutstanding) {
-          this.stats.dropped += 1;
-          continue;
-        }
-        const slot = new RequestSlot(this, () => this.maybeDone());
-        slot.scheduledAt = this.t0 + at;
-        this.send(slot);
+        const connection = this.idle.pop();
+        if (connection) this.send(connection, this.t0 + at, () => release(connection));
+        else if (this.queue.length < maxWaiting) this.queue.push(this.t0 + at);
+        else this.stats.dropped += 1;
       }
       if (this.stopping || this.arrivalAt(k) >= this.endMs) {
         clearInterval(timer);
@@ -232,10 +218,8 @@ export class ShardGenerator {
     this.timers.push(timer);
   }
 
-  private openFinished = false;
-
   private maybeDone() {
-    if (this.openFinished && this.stats.inFlight === 0) this.done();
+    if (this.openFinished && this.stats.inFlight === 0 && (this.queue.length === 0 || this.stopping)) this.done();
   }
 
   snapshot(): ShardSnapshot {
@@ -257,17 +241,24 @@ export class ShardGenerator {
     };
   }
 
-  /** Runs until the end of the test window, or until stop(); answered requests in flight are awaited. */
+  /** Runs until the end of the test window, or until stop(); answers in flight are awaited (up to the request timeout). */
   async run(): Promise<ShardSnapshot> {
     if (this.plan.rate > 0) this.runOpen();
     else this.runClosed();
-    // Requests still in flight at the end get their answer or the request timeout.
-    const guard = setTimeout(() => this.done(), this.endMs - this.elapsed() + this.plan.requestTimeoutMs + 1000);
+    // Requests waiting longer than the request timeout are given up, by one sweep rather than a timer each.
+    const sweep = setInterval(() => {
+      const limit = performance.now() - this.plan.requestTimeoutMs;
+      for (const c of this.connections) {
+        if (c.busy && c.sentAt < limit) c.abort(Object.assign(new Error(`no answer within ${this.plan.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
+      }
+    }, 250);
+    const guard = setTimeout(() => this.done(), this.endMs - this.elapsed() + this.plan.requestTimeoutMs + 2000);
     await this.finished;
+    clearInterval(sweep);
     clearTimeout(guard);
     for (const t of [...this.timers, ...this.pendingStarts]) clearTimeout(t);
     const result = this.snapshot();
-    await this.pool.close().catch(() => {});
+    for (const c of this.connections) c.close();
     return result;
   }
 
@@ -276,6 +267,7 @@ export class ShardGenerator {
     if (this.stopping) return;
     this.stopping = true;
     if (this.plan.rate > 0) {
+      this.queue.length = 0;
       this.openFinished = true;
       this.maybeDone();
       return;
@@ -286,38 +278,5 @@ export class ShardGenerator {
       this.userDone();
     }
     this.pendingStarts.clear();
-  }
-}
-
-/** The dispatch handler of one request at a time; a closed-model user reuses its slot for every request. */
-class RequestSlot implements Dispatcher.DispatchHandler {
-  status: number | null = null;
-  settled = false;
-  /** performance.now() of the scheduled send: latency counts from here. */
-  scheduledAt = 0;
-  readonly generator: ShardGenerator;
-  /** What the user does after an answer: send again, or finish. */
-  readonly next: () => void;
-
-  constructor(generator: ShardGenerator, next: () => void) {
-    this.generator = generator;
-    this.next = next;
-  }
-
-  onRequestStart() {}
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number) {
-    this.status = statusCode;
-  }
-  onResponseData() {}
-  onResponseEnd() {
-    this.finish(null);
-  }
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error) {
-    this.finish(error);
-  }
-  private finish(error: Error | null) {
-    if (this.settled) return;
-    this.settled = true;
-    this.generator.settle(this, error);
   }
 }

@@ -1,0 +1,226 @@
+// A minimal HTTP/1.1 client connection for load generation: one request at a time on one keep-alive
+// socket, the request written from one prebuilt buffer, the response parsed only as far as a load
+// tester needs (status code, where the body ends: Content-Length, chunked, or the connection's end).
+// It does what wrk does in C, which general-purpose clients cannot: no header objects, no body
+// buffers, no promise or allocation per request. Bytes are counted on the socket.
+import net, { type LookupFunction } from 'node:net';
+import tls from 'node:tls';
+
+const CRLF = Buffer.from('\r\n');
+const HEAD_END = Buffer.from('\r\n\r\n');
+/** A response head larger than this is refused (as servers refuse large request heads). */
+const MAX_HEAD_BYTES = 64 * 1024;
+
+const State = { Idle: 0, Head: 1, Body: 2, ChunkSize: 3, ChunkData: 4, Trailers: 5, UntilClose: 6 } as const;
+type State = (typeof State)[keyof typeof State];
+
+export interface RequestSpec {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** The request as bytes, written as is for every request. */
+export function requestBytes(spec: RequestSpec): Buffer {
+  const body = spec.body === undefined ? null : Buffer.from(spec.body);
+  const lines = [`${spec.method} ${spec.url.pathname}${spec.url.search} HTTP/1.1`, `host: ${spec.url.host}`];
+  for (const [name, value] of Object.entries(spec.headers)) lines.push(`${name}: ${value}`);
+  if (body) lines.push(`content-length: ${body.length}`);
+  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  return body ? Buffer.concat([head, body]) : head;
+}
+
+export interface ConnectionOptions {
+  url: URL;
+  lookup: LookupFunction;
+  /** For https: check the certificate (true) or not. */
+  rejectUnauthorized: boolean;
+  /** Called with the socket each time one is opened (byte counting). */
+  onSocket(socket: net.Socket): void;
+}
+
+export type Completion = (status: number, error: Error | null) => void;
+
+export class Http1Connection {
+  private socket: net.Socket | null = null;
+  private connected = false;
+  private state: State = State.Idle;
+  private pending: Buffer | null = null;
+  private remaining = 0;
+  private status = 0;
+  private closeAfter = false;
+  private noBody = false;
+  private onDone: Completion | null = null;
+  /** performance.now() when the request in flight was written (for the timeout sweep). */
+  sentAt = 0;
+  private readonly options: ConnectionOptions;
+  private readonly request: Buffer;
+
+  constructor(options: ConnectionOptions, request: Buffer, headOnly: boolean) {
+    this.options = options;
+    this.request = request;
+    this.noBody = headOnly;
+  }
+
+  get busy(): boolean {
+    return this.onDone !== null;
+  }
+
+  /** Sends the request; `done` is called once, with the status or the error. */
+  send(done: Completion): void {
+    this.onDone = done;
+    this.sentAt = performance.now();
+    this.state = State.Head;
+    this.pending = null;
+    if (!this.socket) this.open();
+    else if (this.connected) this.socket.write(this.request);
+  }
+
+  private open() {
+    const { url, lookup, rejectUnauthorized } = this.options;
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const socket =
+      url.protocol === 'https:'
+        ? tls.connect({ host, port, lookup, servername: net.isIP(host) ? undefined : host, rejectUnauthorized, ALPNProtocols: ['http/1.1'] })
+        : net.connect({ host, port, lookup });
+    socket.setNoDelay(true);
+    this.socket = socket;
+    this.connected = false;
+    this.options.onSocket(socket);
+    // Events of a socket this connection has moved on from are ignored.
+    const current = () => this.socket === socket;
+    socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+      if (!current()) return;
+      this.connected = true;
+      if (this.onDone) socket.write(this.request);
+    });
+    socket.on('data', (chunk: Buffer) => current() && this.onData(chunk));
+    socket.once('end', () => current() && this.onEnd());
+    socket.once('error', (err) => current() && this.fail(err));
+    socket.once('close', () => current() && this.fail(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' })));
+  }
+
+  /** Gives up on the request in flight (timeout or stop): the socket is closed. */
+  abort(error: Error) {
+    this.fail(error);
+  }
+
+  close() {
+    this.socket?.destroy();
+    this.socket = null;
+  }
+
+  private complete() {
+    const done = this.onDone;
+    this.onDone = null;
+    this.state = State.Idle;
+    if (this.closeAfter) this.close();
+    done?.(this.status, null);
+  }
+
+  private fail(error: Error) {
+    const socket = this.socket;
+    this.socket = null;
+    socket?.destroy();
+    const done = this.onDone;
+    this.onDone = null;
+    this.state = State.Idle;
+    done?.(this.status, error);
+  }
+
+  private onEnd() {
+    if (this.state === State.UntilClose) {
+      this.closeAfter = true;
+      this.complete();
+    } else if (this.onDone) {
+      this.fail(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }));
+    }
+    this.close();
+  }
+
+  private onData(chunk: Buffer) {
+    let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.pending = null;
+    let off = 0;
+    while (off < data.length) {
+      switch (this.state) {
+        case State.Head: {
+          const end = data.indexOf(HEAD_END, off);
+          if (end < 0) {
+            if (data.length - off > MAX_HEAD_BYTES) return this.fail(Object.assign(new Error('response head too large'), { code: 'HPE_HEADER_OVERFLOW' }));
+            this.pending = data.subarray(off);
+            return;
+          }
+          // "HTTP/1.1 200 OK": the minor version is byte 7, the status bytes 9..11.
+          const start = off;
+          this.status = (data[off + 9]! - 48) * 100 + (data[off + 10]! - 48) * 10 + (data[off + 11]! - 48);
+          if (!(this.status >= 100 && this.status <= 999) || data[off + 5] !== 0x31) return this.fail(Object.assign(new Error('not an HTTP/1.x answer'), { code: 'HPE_INVALID_CONSTANT' }));
+          const head = data.toString('latin1', off, end + 2);
+          off = end + 4;
+          if (this.status < 200) continue; // 1xx: the real answer follows
+          const http10 = data[start + 7] === 0x30;
+          this.closeAfter = /\r\nconnection:[ \t]*close/i.test(head) || (http10 && !/\r\nconnection:[ \t]*keep-alive/i.test(head));
+          if (this.noBody || this.status === 204 || this.status === 304) {
+            this.complete();
+            break;
+          }
+          if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) {
+            this.state = State.ChunkSize;
+            break;
+          }
+          const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
+          if (length) {
+            this.remaining = Number(length[1]);
+            if (this.remaining === 0) this.complete();
+            else this.state = State.Body;
+          } else {
+            this.state = State.UntilClose;
+          }
+          break;
+        }
+        case State.Body:
+        case State.ChunkData: {
+          const take = Math.min(this.remaining, data.length - off);
+          this.remaining -= take;
+          off += take;
+          if (this.remaining === 0) {
+            if (this.state === State.Body) this.complete();
+            else this.state = State.ChunkSize;
+          }
+          break;
+        }
+        case State.ChunkSize:
+        case State.Trailers: {
+          const eol = data.indexOf(CRLF, off);
+          if (eol < 0) {
+            this.pending = data.subarray(off);
+            return;
+          }
+          if (this.state === State.Trailers) {
+            const empty = eol === off;
+            off = eol + 2;
+            if (empty) this.complete();
+            break;
+          }
+          const size = parseInt(data.toString('latin1', off, eol), 16);
+          off = eol + 2;
+          if (Number.isNaN(size)) return this.fail(Object.assign(new Error('bad chunk size'), { code: 'HPE_INVALID_CHUNK_SIZE' }));
+          if (size === 0) this.state = State.Trailers;
+          else {
+            this.remaining = size + 2; // the data and its CRLF
+            this.state = State.ChunkData;
+          }
+          break;
+        }
+        case State.UntilClose:
+          off = data.length;
+          break;
+        case State.Idle:
+          // Bytes nobody asked for: the server is confused; start afresh.
+          return this.close();
+      }
+    }
+  }
+}

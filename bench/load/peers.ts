@@ -1,0 +1,172 @@
+// Load generator against the peers, in one run on this machine, all on loopback:
+// 1. Throughput: nginx (1 worker) serving a small static file; wrk, autocannon, hey and our load
+//    worker each with the same connection count for the same time; requests per second and ratios.
+// 2. Accuracy: a Node target answering after a fixed 50 ms; our p50 beside wrk's.
+// 3. Coordinated omission: a fixed arrival rate against a target that stalls once for 1 s; our p99
+//    (measured from the scheduled send) beside wrk's (measured from the actual send).
+//   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100)
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { newAccountKey, startService } from '../service.ts';
+import { freePort } from '../../test/support/processes.ts';
+
+const run = promisify(execFile);
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+const bin = (name: string) => path.resolve('node_modules/.bin', name);
+
+interface Row {
+  tool: string;
+  rps: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+async function startNginx(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'netops-nginx-'));
+  const port = await freePort();
+  await fs.writeFile(path.join(dir, 'index.html'), 'hello from nginx\n');
+  await fs.writeFile(
+    path.join(dir, 'nginx.conf'),
+    `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events { worker_connections 20000; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
+  server { listen 127.0.0.1:${port}; root ${dir}; location / { } }
+}
+`,
+  );
+  const child = spawn('nginx', ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}/index.html`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** wrk's latency figure ("50.00%   1.23ms") in ms. */
+function wrkMs(out: string, label: string): number | null {
+  const m = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
+  if (!m) return null;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+}
+
+async function wrk(url: string, c: number, s: number): Promise<Row> {
+  const { stdout } = await run('wrk', ['-t1', `-c${c}`, `-d${s}s`, '--latency', url], { maxBuffer: 1 << 20 });
+  return { tool: 'wrk (1 thread)', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: wrkMs(stdout, '50%'), p99: wrkMs(stdout, '99%') };
+}
+
+async function autocannon(url: string, c: number, s: number): Promise<Row> {
+  const { stdout } = await run(bin('autocannon'), ['-c', String(c), '-d', String(s), '-j', url], { maxBuffer: 1 << 24 });
+  const r = JSON.parse(stdout);
+  return { tool: 'autocannon', rps: r.requests.total / (r.duration || s), p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+async function hey(url: string, c: number, s: number): Promise<Row> {
+  const { stdout } = await run('hey', ['-c', String(c), '-z', `${s}s`, url], { maxBuffer: 1 << 24 });
+  const sec = (label: string) => {
+    const m = new RegExp(`${label}% in ([\\d.]+) secs`).exec(stdout);
+    return m ? Number(m[1]) * 1000 : null;
+  };
+  return { tool: 'hey', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: sec('50'), p99: sec('99') };
+}
+
+async function ours(baseUrl: string, key: string, body: Record<string, unknown>): Promise<Row & { results: any }> {
+  const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+  const started = (await (await fetch(`${baseUrl}/api/v1/load-testing/start`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as any;
+  if (!started.success) throw new Error(JSON.stringify(started));
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const status = (await (await fetch(`${baseUrl}/api/v1/load-testing/status/${started.test_id}`, { headers })).json()) as any;
+    if (status.status !== 'pending' && status.status !== 'running') break;
+  }
+  const { results } = (await (await fetch(`${baseUrl}/api/v1/load-testing/results/${started.test_id}`, { headers })).json()) as any;
+  return { tool: 'netops load worker', rps: results.throughput, p50: results.p50_response_time, p99: results.p99_response_time, results };
+}
+
+function table(title: string, rows: Row[], reference: string) {
+  const base = rows.find((r) => r.tool === reference)!;
+  console.log(`\n${title}`);
+  console.log('  tool                    req/s      p50 ms   p99 ms   netops / tool');
+  for (const r of rows) {
+    const ratio = base === r ? '' : (base.rps / r.rps).toFixed(2);
+    console.log(`  ${r.tool.padEnd(22)} ${Math.round(r.rps).toString().padStart(8)}   ${fmt(r.p50)}   ${fmt(r.p99)}   ${ratio}`);
+  }
+}
+const fmt = (v: number | null) => (v === null ? '     -' : v.toFixed(2).padStart(6));
+
+/**
+ * A Node target: every answer after `delayMs`. On `/stall` the whole server pauses once for 1 s
+ * (3 s after its start), as a GC pause or a lock would: every answer due in that second waits for its end.
+ */
+async function delayedTarget(delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const stallFrom = Date.now() + 3000;
+  const stallUntil = stallFrom + 1000;
+  const server = http.createServer((req, res) => {
+    const now = Date.now();
+    const paused = req.url === '/stall' && now >= stallFrom && now < stallUntil;
+    setTimeout(() => res.end('ok'), paused ? stallUntil - now : delayMs);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+const nginx = await startNginx();
+const app = await startService({ NETWORK_ALLOW: '127.0.0.1/32' });
+try {
+  const key = await newAccountKey(app.env);
+  console.log(`load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`);
+
+  // 1. Throughput against nginx.
+  const mine = await ours(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 });
+  const rows: Row[] = [mine, await wrk(nginx.url, connections, seconds), await autocannon(nginx.url, connections, seconds), await hey(nginx.url, connections, seconds)];
+  table(`1. throughput against nginx (1 worker, static file)`, rows, 'netops load worker');
+  console.log(`  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s`);
+
+  // 2. Accuracy against a fixed 50 ms.
+  const slow = await delayedTarget(50);
+  try {
+    const acc = await ours(app.baseUrl, key, { targetUrl: `${slow.url}/`, httpMethod: 'GET', concurrentUsers: 50, testDuration: 10, rampUpTime: 0 });
+    const w = await wrk(`${slow.url}/`, 50, 10);
+    console.log(`\n2. accuracy: target answers after 50 ms, 50 connections, 10 s`);
+    console.log(`  p50 netops ${acc.p50?.toFixed(2)} ms, wrk ${w.p50?.toFixed(2)} ms: difference ${((Math.abs(acc.p50! - w.p50!) / w.p50!) * 100).toFixed(1)} % (target: within 5 %)`);
+
+    // 3. Coordinated omission: 200 requests/s, the target stalls once for 1 s (a fresh target per tool).
+    const stallOurs = await delayedTarget(5);
+    const stallWrk = await delayedTarget(5);
+    try {
+      const co = await ours(app.baseUrl, key, { targetUrl: `${stallOurs.url}/stall`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 10, rampUpTime: 0, requestsPerSecond: 200 });
+      const cw = await wrk(`${stallWrk.url}/stall`, 10, 10);
+      console.log(`\n3. coordinated omission: the target answers in 5 ms but pauses once for 1 s, 10 connections, 10 s`);
+      console.log(`  netops at 200 requests/s (latency from the scheduled send): p99 ${co.p99?.toFixed(0)} ms, max ${co.results.max_response_time.toFixed(0)} ms`);
+      console.log(`  wrk, closed loop (latency from the actual send):            p99 ${cw.p99?.toFixed(0)} ms`);
+      console.log('  The requests due during the stall waited for it: an open-model p99 shows them; a closed loop hides them.');
+    } finally {
+      await Promise.all([stallOurs.close(), stallWrk.close()]);
+    }
+  } finally {
+    await slow.close();
+  }
+} finally {
+  await app.stop();
+  await nginx.stop();
+}
