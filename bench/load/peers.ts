@@ -5,61 +5,19 @@
 // 3. Coordinated omission: a fixed arrival rate against a target that stalls once for 1 s; our p99
 //    (measured from the scheduled send) beside wrk's (measured from the actual send).
 //   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100)
-import { execFile, spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { newAccountKey, startService } from '../service.ts';
-import { freePort } from '../../test/support/processes.ts';
+import { runLoadTest, startNginx, type Row } from './common.ts';
 
 const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const bin = (name: string) => path.resolve('node_modules/.bin', name);
-
-interface Row {
-  tool: string;
-  rps: number;
-  p50: number | null;
-  p99: number | null;
-}
-
-async function startNginx(): Promise<{ url: string; stop(): Promise<void> }> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'netops-nginx-'));
-  const port = await freePort();
-  await fs.writeFile(path.join(dir, 'index.html'), 'hello from nginx\n');
-  await fs.writeFile(
-    path.join(dir, 'nginx.conf'),
-    `worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events { worker_connections 20000; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
-  server { listen 127.0.0.1:${port}; root ${dir}; location / { } }
-}
-`,
-  );
-  const child = spawn('nginx', ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url: `http://127.0.0.1:${port}/index.html`,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      await fs.rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** wrk's latency figure ("50.00%   1.23ms") in ms. */
 function wrkMs(out: string, label: string): number | null {
@@ -87,19 +45,6 @@ async function hey(url: string, c: number, s: number): Promise<Row> {
     return m ? Number(m[1]) * 1000 : null;
   };
   return { tool: 'hey', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: sec('50'), p99: sec('99') };
-}
-
-async function ours(baseUrl: string, key: string, body: Record<string, unknown>): Promise<Row & { results: any }> {
-  const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
-  const started = (await (await fetch(`${baseUrl}/api/v1/load-testing/start`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as any;
-  if (!started.success) throw new Error(JSON.stringify(started));
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 500));
-    const status = (await (await fetch(`${baseUrl}/api/v1/load-testing/status/${started.test_id}`, { headers })).json()) as any;
-    if (status.status !== 'pending' && status.status !== 'running') break;
-  }
-  const { results } = (await (await fetch(`${baseUrl}/api/v1/load-testing/results/${started.test_id}`, { headers })).json()) as any;
-  return { tool: 'netops load worker', rps: results.throughput, p50: results.p50_response_time, p99: results.p99_response_time, results };
 }
 
 function table(title: string, rows: Row[], reference: string) {
@@ -137,7 +82,7 @@ try {
   console.log(`load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`);
 
   // 1. Throughput against nginx.
-  const mine = await ours(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 });
+  const mine = await runLoadTest(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 });
   const rows: Row[] = [mine, await wrk(nginx.url, connections, seconds), await autocannon(nginx.url, connections, seconds), await hey(nginx.url, connections, seconds)];
   table(`1. throughput against nginx (1 worker, static file)`, rows, 'netops load worker');
   console.log(`  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s`);
@@ -145,7 +90,7 @@ try {
   // 2. Accuracy against a fixed 50 ms.
   const slow = await delayedTarget(50);
   try {
-    const acc = await ours(app.baseUrl, key, { targetUrl: `${slow.url}/`, httpMethod: 'GET', concurrentUsers: 50, testDuration: 10, rampUpTime: 0 });
+    const acc = await runLoadTest(app.baseUrl, key, { targetUrl: `${slow.url}/`, httpMethod: 'GET', concurrentUsers: 50, testDuration: 10, rampUpTime: 0 });
     const w = await wrk(`${slow.url}/`, 50, 10);
     console.log(`\n2. accuracy: target answers after 50 ms, 50 connections, 10 s`);
     console.log(`  p50 netops ${acc.p50?.toFixed(2)} ms, wrk ${w.p50?.toFixed(2)} ms: difference ${((Math.abs(acc.p50! - w.p50!) / w.p50!) * 100).toFixed(1)} % (target: within 5 %)`);
@@ -154,7 +99,7 @@ try {
     const stallOurs = await delayedTarget(5);
     const stallWrk = await delayedTarget(5);
     try {
-      const co = await ours(app.baseUrl, key, { targetUrl: `${stallOurs.url}/stall`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 10, rampUpTime: 0, requestsPerSecond: 200 });
+      const co = await runLoadTest(app.baseUrl, key, { targetUrl: `${stallOurs.url}/stall`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 10, rampUpTime: 0, requestsPerSecond: 200 });
       const cw = await wrk(`${stallWrk.url}/stall`, 10, 10);
       console.log(`\n3. coordinated omission: the target answers in 5 ms but pauses once for 1 s, 10 connections, 10 s`);
       console.log(`  netops at 200 requests/s (latency from the scheduled send): p99 ${co.p99?.toFixed(0)} ms, max ${co.results.max_response_time.toFixed(0)} ms`);

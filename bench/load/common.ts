@@ -1,0 +1,66 @@
+// Shared by the load benchmarks: nginx on loopback as the fast target, and a load test through the service.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../test/support/processes.ts';
+
+export interface Row {
+  tool: string;
+  rps: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+/** nginx with one worker serving a small static file on loopback. */
+export async function startNginx(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'netops-nginx-'));
+  const port = await freePort();
+  await fs.writeFile(path.join(dir, 'index.html'), 'hello from nginx\n');
+  await fs.writeFile(
+    path.join(dir, 'nginx.conf'),
+    `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events { worker_connections 20000; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
+  server { listen 127.0.0.1:${port}; root ${dir}; location / { } }
+}
+`,
+  );
+  const child = spawn('nginx', ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}/index.html`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+
+/** Runs a load test through the API and waits for its results; `onPoll` sees each status answer. */
+export async function runLoadTest(baseUrl: string, key: string, body: Record<string, unknown>, onPoll: (status: any, ms: number) => void = () => {}, pollMs = 500): Promise<Row & { results: any }> {
+  const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+  const started = (await (await fetch(`${baseUrl}/api/v1/load-testing/start`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as any;
+  if (!started.success) throw new Error(JSON.stringify(started));
+  for (;;) {
+    await new Promise((r) => setTimeout(r, pollMs));
+    const asked = performance.now();
+    const status = (await (await fetch(`${baseUrl}/api/v1/load-testing/status/${started.test_id}`, { headers })).json()) as any;
+    onPoll(status, performance.now() - asked);
+    if (status.status !== 'pending' && status.status !== 'running') break;
+  }
+  const { results } = (await (await fetch(`${baseUrl}/api/v1/load-testing/results/${started.test_id}`, { headers })).json()) as any;
+  return { tool: 'netops load worker', rps: results.throughput, p50: results.p50_response_time, p99: results.p99_response_time, results };
+}
+

@@ -1,0 +1,61 @@
+// A load worker dies in the middle of a test: its shard stops heartbeating, Temporal retries it on
+// another load worker within the same time window, and the results say what the failure cost.
+// Its own small cluster (embedded mode, one process per role), so that the victim is the only load worker.
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('load test shard failover', () => {
+  const processes: AppProcess[] = [];
+  let site: LoadTarget | undefined;
+  afterAll(async () => {
+    await Promise.all(processes.reverse().map((p) => p.stop()));
+    await site?.close();
+  });
+
+  it('retries the shard of a killed load worker on another one, and the test still ends with its results', async () => {
+    site = await startLoadTarget();
+    const api = await startApp({ ROLE: 'api', DATA_DIR: await tempDir('failover'), NETWORK_ALLOW: '127.0.0.1/32' });
+    processes.push(api);
+    const role = async (r: string) => {
+      const p = await startApp({ ...api.env, ROLE: r, PORT: '' });
+      processes.push(p);
+      return p;
+    };
+    await role('worker:workflows');
+    const victim = await role('worker:load');
+
+    const created = await runScript('scripts/admin.ts', ['create-key', '--email', 'failover@example.test', '--plan', 'enterprise'], api.env);
+    const key = JSON.parse(created.stdout).api_key as string;
+    const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+    const call = async (method: string, path: string, body?: unknown) => (await fetch(`${api.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
+
+    const path = '/failover';
+    const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 35, rampUpTime: 0, requestsPerSecond: 50 });
+    const id = started.test_id as string;
+    for (let i = 0; i < 100; i++) {
+      const s = await call('GET', `/api/v1/load-testing/status/${id}`);
+      if (s.status === 'running' && s.metrics.total_requests >= 100) break;
+      await sleep(200);
+    }
+    process.kill(victim.pid, 'SIGKILL');
+    const countAtKill = site.count(path);
+    await role('worker:load');
+
+    let status: any;
+    for (let i = 0; i < 300 && !['completed', 'failed', 'stopped'].includes(status?.status); i++) {
+      await sleep(250);
+      status = await call('GET', `/api/v1/load-testing/status/${id}`);
+    }
+    expect(status.status).toBe('completed');
+    const { results } = await call('GET', `/api/v1/load-testing/results/${id}`);
+    expect(results.shard_failures).toBe(1);
+    // The retried shard sent load again after the failure...
+    expect(site.count(path)).toBeGreaterThan(countAtKill + 100);
+    // ...and everything counted reached the target; what the dead attempt sent after its last stored second is lost.
+    expect(results.total_requests).toBeLessThanOrEqual(site.count(path));
+    expect(results.total_requests).toBeGreaterThan(site.count(path) - 100);
+  });
+});
