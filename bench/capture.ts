@@ -7,7 +7,7 @@
 //   so the database may hold up to one per connection more, never fewer);
 // - then an exact check: autocannon sends a fixed number of requests and waits for every answer;
 //   the rows added must equal its 2xx count.
-// Runs on the embedded database (PGlite); with DATABASE_URL set, on Postgres as well.
+// Runs on the embedded database (PGlite; BENCH_SKIP_EMBEDDED=1 skips it); with DATABASE_URL set, on Postgres as well.
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { newAccountKey, startService } from './service.ts';
@@ -70,7 +70,7 @@ const peer = await bare();
 console.log(`\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`);
 console.log(`  bare node:http server         ${fmt(peer.requestsPerSecond).padStart(7)} req/s        p99 ${peer.p99Ms.toFixed(1)} ms`);
 
-const backends: Array<[string, Record<string, string>]> = [['PGlite (embedded)', {}]];
+const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED ? [] : [['PGlite (embedded)', {}]];
 if (process.env.DATABASE_URL) backends.push(['Postgres', { DATABASE_URL: process.env.DATABASE_URL }]);
 let failed = false;
 for (const [label, env] of backends) {
