@@ -1,16 +1,15 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { isIP } from 'node:net';
-import { createDnsLookup, DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
-import { createHeaderCheck } from '../../activities/http-headers/check-url.ts';
-import { createIpInfo } from '../../activities/ip-info/lookup.ts';
+import { DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
 import { createClientIp, plainIp } from '../../lib/net/client-ip.ts';
 import { normalizeDomain } from '../../lib/domain-name.ts';
 import type { ApiDeps } from '../context.ts';
+import { lookupServices } from '../services.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
 
-const dnsQuery = z.object({
+export const dnsQuery = z.object({
   domain: z.string({ error: 'must be a string' }),
   type: z
     .string()
@@ -19,7 +18,7 @@ const dnsQuery = z.object({
     .default('ALL'),
 });
 
-const ipQuery = z.object({
+export const ipQuery = z.object({
   ip: z
     .string({ error: 'must be a string' })
     .trim()
@@ -27,7 +26,7 @@ const ipQuery = z.object({
     .optional(),
 });
 
-const headersQuery = z.object({
+export const headersQuery = z.object({
   url: z
     .string({ error: 'must be a string' })
     .trim()
@@ -38,10 +37,8 @@ const headersQuery = z.object({
 /** Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). */
 export function lookupRoutes({ config }: ApiDeps): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: '/network' });
-  const dnsLookup = createDnsLookup({ servers: config.dnsServers });
-  const ipInfo = createIpInfo({ dnsServers: config.dnsServers });
+  const { dnsLookup, ipInfo, headerCheck } = lookupServices(config);
   const clientIp = createClientIp(config.trustedProxies);
-  const headerCheck = createHeaderCheck({ allow: config.networkAllow });
 
   router.get('/dns-lookup', async (ctx) => {
     const query = validate(dnsQuery, ctx.query, 'query');

@@ -1,20 +1,12 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import {
-  createWebhook,
-  deleteOwnedWebhook,
-  findOwnedWebhook,
-  listCapturedRequests,
-  listWebhooks,
-  captureFields,
-} from '../../db/webhooks.ts';
-import { NotFoundError } from '../../lib/errors.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK, WEBHOOK_ID_PATTERN } from '../capture.ts';
+import { WEBHOOK_ID_PATTERN } from '../capture.ts';
+import { webhookViews } from '../webhook-views.ts';
 import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
 
-const webhookIdField = z
+export const webhookIdField = z
   .string({ error: 'must be a string' })
   .trim()
   .min(1, 'must not be empty')
@@ -24,51 +16,26 @@ const deleteBody = z.object({ webhook_id: webhookIdField });
 
 export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: '/network' });
-  const urlOf = (webhookId: string) => `${config.baseUrl}/webhook/${webhookId}`;
+  const views = webhookViews(db, config.baseUrl);
 
   router.post('/my-webhook-create', async (ctx) => {
-    const webhook = await createWebhook(db, ctx.state.account.userId);
     ctx.status = 201;
-    ctx.body = {
-      success: true,
-      webhook_id: webhook.webhookId,
-      webhook_url: urlOf(webhook.webhookId),
-      created_at: webhook.createdAt.toISOString(),
-      message: 'Webhook created: send any HTTP request to webhook_url and read it back from my-webhook-requests',
-    };
+    ctx.body = { success: true, ...(await views.create(ctx.state.account.userId)) };
   });
 
   router.get('/my-webhooks', async (ctx) => {
-    const webhooks = await listWebhooks(db, ctx.state.account.userId, CAPTURE_KEEP_PER_WEBHOOK);
-    ctx.body = {
-      success: true,
-      data: {
-        total: webhooks.length,
-        webhooks: webhooks.map((w) => ({
-          id: w.id,
-          webhook_id: w.webhookId,
-          webhook_url: urlOf(w.webhookId),
-          request_count: w.requestCount,
-          created_at: w.createdAt.toISOString(),
-        })),
-      },
-    };
+    ctx.body = { success: true, data: await views.list(ctx.state.account.userId) };
   });
 
   router.get('/my-webhook-requests', async (ctx) => {
     const { webhook_id } = validate(requestsQuery, ctx.query, 'query');
-    const webhook = await findOwnedWebhook(db, ctx.state.account.userId, webhook_id);
-    if (!webhook) throw new NotFoundError(`No webhook ${webhook_id} among yours`);
-    const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK);
-    ctx.body = { success: true, webhook_id, data: { total: requests.length, requests: requests.map((r) => ({ id: r.id, ...captureFields(r) })) } };
+    ctx.body = { success: true, webhook_id, data: await views.requests(ctx.state.account.userId, webhook_id) };
   });
 
   router.post('/my-webhook-delete', async (ctx) => {
     const { webhook_id } = validate(deleteBody, ctx.request.body, 'body');
-    if (!(await deleteOwnedWebhook(db, ctx.state.account.userId, webhook_id))) {
-      throw new NotFoundError(`No webhook ${webhook_id} among yours`);
-    }
-    ctx.body = { success: true, message: 'Webhook and its captured requests deleted', webhook_id };
+    const { message } = await views.remove(ctx.state.account.userId, webhook_id);
+    ctx.body = { success: true, message, webhook_id };
   });
 
   return router;

@@ -1,0 +1,42 @@
+// What a user sees of their webhooks, shared by the REST routes and the MCP tools (one owner check,
+// one shape). Unknown and foreign ids are the same 404.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks } from '../db/webhooks.ts';
+import { NotFoundError } from '../lib/errors.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK } from './capture.ts';
+
+export function webhookViews(db: Kysely<Database>, baseUrl: string) {
+  const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
+  return {
+    async create(userId: number) {
+      const webhook = await createWebhook(db, userId);
+      return {
+        webhook_id: webhook.webhookId,
+        webhook_url: urlOf(webhook.webhookId),
+        created_at: webhook.createdAt.toISOString(),
+        message: 'Webhook created: send any HTTP request to webhook_url and read it back from my-webhook-requests',
+      };
+    },
+
+    async list(userId: number) {
+      const webhooks = await listWebhooks(db, userId, CAPTURE_KEEP_PER_WEBHOOK);
+      return {
+        total: webhooks.length,
+        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString() })),
+      };
+    },
+
+    async requests(userId: number, webhookId: string) {
+      const webhook = await findOwnedWebhook(db, userId, webhookId);
+      if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK);
+      return { total: requests.length, requests: requests.map((r) => ({ id: r.id, ...captureFields(r) })) };
+    },
+
+    async remove(userId: number, webhookId: string) {
+      if (!(await deleteOwnedWebhook(db, userId, webhookId))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      return { message: 'Webhook and its captured requests deleted', webhook_id: webhookId };
+    },
+  };
+}
