@@ -14,6 +14,8 @@ export interface UsersTable {
   id: Generated<BigId>;
   email: string;
   plan: Plan;
+  /** scrypt hash (lib/passwords.ts); null for users who only use API keys. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 
@@ -77,6 +79,19 @@ export interface LoadTestShardsTable {
   updated_at: CreatedAt;
 }
 
+/** One record of the OAuth authorization server: a client, grant, code, token, session, ... by kind. */
+export interface OauthRecordsTable {
+  kind: string;
+  id: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  account_id: string | null;
+  expires_at: Timestamp | null;
+  consumed_at: Timestamp | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -84,5 +99,6 @@ export interface Database {
   captured_requests: CapturedRequestsTable;
   load_tests: LoadTestsTable;
   load_test_shards: LoadTestShardsTable;
+  oauth_records: OauthRecordsTable;
 }
 

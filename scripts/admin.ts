@@ -1,16 +1,19 @@
 // npm run --silent admin -- create-key --email <email> --plan <free|pro|enterprise> [--name <label>]
 // npm run --silent admin -- revoke-key --key <api key>
+// npm run --silent admin -- create-user --email <email> --password <password> [--plan <plan>]
+//   (sign-in for the MCP endpoint's OAuth flow; an existing user keeps its plan and keys)
 // Prints one JSON line on success; one line on stderr and a non-zero exit on failure.
 // Works against DATABASE_URL, or the embedded database under DATA_DIR (also while `npm start` runs).
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { issueApiKey, revokeApiKey } from '../db/api-keys.ts';
 import { openDatabase } from '../db/connect.ts';
-import { upsertUser } from '../db/users.ts';
+import { setUserPassword, upsertUser } from '../db/users.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { PLANS } from '../lib/plans.ts';
 
-const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] | admin revoke-key --key <api key>';
+const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] | admin revoke-key --key <api key> | admin create-user --email <email> --password <password> [--plan <plan>]';
 
 class UsageError extends Error {}
 
@@ -18,7 +21,7 @@ async function main(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' } },
+    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' }, password: { type: 'string' } },
     strict: true,
   });
   if (command === 'create-key') {
@@ -30,6 +33,19 @@ async function main(argv: string[]): Promise<unknown> {
       const user = await upsertUser(db, email.data, plan.data);
       const key = await issueApiKey(db, user.id, values.name ?? null);
       return { user_id: user.id, api_key: key.apiKey };
+    });
+  }
+  if (command === 'create-user') {
+    const email = z.email().safeParse(values.email);
+    if (!email.success) throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
+    const password = values.password ?? '';
+    if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    const plan = values.plan === undefined ? undefined : z.enum(PLANS).safeParse(values.plan);
+    if (plan && !plan.success) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan)})`);
+    const hash = await hashPassword(password);
+    return withDb(async (db) => {
+      const user = await setUserPassword(db, email.data, hash, plan?.data);
+      return { user_id: user.id, email: user.email, plan: user.plan };
     });
   }
   if (command === 'revoke-key') {

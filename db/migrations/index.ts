@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as accountsAndWebhooks from './2026-11-22-001-accounts-and-webhooks.ts';
 import * as insertCapturesFunction from './2026-11-22-002-insert-captures-function.ts';
 import * as loadTests from './2026-11-22-003-load-tests.ts';
+import * as passwordsAndOauthStore from './2026-11-22-004-passwords-and-oauth-store.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
   '2026-11-22-001-accounts-and-webhooks': accountsAndWebhooks,
   '2026-11-22-002-insert-captures-function': insertCapturesFunction,
   '2026-11-22-003-load-tests': loadTests,
+  '2026-11-22-004-passwords-and-oauth-store': passwordsAndOauthStore,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -18,6 +18,18 @@ describe.each(targets())('admin command ($name)', (target) => {
     expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: printed.api_key })).status).toBe(200);
   });
 
+  it('`create-user` gives a user a password and keeps the plan and keys of an existing one', async () => {
+    const email = `user-${Date.now()}@example.test`;
+    const keyed = await admin(target, ['create-key', '--email', email, '--plan', 'pro']);
+    const { api_key } = JSON.parse(keyed.stdout);
+    const created = await admin(target, ['create-user', '--email', email.toUpperCase(), '--password', 'correct horse battery']);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ email, plan: 'pro' });
+    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: api_key })).status).toBe(200);
+    const fresh = JSON.parse((await admin(target, ['create-user', '--email', `new-${email}`, '--password', 'correct horse battery'])).stdout);
+    expect(fresh.plan).toBe('free');
+  });
+
   it('refuses bad arguments with one line on stderr and exit code 2', async () => {
     for (const args of [
       ['create-key', '--email', 'not-an-email', '--plan', 'free'],
@@ -26,6 +38,10 @@ describe.each(targets())('admin command ($name)', (target) => {
       ['revoke-key'],
       ['revoke-key', '--key', 'ntk_unknown'],
       ['rotate-key'],
+      ['create-user', '--email', 'a@example.test'],
+      ['create-user', '--email', 'a@example.test', '--password', 'short'],
+      ['create-user', '--email', 'nope', '--password', 'long enough password'],
+      ['create-user', '--email', 'a@example.test', '--password', 'long enough password', '--plan', 'gold'],
     ]) {
       const result = await admin(target, args);
       expect(result.code, args.join(' ')).toBe(2);
