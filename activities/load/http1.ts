@@ -10,6 +10,8 @@ const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 /** A response head larger than this is refused (as servers refuse large request heads). */
 const MAX_HEAD_BYTES = 64 * 1024;
+/** A chunk-size or trailer line longer than this is refused. */
+const MAX_LINE_BYTES = 8 * 1024;
 
 const State = { Idle: 0, Head: 1, Body: 2, ChunkSize: 3, ChunkData: 4, Trailers: 5, UntilClose: 6 } as const;
 type State = (typeof State)[keyof typeof State];
@@ -136,8 +138,11 @@ export class Http1Connection {
       this.complete();
     } else if (this.onDone) {
       this.fail(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }));
+    } else {
+      this.close();
     }
-    this.close();
+    // (complete() and fail() have closed this socket already; closing here again would close the
+    // socket that the next request, sent from their callback, has just opened.)
   }
 
   private onData(chunk: Buffer) {
@@ -195,6 +200,7 @@ export class Http1Connection {
         case State.Trailers: {
           const eol = data.indexOf(CRLF, off);
           if (eol < 0) {
+            if (data.length - off > MAX_LINE_BYTES) return this.fail(Object.assign(new Error('chunk line too long'), { code: 'HPE_CHUNK_EXTENSIONS_OVERFLOW' }));
             this.pending = data.subarray(off);
             return;
           }
@@ -204,7 +210,8 @@ export class Http1Connection {
             if (empty) this.complete();
             break;
           }
-          const size = parseInt(data.toString('latin1', off, eol), 16);
+          const line = data.toString('latin1', off, eol);
+          const size = /^[0-9a-f]{1,8}(?:[ \t]*;.*)?$/i.test(line) ? parseInt(line, 16) : NaN;
           off = eol + 2;
           if (Number.isNaN(size)) return this.fail(Object.assign(new Error('bad chunk size'), { code: 'HPE_INVALID_CHUNK_SIZE' }));
           if (size === 0) this.state = State.Trailers;

@@ -106,6 +106,10 @@ export async function whoisLookup(domain: string, tld: string, options: WhoisOpt
     break;
   }
 
+  // whois.iana.org answers about the TLD itself when it has no registry server to refer to: its
+  // dates and name servers are the TLD's, not evidence about the name.
+  if (server === IANA_WHOIS) return failed(`no WHOIS server is known for .${tld}`);
+
   const verdict = whoisVerdict(text);
   const answer: RegistryAnswer = { verdict, server, raw: text, parsed: verdict === 'registered' ? parseWhois(text) : emptyParsedData(domain), premium: verdict === 'available' && mentionsPremium(text) };
   if (verdict === 'rate_limited') answer.reason = `WHOIS server ${server} is rate-limiting`;

@@ -19,6 +19,9 @@ const RESERVED_HEADERS = new Set(['host', 'content-length', 'connection', 'trans
 /** How long the stop answer waits for the shards' final totals before answering with the live ones. */
 const STOP_WAIT_MS = 15_000;
 
+/** A header value: no line breaks or NUL (they would let a value write its own header lines). */
+const headerValue = z.string({ error: 'must be a string' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
+
 const int = (min: number, max: number) =>
   z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`);
 
@@ -34,14 +37,15 @@ const startBody = z
     rampUpTime: int(0, 3600).default(10),
     requestsPerSecond: int(0, 1_000_000).default(0),
     authType: z.enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' }).default('none'),
-    authUsername: z.string({ error: 'must be a string' }).optional(),
-    authPassword: z.string({ error: 'must be a string' }).optional(),
-    authToken: z.string({ error: 'must be a string' }).optional(),
+    authUsername: headerValue.optional(),
+    authPassword: headerValue.optional(),
+    authToken: headerValue.optional(),
     apiKeyHeader: z
       .string({ error: 'must be a string' })
       .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be a header name')
+      .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'must not be a header the client sets itself')
       .default('X-API-Key'),
-    apiKeyValue: z.string({ error: 'must be a string' }).optional(),
+    apiKeyValue: headerValue.optional(),
     headers: z
       .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'))
       .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')

@@ -168,6 +168,8 @@ describe.each(targets())('load testing ($name)', (target) => {
       [{ ...base, authType: 'apikey' }, /apiKeyValue: is required when authType is apikey/],
       [{ ...base, body: 'x' }, /body: is sent only with POST, PUT and PATCH/],
       [{ ...base, headers: { Host: 'evil' } }, /headers: must not set host/],
+      [{ ...base, authType: 'bearer', authToken: 'x\r\nX-Injected: 1' }, /authToken: must not contain line breaks/],
+      [{ ...base, authType: 'apikey', apiKeyHeader: 'Content-Length', apiKeyValue: '5' }, /apiKeyHeader: must not be a header the client sets itself/],
       [{ ...base, targetUrl: `${forbidden.url}/x` }, /targetUrl: target not allowed/],
       [{ ...base, targetUrl: 'http://[::1]:9/' }, /targetUrl: target not allowed/],
       [{ ...base, targetUrl: 'http://169.254.169.254/latest/meta-data/' }, /targetUrl: target not allowed/],

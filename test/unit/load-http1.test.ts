@@ -82,6 +82,30 @@ describe('HTTP/1.1 load connection', () => {
     c.close();
   });
 
+  it('sends the next request at once after an answer that ended with the connection', async () => {
+    const server = await rawServer(['HTTP/1.0 200 OK\r\n\r\nuntil the end', LENGTH, 'HTTP/1.0 200 OK\r\n\r\nagain', LENGTH]);
+    const c = connection(server.url);
+    // The next send happens inside the completion callback, as the generator does.
+    const statuses = await new Promise<Array<number | string>>((resolve) => {
+      const seen: Array<number | string> = [];
+      const next = () => c.send((status, error) => {
+        seen.push(error ? String((error as NodeJS.ErrnoException).code) : status);
+        if (seen.length < 4) next();
+        else resolve(seen);
+      });
+      next();
+    });
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    c.close();
+  });
+
+  it('refuses bad or endless chunk-size lines instead of looping or buffering', async () => {
+    const negative = await rawServer(['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-6\r\nxx']);
+    expect(((await send(connection(negative.url))).error as NodeJS.ErrnoException).code).toBe('HPE_INVALID_CHUNK_SIZE');
+    const endless = await rawServer([`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${'a'.repeat(20_000)}`]);
+    expect(((await send(connection(endless.url))).error as NodeJS.ErrnoException).code).toBe('HPE_CHUNK_EXTENSIONS_OVERFLOW');
+  });
+
   it('reports refused connections, resets and garbage as errors', async () => {
     const closed = await rawServer([LENGTH]);
     await new Promise((r) => servers.pop()!.close(r));
