@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { type CachedCheck, type CheckSummary, createConfiguredDomainLookup, LOOKUP_MODES } from '../../activities/whois/lookup.ts';
 import { bulkEntry, whoisResponse } from '../../activities/whois/present.ts';
+import type { RegistrableDomain } from '../../activities/whois/registrable.ts';
 import { CURRENCIES } from '../../activities/whois/pricing.ts';
 import { AppError, InvalidInputError } from '../../lib/errors.ts';
 import { startJob } from '../../lib/temporal/jobs.ts';
@@ -70,21 +71,22 @@ export function domainRoutes({ config, kv, temporal }: ApiDeps): Router<AuthStat
     let cachedCount = 0;
     const answered = new Map<string, CachedCheck<CheckSummary>>();
     for (const input_ of input.domains) {
-      let domain: string;
+      let name: RegistrableDomain;
       try {
-        domain = lookup.registrable(input_, 'domains').domain;
+        name = lookup.registrable(input_, 'domains');
       } catch (err) {
         if (!(err instanceof InvalidInputError)) throw err;
         results[input_.trim()] = { success: false, error: err.message };
         continue;
       }
+      const { domain } = name;
       if (answered.has(domain) || pending.has(domain)) continue; // duplicates collapse
-      const cached = await lookup.cachedOnly(lookup.registrable(domain), input.mode);
+      const cached = await lookup.cachedOnly(name, input.mode);
       if (cached) {
         answered.set(domain, cached);
         cachedCount++;
       } else {
-        pending.set(domain, lookup.answeredBy(lookup.registrable(domain), input.mode));
+        pending.set(domain, lookup.answeredBy(name, input.mode));
       }
     }
     if (pending.size > 0) {
