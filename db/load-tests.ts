@@ -71,12 +71,14 @@ export async function requestLoadTestStop(db: Kysely<Database>, id: string): Pro
   return r !== undefined;
 }
 
-export async function finishLoadTestRow(db: Kysely<Database>, id: string, status: LoadTestStatus, results: Record<string, unknown> | null, reason: string | null): Promise<void> {
-  await db
+/** Stores a test's end; with `onlyIfOpen`, only over a row still pending or running (never over an end already stored). */
+export async function finishLoadTestRow(db: Kysely<Database>, id: string, status: LoadTestStatus, results: Record<string, unknown> | null, reason: string | null, options: { onlyIfOpen?: boolean } = {}): Promise<void> {
+  let q = db
     .updateTable('load_tests')
     .set({ status, results: results === null ? null : JSON.stringify(results), failure_reason: reason, completed_at: new Date() })
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', id);
+  if (options.onlyIfOpen) q = q.where('status', 'in', ['pending', 'running']);
+  await q.execute();
 }
 
 /** Stores a shard attempt's totals; answers whether the test was asked to stop (one round trip). */

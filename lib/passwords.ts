@@ -21,6 +21,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  const cost = { N: Number(n), r: Number(r), p: Number(p) };
+  // A damaged or hostile cost (not a power of two, or absurdly large) is a mismatch, never a crash.
+  if (![cost.N, cost.r, cost.p].every(Number.isSafeInteger) || cost.N > 2 ** 20 || cost.r > 32 || cost.p > 16) return false;
+  try {
+    const key = await derive(password, Buffer.from(salt, 'base64'), cost);
+    return key.length === expected.length && timingSafeEqual(key, expected);
+  } catch {
+    return false;
+  }
 }

@@ -77,11 +77,13 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     state.stopRequested = true;
   });
 
-  const finish = async (status: LoadTestStatus, reason: string | null) => {
-    state.results = await finishLoadTest(input.testId, status, reason);
-    state.status = status;
-    state.failureReason = reason;
-    state.completedAt = Date.now();
+  // When the row cannot be written here (no load worker to run the merge), the API writes it from
+  // the closed workflow's state when it next reads the test.
+  const finish = async (status: LoadTestStatus, reason: string | null, merge = true) => {
+    const completedAt = Date.now();
+    // Queries see the end only with its results, so that the end is never shown without them.
+    if (merge) state.results = await finishLoadTest(input.testId, status, reason);
+    Object.assign(state, { status, failureReason: reason, completedAt });
     return state;
   };
 
@@ -89,7 +91,8 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   try {
     startAt = await beginLoadTest(input.testId);
   } catch (err) {
-    return finish('failed', `no load worker took the test within ${WAIT_FOR_LOAD_WORKER}: ${reasonOf(err)}`);
+    // No load worker: nothing ran, nothing to merge, and no worker would run the merge either.
+    return finish('failed', `no load worker took the test within ${WAIT_FOR_LOAD_WORKER}: ${reasonOf(err)}`, false);
   }
   state.status = 'running';
   state.startAt = startAt;
@@ -100,6 +103,8 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   const { runLoadShard } = proxyActivities<LoadActivities>({
     taskQueue: TASK_QUEUES.load,
     startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
+    // Every attempt shares the test's window; past it a retry has nothing left to send.
+    scheduleToCloseTimeout: `${input.testDurationSeconds + 180} seconds`,
     heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   });

@@ -178,7 +178,7 @@ export function createDomainLookup(deps: DomainLookupDeps) {
 
   async function registryCheck(name: RegistrableDomain): Promise<DomainCheck> {
     const problems: string[] = [];
-    const rdap = await rdapLookup(name.domain, name.tld, { baseUrl: deps.rdapBaseUrl, timeoutMs: deps.timeoutMs });
+    const rdap = await rdapLookup(name.domain, name.tld, { baseUrl: deps.rdapBaseUrl, timeoutMs: deps.timeoutMs, allow: deps.allow });
     if (rdap && (rdap.verdict === 'registered' || rdap.verdict === 'available')) return fromRegistry(name, rdap, 'rdap');
     if (rdap?.reason) problems.push(rdap.reason);
     const whois = await whoisLookup(name.domain, name.tld, { server: deps.whoisServer, allow: deps.allow, timeoutMs: deps.timeoutMs });

@@ -1,6 +1,7 @@
 // RDAP (RFC 9082/9083): `{base}/domain/<name>`, the base from IANA's bootstrap file (RFC 9224,
 // data/rdap-dns.json) or RDAP_BASE_URL. A 404 from the TLD's own base URL means "not registered".
 import fs from 'node:fs';
+import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { emptyParsedData, mentionsPremium, parseRdap } from './parse.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
 
@@ -23,6 +24,29 @@ export interface RdapOptions {
   /** RDAP_BASE_URL: every query goes there. */
   baseUrl?: string;
   timeoutMs: number;
+  /** NETWORK_ALLOW: a redirect leaves the trusted base URL, so it goes through the address guard. */
+  allow: readonly string[];
+}
+
+/** An RDAP domain object is a few kilobytes; anything past this is not an answer. */
+export const RDAP_MAX_BYTES = 1024 * 1024;
+
+/** GET `url` from the trusted base: no automatic redirects, body read up to RDAP_MAX_BYTES. */
+async function fetchTrusted(url: URL, signal: AbortSignal): Promise<{ status: number; location: string | null; text: string }> {
+  const res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, redirect: 'manual', signal });
+  const location = res.headers.get('location');
+  if (!res.body || (res.status >= 300 && res.status < 400)) {
+    await res.body?.cancel();
+    return { status: res.status, location, text: '' };
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > RDAP_MAX_BYTES) throw new Error(`answer larger than ${RDAP_MAX_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return { status: res.status, location, text: Buffer.concat(chunks).toString('utf8') };
 }
 
 /** The RDAP answer for `domain`, or null when its TLD has no RDAP service. */
@@ -32,11 +56,20 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
   const url = new URL(`domain/${encodeURIComponent(domain)}`, base.endsWith('/') ? base : `${base}/`);
   const server = url.host;
   const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({ verdict, server, raw: '', parsed: emptyParsedData(), premium: false, reason });
-  let res: Response;
+  let res: { status: number; text: string };
   let text: string;
   try {
-    res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, signal: AbortSignal.timeout(options.timeoutMs) });
-    text = await res.text();
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    const first = await fetchTrusted(url, signal);
+    // Some RDAP services redirect to the registry's own server: that hop is untrusted (guarded, bounded).
+    if (first.status >= 300 && first.status < 400 && first.location) {
+      const guarded = createGuardedFetch({ allow: options.allow, timeoutMs: options.timeoutMs, maxBytes: RDAP_MAX_BYTES, maxRedirects: 3 });
+      const hop = await guarded(new URL(first.location, url).href, { headers: { accept: 'application/rdap+json, application/json' } });
+      res = { status: hop.status, text: hop.body.toString('utf8') };
+    } else {
+      res = first;
+    }
+    text = res.text;
   } catch (err) {
     const timedOut = (err as Error).name === 'TimeoutError';
     return failed(timedOut ? `RDAP server ${server} did not answer within ${options.timeoutMs} ms` : `RDAP server ${server} failed: ${(err as Error).message}`);

@@ -104,11 +104,18 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
   /** The workflow's state while it runs; the stored row once it has ended (it outlives Temporal's retention). */
   async function stateOf(row: LoadTestRow): Promise<LoadTestState> {
     if (row.status === 'pending' || row.status === 'running') {
+      const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
+      let state: LoadTestState;
       try {
-        return await temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id)).query(getLoadTestState);
+        state = await handle.query(getLoadTestState);
       } catch (err) {
         throw new AppError(503, `The test's state could not be read (no workflows worker answered): ${(err as Error).message}`);
       }
+      // The workflow closed without a worker to store its end (no load worker ever took it): store it now.
+      if (state.status !== 'pending' && state.status !== 'running' && (await handle.describe()).status.name !== 'RUNNING') {
+        await finishLoadTestRow(db, row.id, state.status, state.results as unknown as Record<string, unknown> | null, state.failureReason, { onlyIfOpen: true });
+      }
+      return state;
     }
     const durationMs = Number(row.config.test_duration) * 1000;
     return {
@@ -189,7 +196,11 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
   });
 
   router.get('/results/:test_id', async (ctx) => {
-    const row = await owned(ctx.params.test_id!, ctx.state.account.userId);
+    let row = await owned(ctx.params.test_id!, ctx.state.account.userId);
+    if (row.status === 'pending' || row.status === 'running') {
+      await stateOf(row);
+      row = await owned(row.id, ctx.state.account.userId);
+    }
     if (row.status === 'pending' || row.status === 'running') throw new AppError(409, `Load test ${row.id} is ${row.status}: its results are ready when it ends (poll its status)`);
     ctx.body = {
       success: true,

@@ -16,6 +16,11 @@ describe('passwords', () => {
     expect(await verifyPassword('correct horse batterY', a)).toBe(false);
     expect(await verifyPassword('x', 'not-a-hash')).toBe(false);
   });
+
+  it('a damaged stored hash is a mismatch, not a crash', async () => {
+    const [scheme, , r, p, salt, hash] = (await hashPassword('correct horse battery')).split('$');
+    for (const n of ['1000', '0', 'abc', String(2 ** 40)]) expect(await verifyPassword('correct horse battery', [scheme, n, r, p, salt, hash].join('$'))).toBe(false);
+  });
 });
 
 const databases: Array<[string, () => Promise<DatabaseHandle>]> = [['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-store') })]];

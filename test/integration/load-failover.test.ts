@@ -9,6 +9,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('load test shard failover', () => {
   const processes: AppProcess[] = [];
+  let cluster: { call: (method: string, path: string, body?: unknown) => Promise<any>; loadWorker: AppProcess } | undefined;
   let site: LoadTarget | undefined;
   afterAll(async () => {
     await Promise.all(processes.reverse().map((p) => p.stop()));
@@ -42,7 +43,7 @@ describe('load test shard failover', () => {
     }
     process.kill(victim.pid, 'SIGKILL');
     const countAtKill = site.count(path);
-    await role('worker:load');
+    cluster = { call, loadWorker: await role('worker:load') };
 
     let status: any;
     for (let i = 0; i < 300 && !['completed', 'failed', 'stopped'].includes(status?.status); i++) {
@@ -57,5 +58,29 @@ describe('load test shard failover', () => {
     // ...and everything counted reached the target; what the dead attempt sent after its last stored second is lost.
     expect(results.total_requests).toBeLessThanOrEqual(site.count(path));
     expect(results.total_requests).toBeGreaterThan(site.count(path) - 100);
+  });
+
+  it('fails a test that no load worker takes within a minute, and stores that end', { timeout: 120_000 }, async () => {
+    expect(cluster).toBeDefined();
+    const { call, loadWorker } = cluster!;
+    await loadWorker.stop();
+    const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site!.url}/nobody`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 });
+    const id = started.test_id as string;
+    expect(started.status).toBe('pending');
+    let status: any;
+    for (let i = 0; i < 400 && status?.status !== 'failed'; i++) {
+      await sleep(250);
+      status = await call('GET', `/api/v1/load-testing/status/${id}`);
+      expect(['pending', 'failed']).toContain(status.status);
+    }
+    expect(status.status).toBe('failed');
+    expect(status.failure_reason).toMatch(/no load worker took the test/);
+    // The stored row says so too (results, and the list, come from it).
+    const results = await call('GET', `/api/v1/load-testing/results/${id}`);
+    expect(results.status).toBe('failed');
+    expect(results.failure_reason).toMatch(/no load worker/);
+    const { data } = await call('GET', '/api/v1/load-testing/tests');
+    expect(data.tests.find((t: any) => t.test_id === id)?.status).toBe('failed');
+    expect(site!.count('/nobody')).toBe(0);
   });
 });
