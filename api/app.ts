@@ -14,6 +14,10 @@ import { loadTestingRoutes } from './routes/load-testing.ts';
 import { healthRoutes } from './routes/health.ts';
 import { lookupRoutes } from './routes/lookups.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
+import { mcpRoutes } from './mcp/http.ts';
+import { interactionRoutes } from './oauth/interactions.ts';
+import type { OauthServer } from './oauth/provider.ts';
 
 export interface Api {
   app: Koa;
@@ -23,11 +27,20 @@ export interface Api {
   drain(): Promise<void>;
 }
 
-export function createApi(deps: ApiDeps): Api {
+export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const app = new Koa();
+  app.proxy = deps.config.trustedProxies.length > 0;
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
+  });
+
+  // The authorization server answers its own paths (no body parser may run before it).
+  const oauthCallback = oauth.provider.callback();
+  app.use(async (ctx, next) => {
+    if (!oauth.owns(ctx.path)) return next();
+    ctx.respond = false;
+    await oauthCallback(ctx.req, ctx.res);
   });
 
   app.use(errorHandler(deps.logger));
@@ -42,6 +55,11 @@ export function createApi(deps: ApiDeps): Api {
   }
   app.use(v1.routes());
   app.use(v1.allowedMethods());
+
+  for (const router of [mcpRoutes({ ...deps, oauth }), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
 
   return { app, capture: createCaptureHandler(writer, deps.logger, createClientIp(deps.config.trustedProxies)), drain: () => writer.drain() };
 }

@@ -3,6 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { createApi } from './app.ts';
 import { CAPTURE_PREFIX } from './capture.ts';
 import type { ApiDeps } from './context.ts';
+import { createOauthServer } from './oauth/provider.ts';
+import { sweepExpiredOauthRecords } from '../db/oauth-store.ts';
+
+const OAUTH_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export interface ApiServer {
   url: string;
@@ -10,7 +14,11 @@ export interface ApiServer {
 }
 
 export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
-  const api = createApi(deps);
+  const api = createApi(deps, await createOauthServer(deps));
+  // Expired OAuth codes, tokens, sessions and grants leave the table (every API process sweeps; it is idempotent).
+  const sweeper = setInterval(() => {
+    sweepExpiredOauthRecords(deps.db).catch((err) => deps.logger.warn({ err }, 'sweeping expired OAuth records failed'));
+  }, OAUTH_SWEEP_EVERY_MS).unref();
   const koa = api.app.callback();
   const server = http.createServer((req, res) => (req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res)));
   await new Promise<void>((resolve, reject) => {
@@ -22,6 +30,7 @@ export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
   return {
     url: `http://${host}:${port}`,
     async close() {
+      clearInterval(sweeper);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await api.drain();

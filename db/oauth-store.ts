@@ -89,5 +89,85 @@ export async function oauthRecordsOfAccount(db: Kysely<Database>, kind: string, 
 /** Deletes expired records; returns how many. */
 export async function sweepExpiredOauthRecords(db: Kysely<Database>): Promise<number> {
   const result = await db.deleteFrom('oauth_records').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
+  // The use of a grant that is gone means nothing any more.
+  await db.deleteFrom('oauth_grant_use').where('grant_id', 'not in', db.selectFrom('oauth_records').select('id').where('kind', '=', 'Grant')).execute();
   return Number(result.numDeletedRows);
+}
+
+/** Notes a use of the grant on /mcp (the first one too). */
+export async function recordGrantUse(db: Kysely<Database>, grantId: string, at = new Date()): Promise<void> {
+  await db
+    .insertInto('oauth_grant_use')
+    .values({ grant_id: grantId, first_used_at: at, last_used_at: at })
+    .onConflict((oc) => oc.column('grant_id').doUpdateSet({ last_used_at: at }))
+    .execute();
+}
+
+export interface ConnectedApp {
+  clientId: string;
+  clientName: string | null;
+  redirectHosts: string[];
+  scopes: string[];
+  authorizedAt: Date | null;
+  firstUsedAt: Date | null;
+  lastUsedAt: Date | null;
+  grantIds: string[];
+}
+
+/** The apps an account authorized: its live grants, one entry per client, newest use first. */
+export async function connectedApps(db: Kysely<Database>, accountId: string): Promise<ConnectedApp[]> {
+  const grants = await oauthRecordsOfAccount(db, 'Grant', accountId);
+  const byClient = new Map<string, ConnectedApp>();
+  for (const { id, payload } of grants) {
+    const clientId = String(payload.clientId ?? '');
+    if (!clientId) continue;
+    let app = byClient.get(clientId);
+    if (!app) {
+      const client = await new OauthStore(db, 'Client').find(clientId);
+      const redirectUris = Array.isArray(client?.redirect_uris) ? (client.redirect_uris as string[]) : [];
+      app = { clientId, clientName: typeof client?.client_name === 'string' ? client.client_name : null, redirectHosts: [...new Set(redirectUris.map(hostOf))], scopes: [], authorizedAt: null, firstUsedAt: null, lastUsedAt: null, grantIds: [] };
+      byClient.set(clientId, app);
+    }
+    app.grantIds.push(id);
+    const resources = (payload.resources ?? {}) as Record<string, string>;
+    app.scopes = [...new Set([...app.scopes, ...Object.values(resources).flatMap((s) => s.split(' ')).filter(Boolean)])].sort();
+    const iat = typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null;
+    if (iat && (!app.authorizedAt || iat < app.authorizedAt)) app.authorizedAt = iat;
+  }
+  const ids = [...byClient.values()].flatMap((a) => a.grantIds);
+  const uses = ids.length ? await db.selectFrom('oauth_grant_use').selectAll().where('grant_id', 'in', ids).execute() : [];
+  for (const app of byClient.values()) {
+    for (const use of uses.filter((u) => app.grantIds.includes(u.grant_id))) {
+      const first = new Date(use.first_used_at);
+      const last = new Date(use.last_used_at);
+      if (!app.firstUsedAt || first < app.firstUsedAt) app.firstUsedAt = first;
+      if (!app.lastUsedAt || last > app.lastUsedAt) app.lastUsedAt = last;
+    }
+  }
+  return [...byClient.values()].sort((a, b) => (b.lastUsedAt?.getTime() ?? 0) - (a.lastUsedAt?.getTime() ?? 0) || a.clientId.localeCompare(b.clientId));
+}
+
+/** Revokes every grant of `clientId` for the account, with their codes and tokens; false when there was none. */
+export async function revokeConnectedApp(db: Kysely<Database>, accountId: string, clientId: string): Promise<boolean> {
+  const app = (await connectedApps(db, accountId)).find((a) => a.clientId === clientId);
+  if (!app) return false;
+  const store = new OauthStore(db, 'Grant');
+  for (const grantId of app.grantIds) {
+    await store.revokeByGrantId(grantId);
+    await db.deleteFrom('oauth_grant_use').where('grant_id', '=', grantId).execute();
+  }
+  return true;
+}
+
+/** True while the grant exists and has not expired: JWT access tokens die with their grant. */
+export async function grantIsLive(db: Kysely<Database>, grantId: string): Promise<boolean> {
+  return (await new OauthStore(db, 'Grant').find(grantId)) !== undefined;
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri;
+  }
 }

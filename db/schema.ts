@@ -92,6 +92,18 @@ export interface OauthRecordsTable {
   consumed_at: Timestamp | null;
 }
 
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: Generated<Timestamp>;
+}
+
+export interface OauthGrantUseTable {
+  grant_id: string;
+  first_used_at: Timestamp;
+  last_used_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -100,5 +112,7 @@ export interface Database {
   load_tests: LoadTestsTable;
   load_test_shards: LoadTestShardsTable;
   oauth_records: OauthRecordsTable;
+  server_secrets: ServerSecretsTable;
+  oauth_grant_use: OauthGrantUseTable;
 }
 

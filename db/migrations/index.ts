@@ -3,6 +3,7 @@ import * as accountsAndWebhooks from './2026-11-22-001-accounts-and-webhooks.ts'
 import * as insertCapturesFunction from './2026-11-22-002-insert-captures-function.ts';
 import * as loadTests from './2026-11-22-003-load-tests.ts';
 import * as passwordsAndOauthStore from './2026-11-22-004-passwords-and-oauth-store.ts';
+import * as serverSecretsAndAppUse from './2026-11-22-005-server-secrets-and-app-use.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-002-insert-captures-function': insertCapturesFunction,
   '2026-11-22-003-load-tests': loadTests,
   '2026-11-22-004-passwords-and-oauth-store': passwordsAndOauthStore,
+  '2026-11-22-005-server-secrets-and-app-use': serverSecretsAndAppUse,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,5 @@
 // The MCP tools through the SDK's own client, over its in-memory transport, against the real
-// database, store, DNS fixture and SSRF guard (the HTTP endpoint and its OAuth come with issue 5).
+// database, store, DNS fixture and SSRF guard (the HTTP endpoint and its OAuth: mcp-oauth.test.ts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,0 +1,104 @@
+// The remote MCP endpoint: Streamable HTTP at `/mcp`, stateless (a new server and transport for each
+// request, never shared), behind OAuth bearer tokens for the resource `{BASE_URL}/mcp`.
+// - Origin (when sent) must be ours and Host one of ours: DNS-rebinding protection, 403 otherwise.
+// - No or bad token: 401 with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`, which is
+//   how a client that knows only the URL finds the authorization server (RFC 9728).
+// - A tool call the token's scopes do not allow: 403 `insufficient_scope` naming the scope needed.
+// - API keys are not accepted here (and these tokens are not accepted on /api/v1).
+import Router from '@koa/router';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Context } from 'koa';
+import { recordGrantUse } from '../../db/oauth-store.ts';
+import type { ApiDeps } from '../context.ts';
+import { createTokenVerifier } from '../oauth/verify.ts';
+import { MCP_SCOPES, type OauthServer } from '../oauth/provider.ts';
+import { readBody } from '../read-body.ts';
+import { lookupServices } from '../services.ts';
+import { createMcpServer, scopesAllowing, type McpToolDeps } from './tools.ts';
+
+export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }): Router {
+  const router = new Router();
+  const { config } = deps;
+  const base = new URL(config.baseUrl);
+  const metadataUrl = `${config.baseUrl}${RESOURCE_METADATA_PATH}/mcp`;
+  const verify = createTokenVerifier({ db: deps.db, oauth: deps.oauth });
+  const toolDeps: McpToolDeps = { db: deps.db, kv: deps.kv, baseUrl: config.baseUrl, lookups: lookupServices(config), logger: deps.logger };
+  const listenHost = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const allowedHosts = new Set([base.host, listenHost, `localhost:${config.port}`]);
+
+  const metadata = {
+    resource: deps.oauth.resource,
+    authorization_servers: [deps.oauth.issuer],
+    scopes_supported: [...MCP_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: 'netops MCP tools',
+    resource_documentation: `${config.baseUrl}/#mcp`,
+  };
+  for (const path of [RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}/mcp`]) {
+    router.get(path, (ctx) => {
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.body = metadata;
+    });
+  }
+
+  const challenge = (ctx: Context, status: 401 | 403, params: Record<string, string>, message: string) => {
+    const header = Object.entries({ resource_metadata: metadataUrl, ...params }).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`).join(', ');
+    ctx.status = status;
+    ctx.set('WWW-Authenticate', `Bearer ${header}`);
+    ctx.body = { success: false, error: status === 401 ? 'Unauthorized' : 'Forbidden', code: status, message };
+  };
+  const rpcError = (ctx: Context, status: number, code: number, message: string) => {
+    ctx.status = status;
+    ctx.body = { jsonrpc: '2.0', id: null, error: { code, message } };
+  };
+
+  router.all('/mcp', async (ctx) => {
+    const origin = ctx.get('origin');
+    if (origin && origin !== base.origin) return rpcError(ctx, 403, -32000, `Origin ${origin.slice(0, 100)} is not allowed: only ${base.origin}`);
+    if (!allowedHosts.has(ctx.get('host').toLowerCase())) return rpcError(ctx, 403, -32000, 'Host header is not this server');
+
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    if (!m) return challenge(ctx, 401, { scope: 'mcp:tools' }, 'Sign in with OAuth to use the MCP endpoint (API keys work only on /api/v1)');
+    const verdict = await verify(m[1]!);
+    if (!verdict.ok) return challenge(ctx, 401, { error: 'invalid_token', error_description: verdict.reason, scope: 'mcp:tools' }, verdict.reason);
+    const { holder } = verdict;
+
+    if (ctx.method !== 'POST') {
+      // Stateless: no sessions to resume or end, no server-initiated stream.
+      ctx.set('Allow', 'POST');
+      return rpcError(ctx, 405, -32000, `${ctx.method} is not supported: this endpoint is stateless, send JSON-RPC messages with POST`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(ctx.req, MCP_BODY_LIMIT_BYTES)).toString('utf8'));
+    } catch (err) {
+      if ((err as { status?: number }).status === 413) return rpcError(ctx, 413, -32600, `Request larger than ${MCP_BODY_LIMIT_BYTES} bytes`);
+      return rpcError(ctx, 400, -32700, 'Parse error: the body is not valid JSON');
+    }
+
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const call = message as { method?: unknown; params?: { name?: unknown } };
+      if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
+      const allowing = scopesAllowing(call.params.name);
+      if (!allowing.some((s) => holder.scopes.includes(s))) {
+        return challenge(ctx, 403, { error: 'insufficient_scope', scope: allowing.at(-1)! }, `The tool ${call.params.name} needs the scope ${allowing.join(' or ')}; this token has ${holder.scopes.join(' ') || 'none'}`);
+      }
+    }
+
+    await recordGrantUse(deps.db, holder.grantId);
+    const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    ctx.respond = false;
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(Object.assign(ctx.req, { auth: { token: holder.token, clientId: holder.clientId, scopes: holder.scopes, expiresAt: holder.expiresAt } }), ctx.res, body);
+  });
+
+  return router;
+}

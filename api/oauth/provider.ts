@@ -1,0 +1,192 @@
+// The OAuth 2.1 authorization server of the MCP endpoint: oidc-provider (certified, Koa-based),
+// configured for MCP clients that know nothing but the URL `{BASE_URL}/mcp`:
+// - dynamic client registration (RFC 7591) and Client ID Metadata Documents (fetched through the
+//   address guard); redirect URIs https or loopback http, matched exactly;
+// - authorization code with PKCE S256 for every client; resource indicators (RFC 8707): the one
+//   resource is `{BASE_URL}/mcp`, the default for clients that omit it; JWT access tokens for it;
+// - refresh tokens for clients that registered the refresh_token grant, rotated on every use (reuse
+//   of a rotated one revokes the grant); revocation (RFC 7009); metadata (RFC 8414) at the root.
+// Records live in Postgres (db/oauth-store.ts); the signing key and cookie keys are shared secrets
+// in the database, so every API process issues and verifies the same tokens.
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { Kysely } from 'kysely';
+import Provider, { errors, type Configuration } from 'oidc-provider';
+import { randomBytes } from 'node:crypto';
+import { OauthStore } from '../../db/oauth-store.ts';
+import type { Database } from '../../db/schema.ts';
+import { sharedSecret } from '../../db/server-secrets.ts';
+import { findUser } from '../../db/users.ts';
+import type { Config } from '../../lib/config.ts';
+import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
+import { escapeHtml } from '../pages/html.ts';
+
+/** Scopes of the MCP resource: `mcp:tools` calls every tool, `mcp:read` only the read-only ones. */
+export const MCP_SCOPES = ['mcp:tools', 'mcp:read'] as const;
+export type McpScope = (typeof MCP_SCOPES)[number];
+/** Lifetimes, in seconds (documented in the README). */
+export const OAUTH_TTL = {
+  accessToken: 10 * 60,
+  refreshToken: 30 * 24 * 3600,
+  grant: 90 * 24 * 3600,
+  authorizationCode: 60,
+  interaction: 30 * 60,
+  session: 14 * 24 * 3600,
+} as const;
+export const ACCESS_TOKEN_ALG = 'RS256';
+/** Paths of the authorization server (the spec's table, plus revocation and keys). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/session/end',
+  introspection: '/oauth/introspect',
+  pushed_authorization_request: '/oauth/par',
+  userinfo: '/oauth/userinfo',
+} as const;
+export const INTERACTION_PREFIX = '/oauth/interaction';
+/** The oidc-provider experimental feature version acknowledged here (startup fails if the library moves on). */
+const CIMD_DRAFT = 'draft-02';
+
+export interface OauthServer {
+  provider: Provider;
+  issuer: string;
+  /** The protected resource: `{BASE_URL}/mcp`. */
+  resource: string;
+  /** The public signing key, for verifying access tokens. */
+  publicJwk: JWK;
+  /** True for the paths oidc-provider answers itself. */
+  owns(path: string): boolean;
+}
+
+export async function createOauthServer(deps: { config: Config; db: Kysely<Database> }): Promise<OauthServer> {
+  const { config, db } = deps;
+  const issuer = config.baseUrl;
+  const resource = `${config.baseUrl}/mcp`;
+  const signingJwk = JSON.parse(
+    await sharedSecret(db, 'oauth-signing-key', async () => {
+      const { privateKey } = await generateKeyPair(ACCESS_TOKEN_ALG, { extractable: true, modulusLength: 2048 });
+      return JSON.stringify({ ...(await exportJWK(privateKey)), kid: randomBytes(8).toString('hex'), alg: ACCESS_TOKEN_ALG, use: 'sig' });
+    }),
+  ) as JWK;
+  const cookieKeys = JSON.parse(await sharedSecret(db, 'oauth-cookie-keys', () => JSON.stringify([randomBytes(32).toString('base64url')]))) as string[];
+  const guardedFetch = createGuardedFetch({ allow: config.networkAllow, maxRedirects: 0, timeoutMs: 5000, maxBytes: 64 * 1024 });
+
+  const configuration: Configuration = {
+    adapter: class {
+      readonly #store: OauthStore;
+      constructor(name: string) {
+        this.#store = new OauthStore(db, name);
+      }
+      upsert(id: string, payload: any, expiresIn: number) {
+        return this.#store.upsert(id, payload, expiresIn);
+      }
+      find(id: string) {
+        return this.#store.find(id) as any;
+      }
+      findByUid(uid: string) {
+        return this.#store.findByUid(uid) as any;
+      }
+      findByUserCode(userCode: string) {
+        return this.#store.findByUserCode(userCode) as any;
+      }
+      consume(id: string) {
+        return this.#store.consume(id);
+      }
+      destroy(id: string) {
+        return this.#store.destroy(id);
+      }
+      revokeByGrantId(grantId: string) {
+        return this.#store.revokeByGrantId(grantId);
+      }
+    },
+    jwks: { keys: [signingJwk as any] },
+    cookies: { keys: cookieKeys, long: { httpOnly: true, sameSite: 'lax' }, short: { httpOnly: true, sameSite: 'lax' } },
+    async findAccount(_ctx, sub) {
+      const user = /^\d+$/.test(sub) ? await findUser(db, Number(sub)) : null;
+      return user ? { accountId: String(user.id), claims: () => ({ sub: String(user.id), email: user.email }) } : undefined;
+    },
+    // Listed here too so that clients may register with them (RFC 7591 `scope`).
+    scopes: ['offline_access', ...MCP_SCOPES],
+    discovery: { scopes_supported: [...MCP_SCOPES, 'offline_access'] },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    routes: OAUTH_ROUTES,
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false },
+      revocation: { enabled: true },
+      introspection: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      clientIdMetadataDocument: { enabled: true, ack: CIMD_DRAFT } as any,
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (indicator !== resource) throw new errors.InvalidTarget(`the only resource here is ${resource}`);
+          return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenTTL: OAUTH_TTL.accessToken, accessTokenFormat: 'jwt', jwt: { sign: { alg: ACCESS_TOKEN_ALG } } };
+        },
+      },
+    },
+    // The grant id rides in the token, so a token dies with its grant (revoked app, reused refresh token).
+    extraTokenClaims: async (_ctx, token) => ({ gid: (token as { grantId?: string }).grantId }),
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: OAUTH_TTL.accessToken,
+      AuthorizationCode: OAUTH_TTL.authorizationCode,
+      Interaction: OAUTH_TTL.interaction,
+      Session: OAUTH_TTL.session,
+      Grant: OAUTH_TTL.grant,
+      RefreshToken: OAUTH_TTL.refreshToken,
+    },
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator(_ctx, key, value) {
+        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+        for (const uri of value as string[]) {
+          const url = URL.parse(uri);
+          if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
+            const refused = new errors.InvalidRedirectUri();
+            refused.error_description = `redirect_uris must be https URLs or http URLs on a loopback address (${JSON.stringify(uri).slice(0, 200)} is neither)`;
+            throw refused;
+          }
+        }
+      },
+    },
+    // Client ID Metadata Documents and any other URL the library fetches go through the address guard.
+    fetch: async (input: string | URL | Request, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      const res = await guardedFetch(url, { method: init?.method ?? 'GET', headers: Object.fromEntries(new Headers(init?.headers).entries()) });
+      return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), { status: res.status, headers: res.headers });
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in could not continue</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p></main></body></html>`;
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  provider.proxy = config.trustedProxies.length > 0;
+  const owned = new Set<string>([...Object.values(OAUTH_ROUTES), '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+  return {
+    provider,
+    issuer,
+    resource,
+    publicJwk: publicPart(signingJwk),
+    owns: (path) => owned.has(path) || path.startsWith(`${OAUTH_ROUTES.authorization}/`) || path.startsWith(`${OAUTH_ROUTES.registration}/`),
+  };
+}
+
+function publicPart(jwk: JWK): JWK {
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
+  return pub;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}

@@ -1,0 +1,99 @@
+// Server-rendered pages (sign-in, consent, dashboard): one layout, escaping for every value, forms
+// read as application/x-www-form-urlencoded, and CSRF protection by a double-submitted token: a
+// random value in an HttpOnly SameSite=Strict cookie that every form must echo, plus a same-origin
+// check on the Origin header when the browser sends one.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { AppError, InvalidInputError } from '../../lib/errors.ts';
+import { readBody } from '../read-body.ts';
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** A tagged template that escapes every interpolated value unless it is already `Html`. */
+export class Html {
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
+}
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => {
+    out += (Array.isArray(v) ? v.map(render).join('') : render(v)) + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+function render(v: unknown): string {
+  return v instanceof Html ? v.value : v === null || v === undefined || v === false ? '' : escapeHtml(String(v));
+}
+
+const STYLE = `
+:root{color-scheme:light;font-family:system-ui,sans-serif;line-height:1.5}
+body{margin:0;background:#f6f7f9;color:#1b1f24}
+main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
+h1{font-size:1.4rem;margin-top:0}
+label{display:block;font-weight:600;margin-top:1rem}
+input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #57606a;border-radius:6px}
+button{margin-top:1.25rem;min-height:44px;padding:.6rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #1f4f99;background:#1f5fbf;color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:#1f4f99}
+.error{color:#a40e26;font-weight:600}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de;vertical-align:top}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+code{background:#eef1f4;padding:0 .2rem;border-radius:4px}
+@media (max-width:480px){main{margin:0;border-radius:0}}
+`;
+
+export function page(title: string, body: Html): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(STYLE)}</style></head><body><main>${body}</main></body></html>`.value;
+}
+
+export function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.body = page(title, body);
+}
+
+const FORM_LIMIT_BYTES = 16 * 1024;
+
+/** The fields of a urlencoded form (the last value of a repeated name). */
+export async function readForm(ctx: Context): Promise<Record<string, string>> {
+  if (!ctx.is('application/x-www-form-urlencoded')) throw new AppError(415, 'Forms are sent as application/x-www-form-urlencoded');
+  const text = (await readBody(ctx.req, FORM_LIMIT_BYTES)).toString('utf8');
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+const CSRF_COOKIE = 'netops_csrf';
+
+/** The CSRF token of this browser (set in a cookie when it has none); put it in every form. */
+export function csrfToken(ctx: Context, secure: boolean): string {
+  const existing = ctx.cookies.get(CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const token = randomBytes(32).toString('base64url');
+  ctx.cookies.set(CSRF_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/', overwrite: true });
+  return token;
+}
+
+/** Refuses (403) a form post whose token does not match the cookie, or that comes from another origin. */
+export function checkCsrf(ctx: Context, form: Record<string, string>, baseUrl: string): void {
+  const origin = ctx.get('origin');
+  if (origin && origin !== 'null' && origin !== new URL(baseUrl).origin) throw new AppError(403, `Form posted from another origin (${origin.slice(0, 100)})`);
+  const cookie = ctx.cookies.get(CSRF_COOKIE) ?? '';
+  const sent = form.csrf ?? '';
+  const ok = cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));
+  if (!ok) throw new AppError(403, 'The form expired or was not sent from this site: reload the page and try again');
+}
+
+export function requireField(form: Record<string, string>, name: string, label: string): string {
+  const v = (form[name] ?? '').trim();
+  if (!v) throw new InvalidInputError(`${label} is required`, name);
+  return v;
+}
