@@ -14,6 +14,7 @@ import { loadTestingRoutes } from './routes/load-testing.ts';
 import { healthRoutes } from './routes/health.ts';
 import { lookupRoutes } from './routes/lookups.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { siteRoutes } from './routes/site.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { mcpRoutes } from './mcp/http.ts';
 import { interactionRoutes } from './oauth/interactions.ts';
@@ -50,7 +51,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
 
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
   v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), jsonBody());
-  for (const router of [webhookRoutes(deps), lookupRoutes(deps), domainRoutes(deps), loadTestingRoutes(deps), diagnosticsRoutes(deps)]) {
+  for (const router of [webhookRoutes(deps), lookupRoutes(deps), domainRoutes(deps), loadTestingRoutes(deps), siteRoutes(deps), diagnosticsRoutes(deps)]) {
     v1.use(router.routes(), router.allowedMethods());
   }
   app.use(v1.routes());

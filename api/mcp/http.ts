@@ -14,6 +14,7 @@ import { createTokenVerifier } from '../oauth/verify.ts';
 import { MCP_SCOPES, type OauthServer } from '../oauth/provider.ts';
 import { readBody } from '../read-body.ts';
 import { lookupServices } from '../services.ts';
+import { siteService } from '../site.ts';
 import { createMcpServer, scopesAllowing, type McpToolDeps } from './tools.ts';
 
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -25,7 +26,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }): Router {
   const base = new URL(config.baseUrl);
   const metadataUrl = `${config.baseUrl}${RESOURCE_METADATA_PATH}/mcp`;
   const verify = createTokenVerifier({ db: deps.db, oauth: deps.oauth });
-  const toolDeps: McpToolDeps = { db: deps.db, kv: deps.kv, baseUrl: config.baseUrl, lookups: lookupServices(config), logger: deps.logger };
+  const toolDeps: McpToolDeps = { db: deps.db, kv: deps.kv, baseUrl: config.baseUrl, lookups: lookupServices(config), logger: deps.logger, site: siteService({ kv: deps.kv, temporal: deps.temporal, allow: config.networkAllow }) };
   const listenHost = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const allowedHosts = new Set([base.host, listenHost, `localhost:${config.port}`]);
 

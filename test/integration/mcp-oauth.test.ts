@@ -3,44 +3,14 @@
 // signing in and consenting through the service's real HTML forms over HTTP; then refresh-token
 // rotation and reuse, the dashboard's Disconnect, and the refusals (PKCE, redirect URI, audience,
 // origin, scope, API keys, other users' webhooks, SSRF).
-import { randomUUID, createHash, randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, discoverAuthorizationServerMetadata, refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { auth, discoverAuthorizationServerMetadata, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizeInBrowser, FormBrowser, FormSignInClient, type Page } from '../../scripts/oauth-forms.ts';
-import { admin, call, newAccount, targets } from '../support/client.ts';
+import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
+import { connectedClient, newUser, PASSWORD } from '../support/mcp.ts';
+import { call, newAccount, targets } from '../support/client.ts';
 import type { Target } from '../support/global-setup.ts';
 import { runScript } from '../support/processes.ts';
-
-const PASSWORD = 'correct horse battery staple';
-
-async function newUser(target: Target, plan = 'pro'): Promise<{ email: string; userId: number }> {
-  const email = `mcp-${randomUUID()}@example.test`;
-  const created = await admin(target, ['create-user', '--email', email, '--password', PASSWORD, '--plan', plan]);
-  if (created.code !== 0) throw new Error(created.stderr);
-  return { email, userId: JSON.parse(created.stdout).user_id };
-}
-
-/** An SDK client signed in as `email` (registration, authorization and token through the SDK). */
-async function connectedClient(target: Target, email: string, options: { scope?: string; name?: string } = {}) {
-  const url = new URL(`${target.baseUrl}/mcp`);
-  const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
-  if (options.scope) {
-    // A narrower scope than the server's challenge asks for: the SDK's auth() takes it directly.
-    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope })).toBe('REDIRECT');
-    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope, authorizationCode: oauth.code })).toBe('AUTHORIZED');
-  } else {
-    // The client's first request is refused (401); the SDK discovers, registers and sends the user to sign in.
-    const first = new Client({ name: 'e2e', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth as any });
-    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
-    await transport.finishAuth(oauth.code);
-  }
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth as any }));
-  return { client, oauth, url };
-}
 
 const rpc = (target: Target, token: string | null, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${target.baseUrl}/mcp`, {
@@ -57,7 +27,7 @@ for (const target of targets()) {
       user = await newUser(target);
     });
 
-    it('connects with only the URL, lists and calls the seven tools, rotates refresh tokens and revokes a reused one', async () => {
+    it('connects with only the URL, lists the tools and calls the lookup and webhook ones, rotates refresh tokens and revokes a reused one', async () => {
       // What an unauthenticated client sees first.
       const unauthenticated = await rpc(target, null, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(unauthenticated.status).toBe(401);
@@ -85,7 +55,7 @@ for (const target of targets()) {
       expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['dns_lookup', 'http_headers', 'ip_info', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['audit_page_design', 'discover_site_pages', 'dns_lookup', 'http_headers', 'ip_info', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests']);
       for (const t of tools) expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
 
       // Every tool, through HTTP, as this user.

@@ -1,0 +1,231 @@
+// Family 3: baseline accessibility from the source. Contrast from declared colours (same rule, or
+// inherited through the selectors that match an element and its ancestors; WCAG 2.x, 4.5:1 normal and
+// 3:1 large text), touch targets under 24×24 CSS px (WCAG 2.5.8) from declared sizes and padding,
+// images without alt, unlabelled inputs, missing lang and title, skipped heading levels.
+import type { Element } from 'domhandler';
+import { textContent } from 'domutils';
+import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex, type Rgba } from './colors.ts';
+import { describe, expandShorthand, toPx, type StyleIndex } from './styles.ts';
+import { excerpt, type AuditInput, type Finding } from './model.ts';
+
+export const CONTRAST_NORMAL = 4.5;
+export const CONTRAST_LARGE = 3;
+export const TARGET_MIN_PX = 24;
+const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };
+const BLACK: Rgba = { r: 0, g: 0, b: 0, a: 1 };
+
+export function accessibilityFindings(input: AuditInput): Finding[] {
+  return [...contrast(input), ...targets(input), ...images(input), ...labels(input), ...documentBasics(input), ...headings(input)];
+}
+
+function contrast(input: AuditInput): Finding[] {
+  const seen = new Set<string>();
+  const out: Finding[] = [];
+  const report = (selector: string, fg: Rgba, bg: Rgba, large: boolean, evidence: string) => {
+    const ratio = contrastRatio(fg, bg);
+    const threshold = large ? CONTRAST_LARGE : CONTRAST_NORMAL;
+    if (ratio >= threshold) return;
+    const key = `${selector}|${toHex(fg)}|${toHex(bg)}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const fixed = toHex(nearestPassing(fg, bg, threshold));
+    out.push({
+      rule: 'contrast',
+      category: 'accessibility',
+      severity: ratio < 3 ? 'high' : 'medium',
+      selector,
+      property: 'color',
+      measured: `${formatRatio(ratio)} (${toHex(fg)} on ${toHex(bg)})`,
+      threshold: `${threshold}:1${large ? ' (large text)' : ''}`,
+      fix: `color: ${fixed} (${formatRatio(contrastRatio(nearestPassing(fg, bg, threshold), bg))} on ${toHex(bg)})`,
+      evidence: excerpt(evidence),
+    });
+  };
+
+  // Pairs declared in one rule (states included: a hover colour must be readable too).
+  for (const rule of input.styles.rules) {
+    const props = new Map(rule.declarations.flatMap((d) => expandShorthand(d)));
+    const fg = parseColor(props.get('color') ?? '');
+    const bg = parseColor(props.get('background-color') ?? '');
+    if (!fg || !bg || bg.a < 1) continue;
+    const size = toPx(props.get('font-size'));
+    const bold = Number(normaliseWeight(props.get('font-weight') ?? '400')) >= 700;
+    report(rule.selector, fg, bg, isLarge(size ?? 16, bold), `${rule.selector} { color: ${props.get('color')}; background-color: ${props.get('background-color')} }`);
+  }
+
+  // Text on elements, with colour and background inherited from the rules that match the ancestors.
+  for (const el of input.elements) {
+    const text = ownText(el);
+    if (!text || ['script', 'style', 'title', 'head', 'noscript', 'option'].includes(el.name)) continue;
+    const color = input.styles.get(el, 'color');
+    const background = visibleBackground(input.styles, el);
+    if (!color && !background) continue; // browser defaults only: black on white
+    const fg = color ? parseColor(color.value) : BLACK;
+    const bg = background?.colour ?? WHITE;
+    if (!fg) continue;
+    const size = fontSizePx(input.styles, el);
+    const bold = Number(normaliseWeight(input.styles.get(el, 'font-weight')?.value ?? (/^h[1-6]$|^(b|strong|th)$/.test(el.name) ? '700' : '400'))) >= 700;
+    const selector = color && color.from !== 'style attribute' ? color.from : describe(el);
+    report(selector, fg, bg, isLarge(size, bold), `<${el.name}> "${text}" color ${color?.value ?? 'default'} from ${color?.from ?? 'the browser'}, background ${background ? `${background.value} from ${background.from}` : 'default white'}`);
+  }
+  return out;
+}
+
+function isLarge(px: number, bold: boolean): boolean {
+  // 18pt = 24px; 14pt bold = 18.67px.
+  return px >= 24 || (bold && px >= 18.66);
+}
+
+function fontSizePx(styles: StyleIndex, el: Element): number {
+  const defaults: Record<string, number> = { h1: 32, h2: 24, h3: 18.72, h4: 16, h5: 13.28, h6: 10.72 };
+  const declared = styles.get(el, 'font-size');
+  return toPx(declared?.value) ?? defaults[el.name] ?? 16;
+}
+
+function visibleBackground(styles: StyleIndex, el: Element): { colour: Rgba; value: string; from: string } | null {
+  for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
+    const d = styles.own(current).get('background-color');
+    if (!d) continue;
+    const colour = parseColor(d.value);
+    if (!colour) return null; // an image, a gradient or a variable: the static check cannot know
+    if (colour.a === 0) continue;
+    if (colour.a < 1) return null;
+    return { colour, value: d.value, from: d.from };
+  }
+  return null;
+}
+
+function normaliseWeight(v: string): string {
+  const w = v.trim().toLowerCase();
+  return w === 'bold' || w === 'bolder' ? '700' : w === 'normal' || w === 'lighter' ? '400' : w;
+}
+
+function ownText(el: Element): string {
+  return el.children
+    .filter((c) => c.type === 'text')
+    .map((c) => (c as unknown as { data: string }).data)
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const TARGETS = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary']);
+
+function targets(input: AuditInput): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const el of input.elements) {
+    const interactive = TARGETS.has(el.name) || el.attribs.role === 'button' || el.attribs.role === 'link';
+    if (!interactive || (el.name === 'input' && /^(hidden)$/i.test(el.attribs.type ?? '')) || (el.name === 'a' && el.attribs.href === undefined)) continue;
+    const own = input.styles.own(el);
+    const size = (axis: 'width' | 'height') => {
+      const declared = toPx(own.get(axis)?.value) ?? toPx(own.get(`min-${axis}`)?.value);
+      if (declared === null) return null;
+      const [a, b] = axis === 'width' ? ['left', 'right'] : ['top', 'bottom'];
+      const borderBox = /border-box/.test(input.styles.get(el, 'box-sizing')?.value ?? '') || own.get('box-sizing')?.value === 'border-box';
+      const padding = (toPx(own.get(`padding-${a}`)?.value) ?? 0) + (toPx(own.get(`padding-${b}`)?.value) ?? 0);
+      return borderBox ? declared : declared + padding;
+    };
+    const w = size('width');
+    const h = size('height');
+    if (w === null || h === null || (w >= TARGET_MIN_PX && h >= TARGET_MIN_PX)) continue;
+    const from = own.get('width')?.from ?? own.get('min-width')?.from ?? describe(el);
+    const selector = from === 'style attribute' ? describe(el) : from;
+    if (seen.has(selector)) continue;
+    seen.add(selector);
+    const needW = Math.max(0, TARGET_MIN_PX - w);
+    const needH = Math.max(0, TARGET_MIN_PX - h);
+    out.push({
+      rule: 'target-size',
+      category: 'accessibility',
+      severity: 'medium',
+      selector,
+      property: 'width',
+      measured: `${round(w)}×${round(h)} px`,
+      threshold: `${TARGET_MIN_PX}×${TARGET_MIN_PX} px`,
+      fix: `min-width: ${TARGET_MIN_PX}px; min-height: ${TARGET_MIN_PX}px (or padding: ${Math.ceil(needH / 2)}px ${Math.ceil(needW / 2)}px around the ${round(w)}×${round(h)} box)`,
+      evidence: excerpt(`<${el.name}${el.attribs.class ? ` class="${el.attribs.class}"` : ''}${el.attribs['aria-label'] ? ` aria-label="${el.attribs['aria-label']}"` : ''}> ${textContent(el)}`),
+    });
+  }
+  return out;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function images(input: AuditInput): Finding[] {
+  const missing = input.elements.filter((e) => e.name === 'img' && !('alt' in e.attribs) && e.attribs['aria-hidden'] !== 'true' && e.attribs.role !== 'presentation');
+  if (!missing.length) return [];
+  const first = missing[0]!;
+  return [
+    {
+      rule: 'img-missing-alt',
+      category: 'accessibility',
+      severity: 'high',
+      selector: first.attribs.src ? `img[src="${excerpt(first.attribs.src, 80)}"]` : describe(first),
+      property: null,
+      measured: `${missing.length} image(s) without alt`,
+      threshold: 'every img has alt (alt="" for decorative images)',
+      fix: 'Add alt="what the image shows" (or alt="" if it is decoration)',
+      evidence: excerpt(missing.map((e) => `<img src="${e.attribs.src ?? ''}">`).join(' ')),
+    },
+  ];
+}
+
+function labels(input: AuditInput): Finding[] {
+  const labelFor = new Set(input.elements.filter((e) => e.name === 'label' && e.attribs.for).map((e) => e.attribs.for!));
+  const out: Finding[] = [];
+  for (const el of input.elements) {
+    if (!['input', 'select', 'textarea'].includes(el.name)) continue;
+    if (el.name === 'input' && /^(hidden|submit|button|reset|image)$/i.test(el.attribs.type ?? '')) continue;
+    const labelled = (el.attribs.id && labelFor.has(el.attribs.id)) || el.attribs['aria-label']?.trim() || el.attribs['aria-labelledby'] || el.attribs.title?.trim() || insideLabel(el);
+    if (labelled) continue;
+    const name = el.attribs.name ? `[name="${el.attribs.name}"]` : el.attribs.id ? `#${el.attribs.id}` : '';
+    out.push({
+      rule: 'input-missing-label',
+      category: 'accessibility',
+      severity: 'high',
+      selector: `${el.name}${name}`,
+      property: null,
+      measured: 'no label',
+      threshold: 'a <label for>, a wrapping <label>, or aria-label',
+      fix: `Add <label for="${el.attribs.id ?? el.attribs.name ?? 'field'}">…</label>${el.attribs.id ? '' : ` and id="${el.attribs.name ?? 'field'}" on the ${el.name}`}`,
+      evidence: excerpt(`<${el.name}${Object.entries(el.attribs).map(([k, v]) => ` ${k}="${v}"`).join('')}>`),
+    });
+  }
+  return out;
+}
+
+function insideLabel(el: Element): boolean {
+  for (let p = el.parent as Element | null; p && p.name; p = p.parent as Element | null) if (p.name === 'label') return true;
+  return false;
+}
+
+function documentBasics(input: AuditInput): Finding[] {
+  const out: Finding[] = [];
+  const html = input.elements.find((e) => e.name === 'html');
+  if (!html?.attribs.lang?.trim()) {
+    out.push({ rule: 'missing-lang', category: 'accessibility', severity: 'medium', selector: 'html', property: null, measured: 'no lang attribute', threshold: 'lang on <html>', fix: '<html lang="en"> (the language of the page)', evidence: html ? excerpt(`<html${Object.entries(html.attribs).map(([k, v]) => ` ${k}="${v}"`).join('')}>`) : '(no <html> element)' });
+  }
+  const title = input.elements.find((e) => e.name === 'title');
+  if (!title || !textContent(title).trim()) {
+    out.push({ rule: 'missing-title', category: 'accessibility', severity: 'high', selector: 'title', property: null, measured: title ? 'empty <title>' : 'no <title>', threshold: 'a non-empty <title>', fix: '<title>What this page is · Site name</title>', evidence: title ? '<title></title>' : '(no <title> in <head>)' });
+  }
+  return out;
+}
+
+function headings(input: AuditInput): Finding[] {
+  const out: Finding[] = [];
+  let previous = 0;
+  for (const el of input.elements) {
+    const m = /^h([1-6])$/.exec(el.name);
+    if (!m) continue;
+    const level = Number(m[1]);
+    if (previous && level > previous + 1) {
+      out.push({ rule: 'skipped-heading-level', category: 'accessibility', severity: 'low', selector: el.name, property: null, measured: `h${previous} followed by h${level}`, threshold: `h${previous + 1} at most`, fix: `Make it an <h${previous + 1}> (style it with CSS if it must look smaller)`, evidence: excerpt(`<h${level}>${textContent(el)}</h${level}>`) });
+    }
+    previous = level;
+  }
+  return out;
+}

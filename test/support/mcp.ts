@@ -1,0 +1,39 @@
+// MCP clients for the integration suites: users with passwords, and the SDK's client signed in
+// through the service's real OAuth forms (see scripts/oauth-forms.ts).
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect } from 'vitest';
+import { FormSignInClient } from '../../scripts/oauth-forms.ts';
+import { admin } from './client.ts';
+import type { Target } from './global-setup.ts';
+
+export const PASSWORD = 'correct horse battery staple';
+
+export async function newUser(target: Target, plan = 'pro'): Promise<{ email: string; userId: number }> {
+  const email = `mcp-${randomUUID()}@example.test`;
+  const created = await admin(target, ['create-user', '--email', email, '--password', PASSWORD, '--plan', plan]);
+  if (created.code !== 0) throw new Error(created.stderr);
+  return { email, userId: JSON.parse(created.stdout).user_id };
+}
+
+/** An SDK client signed in as `email` (registration, authorization and token through the SDK). */
+export async function connectedClient(target: Target, email: string, options: { scope?: string; name?: string } = {}) {
+  const url = new URL(`${target.baseUrl}/mcp`);
+  const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
+  if (options.scope) {
+    // A narrower scope than the server's challenge asks for: the SDK's auth() takes it directly.
+    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope })).toBe('REDIRECT');
+    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope, authorizationCode: oauth.code })).toBe('AUTHORIZED');
+  } else {
+    // The client's first request is refused (401); the SDK discovers, registers and sends the user to sign in.
+    const first = new Client({ name: 'e2e', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth as any });
+    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    await transport.finishAuth(oauth.code);
+  }
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth as any }));
+  return { client, oauth, url };
+}
