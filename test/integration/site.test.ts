@@ -28,8 +28,12 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
     const second = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, limit: 3 } });
     expect(second.body).toMatchObject({ source: 'sitemap', total: 3, cached: true });
     expect(second.body.pages).toEqual(first.body.pages.slice(0, 3));
-    expect(second.body.cache_age_seconds).toBeGreaterThanOrEqual(0);
     expect(sitemapSite.count('/robots.txt')).toBe(robotsReads);
+    await new Promise((r) => setTimeout(r, 1100));
+    const aged = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url } });
+    expect(aged.body).toMatchObject({ cached: true, total: 20 });
+    expect(aged.body.cache_age_seconds).toBeGreaterThanOrEqual(1);
+    expect(aged.body.cache_age_seconds).toBeLessThan(60);
 
     const fresh = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, fresh: true } });
     expect(fresh.body).toMatchObject({ cached: false, total: 20 });
