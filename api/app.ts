@@ -15,6 +15,9 @@ import { healthRoutes } from './routes/health.ts';
 import { lookupRoutes } from './routes/lookups.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { siteRoutes } from './routes/site.ts';
+import { operatorRoutes } from './routes/operator.ts';
+import { requestContext } from './middleware/request.ts';
+import { processMetrics } from '../lib/metrics.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { mcpRoutes } from './mcp/http.ts';
 import { interactionRoutes } from './oauth/interactions.ts';
@@ -34,7 +37,9 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
+    onStored: (n) => processMetrics().capturesStored.inc(n),
   });
+  app.use(requestContext(deps.logger));
 
   // The authorization server answers its own paths (no body parser may run before it).
   const oauthCallback = oauth.provider.callback();
@@ -57,7 +62,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   app.use(v1.routes());
   app.use(v1.allowedMethods());
 
-  for (const router of [mcpRoutes({ ...deps, oauth }), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps)]) {
+  for (const router of [mcpRoutes({ ...deps, oauth }), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps), operatorRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

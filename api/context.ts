@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { BlobStore } from '../lib/blob/index.ts';
@@ -14,4 +15,8 @@ export interface ApiDeps {
   kv: KvStore;
   blobs: BlobStore;
   temporal: Client;
+  /** The payload codec the workers use: /codec/decode serves it to operators. */
+  codec: PayloadCodec;
+  /** The Temporal UI (embedded mode), allowed to call /codec/decode from the browser. */
+  temporalUiUrl: string | undefined;
 }

@@ -5,6 +5,7 @@ import { CAPTURE_PREFIX } from './capture.ts';
 import type { ApiDeps } from './context.ts';
 import { createOauthServer } from './oauth/provider.ts';
 import { sweepExpiredOauthRecords } from '../db/oauth-store.ts';
+import { ensureSearchAttributes } from '../lib/temporal/search-attributes.ts';
 
 const OAUTH_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
@@ -14,6 +15,7 @@ export interface ApiServer {
 }
 
 export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
+  await ensureSearchAttributes(deps.temporal, deps.config.temporal.namespace, (m) => deps.logger.warn(m));
   const api = createApi(deps, await createOauthServer(deps));
   // Expired OAuth codes, tokens, sessions and grants leave the table (every API process sweeps; it is idempotent).
   const sweeper = setInterval(() => {

@@ -28,6 +28,8 @@ export interface CaptureWriterOptions {
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
   onError?: (err: unknown) => void;
+  /** Told how many captures each committed batch stored (for the captures-stored metric). */
+  onStored?: (count: number) => void;
 }
 
 /** Above this many webhooks with untrimmed rows counted, the counts restart (memory stays bounded). */
@@ -41,6 +43,7 @@ export class CaptureWriter {
   readonly #maxBatchBytes: number;
   readonly #maxConcurrent: number;
   readonly #onError: (err: unknown) => void;
+  readonly #onStored: (count: number) => void;
   #queue: Pending[] = [];
   #inFlight = 0;
   #scheduled = false;
@@ -58,6 +61,7 @@ export class CaptureWriter {
     this.#maxBatchBytes = options.maxBatchBytes ?? 16 * 1024 * 1024;
     this.#maxConcurrent = options.maxConcurrent ?? 4;
     this.#onError = options.onError ?? (() => {});
+    this.#onStored = options.onStored ?? (() => {});
   }
 
   /** Resolves true once stored, false when the webhook does not exist. */
@@ -89,6 +93,9 @@ export class CaptureWriter {
         .then(
           (stored) => {
             batch.forEach((p) => p.resolve(stored.has(p.record.webhookId)));
+            let added = 0;
+            for (const { added: n } of stored.values()) added += n;
+            if (added > 0) this.#onStored(added);
             this.#countForTrim(stored.values());
           },
           (err) => batch.forEach((p) => p.reject(err)),

@@ -66,6 +66,7 @@ const schema = z
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64')
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters (e.g. `openssl rand -base64 32`)').optional(),
   })
   .superRefine((c, ctx) => {
     if (c.TEMPORAL_ADDRESS && !c.PAYLOAD_KEY) {
@@ -104,6 +105,8 @@ export type Config = Readonly<{
   trustedProxies: readonly string[];
   payloadKey: string | undefined;
   logLevel: string;
+  /** Bearer token for /metrics and /codec/decode; unset = those answer loopback clients only. */
+  operatorToken: string | undefined;
 }>;
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: c.TRUSTED_PROXIES,
     payloadKey: c.PAYLOAD_KEY,
     logLevel: c.LOG_LEVEL,
+    operatorToken: c.OPERATOR_TOKEN,
   });
 }
 

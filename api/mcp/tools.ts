@@ -14,6 +14,7 @@ import type { KvStore } from '../../lib/kv/index.ts';
 import type { Logger } from '../../lib/log.ts';
 import { plainIp } from '../../lib/net/client-ip.ts';
 import { planWindows } from '../../lib/plans.ts';
+import { processMetrics } from '../../lib/metrics.ts';
 import { dnsQuery, headersQuery, ipQuery } from '../routes/lookups.ts';
 import { webhookIdField } from '../routes/webhooks.ts';
 import type { LookupServices } from '../services.ts';
@@ -73,6 +74,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount): McpServ
   const run = async <T extends Record<string, unknown>>(name: string, body: () => Promise<T>, summary: (out: T) => string): Promise<CallToolResult> => {
     const quota = await deps.kv.consume(planWindows(account.userId, account.plan));
     if (!quota.allowed) {
+      processMetrics().rateLimited.inc({ plan: account.plan });
       const retry = Math.max(...quota.windows.filter((w) => w.remaining === 0).map((w) => w.resetSeconds));
       return failure(`Rate limit of the ${account.plan} plan reached: retry in ${retry} s.`);
     }

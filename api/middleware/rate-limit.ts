@@ -3,6 +3,7 @@ import type { KvStore, QuotaState } from '../../lib/kv/index.ts';
 import { PLAN_LIMITS, planWindows } from '../../lib/plans.ts';
 import { RateLimitedError } from '../../lib/errors.ts';
 import type { AuthState } from './auth.ts';
+import { processMetrics } from '../../lib/metrics.ts';
 
 /**
  * Per-plan limits (per minute and per day), counted per user in the shared store so that every API
@@ -23,6 +24,7 @@ export function rateLimit(kv: KvStore): Middleware<AuthState> {
       'RateLimit-Reset': String(shown.resetSeconds),
     });
     if (!result.allowed) {
+      processMetrics().rateLimited.inc({ plan });
       const full = result.windows.flatMap((w, i) => (w.remaining === 0 ? [{ ...w, per: PER[windows[i]!.windowSeconds] }] : []));
       const retryAfter = Math.max(...full.map((w) => w.resetSeconds));
       const which = full.map((w) => `${w.limit} requests per ${w.per}`).join(' and ');

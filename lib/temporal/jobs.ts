@@ -4,6 +4,9 @@ import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@tempor
 import type { QueryDefinition } from '@temporalio/common';
 import { AppError } from '../errors.ts';
 import { randomToken } from '../tokens.ts';
+import { processMetrics } from '../metrics.ts';
+import { currentRequestId } from '../request-context.ts';
+import { jobSearchAttributes } from './search-attributes.ts';
 
 export function workflowIdOf(kind: string, publicId: string): string {
   return `${kind}-${publicId}`;
@@ -28,8 +31,11 @@ export async function startJob<A extends unknown[]>(client: Client, o: StartJobO
     workflowId: workflowIdOf(o.kind, publicId),
     taskQueue: o.taskQueue,
     args: o.args,
-    memo: { owner: o.ownerId, kind: o.kind },
+    // The request id links the API's log line for this request to the workflow in Temporal UI.
+    memo: { owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
+    typedSearchAttributes: jobSearchAttributes(o.kind, o.ownerId),
   });
+  processMetrics().jobsStarted.inc({ kind: o.kind });
   return { publicId, handle };
 }
 

@@ -39,7 +39,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const apps: Array<[Target['name'], AppProcess]> = [];
   const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => Promise.all([dns.close(), site.close(), whois.close(), rdap.close()])).then(() => {});
   try {
-    apps.push(['embedded', await startApp({ ...fixtures, DATA_DIR: await tempDir('embedded') })]);
+    // The embedded app guards its operator endpoints with a token; the external one by loopback only.
+    apps.push(['embedded', await startApp({ ...fixtures, DATA_DIR: await tempDir('embedded'), OPERATOR_TOKEN: 'operator-token-for-the-test-suite-0001' })]);
     const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
     if (Object.keys(external).some((k) => k !== 'TEMPORAL_ADDRESS' && k !== 'PAYLOAD_KEY')) {
       apps.push(['external', await startApp({ ...fixtures, ...external, DATA_DIR: await tempDir('external') })]);

@@ -38,6 +38,11 @@ describe('configuration', () => {
     expect(c.rdapBaseUrl).toBe('http://127.0.0.1:8081/rdap');
   });
 
+  it('takes an operator token of 24 characters or more', () => {
+    expect(loadConfig({ OPERATOR_TOKEN: 'x'.repeat(24) }).operatorToken).toBe('x'.repeat(24));
+    expect(loadConfig({}).operatorToken).toBeUndefined();
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(3000);
   });
@@ -59,6 +64,7 @@ describe('configuration', () => {
     [{ LOOKUP_TIMEOUT_MS: 'soon' }, /^Invalid configuration: LOOKUP_TIMEOUT_MS must be a number of milliseconds/],
     [{ PAYLOAD_KEY: 'c2hvcnQ=' }, /^Invalid configuration: PAYLOAD_KEY must be 32 bytes in base64/],
     [{ TEMPORAL_ADDRESS: 'temporal:7233' }, /^Invalid configuration: PAYLOAD_KEY is required when TEMPORAL_ADDRESS is set/],
+    [{ OPERATOR_TOKEN: 'x'.repeat(23) }, /^Invalid configuration: OPERATOR_TOKEN must be at least 24 characters/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
