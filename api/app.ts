@@ -7,6 +7,7 @@ import type { ApiDeps } from './context.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
+import { conditionalGet } from './middleware/conditional-get.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { domainRoutes } from './routes/domains.ts';
@@ -55,7 +56,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   app.use(health.routes());
 
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
-  v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), jsonBody());
+  v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), conditionalGet(), jsonBody());
   for (const router of [webhookRoutes(deps), lookupRoutes(deps), domainRoutes(deps), loadTestingRoutes(deps), siteRoutes(deps), diagnosticsRoutes(deps)]) {
     v1.use(router.routes(), router.allowedMethods());
   }

@@ -27,10 +27,11 @@ export function webhookViews(db: Kysely<Database>, baseUrl: string) {
       };
     },
 
-    async requests(userId: number, webhookId: string) {
+    /** The captured requests, newest first; with `afterId`, only those captured after that one. */
+    async requests(userId: number, webhookId: string, afterId = 0) {
       const webhook = await findOwnedWebhook(db, userId, webhookId);
       if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
-      const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK);
+      const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId);
       return { total: requests.length, requests: requests.map((r) => ({ id: r.id, ...captureFields(r) })) };
     },
 

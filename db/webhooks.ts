@@ -98,12 +98,13 @@ export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, w
   return Number(result.numDeletedRows) > 0;
 }
 
-/** The newest `limit` captured requests of one webhook, newest first. */
-export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number): Promise<CapturedRequest[]> {
+/** The newest `limit` captured requests of one webhook (only those after `afterId` when given), newest first. */
+export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number, afterId = 0): Promise<CapturedRequest[]> {
   const rows = await db
     .selectFrom('captured_requests')
     .selectAll()
     .where('webhook_ref', '=', webhookRef)
+    .where('id', '>', afterId)
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();

@@ -11,6 +11,7 @@ import { TASK_QUEUES } from '../../workflows/task-queues.ts';
 import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
+import { startSse } from '../sse.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -153,8 +154,8 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
     ctx.body = { success: true, test_id: testId, status: 'pending', message: 'Load test queued: it starts when a load worker takes it; poll its status', config: cfg };
   });
 
-  router.get('/status/:test_id', async (ctx) => {
-    const row = await owned(ctx.params.test_id!, ctx.state.account.userId);
+  /** The status answer: live totals from the shards while running, the stored results once ended. */
+  async function statusBody(row: LoadTestRow) {
     const state = await stateOf(row);
     const now = Date.now();
     const metrics = state.results
@@ -163,7 +164,7 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
     const span = state.startAt !== null && state.endAt !== null ? state.endAt - state.startAt : 0;
     const until = state.completedAt ?? now;
     const progress = state.status === 'completed' ? 100 : span > 0 && state.startAt !== null ? Math.max(0, Math.min(100, Math.floor(((until - state.startAt) / span) * 100))) : 0;
-    ctx.body = {
+    return {
       success: true,
       test_id: row.id,
       status: state.status,
@@ -176,6 +177,24 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
       ...(state.failureReason ? { failure_reason: state.failureReason } : {}),
       config: row.config,
     };
+  }
+
+  router.get('/status/:test_id', async (ctx) => {
+    ctx.body = await statusBody(await owned(ctx.params.test_id!, ctx.state.account.userId));
+  });
+
+  // The same answer as a Server-Sent Events stream: an event each time it changes, ending with the test.
+  router.get('/status/:test_id/events', async (ctx) => {
+    const userId = ctx.state.account.userId;
+    const first = await owned(ctx.params.test_id!, userId);
+    let last = '';
+    startSse(ctx, async () => {
+      const body = await statusBody(await owned(first.id, userId));
+      const json = JSON.stringify(body);
+      const changed = json !== last;
+      last = json;
+      return { events: changed ? [{ event: 'status', data: body }] : [], done: !['pending', 'running'].includes(body.status) };
+    });
   });
 
   router.post('/stop/:test_id', async (ctx) => {
