@@ -17,6 +17,7 @@ import { lookupRoutes } from './routes/lookups.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { siteRoutes } from './routes/site.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { requestContext } from './middleware/request.ts';
 import { processMetrics } from '../lib/metrics.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -54,6 +55,10 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
 
   const health = healthRoutes(deps);
   app.use(health.routes());
+
+  // Public: the API reference (before the key check of /api/v1).
+  const docs = docsRoutes(deps);
+  app.use(docs.routes());
 
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
   v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), conditionalGet(), jsonBody());

@@ -28,7 +28,7 @@ const booleanParam = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1');
 
-const whoisQuery = z.object({
+export const whoisQuery = z.object({
   domain: z.string({ error: 'must be a string' }),
   include_pricing: booleanParam.default(true),
   currency,
@@ -41,8 +41,8 @@ const domainList = z
   .min(1, 'must hold at least one domain')
   .max(BULK_MAX_DOMAINS, `must hold at most ${BULK_MAX_DOMAINS} domains: split larger sets into several requests`);
 
-const bulkBody = z.object({ domains: domainList, mode: bulkMode, currency });
-const bulkQuery = z.object({
+export const bulkBody = z.object({ domains: domainList, mode: bulkMode, currency });
+export const bulkQuery = z.object({
   domains: z
     .string({ error: 'must be a comma-separated list of domain names' })
     .transform((v) => v.split(',').map((d) => d.trim()).filter(Boolean))

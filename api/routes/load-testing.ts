@@ -26,7 +26,7 @@ const headerValue = z.string({ error: 'must be a string' }).refine((v) => !/[\r\
 const int = (min: number, max: number) =>
   z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`);
 
-const startBody = z
+export const startBody = z
   .object({
     targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required'),
     httpMethod: z
@@ -89,6 +89,8 @@ function publicConfig(b: StartBody) {
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
   };
 }
+
+export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
 
 const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
@@ -233,7 +235,6 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
     };
   });
 
-  const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
   router.get('/tests', async (ctx) => {
     const { limit } = validate(listQuery, ctx.query, 'query');
     const rows = await listLoadTests(db, ctx.state.account.userId, limit);

@@ -13,8 +13,8 @@ export const webhookIdField = z
   .trim()
   .min(1, 'must not be empty')
   .regex(WEBHOOK_ID_PATTERN, 'is not a webhook id (up to 64 letters, digits, - and _)');
-const requestsQuery = z.object({ webhook_id: webhookIdField });
-const deleteBody = z.object({ webhook_id: webhookIdField });
+export const requestsQuery = z.object({ webhook_id: webhookIdField });
+export const deleteBody = z.object({ webhook_id: webhookIdField });
 
 export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
   const router = new Router<AuthState>({ prefix: '/network' });

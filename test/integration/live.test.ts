@@ -109,3 +109,21 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
     expect(changed.headers.get('etag')).not.toBe(etag);
   });
 });
+
+describe.each(targets())('API reference ($name)', (target) => {
+  it('serves the OpenAPI document without a key, and the interactive page with its assets from here', async () => {
+    const doc = await call(target, 'GET', '/api/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body).toMatchObject({ openapi: '3.1.0', servers: [{ url: target.baseUrl }] });
+    expect(Object.keys(doc.body.paths)).toContain('/api/v1/site/audit');
+    const page = await fetch(`${target.baseUrl}/docs`);
+    const html = await page.text();
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    for (const asset of [...html.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((m) => m[1]!)) {
+      const res = await fetch(`${target.baseUrl}${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength, asset).toBeGreaterThan(100);
+    }
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[a-z]/); // no CDN
+  });
+});

@@ -34,7 +34,7 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
     expect(description.taskQueue).toBe('workflows');
     expect(description.type).toBe('pipelineCheck');
     expect(description.status.name).toBe('COMPLETED');
-    expect(description.memo).toEqual({ owner: userId, kind: 'pipeline-check' });
+    expect(description.memo).toEqual({ owner: userId, kind: 'pipeline-check', requestId: expect.stringMatching(/^[A-Za-z0-9_-]{12}$/) });
     const history = await client.workflow.getHandle(`pipeline-check-${checkId}`).fetchHistory();
     const queues = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : []));
     expect(queues.sort()).toEqual(['load', 'media', 'network']);
@@ -45,7 +45,7 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
       ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
       ...Object.values(e.workflowExecutionStartedEventAttributes?.memo?.fields ?? {}),
     ]).map((p) => Buffer.from(p.metadata!.encoding!).toString());
-    expect(encodings.length).toBe(1 + 3 + 2);
+    expect(encodings.length).toBe(1 + 3 + 3); // result, three activity results, memo: owner, kind and requestId
     expect(new Set(encodings)).toEqual(new Set([ENCRYPTED_ENCODING]));
     expect(JSON.stringify(history)).not.toContain('hostname');
   });

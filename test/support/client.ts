@@ -3,6 +3,8 @@ import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { Target } from './global-setup.ts';
 import { runScript } from './processes.ts';
+import { errorResult } from '../../api/openapi/responses.ts';
+import { operationFor, statusesOf } from '../../api/openapi/document.ts';
 
 export const targets = (): Target[] => inject('targets');
 
@@ -30,7 +32,28 @@ export async function call<T = any>(target: Target, method: string, path: string
   } catch {
     parsed = undefined;
   }
+  conformsToDocument(method, path, res.status, parsed, text);
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/**
+ * Every answer an integration suite receives from /api/v1 is checked against the OpenAPI document's
+ * operations (api/openapi/document.ts): a status it does not list, or a body that does not match the
+ * schema it gives for that status, fails the suite that received it.
+ */
+function conformsToDocument(method: string, path: string, status: number, body: unknown, text: string): void {
+  if (!path.startsWith('/api/v1/') || path.startsWith('/api/v1/openapi.json')) return;
+  const op = operationFor(method, path);
+  if (!op) {
+    if (status === 404 || status === 405) return; // no such route: nothing to document
+    throw new Error(`OpenAPI drift: ${method} ${path} answered ${status} but the document has no such operation`);
+  }
+  if (status === 304 && op.method === 'get') return;
+  if (!statusesOf(op).includes(status)) throw new Error(`OpenAPI drift: ${method} ${op.path} answered ${status}, the document lists ${statusesOf(op).join(', ')}: ${text.slice(0, 300)}`);
+  const schema = status === op.success.status ? op.success.schema : errorResult;
+  if (!schema) return;
+  const checked = schema.safeParse(body);
+  if (!checked.success) throw new Error(`OpenAPI drift: ${method} ${op.path} ${status} does not match its schema: ${checked.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 }
 
 export async function admin(target: Target, args: string[]) {

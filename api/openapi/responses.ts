@@ -1,0 +1,219 @@
+// The response shapes of spec/interface.md, field by field with the spec's types, so that a suite can
+// check that an endpoint answers every field the contract names (extra fields are allowed).
+import { z } from 'zod';
+
+const str = z.string();
+const num = z.number();
+const int = z.number().int();
+const nullableStr = z.string().nullable();
+
+export const dnsLookupResult = z.object({
+  success: z.literal(true),
+  domain: str,
+  records: z.object({
+    A: z.array(str).optional(),
+    AAAA: z.array(str).optional(),
+    NS: z.array(str).optional(),
+    TXT: z.array(str).optional(),
+    MX: z.array(z.object({ priority: int, host: str })).optional(),
+    CNAME: z.array(str).optional(),
+    SOA: z.object({}).passthrough().nullable().optional(),
+  }),
+});
+
+export const ipInfoResult = z.object({
+  success: z.literal(true),
+  ip: str,
+  data: z.object({
+    // Strings in the spec; null where the address has no location (private, loopback, ...).
+    country: nullableStr, country_code: nullableStr, region: nullableStr, city: nullableStr,
+    latitude: num.nullable(), longitude: num.nullable(),
+    isp: nullableStr, organization: nullableStr, timezone: nullableStr,
+  }),
+});
+
+const check = z.object({
+  name: str, category: str, max_score: num, score: num, present: z.boolean(), passed: z.boolean(), description: str, details: z.array(str),
+  value: str.optional(), recommendation: str.optional(), risk: str.optional(),
+});
+
+export const httpHeadersResult = z.object({
+  success: z.literal(true),
+  url: str,
+  effective_url: str,
+  http_code: int,
+  http_version: num,
+  response_time: num,
+  execution_time_ms: num,
+  timings: z.object({ dns: num, connect: num, ssl: num, ttfb: num, total: num }),
+  network: z.object({ primary_ip: str, primary_port: int, redirect_count: int }),
+  size: z.object({ header: int, download: int, total: int }),
+  headers: z.record(str, str),
+  analysis: z.object({
+    security: z.object({ score: num, max_score: num, percentage: num, grade: z.enum(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']), summary: z.object({ critical: int, high: int, medium: int, low: int }), checks: z.array(check) }),
+    ssl_tls: z.object({ enabled: z.boolean(), grade: str, certificate: z.object({ subject: str, issuer: str, valid_from: str, valid_to: str }), ssl_version: str }),
+    cache: z.object({ cacheable: z.boolean(), score: num, max_score: num, details: z.array(str) }),
+    performance: z.object({ compression: str, http2: z.boolean(), http3: z.boolean(), score: num, max_score: num, details: z.array(str) }),
+    cdn_waf: z.object({ cdn: str, waf: str, details: z.array(str) }),
+    cookies: z.object({ score: num, max_score: num, cookies: z.array(z.object({ name: str, secure: z.boolean(), httponly: z.boolean(), samesite: str, score: num, issues: z.array(str) })) }),
+  }),
+  overall_score: z.object({ score: num, max_score: num, percentage: num, grade: str }),
+});
+
+const webhook = z.object({ id: int, webhook_id: str, webhook_url: str, request_count: int, created_at: z.iso.datetime() });
+const capturedRequest = z.object({
+  id: int, method: str, headers: z.record(str, str), body: str.nullable(), query_params: str.nullable(), ip_address: str, user_agent: str, created_at: z.iso.datetime(),
+});
+
+export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), message: str });
+export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
+export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest) }) });
+export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });
+
+const isoOrNull = z.iso.datetime({ offset: true }).nullable();
+const currencyCode = z.enum(['USD', 'EUR', 'GBP', 'CNY', 'INR', 'CAD', 'AUD', 'JPY', 'MXN', 'BRL']);
+const confidence = z.enum(['high', 'medium', 'low']);
+
+export const whoisResult = z.object({
+  success: z.literal(true),
+  domain: str,
+  available: z.boolean().nullable(),
+  is_registered: z.boolean().nullable(),
+  is_premium: z.boolean(),
+  is_reserved: z.boolean(),
+  premium_type: z.enum(['registry_premium', 'aftermarket', 'reserved', 'high_price']).nullable(),
+  availability_confidence: confidence,
+  whois_server: str,
+  raw_data: str,
+  parsed_data: z.object({
+    domain_name: nullableStr,
+    registrar: nullableStr,
+    creation_date: isoOrNull,
+    expiration_date: isoOrNull,
+    updated_date: isoOrNull,
+    status: z.array(str),
+    name_servers: z.array(str),
+    registrant: z.null(),
+  }),
+  pricing: z.object({ available: z.boolean(), is_premium: z.boolean(), registration_price: num.nullable(), renewal_price: num.nullable(), currency: currencyCode }).nullable(),
+  execution_time_ms: int,
+});
+
+export const whoisMeta = z.object({ cached: z.boolean(), cache_expires: int, query_time_ms: int });
+
+export const bulkCheckResult = z.object({
+  success: z.literal(true),
+  query_time_ms: int,
+  total: int,
+  cached_count: int,
+  checked_count: int,
+  mode: str,
+  currency: currencyCode,
+  results: z.record(
+    str,
+    z.union([z.object({ success: z.literal(false), error: str }), z.object({
+      success: z.literal(true),
+      available: z.boolean().nullable(),
+      is_registered: z.boolean().nullable(), // null when the evidence does not say (README, Decisions)
+      is_premium: z.boolean(),
+      availability_confidence: confidence,
+      cached: z.boolean(),
+      pricing: z.object({ registration: num, renewal: num, currency: currencyCode, is_premium: z.boolean() }).optional(),
+    })]),
+  ),
+});
+
+const isoTime = z.iso.datetime({ offset: true });
+
+export const loadTestStartResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: z.literal('pending'),
+  message: str,
+  config: z.object({ target_url: str, concurrent_users: int, test_duration: int }),
+});
+
+export const loadTestStatusResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: str,
+  progress: int,
+  metrics: z.object({ total_requests: int, successful_requests: int, failed_requests: int, avg_response_time: num, throughput: num, error_rate: num }),
+  started_at: isoTime,
+  estimated_completion: isoTime,
+});
+
+export const loadTestStopResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: z.literal('stopped'),
+  message: str,
+  partial_results: z.object({ total_requests: int, successful_requests: int, failed_requests: int, avg_response_time: num }),
+});
+
+export const loadTestResultsResult = z.object({
+  success: z.literal(true),
+  test_id: str,
+  status: str,
+  results: z.object({
+    total_requests: int,
+    successful_requests: int,
+    failed_requests: int,
+    total_bytes_sent: int,
+    total_bytes_received: int,
+    avg_response_time: num,
+    min_response_time: num,
+    max_response_time: num,
+    p50_response_time: num,
+    p75_response_time: num,
+    p90_response_time: num,
+    p95_response_time: num,
+    p99_response_time: num,
+    throughput: num,
+    error_rate: num,
+  }),
+  started_at: isoTime,
+  completed_at: isoTime,
+});
+
+// Beyond the contract: the shapes of the other answers, for the OpenAPI document (extra fields allowed).
+export const errorResult = z.object({ success: z.literal(false), error: str, code: int, message: str });
+const nullableIso = isoTime.nullable();
+export const loadTestStatusAnswer = loadTestStatusResult.extend({
+  status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),
+  started_at: nullableIso,
+  estimated_completion: nullableIso,
+  completed_at: nullableIso,
+  stop_requested: z.boolean(),
+  failure_reason: str.optional(),
+  config: z.record(str, z.unknown()),
+});
+export const loadTestResultsAnswer = loadTestResultsResult.extend({
+  status: z.enum(['completed', 'stopped', 'failed']),
+  results: loadTestResultsResult.shape.results.extend({ status_codes: z.record(str, int).optional(), errors: z.record(str, int).optional() }).nullable(),
+  started_at: nullableIso,
+  failure_reason: str.optional(),
+});
+export const loadTestListResult = z.object({
+  success: z.literal(true),
+  data: z.object({
+    total: int,
+    tests: z.array(z.object({ test_id: str, status: str, config: z.record(str, z.unknown()), created_at: isoTime, started_at: nullableIso, completed_at: nullableIso, summary: z.record(str, z.unknown()).nullable() })),
+  }),
+});
+export const whoisAnswer = whoisResult.extend({ whois_server: str.nullable(), meta: whoisMeta.optional() });
+export const pipelineCheckStartResult = z.object({ success: z.literal(true), check_id: str, status: str, message: str });
+export const pipelineCheckStatusResult = z.object({ success: z.literal(true), check_id: str, status: str, started_at: str, completed_at: str.nullable(), pools: z.record(str, z.object({ status: str }).passthrough()) });
+const finding = z.object({ rule: str, category: z.enum(['template', 'alignment', 'accessibility', 'style_budget']), severity: z.enum(['high', 'medium', 'low']), selector: nullableStr, property: nullableStr, measured: str, threshold: str, fix: str, evidence: str });
+export const siteDiscoverResult = z.object({ success: z.literal(true), url: str, source: z.enum(['sitemap', 'homepage_links']), pages: z.array(str), total: int, cached: z.boolean(), cache_age_seconds: int });
+export const siteAuditResult = z.object({
+  success: z.literal(true),
+  url: str,
+  final_url: str,
+  page_type: z.enum(['landing', 'article', 'product', 'pricing', 'docs', 'contact', 'form', 'other']),
+  page_type_source: str,
+  findings: z.array(finding),
+  summary: z.object({ score: num, total_findings: int, by_category: z.record(str, int), by_severity: z.record(str, int), stylesheets: z.object({ read: int, skipped: z.array(z.object({ url: str, reason: str })) }).passthrough(), limitations: str }).passthrough(),
+  cached: z.boolean(),
+  cache_age_seconds: int,
+});
