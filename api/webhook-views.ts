@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.ts';
 import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks } from '../db/webhooks.ts';
 import { NotFoundError } from '../lib/errors.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from './capture.ts';
+import type { SseTick } from './sse.ts';
 
 export function webhookViews(db: Kysely<Database>, baseUrl: string) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
@@ -33,6 +34,28 @@ export function webhookViews(db: Kysely<Database>, baseUrl: string) {
       if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId);
       return { total: requests.length, requests: requests.map((r) => ({ id: r.id, ...captureFields(r) })) };
+    },
+
+    /**
+     * A Server-Sent Events source (api/sse.ts) of the webhook's captures: first everything kept (the
+     * polling answer), then each batch of new ones; `end` when the webhook is deleted.
+     */
+    requestsStream(userId: number, webhookId: string): () => Promise<SseTick> {
+      let lastId = 0;
+      let sent = false;
+      return async () => {
+        let data;
+        try {
+          data = await this.requests(userId, webhookId, lastId);
+        } catch (err) {
+          if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } }], done: true };
+          throw err;
+        }
+        if (data.requests.length === 0 && sent) return { events: [], done: false };
+        sent = true;
+        lastId = Math.max(lastId, ...data.requests.map((r) => r.id));
+        return { events: [{ event: 'requests', data: { success: true, webhook_id: webhookId, data } }], done: false };
+      };
     },
 
     async remove(userId: number, webhookId: string) {

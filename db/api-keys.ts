@@ -52,3 +52,23 @@ export async function revokeApiKey(db: Kysely<Database>, apiKey: string): Promis
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+export interface KeyListing {
+  id: number;
+  prefix: string;
+  name: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** A user's keys, newest first (revoked ones too, marked), never the keys themselves. */
+export async function listApiKeys(db: Kysely<Database>, userId: number): Promise<KeyListing[]> {
+  const rows = await db.selectFrom('api_keys').select(['id', 'prefix', 'name', 'created_at', 'revoked_at']).where('user_id', '=', userId).orderBy('id', 'desc').execute();
+  return rows.map((r) => ({ id: Number(r.id), prefix: r.prefix, name: r.name, createdAt: new Date(r.created_at), revokedAt: r.revoked_at ? new Date(r.revoked_at) : null }));
+}
+
+/** Revokes one of the user's keys by id; false when it is not theirs or already revoked. */
+export async function revokeOwnedApiKey(db: Kysely<Database>, userId: number, keyId: number): Promise<boolean> {
+  const result = await db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -35,17 +35,26 @@ function render(v: unknown): string {
 const STYLE = `
 :root{color-scheme:light;font-family:system-ui,sans-serif;line-height:1.5}
 body{margin:0;background:#f6f7f9;color:#1b1f24}
-main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
+main{overflow-wrap:anywhere;max-width:60rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
 h1{font-size:1.4rem;margin-top:0}
 label{display:block;font-weight:600;margin-top:1rem}
 input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #57606a;border-radius:6px}
 button{margin-top:1.25rem;min-height:44px;padding:.6rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #1f4f99;background:#1f5fbf;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#1f4f99}
 .error{color:#a40e26;font-weight:600}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de;vertical-align:top}
+table{border-collapse:collapse;width:100%}th,td{overflow-wrap:anywhere;text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de;vertical-align:top}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 code{background:#eef1f4;padding:0 .2rem;border-radius:4px}
-@media (max-width:480px){main{margin:0;border-radius:0}}
+nav.top{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;margin-bottom:1rem;padding-bottom:.75rem;border-bottom:1px solid #d0d7de}
+nav.top a{color:#0b4fa8;padding:.5rem 0;min-height:24px}nav.top a[aria-current=page]{font-weight:700;color:#1b1f24}
+nav.top form{margin-left:auto}nav.top button{margin-top:0}
+a{color:#0b4fa8}
+input[type=text]{padding:.6rem;font-size:1rem;border:1px solid #57606a;border-radius:6px;box-sizing:border-box;max-width:100%}
+.key{font-family:ui-monospace,monospace;font-size:1.05rem;background:#fff8c5;padding:.5rem;border:1px solid #9a6700;border-radius:6px;word-break:break-all}
+.req{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:.75rem 0}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.5rem;border-radius:6px;max-height:20rem;overflow:auto}
+.table-wrap{overflow-x:auto}
+@media (max-width:480px){main{margin:0;border-radius:0;padding:1rem}th,td{padding:.3rem}}
 `;
 
 export function page(title: string, body: Html): string {
@@ -56,7 +65,7 @@ export function sendPage(ctx: Context, title: string, body: Html, status = 200):
   ctx.status = status;
   ctx.type = 'html';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.body = page(title, body);

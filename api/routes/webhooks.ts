@@ -6,7 +6,6 @@ import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
 import { startSse } from '../sse.ts';
-import { NotFoundError } from '../../lib/errors.ts';
 
 export const webhookIdField = z
   .string({ error: 'must be a string' })
@@ -39,22 +38,8 @@ export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
   router.get('/my-webhook-requests/events', async (ctx) => {
     const { webhook_id } = validate(requestsQuery, ctx.query, 'query');
     const userId = ctx.state.account.userId;
-    let lastId = 0;
-    let sent = false;
     await views.requests(userId, webhook_id, Number.MAX_SAFE_INTEGER); // 404 now, before the stream starts
-    startSse(ctx, async () => {
-      let data;
-      try {
-        data = await views.requests(userId, webhook_id, lastId);
-      } catch (err) {
-        if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id, message: 'The webhook was deleted' } }], done: true };
-        throw err;
-      }
-      if (data.requests.length === 0 && sent) return { events: [], done: false };
-      sent = true;
-      lastId = Math.max(lastId, ...data.requests.map((r) => r.id));
-      return { events: [{ event: 'requests', data: { success: true, webhook_id, data } }], done: false };
-    });
+    startSse(ctx, views.requestsStream(userId, webhook_id));
   });
 
   router.post('/my-webhook-delete', async (ctx) => {

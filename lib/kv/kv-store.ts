@@ -36,6 +36,8 @@ export interface KvStore {
   delete(key: string): Promise<boolean>;
   /** Counts one hit against every window atomically, or none when any window is full. */
   consume(windows: readonly QuotaWindow[]): Promise<QuotaResult>;
+  /** Where each window stands now, counting nothing (for showing a user their usage). */
+  usage(windows: readonly QuotaWindow[]): Promise<QuotaState[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { windowState, type KvStore, type QuotaResult, type QuotaWindow } from './kv-store.ts';
+import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
 
 interface Entry {
   value: string;
@@ -46,6 +46,14 @@ export class MemoryKvStore implements KvStore {
   }
 
   async consume(windows: readonly QuotaWindow[]): Promise<QuotaResult> {
+    return this.#count(windows, true);
+  }
+
+  async usage(windows: readonly QuotaWindow[]): Promise<QuotaState[]> {
+    return (await this.#count(windows, false)).windows;
+  }
+
+  async #count(windows: readonly QuotaWindow[], hit: boolean): Promise<QuotaResult> {
     const now = this.#now();
     const slots = windows.map((w) => {
       const windowMs = w.windowSeconds * 1000;
@@ -53,7 +61,7 @@ export class MemoryKvStore implements KvStore {
       return { w, key, count: Number(this.#live(key)?.value ?? 0), expiresAt: (Math.floor(now / windowMs) + 1) * windowMs };
     });
     const allowed = slots.every((s) => s.count < s.w.limit);
-    if (allowed) {
+    if (allowed && hit) {
       for (const s of slots) {
         s.count += 1;
         this.#entries.set(s.key, { value: String(s.count), expiresAt: s.expiresAt });

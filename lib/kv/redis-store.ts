@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { windowState, type KvStore, type QuotaResult, type QuotaWindow } from './kv-store.ts';
+import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
 
 // One round trip, atomic on the server. Windows are numbered from Redis's own clock (TIME), so API
 // processes with skewed clocks still count into the same window. Nothing is counted when any window
@@ -19,7 +19,7 @@ for i = 1, #KEYS do
   counts[i] = tonumber(redis.call('GET', keys[i]) or '0')
   if counts[i] >= tonumber(ARGV[2 * i - 1]) then allowed = 0 end
 end
-if allowed == 1 then
+if allowed == 1 and ARGV[#ARGV] == 'hit' then
   for i = 1, #KEYS do
     counts[i] = redis.call('INCR', keys[i])
     if counts[i] == 1 then redis.call('PEXPIREAT', keys[i], ends[i]) end
@@ -66,7 +66,15 @@ export class RedisKvStore implements KvStore {
   }
 
   async consume(windows: readonly QuotaWindow[]): Promise<QuotaResult> {
-    const args = windows.flatMap((w) => [String(w.limit), String(w.windowSeconds)]);
+    return this.#count(windows, true);
+  }
+
+  async usage(windows: readonly QuotaWindow[]): Promise<QuotaState[]> {
+    return (await this.#count(windows, false)).windows;
+  }
+
+  async #count(windows: readonly QuotaWindow[], hit: boolean): Promise<QuotaResult> {
+    const args = [...windows.flatMap((w) => [String(w.limit), String(w.windowSeconds)]), hit ? 'hit' : 'peek'];
     const reply = (await this.#redis.eval(CONSUME_LUA, windows.length, ...windows.map((w) => w.key), ...args)) as number[];
     const [allowed, now, ...counts] = reply;
     return {

@@ -74,6 +74,22 @@ describe.each(stores)('key-value store contract (%s)', (_kind, make) => {
     expect((await store.consume([minute])).allowed).toBe(false);
   });
 
+  it('reports usage without counting it', async () => {
+    const minute = { key: k('u-m'), limit: 5, windowSeconds: 60 };
+    const day = { key: k('u-d'), limit: 100, windowSeconds: 86_400 };
+    expect((await store.usage([minute, day])).map((w) => w.remaining)).toEqual([5, 100]);
+    for (let i = 0; i < 3; i++) await store.consume([minute, day]);
+    const seen = await store.usage([minute, day]);
+    expect(seen.map((w) => [w.limit, w.remaining])).toEqual([[5, 2], [100, 97]]);
+    expect(seen[0]!.resetSeconds).toBeGreaterThanOrEqual(1);
+    expect((await store.usage([minute, day])).map((w) => w.remaining)).toEqual([2, 97]);
+    // A full window is reported as such, and still nothing is counted.
+    await store.consume([minute]);
+    await store.consume([minute]);
+    expect((await store.usage([minute]))[0]!.remaining).toBe(0);
+    expect((await store.consume([minute])).allowed).toBe(false);
+  });
+
   it('counts exactly under concurrency', async () => {
     const window = { key: k('race'), limit: 10, windowSeconds: 3600 };
     const results = await Promise.all(Array.from({ length: 40 }, () => store.consume([window])));

@@ -249,7 +249,7 @@ for (const target of targets()) {
       expect(page.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
       // Another account from the same address is not locked out by it.
       page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: user.email, password: PASSWORD })) as Page;
-      expect(page.url).toBe(`${target.baseUrl}/dashboard/connected-apps`);
+      expect(page.url).toBe(`${target.baseUrl}/dashboard/keys`);
     });
 
     it("the README's mcp-token script gets a working token through the same flow, and says why when it cannot", async () => {

@@ -1,0 +1,119 @@
+// The dashboard in a real browser (Debian's chromium through playwright-core, headless, no browser
+// download): sign in, create an API key and use it, create a webhook and watch a capture arrive live,
+// disconnect a connected app, read the API reference; at phone width too. Screenshots of each page go
+// to test-artifacts/screenshots.
+/// <reference lib="dom" />
+import fs from 'node:fs';
+import path from 'node:path';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FormSignInClient } from '../../scripts/oauth-forms.ts';
+import { call, targets } from '../support/client.ts';
+import { newUser, PASSWORD } from '../support/mcp.ts';
+import { ROOT } from '../support/processes.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
+const target = targets()[0]!;
+
+describe('dashboard in a browser', () => {
+  let browser: Browser;
+  let page: Page;
+  let user: { email: string; userId: number };
+  beforeAll(async () => {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: run scripts/setup --ci (it installs Debian's chromium), or set CHROMIUM_PATH`);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const context = await browser.newContext({ baseURL: target.baseUrl, viewport: { width: 1200, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: target.baseUrl });
+    page = await context.newPage();
+    user = await newUser(target);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+  it('signs in and creates an API key that works, shown once', async () => {
+    await page.goto('/dashboard');
+    await expect.poll(() => page.url()).toContain('/dashboard/sign-in');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard/keys');
+    await expect.poll(() => page.getByText('Plan pro').count()).toBe(1);
+    await shot('01-keys');
+
+    await page.getByLabel('Name of the new key').fill('from the browser');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').textContent())!.trim();
+    expect(key).toMatch(/^ntk_/);
+    await shot('02-key-created');
+    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key })).status).toBe(200);
+    await page.goto('/dashboard/keys');
+    expect(await page.content()).not.toContain(key); // shown once only
+    expect(await page.getByText('from the browser').count()).toBe(1);
+  });
+
+  it('creates a webhook and shows a capture live, as text, with copy-as-curl', async () => {
+    await page.goto('/dashboard/webhooks');
+    await page.getByRole('button', { name: 'Create a webhook' }).click();
+    await page.waitForURL(/\/dashboard\/webhooks\/[A-Za-z0-9_-]+$/);
+    const webhookId = page.url().split('/').pop()!;
+    await expect.poll(() => page.locator('#live-status').textContent()).toMatch(/^Live/);
+
+    const evil = '<img src=x onerror="window.__owned=1">';
+    await fetch(`${target.baseUrl}/webhook/${webhookId}/orders?src=browser`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': 'sig-1' }, body: JSON.stringify({ order: 42, note: evil }) });
+    const card = page.locator('article.req').first();
+    await expect.poll(() => card.locator('pre.body').textContent(), { timeout: 10_000 }).toContain('"order": 42');
+    expect(await card.locator('pre.body').textContent()).toContain('<img src=x onerror='); // shown as text...
+    expect(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).toBeUndefined(); // ...never run
+    await card.getByRole('button', { name: 'Copy as curl' }).click();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain(`curl -X POST '${target.baseUrl}/webhook/${webhookId}/orders?src=browser'`);
+    expect(copied).toContain(`-H 'x-signature: sig-1'`);
+    await shot('03-webhook-live');
+
+    // A reload renders the same request on the server side.
+    await page.reload();
+    expect(await page.locator('article.req pre.body').first().textContent()).toContain('"order": 42');
+    await page.goto('/dashboard/webhooks');
+    expect(await page.getByRole('cell', { name: '1', exact: true }).count()).toBeGreaterThan(0);
+  });
+
+  it('disconnects a connected app, after which its token is refused', async () => {
+    const oauth = new FormSignInClient({ email: user.email, password: PASSWORD }, { name: 'Browser test assistant' });
+    const url = new URL(`${target.baseUrl}/mcp`);
+    expect(await auth(oauth as never, { serverUrl: url })).toBe('REDIRECT');
+    expect(await auth(oauth as never, { serverUrl: url, authorizationCode: oauth.code })).toBe('AUTHORIZED');
+    const token = oauth.tokens().access_token as string;
+    const list = () => fetch(`${target.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect((await list()).status).toBe(200);
+
+    await page.goto('/dashboard/connected-apps');
+    await shot('04-connected-apps');
+    await page.getByRole('button', { name: 'Disconnect Browser test assistant' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Disconnected Browser test assistant');
+    expect((await list()).status).toBe(401);
+  });
+
+  it('renders the API reference', async () => {
+    await page.goto('/docs');
+    await expect.poll(() => page.locator('.opblock').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(20);
+    await shot('05-docs');
+  });
+
+  it('works at 375 px wide without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const p of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/connected-apps']) {
+      await page.goto(p);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
+    }
+    await shot('06-keys-375');
+  });
+});
