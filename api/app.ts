@@ -36,6 +36,11 @@ export interface Api {
 export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const app = new Koa();
   app.proxy = deps.config.trustedProxies.length > 0;
+  // A client that leaves an event stream (or any answer) half read is not our failure.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
+    deps.logger.error({ err }, 'unhandled error in the HTTP app');
+  });
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),

@@ -32,7 +32,8 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SS
     clearTimeout(timer);
     stream.end();
   };
-  ctx.req.once('close', close);
+  // The response closes when the client goes away (or the stream ends): stop polling then.
+  ctx.res.once('close', close);
   const write = (chunk: string) => {
     lastWrite = Date.now();
     stream.write(chunk);

@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { issueApiKey, listApiKeys, revokeOwnedApiKey } from '../../db/api-keys.ts';
 import { connectedApps, revokeConnectedApp } from '../../db/oauth-store.ts';
 import { findUser, type Account } from '../../db/users.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { InvalidInputError, NotFoundError } from '../../lib/errors.ts';
 import { createClientIp } from '../../lib/net/client-ip.ts';
 import { PLAN_LIMITS, planWindows } from '../../lib/plans.ts';
 import type { ApiDeps } from '../context.ts';
@@ -135,7 +135,9 @@ export function dashboardRoutes(deps: ApiDeps): Router {
     checkCsrf(ctx, form, deps.config.baseUrl);
     const account = await signedIn(ctx);
     if (!account) return;
-    await revokeOwnedApiKey(deps.db, account.id, Number(form.key_id));
+    const keyId = Number(form.key_id);
+    if (!Number.isSafeInteger(keyId) || keyId < 1) throw new InvalidInputError('key_id must be the id of one of your keys', 'key_id');
+    await revokeOwnedApiKey(deps.db, account.id, keyId);
     ctx.status = 303;
     ctx.redirect('/dashboard/keys');
   });
@@ -221,7 +223,7 @@ export function dashboardRoutes(deps: ApiDeps): Router {
     const id = ctx.params.webhook_id!;
     await views.requests(account.id, id, Number.MAX_SAFE_INTEGER); // 404 before streaming
     // The page already shows what was kept: stream only what comes after it.
-    const after = Number(ctx.query.after ?? 0);
+    const after = Number(ctx.query.after) || 0;
     const tick = views.requestsStream(account.id, id);
     const url = `${deps.config.baseUrl}/webhook/${id}`;
     let first = true;

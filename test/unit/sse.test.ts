@@ -1,0 +1,45 @@
+// A stream stops polling its source as soon as the client goes away, and ends when the source is done.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSse } from '../../api/sse.ts';
+
+const servers: http.Server[] = [];
+afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));
+
+async function serve(tick: () => Promise<{ events: Array<{ event: string; data: unknown }>; done: boolean }>): Promise<string> {
+  const app = new Koa();
+  app.use((ctx) => startSse(ctx, tick, 50));
+  const server = http.createServer(app.callback());
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('startSse', () => {
+  it('stops polling when the client disconnects', async () => {
+    let ticks = 0;
+    const url = await serve(async () => ({ events: [{ event: 'n', data: ++ticks }], done: false }));
+    const controller = new AbortController();
+    const res = await fetch(url, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await sleep(200);
+    expect(ticks).toBeGreaterThan(1);
+    controller.abort();
+    await sleep(150);
+    const atClose = ticks;
+    await sleep(400);
+    expect(ticks).toBe(atClose);
+  });
+
+  it('sends events in order and ends the response when the source is done', async () => {
+    let n = 0;
+    const url = await serve(async () => ({ events: [{ event: 'step', data: { n: ++n } }], done: n >= 3 }));
+    const text = await (await fetch(url)).text();
+    expect(text).toBe('retry: 3000\n\nevent: step\ndata: {"n":1}\n\nevent: step\ndata: {"n":2}\n\nevent: step\ndata: {"n":3}\n\n');
+  });
+});
