@@ -129,3 +129,49 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
     requests_per_second: Array.from(perSecond, (n) => n ?? 0),
   };
 }
+
+/** One point of a live chart: what happened between the previous look and this one. */
+export interface IntervalPoint {
+  at: number;
+  requests_per_second: number;
+  error_rate: number;
+  p50_response_time: number;
+  p95_response_time: number;
+  p99_response_time: number;
+}
+
+/**
+ * Follows a running test for a chart: each call merges the shards' cumulative histograms and
+ * subtracts the previous merge, so the percentiles are those of the last interval, not since start.
+ */
+export function intervalTracker() {
+  let previous: ReturnType<typeof newHistogram> | null = null;
+  let prevTotal = 0;
+  let prevFailed = 0;
+  let prevAt: number | null = null;
+  return (rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): IntervalPoint | null => {
+    const t = totals(rows);
+    const merged = newHistogram();
+    for (const { snapshot: s } of rows) if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+    const interval = newHistogram();
+    interval.add(merged);
+    if (previous) interval.subtract(previous);
+    const requests = t.total - prevTotal;
+    const failed = t.failed - prevFailed;
+    const seconds = prevAt === null ? (t.firstSentAt === null ? 0 : (now - t.firstSentAt) / 1000) : (now - prevAt) / 1000;
+    previous = merged;
+    prevTotal = t.total;
+    prevFailed = t.failed;
+    prevAt = now;
+    if (seconds <= 0 || requests < 0) return null;
+    const p = (q: number) => (interval.totalCount ? ms(interval.getValueAtPercentile(q)) : 0);
+    return {
+      at: now,
+      requests_per_second: round2(requests / seconds),
+      error_rate: requests ? round2((failed / requests) * 100) : 0,
+      p50_response_time: p(50),
+      p95_response_time: p(95),
+      p99_response_time: p(99),
+    };
+  };
+}

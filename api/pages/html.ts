@@ -49,6 +49,7 @@ nav.top{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;margin-bo
 nav.top a{color:#0b4fa8;padding:.5rem 0;min-height:24px}nav.top a[aria-current=page]{font-weight:700;color:#1b1f24}
 nav.top form{margin-left:auto}nav.top button{margin-top:0}
 a{color:#0b4fa8}
+select,textarea,input[type=number]{padding:.5rem;font-size:1rem;border:1px solid #57606a;border-radius:6px;box-sizing:border-box;max-width:100%;font-family:inherit}
 input[type=text]{padding:.6rem;font-size:1rem;border:1px solid #57606a;border-radius:6px;box-sizing:border-box;max-width:100%}
 .key{font-family:ui-monospace,monospace;font-size:1.05rem;background:#fff8c5;padding:.5rem;border:1px solid #9a6700;border-radius:6px;word-break:break-all}
 .req{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:.75rem 0}

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { ShardSnapshot } from '../../activities/load/generator.ts';
-import { liveMetrics } from '../../activities/load/metrics.ts';
+import { liveMetrics, type FinalResults } from '../../activities/load/metrics.ts';
 import { createLoadTest, findOwnedLoadTest, finishLoadTestRow, listLoadTests, readShardSnapshots, requestLoadTestStop, type LoadTestRow } from '../../db/load-tests.ts';
 import { AppError, NotFoundError } from '../../lib/errors.ts';
 import { checkTarget } from '../../lib/net/guarded-fetch.ts';
@@ -11,7 +11,7 @@ import { TASK_QUEUES } from '../../workflows/task-queues.ts';
 import type { ApiDeps } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { validate } from '../validate.ts';
-import { startSse } from '../sse.ts';
+import { startSse, type SseTick } from '../sse.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -63,7 +63,7 @@ export const startBody = z
     }
   });
 
-type StartBody = z.output<typeof startBody>;
+export type StartBody = z.output<typeof startBody>;
 
 /** The request every user sends: method, URL, headers with the credentials, body. */
 function targetOf(b: StartBody): LoadTestInput['target'] {
@@ -94,10 +94,8 @@ export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a w
 
 const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
-/** Load tests: workflows on the workflows pool whose shards run on the load pool. */
-export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<AuthState> {
-  const router = new Router<AuthState>({ prefix: '/load-testing' });
-
+/** Load tests for the REST routes and the dashboard: start, status (also as a stream), stop, results, history. */
+export function loadTestService({ config, db, temporal }: Pick<ApiDeps, 'config' | 'db' | 'temporal'>) {
   async function owned(testId: string, userId: number): Promise<LoadTestRow> {
     const row = /^[A-Za-z0-9_-]{1,64}$/.test(testId) ? await findOwnedLoadTest(db, testId, userId) : null;
     if (!row) throw new NotFoundError(`No load test ${testId} among yours`);
@@ -132,12 +130,11 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
     };
   }
 
-  router.post('/start', async (ctx) => {
-    const body = validate(startBody, ctx.request.body, 'body');
+  async function start(body: StartBody, userId: number) {
     await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
     const testId = newJobId();
     const cfg = publicConfig(body);
-    await createLoadTest(db, { id: testId, userId: ctx.state.account.userId, config: cfg });
+    await createLoadTest(db, { id: testId, userId, config: cfg });
     const input: LoadTestInput = {
       testId,
       target: targetOf(body),
@@ -147,17 +144,16 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
       requestsPerSecond: body.requestsPerSecond,
     };
     try {
-      await startJob(temporal, { kind: LOAD_TEST_KIND, publicId: testId, ownerId: ctx.state.account.userId, workflowType: 'loadTest', taskQueue: TASK_QUEUES.workflows, args: [input] });
+      await startJob(temporal, { kind: LOAD_TEST_KIND, publicId: testId, ownerId: userId, workflowType: 'loadTest', taskQueue: TASK_QUEUES.workflows, args: [input] });
     } catch (err) {
       await finishLoadTestRow(db, testId, 'failed', null, `the workflow could not be started: ${(err as Error).message}`);
       throw err;
     }
-    ctx.status = 202;
-    ctx.body = { success: true, test_id: testId, status: 'pending', message: 'Load test queued: it starts when a load worker takes it; poll its status', config: cfg };
-  });
+    return { success: true, test_id: testId, status: 'pending', message: 'Load test queued: it starts when a load worker takes it; poll its status', config: cfg };
+  }
 
   /** The status answer: live totals from the shards while running, the stored results once ended. */
-  async function statusBody(row: LoadTestRow) {
+  async function status(row: LoadTestRow) {
     const state = await stateOf(row);
     const now = Date.now();
     const metrics = state.results
@@ -181,70 +177,94 @@ export function loadTestingRoutes({ config, db, temporal }: ApiDeps): Router<Aut
     };
   }
 
-  router.get('/status/:test_id', async (ctx) => {
-    ctx.body = await statusBody(await owned(ctx.params.test_id!, ctx.state.account.userId));
-  });
-
-  // The same answer as a Server-Sent Events stream: an event each time it changes, ending with the test.
-  router.get('/status/:test_id/events', async (ctx) => {
-    const userId = ctx.state.account.userId;
-    const first = await owned(ctx.params.test_id!, userId);
+  /** A Server-Sent Events source of the status answer: an event each time it changes, ending with the test. */
+  function statusStream(testId: string, userId: number): () => Promise<SseTick> {
     let last = '';
-    startSse(ctx, async () => {
-      const body = await statusBody(await owned(first.id, userId));
+    return async () => {
+      const body = await status(await owned(testId, userId));
       const json = JSON.stringify(body);
       const changed = json !== last;
       last = json;
       return { events: changed ? [{ event: 'status', data: body }] : [], done: !['pending', 'running'].includes(body.status) };
-    });
-  });
+    };
+  }
 
-  router.post('/stop/:test_id', async (ctx) => {
-    const row = await owned(ctx.params.test_id!, ctx.state.account.userId);
+  async function stop(row: LoadTestRow) {
     if (!(await requestLoadTestStop(db, row.id))) throw new AppError(409, `Load test ${row.id} is ${row.status}, not running: only a running test can be stopped`);
     const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
     await handle.signal(stopLoadTest);
     // The shards see the stop within a second; their final totals cover everything sent until then.
     const final = await Promise.race([handle.result() as Promise<LoadTestState>, new Promise<null>((r) => setTimeout(() => r(null), STOP_WAIT_MS).unref())]);
     const totals = final?.results ?? liveMetrics(await readShardSnapshots<ShardSnapshot>(db, row.id));
-    ctx.body = {
+    return {
       success: true,
       test_id: row.id,
       status: 'stopped',
       message: final ? 'Load test stopped' : 'Load test stopping: the shards are finishing their last requests',
       partial_results: pick(totals, ['total_requests', 'successful_requests', 'failed_requests', 'avg_response_time']),
     };
-  });
+  }
 
-  router.get('/results/:test_id', async (ctx) => {
-    let row = await owned(ctx.params.test_id!, ctx.state.account.userId);
+  async function results(testId: string, userId: number) {
+    let row = await owned(testId, userId);
     if (row.status === 'pending' || row.status === 'running') {
       await stateOf(row);
-      row = await owned(row.id, ctx.state.account.userId);
+      row = await owned(row.id, userId);
     }
     if (row.status === 'pending' || row.status === 'running') throw new AppError(409, `Load test ${row.id} is ${row.status}: its results are ready when it ends (poll its status)`);
-    ctx.body = {
+    return {
       success: true,
       test_id: row.id,
       status: row.status,
-      results: row.results,
+      results: row.results as FinalResults | null,
       started_at: iso(row.startedAt?.getTime()),
       completed_at: iso(row.completedAt?.getTime()),
       ...(row.failureReason ? { failure_reason: row.failureReason } : {}),
       config: row.config,
     };
-  });
+  }
 
-  router.get('/tests', async (ctx) => {
-    const { limit } = validate(listQuery, ctx.query, 'query');
-    const rows = await listLoadTests(db, ctx.state.account.userId, limit);
-    ctx.body = {
+  async function list(userId: number, limit: number) {
+    const rows = await listLoadTests(db, userId, limit);
+    return {
       success: true,
       data: {
         total: rows.length,
         tests: rows.map((r) => ({ test_id: r.id, status: r.status, config: r.config, created_at: r.createdAt.toISOString(), started_at: iso(r.startedAt?.getTime()), completed_at: iso(r.completedAt?.getTime()), summary: r.results ? pick(r.results, ['total_requests', 'error_rate', 'throughput', 'p95_response_time']) : null })),
       },
     };
+  }
+
+  return { owned, start, status, statusStream, stop, results, list };
+}
+
+/** Load tests: workflows on the workflows pool whose shards run on the load pool. */
+export function loadTestingRoutes(deps: ApiDeps): Router<AuthState> {
+  const router = new Router<AuthState>({ prefix: '/load-testing' });
+  const tests = loadTestService(deps);
+
+  router.post('/start', async (ctx) => {
+    const answer = await tests.start(validate(startBody, ctx.request.body, 'body'), ctx.state.account.userId);
+    ctx.status = 202;
+    ctx.body = answer;
+  });
+  router.get('/status/:test_id', async (ctx) => {
+    ctx.body = await tests.status(await tests.owned(ctx.params.test_id!, ctx.state.account.userId));
+  });
+  // The same answer as a Server-Sent Events stream: an event each time it changes, ending with the test.
+  router.get('/status/:test_id/events', async (ctx) => {
+    const row = await tests.owned(ctx.params.test_id!, ctx.state.account.userId);
+    startSse(ctx, tests.statusStream(row.id, ctx.state.account.userId));
+  });
+  router.post('/stop/:test_id', async (ctx) => {
+    ctx.body = await tests.stop(await tests.owned(ctx.params.test_id!, ctx.state.account.userId));
+  });
+  router.get('/results/:test_id', async (ctx) => {
+    ctx.body = await tests.results(ctx.params.test_id!, ctx.state.account.userId);
+  });
+  router.get('/tests', async (ctx) => {
+    const { limit } = validate(listQuery, ctx.query, 'query');
+    ctx.body = await tests.list(ctx.state.account.userId, limit);
   });
 
   return router;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormSignInClient } from '../../scripts/oauth-forms.ts';
 import { call, targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
+import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { ROOT } from '../support/processes.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -102,18 +103,52 @@ describe('dashboard in a browser', () => {
     expect((await list()).status).toBe(401);
   });
 
+  it('starts a load test from the form, charts it live, and shows the final results', async () => {
+    const site: LoadTarget = await startLoadTarget();
+    try {
+      await page.goto('/dashboard/load-tests');
+      // A mistake the browser cannot see is shown on the form, naming the field, with what was typed kept.
+      await page.getByLabel('Target URL').fill(`${site.url}/browser`);
+      await page.getByLabel('Concurrent users (1 to 10000)').fill('3');
+      await page.getByLabel('Duration in seconds (10 to 3600)').fill('10');
+      await page.getByLabel('Ramp-up in seconds (default 10)').fill('20');
+      await page.getByRole('button', { name: 'Start the load test' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^rampUpTime: must not exceed testDuration/);
+      expect(await page.getByLabel('Target URL').inputValue()).toBe(`${site.url}/browser`);
+
+      await page.getByLabel('Ramp-up in seconds (default 10)').fill('0');
+      await page.getByLabel('Requests per second (0: as fast as answered)').fill('30');
+      await page.getByLabel('Headers, one "Name: value" per line').fill('X-Run: browser');
+      await page.getByRole('button', { name: 'Start the load test' }).click();
+      await page.waitForURL(/\/dashboard\/load-tests\/[A-Za-z0-9_-]+$/);
+      await expect.poll(() => page.locator('#load-chart').getAttribute('data-points'), { timeout: 20_000 }).toMatch(/^([3-9]|\d\d+)$/);
+      expect(await page.locator('#load-chart svg').count()).toBe(3);
+      await shot('05-load-test-live');
+      await expect.poll(() => page.locator('#load-results').count(), { timeout: 30_000 }).toBe(1);
+      const results = await page.locator('#load-results').textContent();
+      expect(results).toMatch(/Total requests\s*\d+/);
+      expect(await page.getByRole('rowheader', { name: '200' }).count()).toBe(1); // status-code breakdown
+      expect(site.lastHeaders('/browser')?.['x-run']).toBe('browser');
+      await shot('06-load-test-results');
+      await page.goto('/dashboard/load-tests');
+      expect(await page.getByRole('cell', { name: 'completed' }).count()).toBeGreaterThanOrEqual(1);
+    } finally {
+      await site.close();
+    }
+  }, 90_000);
+
   it('renders the API reference', async () => {
     await page.goto('/docs');
     await expect.poll(() => page.locator('.opblock').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(20);
-    await shot('05-docs');
+    await shot('07-docs');
   });
 
   it('works at 375 px wide without sideways scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const p of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/connected-apps']) {
+    for (const p of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/connected-apps']) {
       await page.goto(p);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
     }
-    await shot('06-keys-375');
+    await shot('08-phone-width');
   });
 });

@@ -1,0 +1,39 @@
+// The live chart's points: rate, errors and percentiles of the last interval, not since the start.
+import hdr from 'hdr-histogram-js';
+import { describe, expect, it } from 'vitest';
+import { newHistogram, type ShardSnapshot } from '../../activities/load/generator.ts';
+import { intervalTracker } from '../../activities/load/metrics.ts';
+
+function snapshot(latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number): ShardSnapshot {
+  const h = newHistogram();
+  for (const l of latenciesMs) h.recordValue(l * 1000);
+  return {
+    total: latenciesMs.length, successful: latenciesMs.length - failed, failed, bytesSent: 0, bytesReceived: 0,
+    latencySumUs: latenciesMs.reduce((a, b) => a + b, 0) * 1000, histogram: hdr.encodeIntoCompressedBase64(h),
+    statusCodes: {}, errors: {}, inFlight: 0, dropped: 0, firstSentAt, takenAt, perSecond: [],
+  };
+}
+const row = (s: ShardSnapshot) => ({ testId: 't', shard: 0, attempt: 1, snapshot: s, final: false, updatedAt: new Date() }) as never;
+
+describe('intervalTracker', () => {
+  it('gives the percentiles and rate of each interval', () => {
+    const track = intervalTracker();
+    const t0 = 1_000_000;
+    const fast = Array.from({ length: 100 }, () => 10);
+    const first = track([row(snapshot(fast, 0, t0, t0 + 1000))], t0 + 1000)!;
+    expect(first).toMatchObject({ requests_per_second: 100, error_rate: 0 });
+    expect(first.p50_response_time).toBeCloseTo(10, 0);
+
+    // The next second is slow and half fails: its point says so, whatever came before.
+    const slow = Array.from({ length: 50 }, () => 200);
+    const second = track([row(snapshot([...fast, ...slow], 25, t0, t0 + 2000))], t0 + 2000)!;
+    expect(second.requests_per_second).toBe(50);
+    expect(second.error_rate).toBe(50);
+    expect(second.p50_response_time).toBeCloseTo(200, -1);
+    expect(second.p99_response_time).toBeCloseTo(200, -1);
+  });
+
+  it('has no point before anything was sent', () => {
+    expect(intervalTracker()([], 5)).toBeNull();
+  });
+});
