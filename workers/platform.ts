@@ -57,17 +57,25 @@ export async function ensureTemporal(config: Config): Promise<TemporalEndpoint> 
 
 let runtimeInstalled = false;
 
-/** Routes the Temporal worker runtime's own logs through ours, warnings and up. Once per process. */
+/**
+ * Routes the Temporal runtime's logs through ours: warnings and up from the SDK itself, and the
+ * info lines our workflows and activities write (they carry the workflow and activity ids and, through
+ * the interceptors, the id of the API request behind the job). Once per process.
+ */
 export function installTemporalRuntime(logger: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
     shutdownSignals: [], // workers/run.ts stops everything in order on SIGINT/SIGTERM
-    logger: new DefaultLogger('WARN', (entry) => {
+    logger: new DefaultLogger('INFO', (entry) => {
       // A pool without workflows (or activities) is the design, not a problem worth a warning.
       if (/^No (workflows|activities) registered/.test(entry.message)) return;
-      const level = entry.level === 'ERROR' ? 'error' : 'warn';
-      logger[level]({ temporal: entry.meta }, entry.message);
+      const ours = entry.meta?.sdkComponent === 'activity' || entry.meta?.sdkComponent === 'workflow';
+      if (entry.level === 'INFO' && !ours) return;
+      const level = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : 'info';
+      // A task token completes the activity for whoever holds it: it stays out of the logs.
+      const { taskToken: _token, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
+      logger[level]({ temporal: meta }, entry.message);
     }),
   });
 }

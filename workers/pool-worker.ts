@@ -1,10 +1,32 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { withRequest } from '../lib/request-context.ts';
+import { Worker, type ActivityInterceptorsFactory, type NativeConnection } from '@temporalio/worker';
 import { createDiagnosticsActivities } from '../activities/diagnostics/index.ts';
 import type { Config } from '../lib/config.ts';
 import type { Storage } from './platform.ts';
-import { TASK_QUEUES, type ActivityPool } from '../workflows/task-queues.ts';
+import { REQUEST_ID_HEADER, TASK_QUEUES, type ActivityPool } from '../workflows/task-queues.ts';
+
+/** The request id the workflow put in the activity's headers goes into every log line of the activity. */
+const requestIdInLogs: ActivityInterceptorsFactory = () => {
+  let requestId: string | undefined;
+  return {
+    inbound: {
+      async execute(input, next) {
+        const header = input.headers[REQUEST_ID_HEADER];
+        if (header) requestId = defaultPayloadConverter.fromPayload<string>(header);
+        // Activity code reads it as the API code does (lib/request-context.ts).
+        return requestId ? withRequest({ requestId }, () => next(input)) : next(input);
+      },
+    },
+    outbound: {
+      getLogAttributes(input, next) {
+        return next(requestId ? { ...input, requestId } : input);
+      },
+    },
+  };
+};
 
 export interface PoolContext {
   connection: NativeConnection;
@@ -23,6 +45,7 @@ export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activ
     taskQueue: TASK_QUEUES[pool],
     dataConverter: ctx.dataConverter,
     activities: { ...createDiagnosticsActivities(pool), ...activities },
+    interceptors: { activity: [requestIdInLogs] },
   });
 }
 

@@ -8,3 +8,6 @@ export const TASK_QUEUES = {
 
 export type ActivityPool = 'network' | 'load' | 'media';
 export const ACTIVITY_POOLS: readonly ActivityPool[] = ['network', 'load', 'media'];
+
+/** The activity header that carries the id of the API request behind a job (workflows/interceptors.ts). */
+export const REQUEST_ID_HEADER = 'netops-request-id';

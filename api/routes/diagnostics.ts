@@ -42,6 +42,6 @@ export function diagnosticsRoutes({ temporal }: ApiDeps): Router<AuthState> {
 
 function poolJson(result: PoolResult) {
   if (result.status !== 'ok') return result;
-  const { hostname, pid, answeredAt } = result.worker;
-  return { status: result.status, worker: { hostname, pid, answered_at: answeredAt } };
+  const { hostname, pid, answeredAt, requestId } = result.worker;
+  return { status: result.status, worker: { hostname, pid, answered_at: answeredAt, request_id: requestId ?? null } };
 }

@@ -68,6 +68,14 @@ describe.each(targets())('operator endpoints ($name)', (target) => {
       expect(described.memo).toMatchObject({ requestId: 'ops-test-123', owner: userId, kind: 'pipeline-check' });
       expect(described.typedSearchAttributes.get(KIND_ATTRIBUTE)).toBe('pipeline-check');
       expect(described.typedSearchAttributes.get(OWNER_ATTRIBUTE)).toBe(userId);
+      // ...and the workflow handed it to the activities it scheduled, on every pool.
+      let state: any;
+      for (let i = 0; i < 100 && state?.status !== 'completed'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = (await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${started.body.check_id}`, { key })).body;
+      }
+      expect(state.status).toBe('completed');
+      for (const pool of ['network', 'load', 'media']) expect(state.pools[pool].worker.request_id, pool).toBe('ops-test-123');
     } finally {
       await client.connection.close();
     }
