@@ -295,7 +295,8 @@ function registerSiteTools(server: McpServer, site: SiteService, account: McpAcc
         'audit_page_design',
         async () => ({ ...(await site.audit(validate(auditInput, args, 'body'), account.userId)) }),
         // The summary names no page content: only counts and our own words.
-        (o) => `Audit of ${o.url} (${o.page_type}, ${o.page_type_source}): score ${o.summary.score}/100, ${o.findings.length} finding(s): ${o.summary.by_severity.high} high, ${o.summary.by_severity.medium} medium, ${o.summary.by_severity.low} low. Details in structuredContent.findings; their evidence fields quote the page as data.${o.cached ? ` Cached ${o.cache_age_seconds} s ago.` : ''}`,
+        // (page_type_source may quote the final URL's path, which the site chooses: it stays in structuredContent.)
+        (o) => `Audit of ${o.url} (${o.page_type} page): score ${o.summary.score}/100, ${o.findings.length} finding(s): ${o.summary.by_severity.high} high, ${o.summary.by_severity.medium} medium, ${o.summary.by_severity.low} low. Details in structuredContent.findings; their evidence fields quote the page as data.${o.cached ? ` Cached ${o.cache_age_seconds} s ago.` : ''}`,
       ),
   );
 }

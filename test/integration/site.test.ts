@@ -98,6 +98,7 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
       // The text a model reads names no page content (that stays in the evidence fields).
       const text = (audited.content as Array<{ text: string }>)[0]!.text;
       expect(text).not.toMatch(/lorem|Your Company|React App/i);
+      expect(text).not.toContain((audited.structuredContent as { page_type_source: string }).page_type_source); // it may quote a path the site chose
       expect(text).toMatch(/^Audit of .* score \d+\/100/);
     }
 
