@@ -4,7 +4,7 @@
 // check on the Origin header when the browser sends one.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { AppError, InvalidInputError } from '../../lib/errors.ts';
+import { AppError } from '../../lib/errors.ts';
 import { readBody } from '../read-body.ts';
 
 export function escapeHtml(s: string): string {
@@ -100,10 +100,4 @@ export function checkCsrf(ctx: Context, form: Record<string, string>, baseUrl: s
   const sent = form.csrf ?? '';
   const ok = cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));
   if (!ok) throw new AppError(403, 'The form expired or was not sent from this site: reload the page and try again');
-}
-
-export function requireField(form: Record<string, string>, name: string, label: string): string {
-  const v = (form[name] ?? '').trim();
-  if (!v) throw new InvalidInputError(`${label} is required`, name);
-  return v;
 }
