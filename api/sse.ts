@@ -7,6 +7,9 @@ import type { Context } from 'koa';
 
 export const SSE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
+/** A stream ends after this long; browsers' EventSource reconnects by itself. */
+export const MAX_STREAM_MS = 30 * 60 * 1000;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface SseTick {
   /** Events to send now (none when nothing changed). */
@@ -32,8 +35,11 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SS
     clearTimeout(timer);
     stream.end();
   };
-  // The response closes when the client goes away (or the stream ends): stop polling then.
+  // The response closes when the client goes away (or the stream ends): stop polling then. A client
+  // that left while the stream was being set up closed it already.
   ctx.res.once('close', close);
+  if (ctx.res.destroyed || ctx.req.socket.destroyed) close();
+  const ends = Date.now() + MAX_STREAM_MS;
   const write = (chunk: string) => {
     lastWrite = Date.now();
     stream.write(chunk);
@@ -42,6 +48,8 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SS
 
   const run = async () => {
     if (closed) return;
+    // A client that reads nothing, or a stream open past its lifetime, is let go (EventSource reconnects).
+    if (stream.writableLength > MAX_BUFFERED_BYTES || Date.now() > ends || ctx.res.destroyed) return close();
     try {
       const { events, done } = await tick();
       for (const e of events) write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);

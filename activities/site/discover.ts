@@ -42,8 +42,9 @@ export function normalisePageUrl(raw: string, base?: string): string | null {
 
 /** Same site: the same registrable domain (www and other subdomains included); an IP only as itself. */
 export function sameSite(a: URL, b: URL): boolean {
-  const da = getDomain(a.hostname) ?? a.hostname;
-  const db = getDomain(b.hostname) ?? b.hostname;
+  // Private suffixes count: two *.github.io sites are two sites.
+  const da = getDomain(a.hostname, { allowPrivateDomains: true }) ?? a.hostname;
+  const db = getDomain(b.hostname, { allowPrivateDomains: true }) ?? b.hostname;
   return da === db;
 }
 
@@ -59,7 +60,8 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
     if (robots.status === 200) {
       for (const m of robots.body.toString('utf8').matchAll(/^\s*sitemap\s*:\s*(\S+)/gim)) {
         const url = normalisePageUrl(m[1]!, origin);
-        if (url) queue.push({ url, depth: 0 });
+        // Sitemaps of this site only: robots.txt does not get to send us to other hosts.
+        if (url && sameSite(new URL(url), start)) queue.push({ url, depth: 0 });
       }
     }
   } catch {
@@ -89,7 +91,7 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
     });
     for (const child of locs('sitemap')) {
       const next = normalisePageUrl(child, url);
-      if (next && depth + 1 <= MAX_SITEMAP_DEPTH) queue.push({ url: next, depth: depth + 1 });
+      if (next && depth + 1 <= MAX_SITEMAP_DEPTH && sameSite(new URL(next), start)) queue.push({ url: next, depth: depth + 1 });
     }
     for (const loc of locs('url')) {
       const page = normalisePageUrl(loc, url);
@@ -103,12 +105,13 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
   if (home.status >= 400) throw new UpstreamError(`${origin}/ answered HTTP ${home.status} and the site has no readable sitemap: no pages to list`);
   const finalHome = normalisePageUrl(home.url)!;
   const doc = parseDocument(home.body.toString('utf8'), { lowerCaseAttributeNames: true });
-  const base = (getElementsByTagName('base', doc, true)[0] as Element | undefined)?.attribs.href;
+  const baseHref = (getElementsByTagName('base', doc, true)[0] as Element | undefined)?.attribs.href;
+  const base = baseHref ? (normalisePageUrl(baseHref, home.url) ?? home.url) : home.url;
   const linked = new Set<string>([finalHome]);
   for (const a of getElementsByTagName('a', doc, true) as Element[]) {
     const href = a.attribs.href?.trim();
     if (!href || href.startsWith('#') || /^(mailto|tel|javascript|data|sms):/i.test(href) || a.attribs.download !== undefined) continue;
-    const page = normalisePageUrl(href, base ? new URL(base, home.url).href : home.url);
+    const page = normalisePageUrl(href, base);
     if (!page) continue;
     const u = new URL(page);
     if (u.origin !== new URL(finalHome).origin || ASSET.test(u.pathname)) continue;

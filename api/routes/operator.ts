@@ -9,7 +9,6 @@ import { sql } from 'kysely';
 import type { Payload } from '@temporalio/common';
 import { AppError, UnauthorizedError } from '../../lib/errors.ts';
 import { processMetrics } from '../../lib/metrics.ts';
-import { createClientIp } from '../../lib/net/client-ip.ts';
 import { Gauge } from 'prom-client';
 import type { ApiDeps } from '../context.ts';
 import { readBody } from '../read-body.ts';
@@ -20,7 +19,6 @@ const JOB_TYPES = ['loadTest', 'bulkDomainCheck', 'siteDiscovery', 'pageAudit', 
 
 export function operatorRoutes(deps: ApiDeps): Router {
   const router = new Router();
-  const clientIp = createClientIp(deps.config.trustedProxies);
   const metrics = processMetrics();
   const token = deps.config.operatorToken ? Buffer.from(deps.config.operatorToken) : null;
 
@@ -31,8 +29,11 @@ export function operatorRoutes(deps: ApiDeps): Router {
       if (sent.length !== token.length || !timingSafeEqual(sent, token)) throw new UnauthorizedError('Operator endpoints need Authorization: Bearer <OPERATOR_TOKEN>', 'Bearer realm="operator"');
       return;
     }
-    const ip = clientIp(ctx.req);
-    if (!(ip === '::1' || ip.startsWith('127.'))) throw new AppError(403, 'Operator endpoints answer only this machine unless OPERATOR_TOKEN is set');
+    // Loopback mode: the socket's own peer must be this machine and nothing may have forwarded the
+    // request (a proxy on this machine makes every client look local).
+    const peer = ctx.req.socket.remoteAddress ?? '';
+    const local = peer === '::1' || peer.startsWith('127.') || peer.startsWith('::ffff:127.');
+    if (!local || ctx.get('x-forwarded-for') || ctx.get('forwarded')) throw new AppError(403, 'Operator endpoints answer only this machine (directly, not through a proxy) unless OPERATOR_TOKEN is set');
   };
 
   // Cluster-wide figures, read when scraped: jobs by type and status from Temporal's visibility,

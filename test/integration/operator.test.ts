@@ -39,14 +39,18 @@ describe.each(targets())('operator endpoints ($name)', (target) => {
     for (let i = 0; i < 3; i++) await fetch(`${target.baseUrl}/webhook/${hook.body.webhook_id}`, { method: 'POST', body: `n=${i}` });
     for (let i = 0; i < 3; i++) await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${hook.body.webhook_id}`, { key });
     await call(target, 'POST', '/api/v1/diagnostics/pipeline-checks', { key });
+    await call(target, 'GET', '/api/v1/load-testing/status/id-in-the-path-123', { key }); // 404, by the route template
     let limited = 0;
     for (let i = 0; i < 12 && limited === 0; i++) if ((await call(target, 'GET', '/api/v1/network/my-webhooks', { key })).status === 429) limited++;
     expect(limited).toBe(1);
     const after = (await call(target, 'GET', '/metrics', { headers: operator })).text;
 
+    // Ids in paths never become labels: the route template does.
+    expect(after).not.toContain('id-in-the-path-123');
+    expect(metricValue(after, 'netops_http_requests_total', { route: '/api/v1/load-testing/status/:test_id', status: '404' })).toBeGreaterThanOrEqual(1);
     const route = { route: '/api/v1/network/my-webhook-requests', status: '200' };
     expect(metricValue(after, 'netops_http_requests_total', route) - metricValue(before, 'netops_http_requests_total', route)).toBeGreaterThanOrEqual(3);
-    expect(after).not.toContain(hook.body.webhook_id); // ids never become labels
+    expect(after).not.toContain(hook.body.webhook_id);
     expect(metricValue(after, 'netops_captures_stored_total') - metricValue(before, 'netops_captures_stored_total')).toBeGreaterThanOrEqual(3);
     expect(metricValue(after, 'netops_jobs_started_total', { kind: 'pipeline-check' }) - metricValue(before, 'netops_jobs_started_total', { kind: 'pipeline-check' })).toBeGreaterThanOrEqual(1);
     expect(metricValue(after, 'netops_rate_limit_rejections_total', { plan: 'free' }) - metricValue(before, 'netops_rate_limit_rejections_total', { plan: 'free' })).toBeGreaterThanOrEqual(1);

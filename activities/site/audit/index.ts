@@ -17,6 +17,7 @@ import { parseInlineStyle, parseRules, StyleIndex, type StyleSheetText } from '.
 export const MAX_STYLESHEETS = 4;
 export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
 export const STYLESHEET_MAX_BYTES = 1024 * 1024;
+export const MAX_FINDINGS_PER_RULE = 20;
 export const LIMITATIONS =
   'Static, heuristic analysis of the HTML and CSS source: no browser, no layout, no JavaScript, no full cascade (the declared value with the highest importance and specificity wins; colours and sizes are inherited through matching selectors only). Contrast is checked only where colours are declared as plain values; images, gradients and variables are not resolved.';
 
@@ -34,6 +35,8 @@ export interface AuditResult {
     stylesheets: { read: number; skipped: Array<{ url: string; reason: string }>; style_blocks: number; style_attributes: number };
     style_counts: Record<string, number>;
     page_bytes: number;
+    /** Findings left out per rule beyond MAX_FINDINGS_PER_RULE. */
+    findings_omitted: Record<string, number>;
     limitations: string;
   };
 }
@@ -53,12 +56,13 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   const page = await options.fetchPage(options.url, { headers: { accept: 'text/html,application/xhtml+xml' } });
   if (page.status >= 400) throw new UpstreamError(`${options.url} answered HTTP ${page.status}: there is no page to audit`);
   const type = (page.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type && !/html|xml/.test(type)) throw new UpstreamError(`${page.url} is ${type}, not an HTML page: there is nothing to audit`);
+  // The site chooses this header: it is echoed only when it looks like a media type.
+  if (type && !/html|xml/.test(type)) throw new UpstreamError(`${options.url} answered ${/^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,60}$/.test(type) ? type : 'a non-HTML media type'}, not an HTML page: there is nothing to audit`);
   const html = page.body.toString('utf8');
   const doc = parseDocument(html, { lowerCaseAttributeNames: true });
   const elements = getElementsByTagName(() => true, doc, true) as Element[];
 
-  const base = new URL(elements.find((e) => e.name === 'base')?.attribs.href ?? page.url, page.url);
+  const base = safeBase(elements.find((e) => e.name === 'base')?.attribs.href, page.url);
   const sheets: StyleSheetText[] = [];
   const skipped: Array<{ url: string; reason: string }> = [];
   const links = elements.filter((e) => e.name === 'link' && /\bstylesheet\b/i.test(e.attribs.rel ?? '') && e.attribs.href && !/\balternate\b/i.test(e.attribs.rel ?? ''));
@@ -92,7 +96,15 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   const input = { url: page.url, doc, elements, styles, pageType: inferred.type, year: (options.now ?? new Date()).getUTCFullYear() };
   // A rule with a selector list is one Rule per selector sharing its declarations: count them once.
   const unique = [...new Set(rules.map((r) => r.declarations))].flat().concat(styled.flatMap((e) => parseInlineStyle(e.attribs.style!)));
-  const findings = [...templateFindings(input), ...alignmentFindings(input), ...accessibilityFindings(input), ...budgetFindings(input, unique)];
+  const all = [...templateFindings(input), ...alignmentFindings(input), ...accessibilityFindings(input), ...budgetFindings(input, unique)];
+  // At most MAX_FINDINGS_PER_RULE of each rule (a page with 10,000 unlabelled inputs is one problem, not 10,000 lines).
+  const perRule = new Map<string, number>();
+  const findings = all.filter((f) => {
+    const n = (perRule.get(f.rule) ?? 0) + 1;
+    perRule.set(f.rule, n);
+    return n <= MAX_FINDINGS_PER_RULE;
+  });
+  const omitted = Object.fromEntries([...perRule].filter(([, n]) => n > MAX_FINDINGS_PER_RULE).map(([rule, n]) => [rule, n - MAX_FINDINGS_PER_RULE]));
 
   const by_category: Record<Category, number> = { template: 0, alignment: 0, accessibility: 0, style_budget: 0 };
   const by_severity: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
@@ -116,9 +128,19 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
       stylesheets: { read: sheets.filter((s) => s.source !== '<style>').length, skipped, style_blocks: styleBlocks.length, style_attributes: styled.length },
       style_counts: Object.fromEntries((Object.keys(budgets) as Array<keyof typeof budgets>).map((k) => [k, k === 'important' ? counts.important_count : counts[k].length])),
       page_bytes: page.body.length,
+      findings_omitted: omitted,
       limitations: LIMITATIONS,
     },
   };
+}
+
+/** The page's <base href> when it is a usable URL, else the page's own URL. */
+function safeBase(href: string | undefined, pageUrl: string): URL {
+  try {
+    return new URL(href ?? pageUrl, pageUrl);
+  } catch {
+    return new URL(pageUrl);
+  }
 }
 
 function safeUrl(href: string, base: URL): string | null {

@@ -119,9 +119,14 @@ function compile(selector: string): Compound[] | null {
 }
 
 function compileCompound(token: string, combinator: ' ' | '>'): Compound | null {
-  const stripped = token.replace(/:(first-child|last-child|nth-child\([^)]*\)|nth-of-type\([^)]*\)|first-of-type|last-of-type|not\([^)]*\)|root|where\([^)]*\)|is\([^)]*\))/g, '');
+  // Negations and selector lists inside a compound are not matched statically (a guess would be wrong
+  // both ways); :root is the html element; structural pseudo-classes are treated as matching.
+  if (/:(not|is|where|has|matches)\(/.test(token)) return null;
+  const stripped = token.replace(/:root\b/g, 'html').replace(/:(first-child|last-child|nth-child\([^)]*\)|nth-of-type\([^)]*\)|first-of-type|last-of-type|only-child)/g, '');
   if (stripped.includes(':')) return null;
-  const attributes = [...stripped.matchAll(/\[([^\]=~|^$*]+)[^\]]*\]/g)].map((m) => m[1]!.trim().toLowerCase());
+  // An attribute selector with a value ([type=checkbox]) narrows what it names: not matched statically.
+  if (/\[[^\]]*[=~|^$*]/.test(stripped)) return null;
+  const attributes = [...stripped.matchAll(/\[([^\]]+)\]/g)].map((m) => m[1]!.trim().toLowerCase());
   const bare = stripped.replace(/\[[^\]]*\]/g, '');
   const m = /^([a-zA-Z][a-zA-Z0-9-]*|\*)?((?:[.#][a-zA-Z0-9_-]+)*)$/.exec(bare);
   if (!m) return null;
@@ -136,7 +141,7 @@ function compileCompound(token: string, combinator: ' ' | '>'): Compound | null 
 }
 
 function specificityOf(selector: string): number {
-  const s = selector.replace(/::?(before|after|placeholder|selection|marker)/g, '');
+  const s = selector.replace(/\[[^\]]*\]/g, '[]').replace(/:where\([^)]*\)/g, '').replace(/::?(before|after|placeholder|selection|marker)/g, '');
   const ids = (s.match(/#[a-zA-Z0-9_-]+/g) ?? []).length;
   const classes = (s.match(/\.[a-zA-Z0-9_-]+|\[[^\]]*\]|:[a-z-]+/g) ?? []).length;
   const tags = (s.replace(/[.#][a-zA-Z0-9_-]+|\[[^\]]*\]|:[a-z-]+(\([^)]*\))?/g, ' ').match(/(^|[\s>])[a-zA-Z][a-zA-Z0-9-]*/g) ?? []).length;
@@ -192,9 +197,25 @@ const INHERITED = new Set(['color', 'font-size', 'font-weight', 'text-align', 'l
 export class StyleIndex {
   readonly rules: Rule[];
   readonly #own = new Map<Element, Map<string, Declared>>();
+  /** Rules by the key of their right-most compound (id, else first class, else tag, else universal):
+   * an element is tried only against the rules that could name it, not against every rule. */
+  readonly #byKey = new Map<string, Rule[]>();
 
   constructor(rules: Rule[]) {
     this.rules = rules;
+    for (const rule of rules) {
+      const last = rule.compounds?.at(-1);
+      if (!last) continue;
+      const key = last.id ? `#${last.id}` : last.classes[0] ? `.${last.classes[0]}` : last.tag ? last.tag : '*';
+      (this.#byKey.get(key) ?? this.#byKey.set(key, []).get(key)!).push(rule);
+    }
+  }
+
+  #candidates(el: Element): Rule[] {
+    const keys = ['*', el.name.toLowerCase(), ...(el.attribs.id ? [`#${el.attribs.id}`] : []), ...(el.attribs.class ?? '').split(/\s+/).filter(Boolean).map((c) => `.${c}`)];
+    const out = new Set<Rule>();
+    for (const key of keys) for (const rule of this.#byKey.get(key) ?? []) out.add(rule);
+    return [...out];
   }
 
   /** The element's own declared properties (rules that match it, then its style attribute). */
@@ -209,7 +230,7 @@ export class StyleIndex {
         if (!prev || compareRank(rank, prev.rank) >= 0) winners.set(property, { d: { value, from }, rank });
       }
     };
-    for (const rule of this.rules) if (matches(rule, el)) for (const d of rule.declarations) consider(d, rule.selector, rule.specificity, rule.order);
+    for (const rule of this.#candidates(el)) if (matches(rule, el)) for (const d of rule.declarations) consider(d, rule.selector, rule.specificity, rule.order);
     if (el.attribs.style) for (const d of parseInlineStyle(el.attribs.style)) consider(d, 'style attribute', 1_000_000, Number.MAX_SAFE_INTEGER);
     props = new Map([...winners].map(([k, v]) => [k, v.d]));
     this.#own.set(el, props);
