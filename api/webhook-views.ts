@@ -7,6 +7,9 @@ import { NotFoundError } from '../lib/errors.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from './capture.ts';
 import type { SseTick } from './sse.ts';
 
+/** How far back (in row ids) a live stream looks for captures that committed after later ones. */
+export const OUT_OF_ORDER_WINDOW = 20_000;
+
 export function webhookViews(db: Kysely<Database>, baseUrl: string) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
   return {
@@ -41,20 +44,27 @@ export function webhookViews(db: Kysely<Database>, baseUrl: string) {
      * polling answer), then each batch of new ones; `end` when the webhook is deleted.
      */
     requestsStream(userId: number, webhookId: string): () => Promise<SseTick> {
+      // Batches commit out of order (several at once, several processes): a row with a lower id can
+      // appear after a higher one was sent. So each look goes back OUT_OF_ORDER_WINDOW ids and skips
+      // the ids already sent.
       let lastId = 0;
       let sent = false;
+      const seen = new Set<number>();
       return async () => {
         let data;
         try {
-          data = await this.requests(userId, webhookId, lastId);
+          data = await this.requests(userId, webhookId, Math.max(0, lastId - OUT_OF_ORDER_WINDOW));
         } catch (err) {
           if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } }], done: true };
           throw err;
         }
-        if (data.requests.length === 0 && sent) return { events: [], done: false };
+        const fresh = data.requests.filter((r) => !seen.has(r.id));
+        if (fresh.length === 0 && sent) return { events: [], done: false };
         sent = true;
-        lastId = Math.max(lastId, ...data.requests.map((r) => r.id));
-        return { events: [{ event: 'requests', data: { success: true, webhook_id: webhookId, data } }], done: false };
+        for (const r of fresh) seen.add(r.id);
+        lastId = Math.max(lastId, ...fresh.map((r) => r.id));
+        for (const id of seen) if (id <= lastId - OUT_OF_ORDER_WINDOW) seen.delete(id);
+        return { events: [{ event: 'requests', data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests: fresh } } }], done: false };
       };
     },
 
