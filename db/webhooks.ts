@@ -92,10 +92,18 @@ export async function findOwnedWebhook(db: Kysely<Database>, userId: number, web
   return row ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at } : null;
 }
 
-/** Deletes an owned webhook and, by cascade, its captured requests. False when not found or not owned. */
+/**
+ * Deletes an owned webhook and its captured requests, in one transaction. False when not found or not
+ * owned. Deleting the row waits for capture batches that locked it (insert_captures takes FOR KEY
+ * SHARE), so the next statement sees every row they stored, and later batches no longer find it.
+ */
 export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<boolean> {
-  const result = await db.deleteFrom('webhooks').where('webhook_id', '=', webhookId).where('user_id', '=', userId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    const deleted = await trx.deleteFrom('webhooks').where('webhook_id', '=', webhookId).where('user_id', '=', userId).returning('id').executeTakeFirst();
+    if (!deleted) return false;
+    await trx.deleteFrom('captured_requests').where('webhook_ref', '=', deleted.id).execute();
+    return true;
+  });
 }
 
 /** The newest `limit` captured requests of one webhook (only those after `afterId` when given), newest first. */
@@ -125,18 +133,21 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
 
 /**
  * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
- * dropped by the join, not stored. Returns, per stored webhook public id, its row id and how many
- * rows this batch added to it.
+ * dropped, not stored. Returns, per stored webhook public id, its row id and how many rows this batch
+ * added to it.
  */
 export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number }>> {
-  const payload = JSON.stringify(
-    records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })),
-  );
-  // See migration 2026-11-22-002: one call, its plan kept by the session.
-  const inserted = await sql<{ webhook_ref: string | number; webhook_id: string; added: string | number }>`
-    select webhook_ref, webhook_id, added from insert_captures(${payload}::json)
+  const payload = JSON.stringify(records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })));
+  // See migrations 2026-11-22-002 and -006: one call, its plan kept by the session.
+  const found = await sql<{ webhook_id: string; webhook_ref: string | number }>`
+    select webhook_id, webhook_ref from insert_captures(${payload}::json)
   `.execute(db);
-  return new Map(inserted.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: Number(r.added) }]));
+  const stored = new Map(found.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: 0 }]));
+  for (const r of records) {
+    const entry = stored.get(r.webhookId);
+    if (entry) entry.added += 1;
+  }
+  return stored;
 }
 
 /** Deletes all but the newest `keep` captured requests of each webhook. */

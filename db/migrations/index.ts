@@ -4,6 +4,7 @@ import * as insertCapturesFunction from './2026-11-22-002-insert-captures-functi
 import * as loadTests from './2026-11-22-003-load-tests.ts';
 import * as passwordsAndOauthStore from './2026-11-22-004-passwords-and-oauth-store.ts';
 import * as serverSecretsAndAppUse from './2026-11-22-005-server-secrets-and-app-use.ts';
+import * as lighterCaptureWrites from './2026-11-22-006-lighter-capture-writes.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-003-load-tests': loadTests,
   '2026-11-22-004-passwords-and-oauth-store': passwordsAndOauthStore,
   '2026-11-22-005-server-secrets-and-app-use': serverSecretsAndAppUse,
+  '2026-11-22-006-lighter-capture-writes': lighterCaptureWrites,
 };
 
 export const migrationProvider: MigrationProvider = {

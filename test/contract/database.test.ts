@@ -142,4 +142,22 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const left = await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute();
     expect(left).toEqual([]);
   });
+
+  it('deletes the captures of a batch that was still open when the webhook was deleted', async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    let deleted: Promise<boolean> | undefined;
+    let settled = false;
+    await handle.db.transaction().execute(async (trx) => {
+      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({ ref: w.id, added: 1 });
+      deleted = deleteOwnedWebhook(handle.db, u.id, w.webhookId);
+      deleted.then(() => (settled = true), () => (settled = true));
+      await new Promise((r) => setTimeout(r, 300));
+      // The delete waits for the batch, which holds a lock on the webhook's row.
+      expect(settled).toBe(false);
+    });
+    expect(await deleted).toBe(true);
+    expect(await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute()).toEqual([]);
+    expect((await insertCaptures(handle.db, [capture(w.webhookId, 'too late')])).size).toBe(0);
+  });
 });
