@@ -41,31 +41,32 @@ async function capture(writer: CaptureWriter, clientIp: (req: IncomingMessage) =
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
   if (!WEBHOOK_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
 
-  const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES);
+  const headers = headerObject(req.rawHeaders);
+  const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);
   const { body, encoding } = decodeBody(raw);
   const record: CaptureRecord = {
     webhookId,
     method: req.method ?? 'GET',
     path,
-    headers: headerObject(req.rawHeaders),
+    headers,
     body,
     bodyEncoding: encoding,
     bodySize: raw.length,
     queryParams: queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
     ipAddress: clientIp(req),
-    userAgent: req.headers['user-agent'] ?? '',
+    userAgent: headers['user-agent'] ?? '',
     createdAt: new Date(),
   };
   if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
 
   // Browsers may post to a capture URL from any page.
-  const headers: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+  const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
   if (req.method === 'OPTIONS') {
-    headers['Access-Control-Allow-Methods'] = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
-    headers['Access-Control-Allow-Headers'] = req.headers['access-control-request-headers'] || '*';
-    headers['Access-Control-Max-Age'] = '600';
+    answer['Access-Control-Allow-Methods'] = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+    answer['Access-Control-Allow-Headers'] = headers['access-control-request-headers'] || '*';
+    answer['Access-Control-Max-Age'] = '600';
   }
-  send(res, 200, { success: true, message: 'Request captured', webhook_id: webhookId }, headers, req.method === 'HEAD');
+  send(res, 200, { success: true, message: 'Request captured', webhook_id: webhookId }, answer, req.method === 'HEAD');
 }
 
 function send(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string>, headOnly = false): void {

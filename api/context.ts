@@ -12,6 +12,8 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   db: Kysely<Database>;
+  /** Statements `db` can run at the same time (DatabaseHandle.parallelism). */
+  dbParallelism: number;
   kv: KvStore;
   blobs: BlobStore;
   temporal: Client;

@@ -1,9 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError, PayloadTooLargeError } from '../lib/errors.ts';
 
-/** The whole body; refused with 413 as soon as it is known to pass `limit` (declared or streamed). */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  if (Number(req.headers['content-length']) > limit) return Promise.reject(new PayloadTooLargeError(limit));
+/**
+ * The whole body; refused with 413 as soon as it is known to pass `limit` (declared or streamed).
+ * `declaredLength` is the Content-Length header, for a caller that has read the headers already
+ * (`req.headers` is built on first use, which the capture path avoids).
+ */
+export function readBody(req: IncomingMessage, limit: number, declaredLength = req.headers['content-length']): Promise<Buffer> {
+  if (Number(declaredLength) > limit) return Promise.reject(new PayloadTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   db: Kysely<Database>;
   /** `postgres` (DATABASE_URL), `pglite` (opened here), or `pglite-socket` (another process's PGlite). */
   kind: 'postgres' | 'pglite' | 'pglite-socket';
+  /** Statements it can run at the same time: the pool's size on Postgres; 1 on PGlite, which runs one at a time. */
+  parallelism: number;
   close(): Promise<void>;
 }
 
@@ -43,10 +45,13 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 }
 
 function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max = 10): DatabaseHandle {
-  const pool = new pg.Pool({ ...config, max });
+  // No JIT compilation: our statements are short, and JIT only ever triggered on the trimming of
+  // captured requests (its cost estimate grows with the webhooks trimmed at once), compiling for
+  // longer than the statement ran (seen in a profile of bench:capture).
+  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off' } : {}) });
   pool.on('error', () => {}); // an idle client's error is reported by the next query instead
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind, close: () => db.destroy() };
+  return { db, kind, parallelism: kind === 'postgres' ? max : 1, close: () => db.destroy() };
 }
 
 async function openEmbedded(dataDir: string, max?: number): Promise<DatabaseHandle> {
@@ -67,6 +72,7 @@ async function openEmbedded(dataDir: string, max?: number): Promise<DatabaseHand
   return {
     db,
     kind: 'pglite',
+    parallelism: 1,
     async close() {
       await server.stop().catch(() => {});
       await db.destroy(); // closes pglite

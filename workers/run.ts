@@ -82,7 +82,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
     const client = await connectClient(temporal.address, config.temporal.namespace, dataConverter);
     closers.push(() => client.connection.close());
     const { database, kv, blobs } = storage!;
-    api = await startApiServer({ config, logger, db: database.db, kv, blobs, temporal: client, codec: dataConverter.payloadCodecs![0]!, temporalUiUrl: temporal.uiUrl ?? undefined });
+    api = await startApiServer({ config, logger, db: database.db, dbParallelism: database.parallelism, kv, blobs, temporal: client, codec: dataConverter.payloadCodecs![0]!, temporalUiUrl: temporal.uiUrl ?? undefined });
     closers.push(() => api!.close());
   }
 
