@@ -1,37 +1,37 @@
 // npm run bench:capture
 // Webhook capture on loopback against a bare node:http server answering the same JSON, in one run:
-// captures per second and p99 under wrk (one thread, 100 connections, 10 s, POSTs spread over 1000
-// webhooks so the per-webhook cap never drops a row), the ratio to the bare server, and whether the
-// database holds every capture that got a 2xx:
-// - after the wrk run, rows stored vs wrk's count (wrk drops the answers still in flight when it stops,
-//   so the database may hold up to one per connection more, never fewer);
+// captures per second and p99 under wrk (one thread, 100 connections, POSTs spread over 1000 webhooks
+// so the per-webhook cap never drops a row), the ratio to the bare server, and whether the database
+// holds every capture that got a 2xx:
+// - rounds: the bare server and ours take turns (BENCH_ROUNDS, 3, of BENCH_SECONDS, 10, each), and the
+//   medians are compared. On a shared two-core machine the speed of both drifts by a fifth from one
+//   minute to the next; taking turns keeps the drift out of the ratio;
+// - after the wrk rounds, rows stored vs wrk's 2xx count (wrk drops the answers still in flight when
+//   it stops, so the database may hold up to one per connection more per round, never fewer);
 // - then an exact check: autocannon sends a fixed number of requests and waits for every answer;
 //   the rows added must equal its 2xx count.
 // Runs on the embedded database (PGlite; BENCH_SKIP_EMBEDDED=1 skips it); with DATABASE_URL set, on Postgres as well.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 20_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const WEBHOOKS = 1000;
 const BODY = JSON.stringify({ event: 'invoice.paid', id: 'evt_bench', amount: 4200, currency: 'eur' });
 
-async function bare(): Promise<WrkResult> {
+async function startBare(): Promise<{ url: string; paths: string[]; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'bench/bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
-  try {
-    const paths = Array.from({ length: WEBHOOKS }, (_, n) => `/webhook/bare${n}`);
-    await wrk(`http://127.0.0.1:${port}`, paths, BODY, { connections: CONNECTIONS, seconds: 2 }); // warm-up
-    return await wrk(`http://127.0.0.1:${port}`, paths, BODY, { connections: CONNECTIONS, seconds: SECONDS });
-  } finally {
-    child.kill();
-  }
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  return { url: `http://127.0.0.1:${port}`, paths: Array.from({ length: WEBHOOKS }, (_, n) => `/webhook/bare${n}`), child };
 }
 
-async function ours(env: Record<string, string>) {
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function measure(bare: { url: string; paths: string[] }, env: Record<string, string>) {
   const service = await startService(env);
   try {
     const key = await newAccountKey(service.env);
@@ -45,9 +45,17 @@ async function ours(env: Record<string, string>) {
       const { data } = (await list.json()) as { data: { webhooks: Array<{ request_count: number }> } };
       return data.webhooks.reduce((sum, w) => sum + w.request_count, 0);
     };
-    await wrk(service.baseUrl, paths, BODY, { connections: CONNECTIONS, seconds: 2 }); // warm-up
+    // Warm-up of both.
+    await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: 2 });
+    await wrk(service.baseUrl, paths, BODY, { connections: CONNECTIONS, seconds: 2 });
     const before = await stored();
-    const measured = await wrk(service.baseUrl, paths, BODY, { connections: CONNECTIONS, seconds: SECONDS });
+    const rounds: Array<{ bare: WrkResult; ours: WrkResult }> = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      rounds.push({
+        bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }),
+        ours: await wrk(service.baseUrl, paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }),
+      });
+    }
     await new Promise((r) => setTimeout(r, 500)); // let the captures in flight at wrk's cut-off commit
     const afterWrk = await stored();
 
@@ -59,30 +67,40 @@ async function ours(env: Record<string, string>) {
       requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, setupRequest: (req: any) => ({ ...req, path: paths[i++ % paths.length] }) }],
     });
     const afterExact = await stored();
-    return { measured, wrkStored: afterWrk - before, exact2xx: exact['2xx'], exactStored: afterExact - afterWrk, exactBad: exact.non2xx + exact.errors };
+    return { rounds, wrkStored: afterWrk - before, exact2xx: exact['2xx'], exactStored: afterExact - afterWrk, exactBad: exact.non2xx + exact.errors };
   } finally {
     await service.stop();
   }
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const peer = await bare();
-console.log(`\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`);
-console.log(`  bare node:http server         ${fmt(peer.requestsPerSecond).padStart(7)} req/s        p99 ${peer.p99Ms.toFixed(1)} ms`);
+const bare = await startBare();
+console.log(`\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS}s each for the bare server and ours in turn, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`);
 
 const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED ? [] : [['PGlite (embedded)', {}]];
 if (process.env.DATABASE_URL) backends.push(['Postgres', { DATABASE_URL: process.env.DATABASE_URL }]);
 let failed = false;
-for (const [label, env] of backends) {
-  const r = await ours(env);
-  const m = r.measured;
-  const lostUnderWrk = m.requests - m.non2xx - r.wrkStored;
-  const ok = m.non2xx === 0 && lostUnderWrk <= 0 && -lostUnderWrk <= CONNECTIONS && r.exactStored === r.exact2xx && r.exactBad === 0;
-  failed ||= !ok;
-  console.log(
-    `  netops capture, ${label.padEnd(18)} ${fmt(m.requestsPerSecond).padStart(7)} captures/s   p99 ${m.p99Ms.toFixed(1)} ms   ratio to bare ${(m.requestsPerSecond / peer.requestsPerSecond).toFixed(2)}\n` +
-      `      wrk: ${fmt(m.requests - m.non2xx)} 2xx, ${fmt(r.wrkStored)} stored (in flight at cut-off: ${r.wrkStored - (m.requests - m.non2xx)}), non-2xx ${m.non2xx}, socket errors ${m.socketErrors}\n` +
-      `      exact: ${fmt(r.exact2xx)} 2xx of ${fmt(EXACT_REQUESTS)} sent, ${fmt(r.exactStored)} stored: ${r.exactStored === r.exact2xx ? 'equal, nothing lost' : 'MISMATCH'}`,
-  );
+try {
+  for (const [label, env] of backends) {
+    const r = await measure(bare, env);
+    const sent2xx = r.rounds.reduce((sum, x) => sum + x.ours.requests - x.ours.non2xx, 0);
+    const non2xx = r.rounds.reduce((sum, x) => sum + x.ours.non2xx + x.ours.socketErrors, 0);
+    const inFlight = r.wrkStored - sent2xx;
+    const ok = non2xx === 0 && inFlight >= 0 && inFlight <= CONNECTIONS * ROUNDS && r.exactStored === r.exact2xx && r.exactBad === 0;
+    failed ||= !ok;
+    const ours = median(r.rounds.map((x) => x.ours.requestsPerSecond));
+    const peer = median(r.rounds.map((x) => x.bare.requestsPerSecond));
+    console.log(`\n  ${label}`);
+    r.rounds.forEach((x, n) =>
+      console.log(`    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)   netops capture ${fmt(x.ours.requestsPerSecond).padStart(7)} captures/s (p99 ${x.ours.p99Ms.toFixed(1)} ms)   ratio ${(x.ours.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)}`),
+    );
+    console.log(
+      `    median: netops capture ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours.p99Ms)).toFixed(1)} ms; bare ${fmt(peer)} req/s; ratio to bare ${(ours / peer).toFixed(2)}\n` +
+        `    wrk: ${fmt(sent2xx)} 2xx, ${fmt(r.wrkStored)} stored (in flight at the cut-offs: ${inFlight}), non-2xx and socket errors ${non2xx}\n` +
+        `    exact: ${fmt(r.exact2xx)} 2xx of ${fmt(EXACT_REQUESTS)} sent, ${fmt(r.exactStored)} stored: ${r.exactStored === r.exact2xx ? 'equal, nothing lost' : 'MISMATCH'}`,
+    );
+  }
+} finally {
+  bare.child.kill();
 }
 if (failed) process.exitCode = 1;
