@@ -12,8 +12,8 @@ export const MAX_STREAM_MS = 30 * 60 * 1000;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface SseTick {
-  /** Events to send now (none when nothing changed). */
-  events: Array<{ event: string; data: unknown }>;
+  /** Events to send now (none when nothing changed); an `id` is what a reconnecting client sends back as Last-Event-ID. */
+  events: Array<{ event: string; data: unknown; id?: string }>;
   /** True after the last event: the stream ends. */
   done: boolean;
 }
@@ -52,7 +52,7 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SS
     if (stream.writableLength > MAX_BUFFERED_BYTES || Date.now() > ends || ctx.res.destroyed) return close();
     try {
       const { events, done } = await tick();
-      for (const e of events) write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      for (const e of events) write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
       if (done) return close();
       if (Date.now() - lastWrite >= KEEPALIVE_MS) write(': keepalive\n\n');
     } catch (err) {

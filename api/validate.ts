@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 
 /** Parses untrusted input; the first problem becomes a 400 that names the field. */
-export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body' | 'path'): z.output<S> {
+export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body' | 'path' | 'header'): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

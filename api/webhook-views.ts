@@ -41,19 +41,21 @@ export function webhookViews(db: Kysely<Database>, baseUrl: string) {
 
     /**
      * A Server-Sent Events source (api/sse.ts) of the webhook's captures: first everything kept (the
-     * polling answer), then each batch of new ones; `end` when the webhook is deleted.
+     * polling answer), then each batch of new ones; `end` when the webhook is deleted. Only captures
+     * after `after` are sent (a reconnecting client's Last-Event-ID: each batch's event id is the
+     * highest capture id sent so far).
      */
-    requestsStream(userId: number, webhookId: string): () => Promise<SseTick> {
+    requestsStream(userId: number, webhookId: string, after = 0): () => Promise<SseTick> {
       // Batches commit out of order (several at once, several processes): a row with a lower id can
       // appear after a higher one was sent. So each look goes back OUT_OF_ORDER_WINDOW ids and skips
       // the ids already sent.
-      let lastId = 0;
+      let lastId = after;
       let sent = false;
       const seen = new Set<number>();
       return async () => {
         let data;
         try {
-          data = await this.requests(userId, webhookId, Math.max(0, lastId - OUT_OF_ORDER_WINDOW));
+          data = await this.requests(userId, webhookId, Math.max(after, lastId - OUT_OF_ORDER_WINDOW));
         } catch (err) {
           if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } }], done: true };
           throw err;
@@ -64,7 +66,8 @@ export function webhookViews(db: Kysely<Database>, baseUrl: string) {
         for (const r of fresh) seen.add(r.id);
         lastId = Math.max(lastId, ...fresh.map((r) => r.id));
         for (const id of seen) if (id <= lastId - OUT_OF_ORDER_WINDOW) seen.delete(id);
-        return { events: [{ event: 'requests', data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests: fresh } } }], done: false };
+        const id = lastId > 0 ? String(lastId) : undefined;
+        return { events: [{ event: 'requests', id, data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests: fresh } } }], done: false };
       };
     },
 

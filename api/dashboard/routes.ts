@@ -15,6 +15,7 @@ import { intervalTracker, type FinalResults } from '../../activities/load/metric
 import { readShardSnapshots } from '../../db/load-tests.ts';
 import { HTTP_METHODS, loadTestService, startBody } from '../routes/load-testing.ts';
 import { validate } from '../validate.ts';
+import { resumeHeaders } from '../routes/webhooks.ts';
 import { createClientIp } from '../../lib/net/client-ip.ts';
 import { PLAN_LIMITS, planWindows } from '../../lib/plans.ts';
 import type { ApiDeps } from '../context.ts';
@@ -228,15 +229,14 @@ export function dashboardRoutes(deps: ApiDeps): Router {
     if (!account) return;
     const id = ctx.params.webhook_id!;
     await views.requests(account.id, id, Number.MAX_SAFE_INTEGER); // 404 before streaming
-    // The page already shows what was kept: stream only what comes after it.
-    const after = Number(ctx.query.after) || 0;
-    const tick = views.requestsStream(account.id, id);
+    // The page already shows what was kept: stream only what comes after it, or after the last event
+    // received when the browser reconnects.
+    const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
+    const tick = views.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
     const url = `${deps.config.baseUrl}/webhook/${id}`;
-    let first = true;
     startSse(ctx, async () => {
       const t = await tick();
-      t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, first ? after : 0, url) } : e));
-      first = false;
+      t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, url) } : e));
       return t;
     });
   });
@@ -471,9 +471,9 @@ function resultsTable(r: FinalResults): Html {
 type CapturedView = Awaited<ReturnType<ReturnType<typeof webhookViews>['requests']>>['requests'][number];
 
 /** A stream event for the page: only requests after the ones it rendered, each with its display text and curl. */
-function forPage(data: unknown, after: number, url: string) {
+function forPage(data: unknown, url: string) {
   const d = data as { data: { requests: CapturedView[] } };
-  const requests = d.data.requests.filter((r) => r.id > after).map((r) => ({ ...r, pretty_body: prettyBody(r.body), curl: curlOf(r, url) }));
+  const requests = d.data.requests.map((r) => ({ ...r, pretty_body: prettyBody(r.body), curl: curlOf(r, url) }));
   return { ...d, data: { total: requests.length, requests } };
 }
 

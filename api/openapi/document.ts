@@ -7,7 +7,7 @@ import { auditInput, discoverInput } from '../site.ts';
 import { bulkBody, bulkQuery, whoisQuery } from '../routes/domains.ts';
 import { listQuery, startBody } from '../routes/load-testing.ts';
 import { dnsQuery, headersQuery, ipQuery } from '../routes/lookups.ts';
-import { deleteBody, requestsQuery } from '../routes/webhooks.ts';
+import { deleteBody, requestsQuery, resumeHeaders } from '../routes/webhooks.ts';
 import * as R from './responses.ts';
 
 export interface Operation {
@@ -17,6 +17,8 @@ export interface Operation {
   summary: string;
   tag: string;
   query?: z.ZodObject;
+  /** Request headers the operation reads besides the credentials (lower-case names). */
+  headers?: z.ZodObject;
   body?: z.ZodType;
   /** The success status and its body (null body: a Server-Sent Events stream). */
   success: { status: number; schema: z.ZodType | null; description: string };
@@ -30,7 +32,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: webhookPath('my-webhook-create'), summary: 'Create a webhook and its capture URL', tag: 'Webhooks', success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [] },
   { method: 'get', path: webhookPath('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] },
   { method: 'get', path: webhookPath('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first', tag: 'Webhooks', query: requestsQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] },
-  { method: 'get', path: webhookPath('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests), `end` when the webhook is deleted' }, errors: [400, 404] },
+  { method: 'get', path: webhookPath('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] },
   { method: 'post', path: webhookPath('my-webhook-delete'), summary: 'Delete a webhook and what it captured', tag: 'Webhooks', body: deleteBody, success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' }, errors: [400, 404] },
   { method: 'get', path: '/network/dns-lookup', summary: 'DNS records of a domain', tag: 'Lookups', query: dnsQuery, success: { status: 200, schema: R.dnsLookupResult, description: 'Records' }, errors: [400, 404, 502, 504] },
   { method: 'get', path: '/network/ip-info', summary: 'Location, network and reverse DNS of an IP (yours when omitted)', tag: 'Lookups', query: ipQuery, success: { status: 200, schema: R.ipInfoResult, description: 'What is known of the address' }, errors: [400] },
@@ -72,6 +74,12 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+function parametersOf(schema: z.ZodObject | undefined, where: 'query' | 'header') {
+  if (!schema) return [];
+  const { properties = {}, required = [] } = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: required.includes(name), schema: s }));
+}
+
 export function statusesOf(op: Operation): number[] {
   return [op.success.status, ...op.errors, ...COMMON_ERRORS, ...(op.body ? BODY_ERRORS : [])];
 }
@@ -81,9 +89,8 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   for (const op of OPERATIONS) {
     const parameters = [
       ...[...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } })),
-      ...(op.query
-        ? Object.entries((jsonSchema(op.query).properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: 'query', required: ((jsonSchema(op.query!).required ?? []) as string[]).includes(name), schema }))
-        : []),
+      ...parametersOf(op.query, 'query'),
+      ...parametersOf(op.headers, 'header'),
     ];
     const responses: Record<string, unknown> = {
       [op.success.status]: {

@@ -13,6 +13,14 @@ export const webhookIdField = z
   .min(1, 'must not be empty')
   .regex(WEBHOOK_ID_PATTERN, 'is not a webhook id (up to 64 letters, digits, - and _)');
 export const requestsQuery = z.object({ webhook_id: webhookIdField });
+/** A reconnecting Server-Sent Events client sends the last event id it received: the stream resumes after it. */
+export const resumeHeaders = z.object({
+  'last-event-id': z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be the id of an event this stream sent')
+    .transform(Number)
+    .optional(),
+});
 export const deleteBody = z.object({ webhook_id: webhookIdField });
 
 export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
@@ -38,8 +46,9 @@ export function webhookRoutes({ db, config }: ApiDeps): Router<AuthState> {
   router.get('/my-webhook-requests/events', async (ctx) => {
     const { webhook_id } = validate(requestsQuery, ctx.query, 'query');
     const userId = ctx.state.account.userId;
+    const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
     await views.requests(userId, webhook_id, Number.MAX_SAFE_INTEGER); // 404 now, before the stream starts
-    startSse(ctx, views.requestsStream(userId, webhook_id));
+    startSse(ctx, views.requestsStream(userId, webhook_id, resume));
   });
 
   router.post('/my-webhook-delete', async (ctx) => {

@@ -9,12 +9,13 @@ import type { Target } from '../support/global-setup.ts';
 interface SseEvent {
   event: string;
   data: any;
+  id?: string;
 }
 
 /** Reads a Server-Sent Events stream; `next()` waits for the following event (null once the stream ended). */
-async function openEvents(target: Target, path: string, key: string) {
+async function openEvents(target: Target, path: string, key: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
-  const res = await fetch(`${target.baseUrl}${path}`, { headers: { 'X-API-Key': key, accept: 'text/event-stream' }, signal: controller.signal });
+  const res = await fetch(`${target.baseUrl}${path}`, { headers: { ...headers, 'X-API-Key': key, accept: 'text/event-stream' }, signal: controller.signal });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   const queue: SseEvent[] = [];
@@ -32,7 +33,8 @@ async function openEvents(target: Target, path: string, key: string) {
         buffer = buffer.slice(at + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event && data) queue.push({ event, data: JSON.parse(data) });
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        if (event && data) queue.push({ event, data: JSON.parse(data), ...(id === undefined ? {} : { id }) });
       }
     }
     return queue.shift() ?? null;
@@ -68,6 +70,38 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
     await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: { webhook_id: hook.webhook_id } });
     expect(await stream.next()).toMatchObject({ event: 'end', data: { webhook_id: hook.webhook_id } });
     expect(await stream.next()).toBeNull();
+  });
+
+  it('resumes after Last-Event-ID: a client that reconnects gets only the captures it has not seen', async () => {
+    const { body: hook } = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
+    const path = `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`;
+    const capture = (body: string) => fetch(`${target.baseUrl}/webhook/${hook.webhook_id}`, { method: 'POST', body });
+    await capture('one');
+    await capture('two');
+    const first = await openEvents(target, path, key);
+    const seen = await first.next();
+    first.close();
+    const requests = seen!.data.data.requests as Array<{ id: number; body: string }>;
+    expect(requests.map((r) => r.body)).toEqual(['two', 'one']);
+    expect(seen!.id).toBe(String(requests[0]!.id));
+
+    await capture('three');
+    const again = await openEvents(target, path, key, { 'Last-Event-ID': seen!.id! });
+    const resumed = await again.next();
+    expect(resumed!.data.data.requests.map((r: { body: string }) => r.body)).toEqual(['three']);
+    expect(Number(resumed!.id)).toBeGreaterThan(Number(seen!.id));
+    await capture('four');
+    expect((await again.next())!.data.data.requests.map((r: { body: string }) => r.body)).toEqual(['four']);
+    again.close();
+
+    // From the id of the older capture: the newer one comes again, the older one not.
+    const partial = await openEvents(target, path, key, { 'Last-Event-ID': String(requests[1]!.id) });
+    expect((await partial.next())!.data.data.requests.map((r: { body: string }) => r.body)).toEqual(['four', 'three', 'two']);
+    partial.close();
+
+    const bad = await call(target, 'GET', path, { key, headers: { 'Last-Event-ID': 'yesterday' } });
+    expectErrorShape(bad, 400);
+    expect(bad.body.message).toContain('last-event-id');
   });
 
   it("refuses streams without a key, and for another user's webhook or test, before streaming", async () => {
