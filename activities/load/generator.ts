@@ -16,6 +16,8 @@ export interface ShardTarget {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /** https without checking the certificate (a staging server's self-signed one, say). */
+  insecureTls?: boolean;
 }
 
 export interface ShardPlan {
@@ -96,7 +98,7 @@ export class ShardGenerator {
     const policy = createAddressPolicy(plan.allow);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && policy.refusal(host)) throw new Error(`targetUrl: target not allowed: ${policy.refusal(host)}`);
-    const options = { url, lookup: guardedLookup(policy, undefined, 'targetUrl'), rejectUnauthorized: true, onSocket: (socket: Socket) => this.track(socket) };
+    const options = { url, lookup: guardedLookup(policy, undefined, 'targetUrl'), rejectUnauthorized: !plan.target.insecureTls, onSocket: (socket: Socket) => this.track(socket) };
     const request = requestBytes({ url, method: plan.target.method, headers: plan.target.headers, body: plan.target.body });
     for (let i = 0; i < plan.users; i++) this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
     this.t0 = performance.now() + (plan.startAt - Date.now());

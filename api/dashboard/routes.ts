@@ -277,6 +277,7 @@ export function dashboardRoutes(deps: ApiDeps): Router {
           <p><label for="authToken">Bearer: token</label><input id="authToken" name="authToken" type="password" autocomplete="off"></p>
           ${field('apiKeyHeader', 'API key: header name', html`type="text" placeholder="X-API-Key"`)}
           <p><label for="apiKeyValue">API key: value</label><input id="apiKeyValue" name="apiKeyValue" type="password" autocomplete="off"></p>
+          <p><label><input type="checkbox" name="insecureTls" value="true"${v('insecureTls') === 'true' ? html` checked` : ''}> Accept any certificate (https with a self-signed one, say)</label></p>
           <button type="submit">Start the load test</button></form>
         <h2>History</h2>
         ${
@@ -452,6 +453,7 @@ function startBodyFromForm(form: Record<string, string>): Record<string, unknown
     authToken: optional('authToken'),
     apiKeyHeader: optional('apiKeyHeader'),
     apiKeyValue: optional('apiKeyValue'),
+    insecureTls: form.insecureTls === 'true',
   };
 }
 

@@ -53,6 +53,7 @@ export const startBody = z
       .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), `must not set ${[...RESERVED_HEADERS].join(', ')}: the client sets them`)
       .default({}),
     body: z.string({ error: 'must be a string' }).optional(),
+    insecureTls: z.boolean({ error: 'must be true or false' }).default(false),
   })
   .superRefine((b, ctx) => {
     if (b.rampUpTime > b.testDuration) ctx.addIssue({ code: 'custom', path: ['rampUpTime'], message: 'must not exceed testDuration' });
@@ -72,7 +73,7 @@ function targetOf(b: StartBody): LoadTestInput['target'] {
   if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;
   if (b.authType === 'apikey') headers[b.apiKeyHeader.toLowerCase()] = b.apiKeyValue!;
   if (b.body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  return { url: b.targetUrl, method: b.httpMethod, headers, body: b.body };
+  return { url: b.targetUrl, method: b.httpMethod, headers, body: b.body, ...(b.insecureTls ? { insecureTls: true } : {}) };
 }
 
 /** What is shown of a test's configuration: never the credentials or header values. */
@@ -87,6 +88,7 @@ function publicConfig(b: StartBody) {
     auth_type: b.authType,
     header_names: Object.keys(b.headers),
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
+    insecure_tls: b.insecureTls,
   };
 }
 

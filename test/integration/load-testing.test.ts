@@ -3,6 +3,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
+import { startHttpsServer } from '../fixtures/https-server.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 
@@ -144,6 +145,25 @@ describe.each(targets())('load testing ($name)', (target) => {
     const rb = (await results(b.body.test_id)).body.results;
     expect(rb.failed_requests).toBe(rb.total_requests);
     expect(rb.errors).toEqual({ ECONNREFUSED: rb.total_requests });
+  });
+
+  it('checks https certificates unless insecureTls is set', async () => {
+    const tls = await startHttpsServer();
+    onTestFinished(() => tls.close());
+    const checked = await start({ targetUrl: `${tls.url}/`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
+    const trusting = await start({ targetUrl: `${tls.url}/`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5, insecureTls: true });
+    expect(checked.body.config.insecure_tls).toBe(false);
+    expect(trusting.body.config.insecure_tls).toBe(true);
+    await Promise.all([checked, trusting].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
+    const refused = (await results(checked.body.test_id)).body.results;
+    expect(refused.total_requests).toBeGreaterThan(0);
+    expect(refused.errors).toEqual({ DEPTH_ZERO_SELF_SIGNED_CERT: refused.total_requests });
+    const accepted = (await results(trusting.body.test_id)).body.results;
+    expect(accepted).toMatchObject({ failed_requests: 0, status_codes: { 200: accepted.total_requests } });
+    expect(accepted.total_requests).toBeGreaterThanOrEqual(40);
+    const bad = await start({ targetUrl: `${tls.url}/`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, insecureTls: 'yes' });
+    expectErrorShape(bad, 400);
+    expect(bad.body.message).toContain('insecureTls');
   });
 
   it('refuses bad input with 400 naming the field, and targets the SSRF guard forbids, without connecting', async () => {
