@@ -47,6 +47,14 @@ export function dashboardRoutes(deps: ApiDeps): Router {
     return account;
   }
 
+  /** A signed-in form post: the form with its CSRF token checked, and the account (null: sent to sign in). */
+  async function signedInForm(ctx: Context): Promise<{ form: Record<string, string>; account: Account } | null> {
+    const form = await readForm(ctx);
+    checkCsrf(ctx, form, deps.config.baseUrl);
+    const account = await signedIn(ctx);
+    return account ? { form, account } : null;
+  }
+
   /** A signed-in page: the navigation, then the section's content. */
   function layout(ctx: Context, account: Account, section: Section, title: string, body: Html, status = 200) {
     const csrf = csrfToken(ctx, secure);
@@ -81,15 +89,13 @@ export function dashboardRoutes(deps: ApiDeps): Router {
       return sendPage(ctx, 'Sign in', signInForm({ action: `/dashboard/sign-in?next=${encodeURIComponent(next)}`, csrf: csrfToken(ctx, secure), email: form.email, error: outcome.error }), outcome.status);
     }
     await sessions.start(ctx, outcome.account.id);
-    ctx.status = 303;
-    ctx.redirect(next);
+    seeOther(ctx, next);
   });
 
   router.post('/sign-out', async (ctx) => {
     checkCsrf(ctx, await readForm(ctx), deps.config.baseUrl);
     await sessions.end(ctx);
-    ctx.status = 303;
-    ctx.redirect('/dashboard/sign-in');
+    seeOther(ctx, '/dashboard/sign-in');
   });
 
   // API keys: the plan and its windows, the keys (prefix and name only), create and revoke.
@@ -128,25 +134,22 @@ export function dashboardRoutes(deps: ApiDeps): Router {
   });
 
   router.post('/keys', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
     const name = (form.name ?? '').trim().slice(0, 100) || null;
     const issued = await issueApiKey(deps.db, account.id, name);
     await keysPage(ctx, account, { apiKey: issued.apiKey, name });
   });
 
   router.post('/keys/revoke', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
     const keyId = Number(form.key_id);
     if (!Number.isSafeInteger(keyId) || keyId < 1) throw new InvalidInputError('key_id must be the id of one of your keys', 'key_id');
     await revokeOwnedApiKey(deps.db, account.id, keyId);
-    ctx.status = 303;
-    ctx.redirect('/dashboard/keys');
+    seeOther(ctx, '/dashboard/keys');
   });
 
   // Webhooks: list with counts, create, delete, and the live view of one.
@@ -175,25 +178,21 @@ export function dashboardRoutes(deps: ApiDeps): Router {
   });
 
   router.post('/webhooks', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { account } = post;
     const created = await views.create(account.id);
-    ctx.status = 303;
-    ctx.redirect(`/dashboard/webhooks/${created.webhook_id}`);
+    seeOther(ctx, `/dashboard/webhooks/${created.webhook_id}`);
   });
 
   router.post('/webhooks/delete', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
     await views.remove(account.id, form.webhook_id ?? '').catch((err) => {
       if (!(err instanceof NotFoundError)) throw err;
     });
-    ctx.status = 303;
-    ctx.redirect('/dashboard/webhooks');
+    seeOther(ctx, '/dashboard/webhooks');
   });
 
   router.get('/webhooks/:webhook_id', async (ctx) => {
@@ -299,15 +298,13 @@ export function dashboardRoutes(deps: ApiDeps): Router {
   });
 
   router.post('/load-tests', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;
     try {
       const answer = await tests.start(validate(startBody, startBodyFromForm(form), 'body'), account.id);
-      ctx.status = 303;
-      ctx.redirect(`/dashboard/load-tests/${answer.test_id}`);
+      seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
       if (err instanceof InvalidInputError) return loadTestsPage(ctx, account, kept, err.message);
       throw err;
@@ -347,16 +344,14 @@ export function dashboardRoutes(deps: ApiDeps): Router {
   });
 
   router.post('/load-tests/:test_id/stop', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { account } = post;
     const row = await tests.owned(ctx.params.test_id!, account.id);
     await tests.stop(row).catch((err) => {
       if (!(err instanceof AppError && err.status === 409)) throw err;
     });
-    ctx.status = 303;
-    ctx.redirect(`/dashboard/load-tests/${row.id}`);
+    seeOther(ctx, `/dashboard/load-tests/${row.id}`);
   });
 
   // The status answer plus a chart point (the last interval's rate, errors and percentiles) every second.
@@ -411,17 +406,15 @@ export function dashboardRoutes(deps: ApiDeps): Router {
   });
 
   router.post('/connected-apps/revoke', async (ctx) => {
-    const form = await readForm(ctx);
-    checkCsrf(ctx, form, deps.config.baseUrl);
-    const account = await signedIn(ctx);
-    if (!account) return;
+    const post = await signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
     const clientId = form.client_id ?? '';
     const app = (await connectedApps(deps.db, String(account.id))).find((a) => a.clientId === clientId);
     if (!app || !(await revokeConnectedApp(deps.db, String(account.id), clientId))) {
       return layout(ctx, account, 'connected-apps', 'Not connected', html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p><a href="/dashboard/connected-apps">Back</a></p>`, 404);
     }
-    ctx.status = 303;
-    ctx.redirect(`/dashboard/connected-apps?revoked=${encodeURIComponent(app.clientName ?? app.clientId)}`);
+    seeOther(ctx, `/dashboard/connected-apps?revoked=${encodeURIComponent(app.clientName ?? app.clientId)}`);
   });
 
   return router;
@@ -509,4 +502,10 @@ export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { 
   for (const [k, v] of Object.entries(r.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(`${k}: ${v}`)}`);
   if (r.body) parts.push(`--data-binary ${shellQuote(r.body)}`);
   return parts.join(' ');
+}
+
+/** After a form post: 303, so a reload does not post again. */
+function seeOther(ctx: Context, url: string): void {
+  ctx.status = 303;
+  ctx.redirect(url);
 }
