@@ -91,9 +91,12 @@ export class FormSignInClient {
   #tokens: any;
   #verifier = '';
   readonly #credentials: { email: string; password: string; approve?: boolean };
+  /** An https URL of this client's metadata document: the SDK then uses it as the client id instead of registering. */
+  readonly clientMetadataUrl: string | undefined;
 
-  constructor(credentials: { email: string; password: string; approve?: boolean }, options: { name?: string; scope?: string; redirectUrl?: string } = {}) {
+  constructor(credentials: { email: string; password: string; approve?: boolean }, options: { name?: string; scope?: string; redirectUrl?: string; clientMetadataUrl?: string } = {}) {
     this.#credentials = credentials;
+    this.clientMetadataUrl = options.clientMetadataUrl;
     this.redirectUrl = options.redirectUrl ?? 'http://127.0.0.1:8976/oauth/callback';
     this.clientMetadata = {
       client_name: options.name ?? 'netops form sign-in client',
