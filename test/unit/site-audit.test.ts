@@ -138,6 +138,13 @@ describe('design audit', () => {
     expect(inherited).toMatchObject({ measured: '2.20:1 (#666666 on #333333)', threshold: '4.5:1', severity: 'high' });
     expect(inherited.evidence).toContain('background #333333 from .hero');
     expect(find(findings, 'contrast', '.big')).toEqual([]); // 3.03:1 is enough for 24px text
+    // An h2 is 1.5em in every browser (24px here), not the body's 16px: large text, 3:1 passes.
+    expect(find(findings, 'contrast', '.section-title')).toEqual([]);
+    // 75% of 24px is 18px, normal weight: no longer large text.
+    expect(find(findings, 'contrast', '.fine-print')[0]).toMatchObject({ measured: '3.03:1 (#949494 on #ffffff)', threshold: '4.5:1' });
+    // Text over a background image or gradient: not judged against a colour that is not what it sits on.
+    expect(find(findings, 'contrast', '.photo')).toEqual([]);
+    expect(find(findings, 'contrast', '.photo-dark')).toEqual([]);
     expect(find(findings, 'target-size', '.icon-btn')[0]).toMatchObject({ measured: '16×16 px', threshold: '24×24 px' });
     expect(find(findings, 'img-missing-alt')[0]).toMatchObject({ selector: 'img[src="/photo.jpg"]', measured: '1 image(s) without alt' });
     expect(find(findings, 'input-missing-label').map((f) => f.selector)).toEqual(['input[name="q"]']);

@@ -47,7 +47,7 @@ function contrast(input: AuditInput): Finding[] {
     const props = new Map(rule.declarations.flatMap((d) => expandShorthand(d)));
     const fg = parseColor(props.get('color') ?? '');
     const bg = parseColor(props.get('background-color') ?? '');
-    if (!fg || !bg || bg.a < 1) continue;
+    if (!fg || !bg || bg.a < 1 || hasImage(props.get('background-image'))) continue;
     const size = toPx(props.get('font-size'));
     const bold = Number(normaliseWeight(props.get('font-weight') ?? '400')) >= 700;
     report(rule.selector, fg, bg, isLarge(size ?? 16, bold), `${rule.selector} { color: ${props.get('color')}; background-color: ${props.get('background-color')} }`);
@@ -59,6 +59,7 @@ function contrast(input: AuditInput): Finding[] {
     if (!text || ['script', 'style', 'title', 'head', 'noscript', 'option'].includes(el.name)) continue;
     const color = input.styles.get(el, 'color');
     const background = visibleBackground(input.styles, el);
+    if (background === 'unknown') continue;
     if (!color && !background) continue; // browser defaults only: black on white
     const fg = color ? parseColor(color.value) : BLACK;
     const bg = background?.colour ?? WHITE;
@@ -76,20 +77,44 @@ function isLarge(px: number, bold: boolean): boolean {
   return px >= 24 || (bold && px >= 18.66);
 }
 
-function fontSizePx(styles: StyleIndex, el: Element): number {
-  const defaults: Record<string, number> = { h1: 32, h2: 24, h3: 18.72, h4: 16, h5: 13.28, h6: 10.72 };
-  const declared = styles.get(el, 'font-size');
-  return toPx(declared?.value) ?? defaults[el.name] ?? 16;
+/** The browsers' own sizes of headings, relative to the parent's font size. */
+const HEADING_EM: Record<string, number> = { h1: 2, h2: 1.5, h3: 1.17, h4: 1, h5: 0.83, h6: 0.67 };
+
+/**
+ * The element's font size: its own declaration (em relative to the parent), else a heading's size in
+ * the browsers' stylesheet (which beats inheriting the body's), else the parent's; 16px at the root.
+ */
+function fontSizePx(styles: StyleIndex, el: Element | null): number {
+  if (!el || !el.name) return 16;
+  const parent = () => fontSizePx(styles, el.parent as Element | null);
+  const own = styles.own(el).get('font-size')?.value;
+  if (own !== undefined) {
+    const percent = /^(\d*\.?\d+)%$/.exec(own.trim());
+    if (percent) return (parseFloat(percent[1]!) / 100) * parent();
+    return toPx(own, /rem$/.test(own.trim()) ? 16 : parent()) ?? parent();
+  }
+  const heading = HEADING_EM[el.name];
+  return heading ? heading * parent() : parent();
 }
 
-function visibleBackground(styles: StyleIndex, el: Element): { colour: Rgba; value: string; from: string } | null {
+function hasImage(value: string | undefined): boolean {
+  return value !== undefined && value.trim().toLowerCase() !== 'none';
+}
+
+/**
+ * The colour the element's text sits on: the nearest opaque background colour of it or an ancestor;
+ * null when none is declared (the browser's white); `unknown` when the CSS cannot tell (a background
+ * image or gradient, a variable, a translucent colour).
+ */
+function visibleBackground(styles: StyleIndex, el: Element): { colour: Rgba; value: string; from: string } | 'unknown' | null {
   for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
+    if (hasImage(styles.own(current).get('background-image')?.value)) return 'unknown';
     const d = styles.own(current).get('background-color');
     if (!d) continue;
     const colour = parseColor(d.value);
-    if (!colour) return null; // an image, a gradient or a variable: the static check cannot know
+    if (!colour) return 'unknown';
     if (colour.a === 0) continue;
-    if (colour.a < 1) return null;
+    if (colour.a < 1) return 'unknown';
     return { colour, value: d.value, from: d.from };
   }
   return null;

@@ -4,6 +4,7 @@
 // are left out of element matching). No browser, no layout, no full cascade: the declared value with
 // the highest (importance, specificity, order) wins, and inheritable properties come from ancestors.
 import * as csstree from 'css-tree';
+import { parseColor } from './colors.ts';
 import type { Element } from 'domhandler';
 
 export interface Declaration {
@@ -259,8 +260,11 @@ export function expandShorthand(d: Declaration): Array<[string, string]> {
   const v = d.value.replace(/\s*!important\s*$/i, '').trim();
   switch (d.property) {
     case 'background': {
-      const colour = v.split(/\s+(?![^(]*\))/).find((part) => /^(#|rgb|hsl)/i.test(part) || /^[a-z]+$/i.test(part));
-      return colour ? [['background-color', colour]] : [];
+      // An image or gradient, and a colour (or a variable, which the static check cannot resolve).
+      const parts = v.split(/\s+(?![^(]*\))/);
+      const image = parts.find((part) => /^(url|image-set|(repeating-)?(linear|radial|conic)-gradient)\(/i.test(part));
+      const colour = parts.find((part) => parseColor(part) !== null || /^var\(/i.test(part));
+      return [...(image ? [['background-image', image] as [string, string]] : []), ...(colour ? [['background-color', colour] as [string, string]] : [])];
     }
     case 'padding':
     case 'margin': {
