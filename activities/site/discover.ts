@@ -4,8 +4,8 @@
 // Every fetch goes through the address guard with size and time limits.
 import { gunzipSync } from 'node:zlib';
 import type { Element } from 'domhandler';
-import { getElementsByTagName, textContent } from 'domutils';
-import { parseDocument } from 'htmlparser2';
+import { getElementsByTagName } from 'domutils';
+import { Parser, parseDocument } from 'htmlparser2';
 import { getDomain } from 'tldts';
 import { UpstreamError } from '../../lib/errors.ts';
 import type { GuardedFetch } from '../../lib/net/guarded-fetch.ts';
@@ -84,16 +84,12 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
       continue;
     }
     read.push(url);
-    const doc = parseDocument(xml, { xmlMode: true });
-    const locs = (name: string) => (getElementsByTagName((tag: string) => tag.toLowerCase().replace(/^.*:/, '') === name, doc, true) as Element[]).map((e) => {
-      const loc = e.children.find((c): c is Element => (c as Element).name?.toLowerCase().replace(/^.*:/, '') === 'loc');
-      return loc ? textContent(loc).trim() : '';
-    });
-    for (const child of locs('sitemap')) {
+    const locs = sitemapLocs(xml);
+    for (const child of locs.sitemaps) {
       const next = normalisePageUrl(child, url);
       if (next && depth + 1 <= MAX_SITEMAP_DEPTH && sameSite(new URL(next), start)) queue.push({ url: next, depth: depth + 1 });
     }
-    for (const loc of locs('url')) {
+    for (const loc of locs.urls) {
       const page = normalisePageUrl(loc, url);
       if (page && sameSite(new URL(page), start) && pages.size < limit) pages.add(page);
     }
@@ -131,3 +127,41 @@ function decodeSitemap(body: Buffer): string {
   }
   return body.toString('utf8');
 }
+
+/**
+ * The <loc> of each <sitemap> and <url> entry (its own, not an <image:loc> inside it), read as a stream:
+ * a 10 MB sitemap never becomes a tree. At most `max` of each.
+ */
+export function sitemapLocs(xml: string, max = 50_000): { sitemaps: string[]; urls: string[] } {
+  const out = { sitemaps: [] as string[], urls: [] as string[] };
+  const local = (name: string) => name.toLowerCase().replace(/^.*:/, '');
+  let depth = 0;
+  let entry: { list: string[]; depth: number } | null = null;
+  let loc: string | null = null;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        depth += 1;
+        const n = local(name);
+        if (!entry && (n === 'sitemap' || n === 'url')) entry = { list: n === 'sitemap' ? out.sitemaps : out.urls, depth };
+        else if (entry && n === 'loc' && depth === entry.depth + 1) loc = '';
+      },
+      ontext(text) {
+        if (loc !== null) loc += text;
+      },
+      onclosetag() {
+        if (loc !== null && entry && depth === entry.depth + 1) {
+          if (entry.list.length < max) entry.list.push(loc.trim());
+          loc = null;
+        } else if (entry && depth === entry.depth) {
+          entry = null;
+        }
+        depth -= 1;
+      },
+    },
+    { xmlMode: true },
+  );
+  parser.end(xml);
+  return out;
+}
+

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPage, inferPageType, PAGE_MAX_BYTES, STYLESHEET_MAX_BYTES, type Finding } from '../../activities/site/audit/index.ts';
 import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex } from '../../activities/site/audit/colors.ts';
 import { spacingScale } from '../../activities/site/audit/rules-alignment.ts';
-import { discoverPages, normalisePageUrl } from '../../activities/site/discover.ts';
+import { discoverPages, normalisePageUrl, sitemapLocs } from '../../activities/site/discover.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { startAuditSite, startLinksSite, startSitemapSite, type SiteFixture } from '../fixtures/sites.ts';
 
@@ -71,6 +71,18 @@ describe('page discovery', () => {
     const found = await discoverPages(`${linksSite.url}/whatever`, fetchText, 20);
     expect(found.source).toBe('homepage_links');
     expect(found.pages).toEqual([`${linksSite.url}/`, `${linksSite.url}/about`, `${linksSite.url}/pricing`, `${linksSite.url}/docs/`]);
+  });
+
+  it("reads each entry's own <loc> from a sitemap as a stream, CDATA and entities included, not the image locs inside it", () => {
+    const xml = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+      <url><loc>https://a.test/one?x=1&amp;y=2</loc><image:image><image:loc>https://a.test/photo.jpg</image:loc></image:image></url>
+      <url><lastmod>2026-01-01</lastmod><loc><![CDATA[https://a.test/two]]></loc></url>
+      <sm:url xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:loc> https://a.test/three </sm:loc></sm:url>
+    </urlset>`;
+    expect(sitemapLocs(xml)).toEqual({ sitemaps: [], urls: ['https://a.test/one?x=1&y=2', 'https://a.test/two', 'https://a.test/three'] });
+    const index = '<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap><sitemap><loc>https://a.test/s2.xml</loc></sitemap></sitemapindex>';
+    expect(sitemapLocs(index)).toEqual({ sitemaps: ['https://a.test/s1.xml', 'https://a.test/s2.xml'], urls: [] });
+    expect(sitemapLocs(`<urlset>${'<url><loc>https://a.test/p</loc></url>'.repeat(10)}</urlset>`, 3).urls).toHaveLength(3);
   });
 
   it('normalises page URLs', () => {
