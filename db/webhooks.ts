@@ -93,17 +93,12 @@ export async function findOwnedWebhook(db: Kysely<Database>, userId: number, web
 }
 
 /**
- * Deletes an owned webhook and its captured requests, in one transaction. False when not found or not
- * owned. Deleting the row waits for capture batches that locked it (insert_captures takes FOR KEY
- * SHARE), so the next statement sees every row they stored, and later batches no longer find it.
+ * Deletes an owned webhook and, by a trigger, its captured requests (those of capture batches still
+ * open at that moment included: see migration 2026-11-22-006). False when not found or not owned.
  */
 export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const deleted = await trx.deleteFrom('webhooks').where('webhook_id', '=', webhookId).where('user_id', '=', userId).returning('id').executeTakeFirst();
-    if (!deleted) return false;
-    await trx.deleteFrom('captured_requests').where('webhook_ref', '=', deleted.id).execute();
-    return true;
-  });
+  const result = await db.deleteFrom('webhooks').where('webhook_id', '=', webhookId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 /** The newest `limit` captured requests of one webhook (only those after `afterId` when given), newest first. */
@@ -138,9 +133,9 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
  */
 export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number }>> {
   const payload = JSON.stringify(records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })));
-  // See migrations 2026-11-22-002 and -006: one call, its plan kept by the session.
+  // See migration 2026-11-22-006: one call, its plan kept by the session.
   const found = await sql<{ webhook_id: string; webhook_ref: string | number }>`
-    select webhook_id, webhook_ref from insert_captures(${payload}::json)
+    select webhook_id, webhook_ref from store_captures(${payload}::json)
   `.execute(db);
   const stored = new Map(found.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: 0 }]));
   for (const r of records) {

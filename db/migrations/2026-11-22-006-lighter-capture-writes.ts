@@ -1,25 +1,34 @@
 // Capture writes, lighter per row (measured: the database's time per capture was about as large as
 // the API's). Frozen in time, like every migration.
 // - The foreign key from captured_requests to webhooks ran a check query and locked the webhook's row
-//   once per inserted row. insert_captures now takes that lock once per webhook per batch (FOR KEY
-//   SHARE, which conflicts with the DELETE of the webhook), and deleting a webhook deletes its
-//   captured requests in the same transaction (db/webhooks.ts): a batch that found the webhook
-//   commits before the delete goes on, and the delete's next statement sees its rows.
+//   once per inserted row. store_captures takes that lock once per webhook per batch (FOR KEY
+//   SHARE, which conflicts with the DELETE of the webhook), and a trigger deletes a deleted webhook's
+//   captured requests, as the key's cascade did, whoever deletes it: the DELETE waits for the batches
+//   that found the webhook to commit, and the trigger's statement, which starts after, sees their rows.
 // - One index instead of two: every read of captured requests names its webhook, so the primary key
 //   (webhook_ref, id) serves the listing, the count and the trimming, and id alone needed no index.
-// - The function returns the webhooks it found, not per-webhook counts of inserted rows (the caller
-//   counts its own batch), so the insert no longer returns its rows to be joined and grouped.
+// - store_captures returns the webhooks it found, not per-webhook counts of inserted rows (the caller
+//   counts its own batch), so the insert no longer returns its rows to be joined and grouped. It is a
+//   new function: insert_captures stays for API processes of the previous release still running
+//   during a rolling upgrade (it works on the new table, only without the per-batch lock).
 import { sql, type Kysely } from 'kysely';
-import * as previousInsertCaptures from './2026-11-22-002-insert-captures-function.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table captured_requests drop constraint captured_requests_webhook_ref_fkey`.execute(db);
   await sql`alter table captured_requests drop constraint captured_requests_pkey`.execute(db);
   await sql`drop index captured_requests_webhook_newest`.execute(db);
   await sql`alter table captured_requests add constraint captured_requests_pkey primary key (webhook_ref, id)`.execute(db);
-  await sql`drop function insert_captures(json)`.execute(db);
   await sql`
-    create function insert_captures(batch json)
+    create function delete_webhook_captures() returns trigger language plpgsql as $fn$
+    begin
+      delete from captured_requests where webhook_ref = old.id;
+      return null;
+    end
+    $fn$
+  `.execute(db);
+  await sql`create trigger webhooks_delete_captures after delete on webhooks for each row execute function delete_webhook_captures()`.execute(db);
+  await sql`
+    create function store_captures(batch json)
     returns table (webhook_id text, webhook_ref bigint)
     language plpgsql as $fn$
     begin
@@ -47,8 +56,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop function insert_captures(json)`.execute(db);
-  await previousInsertCaptures.up(db);
+  await sql`drop function store_captures(json)`.execute(db);
+  await sql`drop trigger webhooks_delete_captures on webhooks`.execute(db);
+  await sql`drop function delete_webhook_captures()`.execute(db);
   await sql`alter table captured_requests drop constraint captured_requests_pkey`.execute(db);
   await sql`alter table captured_requests add constraint captured_requests_pkey primary key (id)`.execute(db);
   await sql`create index captured_requests_webhook_newest on captured_requests (webhook_ref, id desc)`.execute(db);

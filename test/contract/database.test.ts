@@ -119,7 +119,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     let batches = 0;
     const counted = handle.db.withPlugin({
       transformQuery: (args) => {
-        if (JSON.stringify(args.node).includes('insert_captures')) batches += 1;
+        if (JSON.stringify(args.node).includes('store_captures')) batches += 1;
         return args.node;
       },
       transformResult: async (args) => args.result,
@@ -141,6 +141,17 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     expect(await deleteOwnedWebhook(handle.db, u.id, w.webhookId)).toBe(true);
     const left = await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute();
     expect(left).toEqual([]);
+  });
+
+  it("keeps the previous release's insert_captures working (rolling upgrades), and a webhook's captures go with it however it is deleted", async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    const payload = JSON.stringify([{ ord: 0, webhook_id: w.webhookId, method: 'POST', path: '/p', headers: {}, body: 'old', body_encoding: 'utf8', body_size: 3, query_params: null, ip_address: '127.0.0.1', user_agent: '', created_at: new Date().toISOString() }]);
+    const old = await sql<{ added: string }>`select added from insert_captures(${payload}::json)`.execute(handle.db);
+    expect(Number(old.rows[0]!.added)).toBe(1);
+    expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['old']);
+    await sql`delete from users where id = ${u.id}`.execute(handle.db); // cascades to the webhook, then the trigger
+    expect(await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute()).toEqual([]);
   });
 
   it('deletes the captures of a batch that was still open when the webhook was deleted', async () => {
