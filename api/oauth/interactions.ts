@@ -40,7 +40,7 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
   async function clientView(d: Awaited<ReturnType<Provider['interactionDetails']>>) {
     const client = await provider.Client.find(String(d.params.client_id));
     const redirect = URL.parse(String(d.params.redirect_uri ?? ''));
-    return { name: client?.clientName ?? String(d.params.client_id), clientId: String(d.params.client_id), redirectHost: redirect?.host ?? 'unknown' };
+    return { name: client?.clientName ?? String(d.params.client_id), clientId: String(d.params.client_id), redirectHost: redirect?.host ?? 'unknown', formTargets: redirect ? [redirect.origin] : [] };
   }
 
   function intro(client: { name: string; redirectHost: string }): Html {
@@ -53,7 +53,7 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
     const client = await clientView(d);
     const csrf = csrfToken(ctx, secure);
     if (d.prompt.name === 'login') {
-      return sendPage(ctx, 'Sign in', signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf, intro: intro(client) }));
+      return sendPage(ctx, 'Sign in', signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf, intro: intro(client) }), 200, client);
     }
     const scopes = requestedScopes(d);
     sendPage(
@@ -66,6 +66,8 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
         <p>You can disconnect it at any time under <a href="/dashboard/connected-apps">Connected apps</a>.</p>
         <form method="post" action="${INTERACTION_PREFIX}/${d.uid}/confirm"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Allow</button></form>
         <form method="post" action="${INTERACTION_PREFIX}/${d.uid}/abort"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Deny</button></form>`,
+      200,
+      client,
     );
   });
 
@@ -77,7 +79,7 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
     const outcome = await signIn(deps, form.email ?? '', form.password ?? '', clientIp(ctx.req));
     if ('error' in outcome) {
       const client = await clientView(d);
-      return sendPage(ctx, 'Sign in', signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf: csrfToken(ctx, secure), email: form.email, error: outcome.error, intro: intro(client) }), outcome.status);
+      return sendPage(ctx, 'Sign in', signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf: csrfToken(ctx, secure), email: form.email, error: outcome.error, intro: intro(client) }), outcome.status, client);
     }
     await finish(ctx, { login: { accountId: String(outcome.account.id) } });
   });

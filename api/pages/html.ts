@@ -62,11 +62,20 @@ export function page(title: string, body: Html): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(STYLE)}</style></head><body><main>${body}</main></body></html>`.value;
 }
 
-export function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
+/**
+ * Sends a page with a strict Content-Security-Policy. `formTargets`: other origins a form post of the
+ * page may end up at through redirects (browsers apply form-action to the redirects after a post: the
+ * OAuth pages' posts end at the client's redirect URI).
+ */
+export function sendPage(ctx: Context, title: string, body: Html, status = 200, options: { formTargets?: string[] } = {}): void {
   ctx.status = status;
   ctx.type = 'html';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  const targets = (options.formTargets ?? []).flatMap((t) => {
+    const url = URL.parse(t);
+    return url && (url.protocol === 'https:' || url.protocol === 'http:') ? [` ${url.origin}`] : [];
+  });
+  ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'${targets.join('')}; frame-ancestors 'none'; base-uri 'none'`);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.body = page(title, body);

@@ -3,7 +3,10 @@
 // disconnect a connected app, read the API reference; at phone width too. Screenshots of each page go
 // to test-artifacts/screenshots.
 /// <reference lib="dom" />
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -101,6 +104,42 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Disconnect Browser test assistant' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Disconnected Browser test assistant');
     expect((await list()).status).toBe(401);
+  });
+
+  it("signs an MCP client in: sign-in and consent pages in the browser, then back to the client's loopback redirect", async () => {
+    // The client: registered like the SDK does, waiting for its code on a loopback port.
+    const callbacks: string[] = [];
+    const server = http.createServer((req, res) => {
+      callbacks.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+    const context = await browser.newContext({ baseURL: target.baseUrl });
+    try {
+      const registered = await (await fetch(`${target.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Browser MCP client', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }) })).json();
+      const verifier = randomBytes(32).toString('base64url');
+      const authorize = new URL(`${target.baseUrl}/oauth/authorize`);
+      authorize.search = new URLSearchParams({ client_id: registered.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'mcp:tools', state: 'st4te', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource: `${target.baseUrl}/mcp` }).toString();
+      const tab = await context.newPage();
+      await tab.goto(authorize.href);
+      await tab.getByLabel('Email').fill(user.email);
+      await tab.getByLabel('Password').fill(PASSWORD);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => tab.getByText('Browser MCP client').count()).toBeGreaterThan(0);
+      await tab.screenshot({ path: path.join(SHOTS, '04b-consent.png'), fullPage: true });
+      await tab.getByRole('button', { name: 'Allow' }).click();
+      // The browser follows the redirect to the client (a page's form-action policy must not stop it).
+      await tab.waitForURL(`${redirectUri}**`);
+      expect(callbacks).toHaveLength(1);
+      const back = new URL(callbacks[0]!, redirectUri);
+      expect(back.searchParams.get('state')).toBe('st4te');
+      const token = await (await fetch(`${target.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, client_id: registered.client_id, code_verifier: verifier, resource: `${target.baseUrl}/mcp` }) })).json();
+      expect(token.access_token, JSON.stringify(token)).toBeTruthy();
+    } finally {
+      await context.close();
+      server.close();
+    }
   });
 
   it('starts a load test from the form, charts it live, and shows the final results', async () => {
