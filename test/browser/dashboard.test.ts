@@ -110,7 +110,7 @@ describe('dashboard in a browser', () => {
     // The client: registered like the SDK does, waiting for its code on a loopback port.
     const callbacks: string[] = [];
     const server = http.createServer((req, res) => {
-      callbacks.push(req.url ?? '');
+      if (req.url?.startsWith('/callback')) callbacks.push(req.url); // not the browser's /favicon.ico
       res.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
