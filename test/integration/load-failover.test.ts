@@ -16,7 +16,8 @@ describe('load test shard failover', () => {
     await site?.close();
   });
 
-  it('retries the shard of a killed load worker on another one, and the test still ends with its results', async () => {
+  // Four processes to start, a 35 s test and a retry: more than the default minute on a busy machine.
+  it('retries the shard of a killed load worker on another one, and the test still ends with its results', { timeout: 150_000 }, async () => {
     site = await startLoadTarget();
     const api = await startApp({ ROLE: 'api', DATA_DIR: await tempDir('failover'), NETWORK_ALLOW: '127.0.0.1/32' });
     processes.push(api);
