@@ -52,7 +52,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const exited = new Promise<string>((resolve) => {
-    child.once('error', (err) => resolve(`cannot run ${JSON.stringify(options.cli)}: ${err.message} (run scripts/setup, or set TEMPORAL_CLI)`));
+    child.once('error', (err) => resolve(`cannot run ${JSON.stringify(options.cli)}: ${err.message} (npm start installs it; or set TEMPORAL_CLI)`));
     child.once('exit', (code, signal) => resolve(`exited with ${signal ?? code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
   });
 
