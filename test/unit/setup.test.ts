@@ -34,8 +34,8 @@ async function bareMachine(): Promise<{ bin: string; tools: string }> {
   return { bin, tools: path.join(root, 'tools') };
 }
 
-async function setup(args: string[], env: Record<string, string>) {
-  const result = await promisify(execFile)(path.join(env.PATH.split(':')[0], 'bash'), [SETUP, ...args], { env, cwd: ROOT }).then(
+async function setup(args: string[], env: Record<string, string> & { PATH: string }) {
+  const result = await promisify(execFile)(path.join(env.PATH.split(':')[0]!, 'bash'), [SETUP, ...args], { env, cwd: ROOT }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
   );
