@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { CaptureWriter, type CaptureWriterOptions } from '../db/capture-writer.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK, createCaptureHandler, type CaptureHandler } from './capture.ts';
+import { createCaptureHandler, type CaptureHandler } from './capture.ts';
 import { createClientIp } from '../lib/net/client-ip.ts';
 import type { ApiDeps } from './context.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
@@ -11,13 +11,15 @@ import { conditionalGet } from './middleware/conditional-get.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { domainRoutes } from './routes/domains.ts';
-import { loadTestingRoutes } from './routes/load-testing.ts';
+import { loadTestingRoutes } from './routes/load-tests.ts';
 import { healthRoutes } from './routes/health.ts';
 import { lookupRoutes } from './routes/lookups.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { siteRoutes } from './routes/site.ts';
 import { operatorRoutes } from './routes/operator.ts';
-import { docsRoutes } from './routes/docs.ts';
+import { docsRoutes } from './openapi/docs-routes.ts';
+import { createServices } from './services/index.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK } from './services/webhooks.ts';
 import { requestContext } from './middleware/request.ts';
 import { processMetrics } from '../lib/metrics.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -79,15 +81,16 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const docs = docsRoutes(deps);
   app.use(docs.routes());
 
+  const services = createServices(deps);
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
-  v1.use(apiKeyAuth(deps.db), rateLimit(deps.kv), conditionalGet(), jsonBody());
-  for (const router of [webhookRoutes(deps), lookupRoutes(deps), domainRoutes(deps), loadTestingRoutes(deps), siteRoutes(deps), diagnosticsRoutes(deps)]) {
+  v1.use(apiKeyAuth(deps.db), rateLimit(services.quota), conditionalGet(), jsonBody());
+  for (const router of [webhookRoutes(services), lookupRoutes(services), domainRoutes(services), loadTestingRoutes(services), siteRoutes(services), diagnosticsRoutes(services)]) {
     v1.use(router.routes(), router.allowedMethods());
   }
   app.use(v1.routes());
   app.use(v1.allowedMethods());
 
-  for (const router of [mcpRoutes({ ...deps, oauth }), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps), operatorRoutes(deps)]) {
+  for (const router of [mcpRoutes({ ...deps, oauth }, services), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps, services), operatorRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

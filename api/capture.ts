@@ -10,14 +10,12 @@ import type { Logger } from '../lib/log.ts';
 import { errorBody, toAppError } from './middleware/errors.ts';
 import { readBody, settleUnreadBody } from './read-body.ts';
 import { headerObject } from '../lib/net/header-object.ts';
+import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
-/** Captured requests kept per webhook; the oldest are dropped beyond this. */
-export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
 export const CAPTURE_PREFIX = '/webhook/';
-export const WEBHOOK_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -39,7 +37,7 @@ async function capture(writer: CaptureWriter, clientIp: (req: IncomingMessage) =
   const rest = path.slice(CAPTURE_PREFIX.length);
   const slash = rest.indexOf('/');
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
-  if (!WEBHOOK_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
+  if (!PUBLIC_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
 
   const headers = headerObject(req.rawHeaders);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AppError, PayloadTooLargeError } from '../lib/errors.ts';
+import { AppError, InvalidInputError, PayloadTooLargeError } from '../lib/errors.ts';
 
 /**
  * The whole body; refused with 413 as soon as it is known to pass `limit` (declared or streamed).
@@ -22,7 +22,7 @@ export function readBody(req: IncomingMessage, limit: number, declaredLength = r
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.once('error', (err) => reject(new AppError(400, `Request body could not be read: ${err.message}`)));
+    req.once('error', (err) => reject(new InvalidInputError(`Request body could not be read: ${err.message}`)));
   });
 }
 

@@ -1,6 +1,7 @@
 // Kysely's view of the tables. Nullable columns are `T | null`; ids the database assigns are Generated.
 // bigint columns arrive as strings from `pg` and as numbers from PGlite: read them through Number().
 import type { ColumnType, Generated } from 'kysely';
+import type { LoadTestStatus } from '../lib/jobs/load-test.ts';
 import type { Plan } from '../lib/plans.ts';
 
 /** Written by the database when omitted; read back as a Date. */
@@ -54,7 +55,8 @@ export interface CapturedRequestsTable {
   created_at: CreatedAt;
 }
 
-export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
+// Defined with the load test job (lib/jobs/, below db/ in the layers); the column stores it.
+export type { LoadTestStatus };
 
 export interface LoadTestsTable {
   /** The public test_id. */

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseCidr } from './net/cidr.ts';
 
 export const ROLES = ['all', 'api', 'worker:workflows', 'worker:network', 'worker:load', 'worker:media'] as const;
 export type Role = (typeof ROLES)[number];
@@ -159,14 +160,4 @@ export function parseHostPort(value: string): { host: string; port: number } | n
   const port = Number(m[3]);
   if (port < 1 || port > 65535) return null;
   return { host: (m[1] ?? m[2])!, port };
-}
-
-export function parseCidr(value: string): { address: string; prefix: number; family: 4 | 6 } | null {
-  const [address, prefixText, ...rest] = value.split('/');
-  if (rest.length || !address || prefixText === undefined || !/^\d{1,3}$/.test(prefixText)) return null;
-  const family = isIP(address);
-  const prefix = Number(prefixText);
-  if (family === 4 && prefix <= 32) return { address, prefix, family };
-  if (family === 6 && prefix <= 128) return { address, prefix, family };
-  return null;
 }

@@ -1,23 +1,69 @@
-// One base error with a stable HTTP status; one subclass per condition a caller can act on.
-// The REST error body is built from these in api/middleware/errors.ts.
+// One base error with a stable string code (what callers test) and the HTTP status that code maps
+// to; one subclass per condition a caller can act on. The REST error body is built from these in
+// api/middleware/errors.ts; the workers turn the caller's mistakes into non-retryable failures
+// (workers/pools/interceptors.ts), so Temporal does not retry what cannot succeed.
 import { STATUS_CODES } from 'node:http';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 429 | 500 | 501 | 502 | 503 | 504;
+/** Every code, with its HTTP status. */
+export const ERROR_CODES = {
+  invalid_input: 400,
+  target_not_allowed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  not_implemented: 501,
+  upstream_failed: 502,
+  unavailable: 503,
+  timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The code of a bare HTTP status; two codes share 400, and a bare 400 is invalid input. */
+const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'invalid_input', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict', 410: 'gone',
+  413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 500: 'internal', 501: 'not_implemented', 502: 'upstream_failed', 503: 'unavailable', 504: 'timeout',
+};
 
 export class AppError extends Error {
   override name = 'AppError';
-  readonly status: ErrorStatus;
+  readonly code: ErrorCode;
+  /** The HTTP status: the code's, unless the error came from a bare status (ofStatus). */
+  readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: ErrorStatus, message: string, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, status: number = ERROR_CODES[code]) {
     super(message);
-    this.status = status;
+    this.code = code;
     this.headers = headers;
+    this.status = status;
   }
 
   /** The reason phrase used as `error` in the body. */
   get reason(): string {
     return STATUS_CODES[this.status] ?? 'Error';
+  }
+
+  /** True when the caller's request is what failed (a 4xx). */
+  get isCallersFault(): boolean {
+    return this.status < 500;
+  }
+
+  /** Whether the same request can succeed later: failures on our or an upstream's side, and rate limits. */
+  get retryable(): boolean {
+    return !this.isCallersFault || this.code === 'rate_limited';
+  }
+
+  /** The error of a bare HTTP status (a router's 404 or 405, a body reader's 4xx), which it keeps. */
+  static ofStatus(status: number, message: string): AppError {
+    return new AppError(CODE_OF_STATUS[status] ?? (status < 500 ? 'invalid_input' : 'internal'), message, {}, status);
   }
 }
 
@@ -25,8 +71,8 @@ export class AppError extends Error {
 export class InvalidInputError extends AppError {
   override name = 'InvalidInputError';
   readonly field: string | undefined;
-  constructor(message: string, field?: string) {
-    super(400, message);
+  constructor(message: string, field?: string, code: 'invalid_input' | 'target_not_allowed' = 'invalid_input') {
+    super(code, message);
     this.field = field;
   }
 }
@@ -35,35 +81,49 @@ export class InvalidInputError extends AppError {
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';
   constructor(message: string, challenge = 'Bearer') {
-    super(401, message, { 'WWW-Authenticate': challenge });
+    super('unauthorized', message, { 'WWW-Authenticate': challenge });
   }
 }
 
-/** Unknown id, or an id that belongs to someone else: the two are never told apart. */
-export class NotFoundError extends AppError {
-  override name = 'NotFoundError';
-  constructor(message: string) {
-    super(404, message);
-  }
+/** An error class whose instances all carry `code` and take only a message. */
+function coded(code: ErrorCode, name: string) {
+  return class extends AppError {
+    override name = name;
+    constructor(message: string) {
+      super(code, message);
+    }
+  };
 }
+
+/** Known caller, not allowed to do this here. */
+export class ForbiddenError extends coded('forbidden', 'ForbiddenError') {}
+/** Unknown id, or an id that belongs to someone else: the two are never told apart. */
+export class NotFoundError extends coded('not_found', 'NotFoundError') {}
+/** The thing is not in a state that allows this (a stop of an ended test, results of a running one). */
+export class ConflictError extends coded('conflict', 'ConflictError') {}
+/** A job did not end within the time a request waits for it (it goes on). */
+export class JobTimeoutError extends coded('timeout', 'JobTimeoutError') {}
+/** Nothing that could answer is there now (no worker took a query): trying again later may work. */
+export class UnavailableError extends coded('unavailable', 'UnavailableError') {}
 
 export class PayloadTooLargeError extends AppError {
   override name = 'PayloadTooLargeError';
   constructor(limitBytes: number) {
-    super(413, `Request body is larger than the limit of ${limitBytes} bytes`);
+    super('payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes`);
   }
 }
 
 export class RateLimitedError extends AppError {
   override name = 'RateLimitedError';
   constructor(message: string, retryAfterSeconds: number) {
-    super(429, message, { 'Retry-After': String(retryAfterSeconds) });
+    super('rate_limited', message, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 
+/** A target or upstream answered something unusable, or (timedOut) did not answer in time. */
 export class UpstreamError extends AppError {
   override name = 'UpstreamError';
   constructor(message: string, timedOut = false) {
-    super(timedOut ? 504 : 502, message);
+    super(timedOut ? 'timeout' : 'upstream_failed', message);
   }
 }

@@ -8,3 +8,6 @@ export function randomToken(bytes = 16): string {
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
+
+/** The public ids of webhooks and jobs: what randomToken makes, and what a caller may send back. */
+export const PUBLIC_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

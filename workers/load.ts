@@ -1,14 +1,4 @@
-// The `load` pool: activities only, on the `load` task queue.
-import type { Worker } from '@temporalio/worker';
-import { createLoadActivities } from '../activities/load/index.ts';
-import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
+// Runs the `load` pool alone, whatever ROLE says (the pool's worker: pools/load.ts).
+import { runRole } from './run.ts';
 
-export function createLoadWorker(ctx: PoolContext): Promise<Worker> {
-  if (!ctx.storage) throw new Error('the load pool needs storage (shard totals)');
-  return createActivityWorker('load', ctx, { ...createLoadActivities({ db: ctx.storage.database.db, allow: ctx.config.networkAllow }) });
-}
-
-if (isMain(import.meta.url)) {
-  const { runRole } = await import('./run.ts');
-  await runRole('worker:load');
-}
+await runRole('worker:load');

@@ -1,12 +1,4 @@
-// The `media` pool: activities only, on the `media` task queue.
-import type { Worker } from '@temporalio/worker';
-import { createActivityWorker, isMain, type PoolContext } from './pool-worker.ts';
+// Runs the `media` pool alone, whatever ROLE says (the pool's worker: pools/media.ts).
+import { runRole } from './run.ts';
 
-export function createMediaWorker(ctx: PoolContext): Promise<Worker> {
-  return createActivityWorker('media', ctx, {});
-}
-
-if (isMain(import.meta.url)) {
-  const { runRole } = await import('./run.ts');
-  await runRole('worker:media');
-}
+await runRole('worker:media');

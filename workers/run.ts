@@ -1,4 +1,5 @@
-// Starts one role of the service (ROLE): the API, one worker pool, or everything in one process.
+// Starts one role of the service (ROLE): the API, one worker pool, or everything in one process. The
+// entry scripts (all.ts, and one per pool) call this; it builds the pools' workers with pools/.
 import type { Worker } from '@temporalio/worker';
 import { startApiServer, type ApiServer } from '../api/server.ts';
 import { ensureFirstAdminKey } from '../db/bootstrap.ts';
@@ -6,11 +7,11 @@ import { ConfigError, loadConfig, type Config, type Role } from '../lib/config.t
 import { createLogger, type Logger } from '../lib/log.ts';
 import { connectClient, connectWorkerConnection } from '../lib/temporal/client.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../lib/temporal/codec.ts';
-import { createLoadWorker } from './load.ts';
-import { createMediaWorker } from './media.ts';
-import { createNetworkWorker } from './network.ts';
 import { ensureTemporal, installTemporalRuntime, openStorage, type Storage } from './platform.ts';
-import { createWorkflowsWorker } from './workflows.ts';
+import { createLoadWorker } from './pools/load.ts';
+import { createMediaWorker } from './pools/media.ts';
+import { createNetworkWorker } from './pools/network.ts';
+import { createWorkflowsWorker } from './pools/workflows.ts';
 
 export async function runRole(role?: Role): Promise<void> {
   let config: Config;

@@ -1,28 +1,11 @@
 // Bulk domain check: the API groups the names by registry and starts this; it fans the groups out to
 // the network pool, a bounded number at a time, and returns every answer. Within a group the activity
 // keeps at most `concurrency` queries in flight, so many .com names never hammer one registry.
-import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { CheckedDomain, WhoisActivities } from '../activities/whois/index.ts';
-import type { LookupMode } from '../activities/whois/lookup.ts';
-import { TASK_QUEUES } from './task-queues.ts';
-
-export const DOMAIN_CHECK_KIND = 'domain-check';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import type { WhoisActivities } from '../activities/whois/index.ts';
+import { getDomainCheckState, TASK_QUEUES, type CheckedDomain, type DomainCheckJob, type DomainCheckState } from '../lib/jobs/index.ts';
 /** Groups (registries) checked at the same time. */
 export const MAX_PARALLEL_GROUPS = 8;
-
-export interface DomainCheckJob {
-  mode: LookupMode;
-  /** Names of one registry, and how many of them may be queried at once. */
-  groups: Array<{ registry: string; domains: string[]; concurrency: number }>;
-}
-
-export interface DomainCheckState {
-  status: 'running' | 'completed';
-  total: number;
-  done: number;
-}
-
-export const getDomainCheckState = defineQuery<DomainCheckState>('getDomainCheckState');
 
 const { checkDomains } = proxyActivities<WhoisActivities>({
   taskQueue: TASK_QUEUES.network,

@@ -1,4 +1,5 @@
-// Entry of the workflow bundle: every workflow the `workflows` pool runs.
+// Entry of the workflow bundle: every workflow the `workflows` pool runs, each exported under the type
+// name lib/jobs/index.ts gives it (JobWorkflows; workers/pools/workflows.ts checks it at compile time).
 export { pipelineCheck } from './pipeline-check.ts';
 export { bulkDomainCheck } from './domain-check.ts';
 export { loadTest } from './load-test.ts';

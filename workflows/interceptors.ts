@@ -3,7 +3,7 @@
 // id links the API's log, the workflow in Temporal UI and the activities' logs on any pool.
 import { defaultPayloadConverter } from '@temporalio/common';
 import { workflowInfo, type ActivityInput, type GetLogAttributesInput, type Next, type WorkflowInterceptorsFactory, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
-import { REQUEST_ID_HEADER } from './task-queues.ts';
+import { REQUEST_ID_HEADER } from '../lib/jobs/task-queues.ts';
 
 function requestId(): string | undefined {
   const id = workflowInfo().memo?.requestId;

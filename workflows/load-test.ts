@@ -2,43 +2,13 @@
 // load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events.
-import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LoadActivities, ShardInput } from '../activities/load/index.ts';
-import type { ShardTarget } from '../activities/load/generator.ts';
-import type { FinalResults } from '../activities/load/metrics.ts';
-import { TASK_QUEUES } from './task-queues.ts';
-
-export const LOAD_TEST_KIND = 'load-test';
+import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
 /** Users per shard: more shards spread one test over more load workers. */
 export const USERS_PER_SHARD = 500;
 /** How long a test may wait for a load worker before it fails. */
 export const WAIT_FOR_LOAD_WORKER = '60 seconds';
-
-export interface LoadTestInput {
-  testId: string;
-  /** Method, URL, headers (with the credentials) and body: encrypted in history by the payload codec. */
-  target: ShardTarget;
-  concurrentUsers: number;
-  testDurationSeconds: number;
-  rampUpSeconds: number;
-  requestsPerSecond: number;
-}
-
-export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
-
-export interface LoadTestState {
-  status: LoadTestStatus;
-  /** Epoch ms of the load's start and planned end, once running. */
-  startAt: number | null;
-  endAt: number | null;
-  completedAt: number | null;
-  stopRequested: boolean;
-  failureReason: string | null;
-  results: FinalResults | null;
-}
-
-export const getLoadTestState = defineQuery<LoadTestState>('getLoadTestState');
-export const stopLoadTest = defineSignal('stopLoadTest');
 
 const { beginLoadTest, finishLoadTest } = proxyActivities<LoadActivities>({
   taskQueue: TASK_QUEUES.load,

@@ -1,28 +1,12 @@
 // THE TEMPLATE for a job on this platform; later jobs (load tests, bulk checks, audits, video) follow it:
 // - the API starts it with the public id as workflow id (kind prefix inside Temporal) and the owner in memo;
 // - it runs only on the `workflows` task queue and reaches the activity pools through proxyActivities;
-// - its state lives in one object, read by the API through a query defined here, at module top.
+// - its state lives in one object, read by the API through a query of the shared definitions (lib/jobs/),
+//   whose name, input and output types the API, the workers and the activities share without this code.
 // What it does is useful on its own: it proves that every activity pool has a live worker.
-import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { DiagnosticsActivities, WorkerReport } from '../activities/diagnostics/index.ts';
-import { ACTIVITY_POOLS, TASK_QUEUES, type ActivityPool } from './task-queues.ts';
-
-export const PIPELINE_CHECK_KIND = 'pipeline-check';
-
-export type PoolResult =
-  | { status: 'pending' }
-  | { status: 'ok'; worker: WorkerReport }
-  | { status: 'failed'; reason: string };
-
-export interface PipelineCheckState {
-  status: 'running' | 'completed' | 'failed';
-  startedAt: string;
-  completedAt: string | null;
-  pools: Record<ActivityPool, PoolResult>;
-}
-
-export const getPipelineCheckState = defineQuery<PipelineCheckState>('getPipelineCheckState');
-
+import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { DiagnosticsActivities } from '../activities/diagnostics/index.ts';
+import { ACTIVITY_POOLS, getPipelineCheckState, TASK_QUEUES, type PipelineCheckState } from '../lib/jobs/index.ts';
 /** How long a pool may take to pick the task up and answer before the check calls it down. */
 const POOL_DEADLINE = '30 seconds';
 

@@ -2,14 +2,8 @@
 // jobs, but workflows all the same: operators see each in Temporal UI with its owner, a crashed
 // network worker's attempt is retried elsewhere, and the activity's answer is kept in history.
 import { proxyActivities } from '@temporalio/workflow';
-import type { Outcome, SiteActivities } from '../activities/site/index.ts';
-import type { Discovery } from '../activities/site/discover.ts';
-import type { AuditResult, PageType } from '../activities/site/audit/index.ts';
-import { TASK_QUEUES } from './task-queues.ts';
-
-export const SITE_DISCOVERY_KIND = 'site-discovery';
-export const PAGE_AUDIT_KIND = 'page-audit';
-
+import type { SiteActivities } from '../activities/site/index.ts';
+import { TASK_QUEUES, type AuditResult, type Discovery, type Outcome, type PageType } from '../lib/jobs/index.ts';
 const { discoverSitePages, auditPageDesign } = proxyActivities<SiteActivities>({
   taskQueue: TASK_QUEUES.network,
   // Sitemaps (up to 10) or the home page, each fetch bounded to 10 s; the audit reads a page and 4 stylesheets.

@@ -2,16 +2,7 @@
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
 import { currentRequestId } from '../../lib/request-context.ts';
-import type { ActivityPool } from '../../workflows/task-queues.ts';
-
-export interface WorkerReport {
-  pool: ActivityPool;
-  hostname: string;
-  pid: number;
-  answeredAt: string;
-  /** The id of the API request behind the job, as this activity received it (null when none). */
-  requestId: string | null;
-}
+import type { ActivityPool, WorkerReport } from '../../lib/jobs/index.ts';
 
 export function createDiagnosticsActivities(pool: ActivityPool) {
   return {

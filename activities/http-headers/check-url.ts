@@ -1,5 +1,6 @@
 // GET a URL through the SSRF guard and analyse the answer: the http-headers lookup.
 import { negotiatedProtocol } from '../../lib/net/alpn-probe.ts';
+import { bareHost } from '../../lib/net/bare-host.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { analyzeHeaders, overallScore } from './analyze.ts';
 import { analyzeTls } from './tls-grade.ts';
@@ -23,7 +24,7 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
     const final = new URL(res.url);
     const https = final.protocol === 'https:';
     // The request speaks HTTP/1.1; whether the server would speak HTTP/2 is its ALPN choice.
-    const alpn = https ? await negotiatedProtocol(res.remoteAddress, res.remotePort, final.hostname.replace(/^\[|\]$/g, '')) : null;
+    const alpn = https ? await negotiatedProtocol(res.remoteAddress, res.remotePort, bareHost(final)) : null;
     const httpVersion = alpn === 'h2' ? 2 : res.httpVersion;
     const analysis = analyzeHeaders({ headers: res.headers, setCookies: res.setCookies, https, httpVersion });
     const { percentage: sslPercentage, ...ssl_tls } = analyzeTls(res.tls);

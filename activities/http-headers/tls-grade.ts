@@ -2,7 +2,7 @@
 // TLS 1.3, A- over TLS 1.2, B when the certificate expires within 14 days, F for an untrusted or
 // expired certificate, a protocol older than TLS 1.2, or no TLS at all. Percentages for overall_score:
 // A 100, A- 90, B 75, F 0.
-import type { TlsInfo } from '../../lib/net/guarded-fetch.ts';
+import type { TlsInfo } from '../../lib/net/measure.ts';
 
 const PERCENT: Record<string, number> = { A: 100, 'A-': 90, B: 75, F: 0 };
 const DAY_MS = 86_400_000;

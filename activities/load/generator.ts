@@ -5,20 +5,12 @@
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
 // Latencies go into an HDR histogram in microseconds; bytes are counted on the sockets.
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
-import { createAddressPolicy } from '../../lib/net/address-policy.ts';
-import { guardedLookup } from '../../lib/net/guarded-fetch.ts';
+import { AppError } from '../../lib/errors.ts';
+import { guardedTarget, type CheckedTarget } from '../../lib/net/target-guard.ts';
+import type { ShardTarget } from '../../lib/jobs/load-test.ts';
 import { Http1Connection, requestBytes } from './http1.ts';
-
-export interface ShardTarget {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** https without checking the certificate (a staging server's self-signed one, say). */
-  insecureTls?: boolean;
-}
 
 export interface ShardPlan {
   target: ShardTarget;
@@ -92,13 +84,20 @@ export class ShardGenerator {
   private readonly queue: number[] = [];
   private openFinished = false;
 
-  constructor(plan: ShardPlan) {
+  /**
+   * The generator of `plan`, on the target the SSRF guard lets through: a bad URL or a forbidden
+   * literal address is the guard's error, before any connection. A name is resolved and checked by
+   * each connection (the API checked it when the test started; it may answer differently now): a
+   * refusal then is that request's error, counted like any other.
+   */
+  static async create(plan: ShardPlan): Promise<ShardGenerator> {
+    return new ShardGenerator(plan, guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl' }));
+  }
+
+  private constructor(plan: ShardPlan, target: CheckedTarget) {
     this.plan = plan;
-    const url = new URL(plan.target.url);
-    const policy = createAddressPolicy(plan.allow);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && policy.refusal(host)) throw new Error(`targetUrl: target not allowed: ${policy.refusal(host)}`);
-    const options = { url, lookup: guardedLookup(policy, undefined, 'targetUrl'), rejectUnauthorized: !plan.target.insecureTls, onSocket: (socket: Socket) => this.track(socket) };
+    const { url, lookup } = target;
+    const options = { url, lookup, rejectUnauthorized: !plan.target.insecureTls, onSocket: (socket: Socket) => this.track(socket) };
     const request = requestBytes({ url, method: plan.target.method, headers: plan.target.headers, body: plan.target.body });
     for (let i = 0; i < plan.users; i++) this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
     this.t0 = performance.now() + (plan.startAt - Date.now());
@@ -130,7 +129,8 @@ export class ShardGenerator {
     this.histogram.recordValue(latencyUs);
     if (error) {
       this.stats.failed += 1;
-      const kind = (error as NodeJS.ErrnoException).code ?? error.name;
+      // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
+      const kind = (error instanceof AppError ? undefined : (error as NodeJS.ErrnoException).code) ?? error.name;
       this.errors[kind] = (this.errors[kind] ?? 0) + 1;
     } else {
       if (statusCode < 400) this.stats.successful += 1;

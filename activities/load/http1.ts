@@ -5,6 +5,7 @@
 // buffers, no promise or allocation per request. Bytes are counted on the socket.
 import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
+import { bareHost } from '../../lib/net/bare-host.ts';
 
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -82,7 +83,7 @@ export class Http1Connection {
   private open() {
     const { url, lookup, rejectUnauthorized } = this.options;
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = bareHost(url);
     const socket =
       url.protocol === 'https:'
         ? tls.connect({ host, port, lookup, servername: net.isIP(host) ? undefined : host, rejectUnauthorized, ALPNProtocols: ['http/1.1'] })

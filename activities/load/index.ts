@@ -2,9 +2,10 @@
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { finishLoadTestRow, markLoadTestRunning, readShardSnapshots, writeShardSnapshot } from '../../db/load-tests.ts';
-import type { Database, LoadTestStatus } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, ShardGenerator, type ShardPlan, type ShardSnapshot } from './generator.ts';
-import { finalResults, type FinalResults } from './metrics.ts';
+import type { FinalResults, LoadTestStatus } from '../../lib/jobs/load-test.ts';
+import { finalResults } from './metrics.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -34,7 +35,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const attempt = ctx.info.attempt;
       const { testId: _testId, shard: _shard, ...shardPlan } = input;
       const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow };
-      const generator = new ShardGenerator(plan);
+      const generator = await ShardGenerator.create(plan);
       let stopped = false;
       const save = async (snapshot: ShardSnapshot, final: boolean) => {
         if (await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, snapshot, final)) {

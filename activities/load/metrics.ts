@@ -3,39 +3,8 @@
 // snapshot); times are milliseconds; error_rate is a percentage of requests.
 import hdr from 'hdr-histogram-js';
 import type { ShardSnapshotRow } from '../../db/load-tests.ts';
+import type { FinalResults, LiveMetrics } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
-
-export interface LiveMetrics {
-  total_requests: number;
-  successful_requests: number;
-  failed_requests: number;
-  avg_response_time: number;
-  throughput: number;
-  error_rate: number;
-}
-
-export interface FinalResults extends LiveMetrics {
-  total_bytes_sent: number;
-  total_bytes_received: number;
-  min_response_time: number;
-  max_response_time: number;
-  p50_response_time: number;
-  p75_response_time: number;
-  p90_response_time: number;
-  p95_response_time: number;
-  p99_response_time: number;
-  /** Beyond the contract: */
-  duration_seconds: number;
-  status_codes: Record<string, number>;
-  errors: Record<string, number>;
-  /** Open model: arrivals not sent because every connection and the queue were busy. */
-  dropped_requests: number;
-  /** Shard attempts that died (their worker was lost) and the requests they had in flight then. */
-  shard_failures: number;
-  requests_lost: number;
-  /** Requests sent in each second of the test. */
-  requests_per_second: number[];
-}
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);

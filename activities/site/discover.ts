@@ -8,20 +8,16 @@ import { getElementsByTagName } from 'domutils';
 import { Parser, parseDocument } from 'htmlparser2';
 import { getDomain } from 'tldts';
 import { UpstreamError } from '../../lib/errors.ts';
+import type { Discovery } from '../../lib/jobs/site.ts';
 import type { GuardedFetch } from '../../lib/net/guarded-fetch.ts';
+
+export type { Discovery };
 
 export const MAX_PAGES = 20;
 export const MAX_SITEMAPS = 10;
 export const MAX_SITEMAP_DEPTH = 2;
 /** A sitemap may hold 50,000 URLs (about 10 MB); gzip ones expand to at most this. */
 export const SITEMAP_MAX_BYTES = 10 * 1024 * 1024;
-
-export interface Discovery {
-  source: 'sitemap' | 'homepage_links';
-  pages: string[];
-  /** Where the pages came from: the sitemap URLs read, or the home page. */
-  read: string[];
-}
 
 const ASSET = /\.(png|jpe?g|gif|svg|webp|avif|ico|css|js|mjs|map|json|xml|txt|pdf|zip|gz|tgz|rar|7z|mp4|webm|mov|mp3|wav|ogg|woff2?|ttf|otf|eot|csv|xlsx?|docx?|pptx?|dmg|exe|apk)$/i;
 

@@ -3,6 +3,7 @@
 // 5 minutes for audits; the API answers repeats from there) and return failures as values: a page
 // that is too large or answers 404 is an answer to give the caller, not something to retry.
 import { AppError } from '../../lib/errors.ts';
+import type { Outcome } from '../../lib/jobs/site.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { auditPage, PAGE_MAX_BYTES, STYLESHEET_MAX_BYTES, type AuditResult, type PageType } from './audit/index.ts';
@@ -11,8 +12,6 @@ import { discoverPages, MAX_PAGES, normalisePageUrl, SITEMAP_MAX_BYTES, type Dis
 export const DISCOVERY_CACHE_SECONDS = 30 * 60;
 export const AUDIT_CACHE_SECONDS = 5 * 60;
 export const SITE_FETCH_TIMEOUT_MS = 10_000;
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
 
 export interface CachedAnswer<T> {
   value: T;
@@ -41,7 +40,7 @@ async function outcome<T>(work: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (err) {
-    if (err instanceof AppError) return { ok: false, status: err.status, message: err.message };
+    if (err instanceof AppError) return { ok: false, code: err.code, status: err.status, message: err.message };
     throw err;
   }
 }

@@ -1,12 +1,8 @@
 // Activities of the network pool for domain checks (bulk checks fan out to these).
 import { heartbeat } from '@temporalio/activity';
-import type { CheckSummary, DomainLookup, LookupMode } from './lookup.ts';
+import type { CheckedDomain, LookupMode } from '../../lib/jobs/domain-check.ts';
+import type { DomainLookup } from './lookup.ts';
 import { summarize } from './lookup.ts';
-
-export interface CheckedDomain {
-  check: CheckSummary;
-  cached: boolean;
-}
 
 export function createWhoisActivities(lookup: DomainLookup) {
   return {

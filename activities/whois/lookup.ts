@@ -20,10 +20,8 @@ import type { RegistryAnswer } from './registry-answer.ts';
 import { registrableDomain, SPECIAL_USE_TLDS, type RegistrableDomain } from './registrable.ts';
 import { reservedReason } from './reserved.ts';
 import { registryWhoisServer, whoisLookup } from './whois-client.ts';
+import type { CheckSummary, Confidence, LookupMode } from '../../lib/jobs/domain-check.ts';
 
-export const LOOKUP_MODES = ['full', 'fast', 'availability_only'] as const;
-export type LookupMode = (typeof LOOKUP_MODES)[number];
-export type Confidence = 'high' | 'medium' | 'low';
 
 /** Seconds a result is cached, by what it says and how it was learnt. Unknown results are not cached. */
 export const CACHE_TTL_SECONDS = {
@@ -39,31 +37,11 @@ export const CACHE_TTL_SECONDS = {
  */
 export const AFTERMARKET_NS_DOMAINS = ['sedoparking.com', 'afternic.com', 'dan.com', 'parkingcrew.net', 'bodis.com', 'above.com', 'hugedomains.com', 'namebrightdns.com', 'domainmarket.com', 'atom.com', 'squadhelp.com'];
 
-/** What is known about one name: currency-independent, cacheable. */
-export interface DomainCheck {
-  domain: string;
-  /** The public suffix (prices are per suffix). */
-  suffix: string;
-  available: boolean | null;
-  is_registered: boolean | null;
-  is_reserved: boolean;
-  /** The rule or registry answer that reserves it. */
-  reserved_reason: string | null;
-  /** The registry called the unregistered name premium. */
-  registry_premium: boolean;
-  /** Registered and parked at a marketplace's for-sale name servers. */
-  aftermarket: boolean;
-  confidence: Confidence;
-  evidence: 'rdap' | 'whois' | 'dns' | 'rule';
-  whois_server: string;
+/** What is known about one name: currency-independent, cacheable. A bulk check carries its summary. */
+export interface DomainCheck extends CheckSummary {
   raw_data: string;
   parsed_data: ParsedData;
-  /** Why the answer is unknown or weaker than asked for. */
-  problems: string[];
 }
-
-/** A check without the registration record and raw answer: what a bulk check carries around. */
-export type CheckSummary = Omit<DomainCheck, 'raw_data' | 'parsed_data'>;
 
 export function summarize({ raw_data: _raw, parsed_data: _parsed, ...summary }: DomainCheck): CheckSummary {
   return summary;

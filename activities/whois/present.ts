@@ -1,5 +1,6 @@
 // The response shapes of the interface: the single lookup (GET whois) and one bulk entry.
-import type { CachedCheck, CheckSummary, LookupMode } from './lookup.ts';
+import type { CheckSummary, LookupMode } from '../../lib/jobs/domain-check.ts';
+import type { CachedCheck } from './lookup.ts';
 import { emptyParsedData } from './parse.ts';
 import { HIGH_PRICE_USD, priceOf, usdPrice, type Currency } from './pricing.ts';
 

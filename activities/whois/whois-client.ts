@@ -7,6 +7,7 @@ import dns from 'node:dns';
 import fs from 'node:fs';
 import net, { isIP } from 'node:net';
 import { createAddressPolicy } from '../../lib/net/address-policy.ts';
+import { bareHost } from '../../lib/net/bare-host.ts';
 import { emptyParsedData, mentionsPremium, mergeParsed, parseWhois, whoisReferral, whoisVerdict } from './parse.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
 
@@ -25,7 +26,7 @@ export function registryWhoisServer(tld: string): string | null {
 
 function splitServer(server: string): { host: string; port: number } {
   const m = /^(.*):(\d{1,5})$/.exec(server);
-  return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : { host: server, port: 43 };
+  return m ? { host: bareHost(m[1]!), port: Number(m[2]) } : { host: server, port: 43 };
 }
 
 export interface WhoisQueryOptions {

@@ -8,25 +8,25 @@
 import Router from '@koa/router';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
-import { recordGrantUse } from '../../db/oauth-store.ts';
 import type { ApiDeps } from '../context.ts';
 import { createTokenVerifier } from '../oauth/verify.ts';
 import { MCP_SCOPES, type OauthServer } from '../oauth/provider.ts';
 import { readBody } from '../read-body.ts';
-import { lookupServices } from '../services.ts';
-import { siteService } from '../site.ts';
-import { createMcpServer, scopesAllowing, type McpToolDeps } from './tools.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Services } from '../services/index.ts';
+import { scopesAllowing } from './run.ts';
+import { createMcpServer, type McpToolDeps } from './tools.ts';
 
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
-export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }): Router {
+export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Services): Router {
   const router = new Router();
   const { config } = deps;
   const base = new URL(config.baseUrl);
   const metadataUrl = `${config.baseUrl}${RESOURCE_METADATA_PATH}/mcp`;
   const verify = createTokenVerifier({ db: deps.db, oauth: deps.oauth });
-  const toolDeps: McpToolDeps = { db: deps.db, kv: deps.kv, baseUrl: config.baseUrl, lookups: lookupServices(config), logger: deps.logger, site: siteService({ kv: deps.kv, temporal: deps.temporal, allow: config.networkAllow }) };
+  const toolDeps: McpToolDeps = { lookups: services.lookups, webhooks: services.webhooks, quota: services.quota, site: services.site, logger: deps.logger };
   const listenHost = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const allowedHosts = new Set([base.host, listenHost, `localhost:${config.port}`]);
 
@@ -76,7 +76,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }): Router {
     try {
       body = JSON.parse((await readBody(ctx.req, MCP_BODY_LIMIT_BYTES)).toString('utf8'));
     } catch (err) {
-      if ((err as { status?: number }).status === 413) return rpcError(ctx, 413, -32600, `Request larger than ${MCP_BODY_LIMIT_BYTES} bytes`);
+      if (err instanceof AppError && err.code === 'payload_too_large') return rpcError(ctx, 413, -32600, `Request larger than ${MCP_BODY_LIMIT_BYTES} bytes`);
       return rpcError(ctx, 400, -32700, 'Parse error: the body is not valid JSON');
     }
 
@@ -89,7 +89,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }): Router {
       }
     }
 
-    await recordGrantUse(deps.db, holder.grantId);
+    await services.accounts.recordAppUse(holder.grantId);
     const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;

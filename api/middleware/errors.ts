@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError, type ErrorStatus } from '../../lib/errors.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { settleUnreadBody } from '../read-body.ts';
 
@@ -10,8 +10,8 @@ export function errorHandler(logger: Logger): Middleware {
       await next();
       // Routers answer 404, 405 and 501 without a body; give those the error shape too.
       if (ctx.status >= 400 && ctx.body == null) {
-        const status = ctx.status as ErrorStatus;
-        throw new AppError(status, status === 404 ? `No route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`);
+        const status = ctx.status;
+        throw AppError.ofStatus(status, status === 404 ? `No route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`);
       }
     } catch (err) {
       const appError = toAppError(err);
@@ -33,7 +33,7 @@ export function toAppError(err: unknown): AppError {
   // Errors raised by Koa and its body readers (http-errors) carry an `expose`d 4xx status.
   const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-    return new AppError(e.status as 400, e.message ?? 'Bad request');
+    return AppError.ofStatus(e.status, e.message ?? 'Bad request');
   }
-  return new AppError(500, 'Internal server error');
+  return new AppError('internal', 'Internal server error');
 }

@@ -1,56 +1,11 @@
-// The OpenAPI 3.1 document of /api/v1, generated from the zod schemas the routes validate with and
-// the response schemas of api/openapi/responses.ts. OPERATIONS is the one list: the document is built
-// from it, a test checks it names every route the routers serve, and the integration suites check
-// every answer they receive against it (test/support/client.ts), so it cannot drift from the code.
+// The OpenAPI 3.1 document of /api/v1, built from the operation declarations of api/schemas/ (the
+// same ones the routers serve, with the zod schemas they validate with and the response schemas).
+// The integration suites check every answer they receive against it (test/support/client.ts).
 import { z } from 'zod';
-import { auditInput, discoverInput } from '../site.ts';
-import { bulkBody, bulkQuery, whoisQuery } from '../routes/domains.ts';
-import { listQuery, startBody } from '../routes/load-testing.ts';
-import { dnsQuery, headersQuery, ipQuery } from '../routes/lookups.ts';
-import { deleteBody, requestsQuery, resumeHeaders } from '../routes/webhooks.ts';
-import * as R from './responses.ts';
-
-export interface Operation {
-  method: 'get' | 'post';
-  /** OpenAPI path template under /api/v1, e.g. `/load-testing/status/{test_id}`. */
-  path: string;
-  summary: string;
-  tag: string;
-  query?: z.ZodObject;
-  /** Request headers the operation reads besides the credentials (lower-case names). */
-  headers?: z.ZodObject;
-  body?: z.ZodType;
-  /** The success status and its body (null body: a Server-Sent Events stream). */
-  success: { status: number; schema: z.ZodType | null; description: string };
-  /** Error statuses besides 401 and 429, which every operation has. */
-  errors: number[];
-}
-
-const webhookPath = (path: string) => `/network/${path}`;
-
-export const OPERATIONS: Operation[] = [
-  { method: 'post', path: webhookPath('my-webhook-create'), summary: 'Create a webhook and its capture URL', tag: 'Webhooks', success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [] },
-  { method: 'get', path: webhookPath('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] },
-  { method: 'get', path: webhookPath('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first', tag: 'Webhooks', query: requestsQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] },
-  { method: 'get', path: webhookPath('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] },
-  { method: 'post', path: webhookPath('my-webhook-delete'), summary: 'Delete a webhook and what it captured', tag: 'Webhooks', body: deleteBody, success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' }, errors: [400, 404] },
-  { method: 'get', path: '/network/dns-lookup', summary: 'DNS records of a domain', tag: 'Lookups', query: dnsQuery, success: { status: 200, schema: R.dnsLookupResult, description: 'Records' }, errors: [400, 404, 502, 504] },
-  { method: 'get', path: '/network/ip-info', summary: 'Location, network and reverse DNS of an IP (yours when omitted)', tag: 'Lookups', query: ipQuery, success: { status: 200, schema: R.ipInfoResult, description: 'What is known of the address' }, errors: [400] },
-  { method: 'get', path: '/network/http-headers', summary: 'Security headers, TLS, caching and cookies of a URL, graded', tag: 'Lookups', query: headersQuery, success: { status: 200, schema: R.httpHeadersResult, description: 'Analysis' }, errors: [400, 502, 504] },
-  { method: 'get', path: '/network/whois', summary: 'Registration of a domain (RDAP, WHOIS, DNS) with pricing', tag: 'Domains', query: whoisQuery, success: { status: 200, schema: R.whoisAnswer, description: 'Registration and pricing' }, errors: [400] },
-  { method: 'post', path: '/network/domains/check', summary: 'Check up to 100 domains at once', tag: 'Domains', body: bulkBody, success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' }, errors: [400, 504] },
-  { method: 'get', path: '/network/domains/check', summary: 'Check up to 100 domains at once (query form)', tag: 'Domains', query: bulkQuery, success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' }, errors: [400, 504] },
-  { method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400] },
-  { method: 'get', path: '/load-testing/status/{test_id}', summary: 'Status and live metrics of a load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' }, errors: [404, 503] },
-  { method: 'get', path: '/load-testing/status/{test_id}/events', summary: 'Status of a load test as Server-Sent Events, until it ends', tag: 'Load testing', success: { status: 200, schema: null, description: 'text/event-stream: `status` events with the shape of the status answer' }, errors: [404] },
-  { method: 'post', path: '/load-testing/stop/{test_id}', summary: 'Stop a running load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' }, errors: [404, 409] },
-  { method: 'get', path: '/load-testing/results/{test_id}', summary: 'Final results of an ended load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' }, errors: [404, 409] },
-  { method: 'get', path: '/load-testing/tests', summary: 'Your load tests, newest first', tag: 'Load testing', query: listQuery, success: { status: 200, schema: R.loadTestListResult, description: 'Tests' }, errors: [400] },
-  { method: 'post', path: '/site/discover', summary: 'Up to 20 pages of a site, from its sitemaps or home page links', tag: 'Sites', body: discoverInput, success: { status: 200, schema: R.siteDiscoverResult, description: 'Pages' }, errors: [400, 502, 504] },
-  { method: 'post', path: '/site/audit', summary: 'Design audit of one page (template, alignment, accessibility, style budget)', tag: 'Sites', body: auditInput, success: { status: 200, schema: R.siteAuditResult, description: 'Findings and summary' }, errors: [400, 502, 504] },
-  { method: 'post', path: '/diagnostics/pipeline-checks', summary: 'Start the pipeline check (API -> workflow -> every pool)', tag: 'Diagnostics', success: { status: 202, schema: R.pipelineCheckStartResult, description: 'Started' }, errors: [] },
-  { method: 'get', path: '/diagnostics/pipeline-checks/{check_id}', summary: 'State of a pipeline check', tag: 'Diagnostics', success: { status: 200, schema: R.pipelineCheckStatusResult, description: 'State' }, errors: [404, 503] },
-];
+import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { OPERATIONS } from '../schemas/index.ts';
+import type { Operation } from '../schemas/operation.ts';
+import * as R from '../schemas/responses.ts';
 
 /** Every operation also answers these (authentication and rate limits), and 413 for large bodies. */
 export const COMMON_ERRORS = [401, 429];
@@ -88,7 +43,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const parameters = [
-      ...[...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } })),
+      ...[...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', pattern: PUBLIC_ID_PATTERN.source } })),
       ...parametersOf(op.query, 'query'),
       ...parametersOf(op.headers, 'header'),
     ];

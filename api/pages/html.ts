@@ -4,7 +4,7 @@
 // check on the Origin header when the browser sends one.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, ForbiddenError } from '../../lib/errors.ts';
 import { readBody } from '../read-body.ts';
 
 export function escapeHtml(s: string): string {
@@ -85,7 +85,7 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 
 /** The fields of a urlencoded form (the last value of a repeated name). */
 export async function readForm(ctx: Context): Promise<Record<string, string>> {
-  if (!ctx.is('application/x-www-form-urlencoded')) throw new AppError(415, 'Forms are sent as application/x-www-form-urlencoded');
+  if (!ctx.is('application/x-www-form-urlencoded')) throw new AppError('unsupported_media_type', 'Forms are sent as application/x-www-form-urlencoded');
   const text = (await readBody(ctx.req, FORM_LIMIT_BYTES)).toString('utf8');
   return Object.fromEntries(new URLSearchParams(text));
 }
@@ -104,9 +104,9 @@ export function csrfToken(ctx: Context, secure: boolean): string {
 /** Refuses (403) a form post whose token does not match the cookie, or that comes from another origin. */
 export function checkCsrf(ctx: Context, form: Record<string, string>, baseUrl: string): void {
   const origin = ctx.get('origin');
-  if (origin && origin !== 'null' && origin !== new URL(baseUrl).origin) throw new AppError(403, `Form posted from another origin (${origin.slice(0, 100)})`);
+  if (origin && origin !== 'null' && origin !== new URL(baseUrl).origin) throw new ForbiddenError(`Form posted from another origin (${origin.slice(0, 100)})`);
   const cookie = ctx.cookies.get(CSRF_COOKIE) ?? '';
   const sent = form.csrf ?? '';
   const ok = cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));
-  if (!ok) throw new AppError(403, 'The form expired or was not sent from this site: reload the page and try again');
+  if (!ok) throw new ForbiddenError('The form expired or was not sent from this site: reload the page and try again');
 }

@@ -7,15 +7,14 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { sql } from 'kysely';
 import type { Payload } from '@temporalio/common';
-import { AppError, UnauthorizedError } from '../../lib/errors.ts';
+import { AppError, ForbiddenError, InvalidInputError, UnauthorizedError } from '../../lib/errors.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { Gauge } from 'prom-client';
 import type { ApiDeps } from '../context.ts';
 import { readBody } from '../read-body.ts';
-import { TASK_QUEUES } from '../../workflows/task-queues.ts';
+import { JOB_WORKFLOW_TYPES, TASK_QUEUES } from '../../lib/jobs/index.ts';
 
 const CODEC_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
-const JOB_TYPES = ['loadTest', 'bulkDomainCheck', 'siteDiscovery', 'pageAudit', 'pipelineCheck'];
 
 export function operatorRoutes(deps: ApiDeps): Router {
   const router = new Router();
@@ -33,7 +32,7 @@ export function operatorRoutes(deps: ApiDeps): Router {
     // request (a proxy on this machine makes every client look local).
     const peer = ctx.req.socket.remoteAddress ?? '';
     const local = peer === '::1' || peer.startsWith('127.') || peer.startsWith('::ffff:127.');
-    if (!local || ctx.get('x-forwarded-for') || ctx.get('forwarded')) throw new AppError(403, 'Operator endpoints answer only this machine (directly, not through a proxy) unless OPERATOR_TOKEN is set');
+    if (!local || ctx.get('x-forwarded-for') || ctx.get('forwarded')) throw new ForbiddenError('Operator endpoints answer only this machine (directly, not through a proxy) unless OPERATOR_TOKEN is set');
   };
 
   // Cluster-wide figures, read when scraped: jobs by type and status from Temporal's visibility,
@@ -47,7 +46,7 @@ export function operatorRoutes(deps: ApiDeps): Router {
   async function refreshClusterFigures(): Promise<void> {
     jobs.reset();
     await Promise.all([
-      ...JOB_TYPES.map(async (type) => {
+      ...JOB_WORKFLOW_TYPES.map(async (type) => {
         try {
           const counted = await deps.temporal.workflow.count(`WorkflowType = '${type}' GROUP BY ExecutionStatus`);
           for (const g of counted.groups) jobs.set({ type, status: String(g.groupValues[0]).toLowerCase() }, g.count);
@@ -98,9 +97,9 @@ export function operatorRoutes(deps: ApiDeps): Router {
       body = JSON.parse((await readBody(ctx.req, CODEC_BODY_LIMIT_BYTES)).toString('utf8'));
     } catch (err) {
       if (err instanceof AppError) throw err;
-      throw new AppError(400, 'The body must be JSON: {"payloads":[{"metadata":{...},"data":"<base64>"}]}');
+      throw new InvalidInputError('The body must be JSON: {"payloads":[{"metadata":{...},"data":"<base64>"}]}');
     }
-    if (!Array.isArray(body?.payloads)) throw new AppError(400, 'payloads must be an array');
+    if (!Array.isArray(body?.payloads)) throw new InvalidInputError('payloads must be an array', 'payloads');
     const payloads: Payload[] = body.payloads.map((p) => ({
       metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64')])),
       data: Buffer.from(String(p.data ?? ''), 'base64'),
@@ -109,7 +108,7 @@ export function operatorRoutes(deps: ApiDeps): Router {
     try {
       decoded = await deps.codec.decode(payloads);
     } catch (err) {
-      throw new AppError(400, `The payloads could not be decoded: ${(err as Error).message}`);
+      throw new InvalidInputError(`The payloads could not be decoded: ${(err as Error).message}`);
     }
     ctx.body = {
       payloads: decoded.map((p) => ({

@@ -1,18 +1,12 @@
 // REST twins of the MCP site tools, for API-key users: POST /api/v1/site/discover and /site/audit.
 import Router from '@koa/router';
-import type { ApiDeps } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
-import { auditInput, discoverInput, siteService } from '../site.ts';
-import { validate } from '../validate.ts';
+import { siteOperations as ops } from '../schemas/site.ts';
+import type { Services } from '../services/index.ts';
+import { serve, type V1Router } from './serve.ts';
 
-export function siteRoutes(deps: ApiDeps): Router<AuthState> {
-  const router = new Router<AuthState>({ prefix: '/site' });
-  const site = siteService({ kv: deps.kv, temporal: deps.temporal, allow: deps.config.networkAllow });
-  router.post('/discover', async (ctx) => {
-    ctx.body = { success: true, ...(await site.discover(validate(discoverInput, ctx.request.body, 'body'), ctx.state.account.userId)) };
-  });
-  router.post('/audit', async (ctx) => {
-    ctx.body = { success: true, ...(await site.audit(validate(auditInput, ctx.request.body, 'body'), ctx.state.account.userId)) };
-  });
+export function siteRoutes({ site }: Pick<Services, 'site'>): V1Router {
+  const router: V1Router = new Router();
+  serve(router, ops.discover, async (ctx, { body }) => ({ success: true, ...(await site.discover(body, ctx.state.account.userId)) }));
+  serve(router, ops.audit, async (ctx, { body }) => ({ success: true, ...(await site.audit(body, ctx.state.account.userId)) }));
   return router;
 }

@@ -4,7 +4,7 @@
 // could carry a private IPv4 address past a check that only looks at IPv4.
 // NETWORK_ALLOW (CIDRs) is the only way around it: tests and private deployments.
 import { BlockList, isIP } from 'node:net';
-import { parseCidr } from '../config.ts';
+import { parseCidr } from './cidr.ts';
 
 const FORBIDDEN_V4 = [
   '0.0.0.0/8', // "this network"

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
-import { parseCidr } from '../config.ts';
+import { parseCidr } from './cidr.ts';
 
 /** `::ffff:192.0.2.1` is the IPv4 address 192.0.2.1 seen through a dual-stack socket. */
 export function plainIp(address: string): string {

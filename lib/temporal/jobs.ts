@@ -2,8 +2,10 @@
 // so an operator finds a job in Temporal UI by the id a user reports; the owner rides in the memo.
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
-import { AppError } from '../errors.ts';
-import { randomToken } from '../tokens.ts';
+import { UnavailableError } from '../errors.ts';
+import type { JobWorkflows, JobWorkflowType } from '../jobs/index.ts';
+import { TASK_QUEUES } from '../jobs/task-queues.ts';
+import { PUBLIC_ID_PATTERN, randomToken } from '../tokens.ts';
 import { processMetrics } from '../metrics.ts';
 import { currentRequestId } from '../request-context.ts';
 import { jobSearchAttributes } from './search-attributes.ts';
@@ -16,32 +18,42 @@ export function newJobId(): string {
   return randomToken(12);
 }
 
-export interface StartJobOptions<A extends unknown[]> {
+/**
+ * A job to start: a workflow of the shared definitions (lib/jobs/) by its type name, its arguments
+ * checked against that workflow's parameters; the handle's result() has the workflow's result type.
+ * Every job's workflow runs on the `workflows` task queue.
+ *
+ * By name, not by function: `workflow: loadTest` would make the API process load the workflow code at
+ * run time, and a type-only `startJob<typeof loadTest>` with the name beside it checks the arguments
+ * but not the name. lib/jobs/ holds both the name and the signature (the API imports no workflow
+ * code, not even a type), and workers/pools/workflows.ts checks at compile time that the bundle
+ * exports each workflow under that name with that signature.
+ */
+export interface JobStart<N extends JobWorkflowType> {
   kind: string;
   ownerId: number;
-  workflowType: string;
-  taskQueue: string;
-  args: A;
+  workflow: N;
+  args: Parameters<JobWorkflows[N]>;
   publicId?: string;
 }
 
-export async function startJob<A extends unknown[]>(client: Client, o: StartJobOptions<A>): Promise<{ publicId: string; handle: WorkflowHandle }> {
+export async function startJob<N extends JobWorkflowType>(client: Client, o: JobStart<N>): Promise<{ publicId: string; handle: WorkflowHandle<JobWorkflows[N]> }> {
   const publicId = o.publicId ?? newJobId();
-  const handle = await client.workflow.start(o.workflowType, {
+  const handle = await client.workflow.start(o.workflow, {
     workflowId: workflowIdOf(o.kind, publicId),
-    taskQueue: o.taskQueue,
-    args: o.args,
+    taskQueue: TASK_QUEUES.workflows,
+    args: o.args as unknown[],
     // The request id links the API's log line for this request to the workflow in Temporal UI.
     memo: { owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
     typedSearchAttributes: jobSearchAttributes(o.kind, o.ownerId),
   });
   processMetrics().jobsStarted.inc({ kind: o.kind });
-  return { publicId, handle };
+  return { publicId, handle: handle as WorkflowHandle<JobWorkflows[N]> };
 }
 
 /** The job's handle when `ownerId` owns it; null for unknown and foreign ids alike. */
 export async function findOwnedJob(client: Client, kind: string, publicId: string, ownerId: number): Promise<WorkflowHandle | null> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(publicId)) return null;
+  if (!PUBLIC_ID_PATTERN.test(publicId)) return null;
   const handle = client.workflow.getHandle(workflowIdOf(kind, publicId));
   try {
     const description = await handle.describe();
@@ -50,6 +62,28 @@ export async function findOwnedJob(client: Client, kind: string, publicId: strin
     if (err instanceof WorkflowNotFoundError) return null;
     throw err;
   }
+}
+
+/**
+ * The job's result when it ends within `ms`; null when it has not (the job goes on). A failed job
+ * rejects, as `handle.result()` does.
+ */
+export async function resultWithin<T>(handle: WorkflowHandle, ms: number): Promise<{ value: T } | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([handle.result().then((value: T) => ({ value })), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The 503 of a job (`noun`: what the user calls it) whose state no workflows worker could tell. */
+export function unreadableState(err: unknown, noun = 'job'): UnavailableError {
+  return new UnavailableError(`The ${noun}'s state could not be read (no workflows worker answered): ${(err as Error).message}`);
 }
 
 /**
@@ -62,6 +96,6 @@ export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefini
   try {
     return await handle.query(query);
   } catch (err) {
-    throw new AppError(503, `The job's state could not be read (no workflows worker answered): ${(err as Error).message}`);
+    throw unreadableState(err);
   }
 }

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { upsertUser } from '../../db/users.ts';
 import { createMcpServer, type McpToolDeps } from '../../api/mcp/tools.ts';
-import { lookupServices } from '../../api/services.ts';
+import { lookupService } from '../../api/services/lookups.ts';
+import { quotaService } from '../../api/services/quota.ts';
+import { webhookService } from '../../api/services/webhooks.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { MemoryKvStore } from '../../lib/kv/index.ts';
 import { createLogger } from '../../lib/log.ts';
@@ -25,7 +27,7 @@ describe('MCP tools', () => {
     dns = await startDnsServer();
     database = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('mcp-tools') });
     const config = loadConfig({ DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32', BASE_URL: 'https://tools.example.test' });
-    deps = { db: database.db, kv, baseUrl: config.baseUrl, lookups: lookupServices(config), logger: createLogger('silent') };
+    deps = { lookups: lookupService(config), webhooks: webhookService(database.db, config.baseUrl), quota: quotaService(kv), logger: createLogger('silent') };
   });
   afterAll(async () => {
     await database?.close();

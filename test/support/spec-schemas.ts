@@ -1,2 +1,2 @@
 // The response shapes live with the API (they generate its OpenAPI document); the suites use the same ones.
-export * from '../../api/openapi/responses.ts';
+export * from '../../api/schemas/responses.ts';

@@ -2,7 +2,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Http1Connection, requestBytes } from '../../activities/load/http1.ts';
-import { guardedLookup } from '../../lib/net/guarded-fetch.ts';
+import { guardedLookup } from '../../lib/net/target-guard.ts';
 import { createAddressPolicy } from '../../lib/net/address-policy.ts';
 
 const servers: net.Server[] = [];

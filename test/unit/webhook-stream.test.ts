@@ -1,11 +1,11 @@
 // The live stream of captures sends a capture that committed after a later one (out of order), once.
 import { describe, expect, it } from 'vitest';
-import { webhookViews } from '../../api/webhook-views.ts';
+import { webhookService } from '../../api/services/webhooks.ts';
 
 describe('requestsStream', () => {
   it('sends late commits with lower ids, and never the same capture twice', async () => {
     const stored: Array<{ id: number }> = [];
-    const views = webhookViews({} as never, 'https://x.test');
+    const views = webhookService({} as never, 'https://x.test');
     const fake = { requests: async (_u: number, _w: string, afterId: number) => {
       const requests = stored.filter((r) => r.id > afterId).sort((a, b) => b.id - a.id);
       return { total: requests.length, requests };
@@ -23,7 +23,7 @@ describe('requestsStream', () => {
 
   it('resumes after a Last-Event-ID: nothing at or below it, late commits above it still sent, event ids the highest sent', async () => {
     const stored: Array<{ id: number }> = [{ id: 100 }, { id: 101 }];
-    const views = webhookViews({} as never, 'https://x.test');
+    const views = webhookService({} as never, 'https://x.test');
     const fake = { requests: async (_u: number, _w: string, afterId: number) => ({ total: 0, requests: stored.filter((r) => r.id > afterId).sort((a, b) => b.id - a.id) }) };
     const tick = views.requestsStream.call(fake as never, 1, 'hook', 101);
     const next = async () => {

@@ -12,6 +12,7 @@ import { alignmentFindings } from './rules-alignment.ts';
 import { budgetFindings, budgetsFor, styleCounts } from './rules-budget.ts';
 import { templateFindings } from './rules-template.ts';
 import { PAGE_TYPES, type Category, type Finding, type PageType, type Severity } from './model.ts';
+import type { AuditResult } from '../../../lib/jobs/site.ts';
 import { parseInlineStyle, parseRules, StyleIndex, type StyleSheetText } from './styles.ts';
 
 export const MAX_STYLESHEETS = 4;
@@ -20,26 +21,6 @@ export const STYLESHEET_MAX_BYTES = 1024 * 1024;
 export const MAX_FINDINGS_PER_RULE = 20;
 export const LIMITATIONS =
   'Static, heuristic analysis of the HTML and CSS source: no browser, no layout, no JavaScript, no full cascade (the declared value with the highest importance and specificity wins; colours and sizes are inherited through matching selectors only). Contrast is checked only where colours are declared as plain values; images, gradients and variables are not resolved.';
-
-export interface AuditResult {
-  url: string;
-  final_url: string;
-  page_type: PageType;
-  page_type_source: string;
-  findings: Finding[];
-  summary: {
-    score: number;
-    total_findings: number;
-    by_category: Record<Category, number>;
-    by_severity: Record<Severity, number>;
-    stylesheets: { read: number; skipped: Array<{ url: string; reason: string }>; style_blocks: number; style_attributes: number };
-    style_counts: Record<string, number>;
-    page_bytes: number;
-    /** Findings left out per rule beyond MAX_FINDINGS_PER_RULE. */
-    findings_omitted: Record<string, number>;
-    limitations: string;
-  };
-}
 
 export interface AuditOptions {
   url: string;
@@ -174,4 +155,4 @@ export function inferPageType(url: string, elements: Element[]): { type: PageTyp
 }
 
 export { PAGE_TYPES };
-export type { Finding, PageType };
+export type { AuditResult, Finding, PageType };

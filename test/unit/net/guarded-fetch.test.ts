@@ -4,7 +4,8 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../lib/errors.ts';
-import { createGuardedFetch, ForbiddenAddressError } from '../../../lib/net/guarded-fetch.ts';
+import { createGuardedFetch } from '../../../lib/net/guarded-fetch.ts';
+import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
 import { startHttpsServer } from '../../fixtures/https-server.ts';
 
 interface Fixture {

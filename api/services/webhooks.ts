@@ -1,16 +1,18 @@
-// What a user sees of their webhooks, shared by the REST routes and the MCP tools (one owner check,
-// one shape). Unknown and foreign ids are the same 404.
+// Webhooks as a user sees them, for every door (REST, MCP, dashboard): one owner check, one shape.
+// Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks } from '../db/webhooks.ts';
-import { NotFoundError } from '../lib/errors.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK } from './capture.ts';
-import type { SseTick } from './sse.ts';
+import type { Database } from '../../db/schema.ts';
+import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks } from '../../db/webhooks.ts';
+import { NotFoundError } from '../../lib/errors.ts';
+import type { SseTick } from '../sse.ts';
+
+/** Captured requests kept per webhook; the oldest are dropped beyond this. */
+export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
 /** How far back (in row ids) a live stream looks for captures that committed after later ones. */
 export const OUT_OF_ORDER_WINDOW = 20_000;
 
-export function webhookViews(db: Kysely<Database>, baseUrl: string) {
+export function webhookService(db: Kysely<Database>, baseUrl: string) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
   return {
     async create(userId: number) {
@@ -77,3 +79,7 @@ export function webhookViews(db: Kysely<Database>, baseUrl: string) {
     },
   };
 }
+
+export type WebhookService = ReturnType<typeof webhookService>;
+/** One captured request as every door shows it. */
+export type CapturedView = Awaited<ReturnType<WebhookService['requests']>>['requests'][number];

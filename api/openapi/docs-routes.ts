@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import Router from '@koa/router';
 import type { ApiDeps } from '../context.ts';
-import { buildOpenApi } from '../openapi/document.ts';
+import { buildOpenApi } from './document.ts';
 
 const require = createRequire(import.meta.url);
 const ASSETS: Record<string, string> = {

@@ -1,0 +1,51 @@
+// Dashboard: the OAuth clients authorized for /mcp, each with Disconnect.
+import type Router from '@koa/router';
+import { html } from '../pages/html.ts';
+import type { Services } from '../services/index.ts';
+import { seeOther, when, type DashboardPages } from './page.ts';
+
+export function connectedAppSection(router: Router, page: DashboardPages, { accounts, config }: Pick<Services, 'accounts' | 'config'>): void {
+  router.get('/connected-apps', async (ctx) => {
+    const account = await page.signedIn(ctx);
+    if (!account) return;
+    const apps = await accounts.connectedApps(account.id);
+    const csrf = page.csrf(ctx);
+    const notice = ctx.query.revoked ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>` : '';
+    page.layout(
+      ctx,
+      account,
+      'connected-apps',
+      'Connected apps',
+      html`<h1>Connected apps</h1>
+        <p>Signed in as ${account.email}.</p>
+        ${notice}
+        ${
+          apps.length === 0
+            ? html`<p>No app is connected to your account. MCP clients connect at <code>${config.baseUrl}/mcp</code>.</p>`
+            : html`<div class="table-wrap"><table><thead><tr><th scope="col">App</th><th scope="col">Scopes</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
+              ${apps.map(
+                (a) => html`<tr>
+                  <td>${a.clientName ?? a.clientId}<br><small>${a.redirectHosts.join(', ')}</small></td>
+                  <td>${a.scopes.map((s) => html`<code>${s}</code> `)}</td>
+                  <td>${when(a.firstUsedAt)}</td>
+                  <td>${when(a.lastUsedAt)}</td>
+                  <td><form method="post" action="/dashboard/connected-apps/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${a.clientId}"><button type="submit" aria-label="Disconnect ${a.clientName ?? a.clientId}">Disconnect</button></form></td>
+                </tr>`,
+              )}
+              </tbody></table></div>`
+        }`,
+    );
+  });
+
+  router.post('/connected-apps/revoke', async (ctx) => {
+    const post = await page.signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
+    const clientId = form.client_id ?? '';
+    const app = await accounts.disconnect(account.id, clientId);
+    if (!app) {
+      return page.layout(ctx, account, 'connected-apps', 'Not connected', html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p><a href="/dashboard/connected-apps">Back</a></p>`, 404);
+    }
+    seeOther(ctx, `/dashboard/connected-apps?revoked=${encodeURIComponent(app.clientName ?? app.clientId)}`);
+  });
+}

@@ -1,0 +1,77 @@
+// What every dashboard section shares: the signed-in account (or a redirect to sign in), CSRF-checked
+// form posts, the page layout with its navigation, and 303 after a post.
+import fs from 'node:fs';
+import type { Context } from 'koa';
+import type { Account } from '../../db/users.ts';
+import type { ApiDeps } from '../context.ts';
+import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
+import type { Services } from '../services/index.ts';
+import { dashboardSessions } from './session.ts';
+
+export type Section = 'keys' | 'webhooks' | 'load-tests' | 'connected-apps';
+
+export const when = (d: Date | string | null) => (d ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
+
+export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts'>) {
+  const secure = deps.config.baseUrl.startsWith('https:');
+  const sessions = dashboardSessions(deps.kv, secure);
+
+  async function signedIn(ctx: Context): Promise<Account | null> {
+    const userId = await sessions.userId(ctx);
+    const account = userId === null ? null : await services.accounts.find(userId);
+    if (!account) ctx.redirect(`/dashboard/sign-in?next=${encodeURIComponent(ctx.path)}`);
+    return account;
+  }
+
+  return {
+    secure,
+    sessions,
+    signedIn,
+    csrf: (ctx: Context) => csrfToken(ctx, secure),
+
+    /** A signed-in form post: the form with its CSRF token checked, and the account (null: sent to sign in). */
+    async signedInForm(ctx: Context): Promise<{ form: Record<string, string>; account: Account } | null> {
+      const form = await readForm(ctx);
+      checkCsrf(ctx, form, deps.config.baseUrl);
+      const account = await signedIn(ctx);
+      return account ? { form, account } : null;
+    },
+
+    /** A signed-in page: the navigation, then the section's content. */
+    layout(ctx: Context, account: Account, section: Section, title: string, body: Html, status = 200) {
+      const csrf = csrfToken(ctx, secure);
+      const link = (href: string, label: string, name?: Section) => html`<a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a>`;
+      sendPage(
+        ctx,
+        `${title} · netops`,
+        html`<nav class="top" aria-label="Dashboard">
+            ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
+            ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
+            <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out ${account.email}</button></form>
+          </nav>
+          ${body}`,
+        status,
+      );
+      return csrf;
+    },
+  };
+}
+
+export type DashboardPages = ReturnType<typeof dashboardPages>;
+
+/** After a form post: 303, so a reload does not post again. */
+export function seeOther(ctx: Context, url: string): void {
+  ctx.status = 303;
+  ctx.redirect(url);
+}
+
+/** A small script of the dashboard's, served from here (no CDN). */
+export function serveScript(router: { get: (path: string, handler: (ctx: Context) => void) => unknown }, name: string): void {
+  const body = readScript(name);
+  router.get(`/assets/${name}`, (ctx) => {
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = body;
+  });
+}
+
+const readScript = (name: string) => fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');

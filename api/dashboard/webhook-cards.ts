@@ -1,0 +1,43 @@
+// How the dashboard shows a captured request: escaped, JSON bodies pretty-printed, with a copy-as-curl
+// command that replays it.
+import { html, type Html } from '../pages/html.ts';
+import type { CapturedView } from '../services/webhooks.ts';
+
+/** A stream event for the page: only requests after the ones it rendered, each with its display text and curl. */
+export function forPage(data: unknown, url: string) {
+  const d = data as { data: { requests: CapturedView[] } };
+  const requests = d.data.requests.map((r) => ({ ...r, pretty_body: prettyBody(r.body), curl: curlOf(r, url) }));
+  return { ...d, data: { total: requests.length, requests } };
+}
+
+/** One captured request, escaped; JSON bodies pretty-printed; a copy-as-curl command for replaying it. */
+export function requestCard(r: CapturedView, url: string): Html {
+  return html`<article class="req" data-id="${r.id}">
+    <h2><strong>${r.method}</strong> <time datetime="${r.created_at}">${r.created_at}</time> from ${r.ip_address}</h2>
+    <details><summary>Headers</summary><pre>${Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre></details>
+    ${r.query_params ? html`<p>Query <code>${r.query_params}</code></p>` : ''}
+    <pre class="body">${prettyBody(r.body)}</pre>
+    <button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button>
+  </article>`;
+}
+
+export function prettyBody(body: string | null): string {
+  if (body === null || body === '') return '(no body)';
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'transfer-encoding']);
+
+export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { path?: string; query_params?: string | null }, url: string): string {
+  const query = r.query_params ? `?${new URLSearchParams(JSON.parse(r.query_params) as Record<string, string>)}` : '';
+  const target = r.path ? new URL(r.path, url).href : url;
+  const parts = [`curl -X ${r.method} ${shellQuote(target + query)}`];
+  for (const [k, v] of Object.entries(r.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(`${k}: ${v}`)}`);
+  if (r.body) parts.push(`--data-binary ${shellQuote(r.body)}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,102 @@
+// Dashboard: webhooks (list with counts, create, delete) and the live view of one's captured requests.
+import type Router from '@koa/router';
+import { NotFoundError } from '../../lib/errors.ts';
+import { html } from '../pages/html.ts';
+import { resumeHeaders } from '../schemas/webhooks.ts';
+import type { Services } from '../services/index.ts';
+import { startSse } from '../sse.ts';
+import { validate } from '../validate.ts';
+import { seeOther, serveScript, when, type DashboardPages } from './page.ts';
+import { forPage, requestCard } from './webhook-cards.ts';
+
+export function webhookSection(router: Router, page: DashboardPages, { webhooks, config }: Pick<Services, 'webhooks' | 'config'>): void {
+  // Webhooks: list with counts, create, delete, and the live view of one.
+  router.get('/webhooks', async (ctx) => {
+    const account = await page.signedIn(ctx);
+    if (!account) return;
+    const { webhooks: list } = await webhooks.list(account.id);
+    const csrf = page.csrf(ctx);
+    page.layout(
+      ctx,
+      account,
+      'webhooks',
+      'Webhooks',
+      html`<h1>Webhooks</h1>
+        <form method="post" action="/dashboard/webhooks"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Create a webhook</button></form>
+        ${
+          list.length === 0
+            ? html`<p>No webhooks yet.</p>`
+            : html`<div class="table-wrap"><table><thead><tr><th scope="col">Capture URL</th><th scope="col">Requests</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>
+              ${list.map(
+                (w) => html`<tr><td><a href="/dashboard/webhooks/${w.webhook_id}">${w.webhook_url}</a></td><td>${w.request_count}</td><td>${when(w.created_at)}</td>
+                  <td><form method="post" action="/dashboard/webhooks/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}"><button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form></td></tr>`,
+              )}</tbody></table></div>`
+        }`,
+    );
+  });
+
+  router.post('/webhooks', async (ctx) => {
+    const post = await page.signedInForm(ctx);
+    if (!post) return;
+    const { account } = post;
+    const created = await webhooks.create(account.id);
+    seeOther(ctx, `/dashboard/webhooks/${created.webhook_id}`);
+  });
+
+  router.post('/webhooks/delete', async (ctx) => {
+    const post = await page.signedInForm(ctx);
+    if (!post) return;
+    const { form, account } = post;
+    await webhooks.remove(account.id, form.webhook_id ?? '').catch((err) => {
+      if (!(err instanceof NotFoundError)) throw err;
+    });
+    seeOther(ctx, '/dashboard/webhooks');
+  });
+
+  router.get('/webhooks/:webhook_id', async (ctx) => {
+    const account = await page.signedIn(ctx);
+    if (!account) return;
+    const id = ctx.params.webhook_id!;
+    let data;
+    try {
+      data = await webhooks.requests(account.id, id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return page.layout(ctx, account, 'webhooks', 'Not found', html`<h1>No such webhook</h1><p>No webhook ${id} among yours. <a href="/dashboard/webhooks">Your webhooks</a></p>`, 404);
+      throw err;
+    }
+    const url = `${config.baseUrl}/webhook/${id}`;
+    page.layout(
+      ctx,
+      account,
+      'webhooks',
+      `Webhook ${id}`,
+      html`<h1>Webhook</h1>
+        <p>Send any request to <code>${url}</code>; it appears below as it arrives.</p>
+        <p><code>curl -X POST ${url} -H 'Content-Type: application/json' -d '{"hello":"world"}'</code></p>
+        <p role="status" id="live-status" aria-live="polite">Connecting…</p>
+        <section id="requests" data-webhook="${id}" data-capture-url="${url}" aria-label="Captured requests">
+          ${data.requests.map((r) => requestCard(r, url))}
+        </section>
+        <script src="/dashboard/assets/live-webhook.js"></script>`,
+    );
+  });
+
+  router.get('/webhooks/:webhook_id/events', async (ctx) => {
+    const account = await page.signedIn(ctx);
+    if (!account) return;
+    const id = ctx.params.webhook_id!;
+    await webhooks.requests(account.id, id, Number.MAX_SAFE_INTEGER); // 404 before streaming
+    // The page already shows what was kept: stream only what comes after it, or after the last event
+    // received when the browser reconnects.
+    const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
+    const tick = webhooks.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
+    const url = `${config.baseUrl}/webhook/${id}`;
+    startSse(ctx, async () => {
+      const t = await tick();
+      t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, url) } : e));
+      return t;
+    });
+  });
+
+  serveScript(router, 'live-webhook.js');
+}

@@ -1,0 +1,49 @@
+// Domain registration lookups: one name, or up to BULK_MAX_DOMAINS at once.
+import { z } from 'zod';
+import { LOOKUP_MODES } from '../../lib/jobs/domain-check.ts';
+import { CURRENCIES } from '../../activities/whois/pricing.ts';
+import { operation } from './operation.ts';
+import * as R from './responses.ts';
+
+export const BULK_MAX_DOMAINS = 100;
+
+const currency = z
+  .string()
+  .transform((c) => c.toUpperCase())
+  .pipe(z.enum(CURRENCIES, { error: `must be one of ${CURRENCIES.join(', ')}` }))
+  .default('USD');
+
+const booleanParam = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+
+export const whoisQuery = z.object({
+  domain: z.string({ error: 'must be a string' }),
+  include_pricing: booleanParam.default(true),
+  currency,
+  mode: z.enum(LOOKUP_MODES, { error: `must be one of ${LOOKUP_MODES.join(', ')}` }).default('full'),
+});
+export type WhoisQuery = z.output<typeof whoisQuery>;
+
+const bulkMode = z.enum(['fast', 'full'], { error: 'must be fast or full' }).default('fast');
+const domainList = z
+  .array(z.string({ error: 'must be strings' }), { error: 'must be an array of domain names' })
+  .min(1, 'must hold at least one domain')
+  .max(BULK_MAX_DOMAINS, `must hold at most ${BULK_MAX_DOMAINS} domains: split larger sets into several requests`);
+
+export const bulkBody = z.object({ domains: domainList, mode: bulkMode, currency });
+export type BulkInput = z.output<typeof bulkBody>;
+export const bulkQuery = z.object({
+  domains: z
+    .string({ error: 'must be a comma-separated list of domain names' })
+    .transform((v) => v.split(',').map((d) => d.trim()).filter(Boolean))
+    .pipe(domainList),
+  mode: bulkMode,
+  currency,
+});
+
+export const domainOperations = {
+  whois: operation({ method: 'get', path: '/network/whois', summary: 'Registration of a domain (RDAP, WHOIS, DNS) with pricing', tag: 'Domains', query: whoisQuery, success: { status: 200, schema: R.whoisAnswer, description: 'Registration and pricing' }, errors: [400] }),
+  bulk: operation({ method: 'post', path: '/network/domains/check', summary: 'Check up to 100 domains at once', tag: 'Domains', body: bulkBody, success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' }, errors: [400, 504] }),
+  bulkByQuery: operation({ method: 'get', path: '/network/domains/check', summary: 'Check up to 100 domains at once (query form)', tag: 'Domains', query: bulkQuery, success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' }, errors: [400, 504] }),
+};

@@ -1,0 +1,10 @@
+// Every REST operation under /api/v1, in the order the OpenAPI document lists them.
+import { diagnosticsOperations } from './diagnostics.ts';
+import { domainOperations } from './domains.ts';
+import { loadTestOperations } from './load-tests.ts';
+import { lookupOperations } from './lookups.ts';
+import type { Operation } from './operation.ts';
+import { siteOperations } from './site.ts';
+import { webhookOperations } from './webhooks.ts';
+
+export const OPERATIONS: Operation[] = [webhookOperations, lookupOperations, domainOperations, loadTestOperations, siteOperations, diagnosticsOperations].flatMap((ops) => Object.values<Operation>(ops));

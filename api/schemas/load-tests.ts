@@ -1,0 +1,65 @@
+// Load tests: start, status (also as a stream), stop, results, history.
+import { z } from 'zod';
+import { operation } from './operation.ts';
+import * as R from './responses.ts';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/** Headers the client sets itself (per connection or per body): a user cannot override them. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer']);
+/** A header value: no line breaks or NUL (they would let a value write its own header lines). */
+const headerValue = z.string({ error: 'must be a string' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
+
+const int = (min: number, max: number) =>
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`);
+
+export const startBody = z
+  .object({
+    targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required'),
+    httpMethod: z
+      .string({ error: 'must be a string' })
+      .transform((m) => m.toUpperCase())
+      .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` })),
+    concurrentUsers: int(1, 10_000),
+    testDuration: int(10, 3600),
+    rampUpTime: int(0, 3600).default(10),
+    requestsPerSecond: int(0, 1_000_000).default(0),
+    authType: z.enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' }).default('none'),
+    authUsername: headerValue.optional(),
+    authPassword: headerValue.optional(),
+    authToken: headerValue.optional(),
+    apiKeyHeader: z
+      .string({ error: 'must be a string' })
+      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be a header name')
+      .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'must not be a header the client sets itself')
+      .default('X-API-Key'),
+    apiKeyValue: headerValue.optional(),
+    headers: z
+      .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'))
+      .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
+      .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), `must not set ${[...RESERVED_HEADERS].join(', ')}: the client sets them`)
+      .default({}),
+    body: z.string({ error: 'must be a string' }).optional(),
+    insecureTls: z.boolean({ error: 'must be true or false' }).default(false),
+  })
+  .superRefine((b, ctx) => {
+    if (b.rampUpTime > b.testDuration) ctx.addIssue({ code: 'custom', path: ['rampUpTime'], message: 'must not exceed testDuration' });
+    if (b.body !== undefined && !WITH_BODY.has(b.httpMethod)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
+    const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[b.authType] as Array<keyof typeof b>;
+    for (const field of need) {
+      if (!b[field]) ctx.addIssue({ code: 'custom', path: [field], message: `is required when authType is ${b.authType}` });
+    }
+  });
+
+export type StartBody = z.output<typeof startBody>;
+
+export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
+
+export const loadTestOperations = {
+  start: operation({ method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400] }),
+  status: operation({ method: 'get', path: '/load-testing/status/{test_id}', summary: 'Status and live metrics of a load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' }, errors: [404, 503] }),
+  events: operation({ method: 'get', path: '/load-testing/status/{test_id}/events', summary: 'Status of a load test as Server-Sent Events, until it ends', tag: 'Load testing', success: { status: 200, schema: null, description: 'text/event-stream: `status` events with the shape of the status answer' }, errors: [404] }),
+  stop: operation({ method: 'post', path: '/load-testing/stop/{test_id}', summary: 'Stop a running load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' }, errors: [404, 409] }),
+  results: operation({ method: 'get', path: '/load-testing/results/{test_id}', summary: 'Final results of an ended load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' }, errors: [404, 409] }),
+  list: operation({ method: 'get', path: '/load-testing/tests', summary: 'Your load tests, newest first', tag: 'Load testing', query: listQuery, success: { status: 200, schema: R.loadTestListResult, description: 'Tests' }, errors: [400] }),
+};

@@ -1,0 +1,29 @@
+// Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). Built
+// once per process: the IP database and the resolvers are not rebuilt per request or per MCP session.
+import { createDnsLookup, DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
+import { createHeaderCheck } from '../../activities/http-headers/check-url.ts';
+import { createIpInfo } from '../../activities/ip-info/lookup.ts';
+import type { Config } from '../../lib/config.ts';
+import { normalizeDomain } from '../../lib/domain-name.ts';
+import { plainIp } from '../../lib/net/client-ip.ts';
+import type { DnsQuery } from '../schemas/lookups.ts';
+
+export function lookupService(config: Pick<Config, 'dnsServers' | 'networkAllow'>) {
+  const dnsLookup = createDnsLookup({ servers: config.dnsServers });
+  const ipInfo = createIpInfo({ dnsServers: config.dnsServers });
+  const headerCheck = createHeaderCheck({ allow: config.networkAllow });
+  return {
+    async dns(q: DnsQuery) {
+      const domain = normalizeDomain(q.domain);
+      const types: readonly DnsType[] = q.type === 'ALL' ? DNS_TYPES : [q.type];
+      return { domain, type: q.type, records: await dnsLookup(domain, types) };
+    },
+    async ip(ip: string) {
+      const address = plainIp(ip);
+      return { ip: address, data: await ipInfo(address) };
+    },
+    headers: (url: string) => headerCheck(url),
+  };
+}
+
+export type LookupService = ReturnType<typeof lookupService>;

@@ -1,0 +1,39 @@
+// The plan's request limits, for every door that spends them (REST through api/middleware/rate-limit.ts,
+// the MCP tools): counted per user in the shared store, so every API process enforces one limit.
+import type { KvStore, QuotaState } from '../../lib/kv/index.ts';
+import { processMetrics } from '../../lib/metrics.ts';
+import { PLAN_LIMITS, planWindows, type Plan } from '../../lib/plans.ts';
+
+export interface QuotaVerdict {
+  allowed: boolean;
+  /** The window closest to running out (what RateLimit-* headers report). */
+  tightest: QuotaState;
+  /** When refused: seconds until every full window has room again, and which limits are full. */
+  retryAfterSeconds: number;
+  full: string[];
+}
+
+const PER: Record<number, string> = { 60: 'minute', 86_400: 'day' };
+
+export function quotaService(kv: KvStore) {
+  return {
+    /** Spends one request of the account's plan. */
+    async spend(account: { userId: number; plan: Plan }): Promise<QuotaVerdict> {
+      const windows = planWindows(account.userId, account.plan);
+      const result = await kv.consume(windows);
+      const fullWindows = result.windows.flatMap((w, i) => (w.remaining === 0 ? [{ ...w, per: PER[windows[i]!.windowSeconds] }] : []));
+      if (!result.allowed) processMetrics().rateLimited.inc({ plan: account.plan });
+      return {
+        allowed: result.allowed,
+        tightest: result.windows.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a)),
+        retryAfterSeconds: result.allowed ? 0 : Math.max(...fullWindows.map((w) => w.resetSeconds)),
+        full: fullWindows.map((w) => `${w.limit} requests per ${w.per}`),
+      };
+    },
+    /** Where the account's windows stand, without spending anything: [minute, day]. */
+    usage: (account: { userId: number; plan: Plan }) => kv.usage(planWindows(account.userId, account.plan)),
+    policy: (plan: Plan) => PLAN_LIMITS[plan],
+  };
+}
+
+export type QuotaService = ReturnType<typeof quotaService>;

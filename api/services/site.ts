@@ -1,0 +1,64 @@
+// Page discovery and page design audits for the REST routes and the MCP tools alike: the same
+// validation, the SSRF check before anything is started, the cache (answers carry `cached` and
+// `cache_age_seconds`; `fresh: true` bypasses and refreshes it), and one workflow per miss.
+import type { Client } from '@temporalio/client';
+import type { z } from 'zod';
+import { auditCacheKey, discoveryCacheKey, readCached, type CachedAnswer } from '../../activities/site/index.ts';
+import { AppError, JobTimeoutError } from '../../lib/errors.ts';
+import type { KvStore } from '../../lib/kv/index.ts';
+import { checkTarget } from '../../lib/net/target-guard.ts';
+import { resultWithin, startJob } from '../../lib/temporal/jobs.ts';
+import type { JobWorkflows } from '../../lib/jobs/index.ts';
+import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND, type AuditResult, type Discovery, type Outcome, type PageType } from '../../lib/jobs/site.ts';
+import type { auditInput, discoverInput } from '../schemas/site.ts';
+
+/** How long a request waits for its job; the job's answer still fills the cache after that. */
+export const SITE_JOB_WAIT_MS = 150_000;
+
+export interface DiscoverAnswer {
+  url: string;
+  source: Discovery['source'];
+  pages: string[];
+  total: number;
+  cached: boolean;
+  cache_age_seconds: number;
+}
+
+export type AuditAnswer = AuditResult & { cached: boolean; cache_age_seconds: number };
+
+type SiteWorkflow = 'siteDiscovery' | 'pageAudit';
+/** What a site workflow's outcome carries when it succeeds: Discovery, AuditResult. */
+type OutcomeValue<N extends SiteWorkflow> = Awaited<ReturnType<JobWorkflows[N]>> extends Outcome<infer T> ? T : never;
+
+export function siteService(deps: { kv: KvStore; temporal: Client; allow: readonly string[] }) {
+  async function run<N extends SiteWorkflow>(kind: string, workflow: N, args: Parameters<JobWorkflows[N]>, ownerId: number): Promise<OutcomeValue<N>> {
+    const { handle } = await startJob(deps.temporal, { kind, ownerId, workflow, args });
+    const outcome = await resultWithin<Outcome<OutcomeValue<N>>>(handle, SITE_JOB_WAIT_MS);
+    if (!outcome) throw new JobTimeoutError(`The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); its answer fills the cache when it does: ask again later`);
+    const answer = outcome.value;
+    // A worker of the release before error codes sends only the status.
+    if (!answer.ok) throw answer.code ? new AppError(answer.code, answer.message) : AppError.ofStatus(answer.status, answer.message);
+    return answer.value;
+  }
+
+  const age = (c: CachedAnswer<unknown>) => Math.max(0, Math.floor((Date.now() - c.storedAt) / 1000));
+
+  return {
+    async discover(input: z.output<typeof discoverInput>, ownerId: number): Promise<DiscoverAnswer> {
+      await checkTarget(input.url, { allow: deps.allow, field: 'url' });
+      const hit = input.fresh ? null : await readCached<Discovery>(deps.kv, discoveryCacheKey(input.url));
+      const found = hit?.value ?? (await run(SITE_DISCOVERY_KIND, 'siteDiscovery', [input.url], ownerId));
+      const pages = found.pages.slice(0, input.limit);
+      return { url: input.url, source: found.source, pages, total: pages.length, cached: hit !== null, cache_age_seconds: hit ? age(hit) : 0 };
+    },
+    async audit(input: z.output<typeof auditInput>, ownerId: number): Promise<AuditAnswer> {
+      await checkTarget(input.url, { allow: deps.allow, field: 'url' });
+      const pageType: PageType | undefined = input.page_type;
+      const hit = input.fresh ? null : await readCached<AuditResult>(deps.kv, auditCacheKey(input.url, pageType));
+      const result = hit?.value ?? (await run(PAGE_AUDIT_KIND, 'pageAudit', [input.url, pageType], ownerId));
+      return { ...result, cached: hit !== null, cache_age_seconds: hit ? age(hit) : 0 };
+    },
+  };
+}
+
+export type SiteService = ReturnType<typeof siteService>;

@@ -1,0 +1,54 @@
+// The bulk domain check (workflows/domain-check.ts): the names grouped by registry, each group checked
+// on the network pool (activities/whois), every answer returned.
+import { defineQuery } from '@temporalio/workflow';
+
+export const DOMAIN_CHECK_KIND = 'domain-check';
+
+export const LOOKUP_MODES = ['full', 'fast', 'availability_only'] as const;
+export type LookupMode = (typeof LOOKUP_MODES)[number];
+export type Confidence = 'high' | 'medium' | 'low';
+
+/**
+ * What is known about one name, without the registration record and raw answer: what a bulk check
+ * carries around (activities/whois/lookup.ts's DomainCheck adds them).
+ */
+export interface CheckSummary {
+  domain: string;
+  /** The public suffix (prices are per suffix). */
+  suffix: string;
+  available: boolean | null;
+  is_registered: boolean | null;
+  is_reserved: boolean;
+  /** The rule or registry answer that reserves it. */
+  reserved_reason: string | null;
+  /** The registry called the unregistered name premium. */
+  registry_premium: boolean;
+  /** Registered and parked at a marketplace's for-sale name servers. */
+  aftermarket: boolean;
+  confidence: Confidence;
+  evidence: 'rdap' | 'whois' | 'dns' | 'rule';
+  whois_server: string;
+  /** Why the answer is unknown or weaker than asked for. */
+  problems: string[];
+}
+
+export interface CheckedDomain {
+  check: CheckSummary;
+  cached: boolean;
+}
+
+export interface DomainCheckJob {
+  mode: LookupMode;
+  /** Names of one registry, and how many of them may be queried at once. */
+  groups: Array<{ registry: string; domains: string[]; concurrency: number }>;
+}
+
+export interface DomainCheckState {
+  status: 'running' | 'completed';
+  total: number;
+  done: number;
+}
+
+export type DomainCheckWorkflow = (job: DomainCheckJob) => Promise<Record<string, CheckedDomain>>;
+
+export const getDomainCheckState = defineQuery<DomainCheckState>('getDomainCheckState');

@@ -1,0 +1,78 @@
+// A load test (workflows/load-test.ts): pending until a load worker takes it, running while its shards
+// (activities on the load pool) send the load, then completed, stopped or failed.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const LOAD_TEST_KIND = 'load-test';
+
+/** The one definition: db/schema.ts stores it (the `load_tests.status` column) and re-exports it. */
+export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
+
+/** What every virtual user of a test sends. */
+export interface ShardTarget {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** https without checking the certificate (a staging server's self-signed one, say). */
+  insecureTls?: boolean;
+}
+
+export interface LoadTestInput {
+  testId: string;
+  /** Method, URL, headers (with the credentials) and body: encrypted in history by the payload codec. */
+  target: ShardTarget;
+  concurrentUsers: number;
+  testDurationSeconds: number;
+  rampUpSeconds: number;
+  requestsPerSecond: number;
+}
+
+/** The totals of a running test (activities/load/metrics.ts builds them from the shard snapshots). */
+export interface LiveMetrics {
+  total_requests: number;
+  successful_requests: number;
+  failed_requests: number;
+  avg_response_time: number;
+  throughput: number;
+  error_rate: number;
+}
+
+/** A finished test's results: times in milliseconds, error_rate a percentage of requests. */
+export interface FinalResults extends LiveMetrics {
+  total_bytes_sent: number;
+  total_bytes_received: number;
+  min_response_time: number;
+  max_response_time: number;
+  p50_response_time: number;
+  p75_response_time: number;
+  p90_response_time: number;
+  p95_response_time: number;
+  p99_response_time: number;
+  /** Beyond the contract: */
+  duration_seconds: number;
+  status_codes: Record<string, number>;
+  errors: Record<string, number>;
+  /** Open model: arrivals not sent because every connection and the queue were busy. */
+  dropped_requests: number;
+  /** Shard attempts that died (their worker was lost) and the requests they had in flight then. */
+  shard_failures: number;
+  requests_lost: number;
+  /** Requests sent in each second of the test. */
+  requests_per_second: number[];
+}
+
+export interface LoadTestState {
+  status: LoadTestStatus;
+  /** Epoch ms of the load's start and planned end, once running. */
+  startAt: number | null;
+  endAt: number | null;
+  completedAt: number | null;
+  stopRequested: boolean;
+  failureReason: string | null;
+  results: FinalResults | null;
+}
+
+export type LoadTestWorkflow = (input: LoadTestInput) => Promise<LoadTestState>;
+
+export const getLoadTestState = defineQuery<LoadTestState>('getLoadTestState');
+export const stopLoadTest = defineSignal('stopLoadTest');

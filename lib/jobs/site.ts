@@ -1,0 +1,62 @@
+// Site jobs (workflows/site.ts): page discovery and a page design audit, each one activity on the
+// network pool (activities/site). Their answers are values, failures too (`Outcome`).
+import type { ErrorCode } from '../errors.ts';
+
+export const SITE_DISCOVERY_KIND = 'site-discovery';
+export const PAGE_AUDIT_KIND = 'page-audit';
+
+/** A failure is the AppError's code and message (lib/errors.ts): the API answers with the same error. */
+/** A failure carries its error code and, for API processes of the release before codes, its HTTP status. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; code?: ErrorCode; status: number; message: string };
+
+export interface Discovery {
+  source: 'sitemap' | 'homepage_links';
+  pages: string[];
+  /** Where the pages came from: the sitemap URLs read, or the home page. */
+  read: string[];
+}
+
+export const PAGE_TYPES = ['landing', 'article', 'product', 'pricing', 'docs', 'contact', 'form', 'other'] as const;
+export type PageType = (typeof PAGE_TYPES)[number];
+
+export type Category = 'template' | 'alignment' | 'accessibility' | 'style_budget';
+export type Severity = 'high' | 'medium' | 'low';
+
+export interface Finding {
+  rule: string;
+  category: Category;
+  severity: Severity;
+  /** The CSS selector or element it concerns (page content, quoted as data). */
+  selector: string | null;
+  /** The CSS property, when the finding is about one. */
+  property: string | null;
+  measured: string;
+  threshold: string;
+  /** A concrete change that resolves it. */
+  fix: string;
+  /** A short excerpt of the page or stylesheet (untrusted data, at most 160 characters). */
+  evidence: string;
+}
+
+export interface AuditResult {
+  url: string;
+  final_url: string;
+  page_type: PageType;
+  page_type_source: string;
+  findings: Finding[];
+  summary: {
+    score: number;
+    total_findings: number;
+    by_category: Record<Category, number>;
+    by_severity: Record<Severity, number>;
+    stylesheets: { read: number; skipped: Array<{ url: string; reason: string }>; style_blocks: number; style_attributes: number };
+    style_counts: Record<string, number>;
+    page_bytes: number;
+    /** Findings left out per rule beyond MAX_FINDINGS_PER_RULE (activities/site/audit). */
+    findings_omitted: Record<string, number>;
+    limitations: string;
+  };
+}
+
+export type SiteDiscoveryWorkflow = (url: string) => Promise<Outcome<Discovery>>;
+export type PageAuditWorkflow = (url: string, pageType: PageType | undefined) => Promise<Outcome<AuditResult>>;

@@ -1,0 +1,82 @@
+// The layers of ARCHITECTURE.md, checked on the import graph of the source tree: doors reach the
+// database and Temporal only through services, nothing low imports from above it, no module imports
+// itself back through others, and no module grows past 300 lines.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/processes.ts';
+
+const SOURCE_DIRS = ['api', 'activities', 'bench', 'db', 'lib', 'scripts', 'workers', 'workflows'];
+const MAX_LINES = 300;
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(rel);
+    return entry.name.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+const files = SOURCE_DIRS.flatMap(sourceFiles);
+/** Each file's relative imports (static, re-exports and dynamic), as paths from the root. */
+const imports = new Map(
+  files.map((file) => {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) => m[1] ?? m[2]!);
+    return [file, specs.map((s) => path.normalize(path.join(path.dirname(file), s)))];
+  }),
+);
+const under = (file: string, dir: string) => file.startsWith(`${dir}/`);
+const doorsOf = (file: string) => ['api/routes', 'api/mcp', 'api/dashboard', 'api/openapi'].find((d) => under(file, d));
+
+describe('layers', () => {
+  it('finds the source tree', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(imports.get('api/app.ts')).toContain('api/services/index.ts');
+  });
+
+  it('doors never import from another door: only services, schemas and shared pieces', () => {
+    const sideways = [...imports].flatMap(([file, targets]) => {
+      const door = doorsOf(file);
+      return door ? targets.filter((t) => doorsOf(t) && doorsOf(t) !== door).map((t) => `${file} -> ${t}`) : [];
+    });
+    expect(sideways).toEqual([]);
+  });
+
+  it('doors reach the database only through a service', () => {
+    const direct = [...imports].flatMap(([file, targets]) => (doorsOf(file) ? targets.filter((t) => under(t, 'db') && !t.endsWith('/schema.ts') && !t.endsWith('/users.ts')).map((t) => `${file} -> ${t}`) : []));
+    expect(direct).toEqual([]);
+  });
+
+  it('activities, lib and db import nothing from workflows, workers or the API', () => {
+    const upward = [...imports].flatMap(([file, targets]) =>
+      ['activities', 'lib', 'db'].some((d) => under(file, d)) ? targets.filter((t) => ['workflows', 'workers', 'api'].some((d) => under(t, d))).map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import circles', () => {
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...trail.slice(trail.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of imports.get(file) ?? []) if (imports.has(next)) visit(next, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it(`keeps every module within ${MAX_LINES} lines`, () => {
+    const long = files.flatMap((file) => {
+      const lines = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1;
+      return lines > MAX_LINES ? [`${file}: ${lines}`] : [];
+    });
+    expect(long).toEqual([]);
+  });
+});

@@ -1,0 +1,29 @@
+// What the pools' workers share: the connection and storage they get, and the activity-only worker.
+import type { DataConverter } from '@temporalio/common';
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import { createDiagnosticsActivities } from '../../activities/diagnostics/index.ts';
+import type { Config } from '../../lib/config.ts';
+import type { Storage } from '../platform.ts';
+import { TASK_QUEUES, type ActivityPool } from '../../lib/jobs/task-queues.ts';
+import { callersFaultsFailAtOnce, requestIdInLogs } from './interceptors.ts';
+
+export interface PoolContext {
+  connection: NativeConnection;
+  namespace: string;
+  dataConverter: DataConverter;
+  config: Config;
+  /** Open in every role but worker:workflows (workflow code touches no storage). */
+  storage: Storage | undefined;
+}
+
+/** An activity-only worker on one pool's task queue: it never runs workflow code. */
+export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activities: Record<string, (...args: any[]) => Promise<unknown>>): Promise<Worker> {
+  return Worker.create({
+    connection: ctx.connection,
+    namespace: ctx.namespace,
+    taskQueue: TASK_QUEUES[pool],
+    dataConverter: ctx.dataConverter,
+    activities: { ...createDiagnosticsActivities(pool), ...activities },
+    interceptors: { activity: [requestIdInLogs, callersFaultsFailAtOnce] },
+  });
+}
