@@ -1,22 +1,33 @@
 // Storage for the OAuth authorization server (oidc-provider's adapter interface: upsert, find,
 // findByUid, findByUserCode, consume, destroy, revokeByGrantId), one adapter per model name, all in
 // the `oauth_records` table, so every API process shares clients, grants and tokens.
-// Expired records are never returned; `sweepExpired` deletes them.
+// Expired records are never returned; `sweepExpiredOauthRecords` deletes them.
+// Registered clients (oidc-provider stores them without a lifetime) expire UNUSED_CLIENT_TTL_SECONDS after
+// they registered, unless they get a grant: saving a grant makes its client permanent. So a registration
+// that nobody signs in to is gone the next day, while an app a user connected stays.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
+
+/** How long a registered client without a grant lives: a day (documented in the README). */
+export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 
 export type OauthPayload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; accountId?: string; consumed?: number };
 
 export class OauthStore {
   readonly #db: Kysely<Database>;
   readonly #kind: string;
+  readonly #now: () => number;
 
-  constructor(db: Kysely<Database>, kind: string) {
+  /** `now` (ms since the epoch) dates new records: tests pass a clock of their own. */
+  constructor(db: Kysely<Database>, kind: string, options: { now?: () => number } = {}) {
     this.#db = db;
     this.#kind = kind;
+    this.#now = options.now ?? Date.now;
   }
 
   async upsert(id: string, payload: OauthPayload, expiresIn?: number): Promise<void> {
+    // oidc-provider gives a client no lifetime: until it has a grant, it gets the unused client's.
+    if (this.#kind === 'Client' && !expiresIn) expiresIn = UNUSED_CLIENT_TTL_SECONDS;
     const row = {
       kind: this.#kind,
       id,
@@ -26,13 +37,19 @@ export class OauthStore {
       user_code: payload.userCode ?? null,
       uid: payload.uid ?? null,
       account_id: payload.accountId === undefined ? null : String(payload.accountId),
-      expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+      expires_at: expiresIn ? new Date(this.#now() + expiresIn * 1000) : null,
     };
+    // A client already made permanent by a grant stays so when it is stored again.
+    const expiresAt = this.#kind === 'Client' ? sql<Date | null>`case when oauth_records.expires_at is null then null else excluded.expires_at end` : row.expires_at;
     await this.#db
       .insertInto('oauth_records')
       .values(row)
-      .onConflict((oc) => oc.columns(['kind', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, user_code: row.user_code, uid: row.uid, account_id: row.account_id, expires_at: row.expires_at }))
+      .onConflict((oc) => oc.columns(['kind', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, user_code: row.user_code, uid: row.uid, account_id: row.account_id, expires_at: expiresAt }))
       .execute();
+    if (this.#kind === 'Grant' && typeof payload.clientId === 'string') {
+      // The client has a user now: it no longer expires (the grant's own expiry and revocation still apply to the grant).
+      await this.#db.updateTable('oauth_records').set({ expires_at: null }).where('kind', '=', 'Client').where('id', '=', payload.clientId).where('expires_at', 'is not', null).execute();
+    }
   }
 
   find(id: string): Promise<OauthPayload | undefined> {
@@ -86,7 +103,7 @@ export async function oauthRecordsOfAccount(db: Kysely<Database>, kind: string, 
   return rows.map((r) => ({ id: r.id, payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as OauthPayload }));
 }
 
-/** Deletes expired records; returns how many. */
+/** Deletes expired records (unused clients among them); returns how many. Every API process runs it hourly (api/server.ts). */
 export async function sweepExpiredOauthRecords(db: Kysely<Database>): Promise<number> {
   const result = await db.deleteFrom('oauth_records').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
   // The use of a grant that is gone means nothing any more.

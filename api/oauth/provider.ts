@@ -6,19 +6,24 @@
 //   resource is `{BASE_URL}/mcp`, the default for clients that omit it; JWT access tokens for it;
 // - refresh tokens for clients that registered the refresh_token grant, rotated on every use (reuse
 //   of a rotated one revokes the grant); revocation (RFC 7009); metadata (RFC 8414) at the root.
+// - registration is throttled per client address and its metadata bounded in size (CLIENT_REGISTRATION_LIMITS);
+//   a registered client that never gets a grant expires after a day (db/oauth-store.ts).
 // Records live in Postgres (db/oauth-store.ts); the signing key and cookie keys are shared secrets
 // in the database, so every API process issues and verifies the same tokens.
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import { randomBytes } from 'node:crypto';
-import { OauthStore } from '../../db/oauth-store.ts';
+import { OauthStore, UNUSED_CLIENT_TTL_SECONDS } from '../../db/oauth-store.ts';
 import type { Database } from '../../db/schema.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import { findUser } from '../../db/users.ts';
 import type { Config } from '../../lib/config.ts';
+import { MemoryKvStore, type KvStore } from '../../lib/kv/index.ts';
+import { createClientIp } from '../../lib/net/client-ip.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { escapeHtml } from '../pages/html.ts';
+import { addressKey } from '../pages/sign-in.ts';
 
 /** Scopes of the MCP resource: `mcp:tools` calls every tool, `mcp:read` only the read-only ones. */
 export const MCP_SCOPES = ['mcp:tools', 'mcp:read'] as const;
@@ -31,6 +36,34 @@ export const OAUTH_TTL = {
   authorizationCode: 60,
   interaction: 30 * 60,
   session: 14 * 24 * 3600,
+  /** A registered client that gets no grant in this time is deleted (see CLIENT_REGISTRATION_LIMITS). */
+  unusedClient: UNUSED_CLIENT_TTL_SECONDS,
+} as const;
+
+/**
+ * Dynamic client registration (RFC 7591, `POST /oauth/register`), documented in the README:
+ * - `perAddress` registrations per client address (an IPv6 address counts as its /64) per `windowSeconds`
+ *   (a fixed hour of the key-value store, aligned to the clock): 20 an hour. A client registers once per
+ *   install, but some (the MCP Inspector, clients that keep no state) register on every connection, and
+ *   several people may share one address; 20 an hour serves them while a loop that registered 200 clients
+ *   in 1.6 s now gets 20. Every POST counts, refused ones too. Past it: `429`, `Retry-After`, and
+ *   `{"error":"temporarily_unavailable","error_description":"..."}`.
+ * - Sizes of the metadata (Client ID Metadata Documents are held to the same): `client_name` at most
+ *   200 characters; at most 10 `redirect_uris`; any URI (redirect URIs, `client_uri`, `logo_uri`, ...,
+ *   a metadata document's `client_id`) at most 1000 characters; any other string 200; any other list 10
+ *   entries; `jwks` 8 KiB of JSON. Past them: `400` `invalid_redirect_uri` (redirect URIs) or
+ *   `invalid_client_metadata`, the description naming the field.
+ * - A client with no grant is deleted `OAUTH_TTL.unusedClient` (24 h) after it registered.
+ */
+export const CLIENT_REGISTRATION_LIMITS = {
+  perAddress: 20,
+  windowSeconds: 3600,
+  clientNameChars: 200,
+  redirectUris: 10,
+  uriChars: 1000,
+  stringChars: 200,
+  listEntries: 10,
+  jwksChars: 8 * 1024,
 } as const;
 export const ACCESS_TOKEN_ALG = 'RS256';
 /** Paths of the authorization server (the spec's table, plus revocation and keys). */
@@ -60,8 +93,11 @@ export interface OauthServer {
   owns(path: string): boolean;
 }
 
-export async function createOauthServer(deps: { config: Config; db: Kysely<Database> }): Promise<OauthServer> {
+/** `kv` counts registrations per address; without it (tests of the tokens alone), a store of this process. */
+export async function createOauthServer(deps: { config: Config; db: Kysely<Database>; kv?: KvStore }): Promise<OauthServer> {
   const { config, db } = deps;
+  const kv = deps.kv ?? new MemoryKvStore();
+  const clientIp = createClientIp(config.trustedProxies);
   const issuer = config.baseUrl;
   const resource = `${config.baseUrl}/mcp`;
   const signingJwk = JSON.parse(
@@ -144,18 +180,14 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
       Grant: OAUTH_TTL.grant,
       RefreshToken: OAUTH_TTL.refreshToken,
     },
+    // Called once per property listed, for every client built: registration, a metadata document, and a
+    // client read back from the store. The whole metadata is checked with `redirect_uris`.
     extraClientMetadata: {
       properties: ['redirect_uris'],
-      validator(_ctx, key, value) {
-        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
-        for (const uri of value as string[]) {
-          const url = URL.parse(uri);
-          if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
-            const refused = new errors.InvalidRedirectUri();
-            refused.error_description = `redirect_uris must be https URLs or http URLs on a loopback address (${JSON.stringify(uri).slice(0, 200)} is neither)`;
-            throw refused;
-          }
-        }
+      validator(_ctx, key, value, metadata) {
+        if (key !== 'redirect_uris') return;
+        checkRedirectUris(value);
+        checkMetadataSizes(metadata as Record<string, unknown>);
       },
     },
     // Client ID Metadata Documents and any other URL the library fetches go through the address guard.
@@ -172,6 +204,21 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
 
   const provider = new Provider(issuer, configuration);
   provider.proxy = config.trustedProxies.length > 0;
+  // Runs before oidc-provider's own routing (its documented pre-middleware): registrations per address.
+  provider.use(async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path.replace(/\/+$/, '') !== OAUTH_ROUTES.registration) return next();
+    const { windowSeconds, perAddress } = CLIENT_REGISTRATION_LIMITS;
+    const quota = await kv.consume([{ key: `oauth:register:addr:${addressKey(clientIp(ctx.req))}`, limit: perAddress, windowSeconds }]);
+    if (quota.allowed) return next();
+    const wait = quota.windows[0]!.resetSeconds;
+    ctx.status = 429;
+    ctx.set('Retry-After', String(wait));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      error: 'temporarily_unavailable',
+      error_description: `too many client registrations from this address (at most ${perAddress} an hour): try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}`,
+    };
+  });
   const owned = new Set<string>([...Object.values(OAUTH_ROUTES), '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
   return {
     provider,
@@ -180,6 +227,47 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
     publicJwk: publicPart(signingJwk),
     owns: (path) => owned.has(path) || path.startsWith(`${OAUTH_ROUTES.authorization}/`) || path.startsWith(`${OAUTH_ROUTES.registration}/`),
   };
+}
+
+/** Redirect URIs: https, or http on a loopback address; at most `redirectUris` of them, each at most `uriChars` long. */
+function checkRedirectUris(value: unknown): void {
+  if (!Array.isArray(value)) return; // not a list: the library's own checks refuse it
+  const { redirectUris, uriChars } = CLIENT_REGISTRATION_LIMITS;
+  if (value.length > redirectUris) refuse(`redirect_uris: at most ${redirectUris} URIs (this list has ${value.length})`);
+  for (const uri of value as unknown[]) {
+    const text = String(uri);
+    if (text.length > uriChars) refuse(`redirect_uris: each URI at most ${uriChars} characters (one has ${text.length})`);
+    const url = URL.parse(text);
+    if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
+      refuse(`redirect_uris must be https URLs or http URLs on a loopback address (${JSON.stringify(uri).slice(0, 200)} is neither)`);
+    }
+  }
+}
+
+/** Every other field of the metadata within CLIENT_REGISTRATION_LIMITS (redirect URIs are checked above). */
+function checkMetadataSizes(metadata: Record<string, unknown>): void {
+  const { clientNameChars, uriChars, stringChars, listEntries, jwksChars } = CLIENT_REGISTRATION_LIMITS;
+  const maxChars = (field: string) => (field === 'client_name' ? clientNameChars : field === 'client_id' || field.endsWith('_uri') || field.endsWith('_uris') ? uriChars : stringChars);
+  for (const [field, value] of Object.entries(metadata)) {
+    if (field === 'redirect_uris' || value === undefined || value === null) continue;
+    if (typeof value === 'string') {
+      if (value.length > maxChars(field)) refuse(`${field}: at most ${maxChars(field)} characters (this one has ${value.length})`);
+    } else if (Array.isArray(value)) {
+      if (value.length > listEntries) refuse(`${field}: at most ${listEntries} entries (this list has ${value.length})`);
+      for (const entry of value) {
+        const length = typeof entry === 'string' ? entry.length : (JSON.stringify(entry) ?? '').length;
+        if (length > maxChars(field)) refuse(`${field}: each entry at most ${maxChars(field)} characters (one has ${length})`);
+      }
+    } else if (typeof value === 'object') {
+      const length = JSON.stringify(value).length;
+      if (length > jwksChars) refuse(`${field}: at most ${jwksChars} characters of JSON (this one has ${length})`);
+    }
+  }
+}
+
+/** RFC 7591 errors: `invalid_redirect_uri` when the description starts with `redirect_uris`, else `invalid_client_metadata`. */
+function refuse(description: string): never {
+  throw new errors.InvalidClientMetadata(description);
 }
 
 function publicPart(jwk: JWK): JWK {

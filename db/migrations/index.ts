@@ -5,6 +5,7 @@ import * as loadTests from './2026-11-22-003-load-tests.ts';
 import * as passwordsAndOauthStore from './2026-11-22-004-passwords-and-oauth-store.ts';
 import * as serverSecretsAndAppUse from './2026-11-22-005-server-secrets-and-app-use.ts';
 import * as lighterCaptureWrites from './2026-11-22-006-lighter-capture-writes.ts';
+import * as unusedOauthClientsExpire from './2026-11-22-007-unused-oauth-clients-expire.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-004-passwords-and-oauth-store': passwordsAndOauthStore,
   '2026-11-22-005-server-secrets-and-app-use': serverSecretsAndAppUse,
   '2026-11-22-006-lighter-capture-writes': lighterCaptureWrites,
+  '2026-11-22-007-unused-oauth-clients-expire': unusedOauthClientsExpire,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,8 @@
 // Passwords and the OAuth store against each database (PGlite always; Postgres when DATABASE_URL is set).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
-import { OauthStore, oauthRecordsOfAccount, sweepExpiredOauthRecords } from '../../db/oauth-store.ts';
+import { OauthStore, oauthRecordsOfAccount, sweepExpiredOauthRecords, UNUSED_CLIENT_TTL_SECONDS } from '../../db/oauth-store.ts';
+import * as unusedClientsExpire from '../../db/migrations/2026-11-22-007-unused-oauth-clients-expire.ts';
 import { checkUserPassword, setUserPassword } from '../../db/users.ts';
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { tempDir } from '../support/processes.ts';
@@ -82,5 +83,46 @@ describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
     expect(await sweepExpiredOauthRecords(handle.db)).toBeGreaterThanOrEqual(1);
     await tokens.upsert(`forever-${stamp}`, { accountId: '1' });
     expect(await tokens.find(`forever-${stamp}`)).toMatchObject({ accountId: '1' });
+  });
+
+  it('sweeps a registered client that never got a grant once its day is over, and keeps one with a grant', async () => {
+    const rowOf = (id: string) => handle.db.selectFrom('oauth_records').select(['id', 'expires_at']).where('kind', '=', 'Client').where('id', '=', id).executeTakeFirst();
+    // Registered a day and an hour ago (the store's clock), as oidc-provider stores clients: no lifetime given.
+    const longAgo = () => Date.now() - (UNUSED_CLIENT_TTL_SECONDS + 3600) * 1000;
+    const registeredLongAgo = new OauthStore(handle.db, 'Client', { now: longAgo });
+    const clients = new OauthStore(handle.db, 'Client');
+    await registeredLongAgo.upsert(`unused-${stamp}`, { client_id: `unused-${stamp}`, client_name: 'Nobody signed in' });
+    await registeredLongAgo.upsert(`used-${stamp}`, { client_id: `used-${stamp}`, client_name: 'Connected' });
+    await new OauthStore(handle.db, 'Grant').upsert(`grant-of-used-${stamp}`, { accountId: `acct-${stamp}`, clientId: `used-${stamp}` }, 3600);
+    await clients.upsert(`fresh-${stamp}`, { client_id: `fresh-${stamp}` });
+
+    expect(await clients.find(`unused-${stamp}`)).toBeUndefined();
+    expect(await sweepExpiredOauthRecords(handle.db)).toBeGreaterThanOrEqual(1);
+    expect(await rowOf(`unused-${stamp}`)).toBeUndefined();
+    // A grant made its client permanent, even once the grant itself is revoked.
+    expect(await clients.find(`used-${stamp}`)).toMatchObject({ client_name: 'Connected' });
+    expect((await rowOf(`used-${stamp}`))?.expires_at).toBeNull();
+    await clients.revokeByGrantId(`grant-of-used-${stamp}`);
+    await sweepExpiredOauthRecords(handle.db);
+    expect(await clients.find(`used-${stamp}`)).toMatchObject({ client_name: 'Connected' });
+    // Registered just now: findable, expiring a day from now; storing it again keeps a permanent client permanent.
+    const fresh = new Date((await rowOf(`fresh-${stamp}`))!.expires_at!).getTime();
+    expect(Math.abs(fresh - (Date.now() + UNUSED_CLIENT_TTL_SECONDS * 1000))).toBeLessThan(60_000);
+    expect(await clients.find(`fresh-${stamp}`)).toMatchObject({ client_id: `fresh-${stamp}` });
+    await clients.upsert(`used-${stamp}`, { client_id: `used-${stamp}`, client_name: 'Connected, renamed' });
+    expect((await rowOf(`used-${stamp}`))?.expires_at).toBeNull();
+  });
+
+  it('the migration gives clients stored forever before, and holding no grant, a day to live', async () => {
+    const rowOf = (id: string) => handle.db.selectFrom('oauth_records').select(['expires_at']).where('kind', '=', 'Client').where('id', '=', id).executeTakeFirst();
+    const legacy = (id: string) => handle.db.insertInto('oauth_records').values({ kind: 'Client', id, payload: JSON.stringify({ client_id: id }), grant_id: null, user_code: null, uid: null, account_id: null, expires_at: null }).execute();
+    await legacy(`legacy-unused-${stamp}`);
+    await legacy(`legacy-used-${stamp}`);
+    await handle.db.insertInto('oauth_records').values({ kind: 'Grant', id: `legacy-grant-${stamp}`, payload: JSON.stringify({ clientId: `legacy-used-${stamp}` }), grant_id: `legacy-grant-${stamp}`, user_code: null, uid: null, account_id: `acct-${stamp}`, expires_at: null }).execute();
+    await unusedClientsExpire.up(handle.db);
+    const expires = (await rowOf(`legacy-unused-${stamp}`))?.expires_at;
+    expect(expires).not.toBeNull();
+    expect(Math.abs(new Date(expires!).getTime() - (Date.now() + UNUSED_CLIENT_TTL_SECONDS * 1000))).toBeLessThan(60_000);
+    expect((await rowOf(`legacy-used-${stamp}`))?.expires_at).toBeNull();
   });
 });

@@ -235,7 +235,7 @@ for (const target of targets()) {
       await Promise.all([mine.close(), theirs.close()]);
     });
 
-    it('limits sign-in attempts per email: the 10th wrong password is still checked, the 11th is refused', async () => {
+    it('limits sign-in attempts per email and address: the 10th wrong password is still checked, the 11th is refused', async () => {
       const victim = await newUser(target);
       const browser = new FormBrowser();
       let page = (await browser.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
@@ -247,7 +247,7 @@ for (const target of targets()) {
       page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: victim.email, password: PASSWORD })) as Page;
       expect(page.status).toBe(429);
       expect(page.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
-      // Another account from the same address is not locked out by it.
+      // Another account from the same address is not locked out by it (other addresses: oauth-limits.test.ts).
       page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: user.email, password: PASSWORD })) as Page;
       expect(page.url).toBe(`${target.baseUrl}/dashboard/keys`);
     });
