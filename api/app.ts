@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { CaptureWriter, type CaptureWriterOptions } from '../db/capture-writer.ts';
 import { createCaptureHandler, type CaptureHandler } from './capture.ts';
 import { createClientIp } from '../lib/net/client-ip.ts';
-import type { ApiDeps } from './context.ts';
+import type { ApiDeps } from './deps.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
@@ -56,11 +56,16 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
     deps.logger.error({ err }, 'unhandled error in the HTTP app');
   });
+  const services = createServices(deps);
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
+    trimBytes: (refs) => services.captures.trimBytes(refs),
     ...captureBatching(deps.dbParallelism),
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
-    onStored: (n) => processMetrics().capturesStored.inc(n),
+    onStored: (n, webhookIds) => {
+      processMetrics().capturesStored.inc(n);
+      services.webhooks.changed(webhookIds).catch((err) => deps.logger.warn({ err }, 'telling live streams of new captures failed'));
+    },
   });
   app.use(requestContext(deps.logger));
 
@@ -81,7 +86,6 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const docs = docsRoutes(deps);
   app.use(docs.routes());
 
-  const services = createServices(deps);
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
   v1.use(apiKeyAuth(deps.db), rateLimit(services.quota), conditionalGet(), jsonBody());
   for (const router of [webhookRoutes(services), lookupRoutes(services), domainRoutes(services), loadTestingRoutes(services), siteRoutes(services), diagnosticsRoutes(services)]) {
@@ -95,5 +99,5 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     app.use(router.allowedMethods());
   }
 
-  return { app, capture: createCaptureHandler(writer, deps.logger, createClientIp(deps.config.trustedProxies)), drain: () => writer.drain() };
+  return { app, capture: createCaptureHandler(writer, services.captures, deps.logger, createClientIp(deps.config.trustedProxies)), drain: () => writer.drain() };
 }

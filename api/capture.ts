@@ -11,6 +11,7 @@ import { errorBody, toAppError } from './middleware/errors.ts';
 import { readBody, settleUnreadBody } from './read-body.ts';
 import { headerObject } from '../lib/net/header-object.ts';
 import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
+import type { CaptureService } from './services/captures.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -20,9 +21,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createCaptureHandler(writer: CaptureWriter, logger: Logger, clientIp: (req: IncomingMessage) => string): CaptureHandler {
+export function createCaptureHandler(writer: CaptureWriter, captures: CaptureService, logger: Logger, clientIp: (req: IncomingMessage) => string): CaptureHandler {
   return (req, res) => {
-    capture(writer, clientIp, req, res).catch((err) => {
+    capture(writer, captures, clientIp, req, res).catch((err) => {
       const error = toAppError(err);
       if (error.status >= 500) logger.error({ err, method: req.method, url: req.url }, 'capture failed');
       send(res, error.status, errorBody(error), { ...error.headers, ...settleUnreadBody(req) });
@@ -30,7 +31,7 @@ export function createCaptureHandler(writer: CaptureWriter, logger: Logger, clie
   };
 }
 
-async function capture(writer: CaptureWriter, clientIp: (req: IncomingMessage) => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function capture(writer: CaptureWriter, captures: CaptureService, clientIp: (req: IncomingMessage) => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -38,6 +39,7 @@ async function capture(writer: CaptureWriter, clientIp: (req: IncomingMessage) =
   const slash = rest.indexOf('/');
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
   if (!PUBLIC_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
+  await captures.admit(webhookId); // 404 unknown, 429 past the owner's plan: before the body is read
 
   const headers = headerObject(req.rawHeaders);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);

@@ -2,10 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApi } from './app.ts';
 import { CAPTURE_PREFIX } from './capture.ts';
-import type { ApiDeps } from './context.ts';
+import type { ApiDeps } from './deps.ts';
 import { createOauthServer } from './oauth/provider.ts';
 import { sweepExpiredOauthRecords } from '../db/oauth-store.ts';
 import { ensureSearchAttributes } from '../lib/temporal/search-attributes.ts';
+import { trustedProxyCheck } from '../lib/net/client-ip.ts';
+import { limitConnectionsPerClient } from './connection-limit.ts';
 
 const OAUTH_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
@@ -22,7 +24,12 @@ export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
     sweepExpiredOauthRecords(deps.db).catch((err) => deps.logger.warn({ err }, 'sweeping expired OAuth records failed'));
   }, OAUTH_SWEEP_EVERY_MS).unref();
   const koa = api.app.callback();
-  const server = http.createServer((req, res) => (req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res)));
+  const { config } = deps;
+  // Timeouts are checked every second (Node's default is every 30 s), so a slow sender goes on time.
+  const server = http.createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 }, (req, res) =>
+    req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res),
+  );
+  limitConnectionsPerClient(server, config.maxConnectionsPerClient, trustedProxyCheck(config.trustedProxies));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.port, deps.config.host, () => resolve());

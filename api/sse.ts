@@ -1,9 +1,13 @@
 // Server-Sent Events for live views: the same shapes as the polling endpoints, pushed when they
-// change. The stream polls its source (the database: every API process sees every change), sends an
-// event when there is something new, a comment every KEEPALIVE_MS so proxies keep it open, and ends
-// when the source says so or the client goes away.
+// change. A stream asks its source (`tick`) for news either when it is woken (`wake`: a notification
+// that the source changed, from the key-value store's publish/subscribe, so an idle stream costs no
+// query) or, for sources whose answer changes with time (a running load test's progress), every
+// `pollMs`. It sends an event when there is something new, a comment every KEEPALIVE_MS so proxies
+// keep it open, renews its plan slot (`lease`) meanwhile, and ends when the source says so, the client
+// goes away, or MAX_STREAM_MS has passed (EventSource reconnects by itself).
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
+import type { StreamLease } from './services/streams.ts';
 
 export const SSE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
@@ -18,7 +22,16 @@ export interface SseTick {
   done: boolean;
 }
 
-export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SSE_POLL_MS): void {
+export interface SseOptions {
+  /** The stream's slot of its user's plan: renewed while it lives, freed when it ends. */
+  lease?: StreamLease;
+  /** Subscribes `notify` to changes of the source; returns the unsubscribe. Without it, the stream polls. */
+  wake?: (notify: () => void) => () => void;
+  pollMs?: number;
+}
+
+export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: SseOptions = {}): void {
+  const { lease, wake, pollMs = SSE_POLL_MS } = options;
   const stream = new PassThrough();
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
@@ -28,15 +41,21 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SS
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let woken = false;
   let lastWrite = Date.now();
+  let lastRenew = Date.now();
+  let unsubscribe = () => {};
   const close = () => {
     if (closed) return;
     closed = true;
     clearTimeout(timer);
+    unsubscribe();
     stream.end();
+    lease?.release().catch(() => {}); // a slot not freed here expires by itself
   };
-  // The response closes when the client goes away (or the stream ends): stop polling then. A client
-  // that left while the stream was being set up closed it already.
+  // The response closes when the client goes away (or the stream ends): stop then. A client that
+  // left while the stream was being set up closed it already.
   ctx.res.once('close', close);
   if (ctx.res.destroyed || ctx.req.socket.destroyed) close();
   const ends = Date.now() + MAX_STREAM_MS;
@@ -44,22 +63,62 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, pollMs = SS
     lastWrite = Date.now();
     stream.write(chunk);
   };
-  stream.write('retry: 3000\n\n');
+  /** A client that reads nothing, or a stream open past its lifetime, is let go. */
+  const overdue = () => stream.writableLength > MAX_BUFFERED_BYTES || Date.now() > ends || ctx.res.destroyed;
+
+  /** What a stream does between looks at its source: keepalive, lease, lifetime. */
+  const idle = async () => {
+    if (closed) return;
+    if (overdue()) return close();
+    if (Date.now() - lastWrite >= KEEPALIVE_MS) write(': keepalive\n\n');
+    if (!lease || Date.now() - lastRenew < KEEPALIVE_MS) return;
+    lastRenew = Date.now();
+    try {
+      await lease.renew();
+    } catch {
+      // The store is unreachable: keep streaming; the slot expires by itself if this goes on.
+    }
+  };
+  const next = () => {
+    if (closed) return;
+    clearTimeout(timer);
+    if (wake) timer = setTimeout(() => void idle().then(next), KEEPALIVE_MS);
+    else timer = setTimeout(run, pollMs);
+  };
 
   const run = async () => {
     if (closed) return;
-    // A client that reads nothing, or a stream open past its lifetime, is let go (EventSource reconnects).
-    if (stream.writableLength > MAX_BUFFERED_BYTES || Date.now() > ends || ctx.res.destroyed) return close();
+    if (overdue()) return close();
+    running = true;
     try {
       const { events, done } = await tick();
       for (const e of events) write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
       if (done) return close();
-      if (Date.now() - lastWrite >= KEEPALIVE_MS) write(': keepalive\n\n');
+      if (!wake) await idle();
     } catch (err) {
       write(`event: error\ndata: ${JSON.stringify({ success: false, message: (err as Error).message })}\n\n`);
       return close();
+    } finally {
+      running = false;
     }
-    if (!closed) timer = setTimeout(run, pollMs);
+    // A change that came while we looked is looked at now; otherwise wait for the next one.
+    if (woken) {
+      woken = false;
+      return void run();
+    }
+    next();
   };
+
+  if (wake && !closed) {
+    unsubscribe = wake(() => {
+      if (closed) return;
+      if (running) woken = true;
+      else {
+        clearTimeout(timer);
+        void run();
+      }
+    });
+  }
+  stream.write('retry: 3000\n\n');
   void run();
 }

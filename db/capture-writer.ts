@@ -28,12 +28,16 @@ export interface CaptureWriterOptions {
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
   onError?: (err: unknown) => void;
-  /** Told how many captures each committed batch stored (for the captures-stored metric). */
-  onStored?: (count: number) => void;
+  /** Bounds the bytes kept per user: called, at most once per BYTES_TRIM_EVERY_MS, with the webhooks written since. */
+  trimBytes?: (webhookRefs: number[]) => Promise<void>;
+  /** Told how many captures each committed batch stored, and for which webhooks (the metric, live streams). */
+  onStored?: (count: number, webhookIds: string[]) => void;
 }
 
 /** Above this many webhooks with untrimmed rows counted, the counts restart (memory stays bounded). */
 const MAX_TRACKED_WEBHOOKS = 100_000;
+/** The bytes trim runs at most this often: it sums a user's captures, so it is not for every batch. */
+const BYTES_TRIM_EVERY_MS = 1000;
 
 export class CaptureWriter {
   readonly #db: Kysely<Database>;
@@ -43,7 +47,7 @@ export class CaptureWriter {
   readonly #maxBatchBytes: number;
   readonly #maxConcurrent: number;
   readonly #onError: (err: unknown) => void;
-  readonly #onStored: (count: number) => void;
+  readonly #onStored: (count: number, webhookIds: string[]) => void;
   #queue: Pending[] = [];
   #inFlight = 0;
   #scheduled = false;
@@ -52,6 +56,11 @@ export class CaptureWriter {
   readonly #untrimmed = new Map<number, number>();
   #toTrim = new Set<number>();
   #trimming: Promise<void> | null = null;
+  readonly #trimBytes: ((webhookRefs: number[]) => Promise<void>) | undefined;
+  /** Webhooks written since the last bytes trim, and the timer of the next one. */
+  #bytesTouched = new Set<number>();
+  #bytesTimer: NodeJS.Timeout | null = null;
+  #bytesTrimming: Promise<void> | null = null;
 
   constructor(db: Kysely<Database>, options: CaptureWriterOptions) {
     this.#db = db;
@@ -62,6 +71,7 @@ export class CaptureWriter {
     this.#maxConcurrent = options.maxConcurrent ?? 4;
     this.#onError = options.onError ?? (() => {});
     this.#onStored = options.onStored ?? (() => {});
+    this.#trimBytes = options.trimBytes;
   }
 
   /** Resolves true once stored, false when the webhook does not exist. */
@@ -83,6 +93,12 @@ export class CaptureWriter {
   async drain(): Promise<void> {
     if (this.#queue.length > 0 || this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
     while (this.#trimming) await this.#trimming;
+    if (this.#bytesTimer) {
+      clearTimeout(this.#bytesTimer);
+      this.#bytesTimer = null;
+      this.#runBytesTrim();
+    }
+    while (this.#bytesTrimming) await this.#bytesTrimming;
   }
 
   #pump(): void {
@@ -94,8 +110,12 @@ export class CaptureWriter {
           (stored) => {
             batch.forEach((p) => p.resolve(stored.has(p.record.webhookId)));
             let added = 0;
-            for (const { added: n } of stored.values()) added += n;
-            if (added > 0) this.#onStored(added);
+            const touched: string[] = [];
+            for (const [webhookId, { added: n }] of stored) {
+              added += n;
+              if (n > 0) touched.push(webhookId);
+            }
+            if (added > 0) this.#onStored(added, touched);
             this.#countForTrim(stored.values());
           },
           (err) => batch.forEach((p) => p.reject(err)),
@@ -123,6 +143,7 @@ export class CaptureWriter {
   #countForTrim(stored: Iterable<{ ref: number; added: number }>): void {
     if (this.#untrimmed.size > MAX_TRACKED_WEBHOOKS) this.#untrimmed.clear();
     for (const { ref, added } of stored) {
+      if (this.#trimBytes && added > 0) this.#bytesTouched.add(ref);
       const n = (this.#untrimmed.get(ref) ?? 0) + added;
       if (n >= this.#trimEvery) {
         this.#untrimmed.delete(ref);
@@ -132,6 +153,28 @@ export class CaptureWriter {
       }
     }
     this.#trim();
+    if (this.#trimBytes && this.#bytesTouched.size > 0 && !this.#bytesTimer) {
+      this.#bytesTimer = setTimeout(() => {
+        this.#bytesTimer = null;
+        this.#runBytesTrim();
+      }, BYTES_TRIM_EVERY_MS);
+      this.#bytesTimer.unref();
+    }
+  }
+
+  /** One bytes trim at a time; webhooks written meanwhile wait for the next. */
+  #runBytesTrim(): void {
+    if (this.#bytesTrimming || this.#bytesTouched.size === 0 || !this.#trimBytes) return;
+    const refs = [...this.#bytesTouched];
+    this.#bytesTouched = new Set();
+    this.#bytesTrimming = this.#trimBytes(refs)
+      .catch((err) => {
+        refs.forEach((r) => this.#bytesTouched.add(r));
+        this.#onError(err);
+      })
+      .finally(() => {
+        this.#bytesTrimming = null;
+      });
   }
 
   /** One trim at a time, covering every webhook that crossed its threshold meanwhile. */

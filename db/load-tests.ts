@@ -40,18 +40,28 @@ function toRow(r: Record<string, any>): LoadTestRow {
   };
 }
 
-export async function createLoadTest(db: Kysely<Database>, row: { id: string; userId: number; config: Record<string, unknown> }): Promise<void> {
-  await db.insertInto('load_tests').values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) }).execute();
+/**
+ * Stores a new pending test, unless its user has `maxOpen` pending or running already (false then).
+ * The user's row is locked while counting, so concurrent starts cannot pass the limit together.
+ */
+export async function createLoadTest(db: Kysely<Database>, row: { id: string; userId: number; config: Record<string, unknown> }, maxOpen = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await trx.selectFrom('users').select('id').where('id', '=', row.userId).forUpdate().execute();
+    const { open } = await trx
+      .selectFrom('load_tests')
+      .select((eb) => eb.fn.countAll<string>().as('open'))
+      .where('user_id', '=', row.userId)
+      .where('status', 'in', ['pending', 'running'])
+      .executeTakeFirstOrThrow();
+    if (Number(open) >= maxOpen) return false;
+    await trx.insertInto('load_tests').values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) }).execute();
+    return true;
+  });
 }
 
 /** The test when `userId` owns it; null for unknown and foreign ids alike. */
 export async function findOwnedLoadTest(db: Kysely<Database>, id: string, userId: number): Promise<LoadTestRow | null> {
   const r = await db.selectFrom('load_tests').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-  return r ? toRow(r) : null;
-}
-
-export async function findLoadTest(db: Kysely<Database>, id: string): Promise<LoadTestRow | null> {
-  const r = await db.selectFrom('load_tests').selectAll().where('id', '=', id).executeTakeFirst();
   return r ? toRow(r) : null;
 }
 

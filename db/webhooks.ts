@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { randomToken } from '../lib/tokens.ts';
+import type { Plan } from '../lib/plans.ts';
 import type { Database } from './schema.ts';
 
 export interface Webhook {
@@ -52,13 +53,35 @@ export function captureFields(c: Capture) {
   };
 }
 
-export async function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook> {
+/**
+ * A new webhook of `userId`, unless they own `maxOwned` already (null then). The user's row is locked
+ * while counting, so concurrent creations cannot pass the limit together.
+ */
+export function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook>;
+export function createWebhook(db: Kysely<Database>, userId: number, maxOwned: number): Promise<Webhook | null>;
+export async function createWebhook(db: Kysely<Database>, userId: number, maxOwned = Number.MAX_SAFE_INTEGER): Promise<Webhook | null> {
+  return db.transaction().execute(async (trx) => {
+    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    const { owned } = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('owned')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+    if (Number(owned) >= maxOwned) return null;
+    const row = await trx
+      .insertInto('webhooks')
+      .values({ user_id: userId, webhook_id: randomToken(16) })
+      .returning(['id', 'webhook_id', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
+  });
+}
+
+/** Who owns a webhook, and on which plan (null: no such webhook). */
+export async function webhookOwner(db: Kysely<Database>, webhookId: string): Promise<{ userId: number; plan: Plan } | null> {
   const row = await db
-    .insertInto('webhooks')
-    .values({ user_id: userId, webhook_id: randomToken(16) })
-    .returning(['id', 'webhook_id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
+    .selectFrom('webhooks')
+    .innerJoin('users', 'users.id', 'webhooks.user_id')
+    .select(['users.id as userId', 'users.plan as plan'])
+    .where('webhooks.webhook_id', '=', webhookId)
+    .executeTakeFirst();
+  return row ? { userId: Number(row.userId), plan: row.plan } : null;
 }
 
 /** The caller's webhooks, newest first, with how many captured requests each holds (at most `limit`). */
@@ -146,6 +169,30 @@ export async function insertCaptures(db: Kysely<Database>, records: readonly Cap
 }
 
 /** Deletes all but the newest `keep` captured requests of each webhook. */
+/**
+ * Keeps, for every user owning one of `webhookRefs`, the newest captures whose stored bodies add up
+ * to at most their plan's bytes (`maxBytes` by plan); older ones, over all of the user's webhooks, go.
+ */
+export async function trimCaptureBytes(db: Kysely<Database>, webhookRefs: readonly number[], maxBytes: Readonly<Record<Plan, number>>): Promise<void> {
+  if (webhookRefs.length === 0) return;
+  await sql`
+    delete from captured_requests c
+    using (
+      select r.webhook_ref, r.id
+      from (
+        select x.webhook_ref, x.id, u.plan,
+          sum(coalesce(octet_length(x.body), 0)) over (partition by w.user_id order by x.id desc) as kept
+        from captured_requests x
+        join webhooks w on w.id = x.webhook_ref
+        join users u on u.id = w.user_id
+        where w.user_id in (select user_id from webhooks where id = any(${webhookRefs}::bigint[]))
+      ) r
+      where r.kept > case r.plan when 'free' then ${maxBytes.free}::bigint when 'pro' then ${maxBytes.pro}::bigint else ${maxBytes.enterprise}::bigint end
+    ) d
+    where c.webhook_ref = d.webhook_ref and c.id = d.id
+  `.execute(db);
+}
+
 export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly number[], keep: number): Promise<void> {
   if (webhookRefs.length === 0) return;
   // Per webhook: find the oldest row that stays (walking the newest-first index), delete below it.

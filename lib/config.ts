@@ -35,6 +35,9 @@ const commaList = (item: z.ZodType<string, string>) =>
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(item));
 
+const ms = (min: number, max: number, fallback: number) =>
+  z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(fallback);
+
 const schema = z
   .object({
     PORT: port(3000),
@@ -68,8 +71,14 @@ const schema = z
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters (e.g. `openssl rand -base64 32`)').optional(),
+    HEADERS_TIMEOUT_MS: ms(1000, 120_000, 10_000),
+    REQUEST_TIMEOUT_MS: ms(1000, 600_000, 30_000),
+    MAX_CONNECTIONS_PER_CLIENT: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100000').max(100_000, 'must be from 1 to 100000').default(256),
   })
   .superRefine((c, ctx) => {
+    if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must not exceed REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})` });
+    }
     if (c.TEMPORAL_ADDRESS && !c.PAYLOAD_KEY) {
       ctx.addIssue({ code: 'custom', path: ['PAYLOAD_KEY'], message: 'is required when TEMPORAL_ADDRESS is set: every process of the service must share it (32 bytes in base64, e.g. `openssl rand -base64 32`)' });
     }
@@ -108,6 +117,11 @@ export type Config = Readonly<{
   logLevel: string;
   /** Bearer token for /metrics and /codec/decode; unset = those answer loopback clients only. */
   operatorToken: string | undefined;
+  /** How long a client may take to send a request's headers, and the whole request (slow senders are cut off). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Connections one client address may hold open at once (trusted proxies are not counted). */
+  maxConnectionsPerClient: number;
 }>;
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
@@ -151,6 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payloadKey: c.PAYLOAD_KEY,
     logLevel: c.LOG_LEVEL,
     operatorToken: c.OPERATOR_TOKEN,
+    headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
   });
 }
 

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   target_not_allowed: 400,
   unauthorized: 401,
   forbidden: 403,
+  plan_limit: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -97,6 +98,8 @@ function coded(code: ErrorCode, name: string) {
 
 /** Known caller, not allowed to do this here. */
 export class ForbiddenError extends coded('forbidden', 'ForbiddenError') {}
+/** Past a count bound of the user's plan (webhooks owned, a load test's size): the message names it. */
+export class PlanLimitError extends coded('plan_limit', 'PlanLimitError') {}
 /** Unknown id, or an id that belongs to someone else: the two are never told apart. */
 export class NotFoundError extends coded('not_found', 'NotFoundError') {}
 /** The thing is not in a state that allows this (a stop of an ended test, results of a running one). */

@@ -1,13 +1,34 @@
-// Request limits per plan, from the interface contract (spec/interface.md, "Limits").
+// What each plan allows: the request limits of the contract (spec/interface.md, "Limits") and the
+// bounds that keep one user from taking a public instance for themselves. The README's "Plans"
+// table is this one. Over a rate or concurrency bound the answer is 429 (Retry-After where known);
+// over a count bound (webhooks owned, a load test's size) 403; both name the limit.
 import type { QuotaWindow } from './kv/index.ts';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
+const MiB = 1024 * 1024;
 export type Plan = (typeof PLANS)[number];
 
-export const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: number }>> = {
-  free: { perMinute: 10, perDay: 100 },
-  pro: { perMinute: 100, perDay: 10_000 },
-  enterprise: { perMinute: 3_000, perDay: 10_000 },
+export interface PlanLimits {
+  /** Requests per minute and per day, every door together (REST, MCP, dashboard actions). */
+  perMinute: number;
+  perDay: number;
+  /** Live streams (Server-Sent Events) open at once, over every door. */
+  liveStreams: number;
+  /** Webhooks owned at once, and the captures each may take per minute (past it: 429 to the sender, nothing stored). */
+  webhooks: number;
+  capturesPerMinute: number;
+  /** Bytes of captured bodies kept over all of a user's webhooks (as stored: binary bodies in base64); past it the oldest go. */
+  captureBytes: number;
+  /** Load tests pending or running at once, and the size of each. */
+  loadTestsAtOnce: number;
+  loadTestUsers: number;
+  loadTestSeconds: number;
+}
+
+export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
+  free: { perMinute: 10, perDay: 100, liveStreams: 2, webhooks: 5, capturesPerMinute: 60, captureBytes: 10 * MiB, loadTestsAtOnce: 1, loadTestUsers: 50, loadTestSeconds: 300 },
+  pro: { perMinute: 100, perDay: 10_000, liveStreams: 10, webhooks: 50, capturesPerMinute: 600, captureBytes: 250 * MiB, loadTestsAtOnce: 5, loadTestUsers: 1_000, loadTestSeconds: 3_600 },
+  enterprise: { perMinute: 3_000, perDay: 10_000, liveStreams: 50, webhooks: 1_000, capturesPerMinute: 6_000, captureBytes: 2048 * MiB, loadTestsAtOnce: 20, loadTestUsers: 10_000, loadTestSeconds: 3_600 },
 };
 
 /** The windows one account's requests count against. Limits are per user, whichever key is used. */

@@ -3,10 +3,9 @@
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events.
 import { ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { LoadActivities, ShardInput } from '../activities/load/index.ts';
+import type { LoadActivities } from '../activities/load/index.ts';
 import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
-/** Users per shard: more shards spread one test over more load workers. */
-export const USERS_PER_SHARD = 500;
+import { planShards } from './load-test-plan.ts';
 /** How long a test may wait for a load worker before it fails. */
 export const WAIT_FOR_LOAD_WORKER = '60 seconds';
 
@@ -16,29 +15,6 @@ const { beginLoadTest, finishLoadTest } = proxyActivities<LoadActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 3 },
 });
-
-/** The shards of a test: users split evenly, the arrival rate split in proportion. */
-export function planShards(input: LoadTestInput, startAt: number, endAt: number): Array<Omit<ShardInput, 'testId'>> {
-  const count = Math.ceil(input.concurrentUsers / USERS_PER_SHARD);
-  const shards: Array<Omit<ShardInput, 'testId'>> = [];
-  let firstUser = 0;
-  for (let i = 0; i < count; i++) {
-    const users = Math.floor(input.concurrentUsers / count) + (i < input.concurrentUsers % count ? 1 : 0);
-    shards.push({
-      shard: i,
-      target: input.target,
-      users,
-      firstUser,
-      totalUsers: input.concurrentUsers,
-      startAt,
-      endAt,
-      rampUpMs: input.rampUpSeconds * 1000,
-      rate: (input.requestsPerSecond * users) / input.concurrentUsers,
-    });
-    firstUser += users;
-  }
-  return shards;
-}
 
 export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   const state: LoadTestState = { status: 'pending', startAt: null, endAt: null, completedAt: null, stopRequested: false, failureReason: null, results: null };

@@ -12,10 +12,10 @@ import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { seeOther, serveScript, when, type DashboardPages } from './page.ts';
 
-export function loadTestSection(router: Router, page: DashboardPages, { loadTests }: Pick<Services, 'loadTests'>): void {
+export function loadTestSection(router: Router, page: DashboardPages, { loadTests, streams }: Pick<Services, 'loadTests' | 'streams'>): void {
   // Load tests: the start form (the API's fields and validation), the history, a live page with a
   // chart while a test runs, and its results when it ends.
-  async function loadTestsPage(ctx: Context, account: Account, form: Record<string, string> = {}, error?: string) {
+  async function loadTestsPage(ctx: Context, account: Account, form: Record<string, string> = {}, error?: string, status = 400) {
     const { data } = await loadTests.list(account.id, 20);
     const csrf = page.csrf(ctx);
     const v = (name: string, fallback = '') => form[name] ?? fallback;
@@ -54,7 +54,7 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
                   <td>${t.summary ? String(t.summary.total_requests) : ''}</td><td>${t.summary ? String(t.summary.p95_response_time) : ''}</td><td>${when(t.created_at)}</td></tr>`,
               )}</tbody></table></div>`
         }`,
-      error ? 400 : 200,
+      error ? status : 200,
     );
   }
 
@@ -69,10 +69,11 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
     const { form, account } = post;
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;
     try {
-      const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'body'), account.id);
+      const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'body'), { userId: account.id, plan: account.plan });
       seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
-      if (err instanceof InvalidInputError) return loadTestsPage(ctx, account, kept, err.message);
+      // Bad input and the plan's bounds are shown on the form, with what was typed (secrets aside).
+      if (err instanceof AppError && err.isCallersFault) return loadTestsPage(ctx, account, kept, err.message, err.status);
       throw err;
     }
   });
@@ -125,7 +126,7 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
     const account = await page.signedIn(ctx);
     if (!account) return;
     const row = await loadTests.owned(ctx.params.test_id!, account.id);
-    startSse(ctx, loadTests.chartStream(row.id, account.id));
+    startSse(ctx, loadTests.chartStream(row.id, account.id), { lease: await streams.open({ userId: account.id, plan: account.plan }) });
   });
 
   serveScript(router, 'load-chart.js');

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
 import { dashboardSessions } from './session.ts';
@@ -12,7 +12,7 @@ export type Section = 'keys' | 'webhooks' | 'load-tests' | 'connected-apps';
 
 export const when = (d: Date | string | null) => (d ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
 
-export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts'>) {
+export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts' | 'quota'>) {
   const secure = deps.config.baseUrl.startsWith('https:');
   const sessions = dashboardSessions(deps.kv, secure);
 
@@ -23,37 +23,48 @@ export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUi
     return account;
   }
 
+  /** A signed-in page: the navigation, then the section's content. */
+  function layout(ctx: Context, account: Account, section: Section | null, title: string, body: Html, status = 200) {
+    const csrf = csrfToken(ctx, secure);
+    const link = (href: string, label: string, name?: Section) => html`<a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a>`;
+    sendPage(
+      ctx,
+      `${title} · netops`,
+      html`<nav class="top" aria-label="Dashboard">
+          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
+          ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
+          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out ${account.email}</button></form>
+        </nav>
+        ${body}`,
+      status,
+    );
+    return csrf;
+  }
+
   return {
     secure,
     sessions,
     signedIn,
     csrf: (ctx: Context) => csrfToken(ctx, secure),
 
-    /** A signed-in form post: the form with its CSRF token checked, and the account (null: sent to sign in). */
+    /**
+     * A signed-in form post: the form with its CSRF token checked, and the account, the post counted
+     * against the plan's requests as an API call is. Null when it was answered here: sent to sign
+     * in, or 429 when the plan's requests are used up.
+     */
     async signedInForm(ctx: Context): Promise<{ form: Record<string, string>; account: Account } | null> {
       const form = await readForm(ctx);
       checkCsrf(ctx, form, deps.config.baseUrl);
       const account = await signedIn(ctx);
-      return account ? { form, account } : null;
+      if (!account) return null;
+      const verdict = await services.quota.spend({ userId: account.id, plan: account.plan });
+      if (verdict.allowed) return { form, account };
+      ctx.set('Retry-After', String(verdict.retryAfterSeconds));
+      layout(ctx, account, null, 'Rate limit reached', html`<h1>Rate limit reached</h1><p role="alert">Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAfterSeconds} s.</p>`, 429);
+      return null;
     },
 
-    /** A signed-in page: the navigation, then the section's content. */
-    layout(ctx: Context, account: Account, section: Section, title: string, body: Html, status = 200) {
-      const csrf = csrfToken(ctx, secure);
-      const link = (href: string, label: string, name?: Section) => html`<a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a>`;
-      sendPage(
-        ctx,
-        `${title} · netops`,
-        html`<nav class="top" aria-label="Dashboard">
-            ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
-            ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
-            <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out ${account.email}</button></form>
-          </nav>
-          ${body}`,
-        status,
-      );
-      return csrf;
-    },
+    layout,
   };
 }
 

@@ -3,7 +3,7 @@
 // Every form carries the CSRF token; every value from a user or a captured request is escaped.
 import Router from '@koa/router';
 import { createClientIp } from '../../lib/net/client-ip.ts';
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, readForm, sendPage } from '../pages/html.ts';
 import { signIn, signInForm } from '../pages/sign-in.ts';
 import type { Services } from '../services/index.ts';

@@ -21,7 +21,7 @@ export function requestCard(r: CapturedView, url: string): Html {
   </article>`;
 }
 
-export function prettyBody(body: string | null): string {
+function prettyBody(body: string | null): string {
   if (body === null || body === '') return '(no body)';
   try {
     return JSON.stringify(JSON.parse(body), null, 2);
@@ -33,7 +33,7 @@ export function prettyBody(body: string | null): string {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'transfer-encoding']);
 
-export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { path?: string; query_params?: string | null }, url: string): string {
+function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { path?: string; query_params?: string | null }, url: string): string {
   const query = r.query_params ? `?${new URLSearchParams(JSON.parse(r.query_params) as Record<string, string>)}` : '';
   const target = r.path ? new URL(r.path, url).href : url;
   const parts = [`curl -X ${r.method} ${shellQuote(target + query)}`];

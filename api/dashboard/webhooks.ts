@@ -9,7 +9,7 @@ import { validate } from '../validate.ts';
 import { seeOther, serveScript, when, type DashboardPages } from './page.ts';
 import { forPage, requestCard } from './webhook-cards.ts';
 
-export function webhookSection(router: Router, page: DashboardPages, { webhooks, config }: Pick<Services, 'webhooks' | 'config'>): void {
+export function webhookSection(router: Router, page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
   // Webhooks: list with counts, create, delete, and the live view of one.
   router.get('/webhooks', async (ctx) => {
     const account = await page.signedIn(ctx);
@@ -39,7 +39,7 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
     const post = await page.signedInForm(ctx);
     if (!post) return;
     const { account } = post;
-    const created = await webhooks.create(account.id);
+    const created = await webhooks.create({ userId: account.id, plan: account.plan });
     seeOther(ctx, `/dashboard/webhooks/${created.webhook_id}`);
   });
 
@@ -91,11 +91,16 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
     const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
     const tick = webhooks.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
     const url = `${config.baseUrl}/webhook/${id}`;
-    startSse(ctx, async () => {
-      const t = await tick();
-      t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, url) } : e));
-      return t;
-    });
+    const lease = await streams.open({ userId: account.id, plan: account.plan });
+    startSse(
+      ctx,
+      async () => {
+        const t = await tick();
+        t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, url) } : e));
+        return t;
+      },
+      { lease, wake: (notify) => webhooks.watch(id, notify) },
+    );
   });
 
   serveScript(router, 'live-webhook.js');

@@ -8,7 +8,7 @@
 import Router from '@koa/router';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 import { createTokenVerifier } from '../oauth/verify.ts';
 import { MCP_SCOPES, type OauthServer } from '../oauth/provider.ts';
 import { readBody } from '../read-body.ts';

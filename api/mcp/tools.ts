@@ -33,7 +33,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount): McpServ
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
-  registerWebhookTools(server, run, deps.webhooks, account.userId);
+  registerWebhookTools(server, run, deps.webhooks, account);
   if (deps.site) registerSiteTools(server, run, deps.site, account.userId);
   return server;
 }

@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { webhookIdField } from '../schemas/webhooks.ts';
+import type { Plan } from '../../lib/plans.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import { validate } from '../validate.ts';
 import { TOOL_HINTS, type Run } from './run.ts';
@@ -9,7 +10,8 @@ import { TOOL_HINTS, type Run } from './run.ts';
 const webhookOut = { webhook_id: z.string(), webhook_url: z.string(), created_at: z.string() };
 const webhookIdInput = z.object({ webhook_id: webhookIdField });
 
-export function registerWebhookTools(server: McpServer, run: Run, webhooks: WebhookService, userId: number): void {
+export function registerWebhookTools(server: McpServer, run: Run, webhooks: WebhookService, account: { userId: number; plan: Plan }): void {
+  const { userId } = account;
   server.registerTool(
     'webhook_create',
     {
@@ -19,7 +21,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
       outputSchema: { ...webhookOut, message: z.string() },
       annotations: { title: 'Create a webhook', ...TOOL_HINTS.webhook_create },
     },
-    () => run('webhook_create', () => webhooks.create(userId), (o) => `Created webhook ${o.webhook_id}: send requests to ${o.webhook_url}`),
+    () => run('webhook_create', () => webhooks.create(account), (o) => `Created webhook ${o.webhook_id}: send requests to ${o.webhook_url}`),
   );
 
   server.registerTool(

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import Router from '@koa/router';
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 import { buildOpenApi } from './document.ts';
 
 const require = createRequire(import.meta.url);

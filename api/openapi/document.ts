@@ -14,10 +14,11 @@ const BODY_ERRORS = [413];
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input: the message names the field',
   401: 'Missing, invalid or revoked API key',
+  403: 'Past a count bound of your plan (webhooks owned, a load test\'s size): the message names it',
   404: 'Unknown, or not yours',
   409: 'Not in a state that allows this',
   413: 'Body too large',
-  429: 'Rate limit of the plan reached (see Retry-After)',
+  429: 'Rate limit of the plan reached, or its live streams or load tests at once (see Retry-After)',
   502: 'The target or an upstream answered something unusable',
   503: 'No worker answered',
   504: 'An upstream or the job took too long',

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { sql } from 'kysely';
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 
 const CHECK_TIMEOUT_MS = 3000;
 

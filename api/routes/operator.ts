@@ -10,7 +10,7 @@ import type { Payload } from '@temporalio/common';
 import { AppError, ForbiddenError, InvalidInputError, UnauthorizedError } from '../../lib/errors.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { Gauge } from 'prom-client';
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 import { readBody } from '../read-body.ts';
 import { JOB_WORKFLOW_TYPES, TASK_QUEUES } from '../../lib/jobs/index.ts';
 

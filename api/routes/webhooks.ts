@@ -4,9 +4,9 @@ import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
 
-export function webhookRoutes({ webhooks }: Pick<Services, 'webhooks'>): V1Router {
+export function webhookRoutes({ webhooks, streams }: Pick<Services, 'webhooks' | 'streams'>): V1Router {
   const router: V1Router = new Router();
-  serve(router, ops.create, async (ctx) => ({ success: true, ...(await webhooks.create(ctx.state.account.userId)) }));
+  serve(router, ops.create, async (ctx) => ({ success: true, ...(await webhooks.create(ctx.state.account)) }));
   serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account.userId) }));
   serve(router, ops.requests, async (ctx, { query }) => ({ success: true, webhook_id: query.webhook_id, data: await webhooks.requests(ctx.state.account.userId, query.webhook_id) }));
   // New captures as Server-Sent Events: first everything kept (as the polling answer), then each
@@ -14,7 +14,8 @@ export function webhookRoutes({ webhooks }: Pick<Services, 'webhooks'>): V1Route
   serve(router, ops.events, async (ctx, { query, headers }) => {
     const userId = ctx.state.account.userId;
     await webhooks.requests(userId, query.webhook_id, Number.MAX_SAFE_INTEGER); // 404 now, before the stream starts
-    startSse(ctx, webhooks.requestsStream(userId, query.webhook_id, headers['last-event-id']));
+    const lease = await streams.open(ctx.state.account);
+    startSse(ctx, webhooks.requestsStream(userId, query.webhook_id, headers['last-event-id']), { lease, wake: (notify) => webhooks.watch(query.webhook_id, notify) });
   });
   serve(router, ops.remove, async (ctx, { body }) => {
     const { message } = await webhooks.remove(ctx.state.account.userId, body.webhook_id);

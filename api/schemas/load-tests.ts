@@ -56,7 +56,7 @@ export type StartBody = z.output<typeof startBody>;
 export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
 
 export const loadTestOperations = {
-  start: operation({ method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400] }),
+  start: operation({ method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400, 403] }),
   status: operation({ method: 'get', path: '/load-testing/status/{test_id}', summary: 'Status and live metrics of a load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' }, errors: [404, 503] }),
   events: operation({ method: 'get', path: '/load-testing/status/{test_id}/events', summary: 'Status of a load test as Server-Sent Events, until it ends', tag: 'Load testing', success: { status: 200, schema: null, description: 'text/event-stream: `status` events with the shape of the status answer' }, errors: [404] }),
   stop: operation({ method: 'post', path: '/load-testing/stop/{test_id}', summary: 'Stop a running load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' }, errors: [404, 409] }),

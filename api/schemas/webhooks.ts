@@ -22,7 +22,7 @@ export const deleteBody = z.object({ webhook_id: webhookIdField });
 
 const path = (name: string) => `/network/${name}`;
 export const webhookOperations = {
-  create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL', tag: 'Webhooks', success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [] }),
+  create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL', tag: 'Webhooks', success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [403] }),
   list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
   requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first', tag: 'Webhooks', query: requestsQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
   events: operation({ method: 'get', path: path('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] }),

@@ -1,13 +1,15 @@
 // The API's services: the one layer between the doors (REST routes, MCP tools, dashboard pages) and
 // the database or Temporal. Built once per process and handed to every door.
-import type { ApiDeps } from '../context.ts';
+import type { ApiDeps } from '../deps.ts';
 import { accountService } from './accounts.ts';
+import { captureService } from './captures.ts';
 import { diagnosticsService } from './diagnostics.ts';
 import { domainService } from './domains.ts';
 import { loadTestService } from './load-tests.ts';
 import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
 import { siteService } from './site.ts';
+import { streamService } from './streams.ts';
 import { webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
@@ -15,13 +17,15 @@ export function createServices(deps: ApiDeps) {
   return {
     config,
     accounts: accountService(db),
+    captures: captureService({ db, kv }),
     diagnostics: diagnosticsService(temporal),
     domains: domainService({ config, kv, temporal }),
     loadTests: loadTestService({ config, db, temporal }),
     lookups: lookupService(config),
     quota: quotaService(kv),
     site: siteService({ kv, temporal, allow: config.networkAllow }),
-    webhooks: webhookService(db, config.baseUrl),
+    streams: streamService(kv),
+    webhooks: webhookService(db, config.baseUrl, kv),
   };
 }
 

@@ -8,7 +8,8 @@ import { intervalTracker, liveMetrics } from '../../activities/load/metrics.ts';
 import { createLoadTest, findOwnedLoadTest, finishLoadTestRow, listLoadTests, readShardSnapshots, requestLoadTestStop, type LoadTestRow } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
-import { ConflictError, NotFoundError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '../../lib/errors.ts';
+import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { newJobId, resultWithin, startJob, unreadableState, workflowIdOf } from '../../lib/temporal/jobs.ts';
@@ -83,11 +84,18 @@ export function loadTestService({ config, db, temporal }: { config: Config; db: 
     };
   }
 
-  async function start(body: StartBody, userId: number) {
+  /** Starts a test within the account's plan: its size (403 past it) and its tests at once (429). */
+  async function start(body: StartBody, account: { userId: number; plan: Plan }) {
+    const { userId, plan } = account;
+    const limits = PLAN_LIMITS[plan];
+    if (body.concurrentUsers > limits.loadTestUsers) throw new PlanLimitError(`concurrentUsers: at most ${limits.loadTestUsers} on the ${plan} plan`);
+    if (body.testDuration > limits.loadTestSeconds) throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
     await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
     const testId = newJobId();
     const cfg = publicConfig(body);
-    await createLoadTest(db, { id: testId, userId, config: cfg });
+    if (!(await createLoadTest(db, { id: testId, userId, config: cfg }, limits.loadTestsAtOnce))) {
+      throw new RateLimitedError(`At most ${limits.loadTestsAtOnce} load test${limits.loadTestsAtOnce === 1 ? '' : 's'} at once on the ${plan} plan: wait for one of yours to end, or stop it`, 10);
+    }
     const input: LoadTestInput = {
       testId,
       target: targetOf(body),

@@ -3,7 +3,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks } from '../../db/webhooks.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError, PlanLimitError } from '../../lib/errors.ts';
+import type { KvStore } from '../../lib/kv/index.ts';
+import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
 
 /** Captured requests kept per webhook; the oldest are dropped beyond this. */
@@ -12,11 +14,39 @@ export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 /** How far back (in row ids) a live stream looks for captures that committed after later ones. */
 export const OUT_OF_ORDER_WINDOW = 20_000;
 
-export function webhookService(db: Kysely<Database>, baseUrl: string) {
+/** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
+export const CAPTURES_CHANNEL = 'captures';
+
+export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
+  // One subscription per process; each message wakes only the streams of that webhook.
+  const watchers = new Map<string, Set<() => void>>();
+  let unsubscribe: (() => void) | undefined;
+  const wakeStreamsOf = (webhookId: string) => watchers.get(webhookId)?.forEach((notify) => notify());
   return {
-    async create(userId: number) {
-      const webhook = await createWebhook(db, userId);
+    /** Calls `notify` whenever `webhookId` stores captures or is deleted, in any API process. */
+    watch(webhookId: string, notify: () => void): () => void {
+      if (!kv) throw new Error('live streams need the key-value store');
+      unsubscribe ??= kv.subscribe(CAPTURES_CHANNEL, wakeStreamsOf);
+      const set = watchers.get(webhookId) ?? new Set();
+      set.add(notify);
+      watchers.set(webhookId, set);
+      return () => {
+        set.delete(notify);
+        if (set.size === 0) watchers.delete(webhookId);
+      };
+    },
+
+    /** Tells every process's streams that these webhooks changed. */
+    async changed(webhookIds: Iterable<string>): Promise<void> {
+      if (kv) await Promise.all([...webhookIds].map((id) => kv.publish(CAPTURES_CHANNEL, id)));
+    },
+
+    /** A new webhook, or 403 when the account owns as many as its plan allows. */
+    async create(account: { userId: number; plan: Plan }) {
+      const max = PLAN_LIMITS[account.plan].webhooks;
+      const webhook = await createWebhook(db, account.userId, max);
+      if (!webhook) throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
         webhook_id: webhook.webhookId,
         webhook_url: urlOf(webhook.webhookId),
@@ -75,6 +105,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string) {
 
     async remove(userId: number, webhookId: string) {
       if (!(await deleteOwnedWebhook(db, userId, webhookId))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      await this.changed([webhookId]); // its open streams end
       return { message: 'Webhook and its captured requests deleted', webhook_id: webhookId };
     },
   };

@@ -38,6 +38,18 @@ export interface KvStore {
   consume(windows: readonly QuotaWindow[]): Promise<QuotaResult>;
   /** Where each window stands now, counting nothing (for showing a user their usage). */
   usage(windows: readonly QuotaWindow[]): Promise<QuotaState[]>;
+  /**
+   * Holds one of at most `limit` slots of `key` for `holder` during `ttlSeconds` (a live stream, say);
+   * a holder asking again renews its slot. Slots whose holder stopped renewing free themselves, so a
+   * process that dies leaks nothing for longer than the TTL. `held` counts the live slots after the call.
+   */
+  lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }>;
+  /** Frees `holder`'s slot of `key` (nothing when it holds none). */
+  release(key: string, holder: string): Promise<void>;
+  /** Tells every process's subscribers of `channel` (at most once, no history: a wake-up, not a queue). */
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `listener` with each message published on `channel` from now on; returns the unsubscribe. */
+  subscribe(channel: string, listener: (message: string) => void): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
 
 interface Entry {
@@ -9,6 +10,9 @@ interface Entry {
 export class MemoryKvStore implements KvStore {
   readonly kind = 'memory' as const;
   readonly #entries = new Map<string, Entry>();
+  /** Leased slots: key -> holder -> expiry (ms). */
+  readonly #leases = new Map<string, Map<string, number>>();
+  readonly #channels = new EventEmitter().setMaxListeners(0);
   readonly #sweeper: NodeJS.Timeout;
   readonly #now: () => number;
 
@@ -70,11 +74,39 @@ export class MemoryKvStore implements KvStore {
     return { allowed, windows: slots.map((s) => windowState(s.w.limit, s.count, s.w.windowSeconds, now)) };
   }
 
+  async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }> {
+    const now = this.#now();
+    const slots = this.#leases.get(key) ?? new Map<string, number>();
+    for (const [h, expiresAt] of slots) if (expiresAt <= now) slots.delete(h);
+    const granted = slots.has(holder) || slots.size < limit;
+    if (granted) slots.set(holder, now + ttlSeconds * 1000);
+    if (slots.size > 0) this.#leases.set(key, slots);
+    else this.#leases.delete(key);
+    return { granted, held: slots.size };
+  }
+
+  async release(key: string, holder: string): Promise<void> {
+    const slots = this.#leases.get(key);
+    slots?.delete(holder);
+    if (slots?.size === 0) this.#leases.delete(key);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.#channels.emit(channel, message);
+  }
+
+  subscribe(channel: string, listener: (message: string) => void): () => void {
+    this.#channels.on(channel, listener);
+    return () => void this.#channels.off(channel, listener);
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
     this.#entries.clear();
+    this.#leases.clear();
+    this.#channels.removeAllListeners();
   }
 
   #expiry(ttlSeconds?: number): number {
@@ -93,5 +125,9 @@ export class MemoryKvStore implements KvStore {
   #sweep(): void {
     const now = this.#now();
     for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
+    for (const [key, slots] of this.#leases) {
+      for (const [holder, expiresAt] of slots) if (expiresAt <= now) slots.delete(holder);
+      if (slots.size === 0) this.#leases.delete(key);
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
 
@@ -30,9 +31,28 @@ for i = 1, #KEYS do out[#out + 1] = counts[i] end
 return out
 `;
 
+// Slots of a lease: a sorted set of holders scored by their expiry, on Redis's clock. Expired holders
+// leave first; a holder already in the set renews; a new one enters only below the limit.
+// KEYS: the set. ARGV: holder, limit, ttl in ms. Returns: granted (0/1), live slots after the call.
+const LEASE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local granted = 0
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+  granted = 1
+end
+return { granted, redis.call('ZCARD', KEYS[1]) }
+`;
+
 export class RedisKvStore implements KvStore {
   readonly kind = 'redis' as const;
   readonly #redis: Redis;
+  /** The connection in subscriber mode (Redis allows nothing else on it), opened at the first subscribe. */
+  #subscriber: Redis | undefined;
+  readonly #channels = new EventEmitter().setMaxListeners(0);
 
   constructor(url: string) {
     // Fail calls fast while Redis is down instead of queueing them forever; readiness reports it.
@@ -83,11 +103,41 @@ export class RedisKvStore implements KvStore {
     };
   }
 
+  async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }> {
+    const [granted, held] = (await this.#redis.eval(LEASE_LUA, 1, key, holder, String(limit), String(Math.max(1, Math.round(ttlSeconds * 1000))))) as number[];
+    return { granted: granted === 1, held: held! };
+  }
+
+  async release(key: string, holder: string): Promise<void> {
+    await this.#redis.zrem(key, holder);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.#redis.publish(channel, message);
+  }
+
+  subscribe(channel: string, listener: (message: string) => void): () => void {
+    if (!this.#subscriber) {
+      this.#subscriber = this.#redis.duplicate();
+      this.#subscriber.on('error', () => {}); // it reconnects and resubscribes by itself
+      this.#subscriber.on('message', (ch: string, message: string) => this.#channels.emit(ch, message));
+    }
+    // One Redis subscription per channel per process; the listeners of this process share it.
+    if (this.#channels.listenerCount(channel) === 0) void this.#subscriber.subscribe(channel).catch(() => {});
+    this.#channels.on(channel, listener);
+    return () => {
+      this.#channels.off(channel, listener);
+      if (this.#channels.listenerCount(channel) === 0) void this.#subscriber?.unsubscribe(channel).catch(() => {});
+    };
+  }
+
   async ping(): Promise<void> {
     await this.#redis.ping();
   }
 
   async close(): Promise<void> {
+    this.#channels.removeAllListeners();
+    await this.#subscriber?.quit().catch(() => this.#subscriber?.disconnect());
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }

@@ -7,18 +7,23 @@ export function plainIp(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
 
+/** Whether an address is one of the trusted proxies' (TRUSTED_PROXIES). */
+export function trustedProxyCheck(trustedProxies: readonly string[]): (ip: string) => boolean {
+  const trusted = new BlockList();
+  for (const cidr of trustedProxies) {
+    const c = parseCidr(cidr)!;
+    trusted.addSubnet(c.address, c.prefix, c.family === 4 ? 'ipv4' : 'ipv6');
+  }
+  return (ip) => isIP(ip) !== 0 && trusted.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6');
+}
+
 /**
  * The client's address: the socket's peer, unless that peer is a trusted proxy; then the
  * X-Forwarded-For entry nearest to us that is not itself a trusted proxy. Entries added by anything
  * before the first untrusted hop are the client's to forge, so they are never believed.
  */
 export function createClientIp(trustedProxies: readonly string[]): (req: IncomingMessage) => string {
-  const trusted = new BlockList();
-  for (const cidr of trustedProxies) {
-    const c = parseCidr(cidr)!;
-    trusted.addSubnet(c.address, c.prefix, c.family === 4 ? 'ipv4' : 'ipv6');
-  }
-  const isTrusted = (ip: string) => isIP(ip) !== 0 && trusted.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6');
+  const isTrusted = trustedProxyCheck(trustedProxies);
   // No proxies to trust (the default): the peer, without a list lookup on the capture hot path.
   if (trustedProxies.length === 0) return (req) => plainIp(req.socket.remoteAddress ?? '');
   return (req) => {

@@ -65,6 +65,14 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     expect(b).toEqual({ id: a.id, email, plan: 'pro' });
   });
 
+  it('creates webhooks up to the most a user may own, exactly, also when asked many times at once', async () => {
+    const u = await user();
+    const made = await Promise.all(Array.from({ length: 12 }, () => createWebhook(handle.db, u.id, 5)));
+    expect(made.filter((w) => w !== null)).toHaveLength(5);
+    expect(await createWebhook(handle.db, u.id, 5)).toBeNull();
+    expect(await listWebhooks(handle.db, u.id, 1)).toHaveLength(5);
+  });
+
   it('stores captures only for existing webhooks and trims each webhook to its newest `keep`', async () => {
     const u = await user();
     const a = await createWebhook(handle.db, u.id);

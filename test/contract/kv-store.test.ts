@@ -106,6 +106,38 @@ describe.each(stores)('key-value store contract (%s)', (_kind, make) => {
     expect((await store.consume([window])).allowed).toBe(true);
   });
 
+  it('leases at most `limit` slots at once, renews a holder, and frees released and expired slots', async () => {
+    const key = k('lease');
+    expect(await store.lease(key, 'a', 2, 10)).toEqual({ granted: true, held: 1 });
+    expect(await store.lease(key, 'b', 2, 0.3)).toEqual({ granted: true, held: 2 });
+    expect(await store.lease(key, 'c', 2, 10)).toEqual({ granted: false, held: 2 });
+    expect(await store.lease(key, 'a', 2, 10)).toEqual({ granted: true, held: 2 }); // a renewal, not a new slot
+    await sleep(450); // b stopped renewing
+    expect(await store.lease(key, 'c', 2, 10)).toEqual({ granted: true, held: 2 });
+    await store.release(key, 'a');
+    await store.release(key, 'nobody');
+    expect(await store.lease(key, 'd', 2, 10)).toEqual({ granted: true, held: 2 });
+  });
+
+  it('tells subscribers of a channel what is published on it, and stops after unsubscribe', async () => {
+    const channel = k('channel');
+    const got: string[] = [];
+    const stop = store.subscribe(channel, (m) => got.push(m));
+    await sleep(100); // a Redis subscription takes a round trip
+    await store.publish(channel, 'one');
+    await store.publish(k('other-channel'), 'not ours');
+    for (let i = 0; i < 20 && got.length < 1; i++) await sleep(50);
+    stop();
+    await store.publish(channel, 'two');
+    await sleep(150);
+    expect(got).toEqual(['one']);
+  });
+
+  it('grants exactly `limit` of many concurrent leases', async () => {
+    const key = k('lease-race');
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => store.lease(key, `h${i}`, 5, 10)));
+    expect(results.filter((r) => r.granted)).toHaveLength(5);
+  });
 });
 
 // Two clients of one Redis stand for two API processes.
@@ -118,6 +150,14 @@ if (process.env.REDIS_URL) {
         const window = { key: `test:${randomUUID()}:shared`, limit: 4, windowSeconds: 3600 };
         const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).consume([window])));
         expect(results.filter((r) => r.allowed)).toHaveLength(4);
+        // What one process publishes, another hears (the live streams' wake-ups).
+        const heard: string[] = [];
+        const stop = a.subscribe('test:shared-channel', (m) => heard.push(m));
+        await sleep(200);
+        await b.publish('test:shared-channel', 'webhook-1');
+        for (let i = 0; i < 20 && heard.length < 1; i++) await sleep(50);
+        stop();
+        expect(heard).toEqual(['webhook-1']);
       } finally {
         await Promise.all([a.close(), b.close()]);
       }

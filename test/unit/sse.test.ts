@@ -3,14 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSse } from '../../api/sse.ts';
+import { startSse, type SseOptions } from '../../api/sse.ts';
 
 const servers: http.Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));
 
-async function serve(tick: () => Promise<{ events: Array<{ event: string; data: unknown }>; done: boolean }>): Promise<string> {
+async function serve(tick: () => Promise<{ events: Array<{ event: string; data: unknown }>; done: boolean }>, options: SseOptions = { pollMs: 50 }): Promise<string> {
   const app = new Koa();
-  app.use((ctx) => startSse(ctx, tick, 50));
+  app.use((ctx) => startSse(ctx, tick, options));
   const server = http.createServer(app.callback());
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -34,6 +34,28 @@ describe('startSse', () => {
     const atClose = ticks;
     await sleep(400);
     expect(ticks).toBe(atClose);
+  });
+
+  it('with a wake-up, looks at its source only when woken, and stops listening when the client goes', async () => {
+    let ticks = 0;
+    const listeners = new Set<() => void>();
+    const url = await serve(async () => ({ events: [{ event: 'n', data: ++ticks }], done: false }), {
+      wake: (notify) => {
+        listeners.add(notify);
+        return () => listeners.delete(notify);
+      },
+    });
+    const controller = new AbortController();
+    const reader = (await fetch(url, { signal: controller.signal })).body!.getReader();
+    await reader.read();
+    await sleep(300);
+    expect(ticks).toBe(1); // idle: no look at the source
+    for (const notify of listeners) notify();
+    await sleep(100);
+    expect(ticks).toBe(2);
+    controller.abort();
+    await sleep(150);
+    expect(listeners.size).toBe(0);
   });
 
   it('sends events in order and ends the response when the source is done', async () => {

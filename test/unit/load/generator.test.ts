@@ -2,9 +2,9 @@
 // before any connection; a name is checked by each connection's lookup, and a refusal there is that
 // request's error. The one server is on loopback, started here, and counts the connections it accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ShardGenerator, type ShardPlan } from '../../activities/load/generator.ts';
-import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
-import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { ShardGenerator, type ShardPlan } from '../../../activities/load/generator.ts';
+import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
+import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
 
 function plan(url: string, allow: readonly string[] = [], durationMs = 10_000): ShardPlan {
   const startAt = Date.now();

@@ -1,9 +1,9 @@
 // The load generator's HTTP/1.1 connection against raw loopback servers that answer in every framing.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Http1Connection, requestBytes } from '../../activities/load/http1.ts';
-import { guardedLookup } from '../../lib/net/target-guard.ts';
-import { createAddressPolicy } from '../../lib/net/address-policy.ts';
+import { Http1Connection, requestBytes } from '../../../activities/load/http1.ts';
+import { guardedLookup } from '../../../lib/net/target-guard.ts';
+import { createAddressPolicy } from '../../../lib/net/address-policy.ts';
 
 const servers: net.Server[] = [];
 const sockets = new Set<net.Socket>();
