@@ -43,21 +43,18 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let woken = false;
+  let lastRun = 0;
   let lastWrite = Date.now();
-  let lastRenew = Date.now();
   let unsubscribe = () => {};
   const close = () => {
     if (closed) return;
     closed = true;
     clearTimeout(timer);
+    clearInterval(keeper);
     unsubscribe();
     stream.end();
     lease?.release().catch(() => {}); // a slot not freed here expires by itself
   };
-  // The response closes when the client goes away (or the stream ends): stop then. A client that
-  // left while the stream was being set up closed it already.
-  ctx.res.once('close', close);
-  if (ctx.res.destroyed || ctx.req.socket.destroyed) close();
   const ends = Date.now() + MAX_STREAM_MS;
   const write = (chunk: string) => {
     lastWrite = Date.now();
@@ -66,57 +63,53 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   /** A client that reads nothing, or a stream open past its lifetime, is let go. */
   const overdue = () => stream.writableLength > MAX_BUFFERED_BYTES || Date.now() > ends || ctx.res.destroyed;
 
-  /** What a stream does between looks at its source: keepalive, lease, lifetime. */
-  const idle = async () => {
+  // Whatever the source does: keepalive comments, the lease renewed, the lifetime kept.
+  const keeper = setInterval(async () => {
     if (closed) return;
     if (overdue()) return close();
     if (Date.now() - lastWrite >= KEEPALIVE_MS) write(': keepalive\n\n');
-    if (!lease || Date.now() - lastRenew < KEEPALIVE_MS) return;
-    lastRenew = Date.now();
     try {
-      await lease.renew();
+      if (lease && !(await lease.renew())) close(); // the slot was lost and the plan's are all taken now
     } catch {
       // The store is unreachable: keep streaming; the slot expires by itself if this goes on.
     }
-  };
-  const next = () => {
-    if (closed) return;
-    clearTimeout(timer);
-    if (wake) timer = setTimeout(() => void idle().then(next), KEEPALIVE_MS);
-    else timer = setTimeout(run, pollMs);
-  };
+  }, KEEPALIVE_MS);
+  // The response closes when the client goes away (or the stream ends): stop then. A client that
+  // left while the stream was being set up closed it already.
+  ctx.res.once('close', close);
+  if (ctx.res.destroyed || ctx.req.socket.destroyed) close();
 
   const run = async () => {
     if (closed) return;
     if (overdue()) return close();
     running = true;
+    lastRun = Date.now();
     try {
       const { events, done } = await tick();
       for (const e of events) write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
       if (done) return close();
-      if (!wake) await idle();
     } catch (err) {
       write(`event: error\ndata: ${JSON.stringify({ success: false, message: (err as Error).message })}\n\n`);
       return close();
     } finally {
       running = false;
     }
-    // A change that came while we looked is looked at now; otherwise wait for the next one.
-    if (woken) {
-      woken = false;
-      return void run();
-    }
-    next();
+    if (closed) return;
+    if (!wake) timer = setTimeout(run, pollMs);
+    else if (woken) wakeUp(); // a change that came while we looked
+  };
+  /** Looks at the source again, at most once every pollMs however often it changes. */
+  const wakeUp = () => {
+    woken = false;
+    clearTimeout(timer);
+    timer = setTimeout(run, Math.max(0, lastRun + pollMs - Date.now()));
   };
 
   if (wake && !closed) {
     unsubscribe = wake(() => {
       if (closed) return;
       if (running) woken = true;
-      else {
-        clearTimeout(timer);
-        void run();
-      }
+      else wakeUp();
     });
   }
   stream.write('retry: 3000\n\n');

@@ -61,6 +61,7 @@ export class CaptureWriter {
   #bytesTouched = new Set<number>();
   #bytesTimer: NodeJS.Timeout | null = null;
   #bytesTrimming: Promise<void> | null = null;
+  #bytesFailed = false;
 
   constructor(db: Kysely<Database>, options: CaptureWriterOptions) {
     this.#db = db;
@@ -96,9 +97,15 @@ export class CaptureWriter {
     if (this.#bytesTimer) {
       clearTimeout(this.#bytesTimer);
       this.#bytesTimer = null;
-      this.#runBytesTrim();
     }
-    while (this.#bytesTrimming) await this.#bytesTrimming;
+    // Every webhook written so far has been trimmed to its owner's bytes (one failure aside: it is retried later).
+    while (this.#bytesTrimming || this.#bytesTouched.size > 0) {
+      this.#runBytesTrim();
+      const running = this.#bytesTrimming;
+      if (!running) break;
+      await running;
+      if (this.#bytesFailed) break;
+    }
   }
 
   #pump(): void {
@@ -153,13 +160,16 @@ export class CaptureWriter {
       }
     }
     this.#trim();
-    if (this.#trimBytes && this.#bytesTouched.size > 0 && !this.#bytesTimer) {
-      this.#bytesTimer = setTimeout(() => {
-        this.#bytesTimer = null;
-        this.#runBytesTrim();
-      }, BYTES_TRIM_EVERY_MS);
-      this.#bytesTimer.unref();
-    }
+    this.#scheduleBytesTrim();
+  }
+
+  #scheduleBytesTrim(): void {
+    if (!this.#trimBytes || this.#bytesTouched.size === 0 || this.#bytesTimer) return;
+    this.#bytesTimer = setTimeout(() => {
+      this.#bytesTimer = null;
+      this.#runBytesTrim();
+    }, BYTES_TRIM_EVERY_MS);
+    this.#bytesTimer.unref();
   }
 
   /** One bytes trim at a time; webhooks written meanwhile wait for the next. */
@@ -167,13 +177,16 @@ export class CaptureWriter {
     if (this.#bytesTrimming || this.#bytesTouched.size === 0 || !this.#trimBytes) return;
     const refs = [...this.#bytesTouched];
     this.#bytesTouched = new Set();
+    this.#bytesFailed = false;
     this.#bytesTrimming = this.#trimBytes(refs)
       .catch((err) => {
         refs.forEach((r) => this.#bytesTouched.add(r));
+        this.#bytesFailed = true;
         this.#onError(err);
       })
       .finally(() => {
         this.#bytesTrimming = null;
+        this.#scheduleBytesTrim(); // what was written meanwhile, or what failed, goes in a second
       });
   }
 

@@ -1,6 +1,6 @@
 // Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
 // totals (live metrics, the stop flag's way back to the shards, and the final merge).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, LoadTestStatus } from './schema.ts';
 
 export interface LoadTestRow {
@@ -52,6 +52,8 @@ export async function createLoadTest(db: Kysely<Database>, row: { id: string; us
       .select((eb) => eb.fn.countAll<string>().as('open'))
       .where('user_id', '=', row.userId)
       .where('status', 'in', ['pending', 'running'])
+      // A row left open by a process that died counts no longer than the longest test could run.
+      .where('created_at', '>', sql<Date>`now() - interval '2 hours'`)
       .executeTakeFirstOrThrow();
     if (Number(open) >= maxOpen) return false;
     await trx.insertInto('load_tests').values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) }).execute();

@@ -38,7 +38,7 @@ export function connectedAppSection(router: Router, page: DashboardPages, { acco
   });
 
   router.post('/connected-apps/revoke', async (ctx) => {
-    const post = await page.signedInForm(ctx);
+    const post = await page.signedInForm(ctx, { refusable: false });
     if (!post) return;
     const { form, account } = post;
     const clientId = form.client_id ?? '';

@@ -52,7 +52,7 @@ export function keySection(router: Router, page: DashboardPages, { accounts, quo
   });
 
   router.post('/keys/revoke', async (ctx) => {
-    const post = await page.signedInForm(ctx);
+    const post = await page.signedInForm(ctx, { refusable: false });
     if (!post) return;
     const { form, account } = post;
     const keyId = Number(form.key_id);

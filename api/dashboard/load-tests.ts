@@ -111,7 +111,7 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
   });
 
   router.post('/load-tests/:test_id/stop', async (ctx) => {
-    const post = await page.signedInForm(ctx);
+    const post = await page.signedInForm(ctx, { refusable: false });
     if (!post) return;
     const { account } = post;
     const row = await loadTests.owned(ctx.params.test_id!, account.id);
@@ -126,6 +126,7 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
     const account = await page.signedIn(ctx);
     if (!account) return;
     const row = await loadTests.owned(ctx.params.test_id!, account.id);
+    await page.spend(account);
     startSse(ctx, loadTests.chartStream(row.id, account.id), { lease: await streams.open({ userId: account.id, plan: account.plan }) });
   });
 

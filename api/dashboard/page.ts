@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
+import { RateLimitedError } from '../../lib/errors.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
@@ -50,21 +51,30 @@ export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUi
     /**
      * A signed-in form post: the form with its CSRF token checked, and the account, the post counted
      * against the plan's requests as an API call is. Null when it was answered here: sent to sign
-     * in, or 429 when the plan's requests are used up.
+     * in, or 429 when the plan's requests are used up. An action that protects the account
+     * (`refusable: false`: revoking a key, disconnecting an app, stopping a test, deleting a webhook)
+     * is counted but never refused, so a leaked key that spent the day's requests cannot keep its
+     * owner from revoking it.
      */
-    async signedInForm(ctx: Context): Promise<{ form: Record<string, string>; account: Account } | null> {
+    async signedInForm(ctx: Context, { refusable = true } = {}): Promise<{ form: Record<string, string>; account: Account } | null> {
       const form = await readForm(ctx);
       checkCsrf(ctx, form, deps.config.baseUrl);
       const account = await signedIn(ctx);
       if (!account) return null;
       const verdict = await services.quota.spend({ userId: account.id, plan: account.plan });
-      if (verdict.allowed) return { form, account };
+      if (verdict.allowed || !refusable) return { form, account };
       ctx.set('Retry-After', String(verdict.retryAfterSeconds));
       layout(ctx, account, null, 'Rate limit reached', html`<h1>Rate limit reached</h1><p role="alert">Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAfterSeconds} s.</p>`, 429);
       return null;
     },
 
     layout,
+
+    /** Counts a request of the account that is not a form post (opening a live stream): 429 past the plan. */
+    async spend(account: Account): Promise<void> {
+      const verdict = await services.quota.spend({ userId: account.id, plan: account.plan });
+      if (!verdict.allowed) throw new RateLimitedError(`Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds);
+    },
   };
 }
 

@@ -1,6 +1,8 @@
 // Dashboard: webhooks (list with counts, create, delete) and the live view of one's captured requests.
 import type Router from '@koa/router';
-import { NotFoundError } from '../../lib/errors.ts';
+import type { Context } from 'koa';
+import type { Account } from '../../db/users.ts';
+import { AppError, NotFoundError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
 import { resumeHeaders } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
@@ -10,10 +12,8 @@ import { seeOther, serveScript, when, type DashboardPages } from './page.ts';
 import { forPage, requestCard } from './webhook-cards.ts';
 
 export function webhookSection(router: Router, page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
-  // Webhooks: list with counts, create, delete, and the live view of one.
-  router.get('/webhooks', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (!account) return;
+  /** The list with counts and the create form; `error` (a bound of the plan, say) above them. */
+  async function webhooksPage(ctx: Context, account: Account, error?: AppError) {
     const { webhooks: list } = await webhooks.list(account.id);
     const csrf = page.csrf(ctx);
     page.layout(
@@ -22,6 +22,7 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
       'webhooks',
       'Webhooks',
       html`<h1>Webhooks</h1>
+        ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
         <form method="post" action="/dashboard/webhooks"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Create a webhook</button></form>
         ${
           list.length === 0
@@ -32,19 +33,31 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
                   <td><form method="post" action="/dashboard/webhooks/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}"><button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form></td></tr>`,
               )}</tbody></table></div>`
         }`,
+      error?.status ?? 200,
     );
+  }
+
+  // Webhooks: list with counts, create, delete, and the live view of one.
+  router.get('/webhooks', async (ctx) => {
+    const account = await page.signedIn(ctx);
+    if (account) await webhooksPage(ctx, account);
   });
 
   router.post('/webhooks', async (ctx) => {
     const post = await page.signedInForm(ctx);
     if (!post) return;
     const { account } = post;
-    const created = await webhooks.create({ userId: account.id, plan: account.plan });
-    seeOther(ctx, `/dashboard/webhooks/${created.webhook_id}`);
+    try {
+      const created = await webhooks.create({ userId: account.id, plan: account.plan });
+      seeOther(ctx, `/dashboard/webhooks/${created.webhook_id}`);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'plan_limit') return webhooksPage(ctx, account, err);
+      throw err;
+    }
   });
 
   router.post('/webhooks/delete', async (ctx) => {
-    const post = await page.signedInForm(ctx);
+    const post = await page.signedInForm(ctx, { refusable: false });
     if (!post) return;
     const { form, account } = post;
     await webhooks.remove(account.id, form.webhook_id ?? '').catch((err) => {
@@ -91,6 +104,7 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
     const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
     const tick = webhooks.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
     const url = `${config.baseUrl}/webhook/${id}`;
+    await page.spend(account);
     const lease = await streams.open({ userId: account.id, plan: account.plan });
     startSse(
       ctx,

@@ -20,10 +20,9 @@ import { sharedSecret } from '../../db/server-secrets.ts';
 import { findUser } from '../../db/users.ts';
 import type { Config } from '../../lib/config.ts';
 import { MemoryKvStore, type KvStore } from '../../lib/kv/index.ts';
-import { createClientIp } from '../../lib/net/client-ip.ts';
+import { addressKey, createClientIp } from '../../lib/net/client-ip.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { escapeHtml } from '../pages/html.ts';
-import { addressKey } from '../pages/sign-in.ts';
 
 /** Scopes of the MCP resource: `mcp:tools` calls every tool, `mcp:read` only the read-only ones. */
 export const MCP_SCOPES = ['mcp:tools', 'mcp:read'] as const;

@@ -3,11 +3,11 @@
 // account from one place cannot lock its owner out everywhere else. An unknown email costs as much as
 // a wrong password.
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { checkUserPassword, type Account } from '../../db/users.ts';
 import type { KvStore, QuotaWindow } from '../../lib/kv/index.ts';
+import { addressKey } from '../../lib/net/client-ip.ts';
 import { html, type Html } from './html.ts';
 
 /**
@@ -66,22 +66,6 @@ export async function signIn(deps: { db: Kysely<Database>; kv: KvStore }, email:
   return { account };
 }
 
-/**
- * The address a limit counts against: an IPv4 address as it is, an IPv6 address as its /64 (one host
- * or home usually has a whole /64, so counting single IPv6 addresses would give it 2^64 allowances).
- */
-export function addressKey(ip: string): string {
-  if (isIP(ip) !== 6) return ip;
-  const [address] = ip.split('%'); // no zone index
-  const [head = '', tail] = address!.split('::');
-  const groups = (s: string | undefined) => (s ? s.split(':') : []);
-  let before = groups(head);
-  const after = groups(tail);
-  const hasV4 = (tail === undefined ? before : after).at(-1)?.includes('.') ?? false;
-  const count = before.length + after.length + (hasV4 ? 1 : 0); // a dotted IPv4 tail is two groups
-  if (tail !== undefined) before = [...before, ...Array<string>(Math.max(0, 8 - count)).fill('0')];
-  return `${[...before, ...after].slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
-}
 
 export function signInForm(options: { action: string; csrf: string; email?: string; error?: string; intro?: Html }): Html {
   return html`

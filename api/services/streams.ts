@@ -10,8 +10,8 @@ import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 export const LEASE_TTL_SECONDS = 60;
 
 export interface StreamLease {
-  /** Keeps the slot (call at least every LEASE_TTL_SECONDS / 2). */
-  renew(): Promise<void>;
+  /** Keeps the slot (call at least every LEASE_TTL_SECONDS / 2); false when it was lost meanwhile and is full now. */
+  renew(): Promise<boolean>;
   release(): Promise<void>;
 }
 
@@ -27,7 +27,7 @@ export function streamService(kv: KvStore) {
         throw new RateLimitedError(`At most ${limit} live streams at once on the ${account.plan} plan: close one of yours first`, LEASE_TTL_SECONDS);
       }
       return {
-        renew: async () => void (await kv.lease(key, holder, limit, LEASE_TTL_SECONDS)),
+        renew: async () => (await kv.lease(key, holder, limit, LEASE_TTL_SECONDS)).granted,
         release: () => kv.release(key, holder),
       };
     },

@@ -121,6 +121,12 @@ export class RedisKvStore implements KvStore {
       this.#subscriber = this.#redis.duplicate();
       this.#subscriber.on('error', () => {}); // it reconnects and resubscribes by itself
       this.#subscriber.on('message', (ch: string, message: string) => this.#channels.emit(ch, message));
+      // After a reconnect, (re)subscribe every channel someone here listens to, whether or not its
+      // first SUBSCRIBE got through before the connection dropped.
+      this.#subscriber.on('ready', () => {
+        const channels = this.#channels.eventNames().map(String);
+        if (channels.length > 0) void this.#subscriber?.subscribe(...channels).catch(() => {});
+      });
     }
     // One Redis subscription per channel per process; the listeners of this process share it.
     if (this.#channels.listenerCount(channel) === 0) void this.#subscriber.subscribe(channel).catch(() => {});

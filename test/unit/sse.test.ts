@@ -40,6 +40,7 @@ describe('startSse', () => {
     let ticks = 0;
     const listeners = new Set<() => void>();
     const url = await serve(async () => ({ events: [{ event: 'n', data: ++ticks }], done: false }), {
+      pollMs: 50,
       wake: (notify) => {
         listeners.add(notify);
         return () => listeners.delete(notify);
@@ -53,6 +54,14 @@ describe('startSse', () => {
     for (const notify of listeners) notify();
     await sleep(100);
     expect(ticks).toBe(2);
+    // However often the source changes, it is looked at once per pollMs at most.
+    for (let i = 0; i < 20; i++) {
+      for (const notify of listeners) notify();
+      await sleep(5);
+    }
+    await sleep(100);
+    expect(ticks).toBeGreaterThan(2);
+    expect(ticks).toBeLessThanOrEqual(2 + Math.ceil(200 / 50) + 1);
     controller.abort();
     await sleep(150);
     expect(listeners.size).toBe(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey } from '../../api/pages/sign-in.ts';
+import { addressKey } from '../../../lib/net/client-ip.ts';
 
 describe('addressKey (what sign-in and registration limits count against)', () => {
   it('keeps an IPv4 address as it is', () => {
