@@ -1,7 +1,7 @@
 // npm run bench:soak
 // A public instance under a mixed, sustained load on loopback, for SOAK_SECONDS (300): 200 capture
 // senders (each on its own webhook, SOAK_CAPTURE_RATE requests per second each, 5), 500 open live
-// streams on those webhooks, 20 pollers of another user's webhook list (one GET a second each), and
+// streams on those webhooks (their owners' 50 each, so every stream is woken as captures arrive), 20 pollers of another user's webhook list (one GET a second each), and
 // 2 load tests of 100 users (SOAK_LOAD_RPS requests per second each, 200) against a loopback target.
 // Prints every 30 s the pollers' p99 and the API's RSS, and at the end: the pollers' p50/p99/max,
 // RSS over time, captures answered 2xx vs stored (netops_captures_stored_total: must be equal),
@@ -54,13 +54,18 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
   const errors = new Map<string, number>();
   const error = (kind: string) => errors.set(kind, (errors.get(kind) ?? 0) + 1);
   try {
-    const [senderKey, pollerKey, loadKey, ...streamKeys] = await Promise.all(Array.from({ length: 3 + STREAM_USERS }, (_, i) => sleep(i * 5).then(() => newAccountKey(service.env))));
+    // One after another: the embedded database's socket serves one admin command at a time.
+    const keys: string[] = [];
+    for (let i = 0; i < 2 + STREAM_USERS; i++) keys.push(await newAccountKey(service.env));
+    const [pollerKey, loadKey, ...ownerKeys] = keys as [string, string, ...string[]];
+    // The senders' webhooks belong to the stream users, 20 each; each user's 50 streams watch its own.
     const webhooks: string[] = [];
-    for (let i = 0; i < SENDERS; i++) webhooks.push(JSON.parse((await request(base, 'POST', '/api/v1/network/my-webhook-create', senderKey)).body).webhook_id);
-    // Streams belong to their own users, on the senders' webhooks: each stream user makes webhooks of its own.
     const streamHooks: Array<[string, string]> = [];
-    for (const key of streamKeys) {
-      for (let i = 0; i < 50 && streamHooks.length < STREAMS; i++) streamHooks.push([key!, JSON.parse((await request(base, 'POST', '/api/v1/network/my-webhook-create', key)).body).webhook_id]);
+    for (const key of ownerKeys) {
+      const own: string[] = [];
+      for (let i = 0; i < SENDERS / ownerKeys.length; i++) own.push(JSON.parse((await request(base, 'POST', '/api/v1/network/my-webhook-create', key)).body).webhook_id);
+      webhooks.push(...own);
+      for (let i = 0; i < 50 && streamHooks.length < STREAMS; i++) streamHooks.push([key, own[i % own.length]!]);
     }
     const initialStored = await storedCaptures(base);
     const until = Date.now() + SECONDS * 1000;

@@ -11,8 +11,14 @@ import type { SseTick } from '../sse.ts';
 /** Captured requests kept per webhook; the oldest are dropped beyond this. */
 export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
-/** How far back (in row ids) a live stream looks for captures that committed after later ones. */
-export const OUT_OF_ORDER_WINDOW = 20_000;
+/**
+ * How far back (in row ids, which every webhook shares) a live stream looks for captures that
+ * committed after later ones. The batches in flight at once are at most 8 of 32 rows per API
+ * process, committed within milliseconds of each other, so 2,000 ids cover several processes; a
+ * wider window made every look of an active stream read most of its webhook's kept rows again
+ * (bench:soak: 500 active streams, 20,000 ids, another user's GET p99 over a second).
+ */
+export const OUT_OF_ORDER_WINDOW = 2_000;
 
 /** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
 export const CAPTURES_CHANNEL = 'captures';
