@@ -5,8 +5,8 @@
 // 2 load tests of 100 users (SOAK_LOAD_RPS requests per second each, 200) against a loopback target.
 // Prints every 30 s the pollers' p99 and the API's RSS, and at the end: the pollers' p50/p99/max,
 // RSS over time, captures answered 2xx vs stored (netops_captures_stored_total: must be equal),
-// and every error by kind. Runs on the embedded target; with DATABASE_URL, REDIS_URL, S3_* and
-// TEMPORAL_ADDRESS (and PAYLOAD_KEY) set, on the distributed target as well. Not part of `npm test`.
+// and every error by kind. Runs on the embedded target (SOAK_SKIP_EMBEDDED=1 skips it); with
+// DATABASE_URL, REDIS_URL, S3_* and TEMPORAL_ADDRESS (and PAYLOAD_KEY) set, on the distributed target as well. Not part of `npm test`.
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import { startLoadTarget } from '../test/fixtures/load-target.ts';
@@ -148,6 +148,6 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
 }
 
 const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-await soak('embedded', {});
+if (!process.env.SOAK_SKIP_EMBEDDED) await soak('embedded', {});
 if (external.DATABASE_URL && external.REDIS_URL) await soak('distributed', external);
 agent.destroy();
