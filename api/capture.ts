@@ -39,7 +39,8 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
   const slash = rest.indexOf('/');
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
   if (!PUBLIC_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
-  await captures.admit(webhookId); // 404 unknown, 429 past the owner's plan: before the body is read
+  const ipAddress = clientIp(req);
+  await captures.admit(webhookId, ipAddress); // 404 unknown, 429 past a bound: before the body is read
 
   const headers = headerObject(req.rawHeaders);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);
@@ -53,7 +54,7 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
     bodyEncoding: encoding,
     bodySize: raw.length,
     queryParams: queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
-    ipAddress: clientIp(req),
+    ipAddress,
     userAgent: headers['user-agent'] ?? '',
     createdAt: new Date(),
   };

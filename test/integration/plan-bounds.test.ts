@@ -1,7 +1,8 @@
 // Every door is bounded by the user's plan (lib/plans.ts): live streams at once, webhooks owned, load
 // tests at once and their size, dashboard actions counted with API calls; and slow or greedy clients
 // cannot hold the port.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
@@ -83,6 +84,30 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
       await sleep(250);
     }
     expect(kept).toEqual(['04', '05', '06', '07', '08', '09', '10', '11', '12', '13']);
+  });
+
+  it('stops an address that guesses webhook ids, and only that address', async () => {
+    // Each guess leaves from an address of its own in 127/8, which the service sees as the client.
+    const guesser = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+    const post = (path: string, from: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(`${target.baseUrl}${path}`, { method: 'POST', localAddress: from }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject).end('guess');
+      });
+    if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 100);
+    const statuses: number[] = [];
+    for (let i = 0; i < 125; i++) statuses.push(await post(`/webhook/guess${randomInt(1e9)}`, guesser));
+    expect(statuses.slice(0, 120).every((s) => s === 404)).toBe(true);
+    expect(statuses.slice(120)).toEqual([429, 429, 429, 429, 429]);
+    // Another address still gets its 404, and the guesser still reaches a webhook the service knows.
+    expect(await post(`/webhook/guess${randomInt(1e9)}`, '127.0.0.1')).toBe(404);
+    const { key } = await newAccount(target, 'free');
+    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body.webhook_id;
+    expect(await post(`/webhook/${webhookId}`, '127.0.0.1')).toBe(200); // now known to this process
+    expect(await post(`/webhook/${webhookId}`, guesser)).toBe(200);
   });
 
   it('lets a user own as many webhooks as the plan allows, and no more', async () => {
