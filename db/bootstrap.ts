@@ -1,15 +1,21 @@
 import type { Kysely } from 'kysely';
+import { hashPassword } from '../lib/passwords.ts';
+import { randomToken } from '../lib/tokens.ts';
 import { issueApiKey } from './api-keys.ts';
 import type { Database } from './schema.ts';
-import { upsertUser } from './users.ts';
+import { setUserPassword } from './users.ts';
 
 export const FIRST_ADMIN_EMAIL = 'admin@localhost';
 
-/** On a database with no users, creates an enterprise admin and returns its key, once. */
-export async function ensureFirstAdminKey(db: Kysely<Database>): Promise<{ email: string; apiKey: string } | null> {
+/**
+ * On a database with no users, creates an enterprise admin and returns its key and a password to
+ * sign in with (the dashboard, the MCP endpoint's sign-in), once.
+ */
+export async function ensureFirstAdminKey(db: Kysely<Database>): Promise<{ email: string; apiKey: string; password: string } | null> {
   const any = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (any) return null;
-  const user = await upsertUser(db, FIRST_ADMIN_EMAIL, 'enterprise');
+  const password = randomToken(12);
+  const user = await setUserPassword(db, FIRST_ADMIN_EMAIL, await hashPassword(password), 'enterprise');
   const { apiKey } = await issueApiKey(db, user.id, 'first-run admin key');
-  return { email: user.email, apiKey };
+  return { email: user.email, apiKey, password };
 }

@@ -8,6 +8,16 @@ export interface Account {
   plan: Plan;
 }
 
+/**
+ * The user with this email (compared without case), created on `plan` when there is none; an
+ * existing user keeps its plan.
+ */
+export async function findOrCreateUser(db: Kysely<Database>, email: string, plan: Plan): Promise<Account> {
+  await db.insertInto('users').values({ email: email.toLowerCase(), plan }).onConflict((oc) => oc.column('email').doNothing()).execute();
+  const row = await db.selectFrom('users').select(['id', 'email', 'plan']).where('email', '=', email.toLowerCase()).executeTakeFirstOrThrow();
+  return { id: Number(row.id), email: row.email, plan: row.plan };
+}
+
 /** Creates the user, or sets the plan of the existing one with that email. */
 export async function upsertUser(db: Kysely<Database>, email: string, plan: Plan): Promise<Account> {
   const row = await db

@@ -1,4 +1,5 @@
-// npm run --silent admin -- create-key --email <email> --plan <free|pro|enterprise> [--name <label>]
+// npm run --silent admin -- create-key --email <email> --plan <free|pro|enterprise> [--name <label>] [--set-plan]
+//   (the plan is a new user's; an existing user keeps theirs unless --set-plan says to change it)
 // npm run --silent admin -- revoke-key --key <api key>
 // npm run --silent admin -- create-user --email <email> --password <password> [--plan <plan>]
 //   (sign-in for the MCP endpoint's OAuth flow; an existing user keeps its plan and keys)
@@ -8,35 +9,39 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { issueApiKey, revokeApiKey } from '../db/api-keys.ts';
 import { openDatabase } from '../db/connect.ts';
-import { setUserPassword, upsertUser } from '../db/users.ts';
+import { findOrCreateUser, setUserPassword, upsertUser } from '../db/users.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { PLANS } from '../lib/plans.ts';
 
-const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] | admin revoke-key --key <api key> | admin create-user --email <email> --password <password> [--plan <plan>]';
+const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] [--set-plan] | admin revoke-key --key <api key> | admin create-user --email <email> --password <password> [--plan <plan>]';
 
 class UsageError extends Error {}
+
+/** An email address; a host without a dot is allowed, so the first run's admin@localhost is one. */
+const emailAddress = z.string().max(254).regex(/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/);
 
 async function main(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' }, password: { type: 'string' } },
+    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' }, password: { type: 'string' }, 'set-plan': { type: 'boolean' } },
     strict: true,
   });
   if (command === 'create-key') {
-    const email = z.email().safeParse(values.email);
+    const email = emailAddress.safeParse(values.email);
     if (!email.success) throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
     const plan = z.enum(PLANS).safeParse(values.plan);
     if (!plan.success) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan ?? '')})`);
     return withDb(async (db) => {
-      const user = await upsertUser(db, email.data, plan.data);
+      const user = values['set-plan'] ? await upsertUser(db, email.data, plan.data) : await findOrCreateUser(db, email.data, plan.data);
+      if (user.plan !== plan.data) console.error(`admin: ${user.email} stays on the ${user.plan} plan (add --set-plan to move it to ${plan.data})`);
       const key = await issueApiKey(db, user.id, values.name ?? null);
       return { user_id: user.id, api_key: key.apiKey };
     });
   }
   if (command === 'create-user') {
-    const email = z.email().safeParse(values.email);
+    const email = emailAddress.safeParse(values.email);
     if (!email.success) throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
     const password = values.password ?? '';
     if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);

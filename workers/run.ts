@@ -92,6 +92,9 @@ async function run(config: Config, logger: Logger): Promise<void> {
   lines.push(`Temporal:    ${temporal.address} namespace ${config.temporal.namespace}`);
   if (temporal.uiUrl) lines.push(`Temporal UI: ${temporal.uiUrl}`);
   if (workers.length) lines.push(`Workers:     ${workers.map((w) => w.options.taskQueue).join(', ')}`);
-  if (admin) lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
+  if (admin) {
+    lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
+    lines.push(`           sign in at ${config.baseUrl}/dashboard as ${admin.email} with password ${admin.password} (shown once; change it with \`npm run admin -- create-user --email ${admin.email} --password ...\`)`);
+  }
   console.log(lines.join('\n'));
 }

@@ -5,7 +5,7 @@ import type { QueryDefinition } from '@temporalio/common';
 import { UnavailableError } from '../errors.ts';
 import type { JobWorkflows, JobWorkflowType } from '../jobs/index.ts';
 import { TASK_QUEUES } from '../jobs/task-queues.ts';
-import { PUBLIC_ID_PATTERN, randomToken } from '../tokens.ts';
+import { newPublicId, PUBLIC_ID_PATTERN } from '../tokens.ts';
 import { processMetrics } from '../metrics.ts';
 import { currentRequestId } from '../request-context.ts';
 import { jobSearchAttributes } from './search-attributes.ts';
@@ -15,7 +15,7 @@ export function workflowIdOf(kind: string, publicId: string): string {
 }
 
 export function newJobId(): string {
-  return randomToken(12);
+  return newPublicId(12);
 }
 
 /**

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { admin, call, targets } from '../support/client.ts';
 import { ROOT } from '../support/processes.ts';
 
@@ -58,5 +60,36 @@ describe('first run', () => {
     const reply = await call(embedded, 'GET', '/api/v1/network/my-webhooks', { key: embedded.firstRunKey! });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('ratelimit-policy')).toBe('3000;w=60, 10000;w=86400');
+  });
+
+  it('prints a password the same admin signs in to the dashboard with', async () => {
+    expect(embedded.firstRunPassword).toMatch(/^\S{12,}$/);
+    const browser = new FormBrowser();
+    const page = (await browser.get(`${embedded.baseUrl}/dashboard/keys`)) as Page;
+    const keys = (await browser.submit(page, /\/dashboard\/sign-in/, { email: 'admin@localhost', password: embedded.firstRunPassword! })) as Page;
+    expect(keys.url).toBe(`${embedded.baseUrl}/dashboard/keys`);
+    expect(keys.html).toContain('Plan <strong>enterprise</strong>');
+    expect(keys.html).toContain('first-run admin key');
+  });
+});
+
+describe.each(targets())('admin accounts ($name)', (target) => {
+  it('takes addresses at a host without a dot, such as the first run\'s admin@localhost', async () => {
+    const email = `ops-${randomUUID()}@localhost`;
+    const created = await admin(target, ['create-user', '--email', email, '--password', 'correct horse battery']);
+    expect(created.code, created.stderr).toBe(0);
+    expect((await admin(target, ['create-key', '--email', email, '--plan', 'free'])).code).toBe(0);
+  });
+
+  it('never changes the plan of an existing user when adding a key, unless --set-plan says so', async () => {
+    const email = `keep-${randomUUID()}@example.test`;
+    await admin(target, ['create-key', '--email', email, '--plan', 'pro']);
+    const another = await admin(target, ['create-key', '--email', email.toUpperCase(), '--plan', 'free']);
+    expect(another.code).toBe(0);
+    expect(another.stderr.trim()).toBe(`admin: ${email} stays on the pro plan (add --set-plan to move it to free)`);
+    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: JSON.parse(another.stdout).api_key })).headers.get('ratelimit-policy')).toBe('100;w=60, 10000;w=86400');
+    const moved = await admin(target, ['create-key', '--email', email, '--plan', 'free', '--set-plan']);
+    expect(moved.stderr).toBe('');
+    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: JSON.parse(moved.stdout).api_key })).headers.get('ratelimit-policy')).toBe('10;w=60, 100;w=86400');
   });
 });

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 
@@ -121,5 +122,21 @@ describe.each(targets())('webhooks ($name)', (target) => {
     const wrongMethod = await call(target, 'GET', '/api/v1/network/my-webhook-create', { key });
     expectErrorShape(wrongMethod, 405);
     expect(wrongMethod.headers.get('allow')).toContain('POST');
+  });
+
+  it('answers 405 with Allow, not 501, for methods no route knows (TRACE, QUERY)', async () => {
+    const { key } = await newAccount(target);
+    for (const method of ['TRACE', 'QUERY']) {
+      const reply = await new Promise<{ status: number; allow: string | undefined; body: any }>((resolve, reject) => {
+        const req = http.request(`${target.baseUrl}/api/v1/network/my-webhooks`, { method, headers: { 'X-API-Key': key } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, allow: res.headers.allow, body: JSON.parse(text) }));
+        });
+        req.on('error', reject).end();
+      });
+      expect(reply.status, method).toBe(405);
+      expect(reply.allow, method).toContain('GET');
+      expect(reply.body).toEqual({ success: false, error: 'Method Not Allowed', code: 405, message: `${method} is not allowed on /api/v1/network/my-webhooks` });
+    }
   });
 });

@@ -16,6 +16,8 @@ export interface Target {
   pid: number;
   /** The admin key the app printed on first run, when it printed one. */
   firstRunKey: string | null;
+  /** The password the first run printed for the same admin, when it printed one. */
+  firstRunPassword: string | null;
   /** The loopback HTTPS site (self-signed) the header analysis is tested on. */
   siteUrl: string;
   /** The same site from a server that also speaks HTTP/2. */
@@ -58,6 +60,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       temporalAddress: app.temporalAddress,
       pid: app.pid,
       firstRunKey: /admin API key .*: (ntk_\S+)/.exec(app.output())?.[1] ?? null,
+      firstRunPassword: /with password (\S+) \(shown once/.exec(app.output())?.[1] ?? null,
       siteUrl: site.url,
       h2SiteUrl: site.h2Url,
     })),
