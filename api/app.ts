@@ -59,7 +59,6 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const services = createServices(deps);
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
-    trimBytes: (refs) => services.captures.trimBytes(refs),
     ...captureBatching(deps.dbParallelism),
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
     onStored: (n, webhookIds) => {

@@ -40,7 +40,7 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
   if (!PUBLIC_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
   const ipAddress = clientIp(req);
-  await captures.admit(webhookId, ipAddress); // 404 unknown, 429 past a bound: before the body is read
+  const owner = await captures.admit(webhookId, ipAddress); // 404 unknown, 429 past a bound: before the body is read
 
   const headers = headerObject(req.rawHeaders);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);
@@ -59,6 +59,7 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
     createdAt: new Date(),
   };
   if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
+  captures.stored(owner, body === null ? 0 : Buffer.byteLength(body));
 
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };

@@ -28,16 +28,12 @@ export interface CaptureWriterOptions {
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
   onError?: (err: unknown) => void;
-  /** Bounds the bytes kept per user: called, at most once per BYTES_TRIM_EVERY_MS, with the webhooks written since. */
-  trimBytes?: (webhookRefs: number[]) => Promise<void>;
   /** Told how many captures each committed batch stored, and for which webhooks (the metric, live streams). */
   onStored?: (count: number, webhookIds: string[]) => void;
 }
 
 /** Above this many webhooks with untrimmed rows counted, the counts restart (memory stays bounded). */
 const MAX_TRACKED_WEBHOOKS = 100_000;
-/** The bytes trim runs at most this often: it sums a user's captures, so it is not for every batch. */
-const BYTES_TRIM_EVERY_MS = 1000;
 
 export class CaptureWriter {
   readonly #db: Kysely<Database>;
@@ -56,12 +52,6 @@ export class CaptureWriter {
   readonly #untrimmed = new Map<number, number>();
   #toTrim = new Set<number>();
   #trimming: Promise<void> | null = null;
-  readonly #trimBytes: ((webhookRefs: number[]) => Promise<void>) | undefined;
-  /** Webhooks written since the last bytes trim, and the timer of the next one. */
-  #bytesTouched = new Set<number>();
-  #bytesTimer: NodeJS.Timeout | null = null;
-  #bytesTrimming: Promise<void> | null = null;
-  #bytesFailed = false;
 
   constructor(db: Kysely<Database>, options: CaptureWriterOptions) {
     this.#db = db;
@@ -72,7 +62,6 @@ export class CaptureWriter {
     this.#maxConcurrent = options.maxConcurrent ?? 4;
     this.#onError = options.onError ?? (() => {});
     this.#onStored = options.onStored ?? (() => {});
-    this.#trimBytes = options.trimBytes;
   }
 
   /** Resolves true once stored, false when the webhook does not exist. */
@@ -94,18 +83,6 @@ export class CaptureWriter {
   async drain(): Promise<void> {
     if (this.#queue.length > 0 || this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
     while (this.#trimming) await this.#trimming;
-    if (this.#bytesTimer) {
-      clearTimeout(this.#bytesTimer);
-      this.#bytesTimer = null;
-    }
-    // Every webhook written so far has been trimmed to its owner's bytes (one failure aside: it is retried later).
-    while (this.#bytesTrimming || this.#bytesTouched.size > 0) {
-      this.#runBytesTrim();
-      const running = this.#bytesTrimming;
-      if (!running) break;
-      await running;
-      if (this.#bytesFailed) break;
-    }
   }
 
   #pump(): void {
@@ -150,7 +127,6 @@ export class CaptureWriter {
   #countForTrim(stored: Iterable<{ ref: number; added: number }>): void {
     if (this.#untrimmed.size > MAX_TRACKED_WEBHOOKS) this.#untrimmed.clear();
     for (const { ref, added } of stored) {
-      if (this.#trimBytes && added > 0) this.#bytesTouched.add(ref);
       const n = (this.#untrimmed.get(ref) ?? 0) + added;
       if (n >= this.#trimEvery) {
         this.#untrimmed.delete(ref);
@@ -160,34 +136,6 @@ export class CaptureWriter {
       }
     }
     this.#trim();
-    this.#scheduleBytesTrim();
-  }
-
-  #scheduleBytesTrim(): void {
-    if (!this.#trimBytes || this.#bytesTouched.size === 0 || this.#bytesTimer) return;
-    this.#bytesTimer = setTimeout(() => {
-      this.#bytesTimer = null;
-      this.#runBytesTrim();
-    }, BYTES_TRIM_EVERY_MS);
-    this.#bytesTimer.unref();
-  }
-
-  /** One bytes trim at a time; webhooks written meanwhile wait for the next. */
-  #runBytesTrim(): void {
-    if (this.#bytesTrimming || this.#bytesTouched.size === 0 || !this.#trimBytes) return;
-    const refs = [...this.#bytesTouched];
-    this.#bytesTouched = new Set();
-    this.#bytesFailed = false;
-    this.#bytesTrimming = this.#trimBytes(refs)
-      .catch((err) => {
-        refs.forEach((r) => this.#bytesTouched.add(r));
-        this.#bytesFailed = true;
-        this.#onError(err);
-      })
-      .finally(() => {
-        this.#bytesTrimming = null;
-        this.#scheduleBytesTrim(); // what was written meanwhile, or what failed, goes in a second
-      });
   }
 
   /** One trim at a time, covering every webhook that crossed its threshold meanwhile. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { randomToken } from '../lib/tokens.ts';
+import { newPublicId } from '../lib/tokens.ts';
 import type { Plan } from '../lib/plans.ts';
 import type { Database } from './schema.ts';
 
@@ -66,7 +66,7 @@ export async function createWebhook(db: Kysely<Database>, userId: number, maxOwn
     if (Number(owned) >= maxOwned) return null;
     const row = await trx
       .insertInto('webhooks')
-      .values({ user_id: userId, webhook_id: randomToken(16) })
+      .values({ user_id: userId, webhook_id: newPublicId(16) })
       .returning(['id', 'webhook_id', 'created_at'])
       .executeTakeFirstOrThrow();
     return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
@@ -170,27 +170,44 @@ export async function insertCaptures(db: Kysely<Database>, records: readonly Cap
 
 /** Deletes all but the newest `keep` captured requests of each webhook. */
 /**
- * Keeps, for every user owning one of `webhookRefs`, the newest captures whose stored bodies add up
- * to at most their plan's bytes (`maxBytes` by plan); older ones, over all of the user's webhooks, go.
+ * The bytes of captured bodies (as stored) each of `userIds` keeps; for those over their plan's
+ * `maxBytes`, the oldest captures over all their webhooks are deleted until they are not. Answers
+ * each user's bytes after (at most their bound).
  */
-export async function trimCaptureBytes(db: Kysely<Database>, webhookRefs: readonly number[], maxBytes: Readonly<Record<Plan, number>>): Promise<void> {
-  if (webhookRefs.length === 0) return;
-  await sql`
-    delete from captured_requests c
-    using (
-      select r.webhook_ref, r.id
-      from (
-        select x.webhook_ref, x.id, u.plan,
-          sum(coalesce(octet_length(x.body), 0)) over (partition by w.user_id order by x.id desc) as kept
-        from captured_requests x
-        join webhooks w on w.id = x.webhook_ref
-        join users u on u.id = w.user_id
-        where w.user_id in (select user_id from webhooks where id = any(${webhookRefs}::bigint[]))
-      ) r
-      where r.kept > case r.plan when 'free' then ${maxBytes.free}::bigint when 'pro' then ${maxBytes.pro}::bigint else ${maxBytes.enterprise}::bigint end
-    ) d
-    where c.webhook_ref = d.webhook_ref and c.id = d.id
+export async function trimCaptureBytes(db: Kysely<Database>, userIds: readonly number[], maxBytes: Readonly<Record<Plan, number>>): Promise<Map<number, number>> {
+  const kept = new Map<number, number>();
+  if (userIds.length === 0) return kept;
+  const totals = await sql<{ user_id: string | number; plan: Plan; total: string | number }>`
+    select w.user_id, u.plan, coalesce(sum(octet_length(x.body)), 0) as total
+    from webhooks w
+    join users u on u.id = w.user_id
+    left join captured_requests x on x.webhook_ref = w.id
+    where w.user_id = any(${userIds}::bigint[])
+    group by w.user_id, u.plan
   `.execute(db);
+  const over: Array<{ user: number; cap: number }> = [];
+  for (const r of totals.rows) {
+    const user = Number(r.user_id);
+    const cap = maxBytes[r.plan];
+    kept.set(user, Math.min(Number(r.total), cap));
+    if (Number(r.total) > cap) over.push({ user, cap });
+  }
+  for (const { user, cap } of over) {
+    // Only a user over their bound has their captures ranked, newest first.
+    await sql`
+      delete from captured_requests c
+      using (
+        select r.webhook_ref, r.id from (
+          select x.webhook_ref, x.id, sum(coalesce(octet_length(x.body), 0)) over (order by x.id desc) as running
+          from webhooks w join captured_requests x on x.webhook_ref = w.id
+          where w.user_id = ${user}
+        ) r
+        where r.running > ${cap}
+      ) d
+      where c.webhook_ref = d.webhook_ref and c.id = d.id
+    `.execute(db);
+  }
+  return kept;
 }
 
 export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly number[], keep: number): Promise<void> {

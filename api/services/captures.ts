@@ -2,8 +2,9 @@
 // plan of the webhook's owner (lib/plans.ts), in the key-value store (one count for every API
 // process). Past it the sender gets 429 and nothing is stored. Owners are cached for a minute per
 // process, so the hot path asks the database once a minute per webhook, not once per capture.
-// The bytes a user keeps are bounded too: past the plan's, the oldest captures go (CaptureWriter
-// calls trimBytes at most once a second with the webhooks it wrote).
+// The bytes a user keeps are bounded too: past the plan's, the oldest captures go. The database is
+// asked for a user's bytes once, then only when what this process stored since brings them near
+// their bound (within 10 s of it), so writing far below the bound costs no summing at all.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { trimCaptureBytes, webhookOwner } from '../../db/webhooks.ts';
@@ -21,11 +22,31 @@ const OWNER_CACHE_MS = 60_000;
  */
 export const UNKNOWN_WEBHOOKS_PER_MINUTE = 120;
 const BYTES_BY_PLAN = Object.fromEntries(PLANS.map((p) => [p, PLAN_LIMITS[p].captureBytes])) as Record<Plan, number>;
+/** How soon a user who may be past their bytes is checked, and from what share of the bound on. */
+const BYTES_CHECK_AFTER_MS = 10_000;
+const BYTES_CHECK_FROM = 0.9;
 /** Above this many cached owners the cache starts again (memory stays bounded). */
 const OWNER_CACHE_MAX = 100_000;
 
 export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }) {
   const owners = new Map<string, { owner: { userId: number; plan: Plan }; until: number }>();
+  /** Per user: bytes at the last check (undefined: never checked here), bytes this process stored since. */
+  const bytes = new Map<number, { known: number | undefined; since: number }>();
+  const due = new Set<number>();
+  let checkTimer: NodeJS.Timeout | undefined;
+
+  async function checkBytes(): Promise<void> {
+    checkTimer = undefined;
+    const users = [...due];
+    due.clear();
+    const before = new Map(users.map((u) => [u, bytes.get(u)?.since ?? 0]));
+    const kept = await trimCaptureBytes(db, users, BYTES_BY_PLAN);
+    for (const user of users) {
+      const entry = bytes.get(user);
+      // What was stored while checking is counted on top of what the check found.
+      if (entry) bytes.set(user, { known: kept.get(user) ?? 0, since: entry.since - before.get(user)! });
+    }
+  }
 
   const cachedOwner = (webhookId: string) => {
     const cached = owners.get(webhookId);
@@ -40,14 +61,26 @@ export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }
   }
 
   return {
-    /** Drops the oldest captures of the owners of these webhooks past their plan's stored bytes. */
-    trimBytes: (webhookRefs: number[]) => trimCaptureBytes(db, webhookRefs, BYTES_BY_PLAN),
+    /**
+     * Counts `storedBytes` (a capture's body as stored) against its owner's bound; schedules a check
+     * of their bytes when this process has never checked them or they may be near it.
+     */
+    stored(owner: { userId: number; plan: Plan }, storedBytes: number): void {
+      if (bytes.size >= OWNER_CACHE_MAX && !bytes.has(owner.userId)) bytes.clear();
+      const entry = bytes.get(owner.userId) ?? { known: undefined, since: 0 };
+      entry.since += storedBytes;
+      bytes.set(owner.userId, entry);
+      if (entry.known !== undefined && entry.known + entry.since < BYTES_BY_PLAN[owner.plan] * BYTES_CHECK_FROM) return;
+      due.add(owner.userId);
+      checkTimer ??= setTimeout(() => void checkBytes().catch(() => undefined), BYTES_CHECK_AFTER_MS);
+      checkTimer.unref();
+    },
 
     /**
      * Counts one capture of `webhookId` from `clientAddress`: 404 when there is no such webhook, 429
      * past its owner's plan, or when the address asked for too many unknown webhooks this minute.
      */
-    async admit(webhookId: string, clientAddress: string): Promise<void> {
+    async admit(webhookId: string, clientAddress: string): Promise<{ userId: number; plan: Plan }> {
       let owner = cachedOwner(webhookId);
       if (!owner) {
         const misses = { key: `captures:unknown:${addressKey(clientAddress)}`, limit: UNKNOWN_WEBHOOKS_PER_MINUTE, windowSeconds: 60 };
@@ -61,7 +94,7 @@ export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }
       }
       const limit = PLAN_LIMITS[owner.plan].capturesPerMinute;
       const { allowed, windows } = await kv.consume([{ key: `captures:${webhookId}:minute`, limit, windowSeconds: 60 }]);
-      if (allowed) return;
+      if (allowed) return owner;
       processMetrics().capturesRefused.inc({ plan: owner.plan });
       const retry = windows[0]!.resetSeconds;
       throw new RateLimitedError(`This webhook took its ${limit} captures of this minute (the ${owner.plan} plan of its owner); nothing was stored: retry after ${retry} s`, retry);
