@@ -18,6 +18,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { siteRoutes } from './routes/site.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { docsRoutes } from './openapi/docs-routes.ts';
+import { homeRoutes } from './pages/home.ts';
 import { createServices } from './services/index.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from './services/webhooks.ts';
 import { requestContext } from './middleware/request.ts';
@@ -80,6 +81,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
 
   const health = healthRoutes(deps);
   app.use(health.routes());
+  app.use(homeRoutes(deps.config).routes());
 
   // Public: the API reference (before the key check of /api/v1).
   const docs = docsRoutes(deps);

@@ -69,8 +69,14 @@ export async function authorizeInBrowser(authorizationUrl: URL | string, options
   const browser = options.browser ?? new FormBrowser();
   const back = (u: URL) => u.href.startsWith(options.redirectUri);
   let at = await browser.get(String(authorizationUrl), back);
+  let signedIn = false;
   for (let step = 0; step < 4 && !(at instanceof URL); step++) {
-    if (/name="password"/.test(at.html)) at = await browser.submit(at, /\/login$/, { email: options.email, password: options.password }, back);
+    if (/name="password"/.test(at.html)) {
+      // Asked again after answering: the page says why (wrong password, too many attempts), in one line.
+      if (signedIn) throw new Error(`the sign-in was refused: ${decode(/role="alert">([^<]*)</.exec(at.html)?.[1] ?? `HTTP ${at.status}`)}`);
+      signedIn = true;
+      at = await browser.submit(at, /\/login$/, { email: options.email, password: options.password }, back);
+    }
     else if (/\/confirm"/.test(at.html)) at = await browser.submit(at, options.approve === false ? /\/abort$/ : /\/confirm$/, {}, back);
     else throw new Error(`unexpected page ${at.url} (HTTP ${at.status}): ${at.html.replace(/<[^>]+>/g, ' ').slice(0, 300)}`);
   }

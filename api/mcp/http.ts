@@ -63,6 +63,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
 
     const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
     if (!m) return challenge(ctx, 401, { scope: 'mcp:tools' }, 'Sign in with OAuth to use the MCP endpoint (API keys work only on /api/v1)');
+    if (m[1]!.startsWith('ntk_')) return challenge(ctx, 401, { error: 'invalid_token', error_description: 'an API key, not an OAuth access token', scope: 'mcp:tools' }, 'This is an API key, which works on /api/v1; the MCP endpoint takes an OAuth access token (sign in with an MCP client, or `npm run mcp-token`)');
     const verdict = await verify(m[1]!);
     if (!verdict.ok) return challenge(ctx, 401, { error: 'invalid_token', error_description: verdict.reason, scope: 'mcp:tools' }, verdict.reason);
     const { holder } = verdict;

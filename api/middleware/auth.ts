@@ -9,6 +9,8 @@ export interface AuthState {
 }
 
 const CHALLENGE = 'Bearer realm="api/v1"';
+/** What an OAuth access token (a JWT) looks like: three base64url parts. */
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** API key from `X-API-Key` (primary) or `Authorization: Bearer` (alternative). */
 export function apiKeyAuth(db: Kysely<Database>): Middleware<AuthState> {
@@ -18,6 +20,7 @@ export function apiKeyAuth(db: Kysely<Database>): Middleware<AuthState> {
       throw new UnauthorizedError('Missing API key: send it as X-API-Key: <key> or Authorization: Bearer <key>', CHALLENGE);
     }
     const owner = await findKeyOwner(db, key);
+    if (!owner && JWT.test(key)) throw new UnauthorizedError('This is an OAuth access token, which works on the MCP endpoint (/mcp); /api/v1 takes an API key (ntk_...) as X-API-Key or Authorization: Bearer', CHALLENGE);
     if (!owner) throw new UnauthorizedError('Invalid or revoked API key', CHALLENGE);
     ctx.state.account = owner;
     return next();
