@@ -31,13 +31,24 @@ function prettyBody(body: string | null): string {
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'transfer-encoding']);
+/** Headers curl sets itself for what it sends (the target's host, the body's length, its connection). */
+const CURL_SETS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
 
-function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { path?: string; query_params?: string | null }, url: string): string {
-  const query = r.query_params ? `?${new URLSearchParams(JSON.parse(r.query_params) as Record<string, string>)}` : '';
+/**
+ * A shell command that sends the captured request again: the same method, path and query (a name
+ * given several times, several times), every header but those curl sets itself, and the body byte
+ * for byte (a binary one decoded from its base64 on the way in).
+ */
+export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { path?: string; query_params?: string | null; body_encoding?: string }, url: string): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : {})) {
+    for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
+  }
+  const query = params.size > 0 ? `?${params}` : '';
   const target = r.path ? new URL(r.path, url).href : url;
   const parts = [`curl -X ${r.method} ${shellQuote(target + query)}`];
-  for (const [k, v] of Object.entries(r.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(`${k}: ${v}`)}`);
-  if (r.body) parts.push(`--data-binary ${shellQuote(r.body)}`);
-  return parts.join(' ');
+  for (const [k, v] of Object.entries(r.headers)) if (!CURL_SETS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(`${k}: ${v}`)}`);
+  if (!r.body) return parts.join(' ');
+  if (r.body_encoding === 'base64') return `printf %s ${shellQuote(r.body)} | base64 -d | ${parts.join(' ')} --data-binary @-`;
+  return `${parts.join(' ')} --data-binary ${shellQuote(r.body)}`;
 }
