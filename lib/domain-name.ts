@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { InvalidInputError } from './errors.ts';
 
@@ -12,8 +13,13 @@ export function normalizeDomain(input: string, field = 'domain'): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || trimmed.includes('/')) {
     throw new InvalidInputError(`${field} must be a domain name, not a URL (got ${JSON.stringify(input)})`, field);
   }
+  // The URL standard reads numbers and dotted numbers (`8`, `0x7f.1`) as IPv4 addresses: a lookup
+  // of a domain must not quietly become one of an address.
+  if (isIP(trimmed.replace(/^\[|\]$/g, '')) || /^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*$/i.test(trimmed)) {
+    throw new InvalidInputError(`${field} must be a domain name, not an IP address or a number (got ${JSON.stringify(input)})`, field);
+  }
   const ascii = domainToASCII(trimmed);
-  if (!ascii) throw new InvalidInputError(`${field} ${JSON.stringify(input)} is not a valid domain name`, field);
+  if (!ascii || isIP(ascii.replace(/^\[|\]$/g, ''))) throw new InvalidInputError(`${field} ${JSON.stringify(input)} is not a valid domain name`, field);
   if (ascii.length > 253) throw new InvalidInputError(`${field} is longer than 253 characters`, field);
   const labels = ascii.split('.');
   if (labels.length < 2) throw new InvalidInputError(`${field} ${JSON.stringify(input)} needs at least two labels, like example.com`, field);

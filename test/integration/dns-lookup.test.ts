@@ -39,6 +39,11 @@ describe.each(targets())('GET /api/v1/network/dns-lookup ($name)', (target) => {
       ['domain=-bad.example.test', /label "-bad"/],
       [`domain=${'a'.repeat(64)}.test`, /1 to 63 characters/],
       ['domain=example.test&type=SPF', /type: must be one of ALL, A, AAAA, MX, NS, TXT, CNAME, SOA/],
+      // Numbers and addresses are not domains (the URL standard would read them as IPv4 addresses).
+      ['domain=0x7f.1', /^domain must be a domain name, not an IP address or a number/],
+      ['domain=8', /^domain must be a domain name, not an IP address or a number/],
+      ['domain=192.0.2.1', /^domain must be a domain name, not an IP address or a number/],
+      ['domain=%5B%3A%3A1%5D', /^domain must be a domain name, not an IP address or a number/],
     ] as const) {
       const reply = await get(query);
       expectErrorShape(reply, 400);
