@@ -3,7 +3,6 @@ import { hashPassword } from '../lib/passwords.ts';
 import { randomToken } from '../lib/tokens.ts';
 import { issueApiKey } from './api-keys.ts';
 import type { Database } from './schema.ts';
-import { setUserPassword } from './users.ts';
 
 export const FIRST_ADMIN_EMAIL = 'admin@localhost';
 
@@ -15,7 +14,14 @@ export async function ensureFirstAdminKey(db: Kysely<Database>): Promise<{ email
   const any = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (any) return null;
   const password = randomToken(12);
-  const user = await setUserPassword(db, FIRST_ADMIN_EMAIL, await hashPassword(password), 'enterprise');
-  const { apiKey } = await issueApiKey(db, user.id, 'first-run admin key');
-  return { email: user.email, apiKey, password };
+  // Of API processes starting together on an empty database, only the one whose insert lands prints.
+  const created = await db
+    .insertInto('users')
+    .values({ email: FIRST_ADMIN_EMAIL, plan: 'enterprise', password_hash: await hashPassword(password) })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning(['id', 'email'])
+    .executeTakeFirst();
+  if (!created) return null;
+  const { apiKey } = await issueApiKey(db, Number(created.id), 'first-run admin key');
+  return { email: created.email, apiKey, password };
 }

@@ -168,7 +168,6 @@ export async function insertCaptures(db: Kysely<Database>, records: readonly Cap
   return stored;
 }
 
-/** Deletes all but the newest `keep` captured requests of each webhook. */
 /**
  * The bytes of captured bodies (as stored) each of `userIds` keeps; for those over their plan's
  * `maxBytes`, the oldest captures over all their webhooks are deleted until they are not. Answers
@@ -210,6 +209,7 @@ export async function trimCaptureBytes(db: Kysely<Database>, userIds: readonly n
   return kept;
 }
 
+/** Deletes all but the newest `keep` captured requests of each webhook. */
 export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly number[], keep: number): Promise<void> {
   if (webhookRefs.length === 0) return;
   // Per webhook: find the oldest row that stays (walking the newest-first index), delete below it.

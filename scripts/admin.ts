@@ -18,8 +18,14 @@ const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterpri
 
 class UsageError extends Error {}
 
-/** An email address; a host without a dot is allowed, so the first run's admin@localhost is one. */
-const emailAddress = z.string().max(254).regex(/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/);
+/**
+ * An email address as the HTML standard's email inputs take it (so the sign-in form takes it too),
+ * which allows a host without a dot: the first run's admin@localhost is one.
+ */
+const emailAddress = z
+  .string()
+  .max(254)
+  .regex(/^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/);
 
 async function main(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;

@@ -46,9 +46,11 @@ export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { 
   }
   const query = params.size > 0 ? `?${params}` : '';
   const target = r.path ? new URL(r.path, url).href : url;
-  const parts = [`curl -X ${r.method} ${shellQuote(target + query)}`];
-  for (const [k, v] of Object.entries(r.headers)) if (!CURL_SETS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(`${k}: ${v}`)}`);
+  const parts = [`curl -X ${shellQuote(r.method)} ${shellQuote(target + query)}`];
+  // An empty value is `Name;` to curl (`Name:` would drop the header).
+  for (const [k, v] of Object.entries(r.headers)) if (!CURL_SETS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(v === '' ? `${k};` : `${k}: ${v}`)}`);
   if (!r.body) return parts.join(' ');
   if (r.body_encoding === 'base64') return `printf %s ${shellQuote(r.body)} | base64 -d | ${parts.join(' ')} --data-binary @-`;
-  return `${parts.join(' ')} --data-binary ${shellQuote(r.body)}`;
+  // --data-raw, not --data-binary: a body starting with @ is text to send, not a file to read.
+  return `${parts.join(' ')} --data-raw ${shellQuote(r.body)}`;
 }

@@ -12,7 +12,7 @@ export function errorHandler(logger: Logger): Middleware {
       // router does not know at all (TRACE, QUERY, ...) is as much not allowed here as one it knows:
       // 405 with the Allow the router set, not a 501 logged as our failure.
       if (ctx.status >= 400 && ctx.body == null) {
-        const status = ctx.status === 501 ? 405 : ctx.status;
+        const status = ctx.status === 501 ? (ctx.response.get('Allow') ? 405 : 404) : ctx.status;
         throw AppError.ofStatus(status, status === 404 ? `No route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`);
       }
     } catch (err) {

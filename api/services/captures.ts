@@ -34,18 +34,33 @@ export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }
   const bytes = new Map<number, { known: number | undefined; since: number }>();
   const due = new Set<number>();
   let checkTimer: NodeJS.Timeout | undefined;
+  let checking = false;
 
+  /** One check at a time: the users due now; a failure puts them back for the next one. */
   async function checkBytes(): Promise<void> {
     checkTimer = undefined;
+    checking = true;
     const users = [...due];
     due.clear();
     const before = new Map(users.map((u) => [u, bytes.get(u)?.since ?? 0]));
-    const kept = await trimCaptureBytes(db, users, BYTES_BY_PLAN);
-    for (const user of users) {
-      const entry = bytes.get(user);
-      // What was stored while checking is counted on top of what the check found.
-      if (entry) bytes.set(user, { known: kept.get(user) ?? 0, since: entry.since - before.get(user)! });
+    try {
+      const kept = await trimCaptureBytes(db, users, BYTES_BY_PLAN);
+      for (const user of users) {
+        const entry = bytes.get(user);
+        // What was stored while checking is counted on top of what the check found.
+        if (entry) bytes.set(user, { known: kept.get(user) ?? 0, since: Math.max(0, entry.since - before.get(user)!) });
+      }
+    } catch {
+      for (const user of users) due.add(user);
+    } finally {
+      checking = false;
+      scheduleCheck();
     }
+  }
+  function scheduleCheck(): void {
+    if (checking || checkTimer || due.size === 0) return;
+    checkTimer = setTimeout(() => void checkBytes(), BYTES_CHECK_AFTER_MS);
+    checkTimer.unref();
   }
 
   const cachedOwner = (webhookId: string) => {
@@ -72,8 +87,7 @@ export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }
       bytes.set(owner.userId, entry);
       if (entry.known !== undefined && entry.known + entry.since < BYTES_BY_PLAN[owner.plan] * BYTES_CHECK_FROM) return;
       due.add(owner.userId);
-      checkTimer ??= setTimeout(() => void checkBytes().catch(() => undefined), BYTES_CHECK_AFTER_MS);
-      checkTimer.unref();
+      scheduleCheck();
     },
 
     /**

@@ -76,7 +76,7 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
       const res = await fetch(`${target.baseUrl}/webhook/${hooks[i % 2]}`, { method: 'POST', body: `${String(i).padStart(2, '0')}${'x'.repeat(999_998)}` });
       expect(res.status).toBe(200);
     }
-    // The bound is checked within 10 s of a write (CaptureWriter); a free account has 10 requests a minute to look.
+    // The bound is checked within 10 s of a write (api/services/captures.ts); a free account has 10 requests a minute to look.
     let kept: string[] = [];
     for (let i = 0; i < 2; i++) {
       await sleep(11_000);

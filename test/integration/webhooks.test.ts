@@ -138,5 +138,14 @@ describe.each(targets())('webhooks ($name)', (target) => {
       expect(reply.allow, method).toContain('GET');
       expect(reply.body).toEqual({ success: false, error: 'Method Not Allowed', code: 405, message: `${method} is not allowed on /api/v1/network/my-webhooks` });
     }
+    // On a path no route has, any method is a 404.
+    const nowhere = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${target.baseUrl}/api/v1/network/nothing-here`, { method: 'TRACE', headers: { 'X-API-Key': key } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject).end();
+    });
+    expect(nowhere).toBe(404);
   });
 });

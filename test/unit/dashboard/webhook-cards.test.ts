@@ -33,7 +33,12 @@ describe('curlOf', () => {
       url,
     );
     const { args } = await replay(command);
-    expect(args).toEqual(['-X', 'POST', 'https://hooks.example.test/webhook/abc/deep/path?x=1&x=2&y=it%27s', '-H', 'content-type: application/json', '-H', 'accept-encoding: gzip', '-H', "x-sig: t=1,v1='q'", '--data-binary', '{"a":"b"}']);
+    expect(args).toEqual(['-X', 'POST', 'https://hooks.example.test/webhook/abc/deep/path?x=1&x=2&y=it%27s', '-H', 'content-type: application/json', '-H', 'accept-encoding: gzip', '-H', "x-sig: t=1,v1='q'", '--data-raw', '{"a":"b"}']);
+  });
+
+  it('sends a body starting with @ as text, never as a file to read, and keeps empty headers', async () => {
+    const { args } = await replay(curlOf({ method: 'POST', headers: { 'x-empty': '' }, body: '@/etc/passwd', body_encoding: 'utf8' }, url));
+    expect(args).toEqual(['-X', 'POST', url, '-H', 'x-empty;', '--data-raw', '@/etc/passwd']);
   });
 
   it('sends a binary body byte for byte, decoded from what was stored', async () => {
