@@ -46,7 +46,9 @@ export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { 
   }
   const query = params.size > 0 ? `?${params}` : '';
   const target = r.path ? new URL(r.path, url).href : url;
-  const parts = [`curl -X ${shellQuote(r.method)} ${shellQuote(target + query)}`];
+  // A method is a token (the HTTP parser takes no other); quoted all the same if it ever is not.
+  const method = /^[A-Za-z]+$/.test(r.method) ? r.method : shellQuote(r.method);
+  const parts = [`curl -X ${method} ${shellQuote(target + query)}`];
   // An empty value is `Name;` to curl (`Name:` would drop the header).
   for (const [k, v] of Object.entries(r.headers)) if (!CURL_SETS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(v === '' ? `${k};` : `${k}: ${v}`)}`);
   if (!r.body) return parts.join(' ');
