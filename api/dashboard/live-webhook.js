@@ -21,7 +21,7 @@
 
   const card = (r) =>
     el('article', { className: 'req', 'data-id': String(r.id) }, [
-      el('h2', {}, [el('strong', { text: r.method }), ' ', el('time', { dateTime: r.created_at, text: r.created_at }), ` from ${r.ip_address}`]),
+      el('h2', {}, [el('strong', { text: r.method }), ' ', el('code', { className: 'path', text: r.path }), ' ', el('time', { dateTime: r.created_at, text: r.created_at }), ` from ${r.ip_address}`]),
       el('details', {}, [el('summary', { text: 'Headers' }), el('pre', { text: Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\n') })]),
       ...(r.query_params ? [el('p', {}, ['Query ', el('code', { text: r.query_params })])] : []),
       el('pre', { className: 'body', text: r.pretty_body }),

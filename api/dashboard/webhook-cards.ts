@@ -13,7 +13,7 @@ export function forPage(data: unknown, url: string) {
 /** One captured request, escaped; JSON bodies pretty-printed; a copy-as-curl command for replaying it. */
 export function requestCard(r: CapturedView, url: string): Html {
   return html`<article class="req" data-id="${r.id}">
-    <h2><strong>${r.method}</strong> <time datetime="${r.created_at}">${r.created_at}</time> from ${r.ip_address}</h2>
+    <h2><strong>${r.method}</strong> <code class="path">${r.path}</code> <time datetime="${r.created_at}">${r.created_at}</time> from ${r.ip_address}</h2>
     <details><summary>Headers</summary><pre>${Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre></details>
     ${r.query_params ? html`<p>Query <code>${r.query_params}</code></p>` : ''}
     <pre class="body">${prettyBody(r.body)}</pre>

@@ -81,11 +81,13 @@ describe('dashboard in a browser', () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toContain(`curl -X POST '${target.baseUrl}/webhook/${webhookId}/orders?src=browser'`);
     expect(copied).toContain(`-H 'x-signature: sig-1'`);
+    expect(await card.locator('code.path').textContent()).toBe(`/webhook/${webhookId}/orders`); // the captured path, live
     await shot('03-webhook-live');
 
     // A reload renders the same request on the server side.
     await page.reload();
     expect(await page.locator('article.req pre.body').first().textContent()).toContain('"order": 42');
+    expect(await page.locator('article.req code.path').first().textContent()).toBe(`/webhook/${webhookId}/orders`); // and rendered by the server
     await page.goto('/dashboard/webhooks');
     expect(await page.getByRole('cell', { name: '1', exact: true }).count()).toBeGreaterThan(0);
   });
