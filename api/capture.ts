@@ -59,7 +59,8 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
     createdAt: new Date(),
   };
   if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
-  captures.stored(owner, body === null ? 0 : Buffer.byteLength(body));
+  // As stored: a UTF-8 body is its bytes, a binary one its base64 (no second pass over the body).
+  captures.stored(owner, body === null ? 0 : encoding === 'base64' ? body.length : raw.length);
 
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };

@@ -13,8 +13,13 @@ export interface Account {
  * existing user keeps its plan.
  */
 export async function findOrCreateUser(db: Kysely<Database>, email: string, plan: Plan): Promise<Account> {
-  await db.insertInto('users').values({ email: email.toLowerCase(), plan }).onConflict((oc) => oc.column('email').doNothing()).execute();
-  const row = await db.selectFrom('users').select(['id', 'email', 'plan']).where('email', '=', email.toLowerCase()).executeTakeFirstOrThrow();
+  // The no-op update makes an existing row come back too (DO NOTHING returns nothing for it).
+  const row = await db
+    .insertInto('users')
+    .values({ email: email.toLowerCase(), plan })
+    .onConflict((oc) => oc.column('email').doUpdateSet((eb) => ({ email: eb.ref('excluded.email') })))
+    .returning(['id', 'email', 'plan'])
+    .executeTakeFirstOrThrow();
   return { id: Number(row.id), email: row.email, plan: row.plan };
 }
 

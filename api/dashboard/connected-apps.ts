@@ -1,13 +1,10 @@
 // Dashboard: the OAuth clients authorized for /mcp, each with Disconnect.
-import type Router from '@koa/router';
 import { html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
 import { seeOther, when, type DashboardPages } from './page.ts';
 
-export function connectedAppSection(router: Router, page: DashboardPages, { accounts, config }: Pick<Services, 'accounts' | 'config'>): void {
-  router.get('/connected-apps', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (!account) return;
+export function connectedAppSection(page: DashboardPages, { accounts, config }: Pick<Services, 'accounts' | 'config'>): void {
+  page.get('/connected-apps', async (ctx, account) => {
     const apps = await accounts.connectedApps(account.id);
     const csrf = page.csrf(ctx);
     const notice = ctx.query.revoked ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>` : '';
@@ -37,15 +34,12 @@ export function connectedAppSection(router: Router, page: DashboardPages, { acco
     );
   });
 
-  router.post('/connected-apps/revoke', async (ctx) => {
-    const post = await page.signedInForm(ctx, { refusable: false });
-    if (!post) return;
-    const { form, account } = post;
+  page.post('/connected-apps/revoke', async (ctx, { form, account }) => {
     const clientId = form.client_id ?? '';
     const app = await accounts.disconnect(account.id, clientId);
     if (!app) {
       return page.layout(ctx, account, 'connected-apps', 'Not connected', html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p><a href="/dashboard/connected-apps">Back</a></p>`, 404);
     }
     seeOther(ctx, `/dashboard/connected-apps?revoked=${encodeURIComponent(app.clientName ?? app.clientId)}`);
-  });
+  }, { refusable: false });
 }

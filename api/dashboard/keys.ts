@@ -1,5 +1,4 @@
 // Dashboard: API keys (prefix and name only; a new one shown once), the plan and where its windows stand.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
@@ -7,7 +6,7 @@ import { html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
 import { seeOther, when, type DashboardPages } from './page.ts';
 
-export function keySection(router: Router, page: DashboardPages, { accounts, quota }: Pick<Services, 'accounts' | 'quota'>): void {
+export function keySection(page: DashboardPages, { accounts, quota }: Pick<Services, 'accounts' | 'quota'>): void {
   async function keysPage(ctx: Context, account: Account, created?: { apiKey: string; name: string | null }) {
     const [minute, day] = await quota.usage({ userId: account.id, plan: account.plan });
     const keys = await accounts.keys(account.id);
@@ -37,27 +36,18 @@ export function keySection(router: Router, page: DashboardPages, { accounts, quo
     );
   }
 
-  router.get('/keys', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (account) await keysPage(ctx, account);
-  });
+  page.get('/keys', (ctx, account) => keysPage(ctx, account));
 
-  router.post('/keys', async (ctx) => {
-    const post = await page.signedInForm(ctx);
-    if (!post) return;
-    const { form, account } = post;
+  page.post('/keys', async (ctx, { form, account }) => {
     const name = (form.name ?? '').trim().slice(0, 100) || null;
     const issued = await accounts.issueKey(account.id, name);
     await keysPage(ctx, account, { apiKey: issued.apiKey, name });
   });
 
-  router.post('/keys/revoke', async (ctx) => {
-    const post = await page.signedInForm(ctx, { refusable: false });
-    if (!post) return;
-    const { form, account } = post;
+  page.post('/keys/revoke', async (ctx, { form, account }) => {
     const keyId = Number(form.key_id);
     if (!Number.isSafeInteger(keyId) || keyId < 1) throw new InvalidInputError('key_id must be the id of one of your keys', 'key_id');
     await accounts.revokeKey(account.id, keyId);
     seeOther(ctx, '/dashboard/keys');
-  });
+  }, { refusable: false });
 }

@@ -1,6 +1,5 @@
 // Dashboard: load tests. The start form (the API's fields and validation), the history, a live page
 // with a chart while a test runs, and its results when it ends.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { FinalResults } from '../../lib/jobs/load-test.ts';
 import type { Account } from '../../db/users.ts';
@@ -10,9 +9,9 @@ import { HTTP_METHODS, startBody } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
-import { seeOther, serveScript, when, type DashboardPages } from './page.ts';
+import { seeOther, when, type DashboardPages } from './page.ts';
 
-export function loadTestSection(router: Router, page: DashboardPages, { loadTests, streams }: Pick<Services, 'loadTests' | 'streams'>): void {
+export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pick<Services, 'loadTests' | 'streams'>): void {
   // Load tests: the start form (the API's fields and validation), the history, a live page with a
   // chart while a test runs, and its results when it ends.
   async function loadTestsPage(ctx: Context, account: Account, form: Record<string, string> = {}, error?: string, status = 400) {
@@ -58,15 +57,9 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
     );
   }
 
-  router.get('/load-tests', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (account) await loadTestsPage(ctx, account);
-  });
+  page.get('/load-tests', (ctx, account) => loadTestsPage(ctx, account));
 
-  router.post('/load-tests', async (ctx) => {
-    const post = await page.signedInForm(ctx);
-    if (!post) return;
-    const { form, account } = post;
+  page.post('/load-tests', async (ctx, { form, account }) => {
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;
     try {
       const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'body'), { userId: account.id, plan: account.plan });
@@ -78,9 +71,7 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
     }
   });
 
-  router.get('/load-tests/:test_id', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (!account) return;
+  page.get('/load-tests/:test_id', async (ctx, account) => {
     let row;
     try {
       row = await loadTests.owned(ctx.params.test_id!, account.id);
@@ -110,27 +101,22 @@ export function loadTestSection(router: Router, page: DashboardPages, { loadTest
     );
   });
 
-  router.post('/load-tests/:test_id/stop', async (ctx) => {
-    const post = await page.signedInForm(ctx, { refusable: false });
-    if (!post) return;
-    const { account } = post;
+  page.post('/load-tests/:test_id/stop', async (ctx, { account }) => {
     const row = await loadTests.owned(ctx.params.test_id!, account.id);
     await loadTests.stop(row).catch((err) => {
       if (!(err instanceof AppError && err.code === 'conflict')) throw err;
     });
     seeOther(ctx, `/dashboard/load-tests/${row.id}`);
-  });
+  }, { refusable: false });
 
   // The status answer plus a chart point (the last interval's rate, errors and percentiles) every second.
-  router.get('/load-tests/:test_id/events', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (!account) return;
+  page.get('/load-tests/:test_id/events', async (ctx, account) => {
     const row = await loadTests.owned(ctx.params.test_id!, account.id);
     await page.spend(account);
     startSse(ctx, loadTests.chartStream(row.id, account.id), { lease: await streams.open({ userId: account.id, plan: account.plan }) });
   });
 
-  serveScript(router, 'load-chart.js');
+  page.script('load-chart.js');
 }
 
 /** The API's start body from the dashboard's form (numbers as numbers, headers from lines). */

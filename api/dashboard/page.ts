@@ -1,9 +1,10 @@
 // What every dashboard section shares: the signed-in account (or a redirect to sign in), CSRF-checked
 // form posts, the page layout with its navigation, and 303 after a post.
 import fs from 'node:fs';
+import type Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
-import { RateLimitedError } from '../../lib/errors.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
@@ -13,7 +14,7 @@ export type Section = 'keys' | 'webhooks' | 'load-tests' | 'connected-apps';
 
 export const when = (d: Date | string | null) => (d ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
 
-export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts' | 'quota'>) {
+export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts' | 'quota'>) {
   const secure = deps.config.baseUrl.startsWith('https:');
   const sessions = dashboardSessions(deps.kv, secure);
 
@@ -42,7 +43,7 @@ export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUi
     return csrf;
   }
 
-  return {
+  const page = {
     secure,
     sessions,
     signedIn,
@@ -70,12 +71,38 @@ export function dashboardPages(deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUi
 
     layout,
 
+    /** A page for the signed-in account (anyone else is sent to sign in). */
+    get(path: string, handler: (ctx: RouterContext, account: Account) => Promise<unknown>): void {
+      router.get(path, async (ctx) => {
+        const account = await signedIn(ctx);
+        if (account) await handler(ctx, account);
+      });
+    },
+
+    /** A form post of the signed-in account, CSRF-checked and counted (see signedInForm). */
+    post(path: string, handler: (ctx: RouterContext, post: { form: Record<string, string>; account: Account }) => Promise<unknown>, options: { refusable?: boolean } = {}): void {
+      router.post(path, async (ctx) => {
+        const post = await page.signedInForm(ctx, options);
+        if (post) await handler(ctx, post);
+      });
+    },
+
+    /** A small script of the dashboard's (api/dashboard/<name>), served from here under /assets (no CDN). */
+    script(name: string): void {
+      const body = fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+      router.get(`/assets/${name}`, (ctx) => {
+        ctx.type = 'text/javascript; charset=utf-8';
+        ctx.body = body;
+      });
+    },
+
     /** Counts a request of the account that is not a form post (opening a live stream): 429 past the plan. */
     async spend(account: Account): Promise<void> {
       const verdict = await services.quota.spend({ userId: account.id, plan: account.plan });
-      if (!verdict.allowed) throw new RateLimitedError(`Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds);
+      if (!verdict.allowed) throw services.quota.refusal(account.plan, verdict);
     },
   };
+  return page;
 }
 
 export type DashboardPages = ReturnType<typeof dashboardPages>;
@@ -86,13 +113,4 @@ export function seeOther(ctx: Context, url: string): void {
   ctx.redirect(url);
 }
 
-/** A small script of the dashboard's, served from here (no CDN). */
-export function serveScript(router: { get: (path: string, handler: (ctx: Context) => void) => unknown }, name: string): void {
-  const body = readScript(name);
-  router.get(`/assets/${name}`, (ctx) => {
-    ctx.type = 'text/javascript; charset=utf-8';
-    ctx.body = body;
-  });
-}
 
-const readScript = (name: string) => fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');

@@ -15,7 +15,7 @@ import { webhookSection } from './webhooks.ts';
 
 export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
   const router = new Router({ prefix: '/dashboard' });
-  const page = dashboardPages(deps, services);
+  const page = dashboardPages(router, deps, services);
   const clientIp = createClientIp(deps.config.trustedProxies);
   /** Only paths of this site, never another host (`//evil.example`). */
   const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/dashboard/keys');
@@ -45,9 +45,9 @@ export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
     seeOther(ctx, '/dashboard/sign-in');
   });
 
-  keySection(router, page, services);
-  webhookSection(router, page, services);
-  loadTestSection(router, page, services);
-  connectedAppSection(router, page, services);
+  keySection(page, services);
+  webhookSection(page, services);
+  loadTestSection(page, services);
+  connectedAppSection(page, services);
   return router;
 }

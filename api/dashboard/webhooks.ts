@@ -1,5 +1,4 @@
 // Dashboard: webhooks (list with counts, create, delete) and the live view of one's captured requests.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError, NotFoundError } from '../../lib/errors.ts';
@@ -8,10 +7,10 @@ import { resumeHeaders } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
-import { seeOther, serveScript, when, type DashboardPages } from './page.ts';
+import { seeOther, when, type DashboardPages } from './page.ts';
 import { forPage, requestCard } from './webhook-cards.ts';
 
-export function webhookSection(router: Router, page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
+export function webhookSection(page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
   /** The list with counts and the create form; `error` (a bound of the plan, say) above them. */
   async function webhooksPage(ctx: Context, account: Account, error?: AppError) {
     const { webhooks: list } = await webhooks.list(account.id);
@@ -38,15 +37,9 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
   }
 
   // Webhooks: list with counts, create, delete, and the live view of one.
-  router.get('/webhooks', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (account) await webhooksPage(ctx, account);
-  });
+  page.get('/webhooks', (ctx, account) => webhooksPage(ctx, account));
 
-  router.post('/webhooks', async (ctx) => {
-    const post = await page.signedInForm(ctx);
-    if (!post) return;
-    const { account } = post;
+  page.post('/webhooks', async (ctx, { account }) => {
     try {
       const created = await webhooks.create({ userId: account.id, plan: account.plan });
       seeOther(ctx, `/dashboard/webhooks/${created.webhook_id}`);
@@ -56,19 +49,14 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
     }
   });
 
-  router.post('/webhooks/delete', async (ctx) => {
-    const post = await page.signedInForm(ctx, { refusable: false });
-    if (!post) return;
-    const { form, account } = post;
+  page.post('/webhooks/delete', async (ctx, { form, account }) => {
     await webhooks.remove(account.id, form.webhook_id ?? '').catch((err) => {
       if (!(err instanceof NotFoundError)) throw err;
     });
     seeOther(ctx, '/dashboard/webhooks');
-  });
+  }, { refusable: false });
 
-  router.get('/webhooks/:webhook_id', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (!account) return;
+  page.get('/webhooks/:webhook_id', async (ctx, account) => {
     const id = ctx.params.webhook_id!;
     let data;
     try {
@@ -94,9 +82,7 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
     );
   });
 
-  router.get('/webhooks/:webhook_id/events', async (ctx) => {
-    const account = await page.signedIn(ctx);
-    if (!account) return;
+  page.get('/webhooks/:webhook_id/events', async (ctx, account) => {
     const id = ctx.params.webhook_id!;
     await webhooks.requests(account.id, id, Number.MAX_SAFE_INTEGER); // 404 before streaming
     // The page already shows what was kept: stream only what comes after it, or after the last event
@@ -117,5 +103,5 @@ export function webhookSection(router: Router, page: DashboardPages, { webhooks,
     );
   });
 
-  serveScript(router, 'live-webhook.js');
+  page.script('live-webhook.js');
 }

@@ -1,5 +1,4 @@
 import type { Middleware } from 'koa';
-import { RateLimitedError } from '../../lib/errors.ts';
 import type { QuotaService } from '../services/quota.ts';
 import type { AuthState } from './auth.ts';
 
@@ -18,9 +17,7 @@ export function rateLimit(quota: QuotaService): Middleware<AuthState> {
       'RateLimit-Remaining': String(verdict.tightest.remaining),
       'RateLimit-Reset': String(verdict.tightest.resetSeconds),
     });
-    if (!verdict.allowed) {
-      throw new RateLimitedError(`Rate limit of the ${plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds);
-    }
+    if (!verdict.allowed) throw quota.refusal(plan, verdict);
     return next();
   };
 }

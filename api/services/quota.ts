@@ -1,5 +1,6 @@
 // The plan's request limits, for every door that spends them (REST through api/middleware/rate-limit.ts,
 // the MCP tools): counted per user in the shared store, so every API process enforces one limit.
+import { RateLimitedError } from '../../lib/errors.ts';
 import type { KvStore, QuotaState } from '../../lib/kv/index.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { PLAN_LIMITS, planWindows, type Plan } from '../../lib/plans.ts';
@@ -33,6 +34,9 @@ export function quotaService(kv: KvStore) {
     /** Where the account's windows stand, without spending anything: [minute, day]. */
     usage: (account: { userId: number; plan: Plan }) => kv.usage(planWindows(account.userId, account.plan)),
     policy: (plan: Plan) => PLAN_LIMITS[plan],
+    /** The 429 of a refused request: the plan, the full limits and when to retry. */
+    refusal: (plan: Plan, verdict: QuotaVerdict) =>
+      new RateLimitedError(`Rate limit of the ${plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds),
   };
 }
 
