@@ -16,7 +16,7 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
   // Untrusted certificates are a finding to report, not a reason to give up.
   // Only the headers matter: a body is read up to 1 MiB to count it, and a larger one is cut there
   // (size.download and size.total are then -1, as the contract allows for total).
-  const guardedFetch = createGuardedFetch({ allow: options.allow, allowInvalidCertificates: true, timeoutMs: options.timeoutMs, maxBytes: 1024 * 1024, onOversize: 'truncate' });
+  const guardedFetch = createGuardedFetch({ allow: options.allow, allowInvalidCertificates: true, timeoutMs: options.timeoutMs, maxBytes: 1024 * 1024, onOversize: 'truncate', field: 'url' });
 
   return async function checkUrl(url: string) {
     const started = performance.now();

@@ -17,8 +17,8 @@ import type { KvStore } from '../../lib/kv/index.ts';
 import { emptyParsedData, mentionsReserved, type ParsedData } from './parse.ts';
 import { bootstrapBase, rdapLookup } from './rdap.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
-import { registrableDomain, SPECIAL_USE_TLDS, type RegistrableDomain } from './registrable.ts';
-import { reservedReason } from './reserved.ts';
+import { registrableDomain, type RegistrableDomain } from './registrable.ts';
+import { isAbsoluteReservation, reservedReason } from './reserved.ts';
 import { registryWhoisServer, whoisLookup } from './whois-client.ts';
 import type { CheckSummary, Confidence, LookupMode } from '../../lib/jobs/domain-check.ts';
 
@@ -124,11 +124,10 @@ export function createDomainLookup(deps: DomainLookupDeps) {
       if (rule) {
         check.is_reserved = true;
         check.reserved_reason = rule;
-        check.available = false;
-        check.is_registered = false;
-        // RFC 6761 is absolute; a Specification 5 name may have been released by its registry.
-        if (rule.startsWith('RFC 6761')) check.confidence = 'high';
-        else if (check.confidence === 'low') check.confidence = 'medium';
+        // RFC 6761 is absolute. A Specification 5 name may have been released by its registry: when
+        // no evidence answered (is_registered null), whether it can be had stays unknown.
+        if (isAbsoluteReservation(rule)) Object.assign(check, { available: false, is_registered: false, confidence: 'high' });
+        else if (check.is_registered === false) check.available = false;
       }
     }
     check.aftermarket = check.is_registered === true && check.parsed_data.name_servers.some((ns) => AFTERMARKET_NS_DOMAINS.some((d) => ns === d || ns.endsWith(`.${d}`)));
@@ -191,8 +190,9 @@ export function createDomainLookup(deps: DomainLookupDeps) {
   /** Whether `name` can be registered, by the evidence `mode` allows, from the cache when it has it. */
   async function check(name: RegistrableDomain, mode: LookupMode): Promise<CachedCheck> {
     const now = Math.floor(Date.now() / 1000);
-    // Special-use names are answered by rule alone: nobody is asked about them.
-    if (SPECIAL_USE_TLDS.has(name.tld)) return { check: finish(name, { ...base(name), evidence: 'rule', whois_server: 'none (RFC 6761 special-use name)' }), cached: false, cacheExpires: now };
+    // RFC 6761 names (special-use TLDs, example.com/.net/.org) are answered by rule alone: nobody is asked.
+    const rule = reservedReason(name);
+    if (rule && isAbsoluteReservation(rule)) return { check: finish(name, { ...base(name), evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)' }), cached: false, cacheExpires: now };
     const cached = await cachedOnly(name, mode);
     if (cached) return cached;
     const result = finish(name, mode === 'full' ? await registryCheck(name) : await dnsCheck(name));

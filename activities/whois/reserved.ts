@@ -51,3 +51,8 @@ export function reservedReason(name: RegistrableDomain): string | null {
   const isGeneric = name.tld.length > 2 && name.suffix === name.tld && !SPEC5_EXEMPT_TLDS.has(name.tld);
   return isGeneric ? (spec5Labels().get(name.label) ?? null) : null;
 }
+
+/** Whether a reason of reservedReason holds whatever a registry says (RFC 6761), so nobody need be asked. */
+export function isAbsoluteReservation(reason: string): boolean {
+  return reason.startsWith('RFC 6761');
+}

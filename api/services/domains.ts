@@ -1,20 +1,33 @@
 // Domain registration lookups: one name in the request, many as a workflow on the network pool
-// (only the names the cache does not answer), waited for up to BULK_WAIT_MS.
-import type { Client } from '@temporalio/client';
+// (only the names the cache does not answer), waited for until bulkDeadlineMs.
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { type CachedCheck, createConfiguredDomainLookup } from '../../activities/whois/lookup.ts';
 import { bulkEntry, whoisResponse } from '../../activities/whois/present.ts';
 import type { RegistrableDomain } from '../../activities/whois/registrable.ts';
 import type { Config } from '../../lib/config.ts';
-import { InvalidInputError, JobTimeoutError } from '../../lib/errors.ts';
+import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { resultWithin, startJob } from '../../lib/temporal/jobs.ts';
-import { DOMAIN_CHECK_KIND, type CheckedDomain, type CheckSummary, type DomainCheckJob } from '../../lib/jobs/domain-check.ts';
+import { DOMAIN_CHECK_KIND, getDomainCheckState, type BulkAnswers, type CheckSummary, type DomainCheckJob } from '../../lib/jobs/domain-check.ts';
 import type { BulkInput, WhoisQuery } from '../schemas/domains.ts';
 
 /** Registry queries in flight per registry in a full bulk check, and DNS queries in flight in a fast one. */
 export const BULK_CONCURRENCY = { full: 4, fast: 50, availability_only: 50 } as const;
-/** How long the API waits for a bulk check before answering 504 (the workflow goes on and fills the cache). */
-const BULK_WAIT_MS = 120_000;
+/**
+ * How long the API waits for a bulk check: six lookup steps (two names' RDAP, WHOIS and DNS, 30 s with the
+ * default LOOKUP_TIMEOUT_MS). Past it the answer holds what is known, the rest as `timeout` entries; the
+ * workflow goes on and fills the cache.
+ */
+export const bulkDeadlineMs = (config: Pick<Config, 'lookupTimeoutMs'>) => 6 * config.lookupTimeoutMs;
+
+/** The answers a running bulk check holds; none when no workflows worker answers the query. */
+async function answersSoFar(handle: WorkflowHandle): Promise<BulkAnswers> {
+  try {
+    return (await handle.query(getDomainCheckState)).results;
+  } catch {
+    return {};
+  }
+}
 
 export function domainService({ config, kv, temporal }: { config: Config; kv: KvStore; temporal: Client }) {
   const lookup = createConfiguredDomainLookup(config, kv);
@@ -59,9 +72,13 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
           groups: [...groups].map(([registry, domains]) => ({ registry, domains, concurrency: BULK_CONCURRENCY[input.mode] })),
         };
         const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [job] });
-        const checked = await resultWithin<Record<string, CheckedDomain>>(handle, BULK_WAIT_MS);
-        if (!checked) throw new JobTimeoutError(`The bulk check did not finish within ${BULK_WAIT_MS / 1000} s; its answers fill the cache as they come (workflow ${handle.workflowId}): repeat the request later`);
-        for (const [domain, entry] of Object.entries(checked.value)) answered.set(domain, { ...entry, cacheExpires: 0 });
+        const deadlineMs = bulkDeadlineMs(config);
+        const checked = (await resultWithin<BulkAnswers>(handle, deadlineMs))?.value ?? (await answersSoFar(handle));
+        for (const domain of pending.keys()) {
+          const entry = checked[domain];
+          if (entry && 'check' in entry) answered.set(domain, { ...entry, cacheExpires: 0 });
+          else results[domain] = entry ? { success: false, error: entry.error } : { success: false, error: 'timeout', message: `no answer within ${deadlineMs / 1000} s; the check goes on (workflow ${handle.workflowId}) and fills the cache: ask again later` };
+        }
       }
       for (const [domain, entry] of answered) results[domain] = bulkEntry(entry, input.currency);
       return {

@@ -37,6 +37,11 @@ export interface CheckedDomain {
   cached: boolean;
 }
 
+/** One name's answer in a bulk check, or why its check failed. */
+export type BulkAnswer = CheckedDomain | { error: string };
+/** The answers so far, by registrable domain. */
+export type BulkAnswers = Record<string, BulkAnswer>;
+
 export interface DomainCheckJob {
   mode: LookupMode;
   /** Names of one registry, and how many of them may be queried at once. */
@@ -47,8 +52,10 @@ export interface DomainCheckState {
   status: 'running' | 'completed';
   total: number;
   done: number;
+  /** Every answer that has come, so a caller past its deadline answers with what is known. */
+  results: BulkAnswers;
 }
 
-export type DomainCheckWorkflow = (job: DomainCheckJob) => Promise<Record<string, CheckedDomain>>;
+export type DomainCheckWorkflow = (job: DomainCheckJob) => Promise<BulkAnswers>;
 
 export const getDomainCheckState = defineQuery<DomainCheckState>('getDomainCheckState');

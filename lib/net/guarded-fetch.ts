@@ -11,6 +11,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { AppError, UpstreamError } from '../errors.ts';
+import { reachFailure } from './reach-failure.ts';
 import { createAddressPolicy } from './address-policy.ts';
 import { bareHost } from './bare-host.ts';
 import { headerObject } from './header-object.ts';
@@ -29,6 +30,11 @@ export interface GuardedFetchOptions {
   allowInvalidCertificates?: boolean;
   /** Resolves a name to all its addresses; dns.lookup by default. */
   resolve?: Resolve;
+  /**
+   * The request field the URL came from, when it is the caller's input: a host that does not exist is
+   * then 400 naming it, as checkTarget answers (reach-failure.ts); otherwise 502.
+   */
+  field?: string;
 }
 
 export interface GuardedRequest {
@@ -77,7 +83,8 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     let headers = init.headers;
     for (;;) {
       chain.push(current.href);
-      const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates }, timeoutMs);
+      const field = chain.length === 1 ? options.field : undefined;
+      const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates, field }, timeoutMs);
       const { res } = hop;
       const location = res.headers.location;
       if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string') {
@@ -146,6 +153,8 @@ interface SendOptions {
   signal: AbortSignal;
   lookup: LookupFunction;
   rejectUnauthorized: boolean;
+  /** The request field that named this URL (the first hop's, when the caller's input is named). */
+  field?: string;
 }
 
 function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
@@ -172,7 +181,8 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
         timings: phases(),
       });
     });
-    request.on('error', (err) => reject(upstreamFailure(err, url.href, timeoutMs, o.signal))); // on, not once: a second error must not crash the process
+    // on, not once: a second error must not crash the process.
+    request.on('error', (err) => reject(reachFailure(err, { url: url.href, host, field: o.field, timeoutMs: o.signal.aborted ? timeoutMs : undefined })));
     // An unrequested 101 is an "upgrade" to Node, which then never emits 'response'.
     request.once('upgrade', (_res, socket) => {
       socket.destroy();
@@ -200,17 +210,8 @@ async function readLimited(res: IncomingMessage, maxBytes: number, truncate: boo
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw upstreamFailure(err, url, timeoutMs, signal);
+    throw reachFailure(err, { url, host: '', timeoutMs: signal.aborted ? timeoutMs : undefined });
   }
   return { body: Buffer.concat(chunks, size), truncated: false };
 }
 
-const TLS_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|HOSTNAME/;
-
-function upstreamFailure(err: unknown, url: string, timeoutMs: number, signal: AbortSignal): AppError {
-  if (err instanceof AppError) return err; // the lookup hook's refusal
-  if (signal.aborted) return new UpstreamError(`${url} did not answer within ${timeoutMs} ms`, true);
-  const code = (err as NodeJS.ErrnoException).code ?? '';
-  if (TLS_ERRORS.test(code)) return new UpstreamError(`${url}: TLS failed (${code}): ${(err as Error).message}`);
-  return new UpstreamError(`${url} could not be reached: ${code || (err as Error).message}`);
-}

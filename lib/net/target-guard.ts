@@ -10,6 +10,7 @@ import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { InvalidInputError } from '../errors.ts';
 import { createAddressPolicy, type AddressPolicy } from './address-policy.ts';
+import { reachFailure } from './reach-failure.ts';
 import { bareHost } from './bare-host.ts';
 
 /** Resolves a name to all its addresses. */
@@ -83,8 +84,8 @@ export async function checkTarget(raw: string, options: TargetCheckOptions = {})
   let addresses: string[];
   try {
     addresses = await resolve(host);
-  } catch {
-    throw new InvalidInputError(`${field}: ${host} does not resolve to an address`, field);
+  } catch (err) {
+    throw reachFailure(err, { url: url.href, host, field });
   }
   for (const address of addresses) {
     const why = policy.refusal(address);
@@ -93,7 +94,11 @@ export async function checkTarget(raw: string, options: TargetCheckOptions = {})
   return checked;
 }
 
-const defaultResolve: Resolve = async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const defaultResolve: Resolve = async (host) => {
+  // RFC 6761 §6.4: a name under .invalid never resolves, so no resolver is asked.
+  if (/(^|\.)invalid\.?$/i.test(host)) throw Object.assign(new Error(`${host} is under .invalid (RFC 6761)`), { code: 'ENOTFOUND' });
+  return (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+};
 
 /** The lookup our sockets use: resolve, refuse if any answer is forbidden, connect to what was checked. */
 export function guardedLookup(policy: AddressPolicy, resolve: Resolve = defaultResolve, field = 'url'): LookupFunction {

@@ -2,7 +2,7 @@
 // documentation link among them), errors that say which door a credential belongs to, and the
 // token script's one clear line for a wrong password.
 import { describe, expect, it } from 'vitest';
-import { call, targets } from '../support/client.ts';
+import { call, newAccount, targets } from '../support/client.ts';
 import { newUser } from '../support/mcp.ts';
 import { runScript } from '../support/processes.ts';
 
@@ -20,6 +20,16 @@ describe.each(targets().map((t) => [t.name, t] as const))('first contact (%s)', 
     const documentation = new URL(metadata.resource_documentation);
     expect((await fetch(documentation)).status).toBe(200);
     expect(page).toContain(`id="${documentation.hash.slice(1)}"`);
+  });
+
+  it('answers a host that does not exist the same from every endpoint: 400 naming the field', async () => {
+    // .invalid never resolves (RFC 6761), so no resolver is asked.
+    const { key } = await newAccount(target);
+    const expected = { status: 400, message: 'url: nosuch.invalid does not resolve to an address' };
+    const headers = await call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent('https://nosuch.invalid/')}`, { key });
+    const discover = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: 'https://nosuch.invalid/' } });
+    const audit = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: 'https://nosuch.invalid/' } });
+    for (const reply of [headers, discover, audit]) expect({ status: reply.status, message: reply.body.message }).toEqual(expected);
   });
 
   it('says which door a credential belongs to', async () => {

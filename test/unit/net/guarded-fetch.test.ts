@@ -5,7 +5,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../lib/errors.ts';
 import { createGuardedFetch } from '../../../lib/net/guarded-fetch.ts';
-import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
+import { checkTarget, ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
 import { startHttpsServer } from '../../fixtures/https-server.ts';
 
 interface Fixture {
@@ -156,6 +156,35 @@ describe('guarded fetch', () => {
     } finally {
       await site.close();
     }
+  });
+
+  it('maps every failure to reach a target one way, as checkTarget does (reach-failure.ts)', async () => {
+    const failing = (code: string) => async () => {
+      throw Object.assign(new Error(`getaddrinfo ${code}`), { code });
+    };
+    const names = async (host: string) => (host === 'gone.example' ? failing('ENOTFOUND')() : ['127.0.0.1']);
+    const port = new URL(target.url).port;
+    const asInput = createGuardedFetch({ allow: ['127.0.0.1/32'], timeoutMs: 1000, resolve: failing('ENOTFOUND'), field: 'url' });
+    // A host the caller named that does not exist is the caller's input: 400 naming the field, as checkTarget says it.
+    const nxdomain = { status: 400, code: 'invalid_input', field: 'url', message: 'url: gone.example does not resolve to an address' };
+    await expect(asInput('http://gone.example/')).rejects.toMatchObject(nxdomain);
+    await expect(checkTarget('http://gone.example/', { resolve: failing('ENOTFOUND') })).rejects.toMatchObject(nxdomain);
+    // Without a field (not the caller's input), and behind a redirect, it is the upstream's failure: 502.
+    await expect(createGuardedFetch({ resolve: failing('ENOTFOUND') })('http://gone.example/')).rejects.toMatchObject({ status: 502, message: 'http://gone.example/: gone.example does not resolve to an address' });
+    const redirecting = await serve('127.0.0.1', (_req, res) => res.writeHead(302, { location: `http://gone.example:${port}/` }).end());
+    try {
+      await expect(createGuardedFetch({ allow: ['127.0.0.1/32'], resolve: names, field: 'url' })(`${redirecting.url}/`)).rejects.toMatchObject({ status: 502, code: 'upstream_failed' });
+    } finally {
+      await redirecting.close();
+    }
+    // A resolver that fails is not the name's fault: 502 from both.
+    const resolverDown = { status: 502, code: 'upstream_failed', message: expect.stringMatching(/gone\.example could not be resolved .*EAI_AGAIN/) };
+    await expect(createGuardedFetch({ resolve: failing('EAI_AGAIN'), field: 'url' })('http://gone.example/')).rejects.toMatchObject(resolverDown);
+    await expect(checkTarget('http://gone.example/', { resolve: failing('EAI_AGAIN') })).rejects.toMatchObject(resolverDown);
+    // No answer in time: 504.
+    await expect(allowTarget()(`${target.url}/slow`)).rejects.toMatchObject({ status: 504, code: 'timeout' });
+    // RFC 6761: a .invalid name is refused as nonexistent without asking any resolver.
+    await expect(checkTarget('https://anything.invalid/path')).rejects.toMatchObject({ status: 400, message: 'url: anything.invalid does not resolve to an address' });
   });
 
   it('answers 502 when nothing listens', async () => {
