@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { hashPassword } from '../lib/passwords.ts';
 import { randomToken } from '../lib/tokens.ts';
 import { issueApiKey } from './api-keys.ts';
+import { sameEmail } from './users.ts';
 import type { Database } from './schema.ts';
 
 export const FIRST_ADMIN_EMAIL = 'admin@localhost';
@@ -18,7 +19,7 @@ export async function ensureFirstAdminKey(db: Kysely<Database>): Promise<{ email
   const created = await db
     .insertInto('users')
     .values({ email: FIRST_ADMIN_EMAIL, plan: 'enterprise', password_hash: await hashPassword(password) })
-    .onConflict((oc) => oc.column('email').doNothing())
+    .onConflict((oc) => sameEmail(oc).doNothing())
     .returning(['id', 'email'])
     .executeTakeFirst();
   if (!created) return null;

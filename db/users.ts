@@ -1,6 +1,12 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { verifyPassword } from '../lib/passwords.ts';
 import type { Database, Plan } from './schema.ts';
+
+/**
+ * Emails are stored as given and compared without case (a unique index on lower(email)): the conflict
+ * target of every insert that may meet an existing user.
+ */
+export const sameEmail = <B extends { expression(e: ReturnType<typeof sql>): B }>(oc: B): B => oc.expression(sql`lower(email)`);
 
 export interface Account {
   id: number;
@@ -16,8 +22,8 @@ export async function findOrCreateUser(db: Kysely<Database>, email: string, plan
   // The no-op update makes an existing row come back too (DO NOTHING returns nothing for it).
   const row = await db
     .insertInto('users')
-    .values({ email: email.toLowerCase(), plan })
-    .onConflict((oc) => oc.column('email').doUpdateSet((eb) => ({ email: eb.ref('excluded.email') })))
+    .values({ email, plan })
+    .onConflict((oc) => sameEmail(oc).doUpdateSet((eb) => ({ email: eb.ref('users.email') })))
     .returning(['id', 'email', 'plan'])
     .executeTakeFirstOrThrow();
   return { id: Number(row.id), email: row.email, plan: row.plan };
@@ -27,8 +33,8 @@ export async function findOrCreateUser(db: Kysely<Database>, email: string, plan
 export async function upsertUser(db: Kysely<Database>, email: string, plan: Plan): Promise<Account> {
   const row = await db
     .insertInto('users')
-    .values({ email: email.toLowerCase(), plan })
-    .onConflict((oc) => oc.column('email').doUpdateSet({ plan }))
+    .values({ email, plan })
+    .onConflict((oc) => sameEmail(oc).doUpdateSet({ plan }))
     .returning(['id', 'email', 'plan'])
     .executeTakeFirstOrThrow();
   return { id: Number(row.id), email: row.email, plan: row.plan };
@@ -41,8 +47,8 @@ export async function upsertUser(db: Kysely<Database>, email: string, plan: Plan
 export async function setUserPassword(db: Kysely<Database>, email: string, passwordHash: string, plan?: Plan): Promise<Account> {
   const row = await db
     .insertInto('users')
-    .values({ email: email.toLowerCase(), plan: plan ?? 'free', password_hash: passwordHash })
-    .onConflict((oc) => oc.column('email').doUpdateSet(plan ? { password_hash: passwordHash, plan } : { password_hash: passwordHash }))
+    .values({ email, plan: plan ?? 'free', password_hash: passwordHash })
+    .onConflict((oc) => sameEmail(oc).doUpdateSet(plan ? { password_hash: passwordHash, plan } : { password_hash: passwordHash }))
     .returning(['id', 'email', 'plan'])
     .executeTakeFirstOrThrow();
   return { id: Number(row.id), email: row.email, plan: row.plan };
@@ -50,7 +56,7 @@ export async function setUserPassword(db: Kysely<Database>, email: string, passw
 
 /** The user with this email and password, or null (same work whether or not the email exists). */
 export async function checkUserPassword(db: Kysely<Database>, email: string, password: string): Promise<Account | null> {
-  const row = await db.selectFrom('users').select(['id', 'email', 'plan', 'password_hash']).where('email', '=', email.toLowerCase()).executeTakeFirst();
+  const row = await db.selectFrom('users').select(['id', 'email', 'plan', 'password_hash']).where(sql<string>`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? UNUSABLE_HASH);
   return row && row.password_hash && ok ? { id: Number(row.id), email: row.email, plan: row.plan } : null;
 }

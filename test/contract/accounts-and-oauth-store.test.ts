@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { OauthStore, oauthRecordsOfAccount, sweepExpiredOauthRecords, UNUSED_CLIENT_TTL_SECONDS } from '../../db/oauth-store.ts';
 import * as unusedClientsExpire from '../../db/migrations/2026-11-22-007-unused-oauth-clients-expire.ts';
-import { checkUserPassword, setUserPassword } from '../../db/users.ts';
+import { checkUserPassword, findOrCreateUser, setUserPassword, upsertUser } from '../../db/users.ts';
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { tempDir } from '../support/processes.ts';
 
@@ -41,6 +41,19 @@ describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
     expect(await checkUserPassword(handle.db, email.toUpperCase(), 'correct horse battery')).toEqual(user);
     expect(await checkUserPassword(handle.db, email, 'wrong password here')).toBeNull();
     expect(await checkUserPassword(handle.db, `nobody-${stamp}@example.test`, 'correct horse battery')).toBeNull();
+  });
+
+  it('stores an email as given and compares it without case: one user, whatever the case later used', async () => {
+    const given = `Dev.${stamp}@Example.COM`;
+    const created = await findOrCreateUser(handle.db, given, 'pro');
+    expect(created.email).toBe(given);
+    expect(await findOrCreateUser(handle.db, given.toLowerCase(), 'free')).toEqual(created);
+    expect(await upsertUser(handle.db, given.toUpperCase(), 'enterprise')).toEqual({ ...created, plan: 'enterprise' });
+    const withPassword = await setUserPassword(handle.db, given.toLowerCase(), await hashPassword('correct horse battery'));
+    expect(withPassword).toEqual({ ...created, plan: 'enterprise' });
+    expect(await checkUserPassword(handle.db, given.toUpperCase(), 'correct horse battery')).toEqual(withPassword);
+    // The index, not the code, holds the rule: a second row differing only in case is refused.
+    await expect(handle.db.insertInto('users').values({ email: given.toLowerCase(), plan: 'free' }).execute()).rejects.toThrow(/users_email_lower/);
   });
 
   it('stores, finds, consumes and destroys records by kind, uid and user code', async () => {

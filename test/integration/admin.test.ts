@@ -30,6 +30,11 @@ describe.each(targets())('admin command ($name)', (target) => {
     expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: api_key })).status).toBe(200);
     const fresh = JSON.parse((await admin(target, ['create-user', '--email', `new-${email}`, '--password', 'correct horse battery'])).stdout);
     expect(fresh.plan).toBe('free');
+    // An email is kept as typed, and found again whatever its case.
+    const typed = `Mixed.Case-${Date.now()}@Example.Test`;
+    const mixed = JSON.parse((await admin(target, ['create-user', '--email', typed, '--password', 'correct horse battery'])).stdout);
+    expect(mixed.email).toBe(typed);
+    expect(JSON.parse((await admin(target, ['create-user', '--email', typed.toLowerCase(), '--password', 'correct horse battery'])).stdout)).toEqual(mixed);
   });
 
   it('refuses bad arguments with one line on stderr and exit code 2', async () => {
