@@ -11,6 +11,7 @@ import { AppError } from '../../lib/errors.ts';
 import { guardedTarget, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import type { ShardTarget } from '../../lib/jobs/load-test.ts';
 import { Http1Connection, requestBytes } from './http1.ts';
+import { PerSecondCounts, type PerSecondAnswers } from './per-second.ts';
 
 export interface ShardPlan {
   target: ShardTarget;
@@ -51,6 +52,12 @@ export interface ShardSnapshot {
   takenAt: number;
   /** Requests sent per second of the test, by second since startAt (for the ramp and rate shapes). */
   perSecond: number[];
+  /**
+   * The answers to the requests sent in each second (same index as perSecond: per-second.ts), so
+   * the results chart each second's error rate, mean and slowest latency. Absent in snapshots
+   * written before it existed.
+   */
+  seconds?: PerSecondAnswers;
 }
 
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -68,7 +75,7 @@ export class ShardGenerator {
   private readonly stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0, inFlight: 0, dropped: 0, firstSentAt: null as number | null };
   private readonly statusCodes: Record<string, number> = {};
   private readonly errors: Record<string, number> = {};
-  private readonly perSecond: number[] = [];
+  private readonly perSecond = new PerSecondCounts();
   private stopping = false;
   private readonly connections: Http1Connection[] = [];
   /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
@@ -127,6 +134,7 @@ export class ShardGenerator {
     this.stats.total += 1;
     this.stats.latencySumUs += latencyUs;
     this.histogram.recordValue(latencyUs);
+    this.perSecond.countAnswer(this.secondOf(scheduledAt), latencyUs, error !== null || statusCode >= 400);
     if (error) {
       this.stats.failed += 1;
       // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
@@ -139,10 +147,14 @@ export class ShardGenerator {
     }
   }
 
+  /** The second of the test (since startAt) a request scheduled at `scheduledAt` belongs to. */
+  private secondOf(scheduledAt: number): number {
+    return Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
+  }
+
   /** One request on `connection`, latency counted from `scheduledAt`; `then` runs after the answer. */
   private send(connection: Http1Connection, scheduledAt: number, then: (failed: boolean) => void) {
-    const second = Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
-    this.perSecond[second] = (this.perSecond[second] ?? 0) + 1;
+    this.perSecond.countSent(this.secondOf(scheduledAt));
     this.stats.inFlight += 1;
     this.stats.firstSentAt ??= Date.now();
     connection.send((status, error) => {
@@ -239,7 +251,7 @@ export class ShardGenerator {
       statusCodes: { ...this.statusCodes },
       errors: { ...this.errors },
       takenAt: Date.now(),
-      perSecond: Array.from(this.perSecond, (n) => n ?? 0),
+      ...this.perSecond.snapshot(),
     };
   }
 

@@ -5,6 +5,7 @@ import hdr from 'hdr-histogram-js';
 import type { ShardSnapshotRow } from '../../db/load-tests.ts';
 import type { FinalResults, LiveMetrics } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
+import { mergePerSecond } from './per-second.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);
@@ -64,20 +65,19 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
   const merged = newHistogram();
   const statusCodes: Record<string, number> = {};
   const errors: Record<string, number> = {};
-  const perSecond: number[] = [];
   let shardFailures = 0;
   let lost = 0;
   for (const { snapshot: s, final } of rows) {
     if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
     addCounts(statusCodes, s.statusCodes);
     addCounts(errors, s.errors);
-    s.perSecond.forEach((n, i) => (perSecond[i] = (perSecond[i] ?? 0) + n));
     if (!final) {
       shardFailures += 1;
       lost += s.inFlight;
     }
   }
   const p = (q: number) => (merged.totalCount ? ms(merged.getValueAtPercentile(q)) : 0);
+  const { sent, answers: a } = mergePerSecond(rows.map((r) => r.snapshot));
   return {
     ...liveOf(t, durationMs),
     total_bytes_sent: t.bytesSent,
@@ -95,7 +95,10 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
     dropped_requests: t.dropped,
     shard_failures: shardFailures,
     requests_lost: lost,
-    requests_per_second: Array.from(perSecond, (n) => n ?? 0),
+    requests_per_second: sent,
+    error_rate_per_second: sent.map((_, i) => (a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0)),
+    avg_response_time_per_second: sent.map((_, i) => (a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0)),
+    max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
   };
 }
 

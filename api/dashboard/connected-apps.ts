@@ -1,7 +1,7 @@
 // Dashboard: the OAuth clients authorized for /mcp, each with Disconnect.
 import { html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
-import { seeOther, when, type DashboardPages } from './page.ts';
+import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
 export function connectedAppSection(page: DashboardPages, { accounts, config }: Pick<Services, 'accounts' | 'config'>): void {
   page.get('/connected-apps', async (ctx, account) => {
@@ -19,17 +19,16 @@ export function connectedAppSection(page: DashboardPages, { accounts, config }: 
         ${
           apps.length === 0
             ? html`<p>No app is connected to your account. MCP clients connect at <code>${config.baseUrl}/mcp</code>.</p>`
-            : html`<div class="table-wrap"><table><thead><tr><th scope="col">App</th><th scope="col">Scopes</th><th scope="col">First used</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
-              ${apps.map(
-                (a) => html`<tr>
-                  <td>${a.clientName ?? a.clientId}<br><small>${a.redirectHosts.join(', ')}</small></td>
-                  <td>${a.scopes.map((s) => html`<code>${s}</code> `)}</td>
-                  <td>${when(a.firstUsedAt)}</td>
-                  <td>${when(a.lastUsedAt)}</td>
-                  <td><form method="post" action="/dashboard/connected-apps/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${a.clientId}"><button type="submit" aria-label="Disconnect ${a.clientName ?? a.clientId}">Disconnect</button></form></td>
-                </tr>`,
-              )}
-              </tbody></table></div>`
+            : dataTable(
+                ['App', 'Scopes', 'First used', 'Last used', { label: 'Action', hidden: true }],
+                apps.map((a) => [
+                  html`${a.clientName ?? a.clientId}<br><small>${a.redirectHosts.join(', ')}</small>`,
+                  a.scopes.map((s) => html`<code>${s}</code> `),
+                  when(a.firstUsedAt),
+                  when(a.lastUsedAt),
+                  html`<form method="post" action="/dashboard/connected-apps/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${a.clientId}"><button type="submit" aria-label="Disconnect ${a.clientName ?? a.clientId}">Disconnect</button></form>`,
+                ]),
+              )
         }`,
     );
   });

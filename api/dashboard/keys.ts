@@ -4,7 +4,7 @@ import type { Account } from '../../db/users.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
-import { seeOther, when, type DashboardPages } from './page.ts';
+import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
 export function keySection(page: DashboardPages, { accounts, quota }: Pick<Services, 'accounts' | 'quota'>): void {
   async function keysPage(ctx: Context, account: Account, created?: { apiKey: string; name: string | null }) {
@@ -27,11 +27,16 @@ export function keySection(page: DashboardPages, { accounts, quota }: Pick<Servi
         ${
           keys.length === 0
             ? html`<p>No keys yet.</p>`
-            : html`<div class="table-wrap"><table><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
-              ${keys.map(
-                (k) => html`<tr><td><code>${k.prefix}…</code></td><td>${k.name ?? ''}</td><td>${when(k.createdAt)}</td><td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : 'active'}</td>
-                  <td>${k.revokedAt ? '' : html`<form method="post" action="/dashboard/keys/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit" class="secondary" aria-label="Revoke ${k.prefix}">Revoke</button></form>`}</td></tr>`,
-              )}</tbody></table></div>`
+            : dataTable(
+                ['Key', 'Name', 'Created', 'Status', { label: 'Action', hidden: true }],
+                keys.map((k) => [
+                  html`<code>${k.prefix}…</code>`,
+                  k.name ?? '',
+                  when(k.createdAt),
+                  k.revokedAt ? html`revoked ${when(k.revokedAt)}` : 'active',
+                  k.revokedAt ? '' : html`<form method="post" action="/dashboard/keys/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit" class="secondary" aria-label="Revoke ${k.prefix}">Revoke</button></form>`,
+                ]),
+              )
         }`,
     );
   }

@@ -9,7 +9,7 @@ import { HTTP_METHODS, startBody } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
-import { seeOther, when, type DashboardPages } from './page.ts';
+import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
 export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pick<Services, 'loadTests' | 'streams'>): void {
   // Load tests: the start form (the API's fields and validation), the history, a live page with a
@@ -47,11 +47,17 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pi
         ${
           data.tests.length === 0
             ? html`<p>No load tests yet.</p>`
-            : html`<div class="table-wrap"><table><thead><tr><th scope="col">Target</th><th scope="col">Status</th><th scope="col">Users</th><th scope="col">Requests</th><th scope="col">p95 (ms)</th><th scope="col">Created</th></tr></thead><tbody>
-              ${data.tests.map(
-                (t) => html`<tr><td><a href="/dashboard/load-tests/${t.test_id}">${String(t.config.http_method ?? '')} ${String(t.config.target_url ?? '')}</a></td><td>${t.status}</td><td>${String(t.config.concurrent_users ?? '')}</td>
-                  <td>${t.summary ? String(t.summary.total_requests) : ''}</td><td>${t.summary ? String(t.summary.p95_response_time) : ''}</td><td>${when(t.created_at)}</td></tr>`,
-              )}</tbody></table></div>`
+            : dataTable(
+                ['Target', 'Status', 'Users', 'Requests', 'p95 (ms)', 'Created'],
+                data.tests.map((t) => [
+                  html`<a href="/dashboard/load-tests/${t.test_id}">${String(t.config.http_method ?? '')} ${String(t.config.target_url ?? '')}</a>`,
+                  t.status,
+                  String(t.config.concurrent_users ?? ''),
+                  t.summary ? String(t.summary.total_requests) : '',
+                  t.summary ? String(t.summary.p95_response_time) : '',
+                  when(t.created_at),
+                ]),
+              )
         }`,
       error ? status : 200,
     );
@@ -91,11 +97,11 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pi
       `Load test ${row.id}`,
       html`<h1>Load test</h1>
         <p><code>${String(row.config.http_method)} ${String(row.config.target_url)}</code>, ${String(row.config.concurrent_users)} users for ${String(row.config.test_duration)} s</p>
-        <p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
+        <p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
         <p id="load-totals">${m.total_requests ?? 0} requests, ${m.throughput ?? 0} per second, ${m.error_rate ?? 0}% errors, average ${m.avg_response_time ?? 0} ms</p>
         ${status.status === 'running' ? html`<form method="post" action="/dashboard/load-tests/${row.id}/stop"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Stop</button></form>` : ''}
-        <figure><figcaption>Requests per second, error rate and latency (p50, p95, p99) over time</figcaption>
-          <div id="load-chart" data-series="${JSON.stringify(final?.requests_per_second ?? [])}"></div></figure>
+        <figure><figcaption>${ended ? 'Each second of the test: requests sent, the share that failed, and the mean and slowest latency of their answers' : 'Each second as it happens: requests per second, error rate and latency (p50, p95, p99)'}</figcaption>
+          <div id="load-chart" data-series="${JSON.stringify(final ? chartSeries(final) : {})}"></div></figure>
         ${final ? resultsTable(final) : ''}
         <script src="/dashboard/assets/load-chart.js"></script>`,
     );
@@ -147,6 +153,13 @@ function startBodyFromForm(form: Record<string, string>): Record<string, unknown
     apiKeyValue: optional('apiKeyValue'),
     insecureTls: form.insecureTls === 'true',
   };
+}
+
+/** What the results page's charts draw (load-chart.js), from the results kept with the test. */
+function chartSeries(r: FinalResults) {
+  // Results kept before the per-second answers existed have only the requests.
+  const { requests_per_second, error_rate_per_second = [], avg_response_time_per_second = [], max_response_time_per_second = [] } = r;
+  return { requests_per_second, error_rate_per_second, avg_response_time_per_second, max_response_time_per_second };
 }
 
 function resultsTable(r: FinalResults): Html {

@@ -10,9 +10,23 @@ import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pa
 import type { Services } from '../services/index.ts';
 import { dashboardSessions } from './session.ts';
 
-export type Section = 'keys' | 'webhooks' | 'load-tests' | 'connected-apps';
+export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'connected-apps';
 
 export const when = (d: Date | string | null) => (d ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
+
+/** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */
+export type Column = string | { label: string; hidden: true };
+
+/**
+ * A table of rows under headings, scrolling inside its box when too wide, and on narrow screens
+ * reflowing into one block per row with each cell labelled by its heading (no word is squeezed into
+ * a column too narrow for it). `rowClass` marks rows (passed, failed).
+ */
+export function dataTable(columns: Column[], rows: unknown[][], options: { id?: string; rowClass?: (row: number) => string } = {}): Html {
+  const label = (c: Column) => (typeof c === 'string' ? c : c.label);
+  return html`<div class="table-wrap"><table class="reflow"${options.id ? html` id="${options.id}"` : ''}><thead><tr>${columns.map((c) => html`<th scope="col">${typeof c === 'string' ? c : html`<span class="visually-hidden">${c.label}</span>`}</th>`)}</tr></thead><tbody>
+    ${rows.map((cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>${cells.map((cell, j) => html`<td${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>`)}</tr>`)}</tbody></table></div>`;
+}
 
 export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts' | 'quota'>) {
   const secure = deps.config.baseUrl.startsWith('https:');
@@ -33,7 +47,7 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
       ctx,
       `${title} · netops`,
       html`<nav class="top" aria-label="Dashboard">
-          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
+          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/lookups', 'Lookups', 'lookups')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
           ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
           <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out ${account.email}</button></form>
         </nav>

@@ -1,5 +1,5 @@
 // The dashboard (server-rendered, small scripts served from here, no CDN): sign in and out, then one
-// section each for API keys, webhooks, load tests and connected apps (api/dashboard/<section>.ts).
+// section each for API keys, lookups, webhooks, load tests and connected apps (api/dashboard/<section>.ts).
 // Every form carries the CSRF token; every value from a user or a captured request is escaped.
 import Router from '@koa/router';
 import { createClientIp } from '../../lib/net/client-ip.ts';
@@ -10,6 +10,7 @@ import type { Services } from '../services/index.ts';
 import { connectedAppSection } from './connected-apps.ts';
 import { keySection } from './keys.ts';
 import { loadTestSection } from './load-tests.ts';
+import { lookupSection } from './lookups.ts';
 import { dashboardPages, seeOther } from './page.ts';
 import { webhookSection } from './webhooks.ts';
 
@@ -46,6 +47,7 @@ export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
   });
 
   keySection(page, services);
+  lookupSection(page, services);
   webhookSection(page, services);
   loadTestSection(page, services);
   connectedAppSection(page, services);

@@ -7,7 +7,7 @@ import { resumeHeaders } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
-import { seeOther, when, type DashboardPages } from './page.ts';
+import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 import { forPage, requestCard } from './webhook-cards.ts';
 
 export function webhookSection(page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
@@ -26,11 +26,15 @@ export function webhookSection(page: DashboardPages, { webhooks, streams, config
         ${
           list.length === 0
             ? html`<p>No webhooks yet.</p>`
-            : html`<div class="table-wrap"><table><thead><tr><th scope="col">Capture URL</th><th scope="col">Requests</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>
-              ${list.map(
-                (w) => html`<tr><td><a href="/dashboard/webhooks/${w.webhook_id}">${w.webhook_url}</a></td><td>${w.request_count}</td><td>${when(w.created_at)}</td>
-                  <td><form method="post" action="/dashboard/webhooks/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}"><button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form></td></tr>`,
-              )}</tbody></table></div>`
+            : dataTable(
+                ['Capture URL', 'Requests', 'Created', { label: 'Actions', hidden: true }],
+                list.map((w) => [
+                  html`<a href="/dashboard/webhooks/${w.webhook_id}">${w.webhook_url}</a>`,
+                  w.request_count,
+                  when(w.created_at),
+                  html`<form method="post" action="/dashboard/webhooks/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}"><button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form>`,
+                ]),
+              )
         }`,
       error?.status ?? 200,
     );

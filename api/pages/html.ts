@@ -35,14 +35,14 @@ function render(v: unknown): string {
 const STYLE = `
 :root{color-scheme:light;font-family:system-ui,sans-serif;line-height:1.5}
 body{margin:0;background:#f6f7f9;color:#1b1f24}
-main{overflow-wrap:anywhere;max-width:60rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
+main{overflow-wrap:break-word;max-width:60rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
 h1{font-size:1.4rem;margin-top:0}
 label{display:block;font-weight:600;margin-top:1rem}
 input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #57606a;border-radius:6px}
 button{margin-top:1.25rem;min-height:44px;padding:.6rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #1f4f99;background:#1f5fbf;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#1f4f99}
 .error{color:#a40e26;font-weight:600}
-table{border-collapse:collapse;width:100%}th,td{overflow-wrap:anywhere;text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de;vertical-align:top}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de;vertical-align:top}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 code{background:#eef1f4;padding:0 .2rem;border-radius:4px}
 nav.top{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;margin-bottom:1rem;padding-bottom:.75rem;border-bottom:1px solid #d0d7de}
@@ -55,7 +55,22 @@ input[type=text]{padding:.6rem;font-size:1rem;border:1px solid #57606a;border-ra
 .req{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:.75rem 0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.5rem;border-radius:6px;max-height:20rem;overflow:auto}
 .table-wrap{overflow-x:auto}
-@media (max-width:480px){main{margin:0;border-radius:0;padding:1rem}th,td{padding:.3rem}}
+.grade{display:inline-block;min-width:3.2rem;padding:.35rem .6rem;border-radius:8px;font-size:1.6rem;font-weight:700;text-align:center;color:#fff;vertical-align:middle}
+.grade-good{background:#1a7f37}.grade-fair{background:#9a6700}.grade-poor{background:#a40e26}
+.verdict{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
+tr.failed>td:first-child{color:#a40e26;font-weight:600}
+.phases{display:flex;height:1.5rem;border-radius:4px;overflow:hidden;border:1px solid #d0d7de}.phases span{display:block;min-width:2px}
+.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-.1rem}
+.facts th{width:12rem}
+section.lookup{border-top:1px solid #d0d7de;margin-top:1.5rem}
+#lookup-answer{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:1rem 0}
+td,th{overflow-wrap:break-word}time{white-space:nowrap}
+@media (max-width:480px){main{margin:0;border-radius:0;padding:1rem}th,td{padding:.3rem}
+  table.reflow thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+  table.reflow tr{display:block;border-bottom:1px solid #d0d7de;padding:.4rem 0}
+  table.reflow td{display:block;border:0;padding:.15rem 0}
+  table.reflow td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+  .facts th{width:auto}}
 `;
 
 export function page(title: string, body: Html): string {

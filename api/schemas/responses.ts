@@ -190,7 +190,16 @@ export const loadTestStatusAnswer = loadTestStatusResult.extend({
 });
 export const loadTestResultsAnswer = loadTestResultsResult.extend({
   status: z.enum(['completed', 'stopped', 'failed']),
-  results: loadTestResultsResult.shape.results.extend({ status_codes: z.record(str, int).optional(), errors: z.record(str, int).optional() }).nullable(),
+  results: loadTestResultsResult.shape.results
+    .extend({
+      status_codes: z.record(str, int).optional(),
+      errors: z.record(str, int).optional(),
+      requests_per_second: z.array(int).optional().describe('Requests sent in each second of the test'),
+      error_rate_per_second: z.array(num).optional().describe('Percentage of the requests sent in each second that failed'),
+      avg_response_time_per_second: z.array(num).optional().describe('Mean latency (ms) of the requests sent in each second'),
+      max_response_time_per_second: z.array(num).optional().describe('Slowest latency (ms) of the requests sent in each second'),
+    })
+    .nullable(),
   started_at: nullableIso,
   failure_reason: str.optional(),
 });

@@ -59,6 +59,14 @@ export interface FinalResults extends LiveMetrics {
   requests_lost: number;
   /** Requests sent in each second of the test. */
   requests_per_second: number[];
+  /**
+   * Of the requests sent in each second (same index): the percentage that failed, their mean and
+   * their slowest latency in ms (sums and maxima merged exactly across shards; per-second
+   * percentiles would need a histogram per second).
+   */
+  error_rate_per_second: number[];
+  avg_response_time_per_second: number[];
+  max_response_time_per_second: number[];
 }
 
 export interface LoadTestState {

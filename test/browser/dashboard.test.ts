@@ -12,7 +12,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormSignInClient } from '../../scripts/oauth-forms.ts';
-import { call, targets } from '../support/client.ts';
+import { call, newAccount, targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { ROOT } from '../support/processes.ts';
@@ -92,6 +92,56 @@ describe('dashboard in a browser', () => {
     expect(await page.getByRole('cell', { name: '1', exact: true }).count()).toBeGreaterThan(0);
   });
 
+  it('checks a URL, a domain, DNS records and an IP in the Lookups section', async () => {
+    await page.goto('/dashboard/lookups');
+    // Headers of the loopback fixture's bare page: a low grade, and each failing check says what to do.
+    await page.getByLabel('URL', { exact: true }).fill(`${target.siteUrl}/bare`);
+    await page.getByRole('button', { name: 'Check headers' }).click();
+    await expect.poll(() => page.getByTestId('grade').first().textContent()).toMatch(/^[A-F][+-]?$/);
+    const grade = (await page.getByTestId('grade').first().textContent())!;
+    const api = await call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(`${target.siteUrl}/bare`)}`, { key: (await newAccount(target)).key });
+    expect(grade).toBe(api.body.analysis.security.grade); // the same service as REST
+    const hsts = page.locator('#header-checks tr.failed', { hasText: 'Strict-Transport-Security' });
+    expect(await hsts.count()).toBe(1);
+    expect(await hsts.locator('td').nth(3).textContent()).toBe(api.body.analysis.security.checks.find((c: any) => c.name === 'Strict-Transport-Security').recommendation);
+    expect(await page.locator('#phases td').count()).toBe(6); // DNS, connect, TLS, waiting, transfer, total
+    expect(await page.locator('.phases span').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('cell', { name: 'PHPSESSID', exact: true }).count()).toBe(1); // the cookie table
+    expect(await page.getByLabel('URL', { exact: true }).inputValue()).toBe(`${target.siteUrl}/bare`); // what was typed stays
+    await shot('04c-lookup-headers');
+
+    // DNS records from the loopback DNS fixture.
+    await page.getByLabel('Name', { exact: true }).fill('example.test');
+    await page.getByRole('button', { name: 'Look up records' }).click();
+    await expect.poll(() => page.locator('#dns-records').textContent()).toContain('192.0.2.10');
+    expect(await page.locator('#dns-records').textContent()).toContain('10 mx1.example.test');
+    await shot('04d-lookup-dns');
+
+    // A domain from the loopback registry, priced in the chosen currency; and a mistake named on the page.
+    const taken = `taken-${randomBytes(4).toString('hex')}.com`;
+    await page.getByLabel('Domain', { exact: true }).fill(taken);
+    await page.getByLabel('Currency').selectOption('EUR');
+    await page.getByRole('button', { name: 'Check domain' }).click();
+    await expect.poll(() => page.getByTestId('availability').textContent()).toBe('Registered');
+    expect(await page.locator('#lookup-answer').textContent()).toContain('Loopback Registrar, Inc.');
+    const free = `free-${randomBytes(4).toString('hex')}.com`;
+    await page.getByLabel('Domain', { exact: true }).fill(free);
+    await page.getByRole('button', { name: 'Check domain' }).click();
+    await expect.poll(() => page.getByTestId('availability').textContent()).toBe('Available');
+    expect(await page.locator('#lookup-answer').textContent()).toMatch(/Registration, first year\s*[\d.]+ EUR/);
+    await shot('04e-lookup-domain');
+    await page.getByLabel('Domain', { exact: true }).fill('8');
+    await page.getByRole('button', { name: 'Check domain' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^domain\b/);
+
+    // An address: a plain table.
+    await page.getByLabel('Address (empty: yours)').fill('127.0.0.1');
+    await page.getByRole('button', { name: 'Look up address' }).click();
+    await expect.poll(() => page.locator('#lookup-answer').textContent()).toContain('IP address 127.0.0.1');
+    expect(await page.locator('#lookup-answer').textContent()).toMatch(/Class\s*loopback/);
+    await shot('04f-lookup-ip');
+  });
+
   it('disconnects a connected app, after which its token is refused', async () => {
     const oauth = new FormSignInClient({ email: user.email, password: PASSWORD }, { name: 'Browser test assistant' });
     const url = new URL(`${target.baseUrl}/mcp`);
@@ -169,6 +219,18 @@ describe('dashboard in a browser', () => {
       const results = await page.locator('#load-results').textContent();
       expect(results).toMatch(/Total requests\s*\d+/);
       expect(await page.getByRole('rowheader', { name: '200' }).count()).toBe(1); // status-code breakdown
+      // The charts stay on the results page, with axes and units.
+      expect(await page.locator('#load-chart svg').count()).toBe(3);
+      for (const [i, unit] of ['req/s', '%', 'ms'].entries()) {
+        const chart = page.locator('#load-chart svg').nth(i);
+        expect(await chart.locator('text.axis-x').textContent()).toBe('seconds since the start');
+        const ys = await chart.locator('text.tick-y').allTextContents();
+        expect(ys.length).toBeGreaterThanOrEqual(2);
+        expect(ys[0]).toBe(`0 ${unit}`);
+        expect(await chart.locator('text.tick-y').last().textContent()).toMatch(new RegExp(`^[\\d.]+ ${unit.replace('/', '\\/')}$`));
+        expect(await chart.locator('text.tick-x').first().textContent()).toBe('0 s');
+        expect(await chart.locator('polyline').count()).toBeGreaterThan(0);
+      }
       expect(site.lastHeaders('/browser')?.['x-run']).toBe('browser');
       await shot('06-load-test-results');
       await page.goto('/dashboard/load-tests');
@@ -184,12 +246,42 @@ describe('dashboard in a browser', () => {
     await shot('07-docs');
   });
 
-  it('works at 375 px wide without sideways scrolling', async () => {
+  it('works at 375 px wide without sideways scrolling, tables reflowing without broken words', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const p of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/connected-apps']) {
+    /** Words of table cells (not URLs or long tokens, which may wrap) that the layout split over two lines. */
+    const brokenWords = () =>
+      page.evaluate(() => {
+        const broken: string[] = [];
+        for (const cell of document.querySelectorAll('td, th')) {
+          const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+            for (const m of node.data.matchAll(/\S+/g)) {
+              if (m[0].includes('/') || m[0].length > 24) continue;
+              const range = document.createRange();
+              range.setStart(node, m.index!);
+              range.setEnd(node, m.index! + m[0].length);
+              if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(m[0]);
+            }
+          }
+        }
+        return broken;
+      });
+    for (const p of ['/dashboard/keys', '/dashboard/lookups', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/connected-apps']) {
       await page.goto(p);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
+      expect(await brokenWords(), p).toEqual([]);
+      if (p === '/dashboard/webhooks') {
+        expect(await page.locator('table.reflow tbody tr').count()).toBeGreaterThan(0);
+        await shot('08-phone-width-webhooks');
+      }
     }
-    await shot('08-phone-width');
+    // A header check's tables reflow too.
+    await page.goto('/dashboard/lookups');
+    await page.getByLabel('URL', { exact: true }).fill(`${target.siteUrl}/bare`);
+    await page.getByRole('button', { name: 'Check headers' }).click();
+    await expect.poll(() => page.locator('#header-checks').count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await brokenWords()).toEqual([]);
+    await shot('08-phone-width-lookups');
   });
 });

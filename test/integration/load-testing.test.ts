@@ -65,6 +65,13 @@ describe.each(targets())('load testing ($name)', (target) => {
     // Ramp-up: 2 users in the first second, all 8 after 4 s: the rate rises.
     const perSecond: number[] = res.requests_per_second;
     expect(perSecond[0]!).toBeLessThan(perSecond[5]! * 0.6);
+    // Each second's answers, for the results page's charts: no failures, every mean and maximum at or above 20 ms.
+    expect(res.error_rate_per_second).toEqual(perSecond.map(() => 0));
+    const sent = perSecond.flatMap((n, i) => (n > 0 ? [i] : []));
+    for (const i of sent) expect(res.avg_response_time_per_second[i]).toBeGreaterThanOrEqual(19);
+    for (const i of sent) expect(res.max_response_time_per_second[i]).toBeGreaterThanOrEqual(res.avg_response_time_per_second[i]);
+    // The slowest second's maximum is the test's (exact here, within the histogram's 3 significant digits there).
+    expect(Math.abs(Math.max(...res.max_response_time_per_second) - res.max_response_time)).toBeLessThanOrEqual(res.max_response_time * 0.002 + 0.01);
     expectErrorShape(await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: (await account).key }), 409);
 
     const list = await call(target, 'GET', '/api/v1/load-testing/tests', { key: (await account).key });

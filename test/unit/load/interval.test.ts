@@ -2,7 +2,7 @@
 import hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
 import { newHistogram, type ShardSnapshot } from '../../../activities/load/generator.ts';
-import { intervalTracker } from '../../../activities/load/metrics.ts';
+import { finalResults, intervalTracker } from '../../../activities/load/metrics.ts';
 
 function snapshot(latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number): ShardSnapshot {
   const h = newHistogram();
@@ -35,5 +35,20 @@ describe('intervalTracker', () => {
 
   it('has no point before anything was sent', () => {
     expect(intervalTracker()([], 5)).toBeNull();
+  });
+});
+
+describe('finalResults per second', () => {
+  it("merges each second's answers across shards exactly: failures, mean and slowest latency", () => {
+    const shard = (perSecond: number[], seconds: NonNullable<ShardSnapshot['seconds']>): ShardSnapshot => ({ ...snapshot([], 0, 1000, 4000), perSecond, seconds });
+    const a = shard([2, 2], { answered: [2, 2], failed: [0, 1], latencySumUs: [20_000, 300_000], latencyMaxUs: [12_000, 250_000] });
+    const b = shard([2, 0, 1], { answered: [2, 0, 1], failed: [2, 0, 0], latencySumUs: [60_000, 0, 5_000], latencyMaxUs: [40_000, 0, 5_000] });
+    const r = finalResults([row(a), row(b)]);
+    expect(r.requests_per_second).toEqual([4, 2, 1]);
+    expect(r.error_rate_per_second).toEqual([50, 50, 0]);
+    expect(r.avg_response_time_per_second).toEqual([20, 150, 5]);
+    expect(r.max_response_time_per_second).toEqual([40, 250, 5]);
+    // A snapshot written before the per-second answers existed still merges (its seconds count as unanswered).
+    expect(finalResults([row({ ...snapshot([], 0, 1000, 4000), perSecond: [3] })]).error_rate_per_second).toEqual([0]);
   });
 });

@@ -1,0 +1,169 @@
+// Dashboard: lookups, as people check them in a browser. A URL's headers (grade badge, each check with
+// its recommendation, TLS, cookies, cache, the time of each phase as a bar), a domain (availability,
+// price in the chosen currency, registration facts), DNS records and an IP (a plain table: a map would
+// need tiles from the internet). The same services as REST and MCP, with the same validation, each
+// lookup a CSRF-checked post counted against the plan.
+import type { Context } from 'koa';
+import type { Account } from '../../db/users.ts';
+import { AppError } from '../../lib/errors.ts';
+import { createClientIp } from '../../lib/net/client-ip.ts';
+import { CURRENCIES } from '../../activities/whois/pricing.ts';
+import { html, type Html } from '../pages/html.ts';
+import { whoisQuery } from '../schemas/domains.ts';
+import { DNS_TYPES, dnsQuery, ipQuery, urlInput } from '../schemas/lookups.ts';
+import type { Services } from '../services/index.ts';
+import { validate } from '../validate.ts';
+import { dataTable, type DashboardPages } from './page.ts';
+
+type Kind = 'headers' | 'domain' | 'dns' | 'ip';
+type HeaderReport = Awaited<ReturnType<Services['lookups']['headers']>>;
+type DomainReport = Awaited<ReturnType<Services['domains']['whois']>>;
+type DnsReport = Awaited<ReturnType<Services['lookups']['dns']>>;
+type IpReport = Awaited<ReturnType<Services['lookups']['ip']>>;
+
+export function lookupSection(page: DashboardPages, { lookups, domains, config }: Pick<Services, 'lookups' | 'domains' | 'config'>): void {
+  const clientIp = createClientIp(config.trustedProxies);
+
+  /** The four forms, the one just used keeping what was typed, and its answer (or error) above them. */
+  function lookupsPage(ctx: Context, account: Account, shown: { kind?: Kind; form?: Record<string, string>; answer?: Html; error?: AppError } = {}) {
+    const csrf = page.csrf(ctx);
+    const typed = (kind: Kind, name: string, fallback = '') => (shown.kind === kind ? (shown.form?.[name] ?? fallback) : fallback);
+    const form = (kind: Kind, title: string, fields: Html, button: string) =>
+      html`<section class="lookup" aria-labelledby="lookup-${kind}"><h2 id="lookup-${kind}">${title}</h2>
+        <form method="post" action="/dashboard/lookups/${kind}"><input type="hidden" name="csrf" value="${csrf}">${fields}<button type="submit">${button}</button></form></section>`;
+    const select = (kind: Kind, name: string, label: string, options: readonly string[], fallback: string) =>
+      html`<p><label for="${kind}-${name}">${label}</label><select id="${kind}-${name}" name="${name}">${options.map((o) => html`<option${o === typed(kind, name, fallback) ? html` selected` : ''}>${o}</option>`)}</select></p>`;
+    page.layout(
+      ctx,
+      account,
+      'lookups',
+      'Lookups',
+      html`<h1>Lookups</h1>
+        ${shown.error ? html`<p class="error" role="alert">${shown.error.message}</p>` : ''}
+        ${shown.answer ? html`<section id="lookup-answer" aria-label="Answer">${shown.answer}</section>` : ''}
+        ${form('headers', 'Security headers of a URL', html`<p><label for="headers-url">URL</label><input id="headers-url" name="url" type="text" required style="width:100%" placeholder="https://www.example.com/" value="${typed('headers', 'url')}"></p>`, 'Check headers')}
+        ${form('domain', 'Domain availability and registration', html`<p><label for="domain-domain">Domain</label><input id="domain-domain" name="domain" type="text" required placeholder="my-next-idea.com" value="${typed('domain', 'domain')}"></p>${select('domain', 'currency', 'Currency', CURRENCIES, 'USD')}`, 'Check domain')}
+        ${form('dns', 'DNS records', html`<p><label for="dns-domain">Name</label><input id="dns-domain" name="domain" type="text" required placeholder="example.com" value="${typed('dns', 'domain')}"></p>${select('dns', 'type', 'Record type', ['ALL', ...DNS_TYPES], 'ALL')}`, 'Look up records')}
+        ${form('ip', 'IP address', html`<p><label for="ip-ip">Address (empty: yours)</label><input id="ip-ip" name="ip" type="text" placeholder="203.0.113.7" value="${typed('ip', 'ip')}"></p>`, 'Look up address')}`,
+      shown.error?.status ?? 200,
+    );
+  }
+
+  page.get('/lookups', async (ctx, account) => lookupsPage(ctx, account));
+
+  /** One lookup: its answer rendered, or a mistake or an upstream's failure shown on the page. */
+  const lookup = (kind: Kind, run: (form: Record<string, string>, ctx: Context) => Promise<Html>) =>
+    page.post(`/lookups/${kind}`, async (ctx, { form, account }) => {
+      try {
+        lookupsPage(ctx, account, { kind, form, answer: await run(form, ctx) });
+      } catch (err) {
+        // Our own bugs stay 500s; everything a user or an upstream caused is shown with its status.
+        if (!(err instanceof AppError) || err.status === 500) throw err;
+        lookupsPage(ctx, account, { kind, form, error: err });
+      }
+    });
+
+  lookup('headers', async (form) => headerAnswer(await lookups.headers(validate(urlInput, { url: form.url }, 'body').url)));
+  lookup('domain', async (form) => domainAnswer(await domains.whois(validate(whoisQuery, { domain: form.domain, currency: form.currency, mode: 'full' }, 'body'))));
+  lookup('dns', async (form) => dnsAnswer(await lookups.dns(validate(dnsQuery, { domain: form.domain, type: form.type }, 'body'))));
+  lookup('ip', async (form, ctx) => ipAnswer(await lookups.ip(validate(ipQuery, { ip: form.ip }, 'body').ip || clientIp(ctx.req))));
+}
+
+/** Label and value rows, skipping values that are not known. */
+function facts(rows: Array<[string, unknown]>): Html {
+  const known = rows.filter(([, v]) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0));
+  return html`<table class="facts"><tbody>${known.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${Array.isArray(v) ? v.join(', ') : String(v)}</td></tr>`)}</tbody></table>`;
+}
+
+const yesNo = (v: boolean | null) => (v === null ? 'unknown' : v ? 'yes' : 'no');
+
+/** A grade as a coloured badge: A green, B and C amber, D and below red. */
+function gradeBadge(grade: string, label: string): Html {
+  const tone = grade.startsWith('A') ? 'good' : grade.startsWith('B') || grade.startsWith('C') ? 'fair' : 'poor';
+  return html`<span class="grade grade-${tone}" data-testid="grade" aria-label="${label} ${grade}">${grade}</span>`;
+}
+
+/** The phases of the exchange as one bar: each phase's share of the total, with its milliseconds. */
+function phaseBar(t: HeaderReport['timings'], total: number): Html {
+  const transfer = Math.max(0, Math.round((total - t.dns - t.connect - t.ssl - t.ttfb) * 100) / 100);
+  const phases: Array<[string, number, string]> = [['DNS', t.dns, '#8250df'], ['Connect', t.connect, '#1f5fbf'], ['TLS', t.ssl, '#9a6700'], ['Waiting (TTFB)', t.ttfb, '#1a7f37'], ['Transfer', transfer, '#57606a']];
+  const sum = Math.max(0.01, phases.reduce((n, [, ms]) => n + ms, 0));
+  return html`<div class="phases" role="img" aria-label="${phases.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}">${phases
+    .filter(([, ms]) => ms > 0)
+    .map(([name, ms, color]) => html`<span style="width:${((ms / sum) * 100).toFixed(2)}%;background:${color}" title="${name} ${ms} ms"></span>`)}</div>
+    ${dataTable([...phases.map(([name]) => name), 'Total'], [[...phases.map(([, ms, color]) => html`<span class="swatch" style="background:${color}"></span>${ms} ms`), `${total} ms`]], { id: 'phases' })}`;
+}
+
+function headerAnswer(r: HeaderReport): Html {
+  const { security, ssl_tls: tls, cookies, cache } = r.analysis;
+  const failing = security.checks.filter((c) => !c.passed);
+  return html`<h2>Headers of <code>${r.effective_url}</code></h2>
+    <p class="verdict">${gradeBadge(security.grade, 'Security grade')} <span>Security ${security.percentage}% (${security.score} of ${security.max_score} points); overall ${r.overall_score.grade} (${r.overall_score.percentage}%). HTTP ${r.http_code}, HTTP/${r.http_version}, ${r.network.redirect_count} redirect(s), from ${r.network.primary_ip}.</span></p>
+    <p>${failing.length === 0 ? 'Every check passed.' : `${failing.length} of ${security.checks.length} checks failed; each says what to change.`}</p>
+    ${dataTable(
+      ['Check', 'Result', 'Points', 'What to do'],
+      security.checks.map((c) => [c.name, html`${c.passed ? 'passed' : 'failed'}${c.value ? html`<br><code>${c.value}</code>` : ''}`, `${c.score} / ${c.max_score}`, c.passed ? c.description : (c.recommendation ?? c.description)]),
+      { id: 'header-checks', rowClass: (i) => (security.checks[i]!.passed ? 'passed' : 'failed') },
+    )}
+    <h3>Time of each phase</h3>${phaseBar(r.timings, r.response_time)}
+    <h3>TLS</h3>${tls.enabled ? html`<p>${gradeBadge(tls.grade, 'TLS grade')}</p>${facts([['Version', tls.ssl_version], ['Certificate subject', tls.certificate?.subject], ['Issuer', tls.certificate?.issuer], ['Valid from', tls.certificate?.valid_from], ['Valid until', tls.certificate?.valid_to]])}` : html`<p>Not served over HTTPS.</p>`}
+    <h3>Cookies</h3>${
+      cookies.cookies.length === 0
+        ? html`<p>No cookies set.</p>`
+        : dataTable(
+            ['Cookie', 'Secure', 'HttpOnly', 'SameSite', 'Issues'],
+            cookies.cookies.map((c) => [c.name, yesNo(c.secure), yesNo(c.httponly), c.samesite || 'not set', c.issues.join('; ') || 'none']),
+          )
+    }
+    <h3>Caching</h3><p>${cache.cacheable ? 'Cacheable' : 'Not cacheable'} (${cache.score} of ${cache.max_score} points).</p>${cache.details.length ? html`<ul>${cache.details.map((d) => html`<li>${d}</li>`)}</ul>` : ''}`;
+}
+
+function domainAnswer(r: DomainReport): Html {
+  const p = r.parsed_data;
+  const verdict = r.available === true ? 'Available' : r.available === false ? (r.is_reserved ? 'Reserved' : 'Registered') : 'Unknown';
+  return html`<h2><code>${r.domain}</code>: <span data-testid="availability">${verdict}</span></h2>
+    ${facts([
+      ['Available', yesNo(r.available)],
+      ['Registered', yesNo(r.is_registered)],
+      ['Confidence', r.availability_confidence],
+      ['Premium', r.premium_type ?? 'no'],
+      ['Registration, first year', r.pricing?.registration_price == null ? null : `${r.pricing.registration_price} ${r.pricing.currency}`],
+      ['Renewal', r.pricing?.renewal_price == null ? null : `${r.pricing.renewal_price} ${r.pricing.currency}`],
+      ['Registrar', p.registrar],
+      ['Created', p.creation_date],
+      ['Expires', p.expiration_date],
+      ['Updated', p.updated_date],
+      ['Status', p.status],
+      ['Name servers', p.name_servers],
+      ['Answered by', `${r.evidence}: ${r.whois_server}`],
+      ['Notes', r.notes],
+    ])}`;
+}
+
+function dnsAnswer(r: DnsReport): Html {
+  const rows = Object.entries(r.records).map(([type, values]) => {
+    const list = values === null ? [] : Array.isArray(values) ? values : [values];
+    const text = list.map((v) => (typeof v === 'string' ? v : 'priority' in v ? `${v.priority} ${v.host}` : Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')));
+    return [type, text.length ? text.map((t) => html`<code>${t}</code><br>`) : 'none'];
+  });
+  return html`<h2>DNS records of <code>${r.domain}</code></h2>${dataTable(['Type', 'Records'], rows, { id: 'dns-records' })}`;
+}
+
+function ipAnswer(r: IpReport): Html {
+  const d = r.data;
+  const at = d.latitude !== null && d.longitude !== null ? `${d.latitude}, ${d.longitude}` : null;
+  return html`<h2>IP address <code>${r.ip}</code></h2>
+    ${facts([
+      ['Class', d.address_class],
+      ['Country', d.country && `${d.country} (${d.country_code})`],
+      ['Region', d.region],
+      ['City', d.city],
+      ['Coordinates', at],
+      ['Time zone', d.timezone],
+      ['Network (ASN)', d.asn === null ? null : `AS${d.asn}`],
+      ['ISP', d.isp],
+      ['Organization', d.organization],
+      ['Reverse DNS', d.reverse_dns],
+    ])}
+    ${at ? html`<p><a href="https://www.openstreetmap.org/?mlat=${d.latitude}&amp;mlon=${d.longitude}#map=10/${d.latitude}/${d.longitude}" rel="noopener noreferrer">Show ${at} on OpenStreetMap</a> (opens the map site).</p>` : ''}`;
+}
