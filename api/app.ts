@@ -9,14 +9,10 @@ import { errorHandler } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { conditionalGet } from './middleware/conditional-get.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { diagnosticsRoutes } from './routes/diagnostics.ts';
-import { domainRoutes } from './routes/domains.ts';
-import { loadTestingRoutes } from './routes/load-tests.ts';
 import { healthRoutes } from './routes/health.ts';
-import { lookupRoutes } from './routes/lookups.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
-import { siteRoutes } from './routes/site.ts';
+import { videoLinkRoutes } from './routes/video-links.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { v1Routers } from './routes/index.ts';
 import { docsRoutes } from './openapi/docs-routes.ts';
 import { homeRoutes } from './pages/home.ts';
 import { createServices } from './services/index.ts';
@@ -89,13 +85,13 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
 
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
   v1.use(apiKeyAuth(deps.db), rateLimit(services.quota), conditionalGet(), jsonBody());
-  for (const router of [webhookRoutes(services), lookupRoutes(services), domainRoutes(services), loadTestingRoutes(services), siteRoutes(services), diagnosticsRoutes(services)]) {
+  for (const router of v1Routers(services)) {
     v1.use(router.routes(), router.allowedMethods());
   }
   app.use(v1.routes());
   app.use(v1.allowedMethods());
 
-  for (const router of [mcpRoutes({ ...deps, oauth }, services), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps, services), operatorRoutes(deps)]) {
+  for (const router of [videoLinkRoutes(services, deps.logger), mcpRoutes({ ...deps, oauth }, services), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps, services), operatorRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

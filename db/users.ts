@@ -56,7 +56,7 @@ export async function setUserPassword(db: Kysely<Database>, email: string, passw
 
 /** The user with this email and password, or null (same work whether or not the email exists). */
 export async function checkUserPassword(db: Kysely<Database>, email: string, password: string): Promise<Account | null> {
-  const row = await db.selectFrom('users').select(['id', 'email', 'plan', 'password_hash']).where(sql<string>`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+  const row = await db.selectFrom('users').select(['id', 'email', 'plan', 'password_hash']).where(sql<string>`lower(email)`, '=', sql<string>`lower(${email})`).executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? UNUSABLE_HASH);
   return row && row.password_hash && ok ? { id: Number(row.id), email: row.email, plan: row.plan } : null;
 }

@@ -38,6 +38,9 @@ const commaList = (item: z.ZodType<string, string>) =>
 const ms = (min: number, max: number, fallback: number) =>
   z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(fallback);
 
+const seconds = (min: number, max: number, fallback: number) =>
+  z.coerce.number({ error: 'must be a number of seconds' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(fallback);
+
 const schema = z
   .object({
     PORT: port(3000),
@@ -74,6 +77,9 @@ const schema = z
     HEADERS_TIMEOUT_MS: ms(1000, 120_000, 10_000),
     REQUEST_TIMEOUT_MS: ms(1000, 600_000, 30_000),
     MAX_CONNECTIONS_PER_CLIENT: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100000').max(100_000, 'must be from 1 to 100000').default(256),
+    VIDEO_MAX_BYTES: z.coerce.number({ error: 'must be a number of bytes' }).int('must be a whole number').min(1024, `must be from 1024 to ${300 * 1024 * 1024}`).max(300 * 1024 * 1024, `must be from 1024 to ${300 * 1024 * 1024}`).default(300 * 1024 * 1024),
+    VIDEO_UPLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 3600),
+    VIDEO_DOWNLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 86_400),
   })
   .superRefine((c, ctx) => {
     if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
@@ -122,6 +128,8 @@ export type Config = Readonly<{
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (trusted proxies are not counted). */
   maxConnectionsPerClient: number;
+  /** Video jobs: the largest upload, how long the upload link lives, how long a result waits for its download. */
+  video: Readonly<{ maxBytes: number; uploadTtlSeconds: number; downloadTtlSeconds: number }>;
 }>;
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
@@ -168,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
+    video: Object.freeze({ maxBytes: c.VIDEO_MAX_BYTES, uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS, downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS }),
   });
 }
 

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  provenance_mark: 422,
   rate_limited: 429,
   internal: 500,
   not_implemented: 501,
@@ -104,6 +105,12 @@ export class PlanLimitError extends coded('plan_limit', 'PlanLimitError') {}
 export class NotFoundError extends coded('not_found', 'NotFoundError') {}
 /** The thing is not in a state that allows this (a stop of an ended test, results of a running one). */
 export class ConflictError extends coded('conflict', 'ConflictError') {}
+/** Gone for good: a single-use link already used, or expired. */
+export class GoneError extends coded('gone', 'GoneError') {}
+/** A body of a media type the operation does not take (the message names what it takes). */
+export class UnsupportedMediaTypeError extends coded('unsupported_media_type', 'UnsupportedMediaTypeError') {}
+/** A request to remove a mark that discloses generated content (an AI video generator's): refused by design. */
+export class ProvenanceMarkError extends coded('provenance_mark', 'ProvenanceMarkError') {}
 /** A job did not end within the time a request waits for it (it goes on). */
 export class JobTimeoutError extends coded('timeout', 'JobTimeoutError') {}
 /** Nothing that could answer is there now (no worker took a query): trying again later may work. */

@@ -2,7 +2,7 @@
 // of groups at a time and, within a group, at most `concurrency` names at once (politeness: many .com
 // names never hammer one registry). Every answer is kept in the workflow's state as it comes, so the
 // API can answer by its deadline with what is known (getDomainCheckState) while the rest goes on.
-import { ActivityFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
 import { inLanes } from '../lib/lanes.ts';
 import { getDomainCheckState, TASK_QUEUES, type BulkAnswers, type DomainCheckJob, type DomainCheckState } from '../lib/jobs/index.ts';
@@ -16,22 +16,33 @@ const { checkDomain } = proxyActivities<WhoisActivities>({
   retry: { maximumAttempts: 2 },
 });
 
+/** Deprecated: the one-activity-per-group step of checks started before ONE_NAME_PER_ACTIVITY. */
+const { checkDomains } = proxyActivities<WhoisActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 2 } });
+/** The patch that made each name its own activity; checks started before it replay the old way. */
+const ONE_NAME_PER_ACTIVITY = 'bulk-check-one-name-per-activity';
+
 export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers> {
   const results: BulkAnswers = {};
   const state: DomainCheckState = { status: 'running', total: job.groups.reduce((n, g) => n + g.domains.length, 0), done: 0, results };
   setHandler(getDomainCheckState, () => state);
-  await inLanes(job.groups, MAX_PARALLEL_GROUPS, (group) =>
-    inLanes(group.domains, group.concurrency, async (domain) => {
+  const perName = patched(ONE_NAME_PER_ACTIVITY);
+  await inLanes(job.groups, MAX_PARALLEL_GROUPS, async (group) => {
+    if (!perName) {
+      Object.assign(results, await checkDomains(group.domains, job.mode, group.concurrency));
+      state.done += group.domains.length;
+      return;
+    }
+    await inLanes(group.domains, group.concurrency, async (domain) => {
       try {
         results[domain] = await checkDomain(domain, job.mode);
       } catch (err) {
         // A name whose check failed twice (a worker lost, a bug) is reported, not the whole check.
-        if (!(err instanceof ActivityFailure)) throw err;
+        if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
         results[domain] = { error: `the check failed: ${err.cause?.message ?? err.message}` };
       }
       state.done++;
-    }),
-  );
+    });
+  });
   state.status = 'completed';
   return results;
 }

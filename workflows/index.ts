@@ -4,3 +4,4 @@ export { pipelineCheck } from './pipeline-check.ts';
 export { bulkDomainCheck } from './domain-check.ts';
 export { loadTest } from './load-test.ts';
 export { siteDiscovery, pageAudit } from './site.ts';
+export { videoJob } from './video.ts';

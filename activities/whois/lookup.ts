@@ -17,7 +17,7 @@ import type { KvStore } from '../../lib/kv/index.ts';
 import { emptyParsedData, mentionsReserved, type ParsedData } from './parse.ts';
 import { bootstrapBase, rdapLookup } from './rdap.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
-import { registrableDomain, type RegistrableDomain } from './registrable.ts';
+import { registrableDomain, SPECIAL_USE_TLDS, type RegistrableDomain } from './registrable.ts';
 import { isAbsoluteReservation, reservedReason } from './reserved.ts';
 import { registryWhoisServer, whoisLookup } from './whois-client.ts';
 import type { CheckSummary, Confidence, LookupMode } from '../../lib/jobs/domain-check.ts';
@@ -63,7 +63,8 @@ export interface DomainLookupDeps {
   timeoutMs: number;
 }
 
-const cacheKey = (tier: 'registry' | 'dns', domain: string) => `domain-check:v1:${tier}:${domain}`;
+// v2: v1 answers held a Specification 5 name nobody answered for as not available (medium), not unknown.
+const cacheKey = (tier: 'registry' | 'dns', domain: string) => `domain-check:v2:${tier}:${domain}`;
 
 export function createDomainLookup(deps: DomainLookupDeps) {
   // Two tries, c-ares doubling the wait for the second: t + 2t within the budget, so a lost UDP packet is retried.
@@ -126,7 +127,8 @@ export function createDomainLookup(deps: DomainLookupDeps) {
         check.reserved_reason = rule;
         // RFC 6761 is absolute. A Specification 5 name may have been released by its registry: when
         // no evidence answered (is_registered null), whether it can be had stays unknown.
-        if (isAbsoluteReservation(rule)) Object.assign(check, { available: false, is_registered: false, confidence: 'high' });
+        // example.com/.net/.org are IANA's (registered, held for documentation); special-use TLDs have no registry.
+        if (isAbsoluteReservation(rule)) Object.assign(check, { available: false, is_registered: SPECIAL_USE_TLDS.has(name.tld) ? false : true, confidence: 'high' });
         else if (check.is_registered === false) check.available = false;
       }
     }
@@ -189,10 +191,6 @@ export function createDomainLookup(deps: DomainLookupDeps) {
 
   /** Whether `name` can be registered, by the evidence `mode` allows, from the cache when it has it. */
   async function check(name: RegistrableDomain, mode: LookupMode): Promise<CachedCheck> {
-    const now = Math.floor(Date.now() / 1000);
-    // RFC 6761 names (special-use TLDs, example.com/.net/.org) are answered by rule alone: nobody is asked.
-    const rule = reservedReason(name);
-    if (rule && isAbsoluteReservation(rule)) return { check: finish(name, { ...base(name), evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)' }), cached: false, cacheExpires: now };
     const cached = await cachedOnly(name, mode);
     if (cached) return cached;
     const result = finish(name, mode === 'full' ? await registryCheck(name) : await dnsCheck(name));
@@ -201,8 +199,15 @@ export function createDomainLookup(deps: DomainLookupDeps) {
     return { check: result, cached: false, cacheExpires: await writeCache(tier, result) };
   }
 
-  /** Only the cache: what `check` would answer without asking anyone, or null. */
+  /**
+   * What `check` answers without asking anyone, or null: RFC 6761 names (special-use TLDs,
+   * example.com/.net/.org) by rule, others from the cache.
+   */
   async function cachedOnly(name: RegistrableDomain, mode: LookupMode): Promise<CachedCheck | null> {
+    const rule = reservedReason(name);
+    if (rule && isAbsoluteReservation(rule)) {
+      return { check: finish(name, { ...base(name), evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)' }), cached: false, cacheExpires: Math.floor(Date.now() / 1000) };
+    }
     return (await readCache('registry', name.domain)) ?? (mode === 'full' ? null : await readCache('dns', name.domain));
   }
 

@@ -21,6 +21,8 @@ export const TOOL_HINTS = {
   webhook_delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
+  remove_video_watermark: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  watermark_status: READ_OWN,
 } as const;
 export type ToolName = keyof typeof TOOL_HINTS;
 

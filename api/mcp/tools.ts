@@ -1,4 +1,4 @@
-// The MCP tools: the lookups, the webhooks and the site jobs, acting as the signed-in user, through the
+// The MCP tools: the lookups, the webhooks, the site jobs and the video jobs, acting as the signed-in user, through the
 // same services, validation, SSRF guard, owner checks and rate limits as the REST endpoints. A new
 // server per session or request (the SDK's servers are not shared across connections).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -7,10 +7,12 @@ import type { Logger } from '../../lib/log.ts';
 import type { LookupService } from '../services/lookups.ts';
 import type { QuotaService } from '../services/quota.ts';
 import type { SiteService } from '../services/site.ts';
+import type { VideoService } from '../services/video.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import { registerLookupTools } from './lookup-tools.ts';
 import { toolRunner } from './run.ts';
 import { registerSiteTools } from './site-tools.ts';
+import { registerVideoTools } from './video-tools.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
 
 export interface McpAccount {
@@ -24,6 +26,8 @@ export interface McpToolDeps {
   quota: QuotaService;
   /** The site tools need Temporal (jobs on the network pool); without it they are not offered. */
   site?: SiteService;
+  /** The video tools likewise (jobs on the media pool). */
+  video?: VideoService;
   logger: Logger;
 }
 
@@ -35,5 +39,6 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount): McpServ
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account);
   if (deps.site) registerSiteTools(server, run, deps.site, account.userId);
+  if (deps.video) registerVideoTools(server, run, deps.video, account.userId);
   return server;
 }

@@ -26,8 +26,9 @@ export function errorHandler(logger: Logger): Middleware {
   };
 }
 
+/** The error body: the contract's fields, plus `error_code`, the stable name a client can test (lib/errors.ts). */
 export function errorBody(error: AppError) {
-  return { success: false, error: error.reason, code: error.status, message: error.message };
+  return { success: false, error: error.reason, code: error.status, error_code: error.code, message: error.message };
 }
 
 export function toAppError(err: unknown): AppError {

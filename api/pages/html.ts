@@ -61,7 +61,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.5rem;
 tr.failed>td:first-child{color:#a40e26;font-weight:600}
 .phases{display:flex;height:1.5rem;border-radius:4px;overflow:hidden;border:1px solid #d0d7de}.phases span{display:block;min-width:2px}
 .swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-.1rem}
-.facts th{width:12rem}
+.facts th{width:12rem}.facts td{overflow-wrap:anywhere}
 section.lookup{border-top:1px solid #d0d7de;margin-top:1.5rem}
 #lookup-answer{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:1rem 0}
 td,th{overflow-wrap:break-word}time{white-space:nowrap}

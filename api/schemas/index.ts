@@ -5,6 +5,7 @@ import { loadTestOperations } from './load-tests.ts';
 import { lookupOperations } from './lookups.ts';
 import type { Operation } from './operation.ts';
 import { siteOperations } from './site.ts';
+import { videoOperations } from './video.ts';
 import { webhookOperations } from './webhooks.ts';
 
-export const OPERATIONS: Operation[] = [webhookOperations, lookupOperations, domainOperations, loadTestOperations, siteOperations, diagnosticsOperations].flatMap((ops) => Object.values<Operation>(ops));
+export const OPERATIONS: Operation[] = [webhookOperations, lookupOperations, domainOperations, loadTestOperations, siteOperations, videoOperations, diagnosticsOperations].flatMap((ops) => Object.values<Operation>(ops));

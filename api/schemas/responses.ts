@@ -111,7 +111,7 @@ export const bulkCheckResult = z.object({
   currency: currencyCode,
   results: z.record(
     str,
-    z.union([z.object({ success: z.literal(false), error: str }), z.object({
+    z.union([z.object({ success: z.literal(false), error: str.describe('why the name has no answer: the reason it is invalid, "timeout" (no answer by the deadline; ask again later) or "the check failed: ..."'), message: str.optional() }), z.object({
       success: z.literal(true),
       available: z.boolean().nullable(),
       is_registered: z.boolean().nullable(), // null when the evidence does not say (README, Decisions)
@@ -177,7 +177,7 @@ export const loadTestResultsResult = z.object({
 });
 
 // Beyond the contract: the shapes of the other answers, for the OpenAPI document (extra fields allowed).
-export const errorResult = z.object({ success: z.literal(false), error: str, code: int, message: str });
+export const errorResult = z.object({ success: z.literal(false), error: str, code: int, error_code: str.describe('stable name of the condition: invalid_input, plan_limit, provenance_mark, ...'), message: str });
 const nullableIso = isoTime.nullable();
 export const loadTestStatusAnswer = loadTestStatusResult.extend({
   status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),

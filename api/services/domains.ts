@@ -7,7 +7,7 @@ import type { RegistrableDomain } from '../../activities/whois/registrable.ts';
 import type { Config } from '../../lib/config.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { resultWithin, startJob } from '../../lib/temporal/jobs.ts';
+import { resultWithin, startJob, within } from '../../lib/temporal/jobs.ts';
 import { DOMAIN_CHECK_KIND, getDomainCheckState, type BulkAnswers, type CheckSummary, type DomainCheckJob } from '../../lib/jobs/domain-check.ts';
 import type { BulkInput, WhoisQuery } from '../schemas/domains.ts';
 
@@ -20,10 +20,17 @@ export const BULK_CONCURRENCY = { full: 4, fast: 50, availability_only: 50 } as 
  */
 export const bulkDeadlineMs = (config: Pick<Config, 'lookupTimeoutMs'>) => 6 * config.lookupTimeoutMs;
 
-/** The answers a running bulk check holds; none when no workflows worker answers the query. */
+/** How long the answers so far may take to read once the deadline has passed. */
+const QUERY_WAIT_MS = 3000;
+
+/**
+ * The answers a running bulk check holds; none when no workflows worker answers the query in time,
+ * or the check was started by a release whose state had no answers.
+ */
 async function answersSoFar(handle: WorkflowHandle): Promise<BulkAnswers> {
+  const asked = handle.query(getDomainCheckState).then((s) => s.results ?? {});
   try {
-    return (await handle.query(getDomainCheckState)).results;
+    return (await within(asked, QUERY_WAIT_MS))?.value ?? {};
   } catch {
     return {};
   }
@@ -59,7 +66,7 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
         const cached = await lookup.cachedOnly(name, input.mode);
         if (cached) {
           answered.set(domain, cached);
-          cachedCount++;
+          if (cached.cached) cachedCount++; // else answered by rule (RFC 6761), neither cached nor checked
         } else {
           pending.set(domain, lookup.answeredBy(name, input.mode));
         }

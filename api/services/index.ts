@@ -10,6 +10,7 @@ import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
 import { siteService } from './site.ts';
 import { streamService } from './streams.ts';
+import { videoService } from './video.ts';
 import { webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
@@ -25,6 +26,7 @@ export function createServices(deps: ApiDeps) {
     quota: quotaService(kv),
     site: siteService({ kv, temporal, allow: config.networkAllow }),
     streams: streamService(kv),
+    video: videoService({ config, db, kv, blobs: deps.blobs, temporal }),
     webhooks: webhookService(db, config.baseUrl, kv),
   };
 }

@@ -1,5 +1,5 @@
-// The bulk domain check (workflows/domain-check.ts): the names grouped by registry, each group checked
-// on the network pool (activities/whois), every answer returned.
+// The bulk domain check (workflows/domain-check.ts): the names grouped by registry, each name checked
+// by one activity on the network pool (activities/whois), every answer kept in the state as it comes.
 import { defineQuery } from '@temporalio/workflow';
 
 export const DOMAIN_CHECK_KIND = 'domain-check';

@@ -8,12 +8,14 @@ import type { DomainCheckWorkflow } from './domain-check.ts';
 import type { LoadTestWorkflow } from './load-test.ts';
 import type { PipelineCheckWorkflow } from './pipeline-check.ts';
 import type { PageAuditWorkflow, SiteDiscoveryWorkflow } from './site.ts';
+import type { VideoJobWorkflow } from './video.ts';
 
 export * from './task-queues.ts';
 export * from './pipeline-check.ts';
 export * from './domain-check.ts';
 export * from './load-test.ts';
 export * from './site.ts';
+export * from './video.ts';
 
 /**
  * Every workflow, by the type name it is started with, and its signature. workflows/index.ts exports
@@ -26,6 +28,7 @@ export interface JobWorkflows {
   loadTest: LoadTestWorkflow;
   siteDiscovery: SiteDiscoveryWorkflow;
   pageAudit: PageAuditWorkflow;
+  videoJob: VideoJobWorkflow;
 }
 
 export type JobWorkflowType = keyof JobWorkflows;
@@ -37,4 +40,5 @@ export const JOB_WORKFLOW_TYPES = Object.keys({
   siteDiscovery: true,
   pageAudit: true,
   pipelineCheck: true,
+  videoJob: true,
 } satisfies Record<JobWorkflowType, true>) as JobWorkflowType[];

@@ -68,14 +68,19 @@ export async function findOwnedJob(client: Client, kind: string, publicId: strin
  * The job's result when it ends within `ms`; null when it has not (the job goes on). A failed job
  * rejects, as `handle.result()` does.
  */
-export async function resultWithin<T>(handle: WorkflowHandle, ms: number): Promise<{ value: T } | null> {
+export function resultWithin<T>(handle: WorkflowHandle, ms: number): Promise<{ value: T } | null> {
+  return within(handle.result() as Promise<T>, ms);
+}
+
+/** `promise`'s value when it settles within `ms` (a rejection rejects); null when it has not. */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | null> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), ms);
     timer.unref();
   });
   try {
-    return await Promise.race([handle.result().then((value: T) => ({ value })), deadline]);
+    return await Promise.race([promise.then((value) => ({ value })), deadline]);
   } finally {
     clearTimeout(timer);
   }

@@ -136,7 +136,7 @@ describe.each(targets())('webhooks ($name)', (target) => {
       });
       expect(reply.status, method).toBe(405);
       expect(reply.allow, method).toContain('GET');
-      expect(reply.body).toEqual({ success: false, error: 'Method Not Allowed', code: 405, message: `${method} is not allowed on /api/v1/network/my-webhooks` });
+      expect(reply.body).toEqual({ success: false, error: 'Method Not Allowed', code: 405, error_code: 'method_not_allowed', message: `${method} is not allowed on /api/v1/network/my-webhooks` });
     }
     // On a path no route has, any method is a 404.
     const nowhere = await new Promise<number>((resolve, reject) => {

@@ -146,7 +146,7 @@ describe.each(targets())('GET /api/v1/network/whois ($name)', (target) => {
     expect(special.body).toMatchObject({ domain: 'anything.test', available: false, is_registered: false, is_reserved: true, premium_type: 'reserved', availability_confidence: 'high' });
     expect(special.body.whois_server).toMatch(/RFC 6761/);
     // example.com is reserved for documentation (RFC 6761 §6.5): answered by rule, nobody asked.
-    expect((await whois('domain=example.com')).body).toMatchObject({ is_reserved: true, available: false, availability_confidence: 'high', evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)', raw_data: '' });
+    expect((await whois('domain=example.com')).body).toMatchObject({ is_reserved: true, available: false, is_registered: true, availability_confidence: 'high', evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)', raw_data: '' });
     expect((await whois('domain=nic.shop')).body).toMatchObject({ is_reserved: true, available: false, premium_type: 'reserved' });
     // Two-character labels are reserved in generic TLDs, not in country-code ones, and not in .com.
     expect((await whois('domain=freeq.xyz')).body.is_reserved).toBe(false);
@@ -203,9 +203,11 @@ describe.each(targets())('POST and GET /api/v1/network/domains/check ($name)', (
   });
 
   it('full mode asks the registries; each invalid name gets its own entry', async () => {
-    const reply = await check({ domains: [fresh('taken'), fresh('whois-free'), 'not a domain', 'co.uk'], mode: 'full' });
+    const reply = await check({ domains: [fresh('taken'), fresh('whois-free'), 'not a domain', 'co.uk', 'example.com'], mode: 'full' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ total: 4, cached_count: 0, checked_count: 2, mode: 'full' });
+    expect(reply.body).toMatchObject({ total: 5, cached_count: 0, checked_count: 2, mode: 'full' });
+    // RFC 6761 names are answered by rule, in the request: neither cached nor checked.
+    expect(reply.body.results['example.com']).toMatchObject({ success: true, available: false, is_registered: true, is_reserved: true, availability_confidence: 'high', cached: false });
     const entries = Object.values(reply.body.results) as any[];
     expect(entries.filter((e) => e.success).every((e) => e.availability_confidence === 'high')).toBe(true);
     expect(reply.body.results['co.uk']).toMatchObject({ success: false });

@@ -4,19 +4,14 @@ import type Router from '@koa/router';
 import { buildOpenApi } from '../../api/openapi/document.ts';
 import { OPERATIONS } from '../../api/schemas/index.ts';
 import { createServices } from '../../api/services/index.ts';
-import { diagnosticsRoutes } from '../../api/routes/diagnostics.ts';
-import { domainRoutes } from '../../api/routes/domains.ts';
-import { loadTestingRoutes } from '../../api/routes/load-tests.ts';
-import { lookupRoutes } from '../../api/routes/lookups.ts';
-import { siteRoutes } from '../../api/routes/site.ts';
-import { webhookRoutes } from '../../api/routes/webhooks.ts';
+import { v1Routers } from '../../api/routes/index.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { MemoryKvStore } from '../../lib/kv/index.ts';
 
 describe('OpenAPI document', () => {
   const deps = { config: loadConfig({ BASE_URL: 'https://api.example.test' }), kv: new MemoryKvStore(), db: {}, temporal: {}, logger: {}, blobs: {}, codec: {}, temporalUiUrl: undefined } as never;
   const services = createServices(deps);
-  const routers: Array<Router<any>> = [webhookRoutes(services), lookupRoutes(services), domainRoutes(services), loadTestingRoutes(services), siteRoutes(services), diagnosticsRoutes(services)];
+  const routers: Array<Router<any>> = v1Routers(services);
   const served = routers
     .flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/:([a-z_]+)/g, '{$1}')}`)))
     .sort();

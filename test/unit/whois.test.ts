@@ -254,6 +254,8 @@ describe('a lookup when no registry answers', () => {
       const answer = await check(domain);
       expect(answer, domain).toMatchObject({ evidence: 'rule', is_reserved: true, available: false, confidence: 'high', problems: [] });
       expect(answer.whois_server).toMatch(/^none \(RFC 6761/);
+      // IANA holds example.com/.net/.org (registered); a special-use TLD has no registry at all.
+      expect(answer.is_registered, domain).toBe(!domain.endsWith('.test'));
     }
   });
 

@@ -1,7 +1,9 @@
-// The `media` pool: activities only, on the `media` task queue.
+// The `media` pool: activities only, on the `media` task queue (video jobs: ffprobe and ffmpeg).
 import type { Worker } from '@temporalio/worker';
+import { createMediaActivities } from '../../activities/media/index.ts';
 import { createActivityWorker, type PoolContext } from './pool-worker.ts';
 
 export function createMediaWorker(ctx: PoolContext): Promise<Worker> {
-  return createActivityWorker('media', ctx, {});
+  if (!ctx.storage) throw new Error('the media pool needs storage (the blob store)');
+  return createActivityWorker('media', ctx, createMediaActivities({ blobs: ctx.storage.blobs, kv: ctx.storage.kv }));
 }

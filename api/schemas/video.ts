@@ -1,0 +1,64 @@
+// Video jobs: the start body (a removal profile and the regions of the user's own footage to remove),
+// and the refusal of any request to strip an AI video generator's disclosure mark.
+import fs from 'node:fs';
+import { z } from 'zod';
+import { VIDEO_SERVICES, VIDEO_STATUSES } from '../../lib/jobs/video.ts';
+import { operation } from './operation.ts';
+
+export const MAX_REGIONS = 8;
+const MAX_PIXELS = 16_384;
+const MAX_SECONDS = 2 * 3600;
+
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** The AI video generators of data/ai-video-generators.txt, squashed (lower case, letters and digits). */
+export const AI_VIDEO_GENERATORS: ReadonlySet<string> = new Set(
+  fs
+    .readFileSync(new URL('./data/ai-video-generators.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .map((line) => squash(line.replace(/#.*/, '')))
+    .filter(Boolean),
+);
+
+/** Whether `service` names an AI video generator (its mark discloses generated content: never removed). */
+export function namesAiVideoGenerator(service: string): boolean {
+  return AI_VIDEO_GENERATORS.has(squash(service));
+}
+
+const pixels = (min: number) => z.number({ error: 'must be a whole number of pixels' }).int('must be a whole number of pixels').min(min, `must be from ${min} to ${MAX_PIXELS}`).max(MAX_PIXELS, `must be from ${min} to ${MAX_PIXELS}`);
+const second = z.number({ error: 'must be a number of seconds' }).min(0, `must be from 0 to ${MAX_SECONDS}`).max(MAX_SECONDS, `must be from 0 to ${MAX_SECONDS}`);
+
+export const region = z
+  .object({ x: pixels(0), y: pixels(0), width: pixels(1), height: pixels(1), start_seconds: second.optional(), end_seconds: second.optional() })
+  .strict()
+  .refine((r) => r.start_seconds === undefined || r.end_seconds === undefined || r.end_seconds > r.start_seconds, { message: 'end_seconds must be after start_seconds', path: ['end_seconds'] });
+
+/**
+ * `service` stays a plain string here: the service answers a generator's name with 422 and any other
+ * unknown value with 400 listing the profiles (api/services/video.ts).
+ */
+export const videoJobBody = z.object({
+  service: z.string({ error: `must be one of ${VIDEO_SERVICES.join(', ')}` }).trim(),
+  regions: z
+    .array(region, { error: 'must be an array of {x, y, width, height} rectangles' })
+    .min(1, 'must hold at least one region')
+    .max(MAX_REGIONS, `must hold at most ${MAX_REGIONS} regions`),
+});
+export type VideoJobBody = z.output<typeof videoJobBody>;
+
+export const videoJobAnswer = z.object({
+  success: z.literal(true),
+  job_id: z.string(),
+  status: z.enum(VIDEO_STATUSES),
+  progress: z.number().optional(),
+  upload_url: z.string().nullable().optional(),
+  upload_expires_at: z.string().nullable().optional(),
+  download_url: z.string().nullable().optional(),
+  download_expires_at: z.string().nullable().optional(),
+  reason: z.string().nullable().optional(),
+});
+
+export const videoOperations = {
+  start: operation({ method: 'post', path: '/video/watermark-jobs', summary: 'Start a job that removes regions (your logo, a timestamp) from your own video', tag: 'Video', body: videoJobBody, success: { status: 201, schema: videoJobAnswer, description: 'The job and its one-time upload URL' }, errors: [400, 422] }),
+  status: operation({ method: 'get', path: '/video/watermark-jobs/{job_id}', summary: 'A video job: status, progress, the single-use download URL once done', tag: 'Video', success: { status: 200, schema: videoJobAnswer, description: 'The job' }, errors: [404, 503] }),
+};

@@ -1,0 +1,184 @@
+// Video jobs for every door (REST, MCP, dashboard, the upload and download links): start a job, read
+// its status from the workflow, take its one upload into the blob store, and hand out its result once.
+// The links carry the job id and an HMAC of it under a secret of the server: unguessable, the same on
+// every poll and in every API process, and nothing to store. Single use is a set-if-absent mark in the
+// key-value store; the workflow deletes the blobs whatever the ending.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { sharedSecret } from '../../db/server-secrets.ts';
+import type { BlobStore, ByteRange } from '../../lib/blob/index.ts';
+import type { Config } from '../../lib/config.ts';
+import { GoneError, InvalidInputError, NotFoundError, ProvenanceMarkError, UnsupportedMediaTypeError } from '../../lib/errors.ts';
+import type { KvStore } from '../../lib/kv/index.ts';
+import { findOwnedJob, newJobId, readJobState, startJob, workflowIdOf } from '../../lib/temporal/jobs.ts';
+import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { getVideoJobState, VIDEO_JOB_KIND, VIDEO_SERVICES, videoDownloaded, videoProgressKey, videoResultKey, videoUploaded, videoUploadKey, type VideoJobState, type VideoProfile } from '../../lib/jobs/video.ts';
+import { namesAiVideoGenerator, type VideoJobBody } from '../schemas/video.ts';
+
+type Purpose = 'upload' | 'download';
+const LINK_PATH: Record<Purpose, string> = { upload: 'uploads', download: 'downloads' };
+/** Single-use marks outlive any link (a week is the longest a link can live). */
+const USED_MARK_SECONDS = 8 * 86_400;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function videoService(deps: { config: Config; db: Kysely<Database>; kv: KvStore; blobs: BlobStore; temporal: Client }) {
+  const { config, kv, blobs, temporal } = deps;
+  let secret: Promise<string> | undefined;
+  const mac = async (purpose: Purpose, jobId: string) =>
+    createHmac('sha256', await (secret ??= sharedSecret(deps.db, 'video-links', () => randomBytes(32).toString('base64url'))))
+      .update(`${purpose}:${jobId}`)
+      .digest('base64url');
+  const link = async (purpose: Purpose, jobId: string) => `${config.baseUrl}/${LINK_PATH[purpose]}/${jobId}.${await mac(purpose, jobId)}`;
+  const handleOf = (jobId: string): WorkflowHandle => temporal.workflow.getHandle(workflowIdOf(VIDEO_JOB_KIND, jobId));
+
+  /** The job a link names, when its HMAC is right; NotFound for anything else (nothing is told apart). */
+  async function jobOfLink(purpose: Purpose, token: string): Promise<string> {
+    const [jobId = '', given = ''] = token.split('.');
+    const expected = PUBLIC_ID_PATTERN.test(jobId) ? Buffer.from(await mac(purpose, jobId)) : null;
+    if (!expected || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), expected)) throw new NotFoundError(`No such ${purpose} link`);
+    return jobId;
+  }
+
+  async function stateOf(handle: WorkflowHandle): Promise<VideoJobState | null> {
+    try {
+      return await readJobState(handle, getVideoJobState);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  /** What every door shows of a job. */
+  async function present(jobId: string, s: VideoJobState) {
+    const now = Date.now();
+    const progress = s.status === 'processing' ? Number((await kv.get(videoProgressKey(jobId))) ?? 0) : s.progress;
+    const downloadable = s.status === 'done' && !s.downloaded && s.downloadExpiresAt !== null && s.downloadExpiresAt > now;
+    return {
+      success: true as const,
+      job_id: jobId,
+      status: s.status,
+      progress,
+      reason: s.reason,
+      upload_url: s.status === 'awaiting_upload' ? await link('upload', jobId) : null,
+      upload_expires_at: s.status === 'awaiting_upload' ? iso(s.uploadExpiresAt) : null,
+      download_url: downloadable ? await link('download', jobId) : null,
+      download_expires_at: downloadable ? iso(s.downloadExpiresAt) : null,
+      downloaded: s.downloaded,
+      source: s.source,
+      upload_bytes: s.uploadBytes,
+      result_bytes: s.resultBytes,
+    };
+  }
+
+  return {
+    maxUploadBytes: config.video.maxBytes,
+
+    async start(body: VideoJobBody, ownerId: number) {
+      if (namesAiVideoGenerator(body.service)) {
+        throw new ProvenanceMarkError(`service: "${body.service.slice(0, 60)}" names an AI video generator. Its mark tells viewers the video is generated, and this service does not remove such disclosure marks; it removes marks you name on your own footage (service "region", with the regions of your logo or timestamp).`);
+      }
+      if (!(VIDEO_SERVICES as readonly string[]).includes(body.service)) throw new InvalidInputError(`service: must be one of ${VIDEO_SERVICES.join(', ')} (got "${body.service.slice(0, 60)}")`, 'service');
+      const jobId = newJobId();
+      const { uploadTtlSeconds, downloadTtlSeconds } = config.video;
+      await startJob(temporal, { kind: VIDEO_JOB_KIND, ownerId, workflow: 'videoJob', publicId: jobId, args: [{ jobId, service: body.service as VideoProfile, regions: body.regions, uploadTtlSeconds, downloadTtlSeconds }] });
+      return {
+        success: true as const,
+        job_id: jobId,
+        status: 'awaiting_upload' as const,
+        upload_url: await link('upload', jobId),
+        upload_expires_at: iso(Date.now() + uploadTtlSeconds * 1000),
+        max_upload_bytes: config.video.maxBytes,
+        message: `POST the MP4 or MOV to upload_url as multipart/form-data, field "video" (at most ${config.video.maxBytes} bytes and 2 hours), then poll the status`,
+      };
+    },
+
+    /** The job of `ownerId`: 404 for an unknown job and another user's alike. */
+    async status(jobId: string, ownerId: number) {
+      const handle = await findOwnedJob(temporal, VIDEO_JOB_KIND, jobId, ownerId);
+      const state = handle && (await stateOf(handle));
+      if (!state) throw new NotFoundError(`No video job ${jobId.slice(0, 64)} among yours`);
+      return present(jobId, state);
+    },
+
+    /**
+     * Takes the upload link for one upload: the job must still wait for one, and no other upload may
+     * have begun. Returns the job and the time the upload must be complete by.
+     */
+    async beginUpload(token: string): Promise<{ jobId: string; deadline: number }> {
+      const jobId = await jobOfLink('upload', token);
+      const state = await stateOf(handleOf(jobId));
+      if (!state) throw new NotFoundError('No such upload link');
+      if (state.status !== 'awaiting_upload') throw new GoneError(`This upload link is no longer usable: the job is ${state.status}${state.reason ? ` (${state.reason})` : ''}`);
+      if (Date.now() >= state.uploadExpiresAt) throw new GoneError('This upload link has expired');
+      if (!(await kv.setIfAbsent(`video:upload-used:${jobId}`, '1', USED_MARK_SECONDS))) throw new GoneError('This upload link was already used: it takes one upload');
+      return { jobId, deadline: state.uploadExpiresAt };
+    },
+
+    /**
+     * Streams the file into the blob store (never whole in memory): 413 past VIDEO_MAX_BYTES and 415
+     * unless it starts as an MP4/MOV does (an `ftyp` box), keeping nothing then and freeing the link
+     * for another try. Then the workflow is told, and the media pool takes over.
+     */
+    async storeUpload(jobId: string, file: Readable): Promise<{ bytes: number }> {
+      const key = videoUploadKey(jobId);
+      try {
+        const stored = await blobs.put(key, file.pipe(ftypSignature()), { maxBytes: config.video.maxBytes, contentType: 'video/mp4' });
+        await handleOf(jobId).signal(videoUploaded, { bytes: stored.size });
+        return { bytes: stored.size };
+      } catch (err) {
+        await blobs.delete(key);
+        if (err instanceof WorkflowNotFoundError) throw new GoneError('The job ended (its upload window closed) before the upload was complete');
+        await kv.delete(`video:upload-used:${jobId}`);
+        throw err;
+      }
+    },
+
+    /** Frees the upload link after an upload that was refused before anything was stored. */
+    async abandonUpload(jobId: string): Promise<void> {
+      await kv.delete(`video:upload-used:${jobId}`);
+    },
+
+    /**
+     * The result, once: the link must be the job's, the job done and its result not yet taken. `done()`
+     * after the response was sent tells the workflow, which deletes the result and ends the job.
+     */
+    async download(token: string, range?: ByteRange) {
+      const jobId = await jobOfLink('download', token);
+      const state = await stateOf(handleOf(jobId));
+      if (!state) throw new NotFoundError('No such download link');
+      if (state.status !== 'done' || state.downloaded) throw new GoneError(`This download link is no longer usable: the job is ${state.downloaded ? 'done and its result was downloaded' : state.status}`);
+      if (state.downloadExpiresAt !== null && Date.now() >= state.downloadExpiresAt) throw new GoneError('This download link has expired');
+      if (!(await kv.setIfAbsent(`video:downloaded:${jobId}`, '1', USED_MARK_SECONDS))) throw new GoneError('This download link was already used: it gives one download');
+      const info = await blobs.stat(videoResultKey(jobId));
+      // A range past the end is ignored (the whole file is sent), as HTTP allows.
+      const wanted = range && range.start < (info?.size ?? 0) ? { start: range.start, end: Math.min(range.end ?? Infinity, info!.size - 1) } : undefined;
+      const got = info && (await blobs.get(videoResultKey(jobId), wanted));
+      if (!got) throw new GoneError('The result is no longer stored');
+      return { ...got, range: wanted, jobId, done: () => handleOf(jobId).signal(videoDownloaded) };
+    },
+  };
+}
+
+export type VideoService = ReturnType<typeof videoService>;
+
+/** Passes the bytes through once their start shows an ISO media file (`ftyp` at offset 4); 415 otherwise. */
+function ftypSignature(): Transform {
+  let head = Buffer.alloc(0);
+  let checked = false;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      if (checked) return done(null, chunk);
+      head = Buffer.concat([head, chunk]);
+      if (head.length < 8) return done();
+      checked = true;
+      if (head.toString('latin1', 4, 8) !== 'ftyp') return done(new UnsupportedMediaTypeError('video: the file is not an MP4 or MOV (it does not start with an ftyp box)'));
+      done(null, head);
+    },
+    flush(done) {
+      done(checked ? null : new UnsupportedMediaTypeError('video: the file is too short to be an MP4 or MOV'));
+    },
+  });
+}

@@ -1,0 +1,74 @@
+// Video jobs (workflows/video.ts): a user uploads their own footage once, the media pool removes the
+// marks they name (regions of the frame: their logo, a burnt-in timestamp, a recorder's badge), and the
+// result is downloaded once. The workflow's state is the job's status; the blobs live under
+// `video/<job_id>/` and are deleted whatever the ending.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const VIDEO_JOB_KIND = 'video-job';
+
+/** The removal profiles a job can use; `region` removes the rectangles the request names. */
+export const VIDEO_SERVICES = ['region'] as const;
+export type VideoProfile = (typeof VIDEO_SERVICES)[number];
+
+export const VIDEO_STATUSES = ['awaiting_upload', 'queued', 'processing', 'done', 'failed', 'expired'] as const;
+export type VideoStatus = (typeof VIDEO_STATUSES)[number];
+
+/** A rectangle in pixels of the source frame, optionally only between two times of the video. */
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  start_seconds?: number;
+  end_seconds?: number;
+}
+
+export interface VideoJobInput {
+  jobId: string;
+  service: VideoProfile;
+  regions: Region[];
+  /** Seconds the upload link stays usable, and the result waits to be downloaded. */
+  uploadTtlSeconds: number;
+  downloadTtlSeconds: number;
+}
+
+/** What ffprobe says of the upload (activities/media/probe.ts). */
+export interface VideoSource {
+  width: number;
+  height: number;
+  duration_seconds: number;
+  frame_rate: number;
+  video_codec: string;
+  has_audio: boolean;
+}
+
+export interface VideoJobState {
+  status: VideoStatus;
+  /** Percent of the video processed (from ffmpeg's -progress), 100 once done. */
+  progress: number;
+  /** Why the job failed or expired. */
+  reason: string | null;
+  /** Epoch ms until which the upload link, then the download link, can be used. */
+  uploadExpiresAt: number;
+  downloadExpiresAt: number | null;
+  uploadBytes: number | null;
+  resultBytes: number | null;
+  source: VideoSource | null;
+  /** The single download happened (the result is deleted then). */
+  downloaded: boolean;
+}
+
+export type VideoJobWorkflow = (input: VideoJobInput) => Promise<VideoJobState>;
+
+export const getVideoJobState = defineQuery<VideoJobState>('getVideoJobState');
+/** The upload is stored (its size): the job is queued for the media pool. */
+export const videoUploaded = defineSignal<[{ bytes: number }]>('videoUploaded');
+/** The result was downloaded once: it is deleted and the job ends. */
+export const videoDownloaded = defineSignal('videoDownloaded');
+
+/** Where a job's blobs live: everything under the prefix is deleted when it ends. */
+export const videoBlobPrefix = (jobId: string) => `video/${jobId}/`;
+export const videoUploadKey = (jobId: string) => `${videoBlobPrefix(jobId)}upload.mp4`;
+export const videoResultKey = (jobId: string) => `${videoBlobPrefix(jobId)}result.mp4`;
+/** The key-value entry where the processing activity keeps its progress (percent) for the status. */
+export const videoProgressKey = (jobId: string) => `video:progress:${jobId}`;

@@ -1,0 +1,83 @@
+// A video job: waits for the one upload, has the media pool inspect it (a readable MP4/MOV of at most
+// 2 hours, regions inside the frame, no C2PA manifest) and remove the regions, then waits for the one
+// download. The state is the job's status for the API (getVideoJobState); whatever the ending
+// (done and downloaded, failed, expired, cancelled), every blob of the job is deleted before it ends.
+import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { MediaActivities } from '../activities/media/index.ts';
+import { getVideoJobState, TASK_QUEUES, videoDownloaded, videoUploaded, type VideoJobInput, type VideoJobState } from '../lib/jobs/index.ts';
+
+const { inspectVideo } = proxyActivities<MediaActivities>({
+  taskQueue: TASK_QUEUES.media,
+  // Copies the upload (at most 300 MB) to the worker and reads its boxes and streams.
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '1 second' },
+});
+const { removeRegions } = proxyActivities<MediaActivities>({
+  taskQueue: TASK_QUEUES.media,
+  // Up to 2 hours of video; the heartbeat (every second with ffmpeg's progress) finds a lost worker
+  // within 30 s, and the retry runs on another one.
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '1 second' },
+});
+const { deleteJobBlobs, deleteUpload } = proxyActivities<MediaActivities>({
+  taskQueue: TASK_QUEUES.media,
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+export async function videoJob(input: VideoJobInput): Promise<VideoJobState> {
+  const now = Date.now(); // deterministic in workflow code: the time of the workflow task
+  const state: VideoJobState = { status: 'awaiting_upload', progress: 0, reason: null, uploadExpiresAt: now + input.uploadTtlSeconds * 1000, downloadExpiresAt: null, uploadBytes: null, resultBytes: null, source: null, downloaded: false };
+  let uploadsSignalled = 0;
+  setHandler(getVideoJobState, () => state);
+  setHandler(videoUploaded, ({ bytes }) => {
+    uploadsSignalled++;
+    if (state.status === 'awaiting_upload') state.uploadBytes = bytes;
+  });
+  setHandler(videoDownloaded, () => {
+    state.downloaded = true;
+  });
+  try {
+    if (!(await condition(() => state.uploadBytes !== null, input.uploadTtlSeconds * 1000))) {
+      return end('expired', `no upload within ${input.uploadTtlSeconds} s of the job's start`);
+    }
+    state.status = 'queued';
+    state.source = await inspectVideo(input.jobId, input.regions);
+    state.status = 'processing';
+    state.resultBytes = (await removeRegions(input.jobId, input.regions, state.source)).bytes;
+    await deleteUpload(input.jobId);
+    state.progress = 100;
+    state.status = 'done';
+    state.downloadExpiresAt = Date.now() + input.downloadTtlSeconds * 1000;
+    if (!(await condition(() => state.downloaded, input.downloadTtlSeconds * 1000))) {
+      return end('expired', `the result was not downloaded within ${input.downloadTtlSeconds} s of being ready`);
+    }
+    return state;
+  } catch (err) {
+    if (isCancellation(err)) {
+      end('failed', 'cancelled');
+      throw err;
+    }
+    // The activity's own words: a refused upload (C2PA, not a video, too long, a region outside the frame) or a crash.
+    if (err instanceof ActivityFailure) return end('failed', err.cause?.message ?? err.message);
+    throw err;
+  } finally {
+    // Nothing is kept. An upload may still land after an expiry (a slow upload that began in time): its
+    // signal arrives while this runs, so the deletion repeats until no new upload came meanwhile.
+    await CancellationScope.nonCancellable(async () => {
+      let seen: number;
+      do {
+        seen = uploadsSignalled;
+        await deleteJobBlobs(input.jobId);
+      } while (seen !== uploadsSignalled);
+    });
+  }
+
+  function end(status: 'failed' | 'expired', reason: string): VideoJobState {
+    state.status = status;
+    state.reason = reason;
+    return state;
+  }
+}
