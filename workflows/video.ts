@@ -15,10 +15,10 @@ const { inspectVideo } = proxyActivities<MediaActivities>({
 });
 const { removeRegions } = proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
-  // Up to 2 hours of video; the heartbeat (every second with ffmpeg's progress) finds a lost worker
-  // within 30 s, and the retry runs on another one.
+  // Up to 2 hours of video; the heartbeat (every 5 s, and with ffmpeg's progress) finds a lost worker
+  // within 15 s, and the retry runs on another one.
   startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
 const { deleteJobBlobs, deleteUpload } = proxyActivities<MediaActivities>({

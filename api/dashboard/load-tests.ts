@@ -3,7 +3,7 @@
 import type { Context } from 'koa';
 import type { FinalResults } from '../../lib/jobs/load-test.ts';
 import type { Account } from '../../db/users.ts';
-import { AppError, InvalidInputError, NotFoundError } from '../../lib/errors.ts';
+import { AppError, InvalidInputError } from '../../lib/errors.ts';
 import { html, type Html } from '../pages/html.ts';
 import { HTTP_METHODS, startBody } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
@@ -77,14 +77,7 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pi
     }
   });
 
-  page.get('/load-tests/:test_id', async (ctx, account) => {
-    let row;
-    try {
-      row = await loadTests.owned(ctx.params.test_id!, account.id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return page.layout(ctx, account, 'load-tests', 'Not found', html`<h1>No such load test</h1><p><a href="/dashboard/load-tests">Your load tests</a></p>`, 404);
-      throw err;
-    }
+  page.item('/load-tests/:id', 'load-tests', 'load test', (id, account) => loadTests.owned(id, account.id), async (ctx, account, row) => {
     const status = await loadTests.status(row);
     const ended = !['pending', 'running'].includes(status.status);
     const final = ended ? (await loadTests.results(row.id, account.id)).results : null;

@@ -5,12 +5,13 @@ import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
+import { NotFoundError } from '../../lib/errors.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
 import { dashboardSessions } from './session.ts';
 
-export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'connected-apps';
+export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'videos' | 'connected-apps';
 
 export const when = (d: Date | string | null) => (d ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
 
@@ -47,7 +48,7 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
       ctx,
       `${title} · netops`,
       html`<nav class="top" aria-label="Dashboard">
-          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/lookups', 'Lookups', 'lookups')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
+          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/lookups', 'Lookups', 'lookups')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/videos', 'Videos', 'videos')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
           ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
           <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out ${account.email}</button></form>
         </nav>
@@ -90,6 +91,23 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
       router.get(path, async (ctx) => {
         const account = await signedIn(ctx);
         if (account) await handler(ctx, account);
+      });
+    },
+
+    /**
+     * The page of one thing of the account's at `path` (`:id` in it): `find` looks it up, and an unknown
+     * or foreign id is a 404 page linking back to `section`'s list (named `noun`, "load test").
+     */
+    item<T>(path: string, section: Section, noun: string, find: (id: string, account: Account) => Promise<T>, handler: (ctx: RouterContext, account: Account, item: T) => Promise<unknown>): void {
+      page.get(path, async (ctx, account) => {
+        let item: T;
+        try {
+          item = await find(ctx.params.id!, account);
+        } catch (err) {
+          if (!(err instanceof NotFoundError)) throw err;
+          return layout(ctx, account, section, 'Not found', html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. <a href="/dashboard/${section}">Your ${noun}s</a></p>`, 404);
+        }
+        await handler(ctx, account, item);
       });
     },
 

@@ -1,5 +1,5 @@
 // The dashboard (server-rendered, small scripts served from here, no CDN): sign in and out, then one
-// section each for API keys, lookups, webhooks, load tests and connected apps (api/dashboard/<section>.ts).
+// section each for API keys, lookups, webhooks, load tests, videos and connected apps (api/dashboard/<section>.ts).
 // Every form carries the CSRF token; every value from a user or a captured request is escaped.
 import Router from '@koa/router';
 import { createClientIp } from '../../lib/net/client-ip.ts';
@@ -12,6 +12,7 @@ import { keySection } from './keys.ts';
 import { loadTestSection } from './load-tests.ts';
 import { lookupSection } from './lookups.ts';
 import { dashboardPages, seeOther } from './page.ts';
+import { videoSection } from './videos.ts';
 import { webhookSection } from './webhooks.ts';
 
 export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
@@ -50,6 +51,7 @@ export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
   lookupSection(page, services);
   webhookSection(page, services);
   loadTestSection(page, services);
+  videoSection(page, services);
   connectedAppSection(page, services);
   return router;
 }

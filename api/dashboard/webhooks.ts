@@ -60,15 +60,8 @@ export function webhookSection(page: DashboardPages, { webhooks, streams, config
     seeOther(ctx, '/dashboard/webhooks');
   }, { refusable: false });
 
-  page.get('/webhooks/:webhook_id', async (ctx, account) => {
-    const id = ctx.params.webhook_id!;
-    let data;
-    try {
-      data = await webhooks.requests(account.id, id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return page.layout(ctx, account, 'webhooks', 'Not found', html`<h1>No such webhook</h1><p>No webhook ${id} among yours. <a href="/dashboard/webhooks">Your webhooks</a></p>`, 404);
-      throw err;
-    }
+  page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.requests(account.id, id), async (ctx, account, data) => {
+    const id = ctx.params.id!;
     const url = `${config.baseUrl}/webhook/${id}`;
     page.layout(
       ctx,

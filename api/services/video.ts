@@ -95,6 +95,20 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
       };
     },
 
+    /** The user's latest jobs (Temporal's visibility, by the jobs' search attributes): id, start, open or closed. */
+    async list(ownerId: number, limit = 20) {
+      const jobs: Array<{ job_id: string; started_at: string; open: boolean }> = [];
+      try {
+        for await (const w of temporal.workflow.list({ query: `NetopsKind = '${VIDEO_JOB_KIND}' AND NetopsOwner = ${Number(ownerId)}` })) {
+          jobs.push({ job_id: w.workflowId.slice(VIDEO_JOB_KIND.length + 1), started_at: w.startTime.toISOString(), open: w.status.name === 'RUNNING' });
+          if (jobs.length >= limit) break;
+        }
+      } catch {
+        // A namespace without the search attributes lists nothing; each job's own page still works.
+      }
+      return jobs;
+    },
+
     /** The job of `ownerId`: 404 for an unknown job and another user's alike. */
     async status(jobId: string, ownerId: number) {
       const handle = await findOwnedJob(temporal, VIDEO_JOB_KIND, jobId, ownerId);

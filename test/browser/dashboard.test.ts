@@ -3,11 +3,13 @@
 // disconnect a connected app, read the API reference; at phone width too. Screenshots of each page go
 // to test-artifacts/screenshots.
 /// <reference lib="dom" />
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,6 +242,31 @@ describe('dashboard in a browser', () => {
     }
   }, 90_000);
 
+  it('starts a video job, uploads the file from the browser, follows it and offers the download', async () => {
+    const clip = path.join(SHOTS, '..', 'clip.mp4');
+    await promisify(execFile)('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=0x808080:s=320x240:r=25:d=2', '-vf', 'drawbox=x=200:y=40:w=60:h=40:color=white:t=fill', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
+    await page.goto('/dashboard/videos');
+    // A mistake is shown naming the field, with what was typed kept.
+    await page.getByLabel(/^Regions to remove/).fill('200, 40, 60');
+    await page.getByRole('button', { name: 'Start a video job' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^regions: line 1 \("200, 40, 60"\)/);
+    await page.getByLabel(/^Regions to remove/).fill('200, 40, 60, 40');
+    await page.getByRole('button', { name: 'Start a video job' }).click();
+    await page.waitForURL(/\/dashboard\/videos\/[A-Za-z0-9_-]+$/);
+    expect(await page.locator('#video-status').getAttribute('data-status')).toBe('awaiting_upload');
+    await page.setInputFiles('#video', clip);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect.poll(() => page.locator('#video-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
+    const href = await page.getByRole('link', { name: 'Download the result' }).getAttribute('href');
+    expect(href).toMatch(new RegExp(`^${target.baseUrl}/downloads/`));
+    await shot('06b-video-done');
+    const got = await fetch(href!);
+    expect(got.status).toBe(200);
+    expect((await got.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    await page.goto('/dashboard/videos');
+    expect(await page.locator('table.reflow a').count()).toBeGreaterThanOrEqual(1);
+  }, 90_000);
+
   it('renders the API reference', async () => {
     await page.goto('/docs');
     await expect.poll(() => page.locator('.opblock').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(20);
@@ -266,7 +293,7 @@ describe('dashboard in a browser', () => {
         }
         return broken;
       });
-    for (const p of ['/dashboard/keys', '/dashboard/lookups', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/connected-apps']) {
+    for (const p of ['/dashboard/keys', '/dashboard/lookups', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/videos', '/dashboard/connected-apps']) {
       await page.goto(p);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
       expect(await brokenWords(), p).toEqual([]);

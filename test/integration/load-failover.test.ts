@@ -3,34 +3,27 @@
 // Its own small cluster (embedded mode, one process per role), so that the victim is the only load worker.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
-import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
+import { startCluster, type AppProcess } from '../support/processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('load test shard failover', () => {
-  const processes: AppProcess[] = [];
+  let running: Awaited<ReturnType<typeof startCluster>> | undefined;
   let cluster: { call: (method: string, path: string, body?: unknown) => Promise<any>; loadWorker: AppProcess } | undefined;
   let site: LoadTarget | undefined;
   afterAll(async () => {
-    await Promise.all(processes.reverse().map((p) => p.stop()));
+    await running?.stop();
     await site?.close();
   });
 
   // Four processes to start, a 35 s test and a retry: more than the default minute on a busy machine.
   it('retries the shard of a killed load worker on another one, and the test still ends with its results', { timeout: 150_000 }, async () => {
     site = await startLoadTarget();
-    const api = await startApp({ ROLE: 'api', DATA_DIR: await tempDir('failover'), NETWORK_ALLOW: '127.0.0.1/32' });
-    processes.push(api);
-    const role = async (r: string) => {
-      const p = await startApp({ ...api.env, ROLE: r, PORT: '' });
-      processes.push(p);
-      return p;
-    };
+    running = await startCluster('failover', { NETWORK_ALLOW: '127.0.0.1/32' });
+    const { api, key, role } = running;
     await role('worker:workflows');
     const victim = await role('worker:load');
 
-    const created = await runScript('scripts/admin.ts', ['create-key', '--email', 'failover@example.test', '--plan', 'enterprise'], api.env);
-    const key = JSON.parse(created.stdout).api_key as string;
     const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => (await fetch(`${api.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
 

@@ -120,3 +120,25 @@ export async function runScript(script: string, args: string[], env: Record<stri
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
 }
+
+/**
+ * A cluster of its own on one machine, one process per role: an API (with the embedded Temporal server
+ * and database) and the workers `role` adds, and an enterprise key. For tests that kill a worker.
+ */
+export async function startCluster(name: string, env: Record<string, string> = {}) {
+  const processes: AppProcess[] = [];
+  const api = await startApp({ ROLE: 'api', DATA_DIR: await tempDir(name), ...env });
+  processes.push(api);
+  const created = await runScript('scripts/admin.ts', ['create-key', '--email', `${name}@example.test`, '--plan', 'enterprise'], api.env);
+  return {
+    api,
+    key: JSON.parse(created.stdout).api_key as string,
+    /** Starts a worker of `role` against the cluster's Temporal server and stores. */
+    async role(role: string): Promise<AppProcess> {
+      const p = await startApp({ ...api.env, ROLE: role, PORT: '' });
+      processes.push(p);
+      return p;
+    },
+    stop: () => Promise.all(processes.reverse().map((p) => p.stop())).then(() => {}),
+  };
+}
