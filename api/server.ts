@@ -9,7 +9,6 @@ import { ensureSearchAttributes } from '../lib/temporal/search-attributes.ts';
 import { trustedProxyCheck } from '../lib/net/client-ip.ts';
 import { limitConnectionsPerClient } from './connection-limit.ts';
 import { requestDeadline } from './request-deadline.ts';
-import { UPLOAD_PREFIX } from './routes/video-links.ts';
 
 const OAUTH_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
@@ -28,9 +27,9 @@ export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
   const koa = api.app.callback();
   const { config } = deps;
   // The headers' timeout is checked every second (Node's default is every 30 s), so a slow sender goes
-  // on time. The whole request's is ours, per request: an upload gets its link's life instead.
+  // on time. The whole request's is ours, per request: an accepted upload gets its link's life instead.
   const server = http.createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: 1000 }, (req, res) => {
-    if (!req.url?.startsWith(UPLOAD_PREFIX)) requestDeadline(req, res, config.requestTimeoutMs);
+    requestDeadline(req, res, config.requestTimeoutMs);
     return req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res);
   });
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, trustedProxyCheck(config.trustedProxies));

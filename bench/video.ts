@@ -31,7 +31,7 @@ console.log(`Video benchmark, ${new Date().toISOString()}: a ${SECONDS} s 1920x1
 await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=1920x1080:rate=30:duration=${SECONDS}`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${SECONDS}`, '-vf', `drawbox=x=${REGION.x}:y=${REGION.y}:w=${REGION.width}:h=${REGION.height}:color=white:t=fill`, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', clip]);
 
 // The peer: bare ffmpeg, the service's filter graph and encoder settings (activities/media/ffmpeg.ts).
-const source = { width: 1920, height: 1080, duration_seconds: SECONDS, frame_rate: 30, video_codec: 'h264', has_audio: true };
+const source = { width: 1920, height: 1080, duration_seconds: SECONDS, frame_rate: 30, video_codec: 'h264', has_audio: true, audio_codec: 'aac' };
 const { graph, output } = removalGraph([REGION], source);
 let began = performance.now();
 await run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', clip, '-filter_complex', graph, '-map', `[${output}]`, '-map', '0:a?', '-map_metadata', '0', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p', '-c:a', 'copy', '-movflags', '+faststart', path.join(dir, 'bare.mp4')]);

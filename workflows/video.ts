@@ -1,8 +1,9 @@
 // A video job: waits for the one upload, has the media pool inspect it (a readable MP4/MOV of at most
 // 2 hours, regions inside the frame, no C2PA manifest) and remove the regions, then waits for the one
 // download. The state is the job's status for the API (getVideoJobState); whatever the ending
-// (done and downloaded, failed, expired, cancelled), every blob of the job is deleted before it ends.
-import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+// (done and downloaded, failed, expired, cancelled), every blob of the job is deleted before it ends
+// (a terminated workflow runs no code: an operator who terminates one deletes `video/<job_id>/` too).
+import { ActivityCancellationType, ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media/index.ts';
 import { getVideoJobState, TASK_QUEUES, videoDownloaded, videoUploaded, type VideoJobInput, type VideoJobState } from '../lib/jobs/index.ts';
 
@@ -15,6 +16,8 @@ const { inspectVideo } = proxyActivities<MediaActivities>({
 });
 const { removeRegions } = proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
+  // A cancelled job waits for ffmpeg to stop before it deletes the blobs, so no result lands after.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   // Up to 2 hours of video; the heartbeat (every 5 s, and with ffmpeg's progress) finds a lost worker
   // within 15 s, and the retry runs on another one.
   startToCloseTimeout: '6 hours',
@@ -24,7 +27,8 @@ const { removeRegions } = proxyActivities<MediaActivities>({
 const { deleteJobBlobs, deleteUpload } = proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
   startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
+  // No limit on attempts: until the blob store answers again, so nothing is left behind.
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
 export async function videoJob(input: VideoJobInput): Promise<VideoJobState> {

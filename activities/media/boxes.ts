@@ -18,8 +18,11 @@ export class MalformedBoxError extends Error {
   override name = 'MalformedBoxError';
 }
 
-/** At most this many boxes are read: a real file has a handful at the top and a few dozen in moov. */
-const MAX_BOXES = 10_000;
+/**
+ * At most this many boxes are read: a plain file has a handful at the top and a few dozen in moov; a
+ * fragmented one two per fragment (a 2-hour file of 1 s fragments: 14,400).
+ */
+const MAX_BOXES = 200_000;
 
 export async function scanBoxes(file: FileHandle, fileSize: number): Promise<BoxScan> {
   const scan: BoxScan = { c2pa: null, first: null };

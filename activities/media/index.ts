@@ -2,6 +2,7 @@
 // blob store to a folder of its own (ffprobe and ffmpeg need a seekable file), so any media worker can
 // take any step, and a retry after a lost worker starts clean.
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import fs from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -12,7 +13,7 @@ import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { videoBlobPrefix, videoProgressKey, videoResultKey, videoUploadKey, type Region, type VideoSource } from '../../lib/jobs/video.ts';
 import { MalformedBoxError, scanBoxes } from './boxes.ts';
-import { probe, regionProblem, removeWithFfmpeg } from './ffmpeg.ts';
+import { FfmpegFailure, probe, regionProblem, removeWithFfmpeg } from './ffmpeg.ts';
 
 /** The contract's limit on the length of a video: 2 hours. */
 export const MAX_VIDEO_SECONDS = 2 * 3600;
@@ -24,8 +25,8 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
   async function inWorkFolder<T>(jobId: string, work: (dir: string, progress: { percent: number }) => Promise<T>): Promise<T> {
     const ctx = Context.current();
     const progress = { percent: 0 };
-    const beat = setInterval(() => ctx.heartbeat(progress.percent), HEARTBEAT_MS);
     const dir = await mkdtemp(path.join(os.tmpdir(), `netops-video-${jobId}-`));
+    const beat = setInterval(() => ctx.heartbeat(progress.percent), HEARTBEAT_MS);
     try {
       return await work(dir, progress);
     } finally {
@@ -88,7 +89,14 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
           ctx.heartbeat(percent);
           deps.kv.set(videoProgressKey(jobId), String(percent), 24 * 3600).catch(() => {}); // the status shows the last one that landed
         };
-        await removeWithFfmpeg(file, output, regions, source, report, ctx.cancellationSignal);
+        try {
+          await removeWithFfmpeg(file, output, regions, source, report, ctx.cancellationSignal);
+        } catch (err) {
+          // ffmpeg's own failure repeats on any worker: the job fails with it at once.
+          if (err instanceof FfmpegFailure) throw ApplicationFailure.nonRetryable(err.message, 'FfmpegFailure');
+          throw err;
+        }
+        ctx.cancellationSignal.throwIfAborted(); // a cancelled job stores no result
         const stored = await deps.blobs.put(videoResultKey(jobId), fs.createReadStream(output), { contentType: 'video/mp4' });
         return { bytes: stored.size };
       });

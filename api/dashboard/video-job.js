@@ -1,5 +1,5 @@
 // The page of a video job: uploads the chosen file to the job's one-time link with a progress bar,
-// then follows the job's status every second until it is done (a download link), failed or expired.
+// then follows the job's status every 2 s until it is done (a download link), failed or expired.
 (() => {
   const statusEl = document.getElementById('video-status');
   const bar = document.getElementById('video-progress');
@@ -13,7 +13,7 @@
     bar.value = s.progress;
     if (s.download_url) {
       const a = document.createElement('a');
-      a.href = s.download_url;
+      a.href = new URL(s.download_url).pathname; // this origin: the page's CSP allows only 'self'
       a.download = '';
       a.textContent = 'Download the result';
       download.replaceChildren(a, ` (once, before ${s.download_expires_at.replace('T', ' ').slice(0, 16)} UTC)`);
@@ -26,7 +26,7 @@
       const s = await res.json();
       show(s);
       if (!['queued', 'processing'].includes(s.status)) return;
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, 2000));
     }
   };
   if (form) {
@@ -38,7 +38,12 @@
         if (e.lengthComputable) statusEl.textContent = `Uploading: ${Math.floor((e.loaded / e.total) * 100)}%`;
       });
       request.addEventListener('load', () => {
-        const answer = JSON.parse(request.responseText || '{}');
+        let answer = {};
+        try {
+          answer = JSON.parse(request.responseText || '{}');
+        } catch {
+          // a proxy's own error page: the status says enough
+        }
         if (request.status !== 202) {
           statusEl.textContent = `Upload refused: ${answer.message ?? request.status}`;
           return;

@@ -55,25 +55,28 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
         <progress id="video-progress" max="100" value="${job.progress}">${job.progress}%</progress>
         ${
           job.upload_url
-            ? html`<form id="video-upload" method="post" action="${job.upload_url}" enctype="multipart/form-data">
+            ? html`<form id="video-upload" method="post" action="${pathOf(job.upload_url)}" enctype="multipart/form-data">
                 <p><label for="video">Your video (MP4 or MOV, at most ${Math.floor(video.maxUploadBytes / 1024 / 1024)} MiB and 2 hours), before ${when(job.upload_expires_at)}</label>
                 <input id="video" name="video" type="file" accept="video/mp4,video/quicktime,.mp4,.mov" required></p>
                 <button type="submit">Upload</button></form>`
             : ''
         }
-        <p id="video-download">${job.download_url ? html`<a href="${job.download_url}" download>Download the result</a> (once, before ${when(job.download_expires_at)})` : job.downloaded ? 'The result was downloaded.' : ''}</p>
+        <p id="video-download">${job.download_url ? html`<a href="${pathOf(job.download_url)}" download>Download the result</a> (once, before ${when(job.download_expires_at)})` : job.downloaded ? 'The result was downloaded.' : ''}</p>
         <script src="/dashboard/assets/video-job.js"></script>`,
     );
   });
 
-  // What the page polls while the job runs (the status answer, as REST gives it).
+  // What the page polls every 2 s while the job runs (the status answer, as REST gives it). Like a page
+  // view it is not counted against the plan: a two-hour job would otherwise spend the day's requests.
   page.get('/videos/:job_id/status', async (ctx, account) => {
-    await page.spend(account);
     ctx.body = await video.status(ctx.params.job_id!, account.id);
   });
 
   page.script('video-job.js');
 }
+
+/** A link of this service as a path, so the page's own origin serves it (its CSP allows only 'self'). */
+const pathOf = (url: string) => new URL(url).pathname;
 
 /** The regions of the form's lines: "x, y, width, height[, from, to]". */
 function regionsOfLines(text: string): unknown[] {

@@ -18,7 +18,7 @@ const regionShape = z.object({
 });
 
 /** A job as the tools answer it: the REST answer's fields, without `success`. */
-const { success: _success, ...jobShape } = videoJobAnswer.shape;
+const { success: _success, downloaded: _d, source: _s, upload_bytes: _u, result_bytes: _r, max_upload_bytes: _m, message: _msg, ...jobShape } = videoJobAnswer.shape;
 
 export function registerVideoTools(server: McpServer, run: Run, video: VideoService, userId: number): void {
   server.registerTool(

@@ -46,16 +46,25 @@ export const videoJobBody = z.object({
 });
 export type VideoJobBody = z.output<typeof videoJobBody>;
 
+const source = z.object({ width: z.number(), height: z.number(), duration_seconds: z.number(), frame_rate: z.number(), video_codec: z.string(), has_audio: z.boolean(), audio_codec: z.string().nullable() });
+
+/** A job as every door answers it (the start adds `max_upload_bytes` and `message`). */
 export const videoJobAnswer = z.object({
   success: z.literal(true),
   job_id: z.string(),
   status: z.enum(VIDEO_STATUSES),
-  progress: z.number().optional(),
-  upload_url: z.string().nullable().optional(),
+  progress: z.number().optional().describe('Percent processed (from ffmpeg), 100 once done'),
+  upload_url: z.string().nullable().optional().describe('The one-time upload link while the job awaits its upload'),
   upload_expires_at: z.string().nullable().optional(),
-  download_url: z.string().nullable().optional(),
+  download_url: z.string().nullable().optional().describe('The single-use download link once done'),
   download_expires_at: z.string().nullable().optional(),
-  reason: z.string().nullable().optional(),
+  reason: z.string().nullable().optional().describe('Why the job failed or expired'),
+  downloaded: z.boolean().optional(),
+  source: source.nullable().optional().describe('What ffprobe read of the upload'),
+  upload_bytes: z.number().nullable().optional(),
+  result_bytes: z.number().nullable().optional(),
+  max_upload_bytes: z.number().optional(),
+  message: z.string().optional(),
 });
 
 export const videoOperations = {

@@ -11,7 +11,7 @@ import type { Database } from '../../db/schema.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import type { BlobStore, ByteRange } from '../../lib/blob/index.ts';
 import type { Config } from '../../lib/config.ts';
-import { GoneError, InvalidInputError, NotFoundError, ProvenanceMarkError, UnsupportedMediaTypeError } from '../../lib/errors.ts';
+import { AppError, GoneError, InvalidInputError, NotFoundError, ProvenanceMarkError, UnsupportedMediaTypeError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { findOwnedJob, newJobId, readJobState, startJob, workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
@@ -36,9 +36,10 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
 
   /** The job a link names, when its HMAC is right; NotFound for anything else (nothing is told apart). */
   async function jobOfLink(purpose: Purpose, token: string): Promise<string> {
-    const [jobId = '', given = ''] = token.split('.');
+    const [jobId = '', givenText = ''] = token.split('.');
+    const given = Buffer.from(givenText);
     const expected = PUBLIC_ID_PATTERN.test(jobId) ? Buffer.from(await mac(purpose, jobId)) : null;
-    if (!expected || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), expected)) throw new NotFoundError(`No such ${purpose} link`);
+    if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) throw new NotFoundError(`No such ${purpose} link`);
     return jobId;
   }
 
@@ -121,12 +122,12 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
      * Takes the upload link for one upload: the job must still wait for one, and no other upload may
      * have begun. Returns the job and the time the upload must be complete by.
      */
-    async beginUpload(token: string): Promise<{ jobId: string; deadline: number }> {
+    async beginUpload(token: string, marginMs = 0): Promise<{ jobId: string; deadline: number }> {
       const jobId = await jobOfLink('upload', token);
       const state = await stateOf(handleOf(jobId));
       if (!state) throw new NotFoundError('No such upload link');
       if (state.status !== 'awaiting_upload') throw new GoneError(`This upload link is no longer usable: the job is ${state.status}${state.reason ? ` (${state.reason})` : ''}`);
-      if (Date.now() >= state.uploadExpiresAt) throw new GoneError('This upload link has expired');
+      if (Date.now() >= state.uploadExpiresAt - marginMs) throw new GoneError('This upload link has expired');
       if (!(await kv.setIfAbsent(`video:upload-used:${jobId}`, '1', USED_MARK_SECONDS))) throw new GoneError('This upload link was already used: it takes one upload');
       return { jobId, deadline: state.uploadExpiresAt };
     },
@@ -138,8 +139,13 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
      */
     async storeUpload(jobId: string, file: Readable): Promise<{ bytes: number }> {
       const key = videoUploadKey(jobId);
+      const checked = ftypSignature();
+      // An error of the file stream (the request cut off) ends the checked stream too, so the store
+      // stops and cleans up; errors after the store is done (the rest of a refused upload) are dropped.
+      file.on('error', (err) => checked.destroy(err));
+      checked.on('error', () => {}); // the store's promise reports it
       try {
-        const stored = await blobs.put(key, file.pipe(ftypSignature()), { maxBytes: config.video.maxBytes, contentType: 'video/mp4' });
+        const stored = await blobs.put(key, file.pipe(checked), { maxBytes: config.video.maxBytes, contentType: 'video/mp4' });
         await handleOf(jobId).signal(videoUploaded, { bytes: stored.size });
         return { bytes: stored.size };
       } catch (err) {
@@ -156,22 +162,42 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
     },
 
     /**
-     * The result, once: the link must be the job's, the job done and its result not yet taken. `done()`
-     * after the response was sent tells the workflow, which deletes the result and ends the job.
+     * The result, once: the link must be the job's, the job done and its result not yet taken. A HEAD
+     * describes it without using it up. While a GET streams, the link is held (a second GET is 410);
+     * `settle(true)` after a response that went through the last byte tells the workflow, which
+     * deletes the result and ends the job; otherwise the link is freed to resume (with a Range).
      */
-    async download(token: string, range?: ByteRange) {
+    async download(token: string, options: { head?: boolean; range?: ByteRange } = {}) {
       const jobId = await jobOfLink('download', token);
       const state = await stateOf(handleOf(jobId));
       if (!state) throw new NotFoundError('No such download link');
       if (state.status !== 'done' || state.downloaded) throw new GoneError(`This download link is no longer usable: the job is ${state.downloaded ? 'done and its result was downloaded' : state.status}`);
       if (state.downloadExpiresAt !== null && Date.now() >= state.downloadExpiresAt) throw new GoneError('This download link has expired');
-      if (!(await kv.setIfAbsent(`video:downloaded:${jobId}`, '1', USED_MARK_SECONDS))) throw new GoneError('This download link was already used: it gives one download');
       const info = await blobs.stat(videoResultKey(jobId));
-      // A range past the end is ignored (the whole file is sent), as HTTP allows.
-      const wanted = range && range.start < (info?.size ?? 0) ? { start: range.start, end: Math.min(range.end ?? Infinity, info!.size - 1) } : undefined;
-      const got = info && (await blobs.get(videoResultKey(jobId), wanted));
-      if (!got) throw new GoneError('The result is no longer stored');
-      return { ...got, range: wanted, jobId, done: () => handleOf(jobId).signal(videoDownloaded) };
+      if (!info) throw new GoneError('The result is no longer stored');
+      const { range } = options;
+      if (range && (range.start >= info.size || (range.end !== undefined && range.end < range.start))) {
+        throw new AppError('range_not_satisfiable', `Range bytes=${range.start}-${range.end ?? ''} is outside the result's ${info.size} bytes`, { 'Content-Range': `bytes */${info.size}` });
+      }
+      const wanted = range ? { start: range.start, end: Math.min(range.end ?? Infinity, info.size - 1) } : undefined;
+      const base = { jobId, size: info.size, range: wanted };
+      if (options.head) return { ...base, stream: null, settle: async () => {} };
+      const mark = `video:downloading:${jobId}`;
+      if (!(await kv.setIfAbsent(mark, '1', 6 * 3600))) throw new GoneError('This download link is in use by another download: it gives one download');
+      const got = await blobs.get(videoResultKey(jobId), wanted);
+      if (!got) {
+        await kv.delete(mark);
+        throw new GoneError('The result is no longer stored');
+      }
+      const throughLastByte = !wanted || wanted.end === info.size - 1;
+      return {
+        ...base,
+        stream: got.stream,
+        settle: async (finished: boolean) => {
+          if (finished && throughLastByte) await handleOf(jobId).signal(videoDownloaded);
+          else await kv.delete(mark);
+        },
+      };
     },
   };
 }

@@ -45,8 +45,11 @@ export class S3BlobStore implements BlobStore {
       throw new BlobTooLargeError(options.maxBytes);
     }
     const limited = Buffer.isBuffer(body) || options.maxBytes === undefined ? undefined : limitBytes(body, options.maxBytes);
+    const sent = limited?.stream ?? body;
     try {
-      await this.#client.putObject(this.#bucket, key, limited?.stream ?? body, undefined, meta);
+      // The client does not listen for the body's errors: a body that fails (a cut-off upload) rejects here.
+      const failed = Buffer.isBuffer(sent) ? null : new Promise<never>((_, reject) => sent.once('error', reject));
+      await Promise.race([this.#client.putObject(this.#bucket, key, sent, undefined, meta), ...(failed ? [failed] : [])]);
     } catch (err) {
       await this.#client.removeIncompleteUpload(this.#bucket, key).catch(() => {});
       throw err;

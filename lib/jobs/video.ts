@@ -40,6 +40,8 @@ export interface VideoSource {
   frame_rate: number;
   video_codec: string;
   has_audio: boolean;
+  /** The first audio stream's codec, or null. */
+  audio_codec: string | null;
 }
 
 export interface VideoJobState {

@@ -61,6 +61,16 @@ describe.each(stores)('blob store contract (%s)', (_kind, make) => {
     expect(await store.list(prefix)).not.toContain(`${prefix}/over`);
   });
 
+  it('rejects a put whose body fails midway (a cut-off upload), with or without a limit, keeping nothing', async () => {
+    for (const [name, options] of [['failing', {}], ['failing-limited', { maxBytes: 10_000 }]] as const) {
+      const body = new Readable({ read() {} });
+      body.push(Buffer.alloc(2000, 1));
+      setTimeout(() => body.destroy(new Error('the client went away')), 20);
+      await expect(store.put(`${prefix}/${name}`, body, options)).rejects.toThrow(/the client went away/);
+      expect(await store.stat(`${prefix}/${name}`)).toBeNull();
+    }
+  });
+
   it('answers null for a missing key, and deleting it is not an error', async () => {
     expect(await store.get(`${prefix}/missing`)).toBeNull();
     expect(await store.stat(`${prefix}/missing`)).toBeNull();

@@ -87,10 +87,20 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expect(done.download_url).toMatch(new RegExp(`^${target.baseUrl}/downloads/${id}\\.`));
     expect(await stored(id)).toEqual([`video/${id}/result.mp4`]); // the upload is gone once processed
 
-    const got = await fetch(done.download_url);
-    expect(got.status).toBe(200);
-    expect(got.headers.get('content-type')).toBe('video/mp4');
-    const result = Buffer.from(await got.arrayBuffer());
+    // A HEAD describes the result without using the link; a bad range is 416 and uses nothing either.
+    const head = await fetch(done.download_url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const size = Number(head.headers.get('content-length'));
+    expect(size).toBeGreaterThan(1000);
+    expect((await fetch(done.download_url, { headers: { range: 'bytes=5-3' } })).status).toBe(416);
+    // The first part, then the rest (an interrupted download resumed): together, the one download.
+    const first = await fetch(done.download_url, { headers: { range: 'bytes=0-99' } });
+    expect(first.status).toBe(206);
+    expect(first.headers.get('content-range')).toBe(`bytes 0-99/${size}`);
+    const rest = await fetch(done.download_url, { headers: { range: 'bytes=100-' } });
+    expect(rest.status).toBe(206);
+    const result = Buffer.concat([Buffer.from(await first.arrayBuffer()), Buffer.from(await rest.arrayBuffer())]);
+    expect(result.length).toBe(size);
     expect((await fetch(done.download_url)).status).toBe(410); // single use
 
     // The box moved towards the grey around it; elsewhere is as it was.
@@ -145,6 +155,12 @@ describe.each(targets())('video jobs ($name)', (target) => {
     if (oversize instanceof Response) expect(oversize.status).toBe(413); // else the server closed the connection mid-stream
     expect(await stored(id)).toEqual([]);
     expect((await status(id)).body.status).toBe('awaiting_upload');
+    // A form cut off before its end is refused as invalid input (the API stays up), keeping nothing.
+    const boundary = 'cut-off-form';
+    const cut = await fetch(url, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`), clip.subarray(0, 2000)]) });
+    expect(cut.status).toBe(400);
+    expect((await cut.json()).message).toMatch(/^video: /);
+    expect(await stored(id)).toEqual([]);
     expect((await upload(url, clip)).status).toBe(202); // the refused tries did not use the link up
   });
 
