@@ -5,6 +5,7 @@ import { analyzeCache, analyzePerformance } from './cache-performance.ts';
 import { detectCdnWaf } from './cdn-waf.ts';
 import { analyzeCookies } from './cookies.ts';
 import { grade, percent } from './grades.ts';
+import type { ObservatoryInput } from './observatory/index.ts';
 import { analyzeSecurity } from './security.ts';
 
 export interface HeaderAnalysisInput {
@@ -13,6 +14,8 @@ export interface HeaderAnalysisInput {
   setCookies: readonly string[];
   https: boolean;
   httpVersion: number;
+  /** What the Observatory's method looks at beyond the headers (the page, the HTTP session, a preflight). */
+  site: Pick<ObservatoryInput, 'certValid' | 'html' | 'url' | 'httpChain' | 'preflight'>;
 }
 
 /** Share of each section in overall_score, in percent of its own points. */
@@ -21,7 +24,12 @@ export const OVERALL_WEIGHTS = { security: 60, ssl: 15, cache: 10, performance: 
 export function analyzeHeaders(input: HeaderAnalysisInput) {
   const cookies = analyzeCookies(input.setCookies, input.https);
   return {
-    security: analyzeSecurity({ headers: input.headers, https: input.https, cookies: cookies.cookies }),
+    security: analyzeSecurity({
+      headers: input.headers,
+      https: input.https,
+      cookies: cookies.cookies,
+      observatory: { ...input.site, https: input.https, headers: input.headers, cspHeaders: input.headers['content-security-policy'] ? [input.headers['content-security-policy']] : [], setCookies: input.setCookies },
+    }),
     cache: analyzeCache(input.headers),
     performance: analyzePerformance(input.headers, input.httpVersion),
     cdn_waf: detectCdnWaf(input.headers, cookies.cookies.map((c) => c.name)),

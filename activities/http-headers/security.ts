@@ -1,8 +1,6 @@
-// Security header checks. The table is the scoring: each check's category and maximum points are
-// written here once; a check scores from 0 to its maximum. Weights follow the penalties of Mozilla's
-// HTTP Observatory in their order (CSP 25, HSTS 20, framing 20 split with CORS, nosniff 5, ...).
-import { cspWeaknesses, parsePolicies, restrictsFraming } from './csp.ts';
-import { grade, percent } from './grades.ts';
+// analysis.security: the grade of MDN's HTTP Observatory method (observatory/), as checks in the
+// contract's shape, and our own checks beyond it, which weigh nothing in the grade.
+import { runObservatory, type ObservatoryInput } from './observatory/index.ts';
 import type { CookieReport } from './cookies.ts';
 
 export type Category = 'critical' | 'high' | 'medium' | 'low';
@@ -19,12 +17,16 @@ export interface Check {
   value?: string;
   recommendation?: string;
   risk?: string;
+  /** The Observatory test and result this check is (null for our own checks, which weigh nothing). */
+  observatory_test: string | null;
+  observatory_result: string | null;
 }
 
 export interface SecurityInput {
   headers: Readonly<Record<string, string>>;
   https: boolean;
   cookies: readonly CookieReport[];
+  observatory: ObservatoryInput;
 }
 
 type Outcome = { score: number; details?: string[]; recommendation?: string; risk?: string };
@@ -39,82 +41,9 @@ interface Rule {
   evaluate: (value: string | undefined, input: SecurityInput) => Outcome;
 }
 
-const HSTS_MIN_AGE = 15_552_000; // 180 days, the Observatory's floor
-const GOOD_REFERRER = ['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin'];
 
+/** Our checks beyond the Observatory's tests: shown with their advice, weighing nothing in the grade. */
 export const RULES: Rule[] = [
-  {
-    name: 'Content-Security-Policy', header: 'content-security-policy', category: 'critical', max: 25,
-    description: 'Limits where scripts, styles and other resources may come from; the main defence against XSS.',
-    evaluate(value) {
-      if (!value) return { score: 0, recommendation: "Set a policy, starting from default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'", risk: 'Injected scripts run with full access to the page.' };
-      const problems = cspWeaknesses(parsePolicies(value));
-      const serious = problems.filter((p) => /unsafe-inline|unsafe-eval|any host|no script-src/.test(p)).length;
-      const score = Math.max(0, 25 - serious * 10 - (problems.length - serious) * 2);
-      return { score, details: problems.length ? problems : ['policy restricts scripts, objects, base URI and framing'], ...(problems.length ? { recommendation: 'Tighten the policy: ' + problems.join('; ') } : {}) };
-    },
-  },
-  {
-    name: 'Strict-Transport-Security', header: 'strict-transport-security', category: 'critical', max: 20,
-    description: 'Makes browsers use HTTPS for this host on every later visit.',
-    evaluate(value, { https }) {
-      if (!https) return { score: 0, details: ['served over plain HTTP: HSTS cannot apply'], recommendation: 'Serve the site over HTTPS, redirect HTTP to it, then set Strict-Transport-Security', risk: 'Traffic can be read and changed on the way.' };
-      if (!value) return { score: 0, recommendation: `Strict-Transport-Security: max-age=${31_536_000}; includeSubDomains`, risk: 'A first visit over HTTP can be downgraded (SSL stripping).' };
-      const maxAge = Number(/max-age\s*=\s*"?(\d+)/i.exec(value)?.[1] ?? 0);
-      const details = [`max-age ${maxAge} s`];
-      if (maxAge === 0) return { score: 0, details: [...details, 'max-age=0 tells browsers to forget HSTS'], recommendation: 'Strict-Transport-Security: max-age=31536000; includeSubDomains', risk: 'A first visit over HTTP can be downgraded (SSL stripping).' };
-      if (/includesubdomains/i.test(value)) details.push('includeSubDomains');
-      if (/preload/i.test(value)) details.push('preload');
-      if (maxAge < HSTS_MIN_AGE) return { score: 8, details: [...details, `max-age below ${HSTS_MIN_AGE} s (180 days)`], recommendation: 'Raise max-age to at least 15552000 (a year: 31536000)' };
-      return { score: 20, details };
-    },
-  },
-  {
-    name: 'X-Frame-Options', header: 'x-frame-options', category: 'high', max: 10,
-    description: 'Stops other sites from framing the page (clickjacking); CSP frame-ancestors supersedes it.',
-    evaluate(value, { headers }) {
-      if (restrictsFraming(headers['content-security-policy'])) return { score: 10, details: ['CSP frame-ancestors restricts framing'] };
-      if (value && /^(deny|sameorigin)$/i.test(value.trim())) return { score: 10 };
-      return { score: 0, recommendation: "X-Frame-Options: DENY (or CSP frame-ancestors 'self')", risk: 'The page can be framed and clicks hijacked.' };
-    },
-  },
-  {
-    name: 'X-Content-Type-Options', header: 'x-content-type-options', category: 'high', max: 10,
-    description: 'Stops browsers from guessing content types (MIME sniffing).',
-    evaluate: (value) => (value?.trim().toLowerCase() === 'nosniff' ? { score: 10 } : { score: 0, recommendation: 'X-Content-Type-Options: nosniff', risk: 'Uploaded or reflected content may be run as script.' }),
-  },
-  {
-    name: 'Access-Control-Allow-Origin', header: 'access-control-allow-origin', category: 'high', max: 10,
-    description: 'CORS: which other origins may read responses.',
-    evaluate(value, { headers }) {
-      if (!value) return { score: 10, details: ['no CORS: other origins cannot read responses'] };
-      const credentials = headers['access-control-allow-credentials']?.trim().toLowerCase() === 'true';
-      if (value.trim() === '*' && credentials) return { score: 0, details: ['wildcard origin with credentials'], recommendation: 'Never combine Access-Control-Allow-Origin: * with credentials; list trusted origins', risk: 'Any site may read authenticated responses.' };
-      if (value.trim() === '*') return { score: 7, details: ['any origin may read responses (fine for public data only)'] };
-      return { score: 10, details: [`allowed origin: ${value}`] };
-    },
-  },
-  {
-    name: 'Set-Cookie', category: 'high', max: 10,
-    description: 'Cookies carry Secure, HttpOnly and SameSite.',
-    evaluate(_value, { cookies }) {
-      if (cookies.length === 0) return { score: 10, details: ['no cookies set'] };
-      const weakest = Math.min(...cookies.map((c) => c.score));
-      const issues = cookies.flatMap((c) => c.issues.map((i) => `${c.name}: ${i}`));
-      return { score: weakest, details: issues.length ? issues : ['every cookie is Secure, HttpOnly and SameSite'], ...(issues.length ? { recommendation: 'Set Secure; HttpOnly; SameSite=Lax on every cookie', risk: 'Session cookies can be stolen or sent cross-site.' } : {}) };
-    },
-  },
-  {
-    name: 'Referrer-Policy', header: 'referrer-policy', category: 'medium', max: 5,
-    description: 'How much of the URL is sent to other sites as Referer.',
-    evaluate(value) {
-      // Several comma-separated values: the last one the browser knows applies.
-      const effective = value?.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean).pop();
-      if (effective && GOOD_REFERRER.includes(effective)) return { score: 5 };
-      if (effective === 'unsafe-url' || effective === 'no-referrer-when-downgrade') return { score: 0, details: [`${effective} leaks full URLs`], recommendation: 'Referrer-Policy: strict-origin-when-cross-origin' };
-      return { score: value ? 2 : 3, details: [value ? `unrecognised value ${value}` : 'browser default (strict-origin-when-cross-origin) applies'], recommendation: 'Referrer-Policy: strict-origin-when-cross-origin' };
-    },
-  },
   {
     name: 'Permissions-Policy', header: 'permissions-policy', category: 'medium', max: 5,
     description: 'Which browser features (camera, geolocation, ...) the page and its frames may use.',
@@ -160,29 +89,84 @@ export const RULES: Rule[] = [
   },
 ];
 
+/** The Observatory's tests by how much their worst result costs (CSP -25, cookies -40, CORS and SRI -50, ...). */
+const CATEGORY: Record<string, Category> = {
+  'content-security-policy': 'critical',
+  cookies: 'critical',
+  'cross-origin-resource-sharing': 'critical',
+  'strict-transport-security': 'critical',
+  'subresource-integrity': 'high',
+  redirection: 'high',
+  'x-frame-options': 'high',
+  'x-content-type-options': 'medium',
+  'referrer-policy': 'low',
+  'cross-origin-resource-policy': 'low',
+};
+
+const HEADER_OF: Record<string, string> = {
+  'content-security-policy': 'content-security-policy',
+  'cross-origin-resource-sharing': 'access-control-allow-origin',
+  'referrer-policy': 'referrer-policy',
+  'strict-transport-security': 'strict-transport-security',
+  'x-content-type-options': 'x-content-type-options',
+  'x-frame-options': 'x-frame-options',
+  'cross-origin-resource-policy': 'cross-origin-resource-policy',
+};
+
+/**
+ * analysis.security: the Observatory's ten tests and score (`score` is its score, 0 to 145; `max_score`
+ * 100, its baseline, which bonuses may pass; `percentage` the score capped at 100; `grade` by MDN's
+ * chart), then our own checks with no weight (`max_score` 0).
+ */
 export function analyzeSecurity(input: SecurityInput) {
-  const checks: Check[] = RULES.map((rule) => {
+  const observatory = runObservatory(input.observatory);
+  const tested: Check[] = observatory.tests.map((t) => {
+    const header = HEADER_OF[t.test];
+    const value = header ? input.headers[header] : undefined;
+    return {
+      name: t.name,
+      category: CATEGORY[t.test] ?? 'medium',
+      max_score: t.best,
+      score: t.modifier,
+      present: header ? value !== undefined : t.test === 'cookies' ? input.cookies.length > 0 : true,
+      passed: t.pass,
+      description: t.description,
+      details: t.details,
+      ...(value !== undefined ? { value } : {}),
+      ...(t.recommendation && (!t.pass || t.modifier < t.best) ? { recommendation: t.recommendation } : {}),
+      observatory_test: t.test,
+      observatory_result: t.result,
+    };
+  });
+  const extra: Check[] = RULES.map((rule) => {
     const value = rule.header ? input.headers[rule.header] : undefined;
     const outcome = rule.evaluate(value, input);
-    const present = rule.header ? value !== undefined : input.cookies.length > 0;
     return {
       name: rule.name,
       category: rule.category,
-      max_score: rule.max,
-      score: outcome.score,
-      present,
+      max_score: 0,
+      score: 0,
+      present: value !== undefined,
       passed: outcome.score === rule.max,
-      description: rule.description,
+      description: `${rule.description} (not in the Observatory's grade: no weight)`,
       details: outcome.details ?? [],
       ...(value !== undefined ? { value } : {}),
       ...(outcome.recommendation ? { recommendation: outcome.recommendation } : {}),
       ...(outcome.risk ? { risk: outcome.risk } : {}),
+      observatory_test: null,
+      observatory_result: null,
     };
   });
-  const score = checks.reduce((s, c) => s + c.score, 0);
-  const max = checks.reduce((s, c) => s + c.max_score, 0);
-  const percentage = percent(score, max);
+  const checks = [...tested, ...extra];
   const summary = { critical: 0, high: 0, medium: 0, low: 0 };
-  for (const c of checks) if (!c.passed) summary[c.category] += 1;
-  return { score, max_score: max, percentage, grade: grade(percentage), summary, checks };
+  for (const c of tested) if (!c.passed) summary[c.category] += 1;
+  return {
+    score: observatory.score,
+    max_score: 100,
+    percentage: Math.min(100, observatory.score),
+    grade: observatory.grade,
+    summary,
+    checks,
+    observatory: { algorithm_version: 5, tests_passed: observatory.tests_passed, tests_failed: observatory.tests_failed, tests_quantity: observatory.tests_quantity },
+  };
 }

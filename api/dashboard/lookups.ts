@@ -75,6 +75,7 @@ function facts(rows: Array<[string, unknown]>): Html {
   return html`<table class="facts"><tbody>${known.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${Array.isArray(v) ? v.join(', ') : String(v)}</td></tr>`)}</tbody></table>`;
 }
 
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 const yesNo = (v: boolean | null) => (v === null ? 'unknown' : v ? 'yes' : 'no');
 
 /** A grade as a coloured badge: A green, B and C amber, D and below red. */
@@ -98,11 +99,16 @@ function headerAnswer(r: HeaderReport): Html {
   const { security, ssl_tls: tls, cookies, cache } = r.analysis;
   const failing = security.checks.filter((c) => !c.passed);
   return html`<h2>Headers of <code>${r.effective_url}</code></h2>
-    <p class="verdict">${gradeBadge(security.grade, 'Security grade')} <span>Security ${security.percentage}% (${security.score} of ${security.max_score} points); overall ${r.overall_score.grade} (${r.overall_score.percentage}%). HTTP ${r.http_code}, HTTP/${r.http_version}, ${r.network.redirect_count} redirect(s), from ${r.network.primary_ip}.</span></p>
+    <p class="verdict">${gradeBadge(security.grade, 'Security grade')} <span>Security score ${security.score} by the method of MDN's HTTP Observatory (100 is the baseline, bonuses go above; ${security.observatory.tests_passed} of ${security.observatory.tests_quantity} tests passed); overall ${r.overall_score.grade} (${r.overall_score.percentage}%). HTTP ${r.http_code}, HTTP/${r.http_version}, ${r.network.redirect_count} redirect(s), from ${r.network.primary_ip}.</span></p>
     <p>${failing.length === 0 ? 'Every check passed.' : `${failing.length} of ${security.checks.length} checks failed; each says what to change.`}</p>
     ${dataTable(
       ['Check', 'Result', 'Points', 'What to do'],
-      security.checks.map((c) => [c.name, html`${c.passed ? 'passed' : 'failed'}${c.value ? html`<br><code>${c.value}</code>` : ''}`, `${c.score} / ${c.max_score}`, c.passed ? c.description : (c.recommendation ?? c.description)]),
+      security.checks.map((c) => [
+        html`${c.name}${c.observatory_result ? html`<br><small><code>${c.observatory_result}</code></small>` : ''}`,
+        html`${c.passed ? 'passed' : 'failed'}${c.value ? html`<br><code>${c.value}</code>` : ''}`,
+        c.observatory_test ? `${signed(c.score)} (best ${signed(c.max_score)})` : 'no weight',
+        c.passed ? c.description : (c.recommendation ?? c.description),
+      ]),
       { id: 'header-checks', rowClass: (i) => (security.checks[i]!.passed ? 'passed' : 'failed') },
     )}
     <h3>Time of each phase</h3>${phaseBar(r.timings, r.response_time)}

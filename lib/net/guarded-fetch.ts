@@ -9,7 +9,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { AppError, UpstreamError } from '../errors.ts';
 import { reachFailure } from './reach-failure.ts';
 import { createAddressPolicy } from './address-policy.ts';
@@ -28,6 +28,8 @@ export interface GuardedFetchOptions {
   onOversize?: 'error' | 'truncate';
   /** Report an untrusted certificate (in `tls`) instead of refusing the connection. */
   allowInvalidCertificates?: boolean;
+  /** Certificates of authorities trusted besides the system's. */
+  ca?: string[];
   /** Resolves a name to all its addresses; dns.lookup by default. */
   resolve?: Resolve;
   /**
@@ -73,6 +75,8 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   const timeoutMs = options.timeoutMs ?? GUARD_DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? GUARD_DEFAULTS.maxBytes;
   const lookup = guardedLookup(policy, options.resolve);
+  // Extra authorities are added to the system's, not put in their place.
+  const ca = options.ca?.length ? [...tls.rootCertificates, ...options.ca] : undefined;
 
   const guardedFetch = async (url: string, init: GuardedRequest = {}): Promise<GuardedResponse> => {
     const signal = AbortSignal.timeout(timeoutMs);
@@ -84,7 +88,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     for (;;) {
       chain.push(current.href);
       const field = chain.length === 1 ? options.field : undefined;
-      const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates, field }, timeoutMs);
+      const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates, ca, field }, timeoutMs);
       const { res } = hop;
       const location = res.headers.location;
       if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string') {
@@ -153,6 +157,8 @@ interface SendOptions {
   signal: AbortSignal;
   lookup: LookupFunction;
   rejectUnauthorized: boolean;
+  /** The system's authorities plus these (undefined: the system's alone). */
+  ca?: string[];
   /** The request field that named this URL (the first hop's, when the caller's input is named). */
   field?: string;
 }
@@ -168,6 +174,7 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
       lookup: o.lookup,
       signal: o.signal,
       rejectUnauthorized: o.rejectUnauthorized,
+      ...(o.ca ? { ca: o.ca } : {}),
       ...(isIP(host) ? {} : { servername: host }),
     });
     const phases = watchPhases(request, started);

@@ -275,15 +275,16 @@ describe('dashboard in a browser', () => {
 
   it('works at 375 px wide without sideways scrolling, tables reflowing without broken words', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    /** Words of table cells (not URLs or long tokens, which may wrap) that the layout split over two lines. */
+    /** Words of table cells that the layout split over two lines (a break at a space, hyphen or slash is no split). */
     const brokenWords = () =>
       page.evaluate(() => {
         const broken: string[] = [];
         for (const cell of document.querySelectorAll('td, th')) {
           const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
           for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-            for (const m of node.data.matchAll(/\S+/g)) {
-              if (m[0].includes('/') || m[0].length > 24) continue;
+            // Pieces between spaces, hyphens and slashes, where a line may break; long tokens (ids, hashes) may wrap anywhere.
+            for (const m of node.data.matchAll(/[^\s\-/]+/g)) {
+              if (m[0].length > 24) continue;
               const range = document.createRange();
               range.setStart(node, m.index!);
               range.setEnd(node, m.index! + m[0].length);

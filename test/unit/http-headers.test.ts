@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { analyzeHeaders, overallScore } from '../../activities/http-headers/analyze.ts';
 import { CDN_WAF_SIGNATURE_COUNT, detectCdnWaf } from '../../activities/http-headers/cdn-waf.ts';
 import { parseSetCookie } from '../../activities/http-headers/cookies.ts';
-import { cspWeaknesses, parsePolicies } from '../../activities/http-headers/csp.ts';
 import { grade } from '../../activities/http-headers/grades.ts';
 
 const HARDENED = {
@@ -23,63 +22,53 @@ const HARDENED = {
   server: 'nginx',
 };
 
+/** A response over HTTPS (plain HTTP not answering, no preflight answer) unless `site` says otherwise. */
+const analyze = (headers: Record<string, string>, setCookies: string[] = [], https = true, site: Partial<Parameters<typeof analyzeHeaders>[0]['site']> = {}) =>
+  analyzeHeaders({ headers, setCookies, https, httpVersion: 1.1, site: { certValid: https, html: '<!doctype html><title>t</title>', url: `${https ? 'https' : 'http'}://site.example/`, httpChain: null, preflight: null, ...site } });
+
 describe('HTTP header analysis', () => {
-  it('grades a bare response F and says what is missing', () => {
-    const analysis = analyzeHeaders({ headers: { 'content-type': 'text/html', server: 'Apache/2.4.41 (Ubuntu)', 'x-powered-by': 'PHP/7.4.3' }, setCookies: ['PHPSESSID=abc; path=/'], https: true, httpVersion: 1.1 });
+  it("grades a bare response by the Observatory's method, and says what each failing test wants", () => {
+    const analysis = analyze({ 'content-type': 'text/html', server: 'Apache/2.4.41 (Ubuntu)', 'x-powered-by': 'PHP/7.4.3' }, ['PHPSESSID=abc; path=/']);
     const s = analysis.security;
-    expect(s.grade).toBe('F');
-    expect(s.summary.critical).toBe(2);
+    // CSP -25, a session cookie without Secure and no HSTS -40, HSTS -20, nosniff -5, framing -20: below 0, so 0.
+    expect(s).toMatchObject({ score: 0, max_score: 100, percentage: 0, grade: 'F', observatory: { algorithm_version: 5, tests_quantity: 10 } });
     const byName = Object.fromEntries(s.checks.map((c) => [c.name, c]));
-    expect(byName['Content-Security-Policy']).toMatchObject({ present: false, passed: false, score: 0, category: 'critical' });
+    expect(byName['Content-Security-Policy']).toMatchObject({ present: false, passed: false, score: -25, max_score: 10, category: 'critical', observatory_test: 'content-security-policy', observatory_result: 'csp-not-implemented' });
     expect(byName['Content-Security-Policy']!.recommendation).toMatch(/default-src 'self'/);
-    expect(byName.Server).toMatchObject({ present: true, passed: false, value: 'Apache/2.4.41 (Ubuntu)' });
-    expect(byName['Set-Cookie']!.details.join(' ')).toMatch(/PHPSESSID: missing Secure/);
+    expect(byName['Set-Cookie']).toMatchObject({ score: -40, observatory_result: 'cookies-session-without-secure-flag' });
+    expect(byName.Server).toMatchObject({ present: true, passed: false, value: 'Apache/2.4.41 (Ubuntu)', max_score: 0, score: 0, observatory_test: null });
     expect(analysis.cookies.cookies[0]).toMatchObject({ name: 'PHPSESSID', secure: false, httponly: false, samesite: '' });
     expect(analysis.performance).toMatchObject({ compression: 'none', http2: false, http3: false });
     expect(overallScore(analysis, 100).grade).toMatch(/^[DF]/);
   });
 
-  it('grades a hardened response A+', () => {
-    const analysis = analyzeHeaders({ headers: HARDENED, setCookies: ['__Host-session=x; Path=/; Secure; HttpOnly; SameSite=Lax'], https: true, httpVersion: 2 });
-    expect(analysis.security.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual([]);
-    expect(analysis.security).toMatchObject({ percentage: 100, grade: 'A+', summary: { critical: 0, high: 0, medium: 0, low: 0 } });
+  it('grades a hardened response A+ with its bonuses (130), and our extra checks weigh nothing', () => {
+    const analysis = analyze(HARDENED, ['__Host-session=x; Path=/; Secure; HttpOnly; SameSite=Lax']);
+    const tested = analysis.security.checks.filter((c) => c.observatory_test);
+    expect(tested.filter((c) => !c.passed).map((c) => c.name)).toEqual([]);
+    // CSP +5 (default-src 'self', not 'none'), cookies +5, referrer +5, framing via CSP +5, CORP +10.
+    expect(analysis.security).toMatchObject({ score: 130, percentage: 100, grade: 'A+', summary: { critical: 0, high: 0, medium: 0, low: 0 } });
+    expect(analysis.security.checks.filter((c) => !c.observatory_test).every((c) => c.max_score === 0 && c.score === 0)).toBe(true);
     expect(analysis.cache).toMatchObject({ cacheable: true, score: 10 });
-    expect(analysis.performance).toMatchObject({ compression: 'br', http2: true, http3: true, score: 10 });
-    expect(overallScore(analysis, 100)).toEqual({ score: 100, max_score: 100, percentage: 100, grade: 'A+' });
+    expect(analysis.performance).toMatchObject({ compression: 'br', http2: false, http3: true });
   });
 
   it('gives no HSTS credit over plain HTTP and asks for HTTPS', () => {
-    const hsts = analyzeHeaders({ headers: HARDENED, setCookies: [], https: false, httpVersion: 1.1 }).security.checks.find((c) => c.name === 'Strict-Transport-Security')!;
-    expect(hsts).toMatchObject({ score: 0, passed: false });
+    const hsts = analyze(HARDENED, [], false).security.checks.find((c) => c.name === 'Strict-Transport-Security')!;
+    expect(hsts).toMatchObject({ score: -20, passed: false, observatory_result: 'hsts-not-implemented-no-https' });
     expect(hsts.recommendation).toMatch(/HTTPS/);
   });
 
-  it('finds CSP weaknesses', () => {
-    expect(cspWeaknesses(parsePolicies("default-src * 'unsafe-inline' 'unsafe-eval'"))).toEqual([
-      "script sources allow 'unsafe-inline': injected inline scripts run",
-      "script sources allow 'unsafe-eval'",
-      'script sources allow any host or scheme (*, http:, https: or data:)',
-      "object-src is not 'none': plugins may load",
-      'no base-uri: an injected <base> can redirect relative URLs',
-      'no frame-ancestors: framing is governed only by X-Frame-Options',
-    ]);
-    // A nonce makes 'unsafe-inline' a fallback for old browsers only.
-    expect(cspWeaknesses(parsePolicies("script-src 'nonce-x' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'self'"))).toEqual([]);
-    // Two policies: browsers enforce both, so the second one's strict script-src blocks inline scripts.
-    expect(cspWeaknesses(parsePolicies("script-src 'self' 'unsafe-inline'; object-src 'none', default-src 'self'; base-uri 'self'; frame-ancestors 'none'"))).toEqual([]);
-    expect(cspWeaknesses(parsePolicies("default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors *"))).toEqual(['frame-ancestors allows any site to frame the page']);
+  it('counts HSTS max-age=0 as short, and CSP frame-ancestors * as framing control (as the Observatory does)', () => {
+    const checks = analyze({ 'content-security-policy': "default-src 'none'; frame-ancestors *", 'strict-transport-security': 'max-age=0' }).security.checks;
+    expect(checks.find((c) => c.name === 'X-Frame-Options')).toMatchObject({ score: 5, observatory_result: 'x-frame-options-implemented-via-csp' });
+    expect(checks.find((c) => c.name === 'Strict-Transport-Security')).toMatchObject({ score: -10, passed: false });
   });
 
-  it("does not credit framing protection that allows any site, nor HSTS with max-age=0", () => {
-    const checks = analyzeHeaders({ headers: { 'content-security-policy': 'frame-ancestors *', 'strict-transport-security': 'max-age=0' }, setCookies: [], https: true, httpVersion: 1.1 }).security.checks;
-    expect(checks.find((c) => c.name === 'X-Frame-Options')).toMatchObject({ score: 0, passed: false });
-    expect(checks.find((c) => c.name === 'Strict-Transport-Security')).toMatchObject({ score: 0, passed: false });
-  });
-
-  it('flags wildcard CORS with credentials', () => {
-    const cors = analyzeHeaders({ headers: { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' }, setCookies: [], https: true, httpVersion: 1.1 })
-      .security.checks.find((c) => c.name === 'Access-Control-Allow-Origin')!;
-    expect(cors).toMatchObject({ score: 0, passed: false });
+  it('flags an API that lets any origin read it with credentials, from its preflight answer', () => {
+    const reflecting = { origin: 'https://cors-probe.netops.invalid', headers: { 'access-control-allow-origin': 'https://cors-probe.netops.invalid', 'access-control-allow-credentials': 'true' } };
+    const cors = analyze({}, [], true, { preflight: reflecting }).security.checks.find((c) => c.name === 'Access-Control-Allow-Origin')!;
+    expect(cors).toMatchObject({ score: -50, passed: false, observatory_result: 'cross-origin-resource-sharing-implemented-with-universal-access' });
   });
 
   it('reads cookie attributes and prefix rules', () => {
