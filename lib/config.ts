@@ -35,6 +35,13 @@ const commaList = (item: z.ZodType<string, string>) =>
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(item));
 
+/** `host[:port]=rate` of REGISTRY_RATES, host lower-cased; null when malformed. */
+function registryRate(v: string): [string, number] | null {
+  const m = /^([a-z0-9.-]+(?::\d{1,5})?)=(\d+(?:\.\d+)?)$/i.exec(v);
+  const rate = m ? Number(m[2]) : NaN;
+  return m && rate >= 0.01 && rate <= 1000 ? [m[1]!.toLowerCase(), rate] : null;
+}
+
 const ms = (min: number, max: number, fallback: number) =>
   z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(fallback);
 
@@ -68,6 +75,10 @@ const schema = z
     NETWORK_ALLOW: commaList(cidr).default([]),
     LOOKUP_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(100, 'must be from 100 to 60000').max(60_000, 'must be from 100 to 60000').default(5000),
     TRUSTED_PROXIES: commaList(cidr).default([]),
+    REGISTRY_RATE: z.coerce.number({ error: 'must be a number of queries per second' }).min(0.01, 'must be from 0.01 to 1000').max(1000, 'must be from 0.01 to 1000').default(5),
+    REGISTRY_RATES: commaList(z.string().refine((v) => registryRate(v) !== null, 'must be host=queries per second, e.g. whois.example.net=1'))
+      .transform((list) => Object.fromEntries(list.map((v) => registryRate(v)!)))
+      .default({}),
     PAYLOAD_KEY: z
       .string()
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64')
@@ -117,6 +128,8 @@ export type Config = Readonly<{
   networkAllow: readonly string[];
   /** Time each registry step (RDAP, WHOIS chain, DNS evidence) of a domain lookup may take. */
   lookupTimeoutMs: number;
+  /** Queries per second to one registry server (RDAP host or WHOIS server) from all processes together, and overrides by server. */
+  registryRate: Readonly<{ default: number; byServer: Readonly<Record<string, number>> }>;
   /** CIDRs of reverse proxies whose X-Forwarded-For names the client. */
   trustedProxies: readonly string[];
   payloadKey: string | undefined;
@@ -169,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rdapBaseUrl: c.RDAP_BASE_URL,
     networkAllow: c.NETWORK_ALLOW,
     lookupTimeoutMs: c.LOOKUP_TIMEOUT_MS,
+    registryRate: Object.freeze({ default: c.REGISTRY_RATE, byServer: Object.freeze(c.REGISTRY_RATES) }),
     trustedProxies: c.TRUSTED_PROXIES,
     payloadKey: c.PAYLOAD_KEY,
     logLevel: c.LOG_LEVEL,

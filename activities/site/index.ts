@@ -20,7 +20,7 @@ export interface CachedAnswer<T> {
 
 /** Discovery reads the site's origin whatever page of it is given: one answer per origin. */
 export const discoveryCacheKey = (url: string) => `site:pages:${URL.canParse(url) ? new URL(url).origin : url}`;
-export const auditCacheKey = (url: string, pageType: PageType | undefined) => `site:audit:${pageType ?? 'auto'}:${normalisePageUrl(url) ?? url}`;
+export const auditCacheKey = (url: string, pageType: PageType | undefined) => `site:audit:v2:${pageType ?? 'auto'}:${normalisePageUrl(url) ?? url}`;
 
 export async function readCached<T>(kv: KvStore, key: string): Promise<CachedAnswer<T> | null> {
   const raw = await kv.get(key);

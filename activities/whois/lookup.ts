@@ -15,6 +15,7 @@ import type { Config } from '../../lib/config.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { emptyParsedData, mentionsReserved, type ParsedData } from './parse.ts';
+import { createPace, type Pace } from './pace.ts';
 import { bootstrapBase, rdapLookup } from './rdap.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
 import { registrableDomain, SPECIAL_USE_TLDS, type RegistrableDomain } from './registrable.ts';
@@ -61,6 +62,8 @@ export interface DomainLookupDeps {
   rdapBaseUrl?: string;
   allow: readonly string[];
   timeoutMs: number;
+  /** Spaces the queries to each registry server (REGISTRY_RATE); unset = no spacing (unit tests). */
+  pace?: Pace;
 }
 
 // v2: v1 answers held a Specification 5 name nobody answered for as not available (medium), not unknown.
@@ -157,10 +160,10 @@ export function createDomainLookup(deps: DomainLookupDeps) {
 
   async function registryCheck(name: RegistrableDomain): Promise<DomainCheck> {
     const problems: string[] = [];
-    const rdap = await rdapLookup(name.domain, name.tld, { baseUrl: deps.rdapBaseUrl, timeoutMs: deps.timeoutMs, allow: deps.allow });
+    const rdap = await rdapLookup(name.domain, name.tld, { baseUrl: deps.rdapBaseUrl, timeoutMs: deps.timeoutMs, allow: deps.allow, pace: deps.pace });
     if (rdap && (rdap.verdict === 'registered' || rdap.verdict === 'available')) return fromRegistry(name, rdap, 'rdap');
     if (rdap?.reason) problems.push(rdap.reason);
-    const whois = await whoisLookup(name.domain, name.tld, { server: deps.whoisServer, allow: deps.allow, timeoutMs: deps.timeoutMs });
+    const whois = await whoisLookup(name.domain, name.tld, { server: deps.whoisServer, allow: deps.allow, timeoutMs: deps.timeoutMs, pace: deps.pace });
     if (whois.verdict === 'registered' || whois.verdict === 'available') return fromRegistry(name, whois, 'whois');
     problems.push(whois.reason ?? `WHOIS server ${whois.server} gave no clear answer`);
 
@@ -226,7 +229,7 @@ export function createDomainLookup(deps: DomainLookupDeps) {
 
 export type DomainLookup = ReturnType<typeof createDomainLookup>;
 
-/** The lookup as configured (DNS_SERVERS, WHOIS_SERVER, RDAP_BASE_URL, NETWORK_ALLOW, LOOKUP_TIMEOUT_MS). */
+/** The lookup as configured (DNS_SERVERS, WHOIS_SERVER, RDAP_BASE_URL, NETWORK_ALLOW, LOOKUP_TIMEOUT_MS, REGISTRY_RATE(S)). */
 export function createConfiguredDomainLookup(config: Config, kv: KvStore): DomainLookup {
-  return createDomainLookup({ kv, dnsServers: config.dnsServers, whoisServer: config.whoisServer, rdapBaseUrl: config.rdapBaseUrl, allow: config.networkAllow, timeoutMs: config.lookupTimeoutMs });
+  return createDomainLookup({ kv, dnsServers: config.dnsServers, whoisServer: config.whoisServer, rdapBaseUrl: config.rdapBaseUrl, allow: config.networkAllow, timeoutMs: config.lookupTimeoutMs, pace: createPace(kv, config.registryRate) });
 }

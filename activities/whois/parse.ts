@@ -103,7 +103,8 @@ const NOT_FOUND = [
   /\bthe queried object does not exist\b/i,
 ];
 
-const RATE_LIMITED = [/\bquery rate limit\b/i, /\blimit exceeded\b/i, /\bexceeded (?:the )?(?:query|maximum|allowed)/i, /\btoo many (?:queries|requests)\b/i, /\bquota exceeded\b/i, /\btry again later\b/i];
+// A refusal to answer, whatever else the text says (a "No match" line before it is no answer either).
+const RATE_LIMITED = [/\brate limit/i, /\blimit exceeded\b/i, /\bexceeded (?:the |your )?(?:query|maximum|allowed|limit)/i, /\btoo many (?:queries|requests|connections)\b/i, /\bquota\b/i, /\btry again later\b/i, /\bblacklisted\b/i, /\baccess (?:denied|refused)\b/i];
 
 const KEYS = {
   domain_name: ['domain name', 'domain'],

@@ -2,6 +2,7 @@
 // data/rdap-dns.json) or RDAP_BASE_URL. A 404 from the TLD's own base URL means "not registered".
 import fs from 'node:fs';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
+import type { Pace } from './pace.ts';
 import { emptyParsedData, mentionsPremium, parseRdap } from './parse.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
 
@@ -26,6 +27,8 @@ export interface RdapOptions {
   timeoutMs: number;
   /** NETWORK_ALLOW: a redirect leaves the trusted base URL, so it goes through the address guard. */
   allow: readonly string[];
+  /** Waits for the RDAP host's turn (activities/whois/pace.ts); the wait counts in `timeoutMs`. */
+  pace?: Pace;
 }
 
 /** An RDAP domain object is a few kilobytes; anything past this is not an answer. */
@@ -58,8 +61,12 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
   const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({ verdict, server, raw: '', parsed: emptyParsedData(), premium: false, reason });
   let res: { status: number; text: string };
   let text: string;
+  const started = performance.now();
+  // At most half of the time waiting for a turn: the other half is the query's.
+  const refused = await options.pace?.(server, options.timeoutMs / 2);
+  if (refused) return failed(refused, 'rate_limited');
   try {
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const signal = AbortSignal.timeout(Math.max(1, Math.round(options.timeoutMs - (performance.now() - started))));
     const first = await fetchTrusted(url, signal);
     // Some RDAP services redirect to the registry's own server: that hop is untrusted (guarded, bounded).
     if (first.status >= 300 && first.status < 400 && first.location) {

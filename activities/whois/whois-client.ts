@@ -9,6 +9,7 @@ import net, { isIP } from 'node:net';
 import { createAddressPolicy } from '../../lib/net/address-policy.ts';
 import { bareHost } from '../../lib/net/bare-host.ts';
 import { emptyParsedData, mentionsPremium, mergeParsed, parseWhois, whoisReferral, whoisVerdict } from './parse.ts';
+import type { Pace } from './pace.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
 
 export const IANA_WHOIS = 'whois.iana.org';
@@ -80,22 +81,32 @@ export interface WhoisOptions {
   server?: string;
   allow: readonly string[];
   timeoutMs: number;
+  /** Waits for each server's turn (activities/whois/pace.ts); the waits count in `timeoutMs`. */
+  pace?: Pace;
 }
+
+class PaceRefused extends Error {}
 
 /** The registry's WHOIS answer for `domain` (with the registrar's merged in when it names one). */
 export async function whoisLookup(domain: string, tld: string, options: WhoisOptions): Promise<RegistryAnswer> {
   let server = options.server ?? registryWhoisServer(tld) ?? IANA_WHOIS;
   let trusted = true;
   const deadline = performance.now() + options.timeoutMs;
-  const ask = (s: string) => whoisQuery(s, domain, { timeoutMs: Math.max(1, Math.round(deadline - performance.now())), guard: trusted ? undefined : { allow: options.allow } });
-  const failed = (reason: string): RegistryAnswer => ({ verdict: 'error', server, raw: '', parsed: emptyParsedData(), premium: false, reason });
+  const left = () => Math.max(1, Math.round(deadline - performance.now()));
+  const ask = async (s: string) => {
+    // At most half of what is left waiting for a turn: the other half is the query's.
+    const refused = await options.pace?.(s, left() / 2);
+    if (refused) throw new PaceRefused(refused);
+    return whoisQuery(s, domain, { timeoutMs: left(), guard: trusted ? undefined : { allow: options.allow } });
+  };
+  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({ verdict, server, raw: '', parsed: emptyParsedData(), premium: false, reason });
 
   let text: string;
   for (let hop = 0; ; hop++) {
     try {
       text = await ask(server);
     } catch (err) {
-      return failed((err as Error).message);
+      return failed((err as Error).message, err instanceof PaceRefused ? 'rate_limited' : 'error');
     }
     const referral = whoisReferral(text);
     // An IANA-style answer is about the TLD: it refers on and has no data on the name.
@@ -114,6 +125,7 @@ export async function whoisLookup(domain: string, tld: string, options: WhoisOpt
   const verdict = whoisVerdict(text);
   const answer: RegistryAnswer = { verdict, server, raw: text, parsed: verdict === 'registered' ? parseWhois(text) : emptyParsedData(domain), premium: verdict === 'available' && mentionsPremium(text) };
   if (verdict === 'rate_limited') answer.reason = `WHOIS server ${server} is rate-limiting`;
+  if (!text.trim()) answer.reason = `WHOIS server ${server} answered nothing`;
   if (verdict !== 'registered') return answer;
 
   // The registrar's server has the registrar's data (and, for thin registries, all of it).

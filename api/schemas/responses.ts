@@ -222,7 +222,8 @@ export const siteAuditResult = z.object({
   page_type: z.enum(['landing', 'article', 'product', 'pricing', 'docs', 'contact', 'form', 'other']),
   page_type_source: str,
   findings: z.array(finding),
-  summary: z.object({ score: num, total_findings: int, by_category: z.record(str, int), by_severity: z.record(str, int), stylesheets: z.object({ read: int, skipped: z.array(z.object({ url: str, reason: str })) }).passthrough(), limitations: str }).passthrough(),
+  needs_review: z.array(z.object({ rule: str, category: z.enum(['template', 'alignment', 'accessibility', 'style_budget']), selector: nullableStr, reason: str, evidence: str })),
+  summary: z.object({ score: num, total_findings: int, needs_review: int, by_category: z.record(str, int), by_severity: z.record(str, int), stylesheets: z.object({ read: int, skipped: z.array(z.object({ url: str, reason: str })) }).passthrough(), limitations: str }).passthrough(),
   cached: z.boolean(),
   cache_age_seconds: int,
 });

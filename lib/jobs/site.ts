@@ -38,15 +38,30 @@ export interface Finding {
   evidence: string;
 }
 
+/** Something the audit could not decide from the source (contrast over an image, say): for a person to look at, not a finding. */
+export interface Review {
+  rule: string;
+  category: Category;
+  selector: string | null;
+  /** Why the audit could not decide. */
+  reason: string;
+  /** A short excerpt of the page or stylesheet (untrusted data, at most 160 characters). */
+  evidence: string;
+}
+
 export interface AuditResult {
   url: string;
   final_url: string;
   page_type: PageType;
   page_type_source: string;
   findings: Finding[];
+  /** What the audit could not decide (at most MAX_FINDINGS_PER_RULE per rule); it never counts in the score. */
+  needs_review: Review[];
   summary: {
     score: number;
     total_findings: number;
+    /** Entries of `needs_review`, and how many more were left out. */
+    needs_review: number;
     by_category: Record<Category, number>;
     by_severity: Record<Severity, number>;
     stylesheets: { read: number; skipped: Array<{ url: string; reason: string }>; style_blocks: number; style_attributes: number };

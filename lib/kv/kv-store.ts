@@ -44,6 +44,12 @@ export interface KvStore {
    * process that dies leaks nothing for longer than the TTL. `held` counts the live slots after the call.
    */
   lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }>;
+  /**
+   * Reserves the next turn of `key`, turns being at least `intervalMs` apart for every caller of every
+   * process (a GCRA schedule on the store's clock): answers how many ms to wait before using it, or
+   * null, reserving nothing, when that wait would be longer than `maxWaitMs`.
+   */
+  pace(key: string, intervalMs: number, maxWaitMs: number): Promise<number | null>;
   /** Frees `holder`'s slot of `key` (nothing when it holds none). */
   release(key: string, holder: string): Promise<void>;
   /** Tells every process's subscribers of `channel` (at most once, no history: a wake-up, not a queue). */

@@ -85,6 +85,15 @@ export class MemoryKvStore implements KvStore {
     return { granted, held: slots.size };
   }
 
+  async pace(key: string, intervalMs: number, maxWaitMs: number): Promise<number | null> {
+    const now = this.#now();
+    const free = Math.max(now, Number(this.#live(key)?.value ?? 0));
+    const wait = free - now;
+    if (wait > maxWaitMs) return null;
+    this.#entries.set(key, { value: String(free + intervalMs), expiresAt: free + intervalMs + 1000 });
+    return wait;
+  }
+
   async release(key: string, holder: string): Promise<void> {
     const slots = this.#leases.get(key);
     slots?.delete(holder);

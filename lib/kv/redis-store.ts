@@ -47,6 +47,18 @@ end
 return { granted, redis.call('ZCARD', KEYS[1]) }
 `;
 
+// Turns of a pace: the key holds the time (ms, Redis's clock) from which the next turn is free.
+// KEYS: the key. ARGV: interval ms, max wait ms. Returns: the wait in ms, or -1 (nothing reserved).
+const PACE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local free = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local wait = free - now
+if wait > tonumber(ARGV[2]) then return -1 end
+redis.call('SET', KEYS[1], free + tonumber(ARGV[1]), 'PX', wait + tonumber(ARGV[1]) + 1000)
+return wait
+`;
+
 export class RedisKvStore implements KvStore {
   readonly kind = 'redis' as const;
   readonly #redis: Redis;
@@ -106,6 +118,11 @@ export class RedisKvStore implements KvStore {
   async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }> {
     const [granted, held] = (await this.#redis.eval(LEASE_LUA, 1, key, holder, String(limit), String(Math.max(1, Math.round(ttlSeconds * 1000))))) as number[];
     return { granted: granted === 1, held: held! };
+  }
+
+  async pace(key: string, intervalMs: number, maxWaitMs: number): Promise<number | null> {
+    const wait = (await this.#redis.eval(PACE_LUA, 1, key, String(Math.ceil(intervalMs)), String(Math.floor(maxWaitMs)))) as number;
+    return wait < 0 ? null : wait;
   }
 
   async release(key: string, holder: string): Promise<void> {

@@ -133,6 +133,25 @@ describe.each(stores)('key-value store contract (%s)', (_kind, make) => {
     expect(got).toEqual(['one']);
   });
 
+  it('paces turns at least the interval apart, and reserves nothing past the longest wait', async () => {
+    const key = k('pace');
+    const waits = await Promise.all(Array.from({ length: 5 }, () => store.pace(key, 100, 250)));
+    // Three turns fit within 250 ms of waiting (0, 100, 200); the other two are refused, not queued.
+    const granted = waits.filter((w): w is number => w !== null).sort((a, b) => a - b);
+    expect(waits.filter((w) => w === null)).toHaveLength(2);
+    expect(granted).toHaveLength(3);
+    expect(granted[0]).toBeLessThanOrEqual(5);
+    expect(granted[1]! - granted[0]!).toBeGreaterThanOrEqual(80);
+    expect(granted[2]! - granted[1]!).toBeGreaterThanOrEqual(80);
+    // Refusals reserved nothing: the next free turn is the one after the third.
+    const next = await store.pace(key, 100, 1000);
+    expect(next).toBeGreaterThan(granted[2]! + 50);
+    expect(next).toBeLessThanOrEqual(300);
+    // An idle key gives its first turn at once.
+    await sleep(450);
+    expect(await store.pace(key, 100, 0)).toBe(0);
+  });
+
   it('grants exactly `limit` of many concurrent leases', async () => {
     const key = k('lease-race');
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => store.lease(key, `h${i}`, 5, 10)));
@@ -150,6 +169,10 @@ if (process.env.REDIS_URL) {
         const window = { key: `test:${randomUUID()}:shared`, limit: 4, windowSeconds: 3600 };
         const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).consume([window])));
         expect(results.filter((r) => r.allowed)).toHaveLength(4);
+        // Turns of one pace are shared too: 6 callers in two processes get 6 distinct turns 50 ms apart.
+        const pace = `test:${randomUUID()}:pace`;
+        const turns = (await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).pace(pace, 50, 1000)))).map(Number).sort((x, y) => x - y);
+        for (let i = 1; i < turns.length; i++) expect(turns[i]! - turns[i - 1]!).toBeGreaterThanOrEqual(40);
         // What one process publishes, another hears (the live streams' wake-ups).
         const heard: string[] = [];
         const stop = a.subscribe('test:shared-channel', (m) => heard.push(m));

@@ -59,7 +59,8 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
   it('POST /api/v1/site/audit audits one page, caches it for the same URL and page type, and reports a page too large', async () => {
     const first = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ success: true, page_type: 'other', cached: false, summary: { by_category: { accessibility: 9 } } });
+    expect(first.body).toMatchObject({ success: true, page_type: 'other', cached: false, summary: { by_category: { accessibility: 10 }, needs_review: 6 } });
+    expect(first.body.needs_review.map((r: any) => r.selector).sort()).toEqual(['.caption', '.glass', '.gradient', '.photo', '.photo-dark', '.themed']);
     expect(first.body.findings.find((f: any) => f.rule === 'contrast' && f.selector === '.muted')).toMatchObject({ measured: '4.48:1 (#777777 on #ffffff)', threshold: '4.5:1' });
     const reads = auditSite.count('/a11y');
     const again = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });

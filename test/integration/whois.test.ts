@@ -82,11 +82,18 @@ describe.each(targets())('GET /api/v1/network/whois ($name)', (target) => {
     expect((await whois(`domain=${fresh('whois-reserved')}`)).body).toMatchObject({ available: false, is_registered: false, is_reserved: true, is_premium: true, premium_type: 'reserved' });
   });
 
-  it('full mode: a rate-limited registry gives an unknown answer with low confidence, never a guess', async () => {
-    const reply = await whois(`domain=${fresh('limited')}`);
+  // RDAP 429 then WHOIS "LIMIT EXCEEDED"; RDAP 503 then a "No match" line followed by a quota notice;
+  // RDAP 200 with an empty body then a WHOIS server that closes without a word. DNS says NXDOMAIN for
+  // all three: still not "available", since the registries did not answer.
+  it.each([
+    ['limited', /rate-limiting \(429\).*rate-limiting/],
+    ['quota', /answered 503.*rate-limiting/],
+    ['empty', /not JSON.*answered nothing/],
+  ])('full mode: a registry answering %s gives an unknown answer with low confidence, never a guess', async (prefix, notes) => {
+    const reply = await whois(`domain=${fresh(prefix)}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ available: null, is_registered: null, availability_confidence: 'low' });
-    expect(reply.body.notes.join(' ')).toMatch(/rate-limiting/);
+    expect(reply.body.notes.join(' ')).toMatch(notes);
   });
 
   it.each(['full', 'fast', 'availability_only'])('%s mode: registries and DNS that time out give unknown, low', async (mode) => {

@@ -37,8 +37,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const site = await startHttpsServer();
   const whois = await startWhoisServers();
   const rdap = await startRdapServer();
+  // The registry fixtures answer at any rate: pacing (REGISTRY_RATE) is tested on its own cluster (registry-pace.test.ts).
   // Video jobs: a 2 MB upload limit (oversize is tested with 3 MB) and 20 s links (expiry is tested by waiting).
-  const fixtures = { DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32', WHOIS_SERVER: whois.root, RDAP_BASE_URL: rdap.url, LOOKUP_TIMEOUT_MS: '1000', VIDEO_MAX_BYTES: '2000000', VIDEO_UPLOAD_TTL_SECONDS: '20', VIDEO_DOWNLOAD_TTL_SECONDS: '20' };
+  const fixtures = { DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32', WHOIS_SERVER: whois.root, RDAP_BASE_URL: rdap.url, LOOKUP_TIMEOUT_MS: '1000', REGISTRY_RATE: '1000', VIDEO_MAX_BYTES: '2000000', VIDEO_UPLOAD_TTL_SECONDS: '20', VIDEO_DOWNLOAD_TTL_SECONDS: '20' };
   const apps: Array<[Target['name'], AppProcess]> = [];
   const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => Promise.all([dns.close(), site.close(), whois.close(), rdap.close()])).then(() => {});
   try {

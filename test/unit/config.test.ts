@@ -38,6 +38,13 @@ describe('configuration', () => {
     expect(c.rdapBaseUrl).toBe('http://127.0.0.1:8081/rdap');
   });
 
+  it('reads the registry pace: one rate for every server, and overrides by server', () => {
+    expect(loadConfig({}).registryRate).toEqual({ default: 5, byServer: {} });
+    expect(loadConfig({ REGISTRY_RATE: '2.5', REGISTRY_RATES: 'WHOIS.Example.net=1, rdap.example.org:8443=0.5' }).registryRate).toEqual({ default: 2.5, byServer: { 'whois.example.net': 1, 'rdap.example.org:8443': 0.5 } });
+    expect(() => loadConfig({ REGISTRY_RATE: '0' })).toThrow(/^Invalid configuration: REGISTRY_RATE must be from 0.01 to 1000/);
+    expect(() => loadConfig({ REGISTRY_RATES: 'whois.example.net' })).toThrow(/^Invalid configuration: REGISTRY_RATES.*must be host=queries per second/);
+  });
+
   it('takes an operator token of 24 characters or more', () => {
     expect(loadConfig({ OPERATOR_TOKEN: 'x'.repeat(24) }).operatorToken).toBe('x'.repeat(24));
     expect(loadConfig({}).operatorToken).toBeUndefined();

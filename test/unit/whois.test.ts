@@ -116,6 +116,11 @@ describe('WHOIS answers', () => {
     ['Domain example.xyz is reserved and not available for registration', 'available'],
     ['WHOIS LIMIT EXCEEDED - SEE WWW.PIR.ORG/WHOIS FOR DETAILS', 'rate_limited'],
     ['Your connection limit exceeded. Please slow down and try again later.', 'rate_limited'],
+    ['No match for "X.COM".\r\nDaily query quota reached for your address.', 'rate_limited'],
+    ['Query rate limited: please wait', 'rate_limited'],
+    ['You have exceeded your query limit', 'rate_limited'],
+    ['Too many connections from your IP', 'rate_limited'],
+    ['', 'unclear'],
     ['Something unexpected', 'unclear'],
   ])('%s -> %s', (text, verdict) => expect(whoisVerdict(text)).toBe(verdict));
 

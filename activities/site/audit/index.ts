@@ -20,7 +20,7 @@ export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
 export const STYLESHEET_MAX_BYTES = 1024 * 1024;
 export const MAX_FINDINGS_PER_RULE = 20;
 export const LIMITATIONS =
-  'Static, heuristic analysis of the HTML and CSS source: no browser, no layout, no JavaScript, no full cascade (the declared value with the highest importance and specificity wins; colours and sizes are inherited through matching selectors only). Contrast is checked only where colours are declared as plain values; images, gradients and variables are not resolved.';
+  'Static, heuristic analysis of the HTML and CSS source: no browser, no layout, no JavaScript, no full cascade (the declared value with the highest importance and specificity wins; colours and sizes are inherited through matching selectors only). Contrast is decided only where colours are declared as plain values; text over images, gradients, translucent backgrounds and variables is listed in needs_review, never as a finding.';
 
 export interface AuditOptions {
   url: string;
@@ -77,7 +77,8 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   const input = { url: page.url, doc, elements, styles, pageType: inferred.type, year: (options.now ?? new Date()).getUTCFullYear() };
   // A rule with a selector list is one Rule per selector sharing its declarations: count them once.
   const unique = [...new Set(rules.map((r) => r.declarations))].flat().concat(styled.flatMap((e) => parseInlineStyle(e.attribs.style!)));
-  const all = [...templateFindings(input), ...alignmentFindings(input), ...accessibilityFindings(input), ...budgetFindings(input, unique)];
+  const accessibility = accessibilityFindings(input);
+  const all = [...templateFindings(input), ...alignmentFindings(input), ...accessibility.findings, ...budgetFindings(input, unique)];
   // At most MAX_FINDINGS_PER_RULE of each rule (a page with 10,000 unlabelled inputs is one problem, not 10,000 lines).
   const perRule = new Map<string, number>();
   const findings = all.filter((f) => {
@@ -101,9 +102,11 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
     page_type: inferred.type,
     page_type_source: inferred.source,
     findings,
+    needs_review: accessibility.needsReview.slice(0, MAX_FINDINGS_PER_RULE),
     summary: {
       score: Math.max(0, 100 - findings.reduce((s, f) => s + SEVERITY_WEIGHT[f.severity], 0)),
       total_findings: findings.length,
+      needs_review: accessibility.needsReview.length,
       by_category,
       by_severity,
       stylesheets: { read: sheets.filter((s) => s.source !== '<style>').length, skipped, style_blocks: styleBlocks.length, style_attributes: styled.length },

@@ -6,7 +6,7 @@ import type { Element } from 'domhandler';
 import { textContent } from 'domutils';
 import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex, type Rgba } from './colors.ts';
 import { describe, expandShorthand, toPx, type StyleIndex } from './styles.ts';
-import { excerpt, type AuditInput, type Finding } from './model.ts';
+import { excerpt, type AuditInput, type Finding, type Review } from './model.ts';
 
 export const CONTRAST_NORMAL = 4.5;
 export const CONTRAST_LARGE = 3;
@@ -14,13 +14,24 @@ export const TARGET_MIN_PX = 24;
 const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };
 const BLACK: Rgba = { r: 0, g: 0, b: 0, a: 1 };
 
-export function accessibilityFindings(input: AuditInput): Finding[] {
-  return [...contrast(input), ...targets(input), ...images(input), ...labels(input), ...documentBasics(input), ...headings(input)];
+/** Findings, and the contrast the source cannot decide (for a person to look at, never a finding). */
+export function accessibilityFindings(input: AuditInput): { findings: Finding[]; needsReview: Review[] } {
+  const { findings, needsReview } = contrast(input);
+  return { findings: [...findings, ...targets(input), ...images(input), ...labels(input), ...documentBasics(input), ...headings(input)], needsReview };
 }
 
-function contrast(input: AuditInput): Finding[] {
+const MEDIA = new Set(['img', 'picture', 'video', 'canvas', 'svg']);
+
+function contrast(input: AuditInput): { findings: Finding[]; needsReview: Review[] } {
   const seen = new Set<string>();
   const out: Finding[] = [];
+  const needsReview: Review[] = [];
+  const undecided = (selector: string, reason: string, evidence: string) => {
+    const key = `${selector}|${reason}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    needsReview.push({ rule: 'contrast', category: 'accessibility', selector, reason, evidence: excerpt(evidence) });
+  };
   const report = (selector: string, fg: Rgba, bg: Rgba, large: boolean, evidence: string) => {
     const ratio = contrastRatio(fg, bg);
     const threshold = large ? CONTRAST_LARGE : CONTRAST_NORMAL;
@@ -45,9 +56,19 @@ function contrast(input: AuditInput): Finding[] {
   // Pairs declared in one rule (states included: a hover colour must be readable too).
   for (const rule of input.styles.rules) {
     const props = new Map(rule.declarations.flatMap((d) => expandShorthand(d)));
-    const fg = parseColor(props.get('color') ?? '');
-    const bg = parseColor(props.get('background-color') ?? '');
-    if (!fg || !bg || bg.a < 1 || hasImage(props.get('background-image'))) continue;
+    const color = props.get('color');
+    const background = props.get('background-color');
+    const image = props.get('background-image');
+    if (!color || (!background && !hasImage(image))) continue;
+    const fg = parseColor(color);
+    const bg = parseColor(background ?? '');
+    const evidenceOf = `${rule.selector} { color: ${color}${background ? `; background-color: ${background}` : ''}${hasImage(image) ? `; background-image: ${image}` : ''} }`;
+    const why = hasImage(image) ? 'text over a background image or gradient' : !fg || !bg ? 'a colour the source does not resolve (a variable or function)' : bg.a < 1 ? 'a translucent background: what shows through is decided by the layout' : null;
+    if (why) {
+      undecided(rule.selector, why, evidenceOf);
+      continue;
+    }
+    if (!fg || !bg) continue;
     const size = toPx(props.get('font-size'));
     const bold = Number(normaliseWeight(props.get('font-weight') ?? '400')) >= 700;
     report(rule.selector, fg, bg, isLarge(size ?? 16, bold), `${rule.selector} { color: ${props.get('color')}; background-color: ${props.get('background-color')} }`);
@@ -58,18 +79,54 @@ function contrast(input: AuditInput): Finding[] {
     const text = ownText(el);
     if (!text || ['script', 'style', 'title', 'head', 'noscript', 'option'].includes(el.name)) continue;
     const color = input.styles.get(el, 'color');
+    const over = mediaBeneath(input.styles, el);
+    if (over) {
+      const position = input.styles.own(over.positioned).get('position')!;
+      const where = position.from === 'style attribute' ? describe(over.positioned) : position.from;
+      undecided(where, `text positioned over ${over.media}: its contrast depends on the picture`, `<${el.name}> "${text}" in ${describe(over.positioned)} (position: ${position.value} from ${position.from})`);
+      continue;
+    }
     const background = visibleBackground(input.styles, el);
-    if (background === 'unknown') continue;
+    if (background && 'unknown' in background) {
+      undecided(background.from, background.unknown, `<${el.name}> "${text}" on ${background.value} from ${background.from}`);
+      continue;
+    }
     if (!color && !background) continue; // browser defaults only: black on white
     const fg = color ? parseColor(color.value) : BLACK;
     const bg = background?.colour ?? WHITE;
-    if (!fg) continue;
+    if (!fg) {
+      undecided(color!.from, 'a colour the source does not resolve (a variable or function)', `<${el.name}> "${text}" color ${color!.value} from ${color!.from}`);
+      continue;
+    }
     const size = fontSizePx(input.styles, el);
     const bold = Number(normaliseWeight(input.styles.get(el, 'font-weight')?.value ?? (/^h[1-6]$|^(b|strong|th)$/.test(el.name) ? '700' : '400'))) >= 700;
     const selector = color && color.from !== 'style attribute' ? color.from : describe(el);
     report(selector, fg, bg, isLarge(size, bold), `<${el.name}> "${text}" color ${color?.value ?? 'default'} from ${color?.from ?? 'the browser'}, background ${background ? `${background.value} from ${background.from}` : 'default white'}`);
   }
-  return out;
+  return { findings: out, needsReview };
+}
+
+/**
+ * Text laid over a picture: the element or an ancestor is positioned out of the flow (absolute or
+ * fixed) inside a parent that also holds an image, video, canvas or svg outside it (a hero caption).
+ */
+function mediaBeneath(styles: StyleIndex, el: Element): { positioned: Element; media: string } | null {
+  for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
+    // A caption with its own opaque background is decided on that background.
+    const own = parseColor(styles.own(current).get('background-color')?.value ?? '');
+    if (own && own.a === 1) return null;
+    const position = styles.own(current).get('position')?.value.trim().toLowerCase();
+    if (position !== 'absolute' && position !== 'fixed') continue;
+    const parent = current.parent as Element | null;
+    const media = parent?.children?.flatMap((c) => (c === current || c.type !== 'tag' ? [] : findMedia(c as Element)))[0];
+    return media ? { positioned: current, media: media === 'img' ? 'an image' : `a ${media}` } : null;
+  }
+  return null;
+}
+
+function findMedia(el: Element): string[] {
+  if (MEDIA.has(el.name)) return [el.name];
+  return (el.children ?? []).flatMap((c) => (c.type === 'tag' ? findMedia(c as Element) : []));
 }
 
 function isLarge(px: number, bold: boolean): boolean {
@@ -103,18 +160,19 @@ function hasImage(value: string | undefined): boolean {
 
 /**
  * The colour the element's text sits on: the nearest opaque background colour of it or an ancestor;
- * null when none is declared (the browser's white); `unknown` when the CSS cannot tell (a background
- * image or gradient, a variable, a translucent colour).
+ * null when none is declared (the browser's white); `unknown` with the reason when the CSS cannot
+ * tell (a background image or gradient, a variable, a translucent colour).
  */
-function visibleBackground(styles: StyleIndex, el: Element): { colour: Rgba; value: string; from: string } | 'unknown' | null {
+function visibleBackground(styles: StyleIndex, el: Element): { colour: Rgba; value: string; from: string } | { unknown: string; value: string; from: string } | null {
   for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
-    if (hasImage(styles.own(current).get('background-image')?.value)) return 'unknown';
+    const image = styles.own(current).get('background-image');
+    if (image && hasImage(image.value)) return { unknown: 'text over a background image or gradient', value: image.value, from: image.from };
     const d = styles.own(current).get('background-color');
     if (!d) continue;
     const colour = parseColor(d.value);
-    if (!colour) return 'unknown';
+    if (!colour) return { unknown: 'a background colour the source does not resolve (a variable or function)', value: d.value, from: d.from };
     if (colour.a === 0) continue;
-    if (colour.a < 1) return 'unknown';
+    if (colour.a < 1) return { unknown: 'a translucent background: what shows through is decided by the layout', value: d.value, from: d.from };
     return { colour, value: d.value, from: d.from };
   }
   return null;
