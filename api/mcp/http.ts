@@ -26,7 +26,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
   const base = new URL(config.baseUrl);
   const metadataUrl = `${config.baseUrl}${RESOURCE_METADATA_PATH}/mcp`;
   const verify = createTokenVerifier({ db: deps.db, oauth: deps.oauth });
-  const toolDeps: McpToolDeps = { lookups: services.lookups, webhooks: services.webhooks, quota: services.quota, site: services.site, video: services.video, logger: deps.logger };
+  const toolDeps: McpToolDeps = { lookups: services.lookups, webhooks: services.webhooks, quota: services.quota, site: services.site, video: services.video, loadTests: services.loadTests, tasks: services.tasks, baseUrl: config.baseUrl, logger: deps.logger };
   const listenHost = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const allowedHosts = new Set([base.host, listenHost, `localhost:${config.port}`]);
 
@@ -81,8 +81,16 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
       return rpcError(ctx, 400, -32700, 'Parse error: the body is not valid JSON');
     }
 
-    for (const message of Array.isArray(body) ? body : [body]) {
-      const call = message as { method?: unknown; params?: { name?: unknown } };
+    const messages = (Array.isArray(body) ? body : [body]) as Array<{ id?: unknown; method?: unknown; params?: { name?: unknown; task?: unknown; _meta?: { progressToken?: unknown } } }>;
+    // Task-augmented calls answer at once; a plain call that sent a progress token is answered as an
+    // event stream, so that its progress notifications reach the client while the job runs.
+    const taskRequests = new Set(messages.filter((m) => m?.method === 'tools/call' && m.params?.task !== undefined).map((m) => m.id));
+    const wantsProgress = messages.some((m) => m?.params?._meta?.progressToken !== undefined && !taskRequests.has(m.id));
+    for (const call of messages) {
+      // Cancelling a task stops a job: like the tools that change things, it needs mcp:tools.
+      if (call?.method === 'tasks/cancel' && !holder.scopes.includes('mcp:tools')) {
+        return challenge(ctx, 403, { error: 'insufficient_scope', scope: 'mcp:tools' }, `Cancelling a task needs the scope mcp:tools; this token has ${holder.scopes.join(' ') || 'none'}`);
+      }
       if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
       const allowing = scopesAllowing(call.params.name);
       if (!allowing.some((s) => holder.scopes.includes(s))) {
@@ -91,8 +99,8 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     }
 
     await services.accounts.recordAppUse(holder.grantId);
-    const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan }, { isTaskRequest: (id) => taskRequests.has(id) });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
     ctx.respond = false;
     ctx.res.on('close', () => {
       void transport.close();

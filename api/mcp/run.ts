@@ -21,6 +21,11 @@ export const TOOL_HINTS = {
   webhook_delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
+  load_test_start: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  load_test_status: READ_OWN,
+  load_test_stop: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  load_test_results: READ_OWN,
+  load_test_list: READ_OWN,
   remove_video_watermark: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   watermark_status: READ_OWN,
 } as const;
@@ -32,25 +37,46 @@ export function scopesAllowing(tool: string): readonly string[] {
   return hints?.readOnlyHint ? ['mcp:read', 'mcp:tools'] : ['mcp:tools'];
 }
 
-export type Run = <T extends Record<string, unknown>>(name: string, body: () => Promise<T>, summary: (out: T) => string) => Promise<CallToolResult>;
+export type Run = <T extends Record<string, unknown>>(name: string, body: () => Promise<T>, summary: (out: T) => string, link?: (out: T) => string) => Promise<CallToolResult>;
+
+/** Results larger than this (as JSON) are offered as a link to their REST resource instead of inline text. */
+export const INLINE_JSON_BYTES = 8 * 1024;
+
+/**
+ * A tool's answer: a summary in our own words, the data as JSON text too (for clients that ignore
+ * structured output) or, past INLINE_JSON_BYTES and when the data has a REST resource, a
+ * `resource_link` to it; always the data as `structuredContent`.
+ */
+export function toolResult<T extends Record<string, unknown>>(out: T, summary: string, link?: string): CallToolResult {
+  const json = JSON.stringify(out);
+  const twin = link && Buffer.byteLength(json) > INLINE_JSON_BYTES
+    ? { type: 'resource_link' as const, uri: link, name: new URL(link).pathname.split('/').slice(-2).join('/'), mimeType: 'application/json', description: `The full answer (${Buffer.byteLength(json)} bytes of JSON): GET it with an API key` }
+    : { type: 'text' as const, text: json };
+  return { content: [{ type: 'text', text: summary }, twin], structuredContent: out };
+}
 
 /** Runs a tool body under the user's rate limit; errors become results a model can read. */
 export function toolRunner(quota: QuotaService, account: { userId: number; plan: Plan }, logger: Logger): Run {
-  return async (name, body, summary) => {
+  return async (name, body, summary, link) => {
     const verdict = await quota.spend(account);
     if (!verdict.allowed) return failure(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
     try {
       const out = await body();
-      return { content: [{ type: 'text', text: summary(out) }], structuredContent: out };
+      return toolResult(out, summary(out), link?.(out));
     } catch (err) {
-      if (err instanceof AppError && err.isCallersFault) return failure(err.message);
-      if (err instanceof AppError) return failure(`${err.message} (an upstream failed or timed out: trying again later may work)`);
-      logger.error({ err, tool: name }, 'MCP tool failed');
-      return failure(`The ${name} tool failed on our side; this is not caused by the arguments.`);
+      return errorResult(err, name, logger);
     }
   };
 }
 
-function failure(message: string): CallToolResult {
+/** An error as a result a model can act on: the caller's fault as said, ours without details (logged). */
+export function errorResult(err: unknown, tool: string, logger: Logger): CallToolResult {
+  if (err instanceof AppError && err.isCallersFault) return failure(err.message);
+  if (err instanceof AppError) return failure(`${err.message} (an upstream failed or timed out: trying again later may work)`);
+  logger.error({ err, tool }, 'MCP tool failed');
+  return failure(`The ${tool} tool failed on our side; this is not caused by the arguments.`);
+}
+
+export function failure(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

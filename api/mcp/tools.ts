@@ -4,15 +4,19 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Plan } from '../../db/schema.ts';
 import type { Logger } from '../../lib/log.ts';
+import type { LoadTestService } from '../services/load-tests.ts';
 import type { LookupService } from '../services/lookups.ts';
 import type { QuotaService } from '../services/quota.ts';
 import type { SiteService } from '../services/site.ts';
 import type { VideoService } from '../services/video.ts';
+import type { TaskService } from '../services/tasks.ts';
 import type { WebhookService } from '../services/webhooks.ts';
+import { registerLoadTestTools } from './load-test-tools.ts';
 import { registerLookupTools } from './lookup-tools.ts';
 import { toolRunner } from './run.ts';
 import { registerSiteTools } from './site-tools.ts';
 import { registerVideoTools } from './video-tools.ts';
+import { jobTaskStore, type TaskPresenter } from './task-store.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
 
 export interface McpAccount {
@@ -28,17 +32,39 @@ export interface McpToolDeps {
   site?: SiteService;
   /** The video tools likewise (jobs on the media pool). */
   video?: VideoService;
+  /** Load tests and the tasks over jobs (Temporal and the database). */
+  loadTests?: LoadTestService;
+  tasks?: TaskService;
+  /** For links to REST resources in large results. */
+  baseUrl?: string;
   logger: Logger;
+}
+
+export interface McpRequestInfo {
+  /** Whether the JSON-RPC request `id` is a task-augmented call (known to the HTTP door, which saw the body). */
+  isTaskRequest?: (id: string | number) => boolean;
 }
 
 const MCP_SERVER_INFO = { name: 'netops', version: '0.1.0' };
 
-export function createMcpServer(deps: McpToolDeps, account: McpAccount): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
+export function createMcpServer(deps: McpToolDeps, account: McpAccount, request: McpRequestInfo = {}): McpServer {
+  // Tasks (2025-11-25): a task is a job's workflow; the store only knows who asks.
+  const presenters: Record<string, TaskPresenter> = {};
+  const tasks = deps.tasks;
+  const server = new McpServer(
+    MCP_SERVER_INFO,
+    tasks
+      ? { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: jobTaskStore(tasks, account.userId, presenters) }
+      : { capabilities: { tools: {} } },
+  );
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account);
   if (deps.site) registerSiteTools(server, run, deps.site, account.userId);
   if (deps.video) registerVideoTools(server, run, deps.video, account.userId);
+  if (deps.loadTests && tasks) {
+    const loadDeps = { loadTests: deps.loadTests, tasks, quota: deps.quota, logger: deps.logger, baseUrl: deps.baseUrl ?? '', isTaskRequest: request.isTaskRequest ?? (() => false) };
+    Object.assign(presenters, registerLoadTestTools(server, run, loadDeps, account));
+  }
   return server;
 }

@@ -10,22 +10,25 @@ import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
 import { siteService } from './site.ts';
 import { streamService } from './streams.ts';
+import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
 import { webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
+  const loadTests = loadTestService({ config, db, temporal });
   return {
     config,
     accounts: accountService(db),
     captures: captureService({ db, kv }),
     diagnostics: diagnosticsService(temporal),
     domains: domainService({ config, kv, temporal }),
-    loadTests: loadTestService({ config, db, temporal }),
+    loadTests,
     lookups: lookupService(config),
     quota: quotaService(kv),
     site: siteService({ kv, temporal, allow: config.networkAllow }),
     streams: streamService(kv),
+    tasks: taskService({ temporal, loadTests }),
     video: videoService({ config, db, kv, blobs: deps.blobs, temporal }),
     webhooks: webhookService(db, config.baseUrl, kv),
   };

@@ -1,0 +1,165 @@
+// MCP tools of load tests, sharing the REST service: start one (a task when the client asks for one;
+// otherwise the call waits for the end, with progress), read its status, stop it, read its results,
+// list your tests. Owner checks as on REST: another user's test answers as an unknown one.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
+import type { Logger } from '../../lib/log.ts';
+import { workflowIdOf } from '../../lib/temporal/jobs.ts';
+import { AppError } from '../../lib/errors.ts';
+import { HTTP_METHODS, listQuery, startBody } from '../schemas/load-tests.ts';
+import { loadTestListResult, loadTestResultsAnswer, loadTestStatusAnswer, loadTestStopResult } from '../schemas/responses.ts';
+import type { LoadTestService } from '../services/load-tests.ts';
+import type { QuotaService } from '../services/quota.ts';
+import type { TaskService } from '../services/tasks.ts';
+import { validate } from '../validate.ts';
+import type { Plan } from '../../lib/plans.ts';
+import { errorResult, failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
+import { reportProgress, sdkTask, type TaskPresenter } from './task-store.ts';
+
+const startShape = {
+  targetUrl: z.string().describe('The URL to load, http(s); private and internal addresses are refused'),
+  httpMethod: z.enum(HTTP_METHODS).describe('The method of every request'),
+  concurrentUsers: z.number().int().describe('Virtual users, 1 to 10000 (at most your plan\'s)'),
+  testDuration: z.number().int().describe('Seconds, 10 to 3600 (at most your plan\'s)'),
+  rampUpTime: z.number().int().optional().describe('Seconds to reach all users (default 10, at most testDuration)'),
+  requestsPerSecond: z.number().int().optional().describe('Total arrival rate; 0 (default) = as fast as the users can'),
+  authType: z.enum(['none', 'basic', 'bearer', 'apikey']).optional(),
+  authUsername: z.string().optional(),
+  authPassword: z.string().optional(),
+  authToken: z.string().optional(),
+  apiKeyHeader: z.string().optional(),
+  apiKeyValue: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (at most 50)'),
+  body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
+  insecureTls: z.boolean().optional().describe('true: accept the target\'s invalid certificate'),
+};
+
+const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
+// The REST answers' schemas without `success`, open to fields beyond them (clients check structuredContent against these).
+const withoutSuccess = <T extends z.ZodObject>(schema: T) => schema.omit({ success: true } as never).loose();
+const resultsShape = withoutSuccess(loadTestResultsAnswer.extend({ results: loadTestResultsAnswer.shape.results.unwrap().loose().nullable() }));
+
+const totals = (r: { total_requests?: unknown; error_rate?: unknown; p95_response_time?: unknown; throughput?: unknown } | null | undefined) =>
+  r ? `${r.total_requests} requests, ${r.error_rate}% errors, p95 ${r.p95_response_time} ms, ${r.throughput} req/s` : 'no results';
+
+export interface LoadTestToolDeps {
+  loadTests: LoadTestService;
+  tasks: TaskService;
+  quota: QuotaService;
+  logger: Logger;
+  baseUrl: string;
+  /** Whether the JSON-RPC request `id` asked for a task (its progress then goes nowhere: no stream stays open). */
+  isTaskRequest: (id: string | number) => boolean;
+}
+
+export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTestToolDeps, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
+  const { loadTests, tasks } = deps;
+  const resultsLink = (id: string) => `${deps.baseUrl}/api/v1/load-testing/results/${encodeURIComponent(id)}`;
+  const strip = <T extends { success: unknown }>({ success: _s, ...rest }: T) => rest;
+
+  const presentResults: TaskPresenter = (value) => {
+    const out = strip(value as { success: true; test_id: string; status: string; results: Record<string, unknown> | null });
+    return toolResult(out, `Load test ${out.test_id} ${out.status}: ${totals(out.results)}.`, resultsLink(out.test_id));
+  };
+
+  server.experimental.tasks.registerToolTask(
+    'load_test_start',
+    {
+      title: 'Start a load test',
+      description:
+        'Starts a load test of a URL you own (the same body as POST /api/v1/load-testing/start). As a task (tools/call with "task"), it answers at once with the task; tasks/get shows its progress, tasks/result gives the final results, tasks/cancel stops every shard and keeps the partial results. As a plain call it waits for the end, sending notifications/progress every 5 seconds when the call carries a progressToken, and answers the results. The test id is the task id without its "load-test-" prefix.',
+      inputSchema: startShape,
+      outputSchema: resultsShape,
+      annotations: { title: 'Start a load test', ...TOOL_HINTS.load_test_start },
+      execution: { taskSupport: 'optional' },
+    },
+    {
+      async createTask(args, extra) {
+        const verdict = await deps.quota.spend(account);
+        if (!verdict.allowed) throw new AppError('rate_limited', `Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
+        try {
+          const started = await loadTests.start(validate(startBody, args, 'body'), account);
+          const taskId = workflowIdOf(LOAD_TEST_KIND, started.test_id);
+          const task = await tasks.get(taskId, account.userId);
+          if (!task) throw new Error(`the task of load test ${started.test_id} could not be read back`);
+          if (!deps.isTaskRequest(extra.requestId)) reportProgress(extra, tasks, taskId, account.userId);
+          return { task: sdkTask(task) };
+        } catch (err) {
+          // The SDK answers a thrown error's message as the tool's error result: ours only, never internals.
+          throw new Error(textOf(errorResult(err, 'load_test_start', deps.logger)));
+        }
+      },
+      async getTask(_args, extra) {
+        return sdkTask((await tasks.get(extra.taskId, account.userId))!);
+      },
+      async getTaskResult(_args, extra) {
+        const found = await tasks.result(extra.taskId, account.userId);
+        return found ? presentResults(found.value, found.task) : failure(`No task ${extra.taskId}`);
+      },
+    },
+  );
+
+  server.registerTool(
+    'load_test_status',
+    {
+      title: 'Status of a load test',
+      description: 'Status (pending, running, completed, stopped, failed), progress in percent and live totals of one of your load tests.',
+      inputSchema: testId,
+      outputSchema: withoutSuccess(loadTestStatusAnswer),
+      annotations: { title: 'Status of a load test', ...TOOL_HINTS.load_test_status },
+    },
+    (args) =>
+      run('load_test_status', async () => strip(await loadTests.status(await loadTests.owned(String(args.test_id ?? ''), account.userId))), (o) => `Load test ${o.test_id} is ${o.status} (${o.progress}%).`),
+  );
+
+  server.registerTool(
+    'load_test_stop',
+    {
+      title: 'Stop a load test',
+      description: 'Stops one of your running load tests: every shard stops within a second or two; answers the partial totals.',
+      inputSchema: testId,
+      outputSchema: withoutSuccess(loadTestStopResult),
+      annotations: { title: 'Stop a load test', ...TOOL_HINTS.load_test_stop },
+    },
+    (args) => run('load_test_stop', async () => strip(await loadTests.stop(await loadTests.owned(String(args.test_id ?? ''), account.userId))), (o) => `${o.message}: ${o.partial_results.total_requests} requests sent.`),
+  );
+
+  server.registerTool(
+    'load_test_results',
+    {
+      title: 'Results of a load test',
+      description: 'Final results of one of your ended load tests: totals, latency percentiles, status codes, errors and per-second series. Large results come as a link to the REST resource beside structuredContent.',
+      inputSchema: testId,
+      outputSchema: resultsShape,
+      annotations: { title: 'Results of a load test', ...TOOL_HINTS.load_test_results },
+    },
+    (args) =>
+      run(
+        'load_test_results',
+        async () => strip(await loadTests.results(String(args.test_id ?? ''), account.userId)),
+        (o) => `Load test ${o.test_id} ${o.status}: ${totals(o.results)}.`,
+        (o) => resultsLink(o.test_id),
+      ),
+  );
+
+  server.registerTool(
+    'load_test_list',
+    {
+      title: 'Your load tests',
+      description: 'Your load tests, newest first, with their status and a summary of the results.',
+      inputSchema: { limit: z.number().int().optional().describe('How many, 1 to 100 (default 20)') },
+      outputSchema: withoutSuccess(loadTestListResult),
+      annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
+    },
+    (args) => run('load_test_list', async () => strip(await loadTests.list(account.userId, validate(listQuery, args, 'query').limit)), (o) => `${o.data.total} load test(s).`),
+  );
+
+  return { [LOAD_TEST_KIND]: presentResults };
+}
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : 'failed';
+}

@@ -1,0 +1,74 @@
+// The MCP task store of the 2025-11-25 revision (the SDK's experimental TaskStore), over Temporal: a
+// task is a job's workflow (api/services/tasks.ts), read, listed and cancelled as the signed-in user.
+// One store per request, like the server: it holds the user, never task state.
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Task } from '@modelcontextprotocol/sdk/types.js';
+import type { JobTask, TaskService } from '../services/tasks.ts';
+
+/** Turns a finished job's result (REST's answer) into the tool's result. */
+export type TaskPresenter = (value: Record<string, unknown>, task: JobTask) => CallToolResult;
+
+export function sdkTask(t: JobTask): Task {
+  return { taskId: t.taskId, status: t.status, ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}), createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttl: t.ttl, pollInterval: t.pollInterval };
+}
+
+const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
+
+export function jobTaskStore(tasks: TaskService, userId: number, presenters: Readonly<Record<string, TaskPresenter>>): TaskStore {
+  return {
+    async createTask() {
+      // Tasks are jobs: the job tools start them and answer with their workflow's task.
+      throw new McpError(ErrorCode.InvalidRequest, 'Tasks are created by the job tools (tools/call with a task)');
+    },
+    async getTask(taskId) {
+      const task = await tasks.get(taskId, userId);
+      return task ? sdkTask(task) : null;
+    },
+    async storeTaskResult() {
+      throw new McpError(ErrorCode.InvalidRequest, "A task's result is its job's result");
+    },
+    async getTaskResult(taskId) {
+      const found = await tasks.result(taskId, userId);
+      if (!found) throw notFound(taskId);
+      const result = presenters[found.task.kind]!(found.value, found.task);
+      return found.task.status === 'failed' ? { ...result, isError: true } : result;
+    },
+    async updateTaskStatus(taskId, status) {
+      if (status !== 'cancelled') throw new McpError(ErrorCode.InvalidRequest, `A task's status follows its job: only cancellation can be asked for, not ${status}`);
+      if (!(await tasks.cancel(taskId, userId))) throw notFound(taskId);
+    },
+    async listTasks(cursor) {
+      const page = await tasks.list(userId, cursor);
+      return { tasks: page.tasks.map(sdkTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+  };
+}
+
+const isTerminal = (status: Task['status']) => status === 'completed' || status === 'failed' || status === 'cancelled';
+
+/** How often a caller waiting on a plain call hears of its job (MCP clients give up after about 60 s of silence). */
+export const PROGRESS_EVERY_MS = 5000;
+
+/**
+ * For a plain (not task-augmented) call that sent a progress token: `notifications/progress` every
+ * PROGRESS_EVERY_MS until the job ends or the call is abandoned. Progress is the job's percent when
+ * it knows it, always increasing (by a hundredth while the job's own figure stands still).
+ */
+export function reportProgress(extra: RequestHandlerExtra<ServerRequest, ServerNotification>, tasks: TaskService, taskId: string, userId: number): void {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return;
+  let last = 0;
+  const loop = async () => {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, PROGRESS_EVERY_MS));
+      if (extra.signal.aborted) return;
+      const task = await tasks.get(taskId, userId);
+      if (!task || isTerminal(task.status)) return;
+      last = Math.min(100, Math.max(last + 0.01, task.progress ?? 0));
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: Math.round(last * 100) / 100, total: 100, ...(task.statusMessage ? { message: task.statusMessage } : {}) } });
+    }
+  };
+  // A failed read or send ends the reports, never the call.
+  void loop().catch(() => {});
+}

@@ -1,0 +1,133 @@
+// Jobs as MCP tasks. A task *is* a job's workflow: its id is the workflow id, its status comes from
+// the workflow (and, for a load test, from the test's own state), its result is the job's result as
+// the REST endpoint answers it, and cancelling it cancels the job. Nothing is kept in process memory,
+// so any API process answers for any task, and a restart loses none. Owner checks on every call: a
+// task of another user answers exactly as an unknown one (null).
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
+import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
+import type { LoadTestService } from './load-tests.ts';
+
+/** How long a task can be read after it ends: Temporal's retention for the workflow (the dev server keeps a day). */
+export const TASK_TTL_MS = 24 * 3600 * 1000;
+/** How often a client should poll a task. */
+export const TASK_POLL_MS = 2000;
+/** Tasks per page of `list`. */
+export const TASK_PAGE_SIZE = 20;
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+export interface JobTask {
+  taskId: string;
+  /** The job kind (`load-test`, ...): which tool's result it holds. */
+  kind: string;
+  /** The job's public id (`test_id`, ...). */
+  publicId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** Percent done, when the job knows it. */
+  progress?: number;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number;
+  pollInterval: number;
+}
+
+/** What one kind of job tells about itself as a task. */
+interface TaskKind {
+  view(publicId: string, userId: number): Promise<Pick<JobTask, 'status' | 'statusMessage' | 'progress'>>;
+  /** The result as the REST endpoint answers it (a job that failed answers with its reason). */
+  result(publicId: string, userId: number): Promise<Record<string, unknown>>;
+  cancel(publicId: string, userId: number): Promise<void>;
+}
+
+export function taskService({ temporal, loadTests }: { temporal: Client; loadTests: LoadTestService }) {
+  const kinds: Record<string, TaskKind> = {
+    [LOAD_TEST_KIND]: {
+      async view(testId, userId) {
+        const s = await loadTests.status(await loadTests.owned(testId, userId));
+        const totals = s.metrics ? `, ${s.metrics.total_requests ?? 0} requests, ${s.metrics.failed_requests ?? 0} failed` : '';
+        switch (s.status) {
+          case 'pending':
+            return { status: 'working', statusMessage: 'pending: waiting for a load worker', progress: 0 };
+          case 'running':
+            return { status: 'working', statusMessage: `running: ${s.progress}%${totals}${s.stop_requested ? ' (stopping)' : ''}`, progress: s.progress };
+          case 'completed':
+            return { status: 'completed', statusMessage: `completed${totals}`, progress: 100 };
+          case 'stopped':
+            // A stopped test is a cancelled task; its result holds the partial results.
+            return { status: 'cancelled', statusMessage: `stopped at ${s.progress}%${totals}`, progress: s.progress };
+          default:
+            return { status: 'failed', statusMessage: `failed: ${s.failure_reason ?? 'no reason recorded'}` };
+        }
+      },
+      result: (testId, userId) => loadTests.results(testId, userId),
+      async cancel(testId, userId) {
+        await loadTests.stop(await loadTests.owned(testId, userId));
+      },
+    },
+  };
+
+  /** The kind and public id of a task id (a workflow id `<kind>-<public id>`), or null. */
+  function parse(taskId: string): { kind: string; publicId: string } | null {
+    const kind = Object.keys(kinds).find((k) => taskId.startsWith(`${k}-`));
+    const publicId = kind ? taskId.slice(kind.length + 1) : '';
+    return kind && PUBLIC_ID_PATTERN.test(publicId) ? { kind, publicId } : null;
+  }
+
+  /** The task when `userId` owns its workflow; null for unknown and foreign ids alike. */
+  async function get(taskId: string, userId: number): Promise<JobTask | null> {
+    const id = parse(taskId);
+    if (!id) return null;
+    let description;
+    try {
+      description = await temporal.workflow.getHandle(taskId).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+    if (description.memo?.owner !== userId) return null;
+    const view = await kinds[id.kind]!.view(id.publicId, userId);
+    return {
+      taskId,
+      ...id,
+      ...view,
+      createdAt: description.startTime.toISOString(),
+      lastUpdatedAt: (description.closeTime ?? new Date()).toISOString(),
+      ttl: TASK_TTL_MS,
+      pollInterval: TASK_POLL_MS,
+    };
+  }
+
+  return {
+    get,
+    /** The job's result (REST's answer), or null when the task is unknown or not the caller's. */
+    async result(taskId: string, userId: number): Promise<{ task: JobTask; value: Record<string, unknown> } | null> {
+      const task = await get(taskId, userId);
+      return task ? { task, value: await kinds[task.kind]!.result(task.publicId, userId) } : null;
+    },
+    /** Cancels the job (a load test stops, keeping its partial results); false when unknown or foreign. */
+    async cancel(taskId: string, userId: number): Promise<boolean> {
+      const task = await get(taskId, userId);
+      if (!task) return false;
+      await kinds[task.kind]!.cancel(task.publicId, userId);
+      return true;
+    },
+    /** The caller's tasks, newest first, a page at a time (Temporal's visibility: needs the search attributes). */
+    async list(userId: number, cursor?: string): Promise<{ tasks: JobTask[]; nextCursor?: string }> {
+      const kindList = Object.keys(kinds).map((k) => `'${k}'`).join(', ');
+      const page = await temporal.workflowService.listWorkflowExecutions({
+        namespace: temporal.options.namespace,
+        pageSize: TASK_PAGE_SIZE,
+        nextPageToken: cursor ? Buffer.from(cursor, 'base64url') : undefined,
+        query: `${OWNER_ATTRIBUTE.name} = ${Math.trunc(userId)} AND ${KIND_ATTRIBUTE.name} IN (${kindList})`,
+      });
+      const tasks = (await Promise.all((page.executions ?? []).map((e) => get(e.execution?.workflowId ?? '', userId)))).filter((t): t is JobTask => t !== null);
+      const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
+      return { tasks, ...(next ? { nextCursor: next } : {}) };
+    },
+  };
+}
+
+export type TaskService = ReturnType<typeof taskService>;

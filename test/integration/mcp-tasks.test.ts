@@ -1,0 +1,127 @@
+// MCP tasks over Temporal, through the SDK's own client over HTTP and the real OAuth flow: a load test
+// started as a task, read with tasks/get, its result from tasks/result equal to the REST results,
+// cancelled with tasks/cancel (every shard stops, partial results kept), invisible to another user,
+// and a plain call of a 70-second test that lives on progress notifications.
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { admin, call, targets } from '../support/client.ts';
+import { connectedClient, newUser } from '../support/mcp.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
+  let site: LoadTarget;
+  let owner: { client: Client; key: string };
+  let stranger: Client;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+    const user = await newUser(target, 'enterprise');
+    const created = await admin(target, ['create-key', '--email', user.email, '--plan', 'enterprise']);
+    owner = { client: (await connectedClient(target, user.email)).client, key: JSON.parse(created.stdout).api_key };
+    stranger = (await connectedClient(target, (await newUser(target, 'enterprise')).email)).client;
+  });
+  afterAll(() => site?.close());
+
+  const startTask = async (client: Client, args: Record<string, unknown>) => {
+    const started = performance.now();
+    const created = await client.request({ method: 'tools/call', params: { name: 'load_test_start', arguments: args, task: { ttl: 3_600_000 } } }, CreateTaskResultSchema);
+    return { task: created.task, ms: performance.now() - started };
+  };
+  const until = async <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, ms = 30_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = await read();
+      if (done(v)) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)}`);
+      await sleep(250);
+    }
+  };
+
+  it('announces tasks, starts a load test as a task at once, shows its progress, and answers the REST results', { timeout: 90_000 }, async () => {
+    const capabilities = owner.client.getServerCapabilities();
+    expect(capabilities?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { tools } = await owner.client.listTools();
+    const start = tools.find((t) => t.name === 'load_test_start')!;
+    expect(start.execution).toEqual({ taskSupport: 'optional' });
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['load_test_status', 'load_test_stop', 'load_test_results', 'load_test_list']));
+
+    const { task, ms } = await startTask(owner.client, { targetUrl: `${site.url}/task`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 100 });
+    console.log(`load_test_start as a task answered in ${ms.toFixed(0)} ms`);
+    expect(ms).toBeLessThan(500);
+    expect(task).toMatchObject({ status: 'working', pollInterval: 2000 });
+    expect(task.taskId).toMatch(/^load-test-/);
+    const testId = task.taskId.replace(/^load-test-/, '');
+
+    const running = await until(() => owner.client.experimental.tasks.getTask(task.taskId), (t) => /^running: \d+%/.test(t.statusMessage ?? ''), 'the task never showed it running');
+    expect(running.status).toBe('working');
+
+    // tasks/result waits for the end, then answers what GET /load-testing/results answers.
+    const result = await owner.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
+    const rest = await call(target, 'GET', `/api/v1/load-testing/results/${testId}`, { key: owner.key });
+    expect(rest.status).toBe(200);
+    const { success: _s, ...restResults } = rest.body;
+    expect(result.structuredContent).toEqual(restResults);
+    expect(result.structuredContent).toMatchObject({ status: 'completed', results: { total_requests: expect.any(Number) } });
+    expect((result.content[0] as { text: string }).text).toMatch(new RegExp(`^Load test ${testId} completed: \\d+ requests`));
+    // The same data as JSON text for clients that ignore structured output (or a link to it when large).
+    const twin = result.content[1] as { type: string; text?: string; uri?: string };
+    if (twin.type === 'text') expect(JSON.parse(twin.text!)).toEqual(restResults);
+    else expect(twin).toMatchObject({ type: 'resource_link', uri: `${target.env.BASE_URL ?? target.baseUrl}/api/v1/load-testing/results/${testId}` });
+    expect(await owner.client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed' });
+
+    // Another user: the task is unknown, whatever the method; tasks/list shows each only their own.
+    await expect(stranger.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+    await expect(stranger.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(/not found/);
+    await expect(stranger.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/not found/);
+    const mine = await until(() => owner.client.experimental.tasks.listTasks(), (l) => l.tasks.some((t) => t.taskId === task.taskId), 'tasks/list never showed the task');
+    expect(mine.tasks.find((t) => t.taskId === task.taskId)).toMatchObject({ status: 'completed' });
+    expect((await stranger.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(task.taskId);
+    const unknownId = `load-test-${'A'.repeat(testId.length)}`;
+    await expect(owner.client.experimental.tasks.getTask(unknownId)).rejects.toThrow(/Task not found/);
+  });
+
+  it('tasks/cancel stops every shard within 5 seconds; the task ends cancelled with the partial results', { timeout: 90_000 }, async () => {
+    const path = `/cancel-${target.name}`;
+    const { task } = await startTask(owner.client, { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 120, rampUpTime: 0, requestsPerSecond: 200 });
+    await until(() => owner.client.experimental.tasks.getTask(task.taskId), (t) => /^running: \d+%/.test(t.statusMessage ?? '') && site.count(path) > 100, 'the test never ran');
+
+    const asked = Date.now();
+    const cancelled = await owner.client.experimental.tasks.cancelTask(task.taskId);
+    expect(cancelled.status).toBe('cancelled');
+    // Nothing reaches the target once the stop has been seen (a request in flight may still land).
+    await sleep(1000);
+    const after = site.count(path);
+    await sleep(1500);
+    expect(site.count(path) - after).toBeLessThanOrEqual(4);
+    const lastArrival = Math.max(...site.arrivals(path));
+    expect(lastArrival - asked).toBeLessThan(5000);
+
+    const result = await owner.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ status: 'stopped', results: { total_requests: expect.any(Number) } });
+    expect((result.structuredContent as any).results.total_requests).toBeGreaterThan(100);
+    await expect(owner.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
+  });
+
+  // One long job per run is enough: the embedded target.
+  it.runIf(target.name === 'embedded')('a plain call of a 70-second test completes for a client that sent a progress token, progress at least every 10 s', { timeout: 150_000 }, async () => {
+    const heard: Array<{ at: number; progress: number; message?: string }> = [];
+    const started = Date.now();
+    const result = await owner.client.callTool(
+      { name: 'load_test_start', arguments: { targetUrl: `${site.url}/plain`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 70, rampUpTime: 0, requestsPerSecond: 5 } },
+      CallToolResultSchema,
+      // 20 s without a word would fail the call: only the progress keeps it alive.
+      { timeout: 20_000, resetTimeoutOnProgress: true, onprogress: (p) => heard.push({ at: Date.now(), progress: p.progress, message: p.message }) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 'completed', results: { total_requests: expect.any(Number) } });
+    const times = [started, ...heard.map((h) => h.at)];
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    console.log(`plain 70 s call: ${heard.length} progress notifications, largest gap ${Math.max(...gaps)} ms, ended after ${Date.now() - started} ms`);
+    expect(heard.length).toBeGreaterThanOrEqual(12);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);
+    for (let i = 1; i < heard.length; i++) expect(heard[i]!.progress).toBeGreaterThan(heard[i - 1]!.progress);
+    expect(heard.some((h) => /running: \d+%/.test(h.message ?? ''))).toBe(true);
+  });
+});
