@@ -22,7 +22,7 @@ const { checkDomains } = proxyActivities<WhoisActivities>({ taskQueue: TASK_QUEU
 const ONE_NAME_PER_ACTIVITY = 'bulk-check-one-name-per-activity';
 
 export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers> {
-  const results: BulkAnswers = {};
+  const results: BulkAnswers = { ...job.known };
   const state: DomainCheckState = { status: 'running', total: job.groups.reduce((n, g) => n + g.domains.length, 0), done: 0, results };
   setHandler(getDomainCheckState, () => state);
   const perName = patched(ONE_NAME_PER_ACTIVITY);

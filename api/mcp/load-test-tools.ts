@@ -2,12 +2,10 @@
 // otherwise the call waits for the end, with progress), read its status, stop it, read its results,
 // list your tests. Owner checks as on REST: another user's test answers as an unknown one.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import type { Logger } from '../../lib/log.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { AppError } from '../../lib/errors.ts';
 import { HTTP_METHODS, listQuery, startBody } from '../schemas/load-tests.ts';
 import { loadTestListResult, loadTestResultsAnswer, loadTestStatusAnswer, loadTestStopResult } from '../schemas/responses.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
@@ -15,8 +13,8 @@ import type { QuotaService } from '../services/quota.ts';
 import type { TaskService } from '../services/tasks.ts';
 import { validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { errorResult, failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
-import { reportProgress, sdkTask, type TaskPresenter } from './task-store.ts';
+import { TOOL_HINTS, toolResult, type Run } from './run.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
 const startShape = {
   targetUrl: z.string().describe('The URL to load, http(s); private and internal addresses are refused'),
@@ -44,18 +42,13 @@ const resultsShape = withoutSuccess(loadTestResultsAnswer.extend({ results: load
 const totals = (r: { total_requests?: unknown; error_rate?: unknown; p95_response_time?: unknown; throughput?: unknown } | null | undefined) =>
   r ? `${r.total_requests} requests, ${r.error_rate}% errors, p95 ${r.p95_response_time} ms, ${r.throughput} req/s` : 'no results';
 
-export interface LoadTestToolDeps {
+export interface LoadTestToolDeps extends JobToolDeps {
   loadTests: LoadTestService;
-  tasks: TaskService;
-  quota: QuotaService;
-  logger: Logger;
   baseUrl: string;
-  /** Whether the JSON-RPC request `id` asked for a task (its progress then goes nowhere: no stream stays open). */
-  isTaskRequest: (id: string | number) => boolean;
 }
 
 export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTestToolDeps, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
-  const { loadTests, tasks } = deps;
+  const { loadTests } = deps;
   const resultsLink = (id: string) => `${deps.baseUrl}/api/v1/load-testing/results/${encodeURIComponent(id)}`;
   const strip = <T extends { success: unknown }>({ success: _s, ...rest }: T) => rest;
 
@@ -64,7 +57,8 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     return toolResult(out, `Load test ${out.test_id} ${out.status}: ${totals(out.results)}.`, resultsLink(out.test_id));
   };
 
-  server.experimental.tasks.registerToolTask(
+  registerJobTool(
+    server,
     'load_test_start',
     {
       title: 'Start a load test',
@@ -73,32 +67,11 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
       inputSchema: startShape,
       outputSchema: resultsShape,
       annotations: { title: 'Start a load test', ...TOOL_HINTS.load_test_start },
-      execution: { taskSupport: 'optional' },
     },
-    {
-      async createTask(args, extra) {
-        const verdict = await deps.quota.spend(account);
-        if (!verdict.allowed) throw new AppError('rate_limited', `Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
-        try {
-          const started = await loadTests.start(validate(startBody, args, 'body'), account);
-          const taskId = workflowIdOf(LOAD_TEST_KIND, started.test_id);
-          const task = await tasks.get(taskId, account.userId);
-          if (!task) throw new Error(`the task of load test ${started.test_id} could not be read back`);
-          if (!deps.isTaskRequest(extra.requestId)) reportProgress(extra, tasks, taskId, account.userId);
-          return { task: sdkTask(task) };
-        } catch (err) {
-          // The SDK answers a thrown error's message as the tool's error result: ours only, never internals.
-          throw new Error(textOf(errorResult(err, 'load_test_start', deps.logger)));
-        }
-      },
-      async getTask(_args, extra) {
-        return sdkTask((await tasks.get(extra.taskId, account.userId))!);
-      },
-      async getTaskResult(_args, extra) {
-        const found = await tasks.result(extra.taskId, account.userId);
-        return found ? presentResults(found.value, found.task) : failure(`No task ${extra.taskId}`);
-      },
-    },
+    deps,
+    account,
+    async (args) => workflowIdOf(LOAD_TEST_KIND, (await loadTests.start(validate(startBody, args, 'body'), account)).test_id),
+    presentResults,
   );
 
   server.registerTool(
@@ -157,9 +130,4 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
   );
 
   return { [LOAD_TEST_KIND]: presentResults };
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : 'failed';
 }

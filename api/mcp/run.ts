@@ -21,6 +21,7 @@ export const TOOL_HINTS = {
   webhook_delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
+  domain_check_bulk: LOOKUP,
   load_test_start: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   load_test_status: READ_OWN,
   load_test_stop: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

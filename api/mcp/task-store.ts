@@ -1,10 +1,17 @@
 // The MCP task store of the 2025-11-25 revision (the SDK's experimental TaskStore), over Temporal: a
 // task is a job's workflow (api/services/tasks.ts), read, listed and cancelled as the signed-in user.
 // One store per request, like the server: it holds the user, never task state.
-import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { CreateTaskRequestHandlerExtra, TaskRequestHandlerExtra, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Task } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ZodRawShape, z } from 'zod';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../lib/log.ts';
+import type { Plan } from '../../lib/plans.ts';
+import type { QuotaService } from '../services/quota.ts';
 import type { JobTask, TaskService } from '../services/tasks.ts';
+import { errorResult } from './run.ts';
 
 /** Turns a finished job's result (REST's answer) into the tool's result. */
 export type TaskPresenter = (value: Record<string, unknown>, task: JobTask) => CallToolResult;
@@ -71,4 +78,61 @@ export function reportProgress(extra: RequestHandlerExtra<ServerRequest, ServerN
   };
   // A failed read or send ends the reports, never the call.
   void loop().catch(() => {});
+}
+
+export interface JobToolDeps {
+  tasks: TaskService;
+  quota: QuotaService;
+  logger: Logger;
+  /** Whether the JSON-RPC request `id` asked for a task (its progress then goes nowhere: no stream stays open). */
+  isTaskRequest: (id: string | number) => boolean;
+}
+
+/**
+ * A tool whose work is a job (taskSupport "optional"): with `task` in the call it answers the job's
+ * task at once; without, the SDK waits for the task's end (tasks/get, then tasks/result), and this
+ * sends progress meanwhile when the call carries a progress token. `start` validates the arguments,
+ * starts the job and answers its workflow id.
+ */
+export function registerJobTool(
+  server: McpServer,
+  name: string,
+  config: { title: string; description: string; inputSchema: ZodRawShape; outputSchema: z.ZodObject; annotations: ToolAnnotations },
+  deps: JobToolDeps,
+  account: { userId: number; plan: Plan },
+  start: (args: Record<string, unknown>) => Promise<string>,
+  present: TaskPresenter,
+): void {
+  const { tasks } = deps;
+  server.experimental.tasks.registerToolTask(
+    name,
+    { ...config, execution: { taskSupport: 'optional' } },
+    {
+      async createTask(args: unknown, extra: CreateTaskRequestHandlerExtra) {
+        const verdict = await deps.quota.spend(account);
+        if (!verdict.allowed) throw new Error(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
+        try {
+          const taskId = await start(args as Record<string, unknown>);
+          const task = await tasks.get(taskId, account.userId);
+          if (!task) throw new Error(`the task of ${taskId} could not be read back`);
+          if (!deps.isTaskRequest(extra.requestId)) reportProgress(extra, tasks, taskId, account.userId);
+          return { task: sdkTask(task) };
+        } catch (err) {
+          // The SDK answers a thrown error's message as the tool's error result: ours only, never internals.
+          const text = errorResult(err, name, deps.logger).content[0];
+          throw new Error(text?.type === 'text' ? text.text : `The ${name} tool failed`);
+        }
+      },
+      async getTask(_args: unknown, extra: TaskRequestHandlerExtra) {
+        const task = await tasks.get(extra.taskId, account.userId);
+        if (!task) throw notFound(extra.taskId);
+        return sdkTask(task);
+      },
+      async getTaskResult(_args: unknown, extra: TaskRequestHandlerExtra) {
+        const found = await tasks.result(extra.taskId, account.userId);
+        if (!found) throw notFound(extra.taskId);
+        return present(found.value, found.task);
+      },
+    },
+  );
 }

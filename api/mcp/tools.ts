@@ -4,6 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Plan } from '../../db/schema.ts';
 import type { Logger } from '../../lib/log.ts';
+import type { DomainService } from '../services/domains.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
 import type { LookupService } from '../services/lookups.ts';
 import type { QuotaService } from '../services/quota.ts';
@@ -11,6 +12,7 @@ import type { SiteService } from '../services/site.ts';
 import type { VideoService } from '../services/video.ts';
 import type { TaskService } from '../services/tasks.ts';
 import type { WebhookService } from '../services/webhooks.ts';
+import { registerDomainTools } from './domain-tools.ts';
 import { registerLoadTestTools } from './load-test-tools.ts';
 import { registerLookupTools } from './lookup-tools.ts';
 import { toolRunner } from './run.ts';
@@ -34,6 +36,7 @@ export interface McpToolDeps {
   video?: VideoService;
   /** Load tests and the tasks over jobs (Temporal and the database). */
   loadTests?: LoadTestService;
+  domains?: DomainService;
   tasks?: TaskService;
   /** For links to REST resources in large results. */
   baseUrl?: string;
@@ -62,9 +65,10 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   registerWebhookTools(server, run, deps.webhooks, account);
   if (deps.site) registerSiteTools(server, run, deps.site, account.userId);
   if (deps.video) registerVideoTools(server, run, deps.video, account.userId);
-  if (deps.loadTests && tasks) {
-    const loadDeps = { loadTests: deps.loadTests, tasks, quota: deps.quota, logger: deps.logger, baseUrl: deps.baseUrl ?? '', isTaskRequest: request.isTaskRequest ?? (() => false) };
-    Object.assign(presenters, registerLoadTestTools(server, run, loadDeps, account));
+  if (tasks) {
+    const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, isTaskRequest: request.isTaskRequest ?? (() => false) };
+    if (deps.loadTests) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, baseUrl: deps.baseUrl ?? '' }, account));
+    if (deps.domains) Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
   }
   return server;
 }

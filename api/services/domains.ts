@@ -1,14 +1,14 @@
 // Domain registration lookups: one name in the request, many as a workflow on the network pool
 // (only the names the cache does not answer), waited for until bulkDeadlineMs.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { type CachedCheck, createConfiguredDomainLookup } from '../../activities/whois/lookup.ts';
+import { createConfiguredDomainLookup } from '../../activities/whois/lookup.ts';
 import { bulkEntry, whoisResponse } from '../../activities/whois/present.ts';
 import type { RegistrableDomain } from '../../activities/whois/registrable.ts';
 import type { Config } from '../../lib/config.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { resultWithin, startJob, within } from '../../lib/temporal/jobs.ts';
-import { DOMAIN_CHECK_KIND, getDomainCheckState, type BulkAnswers, type CheckSummary, type DomainCheckJob } from '../../lib/jobs/domain-check.ts';
+import { DOMAIN_CHECK_KIND, getDomainCheckState, type BulkAnswers, type DomainCheckJob } from '../../lib/jobs/domain-check.ts';
 import type { BulkInput, WhoisQuery } from '../schemas/domains.ts';
 
 /** Registry queries in flight per registry in a full bulk check, and DNS queries in flight in a fast one. */
@@ -36,8 +36,65 @@ async function answersSoFar(handle: WorkflowHandle): Promise<BulkAnswers> {
   }
 }
 
+/** A bulk answer: each name's entry (`known` and checked answers alike), counts, and how long it took. */
+function bulkAnswer(input: Pick<BulkInput, 'mode' | 'currency'>, answers: BulkAnswers, pending: readonly string[], tookMs: number, late?: { deadlineMs: number; workflowId: string }) {
+  const results: Record<string, unknown> = {};
+  let cachedCount = 0;
+  for (const [domain, entry] of Object.entries(answers)) {
+    if ('check' in entry) {
+      if (entry.cached) cachedCount++;
+      results[domain] = bulkEntry(entry, input.currency);
+    } else if (entry.error === 'timeout') {
+      results[domain] = { success: false, error: 'timeout', message: late ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) and fills the cache: ask again later` : 'no answer' };
+    } else {
+      results[domain] = { success: false, error: entry.error };
+    }
+  }
+  return {
+    success: true,
+    query_time_ms: tookMs,
+    total: Object.keys(results).length,
+    cached_count: cachedCount,
+    checked_count: pending.length,
+    mode: input.mode,
+    currency: input.currency,
+    results,
+  };
+}
+
 export function domainService({ config, kv, temporal }: { config: Config; kv: KvStore; temporal: Client }) {
   const lookup = createConfiguredDomainLookup(config, kv);
+
+  /**
+   * What the request's names need: refused names and the ones the cache or a rule answers are known at
+   * once (`known`); the others are grouped by registry for the workflow (`pending`). Duplicates collapse.
+   */
+  async function prepare(input: BulkInput): Promise<{ job: Required<DomainCheckJob>; pending: string[] }> {
+    const known: BulkAnswers = {};
+    const pending = new Map<string, string>(); // registrable domain -> registry
+    for (const given of input.domains) {
+      let name: RegistrableDomain;
+      try {
+        name = lookup.registrable(given, 'domains');
+      } catch (err) {
+        if (!(err instanceof InvalidInputError)) throw err;
+        known[given.trim()] = { error: err.message };
+        continue;
+      }
+      const { domain } = name;
+      if (known[domain] || pending.has(domain)) continue;
+      const cached = await lookup.cachedOnly(name, input.mode);
+      // A rule's answer (RFC 6761) is neither cached nor checked.
+      if (cached) known[domain] = { check: cached.check, cached: cached.cached };
+      else pending.set(domain, lookup.answeredBy(name, input.mode));
+    }
+    const groups = new Map<string, string[]>();
+    for (const [domain, registry] of pending) groups.set(registry, [...(groups.get(registry) ?? []), domain]);
+    return {
+      job: { mode: input.mode, groups: [...groups].map(([registry, domains]) => ({ registry, domains, concurrency: BULK_CONCURRENCY[input.mode] })), known },
+      pending: [...pending.keys()],
+    };
+  }
 
   return {
     async whois(q: WhoisQuery) {
@@ -48,56 +105,46 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
 
     async bulk(input: BulkInput, ownerId: number) {
       const started = performance.now();
-      const results: Record<string, unknown> = {};
-      const pending = new Map<string, string>(); // registrable domain -> registry
-      let cachedCount = 0;
-      const answered = new Map<string, CachedCheck<CheckSummary>>();
-      for (const given of input.domains) {
-        let name: RegistrableDomain;
-        try {
-          name = lookup.registrable(given, 'domains');
-        } catch (err) {
-          if (!(err instanceof InvalidInputError)) throw err;
-          results[given.trim()] = { success: false, error: err.message };
-          continue;
-        }
-        const { domain } = name;
-        if (answered.has(domain) || pending.has(domain)) continue; // duplicates collapse
-        const cached = await lookup.cachedOnly(name, input.mode);
-        if (cached) {
-          answered.set(domain, cached);
-          if (cached.cached) cachedCount++; // else answered by rule (RFC 6761), neither cached nor checked
-        } else {
-          pending.set(domain, lookup.answeredBy(name, input.mode));
-        }
+      const asked = await prepare(input);
+      const checked: BulkAnswers = {};
+      let late: { deadlineMs: number; workflowId: string } | undefined;
+      if (asked.job.groups.length > 0) {
+        const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [{ mode: asked.job.mode, groups: asked.job.groups }] });
+        late = { deadlineMs: bulkDeadlineMs(config), workflowId: handle.workflowId };
+        Object.assign(checked, (await resultWithin<BulkAnswers>(handle, late.deadlineMs))?.value ?? (await answersSoFar(handle)));
       }
-      if (pending.size > 0) {
-        const groups = new Map<string, string[]>();
-        for (const [domain, registry] of pending) groups.set(registry, [...(groups.get(registry) ?? []), domain]);
-        const job: DomainCheckJob = {
-          mode: input.mode,
-          groups: [...groups].map(([registry, domains]) => ({ registry, domains, concurrency: BULK_CONCURRENCY[input.mode] })),
-        };
-        const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [job] });
-        const deadlineMs = bulkDeadlineMs(config);
-        const checked = (await resultWithin<BulkAnswers>(handle, deadlineMs))?.value ?? (await answersSoFar(handle));
-        for (const domain of pending.keys()) {
-          const entry = checked[domain];
-          if (entry && 'check' in entry) answered.set(domain, { ...entry, cacheExpires: 0 });
-          else results[domain] = entry ? { success: false, error: entry.error } : { success: false, error: 'timeout', message: `no answer within ${deadlineMs / 1000} s; the check goes on (workflow ${handle.workflowId}) and fills the cache: ask again later` };
-        }
+      // Names past the deadline: a timeout entry each, the check goes on and fills the cache.
+      for (const domain of asked.pending) checked[domain] ??= { error: 'timeout' };
+      return bulkAnswer(input, { ...asked.job.known, ...checked }, asked.pending, Math.round(performance.now() - started), late);
+    },
+
+    /**
+     * The same check as a job of its own (an MCP task): every name asked is in the workflow (the ones the
+     * cache or a rule answered, and the refused ones, as they are), so its result is the whole answer.
+     */
+    async startBulk(input: BulkInput, ownerId: number): Promise<string> {
+      const asked = await prepare(input);
+      const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [asked.job], memo: { currency: input.currency, mode: input.mode, pending: asked.pending } });
+      return handle.workflowId;
+    },
+
+    /** A bulk check job's progress: names checked of those to check (the query needs a workflows worker). */
+    async bulkProgress(workflowId: string): Promise<{ done: number; total: number } | null> {
+      try {
+        const state = (await within(temporal.workflow.getHandle(workflowId).query(getDomainCheckState), QUERY_WAIT_MS))?.value;
+        return state ? { done: state.done, total: state.total } : null;
+      } catch {
+        return null;
       }
-      for (const [domain, entry] of answered) results[domain] = bulkEntry(entry, input.currency);
-      return {
-        success: true,
-        query_time_ms: Math.round(performance.now() - started),
-        total: Object.keys(results).length,
-        cached_count: cachedCount,
-        checked_count: pending.size,
-        mode: input.mode,
-        currency: input.currency,
-        results,
-      };
+    },
+
+    /** The answer of a bulk check job that ended (startBulk), as `bulk` answers. */
+    async bulkResult(workflowId: string): Promise<ReturnType<typeof bulkAnswer>> {
+      const handle = temporal.workflow.getHandle(workflowId);
+      const [answers, description] = await Promise.all([handle.result() as Promise<BulkAnswers>, handle.describe()]);
+      const memo = (description.memo ?? {}) as { currency?: BulkInput['currency']; mode?: BulkInput['mode']; pending?: string[] };
+      const tookMs = (description.closeTime ?? new Date()).getTime() - description.startTime.getTime();
+      return bulkAnswer({ mode: memo.mode ?? 'fast', currency: memo.currency ?? 'USD' }, answers, memo.pending ?? [], tookMs);
     },
   };
 }

@@ -17,18 +17,19 @@ import { webhookService } from './webhooks.ts';
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
   const loadTests = loadTestService({ config, db, temporal });
+  const domains = domainService({ config, kv, temporal });
   return {
     config,
     accounts: accountService(db),
     captures: captureService({ db, kv }),
     diagnostics: diagnosticsService(temporal),
-    domains: domainService({ config, kv, temporal }),
+    domains,
     loadTests,
     lookups: lookupService(config),
     quota: quotaService(kv),
     site: siteService({ kv, temporal, allow: config.networkAllow }),
     streams: streamService(kv),
-    tasks: taskService({ temporal, loadTests }),
+    tasks: taskService({ temporal, loadTests, domains }),
     video: videoService({ config, db, kv, blobs: deps.blobs, temporal }),
     webhooks: webhookService(db, config.baseUrl, kv),
   };

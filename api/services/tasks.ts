@@ -3,16 +3,21 @@
 // the REST endpoint answers it, and cancelling it cancels the job. Nothing is kept in process memory,
 // so any API process answers for any task, and a restart loses none. Owner checks on every call: a
 // task of another user answers exactly as an unknown one (null).
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
+import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { within } from '../../lib/temporal/jobs.ts';
 import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
+import type { DomainService } from './domains.ts';
 import type { LoadTestService } from './load-tests.ts';
 
 /** How long a task can be read after it ends: Temporal's retention for the workflow (the dev server keeps a day). */
 export const TASK_TTL_MS = 24 * 3600 * 1000;
 /** How often a client should poll a task. */
 export const TASK_POLL_MS = 2000;
+/** How long a cancellation waits for the job's workflow to close. */
+const CANCEL_WAIT_MS = 5000;
 /** Tasks per page of `list`. */
 export const TASK_PAGE_SIZE = 20;
 
@@ -36,13 +41,22 @@ export interface JobTask {
 
 /** What one kind of job tells about itself as a task. */
 interface TaskKind {
-  view(publicId: string, userId: number): Promise<Pick<JobTask, 'status' | 'statusMessage' | 'progress'>>;
+  /** `execution`: the workflow's status in Temporal (RUNNING, COMPLETED, CANCELLED, FAILED, ...). */
+  view(publicId: string, userId: number, execution: WorkflowExecutionStatusName): Promise<Pick<JobTask, 'status' | 'statusMessage' | 'progress'>>;
   /** The result as the REST endpoint answers it (a job that failed answers with its reason). */
   result(publicId: string, userId: number): Promise<Record<string, unknown>>;
   cancel(publicId: string, userId: number): Promise<void>;
 }
 
-export function taskService({ temporal, loadTests }: { temporal: Client; loadTests: LoadTestService }) {
+/** A task's status from its workflow's, for jobs whose workflow's end is the job's end. */
+function fromExecution(execution: WorkflowExecutionStatusName): JobTask['status'] {
+  if (execution === 'RUNNING' || execution === 'CONTINUED_AS_NEW' || execution === 'PAUSED') return 'working';
+  if (execution === 'COMPLETED') return 'completed';
+  return execution === 'CANCELLED' ? 'cancelled' : 'failed';
+}
+
+export function taskService({ temporal, loadTests, domains }: { temporal: Client; loadTests: LoadTestService; domains: DomainService }) {
+  const workflowOf = (kind: string, publicId: string) => temporal.workflow.getHandle(`${kind}-${publicId}`);
   const kinds: Record<string, TaskKind> = {
     [LOAD_TEST_KIND]: {
       async view(testId, userId) {
@@ -67,6 +81,28 @@ export function taskService({ temporal, loadTests }: { temporal: Client; loadTes
         await loadTests.stop(await loadTests.owned(testId, userId));
       },
     },
+    [DOMAIN_CHECK_KIND]: {
+      async view(id, _userId, execution) {
+        const status = fromExecution(execution);
+        if (status !== 'working') return { status, statusMessage: execution.toLowerCase(), ...(status === 'completed' ? { progress: 100 } : {}) };
+        const p = await domains.bulkProgress(`${DOMAIN_CHECK_KIND}-${id}`);
+        return p ? { status, statusMessage: `checked ${p.done} of ${p.total} names`, progress: p.total ? Math.floor((p.done / p.total) * 100) : 0 } : { status, statusMessage: 'checking' };
+      },
+      async result(id) {
+        try {
+          return await domains.bulkResult(`${DOMAIN_CHECK_KIND}-${id}`);
+        } catch (err) {
+          if (err instanceof WorkflowFailedError) return { success: false, error: err.cause?.message ?? err.message };
+          throw err;
+        }
+      },
+      async cancel(id) {
+        const handle = workflowOf(DOMAIN_CHECK_KIND, id);
+        await handle.cancel();
+        // The answer to tasks/cancel shows the task's new status: wait (briefly) for the workflow to close.
+        await within(handle.result().catch(() => null), CANCEL_WAIT_MS);
+      },
+    },
   };
 
   /** The kind and public id of a task id (a workflow id `<kind>-<public id>`), or null. */
@@ -88,7 +124,7 @@ export function taskService({ temporal, loadTests }: { temporal: Client; loadTes
       throw err;
     }
     if (description.memo?.owner !== userId) return null;
-    const view = await kinds[id.kind]!.view(id.publicId, userId);
+    const view = await kinds[id.kind]!.view(id.publicId, userId, description.status.name);
     return {
       taskId,
       ...id,

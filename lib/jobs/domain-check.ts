@@ -46,6 +46,11 @@ export interface DomainCheckJob {
   mode: LookupMode;
   /** Names of one registry, and how many of them may be queried at once. */
   groups: Array<{ registry: string; domains: string[]; concurrency: number }>;
+  /**
+   * Answers known before the job started (the cache's, a rule's, refused names), kept as they are, so
+   * the job's result holds every name asked (an MCP task's result is the job's).
+   */
+  known?: BulkAnswers;
 }
 
 export interface DomainCheckState {

@@ -35,6 +35,8 @@ export interface JobStart<N extends JobWorkflowType> {
   workflow: N;
   args: Parameters<JobWorkflows[N]>;
   publicId?: string;
+  /** More of the request, for whoever reads the job's result (kept in the memo, beside the owner). */
+  memo?: Record<string, unknown>;
 }
 
 export async function startJob<N extends JobWorkflowType>(client: Client, o: JobStart<N>): Promise<{ publicId: string; handle: WorkflowHandle<JobWorkflows[N]> }> {
@@ -44,7 +46,7 @@ export async function startJob<N extends JobWorkflowType>(client: Client, o: Job
     taskQueue: TASK_QUEUES.workflows,
     args: o.args as unknown[],
     // The request id links the API's log line for this request to the workflow in Temporal UI.
-    memo: { owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
+    memo: { ...o.memo, owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
     typedSearchAttributes: jobSearchAttributes(o.kind, o.ownerId),
   });
   processMetrics().jobsStarted.inc({ kind: o.kind });

@@ -55,7 +55,7 @@ for (const target of targets()) {
       expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['audit_page_design', 'discover_site_pages', 'dns_lookup', 'http_headers', 'ip_info', 'load_test_list', 'load_test_results', 'load_test_start', 'load_test_status', 'load_test_stop', 'remove_video_watermark', 'watermark_status', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['audit_page_design', 'discover_site_pages', 'dns_lookup', 'domain_check_bulk', 'http_headers', 'ip_info', 'load_test_list', 'load_test_results', 'load_test_start', 'load_test_status', 'load_test_stop', 'remove_video_watermark', 'watermark_status', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests']);
       for (const t of tools) expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
 
       // Every tool, through HTTP, as this user.
@@ -140,6 +140,10 @@ for (const target of targets()) {
       // No PKCE at all: refused even for this public client's first step.
       const noPkce = await fetch(`${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.client_id, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools' })}`, { redirect: 'manual' });
       expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+      // RFC 9207: every authorization response, errors included, names the issuer the metadata announces.
+      const { issuer, authorization_response_iss_parameter_supported: issSupported } = (await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json()) as any;
+      expect(issSupported).toBe(true);
+      expect(new URL(noPkce.headers.get('location')!).searchParams.get('iss')).toBe(issuer);
 
       // A redirect URI other than the registered one: an error page, never a redirect to it.
       const mismatch = await fetch(authorize('http://127.0.0.1:8977/other'), { redirect: 'manual' });
@@ -164,6 +168,10 @@ for (const target of targets()) {
       const back = await authorizeInBrowser(authorize(redirectUri), { email: user.email, password: PASSWORD, redirectUri, browser });
       const code = back.searchParams.get('code')!;
       expect(back.searchParams.get('state')).toBe('s1');
+      expect(back.searchParams.get('iss')).toBe(issuer);
+      // A user who declines: the error redirect names the issuer too.
+      const declined = await authorizeInBrowser(authorize(redirectUri, { state: 's2' }), { email: user.email, password: PASSWORD, redirectUri, browser: new FormBrowser(), approve: false });
+      expect(Object.fromEntries(declined.searchParams)).toMatchObject({ error: 'access_denied', state: 's2', iss: issuer });
       const exchange = (codeVerifier: string) =>
         fetch(`${target.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.client_id, code_verifier: codeVerifier, resource: `${target.baseUrl}/mcp` }) });
       const wrong = await exchange(randomBytes(32).toString('base64url'));

@@ -1,13 +1,16 @@
 // MCP tasks over Temporal, through the SDK's own client over HTTP and the real OAuth flow: a load test
 // started as a task, read with tasks/get, its result from tasks/result equal to the REST results,
 // cancelled with tasks/cancel (every shard stops, partial results kept), invisible to another user,
-// and a plain call of a 70-second test that lives on progress notifications.
+// a plain call of a 70-second test that lives on progress notifications, and (distributed mode) a
+// second API process that answers for the first one's tasks, before and after its restart.
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as SdkClient, type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { admin, call, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
+import { startApp, type AppProcess } from '../support/processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -104,8 +107,46 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     await expect(owner.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
   });
 
-  // One long job per run is enough: the embedded target.
-  it.runIf(target.name === 'embedded')('a plain call of a 70-second test completes for a client that sent a progress token, progress at least every 10 s', { timeout: 150_000 }, async () => {
+  it('checks many domain names as a task (every name in its result) and as a plain call; a cancelled check ends cancelled', { timeout: 90_000 }, async () => {
+    const stamp = `${target.name}-${Date.now().toString(36)}`;
+    const names = [`free-${stamp}.com`, `taken-${stamp}.com`, 'not a domain', 'example.com'];
+    const created = await owner.client.request({ method: 'tools/call', params: { name: 'domain_check_bulk', arguments: { domains: names, currency: 'EUR' }, task: {} } }, CreateTaskResultSchema);
+    expect(created.task.taskId).toMatch(/^domain-check-/);
+    const result = await owner.client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ total: 4, checked_count: 2, mode: 'fast', currency: 'EUR' });
+    const results = (result.structuredContent as any).results;
+    expect(results[`free-${stamp}.com`]).toMatchObject({ success: true, available: true, availability_confidence: 'medium', pricing: { currency: 'EUR' } });
+    expect(results[`taken-${stamp}.com`]).toMatchObject({ success: true, available: false });
+    expect(results['example.com']).toMatchObject({ success: true, available: false, is_reserved: true });
+    expect(results['not a domain']).toMatchObject({ success: false });
+    expect((result.content[0] as { text: string }).text).toMatch(/^4 name\(s\): 1 available, 2 taken, 0 unknown, 1 not checked/);
+
+    // The plain call answers the same, now from the cache for the two checked names.
+    const plain = await owner.client.callTool({ name: 'domain_check_bulk', arguments: { domains: names, currency: 'EUR' } });
+    expect(plain.structuredContent).toMatchObject({ total: 4, cached_count: 2, checked_count: 0 });
+
+    // Names nobody answers (full mode): cancelled while it runs.
+    const slow = await owner.client.request({ method: 'tools/call', params: { name: 'domain_check_bulk', arguments: { domains: [`slow-${stamp}-1.com`, `slow-${stamp}-2.com`], mode: 'full' }, task: {} } }, CreateTaskResultSchema);
+    expect((await owner.client.experimental.tasks.cancelTask(slow.task.taskId)).status).toBe('cancelled');
+    const cancelled = await owner.client.experimental.tasks.getTaskResult(slow.task.taskId, CallToolResultSchema);
+    expect(cancelled.isError).toBe(true);
+    expect((cancelled.content[0] as { text: string }).text).toMatch(/cancelled/);
+    await expect(stranger.experimental.tasks.getTask(slow.task.taskId)).rejects.toThrow(/Task not found/);
+  });
+
+});
+
+// One long job per run is enough: the embedded target.
+describe.each(targets().filter((t) => t.name === 'embedded'))('MCP plain calls of long jobs ($name)', (target) => {
+  let site: LoadTarget;
+  let owner: { client: Client };
+  beforeAll(async () => {
+    site = await startLoadTarget();
+    owner = { client: (await connectedClient(target, (await newUser(target, 'enterprise')).email)).client };
+  });
+  afterAll(() => site?.close());
+
+  it('a plain call of a 70-second test completes for a client that sent a progress token, progress at least every 10 s', { timeout: 150_000 }, async () => {
     const heard: Array<{ at: number; progress: number; message?: string }> = [];
     const started = Date.now();
     const result = await owner.client.callTool(
@@ -123,5 +164,60 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);
     for (let i = 1; i < heard.length; i++) expect(heard[i]!.progress).toBeGreaterThan(heard[i - 1]!.progress);
     expect(heard.some((h) => /running: \d+%/.test(h.message ?? ''))).toBe(true);
+  });
+});
+
+// Distributed mode: a second API process on the same Temporal, database and Redis answers for the
+// tasks the first one created, and still does after it restarts (no task state lives in a process).
+describe.each(targets().filter((t) => t.name === 'external'))('MCP tasks across API processes ($name)', (target) => {
+  let site: LoadTarget;
+  let second: AppProcess | undefined;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await site?.close();
+  });
+
+  /** A second API process, the same BASE_URL (the tokens' audience) and backends, on a port of its own. */
+  const startSecond = () => startApp({ ...target.env, ROLE: 'api', PORT: '', BASE_URL: target.env.BASE_URL ?? target.baseUrl });
+  const clientOf = async (api: AppProcess, token: string) => {
+    const client = new SdkClient({ name: 'second', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    return client;
+  };
+
+  it('a task created through one API process is read and cancelled through another, and survives its restart', { timeout: 180_000 }, async () => {
+    const user = await newUser(target, 'enterprise');
+    const { client, oauth } = await connectedClient(target, user.email);
+    const token = oauth.tokens()!.access_token;
+    second = await startSecond();
+    const path = '/two-processes';
+    const created = await client.request({ method: 'tools/call', params: { name: 'load_test_start', arguments: { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 120, rampUpTime: 0, requestsPerSecond: 50 }, task: {} } }, CreateTaskResultSchema);
+
+    let other = await clientOf(second, token);
+    const deadline = Date.now() + 30_000;
+    let seen = await other.experimental.tasks.getTask(created.task.taskId);
+    while (!/^running/.test(seen.statusMessage ?? '') && Date.now() < deadline) {
+      await sleep(250);
+      seen = await other.experimental.tasks.getTask(created.task.taskId);
+    }
+    expect(seen).toMatchObject({ taskId: created.task.taskId, status: 'working' });
+    expect(seen.statusMessage).toMatch(/^running/);
+
+    // The second process restarts: the task is still there, and it is cancelled through it.
+    await other.close();
+    await second.stop();
+    second = await startSecond();
+    other = await clientOf(second, token);
+    expect(await other.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: 'working' });
+    expect((await other.experimental.tasks.cancelTask(created.task.taskId)).status).toBe('cancelled');
+    // The first process sees the same end.
+    expect(await client.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: 'cancelled' });
+    const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ status: 'stopped' });
+    expect(site.count(path)).toBeGreaterThan(0);
+    await other.close();
   });
 });

@@ -1,0 +1,43 @@
+// MCP tool of the bulk domain check: up to 100 names, a job on the network pool (a task when the
+// client asks for one), answered as POST /api/v1/network/domains/check answers.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { CURRENCIES } from '../../activities/whois/pricing.ts';
+import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
+import type { Plan } from '../../lib/plans.ts';
+import { BULK_MAX_DOMAINS, bulkBody } from '../schemas/domains.ts';
+import type { DomainService } from '../services/domains.ts';
+import { validate } from '../validate.ts';
+import { failure, TOOL_HINTS, toolResult } from './run.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
+
+export function registerDomainTools(server: McpServer, deps: JobToolDeps & { domains: DomainService }, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
+  const present: TaskPresenter = (value, task) => {
+    if (value.success !== true) return failure(`The bulk check ${task.status === 'cancelled' ? 'was cancelled' : `failed: ${String(value.error)}`}.`);
+    const { success: _s, ...out } = value as { success: true; total: number; results: Record<string, { success: boolean; available?: boolean | null }> };
+    const entries = Object.values(out.results);
+    const count = (f: (e: (typeof entries)[number]) => boolean) => entries.filter(f).length;
+    return toolResult(out, `${out.total} name(s): ${count((e) => e.available === true)} available, ${count((e) => e.available === false)} taken, ${count((e) => e.success && e.available === null)} unknown, ${count((e) => !e.success)} not checked. Each name's answer is in structuredContent.results.`);
+  };
+
+  registerJobTool(
+    server,
+    'domain_check_bulk',
+    {
+      title: 'Check many domain names',
+      description: `Whether up to ${BULK_MAX_DOMAINS} domain names can be registered, with prices (the same as POST /api/v1/network/domains/check). mode "fast" asks DNS; "full" asks the registries (RDAP, WHOIS), slower and politely paced. Unknown answers are null with low confidence, never a guess. As a task (tools/call with "task") it answers at once; as a plain call it waits for every name, with progress every 5 seconds when the call carries a progressToken.`,
+      inputSchema: {
+        domains: z.array(z.string()).describe(`1 to ${BULK_MAX_DOMAINS} domain names`),
+        mode: z.enum(['fast', 'full']).optional().describe('fast (DNS, default) or full (registries)'),
+        currency: z.enum(CURRENCIES).optional().describe('Currency of the prices (default USD)'),
+      },
+      outputSchema: z.object({ query_time_ms: z.number(), total: z.number(), cached_count: z.number(), checked_count: z.number(), mode: z.string(), currency: z.string(), results: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose(),
+      annotations: { title: 'Check many domain names', ...TOOL_HINTS.domain_check_bulk },
+    },
+    deps,
+    account,
+    (args) => deps.domains.startBulk(validate(bulkBody, args, 'body'), account.userId),
+    present,
+  );
+  return { [DOMAIN_CHECK_KIND]: present };
+}
