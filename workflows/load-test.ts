@@ -2,7 +2,7 @@
 // load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events.
-import { ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
 import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
 import { planShards } from './load-test-plan.ts';
@@ -37,6 +37,8 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   try {
     startAt = await beginLoadTest(input.testId);
   } catch (err) {
+    // Cancelled while pending (an MCP task cancelled before a load worker took it): nothing ran.
+    if (isCancellation(err)) return finish('stopped', 'cancelled before a load worker took it', false);
     // No load worker: nothing ran, nothing to merge, and no worker would run the merge either.
     return finish('failed', `no load worker took the test within ${WAIT_FOR_LOAD_WORKER}: ${reasonOf(err)}`, false);
   }

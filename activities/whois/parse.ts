@@ -154,12 +154,22 @@ function normalizeServer(value: string, kind: 'refer' | 'registrar'): { kind: 'r
   return { kind, server: v };
 }
 
+/**
+ * Where a refusal is written: a refusal is a short answer, or says so in its first paragraph. The terms of
+ * use that follow a real answer ("... queries may be rate limited; try again later ...") are not one.
+ */
+function refusalZone(text: string): string {
+  if (text.length <= 600) return text;
+  // The first paragraph (at most 5 lines): registries put their terms after a blank line.
+  return text.trimStart().split(/\r?\n\s*\r?\n/)[0]!.split(/\r?\n/).slice(0, 5).join('\n');
+}
+
 export function whoisVerdict(text: string): RegistryVerdict {
   const keys = new Set(whoisFields(text).map(([k]) => k));
   const has = (list: string[]) => list.some((k) => keys.has(k));
   // Dates are registration data: their presence wins over boilerplate that mentions availability.
   if (has(KEYS.creation_date) || has(KEYS.expiration_date)) return 'registered';
-  if (RATE_LIMITED.some((r) => r.test(text))) return 'rate_limited';
+  if (RATE_LIMITED.some((r) => r.test(refusalZone(text)))) return 'rate_limited';
   // Not registered: "no match" and friends, or held back by the registry (lookup.ts tells them apart).
   if (NOT_FOUND.some((r) => r.test(text)) || mentionsReserved(text)) return 'available';
   return has(KEYS.registrar) || has(KEYS.name_servers) ? 'registered' : 'unclear';

@@ -70,7 +70,7 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
     const first = await fetchTrusted(url, signal);
     // Some RDAP services redirect to the registry's own server: that hop is untrusted (guarded, bounded).
     if (first.status >= 300 && first.status < 400 && first.location) {
-      const guarded = createGuardedFetch({ allow: options.allow, timeoutMs: options.timeoutMs, maxBytes: RDAP_MAX_BYTES, maxRedirects: 3 });
+      const guarded = createGuardedFetch({ allow: options.allow, timeoutMs: Math.max(1, Math.round(options.timeoutMs - (performance.now() - started))), maxBytes: RDAP_MAX_BYTES, maxRedirects: 3 });
       const hop = await guarded(new URL(first.location, url).href, { headers: { accept: 'application/rdap+json, application/json' } });
       res = { status: hop.status, text: hop.body.toString('utf8') };
     } else {

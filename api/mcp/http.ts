@@ -99,10 +99,12 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     }
 
     await services.accounts.recordAppUse(holder.grantId);
-    const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan }, { isTaskRequest: (id) => taskRequests.has(id) });
+    const gone = new AbortController();
+    const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan }, { isTaskRequest: (id) => taskRequests.has(id), gone: gone.signal });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
     ctx.respond = false;
     ctx.res.on('close', () => {
+      gone.abort();
       void transport.close();
       void server.close();
     });

@@ -10,7 +10,8 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { QuotaService } from '../services/quota.ts';
-import type { JobTask, TaskService } from '../services/tasks.ts';
+import { AppError } from '../../lib/errors.ts';
+import { TASK_POLL_MS, TASK_TTL_MS, type JobTask, type TaskService } from '../services/tasks.ts';
 import { errorResult } from './run.ts';
 
 /** Turns a finished job's result (REST's answer) into the tool's result. */
@@ -22,33 +23,53 @@ export function sdkTask(t: JobTask): Task {
 
 const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
 
-export function jobTaskStore(tasks: TaskService, userId: number, presenters: Readonly<Record<string, TaskPresenter>>): TaskStore {
+/**
+ * `gone` aborts when the HTTP request that carries this server ends: the SDK's wait of a plain call
+ * (it polls getTask until the task ends) stops then, instead of polling for the rest of a long job.
+ */
+export function jobTaskStore(tasks: TaskService, userId: number, presenters: Readonly<Record<string, TaskPresenter>>, logger: Logger, gone?: AbortSignal): TaskStore {
+  // Our errors as they are; a backend's (Temporal, the database) logged and told without its details.
+  const guarded = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    if (gone?.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'The request was closed');
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      if (err instanceof AppError && err.isCallersFault) throw new McpError(ErrorCode.InvalidParams, err.message);
+      logger.error({ err, what }, 'MCP task method failed');
+      throw new McpError(ErrorCode.InternalError, `The task could not be ${what} (a backend did not answer): try again`);
+    }
+  };
   return {
     async createTask() {
       // Tasks are jobs: the job tools start them and answer with their workflow's task.
       throw new McpError(ErrorCode.InvalidRequest, 'Tasks are created by the job tools (tools/call with a task)');
     },
-    async getTask(taskId) {
-      const task = await tasks.get(taskId, userId);
-      return task ? sdkTask(task) : null;
-    },
+    getTask: (taskId) =>
+      guarded('read', async () => {
+        const task = await tasks.get(taskId, userId);
+        return task ? sdkTask(task) : null;
+      }),
     async storeTaskResult() {
       throw new McpError(ErrorCode.InvalidRequest, "A task's result is its job's result");
     },
-    async getTaskResult(taskId) {
-      const found = await tasks.result(taskId, userId);
-      if (!found) throw notFound(taskId);
-      const result = presenters[found.task.kind]!(found.value, found.task);
-      return found.task.status === 'failed' ? { ...result, isError: true } : result;
-    },
-    async updateTaskStatus(taskId, status) {
-      if (status !== 'cancelled') throw new McpError(ErrorCode.InvalidRequest, `A task's status follows its job: only cancellation can be asked for, not ${status}`);
-      if (!(await tasks.cancel(taskId, userId))) throw notFound(taskId);
-    },
-    async listTasks(cursor) {
-      const page = await tasks.list(userId, cursor);
-      return { tasks: page.tasks.map(sdkTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-    },
+    getTaskResult: (taskId) =>
+      guarded('read', async () => {
+        const found = await tasks.result(taskId, userId);
+        if (!found) throw notFound(taskId);
+        const result = presenters[found.task.kind]!(found.value, found.task);
+        return found.task.status === 'failed' ? { ...result, isError: true } : result;
+      }),
+    updateTaskStatus: (taskId, status) =>
+      guarded('cancelled', async () => {
+        if (status !== 'cancelled') throw new McpError(ErrorCode.InvalidRequest, `A task's status follows its job: only cancellation can be asked for, not ${status}`);
+        if (!(await tasks.cancel(taskId, userId))) throw notFound(taskId);
+      }),
+    listTasks: (cursor) =>
+      guarded('listed', async () => {
+        const page = await tasks.list(userId, cursor);
+        return { tasks: page.tasks.map(sdkTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      }),
   };
 }
 
@@ -60,7 +81,7 @@ export const PROGRESS_EVERY_MS = 5000;
 /**
  * For a plain (not task-augmented) call that sent a progress token: `notifications/progress` every
  * PROGRESS_EVERY_MS until the job ends or the call is abandoned. Progress is the job's percent when
- * it knows it, always increasing (by a hundredth while the job's own figure stands still).
+ * it knows it, always increasing (by a hundredth of what is left while the job's figure stands still).
  */
 export function reportProgress(extra: RequestHandlerExtra<ServerRequest, ServerNotification>, tasks: TaskService, taskId: string, userId: number): void {
   const token = extra._meta?.progressToken;
@@ -72,8 +93,10 @@ export function reportProgress(extra: RequestHandlerExtra<ServerRequest, ServerN
       if (extra.signal.aborted) return;
       const task = await tasks.get(taskId, userId);
       if (!task || isTerminal(task.status)) return;
-      last = Math.min(100, Math.max(last + 0.01, task.progress ?? 0));
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: Math.round(last * 100) / 100, total: 100, ...(task.statusMessage ? { message: task.statusMessage } : {}) } });
+      // Below 100 until the job ends (a test at 100% may still be merging its shards), always rising.
+      const figure = Math.min(task.progress ?? 0, 99);
+      last = figure > last ? figure : last + (100 - last) / 100;
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: last, total: 100, ...(task.statusMessage ? { message: task.statusMessage } : {}) } });
     }
   };
   // A failed read or send ends the reports, never the call.
@@ -113,10 +136,11 @@ export function registerJobTool(
         if (!verdict.allowed) throw new Error(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
         try {
           const taskId = await start(args as Record<string, unknown>);
-          const task = await tasks.get(taskId, account.userId);
-          if (!task) throw new Error(`the task of ${taskId} could not be read back`);
+          // The job runs: a failed read-back must not tell the caller otherwise.
+          const now = new Date().toISOString();
+          const task = (await tasks.get(taskId, account.userId).catch(() => null)) ?? { taskId, status: 'working' as const, createdAt: now, lastUpdatedAt: now, ttl: TASK_TTL_MS, pollInterval: TASK_POLL_MS };
           if (!deps.isTaskRequest(extra.requestId)) reportProgress(extra, tasks, taskId, account.userId);
-          return { task: sdkTask(task) };
+          return { task: 'kind' in task ? sdkTask(task) : task };
         } catch (err) {
           // The SDK answers a thrown error's message as the tool's error result: ours only, never internals.
           const text = errorResult(err, name, deps.logger).content[0];

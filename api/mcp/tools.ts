@@ -46,6 +46,8 @@ export interface McpToolDeps {
 export interface McpRequestInfo {
   /** Whether the JSON-RPC request `id` is a task-augmented call (known to the HTTP door, which saw the body). */
   isTaskRequest?: (id: string | number) => boolean;
+  /** Aborts when the request carrying this server ends (a client that gave up on a plain call). */
+  gone?: AbortSignal;
 }
 
 const MCP_SERVER_INFO = { name: 'netops', version: '0.1.0' };
@@ -57,7 +59,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   const server = new McpServer(
     MCP_SERVER_INFO,
     tasks
-      ? { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: jobTaskStore(tasks, account.userId, presenters) }
+      ? { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: jobTaskStore(tasks, account.userId, presenters, deps.logger, request.gone) }
       : { capabilities: { tools: {} } },
   );
   const run = toolRunner(deps.quota, account, deps.logger);

@@ -18,6 +18,8 @@ export const TASK_TTL_MS = 24 * 3600 * 1000;
 export const TASK_POLL_MS = 2000;
 /** How long a cancellation waits for the job's workflow to close. */
 const CANCEL_WAIT_MS = 5000;
+/** How long the result of a stopping load test waits for its end. */
+const RESULT_WAIT_MS = 20_000;
 /** Tasks per page of `list`. */
 export const TASK_PAGE_SIZE = 20;
 
@@ -62,23 +64,38 @@ export function taskService({ temporal, loadTests, domains }: { temporal: Client
       async view(testId, userId) {
         const s = await loadTests.status(await loadTests.owned(testId, userId));
         const totals = s.metrics ? `, ${s.metrics.total_requests ?? 0} requests, ${s.metrics.failed_requests ?? 0} failed` : '';
+        // A test asked to stop is a cancelled task from then on (its result waits for the shards' last totals).
+        if (s.stop_requested || s.status === 'stopped') return { status: 'cancelled', statusMessage: `${s.status === 'stopped' ? 'stopped' : 'stopping'} at ${s.progress}%${totals}`, progress: s.progress };
         switch (s.status) {
           case 'pending':
             return { status: 'working', statusMessage: 'pending: waiting for a load worker', progress: 0 };
           case 'running':
-            return { status: 'working', statusMessage: `running: ${s.progress}%${totals}${s.stop_requested ? ' (stopping)' : ''}`, progress: s.progress };
+            return { status: 'working', statusMessage: `running: ${s.progress}%${totals}`, progress: s.progress };
           case 'completed':
             return { status: 'completed', statusMessage: `completed${totals}`, progress: 100 };
-          case 'stopped':
-            // A stopped test is a cancelled task; its result holds the partial results.
-            return { status: 'cancelled', statusMessage: `stopped at ${s.progress}%${totals}`, progress: s.progress };
           default:
             return { status: 'failed', statusMessage: `failed: ${s.failure_reason ?? 'no reason recorded'}` };
         }
       },
-      result: (testId, userId) => loadTests.results(testId, userId),
+      async result(testId, userId) {
+        // A stopping test's results come when its shards have reported (a few seconds).
+        const deadline = Date.now() + RESULT_WAIT_MS;
+        for (;;) {
+          const row = await loadTests.owned(testId, userId);
+          if (!['pending', 'running'].includes((await loadTests.status(row)).status) || Date.now() > deadline) return loadTests.results(testId, userId);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      },
       async cancel(testId, userId) {
-        await loadTests.stop(await loadTests.owned(testId, userId));
+        const row = await loadTests.owned(testId, userId);
+        if (row.status === 'pending') {
+          // No load worker has it yet: cancelling the workflow ends it stopped, nothing sent.
+          const handle = workflowOf(LOAD_TEST_KIND, testId);
+          await handle.cancel();
+          await within(handle.result().catch(() => null), CANCEL_WAIT_MS);
+          return;
+        }
+        await loadTests.stop(row);
       },
     },
     [DOMAIN_CHECK_KIND]: {
@@ -159,7 +176,8 @@ export function taskService({ temporal, loadTests, domains }: { temporal: Client
         nextPageToken: cursor ? Buffer.from(cursor, 'base64url') : undefined,
         query: `${OWNER_ATTRIBUTE.name} = ${Math.trunc(userId)} AND ${KIND_ATTRIBUTE.name} IN (${kindList})`,
       });
-      const tasks = (await Promise.all((page.executions ?? []).map((e) => get(e.execution?.workflowId ?? '', userId)))).filter((t): t is JobTask => t !== null);
+      // One job whose state cannot be read leaves the list, not the whole page.
+      const tasks = (await Promise.all((page.executions ?? []).map((e) => get(e.execution?.workflowId ?? '', userId).catch(() => null)))).filter((t): t is JobTask => t !== null);
       const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
       return { tasks, ...(next ? { nextCursor: next } : {}) };
     },

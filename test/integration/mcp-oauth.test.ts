@@ -215,6 +215,12 @@ for (const target of targets()) {
       const write = await rpc(target, token, toolCall('webhook_create'));
       expect(write.status).toBe(403);
       expect(write.headers.get('www-authenticate')).toMatch(/error="insufficient_scope".*scope="mcp:tools"|scope="mcp:tools".*error="insufficient_scope"/);
+      // Starting a load test and cancelling a task change things too; reading a task does not.
+      expect((await rpc(target, token, toolCall('load_test_start'))).status).toBe(403);
+      const cancel = await rpc(target, token, { jsonrpc: '2.0', id: 9, method: 'tasks/cancel', params: { taskId: 'load-test-AAAAAAAAAAAA' } });
+      expect(cancel.status).toBe(403);
+      expect(cancel.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
+      expect((await rpc(target, token, { jsonrpc: '2.0', id: 10, method: 'tasks/get', params: { taskId: 'load-test-AAAAAAAAAAAA' } })).status).toBe(200);
 
       // Malformed JSON-RPC is a JSON-RPC error, not a 500.
       const malformed = await fetch(`${target.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json' });

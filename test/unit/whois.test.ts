@@ -124,6 +124,12 @@ describe('WHOIS answers', () => {
     ['Something unexpected', 'unclear'],
   ])('%s -> %s', (text, verdict) => expect(whoisVerdict(text)).toBe(verdict));
 
+  it('reads a refusal in a short answer or its first lines, not in the terms of use after a real answer', () => {
+    const terms = Array.from({ length: 12 }, (_, i) => `TERMS OF USE ${i}: queries are subject to a daily quota and may be rate limited; if access is denied, try again later.`).join('\n');
+    expect(whoisVerdict(`No match for "FREE-NAME.ORG".\n>>> Last update of WHOIS database: 2026-11-23T00:00:00Z <<<\n\n${terms}`)).toBe('available');
+    expect(whoisVerdict(`WHOIS LIMIT EXCEEDED - SEE WWW.PIR.ORG/WHOIS FOR DETAILS\n\n${terms}`)).toBe('rate_limited');
+  });
+
   it('dates win over boilerplate that mentions availability', () => {
     expect(whoisVerdict('Creation Date: 2001-01-01\nNOTICE: names not found are available for registration at your registrar\n')).toBe('registered');
   });

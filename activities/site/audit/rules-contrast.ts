@@ -55,6 +55,7 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
     const fg = parseColor(color);
     const bg = parseColor(background ?? '');
     const evidenceOf = `${rule.selector} { color: ${color}${background ? `; background-color: ${background}` : ''}${hasImage(image) ? `; background-image: ${image}` : ''} }`;
+    if (bg?.a === 0 && !hasImage(image)) continue; // transparent: the element's own backdrop decides (the walk below)
     const why = hasImage(image) ? 'text over a background image or gradient' : !fg || !bg ? 'a colour the source does not resolve (a variable or function)' : bg.a < 1 ? 'a translucent background: what shows through is decided by the layout' : null;
     if (why) {
       undecided(rule.selector, why, evidenceOf);
