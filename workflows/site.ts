@@ -12,10 +12,11 @@ const { discoverSitePages, auditPageDesign } = proxyActivities<SiteActivities>({
   retry: { maximumAttempts: 2, initialInterval: '1 second' },
 });
 
-export async function siteDiscovery(url: string): Promise<Outcome<Discovery>> {
-  return discoverSitePages(url);
+// `fromCache`: answer from the cache when it holds the page (jobs started without `fresh`, for MCP tasks).
+export async function siteDiscovery(url: string, fromCache?: boolean): Promise<Outcome<Discovery>> {
+  return fromCache ? discoverSitePages(url, true) : discoverSitePages(url);
 }
 
-export async function pageAudit(url: string, pageType: PageType | undefined): Promise<Outcome<AuditResult>> {
-  return auditPageDesign(url, pageType);
+export async function pageAudit(url: string, pageType: PageType | undefined, fromCache?: boolean): Promise<Outcome<AuditResult>> {
+  return fromCache ? auditPageDesign(url, pageType, true) : auditPageDesign(url, pageType);
 }

@@ -51,14 +51,18 @@ export function createSiteActivities(deps: { kv: KvStore; allow: readonly string
   const fetchStylesheet = createGuardedFetch({ allow: deps.allow, timeoutMs: SITE_FETCH_TIMEOUT_MS, maxBytes: STYLESHEET_MAX_BYTES });
   return {
     /** Up to MAX_PAGES pages of the site (the caller's `limit` is applied when answering). */
-    async discoverSitePages(url: string): Promise<Outcome<Discovery>> {
+    async discoverSitePages(url: string, fromCache = false): Promise<Outcome<Discovery>> {
+      const hit = fromCache ? await readCached<Discovery>(deps.kv, discoveryCacheKey(url)) : null;
+      if (hit) return { ok: true, value: hit.value, storedAt: hit.storedAt };
       return outcome(async () => {
         const found = await discoverPages(url, fetchSitemap, MAX_PAGES);
         await store(deps.kv, discoveryCacheKey(url), found, DISCOVERY_CACHE_SECONDS);
         return found;
       });
     },
-    async auditPageDesign(url: string, pageType: PageType | undefined): Promise<Outcome<AuditResult>> {
+    async auditPageDesign(url: string, pageType: PageType | undefined, fromCache = false): Promise<Outcome<AuditResult>> {
+      const hit = fromCache ? await readCached<AuditResult>(deps.kv, auditCacheKey(url, pageType)) : null;
+      if (hit) return { ok: true, value: hit.value, storedAt: hit.storedAt };
       return outcome(async () => {
         const result = await auditPage({ url, pageType, fetchPage, fetchStylesheet });
         await store(deps.kv, auditCacheKey(url, pageType), result, AUDIT_CACHE_SECONDS);

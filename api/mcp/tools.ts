@@ -30,7 +30,7 @@ export interface McpToolDeps {
   lookups: LookupService;
   webhooks: WebhookService;
   quota: QuotaService;
-  /** The site tools need Temporal (jobs on the network pool); without it they are not offered. */
+  /** The site tools need Temporal (jobs on the network pool, as tasks); without it they are not offered. */
   site?: SiteService;
   /** The video tools likewise (jobs on the media pool). */
   video?: VideoService;
@@ -65,12 +65,12 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account);
-  if (deps.site) registerSiteTools(server, run, deps.site, account.userId);
   if (deps.video) registerVideoTools(server, run, deps.video, account.userId);
   if (tasks) {
     const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, isTaskRequest: request.isTaskRequest ?? (() => false) };
     if (deps.loadTests) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, baseUrl: deps.baseUrl ?? '' }, account));
     if (deps.domains) Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
+    if (deps.site) Object.assign(presenters, registerSiteTools(server, jobDeps, deps.site, account));
   }
   return server;
 }

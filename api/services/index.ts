@@ -18,6 +18,7 @@ export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
   const loadTests = loadTestService({ config, db, temporal });
   const domains = domainService({ config, kv, temporal });
+  const site = siteService({ kv, temporal, allow: config.networkAllow });
   return {
     config,
     accounts: accountService(db),
@@ -27,9 +28,9 @@ export function createServices(deps: ApiDeps) {
     loadTests,
     lookups: lookupService(config),
     quota: quotaService(kv),
-    site: siteService({ kv, temporal, allow: config.networkAllow }),
+    site,
     streams: streamService(kv),
-    tasks: taskService({ temporal, loadTests, domains }),
+    tasks: taskService({ temporal, loadTests, domains, site }),
     video: videoService({ config, db, kv, blobs: deps.blobs, temporal }),
     webhooks: webhookService(db, config.baseUrl, kv),
   };

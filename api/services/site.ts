@@ -35,15 +35,44 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
     const { handle } = await startJob(deps.temporal, { kind, ownerId, workflow, args });
     const outcome = await resultWithin<Outcome<OutcomeValue<N>>>(handle, SITE_JOB_WAIT_MS);
     if (!outcome) throw new JobTimeoutError(`The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); its answer fills the cache when it does: ask again later`);
-    const answer = outcome.value;
+    return valueOf(outcome.value);
+  }
+
+  const age = (c: Pick<CachedAnswer<unknown>, 'storedAt'>) => Math.max(0, Math.floor((Date.now() - c.storedAt) / 1000));
+
+  /** A site job's value, or its failure as the REST endpoint would answer it. */
+  function valueOf<T>(answer: Outcome<T>): T {
     // A worker of the release before error codes sends only the status.
     if (!answer.ok) throw answer.code ? new AppError(answer.code, answer.message) : AppError.ofStatus(answer.status, answer.message);
     return answer.value;
   }
 
-  const age = (c: CachedAnswer<unknown>) => Math.max(0, Math.floor((Date.now() - c.storedAt) / 1000));
-
   return {
+    /**
+     * The same jobs started for an MCP task: the workflow answers from the cache itself unless `fresh`,
+     * so every call has its job (a task is a workflow). Answers the workflow id.
+     */
+    async startDiscover(input: z.output<typeof discoverInput>, ownerId: number): Promise<string> {
+      await checkTarget(input.url, { allow: deps.allow, field: 'url' });
+      const { handle } = await startJob(deps.temporal, { kind: SITE_DISCOVERY_KIND, ownerId, workflow: 'siteDiscovery', args: [input.url, !input.fresh], memo: { url: input.url, limit: input.limit } });
+      return handle.workflowId;
+    },
+    async startAudit(input: z.output<typeof auditInput>, ownerId: number): Promise<string> {
+      await checkTarget(input.url, { allow: deps.allow, field: 'url' });
+      const { handle } = await startJob(deps.temporal, { kind: PAGE_AUDIT_KIND, ownerId, workflow: 'pageAudit', args: [input.url, input.page_type, !input.fresh] });
+      return handle.workflowId;
+    },
+    /** The answer of a site job that ended, as `discover` or `audit` answers; its failure throws as they do. */
+    async jobAnswer(workflowId: string): Promise<DiscoverAnswer | AuditAnswer> {
+      const handle = deps.temporal.workflow.getHandle(workflowId);
+      const outcome = (await handle.result()) as Outcome<Discovery | AuditResult>;
+      const value = valueOf(outcome);
+      const cached = outcome.ok && outcome.storedAt !== undefined ? { cached: true, cache_age_seconds: age({ storedAt: outcome.storedAt }) } : { cached: false, cache_age_seconds: 0 };
+      if (!('pages' in value)) return { ...value, ...cached };
+      const memo = ((await handle.describe()).memo ?? {}) as { url?: string; limit?: number };
+      const pages = value.pages.slice(0, memo.limit ?? value.pages.length);
+      return { url: memo.url ?? '', source: value.source, pages, total: pages.length, ...cached };
+    },
     async discover(input: z.output<typeof discoverInput>, ownerId: number): Promise<DiscoverAnswer> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
       const hit = input.fresh ? null : await readCached<Discovery>(deps.kv, discoveryCacheKey(input.url));

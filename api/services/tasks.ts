@@ -6,11 +6,14 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
+import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND, type Outcome } from '../../lib/jobs/site.ts';
+import { AppError } from '../../lib/errors.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { within } from '../../lib/temporal/jobs.ts';
 import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
 import type { DomainService } from './domains.ts';
 import type { LoadTestService } from './load-tests.ts';
+import type { SiteService } from './site.ts';
 
 /** How long a task can be read after it ends: Temporal's retention for the workflow (the dev server keeps a day). */
 export const TASK_TTL_MS = 24 * 3600 * 1000;
@@ -57,8 +60,34 @@ function fromExecution(execution: WorkflowExecutionStatusName): JobTask['status'
   return execution === 'CANCELLED' ? 'cancelled' : 'failed';
 }
 
-export function taskService({ temporal, loadTests, domains }: { temporal: Client; loadTests: LoadTestService; domains: DomainService }) {
+export function taskService({ temporal, loadTests, domains, site }: { temporal: Client; loadTests: LoadTestService; domains: DomainService; site: SiteService }) {
   const workflowOf = (kind: string, publicId: string) => temporal.workflow.getHandle(`${kind}-${publicId}`);
+  /** Cancels a job whose workflow's end is the job's end, and waits (briefly) for it to close. */
+  const cancelWorkflow = async (kind: string, publicId: string) => {
+    const handle = workflowOf(kind, publicId);
+    await handle.cancel();
+    // The answer to tasks/cancel shows the task's new status.
+    await within(handle.result().catch(() => null), CANCEL_WAIT_MS);
+  };
+  /** A site job: one activity; its failures are values (Outcome), so a completed workflow may be a failed task. */
+  const siteKind = (kind: string): TaskKind => ({
+    async view(id, _userId, execution) {
+      const status = fromExecution(execution);
+      if (status !== 'completed') return { status, statusMessage: status === 'working' ? 'fetching and reading the site' : execution.toLowerCase() };
+      const outcome = (await workflowOf(kind, id).result()) as Outcome<unknown>;
+      return outcome.ok ? { status, statusMessage: outcome.storedAt !== undefined ? 'completed (from the cache)' : 'completed', progress: 100 } : { status: 'failed', statusMessage: `failed: ${outcome.message}` };
+    },
+    async result(id) {
+      try {
+        return { ...(await site.jobAnswer(`${kind}-${id}`)) };
+      } catch (err) {
+        if (err instanceof AppError) return { success: false, error: err.message };
+        if (err instanceof WorkflowFailedError) return { success: false, error: err.cause?.message ?? err.message };
+        throw err;
+      }
+    },
+    cancel: (id) => cancelWorkflow(kind, id),
+  });
   const kinds: Record<string, TaskKind> = {
     [LOAD_TEST_KIND]: {
       async view(testId, userId) {
@@ -88,13 +117,8 @@ export function taskService({ temporal, loadTests, domains }: { temporal: Client
       },
       async cancel(testId, userId) {
         const row = await loadTests.owned(testId, userId);
-        if (row.status === 'pending') {
-          // No load worker has it yet: cancelling the workflow ends it stopped, nothing sent.
-          const handle = workflowOf(LOAD_TEST_KIND, testId);
-          await handle.cancel();
-          await within(handle.result().catch(() => null), CANCEL_WAIT_MS);
-          return;
-        }
+        // No load worker has it yet: cancelling the workflow ends it stopped, nothing sent.
+        if (row.status === 'pending') return cancelWorkflow(LOAD_TEST_KIND, testId);
         await loadTests.stop(row);
       },
     },
@@ -113,13 +137,10 @@ export function taskService({ temporal, loadTests, domains }: { temporal: Client
           throw err;
         }
       },
-      async cancel(id) {
-        const handle = workflowOf(DOMAIN_CHECK_KIND, id);
-        await handle.cancel();
-        // The answer to tasks/cancel shows the task's new status: wait (briefly) for the workflow to close.
-        await within(handle.result().catch(() => null), CANCEL_WAIT_MS);
-      },
+      cancel: (id) => cancelWorkflow(DOMAIN_CHECK_KIND, id),
     },
+    [SITE_DISCOVERY_KIND]: siteKind(SITE_DISCOVERY_KIND),
+    [PAGE_AUDIT_KIND]: siteKind(PAGE_AUDIT_KIND),
   };
 
   /** The kind and public id of a task id (a workflow id `<kind>-<public id>`), or null. */

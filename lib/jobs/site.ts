@@ -7,7 +7,8 @@ export const PAGE_AUDIT_KIND = 'page-audit';
 
 /** A failure is the AppError's code and message (lib/errors.ts): the API answers with the same error. */
 /** A failure carries its error code and, for API processes of the release before codes, its HTTP status. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; code?: ErrorCode; status: number; message: string };
+/** `storedAt` (ms) when the value came from the cache (a job asked to use it: an MCP call without `fresh`). */
+export type Outcome<T> = { ok: true; value: T; storedAt?: number } | { ok: false; code?: ErrorCode; status: number; message: string };
 
 export interface Discovery {
   source: 'sitemap' | 'homepage_links';
@@ -73,5 +74,5 @@ export interface AuditResult {
   };
 }
 
-export type SiteDiscoveryWorkflow = (url: string) => Promise<Outcome<Discovery>>;
-export type PageAuditWorkflow = (url: string, pageType: PageType | undefined) => Promise<Outcome<AuditResult>>;
+export type SiteDiscoveryWorkflow = (url: string, fromCache?: boolean) => Promise<Outcome<Discovery>>;
+export type PageAuditWorkflow = (url: string, pageType: PageType | undefined, fromCache?: boolean) => Promise<Outcome<AuditResult>>;

@@ -1,6 +1,7 @@
 // Page discovery and design audits as jobs on the network pool, through REST (API keys) and through
 // the MCP tools (the SDK's client over HTTP with OAuth): the audit flow, the cache (hit, age, fresh),
 // the limits at their edges, and the SSRF refusal before anything is fetched.
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
@@ -106,6 +107,21 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
     const missing = await client.callTool({ name: 'audit_page_design', arguments: { url: pages[0] } });
     expect(missing.isError).toBe(true);
     expect(JSON.stringify(missing.content)).toMatch(/answered HTTP 404/);
+
+    // As tasks: the job answers from the cache the plain call filled (unless fresh); a failed audit is a failed task.
+    const asTask = async (args: Record<string, unknown>) => (await client.request({ method: 'tools/call', params: { name: 'audit_page_design', arguments: args, task: {} } }, CreateTaskResultSchema)).task;
+    const cachedTask = await asTask({ url: `${auditSite.url}/clean`, page_type: 'landing' });
+    expect(cachedTask.taskId).toMatch(/^page-audit-/);
+    const fromCache = await client.experimental.tasks.getTaskResult(cachedTask.taskId, CallToolResultSchema);
+    expect(fromCache.structuredContent).toMatchObject({ cached: true, findings: [] });
+    expect((fromCache.structuredContent as { cache_age_seconds: number }).cache_age_seconds).toBeGreaterThanOrEqual(0);
+    const freshTask = await asTask({ url: `${auditSite.url}/clean`, page_type: 'landing', fresh: true });
+    expect((await client.experimental.tasks.getTaskResult(freshTask.taskId, CallToolResultSchema)).structuredContent).toMatchObject({ cached: false, cache_age_seconds: 0 });
+    const failedTask = await asTask({ url: pages[0] });
+    const failed = await client.experimental.tasks.getTaskResult(failedTask.taskId, CallToolResultSchema);
+    expect(failed.isError).toBe(true);
+    expect(JSON.stringify(failed.content)).toMatch(/answered HTTP 404/);
+    expect(await client.experimental.tasks.getTask(failedTask.taskId)).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/^failed: .*404/) });
     const ssrf = await client.callTool({ name: 'discover_site_pages', arguments: { url: 'http://127.0.0.2/' } });
     expect(ssrf.isError).toBe(true);
     expect(JSON.stringify(ssrf.content)).toMatch(/not allowed|loopback|private|forbidden/i);
