@@ -2,7 +2,7 @@
 // load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events.
-import { ActivityFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
 import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
 import { planShards } from './load-test-plan.ts';
@@ -28,7 +28,8 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   const finish = async (status: LoadTestStatus, reason: string | null, merge = true) => {
     const completedAt = Date.now();
     // Queries see the end only with its results, so that the end is never shown without them.
-    if (merge) state.results = await finishLoadTest(input.testId, status, reason);
+    // Not cancellable: a test cancelled as a task still merges and stores what its shards sent.
+    if (merge) state.results = await CancellationScope.nonCancellable(() => finishLoadTest(input.testId, status, reason));
     Object.assign(state, { status, failureReason: reason, completedAt });
     return state;
   };
@@ -60,7 +61,10 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   const outcomes = await Promise.allSettled(shards.map((shard) => runLoadShard({ testId: input.testId, ...shard })));
   const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
 
-  if (failures.length === shards.length) return finish('failed', `every shard failed: ${reasonOf(failures[0]!.reason)}`);
+  // The workflow cancelled (a task cancelled just as a load worker took the test): its shards stopped.
+  const cancelled = failures.length > 0 && failures.every((f) => isCancellation(f.reason));
+  if (failures.length === shards.length && !cancelled) return finish('failed', `every shard failed: ${reasonOf(failures[0]!.reason)}`);
+  if (cancelled) return finish('stopped', null);
   // The stop may have reached the shards through the database first; wait for the signal briefly.
   const stopped = state.stopRequested || outcomes.some((o) => o.status === 'fulfilled' && o.value.stopped);
   if (stopped && !state.stopRequested) await condition(() => state.stopRequested, '5 seconds');

@@ -136,11 +136,10 @@ export function registerJobTool(
         if (!verdict.allowed) throw new Error(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
         try {
           const taskId = await start(args as Record<string, unknown>);
-          // The job runs: a failed read-back must not tell the caller otherwise.
+          // A job just started is working: answered at once, without reading it back (no worker has seen it yet).
           const now = new Date().toISOString();
-          const task = (await tasks.get(taskId, account.userId).catch(() => null)) ?? { taskId, status: 'working' as const, createdAt: now, lastUpdatedAt: now, ttl: TASK_TTL_MS, pollInterval: TASK_POLL_MS };
           if (!deps.isTaskRequest(extra.requestId)) reportProgress(extra, tasks, taskId, account.userId);
-          return { task: 'kind' in task ? sdkTask(task) : task };
+          return { task: { taskId, status: 'working' as const, statusMessage: 'started', createdAt: now, lastUpdatedAt: now, ttl: TASK_TTL_MS, pollInterval: TASK_POLL_MS } };
         } catch (err) {
           // The SDK answers a thrown error's message as the tool's error result: ours only, never internals.
           const text = errorResult(err, name, deps.logger).content[0];

@@ -39,10 +39,12 @@ async function answersSoFar(handle: WorkflowHandle): Promise<BulkAnswers> {
 /** A bulk answer: each name's entry (`known` and checked answers alike), counts, and how long it took. */
 function bulkAnswer(input: Pick<BulkInput, 'mode' | 'currency'>, answers: BulkAnswers, pending: readonly string[], tookMs: number, late?: { deadlineMs: number; workflowId: string }) {
   const results: Record<string, unknown> = {};
+  const checked = new Set(pending);
   let cachedCount = 0;
   for (const [domain, entry] of Object.entries(answers)) {
     if ('check' in entry) {
-      if (entry.cached) cachedCount++;
+      // Answered by the cache before any check (a check may also find the cache filled meanwhile: still checked).
+      if (entry.cached && !checked.has(domain)) cachedCount++;
       results[domain] = bulkEntry(entry, input.currency);
     } else if (entry.error === 'timeout') {
       results[domain] = { success: false, error: 'timeout', message: late ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) and fills the cache: ask again later` : 'no answer' };
@@ -124,7 +126,7 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
      */
     async startBulk(input: BulkInput, ownerId: number): Promise<string> {
       const asked = await prepare(input);
-      const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [asked.job], memo: { currency: input.currency, mode: input.mode, pending: asked.pending } });
+      const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [asked.job], memo: { task: true, currency: input.currency, mode: input.mode, pending: asked.pending } });
       return handle.workflowId;
     },
 

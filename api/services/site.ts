@@ -54,12 +54,12 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
      */
     async startDiscover(input: z.output<typeof discoverInput>, ownerId: number): Promise<string> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const { handle } = await startJob(deps.temporal, { kind: SITE_DISCOVERY_KIND, ownerId, workflow: 'siteDiscovery', args: [input.url, !input.fresh], memo: { url: input.url, limit: input.limit } });
+      const { handle } = await startJob(deps.temporal, { kind: SITE_DISCOVERY_KIND, ownerId, workflow: 'siteDiscovery', args: [input.url, !input.fresh], memo: { task: true, url: input.url, limit: input.limit } });
       return handle.workflowId;
     },
     async startAudit(input: z.output<typeof auditInput>, ownerId: number): Promise<string> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const { handle } = await startJob(deps.temporal, { kind: PAGE_AUDIT_KIND, ownerId, workflow: 'pageAudit', args: [input.url, input.page_type, !input.fresh] });
+      const { handle } = await startJob(deps.temporal, { kind: PAGE_AUDIT_KIND, ownerId, workflow: 'pageAudit', args: [input.url, input.page_type, !input.fresh], memo: { task: true } });
       return handle.workflowId;
     },
     /** The answer of a site job that ended, as `discover` or `audit` answers; its failure throws as they do. */

@@ -3,7 +3,7 @@
 // the REST endpoint answers it, and cancelling it cancels the job. Nothing is kept in process memory,
 // so any API process answers for any task, and a restart loses none. Owner checks on every call: a
 // task of another user answers exactly as an unknown one (null).
-import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND, type Outcome } from '../../lib/jobs/site.ts';
@@ -82,7 +82,7 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
         return { ...(await site.jobAnswer(`${kind}-${id}`)) };
       } catch (err) {
         if (err instanceof AppError) return { success: false, error: err.message };
-        if (err instanceof WorkflowFailedError) return { success: false, error: err.cause?.message ?? err.message };
+        if (err instanceof WorkflowFailedError) return { success: false, error: err.cause instanceof CancelledFailure ? 'The job was cancelled.' : 'The job did not finish.' };
         throw err;
       }
     },
@@ -111,7 +111,10 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
         const deadline = Date.now() + RESULT_WAIT_MS;
         for (;;) {
           const row = await loadTests.owned(testId, userId);
-          if (!['pending', 'running'].includes((await loadTests.status(row)).status) || Date.now() > deadline) return loadTests.results(testId, userId);
+          const status = await loadTests.status(row);
+          if (!['pending', 'running'].includes(status.status)) return loadTests.results(testId, userId);
+          // Still open past the wait (shards slow to report): what is known, never an error on an ended task.
+          if (Date.now() > deadline) return { success: true, test_id: testId, status: 'stopping', results: null, partial_totals: status.metrics, message: 'the shards have not reported their last totals yet: load_test_results has them when they do' };
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
       },
@@ -133,7 +136,8 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
         try {
           return await domains.bulkResult(`${DOMAIN_CHECK_KIND}-${id}`);
         } catch (err) {
-          if (err instanceof WorkflowFailedError) return { success: false, error: err.cause?.message ?? err.message };
+          // Its reason (a cancellation, an operator's terminate) is for the logs, not the caller.
+          if (err instanceof WorkflowFailedError) return { success: false, error: err.cause instanceof CancelledFailure ? 'cancelled' : 'the check did not finish' };
           throw err;
         }
       },
@@ -162,6 +166,8 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
       throw err;
     }
     if (description.memo?.owner !== userId) return null;
+    // A bulk check or site job started by REST holds only part of its answer: not a task. (Load tests are whole either way.)
+    if (id.kind !== LOAD_TEST_KIND && description.memo?.task !== true) return null;
     const view = await kinds[id.kind]!.view(id.publicId, userId, description.status.name);
     return {
       taskId,

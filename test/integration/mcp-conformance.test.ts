@@ -42,11 +42,14 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP conformance s
 
   it.each(SCENARIOS)('passes %s', async (scenario) => {
     let out = '';
+    let code = 0;
     try {
       out = (await promisify(execFile)(process.execPath, [CLI, 'server', '--url', relayUrl, '--scenario', scenario], { cwd: ROOT, timeout: 60_000 })).stdout;
     } catch (err) {
+      code = (err as { code?: number }).code ?? 1;
       out = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
     }
-    expect(out, out).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+    expect(code, out).toBe(0);
+    expect(out, out).toMatch(/Passed: ([1-9]\d*)\/\1, 0 failed/);
   });
 });

@@ -220,7 +220,9 @@ for (const target of targets()) {
       const cancel = await rpc(target, token, { jsonrpc: '2.0', id: 9, method: 'tasks/cancel', params: { taskId: 'load-test-AAAAAAAAAAAA' } });
       expect(cancel.status).toBe(403);
       expect(cancel.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
-      expect((await rpc(target, token, { jsonrpc: '2.0', id: 10, method: 'tasks/get', params: { taskId: 'load-test-AAAAAAAAAAAA' } })).status).toBe(200);
+      const read = await rpc(target, token, { jsonrpc: '2.0', id: 10, method: 'tasks/get', params: { taskId: 'load-test-AAAAAAAAAAAA' } });
+      expect(read.status).toBe(200);
+      expect(JSON.stringify(await read.json())).toMatch(/Task not found/);
 
       // Malformed JSON-RPC is a JSON-RPC error, not a 500.
       const malformed = await fetch(`${target.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json' });
