@@ -37,7 +37,6 @@ export function registerDomainTools(server: McpServer, deps: JobToolDeps & { dom
     deps,
     account,
     (args) => deps.domains.startBulk(validate(bulkBody, args, 'body'), account.userId),
-    present,
   );
   return { [DOMAIN_CHECK_KIND]: present };
 }

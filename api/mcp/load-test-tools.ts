@@ -71,7 +71,6 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     deps,
     account,
     async (args) => workflowIdOf(LOAD_TEST_KIND, (await loadTests.start(validate(startBody, args, 'body'), account)).test_id),
-    presentResults,
   );
 
   server.registerTool(

@@ -52,7 +52,6 @@ export function registerSiteTools(server: McpServer, deps: JobToolDeps, site: Si
     deps,
     account,
     (args) => site.startDiscover(validate(discoverInput, args, 'body'), account.userId),
-    presenters[SITE_DISCOVERY_KIND]!,
   );
 
   registerJobTool(
@@ -83,7 +82,6 @@ export function registerSiteTools(server: McpServer, deps: JobToolDeps, site: Si
     deps,
     account,
     (args) => site.startAudit(validate(auditInput, args, 'body'), account.userId),
-    presenters[PAGE_AUDIT_KIND]!,
   );
   return presenters;
 }

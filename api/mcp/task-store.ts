@@ -115,7 +115,8 @@ export interface JobToolDeps {
  * A tool whose work is a job (taskSupport "optional"): with `task` in the call it answers the job's
  * task at once; without, the SDK waits for the task's end (tasks/get, then tasks/result), and this
  * sends progress meanwhile when the call carries a progress token. `start` validates the arguments,
- * starts the job and answers its workflow id.
+ * starts the job and answers its workflow id; the job's result is shown by the kind's presenter in
+ * the task store.
  */
 export function registerJobTool(
   server: McpServer,
@@ -124,7 +125,6 @@ export function registerJobTool(
   deps: JobToolDeps,
   account: { userId: number; plan: Plan },
   start: (args: Record<string, unknown>) => Promise<string>,
-  present: TaskPresenter,
 ): void {
   const { tasks } = deps;
   server.experimental.tasks.registerToolTask(
@@ -146,16 +146,9 @@ export function registerJobTool(
           throw new Error(text?.type === 'text' ? text.text : `The ${name} tool failed`);
         }
       },
-      async getTask(_args: unknown, extra: TaskRequestHandlerExtra) {
-        const task = await tasks.get(extra.taskId, account.userId);
-        if (!task) throw notFound(extra.taskId);
-        return sdkTask(task);
-      },
-      async getTaskResult(_args: unknown, extra: TaskRequestHandlerExtra) {
-        const found = await tasks.result(extra.taskId, account.userId);
-        if (!found) throw notFound(extra.taskId);
-        return present(found.value, found.task);
-      },
+      // The SDK reads tasks through the store (jobTaskStore); these answer the same by asking it.
+      getTask: (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args: unknown, extra: TaskRequestHandlerExtra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },
   );
 }
