@@ -96,6 +96,7 @@ export class FormSignInClient {
   #client: any;
   #tokens: any;
   #verifier = '';
+  #discovery: unknown;
   readonly #credentials: { email: string; password: string; approve?: boolean };
   /** An https URL of this client's metadata document: the SDK then uses it as the client id instead of registering. */
   readonly clientMetadataUrl: string | undefined;
@@ -131,6 +132,13 @@ export class FormSignInClient {
   }
   codeVerifier() {
     return this.#verifier;
+  }
+  /** What the SDK found about the authorization server, kept for the callback leg (it checks the issuer against it). */
+  saveDiscoveryState(state: unknown) {
+    this.#discovery = state;
+  }
+  discoveryState() {
+    return this.#discovery;
   }
   async redirectToAuthorization(url: URL) {
     this.lastRedirect = await authorizeInBrowser(url, { ...this.#credentials, redirectUri: this.redirectUrl });

@@ -116,7 +116,9 @@ export interface JobToolDeps {
  * task at once; without, the SDK waits for the task's end (tasks/get, then tasks/result), and this
  * sends progress meanwhile when the call carries a progress token. `start` validates the arguments,
  * starts the job and answers its workflow id; the job's result is shown by the kind's presenter in
- * the task store.
+ * the task store. A job that needs the caller between its start and its end (a video job waits for
+ * the caller's upload) sets `plainCallAnswersAtOnce`: a plain call then answers the job as it stands
+ * (with its upload link) instead of waiting for an end that cannot come without the caller.
  */
 export function registerJobTool(
   server: McpServer,
@@ -124,7 +126,8 @@ export function registerJobTool(
   config: { title: string; description: string; inputSchema: ZodRawShape; outputSchema: z.ZodObject; annotations: ToolAnnotations },
   deps: JobToolDeps,
   account: { userId: number; plan: Plan },
-  start: (args: Record<string, unknown>) => Promise<string>,
+  start: (args: Record<string, unknown>) => Promise<string | { taskId: string; statusMessage: string }>,
+  options: { plainCallAnswersAtOnce?: boolean } = {},
 ): void {
   const { tasks } = deps;
   server.experimental.tasks.registerToolTask(
@@ -135,11 +138,18 @@ export function registerJobTool(
         const verdict = await deps.quota.spend(account);
         if (!verdict.allowed) throw new Error(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
         try {
-          const taskId = await start(args as Record<string, unknown>);
+          const started = await start(args as Record<string, unknown>);
+          const { taskId, statusMessage } = typeof started === 'string' ? { taskId: started, statusMessage: 'started' } : started;
           // A job just started is working: answered at once, without reading it back (no worker has seen it yet).
           const now = new Date().toISOString();
-          if (!deps.isTaskRequest(extra.requestId)) reportProgress(extra, tasks, taskId, account.userId);
-          return { task: { taskId, status: 'working' as const, statusMessage: 'started', createdAt: now, lastUpdatedAt: now, ttl: TASK_TTL_MS, pollInterval: TASK_POLL_MS } };
+          const task = { taskId, status: 'working' as Task['status'], statusMessage, createdAt: now, lastUpdatedAt: now, ttl: TASK_TTL_MS, pollInterval: TASK_POLL_MS };
+          if (!deps.isTaskRequest(extra.requestId)) {
+            // The SDK waits for a plain call's task to end, then reads its result through the store: a
+            // job that waits for the caller is read at once (this task never leaves the process).
+            if (options.plainCallAnswersAtOnce) return { task: { ...task, status: 'completed' as const } };
+            reportProgress(extra, tasks, taskId, account.userId);
+          }
+          return { task };
         } catch (err) {
           // The SDK answers a thrown error's message as the tool's error result: ours only, never internals.
           const text = errorResult(err, name, deps.logger).content[0];

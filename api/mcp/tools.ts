@@ -32,7 +32,7 @@ export interface McpToolDeps {
   quota: QuotaService;
   /** The site tools need Temporal (jobs on the network pool, as tasks); without it they are not offered. */
   site?: SiteService;
-  /** The video tools likewise (jobs on the media pool). */
+  /** The video tools likewise (jobs on the media pool, as tasks). */
   video?: VideoService;
   /** Load tests and the tasks over jobs (Temporal and the database). */
   loadTests?: LoadTestService;
@@ -65,12 +65,12 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account);
-  if (deps.video) registerVideoTools(server, run, deps.video, account.userId);
   if (tasks) {
     const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, isTaskRequest: request.isTaskRequest ?? (() => false) };
     if (deps.loadTests) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, baseUrl: deps.baseUrl ?? '' }, account));
     if (deps.domains) Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
     if (deps.site) Object.assign(presenters, registerSiteTools(server, jobDeps, deps.site, account));
+    if (deps.video) Object.assign(presenters, registerVideoTools(server, run, jobDeps, deps.video, account));
   }
   return server;
 }

@@ -1,12 +1,16 @@
-// MCP tools of the video jobs: start one (its one-time upload link comes back), and poll it (its
-// single-use download link once done). The upload and the download are plain HTTP on those links.
+// MCP tools of the video jobs: start one (a task when the client asks for one: working while it awaits
+// the upload, its message giving the one-time upload link; completed when the result is ready, with
+// its single-use download link), and poll it. The upload and the download are plain HTTP on those links.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { VIDEO_SERVICES } from '../../lib/jobs/video.ts';
+import { VIDEO_JOB_KIND, VIDEO_SERVICES } from '../../lib/jobs/video.ts';
+import type { Plan } from '../../lib/plans.ts';
+import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { MAX_REGIONS, videoJobAnswer, videoJobBody } from '../schemas/video.ts';
-import type { VideoService } from '../services/video.ts';
+import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video.ts';
 import { validate } from '../validate.ts';
-import { TOOL_HINTS, type Run } from './run.ts';
+import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
 const regionShape = z.object({
   x: z.number().int().describe('Left edge, pixels from the left of the source frame'),
@@ -20,28 +24,36 @@ const regionShape = z.object({
 /** A job as the tools answer it: the REST answer's fields, without `success`. */
 const { success: _success, downloaded: _d, source: _s, upload_bytes: _u, result_bytes: _r, max_upload_bytes: _m, message: _msg, ...jobShape } = videoJobAnswer.shape;
 
-export function registerVideoTools(server: McpServer, run: Run, video: VideoService, userId: number): void {
-  server.registerTool(
+export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDeps, video: VideoService, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
+  const { userId } = account;
+  /** A job as the tools answer it (the REST status without its internals), and what to do next. */
+  const present: TaskPresenter = (value) => {
+    if (value.success === false) return failure(String(value.error));
+    const { success: _s, source: _src, upload_bytes: _u, result_bytes: _r, downloaded: _d, ...job } = value as VideoJobAnswer;
+    const next = videoNextStep(job);
+    return toolResult({ ...job, max_upload_bytes: video.maxUploadBytes, message: job.status === 'awaiting_upload' ? `${next} At most ${video.maxUploadBytes} bytes and 2 hours; then poll watermark_status (or the task).` : next }, next);
+  };
+
+  registerJobTool(
+    server,
     'remove_video_watermark',
     {
       title: 'Remove marks from your own video',
-      description: `Starts a job that removes marks you name from your own footage (your logo or channel bug, a burnt-in timestamp, a screen recorder's badge): service "region" with up to ${MAX_REGIONS} rectangles in pixels of the frame, each optionally between two times. Returns job_id and a one-time upload_url: POST the MP4/MOV there as multipart/form-data in the field "video" (at most ${video.maxUploadBytes} bytes and 2 hours), then poll watermark_status. The marks AI video generators put on their output to disclose it is generated are never removed (a generator's name as service is refused), and a file carrying a C2PA provenance manifest is refused.`,
+      description: `Starts a job that removes marks you name from your own footage (your logo or channel bug, a burnt-in timestamp, a screen recorder's badge): service "region" with up to ${MAX_REGIONS} rectangles in pixels of the frame, each optionally between two times. Returns job_id and a one-time upload_url: POST the MP4/MOV there as multipart/form-data in the field "video" (at most ${video.maxUploadBytes} bytes and 2 hours), then poll watermark_status. As a task (tools/call with "task"), the task works while the job awaits the upload (its statusMessage gives the upload link) and completes when the result is ready (tasks/result gives the single-use download_url). The marks AI video generators put on their output to disclose it is generated are never removed (a generator's name as service is refused), and a file carrying a C2PA provenance manifest is refused.`,
       inputSchema: {
         service: z.string().describe(`The removal profile: ${VIDEO_SERVICES.join(', ')}`),
         regions: z.array(regionShape).describe(`1 to ${MAX_REGIONS} rectangles to remove, in pixels of the source frame`),
       },
-      outputSchema: { ...jobShape, max_upload_bytes: z.number(), message: z.string() },
+      outputSchema: z.object({ ...jobShape, max_upload_bytes: z.number(), message: z.string() }),
       annotations: { title: 'Remove marks from your own video', ...TOOL_HINTS.remove_video_watermark },
     },
-    (args) =>
-      run(
-        'remove_video_watermark',
-        async () => {
-          const { success: _s, ...out } = await video.start(validate(videoJobBody, args, 'body'), userId);
-          return out;
-        },
-        (o) => `Video job ${o.job_id} is awaiting its upload: POST the file to ${o.upload_url} as multipart/form-data (field "video") before ${o.upload_expires_at}, then call watermark_status with job_id ${o.job_id}.`,
-      ),
+    deps,
+    account,
+    async (args) => {
+      const job = await video.start(validate(videoJobBody, args, 'body'), userId);
+      return { taskId: workflowIdOf(VIDEO_JOB_KIND, job.job_id), statusMessage: videoNextStep({ ...job, progress: 0, reason: null, download_url: null, download_expires_at: null }) };
+    },
+    { plainCallAnswersAtOnce: true },
   );
 
   server.registerTool(
@@ -60,12 +72,8 @@ export function registerVideoTools(server: McpServer, run: Run, video: VideoServ
           const { success: _s, source: _src, upload_bytes: _u, result_bytes: _r, downloaded: _d, ...out } = await video.status(String(args.job_id ?? ''), userId);
           return out;
         },
-        (o) =>
-          o.status === 'done'
-            ? o.download_url
-              ? `Job ${o.job_id} is done: download the result once from ${o.download_url} (before ${o.download_expires_at}).`
-              : `Job ${o.job_id} is done and its result was downloaded.`
-            : `Job ${o.job_id} is ${o.status}${o.status === 'processing' ? ` (${o.progress}%)` : ''}${o.reason ? `: ${o.reason}` : ''}.`,
+        videoNextStep,
       ),
   );
+  return { [VIDEO_JOB_KIND]: present };
 }

@@ -19,6 +19,7 @@ export function createServices(deps: ApiDeps) {
   const loadTests = loadTestService({ config, db, temporal });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
+  const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,
     accounts: accountService(db),
@@ -30,8 +31,8 @@ export function createServices(deps: ApiDeps) {
     quota: quotaService(kv),
     site,
     streams: streamService(kv),
-    tasks: taskService({ temporal, loadTests, domains, site }),
-    video: videoService({ config, db, kv, blobs: deps.blobs, temporal }),
+    tasks: taskService({ temporal, loadTests, domains, site, video }),
+    video,
     webhooks: webhookService(db, config.baseUrl, kv),
   };
 }

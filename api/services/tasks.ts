@@ -14,6 +14,8 @@ import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attri
 import type { DomainService } from './domains.ts';
 import type { LoadTestService } from './load-tests.ts';
 import type { SiteService } from './site.ts';
+import { videoNextStep, type VideoService } from './video.ts';
+import { VIDEO_JOB_KIND } from '../../lib/jobs/video.ts';
 
 /** How long a task can be read after it ends: Temporal's retention for the workflow (the dev server keeps a day). */
 export const TASK_TTL_MS = 24 * 3600 * 1000;
@@ -51,6 +53,8 @@ interface TaskKind {
   /** The result as the REST endpoint answers it (a job that failed answers with its reason). */
   result(publicId: string, userId: number): Promise<Record<string, unknown>>;
   cancel(publicId: string, userId: number): Promise<void>;
+  /** Whether a job started by REST is a whole task too (a bulk check or site job started by REST keeps only part of its answer). */
+  restStartedIsTask?: boolean;
 }
 
 /** A task's status from its workflow's, for jobs whose workflow's end is the job's end. */
@@ -60,7 +64,7 @@ function fromExecution(execution: WorkflowExecutionStatusName): JobTask['status'
   return execution === 'CANCELLED' ? 'cancelled' : 'failed';
 }
 
-export function taskService({ temporal, loadTests, domains, site }: { temporal: Client; loadTests: LoadTestService; domains: DomainService; site: SiteService }) {
+export function taskService({ temporal, loadTests, domains, site, video }: { temporal: Client; loadTests: LoadTestService; domains: DomainService; site: SiteService; video: VideoService }) {
   const workflowOf = (kind: string, publicId: string) => temporal.workflow.getHandle(`${kind}-${publicId}`);
   /** Cancels a job whose workflow's end is the job's end, and waits (briefly) for it to close. */
   const cancelWorkflow = async (kind: string, publicId: string) => {
@@ -90,6 +94,7 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
   });
   const kinds: Record<string, TaskKind> = {
     [LOAD_TEST_KIND]: {
+      restStartedIsTask: true,
       async view(testId, userId) {
         const s = await loadTests.status(await loadTests.owned(testId, userId));
         const totals = s.metrics ? `, ${s.metrics.total_requests ?? 0} requests, ${s.metrics.failed_requests ?? 0} failed` : '';
@@ -145,6 +150,30 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
     },
     [SITE_DISCOVERY_KIND]: siteKind(SITE_DISCOVERY_KIND),
     [PAGE_AUDIT_KIND]: siteKind(PAGE_AUDIT_KIND),
+    // A video job's task is done when its result is ready (the workflow then waits for the download):
+    // while it awaits the upload it is working, and its message says where to upload.
+    [VIDEO_JOB_KIND]: {
+      restStartedIsTask: true,
+      async view(jobId, userId, execution) {
+        if (execution === 'CANCELLED') return { status: 'cancelled', statusMessage: 'cancelled' };
+        if (execution === 'TERMINATED' || execution === 'TIMED_OUT' || execution === 'FAILED') return { status: 'failed', statusMessage: execution.toLowerCase() };
+        const job = await video.status(jobId, userId);
+        const statusMessage = videoNextStep(job);
+        if (job.status === 'done') return { status: 'completed', statusMessage, progress: 100 };
+        if (job.status === 'failed' || job.status === 'expired') return { status: job.reason === 'cancelled' ? 'cancelled' : 'failed', statusMessage };
+        return { status: 'working', statusMessage, progress: job.progress };
+      },
+      async result(jobId, userId) {
+        try {
+          return await video.status(jobId, userId);
+        } catch (err) {
+          // A cancelled job's state may no longer be readable: its end is the answer.
+          if (err instanceof AppError && !err.isCallersFault) return { success: false, error: 'The job was cancelled or did not finish.' };
+          throw err;
+        }
+      },
+      cancel: (jobId) => cancelWorkflow(VIDEO_JOB_KIND, jobId),
+    },
   };
 
   /** The kind and public id of a task id (a workflow id `<kind>-<public id>`), or null. */
@@ -166,8 +195,7 @@ export function taskService({ temporal, loadTests, domains, site }: { temporal: 
       throw err;
     }
     if (description.memo?.owner !== userId) return null;
-    // A bulk check or site job started by REST holds only part of its answer: not a task. (Load tests are whole either way.)
-    if (id.kind !== LOAD_TEST_KIND && description.memo?.task !== true) return null;
+    if (!kinds[id.kind]!.restStartedIsTask && description.memo?.task !== true) return null;
     const view = await kinds[id.kind]!.view(id.publicId, userId, description.status.name);
     return {
       taskId,

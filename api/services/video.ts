@@ -203,6 +203,19 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
 }
 
 export type VideoService = ReturnType<typeof videoService>;
+export type VideoJobAnswer = Awaited<ReturnType<VideoService['status']>>;
+
+/** What a job waits for, in words (an MCP task's status message, a tool's summary). */
+export function videoNextStep(o: Pick<VideoJobAnswer, 'job_id' | 'status' | 'progress' | 'reason' | 'upload_url' | 'upload_expires_at' | 'download_url' | 'download_expires_at'>): string {
+  switch (o.status) {
+    case 'awaiting_upload':
+      return `Video job ${o.job_id} is awaiting its upload: POST the file to ${o.upload_url} as multipart/form-data (field "video") before ${o.upload_expires_at}.`;
+    case 'done':
+      return o.download_url ? `Video job ${o.job_id} is done: download the result once from ${o.download_url} (before ${o.download_expires_at}).` : `Video job ${o.job_id} is done and its result was downloaded.`;
+    default:
+      return `Video job ${o.job_id} is ${o.status}${o.status === 'processing' ? ` (${o.progress}%)` : ''}${o.reason ? `: ${o.reason}` : ''}.`;
+  }
+}
 
 /** Passes the bytes through once their start shows an ISO media file (`ftyp` at offset 4); 415 otherwise. */
 function ftypSignature(): Transform {

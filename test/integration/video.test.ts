@@ -11,6 +11,7 @@ import { createBlobStore, type BlobStore } from '../../lib/blob/index.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { C2PA_UUID } from '../../activities/media/boxes.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectedClient, newUser } from '../support/mcp.ts';
 
 const run = promisify(execFile);
@@ -220,5 +221,39 @@ describe.each(targets())('video jobs ($name)', (target) => {
     const other = await client.callTool({ name: 'watermark_status', arguments: { job_id: (await start({ service: 'region', regions: [BOX] })).body.job_id } });
     expect(other.isError).toBe(true);
     await client.close();
+  }, 90_000);
+
+  it('runs a job as an MCP task: working with the upload link, completed with the download link; cancelled, nothing kept', async () => {
+    const user = await newUser(target);
+    const { client } = await connectedClient(target, user.email);
+    const stranger = (await connectedClient(target, (await newUser(target)).email)).client;
+    const created = await client.request({ method: 'tools/call', params: { name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] }, task: {} } }, CreateTaskResultSchema);
+    const { task } = created;
+    expect(task.taskId).toMatch(/^video-job-/);
+    expect(task.status).toBe('working');
+    const uploadUrl = /POST the file to (\S+) as multipart/.exec(task.statusMessage ?? '')?.[1];
+    expect(uploadUrl, task.statusMessage).toMatch(/^http:\/\/.+\/uploads\//);
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working', statusMessage: expect.stringContaining(uploadUrl!) });
+    await expect(stranger.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+    expect((await upload(uploadUrl!, clip)).status).toBe(202);
+    // tasks/result waits for the end: the result is ready, with its one download.
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    const done = result.structuredContent as { status: string; download_url: string; job_id: string };
+    expect(done).toMatchObject({ status: 'done', progress: 100 });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed', statusMessage: expect.stringContaining(done.download_url) });
+    const got = await fetch(done.download_url);
+    expect(got.status).toBe(200);
+    expect((await got.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    expect((await client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(task.taskId);
+
+    // A job awaiting its upload, cancelled as a task: it ends cancelled, its link is dead, nothing is stored.
+    const second = (await client.request({ method: 'tools/call', params: { name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] }, task: {} } }, CreateTaskResultSchema)).task;
+    expect((await client.experimental.tasks.cancelTask(second.taskId)).status).toBe('cancelled');
+    const secondUpload = /POST the file to (\S+) as multipart/.exec(second.statusMessage ?? '')![1]!;
+    expect((await upload(secondUpload, clip)).status).toBe(410);
+    await expect.poll(() => stored(second.taskId.slice('video-job-'.length)), { timeout: 15_000 }).toEqual([]);
+    await client.close();
+    await stranger.close();
   }, 90_000);
 });
