@@ -83,6 +83,12 @@ export async function requestLoadTestStop(db: Kysely<Database>, id: string): Pro
   return r !== undefined;
 }
 
+/** Whether a stop was asked for (by its owner or by a failing threshold); true for a test that is gone. */
+export async function loadTestStopRequested(db: Kysely<Database>, id: string): Promise<boolean> {
+  const row = await db.selectFrom('load_tests').select('stop_requested').where('id', '=', id).executeTakeFirst();
+  return row?.stop_requested ?? true;
+}
+
 /** Stores a test's end; with `onlyIfOpen`, only over a row still pending or running (never over an end already stored). */
 export async function finishLoadTestRow(db: Kysely<Database>, id: string, status: LoadTestStatus, results: Record<string, unknown> | null, reason: string | null, options: { onlyIfOpen?: boolean } = {}): Promise<void> {
   let q = db
@@ -100,8 +106,7 @@ export async function writeShardSnapshot(db: Kysely<Database>, testId: string, s
     .values({ test_id: testId, shard, attempt, snapshot: JSON.stringify(snapshot), final })
     .onConflict((oc) => oc.columns(['test_id', 'shard', 'attempt']).doUpdateSet({ snapshot: JSON.stringify(snapshot), final, updated_at: new Date() }))
     .execute();
-  const row = await db.selectFrom('load_tests').select('stop_requested').where('id', '=', testId).executeTakeFirst();
-  return row?.stop_requested ?? true;
+  return loadTestStopRequested(db, testId);
 }
 
 export async function readShardSnapshots<S>(db: Kysely<Database>, testId: string): Promise<Array<ShardSnapshotRow<S>>> {

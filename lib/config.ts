@@ -91,6 +91,11 @@ const schema = z
     VIDEO_MAX_BYTES: z.coerce.number({ error: 'must be a number of bytes' }).int('must be a whole number').min(1024, `must be from 1024 to ${300 * 1024 * 1024}`).max(300 * 1024 * 1024, `must be from 1024 to ${300 * 1024 * 1024}`).default(300 * 1024 * 1024),
     VIDEO_UPLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 3600),
     VIDEO_DOWNLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 86_400),
+    TARGET_VERIFICATION: z.enum(['required', 'off'], { error: 'must be required or off' }).optional(),
+    TARGET_VERIFICATION_TTL_SECONDS: seconds(1, 3600, 3600),
+    TARGET_VERIFICATION_USERS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').default(50),
+    TARGET_VERIFICATION_RPS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 1000000').max(1_000_000, 'must be from 0 to 1000000').default(50),
+    TARGET_VERIFICATION_SECONDS: seconds(0, 3600, 60),
   })
   .superRefine((c, ctx) => {
     if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
@@ -143,6 +148,12 @@ export type Config = Readonly<{
   maxConnectionsPerClient: number;
   /** Video jobs: the largest upload, how long the upload link lives, how long a result waits for its download. */
   video: Readonly<{ maxBytes: number; uploadTtlSeconds: number; downloadTtlSeconds: number }>;
+  /**
+   * Load tests larger than `small` (more users, an unbounded or higher rate, or longer) need a target
+   * whose host the caller has proven to control, when `required` (the default without NETWORK_ALLOW:
+   * a public instance); a proof is trusted for `ttlSeconds`.
+   */
+  targetVerification: Readonly<{ required: boolean; ttlSeconds: number; small: Readonly<{ users: number; rps: number; seconds: number }> }>;
 }>;
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
@@ -191,6 +202,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
     video: Object.freeze({ maxBytes: c.VIDEO_MAX_BYTES, uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS, downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS }),
+    targetVerification: Object.freeze({
+      required: (c.TARGET_VERIFICATION ?? (c.NETWORK_ALLOW.length ? 'off' : 'required')) === 'required',
+      ttlSeconds: c.TARGET_VERIFICATION_TTL_SECONDS,
+      small: Object.freeze({ users: c.TARGET_VERIFICATION_USERS, rps: c.TARGET_VERIFICATION_RPS, seconds: c.TARGET_VERIFICATION_SECONDS }),
+    }),
   });
 }
 

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   unauthorized: 401,
   forbidden: 403,
   plan_limit: 403,
+  target_not_verified: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -103,6 +104,8 @@ function coded(code: ErrorCode, name: string) {
 export class ForbiddenError extends coded('forbidden', 'ForbiddenError') {}
 /** Past a count bound of the user's plan (webhooks owned, a load test's size): the message names it. */
 export class PlanLimitError extends coded('plan_limit', 'PlanLimitError') {}
+/** A large load test of a host the caller has not proven to control: the message says how to prove it. */
+export class TargetNotVerifiedError extends coded('target_not_verified', 'TargetNotVerifiedError') {}
 /** Unknown id, or an id that belongs to someone else: the two are never told apart. */
 export class NotFoundError extends coded('not_found', 'NotFoundError') {}
 /** The thing is not in a state that allows this (a stop of an ended test, results of a running one). */

@@ -2,7 +2,7 @@
 // load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events.
-import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
 import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
 import { planShards } from './load-test-plan.ts';
@@ -25,11 +25,12 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
 
   // When the row cannot be written here (no load worker to run the merge), the API writes it from
   // the closed workflow's state when it next reads the test.
+  let abortedBy: string | null = null;
   const finish = async (status: LoadTestStatus, reason: string | null, merge = true) => {
     const completedAt = Date.now();
     // Queries see the end only with its results, so that the end is never shown without them.
     // Not cancellable: a test cancelled as a task still merges and stores what its shards sent.
-    if (merge) state.results = await CancellationScope.nonCancellable(() => finishLoadTest(input.testId, status, reason));
+    if (merge) state.results = await CancellationScope.nonCancellable(() => finishLoadTest(input.testId, status, reason, input.thresholds ?? [], abortedBy));
     Object.assign(state, { status, failureReason: reason, completedAt });
     return state;
   };
@@ -49,6 +50,12 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
 
   // A shard attempt whose worker dies stops heartbeating and is retried on another worker, inside
   // the same time window; what the dead attempt had sent stays counted.
+  const { watchThresholds } = proxyActivities<LoadActivities>({
+    taskQueue: TASK_QUEUES.load,
+    startToCloseTimeout: `${input.testDurationSeconds + 60} seconds`,
+    heartbeatTimeout: '15 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  });
   const { runLoadShard } = proxyActivities<LoadActivities>({
     taskQueue: TASK_QUEUES.load,
     startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
@@ -58,7 +65,23 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   });
   const shards = planShards(input, state.startAt, state.endAt);
+  // Aborting thresholds are watched on the merged totals every second; a failing one stops the shards.
+  const watchScope = new CancellationScope();
+  const watch = input.thresholds?.some((t) => t.abortOnFail)
+    ? watchScope
+        .run(() => watchThresholds({ testId: input.testId, thresholds: input.thresholds!, startAt, endAt: state.endAt! }))
+        .then(({ abortedBy: failed }) => {
+          if (!failed) return;
+          abortedBy = failed;
+          state.stopRequested = true;
+        })
+        .catch(() => {}) // a lost watcher loses the abort, never the test
+    : null;
   const outcomes = await Promise.allSettled(shards.map((shard) => runLoadShard({ testId: input.testId, ...shard })));
+  if (watch) {
+    await Promise.race([watch, sleep('3 seconds')]);
+    watchScope.cancel();
+  }
   const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
 
   // The workflow cancelled (a task cancelled just as a load worker took the test): its shards stopped.
@@ -68,7 +91,8 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   // The stop may have reached the shards through the database first; wait for the signal briefly.
   const stopped = state.stopRequested || outcomes.some((o) => o.status === 'fulfilled' && o.value.stopped);
   if (stopped && !state.stopRequested) await condition(() => state.stopRequested, '5 seconds');
-  return finish(stopped ? 'stopped' : 'completed', failures.length ? `${failures.length} of ${shards.length} shards failed: ${reasonOf(failures[0]!.reason)}` : null);
+  const shardTrouble = failures.length ? `${failures.length} of ${shards.length} shards failed: ${reasonOf(failures[0]!.reason)}` : null;
+  return finish(stopped ? 'stopped' : 'completed', abortedBy ? `stopped by the failing threshold "${abortedBy}"${shardTrouble ? `; ${shardTrouble}` : ''}` : shardTrouble);
 }
 
 function reasonOf(err: unknown): string {

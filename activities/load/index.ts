@@ -1,11 +1,12 @@
 // Activities of the load pool: a test's start, its shards (the load itself), and its end.
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { finishLoadTestRow, markLoadTestRunning, readShardSnapshots, writeShardSnapshot } from '../../db/load-tests.ts';
+import { finishLoadTestRow, loadTestStopRequested, markLoadTestRunning, readShardSnapshots, requestLoadTestStop, writeShardSnapshot } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, ShardGenerator, type ShardPlan, type ShardSnapshot } from './generator.ts';
-import type { FinalResults, LoadTestStatus } from '../../lib/jobs/load-test.ts';
-import { finalResults } from './metrics.ts';
+import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
+import { finalResults, thresholdFigures } from './metrics.ts';
+import { abortingFailure, evaluateThresholds, verdictOf } from './thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -14,6 +15,13 @@ const SNAPSHOT_EVERY_MS = 1000;
 
 /** A shard as the workflow plans it; the worker adds the request timeout and its NETWORK_ALLOW. */
 export type ShardInput = Omit<ShardPlan, 'requestTimeoutMs' | 'allow'> & { testId: string; shard: number };
+
+export interface ThresholdWatch {
+  testId: string;
+  thresholds: LoadThreshold[];
+  startAt: number;
+  endAt: number;
+}
 
 export interface ShardOutcome {
   total: number;
@@ -63,9 +71,38 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       }
     },
 
-    /** Merges every shard attempt into the results and stores them with the final status. */
-    async finishLoadTest(testId: string, status: LoadTestStatus, reason: string | null): Promise<FinalResults> {
-      const results = finalResults(await readShardSnapshots<ShardSnapshot>(deps.db, testId));
+    /**
+     * Every second while the test runs, the thresholds on the shards' merged totals; the first
+     * aborting one that fails (past its delay) stops every shard (they read the stop with their next
+     * snapshot, within a second) and is answered. Ends with the test, a stop, or a cancellation.
+     */
+    async watchThresholds(input: ThresholdWatch): Promise<{ abortedBy: string | null }> {
+      const ctx = Context.current();
+      while (!ctx.cancellationSignal.aborted && Date.now() < input.endAt + SNAPSHOT_EVERY_MS) {
+        await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_EVERY_MS));
+        ctx.heartbeat();
+        if (await loadTestStopRequested(deps.db, input.testId)) break;
+        const now = Date.now();
+        const rows = await readShardSnapshots<ShardSnapshot>(deps.db, input.testId);
+        if (rows.length === 0) continue;
+        const failed = abortingFailure(input.thresholds, evaluateThresholds(input.thresholds, thresholdFigures(rows, now)), (now - input.startAt) / 1000);
+        if (failed) {
+          await requestLoadTestStop(deps.db, input.testId);
+          return { abortedBy: failed };
+        }
+      }
+      return { abortedBy: null };
+    },
+
+    /** Merges every shard attempt into the results (with the thresholds' verdict) and stores them with the final status. */
+    async finishLoadTest(testId: string, status: LoadTestStatus, reason: string | null, thresholds: LoadThreshold[] = [], abortedBy: string | null = null): Promise<FinalResults> {
+      const rows = await readShardSnapshots<ShardSnapshot>(deps.db, testId);
+      const results = finalResults(rows);
+      if (thresholds.length) {
+        results.thresholds = evaluateThresholds(thresholds, thresholdFigures(rows));
+        results.verdict = abortedBy ? 'failed' : verdictOf(results.thresholds);
+        if (abortedBy) results.aborted_by = abortedBy;
+      }
       await finishLoadTestRow(deps.db, testId, status, results as unknown as Record<string, unknown>, reason);
       return results;
     },

@@ -6,6 +6,7 @@ import type { ShardSnapshotRow } from '../../db/load-tests.ts';
 import type { FinalResults, LiveMetrics } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
 import { mergePerSecond } from './per-second.ts';
+import { PERCENTILES, THRESHOLD_METRICS, type ThresholdMetric } from './thresholds.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);
@@ -59,16 +60,15 @@ export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = 
   return liveOf(t, t.firstSentAt === null ? 0 : now - t.firstSentAt);
 }
 
-export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): FinalResults {
-  const t = totals(rows);
-  const durationMs = t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt;
-  const merged = newHistogram();
+/** Every attempt's histograms, status codes and errors merged exactly, with the lost attempts counted. */
+function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
+  const histogram = newHistogram();
   const statusCodes: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let shardFailures = 0;
   let lost = 0;
   for (const { snapshot: s, final } of rows) {
-    if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+    if (s.histogram) histogram.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
     addCounts(statusCodes, s.statusCodes);
     addCounts(errors, s.errors);
     if (!final) {
@@ -76,25 +76,60 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
       lost += s.inFlight;
     }
   }
-  const p = (q: number) => (merged.totalCount ? ms(merged.getValueAtPercentile(q)) : 0);
+  return { histogram, statusCodes, errors, shardFailures, lost };
+}
+
+/** The figures thresholds read (thresholds.ts), from the same merge and rounding as the results. */
+function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): Record<ThresholdMetric, number> {
+  const live = liveOf(t, durationMs);
+  const h = m.histogram;
+  const fiveXx = Object.entries(m.statusCodes).reduce((n, [code, count]) => n + (code.startsWith('5') ? count : 0), 0);
+  const figures = {
+    avg: live.avg_response_time,
+    min: h.totalCount ? ms(h.minNonZeroValue) : 0,
+    max: h.totalCount ? ms(h.maxValue) : 0,
+    error_rate: live.error_rate,
+    throughput: live.throughput,
+    status_5xx_rate: t.total ? round2((fiveXx / t.total) * 100) : 0,
+  } as Record<ThresholdMetric, number>;
+  for (const metric of THRESHOLD_METRICS) {
+    const q = PERCENTILES[metric];
+    if (q !== undefined) figures[metric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
+  }
+  return figures;
+}
+
+const finalDuration = (t: Totals) => (t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt);
+
+/** The threshold figures of a running test (throughput up to `now`), or of an ended one (`now` omitted). */
+export function thresholdFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number): Record<ThresholdMetric, number> {
+  const t = totals(rows);
+  return figuresOf(t, merge(rows), now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt);
+}
+
+export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): FinalResults {
+  const t = totals(rows);
+  const durationMs = finalDuration(t);
+  const m = merge(rows);
+  const f = figuresOf(t, m, durationMs);
   const { sent, answers: a } = mergePerSecond(rows.map((r) => r.snapshot));
   return {
     ...liveOf(t, durationMs),
     total_bytes_sent: t.bytesSent,
     total_bytes_received: t.bytesReceived,
-    min_response_time: merged.totalCount ? ms(merged.minNonZeroValue) : 0,
-    max_response_time: merged.totalCount ? ms(merged.maxValue) : 0,
-    p50_response_time: p(50),
-    p75_response_time: p(75),
-    p90_response_time: p(90),
-    p95_response_time: p(95),
-    p99_response_time: p(99),
+    min_response_time: f.min,
+    max_response_time: f.max,
+    p50_response_time: f.p50,
+    p75_response_time: f.p75,
+    p90_response_time: f.p90,
+    p95_response_time: f.p95,
+    p99_response_time: f.p99,
     duration_seconds: round2(durationMs / 1000),
-    status_codes: statusCodes,
-    errors,
+    status_codes: m.statusCodes,
+    errors: m.errors,
     dropped_requests: t.dropped,
-    shard_failures: shardFailures,
-    requests_lost: lost,
+    shard_failures: m.shardFailures,
+    requests_lost: m.lost,
     requests_per_second: sent,
     error_rate_per_second: sent.map((_, i) => (a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0)),
     avg_response_time_per_second: sent.map((_, i) => (a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0)),

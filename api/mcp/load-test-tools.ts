@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import type { Logger } from '../../lib/log.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { HTTP_METHODS, listQuery, startBody } from '../schemas/load-tests.ts';
-import { loadTestListResult, loadTestResultsAnswer, loadTestStatusAnswer, loadTestStopResult } from '../schemas/responses.ts';
+import { HTTP_METHODS, listQuery, startBody, verifyTargetBody } from '../schemas/load-tests.ts';
+import { targetVerificationResult, loadTestListResult, loadTestResultsAnswer, loadTestStatusAnswer, loadTestStopResult } from '../schemas/responses.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
+import { VERIFICATION_PATH, type TargetVerificationService } from '../services/target-verification.ts';
 import type { QuotaService } from '../services/quota.ts';
 import type { TaskService } from '../services/tasks.ts';
 import { validate } from '../validate.ts';
@@ -32,6 +33,10 @@ const startShape = {
   headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (at most 50)'),
   body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
   insecureTls: z.boolean().optional().describe('true: accept the target\'s invalid certificate'),
+  thresholds: z
+    .array(z.union([z.string(), z.object({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() })]))
+    .optional()
+    .describe('Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails'),
 };
 
 const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
@@ -44,6 +49,7 @@ const totals = (r: { total_requests?: unknown; error_rate?: unknown; p95_respons
 
 export interface LoadTestToolDeps extends JobToolDeps {
   loadTests: LoadTestService;
+  targets: TargetVerificationService;
   baseUrl: string;
 }
 
@@ -126,6 +132,23 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
       annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
     },
     (args) => run('load_test_list', async () => strip(await loadTests.list(account.userId, validate(listQuery, args, 'query').limit)), (o) => `${o.data.total} load test(s).`),
+  );
+
+  server.registerTool(
+    'load_test_verify_target',
+    {
+      title: 'Prove you control a load test target',
+      description: `Large load tests (above the sizes in required_above) need proof that you control the target's host. Gives your token for the host of targetUrl and the ways to serve it (a line of ${VERIFICATION_PATH} on the target's origin, or a DNS TXT record), and checks now whether the host serves it. Call it again after serving the token; then start the test.`,
+      inputSchema: { targetUrl: z.string().describe('The URL you want to load test') },
+      outputSchema: withoutSuccess(targetVerificationResult),
+      annotations: { title: 'Prove you control a load test target', ...TOOL_HINTS.load_test_verify_target },
+    },
+    (args) =>
+      run(
+        'load_test_verify_target',
+        async () => strip(await deps.targets.issue(validate(verifyTargetBody, args, 'body').targetUrl, account.userId)),
+        (o) => (o.verified ? `${o.host} is verified: large tests of it may start.` : `${o.host} is not verified yet. ${o.methods.map((m) => m.how).join(', or ')}; then call this tool again.`),
+      ),
   );
 
   return { [LOAD_TEST_KIND]: presentResults };

@@ -27,6 +27,7 @@ export const TOOL_HINTS = {
   load_test_stop: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   load_test_results: READ_OWN,
   load_test_list: READ_OWN,
+  load_test_verify_target: LOOKUP,
   remove_video_watermark: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   watermark_status: READ_OWN,
 } as const;

@@ -10,6 +10,7 @@ import type { LookupService } from '../services/lookups.ts';
 import type { QuotaService } from '../services/quota.ts';
 import type { SiteService } from '../services/site.ts';
 import type { VideoService } from '../services/video.ts';
+import type { TargetVerificationService } from '../services/target-verification.ts';
 import type { TaskService } from '../services/tasks.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import { registerDomainTools } from './domain-tools.ts';
@@ -36,6 +37,7 @@ export interface McpToolDeps {
   video?: VideoService;
   /** Load tests and the tasks over jobs (Temporal and the database). */
   loadTests?: LoadTestService;
+  targets?: TargetVerificationService;
   domains?: DomainService;
   tasks?: TaskService;
   /** For links to REST resources in large results. */
@@ -67,7 +69,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   registerWebhookTools(server, run, deps.webhooks, account);
   if (tasks) {
     const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, isTaskRequest: request.isTaskRequest ?? (() => false) };
-    if (deps.loadTests) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, baseUrl: deps.baseUrl ?? '' }, account));
+    if (deps.loadTests && deps.targets) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, targets: deps.targets, baseUrl: deps.baseUrl ?? '' }, account));
     if (deps.domains) Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
     if (deps.site) Object.assign(presenters, registerSiteTools(server, jobDeps, deps.site, account));
     if (deps.video) Object.assign(presenters, registerVideoTools(server, run, jobDeps, deps.video, account));

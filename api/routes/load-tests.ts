@@ -5,10 +5,11 @@ import { startSse } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
 
 /** Load tests: workflows on the workflows pool whose shards run on the load pool. */
-export function loadTestingRoutes({ loadTests, streams }: Pick<Services, 'loadTests' | 'streams'>): V1Router {
+export function loadTestingRoutes({ loadTests, streams, targets }: Pick<Services, 'loadTests' | 'streams' | 'targets'>): V1Router {
   const router: V1Router = new Router();
   const owned = (ctx: { params: Record<string, string>; state: { account: { userId: number } } }) => loadTests.owned(ctx.params.test_id!, ctx.state.account.userId);
   serve(router, ops.start, (ctx, { body }) => loadTests.start(body, ctx.state.account));
+  serve(router, ops.verifyTarget, (ctx, { body }) => targets.issue(body.targetUrl, ctx.state.account.userId));
   serve(router, ops.status, async (ctx) => loadTests.status(await owned(ctx)));
   // The same answer as a Server-Sent Events stream: an event each time it changes, ending with the test.
   serve(router, ops.events, async (ctx) => {

@@ -1,5 +1,6 @@
 // Load tests: start, status (also as a stream), stop, results, history.
 import { z } from 'zod';
+import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
 
@@ -41,6 +42,17 @@ export const startBody = z
       .default({}),
     body: z.string({ error: 'must be a string' }).optional(),
     insecureTls: z.boolean({ error: 'must be true or false' }).default(false),
+    thresholds: z
+      .array(z.unknown(), { error: 'must be a list of expressions such as "p99 < 300"' })
+      .max(MAX_THRESHOLDS, `must hold at most ${MAX_THRESHOLDS} thresholds`)
+      .transform((list, ctx) =>
+        list.map((given, i) => {
+          const parsed = parseThreshold(given);
+          if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', path: [i], message: parsed });
+          return parsed as Threshold;
+        }),
+      )
+      .default([]),
   })
   .superRefine((b, ctx) => {
     if (b.rampUpTime > b.testDuration) ctx.addIssue({ code: 'custom', path: ['rampUpTime'], message: 'must not exceed testDuration' });
@@ -55,7 +67,10 @@ export type StartBody = z.output<typeof startBody>;
 
 export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
 
+export const verifyTargetBody = z.object({ targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required') });
+
 export const loadTestOperations = {
+  verifyTarget: operation({ method: 'post', path: '/load-testing/targets', summary: 'Your token to prove you control a target host (needed before large tests), and whether the host serves it now', tag: 'Load testing', body: verifyTargetBody, success: { status: 200, schema: R.targetVerificationResult, description: 'The token, how to serve it, and whether it is served' }, errors: [400] }),
   start: operation({ method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400, 403] }),
   status: operation({ method: 'get', path: '/load-testing/status/{test_id}', summary: 'Status and live metrics of a load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' }, errors: [404, 503] }),
   events: operation({ method: 'get', path: '/load-testing/status/{test_id}/events', summary: 'Status of a load test as Server-Sent Events, until it ends', tag: 'Load testing', success: { status: 200, schema: null, description: 'text/event-stream: `status` events with the shape of the status answer' }, errors: [404] }),

@@ -125,6 +125,18 @@ export const bulkCheckResult = z.object({
 
 const isoTime = z.iso.datetime({ offset: true });
 
+export const targetVerificationResult = z.object({
+  success: z.literal(true),
+  host: str,
+  token: str,
+  verified: z.boolean(),
+  verified_by: z.enum(['http', 'dns', 'cached']).nullable(),
+  methods: z.array(z.object({ type: z.enum(['http', 'dns']), how: str }).loose()),
+  required: z.boolean(),
+  required_above: z.object({ concurrent_users: int, requests_per_second: int, test_duration: int }),
+  trusted_for_seconds: int,
+});
+
 export const loadTestStartResult = z.object({
   success: z.literal(true),
   test_id: str,
@@ -179,6 +191,8 @@ export const loadTestResultsResult = z.object({
 // Beyond the contract: the shapes of the other answers, for the OpenAPI document (extra fields allowed).
 export const errorResult = z.object({ success: z.literal(false), error: str, code: int, error_code: str.describe('stable name of the condition: invalid_input, plan_limit, provenance_mark, ...'), message: str });
 const nullableIso = isoTime.nullable();
+const thresholdOutcome = z.object({ threshold: str, observed: num, pass: z.boolean() });
+
 export const loadTestStatusAnswer = loadTestStatusResult.extend({
   status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),
   started_at: nullableIso,
@@ -186,6 +200,8 @@ export const loadTestStatusAnswer = loadTestStatusResult.extend({
   completed_at: nullableIso,
   stop_requested: z.boolean(),
   failure_reason: str.optional(),
+  thresholds: z.array(thresholdOutcome).optional().describe('Each threshold on the merged totals: live while the test runs, final once it ended'),
+  verdict: z.enum(['passed', 'failed']).optional(),
   config: z.record(str, z.unknown()),
 });
 export const loadTestResultsAnswer = loadTestResultsResult.extend({
@@ -198,6 +214,9 @@ export const loadTestResultsAnswer = loadTestResultsResult.extend({
       error_rate_per_second: z.array(num).optional().describe('Percentage of the requests sent in each second that failed'),
       avg_response_time_per_second: z.array(num).optional().describe('Mean latency (ms) of the requests sent in each second'),
       max_response_time_per_second: z.array(num).optional().describe('Slowest latency (ms) of the requests sent in each second'),
+      thresholds: z.array(thresholdOutcome).optional().describe('Each threshold with the figure it read (the same as the results\' own) and whether it held'),
+      verdict: z.enum(['passed', 'failed']).optional().describe('passed when every threshold held'),
+      aborted_by: str.optional().describe('The abortOnFail threshold that stopped the test'),
     })
     .nullable(),
   started_at: nullableIso,

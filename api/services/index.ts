@@ -10,13 +10,15 @@ import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
 import { siteService } from './site.ts';
 import { streamService } from './streams.ts';
+import { targetVerificationService } from './target-verification.ts';
 import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
 import { webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
-  const loadTests = loadTestService({ config, db, temporal });
+  const targets = targetVerificationService({ config, db, kv });
+  const loadTests = loadTestService({ config, db, temporal, targets });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
@@ -31,6 +33,7 @@ export function createServices(deps: ApiDeps) {
     quota: quotaService(kv),
     site,
     streams: streamService(kv),
+    targets,
     tasks: taskService({ temporal, loadTests, domains, site, video }),
     video,
     webhooks: webhookService(db, config.baseUrl, kv),

@@ -4,8 +4,9 @@
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { ShardSnapshot } from '../../activities/load/generator.ts';
-import { intervalTracker, liveMetrics } from '../../activities/load/metrics.ts';
-import { createLoadTest, findOwnedLoadTest, finishLoadTestRow, listLoadTests, readShardSnapshots, requestLoadTestStop, type LoadTestRow } from '../../db/load-tests.ts';
+import { intervalTracker, liveMetrics, thresholdFigures } from '../../activities/load/metrics.ts';
+import { evaluateThresholds, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
+import { createLoadTest, findOwnedLoadTest, finishLoadTestRow, listLoadTests, readShardSnapshots, requestLoadTestStop, type LoadTestRow, type ShardSnapshotRow } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '../../lib/errors.ts';
@@ -13,9 +14,10 @@ import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { newJobId, resultWithin, startJob, unreadableState, workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { getLoadTestState, LOAD_TEST_KIND, stopLoadTest, type FinalResults, type LoadTestInput, type LoadTestState } from '../../lib/jobs/load-test.ts';
+import { getLoadTestState, LOAD_TEST_KIND, stopLoadTest, type FinalResults, type LoadTestInput, type LoadTestState, type ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 import type { StartBody } from '../schemas/load-tests.ts';
 import type { SseTick } from '../sse.ts';
+import type { TargetVerificationService } from './target-verification.ts';
 
 /** How long the stop answer waits for the shards' final totals before answering with the live ones. */
 const STOP_WAIT_MS = 15_000;
@@ -43,13 +45,14 @@ function publicConfig(b: StartBody) {
     header_names: Object.keys(b.headers),
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
     insecure_tls: b.insecureTls,
+    thresholds: b.thresholds.map((t) => (t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold)),
   };
 }
 
 
 const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
-export function loadTestService({ config, db, temporal }: { config: Config; db: Kysely<Database>; temporal: Client }) {
+export function loadTestService({ config, db, temporal, targets }: { config: Config; db: Kysely<Database>; temporal: Client; targets: TargetVerificationService }) {
   async function owned(testId: string, userId: number): Promise<LoadTestRow> {
     const row = PUBLIC_ID_PATTERN.test(testId) ? await findOwnedLoadTest(db, testId, userId) : null;
     if (!row) throw new NotFoundError(`No load test ${testId} among yours`);
@@ -91,6 +94,7 @@ export function loadTestService({ config, db, temporal }: { config: Config; db: 
     if (body.concurrentUsers > limits.loadTestUsers) throw new PlanLimitError(`concurrentUsers: at most ${limits.loadTestUsers} on the ${plan} plan`);
     if (body.testDuration > limits.loadTestSeconds) throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
     await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+    await targets.ensure(body.targetUrl, body, userId);
     const testId = newJobId();
     const cfg = publicConfig(body);
     if (!(await createLoadTest(db, { id: testId, userId, config: cfg }, limits.loadTestsAtOnce))) {
@@ -103,6 +107,7 @@ export function loadTestService({ config, db, temporal }: { config: Config; db: 
       testDurationSeconds: body.testDuration,
       rampUpSeconds: body.rampUpTime,
       requestsPerSecond: body.requestsPerSecond,
+      ...(body.thresholds.length ? { thresholds: body.thresholds } : {}),
     };
     try {
       await startJob(temporal, { kind: LOAD_TEST_KIND, publicId: testId, ownerId: userId, workflow: 'loadTest', args: [input] });
@@ -117,9 +122,10 @@ export function loadTestService({ config, db, temporal }: { config: Config; db: 
   async function status(row: LoadTestRow) {
     const state = await stateOf(row);
     const now = Date.now();
-    const metrics = state.results
-      ? pick(state.results, ['total_requests', 'successful_requests', 'failed_requests', 'avg_response_time', 'throughput', 'error_rate'])
-      : liveMetrics(await readShardSnapshots<ShardSnapshot>(db, row.id), now);
+    const rows = state.results ? [] : await readShardSnapshots<ShardSnapshot>(db, row.id);
+    const metrics = state.results ? pick(state.results, ['total_requests', 'successful_requests', 'failed_requests', 'avg_response_time', 'throughput', 'error_rate']) : liveMetrics(rows, now);
+    // Live pass/fail on the merged totals so far; the verdict once ended.
+    const thresholds = state.results ? state.results.thresholds : liveThresholds(row.config.thresholds, rows, now);
     const span = state.startAt !== null && state.endAt !== null ? state.endAt - state.startAt : 0;
     const until = state.completedAt ?? now;
     const progress = state.status === 'completed' ? 100 : span > 0 && state.startAt !== null ? Math.max(0, Math.min(100, Math.floor(((until - state.startAt) / span) * 100))) : 0;
@@ -134,6 +140,7 @@ export function loadTestService({ config, db, temporal }: { config: Config; db: 
       completed_at: iso(state.completedAt),
       stop_requested: state.stopRequested,
       ...(state.failureReason ? { failure_reason: state.failureReason } : {}),
+      ...(thresholds?.length ? { thresholds, ...(state.results?.verdict ? { verdict: state.results.verdict } : {}) } : {}),
       config: row.config,
     };
   }
@@ -212,6 +219,13 @@ export function loadTestService({ config, db, temporal }: { config: Config; db: 
 
 export type LoadTestService = ReturnType<typeof loadTestService>;
 
+
+/** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
+function liveThresholds(config: unknown, rows: Array<ShardSnapshotRow<ShardSnapshot>>, now: number): ThresholdOutcome[] | undefined {
+  if (!Array.isArray(config) || config.length === 0 || rows.length === 0) return undefined;
+  const parsed = config.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
+  return evaluateThresholds(parsed, thresholdFigures(rows, now));
+}
 
 function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, (from as Record<string, unknown>)[k]]));

@@ -17,6 +17,22 @@ export interface ShardTarget {
   insecureTls?: boolean;
 }
 
+/** A pass/fail threshold as parsed from the start body (activities/load/thresholds.ts). */
+export interface LoadThreshold {
+  threshold: string;
+  metric: string;
+  op: string;
+  value: number;
+  abortOnFail: boolean;
+  delayAbortEval: number;
+}
+
+export interface ThresholdOutcome {
+  threshold: string;
+  observed: number;
+  pass: boolean;
+}
+
 export interface LoadTestInput {
   testId: string;
   /** Method, URL, headers (with the credentials) and body: encrypted in history by the payload codec. */
@@ -25,6 +41,8 @@ export interface LoadTestInput {
   testDurationSeconds: number;
   rampUpSeconds: number;
   requestsPerSecond: number;
+  /** Evaluated on the merged results every second and at the end; absent in tests started before they existed. */
+  thresholds?: LoadThreshold[];
 }
 
 /** The totals of a running test (activities/load/metrics.ts builds them from the shard snapshots). */
@@ -67,6 +85,10 @@ export interface FinalResults extends LiveMetrics {
   error_rate_per_second: number[];
   avg_response_time_per_second: number[];
   max_response_time_per_second: number[];
+  /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */
+  thresholds?: ThresholdOutcome[];
+  verdict?: 'passed' | 'failed';
+  aborted_by?: string;
 }
 
 export interface LoadTestState {

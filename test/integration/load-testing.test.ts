@@ -6,8 +6,7 @@ import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/code
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { loadTestCalls } from '../support/load-tests.ts';
 
 describe.each(targets())('load testing ($name)', (target) => {
   let site: LoadTarget;
@@ -17,19 +16,7 @@ describe.each(targets())('load testing ($name)', (target) => {
   });
   afterAll(() => site.close());
 
-  const start = async (body: Record<string, unknown>) => call(target, 'POST', '/api/v1/load-testing/start', { key: (await account).key, json: body });
-  const status = async (id: string) => call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key: (await account).key });
-  const results = async (id: string) => call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key: (await account).key });
-  const waitFor = async (id: string, done: (b: any) => boolean, timeoutMs = 60_000) => {
-    const until = Date.now() + timeoutMs;
-    let last: any;
-    while (Date.now() < until) {
-      last = (await status(id)).body;
-      if (done(last)) return last;
-      await sleep(200);
-    }
-    throw new Error(`status never matched: ${JSON.stringify(last)}`);
-  };
+  const { start, status, results, waitFor } = loadTestCalls(target, account);
 
   it.concurrent('runs a closed-model test: pending, running with live metrics, completed; the target saw every request', async () => {
     const path = '/delay/20/closed';

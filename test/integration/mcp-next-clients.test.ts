@@ -13,16 +13,20 @@ import { newUser, PASSWORD } from '../support/mcp.ts';
 for (const target of targets()) {
   describe(`MCP with the 2.x client and the Tasks extension (${target.name})`, () => {
     const serverUrl = new URL(`${target.baseUrl}/mcp`);
+    /** Registered once (registrations are limited per address), then used by each new user. */
+    let clientInformation: unknown;
     /** A provider that counts the token requests it would make (through the SDK's fetch). */
     const signIn = async () => {
       const user = await newUser(target);
       const oauth = new FormSignInClient({ email: user.email, password: PASSWORD });
+      if (clientInformation) oauth.saveClientInformation(clientInformation);
       const tokenRequests: string[] = [];
       const fetchFn = (url: string | URL, init?: RequestInit) => {
         if (String(url).endsWith('/oauth/token')) tokenRequests.push(String(init?.body ?? ''));
         return fetch(url, init);
       };
       expect(await auth(oauth as any, { serverUrl, fetchFn })).toBe('REDIRECT');
+      clientInformation ??= oauth.clientInformation();
       return { oauth, tokenRequests, fetchFn };
     };
 

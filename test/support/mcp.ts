@@ -18,10 +18,19 @@ export async function newUser(target: Target, plan = 'pro'): Promise<{ email: st
   return { email, userId: JSON.parse(created.stdout).user_id };
 }
 
+/**
+ * The client registered first in this file for a server, name and scope: later users sign in with it,
+ * as the users of one MCP client app do (the server allows 20 registrations an hour per address, and
+ * every suite runs from 127.0.0.1).
+ */
+const registered = new Map<string, unknown>();
+
 /** An SDK client signed in as `email` (registration, authorization and token through the SDK). */
 export async function connectedClient(target: Target, email: string, options: { scope?: string; name?: string } = {}) {
   const url = new URL(`${target.baseUrl}/mcp`);
   const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
+  const app = `${target.baseUrl} ${options.name ?? ''} ${options.scope ?? ''}`;
+  if (registered.has(app)) oauth.saveClientInformation(registered.get(app));
   if (options.scope) {
     // A narrower scope than the server's challenge asks for: the SDK's auth() takes it directly.
     expect(await auth(oauth as any, { serverUrl: url, scope: options.scope })).toBe('REDIRECT');
@@ -33,6 +42,7 @@ export async function connectedClient(target: Target, email: string, options: { 
     await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     await transport.finishAuth(oauth.code);
   }
+  registered.set(app, oauth.clientInformation());
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth as any }));
   return { client, oauth, url };
