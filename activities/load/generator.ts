@@ -9,66 +9,19 @@ import type { Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
 import { guardedTarget, type CheckedTarget } from '../../lib/net/target-guard.ts';
-import type { ShardTarget } from '../../lib/jobs/load-test.ts';
 import { Http1Connection, requestBytes } from './http1.ts';
-import { PerSecondCounts, type PerSecondAnswers } from './per-second.ts';
+import { PerSecondCounts } from './per-second.ts';
+import { PhaseHistograms } from './phases.ts';
+import { newHistogram } from './histogram.ts';
+import type { ShardPlan, ShardSnapshot } from './shard.ts';
 
-export interface ShardPlan {
-  target: ShardTarget;
-  /** Virtual users (connections) of this shard. */
-  users: number;
-  /** Global index of this shard's first user, and the test's user count: the ramp is over all users. */
-  firstUser: number;
-  totalUsers: number;
-  /** Epoch ms: when the test's load starts and ends (a retried shard resumes inside the same window). */
-  startAt: number;
-  endAt: number;
-  rampUpMs: number;
-  /** This shard's share of the arrival rate, requests per second; 0 = closed model. */
-  rate: number;
-  requestTimeoutMs: number;
-  /** NETWORK_ALLOW: the SSRF guard checks every connection the pool opens. */
-  allow: readonly string[];
-}
-
-/** Running totals of a shard; a stored snapshot is what the status and results are built from. */
-export interface ShardSnapshot {
-  total: number;
-  successful: number;
-  failed: number;
-  bytesSent: number;
-  bytesReceived: number;
-  /** Sum of latencies, microseconds (the exact mean; the histogram's is bucketed). */
-  latencySumUs: number;
-  /** HDR histogram of latencies in microseconds, compressed base64. */
-  histogram: string;
-  statusCodes: Record<string, number>;
-  errors: Record<string, number>;
-  inFlight: number;
-  /** Open model: arrivals not sent because every connection and the queue were busy. */
-  dropped: number;
-  /** Epoch ms of the first request sent and of this snapshot. */
-  firstSentAt: number | null;
-  takenAt: number;
-  /** Requests sent per second of the test, by second since startAt (for the ramp and rate shapes). */
-  perSecond: number[];
-  /**
-   * The answers to the requests sent in each second (same index as perSecond: per-second.ts), so
-   * the results chart each second's error rate, mean and slowest latency. Absent in snapshots
-   * written before it existed.
-   */
-  seconds?: PerSecondAnswers;
-}
-
-export const REQUEST_TIMEOUT_MS = 30_000;
-
-export function newHistogram() {
-  return hdr.build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 3, useWebAssembly: false });
-}
+export { newHistogram } from './histogram.ts';
+export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
 
 export class ShardGenerator {
   private readonly plan: ShardPlan;
   private readonly histogram = newHistogram();
+  private readonly phases = new PhaseHistograms();
   private readonly sockets = new Set<Socket>();
   private closedBytesRead = 0;
   private closedBytesWritten = 0;
@@ -158,6 +111,7 @@ export class ShardGenerator {
     this.stats.inFlight += 1;
     this.stats.firstSentAt ??= Date.now();
     connection.send((status, error) => {
+      if (!error) this.phases.record(connection.phases);
       this.record(scheduledAt, status, error);
       then(error !== null);
     });
@@ -251,6 +205,7 @@ export class ShardGenerator {
       statusCodes: { ...this.statusCodes },
       errors: { ...this.errors },
       takenAt: Date.now(),
+      phases: this.phases.snapshot(),
       ...this.perSecond.snapshot(),
     };
   }

@@ -6,6 +6,7 @@
 import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { bareHost } from '../../lib/net/bare-host.ts';
+import { newPhaseTimes, type PhaseTimes } from './phases.ts';
 
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -55,8 +56,18 @@ export class Http1Connection {
   private closeAfter = false;
   private noBody = false;
   private onDone: Completion | null = null;
-  /** performance.now() when the request in flight was written (for the timeout sweep). */
+  /** performance.now() when the request in flight was sent (for the timeout sweep). */
   sentAt = 0;
+  /** The phases of the last request answered, µs (phases.ts): DNS, connect and TLS only when it opened the socket. */
+  readonly phases: PhaseTimes = newPhaseTimes();
+  // performance.now() of this socket's steps and of the request's (0: not happened).
+  private openedAt = 0;
+  private lookedUpAt = 0;
+  private connectedAt = 0;
+  private securedAt = 0;
+  private writtenAt = 0;
+  private firstByteAt = 0;
+  private openedForRequest = false;
   private readonly options: ConnectionOptions;
   private readonly request: Buffer;
 
@@ -76,8 +87,15 @@ export class Http1Connection {
     this.sentAt = performance.now();
     this.state = State.Head;
     this.pending = null;
+    this.firstByteAt = 0;
+    this.openedForRequest = !this.socket;
     if (!this.socket) this.open();
-    else if (this.connected) this.socket.write(this.request);
+    else if (this.connected) this.write();
+  }
+
+  private write() {
+    this.writtenAt = performance.now();
+    this.socket!.write(this.request);
   }
 
   private open() {
@@ -91,13 +109,18 @@ export class Http1Connection {
     socket.setNoDelay(true);
     this.socket = socket;
     this.connected = false;
+    this.openedAt = performance.now();
+    this.lookedUpAt = this.connectedAt = this.securedAt = 0;
     this.options.onSocket(socket);
     // Events of a socket this connection has moved on from are ignored.
     const current = () => this.socket === socket;
+    socket.once('lookup', () => current() && (this.lookedUpAt = performance.now()));
+    socket.once('connect', () => current() && (this.connectedAt = performance.now()));
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       if (!current()) return;
+      if (url.protocol === 'https:') this.securedAt = performance.now();
       this.connected = true;
-      if (this.onDone) socket.write(this.request);
+      if (this.onDone) this.write();
     });
     socket.on('data', (chunk: Buffer) => current() && this.onData(chunk));
     socket.once('end', () => current() && this.onEnd());
@@ -116,11 +139,30 @@ export class Http1Connection {
   }
 
   private complete() {
+    this.measure();
     const done = this.onDone;
     this.onDone = null;
     this.state = State.Idle;
     if (this.closeAfter) this.close();
     done?.(this.status, null);
+  }
+
+  /** The phases of the request just answered, in µs. */
+  private measure() {
+    const now = performance.now();
+    const p = this.phases;
+    if (this.openedForRequest) {
+      const looked = this.lookedUpAt || this.openedAt;
+      const connected = this.connectedAt || looked;
+      p.dns = (looked - this.openedAt) * 1000;
+      p.connect = (connected - looked) * 1000;
+      p.tls = this.securedAt ? (this.securedAt - connected) * 1000 : 0;
+    } else {
+      p.dns = p.connect = p.tls = 0;
+    }
+    const firstByte = this.firstByteAt || now;
+    p.ttfb = (firstByte - this.writtenAt) * 1000;
+    p.transfer = (now - firstByte) * 1000;
   }
 
   private fail(error: Error) {
@@ -147,6 +189,7 @@ export class Http1Connection {
   }
 
   private onData(chunk: Buffer) {
+    if (this.firstByteAt === 0) this.firstByteAt = performance.now();
     let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = null;
     let off = 0;

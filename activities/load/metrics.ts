@@ -6,7 +6,8 @@ import type { ShardSnapshotRow } from '../../db/load-tests.ts';
 import type { FinalResults, LiveMetrics } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
 import { mergePerSecond } from './per-second.ts';
-import { PERCENTILES, THRESHOLD_METRICS, type ThresholdMetric } from './thresholds.ts';
+import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
+import { PERCENTILES, type ThresholdMetric } from './thresholds.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);
@@ -76,7 +77,7 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
       lost += s.inFlight;
     }
   }
-  return { histogram, statusCodes, errors, shardFailures, lost };
+  return { histogram, statusCodes, errors, shardFailures, lost, phases: mergePhases(rows.map((r) => r.snapshot)) };
 }
 
 /** The figures thresholds read (thresholds.ts), from the same merge and rounding as the results. */
@@ -92,9 +93,9 @@ function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): 
     throughput: live.throughput,
     status_5xx_rate: t.total ? round2((fiveXx / t.total) * 100) : 0,
   } as Record<ThresholdMetric, number>;
-  for (const metric of THRESHOLD_METRICS) {
-    const q = PERCENTILES[metric];
-    if (q !== undefined) figures[metric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
+  for (const [metric, q] of Object.entries(PERCENTILES)) figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
+  for (const phase of PHASES) {
+    for (const stat of Object.keys(PHASE_STATS) as Array<keyof typeof PHASE_STATS>) figures[`${phase}.${stat}`] = m.phases ? phaseStat(m.phases[phase], stat) : 0;
   }
   return figures;
 }
@@ -134,6 +135,7 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
     error_rate_per_second: sent.map((_, i) => (a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0)),
     avg_response_time_per_second: sent.map((_, i) => (a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0)),
     max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
+    ...(m.phases ? { phases: phaseSummary(m.phases) } : {}),
   };
 }
 

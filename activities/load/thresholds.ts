@@ -1,17 +1,22 @@
 // Pass/fail thresholds of a load test, as k6 writes them ("p99 < 300", "error_rate < 1"), evaluated on
 // the figures of the histograms merged across every shard (metrics.ts), so a distributed test has one
 // verdict, not one per instance. Times are milliseconds, rates percentages of requests, throughput
-// requests per second. A threshold may abort the test when it fails (`abortOnFail`), once
+// requests per second; `<phase>.<statistic>` reads a phase (phases.ts). A threshold may abort the test when it fails (`abortOnFail`), once
 // `delayAbortEval` seconds of the test have passed.
 import type { LoadThreshold, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
+import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from './phases.ts';
 
+const TOTAL_METRICS = ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'avg', 'min', 'max', 'error_rate', 'throughput', 'status_5xx_rate'] as const;
+/** A phase's statistic: `ttfb.p95`, `connect.max`, ... (phases.ts). */
+export type PhaseMetric = `${Phase}.${PhaseStat}`;
+export const PHASE_METRICS = PHASES.flatMap((p) => Object.keys(PHASE_STATS).map((s) => `${p}.${s}` as PhaseMetric));
 /** The metrics a threshold can name. */
-export const THRESHOLD_METRICS = ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'avg', 'min', 'max', 'error_rate', 'throughput', 'status_5xx_rate'] as const;
-export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
+export const THRESHOLD_METRICS: ReadonlyArray<(typeof TOTAL_METRICS)[number] | PhaseMetric> = [...TOTAL_METRICS, ...PHASE_METRICS];
+export type ThresholdMetric = (typeof TOTAL_METRICS)[number] | PhaseMetric;
 const OPERATORS = ['<=', '>=', '==', '!=', '<', '>'] as const;
 type Operator = (typeof OPERATORS)[number];
 
-/** The percentile of each percentile metric. */
+/** The percentile of each percentile metric of the total latency. */
 export const PERCENTILES: Partial<Record<ThresholdMetric, number>> = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, 'p99.9': 99.9 };
 
 /** `threshold` is the expression with normalised spacing (the name results use); `delayAbortEval` seconds from the test's start. */
@@ -31,7 +36,7 @@ export function parseThreshold(given: unknown): Threshold | string {
   const m = EXPRESSION.exec(expression);
   if (!m) return `"${expression.slice(0, 80)}" is not <metric> <operator> <number> (for example "p99 < 300")`;
   const metric = m[1] as ThresholdMetric;
-  if (!THRESHOLD_METRICS.includes(metric)) return `"${expression.slice(0, 80)}": unknown metric ${metric.slice(0, 40)}; one of ${THRESHOLD_METRICS.join(', ')}`;
+  if (!THRESHOLD_METRICS.includes(metric)) return `"${expression.slice(0, 80)}": unknown metric ${metric.slice(0, 40)}; one of ${TOTAL_METRICS.join(', ')}, or <phase>.<statistic> with a phase of ${PHASES.join(', ')} and a statistic of ${Object.keys(PHASE_STATS).join(', ')}`;
   let delay = 0;
   if (object) {
     const extra = Object.keys(object).filter((k) => !['threshold', 'abortOnFail', 'delayAbortEval'].includes(k));

@@ -85,6 +85,8 @@ export interface FinalResults extends LiveMetrics {
   error_rate_per_second: number[];
   avg_response_time_per_second: number[];
   max_response_time_per_second: number[];
+  /** Per phase of the answered requests (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99, max in ms. */
+  phases?: Record<string, Record<string, number>>;
   /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */
   thresholds?: ThresholdOutcome[];
   verdict?: 'passed' | 'failed';

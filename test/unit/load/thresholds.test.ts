@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { abortingFailure, evaluateThresholds, parseThreshold, verdictOf, type Threshold } from '../../../activities/load/thresholds.ts';
+import { abortingFailure, evaluateThresholds, parseThreshold, PHASE_METRICS, verdictOf, type Threshold, type ThresholdMetric } from '../../../activities/load/thresholds.ts';
 
-const figures = { p50: 20, p75: 21, p90: 22, p95: 25, p99: 40, 'p99.9': 55, avg: 21.5, min: 19, max: 60, error_rate: 0.5, throughput: 120, status_5xx_rate: 0.25 };
+const figures = { p50: 20, p75: 21, p90: 22, p95: 25, p99: 40, 'p99.9': 55, avg: 21.5, min: 19, max: 60, error_rate: 0.5, throughput: 120, status_5xx_rate: 0.25, ...Object.fromEntries(PHASE_METRICS.map((m) => [m, 1])), 'ttfb.p95': 18 } as Record<ThresholdMetric, number>;
 
 describe('load test thresholds', () => {
   it('reads k6-style expressions and objects, normalising their spacing', () => {
@@ -16,6 +16,7 @@ describe('load test thresholds', () => {
     expect(parseThreshold('p99 < abc')).toMatch(/is not <metric>/);
     expect(parseThreshold('p99 => 3')).toMatch(/is not <metric>/);
     expect(parseThreshold('latency < 3')).toMatch(/unknown metric latency/);
+    expect(parseThreshold('ttfb.p42 < 3')).toMatch(/unknown metric ttfb\.p42; .*<phase>\.<statistic>/);
     expect(parseThreshold(42)).toMatch(/must be an expression/);
     expect(parseThreshold({ abortOnFail: true })).toMatch(/must be an expression/);
     expect(parseThreshold({ threshold: 'p99 < 3', delayAbortEval: 3601 })).toMatch(/delayAbortEval must be seconds from 0 to 3600/);
@@ -29,6 +30,7 @@ describe('load test thresholds', () => {
     expect(outcomes.map((o) => o.pass)).toEqual([false, true, false, true, true, false, true]);
     expect(outcomes[0]).toEqual({ threshold: 'p99 < 40', observed: 40, pass: false });
     expect(verdictOf(outcomes)).toBe('failed');
+    expect(evaluateThresholds([t('ttfb.p95 < 20'), t('connect.max <= 0.5')], figures)).toEqual([{ threshold: 'ttfb.p95 < 20', observed: 18, pass: true }, { threshold: 'connect.max <= 0.5', observed: 1, pass: false }]);
     expect(verdictOf(outcomes.filter((o) => o.pass))).toBe('passed');
   });
 

@@ -1,0 +1,61 @@
+// The phases of every request a shard sends, as k6 reports them: DNS (resolving the target's name),
+// connect (TCP), TLS (the handshake), time to first byte (from the request written to the first byte
+// of the answer) and transfer (from the first byte to the answer's end). A request on a kept-alive
+// connection opened nothing: zero for DNS, connect and TLS. An address literal is not resolved: zero
+// for DNS. Each phase has its own HDR histogram in microseconds, merged exactly across shards like the
+// total latency. In the open model a request may also wait for a free connection; that wait is in
+// the total (measured from the scheduled send) but in no phase, so the phases add up to at most it.
+import hdr from 'hdr-histogram-js';
+import { newHistogram } from './histogram.ts';
+
+export const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** The phases of one request in microseconds (a connection keeps those of its last request). */
+export type PhaseTimes = Record<Phase, number>;
+
+export const newPhaseTimes = (): PhaseTimes => ({ dns: 0, connect: 0, tls: 0, ttfb: 0, transfer: 0 });
+
+/** One histogram per phase, fed with every answered request. */
+export class PhaseHistograms {
+  private readonly histograms = PHASES.map(() => newHistogram());
+
+  record(t: PhaseTimes): void {
+    for (let i = 0; i < PHASES.length; i++) this.histograms[i]!.recordValue(Math.max(0, Math.round(t[PHASES[i]!])));
+  }
+
+  snapshot(): Record<Phase, string> {
+    return Object.fromEntries(PHASES.map((p, i) => [p, hdr.encodeIntoCompressedBase64(this.histograms[i]!)])) as Record<Phase, string>;
+  }
+}
+
+type Histogram = ReturnType<typeof newHistogram>;
+
+/** Every snapshot's phase histograms merged, phase by phase; null when no snapshot has them. */
+export function mergePhases(snapshots: ReadonlyArray<{ phases?: Record<Phase, string> }>): Record<Phase, Histogram> | null {
+  const with_ = snapshots.filter((s) => s.phases);
+  if (with_.length === 0) return null;
+  const merged = Object.fromEntries(PHASES.map((p) => [p, newHistogram()])) as Record<Phase, Histogram>;
+  for (const s of with_) for (const p of PHASES) merged[p].add(hdr.decodeFromCompressedBase64(s.phases![p], 64, false));
+  return merged;
+}
+
+/** The statistics of a phase in the results and the thresholds, in ms. */
+export const PHASE_STATS = { avg: null, p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, 'p99.9': 99.9, max: null } as const;
+export type PhaseStat = keyof typeof PHASE_STATS;
+/** The results show these per phase (thresholds may name every PHASE_STATS one). */
+const SHOWN: readonly PhaseStat[] = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'];
+
+const ms = (us: number) => Math.round(us / 10) / 100;
+
+export function phaseStat(h: Histogram, stat: PhaseStat): number {
+  if (!h.totalCount) return 0;
+  if (stat === 'avg') return ms(h.mean);
+  if (stat === 'max') return ms(h.maxValue);
+  return ms(h.getValueAtPercentile(PHASE_STATS[stat]));
+}
+
+/** The results' `phases`: per phase avg, p50, p90, p95, p99 and max in ms. */
+export function phaseSummary(merged: Record<Phase, Histogram>): Record<Phase, Record<string, number>> {
+  return Object.fromEntries(PHASES.map((p) => [p, Object.fromEntries(SHOWN.map((s) => [s, phaseStat(merged[p], s)]))])) as Record<Phase, Record<string, number>>;
+}

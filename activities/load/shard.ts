@@ -1,0 +1,60 @@
+// What a shard of a load test is given (its plan) and what it reports (its snapshots, stored every
+// second and merged into the status and the results: metrics.ts).
+import type { ShardTarget } from '../../lib/jobs/load-test.ts';
+import type { PerSecondAnswers } from './per-second.ts';
+import type { Phase } from './phases.ts';
+
+export interface ShardPlan {
+  target: ShardTarget;
+  /** Virtual users (connections) of this shard. */
+  users: number;
+  /** Global index of this shard's first user, and the test's user count: the ramp is over all users. */
+  firstUser: number;
+  totalUsers: number;
+  /** Epoch ms: when the test's load starts and ends (a retried shard resumes inside the same window). */
+  startAt: number;
+  endAt: number;
+  rampUpMs: number;
+  /** This shard's share of the arrival rate, requests per second; 0 = closed model. */
+  rate: number;
+  requestTimeoutMs: number;
+  /** NETWORK_ALLOW: the SSRF guard checks every connection the pool opens. */
+  allow: readonly string[];
+}
+
+/** Running totals of a shard; a stored snapshot is what the status and results are built from. */
+export interface ShardSnapshot {
+  total: number;
+  successful: number;
+  failed: number;
+  bytesSent: number;
+  bytesReceived: number;
+  /** Sum of latencies, microseconds (the exact mean; the histogram's is bucketed). */
+  latencySumUs: number;
+  /** HDR histogram of latencies in microseconds, compressed base64. */
+  histogram: string;
+  statusCodes: Record<string, number>;
+  errors: Record<string, number>;
+  inFlight: number;
+  /** Open model: arrivals not sent because every connection and the queue were busy. */
+  dropped: number;
+  /** Epoch ms of the first request sent and of this snapshot. */
+  firstSentAt: number | null;
+  takenAt: number;
+  /** Requests sent per second of the test, by second since startAt (for the ramp and rate shapes). */
+  perSecond: number[];
+  /**
+   * The answers to the requests sent in each second (same index as perSecond: per-second.ts), so
+   * the results chart each second's error rate, mean and slowest latency. Absent in snapshots
+   * written before it existed.
+   */
+  seconds?: PerSecondAnswers;
+  /**
+   * HDR histograms (compressed base64, microseconds) of each phase of every request: DNS, connect,
+   * TLS, time to first byte, transfer (phases.ts). Absent in snapshots written before they existed.
+   */
+  phases?: Record<Phase, string>;
+}
+
+export const REQUEST_TIMEOUT_MS = 30_000;
+
