@@ -22,6 +22,7 @@ describe.each(targets())('load test phases ($name)', (target) => {
     await waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const r = (await results(id)).body.results;
     expect(r.failed_requests).toBe(0);
+    console.log(`phases: ${JSON.stringify(r.phases)}; total avg ${r.avg_response_time} ms, max ${r.max_response_time} ms`);
     const { dns, connect, tls: handshake, ttfb, transfer } = r.phases;
     for (const phase of [dns, connect, handshake, ttfb, transfer]) expect(Object.keys(phase).sort()).toEqual(['avg', 'max', 'p50', 'p90', 'p95', 'p99']);
     // An address literal is not resolved; a kept-alive connection opens nothing (3 connections, about 180 requests).
