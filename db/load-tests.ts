@@ -73,6 +73,12 @@ export async function listLoadTests(db: Kysely<Database>, userId: number, limit:
   return rows.map(toRow);
 }
 
+/** The user's tests that are pending or running. */
+export async function openLoadTests(db: Kysely<Database>, userId: number): Promise<LoadTestRow[]> {
+  const rows = await db.selectFrom('load_tests').selectAll().where('user_id', '=', userId).where('status', 'in', ['pending', 'running']).execute();
+  return rows.map(toRow);
+}
+
 export async function markLoadTestRunning(db: Kysely<Database>, id: string, startedAt: Date): Promise<void> {
   await db.updateTable('load_tests').set({ status: 'running', started_at: startedAt }).where('id', '=', id).where('status', '=', 'pending').execute();
 }

@@ -79,7 +79,8 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     : null;
   const outcomes = await Promise.allSettled(shards.map((shard) => runLoadShard({ testId: input.testId, ...shard })));
   if (watch) {
-    await Promise.race([watch, sleep('3 seconds')]);
+    // Not cancellable: a cancelled workflow still reaches its merge below.
+    await CancellationScope.nonCancellable(() => Promise.race([watch, sleep('3 seconds')]));
     watchScope.cancel();
   }
   const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');

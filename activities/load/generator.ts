@@ -8,10 +8,11 @@
 import type { Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
-import { guardedTarget, type CheckedTarget } from '../../lib/net/target-guard.ts';
+import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Http1Connection, requestBytes } from './http1.ts';
 import { PerSecondCounts } from './per-second.ts';
 import { PhaseHistograms } from './phases.ts';
+import { arrivalAt, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { newHistogram } from './histogram.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
 
@@ -33,6 +34,8 @@ export class ShardGenerator {
   private readonly connections: Http1Connection[] = [];
   /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
   private readonly t0: number;
+  /** Users (closed model) or this shard's arrivals per second (open model) over time. */
+  private readonly stages: Stage[];
   private finishedUsers = 0;
   private done!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
@@ -51,7 +54,8 @@ export class ShardGenerator {
    * refusal then is that request's error, counted like any other.
    */
   static async create(plan: ShardPlan): Promise<ShardGenerator> {
-    return new ShardGenerator(plan, guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl' }));
+    const pinned = plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {};
+    return new ShardGenerator(plan, guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...pinned }));
   }
 
   private constructor(plan: ShardPlan, target: CheckedTarget) {
@@ -61,6 +65,7 @@ export class ShardGenerator {
     const request = requestBytes({ url, method: plan.target.method, headers: plan.target.headers, body: plan.target.body });
     for (let i = 0; i < plan.users; i++) this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
     this.t0 = performance.now() + (plan.startAt - Date.now());
+    this.stages = plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
   }
 
   private track(socket: Socket) {
@@ -117,22 +122,34 @@ export class ShardGenerator {
     });
   }
 
-  /** Closed model: each user is a connection that sends again when answered, started at its place in the ramp. */
+  /**
+   * Closed model: each user is a connection that sends again when answered, while the profile's
+   * user count is above its index (from its place in the ramp on; it sleeps while a stage has fewer).
+   */
   private runClosed() {
-    const { users, firstUser, totalUsers, rampUpMs } = this.plan;
+    const { users, firstUser } = this.plan;
     for (let i = 0; i < users; i++) {
       const connection = this.connections[i]!;
-      const startOffset = totalUsers > 1 ? (rampUpMs * (firstUser + i)) / totalUsers : 0;
+      const index = firstUser + i;
       const loop = () => {
         if (this.stopping || this.elapsed() >= this.endMs) return this.userDone();
+        const now = this.elapsed();
+        const wake = nextAbove(this.stages, index, now);
+        if (wake === null || wake >= this.endMs) return this.userDone();
+        if (wake > now) return this.sleep(loop, wake - now);
         this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()));
       };
-      const timer = setTimeout(() => {
-        this.pendingStarts.delete(timer);
-        loop();
-      }, Math.max(0, startOffset - this.elapsed()));
-      this.pendingStarts.add(timer);
+      loop();
     }
+  }
+
+  /** A user waiting for its place in the profile: stop() ends the wait. */
+  private sleep(then: () => void, ms: number) {
+    const timer = setTimeout(() => {
+      this.pendingStarts.delete(timer);
+      then();
+    }, ms);
+    this.pendingStarts.add(timer);
   }
 
   private userDone() {
@@ -140,12 +157,9 @@ export class ShardGenerator {
     if (this.finishedUsers === this.plan.users && this.stats.inFlight === 0) this.done();
   }
 
-  /** Scheduled time (ms since start) of the k-th arrival: rate ramps from 0 over rampUpMs, then holds. */
+  /** Scheduled time (ms since start) of the k-th arrival, from the profile's rate. */
   private arrivalAt(k: number): number {
-    const rate = this.plan.rate / 1000; // per ms
-    const ramp = this.plan.rampUpMs;
-    const inRamp = (rate * ramp) / 2;
-    return k < inRamp ? Math.sqrt((2 * ramp * k) / rate) : ramp + (k - inRamp) / rate;
+    return arrivalAt(this.stages, k);
   }
 
   /**
@@ -155,7 +169,7 @@ export class ShardGenerator {
    */
   private runOpen() {
     this.idle.push(...this.connections);
-    const maxWaiting = Math.ceil(this.plan.rate);
+    const maxWaiting = Math.ceil(peakOf(this.stages));
     let k = 0;
     const release = (connection: Http1Connection) => {
       const next = this.queue.shift();

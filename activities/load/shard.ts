@@ -3,6 +3,7 @@
 import type { ShardTarget } from '../../lib/jobs/load-test.ts';
 import type { PerSecondAnswers } from './per-second.ts';
 import type { Phase } from './phases.ts';
+import type { Stage } from './profile.ts';
 
 export interface ShardPlan {
   target: ShardTarget;
@@ -17,6 +18,11 @@ export interface ShardPlan {
   rampUpMs: number;
   /** This shard's share of the arrival rate, requests per second; 0 = closed model. */
   rate: number;
+  /**
+   * The profile (profile.ts), instead of the ramp: users of the whole test in the closed model (a
+   * user is active while the target is above its index), this shard's arrivals per second in the open one.
+   */
+  stages?: Stage[];
   requestTimeoutMs: number;
   /** NETWORK_ALLOW: the SSRF guard checks every connection the pool opens. */
   allow: readonly string[];

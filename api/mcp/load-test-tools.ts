@@ -34,7 +34,7 @@ const startShape = {
   body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
   insecureTls: z.boolean().optional().describe('true: accept the target\'s invalid certificate'),
   thresholds: z
-    .array(z.union([z.string(), z.object({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() })]))
+    .array(z.union([z.string(), z.object({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() }).strict()]))
     .optional()
     .describe('Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails'),
 };

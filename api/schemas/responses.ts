@@ -131,6 +131,7 @@ export const targetVerificationResult = z.object({
   token: str,
   verified: z.boolean(),
   verified_by: z.enum(['http', 'dns', 'cached']).nullable(),
+  addresses: z.array(str).describe('The addresses the proof holds for: a large test connects to these only'),
   methods: z.array(z.object({ type: z.enum(['http', 'dns']), how: str }).loose()),
   required: z.boolean(),
   required_above: z.object({ concurrent_users: int, requests_per_second: int, test_duration: int }),

@@ -94,7 +94,7 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
     if (body.concurrentUsers > limits.loadTestUsers) throw new PlanLimitError(`concurrentUsers: at most ${limits.loadTestUsers} on the ${plan} plan`);
     if (body.testDuration > limits.loadTestSeconds) throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
     await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
-    await targets.ensure(body.targetUrl, body, userId);
+    const pinned = await targets.ensure(body.targetUrl, body, userId);
     const testId = newJobId();
     const cfg = publicConfig(body);
     if (!(await createLoadTest(db, { id: testId, userId, config: cfg }, limits.loadTestsAtOnce))) {
@@ -102,7 +102,7 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
     }
     const input: LoadTestInput = {
       testId,
-      target: targetOf(body),
+      target: { ...targetOf(body), ...(pinned ? { addresses: pinned } : {}) },
       concurrentUsers: body.concurrentUsers,
       testDurationSeconds: body.testDuration,
       rampUpSeconds: body.rampUpTime,

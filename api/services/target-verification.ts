@@ -16,12 +16,19 @@ import { TargetNotVerifiedError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { bareHost } from '../../lib/net/bare-host.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
-import { checkTarget } from '../../lib/net/target-guard.ts';
+import { addressesOf, checkTarget } from '../../lib/net/target-guard.ts';
+import { openLoadTests } from '../../db/load-tests.ts';
 
 export const VERIFICATION_PATH = '/.well-known/netops-verification.txt';
 const DNS_PREFIX = '_netops-verification.';
 
 /** What decides a test's size. */
+interface Proof {
+  by: 'http' | 'dns';
+  /** The host's addresses when it proved it: a large test connects to these only. */
+  addresses: string[];
+}
+
 export interface TestSize {
   concurrentUsers: number;
   /** 0: as fast as the users can, which is no bound at all. */
@@ -38,10 +45,14 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
 
   /** The caller's token for a host: the same on every ask and in every process, nothing stored. */
   async function tokenOf(userId: number, host: string): Promise<string> {
-    secret ??= sharedSecret(db, 'target-verification', () => randomBytes(32).toString('base64url'));
+    secret ??= sharedSecret(db, 'target-verification', () => randomBytes(32).toString('base64url')).catch((err) => {
+      secret = undefined; // a database error now is not remembered
+      throw err;
+    });
     return `netops-verification=${createHmac('sha256', await secret).update(`${userId}:${host}`).digest('base64url').slice(0, 32)}`;
   }
-  const cacheKey = (userId: number, host: string) => `target-verified:${userId}:${host}`;
+  // Per origin: a token served on one port proves nothing of another's server.
+  const cacheKey = (userId: number, url: URL) => `target-verified:${userId}:${url.origin}`;
 
   function methodsFor(url: URL, host: string, token: string) {
     return [
@@ -50,18 +61,30 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     ];
   }
 
-  /** Reads the proofs now: the file (still on the same host after its redirects), else the TXT record. */
-  async function prove(url: URL, host: string, token: string): Promise<'http' | 'dns' | null> {
+  /**
+   * Reads the proofs now: the file (served from one of the host's addresses, still on the same origin
+   * after its redirects), else the TXT record. A proof holds for the addresses the host has now:
+   * they are pinned, and a large test connects to them only (a name moved to another server after
+   * its proof proves nothing of that server).
+   */
+  async function prove(url: URL, host: string, token: string): Promise<Proof | null> {
+    let addresses: string[];
+    try {
+      addresses = await addressesOf(host);
+    } catch {
+      return null;
+    }
     try {
       const res = await fetchProof(`${url.origin}${VERIFICATION_PATH}`);
-      if (res.status === 200 && bareHost(new URL(res.url).hostname) === host && res.body.toString('utf8').split(/\s+/).includes(token)) return 'http';
+      const served = res.status === 200 && new URL(res.url).origin === url.origin && addresses.includes(res.remoteAddress.replace(/^::ffff:/, ''));
+      if (served && res.body.toString('utf8').split(/\s+/).includes(token)) return { by: 'http', addresses };
     } catch {
       // Unreachable, refused or too slow: the TXT record may still prove it.
     }
     if (isIP(host)) return null;
     try {
       const { TXT } = await dnsLookup(`${DNS_PREFIX}${host}`, ['TXT']);
-      if (TXT?.some((value) => value.trim() === token)) return 'dns';
+      if (TXT?.some((value) => value.trim() === token)) return { by: 'dns', addresses };
     } catch {
       // No such name, or no DNS answer: not proven.
     }
@@ -75,13 +98,21 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     return { url, host: bareHost(url.hostname).toLowerCase() };
   }
 
-  /** Checks now (a fresh proof is remembered for ttlSeconds); the method that proved it, or null. */
-  async function check(url: URL, host: string, userId: number, token: string) {
-    if (await kv.get(cacheKey(userId, host))) return 'cached' as const;
-    const by = await prove(url, host, token);
-    if (by) await kv.set(cacheKey(userId, host), by, ttlSeconds);
-    return by;
+  /** A remembered proof whose addresses are still the host's, else a fresh one (remembered for ttlSeconds), else null. */
+  async function check(url: URL, host: string, userId: number, token: string): Promise<(Proof & { cached: boolean }) | null> {
+    const stored = await kv.get(cacheKey(userId, url));
+    if (stored) {
+      const proof = JSON.parse(stored) as Proof;
+      const now = await addressesOf(host).catch(() => null);
+      if (now?.every((a) => proof.addresses.includes(a))) return { ...proof, cached: true };
+    }
+    const proof = await prove(url, host, token);
+    if (proof) await kv.set(cacheKey(userId, url), JSON.stringify(proof), ttlSeconds);
+    return proof && { ...proof, cached: false };
   }
+
+  /** Whether the user has a test of this origin pending or running. */
+  const busyOn = async (url: URL, userId: number) => (await openLoadTests(db, userId)).some((t) => URL.canParse(String(t.config.target_url)) && new URL(String(t.config.target_url)).origin === url.origin);
 
   /** A test above the small size: more users, no rate bound or a higher one, or longer. */
   const isLarge = (size: TestSize) => size.concurrentUsers > small.users || size.requestsPerSecond === 0 || size.requestsPerSecond > small.rps || size.testDuration > small.seconds;
@@ -94,13 +125,14 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     async issue(targetUrl: string, userId: number) {
       const { url, host } = await targetOf(targetUrl);
       const token = await tokenOf(userId, host);
-      const by = await check(url, host, userId, token);
+      const proof = await check(url, host, userId, token);
       return {
         success: true as const,
         host,
         token,
-        verified: by !== null,
-        verified_by: by,
+        verified: proof !== null,
+        verified_by: proof ? (proof.cached ? ('cached' as const) : proof.by) : null,
+        addresses: proof?.addresses ?? [],
         methods: methodsFor(url, host, token),
         required,
         required_above: { concurrent_users: small.users, requests_per_second: small.rps, test_duration: small.seconds },
@@ -108,15 +140,23 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
       };
     },
 
-    /** Nothing for a small test or when verification is off; else the host must prove it (403 target_not_verified). */
-    async ensure(targetUrl: string, size: TestSize, userId: number): Promise<void> {
-      if (!required || !isLarge(size)) return;
+    /**
+     * Nothing when verification is off; else a large test, or a second small one on the same origin
+     * at once (small tests side by side would add up to a large one), needs the host's proof (403
+     * target_not_verified saying how). Answers the proven addresses a large test must keep to.
+     */
+    async ensure(targetUrl: string, size: TestSize, userId: number): Promise<string[] | undefined> {
+      if (!required) return undefined;
+      const large = isLarge(size);
       const { url, host } = await targetOf(targetUrl);
+      if (!large && !(await busyOn(url, userId))) return undefined;
       const token = await tokenOf(userId, host);
-      if (await check(url, host, userId, token)) return;
+      const proof = await check(url, host, userId, token);
+      if (proof) return large ? proof.addresses : undefined;
       const ways = methodsFor(url, host, token).map((m) => m.how).join(', or ');
+      const why = large ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s` : 'a second test at once of the same target';
       throw new TargetNotVerifiedError(
-        `targetUrl: tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s need proof that you control ${host}. ${ways}; then start again (POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). Smaller tests run without it.`,
+        `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again (POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ${large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'}`,
       );
     },
   };

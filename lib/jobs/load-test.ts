@@ -15,6 +15,8 @@ export interface ShardTarget {
   body?: string;
   /** https without checking the certificate (a staging server's self-signed one, say). */
   insecureTls?: boolean;
+  /** A verified target's proven addresses: the shards connect to these only (api/services/target-verification.ts). */
+  addresses?: string[];
 }
 
 /** A pass/fail threshold as parsed from the start body (activities/load/thresholds.ts). */

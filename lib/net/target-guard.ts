@@ -94,6 +94,25 @@ export async function checkTarget(raw: string, options: TargetCheckOptions = {})
   return checked;
 }
 
+/**
+ * A resolver that answers only addresses of `pinned` (the addresses a load test's target proved it
+ * controls): a name that now resolves elsewhere is refused, so a proof cannot be moved to another server.
+ */
+export function pinnedResolve(pinned: readonly string[]): Resolve {
+  const allowed = new Set(pinned);
+  return async (host) => {
+    const addresses = await defaultResolve(host);
+    const other = addresses.find((a) => !allowed.has(a));
+    if (other) throw new ForbiddenAddressError(`targetUrl: ${host} now resolves to ${other}, not an address its proof of control was served from`, 'targetUrl');
+    return addresses;
+  };
+}
+
+/** The addresses of a URL's host (an address literal is its own). */
+export async function addressesOf(host: string): Promise<string[]> {
+  return isIP(host) ? [host] : defaultResolve(host);
+}
+
 const defaultResolve: Resolve = async (host) => {
   // RFC 6761 §6.4: a name under .invalid never resolves, so no resolver is asked.
   if (/(^|\.)invalid\.?$/i.test(host)) throw Object.assign(new Error(`${host} is under .invalid (RFC 6761)`), { code: 'ENOTFOUND' });

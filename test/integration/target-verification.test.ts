@@ -55,9 +55,16 @@ describe('target verification before large load tests', () => {
   const large = (targetUrl = siteUrl) => post('/load-testing/start', { targetUrl, httpMethod: 'GET', concurrentUsers: 51, testDuration: 10, rampUpTime: 0, requestsPerSecond: 20 });
 
   it('refuses a large test until the token is served, accepts it then, and refuses again once it is gone and the proof expired', { timeout: 90_000 }, async () => {
-    // Small tests run as before; the edge of each bound: 50 users, 50/s, 60 s is small.
-    const small = await post('/load-testing/start', { targetUrl: siteUrl, httpMethod: 'GET', concurrentUsers: 50, testDuration: 10, rampUpTime: 0, requestsPerSecond: 50 });
+    // Small tests run as before; the edge of each bound: 50 users, 50/s, 60 s is small. A second one of
+    // the same target at once is refused (side by side they would add up to a large one).
+    const small = await post('/load-testing/start', { targetUrl: siteUrl, httpMethod: 'GET', concurrentUsers: 50, testDuration: 60, rampUpTime: 0, requestsPerSecond: 50 });
     expect(small.status, JSON.stringify(small.body)).toBe(202);
+    const second = await post('/load-testing/start', { targetUrl: `${siteUrl}other`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 });
+    expect(second.status).toBe(403);
+    expect(second.body.message).toMatch(/a second test at once of the same target needs proof/);
+    // Stopped once running (a pending test cannot be stopped yet).
+    for (let i = 0; i < 50 && (await post(`/load-testing/stop/${small.body.test_id}`, {})).status !== 200; i++) await sleep(200);
+    expect((await (await fetch(`${app.baseUrl}/api/v1/load-testing/status/${small.body.test_id}`, { headers: { 'X-API-Key': key } })).json()) as any).toMatchObject({ stop_requested: true });
     for (const over of [{ concurrentUsers: 51 }, { requestsPerSecond: 51 }, { requestsPerSecond: 0 }, { testDuration: 61 }]) {
       const refused = await post('/load-testing/start', { targetUrl: siteUrl, httpMethod: 'GET', concurrentUsers: 50, testDuration: 60, rampUpTime: 0, requestsPerSecond: 50, ...over });
       expect(refused.status, JSON.stringify(over)).toBe(403);
@@ -78,17 +85,19 @@ describe('target verification before large load tests', () => {
     expect(refused.body.message).toContain(issued.body.token);
     expect((await post('/load-testing/targets', { targetUrl: `${siteUrl}other/path` })).body.token).toBe(issued.body.token);
 
-    // Another user's token for the same host does not verify this user.
+    // Another user's token for the same host, even proven and remembered, does not verify this user.
     const other = JSON.parse((await runScript('scripts/admin.ts', ['create-key', '--email', 'other-verify@example.test', '--plan', 'enterprise'], app.env)).stdout).api_key;
-    const otherToken = ((await (await fetch(`${app.baseUrl}/api/v1/load-testing/targets`, { method: 'POST', headers: { 'X-API-Key': other, 'content-type': 'application/json' }, body: JSON.stringify({ targetUrl: siteUrl }) })).json()) as any).token;
+    const otherAsk = async () => (await (await fetch(`${app.baseUrl}/api/v1/load-testing/targets`, { method: 'POST', headers: { 'X-API-Key': other, 'content-type': 'application/json' }, body: JSON.stringify({ targetUrl: siteUrl }) })).json()) as any;
+    const otherToken = (await otherAsk()).token;
     expect(otherToken).not.toBe(issued.body.token);
     served = otherToken;
+    expect(await otherAsk()).toMatchObject({ verified: true, verified_by: 'http', addresses: ['127.0.0.1'] });
     expect((await large()).status).toBe(403);
 
     served = `${otherToken}\n${issued.body.token}`;
     const accepted = await large();
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
-    expect((await post('/load-testing/targets', { targetUrl: siteUrl })).body).toMatchObject({ verified: true });
+    expect((await post('/load-testing/targets', { targetUrl: siteUrl })).body).toMatchObject({ verified: true, verified_by: 'cached', addresses: ['127.0.0.1'] });
 
     // The token removed: the remembered proof still holds until it expires, then the host is asked again.
     served = null;

@@ -5,7 +5,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.ts';
 import { createAddressPolicy } from '../../../lib/net/address-policy.ts';
-import { checkTarget, checkUrl, ForbiddenAddressError, guardedLookup, type Resolve } from '../../../lib/net/target-guard.ts';
+import { addressesOf, checkTarget, checkUrl, ForbiddenAddressError, guardedLookup, pinnedResolve, type Resolve } from '../../../lib/net/target-guard.ts';
 
 const answers =
   (...sets: string[][]): Resolve =>
@@ -135,5 +135,14 @@ describe('guardedLookup', () => {
       throw Object.assign(new Error('queryA ESERVFAIL'), { code: 'ESERVFAIL' });
     };
     await expect(lookUp(guardedLookup(policy, failing), 'broken.example', false)).rejects.toMatchObject({ code: 'ESERVFAIL' });
+  });
+
+  it('keeps a verified target to its proven addresses: a name that resolves elsewhere is refused', async () => {
+    const now = await addressesOf('localhost'); // /etc/hosts: loopback, nothing leaves the machine
+    expect(now.length).toBeGreaterThan(0);
+    expect(await addressesOf('192.0.2.7')).toEqual(['192.0.2.7']);
+    expect(await pinnedResolve(now)('localhost')).toEqual(now);
+    await expect(pinnedResolve(['192.0.2.7'])('localhost')).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(pinnedResolve(now.slice(1))('localhost')).rejects.toThrow(/now resolves to/);
   });
 });

@@ -1,0 +1,77 @@
+// The shape of a load test over time, as k6's ramping executors give it: stages, each moving the
+// target (users, or arrivals per second) linearly from where the previous stage left it (0 at the
+// start) to its own target over its duration. The single ramp-up of the contract is two stages: up to
+// the target over rampUpTime, then holding it.
+
+export interface Stage {
+  durationMs: number;
+  target: number;
+}
+
+/** The contract's ramp: from 0 to `target` over `rampUpMs` (a stage of no length jumps), then held until `totalMs`. */
+export function rampStages(target: number, rampUpMs: number, totalMs: number): Stage[] {
+  return [{ durationMs: rampUpMs, target }, ...(totalMs > rampUpMs ? [{ durationMs: totalMs - rampUpMs, target }] : [])];
+}
+
+/** The target at `t` ms since the start (the last stage's target after the end). */
+export function targetAt(stages: readonly Stage[], t: number): number {
+  let from = 0; // a profile starts from 0; a stage of no length jumps to its target
+  let start = 0;
+  for (const s of stages) {
+    if (t < start + s.durationMs) return from + ((s.target - from) * (t - start)) / s.durationMs;
+    from = s.target;
+    start += s.durationMs;
+  }
+  return from;
+}
+
+/**
+ * The first time at or after `from` (ms) at which the target is above `level`, or null when it never
+ * is again (users: user `level` is active exactly while the target is above its index).
+ */
+export function nextAbove(stages: readonly Stage[], level: number, from: number): number | null {
+  let prev = 0;
+  let start = 0;
+  for (const s of stages) {
+    const end = start + s.durationMs;
+    if (end > from) {
+      const t0 = Math.max(from, start);
+      const at = (t: number) => prev + ((s.target - prev) * (t - start)) / s.durationMs;
+      if (at(t0) > level) return t0;
+      // Rising through the level within this stage: the moment it passes it.
+      if (s.target > level) return Math.max(t0, start + ((level - prev) / (s.target - prev)) * s.durationMs + 1e-6);
+    }
+    prev = s.target;
+    start = end;
+  }
+  return null;
+}
+
+/**
+ * When the k-th arrival (0-based) is due, in ms since the start, for a rate target in arrivals per
+ * second: the moment the integral of the rate reaches k. Infinity when it never does.
+ */
+export function arrivalAt(stages: readonly Stage[], k: number): number {
+  let done = 0; // arrivals due before this stage
+  let prev = 0; // arrivals per ms
+  let start = 0;
+  for (const s of stages) {
+    const r0 = prev;
+    const r1 = s.target / 1000;
+    const inStage = ((r0 + r1) / 2) * s.durationMs;
+    const left = k - done;
+    if (left < inStage) {
+      // r0 τ + a τ² = left, a = (r1 - r0) / (2 d): the stable root of the quadratic.
+      const a = (r1 - r0) / (2 * s.durationMs);
+      const root = Math.sqrt(Math.max(0, r0 * r0 + 4 * a * left));
+      return start + (left === 0 ? 0 : (2 * left) / (r0 + root));
+    }
+    done += inStage;
+    prev = r1;
+    start += s.durationMs;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** The highest target of the profile. */
+export const peakOf = (stages: readonly Stage[]) => stages.reduce((m, s) => Math.max(m, s.target), 0);
