@@ -23,6 +23,9 @@ export function planShards(input: LoadTestInput, startAt: number, endAt: number)
       endAt,
       rampUpMs: input.rampUpSeconds * 1000,
       rate: (input.requestsPerSecond * users) / input.concurrentUsers,
+      // Users are counted over the whole test (a user is active while the target is above its index);
+      // a rate is shared in proportion, as the fixed rate is.
+      ...(input.stages ? { stages: input.requestsPerSecond > 0 ? input.stages.map((st) => ({ ...st, target: (st.target * users) / input.concurrentUsers })) : input.stages } : {}),
     });
     firstUser += users;
   }

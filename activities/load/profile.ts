@@ -34,7 +34,7 @@ export function nextAbove(stages: readonly Stage[], level: number, from: number)
   let start = 0;
   for (const s of stages) {
     const end = start + s.durationMs;
-    if (end > from) {
+    if (s.durationMs > 0 && end > from) {
       const t0 = Math.max(from, start);
       const at = (t: number) => prev + ((s.target - prev) * (t - start)) / s.durationMs;
       if (at(t0) > level) return t0;

@@ -5,13 +5,14 @@ import type { FinalResults } from '../../lib/jobs/load-test.ts';
 import type { Account } from '../../db/users.ts';
 import { AppError, InvalidInputError } from '../../lib/errors.ts';
 import { html, type Html } from '../pages/html.ts';
+import { sendReport } from '../pages/load-report.ts';
 import { HTTP_METHODS, startBody } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
-export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pick<Services, 'loadTests' | 'streams'>): void {
+export function loadTestSection(page: DashboardPages, { loadTests, streams, reports }: Pick<Services, 'loadTests' | 'streams' | 'reports'>): void {
   // Load tests: the start form (the API's fields and validation), the history, a live page with a
   // chart while a test runs, and its results when it ends.
   async function loadTestsPage(ctx: Context, account: Account, form: Record<string, string> = {}, error?: string, status = 400) {
@@ -96,8 +97,22 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams }: Pi
         <figure><figcaption>${ended ? 'Each second of the test: requests sent, the share that failed, and the mean and slowest latency of their answers' : 'Each second as it happens: requests per second, error rate and latency (p50, p95, p99)'}</figcaption>
           <div id="load-chart" data-series="${JSON.stringify(final ? chartSeries(final) : {})}"></div></figure>
         ${final ? resultsTable(final) : ''}
+        ${ended ? await reportLinks(row.id, account.id) : ''}
         <script src="/dashboard/assets/load-chart.js"></script>`,
     );
+  });
+
+  /** The report to keep, and a comparison with another ended test of the user's. */
+  async function reportLinks(testId: string, userId: number) {
+    const others = (await loadTests.list(userId, 20)).data.tests.filter((t) => t.test_id !== testId && !['pending', 'running'].includes(t.status));
+    return html`<h2>Report</h2><p><a id="load-report" href="/dashboard/load-tests/${testId}/report">Open the report</a>: one HTML file to keep (save it from the browser); it needs no network to open.</p>
+      ${others.length ? html`<form method="get" action="/dashboard/load-tests/${testId}/report"><label for="compare">Compare with</label><select id="compare" name="compare">${others.map((t) => html`<option value="${t.test_id}">${t.test_id}: ${String(t.config.target_url)} (${t.status}, ${t.created_at.slice(0, 16)})</option>`)}</select><button type="submit" class="secondary">Compare</button></form>` : ''}`;
+  }
+
+  page.get('/load-tests/:test_id/report', async (ctx, account) => {
+    await page.spend(account);
+    const compare = typeof ctx.query.compare === 'string' && ctx.query.compare ? ctx.query.compare : undefined;
+    sendReport(ctx, await reports.report(ctx.params.test_id!, account.id, compare));
   });
 
   page.post('/load-tests/:test_id/stop', async (ctx, { account }) => {

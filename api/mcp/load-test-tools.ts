@@ -20,8 +20,8 @@ import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-st
 const startShape = {
   targetUrl: z.string().describe('The URL to load, http(s); private and internal addresses are refused'),
   httpMethod: z.enum(HTTP_METHODS).describe('The method of every request'),
-  concurrentUsers: z.number().int().describe('Virtual users, 1 to 10000 (at most your plan\'s)'),
-  testDuration: z.number().int().describe('Seconds, 10 to 3600 (at most your plan\'s)'),
+  concurrentUsers: z.number().int().optional().describe('Virtual users, 1 to 10000 (at most your plan\'s); required unless user stages give it'),
+  testDuration: z.number().int().optional().describe('Seconds, 10 to 3600 (at most your plan\'s); required unless stages give it'),
   rampUpTime: z.number().int().optional().describe('Seconds to reach all users (default 10, at most testDuration)'),
   requestsPerSecond: z.number().int().optional().describe('Total arrival rate; 0 (default) = as fast as the users can'),
   authType: z.enum(['none', 'basic', 'bearer', 'apikey']).optional(),
@@ -33,6 +33,11 @@ const startShape = {
   headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (at most 50)'),
   body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
   insecureTls: z.boolean().optional().describe('true: accept the target\'s invalid certificate'),
+  stages: z
+    .array(z.object({ duration: z.number().int(), target: z.number().int() }).strict())
+    .optional()
+    .describe('Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors'),
+  stageTarget: z.enum(['users', 'rate']).optional().describe('What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)'),
   thresholds: z
     .array(z.union([z.string(), z.object({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() }).strict()]))
     .optional()

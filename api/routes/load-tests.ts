@@ -3,9 +3,10 @@ import { loadTestOperations as ops } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
+import { sendReport } from '../pages/load-report.ts';
 
 /** Load tests: workflows on the workflows pool whose shards run on the load pool. */
-export function loadTestingRoutes({ loadTests, streams, targets }: Pick<Services, 'loadTests' | 'streams' | 'targets'>): V1Router {
+export function loadTestingRoutes({ loadTests, streams, targets, reports }: Pick<Services, 'loadTests' | 'streams' | 'targets' | 'reports'>): V1Router {
   const router: V1Router = new Router();
   const owned = (ctx: { params: Record<string, string>; state: { account: { userId: number } } }) => loadTests.owned(ctx.params.test_id!, ctx.state.account.userId);
   serve(router, ops.start, (ctx, { body }) => loadTests.start(body, ctx.state.account));
@@ -18,6 +19,14 @@ export function loadTestingRoutes({ loadTests, streams, targets }: Pick<Services
   });
   serve(router, ops.stop, async (ctx) => loadTests.stop(await owned(ctx)));
   serve(router, ops.results, (ctx) => loadTests.results(ctx.params.test_id!, ctx.state.account.userId));
+  serve(router, ops.report, async (ctx, { query }) => {
+    const report = await reports.report(ctx.params.test_id!, ctx.state.account.userId, query.compare);
+    if (query.format === 'json') {
+      ctx.body = report;
+      return;
+    }
+    sendReport(ctx, report);
+  });
   serve(router, ops.list, (ctx, { query }) => loadTests.list(ctx.state.account.userId, query.limit));
   return router;
 }

@@ -11,6 +11,9 @@ const RESERVED_HEADERS = new Set(['host', 'content-length', 'connection', 'trans
 /** A header value: no line breaks or NUL (they would let a value write its own header lines). */
 const headerValue = z.string({ error: 'must be a string' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
 
+/** Stages of one test, at most. */
+export const MAX_STAGES = 20;
+
 const int = (min: number, max: number) =>
   z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`);
 
@@ -21,10 +24,16 @@ export const startBody = z
       .string({ error: 'must be a string' })
       .transform((m) => m.toUpperCase())
       .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` })),
-    concurrentUsers: int(1, 10_000),
-    testDuration: int(10, 3600),
-    rampUpTime: int(0, 3600).default(10),
-    requestsPerSecond: int(0, 1_000_000).default(0),
+    concurrentUsers: int(1, 10_000).optional(),
+    testDuration: int(10, 3600).optional(),
+    rampUpTime: int(0, 3600).optional(),
+    requestsPerSecond: int(0, 1_000_000).optional(),
+    stages: z
+      .array(z.object({ duration: int(0, 3600), target: int(0, 1_000_000) }, { error: 'must be objects {duration, target}' }).strict(), { error: 'must be a list of {duration, target}' })
+      .min(1, 'must hold 1 to 20 stages')
+      .max(MAX_STAGES, 'must hold 1 to 20 stages')
+      .optional(),
+    stageTarget: z.enum(['users', 'rate'], { error: 'must be users or rate' }).default('users'),
     authType: z.enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' }).default('none'),
     authUsername: headerValue.optional(),
     authPassword: headerValue.optional(),
@@ -55,12 +64,40 @@ export const startBody = z
       .default([]),
   })
   .superRefine((b, ctx) => {
-    if (b.rampUpTime > b.testDuration) ctx.addIssue({ code: 'custom', path: ['rampUpTime'], message: 'must not exceed testDuration' });
+    const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    // Required as the contract has them, unless stages say them (a missing one reads "x is required").
+    const required = (field: 'concurrentUsers' | 'testDuration') => ctx.addIssue({ code: 'invalid_type', expected: 'number', path: [field], message: 'is required' });
+    if (!b.stages) {
+      if (b.concurrentUsers === undefined) required('concurrentUsers');
+      if (b.testDuration === undefined) required('testDuration');
+      if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration) issue('rampUpTime', 'must not exceed testDuration');
+    } else {
+      const total = b.stages.reduce((n, st) => n + st.duration, 0);
+      const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
+      if (total < 10 || total > 3600) issue('stages', `must last 10 to 3600 seconds in all (they last ${total})`);
+      if (b.testDuration !== undefined && b.testDuration !== total) issue('testDuration', `must be the stages' total (${total}), or left out`);
+      if (b.rampUpTime !== undefined) issue('rampUpTime', 'is replaced by stages: leave it out');
+      if (b.requestsPerSecond !== undefined) issue('requestsPerSecond', `is replaced by stages${b.stageTarget === 'rate' ? '' : ' with stageTarget "rate"'}: leave it out`);
+      if (peak === 0) issue('stages', 'must reach a target above 0');
+      if (b.stageTarget === 'users') {
+        if (peak > 10_000) issue('stages', 'targets are users: at most 10000');
+        if (b.concurrentUsers !== undefined && b.concurrentUsers < peak) issue('concurrentUsers', `must be at least the stages' peak (${peak}), or left out`);
+      } else if (b.concurrentUsers === undefined) required('concurrentUsers');
+    }
     if (b.body !== undefined && !WITH_BODY.has(b.httpMethod)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
     const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[b.authType] as Array<keyof typeof b>;
     for (const field of need) {
       if (!b[field]) ctx.addIssue({ code: 'custom', path: [field], message: `is required when authType is ${b.authType}` });
     }
+
+  })
+  .transform((b) => {
+    // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's limits and the proof of control).
+    if (!b.stages) return { ...b, concurrentUsers: b.concurrentUsers!, testDuration: b.testDuration!, rampUpTime: b.rampUpTime ?? 10, requestsPerSecond: b.requestsPerSecond ?? 0 };
+    const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
+    const testDuration = b.stages.reduce((n, st) => n + st.duration, 0);
+    const users = b.stageTarget === 'users';
+    return { ...b, concurrentUsers: b.concurrentUsers ?? peak, testDuration, rampUpTime: 0, requestsPerSecond: users ? 0 : peak };
   });
 
 export type StartBody = z.output<typeof startBody>;
@@ -69,7 +106,13 @@ export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a w
 
 export const verifyTargetBody = z.object({ targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required') });
 
+export const reportQuery = z.object({
+  compare: z.string({ error: 'must be a test id' }).optional(),
+  format: z.enum(['html', 'json'], { error: 'must be html or json' }).default('html'),
+});
+
 export const loadTestOperations = {
+  report: operation({ method: 'get', path: '/load-testing/report/{test_id}', summary: 'The report of an ended load test: one self-contained HTML file (no network access when opened), beside another of yours with compare; format=json gives its data', tag: 'Load testing', query: reportQuery, success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' }, errors: [400, 404, 409] }),
   verifyTarget: operation({ method: 'post', path: '/load-testing/targets', summary: 'Your token to prove you control a target host (needed before large tests), and whether the host serves it now', tag: 'Load testing', body: verifyTargetBody, success: { status: 200, schema: R.targetVerificationResult, description: 'The token, how to serve it, and whether it is served' }, errors: [400] }),
   start: operation({ method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400, 403] }),
   status: operation({ method: 'get', path: '/load-testing/status/{test_id}', summary: 'Status and live metrics of a load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' }, errors: [404, 503] }),

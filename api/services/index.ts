@@ -5,6 +5,7 @@ import { accountService } from './accounts.ts';
 import { captureService } from './captures.ts';
 import { diagnosticsService } from './diagnostics.ts';
 import { domainService } from './domains.ts';
+import { loadReportService } from './load-report.ts';
 import { loadTestService } from './load-tests.ts';
 import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
@@ -29,6 +30,7 @@ export function createServices(deps: ApiDeps) {
     diagnostics: diagnosticsService(temporal),
     domains,
     loadTests,
+    reports: loadReportService({ loadTests }),
     lookups: lookupService(config),
     quota: quotaService(kv),
     site,

@@ -45,6 +45,7 @@ function publicConfig(b: StartBody) {
     header_names: Object.keys(b.headers),
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
     insecure_tls: b.insecureTls,
+    ...(b.stages ? { stages: b.stages, stage_target: b.stageTarget } : {}),
     thresholds: b.thresholds.map((t) => (t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold)),
   };
 }
@@ -108,6 +109,7 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
       rampUpSeconds: body.rampUpTime,
       requestsPerSecond: body.requestsPerSecond,
       ...(body.thresholds.length ? { thresholds: body.thresholds } : {}),
+      ...(body.stages ? { stages: body.stages.map((st) => ({ durationMs: st.duration * 1000, target: st.target })) } : {}),
     };
     try {
       await startJob(temporal, { kind: LOAD_TEST_KIND, publicId: testId, ownerId: userId, workflow: 'loadTest', args: [input] });

@@ -45,6 +45,11 @@ export interface LoadTestInput {
   requestsPerSecond: number;
   /** Evaluated on the merged results every second and at the end; absent in tests started before they existed. */
   thresholds?: LoadThreshold[];
+  /**
+   * Stages instead of the ramp (activities/load/profile.ts): targets are users when
+   * requestsPerSecond is 0, else arrivals per second (requestsPerSecond is then their peak).
+   */
+  stages?: Array<{ durationMs: number; target: number }>;
 }
 
 /** The totals of a running test (activities/load/metrics.ts builds them from the shard snapshots). */

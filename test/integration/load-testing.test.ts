@@ -1,28 +1,21 @@
 // Load tests end to end: the API starts a workflow, shards on the load pool send the load to a
 // loopback target that counts what it receives, and the numbers must agree.
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
 import { startHttpsServer } from '../fixtures/https-server.ts';
-import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { startLoadTarget } from '../fixtures/load-target.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
-import { loadTestCalls } from '../support/load-tests.ts';
+import { loadTestSuite } from '../support/load-tests.ts';
 
 describe.each(targets())('load testing ($name)', (target) => {
-  let site: LoadTarget;
-  const account = newAccount(target);
-  beforeAll(async () => {
-    site = await startLoadTarget();
-  });
-  afterAll(() => site.close());
-
-  const { start, status, results, waitFor } = loadTestCalls(target, account);
+  const { site, account, start, status, results, waitFor } = loadTestSuite(target);
 
   it.concurrent('runs a closed-model test: pending, running with live metrics, completed; the target saw every request', async () => {
     const path = '/delay/20/closed';
-    const started = await start({ targetUrl: `${site.url}${path}`, httpMethod: 'get', concurrentUsers: 8, testDuration: 10, rampUpTime: 4 });
+    const started = await start({ targetUrl: `${site().url}${path}`, httpMethod: 'get', concurrentUsers: 8, testDuration: 10, rampUpTime: 4 });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ success: true, status: 'pending', config: { target_url: `${site.url}${path}`, concurrent_users: 8, test_duration: 10, ramp_up_time: 4, requests_per_second: 0, http_method: 'GET', auth_type: 'none' } });
+    expect(started.body).toMatchObject({ success: true, status: 'pending', config: { target_url: `${site().url}${path}`, concurrent_users: 8, test_duration: 10, ramp_up_time: 4, requests_per_second: 0, http_method: 'GET', auth_type: 'none' } });
     const id: string = started.body.test_id;
 
     const running = await waitFor(id, (b) => b.status === 'running' && b.metrics.total_requests > 0);
@@ -37,7 +30,7 @@ describe.each(targets())('load testing ($name)', (target) => {
     const r = (await results(id)).body;
     expect(r).toMatchObject({ success: true, test_id: id, status: 'completed' });
     const res = r.results;
-    expect(res.total_requests).toBe(site.count(path));
+    expect(res.total_requests).toBe(site().count(path));
     expect(res.successful_requests).toBe(res.total_requests);
     expect(res.failed_requests).toBe(0);
     expect(res.error_rate).toBe(0);
@@ -68,15 +61,15 @@ describe.each(targets())('load testing ($name)', (target) => {
   it.concurrent('holds an arrival rate across shards, and sends bearer credentials that never reach Temporal history in clear', async () => {
     const path = '/delay/30/rate';
     const secret = `tok-${Date.now()}-very-secret`;
-    const started = await start({ targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 600, testDuration: 10, rampUpTime: 0, requestsPerSecond: 60, authType: 'bearer', authToken: secret });
+    const started = await start({ targetUrl: `${site().url}${path}`, httpMethod: 'GET', concurrentUsers: 600, testDuration: 10, rampUpTime: 0, requestsPerSecond: 60, authType: 'bearer', authToken: secret });
     const id: string = started.body.test_id;
     expect(started.text).not.toContain(secret);
     await waitFor(id, (b) => b.status === 'completed', 40_000);
     const res = (await results(id)).body.results;
     // 60 per second for 10 s, split over two shards (600 users, 500 per shard).
-    expect(res.total_requests).toBe(site.count(path));
+    expect(res.total_requests).toBe(site().count(path));
     expect(Math.abs(res.total_requests - 600) / 600).toBeLessThan(0.1);
-    expect(site.lastHeaders(path)?.authorization).toBe(`Bearer ${secret}`);
+    expect(site().lastHeaders(path)?.authorization).toBe(`Bearer ${secret}`);
     // Latency from the scheduled send: the target's 30 ms, not less; in milliseconds, not another unit
     // (the bound is loose on purpose: CI runs other suites on the same two cores).
     expect(res.p50_response_time).toBeGreaterThanOrEqual(30);
@@ -99,29 +92,29 @@ describe.each(targets())('load testing ($name)', (target) => {
   });
 
   it.concurrent('sends basic and API-key credentials, custom headers and a body', async () => {
-    const basic = await start({ targetUrl: `${site.url}/basic`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 2, authType: 'basic', authUsername: 'ann', authPassword: 's3cret' });
-    const apikey = await start({ targetUrl: `${site.url}/apikey`, httpMethod: 'POST', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 2, authType: 'apikey', apiKeyHeader: 'X-Token', apiKeyValue: 'k-123', headers: { 'X-Trace': 'on' }, body: '{"a":1}' });
+    const basic = await start({ targetUrl: `${site().url}/basic`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 2, authType: 'basic', authUsername: 'ann', authPassword: 's3cret' });
+    const apikey = await start({ targetUrl: `${site().url}/apikey`, httpMethod: 'POST', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 2, authType: 'apikey', apiKeyHeader: 'X-Token', apiKeyValue: 'k-123', headers: { 'X-Trace': 'on' }, body: '{"a":1}' });
     await Promise.all([basic, apikey].map((s) => waitFor(s.body.test_id, (b) => b.status === 'completed', 40_000)));
-    expect(site.lastHeaders('/basic')?.authorization).toBe(`Basic ${Buffer.from('ann:s3cret').toString('base64')}`);
-    const headers = site.lastHeaders('/apikey')!;
+    expect(site().lastHeaders('/basic')?.authorization).toBe(`Basic ${Buffer.from('ann:s3cret').toString('base64')}`);
+    const headers = site().lastHeaders('/apikey')!;
     expect(headers['x-token']).toBe('k-123');
     expect(headers['x-trace']).toBe('on');
     expect(headers['content-type']).toBe('application/json');
-    expect(site.lastBody('/apikey')).toBe('{"a":1}');
+    expect(site().lastBody('/apikey')).toBe('{"a":1}');
     expect(apikey.body.config).toMatchObject({ auth_type: 'apikey', header_names: ['X-Trace'], body_bytes: 7 });
     expect(apikey.text).not.toContain('k-123');
   });
 
   it.concurrent('stops a running test: partial results cover everything sent, then 409', async () => {
     const path = '/delay/10/stop';
-    const id: string = (await start({ targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 120, rampUpTime: 0 })).body.test_id;
+    const id: string = (await start({ targetUrl: `${site().url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 120, rampUpTime: 0 })).body.test_id;
     await waitFor(id, (b) => b.status === 'running' && b.metrics.total_requests > 20);
     const stopped = await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: (await account).key });
     expect(stopped.status).toBe(200);
     expect(stopped.body).toMatchObject({ success: true, test_id: id, status: 'stopped' });
     const partial = stopped.body.partial_results;
     expect(Object.keys(partial).sort()).toEqual(['avg_response_time', 'failed_requests', 'successful_requests', 'total_requests']);
-    expect(partial.total_requests).toBe(site.count(path));
+    expect(partial.total_requests).toBe(site().count(path));
     const after = (await status(id)).body;
     expect(after.status).toBe('stopped');
     expect(after.progress).toBeLessThan(100);
@@ -131,7 +124,7 @@ describe.each(targets())('load testing ($name)', (target) => {
 
   it('counts 4xx/5xx and connection errors as failures, by status and by kind', async () => {
     const refused = `http://127.0.0.1:${await closedPort()}/`;
-    const a = await start({ targetUrl: `${site.url}/status/503`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
+    const a = await start({ targetUrl: `${site().url}/status/503`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
     const b = await start({ targetUrl: refused, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
     await Promise.all([a, b].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
     const ra = (await results(a.body.test_id)).body.results;
@@ -164,7 +157,7 @@ describe.each(targets())('load testing ($name)', (target) => {
     // NETWORK_ALLOW is 127.0.0.1/32 here: a server on 127.0.0.2 is a forbidden target.
     const forbidden = await startLoadTarget('127.0.0.2');
     onTestFinished(() => forbidden.close());
-    const base = { targetUrl: `${site.url}/x`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 };
+    const base = { targetUrl: `${site().url}/x`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 };
     for (const [body, pattern] of [
       [{ ...base, targetUrl: undefined }, /targetUrl is required/],
       [{ ...base, targetUrl: 'ftp://x/' }, /targetUrl: only http and https/],
@@ -202,7 +195,7 @@ describe.each(targets())('load testing ($name)', (target) => {
 
   it("answers 404 for another user's test and for unknown ids", async () => {
     const other = await newAccount(target);
-    const id: string = (await start({ targetUrl: `${site.url}/owned`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 })).body.test_id;
+    const id: string = (await start({ targetUrl: `${site().url}/owned`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 })).body.test_id;
     for (const path of [`status/${id}`, `results/${id}`]) expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/${path}`, { key: other.key }), 404);
     expectErrorShape(await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: other.key }), 404);
     expectErrorShape(await status('no-such-test'), 404);

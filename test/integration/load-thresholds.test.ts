@@ -2,23 +2,15 @@
 // shards (live in the status, final in the results, with the figures the results show), malformed
 // ones refused naming them, and an abortOnFail threshold stopping a 60 s test soon after the target
 // starts failing, while a delayed one waits its turn.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
-import { expectErrorShape, newAccount, targets } from '../support/client.ts';
-import { loadTestCalls } from '../support/load-tests.ts';
+import { describe, expect, it } from 'vitest';
+import { expectErrorShape, targets } from '../support/client.ts';
+import { loadTestSuite } from '../support/load-tests.ts';
 
 describe.each(targets())('load test thresholds ($name)', (target) => {
-  let site: LoadTarget;
-  const account = newAccount(target);
-  beforeAll(async () => {
-    site = await startLoadTarget();
-  });
-  afterAll(() => site.close());
-
-  const { start, results, waitFor } = loadTestCalls(target, account);
+  const { site, start, results, waitFor } = loadTestSuite(target);
 
   it('refuses a malformed threshold naming it', async () => {
-    const body = { targetUrl: `${site.url}/x`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 };
+    const body = { targetUrl: `${site().url}/x`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 };
     const cases: Array<[unknown, RegExp]> = [
       [['p99 <'], /thresholds\.0: "p99 <" is not <metric> <operator> <number>/],
       [['p99 < 300', 'p42 < 1'], /thresholds\.1: .*unknown metric p42/],
@@ -38,7 +30,7 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
   it('evaluates thresholds live and at the end, with the figures the results show', { timeout: 60_000 }, async () => {
     const path = '/delay/20/thresholds';
     const thresholds = ['p99 < 5000', 'p50 >= 20', 'error_rate < 1', 'status_5xx_rate == 0', 'avg < 10', 'throughput > 100000', 'p99.9 < 5000', 'max < 5000'];
-    const started = await start({ targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 60, thresholds });
+    const started = await start({ targetUrl: `${site().url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 60, thresholds });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     expect(started.body.config.thresholds).toEqual(thresholds);
     const id = started.body.test_id;
@@ -71,7 +63,7 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
     const flipAt = Date.now() + 7000;
     const path = `/status-after/${flipAt}/500/abort`;
     const started = await start({
-      targetUrl: `${site.url}${path}`,
+      targetUrl: `${site().url}${path}`,
       httpMethod: 'GET',
       concurrentUsers: 4,
       testDuration: 60,
@@ -84,7 +76,7 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
     expect(started.body.config.thresholds[0]).toEqual({ threshold: 'error_rate < 1', abortOnFail: true, delayAbortEval: 0 });
     const id = started.body.test_id;
     const ended = await waitFor(id, (b) => b.status !== 'running' && b.status !== 'pending', 60_000);
-    const arrivals = site.arrivals(path);
+    const arrivals = site().arrivals(path);
     const last = arrivals[arrivals.length - 1]!;
     // Requests went on until the target turned (the delayed threshold did not stop it), and stopped soon after.
     expect(last).toBeGreaterThanOrEqual(flipAt);

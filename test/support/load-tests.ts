@@ -1,5 +1,7 @@
 // The load-testing endpoints as the suites call them: start, status, results, and a wait on the status.
-import { call } from './client.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { call, newAccount } from './client.ts';
 import type { Target } from './global-setup.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,4 +22,15 @@ export function loadTestCalls(target: Target, account: Promise<{ key: string }>)
     throw new Error(`status never matched: ${JSON.stringify(last)}`);
   };
   return { start, status, results, waitFor };
+}
+
+/** For a describe block: a loopback load target started before its tests (read it with `site()`), an account, and the calls. */
+export function loadTestSuite(target: Target) {
+  let site: LoadTarget;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+  });
+  afterAll(() => site.close());
+  const account = newAccount(target);
+  return { site: () => site, account, ...loadTestCalls(target, account) };
 }

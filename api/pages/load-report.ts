@@ -1,0 +1,119 @@
+// A load test's report as one self-contained HTML file (api/services/load-report.ts gives the data):
+// inline CSS, charts drawn as inline SVG on the server, no script, and a Content-Security-Policy that
+// forbids every fetch, so the file opened from a disk years later shows the same and asks nothing of
+// any network. Two tests are shown side by side: their lines on the same charts, their figures in
+// neighbouring columns with the change.
+import type { Context } from 'koa';
+import type { LoadReport, ReportTest } from '../services/load-report.ts';
+import { html, Html } from './html.ts';
+
+const COLORS = ['#1f5fbf', '#c2410c'];
+const CSS = `
+:root{font-family:system-ui,sans-serif;line-height:1.45;color:#1b1f24}
+body{margin:0;background:#f6f7f9}main{max-width:64rem;margin:1.5rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
+h1{font-size:1.4rem;margin:0 0 .5rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de}
+td.n{text-align:right}.pass{color:#116329;font-weight:700}.fail{color:#a40e26;font-weight:700}
+figure{margin:1rem 0}figcaption{font-weight:600}svg{width:100%;height:auto;background:#fbfcfd;border:1px solid #e4e8ec}
+.legend span{display:inline-block;margin-right:1rem}.swatch{display:inline-block;width:1.5rem;height:.25rem;vertical-align:middle;margin-right:.3rem}
+pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}`;
+
+const fmt = (n: number | undefined | null) => (n === undefined || n === null ? '–' : Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+
+interface Line {
+  label: string;
+  color: string;
+  values: number[];
+  dashed?: boolean;
+}
+
+/** A line chart of per-second values, drawn as SVG: the y axis from 0 to the largest value. */
+function chart(name: string, caption: string, unit: string, lines: Line[]): Html {
+  const W = 800;
+  const H = 220;
+  const L = 60;
+  const B = 26;
+  const T = 10;
+  const R = 12;
+  const n = Math.max(1, ...lines.map((l) => l.values.length));
+  const top = Math.max(...lines.flatMap((l) => l.values), 0) || 1;
+  const x = (i: number) => (L + (n > 1 ? (i * (W - L - R)) / (n - 1) : 0)).toFixed(1);
+  const y = (v: number) => (T + (H - T - B) * (1 - v / top)).toFixed(1);
+  const polylines = lines
+    .filter((l) => l.values.length)
+    .map((l) => html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${l.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')}"/>`);
+  return html`<figure data-chart="${name}"><figcaption>${caption}</figcaption>
+<svg role="img" aria-label="${caption}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">
+<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#57606a"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#57606a"/>
+<text x="${L - 6}" y="${T + 10}" text-anchor="end" font-size="11">${fmt(top)} ${unit}</text><text x="${L - 6}" y="${H - B}" text-anchor="end" font-size="11">0</text>
+<text x="${L}" y="${H - 8}" font-size="11">0 s</text><text x="${W - R}" y="${H - 8}" text-anchor="end" font-size="11">${n - 1} s</text>
+${polylines}</svg>
+<div class="legend">${lines.map((l) => html`<span><i class="swatch" style="background:${l.color}${l.dashed ? ';opacity:.55' : ''}"></i>${l.label}</span>`)}</div></figure>`;
+}
+
+const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 'A' : 'B'} ${t.test_id}` : t.test_id);
+
+/** Rows of figures, a column per test, and the change from A to B when there are two. */
+function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => number | undefined | null]>): Html {
+  const two = tests.length === 2;
+  return html`<table><thead><tr><th>Figure</th>${tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`)}${two ? html`<th class="n">B against A</th>` : ''}</tr></thead><tbody>
+${rows.map(([name, get]) => {
+  const [a, b] = tests.map(get);
+  const change = two && typeof a === 'number' && typeof b === 'number' && a !== 0 ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)} %` : two ? '–' : null;
+  return html`<tr><td>${name}</td>${tests.map((t) => html`<td class="n">${fmt(get(t))}</td>`)}${change !== null ? html`<td class="n">${change}</td>` : ''}</tr>`;
+})}</tbody></table>`;
+}
+
+function counts(title: string, tests: ReportTest[], of: (t: ReportTest) => Record<string, number>): Html {
+  const keys = [...new Set(tests.flatMap((t) => Object.keys(of(t))))].sort();
+  if (keys.length === 0) return html`<h2>${title}</h2><p>None.</p>`;
+  return html`<h2>${title}</h2>${figures(tests, keys.map((k) => [k, (t: ReportTest) => of(t)[k] ?? 0]))}`;
+}
+
+function header(t: ReportTest, i: number, many: boolean): Html {
+  const c = t.config;
+  const shape = Array.isArray(c.stages) ? `stages of ${c.stage_target}: ${(c.stages as Array<{ duration: number; target: number }>).map((s) => `${s.target} over ${s.duration} s`).join(', ')}` : `${fmt(c.concurrent_users as number)} users for ${fmt(c.test_duration as number)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second as number)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time as number)} s`;
+  return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${COLORS[i]}"></i>${label(t, i, many)}: ${t.status}${t.verdict ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>` : ''}</h2>
+<p><code>${String(c.http_method)} ${String(c.target_url)}</code>: ${shape}. From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
+${t.thresholds.length ? html`<table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${fmt(th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table>` : ''}</section>`;
+}
+
+/** Policy of the report, in its header and in the file: nothing may be fetched. */
+const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/** Answers the report as an HTML file a browser shows and can save. */
+export function sendReport(ctx: Context, report: LoadReport): void {
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', POLICY);
+  ctx.set('Content-Disposition', `inline; filename="load-test-${report.tests.map((t) => t.test_id).join('-vs-')}.html"`);
+  ctx.body = loadReportPage(report);
+}
+
+export function loadReportPage(report: LoadReport): string {
+  const { tests } = report;
+  const many = tests.length > 1;
+  const title = many ? `Load tests ${tests.map((t) => t.test_id).join(' and ')}` : `Load test ${tests[0]!.test_id}`;
+  const lines = (of: (t: ReportTest) => number[], suffix = '', dashed = false): Line[] => tests.map((t, i) => ({ label: `${label(t, i, many)}${suffix}`, color: COLORS[i]!, values: of(t), dashed }));
+  const s = (k: keyof ReportTest['summary']) => (t: ReportTest) => t.summary[k];
+  const phaseRows = ['dns', 'connect', 'tls', 'ttfb', 'transfer'].flatMap((p) => ['avg', 'p50', 'p95', 'p99', 'max'].map((st) => [`${p} ${st} (ms)`, (t: ReportTest) => t.phases?.[p]?.[st]] as [string, (t: ReportTest) => number | undefined]));
+  const body = html`<main><h1>${title}</h1><p>Report made ${report.generated_at} by netops. Times in milliseconds.</p>
+${tests.map((t, i) => header(t, i, many))}
+<h2>Figures</h2>
+${figures(tests, [
+  ['Requests', s('total_requests')], ['Failed', s('failed_requests')], ['Error rate (%)', s('error_rate')], ['Throughput (requests/s)', s('throughput')], ['Duration (s)', s('duration_seconds')],
+  ['Average', s('avg_response_time')], ['p50', s('p50_response_time')], ['p75', s('p75_response_time')], ['p90', s('p90_response_time')], ['p95', s('p95_response_time')], ['p99', s('p99_response_time')], ['Max', s('max_response_time')],
+  ['Dropped (open model)', s('dropped_requests')], ['Lost with a worker', s('requests_lost')], ['Bytes sent', s('total_bytes_sent')], ['Bytes received', s('total_bytes_received')],
+])}
+<h2>Over time</h2>
+${chart('requests', 'Requests sent each second', '/s', lines((t) => t.series.requests_per_second))}
+${chart('latency', 'Latency of the requests sent each second: mean (solid) and slowest (dashed)', 'ms', [...lines((t) => t.series.avg_response_time_per_second, ' mean'), ...lines((t) => t.series.max_response_time_per_second, ' slowest', true)])}
+${chart('errors', 'Share of the requests sent each second that failed', '%', lines((t) => t.series.error_rate_per_second))}
+<p>Percentiles per second would need a histogram per second; the whole test's are under Figures, from histograms merged exactly across shards.</p>
+<h2>Phases</h2>
+${tests.some((t) => t.phases) ? figures(tests, phaseRows) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}
+${counts('Status codes', tests, (t) => t.status_codes)}
+${counts('Errors by kind', tests, (t) => t.errors)}
+<h2>Configuration</h2>${tests.map((t, i) => html`<p>${label(t, i, many)}</p><pre>${JSON.stringify(t.config, null, 2)}</pre>`)}
+</main>`;
+  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${POLICY}"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(CSS)}</style></head><body>${body}</body></html>`}`;
+}
