@@ -9,10 +9,12 @@ import type { Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
-import { Http1Connection, requestBytes } from './http1.ts';
+import { Http1Connection } from './http1.ts';
+import { requestBytes } from './request.ts';
 import { PerSecondCounts } from './per-second.ts';
 import { PhaseHistograms } from './phases.ts';
 import { arrivalAt, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
+import { Scenario, type ScenarioUser } from './scenario.ts';
 import { newHistogram } from './histogram.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
 
@@ -36,6 +38,8 @@ export class ShardGenerator {
   private readonly t0: number;
   /** Users (closed model) or this shard's arrivals per second (open model) over time. */
   private readonly stages: Stage[];
+  /** The steps each user runs in order, when the test is a scenario. */
+  private readonly scenario: Scenario | null;
   private finishedUsers = 0;
   private done!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
@@ -65,6 +69,7 @@ export class ShardGenerator {
     const request = requestBytes({ url, method: plan.target.method, headers: plan.target.headers, body: plan.target.body });
     for (let i = 0; i < plan.users; i++) this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
     this.t0 = performance.now() + (plan.startAt - Date.now());
+    this.scenario = plan.target.steps?.length ? new Scenario(url, plan.target.steps) : null;
     this.stages = plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
   }
 
@@ -86,7 +91,7 @@ export class ShardGenerator {
     return this.plan.endAt - this.plan.startAt;
   }
 
-  private record(scheduledAt: number, statusCode: number, error: Error | null) {
+  private record(scheduledAt: number, statusCode: number, error: Error | null): number {
     const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
     this.stats.inFlight -= 1;
     this.stats.total += 1;
@@ -103,6 +108,7 @@ export class ShardGenerator {
       else this.stats.failed += 1;
       this.statusCodes[statusCode] = (this.statusCodes[statusCode] ?? 0) + 1;
     }
+    return latencyUs;
   }
 
   /** The second of the test (since startAt) a request scheduled at `scheduledAt` belongs to. */
@@ -110,16 +116,30 @@ export class ShardGenerator {
     return Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
   }
 
-  /** One request on `connection`, latency counted from `scheduledAt`; `then` runs after the answer. */
-  private send(connection: Http1Connection, scheduledAt: number, then: (failed: boolean) => void) {
+  /**
+   * One request on `connection`, latency counted from `scheduledAt`; `then` runs after the answer.
+   * With a scenario user: that user's current step, its captures taken, the user moved on (a failed
+   * step, or a capture that found nothing, starts the user's scenario again).
+   */
+  private send(connection: Http1Connection, scheduledAt: number, then: (failed: boolean) => void, user?: ScenarioUser) {
     this.perSecond.countSent(this.secondOf(scheduledAt));
     this.stats.inFlight += 1;
     this.stats.firstSentAt ??= Date.now();
-    connection.send((status, error) => {
-      if (!error) this.phases.record(connection.phases);
-      this.record(scheduledAt, status, error);
-      then(error !== null);
-    });
+    const scenario = user && this.scenario;
+    const step = user?.step ?? 0;
+    connection.send(
+      (status, error) => {
+        if (!error) this.phases.record(connection.phases);
+        const latencyUs = this.record(scheduledAt, status, error);
+        if (scenario) {
+          const failed = error !== null || status >= 400;
+          const captured = failed ? ((user.step = 0), true) : scenario.advance(user, connection.body);
+          scenario.stats.record(step, latencyUs, error ? 0 : status, failed || !captured, !captured);
+        }
+        then(error !== null);
+      },
+      scenario ? { request: scenario.request(user), method: scenario.steps[step]!.method, keepBody: scenario.captures(user) } : undefined,
+    );
   }
 
   /**
@@ -131,13 +151,14 @@ export class ShardGenerator {
     for (let i = 0; i < users; i++) {
       const connection = this.connections[i]!;
       const index = firstUser + i;
+      const user: ScenarioUser | undefined = this.scenario ? { step: 0, values: {} } : undefined;
       const loop = () => {
         if (this.stopping || this.elapsed() >= this.endMs) return this.userDone();
         const now = this.elapsed();
         const wake = nextAbove(this.stages, index, now);
         if (wake === null || wake >= this.endMs) return this.userDone();
         if (wake > now) return this.sleep(loop, wake - now);
-        this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()));
+        this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()), user);
       };
       loop();
     }
@@ -220,6 +241,7 @@ export class ShardGenerator {
       errors: { ...this.errors },
       takenAt: Date.now(),
       phases: this.phases.snapshot(),
+      ...(this.scenario ? { steps: this.scenario.stats.snapshot() } : {}),
       ...this.perSecond.snapshot(),
     };
   }

@@ -14,26 +14,11 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
 /** A chunk-size or trailer line longer than this is refused. */
 const MAX_LINE_BYTES = 8 * 1024;
+/** The most of an answer's body kept for a scenario's captures. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 const State = { Idle: 0, Head: 1, Body: 2, ChunkSize: 3, ChunkData: 4, Trailers: 5, UntilClose: 6 } as const;
 type State = (typeof State)[keyof typeof State];
-
-export interface RequestSpec {
-  url: URL;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** The request as bytes, written as is for every request. */
-export function requestBytes(spec: RequestSpec): Buffer {
-  const body = spec.body === undefined ? null : Buffer.from(spec.body);
-  const lines = [`${spec.method} ${spec.url.pathname}${spec.url.search} HTTP/1.1`, `host: ${spec.url.host}`];
-  for (const [name, value] of Object.entries(spec.headers)) lines.push(`${name}: ${value}`);
-  if (body) lines.push(`content-length: ${body.length}`);
-  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-  return body ? Buffer.concat([head, body]) : head;
-}
 
 export interface ConnectionOptions {
   url: URL;
@@ -69,21 +54,49 @@ export class Http1Connection {
   private firstByteAt = 0;
   private openedForRequest = false;
   private readonly options: ConnectionOptions;
-  private readonly request: Buffer;
+  private request: Buffer;
+  private readonly headOnly: boolean;
+  /** Keep the answer's body (at most MAX_BODY_BYTES) in `body`, for a scenario's captures. */
+  private keepBody = false;
+  private kept: Buffer[] = [];
+  private keptBytes = 0;
 
   constructor(options: ConnectionOptions, request: Buffer, headOnly: boolean) {
     this.options = options;
     this.request = request;
+    this.headOnly = headOnly;
     this.noBody = headOnly;
+  }
+
+  /** The body of the last answer, when the send asked to keep it. */
+  get body(): Buffer | null {
+    return this.keepBody ? Buffer.concat(this.kept) : null;
+  }
+
+  private keep(chunk: Buffer) {
+    if (!this.keepBody || this.keptBytes >= MAX_BODY_BYTES) return;
+    const part = chunk.subarray(0, MAX_BODY_BYTES - this.keptBytes);
+    this.kept.push(Buffer.from(part));
+    this.keptBytes += part.length;
   }
 
   get busy(): boolean {
     return this.onDone !== null;
   }
 
-  /** Sends the request; `done` is called once, with the status or the error. */
-  send(done: Completion): void {
+  /**
+   * Sends the request (or `step`: another request on the same origin, a scenario's, with or without
+   * keeping its answer's body); `done` is called once, with the status or the error.
+   */
+  send(done: Completion, step?: { request: Buffer; method: string; keepBody: boolean }): void {
     this.onDone = done;
+    if (step) {
+      this.request = step.request;
+      this.noBody = step.method === 'HEAD';
+      this.keepBody = step.keepBody;
+    } else this.noBody = this.headOnly;
+    this.kept = [];
+    this.keptBytes = 0;
     this.sentAt = performance.now();
     this.state = State.Head;
     this.pending = null;
@@ -232,6 +245,8 @@ export class Http1Connection {
         case State.Body:
         case State.ChunkData: {
           const take = Math.min(this.remaining, data.length - off);
+          // A chunk's data, not the CRLF after it (the last 2 of `remaining`).
+          if (this.keepBody) this.keep(data.subarray(off, off + (this.state === State.Body ? take : Math.max(0, Math.min(take, this.remaining - 2)))));
           this.remaining -= take;
           off += take;
           if (this.remaining === 0) {
@@ -266,6 +281,7 @@ export class Http1Connection {
           break;
         }
         case State.UntilClose:
+          if (this.keepBody) this.keep(data.subarray(off));
           off = data.length;
           break;
         case State.Idle:

@@ -7,6 +7,7 @@ import type { FinalResults, LiveMetrics } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
 import { mergePerSecond } from './per-second.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
+import { mergeSteps } from './scenario.ts';
 import { PERCENTILES, type ThresholdMetric } from './thresholds.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -136,6 +137,7 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
     avg_response_time_per_second: sent.map((_, i) => (a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0)),
     max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
     ...(m.phases ? { phases: phaseSummary(m.phases) } : {}),
+    ...(rows.some((r) => r.snapshot.steps) ? { steps: mergeSteps(rows.map((r) => r.snapshot)) } : {}),
   };
 }
 

@@ -59,7 +59,7 @@ export function arrivalAt(stages: readonly Stage[], k: number): number {
     const r0 = prev;
     const r1 = s.target / 1000;
     const inStage = ((r0 + r1) / 2) * s.durationMs;
-    const left = k - done;
+    const left = Math.max(0, k - done);
     if (left < inStage) {
       // r0 τ + a τ² = left, a = (r1 - r0) / (2 d): the stable root of the quadratic.
       const a = (r1 - r0) / (2 * s.durationMs);

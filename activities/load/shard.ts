@@ -4,6 +4,7 @@ import type { ShardTarget } from '../../lib/jobs/load-test.ts';
 import type { PerSecondAnswers } from './per-second.ts';
 import type { Phase } from './phases.ts';
 import type { Stage } from './profile.ts';
+import type { StepSnapshot } from './scenario.ts';
 
 export interface ShardPlan {
   target: ShardTarget;
@@ -60,6 +61,8 @@ export interface ShardSnapshot {
    * TLS, time to first byte, transfer (phases.ts). Absent in snapshots written before they existed.
    */
   phases?: Record<Phase, string>;
+  /** A scenario's steps (scenario.ts), in order. */
+  steps?: StepSnapshot[];
 }
 
 export const REQUEST_TIMEOUT_MS = 30_000;

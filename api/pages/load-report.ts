@@ -84,7 +84,10 @@ const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 /** Answers the report as an HTML file a browser shows and can save. */
 export function sendReport(ctx: Context, report: LoadReport): void {
   ctx.type = 'html';
-  ctx.set('Content-Security-Policy', POLICY);
+  // Private data: never cached, never framed (frame-ancestors works only in the header).
+  ctx.set('Content-Security-Policy', `${POLICY}; frame-ancestors 'none'`);
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cache-Control', 'no-store');
   ctx.set('Content-Disposition', `inline; filename="load-test-${report.tests.map((t) => t.test_id).join('-vs-')}.html"`);
   ctx.body = loadReportPage(report);
 }
@@ -111,6 +114,7 @@ ${chart('errors', 'Share of the requests sent each second that failed', '%', lin
 <p>Percentiles per second would need a histogram per second; the whole test's are under Figures, from histograms merged exactly across shards.</p>
 <h2>Phases</h2>
 ${tests.some((t) => t.phases) ? figures(tests, phaseRows) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}
+${tests.some((t) => t.steps.length) ? html`<h2>Steps</h2>${tests.map((t, i) => (t.steps.length ? html`<p>${label(t, i, many)}</p><table><thead><tr><th>Step</th><th class="n">Requests</th><th class="n">Failed</th><th class="n">Captures that found nothing</th><th class="n">Average</th><th class="n">p95</th><th class="n">p99</th><th class="n">Max</th></tr></thead><tbody>${t.steps.map((st) => html`<tr><td>${st.step}. ${st.name}</td><td class="n">${fmt(st.requests)}</td><td class="n">${fmt(st.failed_requests)}</td><td class="n">${fmt(st.capture_failures)}</td><td class="n">${fmt(st.avg_response_time)}</td><td class="n">${fmt(st.p95_response_time)}</td><td class="n">${fmt(st.p99_response_time)}</td><td class="n">${fmt(st.max_response_time)}</td></tr>`)}</tbody></table>` : ''))}` : ''}
 ${counts('Status codes', tests, (t) => t.status_codes)}
 ${counts('Errors by kind', tests, (t) => t.errors)}
 <h2>Configuration</h2>${tests.map((t, i) => html`<p>${label(t, i, many)}</p><pre>${JSON.stringify(t.config, null, 2)}</pre>`)}

@@ -1,6 +1,7 @@
 // Load tests: start, status (also as a stream), stop, results, history.
 import { z } from 'zod';
 import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
+import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
 
@@ -24,8 +25,8 @@ export const startBody = z
       .string({ error: 'must be a string' })
       .transform((m) => m.toUpperCase())
       .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` })),
-    concurrentUsers: int(1, 10_000).optional(),
-    testDuration: int(10, 3600).optional(),
+    concurrentUsers: int(1, 10_000).optional().describe('Required, unless user stages give it (their peak)'),
+    testDuration: int(10, 3600).optional().describe('Required, unless stages give it (their total)'),
     rampUpTime: int(0, 3600).optional(),
     requestsPerSecond: int(0, 1_000_000).optional(),
     stages: z
@@ -33,7 +34,12 @@ export const startBody = z
       .min(1, 'must hold 1 to 20 stages')
       .max(MAX_STAGES, 'must hold 1 to 20 stages')
       .optional(),
-    stageTarget: z.enum(['users', 'rate'], { error: 'must be users or rate' }).default('users'),
+    stageTarget: z.enum(['users', 'rate'], { error: 'must be users or rate' }).optional(),
+    steps: z
+      .array(stepSchema(HTTP_METHODS, RESERVED_HEADERS), { error: 'must be a list of steps' })
+      .min(1, `must hold 1 to ${MAX_STEPS} steps`)
+      .max(MAX_STEPS, `must hold 1 to ${MAX_STEPS} steps`)
+      .optional(),
     authType: z.enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' }).default('none'),
     authUsername: headerValue.optional(),
     authPassword: headerValue.optional(),
@@ -68,6 +74,7 @@ export const startBody = z
     // Required as the contract has them, unless stages say them (a missing one reads "x is required").
     const required = (field: 'concurrentUsers' | 'testDuration') => ctx.addIssue({ code: 'invalid_type', expected: 'number', path: [field], message: 'is required' });
     if (!b.stages) {
+      if (b.stageTarget !== undefined) issue('stageTarget', 'is given only with stages');
       if (b.concurrentUsers === undefined) required('concurrentUsers');
       if (b.testDuration === undefined) required('testDuration');
       if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration) issue('rampUpTime', 'must not exceed testDuration');
@@ -79,10 +86,17 @@ export const startBody = z
       if (b.rampUpTime !== undefined) issue('rampUpTime', 'is replaced by stages: leave it out');
       if (b.requestsPerSecond !== undefined) issue('requestsPerSecond', `is replaced by stages${b.stageTarget === 'rate' ? '' : ' with stageTarget "rate"'}: leave it out`);
       if (peak === 0) issue('stages', 'must reach a target above 0');
-      if (b.stageTarget === 'users') {
+      // The test ends as the last stage does: a jump there would never be in effect.
+      if (b.stages.at(-1)?.duration === 0) issue('stages', 'must not end with a stage of duration 0 (it would never be in effect)');
+      if ((b.stageTarget ?? 'users') === 'users') {
         if (peak > 10_000) issue('stages', 'targets are users: at most 10000');
-        if (b.concurrentUsers !== undefined && b.concurrentUsers < peak) issue('concurrentUsers', `must be at least the stages' peak (${peak}), or left out`);
+        if (b.concurrentUsers !== undefined && b.concurrentUsers !== peak) issue('concurrentUsers', `must be the stages' peak (${peak}), or left out`);
       } else if (b.concurrentUsers === undefined) required('concurrentUsers');
+    }
+    if (b.steps) {
+      if ((b.requestsPerSecond ?? 0) > 0 || b.stageTarget === 'rate') issue('steps', 'run in the closed model (each user runs them in order): leave out requestsPerSecond and rate stages');
+      if (b.body !== undefined) issue('body', 'is given per step with steps');
+      for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod)) ctx.addIssue({ code: 'custom', path, message });
     }
     if (b.body !== undefined && !WITH_BODY.has(b.httpMethod)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
     const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[b.authType] as Array<keyof typeof b>;
@@ -93,11 +107,11 @@ export const startBody = z
   })
   .transform((b) => {
     // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's limits and the proof of control).
-    if (!b.stages) return { ...b, concurrentUsers: b.concurrentUsers!, testDuration: b.testDuration!, rampUpTime: b.rampUpTime ?? 10, requestsPerSecond: b.requestsPerSecond ?? 0 };
+    if (!b.stages) return { ...b, stageTarget: 'users' as const, concurrentUsers: b.concurrentUsers!, testDuration: b.testDuration!, rampUpTime: b.rampUpTime ?? 10, requestsPerSecond: b.requestsPerSecond ?? 0 };
     const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
     const testDuration = b.stages.reduce((n, st) => n + st.duration, 0);
-    const users = b.stageTarget === 'users';
-    return { ...b, concurrentUsers: b.concurrentUsers ?? peak, testDuration, rampUpTime: 0, requestsPerSecond: users ? 0 : peak };
+    const users = (b.stageTarget ?? 'users') === 'users';
+    return { ...b, stageTarget: users ? ('users' as const) : ('rate' as const), concurrentUsers: b.concurrentUsers ?? peak, testDuration, rampUpTime: 0, requestsPerSecond: users ? 0 : peak };
   });
 
 export type StartBody = z.output<typeof startBody>;

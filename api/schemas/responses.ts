@@ -217,6 +217,7 @@ export const loadTestResultsAnswer = loadTestResultsResult.extend({
       max_response_time_per_second: z.array(num).optional().describe('Slowest latency (ms) of the requests sent in each second'),
       thresholds: z.array(thresholdOutcome).optional().describe('Each threshold with the figure it read (the same as the results\' own) and whether it held'),
       verdict: z.enum(['passed', 'failed']).optional().describe('passed when every threshold held'),
+      steps: z.array(z.object({ step: int, name: str, requests: int, failed_requests: int, error_rate: num, capture_failures: int, avg_response_time: num, p50_response_time: num, p95_response_time: num, p99_response_time: num, max_response_time: num, status_codes: z.record(str, int) })).optional().describe('With steps: each step\'s requests, failures and latency'),
       phases: z.record(str, z.record(str, num)).optional().describe('Per phase (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99 and max in ms'),
       aborted_by: str.optional().describe('The abortOnFail threshold that stopped the test'),
     })

@@ -25,6 +25,7 @@ export interface ReportTest {
   thresholds: NonNullable<FinalResults['thresholds']>;
   summary: Partial<Record<(typeof SUMMARY)[number], number>>;
   phases: FinalResults['phases'] | null;
+  steps: NonNullable<FinalResults['steps']>;
   status_codes: Record<string, number>;
   errors: Record<string, number>;
   /** Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms). */
@@ -54,6 +55,7 @@ export function loadReportService({ loadTests }: { loadTests: LoadTestService })
       thresholds: r.thresholds ?? [],
       summary: Object.fromEntries(SUMMARY.filter((k) => typeof r[k] === 'number').map((k) => [k, r[k] as number])),
       phases: r.phases ?? null,
+      steps: r.steps ?? [],
       status_codes: r.status_codes ?? {},
       errors: r.errors ?? {},
       series: {

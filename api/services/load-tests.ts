@@ -14,8 +14,9 @@ import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { newJobId, resultWithin, startJob, unreadableState, workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { getLoadTestState, LOAD_TEST_KIND, stopLoadTest, type FinalResults, type LoadTestInput, type LoadTestState, type ThresholdOutcome } from '../../lib/jobs/load-test.ts';
+import { getLoadTestState, LOAD_TEST_KIND, stopLoadTest, type FinalResults, type LoadTestInput, type LoadTestState, type ScenarioStep, type ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 import type { StartBody } from '../schemas/load-tests.ts';
+import type { StepInput } from '../schemas/load-steps.ts';
 import type { SseTick } from '../sse.ts';
 import type { TargetVerificationService } from './target-verification.ts';
 
@@ -28,8 +29,22 @@ function targetOf(b: StartBody): LoadTestInput['target'] {
   if (b.authType === 'basic') headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
   if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;
   if (b.authType === 'apikey') headers[b.apiKeyHeader.toLowerCase()] = b.apiKeyValue!;
-  if (b.body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  return { url: b.targetUrl, method: b.httpMethod, headers, body: b.body, ...(b.insecureTls ? { insecureTls: true } : {}) };
+  const withType = (h: Record<string, string>, body: string | undefined) => (body !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type') ? { ...h, 'content-type': 'application/json' } : h);
+  return {
+    url: b.targetUrl,
+    method: b.httpMethod,
+    headers: withType(headers, b.body),
+    body: b.body,
+    ...(b.insecureTls ? { insecureTls: true } : {}),
+    ...(b.steps ? { steps: b.steps.map((st) => scenarioStep(st, b, withType({ ...headers, ...st.headers }, st.body))) } : {}),
+  };
+}
+
+/** A step as the shards run it: its method, its path on the target's origin (placeholders kept as written), every header. */
+function scenarioStep(st: StepInput, b: StartBody, headers: Record<string, string>): ScenarioStep {
+  const target = new URL(b.targetUrl);
+  const path = st.path === undefined ? `${target.pathname}${target.search}` : st.path.startsWith('/') ? st.path : st.path.slice(target.origin.length) || '/';
+  return { ...(st.name ? { name: st.name } : {}), method: st.method ?? b.httpMethod, path, headers, ...(st.body !== undefined ? { body: st.body } : {}), capture: st.capture };
 }
 
 /** What is shown of a test's configuration: never the credentials or header values. */
@@ -46,6 +61,7 @@ function publicConfig(b: StartBody) {
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
     insecure_tls: b.insecureTls,
     ...(b.stages ? { stages: b.stages, stage_target: b.stageTarget } : {}),
+    ...(b.steps ? { steps: b.steps.map((st) => ({ name: st.name ?? null, method: st.method ?? b.httpMethod, path: st.path ?? null, header_names: Object.keys(st.headers), body_bytes: st.body === undefined ? 0 : Buffer.byteLength(st.body), capture: st.capture })) } : {}),
     thresholds: b.thresholds.map((t) => (t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold)),
   };
 }

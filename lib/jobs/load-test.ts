@@ -7,6 +7,19 @@ export const LOAD_TEST_KIND = 'load-test';
 /** The one definition: db/schema.ts stores it (the `load_tests.status` column) and re-exports it. */
 export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
 
+/** A step of a scenario (activities/load/scenario.ts); `path` and the values may hold `{{name}}` placeholders. */
+export interface ScenarioStep {
+  name?: string;
+  method: string;
+  /** Path and query on the target's origin. */
+  path: string;
+  /** Every header of the request (the test's own and the credentials, then the step's). */
+  headers: Record<string, string>;
+  body?: string;
+  /** Placeholder name -> JSON pointer into this step's answer. */
+  capture: Record<string, string>;
+}
+
 /** What every virtual user of a test sends. */
 export interface ShardTarget {
   url: string;
@@ -17,6 +30,8 @@ export interface ShardTarget {
   insecureTls?: boolean;
   /** A verified target's proven addresses: the shards connect to these only (api/services/target-verification.ts). */
   addresses?: string[];
+  /** A scenario: each user runs these in order instead of the one request (closed model only). */
+  steps?: ScenarioStep[];
 }
 
 /** A pass/fail threshold as parsed from the start body (activities/load/thresholds.ts). */
@@ -92,6 +107,8 @@ export interface FinalResults extends LiveMetrics {
   error_rate_per_second: number[];
   avg_response_time_per_second: number[];
   max_response_time_per_second: number[];
+  /** With steps: each step's requests, failures, captures that found nothing, latency and status codes. */
+  steps?: Array<{ step: number; name: string; requests: number; failed_requests: number; error_rate: number; capture_failures: number; avg_response_time: number; p50_response_time: number; p95_response_time: number; p99_response_time: number; max_response_time: number; status_codes: Record<string, number> }>;
   /** Per phase of the answered requests (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99, max in ms. */
   phases?: Record<string, Record<string, number>>;
   /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */

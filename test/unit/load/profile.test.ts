@@ -37,4 +37,11 @@ describe('load profiles (stages)', () => {
     expect(arrivalAt(falling, 50)).toBeCloseTo(2000 - Math.sqrt(2000 * 2000 / 2), 3);
     expect(arrivalAt(falling, 100)).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it('starts the users of the contract\'s ramp where they always started: user g at rampUp * g / users', () => {
+    const ramp = rampStages(8, 4000, 10_000);
+    for (let g = 0; g < 8; g++) expect(nextAbove(ramp, g, 0)).toBeCloseTo((4000 * g) / 8, 3);
+    const noRamp = rampStages(8, 0, 10_000);
+    for (let g = 0; g < 8; g++) expect(nextAbove(noRamp, g, 0)).toBe(0);
+  });
 });

@@ -1,0 +1,165 @@
+// Scenarios: instead of one request, each user runs a short sequence of steps in order, again and
+// again, on its one keep-alive connection to the target's origin. A step may capture values from its
+// JSON answer by JSON pointer (RFC 6901) into `{{name}}` placeholders of later steps (a login's token
+// into the next request's header, a created order's id into the next path). Counts and latencies are
+// kept per step (HDR histograms, merged exactly across shards like the totals).
+import hdr from 'hdr-histogram-js';
+import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
+import { newHistogram } from './histogram.ts';
+import { requestBytes } from './request.ts';
+
+const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]{0,31})\}\}/g;
+
+/** The names of the placeholders in a text. */
+export const placeholdersOf = (text: string): string[] => [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+
+/** The value at a JSON pointer (RFC 6901: "" is the whole document, ~1 is "/", ~0 is "~"), or undefined. */
+export function atPointer(doc: unknown, pointer: string): unknown {
+  if (pointer === '') return doc;
+  let at: unknown = doc;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(key)) at = at[Number(key)];
+    else if (at !== null && typeof at === 'object' && !Array.isArray(at) && Object.hasOwn(at, key)) at = (at as Record<string, unknown>)[key];
+    else return undefined;
+  }
+  return at;
+}
+
+/** A captured value as text: strings as they are, anything else as JSON. */
+const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export interface ScenarioUser {
+  step: number;
+  values: Record<string, string>;
+}
+
+export class Scenario {
+  readonly steps: readonly ScenarioStep[];
+  private readonly url: URL;
+  /** The bytes of each step without placeholders, built once. */
+  private readonly fixed: Array<Buffer | null>;
+  readonly stats: StepStats;
+
+  constructor(url: URL, steps: readonly ScenarioStep[]) {
+    this.url = url;
+    this.steps = steps;
+    this.fixed = steps.map((s) => (placeholdersOf(JSON.stringify(s)).length ? null : this.build(s, {})));
+    this.stats = new StepStats(steps.map((st) => st.name ?? `${st.method} ${st.path}`));
+  }
+
+  /** The request of the user's current step, its values in place (never a line break in a header). */
+  request(user: ScenarioUser): Buffer {
+    return this.fixed[user.step] ?? this.build(this.steps[user.step]!, user.values);
+  }
+
+  private build(step: ScenarioStep, values: Record<string, string>): Buffer {
+    const fill = (text: string, inHeader = false) => text.replace(PLACEHOLDER, (_, name: string) => (inHeader ? (values[name] ?? '').replace(/[\r\n\0]/g, '') : (values[name] ?? '')));
+    const target = new URL(fill(step.path), this.url);
+    const headers = Object.fromEntries(Object.entries(step.headers).map(([k, v]) => [k, fill(v, true)]));
+    return requestBytes({ url: target, method: step.method, headers, body: step.body === undefined ? undefined : fill(step.body) });
+  }
+
+  /** Whether the current step captures from its answer (the connection then keeps the body). */
+  captures(user: ScenarioUser): boolean {
+    return Object.keys(this.steps[user.step]!.capture).length > 0;
+  }
+
+  /**
+   * After the current step's answer: its captures taken from the body, and the user on to the next
+   * step. False when a capture found nothing (the user then starts the scenario again).
+   */
+  advance(user: ScenarioUser, body: Buffer | null): boolean {
+    const capture = Object.entries(this.steps[user.step]!.capture);
+    let ok = true;
+    if (capture.length) {
+      let doc: unknown;
+      try {
+        doc = JSON.parse(body?.toString('utf8') ?? '');
+      } catch {
+        doc = undefined;
+      }
+      for (const [name, pointer] of capture) {
+        const v = doc === undefined ? undefined : atPointer(doc, pointer);
+        if (v === undefined) ok = false;
+        else user.values[name] = asText(v);
+      }
+    }
+    user.step = ok ? (user.step + 1) % this.steps.length : 0;
+    return ok;
+  }
+}
+
+/** What each step's requests did: counts, latencies (µs) and status codes. */
+export interface StepSnapshot {
+  name: string;
+  requests: number;
+  failed: number;
+  latencySumUs: number;
+  histogram: string;
+  statusCodes: Record<string, number>;
+  /** Answers a capture found nothing in. */
+  captureFailures: number;
+}
+
+export class StepStats {
+  private readonly steps: Array<Omit<StepSnapshot, 'histogram'> & { h: ReturnType<typeof newHistogram> }>;
+
+  constructor(names: string[]) {
+    this.steps = names.map((name) => ({ name, requests: 0, failed: 0, latencySumUs: 0, statusCodes: {}, captureFailures: 0, h: newHistogram() }));
+  }
+
+  record(step: number, latencyUs: number, status: number, failed: boolean, captureFailed = false): void {
+    const s = this.steps[step]!;
+    s.requests += 1;
+    s.latencySumUs += latencyUs;
+    s.h.recordValue(latencyUs);
+    if (failed) s.failed += 1;
+    if (captureFailed) s.captureFailures += 1;
+    if (status) s.statusCodes[status] = (s.statusCodes[status] ?? 0) + 1;
+  }
+
+  snapshot(): StepSnapshot[] {
+    return this.steps.map(({ h, statusCodes, ...s }) => ({ ...s, statusCodes: { ...statusCodes }, histogram: hdr.encodeIntoCompressedBase64(h) }));
+  }
+}
+
+const ms = (us: number) => Math.round(us / 10) / 100;
+
+/** Every shard's steps merged, step by step: the results' `steps` (undefined without a scenario). */
+export function mergeSteps(snapshots: ReadonlyArray<{ steps?: StepSnapshot[] }>): FinalResults['steps'] {
+  const names = snapshots.find((s) => s.steps?.length)?.steps?.map((st) => st.name);
+  return names?.map((name, i) => {
+    const h = newHistogram();
+    const codes: Record<string, number> = {};
+    let requests = 0;
+    let failed = 0;
+    let sum = 0;
+    let captureFailures = 0;
+    for (const snap of snapshots) {
+      const s = snap.steps?.[i];
+      if (!s) continue;
+      requests += s.requests;
+      failed += s.failed;
+      sum += s.latencySumUs;
+      captureFailures += s.captureFailures;
+      h.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+      for (const [k, v] of Object.entries(s.statusCodes)) codes[k] = (codes[k] ?? 0) + v;
+    }
+    const p = (q: number) => (h.totalCount ? ms(h.getValueAtPercentile(q)) : 0);
+    return {
+      step: i + 1,
+      name,
+      requests,
+      failed_requests: failed,
+      error_rate: requests ? Math.round((failed / requests) * 10_000) / 100 : 0,
+      capture_failures: captureFailures,
+      avg_response_time: requests ? ms(sum / requests) : 0,
+      p50_response_time: p(50),
+      p95_response_time: p(95),
+      p99_response_time: p(99),
+      max_response_time: h.totalCount ? ms(h.maxValue) : 0,
+      status_codes: codes,
+    };
+  });
+}
