@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CaptureWriter } from '../db/capture-writer.ts';
 import type { CaptureRecord } from '../db/webhooks.ts';
+import type { WebhookResponse } from '../db/schema.ts';
 import { NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 import { errorBody, toAppError } from './middleware/errors.ts';
@@ -64,12 +65,25 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
 
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
+  const preflight = req.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
+  // The owner's answer, once the capture is stored: a delay holds only this connection, not the writer.
+  if (owner.response && !preflight) return answerAsOwnerSet(res, owner.response, answer, req.method === 'HEAD');
   if (req.method === 'OPTIONS') {
     answer['Access-Control-Allow-Methods'] = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
     answer['Access-Control-Allow-Headers'] = headers['access-control-request-headers'] || '*';
     answer['Access-Control-Max-Age'] = '600';
   }
   send(res, 200, { success: true, message: 'Request captured', webhook_id: webhookId }, answer, req.method === 'HEAD');
+}
+
+/** The status, headers and body the webhook's owner set, after their delay (nothing when the sender left meanwhile). */
+async function answerAsOwnerSet(res: ServerResponse, response: WebhookResponse, base: Record<string, string>, headOnly: boolean): Promise<void> {
+  if (response.delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, response.delay_ms));
+  if (res.headersSent || res.destroyed) return;
+  const body = Buffer.from(response.body);
+  const typed = Object.keys(response.headers).some((k) => k.toLowerCase() === 'content-type');
+  res.writeHead(response.status, { ...base, ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }), ...response.headers, 'Content-Length': body.length });
+  res.end(headOnly ? undefined : body);
 }
 
 function send(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string>, headOnly = false): void {

@@ -38,6 +38,16 @@ export interface WebhooksTable {
   webhook_id: string;
   user_id: string | number;
   created_at: CreatedAt;
+  /** What captures are answered with (WebhookResponse), or null for the default JSON. */
+  response: ColumnType<WebhookResponse | null, string | null, string | null>;
+}
+
+/** A webhook's answer to its senders, set by its owner. */
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  delay_ms: number;
 }
 
 export interface CapturedRequestsTable {

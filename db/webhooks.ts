@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { newPublicId } from '../lib/tokens.ts';
 import type { Plan } from '../lib/plans.ts';
-import type { Database } from './schema.ts';
+import type { Database, WebhookResponse } from './schema.ts';
 
 export interface Webhook {
   id: number;
@@ -11,6 +11,7 @@ export interface Webhook {
 
 export interface WebhookWithCount extends Webhook {
   requestCount: number;
+  response: WebhookResponse | null;
 }
 
 /** One request as the capture URL received it. */
@@ -58,15 +59,15 @@ export function captureFields(c: Capture) {
  * while counting, so concurrent creations cannot pass the limit together.
  */
 export function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook>;
-export function createWebhook(db: Kysely<Database>, userId: number, maxOwned: number): Promise<Webhook | null>;
-export async function createWebhook(db: Kysely<Database>, userId: number, maxOwned = Number.MAX_SAFE_INTEGER): Promise<Webhook | null> {
+export function createWebhook(db: Kysely<Database>, userId: number, maxOwned: number, response?: WebhookResponse | null): Promise<Webhook | null>;
+export async function createWebhook(db: Kysely<Database>, userId: number, maxOwned = Number.MAX_SAFE_INTEGER, response: WebhookResponse | null = null): Promise<Webhook | null> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
     const { owned } = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('owned')).where('user_id', '=', userId).executeTakeFirstOrThrow();
     if (Number(owned) >= maxOwned) return null;
     const row = await trx
       .insertInto('webhooks')
-      .values({ user_id: userId, webhook_id: newPublicId(16) })
+      .values({ user_id: userId, webhook_id: newPublicId(16), response: response === null ? null : JSON.stringify(response) })
       .returning(['id', 'webhook_id', 'created_at'])
       .executeTakeFirstOrThrow();
     return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
@@ -74,14 +75,25 @@ export async function createWebhook(db: Kysely<Database>, userId: number, maxOwn
 }
 
 /** Who owns a webhook, and on which plan (null: no such webhook). */
-export async function webhookOwner(db: Kysely<Database>, webhookId: string): Promise<{ userId: number; plan: Plan } | null> {
+export async function webhookOwner(db: Kysely<Database>, webhookId: string): Promise<{ userId: number; plan: Plan; response: WebhookResponse | null } | null> {
   const row = await db
     .selectFrom('webhooks')
     .innerJoin('users', 'users.id', 'webhooks.user_id')
-    .select(['users.id as userId', 'users.plan as plan'])
+    .select(['users.id as userId', 'users.plan as plan', 'webhooks.response as response'])
     .where('webhooks.webhook_id', '=', webhookId)
     .executeTakeFirst();
-  return row ? { userId: Number(row.userId), plan: row.plan } : null;
+  return row ? { userId: Number(row.userId), plan: row.plan, response: parsedJson(row.response) } : null;
+}
+
+/** Sets what the caller's webhook answers (null: the default); false when it is not theirs. */
+export async function setWebhookResponse(db: Kysely<Database>, userId: number, webhookId: string, response: WebhookResponse | null): Promise<boolean> {
+  const r = await db.updateTable('webhooks').set({ response: response === null ? null : JSON.stringify(response) }).where('webhook_id', '=', webhookId).where('user_id', '=', userId).returning('id').executeTakeFirst();
+  return r !== undefined;
+}
+
+/** A jsonb value as it comes back: parsed by Postgres's driver, a string from some others. */
+function parsedJson<T>(v: T | string | null): T | null {
+  return typeof v === 'string' ? (JSON.parse(v) as T) : v;
 }
 
 /** The caller's webhooks, newest first, with how many captured requests each holds (at most `limit`). */
@@ -92,6 +104,7 @@ export async function listWebhooks(db: Kysely<Database>, userId: number, limit: 
       'w.id',
       'w.webhook_id',
       'w.created_at',
+      'w.response',
       // Counting at most `limit` rows keeps this cheap however many are waiting to be trimmed.
       eb
         .selectFrom((sub) => sub.selectFrom('captured_requests as c').whereRef('c.webhook_ref', '=', 'w.id').select('c.id').limit(limit).as('kept'))
@@ -101,7 +114,7 @@ export async function listWebhooks(db: Kysely<Database>, userId: number, limit: 
     .where('w.user_id', '=', userId)
     .orderBy('w.id', 'desc')
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0) }));
+  return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0), response: parsedJson(r.response) }));
 }
 
 /** The webhook when `userId` owns it; null for unknown and foreign ids alike. */

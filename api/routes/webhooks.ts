@@ -6,7 +6,8 @@ import { serve, type V1Router } from './serve.ts';
 
 export function webhookRoutes({ webhooks, streams }: Pick<Services, 'webhooks' | 'streams'>): V1Router {
   const router: V1Router = new Router();
-  serve(router, ops.create, async (ctx) => ({ success: true, ...(await webhooks.create(ctx.state.account)) }));
+  serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body.response ?? null)) }));
+  serve(router, ops.update, async (ctx, { body }) => ({ success: true, ...(await webhooks.setResponse(ctx.state.account.userId, body.webhook_id, body.response)) }));
   serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account.userId) }));
   serve(router, ops.requests, async (ctx, { query }) => ({ success: true, webhook_id: query.webhook_id, data: await webhooks.requests(ctx.state.account.userId, query.webhook_id) }));
   // New captures as Server-Sent Events: first everything kept (as the polling answer), then each

@@ -60,12 +60,15 @@ export const httpHeadersResult = z.object({
   overall_score: z.object({ score: num, max_score: num, percentage: num, grade: str }),
 });
 
-const webhook = z.object({ id: int, webhook_id: str, webhook_url: str, request_count: int, created_at: z.iso.datetime() });
+const webhookResponse = z.object({ status: int, headers: z.record(str, str), body: str, delay_ms: int }).nullable().describe('What senders get; null: the default JSON acknowledgement');
+const webhook = z.object({ id: int, webhook_id: str, webhook_url: str, request_count: int, created_at: z.iso.datetime(), response: webhookResponse });
 const capturedRequest = z.object({
   id: int, method: str, headers: z.record(str, str), body: str.nullable(), query_params: str.nullable(), ip_address: str, user_agent: str, created_at: z.iso.datetime(),
 });
 
-export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), message: str });
+export const webhookUpdateResult = z.object({ success: z.literal(true), webhook_id: str, response: webhookResponse, message: str });
+
+export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), response: webhookResponse, message: str });
 export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
 export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest) }) });
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });

@@ -20,9 +20,34 @@ export const resumeHeaders = z.object({
 });
 export const deleteBody = z.object({ webhook_id: webhookIdField });
 
+/** Hop-by-hop headers and those that frame the answer: the server sets them. */
+const NOT_SETTABLE = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'date']);
+export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
+
+/** What a webhook answers its senders (its owner's choice); the default is the JSON acknowledgement. */
+export const responseSchema = z
+  .object(
+    {
+      status: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(200, 'must be from 200 to 599 (1xx are not answers)').max(599, 'must be from 200 to 599 (1xx are not answers)').default(200),
+      headers: z
+        .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).max(8192, 'must be at most 8192 characters').refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'))
+        .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
+        .refine((h) => !Object.keys(h).some((k) => NOT_SETTABLE.has(k.toLowerCase())), `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`)
+        .default({}),
+      body: z.string({ error: 'must be a string' }).refine((b) => Buffer.byteLength(b) <= MAX_RESPONSE_BODY_BYTES, 'must be at most 64 KiB').default(''),
+      delay_ms: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 30000').max(30_000, 'must be from 0 to 30000').default(0),
+    },
+    { error: 'must be an object {status, headers, body, delay_ms}, or null for the default answer' },
+  )
+  .strict();
+/** The contract's create takes no body: whatever a client sends besides `response` is ignored, as before. */
+export const createBody = z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}), z.object({ response: responseSchema.optional() }));
+export const updateBody = z.object({ webhook_id: webhookIdField, response: responseSchema.nullable() }).strict();
+
 const path = (name: string) => `/network/${name}`;
 export const webhookOperations = {
-  create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL', tag: 'Webhooks', success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [403] }),
+  create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL (optionally with the response its senders get)', tag: 'Webhooks', body: createBody, success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [400, 403] }),
+  update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set the response a webhook answers its senders with (null: the default JSON)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 404] }),
   list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
   requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first', tag: 'Webhooks', query: requestsQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
   events: operation({ method: 'get', path: path('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] }),

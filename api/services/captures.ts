@@ -12,6 +12,7 @@ import { NotFoundError, RateLimitedError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../../lib/plans.ts';
+import type { WebhookResponse } from '../../db/schema.ts';
 import { addressKey } from '../../lib/net/client-ip.ts';
 
 const OWNER_CACHE_MS = 60_000;
@@ -34,8 +35,17 @@ const BYTES_FIRST_CHECK_FROM = 0.1;
 /** Above this many cached owners the cache starts again (memory stays bounded). */
 const OWNER_CACHE_MAX = 100_000;
 
-export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }) {
-  const owners = new Map<string, { owner: { userId: number; plan: Plan }; until: number }>();
+/** Who owns a webhook (whose plan bounds it) and what it answers (null: the default JSON). */
+export interface CaptureOwner {
+  userId: number;
+  plan: Plan;
+  response: WebhookResponse | null;
+}
+
+export function captureService({ db, kv, settingsChannel }: { db: Kysely<Database>; kv: KvStore; settingsChannel?: string }) {
+  const owners = new Map<string, { owner: CaptureOwner; until: number }>();
+  // A webhook whose answer changed (in any process) is read again at its next capture.
+  if (settingsChannel) kv.subscribe(settingsChannel, (webhookId) => owners.delete(webhookId));
   /** Per user: bytes at the last check (undefined: never checked here), bytes this process stored since. */
   const bytes = new Map<number, { known: number | undefined; since: number }>();
   const due = new Set<number>();
@@ -101,7 +111,7 @@ export function captureService({ db, kv }: { db: Kysely<Database>; kv: KvStore }
      * Counts one capture of `webhookId` from `clientAddress`: 404 when there is no such webhook, 429
      * past its owner's plan, or when the address asked for too many unknown webhooks this minute.
      */
-    async admit(webhookId: string, clientAddress: string): Promise<{ userId: number; plan: Plan }> {
+    async admit(webhookId: string, clientAddress: string): Promise<CaptureOwner> {
       let owner = cachedOwner(webhookId);
       if (!owner) {
         const misses = { key: `captures:unknown:${addressKey(clientAddress)}`, limit: UNKNOWN_WEBHOOKS_PER_MINUTE, windowSeconds: 60 };

@@ -14,7 +14,7 @@ import { streamService } from './streams.ts';
 import { targetVerificationService } from './target-verification.ts';
 import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
-import { webhookService } from './webhooks.ts';
+import { WEBHOOK_SETTINGS_CHANNEL, webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
@@ -26,7 +26,7 @@ export function createServices(deps: ApiDeps) {
   return {
     config,
     accounts: accountService(db),
-    captures: captureService({ db, kv }),
+    captures: captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL }),
     diagnostics: diagnosticsService(temporal),
     domains,
     loadTests,

@@ -2,7 +2,8 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks } from '../../db/webhooks.ts';
+import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookResponse } from '../../db/webhooks.ts';
+import type { WebhookResponse } from '../../db/schema.ts';
 import { NotFoundError, PlanLimitError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
@@ -22,6 +23,8 @@ export const OUT_OF_ORDER_WINDOW = 2_000;
 
 /** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
 export const CAPTURES_CHANNEL = 'captures';
+/** The channel on which every API process hears which webhook's settings changed (its cached answer goes). */
+export const WEBHOOK_SETTINGS_CHANNEL = 'webhook-settings';
 
 export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
@@ -49,23 +52,31 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     },
 
     /** A new webhook, or 403 when the account owns as many as its plan allows. */
-    async create(account: { userId: number; plan: Plan }) {
+    async create(account: { userId: number; plan: Plan }, response: WebhookResponse | null = null) {
       const max = PLAN_LIMITS[account.plan].webhooks;
-      const webhook = await createWebhook(db, account.userId, max);
+      const webhook = await createWebhook(db, account.userId, max, response);
       if (!webhook) throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
         webhook_id: webhook.webhookId,
         webhook_url: urlOf(webhook.webhookId),
         created_at: webhook.createdAt.toISOString(),
+        response,
         message: 'Webhook created: send any HTTP request to webhook_url and read it back from my-webhook-requests',
       };
+    },
+
+    /** Sets what the webhook answers its senders (null: the default); every process drops its cached answer at once. */
+    async setResponse(userId: number, webhookId: string, response: WebhookResponse | null) {
+      if (!(await setWebhookResponse(db, userId, webhookId, response))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
+      return { webhook_id: webhookId, response, message: response ? `Captures are now answered with ${response.status} after ${response.delay_ms} ms` : 'Captures are now answered with the default JSON' };
     },
 
     async list(userId: number) {
       const webhooks = await listWebhooks(db, userId, CAPTURE_KEEP_PER_WEBHOOK);
       return {
         total: webhooks.length,
-        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString() })),
+        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), response: w.response })),
       };
     },
 

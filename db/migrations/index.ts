@@ -7,6 +7,7 @@ import * as serverSecretsAndAppUse from './2026-11-22-005-server-secrets-and-app
 import * as lighterCaptureWrites from './2026-11-22-006-lighter-capture-writes.ts';
 import * as unusedOauthClientsExpire from './2026-11-22-007-unused-oauth-clients-expire.ts';
 import * as emailsAsGiven from './2026-11-23-008-emails-as-given.ts';
+import * as webhookResponses from './2026-11-23-009-webhook-responses.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-006-lighter-capture-writes': lighterCaptureWrites,
   '2026-11-22-007-unused-oauth-clients-expire': unusedOauthClientsExpire,
   '2026-11-23-008-emails-as-given': emailsAsGiven,
+  '2026-11-23-009-webhook-responses': webhookResponses,
 };
 
 export const migrationProvider: MigrationProvider = {
