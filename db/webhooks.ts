@@ -138,15 +138,35 @@ export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, w
 }
 
 /** The newest `limit` captured requests of one webhook (only those after `afterId` when given), newest first. */
-export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number, afterId = 0): Promise<CapturedRequest[]> {
-  const rows = await db
-    .selectFrom('captured_requests')
-    .selectAll()
-    .where('webhook_ref', '=', webhookRef)
-    .where('id', '>', afterId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+/** What a search of captures keeps: every filter given must hold. */
+export interface CaptureFilter {
+  method?: string;
+  /** A header present (value undefined) or with exactly this value; the name lower-case. */
+  header?: { name: string; value?: string };
+  /** Text anywhere in a UTF-8 body, case-insensitive. */
+  text?: string;
+  since?: Date;
+  until?: Date;
+  /** Only captures older than this one (the next page, newest first). */
+  beforeId?: number;
+}
+
+export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number, afterId = 0, filter: CaptureFilter = {}): Promise<CapturedRequest[]> {
+  let q = db.selectFrom('captured_requests').selectAll().where('webhook_ref', '=', webhookRef).where('id', '>', afterId);
+  if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
+  if (filter.method) q = q.where('method', '=', filter.method);
+  if (filter.since) q = q.where('created_at', '>=', filter.since);
+  if (filter.until) q = q.where('created_at', '<', filter.until);
+  if (filter.header) {
+    const { name, value } = filter.header;
+    q = value === undefined ? q.where(sql<boolean>`headers ? ${name}`) : q.where(sql<boolean>`headers ->> ${name} = ${value}`);
+  }
+  if (filter.text) {
+    // LIKE's own characters taken literally.
+    const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where('body_encoding', '=', 'utf8').where(sql<boolean>`body ilike ${pattern}`);
+  }
+  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
   return rows.map((r) => ({
     id: Number(r.id),
     method: r.method,

@@ -9,7 +9,10 @@ export function webhookRoutes({ webhooks, streams }: Pick<Services, 'webhooks' |
   serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body.response ?? null)) }));
   serve(router, ops.update, async (ctx, { body }) => ({ success: true, ...(await webhooks.setResponse(ctx.state.account.userId, body.webhook_id, body.response)) }));
   serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account.userId) }));
-  serve(router, ops.requests, async (ctx, { query }) => ({ success: true, webhook_id: query.webhook_id, data: await webhooks.requests(ctx.state.account.userId, query.webhook_id) }));
+  serve(router, ops.requests, async (ctx, { query }) => {
+    const { webhook_id, limit, cursor, method, header, q, since, until } = query;
+    return { success: true, webhook_id, data: await webhooks.search(ctx.state.account.userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor }) };
+  });
   // New captures as Server-Sent Events: first everything kept (as the polling answer), then each
   // batch of new requests; `end` when the webhook is deleted.
   serve(router, ops.events, async (ctx, { query, headers }) => {

@@ -70,7 +70,7 @@ export const webhookUpdateResult = z.object({ success: z.literal(true), webhook_
 
 export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), response: webhookResponse, message: str });
 export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
-export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest) }) });
+export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest), next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page') }) });
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });
 
 const isoOrNull = z.iso.datetime({ offset: true }).nullable();

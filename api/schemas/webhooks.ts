@@ -10,6 +10,25 @@ export const webhookIdField = z
   .min(1, 'must not be empty')
   .regex(PUBLIC_ID_PATTERN, 'is not a webhook id (up to 64 letters, digits, - and _)');
 export const requestsQuery = z.object({ webhook_id: webhookIdField });
+const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, e.g. 2026-11-23T10:00:00Z' }).transform((t) => new Date(t));
+/** my-webhook-requests: every filter given must hold; newest first, a page at a time. */
+export const searchQuery = requestsQuery.extend({
+  method: z.string().regex(/^[A-Za-z]{1,20}$/, 'must be an HTTP method').transform((m) => m.toUpperCase()).optional(),
+  header: z
+    .string()
+    .max(1000, 'must be at most 1000 characters')
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+(:.*)?$/s, 'must be name or name:value')
+    .transform((h) => {
+      const at = h.indexOf(':');
+      return at < 0 ? { name: h.toLowerCase() } : { name: h.slice(0, at).toLowerCase(), value: h.slice(at + 1).trim() };
+    })
+    .optional(),
+  q: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+  since: isoTime.optional(),
+  until: isoTime.optional(),
+  limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 500').max(500, 'must be from 1 to 500').default(500),
+  cursor: z.string().max(100).optional(),
+});
 /** A reconnecting Server-Sent Events client sends the last event id it received: the stream resumes after it. */
 export const resumeHeaders = z.object({
   'last-event-id': z
@@ -49,7 +68,7 @@ export const webhookOperations = {
   create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL (optionally with the response its senders get)', tag: 'Webhooks', body: createBody, success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [400, 403] }),
   update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set the response a webhook answers its senders with (null: the default JSON)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 404] }),
   list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
-  requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first', tag: 'Webhooks', query: requestsQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
+  requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor', tag: 'Webhooks', query: searchQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
   events: operation({ method: 'get', path: path('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] }),
   remove: operation({ method: 'post', path: path('my-webhook-delete'), summary: 'Delete a webhook and what it captured', tag: 'Webhooks', body: deleteBody, success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' }, errors: [400, 404] }),
 };

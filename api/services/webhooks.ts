@@ -2,9 +2,9 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { captureFields, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookResponse } from '../../db/webhooks.ts';
+import { captureFields, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookResponse } from '../../db/webhooks.ts';
 import type { WebhookResponse } from '../../db/schema.ts';
-import { NotFoundError, PlanLimitError } from '../../lib/errors.ts';
+import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
@@ -89,6 +89,22 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     },
 
     /**
+     * The captures that match every filter given, newest first, `limit` at a time: `next_cursor`
+     * (opaque) asks for the next page, absent on the last.
+     */
+    async search(userId: number, webhookId: string, query: { filter: CaptureFilter; limit: number; cursor?: string }) {
+      const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (before === null) throw new InvalidInputError('cursor: is not a cursor this endpoint gave (pass next_cursor as it came)', 'cursor');
+      const webhook = await findOwnedWebhook(db, userId, webhookId);
+      if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      const filter = { ...query.filter, ...(before !== undefined ? { beforeId: before } : {}) };
+      const rows = await listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter);
+      const page = rows.slice(0, query.limit);
+      const more = rows.length > query.limit;
+      return { total: page.length, requests: page.map((r) => ({ id: r.id, ...captureFields(r) })), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
+    },
+
+    /**
      * A Server-Sent Events source (api/sse.ts) of the webhook's captures: first everything kept (the
      * polling answer), then each batch of new ones; `end` when the webhook is deleted. Only captures
      * after `after` are sent (a reconnecting client's Last-Event-ID: each batch's event id is the
@@ -131,3 +147,10 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
 export type WebhookService = ReturnType<typeof webhookService>;
 /** One captured request as every door shows it. */
 export type CapturedView = Awaited<ReturnType<WebhookService['requests']>>['requests'][number];
+
+/** A page's end as the client carries it: opaque, so the paging can change without breaking clients. */
+export const encodeCursor = (id: number) => Buffer.from(`c${id}`).toString('base64url');
+function decodeCursor(cursor: string): number | null {
+  const m = /^c(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  return m ? Number(m[1]) : null;
+}

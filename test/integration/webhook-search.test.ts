@@ -1,0 +1,69 @@
+// Searching a webhook's captures: by method, by a header (present, or with a value), by text in the
+// body (case-insensitive, LIKE's own characters taken literally, binary bodies never matched), by
+// time, and a page at a time with an opaque cursor; bad filters refused naming them.
+import { describe, expect, it } from 'vitest';
+import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+
+describe.each(targets())('webhook capture search ($name)', (target) => {
+  const account = newAccount(target);
+  const api = async (path: string, init: { method?: string; json?: unknown } = {}) => call(target, init.method ?? 'GET', `/api/v1/network/${path}`, { key: (await account).key, ...(init.json === undefined ? {} : { json: init.json }) });
+
+  it('filters by method, header, body text and time, and pages with a cursor', async () => {
+    const created = (await api('my-webhook-create', { method: 'POST' })).body;
+    const id = created.webhook_id as string;
+    const send = (method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}) => fetch(`${created.webhook_url}${path}`, { method, body, headers }).then((r) => expect(r.status).toBe(200));
+    for (let i = 0; i < 10; i++) await send('POST', `/p${i}`, `{"type":"invoice.paid","n":${i}}`, { 'x-event': i % 2 ? 'odd' : 'even', 'content-type': 'application/json' });
+    await new Promise((r) => setTimeout(r, 50));
+    const middle = new Date();
+    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 5; i++) await send('PUT', `/q${i}`, `refund of 50% for order ${i}`);
+    await send('POST', '/bin', new Uint8Array([0xff, 0xfe, ...Buffer.from('INVOICE')]));
+    await send('GET', '/plain');
+    await expect.poll(async () => (await api(`my-webhook-requests?webhook_id=${id}`)).body.data.total).toBe(17);
+
+    const search = async (query: string) => {
+      const res = await api(`my-webhook-requests?webhook_id=${id}&${query}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data as { total: number; requests: Array<{ id: number; path: string; method: string }>; next_cursor?: string };
+    };
+    const paths = (d: { requests: Array<{ path: string }> }) => d.requests.map((r) => r.path.split('/').pop());
+    expect((await search('method=put')).total).toBe(5);
+    expect(paths(await search('header=x-event:odd'))).toEqual(['p9', 'p7', 'p5', 'p3', 'p1']);
+    expect((await search('header=X-Event')).total).toBe(10);
+    expect((await search('q=INVOICE.PAID&header=x-event:even')).total).toBe(5);
+    expect((await search('q=invoice')).total).toBe(10); // the binary body is not text
+    expect(paths(await search(`q=${encodeURIComponent('50%')}`))).toEqual(['q4', 'q3', 'q2', 'q1', 'q0']);
+    expect((await search(`q=${encodeURIComponent('5_%')}`)).total).toBe(0); // _ and % are themselves
+    expect((await search(`since=${middle.toISOString()}`)).total).toBe(7);
+    expect((await search(`until=${middle.toISOString()}&method=POST`)).total).toBe(10);
+
+    // Pages of 6, newest first: together the whole list, once each; the last page has no cursor.
+    const all = (await search('limit=500')).requests.map((r) => r.id);
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await search(`limit=6${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...page.requests.map((r) => r.id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all);
+
+    for (const [query, message] of [
+      ['cursor=nonsense', /cursor: is not a cursor/],
+      ['since=yesterday', /since: must be an ISO 8601 time/],
+      ['limit=501', /limit: must be from 1 to 500/],
+      ['method=GET%20X', /method: must be an HTTP method/],
+      ['header=bad%20name', /header: must be name or name:value/],
+      [`q=${'x'.repeat(201)}`, /q: must be at most 200 characters/],
+    ] as const) {
+      const refused = await api(`my-webhook-requests?webhook_id=${id}&${query}`);
+      expectErrorShape(refused, 400);
+      expect(refused.body.message).toMatch(message);
+    }
+    const stranger = await newAccount(target);
+    expectErrorShape(await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}&q=invoice`, { key: stranger.key }), 404);
+  });
+});
