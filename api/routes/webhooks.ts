@@ -1,10 +1,11 @@
+import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import { webhookOperations as ops } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
 
-export function webhookRoutes({ webhooks, streams }: Pick<Services, 'webhooks' | 'streams'>): V1Router {
+export function webhookRoutes({ webhooks, streams, webhookExports }: Pick<Services, 'webhooks' | 'streams' | 'webhookExports'>): V1Router {
   const router: V1Router = new Router();
   serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body.response ?? null)) }));
   serve(router, ops.update, async (ctx, { body }) => ({ success: true, ...(await webhooks.setResponse(ctx.state.account.userId, body.webhook_id, body.response)) }));
@@ -12,6 +13,14 @@ export function webhookRoutes({ webhooks, streams }: Pick<Services, 'webhooks' |
   serve(router, ops.requests, async (ctx, { query }) => {
     const { webhook_id, limit, cursor, method, header, q, since, until } = query;
     return { success: true, webhook_id, data: await webhooks.search(ctx.state.account.userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor }) };
+  });
+  serve(router, ops.export, async (ctx, { query }) => {
+    const { webhook_id, format, method, header, q, since, until } = query;
+    const chunks = await webhookExports.export(ctx.state.account.userId, webhook_id, { method, header, text: q, since, until }, format);
+    ctx.type = 'application/json';
+    ctx.set('Content-Disposition', `attachment; filename="webhook-${webhook_id}.${format === 'har' ? 'har' : 'json'}"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = Readable.from(chunks);
   });
   // New captures as Server-Sent Events: first everything kept (as the polling answer), then each
   // batch of new requests; `end` when the webhook is deleted.

@@ -14,6 +14,7 @@ import { streamService } from './streams.ts';
 import { targetVerificationService } from './target-verification.ts';
 import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
+import { webhookExportService } from './webhook-export.ts';
 import { WEBHOOK_SETTINGS_CHANNEL, webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
@@ -39,6 +40,7 @@ export function createServices(deps: ApiDeps) {
     tasks: taskService({ temporal, loadTests, domains, site, video }),
     video,
     webhooks: webhookService(db, config.baseUrl, kv),
+    webhookExports: webhookExportService(db, config.baseUrl),
   };
 }
 

@@ -1,6 +1,7 @@
 // Searching a webhook's captures: by method, by a header (present, or with a value), by text in the
 // body (case-insensitive, LIKE's own characters taken literally, binary bodies never matched), by
-// time, and a page at a time with an opaque cursor; bad filters refused naming them.
+// time, and a page at a time with an opaque cursor; bad filters refused naming them. Then the same
+// captures exported as JSON and as HAR 1.2, filtered alike.
 import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 
@@ -11,7 +12,7 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
   it('filters by method, header, body text and time, and pages with a cursor', async () => {
     const created = (await api('my-webhook-create', { method: 'POST' })).body;
     const id = created.webhook_id as string;
-    const send = (method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}) => fetch(`${created.webhook_url}${path}`, { method, body, headers }).then((r) => expect(r.status).toBe(200));
+    const send = (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) => fetch(`${created.webhook_url}${path}`, { method, body, headers }).then((r) => expect(r.status).toBe(200));
     for (let i = 0; i < 10; i++) await send('POST', `/p${i}`, `{"type":"invoice.paid","n":${i}}`, { 'x-event': i % 2 ? 'odd' : 'even', 'content-type': 'application/json' });
     await new Promise((r) => setTimeout(r, 50));
     const middle = new Date();
@@ -65,5 +66,36 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
     }
     const stranger = await newAccount(target);
     expectErrorShape(await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}&q=invoice`, { key: stranger.key }), 404);
+
+    // Export: every kept capture as my-webhook-requests shows them, or as HAR 1.2; filters as search.
+    const download = async (query: string) => {
+      const res = await fetch(`${target.baseUrl}/api/v1/network/my-webhook-export?webhook_id=${id}&${query}`, { headers: { 'X-API-Key': (await account).key } });
+      return { status: res.status, disposition: res.headers.get('content-disposition'), body: (await res.json()) as any };
+    };
+    const json = await download('format=json');
+    expect(json.status).toBe(200);
+    expect(json.disposition).toBe(`attachment; filename="webhook-${id}.json"`);
+    expect(json.body.requests).toEqual((await api(`my-webhook-requests?webhook_id=${id}`)).body.data.requests);
+    const har = await download('format=har');
+    expect(har.disposition).toBe(`attachment; filename="webhook-${id}.har"`);
+    expect(har.body.log).toMatchObject({ version: '1.2', creator: { name: 'netops' } });
+    const entries = har.body.log.entries as any[];
+    expect(entries).toHaveLength(17);
+    for (const e of entries) {
+      expect(Date.parse(e.startedDateTime)).not.toBeNaN();
+      expect(e.request).toMatchObject({ httpVersion: 'HTTP/1.1', cookies: [], headersSize: -1 });
+      expect(e.response).toMatchObject({ status: 200, content: { mimeType: 'application/json' }, redirectURL: '' });
+      expect(e.timings).toMatchObject({ send: 0, wait: 0, receive: 0 });
+    }
+    const p3 = entries.find((e) => e.request.url.endsWith('/p3'));
+    expect(p3.request).toMatchObject({ method: 'POST', url: `${created.webhook_url}/p3`, postData: { mimeType: 'application/json', text: '{"type":"invoice.paid","n":3}' }, bodySize: 29 });
+    expect(p3.request.headers).toContainEqual({ name: 'x-event', value: 'odd' });
+    const bin = entries.find((e) => e.request.url.endsWith('/bin'));
+    expect(bin.request.postData).toMatchObject({ _encoding: 'base64', text: Buffer.from([0xff, 0xfe, ...Buffer.from('INVOICE')]).toString('base64') });
+    expect(entries.find((e) => e.request.url.endsWith('/plain')).request.postData).toBeUndefined();
+    expect((await download('format=har&method=PUT')).body.log.entries).toHaveLength(5);
+    expect((await download('format=json&q=invoice&header=x-event:even')).body.requests).toHaveLength(5);
+    expect((await download('format=xml')).status).toBe(400);
+    expect((await fetch(`${target.baseUrl}/api/v1/network/my-webhook-export?webhook_id=${id}`, { headers: { 'X-API-Key': stranger.key } })).status).toBe(404);
   });
 });
