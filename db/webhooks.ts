@@ -117,6 +117,12 @@ export async function listWebhooks(db: Kysely<Database>, userId: number, limit: 
   return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0), response: parsedJson(r.response) }));
 }
 
+/** One capture of a webhook (by its id), or null. */
+export async function findCapture(db: Kysely<Database>, webhookRef: number, captureId: number): Promise<CapturedRequest | null> {
+  const [row] = await listCapturedRequests(db, webhookRef, 1, captureId - 1, { beforeId: captureId + 1 });
+  return row ?? null;
+}
+
 /** The webhook when `userId` owns it; null for unknown and foreign ids alike. */
 export async function findOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<Webhook | null> {
   const row = await db

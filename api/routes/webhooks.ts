@@ -5,7 +5,7 @@ import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
 
-export function webhookRoutes({ webhooks, streams, webhookExports }: Pick<Services, 'webhooks' | 'streams' | 'webhookExports'>): V1Router {
+export function webhookRoutes({ webhooks, streams, webhookExports, webhookReplays }: Pick<Services, 'webhooks' | 'streams' | 'webhookExports' | 'webhookReplays'>): V1Router {
   const router: V1Router = new Router();
   serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body.response ?? null)) }));
   serve(router, ops.update, async (ctx, { body }) => ({ success: true, ...(await webhooks.setResponse(ctx.state.account.userId, body.webhook_id, body.response)) }));
@@ -14,6 +14,7 @@ export function webhookRoutes({ webhooks, streams, webhookExports }: Pick<Servic
     const { webhook_id, limit, cursor, method, header, q, since, until } = query;
     return { success: true, webhook_id, data: await webhooks.search(ctx.state.account.userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor }) };
   });
+  serve(router, ops.replay, async (ctx, { body }) => ({ success: true, ...(await webhookReplays.replay(ctx.state.account.userId, body.webhook_id, body.request_id, body.target_url)) }));
   serve(router, ops.export, async (ctx, { query }) => {
     const { webhook_id, format, method, header, q, since, until } = query;
     const chunks = await webhookExports.export(ctx.state.account.userId, webhook_id, { method, header, text: q, since, until }, format);

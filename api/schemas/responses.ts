@@ -66,6 +66,14 @@ const capturedRequest = z.object({
   id: int, method: str, headers: z.record(str, str), body: str.nullable(), query_params: str.nullable(), ip_address: str, user_agent: str, created_at: z.iso.datetime(),
 });
 
+export const webhookReplayResult = z.object({
+  success: z.literal(true),
+  request_id: int,
+  target_url: str,
+  sent: z.object({ method: str, header_names: z.array(str), body_size: int }),
+  response: z.object({ status: int, headers: z.record(str, str), body: str, truncated: z.boolean() }),
+  duration_ms: num,
+});
 export const webhookUpdateResult = z.object({ success: z.literal(true), webhook_id: str, response: webhookResponse, message: str });
 
 export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), response: webhookResponse, message: str });

@@ -63,6 +63,13 @@ export const responseSchema = z
 export const createBody = z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}), z.object({ response: responseSchema.optional() }));
 export const updateBody = z.object({ webhook_id: webhookIdField, response: responseSchema.nullable() }).strict();
 
+export const replayBody = z
+  .object({
+    webhook_id: webhookIdField,
+    request_id: z.number({ error: 'must be the id of a captured request' }).int('must be a whole number').min(1, 'must be the id of a captured request'),
+    target_url: z.string({ error: 'must be a string' }).min(1, 'is required').max(2000, 'must be at most 2000 characters'),
+  })
+  .strict();
 export const exportQuery = searchQuery.omit({ limit: true, cursor: true }).extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
 
 const path = (name: string) => `/network/${name}`;
@@ -71,6 +78,7 @@ export const webhookOperations = {
   update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set the response a webhook answers its senders with (null: the default JSON)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 404] }),
   list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
   requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor', tag: 'Webhooks', query: searchQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
+  replay: operation({ method: 'post', path: path('my-webhook-replay'), summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer', tag: 'Webhooks', body: replayBody, success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" }, errors: [400, 404, 502, 504] }),
   export: operation({ method: 'get', path: path('my-webhook-export'), summary: 'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) as one JSON or HAR 1.2 file, streamed', tag: 'Webhooks', query: exportQuery, success: { status: 200, schema: null, description: 'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; with format=har a HAR 1.2 document (application/json) whose entries are the captured requests' }, errors: [400, 404] }),
   events: operation({ method: 'get', path: path('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] }),
   remove: operation({ method: 'post', path: path('my-webhook-delete'), summary: 'Delete a webhook and what it captured', tag: 'Webhooks', body: deleteBody, success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' }, errors: [400, 404] }),

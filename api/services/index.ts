@@ -15,6 +15,7 @@ import { targetVerificationService } from './target-verification.ts';
 import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
 import { webhookExportService } from './webhook-export.ts';
+import { webhookReplayService } from './webhook-replay.ts';
 import { WEBHOOK_SETTINGS_CHANNEL, webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
@@ -41,6 +42,7 @@ export function createServices(deps: ApiDeps) {
     video,
     webhooks: webhookService(db, config.baseUrl, kv),
     webhookExports: webhookExportService(db, config.baseUrl),
+    webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
   };
 }
 

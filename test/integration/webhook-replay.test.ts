@@ -1,0 +1,64 @@
+// Replaying a capture to a loopback service the test starts: the same method, headers and body bytes
+// (a binary body included), the path below the webhook and the query appended; the service's answer
+// and time come back; private targets are refused before anything is sent.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+
+describe.each(targets())('webhook replay ($name)', (target) => {
+  const account = newAccount(target);
+  let service: http.Server;
+  let serviceUrl: string;
+  const received: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }> = [];
+  beforeAll(async () => {
+    service = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
+        setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled'), 40);
+      });
+    });
+    await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
+    serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    service.closeAllConnections();
+    await new Promise((r) => service.close(r));
+  });
+  const api = async (path: string, json?: unknown) => call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, { key: (await account).key, ...(json === undefined ? {} : { json }) });
+
+  it('sends a capture again byte for byte and answers what the service said', async () => {
+    const created = (await api('my-webhook-create', {})).body;
+    const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, ...Buffer.from('tail')]);
+    const sent = await fetch(`${created.webhook_url}/events/stripe?attempt=1&tag=a&tag=b`, { method: 'PATCH', body: bytes, headers: { 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'x-custom': 'kept' } });
+    expect(sent.status).toBe(200);
+    const [capture] = (await api(`my-webhook-requests?webhook_id=${created.webhook_id}`)).body.data.requests;
+    expect(capture.body_encoding).toBe('base64');
+
+    const replayed = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: `${serviceUrl}/hooks/` });
+    expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
+    expect(replayed.body).toMatchObject({ success: true, request_id: capture.id, target_url: `${serviceUrl}/hooks/events/stripe?attempt=1&tag=a&tag=b`, response: { status: 202, body: 'handled', truncated: false }, sent: { method: 'PATCH', body_size: bytes.length } });
+    expect(replayed.body.response.headers['x-fixed']).toBe('yes');
+    expect(replayed.body.duration_ms).toBeGreaterThanOrEqual(40);
+    const got = received.at(-1)!;
+    expect(got.method).toBe('PATCH');
+    expect(got.url).toBe('/hooks/events/stripe?attempt=1&tag=a&tag=b');
+    expect(got.body.equals(bytes)).toBe(true);
+    expect(got.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'x-custom': 'kept', 'content-length': String(bytes.length) });
+    expect(got.headers.host).toBe(new URL(serviceUrl).host);
+
+    // Refusals: a private target before anything is sent, an unknown capture, another user's webhook.
+    const before = received.length;
+    const refused = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: 'http://10.1.2.3/' });
+    expectErrorShape(refused, 400);
+    expect(refused.body.message).toMatch(/target_url/);
+    expect(received.length).toBe(before);
+    expectErrorShape(await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id + 1000, target_url: serviceUrl }), 404);
+    expectErrorShape(await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: 'x', target_url: serviceUrl }), 400);
+    const stranger = await newAccount(target);
+    expectErrorShape(await call(target, 'POST', '/api/v1/network/my-webhook-replay', { key: stranger.key, json: { webhook_id: created.webhook_id, request_id: capture.id, target_url: serviceUrl } }), 404);
+    expect(received.length).toBe(before);
+  });
+});
