@@ -40,6 +40,15 @@ export interface WebhooksTable {
   created_at: CreatedAt;
   /** What captures are answered with (WebhookResponse), or null for the default JSON. */
   response: ColumnType<WebhookResponse | null, string | null, string | null>;
+  /** How captures' signatures are checked (the secret sealed), or null. */
+  signature: ColumnType<WebhookSignature | null, string | null, string | null>;
+}
+
+/** A webhook's signature check: the scheme, the header (hmac-sha256), the sealed secret. */
+export interface WebhookSignature {
+  scheme: string;
+  header: string;
+  sealed_secret: string;
 }
 
 /** A webhook's answer to its senders, set by its owner. */

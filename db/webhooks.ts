@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { newPublicId } from '../lib/tokens.ts';
 import type { Plan } from '../lib/plans.ts';
-import type { Database, WebhookResponse } from './schema.ts';
+import type { Database, WebhookResponse, WebhookSignature } from './schema.ts';
 
 export interface Webhook {
   id: number;
@@ -12,6 +12,7 @@ export interface Webhook {
 export interface WebhookWithCount extends Webhook {
   requestCount: number;
   response: WebhookResponse | null;
+  signature: WebhookSignature | null;
 }
 
 /** One request as the capture URL received it. */
@@ -59,15 +60,15 @@ export function captureFields(c: Capture) {
  * while counting, so concurrent creations cannot pass the limit together.
  */
 export function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook>;
-export function createWebhook(db: Kysely<Database>, userId: number, maxOwned: number, response?: WebhookResponse | null): Promise<Webhook | null>;
-export async function createWebhook(db: Kysely<Database>, userId: number, maxOwned = Number.MAX_SAFE_INTEGER, response: WebhookResponse | null = null): Promise<Webhook | null> {
+export function createWebhook(db: Kysely<Database>, userId: number, maxOwned: number, response?: WebhookResponse | null, signature?: WebhookSignature | null): Promise<Webhook | null>;
+export async function createWebhook(db: Kysely<Database>, userId: number, maxOwned = Number.MAX_SAFE_INTEGER, response: WebhookResponse | null = null, signature: WebhookSignature | null = null): Promise<Webhook | null> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
     const { owned } = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('owned')).where('user_id', '=', userId).executeTakeFirstOrThrow();
     if (Number(owned) >= maxOwned) return null;
     const row = await trx
       .insertInto('webhooks')
-      .values({ user_id: userId, webhook_id: newPublicId(16), response: response === null ? null : JSON.stringify(response) })
+      .values({ user_id: userId, webhook_id: newPublicId(16), response: response === null ? null : JSON.stringify(response), signature: signature === null ? null : JSON.stringify(signature) })
       .returning(['id', 'webhook_id', 'created_at'])
       .executeTakeFirstOrThrow();
     return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
@@ -85,10 +86,20 @@ export async function webhookOwner(db: Kysely<Database>, webhookId: string): Pro
   return row ? { userId: Number(row.userId), plan: row.plan, response: parsedJson(row.response) } : null;
 }
 
-/** Sets what the caller's webhook answers (null: the default); false when it is not theirs. */
-export async function setWebhookResponse(db: Kysely<Database>, userId: number, webhookId: string, response: WebhookResponse | null): Promise<boolean> {
-  const r = await db.updateTable('webhooks').set({ response: response === null ? null : JSON.stringify(response) }).where('webhook_id', '=', webhookId).where('user_id', '=', userId).returning('id').executeTakeFirst();
+/** Sets what the caller's webhook answers and how it checks signatures (undefined: unchanged, null: none); false when it is not theirs. */
+export async function setWebhookSettings(db: Kysely<Database>, userId: number, webhookId: string, settings: { response?: WebhookResponse | null; signature?: WebhookSignature | null }): Promise<boolean> {
+  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+  const changes = { ...(settings.response !== undefined ? { response: json(settings.response) } : {}), ...(settings.signature !== undefined ? { signature: json(settings.signature) } : {}) };
+  const q = db.selectFrom('webhooks').select('id').where('webhook_id', '=', webhookId).where('user_id', '=', userId);
+  if (Object.keys(changes).length === 0) return (await q.executeTakeFirst()) !== undefined;
+  const r = await db.updateTable('webhooks').set(changes).where('webhook_id', '=', webhookId).where('user_id', '=', userId).returning('id').executeTakeFirst();
   return r !== undefined;
+}
+
+/** A webhook's signature settings (the secret sealed), or null. */
+export async function webhookSignature(db: Kysely<Database>, webhookRef: number): Promise<WebhookSignature | null> {
+  const row = await db.selectFrom('webhooks').select('signature').where('id', '=', webhookRef).executeTakeFirst();
+  return parsedJson(row?.signature ?? null);
 }
 
 /** A jsonb value as it comes back: parsed by Postgres's driver, a string from some others. */
@@ -105,6 +116,7 @@ export async function listWebhooks(db: Kysely<Database>, userId: number, limit: 
       'w.webhook_id',
       'w.created_at',
       'w.response',
+      'w.signature',
       // Counting at most `limit` rows keeps this cheap however many are waiting to be trimmed.
       eb
         .selectFrom((sub) => sub.selectFrom('captured_requests as c').whereRef('c.webhook_ref', '=', 'w.id').select('c.id').limit(limit).as('kept'))
@@ -114,7 +126,7 @@ export async function listWebhooks(db: Kysely<Database>, userId: number, limit: 
     .where('w.user_id', '=', userId)
     .orderBy('w.id', 'desc')
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0), response: parsedJson(r.response) }));
+  return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0), response: parsedJson(r.response), signature: parsedJson(r.signature) }));
 }
 
 /** One capture of a webhook (by its id), or null. */

@@ -1,6 +1,7 @@
 // Webhooks and what they captured.
 import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
 
@@ -60,8 +61,27 @@ export const responseSchema = z
   )
   .strict();
 /** The contract's create takes no body: whatever a client sends besides `response` is ignored, as before. */
-export const createBody = z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}), z.object({ response: responseSchema.optional() }));
-export const updateBody = z.object({ webhook_id: webhookIdField, response: responseSchema.nullable() }).strict();
+/** How the captures' signatures are checked (lib/webhook-signatures.ts); the secret is never answered back. */
+export const signatureSchema = z
+  .object(
+    {
+      scheme: z.enum(SIGNATURE_SCHEMES, { error: `must be one of ${SIGNATURE_SCHEMES.join(', ')}` }),
+      secret: z.string({ error: 'must be a string' }).min(1, 'is required').max(256, 'must be at most 256 characters'),
+      header: z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be a header name').transform((h) => h.toLowerCase()).optional(),
+    },
+    { error: 'must be an object {scheme, secret, header}, or null for no check' },
+  )
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.header !== undefined && s.scheme !== 'hmac-sha256') ctx.addIssue({ code: 'custom', path: ['header'], message: `is named by the ${s.scheme} scheme itself: give it only with hmac-sha256` });
+  })
+  .transform((s) => ({ ...s, header: s.header ?? (s.scheme === 'hmac-sha256' ? 'x-signature' : '') }));
+
+export const createBody = z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}), z.object({ response: responseSchema.optional(), signature: signatureSchema.optional() }));
+export const updateBody = z
+  .object({ webhook_id: webhookIdField, response: responseSchema.nullable().optional(), signature: signatureSchema.nullable().optional() })
+  .strict()
+  .refine((b) => b.response !== undefined || b.signature !== undefined, { message: 'give response or signature (null removes one)', path: ['response'] });
 
 export const replayBody = z
   .object({
@@ -75,7 +95,7 @@ export const exportQuery = searchQuery.omit({ limit: true, cursor: true }).exten
 const path = (name: string) => `/network/${name}`;
 export const webhookOperations = {
   create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL (optionally with the response its senders get)', tag: 'Webhooks', body: createBody, success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [400, 403] }),
-  update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set the response a webhook answers its senders with (null: the default JSON)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 404] }),
+  update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set the response a webhook answers its senders with, and how its captures\' signatures are checked (null: the default, none)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 404] }),
   list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
   requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor', tag: 'Webhooks', query: searchQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
   replay: operation({ method: 'post', path: path('my-webhook-replay'), summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer', tag: 'Webhooks', body: replayBody, success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" }, errors: [400, 404, 502, 504] }),

@@ -14,6 +14,7 @@ import { streamService } from './streams.ts';
 import { targetVerificationService } from './target-verification.ts';
 import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
+import { secretBox } from '../../lib/secret-box.ts';
 import { webhookExportService } from './webhook-export.ts';
 import { webhookReplayService } from './webhook-replay.ts';
 import { WEBHOOK_SETTINGS_CHANNEL, webhookService } from './webhooks.ts';
@@ -40,7 +41,7 @@ export function createServices(deps: ApiDeps) {
     targets,
     tasks: taskService({ temporal, loadTests, domains, site, video }),
     video,
-    webhooks: webhookService(db, config.baseUrl, kv),
+    webhooks: webhookService(db, config.baseUrl, kv, secretBox(deps.codec)),
     webhookExports: webhookExportService(db, config.baseUrl),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
   };

@@ -2,8 +2,10 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { captureFields, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookResponse } from '../../db/webhooks.ts';
-import type { WebhookResponse } from '../../db/schema.ts';
+import { captureFields, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, webhookSignature } from '../../db/webhooks.ts';
+import type { WebhookResponse, WebhookSignature } from '../../db/schema.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
+import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
@@ -26,8 +28,31 @@ export const CAPTURES_CHANNEL = 'captures';
 /** The channel on which every API process hears which webhook's settings changed (its cached answer goes). */
 export const WEBHOOK_SETTINGS_CHANNEL = 'webhook-settings';
 
-export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore) {
+/** A signature check as the owner gives it: the secret in the clear, only until it is sealed. */
+export interface SignatureSetting {
+  scheme: SignatureScheme;
+  secret: string;
+  header: string;
+}
+
+export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore, box?: SecretBox) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
+  const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
+  async function sealed(s: SignatureSetting | null | undefined): Promise<WebhookSignature | null | undefined> {
+    if (!s) return s;
+    if (!box) throw new Error('signature checks need the payload key');
+    return { scheme: s.scheme, header: s.header, sealed_secret: await box.seal(s.secret) };
+  }
+  /** The captures as answered, each with its signature's check when the webhook has one. */
+  async function present(webhookRef: number, rows: CapturedRequest[]) {
+    const setting = rows.length && box ? await webhookSignature(db, webhookRef) : null;
+    const secret = setting ? await box!.open(setting.sealed_secret) : '';
+    return rows.map((r) => ({
+      id: r.id,
+      ...captureFields(r),
+      ...(setting ? { signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, { headers: r.headers, body: r.body === null ? Buffer.alloc(0) : Buffer.from(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'), capturedAt: r.createdAt }) } : {}),
+    }));
+  }
   // One subscription per process; each message wakes only the streams of that webhook.
   const watchers = new Map<string, Set<() => void>>();
   let unsubscribe: (() => void) | undefined;
@@ -52,31 +77,42 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     },
 
     /** A new webhook, or 403 when the account owns as many as its plan allows. */
-    async create(account: { userId: number; plan: Plan }, response: WebhookResponse | null = null) {
+    async create(account: { userId: number; plan: Plan }, response: WebhookResponse | null = null, signature: SignatureSetting | null = null) {
       const max = PLAN_LIMITS[account.plan].webhooks;
-      const webhook = await createWebhook(db, account.userId, max, response);
+      const stored = (await sealed(signature)) ?? null;
+      const webhook = await createWebhook(db, account.userId, max, response, stored);
       if (!webhook) throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
         webhook_id: webhook.webhookId,
         webhook_url: urlOf(webhook.webhookId),
         created_at: webhook.createdAt.toISOString(),
         response,
+        signature: shown(stored),
         message: 'Webhook created: send any HTTP request to webhook_url and read it back from my-webhook-requests',
       };
     },
 
-    /** Sets what the webhook answers its senders (null: the default); every process drops its cached answer at once. */
-    async setResponse(userId: number, webhookId: string, response: WebhookResponse | null) {
-      if (!(await setWebhookResponse(db, userId, webhookId, response))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
-      if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
-      return { webhook_id: webhookId, response, message: response ? `Captures are now answered with ${response.status} after ${response.delay_ms} ms` : 'Captures are now answered with the default JSON' };
+    /**
+     * Sets what the webhook answers its senders and how its captures' signatures are checked
+     * (undefined: unchanged, null: the default / none); every process drops its cached answer at once.
+     */
+    async update(userId: number, webhookId: string, settings: { response?: WebhookResponse | null; signature?: SignatureSetting | null }) {
+      const signature = await sealed(settings.signature);
+      if (!(await setWebhookSettings(db, userId, webhookId, { response: settings.response, signature }))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      if (kv && settings.response !== undefined) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
+      const { response } = settings;
+      const said = [
+        response === undefined ? '' : response ? `captures are now answered with ${response.status} after ${response.delay_ms} ms` : 'captures are now answered with the default JSON',
+        signature === undefined ? '' : signature ? `signatures are checked as ${signature.scheme}` : 'signatures are not checked',
+      ].filter(Boolean);
+      return { webhook_id: webhookId, ...(response !== undefined ? { response } : {}), ...(signature !== undefined ? { signature: shown(signature) } : {}), message: `Updated: ${said.join('; ')}` };
     },
 
     async list(userId: number) {
       const webhooks = await listWebhooks(db, userId, CAPTURE_KEEP_PER_WEBHOOK);
       return {
         total: webhooks.length,
-        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), response: w.response })),
+        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), response: w.response, signature: shown(w.signature) })),
       };
     },
 
@@ -85,7 +121,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       const webhook = await findOwnedWebhook(db, userId, webhookId);
       if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId);
-      return { total: requests.length, requests: requests.map((r) => ({ id: r.id, ...captureFields(r) })) };
+      return { total: requests.length, requests: await present(webhook.id, requests) };
     },
 
     /**
@@ -101,7 +137,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       const rows = await listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter);
       const page = rows.slice(0, query.limit);
       const more = rows.length > query.limit;
-      return { total: page.length, requests: page.map((r) => ({ id: r.id, ...captureFields(r) })), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
+      return { total: page.length, requests: await present(webhook.id, page), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
     },
 
     /**

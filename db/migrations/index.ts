@@ -8,6 +8,7 @@ import * as lighterCaptureWrites from './2026-11-22-006-lighter-capture-writes.t
 import * as unusedOauthClientsExpire from './2026-11-22-007-unused-oauth-clients-expire.ts';
 import * as emailsAsGiven from './2026-11-23-008-emails-as-given.ts';
 import * as webhookResponses from './2026-11-23-009-webhook-responses.ts';
+import * as webhookSignatures from './2026-11-23-010-webhook-signatures.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-007-unused-oauth-clients-expire': unusedOauthClientsExpire,
   '2026-11-23-008-emails-as-given': emailsAsGiven,
   '2026-11-23-009-webhook-responses': webhookResponses,
+  '2026-11-23-010-webhook-signatures': webhookSignatures,
 };
 
 export const migrationProvider: MigrationProvider = {
