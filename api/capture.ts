@@ -18,7 +18,9 @@ import type { CaptureService } from './services/captures.ts';
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export const CAPTURE_PREFIX = '/webhook/';
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** UTF-8's byte order mark: text readers drop it, so a body that starts with one is kept as base64. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -76,13 +78,30 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
   send(res, 200, { success: true, message: 'Request captured', webhook_id: webhookId }, answer, req.method === 'HEAD');
 }
 
+/**
+ * Capture URLs share the service's origin: an owner's answer is sandboxed (no script, no fetch, an
+ * opaque origin) and never sniffed, whatever its type, so it cannot act as the dashboard's pages.
+ */
+const SANDBOXED = { 'Content-Security-Policy': "sandbox; default-src 'none'", 'X-Content-Type-Options': 'nosniff' };
+
 /** The status, headers and body the webhook's owner set, after their delay (nothing when the sender left meanwhile). */
 async function answerAsOwnerSet(res: ServerResponse, response: WebhookResponse, base: Record<string, string>, headOnly: boolean): Promise<void> {
-  if (response.delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, response.delay_ms));
+  if (response.delay_ms > 0) {
+    // A sender that leaves ends the wait: nothing is held for it.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, response.delay_ms);
+      function done() {
+        clearTimeout(timer);
+        res.off('close', done);
+        resolve();
+      }
+      res.once('close', done);
+    });
+  }
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(response.body);
   const typed = Object.keys(response.headers).some((k) => k.toLowerCase() === 'content-type');
-  res.writeHead(response.status, { ...base, ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }), ...response.headers, 'Content-Length': body.length });
+  res.writeHead(response.status, { ...base, ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }), ...response.headers, ...SANDBOXED, 'Content-Length': body.length });
   res.end(headOnly ? undefined : body);
 }
 
@@ -93,10 +112,13 @@ function send(res: ServerResponse, status: number, payload: unknown, headers: Re
   res.end(headOnly ? undefined : json);
 }
 
-/** Text when the bytes are UTF-8 (and free of NUL, which Postgres text cannot hold); else base64. */
+/**
+ * Text when the bytes are UTF-8 (free of NUL, which Postgres text cannot hold, and not starting with
+ * a byte order mark, which some readers drop); else base64, so every body is kept byte for byte.
+ */
 export function decodeBody(raw: Buffer): { body: string | null; encoding: 'utf8' | 'base64' } {
   if (raw.length === 0) return { body: null, encoding: 'utf8' };
-  if (!raw.includes(0)) {
+  if (!raw.includes(0) && !raw.subarray(0, 3).equals(BOM)) {
     try {
       return { body: utf8.decode(raw), encoding: 'utf8' };
     } catch {

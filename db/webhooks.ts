@@ -96,11 +96,6 @@ export async function setWebhookSettings(db: Kysely<Database>, userId: number, w
   return r !== undefined;
 }
 
-/** A webhook's signature settings (the secret sealed), or null. */
-export async function webhookSignature(db: Kysely<Database>, webhookRef: number): Promise<WebhookSignature | null> {
-  const row = await db.selectFrom('webhooks').select('signature').where('id', '=', webhookRef).executeTakeFirst();
-  return parsedJson(row?.signature ?? null);
-}
 
 /** A jsonb value as it comes back: parsed by Postgres's driver, a string from some others. */
 function parsedJson<T>(v: T | string | null): T | null {
@@ -135,15 +130,15 @@ export async function findCapture(db: Kysely<Database>, webhookRef: number, capt
   return row ?? null;
 }
 
-/** The webhook when `userId` owns it; null for unknown and foreign ids alike. */
-export async function findOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<Webhook | null> {
+/** The webhook (with its signature setting) when `userId` owns it; null for unknown and foreign ids alike. */
+export async function findOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<(Webhook & { signature: WebhookSignature | null }) | null> {
   const row = await db
     .selectFrom('webhooks')
-    .select(['id', 'webhook_id', 'created_at'])
+    .select(['id', 'webhook_id', 'created_at', 'signature'])
     .where('webhook_id', '=', webhookId)
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  return row ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at } : null;
+  return row ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at, signature: parsedJson(row.signature) } : null;
 }
 
 /**

@@ -39,10 +39,11 @@ function onTime(timestamp: string, capturedAt: Date): string | null {
 
 /** `header` is used by hmac-sha256 only (lower-case). */
 export function checkSignature(scheme: SignatureScheme, secret: string, header: string, req: SignedRequest): SignatureCheck {
-  const h = req.headers;
+  // Only the request's own headers (a name like "constructor" is not an object's property here).
+  const own = (name: string) => (Object.hasOwn(req.headers, name) && typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
   switch (scheme) {
     case 'stripe': {
-      const given = h['stripe-signature'];
+      const given = own('stripe-signature');
       if (!given) return missing('Stripe-Signature');
       const parts = given.split(',').map((p) => p.trim().split('='));
       const t = parts.find(([k]) => k === 't')?.[1];
@@ -54,14 +55,14 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       return v1.some((s) => sameBytes(s, expected)) ? valid('a v1 signature matches') : invalid('no v1 signature matches the body with this secret');
     }
     case 'github': {
-      const given = h['x-hub-signature-256'];
+      const given = own('x-hub-signature-256');
       if (!given) return missing('X-Hub-Signature-256');
       if (!given.startsWith('sha256=')) return invalid('X-Hub-Signature-256 does not start with sha256=');
       return sameBytes(fromHex(given.slice(7)), hmac(secret, req.body)) ? valid('sha256 matches') : invalid('sha256 does not match the body with this secret');
     }
     case 'slack': {
-      const given = h['x-slack-signature'];
-      const ts = h['x-slack-request-timestamp'];
+      const given = own('x-slack-signature');
+      const ts = own('x-slack-request-timestamp');
       if (!given) return missing('X-Slack-Signature');
       if (!ts) return missing('X-Slack-Request-Timestamp');
       const late = onTime(ts, req.capturedAt);
@@ -70,9 +71,9 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       return sameBytes(fromHex(given.slice(3)), hmac(secret, Buffer.concat([Buffer.from(`v0:${ts}:`), req.body]))) ? valid('v0 matches') : invalid('v0 does not match the body with this secret');
     }
     case 'standard-webhooks': {
-      const id = h['webhook-id'];
-      const ts = h['webhook-timestamp'];
-      const given = h['webhook-signature'];
+      const id = own('webhook-id');
+      const ts = own('webhook-timestamp');
+      const given = own('webhook-signature');
       if (!given) return missing('webhook-signature');
       if (!id || !ts) return invalid('webhook-id or webhook-timestamp is missing');
       const late = onTime(ts, req.capturedAt);
@@ -84,7 +85,7 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       return v1.some((s) => sameBytes(s, expected)) ? valid('a v1 signature matches') : invalid('no v1 signature matches with this secret');
     }
     case 'hmac-sha256': {
-      const raw = h[header];
+      const raw = own(header);
       if (!raw) return missing(header);
       const given = raw.startsWith('sha256=') ? raw.slice(7) : raw;
       const expected = hmac(secret, req.body);

@@ -19,12 +19,13 @@ export const searchQuery = requestsQuery.extend({
     .string()
     .max(1000, 'must be at most 1000 characters')
     .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+(:.*)?$/s, 'must be name or name:value')
+    .refine((v) => !v.includes('\0'), 'must not contain NUL')
     .transform((h) => {
       const at = h.indexOf(':');
       return at < 0 ? { name: h.toLowerCase() } : { name: h.slice(0, at).toLowerCase(), value: h.slice(at + 1).trim() };
     })
     .optional(),
-  q: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+  q: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),
   limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 500').max(500, 'must be from 1 to 500').default(500),
@@ -42,6 +43,13 @@ export const deleteBody = z.object({ webhook_id: webhookIdField });
 
 /** Hop-by-hop headers and those that frame the answer: the server sets them. */
 const NOT_SETTABLE = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'date']);
+/**
+ * Capture URLs share the service's origin with the dashboard and the API: an answer must not set
+ * cookies there, loosen its sandbox or vouch for credentials (custom answers always go sandboxed).
+ */
+const NOT_ON_OUR_ORIGIN = new Set(['set-cookie', 'set-cookie2', 'content-security-policy', 'content-security-policy-report-only', 'x-content-type-options', 'access-control-allow-credentials', 'clear-site-data', 'service-worker-allowed', 'refresh']);
+/** What Node can write as a header value: tabs, visible ASCII and Latin-1. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
 /** What a webhook answers its senders (its owner's choice); the default is the JSON acknowledgement. */
@@ -50,9 +58,10 @@ export const responseSchema = z
     {
       status: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(200, 'must be from 200 to 599 (1xx are not answers)').max(599, 'must be from 200 to 599 (1xx are not answers)').default(200),
       headers: z
-        .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).max(8192, 'must be at most 8192 characters').refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'))
+        .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).max(1024, 'must be at most 1024 characters').regex(HEADER_VALUE, 'must be tabs, visible ASCII or Latin-1 characters (no line breaks)'))
         .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
         .refine((h) => !Object.keys(h).some((k) => NOT_SETTABLE.has(k.toLowerCase())), `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`)
+        .refine((h) => !Object.keys(h).some((k) => NOT_ON_OUR_ORIGIN.has(k.toLowerCase())), `must not set ${[...NOT_ON_OUR_ORIGIN].join(', ')}: capture URLs share the service's origin`)
         .default({}),
       body: z.string({ error: 'must be a string' }).refine((b) => Buffer.byteLength(b) <= MAX_RESPONSE_BODY_BYTES, 'must be at most 64 KiB').default(''),
       delay_ms: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 30000').max(30_000, 'must be from 0 to 30000').default(0),

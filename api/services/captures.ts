@@ -32,8 +32,9 @@ const BYTES_CHECK_FROM = 0.9;
  * so a user writing small bodies far below the bound is never summed; at most this share over it.
  */
 const BYTES_FIRST_CHECK_FROM = 0.1;
-/** Above this many cached owners the cache starts again (memory stays bounded). */
+/** Above this many cached owners, or this many bytes of their custom answers, the cache starts again (memory stays bounded). */
 const OWNER_CACHE_MAX = 100_000;
+const OWNER_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 /** Who owns a webhook (whose plan bounds it) and what it answers (null: the default JSON). */
 export interface CaptureOwner {
@@ -44,8 +45,17 @@ export interface CaptureOwner {
 
 export function captureService({ db, kv, settingsChannel }: { db: Kysely<Database>; kv: KvStore; settingsChannel?: string }) {
   const owners = new Map<string, { owner: CaptureOwner; until: number }>();
-  // A webhook whose answer changed (in any process) is read again at its next capture.
-  if (settingsChannel) kv.subscribe(settingsChannel, (webhookId) => owners.delete(webhookId));
+  let cachedBytes = 0;
+  // A webhook whose answer changed (in any process) is read again at its next capture; a lookup
+  // that began before the change does not cache what it read.
+  const changes = new Map<string, number>();
+  if (settingsChannel) {
+    kv.subscribe(settingsChannel, (webhookId) => {
+      owners.delete(webhookId);
+      if (changes.size >= OWNER_CACHE_MAX) changes.clear();
+      changes.set(webhookId, (changes.get(webhookId) ?? 0) + 1);
+    });
+  }
   /** Per user: bytes at the last check (undefined: never checked here), bytes this process stored since. */
   const bytes = new Map<number, { known: number | undefined; since: number }>();
   const due = new Set<number>();
@@ -84,10 +94,17 @@ export function captureService({ db, kv, settingsChannel }: { db: Kysely<Databas
     return cached && cached.until > Date.now() ? cached.owner : undefined;
   };
   async function lookUpOwner(webhookId: string) {
+    const generation = changes.get(webhookId);
     const owner = await webhookOwner(db, webhookId);
     if (!owner) return undefined; // unknown ids are not cached: a webhook made a moment later must work
-    if (owners.size >= OWNER_CACHE_MAX) owners.clear();
+    if (changes.get(webhookId) !== generation) return owner; // changed while it was read: use it once, keep nothing
+    const size = owner.response ? owner.response.body.length + JSON.stringify(owner.response.headers).length : 0;
+    if (owners.size >= OWNER_CACHE_MAX || cachedBytes + size > OWNER_CACHE_MAX_BYTES) {
+      owners.clear();
+      cachedBytes = 0;
+    }
     owners.set(webhookId, { owner, until: Date.now() + OWNER_CACHE_MS });
+    cachedBytes += size;
     return owner;
   }
 

@@ -25,6 +25,7 @@ export function createServices(deps: ApiDeps) {
   const loadTests = loadTestService({ config, db, temporal, targets });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
+  const webhooks = webhookService(db, config.baseUrl, kv, secretBox(deps.codec));
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,
@@ -41,8 +42,8 @@ export function createServices(deps: ApiDeps) {
     targets,
     tasks: taskService({ temporal, loadTests, domains, site, video }),
     video,
-    webhooks: webhookService(db, config.baseUrl, kv, secretBox(deps.codec)),
-    webhookExports: webhookExportService(db, config.baseUrl),
+    webhooks,
+    webhookExports: webhookExportService(db, config.baseUrl, webhooks.present),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
   };
 }

@@ -3,7 +3,8 @@
 // written out a capture at a time, never built whole in memory.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { captureFields, findOwnedWebhook, listCapturedRequests, type CapturedRequest, type CaptureFilter } from '../../db/webhooks.ts';
+import { findOwnedWebhook, listCapturedRequests, type CapturedRequest, type CaptureFilter } from '../../db/webhooks.ts';
+import type { WebhookService } from './webhooks.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 
 export type ExportFormat = 'json' | 'har';
@@ -36,7 +37,7 @@ function harEntry(c: CapturedRequest, baseUrl: string) {
   };
 }
 
-export function webhookExportService(db: Kysely<Database>, baseUrl: string) {
+export function webhookExportService(db: Kysely<Database>, baseUrl: string, present: WebhookService['present']) {
   return {
     /** The matching captures (newest first) as text chunks of one JSON or HAR document; 404 unless the caller owns the webhook. */
     async export(userId: number, webhookId: string, filter: CaptureFilter, format: ExportFormat): Promise<AsyncIterable<string>> {
@@ -53,8 +54,9 @@ export function webhookExportService(db: Kysely<Database>, baseUrl: string) {
         // A hundred captures at a time, newest first.
         for (;;) {
           const page = await listCapturedRequests(db, webhook.id, 100, 0, { ...filter, ...(before !== undefined ? { beforeId: before } : {}) });
-          for (const c of page) {
-            yield `${first ? '' : ','}${JSON.stringify(format === 'har' ? harEntry(c, baseUrl) : { id: c.id, ...captureFields(c) })}`;
+          const shown = format === 'json' ? await present(webhook, page) : [];
+          for (const [i, c] of page.entries()) {
+            yield `${first ? '' : ','}${JSON.stringify(format === 'har' ? harEntry(c, baseUrl) : shown[i])}`;
             first = false;
           }
           if (page.length < 100) break;

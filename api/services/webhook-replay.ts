@@ -15,7 +15,7 @@ const NOT_REPLAYED = new Set(['host', 'connection', 'keep-alive', 'proxy-connect
 const ANSWER_BYTES = 64 * 1024;
 
 export function webhookReplayService({ db, allow }: { db: Kysely<Database>; allow: readonly string[] }) {
-  const fetchOnce = createGuardedFetch({ allow, maxRedirects: 0, timeoutMs: 10_000, maxBytes: ANSWER_BYTES, onOversize: 'truncate', field: 'target_url' });
+  const fetchOnce = createGuardedFetch({ allow, followRedirects: false, timeoutMs: 10_000, maxBytes: ANSWER_BYTES, onOversize: 'truncate', field: 'target_url' });
   return {
     async replay(userId: number, webhookId: string, requestId: number, targetUrl: string) {
       await checkTarget(targetUrl, { allow, field: 'target_url' });

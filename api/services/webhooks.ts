@@ -2,7 +2,7 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { captureFields, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, webhookSignature } from '../../db/webhooks.ts';
+import { captureFields, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings } from '../../db/webhooks.ts';
 import type { WebhookResponse, WebhookSignature } from '../../db/schema.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
@@ -44,8 +44,8 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     return { scheme: s.scheme, header: s.header, sealed_secret: await box.seal(s.secret) };
   }
   /** The captures as answered, each with its signature's check when the webhook has one. */
-  async function present(webhookRef: number, rows: CapturedRequest[]) {
-    const setting = rows.length && box ? await webhookSignature(db, webhookRef) : null;
+  async function present(webhook: { signature: WebhookSignature | null }, rows: CapturedRequest[]) {
+    const setting = rows.length && box ? webhook.signature : null;
     const secret = setting ? await box!.open(setting.sealed_secret) : '';
     return rows.map((r) => ({
       id: r.id,
@@ -70,6 +70,9 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         if (set.size === 0) watchers.delete(webhookId);
       };
     },
+
+    /** The captures as every door answers them (with their signature checks): the export's too. */
+    present,
 
     /** Tells every process's streams that these webhooks changed. */
     async changed(webhookIds: Iterable<string>): Promise<void> {
@@ -121,7 +124,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       const webhook = await findOwnedWebhook(db, userId, webhookId);
       if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId);
-      return { total: requests.length, requests: await present(webhook.id, requests) };
+      return { total: requests.length, requests: await present(webhook, requests) };
     },
 
     /**
@@ -137,7 +140,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       const rows = await listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter);
       const page = rows.slice(0, query.limit);
       const more = rows.length > query.limit;
-      return { total: page.length, requests: await present(webhook.id, page), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
+      return { total: page.length, requests: await present(webhook, page), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
     },
 
     /**
@@ -156,6 +159,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       return async () => {
         let data;
         try {
+          // (With a signature check set, each look checks the window's captures: at most 500 HMACs of their bodies.)
           data = await this.requests(userId, webhookId, Math.max(after, lastId - OUT_OF_ORDER_WINDOW));
         } catch (err) {
           if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } }], done: true };

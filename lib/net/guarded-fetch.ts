@@ -22,6 +22,8 @@ export interface GuardedFetchOptions {
   /** CIDRs exempted from the guard (NETWORK_ALLOW). */
   allow?: readonly string[];
   maxRedirects?: number;
+  /** false: a 3xx is the answer, not followed (a replay shows what the target said). */
+  followRedirects?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   /** Past maxBytes: 'error' (502, the default) or 'truncate' (keep the first maxBytes, set `truncated`). */
@@ -91,7 +93,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates, ca, field }, timeoutMs);
       const { res } = hop;
       const location = res.headers.location;
-      if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string') {
+      if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string' && options.followRedirects !== false) {
         res.destroy();
         if (chain.length > maxRedirects) throw new UpstreamError(`More than ${maxRedirects} redirects from ${url}`);
         const next = checkUrl(resolveLocation(location, current), policy);

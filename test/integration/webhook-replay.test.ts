@@ -10,22 +10,32 @@ describe.each(targets())('webhook replay ($name)', (target) => {
   const account = newAccount(target);
   let service: http.Server;
   let serviceUrl: string;
+  /** The same service on 127.0.0.2, which NETWORK_ALLOW (127.0.0.1/32) does not exempt: it must never be reached. */
+  let forbidden: http.Server;
+  let forbiddenUrl: string;
   const received: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }> = [];
   beforeAll(async () => {
-    service = http.createServer((req, res) => {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
+        if (req.url!.startsWith('/moved')) return res.writeHead(308, { location: 'http://127.0.0.2:9/elsewhere' }).end();
         setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled'), 40);
       });
-    });
+    };
+    service = http.createServer(handler);
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
     serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+    forbidden = http.createServer(handler);
+    await new Promise<void>((r) => forbidden.listen(0, '127.0.0.2', () => r()));
+    forbiddenUrl = `http://127.0.0.2:${(forbidden.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    service.closeAllConnections();
-    await new Promise((r) => service.close(r));
+    for (const s of [service, forbidden]) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
   });
   const api = async (path: string, json?: unknown) => call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, { key: (await account).key, ...(json === undefined ? {} : { json }) });
 
@@ -51,7 +61,7 @@ describe.each(targets())('webhook replay ($name)', (target) => {
 
     // Refusals: a private target before anything is sent, an unknown capture, another user's webhook.
     const before = received.length;
-    const refused = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: 'http://10.1.2.3/' });
+    const refused = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: `${forbiddenUrl}/` });
     expectErrorShape(refused, 400);
     expect(refused.body.message).toMatch(/target_url/);
     expect(received.length).toBe(before);
@@ -60,5 +70,11 @@ describe.each(targets())('webhook replay ($name)', (target) => {
     const stranger = await newAccount(target);
     expectErrorShape(await call(target, 'POST', '/api/v1/network/my-webhook-replay', { key: stranger.key, json: { webhook_id: created.webhook_id, request_id: capture.id, target_url: serviceUrl } }), 404);
     expect(received.length).toBe(before);
+
+    // A redirect is the answer, not followed (its target is not even checked: nothing is sent there).
+    const moved = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: `${serviceUrl}/moved` });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.response).toMatchObject({ status: 308, headers: { location: 'http://127.0.0.2:9/elsewhere' } });
+    expect(received.length).toBe(before + 1);
   });
 });

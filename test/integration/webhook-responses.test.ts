@@ -22,6 +22,9 @@ describe.each(targets())('webhook custom responses ($name)', (target) => {
     expect(res.headers.get('content-type')).toBe('application/xml');
     expect(res.headers.get('x-handled-by')).toBe('netops');
     expect(await res.text()).toBe('<ok/>');
+    // The capture URL shares the service's origin: an owner's answer is always sandboxed and never sniffed.
+    expect(res.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(waited).toBeGreaterThanOrEqual(300);
     expect((await api('GET', 'my-webhooks')).body.data.webhooks.find((w: any) => w.webhook_id === created.body.webhook_id).response).toEqual(response);
 
@@ -69,10 +72,13 @@ describe.each(targets())('webhook custom responses ($name)', (target) => {
       [{ headers: { Connection: 'close' } }, /response\.headers: must not set connection/],
       [{ headers: { 'Content-Length': '1' } }, /response\.headers: must not set/],
       [{ headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, 'v'])) }, /response\.headers: must hold at most 20 headers/],
-      [{ headers: { 'X-Bad': 'a\r\nb' } }, /response\.headers\.X-Bad: must not contain line breaks/],
+      [{ headers: { 'X-Bad': 'a\r\nb' } }, /response\.headers\.X-Bad: must be tabs, visible ASCII or Latin-1 characters \(no line breaks\)/],
       [{ body: 'x'.repeat(64 * 1024 + 1) }, /response\.body: must be at most 64 KiB/],
       [{ delay_ms: 30_001 }, /response\.delay_ms: must be from 0 to 30000/],
       [{ delay: 5 }, /response/],
+      [{ headers: { 'Set-Cookie': 'sid=1' } }, /response\.headers: must not set .*set-cookie.*capture URLs share the service's origin/],
+      [{ headers: { 'Content-Security-Policy': "default-src *" } }, /response\.headers: must not set/],
+      [{ headers: { 'X-Price': '10 €' } }, /response\.headers\.X-Price: must be tabs, visible ASCII or Latin-1/],
       ['teapot', /response: must be an object/],
     ];
     for (const [response, message] of cases) {
@@ -81,7 +87,7 @@ describe.each(targets())('webhook custom responses ($name)', (target) => {
       expect(refused.body.message, JSON.stringify(response).slice(0, 80)).toMatch(message);
     }
     // The edges are accepted: 64 KiB, 20 headers, 30 s, 599.
-    const edge = { status: 599, headers: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-h${i}`, 'v'])), body: 'x'.repeat(64 * 1024), delay_ms: 30_000 };
+    const edge = { status: 599, headers: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-h${i}`, i ? 'v' : 'caf\u00e9 \t'.padEnd(1024, 'x')])), body: 'x'.repeat(64 * 1024), delay_ms: 30_000 };
     expect((await api('POST', 'my-webhook-update', { webhook_id: id, response: edge })).status).toBe(200);
     // Another user's webhook: 404, as an unknown one.
     const stranger = await newAccount(target);

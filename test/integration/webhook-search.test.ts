@@ -59,6 +59,8 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
       ['method=GET%20X', /method: must be an HTTP method/],
       ['header=bad%20name', /header: must be name or name:value/],
       [`q=${'x'.repeat(201)}`, /q: must be at most 200 characters/],
+      ['q=a%00b', /q: must not contain NUL/],
+      ['header=x-event:a%00', /header: must not contain NUL/],
     ] as const) {
       const refused = await api(`my-webhook-requests?webhook_id=${id}&${query}`);
       expectErrorShape(refused, 400);

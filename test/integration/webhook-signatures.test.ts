@@ -49,5 +49,17 @@ describe.each(targets())('webhook signature checks ($name)', (target) => {
       expect(refused.body.message).toMatch(message);
     }
     expectErrorShape(await api('my-webhook-update', { webhook_id: id }), 400);
+
+    // A header name that is also an object's property reads as the request's header, or as missing.
+    await api('my-webhook-update', { webhook_id: id, signature: { scheme: 'hmac-sha256', secret: 'k', header: 'constructor' } });
+    const odd = await api(`my-webhook-requests?webhook_id=${id}`);
+    expect(odd.status).toBe(200);
+    expect(odd.body.data.requests.map((r: any) => r.signature)).toEqual(Array(3).fill({ status: 'missing', reason: 'no constructor header' }));
+
+    // A body that starts with a byte order mark is kept byte for byte (as base64), so its signature still verifies.
+    const bom = '\ufeff{"n":4}';
+    await api('my-webhook-update', { webhook_id: id, signature: { scheme: 'github', secret } });
+    await post(bom, { 'x-hub-signature-256': signed(bom) });
+    await expect.poll(async () => (await requests()).find((r) => r.body === Buffer.from(bom).toString('base64'))?.signature?.status).toBe('valid');
   });
 });
