@@ -7,7 +7,13 @@ import type { WebhookService } from '../services/webhooks.ts';
 import { validate } from '../validate.ts';
 import { TOOL_HINTS, type Run } from './run.ts';
 
-const webhookOut = { webhook_id: z.string(), webhook_url: z.string(), created_at: z.string() };
+const webhookOut = {
+  webhook_id: z.string(),
+  webhook_url: z.string(),
+  created_at: z.string(),
+  response: z.object({ status: z.number(), headers: z.record(z.string(), z.string()), body: z.string(), delay_ms: z.number() }).nullable().describe('What senders are answered with (set through REST); null: the default JSON'),
+  signature: z.object({ scheme: z.string(), header: z.string() }).nullable().describe('How captures\' signatures are checked (set through REST); null: not checked'),
+};
 const webhookIdInput = z.object({ webhook_id: webhookIdField });
 
 export function registerWebhookTools(server: McpServer, run: Run, webhooks: WebhookService, account: { userId: number; plan: Plan }): void {
