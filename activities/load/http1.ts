@@ -94,9 +94,11 @@ export class Http1Connection {
       this.request = step.request;
       this.noBody = step.method === 'HEAD';
       this.keepBody = step.keepBody;
+      if (step.keepBody) {
+        this.kept = [];
+        this.keptBytes = 0;
+      }
     } else this.noBody = this.headOnly;
-    this.kept = [];
-    this.keptBytes = 0;
     this.sentAt = performance.now();
     this.state = State.Head;
     this.pending = null;

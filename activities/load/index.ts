@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, ShardGenerator, type ShardPlan, type ShardSnapshot } from './generator.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from './metrics.ts';
-import { abortingFailure, evaluateThresholds, verdictOf } from './thresholds.ts';
+import { abortingFailure, evaluateThresholds } from './thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -97,12 +97,8 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     /** Merges every shard attempt into the results (with the thresholds' verdict) and stores them with the final status. */
     async finishLoadTest(testId: string, status: LoadTestStatus, reason: string | null, thresholds: LoadThreshold[] = [], abortedBy: string | null = null): Promise<FinalResults> {
       const rows = await readShardSnapshots<ShardSnapshot>(deps.db, testId);
-      const results = finalResults(rows);
-      if (thresholds.length) {
-        results.thresholds = evaluateThresholds(thresholds, thresholdFigures(rows));
-        results.verdict = abortedBy ? 'failed' : verdictOf(results.thresholds);
-        if (abortedBy) results.aborted_by = abortedBy;
-      }
+      const results = finalResults(rows, thresholds);
+      if (abortedBy) Object.assign(results, { verdict: 'failed', aborted_by: abortedBy });
       await finishLoadTestRow(deps.db, testId, status, results as unknown as Record<string, unknown>, reason);
       return results;
     },

@@ -3,12 +3,12 @@
 // snapshot); times are milliseconds; error_rate is a percentage of requests.
 import hdr from 'hdr-histogram-js';
 import type { ShardSnapshotRow } from '../../db/load-tests.ts';
-import type { FinalResults, LiveMetrics } from '../../lib/jobs/load-test.ts';
+import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
 import { mergePerSecond } from './per-second.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
-import { PERCENTILES, type ThresholdMetric } from './thresholds.ts';
+import { evaluateThresholds, PERCENTILES, verdictOf, type ThresholdMetric } from './thresholds.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);
@@ -109,11 +109,13 @@ export function thresholdFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, n
   return figuresOf(t, merge(rows), now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt);
 }
 
-export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): FinalResults {
+/** The results, with each threshold's outcome read from the same merge (thresholds.ts). */
+export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>, thresholds: readonly LoadThreshold[] = []): FinalResults {
   const t = totals(rows);
   const durationMs = finalDuration(t);
   const m = merge(rows);
   const f = figuresOf(t, m, durationMs);
+  const outcomes = thresholds.length ? evaluateThresholds(thresholds, f) : null;
   const { sent, answers: a } = mergePerSecond(rows.map((r) => r.snapshot));
   return {
     ...liveOf(t, durationMs),
@@ -138,6 +140,7 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Fina
     max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
     ...(m.phases ? { phases: phaseSummary(m.phases) } : {}),
     ...(rows.some((r) => r.snapshot.steps) ? { steps: mergeSteps(rows.map((r) => r.snapshot)) } : {}),
+    ...(outcomes ? { thresholds: outcomes, verdict: verdictOf(outcomes) } : {}),
   };
 }
 

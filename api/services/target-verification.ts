@@ -91,9 +91,8 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     return null;
   }
 
-  /** The target's URL and host, after the guard (private and internal addresses are refused as on start). */
-  async function targetOf(targetUrl: string) {
-    await checkTarget(targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+  /** The target's URL and host. */
+  function targetOf(targetUrl: string) {
     const url = new URL(targetUrl);
     return { url, host: bareHost(url.hostname).toLowerCase() };
   }
@@ -123,7 +122,9 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
 
     /** The caller's token for the target's host, how to serve it, and whether the host serves it now. */
     async issue(targetUrl: string, userId: number) {
-      const { url, host } = await targetOf(targetUrl);
+      // Private and internal addresses are refused before any proof is fetched, as on start.
+      await checkTarget(targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+      const { url, host } = targetOf(targetUrl);
       const token = await tokenOf(userId, host);
       const proof = await check(url, host, userId, token);
       return {
@@ -144,11 +145,12 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
      * Nothing when verification is off; else a large test, or a second small one on the same origin
      * at once (small tests side by side would add up to a large one), needs the host's proof (403
      * target_not_verified saying how). Answers the proven addresses a large test must keep to.
+     * `targetUrl` is one the caller checked through the SSRF guard.
      */
     async ensure(targetUrl: string, size: TestSize, userId: number): Promise<string[] | undefined> {
       if (!required) return undefined;
       const large = isLarge(size);
-      const { url, host } = await targetOf(targetUrl);
+      const { url, host } = targetOf(targetUrl); // the start checked it through the guard
       if (!large && !(await busyOn(url, userId))) return undefined;
       const token = await tokenOf(userId, host);
       const proof = await check(url, host, userId, token);
