@@ -16,7 +16,7 @@ import { v1Routers } from './routes/index.ts';
 import { docsRoutes } from './openapi/docs-routes.ts';
 import { homeRoutes } from './pages/home.ts';
 import { createServices } from './services/index.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK } from './services/webhooks.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK } from '../lib/plans.ts';
 import { requestContext } from './middleware/request.ts';
 import { processMetrics } from '../lib/metrics.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -58,8 +58,9 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
     ...captureBatching(deps.dbParallelism),
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
-    onStored: (n, webhookIds) => {
+    onStored: (n, webhookIds, forwarding) => {
       processMetrics().capturesStored.inc(n);
+      if (forwarding.length > 0) services.forwarding.stored(forwarding);
       services.webhooks.changed(webhookIds).catch((err) => deps.logger.warn({ err }, 'telling live streams of new captures failed'));
     },
   });

@@ -3,12 +3,14 @@
 // written, the next one gathers. At low load a batch is one row; under load it grows, and the
 // per-row cost of a round trip and a commit falls with it.
 //
-// Trimming each webhook to its newest `keepPerWebhook` rows happens off the answer path, once a
-// webhook has had `trimEvery` new rows: between trims a webhook may hold a few rows more, which the
-// listings never show (they read the newest `keepPerWebhook` only).
+// Trimming each webhook to the captures it keeps (its retention's count, else `keepPerWebhook`)
+// happens off the answer path, once a webhook has had `trimEvery` new rows: between trims a webhook
+// may hold a few rows more, which the listings never show (db/capture-retention.ts). Ages are the
+// scheduled expiry's (workflows/webhooks.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
-import { insertCaptures, trimCaptures, type CaptureRecord } from './webhooks.ts';
+import { trimCaptures } from './capture-retention.ts';
+import { insertCaptures, type CaptureRecord } from './webhooks.ts';
 
 interface Pending {
   record: CaptureRecord;
@@ -17,7 +19,7 @@ interface Pending {
 }
 
 export interface CaptureWriterOptions {
-  /** Captured requests kept per webhook; older ones are dropped. */
+  /** Captured requests kept per webhook that sets no retention of its own; older ones are dropped. */
   keepPerWebhook: number;
   /** New rows a webhook takes between two trims. */
   trimEvery?: number;
@@ -28,8 +30,8 @@ export interface CaptureWriterOptions {
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
   onError?: (err: unknown) => void;
-  /** Told how many captures each committed batch stored, and for which webhooks (the metric, live streams). */
-  onStored?: (count: number, webhookIds: string[]) => void;
+  /** Told how many captures each committed batch stored, for which webhooks (the metric, live streams) and which of them forward. */
+  onStored?: (count: number, webhookIds: string[], forwarding: string[]) => void;
 }
 
 /** Above this many webhooks with untrimmed rows counted, the counts restart (memory stays bounded). */
@@ -43,7 +45,7 @@ export class CaptureWriter {
   readonly #maxBatchBytes: number;
   readonly #maxConcurrent: number;
   readonly #onError: (err: unknown) => void;
-  readonly #onStored: (count: number, webhookIds: string[]) => void;
+  readonly #onStored: (count: number, webhookIds: string[], forwarding: string[]) => void;
   #queue: Pending[] = [];
   #inFlight = 0;
   #scheduled = false;
@@ -95,11 +97,13 @@ export class CaptureWriter {
             batch.forEach((p) => p.resolve(stored.has(p.record.webhookId)));
             let added = 0;
             const touched: string[] = [];
-            for (const [webhookId, { added: n }] of stored) {
+            const forwarding: string[] = [];
+            for (const [webhookId, { added: n, forwarding: forwards }] of stored) {
               added += n;
               if (n > 0) touched.push(webhookId);
+              if (n > 0 && forwards) forwarding.push(webhookId);
             }
-            if (added > 0) this.#onStored(added, touched);
+            if (added > 0) this.#onStored(added, touched, forwarding);
             this.#countForTrim(stored.values());
           },
           (err) => batch.forEach((p) => p.reject(err)),

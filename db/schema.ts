@@ -42,6 +42,36 @@ export interface WebhooksTable {
   response: ColumnType<WebhookResponse | null, string | null, string | null>;
   /** How captures' signatures are checked (the secret sealed), or null. */
   signature: ColumnType<WebhookSignature | null, string | null, string | null>;
+  /** Where captures are passed on (checked by the SSRF guard when set and at each delivery), or null. */
+  forward_url: string | null;
+  /** How many captures, and for how long, this webhook keeps; null: its owner's plan's defaults. */
+  retention: ColumnType<WebhookRetention | null, string | null, string | null>;
+}
+
+/** What a webhook keeps: its newest `max_requests` captures, none older than `max_age_days`. */
+export interface WebhookRetention {
+  max_requests: number;
+  max_age_days: number;
+}
+
+/** One try at passing a capture on. */
+export interface DeliveryAttempt {
+  attempt: number;
+  at: string;
+  /** The receiver's status, null when it did not answer (`error` says why). */
+  response_status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** A capture's delivery to its webhook's forward URL: `pending` until a 2xx (`success`) or the last try (`failed`). */
+export interface CaptureDelivery {
+  status: 'pending' | 'success' | 'failed';
+  attempts: number;
+  response_status: number | null;
+  duration_ms: number | null;
+  /** Every attempt, oldest first. */
+  history: DeliveryAttempt[];
 }
 
 /** A webhook's signature check: the scheme, the header (hmac-sha256), the sealed secret. */
@@ -72,6 +102,8 @@ export interface CapturedRequestsTable {
   ip_address: string;
   user_agent: string;
   created_at: CreatedAt;
+  /** Its delivery to the webhook's forward URL; null when the webhook did not forward it. */
+  delivery: ColumnType<CaptureDelivery | null, string | null, string | null>;
 }
 
 // Defined with the load test job (lib/jobs/, below db/ in the layers); the column stores it.

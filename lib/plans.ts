@@ -19,6 +19,9 @@ export interface PlanLimits {
   capturesPerMinute: number;
   /** Bytes of captured bodies kept over all of a user's webhooks (as stored: binary bodies in base64); past it the oldest go. */
   captureBytes: number;
+  /** The most captures one webhook may keep, and for how many days (a webhook keeps 500 unless its owner asks for more). */
+  capturesKept: number;
+  captureDays: number;
   /** Load tests pending or running at once, and the size of each. */
   loadTestsAtOnce: number;
   loadTestUsers: number;
@@ -26,9 +29,9 @@ export interface PlanLimits {
 }
 
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
-  free: { perMinute: 10, perDay: 100, liveStreams: 2, webhooks: 5, capturesPerMinute: 60, captureBytes: 10 * MiB, loadTestsAtOnce: 1, loadTestUsers: 50, loadTestSeconds: 300 },
-  pro: { perMinute: 100, perDay: 10_000, liveStreams: 10, webhooks: 50, capturesPerMinute: 600, captureBytes: 250 * MiB, loadTestsAtOnce: 5, loadTestUsers: 1_000, loadTestSeconds: 3_600 },
-  enterprise: { perMinute: 3_000, perDay: 10_000, liveStreams: 50, webhooks: 1_000, capturesPerMinute: 6_000, captureBytes: 2048 * MiB, loadTestsAtOnce: 20, loadTestUsers: 10_000, loadTestSeconds: 3_600 },
+  free: { perMinute: 10, perDay: 100, liveStreams: 2, webhooks: 5, capturesPerMinute: 60, captureBytes: 10 * MiB, capturesKept: 1_000, captureDays: 7, loadTestsAtOnce: 1, loadTestUsers: 50, loadTestSeconds: 300 },
+  pro: { perMinute: 100, perDay: 10_000, liveStreams: 10, webhooks: 50, capturesPerMinute: 600, captureBytes: 250 * MiB, capturesKept: 10_000, captureDays: 30, loadTestsAtOnce: 5, loadTestUsers: 1_000, loadTestSeconds: 3_600 },
+  enterprise: { perMinute: 3_000, perDay: 10_000, liveStreams: 50, webhooks: 1_000, capturesPerMinute: 6_000, captureBytes: 2048 * MiB, capturesKept: 10_000, captureDays: 30, loadTestsAtOnce: 20, loadTestUsers: 10_000, loadTestSeconds: 3_600 },
 };
 
 /** The windows one account's requests count against. Limits are per user, whichever key is used. */
@@ -39,3 +42,12 @@ export function planWindows(userId: number, plan: Plan): QuotaWindow[] {
     { key: `ratelimit:${userId}:day`, limit: limits.perDay, windowSeconds: 86_400 },
   ];
 }
+
+/** Captured requests a webhook keeps unless its owner sets more (its `retention`); the oldest go beyond it. */
+export const CAPTURE_KEEP_PER_WEBHOOK = 500;
+
+/** What a webhook keeps when its owner set nothing, by plan: 500 captures, for as long as the plan allows. */
+export const DEFAULT_RETENTION = Object.fromEntries(
+  PLANS.map((plan) => [plan, { max_requests: Math.min(CAPTURE_KEEP_PER_WEBHOOK, PLAN_LIMITS[plan].capturesKept), max_age_days: PLAN_LIMITS[plan].captureDays }]),
+) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;
+export const defaultRetention = (plan: Plan) => DEFAULT_RETENTION[plan];

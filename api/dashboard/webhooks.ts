@@ -13,7 +13,7 @@ import { forPage, requestCard } from './webhook-cards.ts';
 export function webhookSection(page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
   /** The list with counts and the create form; `error` (a bound of the plan, say) above them. */
   async function webhooksPage(ctx: Context, account: Account, error?: AppError) {
-    const { webhooks: list } = await webhooks.list(account.id);
+    const { webhooks: list } = await webhooks.list({ userId: account.id, plan: account.plan });
     const csrf = page.csrf(ctx);
     page.layout(
       ctx,

@@ -1,19 +1,14 @@
 // MCP tools of the signed-in user's webhooks: create, list, read captured requests, delete.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { webhookSettings } from '../schemas/responses.ts';
 import { webhookIdField } from '../schemas/webhooks.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import { validate } from '../validate.ts';
 import { TOOL_HINTS, type Run } from './run.ts';
 
-const webhookOut = {
-  webhook_id: z.string(),
-  webhook_url: z.string(),
-  created_at: z.string(),
-  response: z.object({ status: z.number(), headers: z.record(z.string(), z.string()), body: z.string(), delay_ms: z.number() }).nullable().describe('What senders are answered with (set through REST); null: the default JSON'),
-  signature: z.object({ scheme: z.string(), header: z.string() }).nullable().describe('How captures\' signatures are checked (set through REST); null: not checked'),
-};
+const webhookOut = { webhook_id: z.string(), webhook_url: z.string(), created_at: z.string(), ...webhookSettings };
 const webhookIdInput = z.object({ webhook_id: webhookIdField });
 
 export function registerWebhookTools(server: McpServer, run: Run, webhooks: WebhookService, account: { userId: number; plan: Plan }): void {
@@ -39,7 +34,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
       outputSchema: { total: z.number(), webhooks: z.array(z.object({ ...webhookOut, id: z.number(), request_count: z.number() })) },
       annotations: { title: 'List my webhooks', ...TOOL_HINTS.webhook_list },
     },
-    () => run('webhook_list', () => webhooks.list(userId), (o) => `${o.total} webhook(s)`),
+    () => run('webhook_list', () => webhooks.list(account), (o) => `${o.total} webhook(s)`),
   );
 
   server.registerTool(

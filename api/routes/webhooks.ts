@@ -7,9 +7,9 @@ import { serve, type V1Router } from './serve.ts';
 
 export function webhookRoutes({ webhooks, streams, webhookExports, webhookReplays }: Pick<Services, 'webhooks' | 'streams' | 'webhookExports' | 'webhookReplays'>): V1Router {
   const router: V1Router = new Router();
-  serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body.response ?? null, body.signature ?? null)) }));
-  serve(router, ops.update, async (ctx, { body }) => ({ success: true, ...(await webhooks.update(ctx.state.account.userId, body.webhook_id, { response: body.response, signature: body.signature })) }));
-  serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account.userId) }));
+  serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body)) }));
+  serve(router, ops.update, async (ctx, { body: { webhook_id, ...settings } }) => ({ success: true, ...(await webhooks.update(ctx.state.account, webhook_id, settings)) }));
+  serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account) }));
   serve(router, ops.requests, async (ctx, { query }) => {
     const { webhook_id, limit, cursor, method, header, q, since, until } = query;
     return { success: true, webhook_id, data: await webhooks.search(ctx.state.account.userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor }) };

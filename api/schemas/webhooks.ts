@@ -86,11 +86,31 @@ export const signatureSchema = z
   })
   .transform((s) => ({ ...s, header: s.header ?? (s.scheme === 'hmac-sha256' ? 'x-signature' : '') }));
 
-export const createBody = z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}), z.object({ response: responseSchema.optional(), signature: signatureSchema.optional() }));
+/** Where captures are passed on: an http(s) URL (the SSRF guard checks it when set and at each delivery). */
+export const forwardUrlSchema = z
+  .string({ error: 'must be an http or https URL, or null for no forwarding' })
+  .max(2000, 'must be at most 2000 characters')
+  .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an http or https URL');
+/** What a webhook keeps (the plan bounds both: lib/plans.ts); either left out is the plan's default. */
+export const retentionSchema = z
+  .object(
+    {
+      max_requests: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional(),
+      max_age_days: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 30').max(30, 'must be from 1 to 30').optional(),
+    },
+    { error: 'must be an object {max_requests, max_age_days}, or null for the plan\'s defaults' },
+  )
+  .strict();
+const SETTING_NAMES = ['response', 'signature', 'forward_url', 'retention'] as const;
+
+export const createBody = z.preprocess(
+  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
+  z.object({ response: responseSchema.optional(), signature: signatureSchema.optional(), forward_url: forwardUrlSchema.optional(), retention: retentionSchema.optional() }),
+);
 export const updateBody = z
-  .object({ webhook_id: webhookIdField, response: responseSchema.nullable().optional(), signature: signatureSchema.nullable().optional() })
+  .object({ webhook_id: webhookIdField, response: responseSchema.nullable().optional(), signature: signatureSchema.nullable().optional(), forward_url: forwardUrlSchema.nullable().optional(), retention: retentionSchema.nullable().optional() })
   .strict()
-  .refine((b) => b.response !== undefined || b.signature !== undefined, { message: 'give response or signature (null removes one)', path: ['response'] });
+  .refine((b) => SETTING_NAMES.some((k) => b[k] !== undefined), { message: `give at least one of ${SETTING_NAMES.join(', ')} (null removes one)`, path: ['response'] });
 
 export const replayBody = z
   .object({
@@ -104,7 +124,7 @@ export const exportQuery = searchQuery.omit({ limit: true, cursor: true }).exten
 const path = (name: string) => `/network/${name}`;
 export const webhookOperations = {
   create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL (optionally with the response its senders get)', tag: 'Webhooks', body: createBody, success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [400, 403] }),
-  update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set the response a webhook answers its senders with, and how its captures\' signatures are checked (null: the default, none)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 404] }),
+  update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set what a webhook answers its senders, how its captures\' signatures are checked, where they are forwarded and how long they are kept (null: the default, none)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 403, 404] }),
   list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
   requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor', tag: 'Webhooks', query: searchQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
   replay: operation({ method: 'post', path: path('my-webhook-replay'), summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer', tag: 'Webhooks', body: replayBody, success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" }, errors: [400, 404, 502, 504] }),

@@ -7,7 +7,8 @@
 // their bound (within 10 s of it), so writing far below the bound costs no summing at all.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { trimCaptureBytes, webhookOwner } from '../../db/webhooks.ts';
+import { trimCaptureBytes } from '../../db/capture-retention.ts';
+import { webhookOwner } from '../../db/webhooks.ts';
 import { NotFoundError, RateLimitedError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { processMetrics } from '../../lib/metrics.ts';

@@ -16,6 +16,7 @@ import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
 import { secretBox } from '../../lib/secret-box.ts';
 import { webhookExportService } from './webhook-export.ts';
+import { webhookForwardingService } from './webhook-jobs.ts';
 import { webhookReplayService } from './webhook-replay.ts';
 import { WEBHOOK_SETTINGS_CHANNEL, webhookService } from './webhooks.ts';
 
@@ -25,7 +26,7 @@ export function createServices(deps: ApiDeps) {
   const loadTests = loadTestService({ config, db, temporal, targets });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
-  const webhooks = webhookService(db, config.baseUrl, kv, secretBox(deps.codec));
+  const webhooks = webhookService(db, config.baseUrl, kv, secretBox(deps.codec), config.networkAllow);
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,
@@ -43,8 +44,9 @@ export function createServices(deps: ApiDeps) {
     tasks: taskService({ temporal, loadTests, domains, site, video }),
     video,
     webhooks,
-    webhookExports: webhookExportService(db, config.baseUrl, webhooks.present),
+    webhookExports: webhookExportService(db, config.baseUrl, webhooks),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
+    forwarding: webhookForwardingService(temporal, (err) => deps.logger.warn({ err }, 'waking a webhook forwarder failed (its captures go at the next wake)')),
   };
 }
 

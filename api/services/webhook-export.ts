@@ -3,9 +3,8 @@
 // written out a capture at a time, never built whole in memory.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { findOwnedWebhook, listCapturedRequests, type CapturedRequest, type CaptureFilter } from '../../db/webhooks.ts';
+import { listCapturedRequests, type CapturedRequest, type CaptureFilter } from '../../db/webhooks.ts';
 import type { WebhookService } from './webhooks.ts';
-import { NotFoundError } from '../../lib/errors.ts';
 
 export type ExportFormat = 'json' | 'har';
 
@@ -37,12 +36,11 @@ function harEntry(c: CapturedRequest, baseUrl: string) {
   };
 }
 
-export function webhookExportService(db: Kysely<Database>, baseUrl: string, present: WebhookService['present']) {
+export function webhookExportService(db: Kysely<Database>, baseUrl: string, webhooks: Pick<WebhookService, 'present' | 'scoped'>) {
   return {
     /** The matching captures (newest first) as text chunks of one JSON or HAR document; 404 unless the caller owns the webhook. */
-    async export(userId: number, webhookId: string, filter: CaptureFilter, format: ExportFormat): Promise<AsyncIterable<string>> {
-      const webhook = await findOwnedWebhook(db, userId, webhookId);
-      if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+    async export(userId: number, webhookId: string, wanted: CaptureFilter, format: ExportFormat): Promise<AsyncIterable<string>> {
+      const { webhook, filter } = await webhooks.scoped(userId, webhookId, wanted);
       return (async function* () {
         const [open, close] =
           format === 'har'
@@ -54,7 +52,7 @@ export function webhookExportService(db: Kysely<Database>, baseUrl: string, pres
         // A hundred captures at a time, newest first.
         for (;;) {
           const page = await listCapturedRequests(db, webhook.id, 100, 0, { ...filter, ...(before !== undefined ? { beforeId: before } : {}) });
-          const shown = format === 'json' ? await present(webhook, page) : [];
+          const shown = format === 'json' ? await webhooks.present(webhook, page) : [];
           for (const [i, c] of page.entries()) {
             yield `${first ? '' : ','}${JSON.stringify(format === 'har' ? harEntry(c, baseUrl) : shown[i])}`;
             first = false;

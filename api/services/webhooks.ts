@@ -2,17 +2,18 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { captureFields, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings } from '../../db/webhooks.ts';
-import type { WebhookResponse, WebhookSignature } from '../../db/schema.ts';
+import { keptBounds } from '../../db/capture-retention.ts';
+import { captureFields, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
+import type { WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
+import { checkTarget } from '../../lib/net/target-guard.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK, defaultRetention, PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
 
-/** Captured requests kept per webhook; the oldest are dropped beyond this. */
-export const CAPTURE_KEEP_PER_WEBHOOK = 500;
+
 
 /**
  * How far back (in row ids, which every webhook shares) a live stream looks for captures that
@@ -35,9 +36,36 @@ export interface SignatureSetting {
   header: string;
 }
 
-export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore, box?: SecretBox) {
+/** What an owner sets on a webhook, as the doors take it (undefined: unchanged, null: the default / none). */
+export interface WebhookSettingsInput {
+  response?: WebhookResponse | null;
+  signature?: SignatureSetting | null;
+  forward_url?: string | null;
+  /** Either left out: the plan's default. */
+  retention?: Partial<WebhookRetention> | null;
+}
+
+export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore, box?: SecretBox, allow: readonly string[] = []) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
   const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
+  /** A webhook's settings as every door answers them (never the secret; the retention in force). */
+  const shownSettings = (w: WebhookSettings, plan: Plan) => ({ response: w.response, signature: shown(w.signature), forward_url: w.forwardUrl, retention: w.retention ?? defaultRetention(plan) });
+  /** The settings checked against the plan and the SSRF guard, the secret sealed: ready to store. */
+  async function stored(plan: Plan, input: WebhookSettingsInput): Promise<Partial<WebhookSettings>> {
+    const { forward_url: forwardUrl } = input;
+    const retention = input.retention ? { ...defaultRetention(plan), ...input.retention } : input.retention;
+    if (retention) {
+      const { capturesKept, captureDays } = PLAN_LIMITS[plan];
+      if (retention.max_requests > capturesKept) throw new PlanLimitError(`retention.max_requests: at most ${capturesKept} on the ${plan} plan`);
+      if (retention.max_age_days > captureDays) throw new PlanLimitError(`retention.max_age_days: at most ${captureDays} on the ${plan} plan`);
+    }
+    if (forwardUrl) {
+      // Forwarding to a capture URL of this service would pass captures around in a circle.
+      if (new URL(forwardUrl).origin === new URL(baseUrl).origin) throw new InvalidInputError('forward_url: must not be this service (forwarding to a capture URL would go round in circles)', 'forward_url');
+      await checkTarget(forwardUrl, { allow, field: 'forward_url' });
+    }
+    return { response: input.response, signature: await sealed(input.signature), forwardUrl, retention };
+  }
   async function sealed(s: SignatureSetting | null | undefined): Promise<WebhookSignature | null | undefined> {
     if (!s) return s;
     if (!box) throw new Error('signature checks need the payload key');
@@ -50,8 +78,24 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     return rows.map((r) => ({
       id: r.id,
       ...captureFields(r),
+      ...(r.delivery ? { delivery: r.delivery } : {}),
       ...(setting ? { signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, { headers: r.headers, body: r.body === null ? Buffer.alloc(0) : Buffer.from(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'), capturedAt: r.createdAt }) } : {}),
     }));
+  }
+  async function owned(userId: number, webhookId: string) {
+    const webhook = await findOwnedWebhook(db, userId, webhookId);
+    if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+    return webhook;
+  }
+  /** The filter that keeps a listing to what the webhook keeps (what waits for deletion is never shown). */
+  async function kept(webhook: { id: number; plan: Plan; retention: WebhookRetention | null }): Promise<{ minId: number; since: Date }> {
+    return keptBounds(db, webhook.id, webhook.retention ?? defaultRetention(webhook.plan));
+  }
+  async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
+    const webhook = await owned(userId, webhookId);
+    const bounds = await kept(webhook);
+    const since = filter.since && filter.since > bounds.since ? filter.since : bounds.since;
+    return { webhook, filter: { ...filter, ...bounds, since } };
   }
   // One subscription per process; each message wakes only the streams of that webhook.
   const watchers = new Map<string, Set<() => void>>();
@@ -74,56 +118,61 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     /** The captures as every door answers them (with their signature checks): the export's too. */
     present,
 
+    /** The caller's webhook (404 otherwise) and a filter narrowed to what it keeps (a search's, an export's). */
+    scoped,
+
     /** Tells every process's streams that these webhooks changed. */
     async changed(webhookIds: Iterable<string>): Promise<void> {
       if (kv) await Promise.all([...webhookIds].map((id) => kv.publish(CAPTURES_CHANNEL, id)));
     },
 
     /** A new webhook, or 403 when the account owns as many as its plan allows. */
-    async create(account: { userId: number; plan: Plan }, response: WebhookResponse | null = null, signature: SignatureSetting | null = null) {
+    async create(account: { userId: number; plan: Plan }, settings: WebhookSettingsInput = {}) {
       const max = PLAN_LIMITS[account.plan].webhooks;
-      const stored = (await sealed(signature)) ?? null;
-      const webhook = await createWebhook(db, account.userId, max, response, stored);
+      const given = await stored(account.plan, settings);
+      const webhook = await createWebhook(db, account.userId, max, given);
       if (!webhook) throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
         webhook_id: webhook.webhookId,
         webhook_url: urlOf(webhook.webhookId),
         created_at: webhook.createdAt.toISOString(),
-        response,
-        signature: shown(stored),
+        ...shownSettings({ response: given.response ?? null, signature: given.signature ?? null, forwardUrl: given.forwardUrl ?? null, retention: given.retention ?? null }, account.plan),
         message: 'Webhook created: send any HTTP request to webhook_url and read it back from my-webhook-requests',
       };
     },
 
     /**
-     * Sets what the webhook answers its senders and how its captures' signatures are checked
-     * (undefined: unchanged, null: the default / none); every process drops its cached answer at once.
+     * Sets what the webhook answers its senders, how its captures' signatures are checked, where they
+     * are forwarded and how long they are kept (undefined: unchanged, null: the default / none); every
+     * process drops its cached answer at once. Forwarding applies to captures from then on.
      */
-    async update(userId: number, webhookId: string, settings: { response?: WebhookResponse | null; signature?: SignatureSetting | null }) {
-      const signature = await sealed(settings.signature);
-      if (!(await setWebhookSettings(db, userId, webhookId, { response: settings.response, signature }))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+    async update(account: { userId: number; plan: Plan }, webhookId: string, settings: WebhookSettingsInput) {
+      const given = await stored(account.plan, settings);
+      if (!(await setWebhookSettings(db, account.userId, webhookId, given))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       if (kv && settings.response !== undefined) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
-      const { response } = settings;
+      const { response, signature, forwardUrl, retention } = given;
       const said = [
         response === undefined ? '' : response ? `captures are now answered with ${response.status} after ${response.delay_ms} ms` : 'captures are now answered with the default JSON',
         signature === undefined ? '' : signature ? `signatures are checked as ${signature.scheme}` : 'signatures are not checked',
+        forwardUrl === undefined ? '' : forwardUrl ? `new captures are forwarded to ${forwardUrl}` : 'captures are not forwarded',
+        retention === undefined ? '' : `it keeps ${retention ? `${retention.max_requests} captures for ${retention.max_age_days} days` : "what the plan keeps by default"}`,
       ].filter(Boolean);
-      return { webhook_id: webhookId, ...(response !== undefined ? { response } : {}), ...(signature !== undefined ? { signature: shown(signature) } : {}), message: `Updated: ${said.join('; ')}` };
+      const after = await findOwnedWebhook(db, account.userId, webhookId);
+      return { webhook_id: webhookId, ...shownSettings(after!, account.plan), message: `Updated: ${said.join('; ')}` };
     },
 
-    async list(userId: number) {
-      const webhooks = await listWebhooks(db, userId, CAPTURE_KEEP_PER_WEBHOOK);
+    async list(account: { userId: number; plan: Plan }) {
+      const webhooks = await listWebhooks(db, account.userId, defaultRetention(account.plan));
       return {
         total: webhooks.length,
-        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), response: w.response, signature: shown(w.signature) })),
+        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), ...shownSettings(w, account.plan) })),
       };
     },
 
     /** The captured requests, newest first; with `afterId`, only those captured after that one. */
     async requests(userId: number, webhookId: string, afterId = 0) {
-      const webhook = await findOwnedWebhook(db, userId, webhookId);
-      if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
-      const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId);
+      const webhook = await owned(userId, webhookId);
+      const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId, await kept(webhook));
       return { total: requests.length, requests: await present(webhook, requests) };
     },
 
@@ -134,9 +183,8 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     async search(userId: number, webhookId: string, query: { filter: CaptureFilter; limit: number; cursor?: string }) {
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (before === null) throw new InvalidInputError('cursor: is not a cursor this endpoint gave (pass next_cursor as it came)', 'cursor');
-      const webhook = await findOwnedWebhook(db, userId, webhookId);
-      if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
-      const filter = { ...query.filter, ...(before !== undefined ? { beforeId: before } : {}) };
+      const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
+      const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
       const rows = await listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter);
       const page = rows.slice(0, query.limit);
       const more = rows.length > query.limit;

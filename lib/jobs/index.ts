@@ -9,6 +9,7 @@ import type { LoadTestWorkflow } from './load-test.ts';
 import type { PipelineCheckWorkflow } from './pipeline-check.ts';
 import type { PageAuditWorkflow, SiteDiscoveryWorkflow } from './site.ts';
 import type { VideoJobWorkflow } from './video.ts';
+import type { CaptureExpiryWorkflow, WebhookForwardingWorkflow } from './webhooks.ts';
 
 export * from './task-queues.ts';
 export * from './pipeline-check.ts';
@@ -16,6 +17,7 @@ export * from './domain-check.ts';
 export * from './load-test.ts';
 export * from './site.ts';
 export * from './video.ts';
+export * from './webhooks.ts';
 
 /**
  * Every workflow, by the type name it is started with, and its signature. workflows/index.ts exports
@@ -29,6 +31,8 @@ export interface JobWorkflows {
   siteDiscovery: SiteDiscoveryWorkflow;
   pageAudit: PageAuditWorkflow;
   videoJob: VideoJobWorkflow;
+  webhookForwarding: WebhookForwardingWorkflow;
+  captureExpiry: CaptureExpiryWorkflow;
 }
 
 export type JobWorkflowType = keyof JobWorkflows;
@@ -41,4 +45,6 @@ export const JOB_WORKFLOW_TYPES = Object.keys({
   pageAudit: true,
   pipelineCheck: true,
   videoJob: true,
+  webhookForwarding: true,
+  captureExpiry: true,
 } satisfies Record<JobWorkflowType, true>) as JobWorkflowType[];

@@ -7,7 +7,8 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, trimCaptures, type CaptureRecord } from '../../db/webhooks.ts';
+import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
+import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 import { tempDir } from '../support/processes.ts';
 
@@ -70,7 +71,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const made = await Promise.all(Array.from({ length: 12 }, () => createWebhook(handle.db, u.id, 5)));
     expect(made.filter((w) => w !== null)).toHaveLength(5);
     expect(await createWebhook(handle.db, u.id, 5)).toBeNull();
-    expect(await listWebhooks(handle.db, u.id, 1)).toHaveLength(5);
+    expect(await listWebhooks(handle.db, u.id, { max_requests: 1, max_age_days: 30 })).toHaveLength(5);
   });
 
   it('stores captures only for existing webhooks and trims each webhook to its newest `keep`', async () => {
@@ -79,16 +80,40 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const b = await createWebhook(handle.db, u.id);
     const batch = [...['1', '2', '3', '4'].map((n) => capture(a.webhookId, n)), capture(b.webhookId, 'b1'), capture('unknown-webhook', 'lost')];
     const stored = await insertCaptures(handle.db, batch);
-    expect(Object.fromEntries(stored)).toEqual({ [a.webhookId]: { ref: a.id, added: 4 }, [b.webhookId]: { ref: b.id, added: 1 } });
+    expect(Object.fromEntries(stored)).toEqual({ [a.webhookId]: { ref: a.id, added: 4, forwarding: false }, [b.webhookId]: { ref: b.id, added: 1, forwarding: false } });
     // Listings show the newest `limit` even before a trim.
     expect((await listCapturedRequests(handle.db, a.id, 3)).map((r) => r.body)).toEqual(['4', '3', '2']);
-    expect((await listWebhooks(handle.db, u.id, 3)).map((w) => w.requestCount)).toEqual([1, 3]);
+    expect((await listWebhooks(handle.db, u.id, { max_requests: 3, max_age_days: 30 })).map((w) => w.requestCount)).toEqual([1, 3]);
     await trimCaptures(handle.db, [a.id, b.id], 3);
     expect((await listCapturedRequests(handle.db, a.id, 100)).map((r) => r.body)).toEqual(['4', '3', '2']);
     expect((await listCapturedRequests(handle.db, b.id, 100)).map((r) => r.body)).toEqual(['b1']);
     await insertCaptures(handle.db, [capture(a.webhookId, '5')]);
     await trimCaptures(handle.db, [a.id], 3);
     expect((await listCapturedRequests(handle.db, a.id, 100)).map((r) => r.body)).toEqual(['5', '4', '3']);
+  });
+
+  it("keeps each webhook's own retention: by count when trimming, by age and count in the expiry; forwarding webhooks' captures are owed a delivery", async () => {
+    const u = await user();
+    const own = await createWebhook(handle.db, u.id, 100, { retention: { max_requests: 2, max_age_days: 1 }, forwardUrl: 'http://127.0.0.1:9/' });
+    const plain = (await createWebhook(handle.db, u.id, 100))!;
+    const stored = await insertCaptures(handle.db, [...['1', '2', '3'].map((n) => capture(own!.webhookId, n)), capture(plain.webhookId, 'p1'), capture(plain.webhookId, 'p2')]);
+    expect(stored.get(own!.webhookId)).toEqual({ ref: own!.id, added: 3, forwarding: true });
+    expect(stored.get(plain.webhookId)?.forwarding).toBe(false);
+    const rows = await listCapturedRequests(handle.db, own!.id, 10);
+    expect(rows.map((r) => r.delivery?.status)).toEqual(['pending', 'pending', 'pending']);
+    expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.delivery)).toEqual([null, null]);
+    await trimCaptures(handle.db, [own!.id, plain.id], 1); // 1 is the default: the webhook's own 2 wins
+    expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['3', '2']);
+    expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
+    // Age: captures of two days ago go for the webhook that keeps one day, not for the default of 30;
+    // by count, the webhook's own 2.
+    await handle.db.updateTable('captured_requests').set({ created_at: new Date(Date.now() - 2 * 86_400_000) }).where('webhook_ref', 'in', [own!.id, plain.id]).where('body', 'in', ['2', 'p2']).execute();
+    await insertCaptures(handle.db, [capture(own!.webhookId, '4'), capture(own!.webhookId, '5')]);
+    const defaults = { max_requests: 500, max_age_days: 30 };
+    const deleted = await expireCaptures(handle.db, { free: defaults, pro: defaults, enterprise: defaults });
+    expect(deleted).toBeGreaterThanOrEqual(2); // '2' by age, '3' by count (other webhooks of the database may have had some too)
+    expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['5', '4']);
+    expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
   });
 
   it('trims in the background once a webhook took `trimEvery` new rows', async () => {
@@ -168,7 +193,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     let deleted: Promise<boolean> | undefined;
     let settled = false;
     await handle.db.transaction().execute(async (trx) => {
-      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({ ref: w.id, added: 1 });
+      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({ ref: w.id, added: 1, forwarding: false });
       deleted = deleteOwnedWebhook(handle.db, u.id, w.webhookId);
       deleted.then(() => (settled = true), () => (settled = true));
       await new Promise((r) => setTimeout(r, 300));

@@ -1,41 +1,31 @@
 // Replaying a capture to a loopback service the test starts: the same method, headers and body bytes
 // (a binary body included), the path below the webhook and the query appended; the service's answer
 // and time come back; private targets are refused before anything is sent.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
 
 describe.each(targets())('webhook replay ($name)', (target) => {
   const account = newAccount(target);
-  let service: http.Server;
+  const received: Received[] = [];
+  let service: Receiver;
+  let forbidden: Receiver;
   let serviceUrl: string;
-  /** The same service on 127.0.0.2, which NETWORK_ALLOW (127.0.0.1/32) does not exempt: it must never be reached. */
-  let forbidden: http.Server;
   let forbiddenUrl: string;
-  const received: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }> = [];
   beforeAll(async () => {
-    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
-        if (req.url!.startsWith('/moved')) return res.writeHead(308, { location: 'http://127.0.0.2:9/elsewhere' }).end();
-        setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled'), 40);
-      });
+    const answer = (got: Received, res: http.ServerResponse) => {
+      if (got.url.startsWith('/moved')) return res.writeHead(308, { location: 'http://127.0.0.2:9/elsewhere' }).end();
+      setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled'), 40);
     };
-    service = http.createServer(handler);
-    await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
-    serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    forbidden = http.createServer(handler);
-    await new Promise<void>((r) => forbidden.listen(0, '127.0.0.2', () => r()));
-    forbiddenUrl = `http://127.0.0.2:${(forbidden.address() as AddressInfo).port}`;
+    service = await startReceiver('127.0.0.1', received, answer);
+    serviceUrl = service.url;
+    /** The same service on 127.0.0.2, which NETWORK_ALLOW (127.0.0.1/32) does not exempt: it must never be reached. */
+    forbidden = await startReceiver('127.0.0.2', received, answer);
+    forbiddenUrl = forbidden.url;
   });
   afterAll(async () => {
-    for (const s of [service, forbidden]) {
-      s.closeAllConnections();
-      await new Promise((r) => s.close(r));
-    }
+    await Promise.all([service.close(), forbidden.close()]);
   });
   const api = async (path: string, json?: unknown) => call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, { key: (await account).key, ...(json === undefined ? {} : { json }) });
 

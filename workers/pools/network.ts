@@ -3,12 +3,14 @@ import type { Worker } from '@temporalio/worker';
 import { createWhoisActivities } from '../../activities/whois/index.ts';
 import { createConfiguredDomainLookup } from '../../activities/whois/lookup.ts';
 import { createSiteActivities } from '../../activities/site/index.ts';
+import { createWebhookActivities } from '../../activities/webhooks/index.ts';
 import { createActivityWorker, type PoolContext } from './pool-worker.ts';
 
 export function createNetworkWorker(ctx: PoolContext): Promise<Worker> {
-  if (!ctx.storage) throw new Error('the network pool needs storage (the lookup cache)');
+  if (!ctx.storage) throw new Error('the network pool needs storage (the lookup cache, captures to forward)');
   return createActivityWorker('network', ctx, {
     ...createWhoisActivities(createConfiguredDomainLookup(ctx.config, ctx.storage.kv)),
     ...createSiteActivities({ kv: ctx.storage.kv, allow: ctx.config.networkAllow }),
+    ...createWebhookActivities({ db: ctx.storage.database.db, allow: ctx.config.networkAllow }),
   });
 }

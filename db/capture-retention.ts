@@ -1,0 +1,108 @@
+// What a webhook keeps: its newest `max_requests` captures, none older than `max_age_days` (its own
+// retention, else its owner's plan's defaults), and what a user keeps over all their webhooks (the
+// plan's bytes). Listings read only what is kept (keptBounds), whatever is still waiting to be
+// deleted; deleting happens off the capture path: by count after a capture batch (capture-writer.ts),
+// by age and count for every webhook in the scheduled expiry job (workflows/capture-expiry.ts).
+import { sql, type Kysely } from 'kysely';
+import type { Plan } from '../lib/plans.ts';
+import type { Database, WebhookRetention } from './schema.ts';
+
+/** The oldest capture id and time a listing shows for a webhook that keeps by `retention`. */
+export async function keptBounds(db: Kysely<Database>, webhookRef: number, retention: WebhookRetention): Promise<{ minId: number; since: Date }> {
+  const floor = await db
+    .selectFrom('captured_requests')
+    .select('id')
+    .where('webhook_ref', '=', webhookRef)
+    .orderBy('id', 'desc')
+    .offset(retention.max_requests - 1)
+    .limit(1)
+    .executeTakeFirst();
+  return { minId: floor ? Number(floor.id) : 0, since: new Date(Date.now() - retention.max_age_days * 86_400_000) };
+}
+
+/** Deletes all but the newest captures each webhook keeps (its retention's max_requests, else `defaultKeep`). */
+export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly number[], defaultKeep: number): Promise<void> {
+  if (webhookRefs.length === 0) return;
+  // Per webhook: find the oldest row that stays (walking the newest-first index), delete below it.
+  await sql`
+    delete from captured_requests c
+    using (
+      select t.ref, (
+        select x.id from captured_requests x where x.webhook_ref = t.ref order by x.id desc
+        offset greatest(coalesce((w.retention ->> 'max_requests')::int, ${defaultKeep}) - 1, 0) limit 1
+      ) as floor_id
+      from unnest(${webhookRefs}::bigint[]) as t(ref) join webhooks w on w.id = t.ref
+    ) f
+    where c.webhook_ref = f.ref and c.id < f.floor_id
+  `.execute(db);
+}
+
+/**
+ * The scheduled expiry: deletes every capture older than its webhook keeps them (its retention's
+ * max_age_days, else its owner's plan's default), then trims every webhook to its count. Answers how
+ * many captures were deleted.
+ */
+export async function expireCaptures(db: Kysely<Database>, defaults: Readonly<Record<Plan, WebhookRetention>>): Promise<number> {
+  const days = JSON.stringify(Object.fromEntries(Object.entries(defaults).map(([plan, r]) => [plan, r.max_age_days])));
+  const keep = JSON.stringify(Object.fromEntries(Object.entries(defaults).map(([plan, r]) => [plan, r.max_requests])));
+  const aged = await sql`
+    delete from captured_requests c
+    using webhooks w join users u on u.id = w.user_id
+    where c.webhook_ref = w.id
+      and c.created_at < now() - make_interval(days => coalesce((w.retention ->> 'max_age_days')::int, (${days}::jsonb ->> u.plan)::int))
+  `.execute(db);
+  const counted = await sql`
+    delete from captured_requests c
+    using (
+      select w.id as ref, (
+        select x.id from captured_requests x where x.webhook_ref = w.id order by x.id desc
+        offset greatest(coalesce((w.retention ->> 'max_requests')::int, (${keep}::jsonb ->> u.plan)::int) - 1, 0) limit 1
+      ) as floor_id
+      from webhooks w join users u on u.id = w.user_id
+    ) f
+    where c.webhook_ref = f.ref and c.id < f.floor_id
+  `.execute(db);
+  return Number(aged.numAffectedRows ?? 0n) + Number(counted.numAffectedRows ?? 0n);
+}
+
+/**
+ * The bytes of captured bodies (as stored) each of `userIds` keeps; for those over their plan's
+ * `maxBytes`, the oldest captures over all their webhooks are deleted until they are not. Answers
+ * each user's bytes after (at most their bound).
+ */
+export async function trimCaptureBytes(db: Kysely<Database>, userIds: readonly number[], maxBytes: Readonly<Record<Plan, number>>): Promise<Map<number, number>> {
+  const kept = new Map<number, number>();
+  if (userIds.length === 0) return kept;
+  const totals = await sql<{ user_id: string | number; plan: Plan; total: string | number }>`
+    select w.user_id, u.plan, coalesce(sum(octet_length(x.body)), 0) as total
+    from webhooks w
+    join users u on u.id = w.user_id
+    left join captured_requests x on x.webhook_ref = w.id
+    where w.user_id = any(${userIds}::bigint[])
+    group by w.user_id, u.plan
+  `.execute(db);
+  const over: Array<{ user: number; cap: number }> = [];
+  for (const r of totals.rows) {
+    const user = Number(r.user_id);
+    const cap = maxBytes[r.plan];
+    kept.set(user, Math.min(Number(r.total), cap));
+    if (Number(r.total) > cap) over.push({ user, cap });
+  }
+  for (const { user, cap } of over) {
+    // Only a user over their bound has their captures ranked, newest first.
+    await sql`
+      delete from captured_requests c
+      using (
+        select r.webhook_ref, r.id from (
+          select x.webhook_ref, x.id, sum(coalesce(octet_length(x.body), 0)) over (order by x.id desc) as running
+          from webhooks w join captured_requests x on x.webhook_ref = w.id
+          where w.user_id = ${user}
+        ) r
+        where r.running > ${cap}
+      ) d
+      where c.webhook_ref = d.webhook_ref and c.id = d.id
+    `.execute(db);
+  }
+  return kept;
+}
+

@@ -1,0 +1,47 @@
+// A webhook may pass its captures on to a URL of its owner's (forward_url) and keep them by its own
+// rules (retention {max_requests, max_age_days}; null: the plan's defaults). Each capture of a
+// forwarding webhook carries its delivery's state (captured_requests.delivery, null when the webhook
+// did not forward at capture time). store_captures_v2 marks those captures `pending` in the same
+// statement that stores them, so a capture is never stored without its delivery being owed (the
+// forwarder reads the pending ones: nothing rides only in memory), and answers which of the batch's
+// webhooks forward. store_captures stays for API processes of the previous release during a rolling
+// upgrade (their captures are then simply not forwarded). Frozen in time: Kysely<any>.
+import { sql, type Kysely } from 'kysely';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('webhooks').addColumn('forward_url', 'text').addColumn('retention', 'jsonb').execute();
+  await db.schema.alterTable('captured_requests').addColumn('delivery', 'jsonb').execute();
+  await sql`
+    create function store_captures_v2(batch json)
+    returns table (webhook_id text, webhook_ref bigint, forwarding boolean)
+    language plpgsql as $fn$
+    begin
+      return query
+      with v as (
+        select * from json_to_recordset(batch) as v(
+          ord int, webhook_id text, method text, path text, headers jsonb, body text, body_encoding text,
+          body_size int, query_params text, ip_address text, user_agent text, created_at timestamptz)
+      ), refs as (
+        -- One unique-index probe and one row lock per distinct webhook of the batch.
+        select ids.webhook_id, w.id as ref, w.forward_url is not null as forwarding
+        from (select distinct v.webhook_id from v) ids
+        join lateral (select x.id, x.forward_url from webhooks x where x.webhook_id = ids.webhook_id for key share) w on true
+      ), ins as (
+        insert into captured_requests
+          (webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at, delivery)
+        select r.ref, v.method, v.path, v.headers, v.body, v.body_encoding, v.body_size, v.query_params, v.ip_address, v.user_agent, v.created_at,
+          case when r.forwarding then '{"status":"pending","attempts":0,"response_status":null,"duration_ms":null,"history":[]}'::jsonb end
+        from v join refs r on r.webhook_id = v.webhook_id
+        order by v.ord
+      )
+      select r.webhook_id, r.ref, r.forwarding from refs r;
+    end
+    $fn$
+  `.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop function store_captures_v2(json)`.execute(db);
+  await db.schema.alterTable('captured_requests').dropColumn('delivery').execute();
+  await db.schema.alterTable('webhooks').dropColumn('forward_url').dropColumn('retention').execute();
+}

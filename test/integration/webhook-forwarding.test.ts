@@ -1,0 +1,155 @@
+// Forwarding: each capture of a webhook with a forward_url is delivered, byte for byte, to a loopback
+// receiver the test starts, through a Temporal activity that retries with backoff; every attempt
+// shows on the capture. Forward URLs the SSRF guard refuses are refused before anything is sent.
+// Retention: what a webhook keeps, bounded by the plan, and the scheduled expiry's workflow.
+import type http from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE_EXPIRY_SCHEDULE_ID } from '../../lib/jobs/index.ts';
+import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
+import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
+
+const until = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+};
+
+describe.each(targets())('webhook forwarding and retention ($name)', (target) => {
+  const account = newAccount(target);
+  const received: Received[] = [];
+  let flakyLeft = 2;
+  let receiver: Receiver;
+  let forbidden: Receiver;
+  let receiverUrl: string;
+  let forbiddenUrl: string;
+  beforeAll(async () => {
+    const answer = (got: Received, res: http.ServerResponse) => {
+      if (got.url.includes('/down')) return res.writeHead(503).end('down');
+      if (got.url.includes('/flaky') && flakyLeft-- > 0) return res.writeHead(500).end('not yet');
+      res.writeHead(204).end();
+    };
+    receiver = await startReceiver('127.0.0.1', received, answer);
+    receiverUrl = receiver.url;
+    // The same service on 127.0.0.2, which NETWORK_ALLOW (127.0.0.1/32) does not exempt: it must never be reached.
+    forbidden = await startReceiver('127.0.0.2', received, answer);
+    forbiddenUrl = forbidden.url;
+  });
+  afterAll(async () => {
+    await Promise.all([receiver.close(), forbidden.close()]);
+  });
+  const api = async (path: string, json?: unknown, key?: string) => call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, { key: key ?? (await account).key, ...(json === undefined ? {} : { json }) });
+  const capturesOf = async (webhookId: string) => (await api(`my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as any[];
+
+  it('delivers each capture byte for byte with its path, query and headers, retrying a failing receiver until it answers 2xx', async () => {
+    const created = await api('my-webhook-create', { forward_url: `${receiverUrl}/in/` });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.forward_url).toBe(`${receiverUrl}/in/`);
+    const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, ...Buffer.from('tail')]);
+    const sent = await fetch(`${created.body.webhook_url}/flaky/stripe?attempt=1&tag=a&tag=b`, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc' } });
+    expect(sent.status).toBe(200);
+    const capture = await until('the delivery to succeed', async () => (await capturesOf(created.body.webhook_id)).find((c) => c.delivery?.status === 'success'));
+    // Two 500s, then the 204: three attempts, each recorded, the retries spaced by the backoff (1 s, then 2 s).
+    expect(capture.delivery).toMatchObject({ status: 'success', attempts: 3, response_status: 204 });
+    expect(capture.delivery.history.map((a: any) => [a.attempt, a.response_status])).toEqual([[1, 500], [2, 500], [3, 204]]);
+    expect(capture.delivery.history[0].error).toMatch(/500/);
+    const tries = received.filter((r) => r.url.startsWith('/in/flaky'));
+    expect(tries).toHaveLength(3);
+    expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(900);
+    expect(tries[2]!.at - tries[1]!.at).toBeGreaterThanOrEqual(1900);
+    for (const t of tries) {
+      expect(t.method).toBe('PUT');
+      expect(t.url).toBe('/in/flaky/stripe?attempt=1&tag=a&tag=b');
+      expect(t.body.equals(bytes)).toBe(true);
+      expect(t.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'content-length': String(bytes.length) });
+    }
+
+    // Many at once: every one delivered exactly once, each body its own.
+    const before = received.length;
+    await Promise.all(Array.from({ length: 30 }, (_, i) => fetch(`${created.body.webhook_url}/many`, { method: 'POST', body: `capture ${i}` })));
+    const delivered = await until('30 deliveries', async () => {
+      const all = (await capturesOf(created.body.webhook_id)).filter((c) => c.path.endsWith('/many'));
+      return all.length === 30 && all.every((c) => c.delivery?.status === 'success') ? all : undefined;
+    });
+    expect(delivered.every((c) => c.delivery.attempts === 1)).toBe(true);
+    const bodies = received.slice(before).map((r) => r.body.toString()).sort();
+    expect(bodies).toEqual(Array.from({ length: 30 }, (_, i) => `capture ${i}`).sort());
+  });
+
+  it('shows a delivery as failed when forwarding is turned off while it waits for a retry', async () => {
+    const created = (await api('my-webhook-create', { forward_url: `${receiverUrl}/down` })).body;
+    await fetch(created.webhook_url, { method: 'POST', body: 'x' });
+    await until('a first failed attempt', async () => ((await capturesOf(created.webhook_id))[0]?.delivery?.attempts >= 1 ? true : undefined));
+    const off = await api('my-webhook-update', { webhook_id: created.webhook_id, forward_url: null });
+    expect(off.status, off.text).toBe(200);
+    expect(off.body.forward_url).toBeNull();
+    const capture = await until('the delivery to fail', async () => (await capturesOf(created.webhook_id)).find((c) => c.delivery?.status === 'failed'));
+    expect(capture.delivery.history.at(-1).error).toMatch(/turned off/);
+    expect(capture.delivery.history[0]).toMatchObject({ attempt: 1, response_status: 503 });
+    // Captures after that are not forwarded: no delivery at all.
+    await fetch(created.webhook_url, { method: 'POST', body: 'after' });
+    const latest = await until('the capture', async () => (await capturesOf(created.webhook_id)).find((c) => c.body === 'after'));
+    expect(latest.delivery).toBeUndefined();
+  });
+
+  it('refuses forward URLs the guard refuses, and this service itself, before anything is sent', async () => {
+    const before = received.length;
+    const refused = await api('my-webhook-create', { forward_url: `${forbiddenUrl}/in` });
+    expectErrorShape(refused, 400);
+    expect(refused.body.message).toMatch(/forward_url/);
+    const created = (await api('my-webhook-create', {})).body;
+    expectErrorShape(await api('my-webhook-update', { webhook_id: created.webhook_id, forward_url: `${forbiddenUrl}/in` }), 400);
+    const loop = await api('my-webhook-update', { webhook_id: created.webhook_id, forward_url: `${target.baseUrl}/webhook/${created.webhook_id}` });
+    expectErrorShape(loop, 400);
+    expect(loop.body.message).toMatch(/forward_url/);
+    expectErrorShape(await api('my-webhook-update', { webhook_id: created.webhook_id, forward_url: 'ftp://127.0.0.1/' }), 400);
+    expect(received.length).toBe(before);
+  });
+
+  it('keeps what the retention says, within the plan, and the expiry runs on its schedule', async () => {
+    const created = await api('my-webhook-create', { retention: { max_requests: 3 } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.retention).toEqual({ max_requests: 3, max_age_days: 30 }); // the enterprise plan's days
+    for (let i = 0; i < 5; i++) await fetch(created.body.webhook_url, { method: 'POST', body: `r${i}` });
+    expect((await capturesOf(created.body.webhook_id)).map((c) => c.body)).toEqual(['r4', 'r3', 'r2']);
+    const listed = (await api('my-webhooks')).body.data.webhooks.find((w: any) => w.webhook_id === created.body.webhook_id);
+    expect(listed).toMatchObject({ request_count: 3, retention: { max_requests: 3, max_age_days: 30 }, forward_url: null });
+    // Keeping more from now on: the newest stay (what went past the count may be gone already).
+    const widened = await api('my-webhook-update', { webhook_id: created.body.webhook_id, retention: { max_requests: 10_000, max_age_days: 30 } });
+    expect(widened.status, widened.text).toBe(200);
+    expect((await capturesOf(created.body.webhook_id)).slice(0, 3).map((c) => c.body)).toEqual(['r4', 'r3', 'r2']);
+    // Bounds: the plan's, at the edge, and the field's own.
+    const free = await newAccount(target, 'free');
+    const edge = await api('my-webhook-create', { retention: { max_requests: 1_000, max_age_days: 7 } }, free.key);
+    expect(edge.status, edge.text).toBe(201);
+    const over = await api('my-webhook-create', { retention: { max_requests: 1_001 } }, free.key);
+    expectErrorShape(over, 403);
+    expect(over.body.message).toMatch(/retention\.max_requests: at most 1000 on the free plan/);
+    expectErrorShape(await api('my-webhook-update', { webhook_id: edge.body.webhook_id, retention: { max_age_days: 8 } }, free.key), 403);
+    const zero = await api('my-webhook-create', { retention: { max_requests: 0 } });
+    expectErrorShape(zero, 400);
+    expect(zero.body.message).toMatch(/retention\.max_requests/);
+    expect((await api('my-webhook-create', {}, free.key)).body.retention).toEqual({ max_requests: 500, max_age_days: 7 });
+
+    // The expiry is a Temporal schedule an operator sees; triggered now, its workflow completes.
+    const dataConverter = encryptingDataConverter(await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!));
+    const client = new Client({ connection: await Connection.connect({ address: target.temporalAddress }), namespace: target.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
+    const schedule = client.schedule.getHandle(CAPTURE_EXPIRY_SCHEDULE_ID);
+    const described = await schedule.describe();
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'captureExpiry' });
+    const runsBefore = described.info.recentActions.length;
+    await schedule.trigger();
+    const run = await until('the expiry run', async () => {
+      const d = await schedule.describe();
+      return d.info.recentActions.length > runsBefore ? d.info.recentActions.at(-1) : undefined;
+    });
+    const result = await client.workflow.getHandle(run.action.workflow.workflowId, run.action.workflow.firstExecutionRunId).result();
+    expect(result.deleted).toBeGreaterThanOrEqual(0);
+    await client.connection.close();
+  });
+});
