@@ -6,7 +6,7 @@ import type { ApiDeps } from './deps.ts';
 import { createOauthServer } from './oauth/provider.ts';
 import { sweepExpiredOauthRecords } from '../db/oauth-store.ts';
 import { ensureSearchAttributes } from '../lib/temporal/search-attributes.ts';
-import { ensureCaptureExpirySchedule } from './services/webhook-jobs.ts';
+import { ensureWebhookUpkeepSchedule } from './services/webhook-jobs.ts';
 import { trustedProxyCheck } from '../lib/net/client-ip.ts';
 import { limitConnectionsPerClient } from './connection-limit.ts';
 import { requestDeadline } from './request-deadline.ts';
@@ -20,7 +20,7 @@ export interface ApiServer {
 
 export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
   await ensureSearchAttributes(deps.temporal, deps.config.temporal.namespace, (m) => deps.logger.warn(m));
-  await ensureCaptureExpirySchedule(deps.temporal);
+  await ensureWebhookUpkeepSchedule(deps.temporal);
   const api = createApi(deps, await createOauthServer(deps));
   // Expired OAuth codes, tokens, sessions and grants leave the table (every API process sweeps; it is idempotent).
   const sweeper = setInterval(() => {

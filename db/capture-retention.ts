@@ -2,7 +2,7 @@
 // retention, else its owner's plan's defaults), and what a user keeps over all their webhooks (the
 // plan's bytes). Listings read only what is kept (keptBounds), whatever is still waiting to be
 // deleted; deleting happens off the capture path: by count after a capture batch (capture-writer.ts),
-// by age and count for every webhook in the scheduled expiry job (workflows/capture-expiry.ts).
+// by age and count for every webhook in the scheduled expiry job (workflows/webhooks.ts).
 import { sql, type Kysely } from 'kysely';
 import type { Plan } from '../lib/plans.ts';
 import type { Database, WebhookRetention } from './schema.ts';

@@ -184,6 +184,10 @@ export interface CaptureFilter {
   beforeId?: number;
   /** Only this capture and newer ones (what the webhook keeps by count). */
   minId?: number;
+  /** Only these captures. */
+  ids?: readonly number[];
+  /** Only captures whose delivery to the forward URL is pending. */
+  pendingDelivery?: boolean;
 }
 
 /**
@@ -194,6 +198,8 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
   let q = db.selectFrom('captured_requests').selectAll().where('webhook_ref', '=', webhookRef).where('id', '>', afterId);
   if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
   if (filter.minId) q = q.where('id', '>=', filter.minId);
+  if (filter.ids) q = q.where('id', '=', sql<number>`any(${filter.ids.map(Number)}::bigint[])`);
+  if (filter.pendingDelivery) q = q.where(sql<boolean>`(delivery ->> 'status') = 'pending'`);
   if (filter.method) q = q.where('method', '=', filter.method);
   if (filter.since) q = q.where('created_at', '>=', filter.since);
   if (filter.until) q = q.where('created_at', '<', filter.until);

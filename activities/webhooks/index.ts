@@ -1,15 +1,15 @@
-// Activities of the network pool for webhooks: delivering a capture to its webhook's forward URL (one
-// attempt per activity attempt: Temporal retries with backoff, lib/jobs/webhooks.ts), and the
-// scheduled expiry of captures. Each attempt is recorded on the capture before the activity returns
-// or asks for a retry, so the capture shows every try whatever happens to the worker afterwards.
+// Activities of the network pool for webhooks: delivering captures to their webhook's forward URL (a
+// batch per activity, one attempt each per activity attempt: Temporal retries with backoff,
+// lib/jobs/webhooks.ts), and the scheduled expiry of captures. Each attempt is recorded on its
+// capture before the activity returns or asks for a retry, so a capture shows every try.
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { captureToDeliver, pendingDeliveries, recordDeliveryAttempt } from '../../db/capture-deliveries.ts';
+import { capturesToDeliver, pendingDeliveries, recordDeliveryAttempts, stalledForwarders, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
-import { DELIVERY_ATTEMPTS } from '../../lib/jobs/webhooks.ts';
+import { DELIVERY_ATTEMPTS, STALLED_DELIVERY_SECONDS } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { DEFAULT_RETENTION } from '../../lib/plans.ts';
 import { resentRequest } from '../../lib/webhook-resend.ts';
@@ -32,53 +32,59 @@ export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
     },
 
     /**
-     * One attempt at delivering a capture: a 2xx is `success`; anything else asks Temporal for a retry,
-     * and the last attempt is `failed`, as is a forward URL the SSRF guard refuses (no retry helps).
+     * One attempt at delivering each of `ids` still pending (all at once; a retry of this activity
+     * sends only those still pending): a 2xx is `success`; anything else is recorded and, when some
+     * could still succeed, the activity fails so that Temporal retries it after its backoff. The last
+     * attempt, or a forward URL the SSRF guard refuses (no retry helps), is `failed`.
      */
-    async deliverCapture(webhookId: string, captureId: number): Promise<{ status: 'success' | 'failed' | 'gone' }> {
-      const found = await captureToDeliver(db, webhookId, captureId);
-      if (!found || found.capture.delivery?.status !== 'pending') return { status: 'gone' }; // deleted, or done by an earlier attempt
+    async deliverCaptures(webhookId: string, ids: number[]): Promise<{ delivered: number; failed: number }> {
+      const found = await capturesToDeliver(db, webhookId, ids);
+      if (!found || found.captures.length === 0) return { delivered: 0, failed: 0 }; // deleted, or done by an earlier attempt
       const attempt = Context.current().info.attempt;
       const at = new Date().toISOString();
-      const record = (status: 'pending' | 'success' | 'failed', result: Pick<DeliveryAttempt, 'response_status' | 'duration_ms' | 'error'>) => recordDeliveryAttempt(db, found.ref, captureId, status, { attempt, at, ...result });
-      if (!found.forwardUrl) {
-        await record('failed', { response_status: null, duration_ms: 0, error: 'forwarding was turned off before this capture was delivered' });
-        return { status: 'failed' };
-      }
-      const { url, method, headers, body } = resentRequest(found.capture, webhookId, found.forwardUrl);
-      const began = performance.now();
-      let status: number | null = null;
-      let error: string | null = null;
-      let retryable = true;
-      try {
-        status = (await send(url, { method, headers, body })).status;
-      } catch (err) {
-        error = err instanceof Error ? err.message : String(err);
-        retryable = !(err instanceof InvalidInputError); // the guard refused the address: it will refuse it again
-      }
-      const duration_ms = Math.round((performance.now() - began) * 100) / 100;
-      if (status !== null && status >= 200 && status < 300) {
-        await record('success', { response_status: status, duration_ms, error: null });
-        return { status: 'success' };
-      }
-      const last = !retryable || attempt >= DELIVERY_ATTEMPTS;
-      error ??= `the receiver answered ${status}`;
-      await record(last ? 'failed' : 'pending', { response_status: status, duration_ms, error });
-      if (last) return { status: 'failed' };
-      throw ApplicationFailure.retryable(`delivery attempt ${attempt} of capture ${captureId}: ${error}`, 'DeliveryFailed');
+      const outcomes = await Promise.all(
+        found.captures.map(async (capture): Promise<AttemptRecord & { retryable: boolean }> => {
+          const record = (status: AttemptRecord['status'], result: Pick<DeliveryAttempt, 'response_status' | 'duration_ms' | 'error'>, retryable = false) => ({ id: capture.id, status, retryable, attempt: { attempt, at, ...result } });
+          if (!found.forwardUrl) return record('failed', { response_status: null, duration_ms: 0, error: 'forwarding was turned off before this capture was delivered' });
+          const { url, method, headers, body } = resentRequest(capture, webhookId, found.forwardUrl);
+          const began = performance.now();
+          let status: number | null = null;
+          let error: string | null = null;
+          let retryable = true;
+          try {
+            status = (await send(url, { method, headers, body })).status;
+          } catch (err) {
+            error = err instanceof Error ? err.message : String(err);
+            retryable = !(err instanceof InvalidInputError); // the guard refused the address: it will refuse it again
+          }
+          const duration_ms = Math.round((performance.now() - began) * 100) / 100;
+          if (status !== null && status >= 200 && status < 300) return record('success', { response_status: status, duration_ms, error: null });
+          const again = retryable && attempt < DELIVERY_ATTEMPTS;
+          return record(again ? 'pending' : 'failed', { response_status: status, duration_ms, error: error ?? `the receiver answered ${status}` }, again);
+        }),
+      );
+      await recordDeliveryAttempts(db, found.ref, outcomes.map(({ retryable: _r, ...o }) => o));
+      const retry = outcomes.filter((o) => o.retryable);
+      if (retry.length > 0) throw ApplicationFailure.retryable(`attempt ${attempt}: ${retry.length} of ${outcomes.length} deliveries to retry (${retry[0]!.attempt.error})`, 'DeliveryFailed');
+      return { delivered: outcomes.filter((o) => o.status === 'success').length, failed: outcomes.filter((o) => o.status === 'failed').length };
     },
 
-    /** A delivery whose attempts all ended without an answer recorded (a worker lost mid-attempt): failed. */
-    async giveUpDelivery(webhookId: string, captureId: number, reason: string): Promise<void> {
-      const found = await captureToDeliver(db, webhookId, captureId);
-      if (!found || found.capture.delivery?.status !== 'pending') return;
-      const attempts = found.capture.delivery.attempts;
-      await recordDeliveryAttempt(db, found.ref, captureId, 'failed', { attempt: attempts + 1, at: new Date().toISOString(), response_status: null, duration_ms: 0, error: `gave up: ${reason}` });
+    /** Deliveries whose attempts all ended without an outcome recorded (a worker lost mid-attempt): failed. */
+    async giveUpDeliveries(webhookId: string, ids: number[], reason: string): Promise<void> {
+      const found = await capturesToDeliver(db, webhookId, ids);
+      if (!found) return;
+      const at = new Date().toISOString();
+      await recordDeliveryAttempts(db, found.ref, found.captures.map((c) => ({ id: c.id, status: 'failed', attempt: { attempt: (c.delivery?.attempts ?? 0) + 1, at, response_status: null, duration_ms: 0, error: `gave up: ${reason}` } })));
     },
 
     /** The scheduled expiry: captures past their webhook's age or count; answers how many went. */
     async expireCaptures(): Promise<number> {
       return expireCaptures(db, DEFAULT_RETENTION);
+    },
+
+    /** The webhooks whose deliveries wait with no forwarder on them, perhaps (a thousand at most per look). */
+    async stalledForwarders(): Promise<string[]> {
+      return stalledForwarders(db, STALLED_DELIVERY_SECONDS, 1000);
     },
   };
 }

@@ -11,6 +11,8 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('webhooks').addColumn('forward_url', 'text').addColumn('retention', 'jsonb').execute();
   await db.schema.alterTable('captured_requests').addColumn('delivery', 'jsonb').execute();
+  // The forwarder's look for what is owed: only pending deliveries are in it (no cost to other captures).
+  await sql`create index captured_requests_pending_delivery on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending'`.execute(db);
   await sql`
     create function store_captures_v2(batch json)
     returns table (webhook_id text, webhook_ref bigint, forwarding boolean)
@@ -42,6 +44,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop function store_captures_v2(json)`.execute(db);
+  await sql`drop index captured_requests_pending_delivery`.execute(db);
   await db.schema.alterTable('captured_requests').dropColumn('delivery').execute();
   await db.schema.alterTable('webhooks').dropColumn('forward_url').dropColumn('retention').execute();
 }

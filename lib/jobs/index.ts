@@ -9,7 +9,7 @@ import type { LoadTestWorkflow } from './load-test.ts';
 import type { PipelineCheckWorkflow } from './pipeline-check.ts';
 import type { PageAuditWorkflow, SiteDiscoveryWorkflow } from './site.ts';
 import type { VideoJobWorkflow } from './video.ts';
-import type { CaptureExpiryWorkflow, WebhookForwardingWorkflow } from './webhooks.ts';
+import type { WebhookUpkeepWorkflow, WebhookForwardingWorkflow } from './webhooks.ts';
 
 export * from './task-queues.ts';
 export * from './pipeline-check.ts';
@@ -32,7 +32,7 @@ export interface JobWorkflows {
   pageAudit: PageAuditWorkflow;
   videoJob: VideoJobWorkflow;
   webhookForwarding: WebhookForwardingWorkflow;
-  captureExpiry: CaptureExpiryWorkflow;
+  webhookUpkeep: WebhookUpkeepWorkflow;
 }
 
 export type JobWorkflowType = keyof JobWorkflows;
@@ -46,5 +46,5 @@ export const JOB_WORKFLOW_TYPES = Object.keys({
   pipelineCheck: true,
   videoJob: true,
   webhookForwarding: true,
-  captureExpiry: true,
+  webhookUpkeep: true,
 } satisfies Record<JobWorkflowType, true>) as JobWorkflowType[];

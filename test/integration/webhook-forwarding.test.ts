@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_EXPIRY_SCHEDULE_ID } from '../../lib/jobs/index.ts';
+import { WEBHOOK_UPKEEP_SCHEDULE_ID } from '../../lib/jobs/index.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
@@ -139,9 +139,9 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     // The expiry is a Temporal schedule an operator sees; triggered now, its workflow completes.
     const dataConverter = encryptingDataConverter(await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!));
     const client = new Client({ connection: await Connection.connect({ address: target.temporalAddress }), namespace: target.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
-    const schedule = client.schedule.getHandle(CAPTURE_EXPIRY_SCHEDULE_ID);
+    const schedule = client.schedule.getHandle(WEBHOOK_UPKEEP_SCHEDULE_ID);
     const described = await schedule.describe();
-    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'captureExpiry' });
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'webhookUpkeep' });
     const runsBefore = described.info.recentActions.length;
     await schedule.trigger();
     const run = await until('the expiry run', async () => {
@@ -149,7 +149,7 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
       return d.info.recentActions.length > runsBefore ? d.info.recentActions.at(-1) : undefined;
     });
     const result = await client.workflow.getHandle(run.action.workflow.workflowId, run.action.workflow.firstExecutionRunId).result();
-    expect(result.deleted).toBeGreaterThanOrEqual(0);
+    expect(result).toMatchObject({ deleted: expect.any(Number), woken: expect.any(Number) });
     await client.connection.close();
   });
 });
