@@ -2,7 +2,10 @@
 // Webhook capture on loopback against a bare node:http server answering the same JSON, in one run:
 // captures per second and p99 under wrk (one thread, 100 connections, POSTs spread over 1000 webhooks
 // so the per-webhook cap never drops a row), the ratio to the bare server, and whether the database
-// holds every capture that got a 2xx:
+// holds every capture that got a 2xx; for three kinds of webhook in turn (BENCH_VARIANTS): plain,
+// with a custom response (201, a text body), and forwarding every capture to a loopback receiver
+// of this process (NETWORK_ALLOW=127.0.0.1/32), whose deliveries are counted; its webhooks are
+// deleted after their round so their backlog does not weigh on the next measurement:
 // - rounds: the bare server and ours take turns (BENCH_ROUNDS, 3, of BENCH_SECONDS, 10, each), and the
 //   medians are compared. On a shared two-core machine the speed of both drifts by a fifth from one
 //   minute to the next; taking turns keeps the drift out of the ratio;
@@ -12,6 +15,8 @@
 //   the rows added must equal its 2xx count.
 // Runs on the embedded database (PGlite; BENCH_SKIP_EMBEDDED=1 skips it); with DATABASE_URL set, on Postgres as well.
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
@@ -23,6 +28,25 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const WEBHOOKS = 1000;
 const BODY = JSON.stringify({ event: 'invoice.paid', id: 'evt_bench', amount: 4200, currency: 'eur' });
 
+/** The forwarding variant's receiver: counts what it is sent. */
+let forwarded = 0;
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    forwarded += 1;
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+const VARIANTS: Array<[string, Record<string, unknown>]> = (
+  [
+    ['plain', {}],
+    ['custom response', { response: { status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'queued' } }],
+    ['forwarding', { forward_url: receiverUrl }],
+  ] as Array<[string, Record<string, unknown>]>
+).filter(([name]) => !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name));
+
 async function startBare(): Promise<{ url: string; paths: string[]; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'bench/bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
@@ -31,11 +55,13 @@ async function startBare(): Promise<{ url: string; paths: string[]; child: Child
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** An account with WEBHOOKS new webhooks, and how to count the requests they hold. */
-async function webhookSet(service: { baseUrl: string; env: Record<string, string> }) {
+/** An account with WEBHOOKS new webhooks (with `settings`), how to count the requests they hold, and to delete them. */
+async function webhookSet(service: { baseUrl: string; env: Record<string, string> }, settings: Record<string, unknown> = {}) {
   const key = await newAccountKey(service.env);
+  const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
   const create = async () => {
-    const res = await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, { method: 'POST', headers: { 'X-API-Key': key } });
+    const res = await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, { method: 'POST', headers, body: JSON.stringify(settings) });
+    if (res.status !== 201) throw new Error(`creating a webhook: ${res.status} ${await res.text()}`);
     return `/webhook/${((await res.json()) as { webhook_id: string }).webhook_id}`;
   };
   const paths: string[] = [];
@@ -45,7 +71,21 @@ async function webhookSet(service: { baseUrl: string; env: Record<string, string
     const { data } = (await list.json()) as { data: { webhooks: Array<{ request_count: number }> } };
     return data.webhooks.reduce((sum, w) => sum + w.request_count, 0);
   };
-  return { paths, stored };
+  const remove = async () => {
+    for (let i = 0; i < paths.length; i += 20) {
+      await Promise.all(paths.slice(i, i + 20).map((p) => fetch(`${service.baseUrl}/api/v1/network/my-webhook-delete`, { method: 'POST', headers, body: JSON.stringify({ webhook_id: p.split('/')[2] }) })));
+    }
+  };
+  return { paths, stored, remove };
+}
+
+interface Round {
+  bare: WrkResult;
+  ours: Record<string, WrkResult>;
+  stored: Array<() => Promise<number>>;
+  /** Deliveries the forwarding variant's receiver got during its run, and in the 5 s after. */
+  forwardedDuring: number;
+  forwardedAfter: number;
 }
 
 async function measure(bare: { url: string; paths: string[] }, env: Record<string, string>) {
@@ -57,18 +97,29 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
     await wrk(service.baseUrl, warm.paths, BODY, { connections: CONNECTIONS, seconds: 2 });
     // Each round writes to webhooks of its own, so no webhook reaches its cap of kept requests (at
     // 40,000 captures/s a round of 10 s puts 400 in each of 1,000) and every stored row still counts.
-    const rounds: Array<{ bare: WrkResult; ours: WrkResult; stored: () => Promise<number> }> = [];
+    const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const set = await webhookSet(service);
-      rounds.push({
-        bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }),
-        ours: await wrk(service.baseUrl, set.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }),
-        stored: set.stored,
-      });
+      const round: Round = { bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }), ours: {}, stored: [], forwardedDuring: 0, forwardedAfter: 0 };
+      for (const [name, settings] of VARIANTS) {
+        const set = await webhookSet(service, settings);
+        const before = forwarded;
+        round.ours[name] = await wrk(service.baseUrl, set.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS });
+        if (name !== 'forwarding') {
+          round.stored.push(set.stored);
+          continue;
+        }
+        round.forwardedDuring = forwarded - before;
+        await new Promise((res) => setTimeout(res, 5000));
+        round.forwardedAfter = forwarded - before - round.forwardedDuring;
+        const count = await set.stored(); // counted before the webhooks go
+        round.stored.push(async () => count);
+        await set.remove(); // their backlog ends with them
+      }
+      rounds.push(round);
     }
     await new Promise((r) => setTimeout(r, 500)); // let the captures in flight at wrk's cut-off commit
     let wrkStored = 0;
-    for (const round of rounds) wrkStored += await round.stored();
+    for (const round of rounds) for (const stored of round.stored) wrkStored += await stored();
 
     const exactSet = await webhookSet(service);
     let i = 0;
@@ -86,32 +137,42 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const bare = await startBare();
-console.log(`\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS}s each for the bare server and ours in turn, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`);
+console.log(`\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS}s each for the bare server and ours (${VARIANTS.map(([n]) => n).join(', ')}) in turn, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`);
 
 const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED ? [] : [['PGlite (embedded)', {}]];
 if (process.env.DATABASE_URL) backends.push(['Postgres', { DATABASE_URL: process.env.DATABASE_URL }]);
 let failed = false;
 try {
   for (const [label, env] of backends) {
-    const r = await measure(bare, env);
-    const sent2xx = r.rounds.reduce((sum, x) => sum + x.ours.requests - x.ours.non2xx, 0);
-    const non2xx = r.rounds.reduce((sum, x) => sum + x.ours.non2xx + x.ours.socketErrors, 0);
+    const r = await measure(bare, { NETWORK_ALLOW: '127.0.0.1/32', ...env });
+    const all = r.rounds.flatMap((x) => Object.values(x.ours));
+    const sent2xx = all.reduce((sum, x) => sum + x.requests - x.non2xx, 0);
+    const non2xx = all.reduce((sum, x) => sum + x.non2xx + x.socketErrors, 0);
     const inFlight = r.wrkStored - sent2xx;
-    const ok = non2xx === 0 && inFlight >= 0 && inFlight <= CONNECTIONS * ROUNDS && r.exactStored === r.exact2xx && r.exactBad === 0;
+    const ok = non2xx === 0 && inFlight >= 0 && inFlight <= CONNECTIONS * all.length && r.exactStored === r.exact2xx && r.exactBad === 0;
     failed ||= !ok;
-    const ours = median(r.rounds.map((x) => x.ours.requestsPerSecond));
     const peer = median(r.rounds.map((x) => x.bare.requestsPerSecond));
+    const plain = median(r.rounds.map((x) => x.ours[VARIANTS[0]![0]]!.requestsPerSecond));
     console.log(`\n  ${label}`);
     r.rounds.forEach((x, n) =>
-      console.log(`    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)   netops capture ${fmt(x.ours.requestsPerSecond).padStart(7)} captures/s (p99 ${x.ours.p99Ms.toFixed(1)} ms)   ratio ${(x.ours.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)}`),
+      console.log(
+        `    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)` +
+          Object.entries(x.ours).map(([name, o]) => `   ${name} ${fmt(o.requestsPerSecond).padStart(7)}/s (p99 ${o.p99Ms.toFixed(1)} ms, ${(o.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)})`).join('') +
+          (x.ours.forwarding ? `   forwarded ${fmt(x.forwardedDuring)} during its run, ${fmt(x.forwardedAfter)} in the 5 s after` : ''),
+      ),
     );
+    for (const [name] of VARIANTS) {
+      const ours = median(r.rounds.map((x) => x.ours[name]!.requestsPerSecond));
+      console.log(`    median ${name}: ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ${(ours / peer).toFixed(2)}${name === VARIANTS[0]![0] ? '' : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)}`}`);
+    }
     console.log(
-      `    median: netops capture ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours.p99Ms)).toFixed(1)} ms; bare ${fmt(peer)} req/s; ratio to bare ${(ours / peer).toFixed(2)}\n` +
+      `    bare: ${fmt(peer)} req/s (median)\n` +
         `    wrk: ${fmt(sent2xx)} 2xx, ${fmt(r.wrkStored)} stored (in flight at the cut-offs: ${inFlight}), non-2xx and socket errors ${non2xx}\n` +
         `    exact: ${fmt(r.exact2xx)} 2xx of ${fmt(EXACT_REQUESTS)} sent, ${fmt(r.exactStored)} stored: ${r.exactStored === r.exact2xx ? 'equal, nothing lost' : 'MISMATCH'}`,
     );
   }
 } finally {
   bare.child.kill();
+  receiver.close();
 }
 if (failed) process.exitCode = 1;

@@ -1,6 +1,7 @@
 // How the dashboard shows a captured request: escaped, JSON bodies pretty-printed, with a copy-as-curl
 // command that replays it.
 import { html, type Html } from '../pages/html.ts';
+import type { CaptureDelivery } from '../../db/schema.ts';
 import type { CapturedView } from '../services/webhooks.ts';
 
 /** A stream event for the page: only requests after the ones it rendered, each with its display text and curl. */
@@ -12,13 +13,23 @@ export function forPage(data: unknown, url: string) {
 
 /** One captured request, escaped; JSON bodies pretty-printed; a copy-as-curl command for replaying it. */
 export function requestCard(r: CapturedView, url: string): Html {
+  const { delivery, signature } = r as CapturedView & { delivery?: CaptureDelivery; signature?: { status: string; reason: string } };
   return html`<article class="req" data-id="${r.id}">
-    <h2><strong>${r.method}</strong> <code class="path">${r.path}</code> <time datetime="${r.created_at}">${r.created_at}</time> from ${r.ip_address}</h2>
+    <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}</code> <time datetime="${r.created_at}">${r.created_at}</time> from ${r.ip_address}</h2>
+    ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
+    ${delivery ? deliveryLog(delivery) : ''}
     <details><summary>Headers</summary><pre>${Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre></details>
     ${r.query_params ? html`<p>Query <code>${r.query_params}</code></p>` : ''}
     <pre class="body">${prettyBody(r.body)}</pre>
     <button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button>
+    <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button>
   </article>`;
+}
+
+/** A capture's delivery to the forward URL: its outcome, then every attempt. */
+function deliveryLog(d: CaptureDelivery): Html {
+  return html`<details class="delivery"><summary>Forwarded: <strong>${d.status}</strong> after ${d.attempts} attempt(s)${d.response_status === null ? '' : html`, last answer ${d.response_status}`}${d.duration_ms === null ? '' : html` in ${d.duration_ms} ms`}</summary>
+    <ol>${d.history.map((a) => html`<li><time datetime="${a.at}">${a.at}</time>: ${a.response_status ?? 'no answer'} in ${a.duration_ms} ms${a.error ? html` (${a.error})` : ''}</li>`)}</ol></details>`;
 }
 
 function prettyBody(body: string | null): string {

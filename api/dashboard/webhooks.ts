@@ -2,15 +2,17 @@
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError, NotFoundError } from '../../lib/errors.ts';
-import { html } from '../pages/html.ts';
+import { html, type Html } from '../pages/html.ts';
 import { resumeHeaders } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 import { forPage, requestCard } from './webhook-cards.ts';
+import { searchOf, settingsForm, toolsOf, webhookToolRoutes } from './webhook-settings.ts';
 
-export function webhookSection(page: DashboardPages, { webhooks, streams, config }: Pick<Services, 'webhooks' | 'streams' | 'config'>): void {
+export function webhookSection(page: DashboardPages, services: Pick<Services, 'webhooks' | 'streams' | 'webhookReplays' | 'webhookExports'>): void {
+  const { webhooks, streams } = services;
   /** The list with counts and the create form; `error` (a bound of the plan, say) above them. */
   async function webhooksPage(ctx: Context, account: Account, error?: AppError) {
     const { webhooks: list } = await webhooks.list({ userId: account.id, plan: account.plan });
@@ -60,9 +62,23 @@ export function webhookSection(page: DashboardPages, { webhooks, streams, config
     seeOther(ctx, '/dashboard/webhooks');
   }, { refusable: false });
 
-  page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.requests(account.id, id), async (ctx, account, data) => {
+  /** One webhook's page: its settings and tools, then its captures (live, or those a search found); `notice` above. */
+  async function webhookPage(ctx: Context, account: Account, notice: { error?: AppError; message?: Html } = {}) {
     const id = ctx.params.id!;
-    const url = `${config.baseUrl}/webhook/${id}`;
+    const owner = { userId: account.id, plan: account.plan };
+    const webhook = await webhooks.one(owner, id);
+    let search: ReturnType<typeof searchOf> = null;
+    let error = notice.error;
+    try {
+      search = searchOf(ctx.query, id);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      error ??= err;
+    }
+    const found = search ? await webhooks.search(account.id, id, { filter: { method: search.parsed.method, header: search.parsed.header, text: search.parsed.q, since: search.parsed.since, until: search.parsed.until }, limit: search.parsed.limit, cursor: search.parsed.cursor }) : await webhooks.requests(account.id, id);
+    const url = webhook.webhook_url;
+    const csrf = page.csrf(ctx);
+    const next = 'next_cursor' in found && found.next_cursor ? `/dashboard/webhooks/${id}?${new URLSearchParams({ ...search!.given, cursor: String(found.next_cursor) })}` : null;
     page.layout(
       ctx,
       account,
@@ -71,13 +87,21 @@ export function webhookSection(page: DashboardPages, { webhooks, streams, config
       html`<h1>Webhook</h1>
         <p>Send any request to <code>${url}</code>; it appears below as it arrives.</p>
         <p><code>curl -X POST ${url} -H 'Content-Type: application/json' -d '{"hello":"world"}'</code></p>
-        <p role="status" id="live-status" aria-live="polite">Connecting…</p>
+        ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
+        ${notice.message ? html`<div class="notice" role="status">${notice.message}</div>` : ''}
+        ${settingsForm(webhook, csrf)}
+        ${toolsOf(webhook, csrf, search?.given ?? null)}
+        ${search ? html`<p role="status">${found.requests.length} capture(s) match${next ? html`; <a href="${next}">older ones</a>` : ''}.</p>` : html`<p role="status" id="live-status" aria-live="polite">Connecting…</p>`}
         <section id="requests" data-webhook="${id}" data-capture-url="${url}" aria-label="Captured requests">
-          ${data.requests.map((r) => requestCard(r, url))}
+          ${found.requests.map((r) => requestCard(r, url))}
         </section>
         <script src="/dashboard/assets/live-webhook.js"></script>`,
+      error ? error.status : 200,
     );
-  });
+  }
+
+  page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id), (ctx, account) => webhookPage(ctx, account));
+  webhookToolRoutes(page, services, webhookPage);
 
   page.get('/webhooks/:webhook_id/events', async (ctx, account) => {
     const id = ctx.params.webhook_id!;
@@ -86,7 +110,7 @@ export function webhookSection(page: DashboardPages, { webhooks, streams, config
     // received when the browser reconnects.
     const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
     const tick = webhooks.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
-    const url = `${config.baseUrl}/webhook/${id}`;
+    const url = (await webhooks.one({ userId: account.id, plan: account.plan }, id)).webhook_url;
     await page.spend(account);
     const lease = await streams.open({ userId: account.id, plan: account.plan });
     startSse(

@@ -26,7 +26,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
   const base = new URL(config.baseUrl);
   const metadataUrl = `${config.baseUrl}${RESOURCE_METADATA_PATH}/mcp`;
   const verify = createTokenVerifier({ db: deps.db, oauth: deps.oauth });
-  const toolDeps: McpToolDeps = { lookups: services.lookups, webhooks: services.webhooks, quota: services.quota, site: services.site, video: services.video, loadTests: services.loadTests, targets: services.targets, domains: services.domains, tasks: services.tasks, baseUrl: config.baseUrl, logger: deps.logger };
+  const toolDeps: McpToolDeps = { lookups: services.lookups, webhooks: services.webhooks, webhookReplays: services.webhookReplays, quota: services.quota, site: services.site, video: services.video, loadTests: services.loadTests, targets: services.targets, domains: services.domains, tasks: services.tasks, baseUrl: config.baseUrl, logger: deps.logger };
   const listenHost = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const allowedHosts = new Set([base.host, listenHost, `localhost:${config.port}`]);
 

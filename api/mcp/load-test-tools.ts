@@ -14,7 +14,7 @@ import type { QuotaService } from '../services/quota.ts';
 import type { TaskService } from '../services/tasks.ts';
 import { validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { TOOL_HINTS, toolResult, type Run } from './run.ts';
+import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
 const startShape = {
@@ -50,7 +50,6 @@ const startShape = {
 
 const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
 // The REST answers' schemas without `success`, open to fields beyond them (clients check structuredContent against these).
-const withoutSuccess = <T extends z.ZodObject>(schema: T) => schema.omit({ success: true } as never).loose();
 const resultsShape = withoutSuccess(loadTestResultsAnswer.extend({ results: loadTestResultsAnswer.shape.results.unwrap().loose().nullable() }));
 
 const totals = (r: { total_requests?: unknown; error_rate?: unknown; p95_response_time?: unknown; throughput?: unknown } | null | undefined) =>

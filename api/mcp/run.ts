@@ -2,6 +2,7 @@
 // one wrapper that spends the user's plan quota (the same counters as REST) and turns errors into
 // results a model can act on, never a protocol error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
@@ -19,6 +20,8 @@ export const TOOL_HINTS = {
   webhook_list: READ_OWN,
   webhook_requests: READ_OWN,
   webhook_delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  webhook_update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  webhook_replay: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
   domain_check_bulk: LOOKUP,
@@ -32,6 +35,9 @@ export const TOOL_HINTS = {
   watermark_status: READ_OWN,
 } as const;
 export type ToolName = keyof typeof TOOL_HINTS;
+
+/** A REST answer's schema as a tool's output: the same fields but `success` (tools answer errors their own way). */
+export const withoutSuccess = <T extends z.ZodObject>(schema: T) => schema.omit({ success: true } as never).loose();
 
 /** The scopes that allow calling `tool`: read-only tools take either scope, the others only `mcp:tools`. */
 export function scopesAllowing(tool: string): readonly string[] {

@@ -12,6 +12,7 @@ import type { SiteService } from '../services/site.ts';
 import type { VideoService } from '../services/video.ts';
 import type { TargetVerificationService } from '../services/target-verification.ts';
 import type { TaskService } from '../services/tasks.ts';
+import type { WebhookReplayService } from '../services/webhook-replay.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import { registerDomainTools } from './domain-tools.ts';
 import { registerLoadTestTools } from './load-test-tools.ts';
@@ -30,6 +31,7 @@ export interface McpAccount {
 export interface McpToolDeps {
   lookups: LookupService;
   webhooks: WebhookService;
+  webhookReplays?: WebhookReplayService;
   quota: QuotaService;
   /** The site tools need Temporal (jobs on the network pool, as tasks); without it they are not offered. */
   site?: SiteService;
@@ -66,7 +68,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   );
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
-  registerWebhookTools(server, run, deps.webhooks, account);
+  registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays);
   if (tasks) {
     const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, isTaskRequest: request.isTaskRequest ?? (() => false) };
     if (deps.loadTests && deps.targets) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, targets: deps.targets, baseUrl: deps.baseUrl ?? '' }, account));

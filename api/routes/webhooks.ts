@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import { webhookOperations as ops } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
+import { sendDownload } from '../download.ts';
 import { serve, type V1Router } from './serve.ts';
 
 export function webhookRoutes({ webhooks, streams, webhookExports, webhookReplays }: Pick<Services, 'webhooks' | 'streams' | 'webhookExports' | 'webhookReplays'>): V1Router {
@@ -18,10 +18,7 @@ export function webhookRoutes({ webhooks, streams, webhookExports, webhookReplay
   serve(router, ops.export, async (ctx, { query }) => {
     const { webhook_id, format, method, header, q, since, until } = query;
     const chunks = await webhookExports.export(ctx.state.account.userId, webhook_id, { method, header, text: q, since, until }, format);
-    ctx.type = 'application/json';
-    ctx.set('Content-Disposition', `attachment; filename="webhook-${webhook_id}.${format === 'har' ? 'har' : 'json'}"`);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = Readable.from(chunks);
+    sendDownload(ctx, `webhook-${webhook_id}.${format === 'har' ? 'har' : 'json'}`, chunks);
   });
   // New captures as Server-Sent Events: first everything kept (as the polling answer), then each
   // batch of new requests; `end` when the webhook is deleted.

@@ -161,6 +161,12 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       return { webhook_id: webhookId, ...shownSettings(after!, account.plan), message: `Updated: ${said.join('; ')}` };
     },
 
+    /** One of the caller's webhooks with its settings (404 otherwise). */
+    async one(account: { userId: number; plan: Plan }, webhookId: string) {
+      const w = await owned(account.userId, webhookId);
+      return { webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), created_at: w.createdAt.toISOString(), ...shownSettings(w, account.plan) };
+    },
+
     async list(account: { userId: number; plan: Plan }) {
       const webhooks = await listWebhooks(db, account.userId, defaultRetention(account.plan));
       return {

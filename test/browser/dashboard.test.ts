@@ -18,6 +18,7 @@ import { call, newAccount, targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { ROOT } from '../support/processes.ts';
+import { startReceiver, type Received } from '../support/receiver.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
@@ -92,6 +93,51 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('article.req code.path').first().textContent()).toBe(`/webhook/${webhookId}/orders`); // and rendered by the server
     await page.goto('/dashboard/webhooks');
     expect(await page.getByRole('cell', { name: '1', exact: true }).count()).toBeGreaterThan(0);
+  });
+
+  it("sets a webhook's answer and forwarding, shows each delivery, searches, exports and replays", async () => {
+    const received: Received[] = [];
+    const receiver = await startReceiver('127.0.0.1', received, (_got, res) => res.writeHead(204).end());
+    try {
+      await page.goto('/dashboard/webhooks');
+      await page.getByRole('button', { name: 'Create a webhook' }).click();
+      await page.waitForURL(/\/dashboard\/webhooks\/[A-Za-z0-9_-]+$/);
+      const webhookId = page.url().split('/').pop()!;
+      await page.getByText('Settings', { exact: true }).click();
+      await page.getByLabel('Status').fill('202');
+      await page.getByLabel('Body', { exact: true }).fill('accepted');
+      await page.getByLabel('Forward to').fill(`${receiver.url}/hooks`);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await expect.poll(() => page.locator('.notice').textContent()).toContain(`new captures are forwarded to ${receiver.url}/hooks`);
+      for (const [method, body] of [['POST', 'alpha'], ['PUT', 'beta']]) {
+        const sent = await fetch(`${target.baseUrl}/webhook/${webhookId}`, { method, body });
+        expect([sent.status, await sent.text()]).toEqual([202, 'accepted']);
+      }
+      // Each capture's delivery, as the page shows it after a reload.
+      await expect
+        .poll(async () => {
+          await page.goto(`/dashboard/webhooks/${webhookId}`);
+          return page.locator('details.delivery summary').allTextContents();
+        }, { timeout: 30_000 })
+        .toEqual([expect.stringMatching(/^Forwarded: success after 1 attempt\(s\), last answer 204/), expect.stringMatching(/^Forwarded: success/)]);
+      expect(received.map((r) => r.body.toString()).sort()).toEqual(['alpha', 'beta']);
+      await shot('03b-webhook-settings');
+
+      await page.getByLabel('Body text').fill('bet');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => page.locator('article.req pre.body').allTextContents()).toEqual(['beta']);
+      const json = await page.request.get((await page.getByRole('link', { name: 'JSON' }).getAttribute('href'))!);
+      expect(((await json.json()) as { requests: Array<{ body: string }> }).requests.map((r) => r.body)).toEqual(['beta']);
+      const har = await page.request.get((await page.getByRole('link', { name: 'HAR' }).getAttribute('href'))!);
+      expect(((await har.json()) as { log: { entries: unknown[] } }).log.entries).toHaveLength(1);
+
+      await page.locator('article.req').first().getByRole('button', { name: 'Replay…' }).click();
+      await page.getByRole('button', { name: 'Replay', exact: true }).click();
+      await expect.poll(() => page.locator('.notice').textContent()).toMatch(/Replayed capture #\d+ to .*: 204 in/);
+      expect(received.at(-1)!.body.toString()).toBe('beta');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('checks a URL, a domain, DNS records and an IP in the Lookups section', async () => {

@@ -55,7 +55,7 @@ for (const target of targets()) {
       expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['audit_page_design', 'discover_site_pages', 'dns_lookup', 'domain_check_bulk', 'http_headers', 'ip_info', 'load_test_list', 'load_test_results', 'load_test_start', 'load_test_status', 'load_test_stop', 'load_test_verify_target', 'remove_video_watermark', 'watermark_status', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['audit_page_design', 'discover_site_pages', 'dns_lookup', 'domain_check_bulk', 'http_headers', 'ip_info', 'load_test_list', 'load_test_results', 'load_test_start', 'load_test_status', 'load_test_stop', 'load_test_verify_target', 'remove_video_watermark', 'watermark_status', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_replay', 'webhook_requests', 'webhook_update']);
       for (const t of tools) expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
 
       // Every tool, through HTTP, as this user.

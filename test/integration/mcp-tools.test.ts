@@ -47,7 +47,7 @@ describe('MCP tools', () => {
   it('lists the seven tools with titles, descriptions, schemas and truthful annotations', async () => {
     const client = await connect('mcp-list@example.test');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['dns_lookup', 'http_headers', 'ip_info', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['dns_lookup', 'http_headers', 'ip_info', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests', 'webhook_update']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
