@@ -1,6 +1,7 @@
 // The one place configuration is read. Names are a contract with deployment tooling
 // (ARCHITECTURE.md, "Configuration"): do not rename them.
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseCidr } from './net/cidr.ts';
@@ -96,6 +97,7 @@ const schema = z
     TARGET_VERIFICATION_USERS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').default(50),
     TARGET_VERIFICATION_RPS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 1000000').max(1_000_000, 'must be from 0 to 1000000').default(50),
     TARGET_VERIFICATION_SECONDS: seconds(0, 3600, 60),
+    LOAD_THREADS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 256').max(256, 'must be from 1 to 256').optional(),
   })
   .superRefine((c, ctx) => {
     if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
@@ -146,6 +148,8 @@ export type Config = Readonly<{
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (trusted proxies are not counted). */
   maxConnectionsPerClient: number;
+  /** Threads a load worker runs its shards on (default: one per core). */
+  loadThreads: number;
   /** Video jobs: the largest upload, how long the upload link lives, how long a result waits for its download. */
   video: Readonly<{ maxBytes: number; uploadTtlSeconds: number; downloadTtlSeconds: number }>;
   /**
@@ -201,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
+    loadThreads: c.LOAD_THREADS ?? availableParallelism(),
     video: Object.freeze({ maxBytes: c.VIDEO_MAX_BYTES, uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS, downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS }),
     targetVerification: Object.freeze({
       required: (c.TARGET_VERIFICATION ?? (c.NETWORK_ALLOW.length ? 'off' : 'required')) === 'required',

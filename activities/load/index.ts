@@ -1,9 +1,11 @@
-// Activities of the load pool: a test's start, its shards (the load itself), and its end.
+// Activities of the load pool: a test's start, its shards (the load itself, on the pool's threads:
+// threads.ts), and its end.
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { finishLoadTestRow, loadTestStopRequested, markLoadTestRunning, readShardSnapshots, requestLoadTestStop, writeShardSnapshot } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
-import { REQUEST_TIMEOUT_MS, ShardGenerator, type ShardPlan, type ShardSnapshot } from './generator.ts';
+import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './generator.ts';
+import { ThreadedShard } from './threads.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from './metrics.ts';
 import { abortingFailure, evaluateThresholds } from './thresholds.ts';
@@ -28,7 +30,7 @@ export interface ShardOutcome {
   stopped: boolean;
 }
 
-export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[] }) {
+export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[]; threads: number }) {
   return {
     /** A load worker has the test: it starts now (plus a moment for the shards to be placed). */
     async beginLoadTest(testId: string): Promise<number> {
@@ -43,7 +45,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const attempt = ctx.info.attempt;
       const { testId: _testId, shard: _shard, ...shardPlan } = input;
       const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow };
-      const generator = await ShardGenerator.create(plan);
+      const generator = ThreadedShard.start(plan, deps.threads);
       let stopped = false;
       const save = async (snapshot: ShardSnapshot, final: boolean) => {
         if (await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, snapshot, final)) {
@@ -55,9 +57,13 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       let saving = Promise.resolve();
       const timer = setInterval(() => {
-        const snapshot = generator.snapshot();
-        ctx.heartbeat({ total: snapshot.total });
-        saving = saving.then(() => save(snapshot, false)).catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }));
+        saving = saving
+          .then(async () => {
+            const snapshot = await generator.snapshot();
+            ctx.heartbeat({ total: snapshot.total });
+            await save(snapshot, false);
+          })
+          .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }));
       }, SNAPSHOT_EVERY_MS);
       try {
         const result = await generator.run();

@@ -1,6 +1,8 @@
 // Load generator against the peers, in one run on this machine, all on loopback:
 // 1. Throughput: nginx (1 worker) serving a small static file; wrk, autocannon, hey and our load
 //    worker each with the same connection count for the same time; requests per second and ratios.
+//    Ours twice: one load worker with LOAD_THREADS=1 and with LOAD_THREADS=2 (BENCH_THREADS), the
+//    same test, so the table shows what the threads add.
 // 2. Accuracy: a Node target answering after a fixed 50 ms; our p50 beside wrk's.
 // 3. Coordinated omission: a fixed arrival rate against a target that stalls once for 1 s; our p99
 //    (measured from the scheduled send) beside wrk's (measured from the actual send).
@@ -76,16 +78,25 @@ async function delayedTarget(delayMs: number): Promise<{ url: string; close(): P
 }
 
 const nginx = await startNginx();
-const app = await startService({ NETWORK_ALLOW: '127.0.0.1/32' });
+const threads = Number(process.env.BENCH_THREADS ?? 2);
+const app = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: String(threads) });
 try {
   const key = await newAccountKey(app.env);
+  const single = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: '1' });
+  let one: Row;
+  try {
+    const test = { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 };
+    one = { ...(await runLoadTest(single.baseUrl, await newAccountKey(single.env), test)), tool: 'netops, 1 thread' };
+  } finally {
+    await single.stop();
+  }
   console.log(`load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`);
 
   // 1. Throughput against nginx.
-  const mine = await runLoadTest(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 });
-  const rows: Row[] = [mine, await wrk(nginx.url, connections, seconds), await autocannon(nginx.url, connections, seconds), await hey(nginx.url, connections, seconds)];
-  table(`1. throughput against nginx (1 worker, static file)`, rows, 'netops load worker');
-  console.log(`  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s`);
+  const mine = { ...(await runLoadTest(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 })), tool: `netops, ${threads} threads` };
+  const rows: Row[] = [mine, one, await wrk(nginx.url, connections, seconds), await autocannon(nginx.url, connections, seconds), await hey(nginx.url, connections, seconds)];
+  table(`1. throughput against nginx (1 worker, static file)`, rows, mine.tool);
+  console.log(`  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s; ${threads} threads / 1 thread: ${(mine.rps / one.rps).toFixed(2)}`);
 
   // 2. Accuracy against a fixed 50 ms.
   const slow = await delayedTarget(50);

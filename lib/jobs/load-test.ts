@@ -132,3 +132,35 @@ export type LoadTestWorkflow = (input: LoadTestInput) => Promise<LoadTestState>;
 
 export const getLoadTestState = defineQuery<LoadTestState>('getLoadTestState');
 export const stopLoadTest = defineSignal('stopLoadTest');
+
+/** What splitting a share of a test's users keeps together: its users, their first index, its arrival rate and profile. */
+export interface UserShare {
+  users: number;
+  firstUser: number;
+  /** Arrivals per second (0: the closed model). */
+  rate: number;
+  /** Targets: users of the whole test in the closed model (kept), arrivals in the open one (shared in proportion). */
+  stages?: Array<{ durationMs: number; target: number }>;
+}
+
+/**
+ * `share` cut into `parts` (at most one per user): users split evenly and numbered on from its first,
+ * the arrival rate and an open model's stage targets shared in proportion. How a test becomes shards
+ * (workflows/load-test-plan.ts), and a shard the parts its threads run (activities/load/threads.ts).
+ */
+export function splitUsers<T extends UserShare>(share: T, parts: number): T[] {
+  const n = Math.max(1, Math.min(parts, share.users));
+  let firstUser = share.firstUser;
+  return Array.from({ length: n }, (_, i) => {
+    const users = Math.floor(share.users / n) + (i < share.users % n ? 1 : 0);
+    const part: T = {
+      ...share,
+      users,
+      firstUser,
+      rate: (share.rate * users) / share.users,
+      ...(share.stages && share.rate > 0 ? { stages: share.stages.map((st) => ({ ...st, target: (st.target * users) / share.users })) } : {}),
+    };
+    firstUser += users;
+    return part;
+  });
+}

@@ -5,5 +5,5 @@ import { createActivityWorker, type PoolContext } from './pool-worker.ts';
 
 export function createLoadWorker(ctx: PoolContext): Promise<Worker> {
   if (!ctx.storage) throw new Error('the load pool needs storage (shard totals)');
-  return createActivityWorker('load', ctx, { ...createLoadActivities({ db: ctx.storage.database.db, allow: ctx.config.networkAllow }) });
+  return createActivityWorker('load', ctx, { ...createLoadActivities({ db: ctx.storage.database.db, allow: ctx.config.networkAllow, threads: ctx.config.loadThreads }) });
 }

@@ -1,0 +1,63 @@
+// One shard's snapshot from the snapshots of its parts (a shard runs its users on several threads:
+// threads.ts). Counts add, histograms merge bucket by bucket, times take the earliest first request
+// and the latest snapshot: the shard reports as if one generator had run all its users.
+import hdr from 'hdr-histogram-js';
+import { newHistogram } from './histogram.ts';
+import { mergePerSecond } from './per-second.ts';
+import { PHASES, type Phase } from './phases.ts';
+import type { StepSnapshot } from './scenario.ts';
+import type { ShardSnapshot } from './shard.ts';
+
+const add = (into: Record<string, number>, from: Record<string, number>) => {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+  return into;
+};
+/** Compressed base64 HDR histograms merged into one, encoded the same way. */
+const mergedHistogram = (encoded: string[]) => {
+  const h = newHistogram();
+  for (const e of encoded) h.add(hdr.decodeFromCompressedBase64(e, 64, false));
+  return hdr.encodeIntoCompressedBase64(h);
+};
+
+export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
+  if (parts.length === 1) return parts[0]!;
+  const sum = (pick: (s: ShardSnapshot) => number) => parts.reduce((n, s) => n + pick(s), 0);
+  const firsts = parts.flatMap((s) => (s.firstSentAt === null ? [] : [s.firstSentAt]));
+  const { sent, answers } = mergePerSecond([...parts]);
+  const withPhases = parts.filter((s) => s.phases);
+  const withSteps = parts.filter((s) => s.steps?.length);
+  return {
+    total: sum((s) => s.total),
+    successful: sum((s) => s.successful),
+    failed: sum((s) => s.failed),
+    bytesSent: sum((s) => s.bytesSent),
+    bytesReceived: sum((s) => s.bytesReceived),
+    latencySumUs: sum((s) => s.latencySumUs),
+    histogram: mergedHistogram(parts.map((s) => s.histogram)),
+    statusCodes: parts.reduce((into, s) => add(into, s.statusCodes), {} as Record<string, number>),
+    errors: parts.reduce((into, s) => add(into, s.errors), {} as Record<string, number>),
+    inFlight: sum((s) => s.inFlight),
+    dropped: sum((s) => s.dropped),
+    firstSentAt: firsts.length ? Math.min(...firsts) : null,
+    takenAt: Math.max(...parts.map((s) => s.takenAt)),
+    perSecond: sent,
+    seconds: answers,
+    ...(withPhases.length ? { phases: Object.fromEntries(PHASES.map((p) => [p, mergedHistogram(withPhases.map((s) => s.phases![p]))])) as Record<Phase, string> } : {}),
+    ...(withSteps.length ? { steps: mergeStepSnapshots(withSteps.map((s) => s.steps!)) } : {}),
+  };
+}
+
+function mergeStepSnapshots(parts: StepSnapshot[][]): StepSnapshot[] {
+  return parts[0]!.map((first, i) => {
+    const same = parts.map((p) => p[i]!);
+    return {
+      name: first.name,
+      requests: same.reduce((n, s) => n + s.requests, 0),
+      failed: same.reduce((n, s) => n + s.failed, 0),
+      latencySumUs: same.reduce((n, s) => n + s.latencySumUs, 0),
+      histogram: mergedHistogram(same.map((s) => s.histogram)),
+      statusCodes: same.reduce((into, s) => add(into, s.statusCodes), {} as Record<string, number>),
+      captureFailures: same.reduce((n, s) => n + s.captureFailures, 0),
+    };
+  });
+}

@@ -1,0 +1,141 @@
+// The load pool's threads: a shard's users run on LOAD_THREADS worker threads (one per core by
+// default), so one load worker process uses every core, and in the embedded mode the API's event
+// loop is never the generator's. The activity stays the unit Temporal sees: a shard is one
+// runLoadShard activity, which cuts its users into one part per thread (splitUsers) and reports the
+// parts merged (snapshot-merge.ts), exactly as one generator would. Threads are started on first
+// use and kept; every shard of the process shares them.
+import { Worker } from 'node:worker_threads';
+import hdr from 'hdr-histogram-js';
+import { splitUsers } from '../../lib/jobs/load-test.ts';
+import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
+import type { ShardPlan, ShardSnapshot } from './shard.ts';
+import type { ThreadRequest } from './shard-thread.ts';
+import { newHistogram } from './histogram.ts';
+import { mergeSnapshots } from './snapshot-merge.ts';
+
+type ThreadAnswer = { op: 'snapshot'; id: number; seq: number; snapshot: ShardSnapshot } | { op: 'done'; id: number; snapshot: ShardSnapshot } | { op: 'error'; id: number; message: string };
+
+interface Part {
+  id: number;
+  thread: LoadThread;
+  done: Promise<ShardSnapshot>;
+  last: ShardSnapshot | null;
+}
+
+class LoadThread {
+  readonly worker = new Worker(new URL('./shard-thread.ts', import.meta.url));
+  readonly waiting = new Map<string, (snapshot: ShardSnapshot) => void>();
+  readonly finished = new Map<number, { resolve: (s: ShardSnapshot) => void; reject: (e: Error) => void }>();
+  parts = 0;
+  alive = true;
+
+  constructor() {
+    this.worker.unref();
+    this.worker.on('exit', () => {
+      this.alive = false;
+      for (const f of this.finished.values()) f.reject(new Error('the load thread exited'));
+      this.finished.clear();
+    });
+    this.worker.on('message', (m: ThreadAnswer) => {
+      if (m.op === 'snapshot') {
+        this.waiting.get(`${m.id}:${m.seq}`)?.(m.snapshot);
+        this.waiting.delete(`${m.id}:${m.seq}`);
+        return;
+      }
+      const f = this.finished.get(m.id);
+      this.finished.delete(m.id);
+      if (m.op === 'done') f?.resolve(m.snapshot);
+      else f?.reject(new Error(m.message));
+    });
+    // A thread that dies takes its parts with it: they fail, and the activity with them (Temporal retries the shard).
+    this.worker.on('error', (err: Error) => {
+      for (const f of this.finished.values()) f.reject(err);
+      this.finished.clear();
+    });
+  }
+
+  send(m: ThreadRequest): void {
+    this.worker.postMessage(m);
+  }
+}
+
+let pool: LoadThread[] = [];
+let nextPartId = 1;
+let nextSeq = 1;
+
+/** The threads, started on first use (and again for any that died): `size` of them. */
+function threads(size: number): LoadThread[] {
+  pool = pool.filter((t) => t.alive).slice(0, size);
+  while (pool.length < size) pool.push(new LoadThread());
+  return pool;
+}
+
+/** A shard running on the pool's threads: the same surface as a ShardGenerator, answered across threads. */
+export class ThreadedShard {
+  private readonly parts: Part[];
+
+  private constructor(parts: Part[]) {
+    this.parts = parts;
+  }
+
+  /**
+   * Starts `plan` on `threadCount` threads (its users split across them; the least busy threads
+   * first). The target is checked here first, so a refusal is the same error as from one generator.
+   */
+  static start(plan: ShardPlan, threadCount: number): ThreadedShard {
+    guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}) });
+    const all = threads(threadCount);
+    const chosen = [...all].sort((a, b) => a.parts - b.parts);
+    const parts = splitUsers(plan, threadCount).map((sub, i): Part => {
+      const thread = chosen[i % chosen.length]!;
+      const id = nextPartId++;
+      thread.parts += 1;
+      thread.worker.ref();
+      const done = new Promise<ShardSnapshot>((resolve, reject) => thread.finished.set(id, { resolve, reject })).finally(() => {
+        thread.parts -= 1;
+        if (thread.parts === 0) thread.worker.unref();
+      });
+      thread.send({ op: 'start', id, plan: sub });
+      return { id, thread, done, last: null };
+    });
+    return new ThreadedShard(parts);
+  }
+
+  /** Every part's running totals, merged; a part that does not answer within a second counts with its last ones. */
+  async snapshot(): Promise<ShardSnapshot> {
+    const answers = await Promise.all(
+      this.parts.map(async (p) => {
+        const seq = nextSeq++;
+        const fresh = await new Promise<ShardSnapshot | null>((resolve) => {
+          const timer = setTimeout(() => {
+            p.thread.waiting.delete(`${p.id}:${seq}`);
+            resolve(null);
+          }, 1000);
+          p.thread.waiting.set(`${p.id}:${seq}`, (s) => {
+            clearTimeout(timer);
+            resolve(s);
+          });
+          p.thread.send({ op: 'snapshot', id: p.id, seq });
+        });
+        p.last = fresh ?? p.last;
+        return p.last;
+      }),
+    );
+    const known = answers.filter((s): s is ShardSnapshot => s !== null);
+    return known.length ? mergeSnapshots(known) : emptySnapshot();
+  }
+
+  /** Runs every part to its end; the merged final totals. */
+  async run(): Promise<ShardSnapshot> {
+    return mergeSnapshots(await Promise.all(this.parts.map((p) => p.done)));
+  }
+
+  stop(): void {
+    for (const p of this.parts) p.thread.send({ op: 'stop', id: p.id });
+  }
+}
+
+/** Totals before any part answered. */
+function emptySnapshot(): ShardSnapshot {
+  return { total: 0, successful: 0, failed: 0, bytesSent: 0, bytesReceived: 0, latencySumUs: 0, histogram: hdr.encodeIntoCompressedBase64(newHistogram()), statusCodes: {}, errors: {}, inFlight: 0, dropped: 0, firstSentAt: null, takenAt: Date.now(), perSecond: [] };
+}

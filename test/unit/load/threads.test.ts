@@ -1,0 +1,70 @@
+// A shard on the load threads: its users cut into one part per thread (splitUsers) and the parts'
+// totals merged into one snapshot (mergeSnapshots), as one generator would report them. Against a
+// loopback target started here, on two real worker threads.
+import hdr from 'hdr-histogram-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ShardPlan } from '../../../activities/load/shard.ts';
+import { newHistogram } from '../../../activities/load/histogram.ts';
+import { mergeSnapshots } from '../../../activities/load/snapshot-merge.ts';
+import { ThreadedShard } from '../../../activities/load/threads.ts';
+import { splitUsers } from '../../../lib/jobs/load-test.ts';
+import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
+import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
+
+function plan(url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan {
+  const startAt = Date.now() + 100;
+  return { target: { url, method: 'GET', headers: {} }, users, firstUser: 0, totalUsers: users, startAt, endAt: startAt + durationMs, rampUpMs: 0, rate: 0, requestTimeoutMs: 2000, allow };
+}
+
+describe('splitting users', () => {
+  it('splits users evenly and numbers them on, shares the rate and an open model\'s stages, keeps a closed model\'s', () => {
+    const closed = splitUsers({ users: 5, firstUser: 10, rate: 0, stages: [{ durationMs: 1000, target: 40 }] }, 2);
+    expect(closed.map((p) => [p.users, p.firstUser, p.rate, p.stages![0]!.target])).toEqual([[3, 10, 0, 40], [2, 13, 0, 40]]);
+    const open = splitUsers({ users: 4, firstUser: 0, rate: 100, stages: [{ durationMs: 1000, target: 80 }] }, 4);
+    expect(open.map((p) => [p.users, p.rate, p.stages![0]!.target])).toEqual([[1, 25, 20], [1, 25, 20], [1, 25, 20], [1, 25, 20]]);
+    expect(splitUsers({ users: 2, firstUser: 0, rate: 0 }, 8)).toHaveLength(2); // never a part without users
+  });
+});
+
+describe('a shard on two threads', () => {
+  let site: LoadTarget;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+  });
+  afterAll(() => site.close());
+
+  it('runs its users across the threads and reports them as one', async () => {
+    const shard = ThreadedShard.start(plan(`${site.url}/delay/20`, 6, 1500), 2);
+    await new Promise((r) => setTimeout(r, 900));
+    const live = await shard.snapshot();
+    expect(live.total).toBeGreaterThan(0);
+    const result = await shard.run();
+    expect(result.total).toBe(site.count('/delay/20'));
+    expect(result.successful).toBe(result.total);
+    expect(new Set(site.ports('/delay/20')).size).toBe(6); // one connection per user, over both threads
+    expect(hdr.decodeFromCompressedBase64(result.histogram, 64, false).totalCount).toBe(result.total);
+    expect(result.perSecond.reduce((a, b) => a + b, 0)).toBe(result.total);
+    expect(result.statusCodes).toEqual({ 200: result.total });
+    expect(result.phases && hdr.decodeFromCompressedBase64(result.phases.ttfb, 64, false).totalCount).toBe(result.total);
+  });
+
+  it('stops every part, and refuses a forbidden target before any thread starts', async () => {
+    const shard = ThreadedShard.start(plan(`${site.url}/delay/10`, 4, 60_000), 2);
+    await new Promise((r) => setTimeout(r, 500));
+    const began = Date.now();
+    shard.stop();
+    const result = await shard.run();
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(result.total).toBe(site.count('/delay/10'));
+    expect(() => ThreadedShard.start(plan('http://10.0.0.1/', 2, 1000, []), 2)).toThrow(ForbiddenAddressError);
+  });
+
+  it('merges parts exactly: counts add, times take the earliest and latest', () => {
+    const base = { bytesSent: 1, bytesReceived: 2, latencySumUs: 3, histogram: hdr.encodeIntoCompressedBase64(newHistogram()), errors: {}, inFlight: 1, dropped: 0, perSecond: [1, 2] };
+    const merged = mergeSnapshots([
+      { ...base, total: 3, successful: 3, failed: 0, statusCodes: { 200: 3 }, firstSentAt: 50, takenAt: 100 },
+      { ...base, total: 2, successful: 1, failed: 1, statusCodes: { 200: 1, 500: 1 }, firstSentAt: 40, takenAt: 90, errors: { ECONNRESET: 1 } },
+    ]);
+    expect(merged).toMatchObject({ total: 5, successful: 4, failed: 1, bytesSent: 2, inFlight: 2, statusCodes: { 200: 4, 500: 1 }, errors: { ECONNRESET: 1 }, firstSentAt: 40, takenAt: 100, perSecond: [2, 4] });
+  });
+});
