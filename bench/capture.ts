@@ -4,7 +4,8 @@
 // so the per-webhook cap never drops a row), the ratio to the bare server, and whether the database
 // holds every capture that got a 2xx; for three kinds of webhook in turn (BENCH_VARIANTS): plain,
 // with a custom response (201, a text body), and forwarding every capture to a loopback receiver
-// of this process (NETWORK_ALLOW=127.0.0.1/32), whose deliveries are counted; its webhooks are
+// of this process (NETWORK_ALLOW=127.0.0.1/32) over 200 webhooks (the most a plan lets forward),
+// whose deliveries are counted; its webhooks are
 // deleted after their round so their backlog does not weigh on the next measurement:
 // - rounds: the bare server and ours take turns (BENCH_ROUNDS, 3, of BENCH_SECONDS, 10, each), and the
 //   medians are compared. On a shared two-core machine the speed of both drifts by a fifth from one
@@ -18,6 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
+import { PLAN_LIMITS } from '../lib/plans.ts';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
 
@@ -26,6 +28,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 20_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const WEBHOOKS = 1000;
+const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 60);
 const BODY = JSON.stringify({ event: 'invoice.paid', id: 'evt_bench', amount: 4200, currency: 'eur' });
 
 /** The forwarding variant's receiver: counts what it is sent. */
@@ -56,7 +59,7 @@ async function startBare(): Promise<{ url: string; paths: string[]; child: Child
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** An account with WEBHOOKS new webhooks (with `settings`), how to count the requests they hold, and to delete them. */
-async function webhookSet(service: { baseUrl: string; env: Record<string, string> }, settings: Record<string, unknown> = {}) {
+async function webhookSet(service: { baseUrl: string; env: Record<string, string> }, settings: Record<string, unknown> = {}, count = WEBHOOKS) {
   const key = await newAccountKey(service.env);
   const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
   const create = async () => {
@@ -65,7 +68,7 @@ async function webhookSet(service: { baseUrl: string; env: Record<string, string
     return `/webhook/${((await res.json()) as { webhook_id: string }).webhook_id}`;
   };
   const paths: string[] = [];
-  while (paths.length < WEBHOOKS) paths.push(...(await Promise.all(Array.from({ length: 20 }, create))));
+  while (paths.length < count) paths.push(...(await Promise.all(Array.from({ length: 20 }, create))));
   const stored = async () => {
     const list = await fetch(`${service.baseUrl}/api/v1/network/my-webhooks`, { headers: { 'X-API-Key': key } });
     const { data } = (await list.json()) as { data: { webhooks: Array<{ request_count: number }> } };
@@ -83,9 +86,11 @@ interface Round {
   bare: WrkResult;
   ours: Record<string, WrkResult>;
   stored: Array<() => Promise<number>>;
-  /** Deliveries the forwarding variant's receiver got during its run, and in the 5 s after. */
+  /** Deliveries the forwarding variant's receiver got during its run, and after it (until all were sent, or DRAIN_SECONDS). */
   forwardedDuring: number;
   forwardedAfter: number;
+  drainSeconds: number;
+  forwardable: number;
 }
 
 async function measure(bare: { url: string; paths: string[] }, env: Record<string, string>) {
@@ -99,9 +104,10 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
     // 40,000 captures/s a round of 10 s puts 400 in each of 1,000) and every stored row still counts.
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const round: Round = { bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }), ours: {}, stored: [], forwardedDuring: 0, forwardedAfter: 0 };
+      const round: Round = { bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }), ours: {}, stored: [], forwardedDuring: 0, forwardedAfter: 0, drainSeconds: 0, forwardable: 0 };
       for (const [name, settings] of VARIANTS) {
-        const set = await webhookSet(service, settings);
+        // Forwarding: as many webhooks as the enterprise plan lets forward at once.
+        const set = await webhookSet(service, settings, name === 'forwarding' ? PLAN_LIMITS.enterprise.forwardingWebhooks : WEBHOOKS);
         const before = forwarded;
         round.ours[name] = await wrk(service.baseUrl, set.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS });
         if (name !== 'forwarding') {
@@ -109,9 +115,14 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
           continue;
         }
         round.forwardedDuring = forwarded - before;
-        await new Promise((res) => setTimeout(res, 5000));
-        round.forwardedAfter = forwarded - before - round.forwardedDuring;
+        await new Promise((res) => setTimeout(res, 500));
         const count = await set.stored(); // counted before the webhooks go
+        // After the burst: how long the forwarder takes to send the rest (at most DRAIN_SECONDS).
+        const drainFrom = performance.now();
+        while (forwarded - before < count && performance.now() - drainFrom < DRAIN_SECONDS * 1000) await new Promise((res) => setTimeout(res, 250));
+        round.forwardedAfter = forwarded - before - round.forwardedDuring;
+        round.drainSeconds = (performance.now() - drainFrom) / 1000;
+        round.forwardable = count;
         round.stored.push(async () => count);
         await set.remove(); // their backlog ends with them
       }
@@ -130,6 +141,9 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
       requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, setupRequest: (req: any) => ({ ...req, path: exactSet.paths[i++ % WEBHOOKS] }) }],
     });
     return { rounds, wrkStored, exact2xx: exact['2xx'], exactStored: await exactSet.stored(), exactBad: exact.non2xx + exact.errors };
+  } catch (err) {
+    console.error(`the service's last output:\n${service.output().slice(-4000)}`);
+    throw err;
   } finally {
     await service.stop();
   }
@@ -158,7 +172,7 @@ try {
       console.log(
         `    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)` +
           Object.entries(x.ours).map(([name, o]) => `   ${name} ${fmt(o.requestsPerSecond).padStart(7)}/s (p99 ${o.p99Ms.toFixed(1)} ms, ${(o.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)})`).join('') +
-          (x.ours.forwarding ? `   forwarded ${fmt(x.forwardedDuring)} during its run, ${fmt(x.forwardedAfter)} in the 5 s after` : ''),
+          (x.ours.forwarding ? `\n      forwarding: ${fmt(x.forwardedDuring)} delivered during its run (deliveries yield to captures), then ${fmt(x.forwardedAfter)} in ${x.drainSeconds.toFixed(1)} s after it (${fmt(x.forwardedAfter / Math.max(x.drainSeconds, 0.001))}/s), of ${fmt(x.forwardable)} captured` : ''),
       ),
     );
     for (const [name] of VARIANTS) {

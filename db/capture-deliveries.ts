@@ -1,39 +1,51 @@
 // Deliveries of captures to their webhook's forward URL (activities/webhooks/index.ts). A capture of
 // a forwarding webhook is stored `pending` (store_captures_v2); each attempt is appended to its
-// history, and the last one sets the outcome.
+// history; a failed one sets when the next is due (`next_attempt_at`), the last one the outcome.
 import { sql, type Kysely } from 'kysely';
+import type { DeliveryGroup } from '../lib/jobs/webhooks.ts';
 import type { CaptureDelivery, Database, DeliveryAttempt } from './schema.ts';
 import { listCapturedRequests, type CapturedRequest } from './webhooks.ts';
 
-/** The ids of the webhook's captures whose delivery is pending, oldest first (at most `limit`). */
-export async function pendingDeliveries(db: Kysely<Database>, webhookId: string, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('captured_requests as c')
-    .innerJoin('webhooks as w', 'w.id', 'c.webhook_ref')
-    .select('c.id')
-    .where('w.webhook_id', '=', webhookId)
-    .where(sql<boolean>`(c.delivery ->> 'status') = 'pending'`) // the partial index's own predicate
-    .orderBy('c.id', 'asc')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => Number(r.id));
+/** Pending, and due: never tried, or its next attempt's time has come. */
+const DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and coalesce((c.delivery ->> 'next_attempt_at')::timestamptz, '-infinity') <= now()`;
+
+/**
+ * The deliveries due now, oldest first, at most `perWebhook` of each of at most `webhooks` forwarding
+ * webhooks (fair: a webhook with a backlog of thousands takes its share, not the batch), skipping
+ * the webhooks in `busy` (a batch of theirs is on its way). Each webhook is one walk of the pending
+ * index (partial: only pending deliveries are in it).
+ */
+export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
+  const rows = await sql<{ webhook_id: string; ids: Array<string | number> }>`
+    select w.webhook_id, d.ids from webhooks w
+    cross join lateral (
+      select array_agg(x.id order by x.id) as ids from (
+        select c.id from captured_requests c where c.webhook_ref = w.id and ${DUE} order by c.id limit ${perWebhook}
+      ) x
+    ) d
+    where w.forward_url is not null and d.ids is not null and not (w.webhook_id = any(${busy as string[]}::text[]))
+    order by d.ids[1]
+    limit ${webhooks}
+  `.execute(db);
+  return rows.rows.map((r) => ({ webhookId: r.webhook_id, ids: r.ids.map(Number) }));
 }
 
 /**
- * Those of `ids` still pending and where they go (null forwardUrl: forwarding was turned off); null
- * when the webhook is gone. Deleted captures are simply not among them.
+ * Those of `ids` still pending and where they go; null when the webhook is gone (or forwards no
+ * more: its pending deliveries were failed then). Deleted captures are simply not among them.
  */
-export async function capturesToDeliver(db: Kysely<Database>, webhookId: string, ids: readonly number[]): Promise<{ ref: number; forwardUrl: string | null; captures: CapturedRequest[] } | null> {
+export async function capturesToDeliver(db: Kysely<Database>, webhookId: string, ids: readonly number[]): Promise<{ ref: number; forwardUrl: string; captures: CapturedRequest[] } | null> {
   const webhook = await db.selectFrom('webhooks').select(['id', 'forward_url']).where('webhook_id', '=', webhookId).executeTakeFirst();
-  if (!webhook) return null;
+  if (!webhook?.forward_url) return null;
   const captures = await listCapturedRequests(db, Number(webhook.id), ids.length, 0, { ids, pendingDelivery: true });
   return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures };
 }
 
-/** One attempt's outcome for one capture: its status after it, and the attempt (appended to its history). */
+/** One attempt's outcome for one capture: its status after it, when the next is due, and the attempt (appended to its history). */
 export interface AttemptRecord {
   id: number;
   status: CaptureDelivery['status'];
+  nextAttemptAt: string | null;
   attempt: DeliveryAttempt;
 }
 
@@ -46,21 +58,33 @@ export async function recordDeliveryAttempts(db: Kysely<Database>, ref: number, 
       'attempts', (r.attempt ->> 'attempt')::int,
       'response_status', (r.attempt -> 'response_status'),
       'duration_ms', (r.attempt -> 'duration_ms'),
+      'next_attempt_at', r.next_attempt_at,
       'history', coalesce(c.delivery -> 'history', '[]'::jsonb) || jsonb_build_array(r.attempt))
-    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(id bigint, status text, attempt jsonb)
-    where c.webhook_ref = ${ref} and c.id = r.id
+    from jsonb_to_recordset(${JSON.stringify(records.map((r) => ({ id: r.id, status: r.status, next_attempt_at: r.nextAttemptAt, attempt: r.attempt })))}::jsonb)
+      as r(id bigint, status text, next_attempt_at text, attempt jsonb)
+    where c.webhook_ref = ${ref} and c.id = r.id and (c.delivery ->> 'status') = 'pending' -- an overdue attempt never undoes a later outcome
   `.execute(db);
 }
 
-/** The webhooks (at most `limit`) with a delivery pending since more than `seconds` ago. */
-export async function stalledForwarders(db: Kysely<Database>, seconds: number, limit: number): Promise<string[]> {
-  const rows = await sql<{ webhook_id: string }>`
-    select w.webhook_id from webhooks w
-    where exists (
-      select 1 from captured_requests c
-      where c.webhook_ref = w.id and (c.delivery ->> 'status') = 'pending' and c.created_at < now() - make_interval(secs => ${seconds})
-    )
-    limit ${limit}
+/** Ends every pending delivery of a webhook as failed, saying why (forwarding turned off). */
+export async function failPendingDeliveries(db: Kysely<Database>, webhookRef: number, reason: string): Promise<void> {
+  const attempt = { at: new Date().toISOString(), response_status: null, duration_ms: 0, error: reason };
+  await sql`
+    update captured_requests c set delivery = c.delivery || jsonb_build_object(
+      'status', 'failed', 'next_attempt_at', null,
+      'history', coalesce(c.delivery -> 'history', '[]'::jsonb) || jsonb_build_array(${JSON.stringify(attempt)}::jsonb || jsonb_build_object('attempt', coalesce((c.delivery ->> 'attempts')::int, 0))))
+    where c.webhook_ref = ${webhookRef} and (c.delivery ->> 'status') = 'pending'
   `.execute(db);
-  return rows.rows.map((r) => r.webhook_id);
+}
+
+/** Whether any delivery has been due for more than `seconds` (the forwarder should be at it). */
+export async function deliveriesStalled(db: Kysely<Database>, seconds: number): Promise<boolean> {
+  const row = await sql<{ stalled: boolean }>`
+    select exists (
+      select 1 from captured_requests c join webhooks w on w.id = c.webhook_ref
+      where w.forward_url is not null and ${DUE}
+        and greatest(c.created_at, coalesce((c.delivery ->> 'next_attempt_at')::timestamptz, '-infinity')) < now() - make_interval(secs => ${seconds})
+    ) as stalled
+  `.execute(db);
+  return row.rows[0]?.stalled ?? false;
 }

@@ -38,27 +38,37 @@ export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly n
 }
 
 /**
- * The scheduled expiry: deletes every capture older than its webhook keeps them (its retention's
- * max_age_days, else its owner's plan's default), then trims every webhook to its count. Answers how
- * many captures were deleted.
+ * The scheduled expiry: for every webhook, deletes the captures older than it keeps them and those
+ * past its count (its retention, else its owner's plan's `defaults`, never past the plan's `caps`,
+ * a downgrade included). Answers how many captures were deleted. Age: ids grow with time, so each
+ * webhook's first capture young enough is found walking its index from the oldest (past only what
+ * goes), and everything below it goes.
  */
-export async function expireCaptures(db: Kysely<Database>, defaults: Readonly<Record<Plan, WebhookRetention>>): Promise<number> {
-  const days = JSON.stringify(Object.fromEntries(Object.entries(defaults).map(([plan, r]) => [plan, r.max_age_days])));
-  const keep = JSON.stringify(Object.fromEntries(Object.entries(defaults).map(([plan, r]) => [plan, r.max_requests])));
+export async function expireCaptures(db: Kysely<Database>, defaults: Readonly<Record<Plan, WebhookRetention>>, caps: Readonly<Record<Plan, WebhookRetention>>): Promise<number> {
+  const byPlan = JSON.stringify(Object.fromEntries(Object.keys(defaults).map((plan) => [plan, { ...defaults[plan as Plan], cap_requests: caps[plan as Plan].max_requests, cap_days: caps[plan as Plan].max_age_days }])));
+  const kept = sql`
+    select w.id as ref,
+      least(coalesce((w.retention ->> 'max_requests')::int, (p.v ->> 'max_requests')::int), (p.v ->> 'cap_requests')::int) as keep,
+      now() - make_interval(days => least(coalesce((w.retention ->> 'max_age_days')::int, (p.v ->> 'max_age_days')::int), (p.v ->> 'cap_days')::int)) as cutoff
+    from webhooks w join users u on u.id = w.user_id
+    cross join lateral (select (${byPlan}::jsonb -> u.plan) as v) p
+  `;
   const aged = await sql`
     delete from captured_requests c
-    using webhooks w join users u on u.id = w.user_id
-    where c.webhook_ref = w.id
-      and c.created_at < now() - make_interval(days => coalesce((w.retention ->> 'max_age_days')::int, (${days}::jsonb ->> u.plan)::int))
+    using (
+      select k.ref, coalesce(
+        (select x.id from captured_requests x where x.webhook_ref = k.ref and x.created_at >= k.cutoff order by x.id limit 1),
+        (select max(x.id) + 1 from captured_requests x where x.webhook_ref = k.ref)
+      ) as floor_id
+      from (${kept}) k
+    ) f
+    where c.webhook_ref = f.ref and c.id < f.floor_id
   `.execute(db);
   const counted = await sql`
     delete from captured_requests c
     using (
-      select w.id as ref, (
-        select x.id from captured_requests x where x.webhook_ref = w.id order by x.id desc
-        offset greatest(coalesce((w.retention ->> 'max_requests')::int, (${keep}::jsonb ->> u.plan)::int) - 1, 0) limit 1
-      ) as floor_id
-      from webhooks w join users u on u.id = w.user_id
+      select k.ref, (select x.id from captured_requests x where x.webhook_ref = k.ref order by x.id desc offset greatest(k.keep - 1, 0) limit 1) as floor_id
+      from (${kept}) k
     ) f
     where c.webhook_ref = f.ref and c.id < f.floor_id
   `.execute(db);

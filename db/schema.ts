@@ -70,6 +70,8 @@ export interface CaptureDelivery {
   attempts: number;
   response_status: number | null;
   duration_ms: number | null;
+  /** While pending after a failed attempt: when the next one is due (ISO time). */
+  next_attempt_at?: string | null;
   /** Every attempt, oldest first. */
   history: DeliveryAttempt[];
 }

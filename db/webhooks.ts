@@ -120,23 +120,30 @@ function parsedJson<T>(v: T | string | null): T | null {
 
 /**
  * The caller's webhooks, newest first, with how many captures each keeps (its retention, else
- * `defaults`: what is past it and not yet deleted is not counted).
+ * `defaults`, within `caps`: what is past it and not yet deleted is not counted).
  */
-export async function listWebhooks(db: Kysely<Database>, userId: number, defaults: WebhookRetention): Promise<WebhookWithCount[]> {
+export async function listWebhooks(db: Kysely<Database>, userId: number, defaults: WebhookRetention, caps: WebhookRetention = { max_requests: 2 ** 31 - 1, max_age_days: 36_500 }): Promise<WebhookWithCount[]> {
   const rows = await db
     .selectFrom('webhooks as w')
     .select(['w.id', 'w.webhook_id', 'w.created_at', 'w.response', 'w.signature', 'w.forward_url', 'w.retention'])
     .select(
       sql<string>`(select count(*) from (
         select 1 from captured_requests c where c.webhook_ref = w.id
-          and c.created_at >= now() - make_interval(days => coalesce((w.retention ->> 'max_age_days')::int, ${defaults.max_age_days}))
-        order by c.id desc limit coalesce((w.retention ->> 'max_requests')::int, ${defaults.max_requests})
+          and c.created_at >= now() - make_interval(days => least(coalesce((w.retention ->> 'max_age_days')::int, ${defaults.max_age_days}), ${caps.max_age_days}))
+        order by c.id desc limit least(coalesce((w.retention ->> 'max_requests')::int, ${defaults.max_requests}), ${caps.max_requests})
       ) kept)`.as('request_count'),
     )
     .where('w.user_id', '=', userId)
     .orderBy('w.id', 'desc')
     .execute();
   return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0), ...settingsOf(r) }));
+}
+
+/** How many of the user's webhooks forward, besides `except`. */
+export async function countForwarding(db: Kysely<Database>, userId: number, except: string | null): Promise<number> {
+  let q = db.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).where('forward_url', 'is not', null);
+  if (except) q = q.where('webhook_id', '!=', except);
+  return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
 /** A webhook row's settings as the code uses them. */

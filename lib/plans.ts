@@ -22,6 +22,8 @@ export interface PlanLimits {
   /** The most captures one webhook may keep, and for how many days (a webhook keeps 500 unless its owner asks for more). */
   capturesKept: number;
   captureDays: number;
+  /** Webhooks that forward their captures at once (forward_url set). */
+  forwardingWebhooks: number;
   /** Load tests pending or running at once, and the size of each. */
   loadTestsAtOnce: number;
   loadTestUsers: number;
@@ -29,9 +31,9 @@ export interface PlanLimits {
 }
 
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
-  free: { perMinute: 10, perDay: 100, liveStreams: 2, webhooks: 5, capturesPerMinute: 60, captureBytes: 10 * MiB, capturesKept: 1_000, captureDays: 7, loadTestsAtOnce: 1, loadTestUsers: 50, loadTestSeconds: 300 },
-  pro: { perMinute: 100, perDay: 10_000, liveStreams: 10, webhooks: 50, capturesPerMinute: 600, captureBytes: 250 * MiB, capturesKept: 10_000, captureDays: 30, loadTestsAtOnce: 5, loadTestUsers: 1_000, loadTestSeconds: 3_600 },
-  enterprise: { perMinute: 3_000, perDay: 10_000, liveStreams: 50, webhooks: 1_000, capturesPerMinute: 6_000, captureBytes: 2048 * MiB, capturesKept: 10_000, captureDays: 30, loadTestsAtOnce: 20, loadTestUsers: 10_000, loadTestSeconds: 3_600 },
+  free: { perMinute: 10, perDay: 100, liveStreams: 2, webhooks: 5, capturesPerMinute: 60, captureBytes: 10 * MiB, capturesKept: 1_000, captureDays: 7, forwardingWebhooks: 2, loadTestsAtOnce: 1, loadTestUsers: 50, loadTestSeconds: 300 },
+  pro: { perMinute: 100, perDay: 10_000, liveStreams: 10, webhooks: 50, capturesPerMinute: 600, captureBytes: 250 * MiB, capturesKept: 10_000, captureDays: 30, forwardingWebhooks: 20, loadTestsAtOnce: 5, loadTestUsers: 1_000, loadTestSeconds: 3_600 },
+  enterprise: { perMinute: 3_000, perDay: 10_000, liveStreams: 50, webhooks: 1_000, capturesPerMinute: 6_000, captureBytes: 2048 * MiB, capturesKept: 10_000, captureDays: 30, forwardingWebhooks: 200, loadTestsAtOnce: 20, loadTestUsers: 10_000, loadTestSeconds: 3_600 },
 };
 
 /** The windows one account's requests count against. Limits are per user, whichever key is used. */
@@ -51,3 +53,13 @@ export const DEFAULT_RETENTION = Object.fromEntries(
   PLANS.map((plan) => [plan, { max_requests: Math.min(CAPTURE_KEEP_PER_WEBHOOK, PLAN_LIMITS[plan].capturesKept), max_age_days: PLAN_LIMITS[plan].captureDays }]),
 ) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;
 export const defaultRetention = (plan: Plan) => DEFAULT_RETENTION[plan];
+
+/** What a webhook keeps in effect: its own retention (either field missing: the default) within its owner's plan now. */
+export function effectiveRetention(plan: Plan, own: Partial<{ max_requests: number; max_age_days: number }> | null): { max_requests: number; max_age_days: number } {
+  const d = DEFAULT_RETENTION[plan];
+  const limits = PLAN_LIMITS[plan];
+  return { max_requests: Math.min(own?.max_requests ?? d.max_requests, limits.capturesKept), max_age_days: Math.min(own?.max_age_days ?? d.max_age_days, limits.captureDays) };
+}
+
+/** The most a webhook may keep, by plan (what retention is capped to, after a downgrade too). */
+export const RETENTION_CAPS = Object.fromEntries(PLANS.map((plan) => [plan, { max_requests: PLAN_LIMITS[plan].capturesKept, max_age_days: PLAN_LIMITS[plan].captureDays }])) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;

@@ -6,6 +6,13 @@
 /** Not sent again: the connection's own, and those the client computes for the new request. */
 const NOT_RESENT = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'expect']);
 
+/**
+ * What a forwarded capture carries besides the sender's headers: which capture it is (receivers can
+ * drop a repeat: delivery is at least once), and a mark that stops this service from forwarding it
+ * again should it come back to one of its own capture URLs (forwarding would go round in circles).
+ */
+export const DELIVERY_HEADER = 'x-netops-delivery';
+
 /** A capture as stored (db/webhooks.ts's CapturedRequest has these). */
 export interface StoredCapture {
   method: string;

@@ -1,81 +1,91 @@
 // The webhooks' background work (lib/jobs/webhooks.ts).
-// - webhookForwarding: one per forwarding webhook. The API signals it (signalWithStart) when captures
-//   are stored; it reads the webhook's pending deliveries from the database (a lost signal loses
-//   nothing: the next look reads them all) and delivers them in batches, each an activity on the
-//   network pool that Temporal retries with backoff. LANES batches run at once, so a receiver that
-//   keeps failing some captures does not hold back the others. It keeps looking while there is
-//   work; idle for IDLE, it ends, and the next capture starts it again. Its history stays short: it
-//   continues as new every CONTINUE_AFTER deliveries.
-// - webhookUpkeep: started by a schedule, deletes what webhooks no longer keep, and starts (or wakes)
-//   the forwarder of every webhook whose deliveries have waited a minute: the API signals forwarders
-//   after it stored captures, and a process that died in between would otherwise leave them waiting
-//   until the webhook's next capture.
+// - webhookForwarder: one for the service. The API signals it (signalWithStart) when captures of
+//   forwarding webhooks are stored; it reads the deliveries due from the database (a lost signal
+//   loses nothing: the next look reads them all) and delivers them in batches, each an activity on
+//   the network pool: at most WEBHOOKS_PER_BATCH webhooks and PER_WEBHOOK captures each, LANES
+//   batches at once, never two batches of one webhook at once. A failed attempt sets its capture's
+//   next attempt (backoff, in the database), and the forwarder sleeps until the earliest one or a
+//   signal. So its work for Temporal grows with batches, not webhooks, and one receiver that keeps
+//   failing holds back nobody. Idle for IDLE with no retry waiting, it ends; the next capture starts
+//   it again. It continues as new every CONTINUE_AFTER batches (its history stays short).
+// - webhookUpkeep: started by a schedule: deletes what webhooks no longer keep, and wakes the
+//   forwarder when deliveries have waited past their time (an API process died before it signalled).
+import { condition, continueAsNew, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ActivityFailure, condition, continueAsNew, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks/index.ts';
-import { capturesStored, DELIVERY_RETRY, forwarderWorkflowId, TASK_QUEUES, type WebhookForwardingWorkflow, type WebhookUpkeepWorkflow } from '../lib/jobs/index.ts';
+import { capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, type DeliveryGroup, type WebhookForwarderWorkflow, type WebhookUpkeepWorkflow } from '../lib/jobs/index.ts';
 
-const IDLE = '10 minutes';
-/** Captures per delivery activity (sent at once), and activities in flight per webhook. */
-const BATCH = 20;
-const LANES = 2;
-const CONTINUE_AFTER = 2_000;
+const IDLE_MS = 10 * 60_000;
+const LANES = 4;
+const WEBHOOKS_PER_BATCH = 25;
+const PER_WEBHOOK = 20;
+const CONTINUE_AFTER = 500;
 
-const { deliverCaptures } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '90 seconds', retry: DELIVERY_RETRY });
-const { pendingDeliveries, giveUpDeliveries, expireCaptures, stalledForwarders } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '5 minutes' });
+// A batch is one attempt per capture (their retries are the forwarder's, by due time); Temporal's
+// retries of the activity cover a worker lost mid-batch (its captures may then be sent twice: at least once).
+const { deliverCaptures } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '3 minutes', retry: { maximumAttempts: 3 } });
+const { dueDeliveries, expireCaptures, deliveriesStalled } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '5 minutes' });
 
-export const webhookForwarding: WebhookForwardingWorkflow = async (webhookId) => {
+export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null) => {
   let look = true; // a new run looks at once
   setHandler(capturesStored, () => {
     look = true;
   });
-  const inFlight = new Set<number>();
+  const busy = new Set<string>();
+  let nextRetryAt = retryAt;
   let running = 0;
+  let batches = 0;
   let delivered = 0;
-  const deliver = async (ids: number[]) => {
+  const deliver = async (groups: DeliveryGroup[]) => {
     running += 1;
-    ids.forEach((id) => inFlight.add(id));
+    groups.forEach((g) => busy.add(g.webhookId));
     try {
-      await deliverCaptures(webhookId, ids);
-    } catch (err) {
-      // Every attempt ran out with some still pending and no outcome recorded (a worker lost mid-attempt, say).
-      await giveUpDeliveries(webhookId, ids, err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err));
+      const done = await deliverCaptures(groups);
+      delivered += done.delivered;
+      if (done.nextRetryAt !== null) nextRetryAt = Math.min(nextRetryAt ?? Infinity, done.nextRetryAt);
+    } catch {
+      // Three workers lost on this batch: its deliveries stay pending and come up again at the next look.
     } finally {
-      ids.forEach((id) => inFlight.delete(id));
+      groups.forEach((g) => busy.delete(g.webhookId));
       running -= 1;
-      delivered += ids.length;
-      look = true; // captures stored meanwhile may have found no lane free
+      look = true; // what was stored meanwhile may have found no lane free
     }
   };
   for (;;) {
-    if (delivered >= CONTINUE_AFTER || workflowInfo().continueAsNewSuggested) {
+    if (batches >= CONTINUE_AFTER) {
       await condition(() => running === 0);
-      await continueAsNew<WebhookForwardingWorkflow>(webhookId);
+      await continueAsNew<WebhookForwarderWorkflow>(nextRetryAt);
     }
-    if (!(await condition(() => look && running < LANES, IDLE))) {
-      if (running === 0) return { delivered };
+    const wait = nextRetryAt === null ? IDLE_MS : Math.max(0, nextRetryAt - Date.now());
+    if (!(await condition(() => look && running < LANES, wait))) {
+      if (nextRetryAt !== null && nextRetryAt <= Date.now()) {
+        nextRetryAt = null; // this look takes what is due; later failures set it again
+        look = true;
+      } else if (running === 0 && nextRetryAt === null) {
+        return { delivered };
+      }
       continue;
     }
     look = false;
-    const ids = (await pendingDeliveries(webhookId, BATCH + inFlight.size)).filter((id) => !inFlight.has(id)).slice(0, BATCH);
-    if (ids.length === 0) continue;
-    void deliver(ids);
-    look = true; // there may be more than one batch waiting
+    const groups = await dueDeliveries([...busy], PER_WEBHOOK, WEBHOOKS_PER_BATCH);
+    if (groups.length === 0) continue;
+    batches += 1;
+    void deliver(groups);
+    look = true; // there may be more than one batch due
   }
 };
 
 export const webhookUpkeep: WebhookUpkeepWorkflow = async () => {
   const deleted = await expireCaptures();
-  const stalled = await stalledForwarders();
-  for (const webhookId of stalled) {
-    const workflowId = forwarderWorkflowId(webhookId);
+  const stalled = await deliveriesStalled();
+  if (stalled) {
     try {
-      await startChild(webhookForwarding, { workflowId, args: [webhookId], parentClosePolicy: ParentClosePolicy.ABANDON });
+      await startChild(webhookForwarder, { workflowId: FORWARDER_WORKFLOW_ID, args: [null], parentClosePolicy: ParentClosePolicy.ABANDON });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       // Running already: a wake costs nothing; one that ended meanwhile is the next upkeep's to start.
-      await getExternalWorkflowHandle(workflowId).signal(capturesStored).catch(() => undefined);
+      await getExternalWorkflowHandle(FORWARDER_WORKFLOW_ID).signal(capturesStored).catch(() => undefined);
     }
   }
-  return { deleted, woken: stalled.length };
+  return { deleted, woken: stalled };
 };

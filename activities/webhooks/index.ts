@@ -1,21 +1,50 @@
-// Activities of the network pool for webhooks: delivering captures to their webhook's forward URL (a
-// batch per activity, one attempt each per activity attempt: Temporal retries with backoff,
-// lib/jobs/webhooks.ts), and the scheduled expiry of captures. Each attempt is recorded on its
-// capture before the activity returns or asks for a retry, so a capture shows every try.
-import { ApplicationFailure } from '@temporalio/common';
-import { Context } from '@temporalio/activity';
+// Activities of the network pool for webhooks: the forwarder's look for deliveries due, a batch of
+// deliveries (one attempt each; a failure sets when the next is due, with backoff, and the tenth is
+// the last), and the scheduled upkeep's expiry and stalled-delivery check. Each attempt is recorded
+// on its capture before the activity returns, so a capture shows every try.
+import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
-import { capturesToDeliver, pendingDeliveries, recordDeliveryAttempts, stalledForwarders, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import { capturesToDeliver, deliveriesStalled, dueDeliveries, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
-import { InvalidInputError } from '../../lib/errors.ts';
-import { DELIVERY_ATTEMPTS, STALLED_DELIVERY_SECONDS } from '../../lib/jobs/webhooks.ts';
+import type { CapturedRequest } from '../../db/webhooks.ts';
+import { DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
-import { DEFAULT_RETENTION } from '../../lib/plans.ts';
-import { resentRequest } from '../../lib/webhook-resend.ts';
+import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
+import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
+import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
 
 /** How long a receiver has to answer one delivery. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
+/** Deliveries of one webhook in flight at once (a receiver sees at most this many from us at a time). */
+export const PER_RECEIVER = 4;
+/**
+ * Deliveries yield to captures: while this process's event loop was busier than YIELD_ABOVE over
+ * the last 100 ms (captures arriving at full speed in the embedded mode, where this runs beside the
+ * API), deliveries go at most BUSY_RATE a second; otherwise as fast as they can.
+ */
+export const YIELD_ABOVE = 0.6;
+export const BUSY_RATE = 20;
+
+let sample = { at: 0, elu: performance.eventLoopUtilization(), busy: 0 };
+/** How busy the event loop was over the last 100 ms or so (0 to 1). */
+function loopBusy(): number {
+  const now = performance.now();
+  if (now - sample.at >= 100) {
+    const elu = performance.eventLoopUtilization();
+    sample = { at: now, elu, busy: performance.eventLoopUtilization(elu, sample.elu).utilization };
+  }
+  return sample.busy;
+}
+/** When the next delivery may go while the loop is busy (one every 1/BUSY_RATE s, shared by every batch of the process). */
+let nextBusySlot = 0;
+async function yieldToCaptures(): Promise<void> {
+  if (loopBusy() <= YIELD_ABOVE) return;
+  const now = performance.now();
+  nextBusySlot = Math.max(now, nextBusySlot + 1000 / BUSY_RATE);
+  const wait = nextBusySlot - now;
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
 
 export interface WebhookActivityDeps {
   db: Kysely<Database>;
@@ -25,66 +54,80 @@ export interface WebhookActivityDeps {
 export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
   // The receiver's body is not kept: only its status and time (a little is read, then dropped).
   const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url' });
+
+  /** One attempt at one capture: a 2xx is `success`; otherwise pending again with its next attempt due, or `failed` after the last (or when the guard refuses the URL: no retry helps). */
+  async function attempt(webhookId: string, forwardUrl: string, capture: CapturedRequest): Promise<AttemptRecord> {
+    const n = (capture.delivery?.attempts ?? 0) + 1;
+    const at = new Date().toISOString();
+    const { url, method, headers, body } = resentRequest(capture, webhookId, forwardUrl);
+    headers[DELIVERY_HEADER] = `${webhookId}/${capture.id}`;
+    const began = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let retryable = true;
+    try {
+      status = (await send(url, { method, headers, body })).status;
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+      retryable = !(err instanceof ForbiddenAddressError); // the guard refused the address: it will refuse it again
+    }
+    const duration_ms = Math.round((performance.now() - began) * 100) / 100;
+    const tried = (result: Pick<DeliveryAttempt, 'response_status' | 'error'>): DeliveryAttempt => ({ attempt: n, at, duration_ms, ...result });
+    if (status !== null && status >= 200 && status < 300) return { id: capture.id, status: 'success', nextAttemptAt: null, attempt: tried({ response_status: status, error: null }) };
+    const again = retryable && n < DELIVERY_ATTEMPTS;
+    return {
+      id: capture.id,
+      status: again ? 'pending' : 'failed',
+      nextAttemptAt: again ? new Date(Date.now() + retryDelayMs(n)).toISOString() : null,
+      attempt: tried({ response_status: status, error: error ?? `the receiver answered ${status}` }),
+    };
+  }
+
   return {
-    /** The ids of the webhook's captures waiting for delivery, oldest first. */
-    async pendingDeliveries(webhookId: string, limit: number): Promise<number[]> {
-      return pendingDeliveries(db, webhookId, limit);
+    /** The deliveries due now, by webhook (those in `busy` skipped). */
+    async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
+      return dueDeliveries(db, busy, perWebhook, webhooks);
     },
 
     /**
-     * One attempt at delivering each of `ids` still pending (all at once; a retry of this activity
-     * sends only those still pending): a 2xx is `success`; anything else is recorded and, when some
-     * could still succeed, the activity fails so that Temporal retries it after its backoff. The last
-     * attempt, or a forward URL the SSRF guard refuses (no retry helps), is `failed`.
+     * One attempt at each capture of each group, PER_RECEIVER at a time per webhook, all webhooks at
+     * once; answers how many succeeded and the earliest next attempt any failure set (null: none).
      */
-    async deliverCaptures(webhookId: string, ids: number[]): Promise<{ delivered: number; failed: number }> {
-      const found = await capturesToDeliver(db, webhookId, ids);
-      if (!found || found.captures.length === 0) return { delivered: 0, failed: 0 }; // deleted, or done by an earlier attempt
-      const attempt = Context.current().info.attempt;
-      const at = new Date().toISOString();
-      const outcomes = await Promise.all(
-        found.captures.map(async (capture): Promise<AttemptRecord & { retryable: boolean }> => {
-          const record = (status: AttemptRecord['status'], result: Pick<DeliveryAttempt, 'response_status' | 'duration_ms' | 'error'>, retryable = false) => ({ id: capture.id, status, retryable, attempt: { attempt, at, ...result } });
-          if (!found.forwardUrl) return record('failed', { response_status: null, duration_ms: 0, error: 'forwarding was turned off before this capture was delivered' });
-          const { url, method, headers, body } = resentRequest(capture, webhookId, found.forwardUrl);
-          const began = performance.now();
-          let status: number | null = null;
-          let error: string | null = null;
-          let retryable = true;
-          try {
-            status = (await send(url, { method, headers, body })).status;
-          } catch (err) {
-            error = err instanceof Error ? err.message : String(err);
-            retryable = !(err instanceof InvalidInputError); // the guard refused the address: it will refuse it again
+    async deliverCaptures(groups: DeliveryGroup[]): Promise<{ delivered: number; nextRetryAt: number | null }> {
+      let delivered = 0;
+      let nextRetryAt: number | null = null;
+      await Promise.all(
+        groups.map(async ({ webhookId, ids }) => {
+          const found = await capturesToDeliver(db, webhookId, ids);
+          if (!found) return; // deleted, or no longer forwarding (its pending deliveries were failed then)
+          const records: AttemptRecord[] = [];
+          let next = 0;
+          const lane = async () => {
+            while (next < found.captures.length) {
+              const capture = found.captures[next++]!; // taken before waiting: the other lanes move on meanwhile
+              await yieldToCaptures();
+              records.push(await attempt(webhookId, found.forwardUrl, capture));
+            }
+          };
+          await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
+          await recordDeliveryAttempts(db, found.ref, records);
+          for (const r of records) {
+            if (r.status === 'success') delivered += 1;
+            if (r.nextAttemptAt) nextRetryAt = Math.min(nextRetryAt ?? Infinity, Date.parse(r.nextAttemptAt));
           }
-          const duration_ms = Math.round((performance.now() - began) * 100) / 100;
-          if (status !== null && status >= 200 && status < 300) return record('success', { response_status: status, duration_ms, error: null });
-          const again = retryable && attempt < DELIVERY_ATTEMPTS;
-          return record(again ? 'pending' : 'failed', { response_status: status, duration_ms, error: error ?? `the receiver answered ${status}` }, again);
         }),
       );
-      await recordDeliveryAttempts(db, found.ref, outcomes.map(({ retryable: _r, ...o }) => o));
-      const retry = outcomes.filter((o) => o.retryable);
-      if (retry.length > 0) throw ApplicationFailure.retryable(`attempt ${attempt}: ${retry.length} of ${outcomes.length} deliveries to retry (${retry[0]!.attempt.error})`, 'DeliveryFailed');
-      return { delivered: outcomes.filter((o) => o.status === 'success').length, failed: outcomes.filter((o) => o.status === 'failed').length };
-    },
-
-    /** Deliveries whose attempts all ended without an outcome recorded (a worker lost mid-attempt): failed. */
-    async giveUpDeliveries(webhookId: string, ids: number[], reason: string): Promise<void> {
-      const found = await capturesToDeliver(db, webhookId, ids);
-      if (!found) return;
-      const at = new Date().toISOString();
-      await recordDeliveryAttempts(db, found.ref, found.captures.map((c) => ({ id: c.id, status: 'failed', attempt: { attempt: (c.delivery?.attempts ?? 0) + 1, at, response_status: null, duration_ms: 0, error: `gave up: ${reason}` } })));
+      return { delivered, nextRetryAt };
     },
 
     /** The scheduled expiry: captures past their webhook's age or count; answers how many went. */
     async expireCaptures(): Promise<number> {
-      return expireCaptures(db, DEFAULT_RETENTION);
+      return expireCaptures(db, DEFAULT_RETENTION, RETENTION_CAPS);
     },
 
-    /** The webhooks whose deliveries wait with no forwarder on them, perhaps (a thousand at most per look). */
-    async stalledForwarders(): Promise<string[]> {
-      return stalledForwarders(db, STALLED_DELIVERY_SECONDS, 1000);
+    /** Whether deliveries have waited over a minute past their time (the forwarder needs a wake). */
+    async deliveriesStalled(): Promise<boolean> {
+      return deliveriesStalled(db, STALLED_DELIVERY_SECONDS);
     },
   };
 }

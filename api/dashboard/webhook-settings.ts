@@ -128,6 +128,7 @@ export function webhookToolRoutes(page: DashboardPages, { webhooks, webhookRepla
   });
   page.get('/webhooks/:id/export', async (ctx, account) => {
     const id = ctx.params.id!;
+    await page.spend(account); // as the REST export: an API call
     const search = searchOf(ctx.query, id);
     const format = ctx.query.format === 'har' ? 'har' : 'json';
     const f = search?.parsed;

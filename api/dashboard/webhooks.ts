@@ -100,7 +100,11 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
     );
   }
 
-  page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id), (ctx, account) => webhookPage(ctx, account));
+  page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id), async (ctx, account) => {
+    // A search reads and filters up to 10,000 captures: it counts as an API call (page views are free).
+    if (Object.keys(ctx.query).some((k) => k !== 'format')) await page.spend(account);
+    await webhookPage(ctx, account);
+  });
   webhookToolRoutes(page, services, webhookPage);
 
   page.get('/webhooks/:webhook_id/events', async (ctx, account) => {

@@ -76,7 +76,7 @@ export const capturedRequest = z.object({
   id: int, method: str, headers: z.record(str, str), body: str.nullable(), query_params: str.nullable(), ip_address: str, user_agent: str, created_at: z.iso.datetime(),
   signature: z.object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str }).optional().describe('With a signature check set on the webhook: whether this capture\'s signature verifies'),
   delivery: z
-    .object({ status: z.enum(['pending', 'success', 'failed']), attempts: int, response_status: int.nullable(), duration_ms: num.nullable(), history: z.array(deliveryAttempt) })
+    .object({ status: z.enum(['pending', 'success', 'failed']), attempts: int, response_status: int.nullable(), duration_ms: num.nullable(), next_attempt_at: z.iso.datetime().nullable().optional().describe('While pending after a failure: when the next attempt is due'), history: z.array(deliveryAttempt) })
     .optional()
     .describe('When the webhook forwarded this capture: its delivery to forward_url, every attempt in history'),
 });

@@ -1,45 +1,48 @@
-// The webhooks' workflows as the API drives them (workflows/webhooks.ts): waking a webhook's
-// forwarder when captures were stored, and the schedule of their upkeep (expiry, stalled forwarders).
+// The webhooks' workflows as the API drives them (workflows/webhooks.ts): waking the forwarder when
+// captures of forwarding webhooks were stored, and the schedule of their upkeep (expiry, stalled deliveries).
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { WEBHOOK_UPKEEP_EVERY, WEBHOOK_UPKEEP_SCHEDULE_ID, capturesStored, forwarderWorkflowId, TASK_QUEUES, type JobWorkflows } from '../../lib/jobs/index.ts';
+import { capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, WEBHOOK_UPKEEP_EVERY, WEBHOOK_UPKEEP_SCHEDULE_ID, type JobWorkflows } from '../../lib/jobs/index.ts';
 
-/** After a wake, the next one to the same forwarder waits this long (a busy forwarder looks again by itself). */
-export const WAKE_EVERY_MS = 500;
+/** After a wake, the next one waits this long (a busy forwarder looks again by itself). */
+export const WAKE_EVERY_MS = 250;
 
 /**
- * Wakes forwarders. Captures arrive far faster than signals are worth sending, so each webhook gets
+ * Wakes the forwarder. Captures arrive far faster than signals are worth sending, so a process sends
  * at most one signal per WAKE_EVERY_MS, and one more after that when captures were stored meanwhile:
- * the forwarder reads every pending delivery at each look, so nothing is owed to a signal.
+ * the forwarder reads every delivery due at each look, so nothing is owed to a signal.
  */
 export function webhookForwardingService(temporal: Client, onError: (err: unknown) => void) {
-  const inFlight = new Set<string>();
-  const again = new Set<string>();
-  function wake(webhookId: string): void {
-    if (inFlight.has(webhookId)) {
-      again.add(webhookId);
+  let waking = false;
+  let again = false;
+  function wake(): void {
+    if (waking) {
+      again = true;
       return;
     }
-    inFlight.add(webhookId);
+    waking = true;
     temporal.workflow
-      .signalWithStart<JobWorkflows['webhookForwarding'], []>('webhookForwarding', {
-        workflowId: forwarderWorkflowId(webhookId),
+      .signalWithStart<JobWorkflows['webhookForwarder'], []>('webhookForwarder', {
+        workflowId: FORWARDER_WORKFLOW_ID,
         taskQueue: TASK_QUEUES.workflows,
-        args: [webhookId],
+        args: [null],
         signal: capturesStored,
         signalArgs: [],
       })
       .catch(onError)
       .finally(() => {
         setTimeout(() => {
-          inFlight.delete(webhookId);
-          if (again.delete(webhookId)) wake(webhookId);
+          waking = false;
+          if (again) {
+            again = false;
+            wake();
+          }
         }, WAKE_EVERY_MS).unref();
       });
   }
   return {
-    /** Captures of these (forwarding) webhooks were stored. */
-    stored(webhookIds: Iterable<string>): void {
-      for (const id of webhookIds) wake(id);
+    /** Captures of forwarding webhooks were stored. */
+    stored(): void {
+      wake();
     },
   };
 }

@@ -2,15 +2,16 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { failPendingDeliveries } from '../../db/capture-deliveries.ts';
 import { keptBounds } from '../../db/capture-retention.ts';
-import { captureFields, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
+import { captureFields, countForwarding, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
 import type { WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK, defaultRetention, PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK, defaultRetention, effectiveRetention, PLAN_LIMITS, RETENTION_CAPS, type Plan } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
 
 
@@ -49,11 +50,14 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
   const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
   /** A webhook's settings as every door answers them (never the secret; the retention in force). */
-  const shownSettings = (w: WebhookSettings, plan: Plan) => ({ response: w.response, signature: shown(w.signature), forward_url: w.forwardUrl, retention: w.retention ?? defaultRetention(plan) });
+  const shownSettings = (w: WebhookSettings, plan: Plan) => ({ response: w.response, signature: shown(w.signature), forward_url: w.forwardUrl, retention: effectiveRetention(plan, w.retention) });
   /** The settings checked against the plan and the SSRF guard, the secret sealed: ready to store. */
-  async function stored(plan: Plan, input: WebhookSettingsInput): Promise<Partial<WebhookSettings>> {
+  async function stored(account: { userId: number; plan: Plan }, input: WebhookSettingsInput, webhookId: string | null = null): Promise<Partial<WebhookSettings>> {
+    const { plan } = account;
     const { forward_url: forwardUrl } = input;
-    const retention = input.retention ? { ...defaultRetention(plan), ...input.retention } : input.retention;
+    // Fields left out (or sent empty) are the plan's defaults; the plan bounds what is asked.
+    const asked = input.retention ? Object.fromEntries(Object.entries(input.retention).filter(([, v]) => v !== undefined)) : null;
+    const retention = input.retention === undefined ? undefined : asked ? { ...defaultRetention(plan), ...asked } : null;
     if (retention) {
       const { capturesKept, captureDays } = PLAN_LIMITS[plan];
       if (retention.max_requests > capturesKept) throw new PlanLimitError(`retention.max_requests: at most ${capturesKept} on the ${plan} plan`);
@@ -61,8 +65,16 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     }
     if (forwardUrl) {
       // Forwarding to a capture URL of this service would pass captures around in a circle.
-      if (new URL(forwardUrl).origin === new URL(baseUrl).origin) throw new InvalidInputError('forward_url: must not be this service (forwarding to a capture URL would go round in circles)', 'forward_url');
+      // Host and port (a service on localhost may well forward to an app on another port of it); a
+      // trailing dot is the same host. Other names for it are stopped by the mark forwards carry.
+      const where = (u: string) => {
+        const url = new URL(u);
+        return `${url.hostname.replace(/\.$/, '').toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+      };
+      if (where(forwardUrl) === where(baseUrl)) throw new InvalidInputError('forward_url: must not be this service (forwarding to a capture URL would go round in circles)', 'forward_url');
       await checkTarget(forwardUrl, { allow, field: 'forward_url' });
+      const most = PLAN_LIMITS[plan].forwardingWebhooks;
+      if ((await countForwarding(db, account.userId, webhookId)) >= most) throw new PlanLimitError(`forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan (stop one with forward_url null)`);
     }
     return { response: input.response, signature: await sealed(input.signature), forwardUrl, retention };
   }
@@ -89,7 +101,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
   }
   /** The filter that keeps a listing to what the webhook keeps (what waits for deletion is never shown). */
   async function kept(webhook: { id: number; plan: Plan; retention: WebhookRetention | null }): Promise<{ minId: number; since: Date }> {
-    return keptBounds(db, webhook.id, webhook.retention ?? defaultRetention(webhook.plan));
+    return keptBounds(db, webhook.id, effectiveRetention(webhook.plan, webhook.retention));
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
     const webhook = await owned(userId, webhookId);
@@ -129,7 +141,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     /** A new webhook, or 403 when the account owns as many as its plan allows. */
     async create(account: { userId: number; plan: Plan }, settings: WebhookSettingsInput = {}) {
       const max = PLAN_LIMITS[account.plan].webhooks;
-      const given = await stored(account.plan, settings);
+      const given = await stored(account, settings);
       const webhook = await createWebhook(db, account.userId, max, given);
       if (!webhook) throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
@@ -147,7 +159,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
      * process drops its cached answer at once. Forwarding applies to captures from then on.
      */
     async update(account: { userId: number; plan: Plan }, webhookId: string, settings: WebhookSettingsInput) {
-      const given = await stored(account.plan, settings);
+      const given = await stored(account, settings, webhookId);
       if (!(await setWebhookSettings(db, account.userId, webhookId, given))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       if (kv && settings.response !== undefined) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
       const { response, signature, forwardUrl, retention } = given;
@@ -158,6 +170,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         retention === undefined ? '' : `it keeps ${retention ? `${retention.max_requests} captures for ${retention.max_age_days} days` : "what the plan keeps by default"}`,
       ].filter(Boolean);
       const after = await findOwnedWebhook(db, account.userId, webhookId);
+      if (forwardUrl === null) await failPendingDeliveries(db, after!.id, 'forwarding was turned off before this capture was delivered');
       return { webhook_id: webhookId, ...shownSettings(after!, account.plan), message: `Updated: ${said.join('; ')}` };
     },
 
@@ -168,7 +181,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     },
 
     async list(account: { userId: number; plan: Plan }) {
-      const webhooks = await listWebhooks(db, account.userId, defaultRetention(account.plan));
+      const webhooks = await listWebhooks(db, account.userId, defaultRetention(account.plan), RETENTION_CAPS[account.plan]);
       return {
         total: webhooks.length,
         webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), ...shownSettings(w, account.plan) })),

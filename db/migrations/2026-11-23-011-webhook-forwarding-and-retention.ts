@@ -4,14 +4,16 @@
 // did not forward at capture time). store_captures_v2 marks those captures `pending` in the same
 // statement that stores them, so a capture is never stored without its delivery being owed (the
 // forwarder reads the pending ones: nothing rides only in memory), and answers which of the batch's
-// webhooks forward. store_captures stays for API processes of the previous release during a rolling
+// webhooks forward. A failed attempt sets the delivery's `next_attempt_at` (in the jsonb). store_captures stays for API processes of the previous release during a rolling
 // upgrade (their captures are then simply not forwarded). Frozen in time: Kysely<any>.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('webhooks').addColumn('forward_url', 'text').addColumn('retention', 'jsonb').execute();
   await db.schema.alterTable('captured_requests').addColumn('delivery', 'jsonb').execute();
-  // The forwarder's look for what is owed: only pending deliveries are in it (no cost to other captures).
+  // The forwarder's look for what is owed: the forwarding webhooks, then each one's pending
+  // deliveries (only those are in the index: no cost to other captures).
+  await sql`create index webhooks_forwarding on webhooks (id) where forward_url is not null`.execute(db);
   await sql`create index captured_requests_pending_delivery on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending'`.execute(db);
   await sql`
     create function store_captures_v2(batch json)
@@ -32,7 +34,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         insert into captured_requests
           (webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at, delivery)
         select r.ref, v.method, v.path, v.headers, v.body, v.body_encoding, v.body_size, v.query_params, v.ip_address, v.user_agent, v.created_at,
-          case when r.forwarding then '{"status":"pending","attempts":0,"response_status":null,"duration_ms":null,"history":[]}'::jsonb end
+          -- A capture that is itself a forward of ours (x-netops-delivery) is not forwarded again: no circles.
+          case when r.forwarding and not (v.headers ? 'x-netops-delivery') then '{"status":"pending","attempts":0,"response_status":null,"duration_ms":null,"history":[]}'::jsonb end
         from v join refs r on r.webhook_id = v.webhook_id
         order by v.ord
       )
@@ -45,6 +48,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop function store_captures_v2(json)`.execute(db);
   await sql`drop index captured_requests_pending_delivery`.execute(db);
+  await sql`drop index webhooks_forwarding`.execute(db);
   await db.schema.alterTable('captured_requests').dropColumn('delivery').execute();
   await db.schema.alterTable('webhooks').dropColumn('forward_url').dropColumn('retention').execute();
 }

@@ -9,7 +9,7 @@ import type { LoadTestWorkflow } from './load-test.ts';
 import type { PipelineCheckWorkflow } from './pipeline-check.ts';
 import type { PageAuditWorkflow, SiteDiscoveryWorkflow } from './site.ts';
 import type { VideoJobWorkflow } from './video.ts';
-import type { WebhookUpkeepWorkflow, WebhookForwardingWorkflow } from './webhooks.ts';
+import type { WebhookUpkeepWorkflow, WebhookForwarderWorkflow } from './webhooks.ts';
 
 export * from './task-queues.ts';
 export * from './pipeline-check.ts';
@@ -31,7 +31,7 @@ export interface JobWorkflows {
   siteDiscovery: SiteDiscoveryWorkflow;
   pageAudit: PageAuditWorkflow;
   videoJob: VideoJobWorkflow;
-  webhookForwarding: WebhookForwardingWorkflow;
+  webhookForwarder: WebhookForwarderWorkflow;
   webhookUpkeep: WebhookUpkeepWorkflow;
 }
 
@@ -45,6 +45,6 @@ export const JOB_WORKFLOW_TYPES = Object.keys({
   pageAudit: true,
   pipelineCheck: true,
   videoJob: true,
-  webhookForwarding: true,
+  webhookForwarder: true,
   webhookUpkeep: true,
 } satisfies Record<JobWorkflowType, true>) as JobWorkflowType[];

@@ -66,7 +66,7 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
       expect(t.method).toBe('PUT');
       expect(t.url).toBe('/in/flaky/stripe?attempt=1&tag=a&tag=b');
       expect(t.body.equals(bytes)).toBe(true);
-      expect(t.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'content-length': String(bytes.length) });
+      expect(t.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'content-length': String(bytes.length), 'x-netops-delivery': `${created.body.webhook_id}/${capture.id}` });
     }
 
     // Many at once: every one delivered exactly once, each body its own.
@@ -79,6 +79,12 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     expect(delivered.every((c) => c.delivery.attempts === 1)).toBe(true);
     const bodies = received.slice(before).map((r) => r.body.toString()).sort();
     expect(bodies).toEqual(Array.from({ length: 30 }, (_, i) => `capture ${i}`).sort());
+
+    // A forward of ours coming back (another name for this service) is stored, and not forwarded again.
+    const returned = await fetch(`${created.body.webhook_url}/loop`, { method: 'POST', headers: { 'x-netops-delivery': 'elsewhere/1' }, body: 'round' });
+    expect(returned.status).toBe(200);
+    const looped = await until('the returned capture', async () => (await capturesOf(created.body.webhook_id)).find((c) => c.body === 'round'));
+    expect(looped.delivery).toBeUndefined();
   });
 
   it('shows a delivery as failed when forwarding is turned off while it waits for a retry', async () => {
@@ -111,6 +117,23 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     expect(received.length).toBe(before);
   });
 
+  it("bounds the webhooks that forward at once by the plan, exactly at the edge", async () => {
+    const free = await newAccount(target, 'free');
+    const make = (body: unknown) => api('my-webhook-create', body, free.key);
+    const first = await make({ forward_url: `${receiverUrl}/a` });
+    expect(first.status, first.text).toBe(201);
+    expect((await make({ forward_url: `${receiverUrl}/b` })).status).toBe(201); // the 2nd: the free plan's most
+    const third = await make({ forward_url: `${receiverUrl}/c` });
+    expectErrorShape(third, 403);
+    expect(third.body.message).toMatch(/forward_url: at most 2 of your webhooks forward at once on the free plan/);
+    const plain = (await make({})).body;
+    expectErrorShape(await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free.key), 403);
+    // Changing the URL of one that forwards already is not one more; stopping one frees its place.
+    expect((await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: `${receiverUrl}/a2` }, free.key)).status).toBe(200);
+    expect((await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: null }, free.key)).status).toBe(200);
+    expect((await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free.key)).status).toBe(200);
+  });
+
   it('keeps what the retention says, within the plan, and the expiry runs on its schedule', async () => {
     const created = await api('my-webhook-create', { retention: { max_requests: 3 } });
     expect(created.status, created.text).toBe(201);
@@ -136,20 +159,16 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     expect(zero.body.message).toMatch(/retention\.max_requests/);
     expect((await api('my-webhook-create', {}, free.key)).body.retention).toEqual({ max_requests: 500, max_age_days: 7 });
 
-    // The expiry is a Temporal schedule an operator sees; triggered now, its workflow completes.
+    // The expiry is a Temporal schedule an operator sees, every 5 minutes; its workflow completes.
     const dataConverter = encryptingDataConverter(await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!));
     const client = new Client({ connection: await Connection.connect({ address: target.temporalAddress }), namespace: target.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
     const schedule = client.schedule.getHandle(WEBHOOK_UPKEEP_SCHEDULE_ID);
     const described = await schedule.describe();
     expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'webhookUpkeep' });
-    const runsBefore = described.info.recentActions.length;
-    await schedule.trigger();
-    const run = await until('the expiry run', async () => {
-      const d = await schedule.describe();
-      return d.info.recentActions.length > runsBefore ? d.info.recentActions.at(-1) : undefined;
-    });
-    const result = await client.workflow.getHandle(run.action.workflow.workflowId, run.action.workflow.firstExecutionRunId).result();
-    expect(result).toMatchObject({ deleted: expect.any(Number), woken: expect.any(Number) });
+    expect(described.spec.intervals?.[0]?.every).toBe(5 * 60_000);
+    // Its workflow, run now (a triggered run could be skipped while a scheduled one is on: overlaps are skipped).
+    const result = await client.workflow.execute('webhookUpkeep', { workflowId: `webhook-upkeep-test-${Date.now()}`, taskQueue: 'workflows', args: [], workflowExecutionTimeout: '45 seconds' });
+    expect(result).toMatchObject({ deleted: expect.any(Number), woken: expect.any(Boolean) });
     await client.connection.close();
   });
 });
