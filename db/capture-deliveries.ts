@@ -30,6 +30,17 @@ export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[
   return rows.rows.map((r) => ({ webhookId: r.webhook_id, ids: r.ids.map(Number) }));
 }
 
+/** When the earliest retry not due yet comes due (epoch ms), null when none waits (those due now are the looks' to take). */
+export async function nextRetryAt(db: Kysely<Database>): Promise<number | null> {
+  const row = await sql<{ at: Date | string | null }>`
+    select min((c.delivery ->> 'next_attempt_at')::timestamptz) as at
+    from webhooks w join captured_requests c on c.webhook_ref = w.id
+    where w.forward_url is not null and (c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at')::timestamptz > now()
+  `.execute(db);
+  const at = row.rows[0]?.at;
+  return at ? new Date(at).getTime() : null;
+}
+
 /**
  * Those of `ids` still pending and where they go; null when the webhook is gone (or forwards no
  * more: its pending deliveries were failed then). Deleted captures are simply not among them.
@@ -38,7 +49,7 @@ export async function capturesToDeliver(db: Kysely<Database>, webhookId: string,
   const webhook = await db.selectFrom('webhooks').select(['id', 'forward_url']).where('webhook_id', '=', webhookId).executeTakeFirst();
   if (!webhook?.forward_url) return null;
   const captures = await listCapturedRequests(db, Number(webhook.id), ids.length, 0, { ids, pendingDelivery: true });
-  return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures };
+  return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures: captures.reverse() }; // oldest first, as they came
 }
 
 /** One attempt's outcome for one capture: its status after it, when the next is due, and the attempt (appended to its history). */

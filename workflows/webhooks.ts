@@ -10,7 +10,7 @@
 //   it again. It continues as new every CONTINUE_AFTER batches (its history stays short).
 // - webhookUpkeep: started by a schedule: deletes what webhooks no longer keep, and wakes the
 //   forwarder when deliveries have waited past their time (an API process died before it signalled).
-import { condition, continueAsNew, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { condition, continueAsNew, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WebhookActivities } from '../activities/webhooks/index.ts';
 import { capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, type DeliveryGroup, type WebhookForwarderWorkflow, type WebhookUpkeepWorkflow } from '../lib/jobs/index.ts';
@@ -19,11 +19,12 @@ const IDLE_MS = 10 * 60_000;
 const LANES = 4;
 const WEBHOOKS_PER_BATCH = 25;
 const PER_WEBHOOK = 20;
-const CONTINUE_AFTER = 500;
+/** Activities (looks and batches) after which it continues as new. */
+const CONTINUE_AFTER = 1_000;
 
 // A batch is one attempt per capture (their retries are the forwarder's, by due time); Temporal's
 // retries of the activity cover a worker lost mid-batch (its captures may then be sent twice: at least once).
-const { deliverCaptures } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '3 minutes', retry: { maximumAttempts: 3 } });
+const { deliverCaptures } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 3 } });
 const { dueDeliveries, expireCaptures, deliveriesStalled } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '5 minutes' });
 
 export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null) => {
@@ -34,7 +35,7 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
   const busy = new Set<string>();
   let nextRetryAt = retryAt;
   let running = 0;
-  let batches = 0;
+  let activities = 0;
   let delivered = 0;
   const deliver = async (groups: DeliveryGroup[]) => {
     running += 1;
@@ -44,7 +45,9 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
       delivered += done.delivered;
       if (done.nextRetryAt !== null) nextRetryAt = Math.min(nextRetryAt ?? Infinity, done.nextRetryAt);
     } catch {
-      // Three workers lost on this batch: its deliveries stay pending and come up again at the next look.
+      // Three tries of this batch lost (what it did is recorded): its webhooks rest a minute, then
+      // what is still due comes up again.
+      await sleep('1 minute');
     } finally {
       groups.forEach((g) => busy.delete(g.webhookId));
       running -= 1;
@@ -52,7 +55,7 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
     }
   };
   for (;;) {
-    if (batches >= CONTINUE_AFTER) {
+    if (activities >= CONTINUE_AFTER || workflowInfo().continueAsNewSuggested) {
       await condition(() => running === 0);
       await continueAsNew<WebhookForwarderWorkflow>(nextRetryAt);
     }
@@ -67,10 +70,12 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
       continue;
     }
     look = false;
-    const groups = await dueDeliveries([...busy], PER_WEBHOOK, WEBHOOKS_PER_BATCH);
-    if (groups.length === 0) continue;
-    batches += 1;
-    void deliver(groups);
+    const due = await dueDeliveries([...busy], PER_WEBHOOK, WEBHOOKS_PER_BATCH);
+    activities += 1;
+    nextRetryAt = due.nextRetryAt; // every retry waiting, whoever set it
+    if (due.groups.length === 0) continue;
+    activities += 1;
+    void deliver(due.groups);
     look = true; // there may be more than one batch due
   }
 };

@@ -56,14 +56,18 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const cancelled = () => generator.stop();
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       let saving = Promise.resolve();
+      let ticking = false;
       const timer = setInterval(() => {
+        if (ticking) return; // the last second's snapshot is still on its way: no backlog
+        ticking = true;
         saving = saving
           .then(async () => {
             const snapshot = await generator.snapshot();
             ctx.heartbeat({ total: snapshot.total });
             await save(snapshot, false);
           })
-          .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }));
+          .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
+          .finally(() => (ticking = false));
       }, SNAPSHOT_EVERY_MS);
       try {
         const result = await generator.run();
@@ -73,6 +77,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         return { total: result.total, stopped };
       } finally {
         clearInterval(timer);
+        generator.stop(); // after a failure too: no part keeps sending
         ctx.cancellationSignal.removeEventListener('abort', cancelled);
       }
     },

@@ -24,7 +24,10 @@ port.on('message', (m: ThreadRequest) => {
             running.delete(m.id);
             port.postMessage({ op: 'done', id: m.id, snapshot });
           },
-          (err: Error) => port.postMessage({ op: 'error', id: m.id, message: err.message }),
+          (err: Error) => {
+            running.delete(m.id);
+            port.postMessage({ op: 'error', id: m.id, message: err.message });
+          },
         );
       },
       (err: Error) => port.postMessage({ op: 'error', id: m.id, message: err.message }),
@@ -35,6 +38,6 @@ port.on('message', (m: ThreadRequest) => {
   } else {
     const generator = running.get(m.id);
     if (generator) generator.stop();
-    else stopped.add(m.id);
+    else if (stopped.size < 10_000) stopped.add(m.id); // a stop for a part not started yet (or already ended: bounded)
   }
 });

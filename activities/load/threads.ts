@@ -20,6 +20,8 @@ interface Part {
   thread: LoadThread;
   done: Promise<ShardSnapshot>;
   last: ShardSnapshot | null;
+  /** Its final totals once it ended (it is not asked again). */
+  finished: boolean;
 }
 
 class LoadThread {
@@ -86,7 +88,8 @@ export class ThreadedShard {
     guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}) });
     const all = threads(threadCount);
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
-    const parts = splitUsers(plan, threadCount).map((sub, i): Part => {
+    // The open model keeps one schedule of arrivals: split, each part would start its own at t=0.
+    const parts = splitUsers(plan, plan.rate > 0 ? 1 : threadCount).map((sub, i): Part => {
       const thread = chosen[i % chosen.length]!;
       const id = nextPartId++;
       thread.parts += 1;
@@ -96,7 +99,15 @@ export class ThreadedShard {
         if (thread.parts === 0) thread.worker.unref();
       });
       thread.send({ op: 'start', id, plan: sub });
-      return { id, thread, done, last: null };
+      const part: Part = { id, thread, done, last: null, finished: false };
+      done.then(
+        (final) => {
+          part.last = final;
+          part.finished = true;
+        },
+        () => {},
+      );
+      return part;
     });
     return new ThreadedShard(parts);
   }
@@ -105,6 +116,7 @@ export class ThreadedShard {
   async snapshot(): Promise<ShardSnapshot> {
     const answers = await Promise.all(
       this.parts.map(async (p) => {
+        if (p.finished) return p.last;
         const seq = nextSeq++;
         const fresh = await new Promise<ShardSnapshot | null>((resolve) => {
           const timer = setTimeout(() => {
@@ -125,9 +137,14 @@ export class ThreadedShard {
     return known.length ? mergeSnapshots(known) : emptySnapshot();
   }
 
-  /** Runs every part to its end; the merged final totals. */
+  /** Runs every part to its end; the merged final totals. A part that fails stops the others (the activity fails, and is retried whole). */
   async run(): Promise<ShardSnapshot> {
-    return mergeSnapshots(await Promise.all(this.parts.map((p) => p.done)));
+    try {
+      return mergeSnapshots(await Promise.all(this.parts.map((p) => p.done)));
+    } catch (err) {
+      this.stop();
+      throw err;
+    }
   }
 
   stop(): void {

@@ -4,7 +4,7 @@
 // on its capture before the activity returns, so a capture shows every try.
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
-import { capturesToDeliver, deliveriesStalled, dueDeliveries, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import { capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import type { CapturedRequest } from '../../db/webhooks.ts';
@@ -84,9 +84,10 @@ export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
   }
 
   return {
-    /** The deliveries due now, by webhook (those in `busy` skipped). */
-    async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
-      return dueDeliveries(db, busy, perWebhook, webhooks);
+    /** The deliveries due now, by webhook (those in `busy` skipped), and when the earliest retry waiting is due. */
+    async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
+      const [groups, next] = await Promise.all([dueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
+      return { groups, nextRetryAt: next };
     },
 
     /**
@@ -95,29 +96,26 @@ export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
      */
     async deliverCaptures(groups: DeliveryGroup[]): Promise<{ delivered: number; nextRetryAt: number | null }> {
       let delivered = 0;
-      let nextRetryAt: number | null = null;
+      let retryAt: number | null = null;
       await Promise.all(
         groups.map(async ({ webhookId, ids }) => {
           const found = await capturesToDeliver(db, webhookId, ids);
           if (!found) return; // deleted, or no longer forwarding (its pending deliveries were failed then)
-          const records: AttemptRecord[] = [];
           let next = 0;
           const lane = async () => {
             while (next < found.captures.length) {
               const capture = found.captures[next++]!; // taken before waiting: the other lanes move on meanwhile
               await yieldToCaptures();
-              records.push(await attempt(webhookId, found.forwardUrl, capture));
+              const r = await attempt(webhookId, found.forwardUrl, capture);
+              await recordDeliveryAttempts(db, found.ref, [r]); // each as it ends: a batch cut short keeps what it did
+              if (r.status === 'success') delivered += 1;
+              if (r.nextAttemptAt) retryAt = Math.min(retryAt ?? Infinity, Date.parse(r.nextAttemptAt));
             }
           };
           await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
-          await recordDeliveryAttempts(db, found.ref, records);
-          for (const r of records) {
-            if (r.status === 'success') delivered += 1;
-            if (r.nextAttemptAt) nextRetryAt = Math.min(nextRetryAt ?? Infinity, Date.parse(r.nextAttemptAt));
-          }
         }),
       );
-      return { delivered, nextRetryAt };
+      return { delivered, nextRetryAt: retryAt };
     },
 
     /** The scheduled expiry: captures past their webhook's age or count; answers how many went. */

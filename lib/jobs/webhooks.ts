@@ -13,7 +13,7 @@ export const FORWARDER_WORKFLOW_ID = 'webhook-forwarder';
 /** Tells the forwarder that captures were stored (their deliveries are pending in the database). */
 export const capturesStored = defineSignal('capturesStored');
 
-/** Tries per delivery: the first and nine retries, 1 s after the first failure and doubling, at most 10 min apart (about 17 min in all). */
+/** Tries per delivery: the first and nine retries, 1 s after the first failure and doubling (256 s before the tenth: about 8.5 min of waiting in all). */
 export const DELIVERY_ATTEMPTS = 10;
 export const retryDelayMs = (failedAttempt: number) => Math.min(600_000, 1000 * 2 ** (failedAttempt - 1));
 

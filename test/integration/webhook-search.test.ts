@@ -2,8 +2,22 @@
 // body (case-insensitive, LIKE's own characters taken literally, binary bodies never matched), by
 // time, and a page at a time with an opaque cursor; bad filters refused naming them. Then the same
 // captures exported as JSON and as HAR 1.2, filtered alike.
+import { createRequire } from 'node:module';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+
+/** What is wrong with `doc` as a HAR 1.2 file (har-schema's draft-06 JSON schemas), none when it is valid. */
+function harErrors(doc: unknown): string[] {
+  const require = createRequire(import.meta.url);
+  const harSchema = require('har-schema') as Record<string, object>;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'));
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  for (const schema of Object.values(harSchema)) ajv.addSchema(schema);
+  return ajv.validate('har.json#', doc) ? [] : (ajv.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
 
 describe.each(targets())('webhook capture search ($name)', (target) => {
   const account = newAccount(target);
@@ -81,6 +95,8 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
     const har = await download('format=har');
     expect(har.disposition).toBe(`attachment; filename="webhook-${id}.har"`);
     expect(har.body.log).toMatchObject({ version: '1.2', creator: { name: 'netops' } });
+    // Valid HAR 1.2 by the schema har-validator and browsers' importers follow (har-schema).
+    expect(harErrors(har.body), JSON.stringify(harErrors(har.body))).toEqual([]);
     const entries = har.body.log.entries as any[];
     expect(entries).toHaveLength(17);
     for (const e of entries) {
