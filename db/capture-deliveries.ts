@@ -30,15 +30,19 @@ export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[
   return rows.rows.map((r) => ({ webhookId: r.webhook_id, ids: r.ids.map(Number) }));
 }
 
-/** When the earliest retry not due yet comes due (epoch ms), null when none waits (those due now are the looks' to take). */
+/**
+ * When the earliest retry not due yet comes due (epoch ms), null when none waits (those due now are
+ * the looks' to take). One probe of the retry index (next_attempt_at is an ISO time in UTC, which
+ * sorts as text); a webhook that stopped forwarding has no pending deliveries left.
+ */
 export async function nextRetryAt(db: Kysely<Database>): Promise<number | null> {
-  const row = await sql<{ at: Date | string | null }>`
-    select min((c.delivery ->> 'next_attempt_at')::timestamptz) as at
-    from webhooks w join captured_requests c on c.webhook_ref = w.id
-    where w.forward_url is not null and (c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at')::timestamptz > now()
+  const row = await sql<{ at: string | null }>`
+    select min(c.delivery ->> 'next_attempt_at') as at from captured_requests c
+    where (c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at') is not null
+      and (c.delivery ->> 'next_attempt_at') > ${new Date().toISOString()}
   `.execute(db);
   const at = row.rows[0]?.at;
-  return at ? new Date(at).getTime() : null;
+  return at ? Date.parse(at) : null;
 }
 
 /**

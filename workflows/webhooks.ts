@@ -7,7 +7,7 @@
 //   next attempt (backoff, in the database), and the forwarder sleeps until the earliest one or a
 //   signal. So its work for Temporal grows with batches, not webhooks, and one receiver that keeps
 //   failing holds back nobody. Idle for IDLE with no retry waiting, it ends; the next capture starts
-//   it again. It continues as new every CONTINUE_AFTER batches (its history stays short).
+//   it again. It continues as new every CONTINUE_AFTER activities (its history stays short).
 // - webhookUpkeep: started by a schedule: deletes what webhooks no longer keep, and wakes the
 //   forwarder when deliveries have waited past their time (an API process died before it signalled).
 import { condition, continueAsNew, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, workflowInfo } from '@temporalio/workflow';

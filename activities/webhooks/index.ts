@@ -11,6 +11,7 @@ import type { CapturedRequest } from '../../db/webhooks.ts';
 import { DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
+import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
 import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
 
@@ -19,27 +20,27 @@ export const DELIVERY_TIMEOUT_MS = 30_000;
 /** Deliveries of one webhook in flight at once (a receiver sees at most this many from us at a time). */
 export const PER_RECEIVER = 4;
 /**
- * Deliveries yield to captures: while this process's event loop was busier than YIELD_ABOVE over
- * the last 100 ms (captures arriving at full speed in the embedded mode, where this runs beside the
- * API), deliveries go at most BUSY_RATE a second; otherwise as fast as they can.
+ * Deliveries yield to captures: while this process stores more than BUSY_CAPTURES a second (the
+ * embedded mode, where this runs beside the API, under a burst of captures), deliveries go at most
+ * BUSY_RATE a second; otherwise as fast as they can. (A process that only delivers never yields.)
  */
-export const YIELD_ABOVE = 0.6;
+export const BUSY_CAPTURES = 200;
 export const BUSY_RATE = 20;
 
-let sample = { at: 0, elu: performance.eventLoopUtilization(), busy: 0 };
-/** How busy the event loop was over the last 100 ms or so (0 to 1). */
-function loopBusy(): number {
+let rate = { at: 0, count: 0, perSecond: 0 };
+/** Captures this process stored per second over the last 200 ms or so. */
+async function captureRate(): Promise<number> {
   const now = performance.now();
-  if (now - sample.at >= 100) {
-    const elu = performance.eventLoopUtilization();
-    sample = { at: now, elu, busy: performance.eventLoopUtilization(elu, sample.elu).utilization };
+  if (now - rate.at >= 200) {
+    const count = (await processMetrics().capturesStored.get()).values[0]?.value ?? 0;
+    rate = { at: now, count, perSecond: rate.at ? ((count - rate.count) * 1000) / (now - rate.at) : 0 };
   }
-  return sample.busy;
+  return rate.perSecond;
 }
-/** When the next delivery may go while the loop is busy (one every 1/BUSY_RATE s, shared by every batch of the process). */
+/** When the next delivery may go while captures pour in (one every 1/BUSY_RATE s, shared by every batch of the process). */
 let nextBusySlot = 0;
 async function yieldToCaptures(): Promise<void> {
-  if (loopBusy() <= YIELD_ABOVE) return;
+  if ((await captureRate()) <= BUSY_CAPTURES) return;
   const now = performance.now();
   nextBusySlot = Math.max(now, nextBusySlot + 1000 / BUSY_RATE);
   const wait = nextBusySlot - now;
@@ -86,6 +87,8 @@ export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
   return {
     /** The deliveries due now, by webhook (those in `busy` skipped), and when the earliest retry waiting is due. */
     async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
+      // While captures pour in, a look waits a second first: the database is theirs.
+      if ((await captureRate()) > BUSY_CAPTURES) await new Promise((r) => setTimeout(r, 1000));
       const [groups, next] = await Promise.all([dueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
       return { groups, nextRetryAt: next };
     },

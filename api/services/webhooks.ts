@@ -14,8 +14,6 @@ import type { KvStore } from '../../lib/kv/index.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK, defaultRetention, effectiveRetention, PLAN_LIMITS, RETENTION_CAPS, type Plan } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
 
-
-
 /**
  * How far back (in row ids, which every webhook shares) a live stream looks for captures that
  * committed after later ones. The batches in flight at once are at most 8 of 32 rows per API

@@ -1,0 +1,10 @@
+import { PGlite } from '@electric-sql/pglite';
+import { tempDir } from './test/support/processes.ts';
+import path from 'node:path';
+const mb = () => Math.round(process.memoryUsage().rss / 1048576);
+const opt = process.argv[2];
+const o: any = opt === 'conf' ? { postgresqlconf: 'shared_buffers = 16MB\nwork_mem = 4MB\nmaintenance_work_mem = 16MB\nwal_buffers = 1MB' } : {};
+const p = await PGlite.create(path.join(await tempDir('m'), 'pg'), o);
+const sb = await p.query('show shared_buffers');
+console.log(opt ?? 'default', 'rss', mb(), JSON.stringify(sb.rows));
+await p.close();
