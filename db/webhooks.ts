@@ -239,15 +239,16 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
 /**
  * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
  * dropped, not stored. Returns, per stored webhook public id, its row id, how many rows this batch
- * added to it and whether it forwards them (they are then stored with their delivery pending).
+ * added to it, whether it forwards them (they are then stored with their delivery pending) and how
+ * many captures it keeps when it says (null: the default).
  */
-export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number; forwarding: boolean }>> {
+export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number; forwarding: boolean; keep: number | null }>> {
   const payload = JSON.stringify(records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })));
   // See migrations 2026-11-22-006 and 2026-11-23-011: one call, its plan kept by the session.
-  const found = await sql<{ webhook_id: string; webhook_ref: string | number; forwarding: boolean }>`
-    select webhook_id, webhook_ref, forwarding from store_captures_v2(${payload}::json)
+  const found = await sql<{ webhook_id: string; webhook_ref: string | number; forwarding: boolean; keep: number | null }>`
+    select webhook_id, webhook_ref, forwarding, keep from store_captures_v2(${payload}::json)
   `.execute(db);
-  const stored = new Map(found.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: 0, forwarding: r.forwarding }]));
+  const stored = new Map(found.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: 0, forwarding: r.forwarding, keep: r.keep === null ? null : Number(r.keep) }]));
   for (const r of records) {
     const entry = stored.get(r.webhookId);
     if (entry) entry.added += 1;

@@ -4,7 +4,9 @@
 // did not forward at capture time). store_captures_v2 marks those captures `pending` in the same
 // statement that stores them, so a capture is never stored without its delivery being owed (the
 // forwarder reads the pending ones: nothing rides only in memory), and answers which of the batch's
-// webhooks forward. A failed attempt sets the delivery's `next_attempt_at` (in the jsonb). store_captures stays for API processes of the previous release during a rolling
+// webhooks forward and how many captures each keeps when it says (null: the default), so that the
+// writer trims a webhook about as often as its count calls for. A failed attempt sets the
+// delivery's `next_attempt_at` (in the jsonb). store_captures stays for API processes of the previous release during a rolling
 // upgrade (their captures are then simply not forwarded). Frozen in time: Kysely<any>.
 import { sql, type Kysely } from 'kysely';
 
@@ -19,7 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index captured_requests_retry_due on captured_requests ((delivery ->> 'next_attempt_at')) where (delivery ->> 'status') = 'pending' and (delivery ->> 'next_attempt_at') is not null`.execute(db);
   await sql`
     create function store_captures_v2(batch json)
-    returns table (webhook_id text, webhook_ref bigint, forwarding boolean)
+    returns table (webhook_id text, webhook_ref bigint, forwarding boolean, keep int)
     language plpgsql as $fn$
     begin
       return query
@@ -29,9 +31,9 @@ export async function up(db: Kysely<any>): Promise<void> {
           body_size int, query_params text, ip_address text, user_agent text, created_at timestamptz)
       ), refs as (
         -- One unique-index probe and one row lock per distinct webhook of the batch.
-        select ids.webhook_id, w.id as ref, w.forward_url is not null as forwarding
+        select ids.webhook_id, w.id as ref, w.forward_url is not null as forwarding, (w.retention ->> 'max_requests')::int as keep
         from (select distinct v.webhook_id from v) ids
-        join lateral (select x.id, x.forward_url from webhooks x where x.webhook_id = ids.webhook_id for key share) w on true
+        join lateral (select x.id, x.forward_url, x.retention from webhooks x where x.webhook_id = ids.webhook_id for key share) w on true
       ), ins as (
         insert into captured_requests
           (webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at, delivery)
@@ -41,7 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         from v join refs r on r.webhook_id = v.webhook_id
         order by v.ord
       )
-      select r.webhook_id, r.ref, r.forwarding from refs r;
+      select r.webhook_id, r.ref, r.forwarding, r.keep from refs r;
     end
     $fn$
   `.execute(db);

@@ -81,7 +81,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const b = await createWebhook(handle.db, u.id);
     const batch = [...['1', '2', '3', '4'].map((n) => capture(a.webhookId, n)), capture(b.webhookId, 'b1'), capture('unknown-webhook', 'lost')];
     const stored = await insertCaptures(handle.db, batch);
-    expect(Object.fromEntries(stored)).toEqual({ [a.webhookId]: { ref: a.id, added: 4, forwarding: false }, [b.webhookId]: { ref: b.id, added: 1, forwarding: false } });
+    expect(Object.fromEntries(stored)).toEqual({ [a.webhookId]: { ref: a.id, added: 4, forwarding: false, keep: null }, [b.webhookId]: { ref: b.id, added: 1, forwarding: false, keep: null } });
     // Listings show the newest `limit` even before a trim.
     expect((await listCapturedRequests(handle.db, a.id, 3)).map((r) => r.body)).toEqual(['4', '3', '2']);
     expect((await listWebhooks(handle.db, u.id, { max_requests: 3, max_age_days: 30 })).map((w) => w.requestCount)).toEqual([1, 3]);
@@ -98,7 +98,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const own = await createWebhook(handle.db, u.id, 100, { retention: { max_requests: 2, max_age_days: 1 }, forwardUrl: 'http://127.0.0.1:9/' });
     const plain = (await createWebhook(handle.db, u.id, 100))!;
     const stored = await insertCaptures(handle.db, [...['1', '2', '3'].map((n) => capture(own!.webhookId, n)), capture(plain.webhookId, 'p1'), capture(plain.webhookId, 'p2')]);
-    expect(stored.get(own!.webhookId)).toEqual({ ref: own!.id, added: 3, forwarding: true });
+    expect(stored.get(own!.webhookId)).toEqual({ ref: own!.id, added: 3, forwarding: true, keep: 2 });
     expect(stored.get(plain.webhookId)?.forwarding).toBe(false);
     const rows = await listCapturedRequests(handle.db, own!.id, 10);
     expect(rows.map((r) => r.delivery?.status)).toEqual(['pending', 'pending', 'pending']);
@@ -197,7 +197,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     let deleted: Promise<boolean> | undefined;
     let settled = false;
     await handle.db.transaction().execute(async (trx) => {
-      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({ ref: w.id, added: 1, forwarding: false });
+      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({ ref: w.id, added: 1, forwarding: false, keep: null });
       deleted = deleteOwnedWebhook(handle.db, u.id, w.webhookId);
       deleted.then(() => (settled = true), () => (settled = true));
       await new Promise((r) => setTimeout(r, 300));
