@@ -50,13 +50,12 @@ export function captureService({ db, kv, settingsChannel }: { db: Kysely<Databas
   // A webhook whose answer changed (in any process) is read again at its next capture; a lookup
   // that began before the change does not cache what it read.
   const changes = new Map<string, number>();
-  if (settingsChannel) {
-    kv.subscribe(settingsChannel, (webhookId) => {
-      owners.delete(webhookId);
-      if (changes.size >= OWNER_CACHE_MAX) changes.clear();
-      changes.set(webhookId, (changes.get(webhookId) ?? 0) + 1);
-    });
-  }
+  const settingsChanged = (webhookId: string) => {
+    owners.delete(webhookId);
+    if (changes.size >= OWNER_CACHE_MAX) changes.clear();
+    changes.set(webhookId, (changes.get(webhookId) ?? 0) + 1);
+  };
+  if (settingsChannel) kv.subscribe(settingsChannel, settingsChanged);
   /** Per user: bytes at the last check (undefined: never checked here), bytes this process stored since. */
   const bytes = new Map<number, { known: number | undefined; since: number }>();
   const due = new Set<number>();
@@ -110,6 +109,9 @@ export function captureService({ db, kv, settingsChannel }: { db: Kysely<Databas
   }
 
   return {
+    /** The webhook's settings changed: this process reads them again at its next capture (other processes hear it on the channel). */
+    settingsChanged,
+
     /**
      * Counts `storedBytes` (a capture's body as stored) against its owner's bound; schedules a check
      * of their bytes when this process has never checked them or they may be near it.

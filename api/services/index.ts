@@ -26,12 +26,13 @@ export function createServices(deps: ApiDeps) {
   const loadTests = loadTestService({ config, db, temporal, targets });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
-  const webhooks = webhookService(db, config.baseUrl, kv, secretBox(deps.codec), config.networkAllow);
+  const captures = captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL });
+  const webhooks = webhookService(db, config.baseUrl, kv, secretBox(deps.codec), config.networkAllow, captures.settingsChanged);
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,
     accounts: accountService(db),
-    captures: captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL }),
+    captures,
     diagnostics: diagnosticsService(temporal),
     domains,
     loadTests,

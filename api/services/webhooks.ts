@@ -44,7 +44,7 @@ export interface WebhookSettingsInput {
   retention?: Partial<WebhookRetention> | null;
 }
 
-export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore, box?: SecretBox, allow: readonly string[] = []) {
+export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore, box?: SecretBox, allow: readonly string[] = [], settingsChanged: (webhookId: string) => void = () => {}) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
   const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
   /** A webhook's settings as every door answers them (never the secret; the retention in force). */
@@ -159,7 +159,10 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     async update(account: { userId: number; plan: Plan }, webhookId: string, settings: WebhookSettingsInput) {
       const given = await stored(account, settings, webhookId);
       if (!(await setWebhookSettings(db, account.userId, webhookId, given))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
-      if (kv && settings.response !== undefined) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
+      if (settings.response !== undefined) {
+        settingsChanged(webhookId); // this process at once: the next capture here gets the new answer
+        if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
+      }
       const { response, signature, forwardUrl, retention } = given;
       const said = [
         response === undefined ? '' : response ? `captures are now answered with ${response.status} after ${response.delay_ms} ms` : 'captures are now answered with the default JSON',
