@@ -46,31 +46,51 @@ export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly n
  */
 export async function expireCaptures(db: Kysely<Database>, defaults: Readonly<Record<Plan, WebhookRetention>>, caps: Readonly<Record<Plan, WebhookRetention>>): Promise<number> {
   const byPlan = JSON.stringify(Object.fromEntries(Object.keys(defaults).map((plan) => [plan, { ...defaults[plan as Plan], cap_requests: caps[plan as Plan].max_requests, cap_days: caps[plan as Plan].max_age_days }])));
+  let deleted = 0;
+  // EXPIRY_CHUNK webhooks per statement: PGlite runs one statement at a time on the process's event
+  // loop, so each statement's walk is kept short and captures, and the API, go on between them.
+  for (let after = 0; ; ) {
+    const chunk = await db.selectFrom('webhooks').select('id').where('id', '>', after).orderBy('id').limit(EXPIRY_CHUNK).execute();
+    if (chunk.length === 0) return deleted;
+    const refs = chunk.map((w) => Number(w.id));
+    after = refs.at(-1)!;
+    deleted += await expireChunk(db, byPlan, refs);
+  }
+}
+
+/** Webhooks per statement of the scheduled expiry. */
+const EXPIRY_CHUNK = 25;
+
+async function expireChunk(db: Kysely<Database>, byPlan: string, refs: readonly number[]): Promise<number> {
   const kept = sql`
     select w.id as ref,
       least(coalesce((w.retention ->> 'max_requests')::int, (p.v ->> 'max_requests')::int), (p.v ->> 'cap_requests')::int) as keep,
       now() - make_interval(days => least(coalesce((w.retention ->> 'max_age_days')::int, (p.v ->> 'max_age_days')::int), (p.v ->> 'cap_days')::int)) as cutoff
     from webhooks w join users u on u.id = w.user_id
     cross join lateral (select (${byPlan}::jsonb -> u.plan) as v) p
+    where w.id = any(${refs}::bigint[])
   `;
+  // Each webhook's floor is found once, in a materialized CTE: left inline, the planner joined every
+  // capture to its webhook first and ran the floor's index walk once per capture (quadratic: 28 s
+  // for 100 webhooks of 1,000 captures each on PGlite, 67 ms now).
   const aged = await sql`
-    delete from captured_requests c
-    using (
+    with f as materialized (
       select k.ref, coalesce(
         (select x.id from captured_requests x where x.webhook_ref = k.ref and x.created_at >= k.cutoff order by x.id limit 1),
         (select max(x.id) + 1 from captured_requests x where x.webhook_ref = k.ref)
       ) as floor_id
       from (${kept}) k
-    ) f
-    where c.webhook_ref = f.ref and c.id < f.floor_id
+    )
+    delete from captured_requests c using f
+    where c.webhook_ref = any(${refs}::bigint[]) and c.webhook_ref = f.ref and c.id < f.floor_id
   `.execute(db);
   const counted = await sql`
-    delete from captured_requests c
-    using (
+    with f as materialized (
       select k.ref, (select x.id from captured_requests x where x.webhook_ref = k.ref order by x.id desc offset greatest(k.keep - 1, 0) limit 1) as floor_id
       from (${kept}) k
-    ) f
-    where c.webhook_ref = f.ref and c.id < f.floor_id
+    )
+    delete from captured_requests c using f
+    where c.webhook_ref = any(${refs}::bigint[]) and c.webhook_ref = f.ref and c.id < f.floor_id
   `.execute(db);
   return Number(aged.numAffectedRows ?? 0n) + Number(counted.numAffectedRows ?? 0n);
 }

@@ -120,6 +120,15 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
   });
 
+  it('expires every webhook, however many (the expiry goes through them a few at a time)', async () => {
+    const u = await upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'enterprise');
+    const hooks = await Promise.all(Array.from({ length: 60 }, () => createWebhook(handle.db, u.id, 100, { retention: { max_requests: 1, max_age_days: 30 } })));
+    await insertCaptures(handle.db, hooks.flatMap((w) => [capture(w!.webhookId, 'old'), capture(w!.webhookId, 'new')]));
+    const keep = { max_requests: 500, max_age_days: 30 };
+    expect(await expireCaptures(handle.db, { free: keep, pro: keep, enterprise: keep }, { free: keep, pro: keep, enterprise: keep })).toBeGreaterThanOrEqual(60);
+    for (const w of hooks) expect((await listCapturedRequests(handle.db, w!.id, 10)).map((r) => r.body)).toEqual(['new']);
+  });
+
   it('trims in the background once a webhook took `trimEvery` new rows', async () => {
     const u = await user();
     const w = await createWebhook(handle.db, u.id);
