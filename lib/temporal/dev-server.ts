@@ -18,6 +18,8 @@ export interface DevServerOptions {
 export interface DevServer {
   address: string;
   uiUrl: string;
+  /** The server's process (benchmarks read its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   return {
     address: `127.0.0.1:${options.port}`,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    pid: child.pid,
     async stop() {
       process.removeListener('exit', stopOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,0 +1,201 @@
+// npm run bench:shard-scale
+// Scale on paper, from a measurement: how many load shards Temporal and the database carry. N shard
+// activities (BENCH_SHARDS, 20,200,500,1000,2000) that send no traffic but do for Temporal and the database
+// what a real shard does (activities/load/index.ts): a heartbeat and a snapshot stored every second,
+// built from histograms fed at BENCH_SAMPLES answers a second (the real shard's encoding work), for
+// BENCH_SECONDS (60) each, with the load test's activity options (shard-scale-workflow.ts). Against the
+// embedded Temporal server (the `temporal` CLI's dev server, started here) and PGlite in this process,
+// or Postgres with DATABASE_URL (its server's CPU counted when it runs on this machine). One worker
+// (this process) runs every shard, BENCH_DB_CONNECTIONS (10, as a load worker's pool) to the database.
+// Prints, for each N, over the seconds when every shard was reporting: the Temporal server's and the
+// worker's CPU (in total, and per shard), how long after its second each snapshot was stored (p50,
+// p99, max) and how many seconds were skipped because the last one was still being stored, the
+// oldest heartbeat the server held, and the shards retried; then the largest N on time (every
+// snapshot stored within its second, no second skipped, no heartbeat older than its 15-s timeout).
+import fs from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Context } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import hdr from 'hdr-histogram-js';
+import { openDatabase } from '../../db/connect.ts';
+import { createLoadTest, writeShardSnapshot } from '../../db/load-tests.ts';
+import { findOrCreateUser } from '../../db/users.ts';
+import { newHistogram } from '../../activities/load/histogram.ts';
+import { PerSecondCounts } from '../../activities/load/per-second.ts';
+import { PhaseHistograms } from '../../activities/load/phases.ts';
+import type { ShardSnapshot } from '../../activities/load/shard.ts';
+import { startDevServer } from '../../lib/temporal/dev-server.ts';
+import { freePort, tempDir } from '../../test/support/processes.ts';
+import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';
+
+const COUNTS = (process.env.BENCH_SHARDS ?? '20,200,500,1000,2000').split(',').map(Number);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const DB_CONNECTIONS = Number(process.env.BENCH_DB_CONNECTIONS ?? 10);
+const HEARTBEAT_TIMEOUT_MS = 15_000;
+const TASK_QUEUE = 'bench-shard-scale';
+const CLOCK_TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
+
+/** What the shards of the current N saw. */
+let run = { late: [] as number[], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set<number>(), bytes: 0, writes: 0 };
+
+const dataDir = await tempDir('bench-shards');
+const temporal = await startDevServer({ cli: process.env.TEMPORAL_CLI ?? 'temporal', dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, maxConnections: DB_CONNECTIONS });
+const db = database.db;
+Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
+
+/** A shard that sends nothing: every second, a snapshot of histograms fed as if answers came, a heartbeat, the snapshot stored. */
+async function idleShard(input: IdleShardInput): Promise<number> {
+  const ctx = Context.current();
+  const attempt = ctx.info.attempt;
+  if (attempt > 1) run.retried += 1;
+  const histogram = newHistogram();
+  const phases = new PhaseHistograms();
+  const perSecond = new PerSecondCounts();
+  const stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0 };
+  const snapshot = (): ShardSnapshot => ({
+    ...stats,
+    bytesSent: stats.total * 80,
+    bytesReceived: stats.total * 250,
+    histogram: hdr.encodeIntoCompressedBase64(histogram),
+    statusCodes: { '200': stats.total },
+    errors: {},
+    inFlight: 0,
+    dropped: 0,
+    firstSentAt: input.startAt,
+    takenAt: Date.now(),
+    phases: phases.snapshot(),
+    ...perSecond.snapshot(),
+  });
+  const answers = (second: number) => {
+    for (let i = 0; i < SAMPLES; i++) {
+      const us = Math.round(300 + 2000 * -Math.log(1 - Math.random())); // a long-tailed latency, 0.3 ms and up
+      histogram.recordValue(us);
+      phases.record({ dns: 0, connect: i === 0 ? 150 : 0, tls: 0, ttfb: us - 40, transfer: 40 });
+      perSecond.countSent(second);
+      perSecond.countAnswer(second, us, false);
+      Object.assign(stats, { total: stats.total + 1, successful: stats.successful + 1, latencySumUs: stats.latencySumUs + us });
+    }
+  };
+  // Ticks every second from this attempt's start, as the real shard's interval; a tick that finds the
+  // last snapshot still being stored is skipped, as the real shard skips it.
+  const began = Date.now();
+  let storing = false;
+  for (let k = 1; ; k++) {
+    const due = began + k * 1000;
+    if (due >= input.endAt || ctx.cancellationSignal.aborted) break;
+    await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+    if (storing) {
+      run.skipped += 1;
+      continue;
+    }
+    storing = true;
+    answers(Math.floor((Date.now() - input.startAt) / 1000));
+    const s = snapshot();
+    if (k % 10 === 0) {
+      run.bytes += JSON.stringify(s).length; // a sample: measuring every one would add to the worker's CPU
+      run.writes += 1;
+    }
+    ctx.heartbeat({ total: s.total });
+    void writeShardSnapshot(db, input.testId, input.shard, attempt, s, false).then(
+      () => {
+        run.late.push(Date.now() - due);
+        run.reporting.add(input.shard);
+      },
+      () => (run.failedWrites += 1),
+    ).finally(() => (storing = false));
+  }
+  await writeShardSnapshot(db, input.testId, input.shard, attempt, snapshot(), true);
+  return stats.total;
+}
+
+/** CPU seconds used so far by a process (user + system), from /proc. */
+async function cpuOf(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS;
+}
+
+/** CPU seconds of every `postgres` process on this machine (the database server, when DATABASE_URL is local). */
+async function postgresCpu(): Promise<number> {
+  let total = 0;
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = await fs.readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() === 'postgres') total += await cpuOf(Number(entry));
+  }
+  return total;
+}
+
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+
+const workflowBundle = await bundleWorkflowCode({
+  workflowsPath: fileURLToPath(new URL('./shard-scale-workflow.ts', import.meta.url)),
+  logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+});
+const worker = await Worker.create({
+  connection: await NativeConnection.connect({ address: temporal.address }),
+  taskQueue: TASK_QUEUE,
+  workflowBundle,
+  activities: { idleShard } satisfies IdleShardActivities,
+  maxConcurrentActivityTaskExecutions: Math.max(...COUNTS) + 10,
+});
+const running = worker.run();
+const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
+const user = await findOrCreateUser(db, 'bench-shard-scale@example.com', 'enterprise');
+const pgPid = process.env.DATABASE_URL !== undefined;
+
+console.log(`\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : ' (in the worker process: its CPU is in the worker\'s)'}, ${DB_CONNECTIONS} connections`);
+console.log('  shards | all reporting after | Temporal server CPU | worker CPU | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | snapshot size (JSON, mean)');
+let largestOnTime: number | null = null;
+try {
+  for (const n of COUNTS) {
+    run = { late: [], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: 0, writes: 0 };
+    const testId = `shard-scale-${n}-${Date.now()}`;
+    await createLoadTest(db, { id: testId, userId: user.id, config: { bench: 'shard-scale', shards: n } });
+    const startAt = Date.now();
+    const endAt = startAt + SECONDS * 1000;
+    const handle = await client.workflow.start('idleShards', { taskQueue: TASK_QUEUE, workflowId: testId, args: [testId, n, startAt, endAt] });
+    while (run.reporting.size < n && Date.now() < endAt - 5000) await new Promise((r) => setTimeout(r, 50));
+    const allReporting = (Date.now() - startAt) / 1000;
+    run.late = []; // lateness over the window when every shard reports
+    const from = { at: Date.now(), temporal: await cpuOf(temporal.pid!), worker: selfCpu(), pg: pgPid ? await postgresCpu() : 0 };
+    // The oldest heartbeat the server holds, looked at every 5 s (the SDK sends one every 12 s, 80 % of the timeout).
+    let oldestHeartbeat: number | null = null;
+    while (Date.now() < endAt - 6000) {
+      await new Promise((r) => setTimeout(r, 5000));
+      const { raw } = await handle.describe();
+      const now = Date.now();
+      for (const a of raw.pendingActivities ?? []) {
+        const t = a.lastHeartbeatTime ?? a.lastStartedTime;
+        if (t?.seconds) oldestHeartbeat = Math.max(oldestHeartbeat ?? 0, now - (Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)));
+      }
+    }
+    await new Promise((r) => setTimeout(r, Math.max(0, endAt - 1000 - Date.now())));
+    const to = { at: Date.now(), temporal: await cpuOf(temporal.pid!), worker: selfCpu(), pg: pgPid ? await postgresCpu() : 0 };
+    const failed = await handle.result();
+    const snapshotKb = run.writes ? run.bytes / run.writes / 1024 : 0;
+    const span = (to.at - from.at) / 1000;
+    const pct = (cpu: number) => `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / n) * 1000).toFixed(2)} ms/s per shard)`;
+    const late = [...run.late].sort((a, b) => a - b);
+    const onTime = run.reporting.size === n && quantile(late, 1) < 1000 && run.skipped === 0 && run.failedWrites === 0 && oldestHeartbeat !== null && oldestHeartbeat < HEARTBEAT_TIMEOUT_MS && run.retried === 0 && failed === 0;
+    if (onTime) largestOnTime = n;
+    console.log(
+      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${snapshotKb.toFixed(1)} KB`,
+    );
+  }
+  console.log(`  largest N on time: ${largestOnTime ?? `none of ${COUNTS.join(', ')}`}`);
+} finally {
+  worker.shutdown();
+  await running;
+  await database.close();
+  await temporal.stop();
+  await fs.rm(dataDir, { recursive: true, force: true });
+}
