@@ -1,8 +1,9 @@
 // The load pool's threads: a shard's users run on LOAD_THREADS worker threads (one per core by
 // default), so one load worker process uses every core, and in the embedded mode the API's event
 // loop is never the generator's. The activity stays the unit Temporal sees: a shard is one
-// runLoadShard activity, which cuts its users into one part per thread (splitUsers) and reports the
-// parts merged (snapshot-merge.ts), exactly as one generator would. Threads are started on first
+// runLoadShard activity, which runs whole on one thread when its test has shards enough for every
+// thread, else cuts its users into one part per thread (partsOf, splitUsers) and reports the parts
+// merged (snapshot-merge.ts), exactly as one generator would. Threads are started on first
 // use and kept; every shard of the process shares them.
 import { Worker } from 'node:worker_threads';
 import hdr from 'hdr-histogram-js';
@@ -88,8 +89,7 @@ export class ThreadedShard {
     guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}) });
     const all = threads(threadCount);
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
-    // The open model keeps one schedule of arrivals: split, each part would start its own at t=0.
-    const parts = splitUsers(plan, plan.rate > 0 ? 1 : threadCount).map((sub, i): Part => {
+    const parts = splitUsers(plan, partsOf(plan, threadCount)).map((sub, i): Part => {
       const thread = chosen[i % chosen.length]!;
       const id = nextPartId++;
       thread.parts += 1;
@@ -110,6 +110,11 @@ export class ThreadedShard {
       return part;
     });
     return new ThreadedShard(parts);
+  }
+
+  /** The parts its users run in (one per thread it uses). */
+  get partCount(): number {
+    return this.parts.length;
   }
 
   /** Every part's running totals, merged; a part that does not answer within a second counts with its last ones. */
@@ -150,6 +155,20 @@ export class ThreadedShard {
   stop(): void {
     for (const p of this.parts) p.thread.send({ op: 'stop', id: p.id });
   }
+}
+
+/**
+ * How many threads a shard's users are cut across. A test with at least as many shards as the pool
+ * has threads keeps each shard whole on one thread (the least busy): the threads are used all the
+ * same, and the process merges no parts every second (the merge decodes and encodes every histogram
+ * of every part, work on the event loop that also answers the API in the embedded mode). A test
+ * with fewer shards (a small test, or one load worker of many) cuts them, so it still uses every
+ * core. The open model keeps one schedule of arrivals: cut, each part would start its own at t=0.
+ */
+export function partsOf(plan: Pick<ShardPlan, 'users' | 'totalUsers' | 'rate'>, threadCount: number): number {
+  if (plan.rate > 0) return 1;
+  const shardsOfTest = Math.ceil(plan.totalUsers / Math.max(1, plan.users));
+  return shardsOfTest >= threadCount ? 1 : threadCount;
 }
 
 /** Totals before any part answered. */
