@@ -1,10 +1,11 @@
 // The `workflows` pool: workflow code only, no activities.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type * as workflows from '../../workflows/index.ts';
 import type { JobWorkflows } from '../../lib/jobs/index.ts';
 import { TASK_QUEUES } from '../../lib/jobs/task-queues.ts';
 import type { PoolContext } from './pool-worker.ts';
+import { bundleWorkflows } from './workflow-bundle.ts';
 
 // Compile time only: workflows/index.ts exports every workflow of the shared definitions (lib/jobs/) under
 // the type name the API starts it by, with that signature; a missing, renamed or changed one fails typecheck.
@@ -12,11 +13,10 @@ type Implementing<T extends JobWorkflows> = T;
 export type WorkflowBundle = Implementing<typeof workflows>;
 
 export async function createWorkflowsWorker(ctx: PoolContext): Promise<Worker> {
-  const workflowBundle = await bundleWorkflowCode({
+  const workflowBundle = await bundleWorkflows({
     workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
-    failureConverterPath: ctx.dataConverter.failureConverterPath,
+    ...(ctx.dataConverter.failureConverterPath ? { failureConverterPath: ctx.dataConverter.failureConverterPath } : {}),
     workflowInterceptorModules: [fileURLToPath(new URL('../../workflows/interceptors.ts', import.meta.url))],
-    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   return Worker.create({
     connection: ctx.connection,

@@ -1,0 +1,12 @@
+// Makes a new embedded database in the folder given (PGlite's initdb, then every migration), then
+// ends: connect.ts runs it as a child process, so that the memory this takes (most of it for the
+// migrations' first run) is given back when this process ends.
+import { Kysely, PGliteDialect } from 'kysely';
+import { openPglite } from './connect.ts';
+import { migrateToLatest } from './migrate.ts';
+import type { Database } from './schema.ts';
+
+const pglite = await openPglite(process.argv[2]!);
+const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+await migrateToLatest(db);
+await db.destroy(); // closes pglite
