@@ -14,7 +14,7 @@ export interface WorkflowBundleOptions {
 export function bundleWorkflows(options: WorkflowBundleOptions): Promise<{ code: string }> {
   const bundler = fileURLToPath(new URL('./workflow-bundler.ts', import.meta.url));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...process.execArgv, bundler, JSON.stringify(options)], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', bundler, JSON.stringify(options)], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (err) reject(new Error(`bundling the workflow code failed: ${stderr.trim() || err.message}`));
       else resolve({ code: stdout });
     });
