@@ -12,15 +12,15 @@ const DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and coalesce((c.d
 /**
  * The deliveries due now, oldest first, at most `perWebhook` of each of at most `webhooks` forwarding
  * webhooks (fair: a webhook with a backlog of thousands takes its share, not the batch), skipping
- * the webhooks in `busy` (a batch of theirs is on its way). Each webhook is one walk of the pending
- * index (partial: only pending deliveries are in it).
+ * the webhooks in `busy` (a batch of theirs is on its way). Each webhook is one walk of its captures'
+ * index from its delivery floor (raiseDeliveryFloor): above it lie mostly captures still owed.
  */
 export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
   const rows = await sql<{ webhook_id: string; ids: Array<string | number> }>`
     select w.webhook_id, d.ids from webhooks w
     cross join lateral (
       select array_agg(x.id order by x.id) as ids from (
-        select c.id from captured_requests c where c.webhook_ref = w.id and ${DUE} order by c.id limit ${perWebhook}
+        select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${DUE} order by c.id limit ${perWebhook}
       ) x
     ) d
     where w.forward_url is not null and d.ids is not null and not (w.webhook_id = any(${busy as string[]}::text[]))
@@ -81,6 +81,26 @@ export async function recordDeliveryAttempts(db: Kysely<Database>, ref: number, 
   `.execute(db);
 }
 
+/**
+ * Raises a webhook's delivery floor to just below its oldest pending delivery (to its newest capture
+ * when none is pending), after a batch of its deliveries. The webhook's row is locked first
+ * (FOR UPDATE, which waits for every capture batch holding its key-share lock on it, and holds the
+ * next ones back until this commits): a capture stored by a batch still in flight, whose id is below
+ * ones already committed, is then never left under the floor. Never lowers it.
+ */
+export async function raiseDeliveryFloor(db: Kysely<Database>, ref: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select 1 from webhooks where id = ${ref} for update`.execute(trx);
+    await sql`
+      update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(
+        (select min(c.id) - 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and (c.delivery ->> 'status') = 'pending'),
+        (select max(c.id) from captured_requests c where c.webhook_ref = w.id),
+        0))
+      where w.id = ${ref}
+    `.execute(trx);
+  });
+}
+
 /** Ends every pending delivery of a webhook as failed, saying why (forwarding turned off). */
 export async function failPendingDeliveries(db: Kysely<Database>, webhookRef: number, reason: string): Promise<void> {
   const attempt = { at: new Date().toISOString(), response_status: null, duration_ms: 0, error: reason };
@@ -97,7 +117,7 @@ export async function deliveriesStalled(db: Kysely<Database>, seconds: number): 
   const row = await sql<{ stalled: boolean }>`
     select exists (
       select 1 from captured_requests c join webhooks w on w.id = c.webhook_ref
-      where w.forward_url is not null and ${DUE}
+      where w.forward_url is not null and c.id > w.delivery_floor and ${DUE}
         and greatest(c.created_at, coalesce((c.delivery ->> 'next_attempt_at')::timestamptz, '-infinity')) < now() - make_interval(secs => ${seconds})
     ) as stalled
   `.execute(db);

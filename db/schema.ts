@@ -46,6 +46,8 @@ export interface WebhooksTable {
   forward_url: string | null;
   /** How many captures, and for how long, this webhook keeps; null: its owner's plan's defaults. */
   retention: ColumnType<WebhookRetention | null, string | null, string | null>;
+  /** No delivery of this webhook's captures at or below this id is pending (capture-deliveries.ts). */
+  delivery_floor: ColumnType<string | number, never, string | number>;
 }
 
 /** What a webhook keeps: its newest `max_requests` captures, none older than `max_age_days`. */

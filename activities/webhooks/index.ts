@@ -4,7 +4,7 @@
 // on its capture before the activity returns, so a capture shows every try.
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
-import { capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import { capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloor, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import type { CapturedRequest } from '../../db/webhooks.ts';
@@ -116,6 +116,7 @@ export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
             }
           };
           await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
+          await raiseDeliveryFloor(db, found.ref);
         }),
       );
       return { delivered, nextRetryAt: retryAt };

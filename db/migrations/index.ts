@@ -10,6 +10,7 @@ import * as emailsAsGiven from './2026-11-23-008-emails-as-given.ts';
 import * as webhookResponses from './2026-11-23-009-webhook-responses.ts';
 import * as webhookSignatures from './2026-11-23-010-webhook-signatures.ts';
 import * as webhookForwardingAndRetention from './2026-11-23-011-webhook-forwarding-and-retention.ts';
+import * as deliveryFloor from './2026-11-23-012-delivery-floor.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-009-webhook-responses': webhookResponses,
   '2026-11-23-010-webhook-signatures': webhookSignatures,
   '2026-11-23-011-webhook-forwarding-and-retention': webhookForwardingAndRetention,
+  '2026-11-23-012-delivery-floor': deliveryFloor,
 };
 
 export const migrationProvider: MigrationProvider = {

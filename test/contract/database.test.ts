@@ -7,7 +7,7 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { deliveriesStalled } from '../../db/capture-deliveries.ts';
+import { deliveriesStalled, dueDeliveries, raiseDeliveryFloor, recordDeliveryAttempts } from '../../db/capture-deliveries.ts';
 import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
 import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
@@ -118,6 +118,32 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     expect(deleted).toBeGreaterThanOrEqual(2); // '2' by age, '3' by count (other webhooks of the database may have had some too)
     expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['5', '4']);
     expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
+  });
+
+  it('finds deliveries owed from each webhook\'s floor, and raises the floor only past what is settled', async () => {
+    const u = await user();
+    const w = (await createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
+    const floor = async () => Number((await handle.db.selectFrom('webhooks').select('delivery_floor').where('id', '=', w.id).executeTakeFirstOrThrow()).delivery_floor);
+    const due = async () => (await dueDeliveries(handle.db, [], 10, 10_000)).find((g) => g.webhookId === w.webhookId)?.ids ?? [];
+    await insertCaptures(handle.db, ['1', '2', '3'].map((n) => capture(w.webhookId, n)));
+    const ids = await due();
+    expect(ids).toHaveLength(3);
+    const settled = (id: number) => ({ id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 204, error: null } });
+    await recordDeliveryAttempts(handle.db, w.id, [settled(ids[0]!), settled(ids[2]!)]);
+    await raiseDeliveryFloor(handle.db, w.id);
+    expect(await floor()).toBe(ids[1]! - 1); // the second is still owed: the floor stays below it
+    expect(await due()).toEqual([ids[1]]);
+    await recordDeliveryAttempts(handle.db, w.id, [settled(ids[1]!)]);
+    await raiseDeliveryFloor(handle.db, w.id);
+    expect(await floor()).toBe(ids[2]);
+    expect(await due()).toEqual([]);
+    await insertCaptures(handle.db, [capture(w.webhookId, '4')]);
+    const [fourth] = await due();
+    expect(fourth).toBeGreaterThan(ids[2]!);
+    // Never lowered: with every capture gone, it stays.
+    await handle.db.deleteFrom('captured_requests').where('webhook_ref', '=', w.id).execute();
+    await raiseDeliveryFloor(handle.db, w.id);
+    expect(await floor()).toBe(ids[2]);
   });
 
   it('expires every webhook, however many (the expiry goes through them a few at a time)', async () => {
