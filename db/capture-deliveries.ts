@@ -6,21 +6,27 @@ import type { DeliveryGroup } from '../lib/jobs/webhooks.ts';
 import type { CaptureDelivery, Database, DeliveryAttempt } from './schema.ts';
 import { listCapturedRequests, type CapturedRequest } from './webhooks.ts';
 
-/** Pending, and due: never tried, or its next attempt's time has come. */
-const DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and coalesce((c.delivery ->> 'next_attempt_at')::timestamptz, '-infinity') <= now()`;
+/** Pending and never tried (the floor's walk), or pending and its next attempt's time has come (the retry index's). */
+const FRESH = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at') is null`;
+const RETRY_DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at') is not null and (c.delivery ->> 'next_attempt_at')::timestamptz <= now()`;
 
 /**
  * The deliveries due now, oldest first, at most `perWebhook` of each of at most `webhooks` forwarding
  * webhooks (fair: a webhook with a backlog of thousands takes its share, not the batch), skipping
- * the webhooks in `busy` (a batch of theirs is on its way). Each webhook is one walk of its captures'
- * index from its delivery floor (raiseDeliveryFloor): above it lie mostly captures still owed.
+ * the webhooks in `busy` (a batch of theirs is on its way). Per webhook: a walk of its captures'
+ * index from its delivery floor (raiseDeliveryFloor) for those never tried, and of the retry index
+ * for those whose retry is due.
  */
 export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
   const rows = await sql<{ webhook_id: string; ids: Array<string | number> }>`
     select w.webhook_id, d.ids from webhooks w
     cross join lateral (
       select array_agg(x.id order by x.id) as ids from (
-        select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${DUE} order by c.id limit ${perWebhook}
+        select y.id from (
+          (select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH} order by c.id limit ${perWebhook})
+          union all
+          (select c.id from captured_requests c where c.webhook_ref = w.id and ${RETRY_DUE} order by c.id limit ${perWebhook})
+        ) y order by y.id limit ${perWebhook}
       ) x
     ) d
     where w.forward_url is not null and d.ids is not null and not (w.webhook_id = any(${busy as string[]}::text[]))
@@ -81,26 +87,36 @@ export async function recordDeliveryAttempts(db: Kysely<Database>, ref: number, 
   `.execute(db);
 }
 
+/** How long raising a floor waits for the webhook's row. */
+const LOCK_WAIT = '500ms';
+
 /**
- * Raises a webhook's delivery floor to just below its oldest pending delivery (to its newest capture
- * when none is pending), after a batch of its deliveries. The webhook's row is locked first
- * (FOR UPDATE, which waits for every capture batch holding its key-share lock on it, and holds the
- * next ones back until this commits): a capture stored by a batch still in flight, whose id is below
- * ones already committed, is then never left under the floor. Never lowers it.
+ * Raises a webhook's delivery floor to just below its oldest capture never tried (to its newest
+ * capture when there is none), after a batch of its deliveries and when forwarding is set. The
+ * webhook's row is locked first (FOR UPDATE, which waits for every capture batch holding its
+ * key-share lock on it, store_captures_v2, and holds the next ones back until this commits): a
+ * capture stored by a batch still in flight, whose id is below ones already committed, is then never
+ * left under the floor. This relies on store_captures_v2 being what stores captures `pending`, and on
+ * a capture's id being drawn after that lock. Never lowers it. The floor only saves reading: when the
+ * lock is not had within LOCK_WAIT (captures keep the webhook's row busy), it stays for the next batch.
  */
 export async function raiseDeliveryFloor(db: Kysely<Database>, ref: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await sql`select 1 from webhooks where id = ${ref} for update`.execute(trx);
-    await sql`
-      update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(
-        (select min(c.id) - 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and (c.delivery ->> 'status') = 'pending'),
-        (select max(c.id) from captured_requests c where c.webhook_ref = w.id),
-        0))
-      where w.id = ${ref}
-    `.execute(trx);
-  });
+  try {
+    await db.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = ${sql.lit(LOCK_WAIT)}`.execute(trx);
+      await sql`select 1 from webhooks where id = ${ref} for update`.execute(trx);
+      await sql`
+        update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(
+          (select min(c.id) - 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}),
+          (select max(c.id) from captured_requests c where c.webhook_ref = w.id),
+          0))
+        where w.id = ${ref}
+      `.execute(trx);
+    });
+  } catch {
+    // Not raised this time: the next batch's walk starts lower, nothing more.
+  }
 }
-
 /** Ends every pending delivery of a webhook as failed, saying why (forwarding turned off). */
 export async function failPendingDeliveries(db: Kysely<Database>, webhookRef: number, reason: string): Promise<void> {
   const attempt = { at: new Date().toISOString(), response_status: null, duration_ms: 0, error: reason };
@@ -112,13 +128,19 @@ export async function failPendingDeliveries(db: Kysely<Database>, webhookRef: nu
   `.execute(db);
 }
 
-/** Whether any delivery has been due for more than `seconds` (the forwarder should be at it). */
+/** Whether any delivery has been due for more than `seconds` (the forwarder should be at it): one probe per forwarding webhook. */
 export async function deliveriesStalled(db: Kysely<Database>, seconds: number): Promise<boolean> {
   const row = await sql<{ stalled: boolean }>`
     select exists (
-      select 1 from captured_requests c join webhooks w on w.id = c.webhook_ref
-      where w.forward_url is not null and c.id > w.delivery_floor and ${DUE}
-        and greatest(c.created_at, coalesce((c.delivery ->> 'next_attempt_at')::timestamptz, '-infinity')) < now() - make_interval(secs => ${seconds})
+      select 1 from webhooks w
+      cross join lateral (
+        (select 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}
+          and c.created_at < now() - make_interval(secs => ${seconds}) order by c.id limit 1)
+        union all
+        (select 1 from captured_requests c where c.webhook_ref = w.id and ${RETRY_DUE}
+          and (c.delivery ->> 'next_attempt_at')::timestamptz < now() - make_interval(secs => ${seconds}) limit 1)
+      ) late
+      where w.forward_url is not null
     ) as stalled
   `.execute(db);
   return row.rows[0]?.stalled ?? false;

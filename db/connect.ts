@@ -96,13 +96,28 @@ export async function openPglite(dir: string) {
   return PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
 }
 
-/** Makes the embedded database in `dir` (create-embedded.ts, in a child process). */
+/**
+ * Makes the embedded database in `dir` (create-embedded.ts, in a child process): in a folder beside
+ * it, moved into place once whole, so that a creation cut short never leaves a half-made database
+ * that the next start would take for a whole one.
+ */
 async function createEmbedded(dir: string): Promise<void> {
   const script = fileURLToPath(new URL('./create-embedded.ts', import.meta.url));
+  const building = `${dir}.creating-${process.pid}`;
+  await fs.rm(building, { recursive: true, force: true });
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', script, dir], (err, _stdout, stderr) => {
+    const args = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', script, building];
+    execFile(process.execPath, args, { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (err, _stdout, stderr) => {
       if (err) reject(new Error(`creating the embedded database in ${dir} failed: ${stderr.trim() || err.message}`));
       else resolve();
     });
   });
+  if (await fs.stat(path.join(dir, 'PG_VERSION')).catch(() => null)) {
+    await fs.rm(building, { recursive: true, force: true }); // another process sharing DATA_DIR made it meanwhile
+    return;
+  }
+  await fs.rmdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw new Error(`${dir} exists but holds no database (no PG_VERSION): move it away, or point DATA_DIR elsewhere`);
+  });
+  await fs.rename(building, dir);
 }

@@ -9,4 +9,5 @@ import type { Database } from './schema.ts';
 const pglite = await openPglite(process.argv[2]!);
 const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
 await migrateToLatest(db);
-await db.destroy(); // closes pglite
+await db.destroy(); // closes pglite, its files written
+process.exit(0); // whatever handle is left, this process is done

@@ -1,9 +1,9 @@
 // The load pool's threads: a shard's users run on LOAD_THREADS worker threads (one per core by
 // default), so one load worker process uses every core, and in the embedded mode the API's event
 // loop is never the generator's. The activity stays the unit Temporal sees: a shard is one
-// runLoadShard activity, which runs whole on one thread when its test has shards enough for every
-// thread, else cuts its users into one part per thread (partsOf, splitUsers) and reports the parts
-// merged (snapshot-merge.ts), exactly as one generator would. Threads are started on first
+// runLoadShard activity, which runs whole on the least busy thread when every thread is busy, else
+// cuts its users across the idle ones (partsOf, splitUsers) and reports the parts merged
+// (snapshot-merge.ts), exactly as one generator would. Threads are started on first
 // use and kept; every shard of the process shares them.
 import { Worker } from 'node:worker_threads';
 import hdr from 'hdr-histogram-js';
@@ -89,7 +89,7 @@ export class ThreadedShard {
     guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}) });
     const all = threads(threadCount);
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
-    const parts = splitUsers(plan, partsOf(plan, threadCount)).map((sub, i): Part => {
+    const parts = splitUsers(plan, partsOf(plan, chosen.filter((t) => t.parts === 0).length)).map((sub, i): Part => {
       const thread = chosen[i % chosen.length]!;
       const id = nextPartId++;
       thread.parts += 1;
@@ -158,17 +158,15 @@ export class ThreadedShard {
 }
 
 /**
- * How many threads a shard's users are cut across. A test with at least as many shards as the pool
- * has threads keeps each shard whole on one thread (the least busy): the threads are used all the
- * same, and the process merges no parts every second (the merge decodes and encodes every histogram
- * of every part, work on the event loop that also answers the API in the embedded mode). A test
- * with fewer shards (a small test, or one load worker of many) cuts them, so it still uses every
- * core. The open model keeps one schedule of arrivals: cut, each part would start its own at t=0.
+ * How many threads a shard's users are cut across: the threads of this process that run nothing
+ * (at least one). The first shards a process takes spread over its idle threads, so that one small
+ * test uses every core; a shard that finds every thread busy runs whole on the least busy one, since
+ * a cut shard's parts are merged every second (every histogram decoded and encoded again, on the
+ * event loop that also answers the API in the embedded mode). The open model keeps one schedule of
+ * arrivals: cut, each part would start its own at t=0.
  */
-export function partsOf(plan: Pick<ShardPlan, 'users' | 'totalUsers' | 'rate'>, threadCount: number): number {
-  if (plan.rate > 0) return 1;
-  const shardsOfTest = Math.ceil(plan.totalUsers / Math.max(1, plan.users));
-  return shardsOfTest >= threadCount ? 1 : threadCount;
+export function partsOf(plan: Pick<ShardPlan, 'rate'>, idleThreads: number): number {
+  return plan.rate > 0 ? 1 : Math.max(1, idleThreads);
 }
 
 /** Totals before any part answered. */

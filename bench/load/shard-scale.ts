@@ -183,7 +183,10 @@ try {
     const failed = await handle.result();
     const snapshotKb = run.writes ? run.bytes / run.writes / 1024 : 0;
     const span = (to.at - from.at) / 1000;
-    const pct = (cpu: number) => `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / n) * 1000).toFixed(2)} ms/s per shard)`;
+    // Per shard reporting in the window: when not every shard ever reported, the window is the run's
+    // last seconds and the figure is marked (start-up work, not steady reporting).
+    const reporting = run.reporting.size;
+    const pct = (cpu: number) => `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / Math.max(1, reporting)) * 1000).toFixed(2)} ms/s per reporting shard${reporting < n ? ', not steady' : ''})`;
     const late = [...run.late].sort((a, b) => a - b);
     const onTime = run.reporting.size === n && quantile(late, 1) < 1000 && run.skipped === 0 && run.failedWrites === 0 && oldestHeartbeat !== null && oldestHeartbeat < HEARTBEAT_TIMEOUT_MS && run.retried === 0 && failed === 0;
     if (onTime) largestOnTime = n;

@@ -133,9 +133,12 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     await raiseDeliveryFloor(handle.db, w.id);
     expect(await floor()).toBe(ids[1]! - 1); // the second is still owed: the floor stays below it
     expect(await due()).toEqual([ids[1]]);
-    await recordDeliveryAttempts(handle.db, w.id, [settled(ids[1]!)]);
+    // A failed attempt: its retry does not hold the floor back, and is found when due.
+    await recordDeliveryAttempts(handle.db, w.id, [{ ...settled(ids[1]!), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() }]);
     await raiseDeliveryFloor(handle.db, w.id);
     expect(await floor()).toBe(ids[2]);
+    expect(await due()).toEqual([ids[1]]);
+    await recordDeliveryAttempts(handle.db, w.id, [settled(ids[1]!)]);
     expect(await due()).toEqual([]);
     await insertCaptures(handle.db, [capture(w.webhookId, '4')]);
     const [fourth] = await due();

@@ -11,9 +11,9 @@ import { splitUsers } from '../../../lib/jobs/load-test.ts';
 import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
 import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
 
-function plan(url: string, users: number, durationMs: number, allow = ['127.0.0.1/32'], totalUsers = users): ShardPlan {
+function plan(url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan {
   const startAt = Date.now() + 100;
-  return { target: { url, method: 'GET', headers: {} }, users, firstUser: 0, totalUsers, startAt, endAt: startAt + durationMs, rampUpMs: 0, rate: 0, requestTimeoutMs: 2000, allow };
+  return { target: { url, method: 'GET', headers: {} }, users, firstUser: 0, totalUsers: users, startAt, endAt: startAt + durationMs, rampUpMs: 0, rate: 0, requestTimeoutMs: 2000, allow };
 }
 
 describe('splitting users', () => {
@@ -59,15 +59,13 @@ describe('a shard on two threads', () => {
     expect(() => ThreadedShard.start(plan('http://10.0.0.1/', 2, 1000, []), 2)).toThrow(ForbiddenAddressError);
   });
 
-  it('keeps a shard whole on one thread when its test has a shard for every thread, and cuts it otherwise', async () => {
-    expect(partsOf({ users: 500, totalUsers: 10_000, rate: 0 }, 2)).toBe(1); // 20 shards, 2 threads
-    expect(partsOf({ users: 500, totalUsers: 1_000, rate: 0 }, 2)).toBe(1); // 2 shards, 2 threads
-    expect(partsOf({ users: 500, totalUsers: 1_000, rate: 0 }, 4)).toBe(4); // 2 shards, 4 threads
-    expect(partsOf({ users: 6, totalUsers: 6, rate: 0 }, 2)).toBe(2);
-    expect(partsOf({ users: 6, totalUsers: 6, rate: 50 }, 2)).toBe(1); // one schedule of arrivals
-    // Two shards of one test on two threads: each runs whole (the least busy thread takes it).
-    const shards = [ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800, undefined, 6), 2), ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800, undefined, 6), 2)];
-    expect(shards.map((s) => s.partCount)).toEqual([1, 1]);
+  it('cuts a shard across the idle threads, and runs it whole once every thread is busy', async () => {
+    expect(partsOf({ rate: 0 }, 2)).toBe(2);
+    expect(partsOf({ rate: 0 }, 0)).toBe(1);
+    expect(partsOf({ rate: 50 }, 2)).toBe(1); // one schedule of arrivals
+    // Two shards on two idle threads: the first takes both, the second finds none idle and runs whole.
+    const shards = [ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2), ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2)];
+    expect(shards.map((s) => s.partCount)).toEqual([2, 1]);
     const results = await Promise.all(shards.map((s) => s.run()));
     expect(results[0]!.total + results[1]!.total).toBe(site.count('/delay/5'));
     expect(new Set(site.ports('/delay/5')).size).toBe(6);
