@@ -1,5 +1,5 @@
 // A thousand open live streams cost an API process next to nothing while nothing happens (they are
-// woken by notifications, not polling the database; under 100 MB between them), each still gets its webhook's new captures,
+// woken by notifications, not polling the database; under 150 MB between them), each still gets its webhook's new captures,
 // and another user's request is answered in time meanwhile.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -104,7 +104,10 @@ describe('a thousand live streams', () => {
     // Under 5 % of a core is the aim (issue 17); a loaded test machine gets some room. Polling every
     // second took a whole core for this many streams.
     expect(idleShare).toBeLessThan(0.15);
-    expect(rssAdded).toBeLessThan(100);
+    // 112 MB in one CI run since the embedded database is made in a child process (under 100 in the
+    // run before it): before, the ~300 MB that making it left freed in this process took the streams'
+    // memory, and hid it.
+    expect(rssAdded).toBeLessThan(150);
     expect(Math.max(...times)).toBeLessThan(1000);
     expect(woken).toBe(STREAMS / USERS);
   }, 180_000);
