@@ -2,13 +2,13 @@
 // PGlite lives in one process. That process also serves it on a Unix socket under DATA_DIR, so the
 // admin command, or any other process pointed at the same DATA_DIR, talks to the same database
 // through `pg` instead of opening the files a second time.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { canConnect } from '../lib/can-connect.ts';
+import { runNodeScript } from '../lib/node-script.ts';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrate.ts';
 
@@ -29,8 +29,7 @@ export interface OpenOptions {
   migrate?: boolean;
 }
 
-const SOCKET_PORT = 5432;
-const EMBEDDED_SHARED_BUFFERS = '32MB'; // only names the socket file: `.s.PGSQL.5432`, as libpq expects
+const SOCKET_PORT = 5432; // only names the socket file: `.s.PGSQL.5432`, as libpq expects
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   const handle = options.databaseUrl
@@ -105,13 +104,7 @@ async function createEmbedded(dir: string): Promise<void> {
   const script = fileURLToPath(new URL('./create-embedded.ts', import.meta.url));
   const building = `${dir}.creating-${process.pid}`;
   await fs.rm(building, { recursive: true, force: true });
-  await new Promise<void>((resolve, reject) => {
-    const args = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', script, building];
-    execFile(process.execPath, args, { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (err, _stdout, stderr) => {
-      if (err) reject(new Error(`creating the embedded database in ${dir} failed: ${stderr.trim() || err.message}`));
-      else resolve();
-    });
-  });
+  await runNodeScript(script, [building], `creating the embedded database in ${dir}`);
   if (await fs.stat(path.join(dir, 'PG_VERSION')).catch(() => null)) {
     await fs.rm(building, { recursive: true, force: true }); // another process sharing DATA_DIR made it meanwhile
     return;
