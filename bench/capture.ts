@@ -182,7 +182,10 @@ try {
     );
     for (const [name] of VARIANTS) {
       const ours = median(r.rounds.map((x) => x.ours[name]!.requestsPerSecond));
-      console.log(`    median ${name}: ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ${(ours / peer).toFixed(2)}${name === VARIANTS[0]![0] ? '' : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)}`}`);
+      // Beside the ratio of medians, the median of each round's own ratio (both kinds ran in that round).
+      const perRound = r.rounds.map((x) => x.ours[name]!.requestsPerSecond / x.ours[VARIANTS[0]![0]]!.requestsPerSecond);
+      const toPlain = name === VARIANTS[0]![0] ? '' : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')}: median ${median(perRound).toFixed(2)})`;
+      console.log(`    median ${name}: ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ${(ours / peer).toFixed(2)}${toPlain}`);
     }
     console.log(
       `    bare: ${fmt(peer)} req/s (median)\n` +

@@ -11,6 +11,7 @@ import type { CapturedRequest } from '../../db/webhooks.ts';
 import { DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
+import { busyGate } from '../../lib/busy-gate.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
 import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
@@ -37,15 +38,8 @@ async function captureRate(): Promise<number> {
   }
   return rate.perSecond;
 }
-/** When the next delivery may go while captures pour in (one every 1/BUSY_RATE s, shared by every batch of the process). */
-let nextBusySlot = 0;
-async function yieldToCaptures(): Promise<void> {
-  if ((await captureRate()) <= BUSY_CAPTURES) return;
-  const now = performance.now();
-  nextBusySlot = Math.max(now, nextBusySlot + 1000 / BUSY_RATE);
-  const wait = nextBusySlot - now;
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-}
+/** Deliveries wait here while captures pour in (lib/busy-gate.ts), shared by every batch of the process. */
+const yieldToCaptures = busyGate(async () => (await captureRate()) > BUSY_CAPTURES, BUSY_RATE);
 
 export interface WebhookActivityDeps {
   db: Kysely<Database>;
@@ -54,7 +48,7 @@ export interface WebhookActivityDeps {
 
 export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
   // The receiver's body is not kept: only its status and time (a little is read, then dropped).
-  const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url' });
+  const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url', keepAlive: true });
 
   /** One attempt at one capture: a 2xx is `success`; otherwise pending again with its next attempt due, or `failed` after the last (or when the guard refuses the URL: no retry helps). */
   async function attempt(webhookId: string, forwardUrl: string, capture: CapturedRequest): Promise<AttemptRecord> {

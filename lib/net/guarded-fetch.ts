@@ -5,7 +5,9 @@
 // - Redirects are followed by hand, at most `maxRedirects`; credentials do not follow a redirect to
 //   another origin.
 // - Time (`timeoutMs` for the whole exchange) and response size (`maxBytes`) are bounded.
-// Each hop opens its own connection (no pooling), so the timings of the last hop are its own (measure.ts).
+// Each hop opens its own connection (no pooling), so the timings of the last hop are its own
+// (measure.ts); unless `keepAlive`: then a fetcher keeps its connections open for its next requests
+// (webhook deliveries, many to the same receivers). A pooled connection was checked when it was made.
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -39,7 +41,16 @@ export interface GuardedFetchOptions {
    * then 400 naming it, as checkTarget answers (reach-failure.ts); otherwise 502.
    */
   field?: string;
+  /**
+   * Keep connections open between requests, in a pool of this fetcher's (timings then show no
+   * connect phase for a reused one). An idle connection is closed after KEEP_ALIVE_IDLE_MS, before
+   * common servers' own keep-alive timeouts (Node's 5 s), so a reuse rarely meets a closing socket.
+   */
+  keepAlive?: boolean;
 }
+
+/** How long a kept-alive connection may stay idle (keepAlive). */
+export const KEEP_ALIVE_IDLE_MS = 4000;
 
 export interface GuardedRequest {
   method?: string;
@@ -79,6 +90,9 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   const lookup = guardedLookup(policy, options.resolve);
   // Extra authorities are added to the system's, not put in their place.
   const ca = options.ca?.length ? [...tls.rootCertificates, ...options.ca] : undefined;
+  const agents = options.keepAlive
+    ? { 'http:': new http.Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS }) }
+    : null;
 
   const guardedFetch = async (url: string, init: GuardedRequest = {}): Promise<GuardedResponse> => {
     const signal = AbortSignal.timeout(timeoutMs);
@@ -90,7 +104,8 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     for (;;) {
       chain.push(current.href);
       const field = chain.length === 1 ? options.field : undefined;
-      const hop = await send(current, { method, headers, body, signal, lookup, rejectUnauthorized: !options.allowInvalidCertificates, ca, field }, timeoutMs);
+      const agent = agents?.[current.protocol as 'http:' | 'https:'] ?? false;
+      const hop = await send(current, { method, headers, body, signal, lookup, agent, rejectUnauthorized: !options.allowInvalidCertificates, ca, field }, timeoutMs);
       const { res } = hop;
       const location = res.headers.location;
       if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string' && options.followRedirects !== false) {
@@ -158,6 +173,8 @@ interface SendOptions {
   body?: string | Buffer;
   signal: AbortSignal;
   lookup: LookupFunction;
+  /** false: a connection of its own. */
+  agent: http.Agent | false;
   rejectUnauthorized: boolean;
   /** The system's authorities plus these (undefined: the system's alone). */
   ca?: string[];
@@ -172,7 +189,7 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
     const request = (url.protocol === 'https:' ? https : http).request(url, {
       method: o.method,
       headers: o.headers,
-      agent: false,
+      agent: o.agent,
       lookup: o.lookup,
       signal: o.signal,
       rejectUnauthorized: o.rejectUnauthorized,

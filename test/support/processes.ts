@@ -43,7 +43,7 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
     fullEnv.TEMPORAL_DEV_PORT ??= String(await freePort());
     fullEnv.TEMPORAL_UI_PORT ??= String(await freePort());
   }
-  const child = spawn(process.execPath, [...NODE_ARGS, entry], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_ARGS, ...profiling(), entry], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -57,6 +57,12 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
     pid: child.pid!,
     stop: () => stopChild(child),
   };
+}
+
+/** BENCH_CPU_PROF_DIR: the app writes a V8 CPU profile of each of its threads there when it stops (for benchmarks). */
+function profiling(): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 /** Vitest mirrors Vite's import.meta.env into process.env; BASE_URL=/ among them is not ours. */

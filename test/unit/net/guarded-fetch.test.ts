@@ -129,6 +129,21 @@ describe('guarded fetch', () => {
     await new Promise<void>((r) => raw.close(() => r()));
   });
 
+  it('opens a connection per request, unless asked to keep them alive; either way the guard refuses before connecting', async () => {
+    const count = async (guarded: ReturnType<typeof createGuardedFetch>) => {
+      const before = target.connections;
+      for (let i = 0; i < 3; i++) expect((await guarded(`${target.url}/hello`, { method: 'POST', body: 'x' })).body.toString()).toBe('hello POST');
+      return target.connections - before;
+    };
+    expect(await count(allowTarget())).toBe(3);
+    expect(await count(createGuardedFetch({ allow: ['127.0.0.1/32'], keepAlive: true }))).toBe(1);
+    const refusing = createGuardedFetch({ keepAlive: true });
+    const before = target.connections;
+    await expect(refusing(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(refusing(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    expect(target.connections).toBe(before);
+  });
+
   it('cuts a large body at maxBytes when asked to, instead of failing', async () => {
     const guarded = createGuardedFetch({ allow: ['127.0.0.1/32'], maxBytes: 1024, onOversize: 'truncate' });
     const res = await guarded(`${target.url}/big`);

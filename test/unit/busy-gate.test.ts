@@ -1,0 +1,61 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { busyGate } from '../../lib/busy-gate.ts';
+
+describe('busyGate', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Starts n passes, recording the order in which they get through. */
+  function passes(pass: () => Promise<void>, n: number, from = 0) {
+    const through: number[] = [];
+    for (let i = from; i < from + n; i++) void pass().then(() => through.push(i));
+    return through;
+  }
+
+  it('lets everyone through at once while not busy', async () => {
+    const pass = busyGate(() => false, 20);
+    const through = passes(pass, 50);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(through).toHaveLength(50);
+  });
+
+  it('lets one through per interval while busy, in the order they came', async () => {
+    const pass = busyGate(() => true, 20); // one every 50 ms
+    const through = passes(pass, 10);
+    await vi.advanceTimersByTimeAsync(49);
+    expect(through).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(through).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(through).toEqual([0, 1, 2]);
+    // Later arrivals queue behind, whatever their number.
+    const later = passes(pass, 5, 10);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect([...through, ...later]).toEqual([...Array(15).keys()]);
+  });
+
+  it('leaves no queue of turns behind a burst: once not busy, every waiter goes, and so do newcomers', async () => {
+    let busy = true;
+    const pass = busyGate(() => busy, 20);
+    const through = passes(pass, 400); // 20 s worth of turns at the busy rate
+    await vi.advanceTimersByTimeAsync(100);
+    expect(through).toHaveLength(2);
+    busy = false;
+    await vi.advanceTimersByTimeAsync(50);
+    expect(through).toHaveLength(400);
+    const after = passes(pass, 3, 400);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(after).toEqual([400, 401, 402]);
+  });
+
+  it('lets work through when it cannot tell whether it is busy', async () => {
+    const pass = busyGate(() => Promise.reject(new Error('no metrics')), 20);
+    const through = passes(pass, 3);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(through).toEqual([0, 1, 2]);
+  });
+});
