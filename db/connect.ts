@@ -11,6 +11,7 @@ import { canConnect } from '../lib/can-connect.ts';
 import { runNodeScript } from '../lib/node-script.ts';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrate.ts';
+import { servePglite } from './pglite-socket.ts';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -63,23 +64,20 @@ async function openEmbedded(dataDir: string, max?: number): Promise<DatabaseHand
     return openPostgres({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' }, 'pglite-socket', max ?? 4);
   }
   await fs.mkdir(socketDir, { recursive: true });
-  await fs.rm(socketPath, { force: true }); // left by a process that did not stop cleanly
 
   const pgliteDir = path.join(dataDir, 'pglite');
   // A new database is made (initdb) in a process of its own: made here, it left ~300 MB this
   // process never gave back (measured: 656 MB RSS after the first open, 240 MB opening one made before).
   if (!(await fs.stat(path.join(pgliteDir, 'PG_VERSION')).catch(() => null))) await createEmbedded(pgliteDir);
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const pglite = await openPglite(pgliteDir);
-  const server = new PGLiteSocketServer({ db: pglite, path: socketPath, maxConnections: 16 });
-  await server.start();
+  const server = await servePglite(pglite, socketPath);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,
     kind: 'pglite',
     parallelism: 1,
     async close() {
-      await server.stop().catch(() => {});
+      await server.close().catch(() => {});
       await db.destroy(); // closes pglite
     },
   };
