@@ -12,12 +12,21 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 
-/** A client holding the session in a transaction and silent this long is disconnected (its transaction rolled back), so that it cannot stop everyone else. */
-export const IDLE_IN_TRANSACTION_MS = 60_000;
+/**
+ * A client that keeps the session (an open transaction, or a statement sequence without its Sync)
+ * and is silent this long is disconnected (its transaction rolled back), so that it cannot stop everyone else.
+ */
+export const IDLE_HOLDING_MS = 60_000;
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const CANCEL_REQUEST = 80877102;
+/** Postgres's own bound on a startup packet. */
+const MAX_STARTUP_LENGTH = 10_000;
+/** Postgres's own bound on a message (1 GB). */
+const MAX_MESSAGE_LENGTH = 0x3fffffff;
+/** The message types a client may send once started (the protocol's frontend messages). */
+const FRONTEND_TYPES = new Set('BCcdDEfFHPpQSX');
 /** Messages after which a client's turn may end: Sync, a simple Query, the startup message. */
 const TURN_ENDS = new Set(['S', 'Q', 'startup']);
 
@@ -30,8 +39,8 @@ export interface PgliteSocketServer {
   close(): Promise<void>;
 }
 
-export async function servePglite(pglite: PGlite, socketPath: string, options: { idleInTransactionMs?: number } = {}): Promise<PgliteSocketServer> {
-  const idleInTransactionMs = options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS;
+export async function servePglite(pglite: PGlite, socketPath: string, options: { idleHoldingMs?: number } = {}): Promise<PgliteSocketServer> {
+  const idleHoldingMs = options.idleHoldingMs ?? IDLE_HOLDING_MS;
   /** Each client's socket, and when it is gone (its session given back). */
   const clients = new Map<net.Socket, Promise<void>>();
 
@@ -45,14 +54,16 @@ export async function servePglite(pglite: PGlite, socketPath: string, options: {
   const server = net.createServer((socket) => {
     let gone!: () => void;
     clients.set(socket, new Promise<void>((resolve) => (gone = resolve)));
-    let buffer: Buffer = Buffer.alloc(0);
     let started = false;
+    let closing = false;
     let session: (() => void) | null = null;
     let atTurnEnd = true;
     let work = Promise.resolve();
     let idleTimer: NodeJS.Timeout | undefined;
+    // PGlite hands over a view of its own memory, which it reuses: a write the socket cannot take at
+    // once is queued, so it must be a copy.
     const send = (data: Uint8Array) => {
-      if (!socket.destroyed) socket.write(data);
+      if (!socket.destroyed) socket.write(Buffer.from(data));
     };
 
     const turn = async (messages: Message[]) => {
@@ -66,8 +77,8 @@ export async function servePglite(pglite: PGlite, socketPath: string, options: {
       if (atTurnEnd && !pglite.isInTransaction()) {
         session();
         session = null;
-      } else if (pglite.isInTransaction()) {
-        idleTimer = setTimeout(() => socket.destroy(), idleInTransactionMs);
+      } else {
+        idleTimer = setTimeout(() => socket.destroy(), idleHoldingMs);
       }
     };
     // A client gone while it held the session: its statement sequence is closed and its transaction rolled back.
@@ -81,22 +92,37 @@ export async function servePglite(pglite: PGlite, socketPath: string, options: {
       session = null;
     };
 
+    // Bytes received and not yet taken as messages; joined only once the message they start is whole
+    // (joining at every chunk copied a large message over and over).
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let needed = 0;
     socket.on('data', (chunk: Buffer) => {
-      buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+      if (closing) return;
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size < needed) return;
+      let buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       const messages: Message[] = [];
-      for (;;) {
+      const refuse = () => {
+        socket.destroy();
+        closing = true;
+      };
+      needed = 0;
+      while (!closing) {
         if (!started) {
           if (buffer.length < 8) break;
           const length = buffer.readInt32BE(0);
-          if (buffer.length < length) break;
+          if (length < 8 || length > MAX_STARTUP_LENGTH) refuse();
+          else if (buffer.length < length) needed = length;
+          if (closing || needed) break;
           const code = buffer.readInt32BE(4);
           const bytes = buffer.subarray(0, length);
           buffer = buffer.subarray(length);
           if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
             socket.write('N'); // no encryption on a local socket
           } else if (code === CANCEL_REQUEST) {
-            socket.destroy(); // not supported
-            return;
+            refuse(); // not supported
           } else {
             started = true;
             messages.push({ type: 'startup', bytes: new Uint8Array(bytes) });
@@ -104,22 +130,25 @@ export async function servePglite(pglite: PGlite, socketPath: string, options: {
           continue;
         }
         if (buffer.length < 5) break;
-        const length = 1 + buffer.readInt32BE(1);
-        if (buffer.length < length) break;
         const type = String.fromCharCode(buffer[0]!);
+        const length = 1 + buffer.readInt32BE(1);
+        // Not a message of the protocol: PGlite would lose its footing on it; the client goes.
+        if (!FRONTEND_TYPES.has(type) || length < 5 || length > MAX_MESSAGE_LENGTH) refuse();
+        else if (buffer.length < length) needed = length;
+        if (closing || needed) break;
         const bytes = new Uint8Array(buffer.subarray(0, length));
         buffer = buffer.subarray(length);
-        if (type === 'X') {
-          socket.end();
-          break;
-        }
-        messages.push({ type, bytes });
+        if (type === 'X') closing = true;
+        else messages.push({ type, bytes });
       }
+      chunks = buffer.length ? [buffer] : [];
+      size = buffer.length;
       if (messages.length > 0) {
         work = work.then(() => turn(messages)).catch(() => {
           socket.destroy();
         });
       }
+      if (closing && !socket.destroyed) work = work.then(() => void socket.end());
     });
     socket.on('error', () => {}); // 'close' follows
     socket.on('close', () => {

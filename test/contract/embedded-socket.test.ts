@@ -1,6 +1,7 @@
 // The embedded database as other processes reach it (db/pglite-socket.ts): PGlite is one session,
 // shared by this process and every client of its socket, who must take turns without losing or
 // mixing anyone's statements. Each case here failed with the server used before (pglite-socket's).
+import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -100,16 +101,60 @@ describe('the embedded database served on its socket', () => {
     await pool.query(`insert into t values ('client')`);
     expect(await values(handle)).toEqual(['client', 'in-process']);
   });
+
+  it('passes large answers and large statements whole', async () => {
+    // PGlite hands over views of its own memory, which it reuses: answers larger than the socket
+    // takes at once came back corrupted, or never, unless copied.
+    const { rows } = await pool.query("select i, repeat(chr(97 + i % 26), 1000) as s from generate_series(1, 5000) i");
+    expect(rows).toHaveLength(5000);
+    expect(rows.every((r: { i: number; s: string }) => r.s === String.fromCharCode(97 + (r.i % 26)).repeat(1000))).toBe(true);
+    const big = 'x'.repeat(8 * 1024 * 1024);
+    expect((await pool.query('select length($1::text) as n', [big])).rows[0].n).toBe(big.length);
+  });
+
+  it('drops a client that sends what is not a protocol message, and serves the others', async () => {
+    for (const bytes of [
+      Buffer.from('0000000004d2162f', 'hex'), // an SSLRequest with a length of 0
+      Buffer.concat([startup(), Buffer.from('51ffffffff', 'hex')]), // a Query with a length of -1
+      Buffer.concat([startup(), Buffer.from('7a00000004', 'hex')]), // a message type that does not exist
+    ]) {
+      const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => {}));
+      socket.on('data', () => {});
+      socket.write(bytes);
+      await closed;
+    }
+    expect((await pool.query('select 1 as one')).rows[0].one).toBe(1);
+    expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows[0]!.one).toBe(1);
+  });
 });
 
-describe('a client idle in a transaction', () => {
-  it('is disconnected after the limit, its transaction rolled back, so that it cannot stop everyone', async () => {
-    const dir = await tempDir('embedded-idle');
-    const pglite = await openPglite(path.join(dir, 'pglite'));
-    const socketPath = path.join(dir, '.s.PGSQL.5432');
-    const server = await servePglite(pglite, socketPath, { idleInTransactionMs: 300 });
-    try {
-      await pglite.query('create table t (v text)');
+/** A startup message for user postgres, database postgres. */
+function startup(): Buffer {
+  const body = Buffer.from('user\0postgres\0database\0postgres\0\0');
+  const head = Buffer.alloc(8);
+  head.writeInt32BE(8 + body.length, 0);
+  head.writeInt32BE(196608, 4);
+  return Buffer.concat([head, body]);
+}
+
+describe('a client that keeps the session and falls silent', () => {
+  let dir: string;
+  let pglite: Awaited<ReturnType<typeof openPglite>>;
+  let server: Awaited<ReturnType<typeof servePglite>>;
+  beforeAll(async () => {
+    dir = await tempDir('embedded-idle');
+    pglite = await openPglite(path.join(dir, 'pglite'));
+    server = await servePglite(pglite, path.join(dir, '.s.PGSQL.5432'), { idleHoldingMs: 300 });
+    await pglite.query('create table t (v text)');
+  });
+  afterAll(async () => {
+    await server.close();
+    await pglite.close();
+  });
+
+  it('is disconnected after the limit in an open transaction, which is rolled back', async () => {
+    {
       const idle = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' });
       const ended = new Promise<void>((resolve) => idle.on('error', () => resolve()).on('end', () => resolve()));
       await idle.connect();
@@ -118,9 +163,20 @@ describe('a client idle in a transaction', () => {
       await pglite.query(`insert into t values ('in-process')`); // waits for the limit
       await ended;
       expect((await pglite.query<{ v: string }>('select v from t')).rows.map((r) => r.v)).toEqual(['in-process']);
-    } finally {
-      await server.close();
-      await pglite.close();
     }
+  });
+
+  it('is disconnected after the limit in the middle of a statement sequence (a Parse without its Sync)', async () => {
+    const socket = net.connect(path.join(dir, '.s.PGSQL.5432'));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => {}));
+    socket.on('data', () => {});
+    const query = Buffer.from('\0select 1\0\0\0');
+    const parse = Buffer.alloc(5);
+    parse.write('P', 0);
+    parse.writeInt32BE(4 + query.length, 1);
+    socket.write(Buffer.concat([startup(), parse, query]));
+    await new Promise((r) => setTimeout(r, 100)); // it has the session by now
+    expect((await pglite.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1); // after the limit
+    await closed;
   });
 });
