@@ -62,6 +62,12 @@ export async function capturesToDeliver(db: Kysely<Database>, webhookId: string,
   return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures: captures.reverse() }; // oldest first, as they came
 }
 
+/** How many captures were ever stored, by any process (the id sequence's last value; 0 before the first). */
+export async function capturesEverStored(db: Kysely<Database>): Promise<number> {
+  const row = await sql<{ n: string | null }>`select pg_sequence_last_value(pg_get_serial_sequence('captured_requests', 'id')::regclass) as n`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
 /** One attempt's outcome for one capture: its status after it, when the next is due, and the attempt (appended to its history). */
 export interface AttemptRecord {
   id: number;

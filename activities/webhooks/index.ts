@@ -4,7 +4,7 @@
 // on its capture before the activity returns, so a capture shows every try.
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
-import { capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloor, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import { capturesEverStored, capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloor, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import type { CapturedRequest } from '../../db/webhooks.ts';
@@ -21,32 +21,40 @@ export const DELIVERY_TIMEOUT_MS = 30_000;
 /** Deliveries of one webhook in flight at once (a receiver sees at most this many from us at a time). */
 export const PER_RECEIVER = 4;
 /**
- * Deliveries yield to captures: while this process stores more than BUSY_CAPTURES a second (the
- * embedded mode, where this runs beside the API, under a burst of captures), deliveries go at most
- * BUSY_RATE a second; otherwise as fast as they can. (A process that only delivers never yields.)
+ * Deliveries yield to captures: while more than BUSY_CAPTURES a second are stored, deliveries go at
+ * most BUSY_RATE a second; otherwise as fast as they can. On the embedded database the captures
+ * counted are every process's (its one session is what both share: an API process on its socket
+ * stored 354-443 captures a second while another process delivered at full speed, measured); on
+ * Postgres only this process's (the embedded mode's API beside this pool; a process that only
+ * delivers never yields).
  */
 export const BUSY_CAPTURES = 200;
 export const BUSY_RATE = 20;
 
-let rate = { at: 0, count: 0, perSecond: 0 };
-/** Captures this process stored per second over the last 200 ms or so. */
-async function captureRate(): Promise<number> {
-  const now = performance.now();
-  if (now - rate.at >= 200) {
-    const count = (await processMetrics().capturesStored.get()).values[0]?.value ?? 0;
-    rate = { at: now, count, perSecond: rate.at ? ((count - rate.count) * 1000) / (now - rate.at) : 0 };
-  }
-  return rate.perSecond;
-}
-/** Deliveries wait here while captures pour in (lib/busy-gate.ts), shared by every batch of the process. */
-const yieldToCaptures = busyGate(async () => (await captureRate()) > BUSY_CAPTURES, BUSY_RATE);
-
 export interface WebhookActivityDeps {
   db: Kysely<Database>;
+  /** The database is the embedded one (PGlite), whose one session every process shares. */
+  embedded: boolean;
   allow: readonly string[];
 }
 
-export function createWebhookActivities({ db, allow }: WebhookActivityDeps) {
+/** Captures stored per second over the last 200 ms or so, from a counter of captures stored so far. */
+function rateOf(count: () => Promise<number>): () => Promise<number> {
+  let rate = { at: 0, count: 0, perSecond: 0 };
+  return async () => {
+    const now = performance.now();
+    if (now - rate.at >= 200) {
+      const n = await count();
+      rate = { at: now, count: n, perSecond: rate.at ? ((n - rate.count) * 1000) / (now - rate.at) : 0 };
+    }
+    return rate.perSecond;
+  };
+}
+
+export function createWebhookActivities({ db, embedded, allow }: WebhookActivityDeps) {
+  const captureRate = rateOf(embedded ? () => capturesEverStored(db) : async () => (await processMetrics().capturesStored.get()).values[0]?.value ?? 0);
+  /** Deliveries wait here while captures pour in (lib/busy-gate.ts), shared by every batch of the process. */
+  const yieldToCaptures = busyGate(async () => (await captureRate()) > BUSY_CAPTURES, BUSY_RATE);
   // The receiver's body is not kept: only its status and time (a little is read, then dropped).
   const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url', keepAlive: true });
 

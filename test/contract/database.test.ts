@@ -7,7 +7,7 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { deliveriesStalled, dueDeliveries, raiseDeliveryFloor, recordDeliveryAttempts } from '../../db/capture-deliveries.ts';
+import { capturesEverStored, deliveriesStalled, dueDeliveries, raiseDeliveryFloor, recordDeliveryAttempts } from '../../db/capture-deliveries.ts';
 import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
 import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
@@ -147,6 +147,14 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     await handle.db.deleteFrom('captured_requests').where('webhook_ref', '=', w.id).execute();
     await raiseDeliveryFloor(handle.db, w.id);
     expect(await floor()).toBe(ids[2]);
+  });
+
+  it('counts every capture ever stored, by any process, from the id sequence (what deliveries yield to on the embedded database)', async () => {
+    const u = await user();
+    const w = (await createWebhook(handle.db, u.id, 100))!;
+    const before = await capturesEverStored(handle.db);
+    await insertCaptures(handle.db, Array.from({ length: 25 }, (_, n) => capture(w.webhookId, String(n))));
+    expect(await capturesEverStored(handle.db)).toBe(before + 25);
   });
 
   it('expires every webhook, however many (the expiry goes through them a few at a time)', async () => {
