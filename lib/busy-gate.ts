@@ -1,4 +1,6 @@
-// A gate for background work that yields to foreground work (deliveries to captures, in the
+// A gate for background work that yields to foreground work, and the rate a gate can go by.
+//
+// The gate: for background work that yields to foreground work (deliveries to captures, in the
 // embedded mode where both share a thread). While `busy()` says so, one waiter goes through every
 // 1/perSecond s, in the order they came; once it says not, every waiter goes at once. Waiters hold no
 // reserved turn: a burst that ends leaves no queue of future turns behind it (a gate that handed out
@@ -30,5 +32,36 @@ export function busyGate(busy: () => boolean | Promise<boolean>, perSecond: numb
         setTimeout(step, interval);
       }
     });
+  };
+}
+
+/**
+ * How fast a counter grows, per second, over the last `windowMs` or so (for busy gates): one reading
+ * at a time, shared by every caller meanwhile (a reading may wait behind the very work it measures);
+ * a rate from readings further apart than `staleMs` would average a burst that has just begun with
+ * the quiet before it, so a stale reading is followed by a fresh one `windowMs` later.
+ */
+export function rateOf(count: () => Promise<number>, { windowMs = 200, staleMs = 1000, now = () => performance.now() } = {}): () => Promise<number> {
+  let last = { at: 0, count: 0 };
+  let perSecond = 0;
+  let reading: Promise<number> | null = null;
+  const read = async () => ({ count: await count(), at: now() });
+  const update = async () => {
+    let next = await read();
+    if (next.at - last.at > staleMs) {
+      last = next;
+      await new Promise((r) => setTimeout(r, windowMs));
+      next = await read();
+    }
+    perSecond = ((next.count - last.count) * 1000) / Math.max(1, next.at - last.at);
+    last = next;
+    return perSecond;
+  };
+  return async () => {
+    if (now() - last.at < windowMs) return perSecond;
+    reading ??= update().finally(() => {
+      reading = null;
+    });
+    return reading;
   };
 }

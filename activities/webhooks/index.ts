@@ -11,7 +11,7 @@ import type { CapturedRequest } from '../../db/webhooks.ts';
 import { DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
-import { busyGate } from '../../lib/busy-gate.ts';
+import { busyGate, rateOf } from '../../lib/busy-gate.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
 import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
@@ -36,19 +36,6 @@ export interface WebhookActivityDeps {
   /** The database is the embedded one (PGlite), whose one session every process shares. */
   embedded: boolean;
   allow: readonly string[];
-}
-
-/** Captures stored per second over the last 200 ms or so, from a counter of captures stored so far. */
-function rateOf(count: () => Promise<number>): () => Promise<number> {
-  let rate = { at: 0, count: 0, perSecond: 0 };
-  return async () => {
-    const now = performance.now();
-    if (now - rate.at >= 200) {
-      const n = await count();
-      rate = { at: now, count: n, perSecond: rate.at ? ((n - rate.count) * 1000) / (now - rate.at) : 0 };
-    }
-    return rate.perSecond;
-  };
 }
 
 export function createWebhookActivities({ db, embedded, allow }: WebhookActivityDeps) {

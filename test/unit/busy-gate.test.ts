@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { busyGate } from '../../lib/busy-gate.ts';
+import { busyGate, rateOf } from '../../lib/busy-gate.ts';
 
 describe('busyGate', () => {
   beforeEach(() => {
@@ -57,5 +57,41 @@ describe('busyGate', () => {
     const through = passes(pass, 3);
     await vi.advanceTimersByTimeAsync(0);
     expect(through).toEqual([0, 1, 2]);
+  });
+});
+
+describe('rateOf', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('measures over a fresh window when its last reading is stale, and shares one reading among callers', async () => {
+    let counter = 0;
+    let reads = 0;
+    const count = async () => {
+      reads += 1;
+      return counter;
+    };
+    const rate = rateOf(count, { now: () => Date.now() });
+    // A burst that begins after a quiet hour: the rate is the burst's, not the hour's average.
+    vi.setSystemTime(3_600_000);
+    const asked = Promise.all(Array.from({ length: 10 }, () => rate()));
+    await vi.advanceTimersByTimeAsync(0);
+    counter += 100; // stored during the 200 ms window
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await asked).toEqual(Array(10).fill(500));
+    expect(reads).toBe(2);
+    // Within the window: the last figure, no reading.
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await rate()).toBe(500);
+    expect(reads).toBe(2);
+    // Next window: one reading against the last.
+    counter += 20;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await rate()).toBe(100);
+    expect(reads).toBe(3);
   });
 });
