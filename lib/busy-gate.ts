@@ -42,7 +42,7 @@ export function busyGate(busy: () => boolean | Promise<boolean>, perSecond: numb
  * the quiet before it, so a stale reading is followed by a fresh one `windowMs` later.
  */
 export function rateOf(count: () => Promise<number>, { windowMs = 200, staleMs = 1000, now = () => performance.now() } = {}): () => Promise<number> {
-  let last = { at: 0, count: 0 };
+  let last = { at: -Infinity, count: 0 }; // the first reading is a stale one
   let perSecond = 0;
   let reading: Promise<number> | null = null;
   const read = async () => ({ count: await count(), at: now() });
@@ -58,8 +58,9 @@ export function rateOf(count: () => Promise<number>, { windowMs = 200, staleMs =
     return perSecond;
   };
   return async () => {
+    if (reading) return reading; // a measurement under way (a fresh window takes windowMs)
     if (now() - last.at < windowMs) return perSecond;
-    reading ??= update().finally(() => {
+    reading = update().finally(() => {
       reading = null;
     });
     return reading;

@@ -77,7 +77,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     /** The deliveries due now, by webhook (those in `busy` skipped), and when the earliest retry waiting is due. */
     async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
       // While captures pour in, a look waits a second first: the database is theirs.
-      if ((await captureRate()) > BUSY_CAPTURES) await new Promise((r) => setTimeout(r, 1000));
+      if ((await captureRate().catch(() => 0)) > BUSY_CAPTURES) await new Promise((r) => setTimeout(r, 1000));
       const [groups, next] = await Promise.all([dueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
       return { groups, nextRetryAt: next };
     },

@@ -27,6 +27,9 @@ export interface TlsInfo {
 export function watchPhases(request: ClientRequest, started: number): () => Timings {
   const at = { lookup: 0, connect: 0, secure: 0 };
   request.once('socket', (socket) => {
+    // A kept-alive socket reused for this request has made its connection already: nothing to watch
+    // (and listeners added to it for events that never come again would pile up, request after request).
+    if (request.reusedSocket) return;
     socket.once('lookup', () => (at.lookup = performance.now()));
     socket.once('connect', () => (at.connect = performance.now()));
     socket.once('secureConnect', () => (at.secure = performance.now()));

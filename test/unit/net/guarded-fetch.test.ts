@@ -136,7 +136,16 @@ describe('guarded fetch', () => {
       return target.connections - before;
     };
     expect(await count(allowTarget())).toBe(3);
-    expect(await count(createGuardedFetch({ allow: ['127.0.0.1/32'], keepAlive: true }))).toBe(1);
+    const keeping = createGuardedFetch({ allow: ['127.0.0.1/32'], keepAlive: true });
+    expect(await count(keeping)).toBe(1);
+    // Reuse adds nothing to the socket: watching its connection phases once per request piled listeners up.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    for (let i = 0; i < 15; i++) await keeping(`${target.url}/hello`);
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
     const refusing = createGuardedFetch({ keepAlive: true });
     const before = target.connections;
     await expect(refusing(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
