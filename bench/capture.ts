@@ -18,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
+import { NODE_SCRIPT_FLAGS } from '../lib/node-script.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
@@ -54,7 +55,7 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = (
   .filter(([name]) => !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name));
 
 async function startBare(): Promise<{ url: string; paths: string[]; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'bench/bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, 'bench/bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   return { url: `http://127.0.0.1:${port}`, paths: Array.from({ length: WEBHOOKS }, (_, n) => `/webhook/bare${n}`), child };
 }

@@ -40,8 +40,10 @@ export interface WebhookActivityDeps {
 
 export function createWebhookActivities({ db, embedded, allow }: WebhookActivityDeps) {
   const captureRate = rateOf(embedded ? () => capturesEverStored(db) : async () => (await processMetrics().capturesStored.get()).values[0]?.value ?? 0);
-  /** Deliveries wait here while captures pour in (lib/busy-gate.ts), shared by every batch of the process. */
-  const yieldToCaptures = busyGate(async () => (await captureRate()) > BUSY_CAPTURES, BUSY_RATE);
+  /** Whether captures pour in (a rate that cannot be read: no). */
+  const capturesPourIn = async () => (await captureRate().catch(() => 0)) > BUSY_CAPTURES;
+  /** Deliveries wait here while they do (lib/busy-gate.ts), shared by every batch of the process. */
+  const yieldToCaptures = busyGate(capturesPourIn, BUSY_RATE);
   // The receiver's body is not kept: only its status and time (a little is read, then dropped).
   const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url', keepAlive: true });
 
@@ -77,7 +79,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     /** The deliveries due now, by webhook (those in `busy` skipped), and when the earliest retry waiting is due. */
     async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
       // While captures pour in, a look waits a second first: the database is theirs.
-      if ((await captureRate().catch(() => 0)) > BUSY_CAPTURES) await new Promise((r) => setTimeout(r, 1000));
+      if (await capturesPourIn()) await new Promise((r) => setTimeout(r, 1000));
       const [groups, next] = await Promise.all([dueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
       return { groups, nextRetryAt: next };
     },

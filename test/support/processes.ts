@@ -5,9 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { NODE_SCRIPT_FLAGS } from '../../lib/node-script.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-const NODE_ARGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning'];
 /** Variables that select a real backend; the embedded target runs with none of them. */
 export const BACKEND_VARS = ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'TEMPORAL_ADDRESS', 'PAYLOAD_KEY'];
 
@@ -43,7 +43,7 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
     fullEnv.TEMPORAL_DEV_PORT ??= String(await freePort());
     fullEnv.TEMPORAL_UI_PORT ??= String(await freePort());
   }
-  const child = spawn(process.execPath, [...NODE_ARGS, ...profiling(), entry], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, ...profiling(), entry], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -119,7 +119,7 @@ export interface CommandResult {
 /** Runs a project script with Node's type stripping, as the npm scripts do. */
 export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, script, ...args], { cwd: ROOT, env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [...NODE_SCRIPT_FLAGS, script, ...args], { cwd: ROOT, env, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
