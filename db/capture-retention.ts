@@ -47,8 +47,8 @@ export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly n
 export async function expireCaptures(db: Kysely<Database>, defaults: Readonly<Record<Plan, WebhookRetention>>, caps: Readonly<Record<Plan, WebhookRetention>>): Promise<number> {
   const byPlan = JSON.stringify(Object.fromEntries(Object.keys(defaults).map((plan) => [plan, { ...defaults[plan as Plan], cap_requests: caps[plan as Plan].max_requests, cap_days: caps[plan as Plan].max_age_days }])));
   let deleted = 0;
-  // EXPIRY_CHUNK webhooks per statement: PGlite runs one statement at a time on the process's event
-  // loop, so each statement's walk is kept short and captures, and the API, go on between them.
+  // EXPIRY_CHUNK webhooks per statement: PGlite runs one statement at a time, so each statement's
+  // walk is kept short and captures, and the API, go on between them.
   for (let after = 0; ; ) {
     const chunk = await db.selectFrom('webhooks').select('id').where('id', '>', after).orderBy('id').limit(EXPIRY_CHUNK).execute();
     if (chunk.length === 0) return deleted;

@@ -1,21 +1,21 @@
 // Postgres through `pg` when DATABASE_URL is set; otherwise embedded Postgres (PGlite) under DATA_DIR.
-// PGlite lives in one process. That process also serves it on a Unix socket under DATA_DIR, so the
-// admin command, or any other process pointed at the same DATA_DIR, talks to the same database
-// through `pg` instead of opening the files a second time.
+// PGlite lives in one process, on a thread of its own (db/pglite.ts), which serves it on a Unix socket
+// under DATA_DIR: that process, the admin command, or any other process pointed at the same DATA_DIR
+// talk to it through `pg` alike, instead of opening the files a second time.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { canConnect } from '../lib/can-connect.ts';
 import { runNodeScript } from '../lib/node-script.ts';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrate.ts';
-import { servePglite } from './pglite-socket.ts';
+import { startPgliteThread } from './pglite.ts';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
-  /** `postgres` (DATABASE_URL), `pglite` (opened here), or `pglite-socket` (another process's PGlite). */
+  /** `postgres` (DATABASE_URL), `pglite` (opened by this process, on its thread), or `pglite-socket` (another process's PGlite). */
   kind: 'postgres' | 'pglite' | 'pglite-socket';
   /** Statements it can run at the same time: the pool's size on Postgres; 1 on PGlite, which runs one at a time. */
   parallelism: number;
@@ -60,37 +60,28 @@ function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max =
 async function openEmbedded(dataDir: string, max?: number): Promise<DatabaseHandle> {
   const socketDir = path.join(dataDir, 'run');
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-  if (await canConnect({ path: socketPath })) {
-    return openPostgres({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' }, 'pglite-socket', max ?? 4);
-  }
+  const overSocket = (kind: DatabaseHandle['kind']) => openPostgres({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' }, kind, max ?? 4);
+  if (await canConnect({ path: socketPath })) return overSocket('pglite-socket');
   await fs.mkdir(socketDir, { recursive: true });
 
   const pgliteDir = path.join(dataDir, 'pglite');
   // A new database is made (initdb) in a process of its own: made here, it left ~300 MB this
   // process never gave back (measured: 656 MB RSS after the first open, 240 MB opening one made before).
   if (!(await fs.stat(path.join(pgliteDir, 'PG_VERSION')).catch(() => null))) await createEmbedded(pgliteDir);
-  const pglite = await openPglite(pgliteDir);
-  const server = await servePglite(pglite, socketPath);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  // Without its database this process can do nothing right: it ends, loudly, for its supervisor to restart it.
+  const thread = await startPgliteThread(pgliteDir, socketPath, (err) =>
+    process.nextTick(() => {
+      throw err;
+    }),
+  );
+  const handle = overSocket('pglite');
   return {
-    db,
-    kind: 'pglite',
-    parallelism: 1,
+    ...handle,
     async close() {
-      await server.close().catch(() => {});
-      await db.destroy(); // closes pglite
+      await handle.close();
+      await thread.close();
     },
   };
-}
-
-/**
- * PGlite on `dir`, with a 32 MB buffer pool rather than Postgres's 128 MB: PGlite's pool is this
- * process's memory (measured: 368 MB RSS open with 128 MB, 224 MB with 32 MB), and the files it
- * reads are in the OS's page cache anyway.
- */
-export async function openPglite(dir: string) {
-  const { PGlite } = await import('@electric-sql/pglite');
-  return PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
 }
 
 /**

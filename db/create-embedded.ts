@@ -2,7 +2,7 @@
 // ends: connect.ts runs it as a child process, so that the memory this takes (most of it for the
 // migrations' first run) is given back when this process ends.
 import { Kysely, PGliteDialect } from 'kysely';
-import { openPglite } from './connect.ts';
+import { openPglite } from './pglite.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 

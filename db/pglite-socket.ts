@@ -1,10 +1,10 @@
-// The embedded database served to other processes (the admin command; pools started apart on the
-// same DATA_DIR) on a Unix socket, speaking Postgres's wire protocol; PGlite itself answers each
-// message. PGlite is one Postgres session, which this process also uses (through Kysely), so its
-// users must take turns: one client's statement sequence (Parse, Bind, Execute... up to Sync, or a
-// simple Query) runs whole, with nobody else in between, and a client that leaves a transaction open
-// keeps the session until it ends it. In-process queries and transactions take PGlite's own
-// transaction lock, which a client holds for as long as it has its turn.
+// The embedded database served on a Unix socket, speaking Postgres's wire protocol; PGlite itself
+// answers each message. Its clients: the process that opened it (db/pglite.ts serves it from a
+// thread of that process), the admin command, pools started apart on the same DATA_DIR. PGlite is
+// one Postgres session, so its users must take turns: one client's statement sequence (Parse, Bind,
+// Execute... up to Sync, or a simple Query) runs whole, with nobody else in between, and a client
+// that leaves a transaction open keeps the session until it ends it. A client's turn is PGlite's own
+// transaction lock, which queries made on the PGlite object directly take too.
 // (pglite-socket's server, used before, interleaved its clients and this process message by message:
 // one client's unnamed statement was replaced by another's before its Bind, and a write of one ran
 // inside another's open transaction, so it was rolled back with it after being answered as done.)

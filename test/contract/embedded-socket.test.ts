@@ -1,12 +1,15 @@
-// The embedded database as other processes reach it (db/pglite-socket.ts): PGlite is one session,
-// shared by this process and every client of its socket, who must take turns without losing or
-// mixing anyone's statements. Each case here failed with the server used before (pglite-socket's).
+// The embedded database as processes reach it (db/pglite-socket.ts, on the thread of db/pglite.ts):
+// PGlite is one session, shared by every client of its socket (the process that opened it among
+// them), who must take turns without losing or mixing anyone's statements. Each case of the first
+// two groups failed with the server used before (pglite-socket's).
+import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, openPglite, type DatabaseHandle } from '../../db/connect.ts';
+import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import { openPglite, startPgliteThread } from '../../db/pglite.ts';
 import { servePglite } from '../../db/pglite-socket.ts';
 import { tempDir } from '../support/processes.ts';
 
@@ -178,5 +181,72 @@ describe('a client that keeps the session and falls silent', () => {
     await new Promise((r) => setTimeout(r, 100)); // it has the session by now
     expect((await pglite.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1); // after the limit
     await closed;
+  });
+});
+
+describe("the embedded database's thread", () => {
+  it('holds the database for the process that opened it, which reaches it on the socket; a second open finds what the first stored', async () => {
+    const dataDir = await tempDir('embedded-thread');
+    const first = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
+    expect(first.kind).toBe('pglite');
+    await sql`create table kept (v text)`.execute(first.db);
+    await sql`insert into kept values ('stored')`.execute(first.db);
+    const other = new pg.Client(socketOf(dataDir));
+    await other.connect();
+    expect((await other.query('select v from kept')).rows).toEqual([{ v: 'stored' }]);
+    await other.end();
+    await first.close();
+    expect(await fs.stat(path.join(dataDir, 'run', '.s.PGSQL.5432')).catch(() => null)).toBeNull(); // nobody serves it any more
+
+    const second = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
+    try {
+      expect(second.kind).toBe('pglite');
+      expect((await sql<{ v: string }>`select v from kept`.execute(second.db)).rows).toEqual([{ v: 'stored' }]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("runs statements off this process's event loop, which keeps turning while one runs", async () => {
+    const handle = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('embedded-thread-loop'), migrate: false });
+    try {
+      let turns = 0;
+      const ticker = setInterval(() => (turns += 1), 10);
+      const started = Date.now();
+      await sql`select pg_sleep(0.5)`.execute(handle.db);
+      clearInterval(ticker);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+      // Run on this thread (PGlite opened here, as before), the sleep held the loop: no turn at all.
+      expect(turns).toBeGreaterThan(10);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("rolls back a client's open transaction when it closes, and stores everything committed", async () => {
+    const dataDir = await tempDir('embedded-thread-close');
+    const first = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
+    await sql`create table t (v text)`.execute(first.db);
+    await sql`insert into t values ('committed')`.execute(first.db);
+    const open = new pg.Client(socketOf(dataDir));
+    open.on('error', () => {});
+    await open.connect();
+    await open.query('begin');
+    await open.query(`insert into t values ('open')`);
+    await first.close();
+    await expect(open.query('commit')).rejects.toThrow();
+    const second = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
+    try {
+      expect(await values(second)).toEqual(['committed']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('fails to start, naming the folder, when the database cannot be opened there', async () => {
+    const dir = await tempDir('embedded-thread-bad');
+    const notAFolder = path.join(dir, 'pglite');
+    await fs.writeFile(notAFolder, 'not a database');
+    await expect(startPgliteThread(notAFolder, path.join(dir, '.s.PGSQL.5432'), () => {})).rejects.toThrow(notAFolder);
   });
 });

@@ -1,5 +1,5 @@
 // A thousand open live streams cost an API process next to nothing while nothing happens (they are
-// woken by notifications, not polling the database; under 150 MB between them), each still gets its webhook's new captures,
+// woken by notifications, not polling the database; under 200 MB between them), each still gets its webhook's new captures,
 // and another user's request is answered in time meanwhile.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -80,12 +80,23 @@ describe('a thousand live streams', () => {
     }
     expect(streams).toHaveLength(STREAMS);
 
-    // Idle: nothing is captured for 5 s.
+    // Idle: nothing is captured for 17 s.
     await sleep(1000);
+    // The streams' memory is in every reading of the process's RSS while they are open; the garbage
+    // of opening them is in the readings until V8's memory reducer runs, some seconds into the
+    // idle time (V8 runs it ~8 s after a full collection while the process is idle; here the API's
+    // heap shrank from 227 to 99 MB 6-8 s after the streams opened): the lowest reading of 16 s bounds
+    // what the streams hold. (One reading 6 s in varied from 62 to
+    // 184 MB between runs, by when the collectors of the process's two heaps, the API's and the
+    // embedded database's thread's, had last run.)
     const before = await cpuSeconds(app.pid);
-    await sleep(5000);
-    const idleShare = (await cpuSeconds(app.pid) - before) / 5;
-    const rssAdded = (await rssMb(app.pid)) - rssBefore;
+    const readings: number[] = [];
+    for (let i = 0; i < 53; i++) {
+      await sleep(300);
+      readings.push(await rssMb(app.pid));
+    }
+    const idleShare = (await cpuSeconds(app.pid) - before) / 16;
+    const rssAdded = Math.min(...readings) - rssBefore;
 
     // Another user's requests meanwhile.
     const times: number[] = [];
@@ -104,10 +115,12 @@ describe('a thousand live streams', () => {
     // Under 5 % of a core is the aim (issue 17); a loaded test machine gets some room. Polling every
     // second took a whole core for this many streams.
     expect(idleShare).toBeLessThan(0.15);
-    // 112 MB in one CI run since the embedded database is made in a child process (under 100 in the
-    // run before it): before, the ~300 MB that making it left freed in this process took the streams'
-    // memory, and hid it.
-    expect(rssAdded).toBeLessThan(150);
+    // Under 200 KB a stream. The lowest reading was -12 to 60 MB above the one before the streams
+    // opened in 3 runs of this file alone (that one holds garbage of its own), 62-149 MB in three runs
+    // beside another file's tests (the reducer did not always run within the 16 s); one reading 6 s
+    // in, 62-184 MB. The bound was 150 MB while the database ran on the API's thread (112 MB in one CI
+    // run, one reading 6 s in): its thread now has a heap of its own, whose garbage is in RSS too.
+    expect(rssAdded).toBeLessThan(200);
     expect(Math.max(...times)).toBeLessThan(1000);
     expect(woken).toBe(STREAMS / USERS);
   }, 180_000);

@@ -1,0 +1,72 @@
+// PGlite, the embedded database, on a thread of its own. It runs Postgres compiled to WASM: every
+// statement is CPU on the thread that holds it. Held on the API's own thread it took ~40 % of that
+// thread at full capture rate (bench:capture's CPU profiles), time the API could not spend answering.
+// The thread serves it on the Unix socket (db/pglite-socket.ts) that other processes use too, so this
+// process reaches it the same way they do, through `pg`.
+import { Worker } from 'node:worker_threads';
+
+/**
+ * PGlite on `dir`, with a 32 MB buffer pool rather than Postgres's 128 MB: PGlite's pool is this
+ * process's memory (measured: 368 MB RSS open with 128 MB, 224 MB with 32 MB), and the files it
+ * reads are in the OS's page cache anyway.
+ */
+export async function openPglite(dir: string) {
+  const { PGlite } = await import('@electric-sql/pglite');
+  return PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
+}
+
+export interface PgliteThread {
+  /** Stops serving (clients are disconnected, open transactions rolled back) and closes the database, its files written. */
+  close(): Promise<void>;
+}
+
+/** What the thread tells this one. */
+export type ThreadReport = { ready: true } | { closed: true } | { failed: string };
+
+/**
+ * Opens the database in `dir` on a new thread and serves it on `socketPath`; resolves once clients
+ * can connect. Should the thread die (out of memory, say), `onLost` is told why: nothing in this
+ * process can reach the database from then on.
+ */
+export async function startPgliteThread(dir: string, socketPath: string, onLost: (err: Error) => void): Promise<PgliteThread> {
+  // The thread's garbage is short-lived (each statement's messages): a young generation of 4 MB
+  // rather than V8's default of up to 48 keeps the process smaller (test/integration/stream-load.test.ts,
+  // RSS added 6 s after 1,000 live streams opened: 62-148 MB in 6 runs, 141-164 MB in 4 runs without).
+  const thread = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData: { dir, socketPath }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  let closing = false;
+  const exited = new Promise<number>((resolve) => thread.once('exit', resolve));
+  const report = (wanted: 'ready' | 'closed') =>
+    new Promise<void>((resolve, reject) => {
+      const onMessage = (m: ThreadReport) => {
+        if (wanted in m) resolve();
+        else if ('failed' in m) reject(new Error(`the embedded database in ${dir}: ${m.failed}`));
+      };
+      thread.on('message', onMessage);
+      thread.once('error', reject);
+      void exited.then((code) => reject(new Error(`the embedded database's thread ended (exit code ${code}) before it was ${wanted}`)));
+    });
+  try {
+    await report('ready');
+  } catch (err) {
+    await thread.terminate();
+    const message = (err as Error).message;
+    throw message.includes(dir) ? err : new Error(`the embedded database in ${dir}: ${message}`);
+  }
+  void exited.then((code) => {
+    if (!closing) onLost(new Error(`the embedded database's thread ended unexpectedly (exit code ${code}); restart this process`));
+  });
+  thread.on('error', () => {}); // 'exit' follows, and tells
+  return {
+    async close() {
+      if (closing) return exited.then(() => {});
+      closing = true;
+      const closed = report('closed');
+      thread.postMessage('close');
+      try {
+        await closed;
+      } finally {
+        await thread.terminate(); // PGlite is closed (or failed to): nothing of the thread is needed
+      }
+    },
+  };
+}
