@@ -13,25 +13,30 @@ const RETRY_DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.deli
 /**
  * The deliveries due now, oldest first, at most `perWebhook` of each of at most `webhooks` forwarding
  * webhooks (fair: a webhook with a backlog of thousands takes its share, not the batch), skipping
- * the webhooks in `busy` (a batch of theirs is on its way). Per webhook: a walk of its captures'
- * index from its delivery floor (raiseDeliveryFloor) for those never tried, and of the retry index
- * for those whose retry is due.
+ * the webhooks in `busy` (a batch of theirs is on its way). First each forwarding webhook's oldest
+ * capture owed (one probe of its captures' index from its delivery floor, raiseDeliveryFloor, for
+ * those never tried, and one of the retry index for those whose retry is due), then the rest of the
+ * chosen webhooks' only: walking `perWebhook` captures of every forwarding webhook to keep
+ * `webhooks` of them took 57 ms with 200 of them, holding up the captures queued behind it.
  */
 export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
+  const owed = (limit: number) => sql`
+    (select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH} order by c.id limit ${limit})
+    union all
+    (select c.id from captured_requests c where c.webhook_ref = w.id and ${RETRY_DUE} order by c.id limit ${limit})`;
   const rows = await sql<{ webhook_id: string; ids: Array<string | number> }>`
-    select w.webhook_id, d.ids from webhooks w
+    with chosen as (
+      select w.id, w.webhook_id, w.delivery_floor, f.first from webhooks w
+      cross join lateral (select min(y.id) as first from (${owed(1)}) y) f
+      where w.forward_url is not null and f.first is not null and not (w.webhook_id = any(${busy as string[]}::text[]))
+      order by f.first
+      limit ${webhooks}
+    )
+    select w.webhook_id, d.ids from chosen w
     cross join lateral (
-      select array_agg(x.id order by x.id) as ids from (
-        select y.id from (
-          (select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH} order by c.id limit ${perWebhook})
-          union all
-          (select c.id from captured_requests c where c.webhook_ref = w.id and ${RETRY_DUE} order by c.id limit ${perWebhook})
-        ) y order by y.id limit ${perWebhook}
-      ) x
+      select array_agg(x.id order by x.id) as ids from (select y.id from (${owed(perWebhook)}) y order by y.id limit ${perWebhook}) x
     ) d
-    where w.forward_url is not null and d.ids is not null and not (w.webhook_id = any(${busy as string[]}::text[]))
-    order by d.ids[1]
-    limit ${webhooks}
+    order by w.first
   `.execute(db);
   return rows.rows.map((r) => ({ webhookId: r.webhook_id, ids: r.ids.map(Number) }));
 }
