@@ -36,6 +36,7 @@ export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[
     cross join lateral (
       select array_agg(x.id order by x.id) as ids from (select y.id from (${owed(perWebhook)}) y order by y.id limit ${perWebhook}) x
     ) d
+    where d.ids is not null
     order by w.first
   `.execute(db);
   return rows.rows.map((r) => ({ webhookId: r.webhook_id, ids: r.ids.map(Number) }));
