@@ -16,7 +16,7 @@ import type { PGlite } from '@electric-sql/pglite';
  * A client that keeps the session (an open transaction, or a statement sequence without its Sync)
  * and is silent this long is disconnected (its transaction rolled back), so that it cannot stop everyone else.
  */
-export const IDLE_HOLDING_MS = 60_000;
+const IDLE_HOLDING_MS = 60_000;
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;

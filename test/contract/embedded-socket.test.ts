@@ -185,7 +185,7 @@ describe('a client that keeps the session and falls silent', () => {
 });
 
 describe("the embedded database's thread", () => {
-  it('holds the database for the process that opened it, which reaches it on the socket; a second open finds what the first stored', async () => {
+  it('serves what the process that opened it stored to other clients, removes its socket at close, and a second open finds it', async () => {
     const dataDir = await tempDir('embedded-thread');
     const first = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
     expect(first.kind).toBe('pglite');
