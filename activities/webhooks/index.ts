@@ -1,16 +1,18 @@
 // Activities of the network pool for webhooks: the forwarder's look for deliveries due, a batch of
 // deliveries (one attempt each; a failure sets when the next is due, with backoff, and the tenth is
 // the last), and the scheduled upkeep's expiry and stalled-delivery check. Each attempt is recorded
-// on its capture before the activity returns, so a capture shows every try.
+// on its capture within RECORD_WAIT_MS of its end, and always before the activity returns, so a
+// capture shows every try.
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
-import { capturesEverStored, capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloor, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import { capturesEverStored, capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloors, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import type { CapturedRequest } from '../../db/webhooks.ts';
 import { DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
+import { batcher } from '../../lib/batcher.ts';
 import { busyGate, rateOf } from '../../lib/busy-gate.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
@@ -30,6 +32,12 @@ export const PER_RECEIVER = 4;
  */
 export const BUSY_CAPTURES = 200;
 export const BUSY_RATE = 20;
+/**
+ * Attempts are recorded together: up to RECORD_BATCH in one statement, at most RECORD_WAIT_MS after
+ * one ends. A worker lost meanwhile loses those records: their captures are sent again (at least once).
+ */
+const RECORD_BATCH = 200;
+const RECORD_WAIT_MS = 250;
 
 export interface WebhookActivityDeps {
   db: Kysely<Database>;
@@ -48,7 +56,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
   const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url', keepAlive: true });
 
   /** One attempt at one capture: a 2xx is `success`; otherwise pending again with its next attempt due, or `failed` after the last (or when the guard refuses the URL: no retry helps). */
-  async function attempt(webhookId: string, forwardUrl: string, capture: CapturedRequest): Promise<AttemptRecord> {
+  async function attempt(webhookId: string, ref: number, forwardUrl: string, capture: CapturedRequest): Promise<AttemptRecord> {
     const n = (capture.delivery?.attempts ?? 0) + 1;
     const at = new Date().toISOString();
     const { url, method, headers, body } = resentRequest(capture, webhookId, forwardUrl);
@@ -65,9 +73,10 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     }
     const duration_ms = Math.round((performance.now() - began) * 100) / 100;
     const tried = (result: Pick<DeliveryAttempt, 'response_status' | 'error'>): DeliveryAttempt => ({ attempt: n, at, duration_ms, ...result });
-    if (status !== null && status >= 200 && status < 300) return { id: capture.id, status: 'success', nextAttemptAt: null, attempt: tried({ response_status: status, error: null }) };
+    if (status !== null && status >= 200 && status < 300) return { ref, id: capture.id, status: 'success', nextAttemptAt: null, attempt: tried({ response_status: status, error: null }) };
     const again = retryable && n < DELIVERY_ATTEMPTS;
     return {
+      ref,
       id: capture.id,
       status: again ? 'pending' : 'failed',
       nextAttemptAt: again ? new Date(Date.now() + retryDelayMs(n)).toISOString() : null,
@@ -91,25 +100,32 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     async deliverCaptures(groups: DeliveryGroup[]): Promise<{ delivered: number; nextRetryAt: number | null }> {
       let delivered = 0;
       let retryAt: number | null = null;
-      await Promise.all(
-        groups.map(async ({ webhookId, ids }) => {
-          const found = await capturesToDeliver(db, webhookId, ids);
-          if (!found) return; // deleted, or no longer forwarding (its pending deliveries were failed then)
-          let next = 0;
-          const lane = async () => {
-            while (next < found.captures.length) {
-              const capture = found.captures[next++]!; // taken before waiting: the other lanes move on meanwhile
-              await yieldToCaptures();
-              const r = await attempt(webhookId, found.forwardUrl, capture);
-              await recordDeliveryAttempts(db, found.ref, [r]); // each as it ends: a batch cut short keeps what it did
-              if (r.status === 'success') delivered += 1;
-              if (r.nextAttemptAt) retryAt = Math.min(retryAt ?? Infinity, Date.parse(r.nextAttemptAt));
-            }
-          };
-          await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
-          await raiseDeliveryFloor(db, found.ref);
-        }),
-      );
+      const records = batcher<AttemptRecord>((batch) => recordDeliveryAttempts(db, batch), { maxItems: RECORD_BATCH, maxWaitMs: RECORD_WAIT_MS });
+      const refs: number[] = [];
+      try {
+        await Promise.all(
+          groups.map(async ({ webhookId, ids }) => {
+            const found = await capturesToDeliver(db, webhookId, ids);
+            if (!found) return; // deleted, or no longer forwarding (its pending deliveries were failed then)
+            refs.push(found.ref);
+            let next = 0;
+            const lane = async () => {
+              while (next < found.captures.length) {
+                const capture = found.captures[next++]!; // taken before waiting: the other lanes move on meanwhile
+                await yieldToCaptures();
+                const r = await attempt(webhookId, found.ref, found.forwardUrl, capture);
+                records.add(r);
+                if (r.status === 'success') delivered += 1;
+                if (r.nextAttemptAt) retryAt = Math.min(retryAt ?? Infinity, Date.parse(r.nextAttemptAt));
+              }
+            };
+            await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
+          }),
+        );
+      } finally {
+        await records.close(); // what was done is recorded, even when a group failed
+      }
+      await raiseDeliveryFloors(db, refs);
       return { delivered, nextRetryAt: retryAt };
     },
 

@@ -2,7 +2,7 @@
 // Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { failPendingDeliveries, raiseDeliveryFloor } from '../../db/capture-deliveries.ts';
+import { failPendingDeliveries, raiseDeliveryFloors } from '../../db/capture-deliveries.ts';
 import { keptBounds } from '../../db/capture-retention.ts';
 import { captureFields, countForwarding, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
 import type { WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
@@ -173,7 +173,7 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       const after = await findOwnedWebhook(db, account.userId, webhookId);
       if (forwardUrl === null) await failPendingDeliveries(db, after!.id, 'forwarding was turned off before this capture was delivered');
       // What was captured before is not forwarded: the forwarder's walk starts past it.
-      if (forwardUrl) await raiseDeliveryFloor(db, after!.id);
+      if (forwardUrl) await raiseDeliveryFloors(db, [after!.id]);
       return { webhook_id: webhookId, ...shownSettings(after!, account.plan), message: `Updated: ${said.join('; ')}` };
     },
 

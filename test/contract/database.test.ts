@@ -7,7 +7,7 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { capturesEverStored, deliveriesStalled, dueDeliveries, raiseDeliveryFloor, recordDeliveryAttempts } from '../../db/capture-deliveries.ts';
+import { capturesEverStored, deliveriesStalled, dueDeliveries, raiseDeliveryFloors, recordDeliveryAttempts } from '../../db/capture-deliveries.ts';
 import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
 import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
@@ -128,25 +128,44 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     await insertCaptures(handle.db, ['1', '2', '3'].map((n) => capture(w.webhookId, n)));
     const ids = await due();
     expect(ids).toHaveLength(3);
-    const settled = (id: number) => ({ id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 204, error: null } });
-    await recordDeliveryAttempts(handle.db, w.id, [settled(ids[0]!), settled(ids[2]!)]);
-    await raiseDeliveryFloor(handle.db, w.id);
+    const settled = (id: number) => ({ ref: w.id, id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 204, error: null } });
+    await recordDeliveryAttempts(handle.db, [settled(ids[0]!), settled(ids[2]!)]);
+    await raiseDeliveryFloors(handle.db, [w.id]);
     expect(await floor()).toBe(ids[1]! - 1); // the second is still owed: the floor stays below it
     expect(await due()).toEqual([ids[1]]);
     // A failed attempt: its retry does not hold the floor back, and is found when due.
-    await recordDeliveryAttempts(handle.db, w.id, [{ ...settled(ids[1]!), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() }]);
-    await raiseDeliveryFloor(handle.db, w.id);
+    await recordDeliveryAttempts(handle.db, [{ ...settled(ids[1]!), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() }]);
+    await raiseDeliveryFloors(handle.db, [w.id]);
     expect(await floor()).toBe(ids[2]);
     expect(await due()).toEqual([ids[1]]);
-    await recordDeliveryAttempts(handle.db, w.id, [settled(ids[1]!)]);
+    await recordDeliveryAttempts(handle.db, [settled(ids[1]!)]);
     expect(await due()).toEqual([]);
     await insertCaptures(handle.db, [capture(w.webhookId, '4')]);
     const [fourth] = await due();
     expect(fourth).toBeGreaterThan(ids[2]!);
     // Never lowered: with every capture gone, it stays.
     await handle.db.deleteFrom('captured_requests').where('webhook_ref', '=', w.id).execute();
-    await raiseDeliveryFloor(handle.db, w.id);
+    await raiseDeliveryFloors(handle.db, [w.id]);
     expect(await floor()).toBe(ids[2]);
+  });
+
+  it('records attempts of several webhooks in one call, each on its own capture, and raises their floors together', async () => {
+    const u = await user();
+    const forwarding = async () => (await createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
+    const [a, b] = [await forwarding(), await forwarding()];
+    await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1'), capture(a.webhookId, 'a2'), capture(b.webhookId, 'b2')]);
+    const idsOf = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).map((r) => r.id).reverse();
+    const [a1, a2] = await idsOf(a.id);
+    const [b1, b2] = await idsOf(b.id);
+    const tried = (ref: number, id: number, response_status: number) => ({ ref, id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status, error: null } });
+    // b2 named with a's ref: not a's capture, so nothing happens to it.
+    await recordDeliveryAttempts(handle.db, [tried(a.id, a1!, 201), tried(b.id, b1!, 202), tried(a.id, b2!, 203), tried(a.id, a2!, 204)]);
+    const statuses = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).reverse().map((r) => [r.delivery?.status, r.delivery?.response_status]);
+    expect(await statuses(a.id)).toEqual([['success', 201], ['success', 204]]);
+    expect(await statuses(b.id)).toEqual([['success', 202], ['pending', null]]);
+    await raiseDeliveryFloors(handle.db, [a.id, b.id]);
+    const floors = await handle.db.selectFrom('webhooks').select(['id', 'delivery_floor']).where('id', 'in', [a.id, b.id]).orderBy('id').execute();
+    expect(floors.map((f) => Number(f.delivery_floor))).toEqual([a2!, b2! - 1]);
   });
 
   it('takes the forwarding webhooks whose oldest delivery owed is oldest, at most the number asked, skipping busy ones', async () => {
@@ -166,7 +185,7 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
         expect(ours(await dueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([a!.webhookId, c!.webhookId]);
         // A retry due counts as owed from its capture's place: b's only capture failed once, its retry is due.
         const [bFirst] = all[0]!.ids;
-        await recordDeliveryAttempts(trx, b!.id, [{ id: bFirst!, status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString(), attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 500, error: 'the receiver answered 500' } }]);
+        await recordDeliveryAttempts(trx, [{ ref: b!.id, id: bFirst!, status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString(), attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 500, error: 'the receiver answered 500' } }]);
         expect(ours(await dueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
         // Every forwarding webhook of the database counts toward `webhooks`: the first ones of the whole answer.
         const whole = await dueDeliveries(trx, [], 2, 10_000);
