@@ -10,13 +10,7 @@ export function busyGate(busy: () => boolean | Promise<boolean>, perSecond: numb
   const interval = 1000 / perSecond;
   const waiting: Array<() => void> = [];
   let stepping = false;
-  const isBusy = async () => {
-    try {
-      return await busy();
-    } catch {
-      return false; // not knowing is no reason to hold work back
-    }
-  };
+  const isBusy = () => askBusy(busy);
   const step = async () => {
     if (await isBusy()) waiting.shift()?.();
     else waiting.splice(0).forEach((go) => go());
@@ -33,6 +27,28 @@ export function busyGate(busy: () => boolean | Promise<boolean>, perSecond: numb
       }
     });
   };
+}
+
+/** Whether `busy()` says so; not knowing is no reason to hold work back. */
+async function askBusy(busy: () => boolean | Promise<boolean>): Promise<boolean> {
+  try {
+    return await busy();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves once `busy()` says not (asked every `everyMs`), or after `maxMs` at most; at once when it
+ * says not at first (a busy() that fails counts as not busy, as for the gate).
+ */
+export async function waitWhileBusy(busy: () => boolean | Promise<boolean>, maxMs: number, everyMs: number): Promise<void> {
+  const until = performance.now() + maxMs;
+  while (await askBusy(busy)) {
+    const left = until - performance.now();
+    if (left <= 0) return;
+    await new Promise((r) => setTimeout(r, Math.min(everyMs, left)));
+  }
 }
 
 /**

@@ -9,11 +9,11 @@ import { capturesEverStored, capturesToDeliver, deliveriesStalled, dueDeliveries
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import type { CapturedRequest } from '../../db/webhooks.ts';
-import { DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
+import { BUSY_CAPTURES, BUSY_RATE, DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
 import { batcher } from '../../lib/batcher.ts';
-import { busyGate, rateOf } from '../../lib/busy-gate.ts';
+import { busyGate, rateOf, waitWhileBusy } from '../../lib/busy-gate.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
 import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
@@ -22,16 +22,8 @@ import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
 export const DELIVERY_TIMEOUT_MS = 30_000;
 /** Deliveries of one webhook in flight at once (a receiver sees at most this many from us at a time). */
 export const PER_RECEIVER = 4;
-/**
- * Deliveries yield to captures: while more than BUSY_CAPTURES a second are stored, deliveries go at
- * most BUSY_RATE a second; otherwise as fast as they can. On the embedded database the captures
- * counted are every process's (its one session is what both share: an API process on its socket
- * stored 354-443 captures a second while another process delivered at full speed, measured); on
- * Postgres only this process's (the embedded mode's API beside this pool; a process that only
- * delivers never yields).
- */
-export const BUSY_CAPTURES = 200;
-export const BUSY_RATE = 20;
+/** How long a look waits, at most, for captures to stop pouring in (the forwarder's share of a busy database). */
+const LOOK_WAIT_MS = 10_000;
 /**
  * Attempts are recorded together: up to RECORD_BATCH in one statement, at most RECORD_WAIT_MS after
  * one ends. A worker lost meanwhile loses those records: their captures are sent again (at least once).
@@ -47,6 +39,11 @@ export interface WebhookActivityDeps {
 }
 
 export function createWebhookActivities({ db, embedded, allow }: WebhookActivityDeps) {
+  // Deliveries yield to captures (BUSY_CAPTURES, BUSY_RATE), else go as fast as they can. On the
+  // embedded database the captures counted are every process's (its one session is what both share:
+  // an API process on its socket stored 354-443 captures a second while another process delivered at
+  // full speed, measured); on Postgres only this process's (the embedded mode's API beside this
+  // pool; a process that only delivers never yields).
   const captureRate = rateOf(embedded ? () => capturesEverStored(db) : async () => (await processMetrics().capturesStored.get()).values[0]?.value ?? 0);
   /** Whether captures pour in (a rate that cannot be read: no). */
   const capturesPourIn = async () => (await captureRate().catch(() => 0)) > BUSY_CAPTURES;
@@ -87,8 +84,10 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
   return {
     /** The deliveries due now, by webhook (those in `busy` skipped), and when the earliest retry waiting is due. */
     async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
-      // While captures pour in, a look waits a second first: the database is theirs.
-      if (await capturesPourIn()) await new Promise((r) => setTimeout(r, 1000));
+      // While captures pour in, a look waits for them to stop (LOOK_WAIT_MS at most): the database is
+      // theirs, and batches under way go on at the busy rate meanwhile. (Waiting a second, four looks
+      // and the reading of the captures of four batches came in a burst's first seconds.)
+      await waitWhileBusy(capturesPourIn, LOOK_WAIT_MS, 500);
       const [groups, next] = await Promise.all([dueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
       return { groups, nextRetryAt: next };
     },

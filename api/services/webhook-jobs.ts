@@ -1,25 +1,37 @@
 // The webhooks' workflows as the API drives them (workflows/webhooks.ts): waking the forwarder when
 // captures of forwarding webhooks were stored, and the schedule of their upkeep (expiry, stalled deliveries).
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, WEBHOOK_UPKEEP_EVERY, WEBHOOK_UPKEEP_SCHEDULE_ID, type JobWorkflows } from '../../lib/jobs/index.ts';
+import { BUSY_CAPTURES, capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, WEBHOOK_UPKEEP_EVERY, WEBHOOK_UPKEEP_SCHEDULE_ID, type JobWorkflows } from '../../lib/jobs/index.ts';
 
-/** After a wake, the next one waits this long (a busy forwarder looks again by itself). */
+/** After a wake, the next one waits this long (a busy forwarder looks again by itself)... */
 export const WAKE_EVERY_MS = 250;
+/**
+ * ...or this long while this process stores more than BUSY_CAPTURES captures a second: deliveries
+ * yield to captures then, and each wake is a workflow task for Temporal (four a second took the
+ * Temporal server 5-9 % of a core during bench:capture's forwarding bursts, measured).
+ */
+export const BUSY_WAKE_EVERY_MS = 2_000;
 
 /**
  * Wakes the forwarder. Captures arrive far faster than signals are worth sending, so a process sends
- * at most one signal per WAKE_EVERY_MS, and one more after that when captures were stored meanwhile:
- * the forwarder reads every delivery due at each look, so nothing is owed to a signal.
+ * at most one signal per WAKE_EVERY_MS (BUSY_WAKE_EVERY_MS while captures pour in), and one more
+ * after that when captures of forwarding webhooks were stored meanwhile: the forwarder reads every
+ * delivery due at each look, so nothing is owed to a signal.
  */
-export function webhookForwardingService(temporal: Client, onError: (err: unknown) => void) {
+export function webhookForwardingService(temporal: Pick<Client, 'workflow'>, onError: (err: unknown) => void) {
   let waking = false;
   let again = false;
+  /** Captures this process stored since the last wake was sent (any webhook's: they all share the database). */
+  let storedSince = 0;
+  let sentAt = 0;
   function wake(): void {
     if (waking) {
       again = true;
       return;
     }
     waking = true;
+    storedSince = 0;
+    sentAt = performance.now();
     temporal.workflow
       .signalWithStart<JobWorkflows['webhookForwarder'], []>('webhookForwarder', {
         workflowId: FORWARDER_WORKFLOW_ID,
@@ -29,20 +41,27 @@ export function webhookForwardingService(temporal: Client, onError: (err: unknow
         signalArgs: [],
       })
       .catch(onError)
-      .finally(() => {
-        setTimeout(() => {
-          waking = false;
-          if (again) {
-            again = false;
-            wake();
-          }
-        }, WAKE_EVERY_MS).unref();
-      });
+      .finally(() => setTimeout(next, WAKE_EVERY_MS).unref());
+  }
+  /** The pause after a wake is over (or, while captures pour in, lasts until BUSY_WAKE_EVERY_MS): the next wake may go. */
+  function next(): void {
+    const elapsed = performance.now() - sentAt;
+    const pouring = (storedSince * 1000) / elapsed > BUSY_CAPTURES;
+    if (pouring && elapsed < BUSY_WAKE_EVERY_MS) {
+      setTimeout(next, BUSY_WAKE_EVERY_MS - elapsed).unref();
+      return;
+    }
+    waking = false;
+    if (again) {
+      again = false;
+      wake();
+    }
   }
   return {
-    /** Captures of forwarding webhooks were stored. */
-    stored(): void {
-      wake();
+    /** `count` captures were stored, some of forwarding webhooks (`forwarding`) or not. */
+    stored(count: number, forwarding: boolean): void {
+      storedSince += count;
+      if (forwarding) wake();
     },
   };
 }

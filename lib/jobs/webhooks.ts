@@ -13,6 +13,14 @@ export const FORWARDER_WORKFLOW_ID = 'webhook-forwarder';
 /** Tells the forwarder that captures were stored (their deliveries are pending in the database). */
 export const capturesStored = defineSignal('capturesStored');
 
+/**
+ * Deliveries yield to captures: while more than BUSY_CAPTURES a second are stored, deliveries go at
+ * most BUSY_RATE a second (activities/webhooks/index.ts), and API processes wake the forwarder less
+ * often (api/services/webhook-jobs.ts).
+ */
+export const BUSY_CAPTURES = 200;
+export const BUSY_RATE = 20;
+
 /** Tries per delivery: the first and nine retries, 1 s after the first failure and doubling (256 s before the tenth: about 8.5 min of waiting in all). */
 export const DELIVERY_ATTEMPTS = 10;
 export const retryDelayMs = (failedAttempt: number) => Math.min(600_000, 1000 * 2 ** (failedAttempt - 1));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { busyGate, rateOf } from '../../lib/busy-gate.ts';
+import { busyGate, rateOf, waitWhileBusy } from '../../lib/busy-gate.ts';
 
 describe('busyGate', () => {
   beforeEach(() => {
@@ -57,6 +57,49 @@ describe('busyGate', () => {
     const through = passes(pass, 3);
     await vi.advanceTimersByTimeAsync(0);
     expect(through).toEqual([0, 1, 2]);
+  });
+});
+
+describe('waitWhileBusy', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** When the wait ended, in ms from its start (undefined while it waits). */
+  function waited(busy: () => boolean | Promise<boolean>, maxMs: number, everyMs: number) {
+    const start = performance.now();
+    const out: { ms?: number } = {};
+    void waitWhileBusy(busy, maxMs, everyMs).then(() => (out.ms = performance.now() - start));
+    return out;
+  }
+
+  it('ends at once when not busy, or when busy() fails', async () => {
+    const idle = waited(() => false, 10_000, 500);
+    const failing = waited(() => Promise.reject(new Error('no metrics')), 10_000, 500);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(idle.ms).toBe(0);
+    expect(failing.ms).toBe(0);
+  });
+
+  it('ends at the first check that finds it no longer busy', async () => {
+    let busy = true;
+    const wait = waited(() => busy, 10_000, 500);
+    await vi.advanceTimersByTimeAsync(1_200);
+    expect(wait.ms).toBeUndefined();
+    busy = false;
+    await vi.advanceTimersByTimeAsync(300); // the check at 1,500 ms
+    expect(wait.ms).toBe(1_500);
+  });
+
+  it('ends after maxMs however busy', async () => {
+    const wait = waited(() => true, 2_250, 500);
+    await vi.advanceTimersByTimeAsync(2_249);
+    expect(wait.ms).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.ms).toBe(2_250);
   });
 });
 
