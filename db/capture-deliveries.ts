@@ -104,38 +104,30 @@ export async function recordDeliveryAttempts(db: Kysely<Database>, records: read
   `.execute(db);
 }
 
-/** How long raising a floor waits for the webhook's row. */
-const LOCK_WAIT = '500ms';
-
 /**
  * Raises each webhook's delivery floor to just below its oldest capture never tried (to its newest
  * capture when there is none), after a batch of their deliveries and when forwarding is set; one
- * transaction for all of them (one a webhook held PGlite's one session for 25 round trips per
- * batch). The webhooks' rows are locked first (FOR UPDATE, in id order, which waits for every
- * capture batch holding its key-share lock on one of them, store_captures_v2, and holds the next
- * ones back until this commits): a capture stored by a batch still in flight, whose id is below ones
- * already committed, is then never left under a floor. This relies on store_captures_v2 being what
- * stores captures `pending`, and on a capture's id being drawn after that lock. Never lowers one.
- * A floor only saves reading: when the locks are not had within LOCK_WAIT (captures keep the rows
- * busy), the floors stay for the next batch.
+ * transaction for all of them (one a webhook held PGlite's one session over 25 round trips per
+ * batch). Each webhook's row is locked first (FOR UPDATE SKIP LOCKED): a row locked by a capture
+ * batch still in flight (its key-share lock, store_captures_v2) is skipped, and the next ones wait
+ * for this transaction; so a capture of a batch in flight, whose id is below ones already committed,
+ * is never left under a floor, and this never waits (a floor only saves reading: a webhook skipped
+ * has its floor raised after a later batch). This relies on store_captures_v2 being what stores
+ * captures `pending`, and on a capture's id being drawn after that lock. Never lowers a floor.
  */
 export async function raiseDeliveryFloors(db: Kysely<Database>, refs: readonly number[]): Promise<void> {
   if (refs.length === 0) return;
-  try {
-    await db.transaction().execute(async (trx) => {
-      await sql`set local lock_timeout = ${sql.lit(LOCK_WAIT)}`.execute(trx);
-      await sql`select 1 from webhooks where id = any(${refs as number[]}::bigint[]) order by id for update`.execute(trx);
-      await sql`
-        update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(
-          (select min(c.id) - 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}),
-          (select max(c.id) from captured_requests c where c.webhook_ref = w.id),
-          0))
-        where w.id = any(${refs as number[]}::bigint[])
-      `.execute(trx);
-    });
-  } catch {
-    // Not raised this time: the next batch's walk starts lower, nothing more.
-  }
+  await db.transaction().execute(async (trx) => {
+    const locked = await sql<{ id: string | number }>`select id from webhooks where id = any(${refs as number[]}::bigint[]) for update skip locked`.execute(trx);
+    if (locked.rows.length === 0) return;
+    await sql`
+      update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(
+        (select min(c.id) - 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}),
+        (select max(c.id) from captured_requests c where c.webhook_ref = w.id),
+        0))
+      where w.id = any(${locked.rows.map((r) => Number(r.id))}::bigint[])
+    `.execute(trx);
+  });
 }
 
 /** Ends every pending delivery of a webhook as failed, saying why (forwarding turned off). */

@@ -1,11 +1,12 @@
 // Collects items and hands them on in batches: once `maxItems` are waiting, or `maxWaitMs` after the
-// first of a batch came, and at `close()`. One batch at a time (the next gathers meanwhile), in the
-// order the items came. A failed batch is not retried here: `close()` rejects with its error, and no
-// batch is started after it (what it held is the caller's to account for).
+// first of a batch came, and at `close()`. One batch at a time, in the order the items came (a batch
+// sealed while the one before is being handed on waits for it). A failed batch is not retried here,
+// and the next ones still go: `close()` rejects with the first failure (what it held is the caller's
+// to account for).
 
 export interface Batcher<T> {
   add(item: T): void;
-  /** Hands on what is left, waits for every batch; rejects with the first batch's error, if any. */
+  /** Hands on what is left, waits for every batch; rejects with the first failed batch's error, if any. No add after it. */
   close(): Promise<void>;
 }
 
@@ -14,6 +15,7 @@ export function batcher<T>(flush: (items: T[]) => Promise<void>, { maxItems, max
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let failed: { err: unknown } | undefined;
+  let closed = false;
 
   const send = () => {
     clearTimeout(timer);
@@ -22,22 +24,23 @@ export function batcher<T>(flush: (items: T[]) => Promise<void>, { maxItems, max
     const items = waiting;
     waiting = [];
     running = running.then(async () => {
-      if (failed) return;
       try {
         await flush(items);
       } catch (err) {
-        failed = { err };
+        failed ??= { err };
       }
     });
   };
 
   return {
     add(item) {
+      if (closed) throw new Error('batcher: add after close');
       waiting.push(item);
       if (waiting.length >= maxItems) send();
       else timer ??= setTimeout(send, maxWaitMs);
     },
     async close() {
+      closed = true;
       send();
       await running;
       if (failed) throw failed.err;

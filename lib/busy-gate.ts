@@ -1,4 +1,5 @@
-// A gate for background work that yields to foreground work, and the rate a gate can go by.
+// A gate for background work that yields to foreground work, a wait for foreground work to end,
+// and the rate a gate can go by.
 //
 // The gate: for background work that yields to foreground work (deliveries to captures, in the
 // embedded mode where both share a thread). While `busy()` says so, one waiter goes through every
@@ -44,9 +45,7 @@ async function askBusy(busy: () => boolean | Promise<boolean>): Promise<boolean>
  */
 export async function waitWhileBusy(busy: () => boolean | Promise<boolean>, maxMs: number, everyMs: number): Promise<void> {
   const until = performance.now() + maxMs;
-  while (await askBusy(busy)) {
-    const left = until - performance.now();
-    if (left <= 0) return;
+  for (let left = maxMs; left > 0 && (await askBusy(busy)); left = until - performance.now()) {
     await new Promise((r) => setTimeout(r, Math.min(everyMs, left)));
   }
 }

@@ -45,7 +45,7 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
       delivered += done.delivered;
       if (done.nextRetryAt !== null) nextRetryAt = Math.min(nextRetryAt ?? Infinity, done.nextRetryAt);
     } catch {
-      // Three tries of this batch lost (what it did is recorded): its webhooks rest a minute, then
+      // Three tries of this batch lost (what they recorded stays): its webhooks rest a minute, then
       // what is still due comes up again.
       await sleep('1 minute');
     } finally {

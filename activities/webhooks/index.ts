@@ -1,9 +1,10 @@
 // Activities of the network pool for webhooks: the forwarder's look for deliveries due, a batch of
 // deliveries (one attempt each; a failure sets when the next is due, with backoff, and the tenth is
 // the last), and the scheduled upkeep's expiry and stalled-delivery check. Each attempt is recorded
-// on its capture within RECORD_WAIT_MS of its end, and always before the activity returns, so a
+// on its capture about RECORD_WAIT_MS after its end, and always before the activity returns, so a
 // capture shows every try.
 import { performance } from 'node:perf_hooks';
+import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { capturesEverStored, capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloors, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
@@ -25,8 +26,9 @@ export const PER_RECEIVER = 4;
 /** How long a look waits, at most, for captures to stop pouring in (the forwarder's share of a busy database). */
 const LOOK_WAIT_MS = 10_000;
 /**
- * Attempts are recorded together: up to RECORD_BATCH in one statement, at most RECORD_WAIT_MS after
- * one ends. A worker lost meanwhile loses those records: their captures are sent again (at least once).
+ * Attempts are recorded together: up to RECORD_BATCH in one statement, about RECORD_WAIT_MS after
+ * one ends (later when the statement before is slow). A worker lost meanwhile, or a statement that
+ * fails, loses those records: their captures are sent again (at least once).
  */
 const RECORD_BATCH = 200;
 const RECORD_WAIT_MS = 250;
@@ -101,30 +103,31 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
       let retryAt: number | null = null;
       const records = batcher<AttemptRecord>((batch) => recordDeliveryAttempts(db, batch), { maxItems: RECORD_BATCH, maxWaitMs: RECORD_WAIT_MS });
       const refs: number[] = [];
-      try {
-        await Promise.all(
-          groups.map(async ({ webhookId, ids }) => {
-            const found = await capturesToDeliver(db, webhookId, ids);
-            if (!found) return; // deleted, or no longer forwarding (its pending deliveries were failed then)
-            refs.push(found.ref);
-            let next = 0;
-            const lane = async () => {
-              while (next < found.captures.length) {
-                const capture = found.captures[next++]!; // taken before waiting: the other lanes move on meanwhile
-                await yieldToCaptures();
-                const r = await attempt(webhookId, found.ref, found.forwardUrl, capture);
-                records.add(r);
-                if (r.status === 'success') delivered += 1;
-                if (r.nextAttemptAt) retryAt = Math.min(retryAt ?? Infinity, Date.parse(r.nextAttemptAt));
-              }
-            };
-            await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
-          }),
-        );
-      } finally {
-        await records.close(); // what was done is recorded, even when a group failed
-      }
-      await raiseDeliveryFloors(db, refs);
+      // Every group runs to its end, even when one fails, so that what each did is recorded before this returns.
+      const settled = await Promise.allSettled(
+        groups.map(async ({ webhookId, ids }) => {
+          const found = await capturesToDeliver(db, webhookId, ids);
+          if (!found) return; // deleted, or no longer forwarding (its pending deliveries were failed then)
+          refs.push(found.ref);
+          let next = 0;
+          const lane = async () => {
+            while (next < found.captures.length) {
+              const capture = found.captures[next++]!; // taken before waiting: the other lanes move on meanwhile
+              await yieldToCaptures();
+              const r = await attempt(webhookId, found.ref, found.forwardUrl, capture);
+              records.add(r);
+              if (r.status === 'success') delivered += 1;
+              if (r.nextAttemptAt) retryAt = Math.min(retryAt ?? Infinity, Date.parse(r.nextAttemptAt));
+            }
+          };
+          await Promise.all(Array.from({ length: PER_RECEIVER }, lane));
+        }),
+      );
+      await records.close();
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      // A floor only saves reading: one not raised is raised after a later batch.
+      await raiseDeliveryFloors(db, refs).catch((err) => Context.current().log.warn('delivery floors not raised', { error: String(err) }));
       return { delivered, nextRetryAt: retryAt };
     },
 

@@ -60,8 +60,8 @@ export function webhookForwardingService(temporal: Pick<Client, 'workflow'>, onE
   return {
     /** `count` captures were stored, some of forwarding webhooks (`forwarding`) or not. */
     stored(count: number, forwarding: boolean): void {
+      if (forwarding) wake(); // first: a wake sent now counts from here, these captures included
       storedSince += count;
-      if (forwarding) wake();
     },
   };
 }

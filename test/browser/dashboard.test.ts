@@ -267,8 +267,9 @@ describe('dashboard in a browser', () => {
       const results = await page.locator('#load-results').textContent();
       expect(results).toMatch(/Total requests\s*\d+/);
       expect(await page.getByRole('rowheader', { name: '200' }).count()).toBe(1); // status-code breakdown
-      // The charts stay on the results page, with axes and units.
-      expect(await page.locator('#load-chart svg').count()).toBe(3);
+      // The charts stay on the results page, with axes and units (drawn by its script once the page has
+      // loaded: the results table, in the page's HTML, can be there first).
+      await expect.poll(() => page.locator('#load-chart svg').count()).toBe(3);
       for (const [i, unit] of ['req/s', '%', 'ms'].entries()) {
         const chart = page.locator('#load-chart svg').nth(i);
         expect(await chart.locator('text.axis-x').textContent()).toBe('seconds since the start');

@@ -32,7 +32,7 @@ const capture = (webhookId: string, body: string): CaptureRecord => ({
   createdAt: new Date(),
 });
 
-describe.each(databases)('database contract (%s)', (_kind, open) => {
+describe.each(databases)('database contract (%s)', (kind, open) => {
   let handle: DatabaseHandle;
   beforeAll(async () => {
     handle = await open();
@@ -167,6 +167,41 @@ describe.each(databases)('database contract (%s)', (_kind, open) => {
     const floors = await handle.db.selectFrom('webhooks').select(['id', 'delivery_floor']).where('id', 'in', [a.id, b.id]).orderBy('id').execute();
     expect(floors.map((f) => Number(f.delivery_floor))).toEqual([a2!, b2! - 1]);
   });
+
+  // Only Postgres has a second session to hold a lock meanwhile (PGlite's clients take turns at its one session).
+  if (kind === 'postgres')
+    it('raises the floors of the webhooks no capture batch holds, skipping the one a batch in flight holds, without waiting', async () => {
+      const u = await user();
+      const forwarding = async () => (await createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
+      const [a, b] = [await forwarding(), await forwarding()];
+      await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1')]);
+      const [a1] = (await listCapturedRequests(handle.db, a.id, 1)).map((r) => r.id);
+      const [b1] = (await listCapturedRequests(handle.db, b.id, 1)).map((r) => r.id);
+      const done = (ref: number, id: number) => ({ ref, id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 204, error: null } });
+      await recordDeliveryAttempts(handle.db, [done(a.id, a1!), done(b.id, b1!)]);
+      const floors = async () => (await handle.db.selectFrom('webhooks').select('delivery_floor').where('id', 'in', [a.id, b.id]).orderBy('id').execute()).map((f) => Number(f.delivery_floor));
+      // A capture batch in flight on a: its key-share lock on a's row (store_captures_v2), in a session of its own.
+      const other = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', migrate: false });
+      let release!: () => void;
+      let holding!: () => void;
+      const held = new Promise<void>((r) => (holding = r));
+      const batch = other.db.transaction().execute(async (trx) => {
+        await sql`select 1 from webhooks where id = ${a.id} for key share`.execute(trx);
+        holding();
+        await new Promise<void>((r) => (release = r));
+      });
+      await held;
+      try {
+        await raiseDeliveryFloors(handle.db, [a.id, b.id]);
+        expect(await floors()).toEqual([0, b1]);
+      } finally {
+        release();
+        await batch;
+        await other.close();
+      }
+      await raiseDeliveryFloors(handle.db, [a.id, b.id]);
+      expect(await floors()).toEqual([a1, b1]);
+    });
 
   it('takes the forwarding webhooks whose oldest delivery owed is oldest, at most the number asked, skipping busy ones', async () => {
     const u = await user();

@@ -42,19 +42,19 @@ describe('batcher', () => {
     expect(started).toEqual([[1, 2], [3, 4], [5, 6]]);
   });
 
-  it('rejects close with the first failed batch, and starts none after it', async () => {
+  it('still hands on the batches after a failed one, and close rejects with the first failure', async () => {
     const batches: number[][] = [];
     const b = batcher<number>(
       async (items) => {
         batches.push(items);
-        if (items[0] === 1) throw new Error('database gone');
+        if (items[0] !== 2) throw new Error(`database gone at ${items[0]}`);
       },
       { maxItems: 1, maxWaitMs: 10 },
     );
-    b.add(1);
-    b.add(2);
-    await expect(b.close()).rejects.toThrow('database gone');
-    expect(batches).toEqual([[1]]);
+    for (const n of [1, 2, 3]) b.add(n);
+    await expect(b.close()).rejects.toThrow('database gone at 1');
+    expect(batches).toEqual([[1], [2], [3]]);
+    expect(() => b.add(4)).toThrow('add after close');
   });
 
   it('closes at once with nothing to hand on', async () => {

@@ -36,25 +36,33 @@ describe('waking the webhook forwarder', () => {
     expect(signals.mock.calls.length).toBeLessThanOrEqual(11);
   });
 
-  it('wakes once per BUSY_WAKE_EVERY_MS while captures pour in, and at the trickle pace again after', async () => {
+  it('wakes once per BUSY_WAKE_EVERY_MS while captures pour in, sends the wake owed after the burst, then none', async () => {
     const { forwarding, signals } = service();
-    await storeFor(forwarding, BUSY_CAPTURES * 5, 5 * BUSY_WAKE_EVERY_MS);
-    // The first wake at once, then one per BUSY_WAKE_EVERY_MS (at the trickle pace it would have been 40).
-    expect(signals.mock.calls.length).toBeGreaterThanOrEqual(5);
-    expect(signals.mock.calls.length).toBeLessThanOrEqual(6);
-    await vi.advanceTimersByTimeAsync(BUSY_WAKE_EVERY_MS); // quiet: the pending wake goes, nothing after
-    const afterBurst = signals.mock.calls.length;
+    await storeFor(forwarding, BUSY_CAPTURES * 5, 4.5 * BUSY_WAKE_EVERY_MS); // ends mid-way between two wakes
+    // The first wake at once, then one per BUSY_WAKE_EVERY_MS (at the trickle pace it would have been 36).
+    expect(signals).toHaveBeenCalledTimes(5);
+    await vi.advanceTimersByTimeAsync(BUSY_WAKE_EVERY_MS); // the captures stored since the last wake get theirs
+    expect(signals).toHaveBeenCalledTimes(6);
+    await vi.advanceTimersByTimeAsync(5 * BUSY_WAKE_EVERY_MS); // quiet: nothing more
+    expect(signals).toHaveBeenCalledTimes(6);
     await storeFor(forwarding, BUSY_CAPTURES / 2, 10 * WAKE_EVERY_MS);
-    expect(signals.mock.calls.length - afterBurst).toBeGreaterThanOrEqual(10);
+    expect(signals.mock.calls.length - 6).toBeGreaterThanOrEqual(10);
   });
 
-  it('counts captures of every webhook toward the pace, waking only for forwarding ones', async () => {
+  it('wakes only for forwarding webhooks, and counts every webhook\'s captures toward the pace', async () => {
     const { forwarding, signals } = service();
     forwarding.stored(10_000, false);
     await vi.advanceTimersByTimeAsync(5 * WAKE_EVERY_MS);
     expect(signals).not.toHaveBeenCalled();
     forwarding.stored(1, true);
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(10);
     expect(signals).toHaveBeenCalledTimes(1);
+    // 10,000 captures of plain webhooks and one to forward within the pause: captures pour in, so the next wake waits.
+    forwarding.stored(10_000, false);
+    forwarding.stored(1, true);
+    await vi.advanceTimersByTimeAsync(BUSY_WAKE_EVERY_MS - 11);
+    expect(signals).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(signals).toHaveBeenCalledTimes(2);
   });
 });
