@@ -7,7 +7,7 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { capturesEverStored, deliveriesStalled, dueDeliveries, raiseDeliveryFloors, recordDeliveryAttempts } from '../../db/capture-deliveries.ts';
+import { capturesEverStored, deliveriesStalled, dueDeliveries, raiseDeliveryFloors, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
 import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
 import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
@@ -32,6 +32,9 @@ const capture = (webhookId: string, body: string): CaptureRecord => ({
   createdAt: new Date(),
 });
 
+/** A delivery attempt of capture `id` (of webhook `ref`) that the receiver answered 2xx. */
+const delivered = (ref: number, id: number, response_status = 204): AttemptRecord => ({ ref, id, status: 'success', nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status, error: null } });
+
 describe.each(databases)('database contract (%s)', (kind, open) => {
   let handle: DatabaseHandle;
   beforeAll(async () => {
@@ -39,6 +42,8 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
   });
   afterAll(() => handle.close());
   const user = () => upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'free');
+  /** A webhook of `userId` that forwards (to a port nothing listens on). */
+  const forwardingWebhook = async (userId: number) => (await createWebhook(handle.db, userId, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
 
   it('migrates idempotently', async () => {
     expect(await migrateToLatest(handle.db)).toEqual([]);
@@ -122,13 +127,13 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
 
   it('finds deliveries owed from each webhook\'s floor, and raises the floor only past what is settled', async () => {
     const u = await user();
-    const w = (await createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
+    const w = await forwardingWebhook(u.id);
     const floor = async () => Number((await handle.db.selectFrom('webhooks').select('delivery_floor').where('id', '=', w.id).executeTakeFirstOrThrow()).delivery_floor);
     const due = async () => (await dueDeliveries(handle.db, [], 10, 10_000)).find((g) => g.webhookId === w.webhookId)?.ids ?? [];
     await insertCaptures(handle.db, ['1', '2', '3'].map((n) => capture(w.webhookId, n)));
     const ids = await due();
     expect(ids).toHaveLength(3);
-    const settled = (id: number) => ({ ref: w.id, id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 204, error: null } });
+    const settled = (id: number) => delivered(w.id, id);
     await recordDeliveryAttempts(handle.db, [settled(ids[0]!), settled(ids[2]!)]);
     await raiseDeliveryFloors(handle.db, [w.id]);
     expect(await floor()).toBe(ids[1]! - 1); // the second is still owed: the floor stays below it
@@ -151,15 +156,13 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
 
   it('records attempts of several webhooks in one call, each on its own capture, and raises their floors together', async () => {
     const u = await user();
-    const forwarding = async () => (await createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
-    const [a, b] = [await forwarding(), await forwarding()];
+    const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
     await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1'), capture(a.webhookId, 'a2'), capture(b.webhookId, 'b2')]);
     const idsOf = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).map((r) => r.id).reverse();
     const [a1, a2] = await idsOf(a.id);
     const [b1, b2] = await idsOf(b.id);
-    const tried = (ref: number, id: number, response_status: number) => ({ ref, id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status, error: null } });
     // b2 named with a's ref: not a's capture, so nothing happens to it.
-    await recordDeliveryAttempts(handle.db, [tried(a.id, a1!, 201), tried(b.id, b1!, 202), tried(a.id, b2!, 203), tried(a.id, a2!, 204)]);
+    await recordDeliveryAttempts(handle.db, [delivered(a.id, a1!, 201), delivered(b.id, b1!, 202), delivered(a.id, b2!, 203), delivered(a.id, a2!, 204)]);
     const statuses = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).reverse().map((r) => [r.delivery?.status, r.delivery?.response_status]);
     expect(await statuses(a.id)).toEqual([['success', 201], ['success', 204]]);
     expect(await statuses(b.id)).toEqual([['success', 202], ['pending', null]]);
@@ -172,13 +175,11 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
   if (kind === 'postgres')
     it('raises the floors of the webhooks no capture batch holds, skipping the one a batch in flight holds, without waiting', async () => {
       const u = await user();
-      const forwarding = async () => (await createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
-      const [a, b] = [await forwarding(), await forwarding()];
+      const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
       await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1')]);
       const [a1] = (await listCapturedRequests(handle.db, a.id, 1)).map((r) => r.id);
       const [b1] = (await listCapturedRequests(handle.db, b.id, 1)).map((r) => r.id);
-      const done = (ref: number, id: number) => ({ ref, id, status: 'success' as const, nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 204, error: null } });
-      await recordDeliveryAttempts(handle.db, [done(a.id, a1!), done(b.id, b1!)]);
+      await recordDeliveryAttempts(handle.db, [delivered(a.id, a1!), delivered(b.id, b1!)]);
       const floors = async () => (await handle.db.selectFrom('webhooks').select('delivery_floor').where('id', 'in', [a.id, b.id]).orderBy('id').execute()).map((f) => Number(f.delivery_floor));
       // A capture batch in flight on a: its key-share lock on a's row (store_captures_v2), in a session of its own.
       const other = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', migrate: false });
@@ -205,7 +206,7 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
 
   it('takes the forwarding webhooks whose oldest delivery owed is oldest, at most the number asked, skipping busy ones', async () => {
     const u = await user();
-    const [a, b, c] = await Promise.all([0, 1, 2].map(() => createWebhook(handle.db, u.id, 100, { forwardUrl: 'http://127.0.0.1:9/' })));
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => forwardingWebhook(u.id)));
     // Their captures in a transaction rolled back at the end: a forwarder of the test apps sharing this database never sees them.
     await handle.db
       .transaction()
@@ -220,7 +221,7 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
         expect(ours(await dueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([a!.webhookId, c!.webhookId]);
         // A retry due counts as owed from its capture's place: b's only capture failed once, its retry is due.
         const [bFirst] = all[0]!.ids;
-        await recordDeliveryAttempts(trx, [{ ref: b!.id, id: bFirst!, status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString(), attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status: 500, error: 'the receiver answered 500' } }]);
+        await recordDeliveryAttempts(trx, [{ ...delivered(b!.id, bFirst!, 500), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() }]);
         expect(ours(await dueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
         // Every forwarding webhook of the database counts toward `webhooks`: the first ones of the whole answer.
         const whole = await dueDeliveries(trx, [], 2, 10_000);

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { busyGate, rateOf, waitWhileBusy } from '../../lib/busy-gate.ts';
 
-describe('busyGate', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe('busyGate', () => {
   /** Starts n passes, recording the order in which they get through. */
   function passes(pass: () => Promise<void>, n: number, from = 0) {
     const through: number[] = [];
@@ -61,13 +61,6 @@ describe('busyGate', () => {
 });
 
 describe('waitWhileBusy', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   /** When the wait ended, in ms from its start (undefined while it waits). */
   function waited(busy: () => boolean | Promise<boolean>, maxMs: number, everyMs: number) {
     const start = performance.now();
@@ -104,13 +97,6 @@ describe('waitWhileBusy', () => {
 });
 
 describe('rateOf', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('measures over a fresh window when its last reading is stale, and shares one reading among callers', async () => {
     let counter = 0;
     let reads = 0;
