@@ -49,13 +49,21 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitReady(child, baseUrl, () => output, fullEnv.ROLE?.startsWith('worker:') ?? false);
+  // An app that ends while in use says why (every later failure of the run is only its echo).
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`\napp ${child.pid} (${entry}) ended while in use (code ${code}, signal ${signal}); its last output:\n${output.slice(-8000)}\n`);
+  });
   return {
     baseUrl,
     env: fullEnv,
     output: () => output,
     temporalAddress: fullEnv.TEMPORAL_ADDRESS ?? `127.0.0.1:${fullEnv.TEMPORAL_DEV_PORT}`,
     pid: child.pid!,
-    stop: () => stopChild(child),
+    stop: () => {
+      stopping = true;
+      return stopChild(child);
+    },
   };
 }
 
