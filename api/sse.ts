@@ -56,7 +56,11 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
     lease?.release().catch(() => {}); // a slot not freed here expires by itself
   };
   const ends = Date.now() + MAX_STREAM_MS;
+  // Nothing is written once closed (a client that left while a look was under way, or before the
+  // first line): a write after the end is an 'error' on the stream, which nothing handles, and it
+  // ended the whole process.
   const write = (chunk: string) => {
+    if (closed) return;
     lastWrite = Date.now();
     stream.write(chunk);
   };
@@ -112,6 +116,6 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
       else wakeUp();
     });
   }
-  stream.write('retry: 3000\n\n');
+  write('retry: 3000\n\n');
   void run();
 }

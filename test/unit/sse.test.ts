@@ -20,6 +20,36 @@ async function serve(tick: () => Promise<{ events: Array<{ event: string; data: 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('startSse', () => {
+  it('writes nothing after the client left: not when it left before the stream began, nor during a look', async () => {
+    const errors: unknown[] = [];
+    const app = new Koa();
+    app.use(async (ctx) => {
+      const left = new Promise((r) => ctx.res.once('close', r));
+      // The look answers after the client left.
+      const late = async () => {
+        await left;
+        return { events: [{ event: 'n', data: 1 }], done: false };
+      };
+      if (ctx.path === '/before') await left;
+      startSse(ctx, late, { pollMs: 50 });
+      // (Koa ends the body with a premature close when the client leaves: that one is not ours.)
+      (ctx.body as NodeJS.EventEmitter).on('error', (err: NodeJS.ErrnoException) => err.code !== 'ERR_STREAM_PREMATURE_CLOSE' && errors.push(err));
+    });
+    const server = http.createServer(app.callback());
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const path of ['/before', '/during']) {
+      const controller = new AbortController();
+      const res = fetch(`${base}${path}`, { signal: controller.signal }).catch(() => undefined);
+      await sleep(100);
+      controller.abort();
+      await res;
+      await sleep(150);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('stops polling when the client disconnects', async () => {
     let ticks = 0;
     const url = await serve(async () => ({ events: [{ event: 'n', data: ++ticks }], done: false }));
