@@ -20,6 +20,8 @@ export interface SseTick {
   events: Array<{ event: string; data: unknown; id?: string }>;
   /** True after the last event: the stream ends. */
   done: boolean;
+  /** The source has more to send now (a client catching up a page at a time): look again at once. */
+  more?: boolean;
 }
 
 export interface SseOptions {
@@ -86,12 +88,18 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   const run = async () => {
     if (closed) return;
     if (overdue()) return close();
+    if (running) {
+      woken = true; // looked at again once this look ends
+      return;
+    }
     running = true;
+    let more = false;
     lastRun = Date.now();
     try {
-      const { events, done } = await tick();
-      for (const e of events) write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
-      if (done) return close();
+      const answer = await tick();
+      for (const e of answer.events) write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      if (answer.done) return close();
+      more = answer.more === true;
     } catch (err) {
       write(`event: error\ndata: ${JSON.stringify({ success: false, message: (err as Error).message })}\n\n`);
       return close();
@@ -99,6 +107,12 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
       running = false;
     }
     if (closed) return;
+    // More to send now: once the client has read what was written (a slow reader is not buried).
+    if (more) {
+      if (stream.writableNeedDrain) stream.once('drain', () => void run());
+      else timer = setTimeout(run, 0);
+      return;
+    }
     if (!wake) timer = setTimeout(run, pollMs);
     else if (woken) wakeUp(); // a change that came while we looked
   };

@@ -6,6 +6,11 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  // A key the schema does not know (a typo such as requestPerSecond) is named as the field.
+  if (issue.code === 'unrecognized_keys') {
+    const field = [...issue.path, issue.keys[0]!].map(String).join('.');
+    throw new InvalidInputError(`${field}: is not a field of this ${where} (a typo?)`, field);
+  }
   const field = issue.path.map(String).join('.');
   if (!field) throw new InvalidInputError(`Invalid ${where}: ${issue.message}`);
   const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;

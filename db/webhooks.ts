@@ -195,6 +195,8 @@ export interface CaptureFilter {
   ids?: readonly number[];
   /** Only captures whose delivery to the forward URL is pending. */
   pendingDelivery?: boolean;
+  /** The oldest `limit` instead of the newest (a stream catching up after a gap, a page at a time). */
+  oldestFirst?: boolean;
 }
 
 /**
@@ -219,7 +221,7 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
     const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where('body_encoding', '=', 'utf8').where(sql<boolean>`body ilike ${pattern}`);
   }
-  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+  const rows = await q.orderBy('id', filter.oldestFirst ? 'asc' : 'desc').limit(limit).execute();
   return rows.map((r) => ({
     id: Number(r.id),
     method: r.method,

@@ -6,10 +6,10 @@
 // total latency. In the open model a request may also wait for a free connection; that wait is in
 // the total (measured from the scheduled send) but in no phase, so the phases add up to at most it.
 import hdr from 'hdr-histogram-js';
+import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
 import { newHistogram } from './histogram.ts';
 
-export const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
-export type Phase = (typeof PHASES)[number];
+export { PHASE_STATS, PHASES, type Phase, type PhaseStat };
 
 /** The phases of one request in microseconds (a connection keeps those of its last request). */
 export type PhaseTimes = Record<Phase, number>;
@@ -41,8 +41,6 @@ export function mergePhases(snapshots: ReadonlyArray<{ phases?: Record<Phase, st
 }
 
 /** The statistics of a phase in the results and the thresholds, in ms. */
-export const PHASE_STATS = { avg: null, p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, 'p99.9': 99.9, max: null } as const;
-export type PhaseStat = keyof typeof PHASE_STATS;
 /** The results show these per phase (thresholds may name every PHASE_STATS one). */
 const SHOWN: readonly PhaseStat[] = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'];
 

@@ -7,11 +7,9 @@ import hdr from 'hdr-histogram-js';
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import { newHistogram } from './histogram.ts';
 import { requestBytes } from './request.ts';
+import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
 
-const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]{0,31})\}\}/g;
-
-/** The names of the placeholders in a text. */
-export const placeholdersOf = (text: string): string[] => [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+export { placeholdersOf };
 
 /** The value at a JSON pointer (RFC 6901: "" is the whole document, ~1 is "/", ~0 is "~"), or undefined. */
 export function atPointer(doc: unknown, pointer: string): unknown {

@@ -4,7 +4,7 @@
 // requests per second; `<phase>.<statistic>` reads a phase (phases.ts). A threshold may abort the test when it fails (`abortOnFail`), once
 // `delayAbortEval` seconds of the test have passed.
 import type { LoadThreshold, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
-import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from './phases.ts';
+import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
 
 const TOTAL_METRICS = ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'avg', 'min', 'max', 'error_rate', 'throughput', 'status_5xx_rate'] as const;
 /** A phase's statistic: `ttfb.p95`, `connect.max`, ... (phases.ts). */

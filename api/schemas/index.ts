@@ -1,4 +1,5 @@
 // Every REST operation under /api/v1, in the order the OpenAPI document lists them.
+import { accountOperations } from './account.ts';
 import { diagnosticsOperations } from './diagnostics.ts';
 import { domainOperations } from './domains.ts';
 import { loadTestOperations } from './load-tests.ts';
@@ -8,4 +9,4 @@ import { siteOperations } from './site.ts';
 import { videoOperations } from './video.ts';
 import { webhookOperations } from './webhooks.ts';
 
-export const OPERATIONS: Operation[] = [webhookOperations, lookupOperations, domainOperations, loadTestOperations, siteOperations, videoOperations, diagnosticsOperations].flatMap((ops) => Object.values<Operation>(ops));
+export const OPERATIONS: Operation[] = [webhookOperations, lookupOperations, domainOperations, loadTestOperations, siteOperations, videoOperations, diagnosticsOperations, accountOperations].flatMap((ops) => Object.values<Operation>(ops));

@@ -1,6 +1,6 @@
 // The `steps` of a load test's start body: a scenario each user runs in order (activities/load/scenario.ts).
 import { z } from 'zod';
-import { placeholdersOf } from '../../activities/load/scenario.ts';
+import { placeholdersOf } from '../../lib/load/placeholders.ts';
 
 export const MAX_STEPS = 10;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;

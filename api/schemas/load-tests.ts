@@ -69,6 +69,7 @@ export const startBody = z
       )
       .default([]),
   })
+  .strict()
   .superRefine((b, ctx) => {
     const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
     // Required as the contract has them, unless stages say them (a missing one reads "x is required").

@@ -73,7 +73,14 @@ const webhook = z.object({ id: int, webhook_id: str, webhook_url: str, request_c
 const deliveryAttempt = z.object({ attempt: int, at: z.iso.datetime(), response_status: int.nullable(), duration_ms: num, error: str.nullable() });
 /** One captured request as every door (REST, MCP, export) answers it. */
 export const capturedRequest = z.object({
-  id: int, method: str, headers: z.record(str, str), body: str.nullable(), query_params: str.nullable(), ip_address: str, user_agent: str, created_at: z.iso.datetime(),
+  id: int, method: str,
+  path: str.describe('The whole path the sender called: /webhook/<webhook_id> and anything below it'),
+  headers: z.record(str, str),
+  body: str.nullable().describe('null when the request had none; binary bodies in base64 (body_encoding)'),
+  body_encoding: z.enum(['utf8', 'base64']).describe('How body holds the bytes: utf8 text as sent, or base64 of bodies that are not valid UTF-8 (decode it to get them back)'),
+  body_size: int.describe('The body\'s size in bytes as sent'),
+  query_params: str.nullable().describe('The query as a JSON object (repeated names as lists), or null'),
+  ip_address: str, user_agent: str, created_at: z.iso.datetime(),
   signature: z.object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str }).optional().describe('With a signature check set on the webhook: whether this capture\'s signature verifies'),
   delivery: z
     .object({ status: z.enum(['pending', 'success', 'failed']), attempts: int, response_status: int.nullable(), duration_ms: num.nullable(), next_attempt_at: z.iso.datetime().nullable().optional().describe('While pending after a failure: when the next attempt is due'), history: z.array(deliveryAttempt) })
@@ -215,6 +222,16 @@ export const loadTestResultsResult = z.object({
   completed_at: isoTime,
 });
 
+export const accountResult = z.object({
+  success: z.literal(true),
+  email: str,
+  plan: z.enum(['free', 'pro', 'enterprise']),
+  limits: z.object({
+    requests_per_minute: int, requests_per_day: int, live_streams: int, webhooks: int, captures_per_minute: int, capture_bytes: int, captures_kept: int, capture_days: int,
+    forwarding_webhooks: int, load_tests_at_once: int, load_test_users: int, load_test_seconds: int,
+  }).describe('What the plan allows (README, "Plans")'),
+});
+
 // Beyond the contract: the shapes of the other answers, for the OpenAPI document (extra fields allowed).
 export const errorResult = z.object({ success: z.literal(false), error: str, code: int, error_code: str.describe('stable name of the condition: invalid_input, plan_limit, provenance_mark, ...'), message: str });
 const nullableIso = isoTime.nullable();
@@ -222,6 +239,7 @@ const thresholdOutcome = z.object({ threshold: str, observed: num, pass: z.boole
 
 export const loadTestStatusAnswer = loadTestStatusResult.extend({
   status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),
+  metrics: loadTestStatusResult.shape.metrics.extend({ p95_response_time: num.describe('95th percentile latency (ms) of the requests so far; the final one once ended') }),
   started_at: nullableIso,
   estimated_completion: nullableIso,
   completed_at: nullableIso,

@@ -11,6 +11,15 @@ export const webhookIdField = z
   .min(1, 'must not be empty')
   .regex(PUBLIC_ID_PATTERN, 'is not a webhook id (up to 64 letters, digits, - and _)');
 export const requestsQuery = z.object({ webhook_id: webhookIdField });
+/**
+ * How far back (in row ids, which every webhook shares) a live stream (and a client resuming one: the CLI's listen) looks for captures that
+ * committed after later ones. The batches in flight at once are at most 8 of 32 rows per API
+ * process, committed within milliseconds of each other, so 2,000 ids cover several processes; a
+ * wider window made every look of an active stream read most of its webhook's kept rows again
+ * (bench:soak: 500 active streams, 20,000 ids, another user's GET p99 over a second).
+ */
+export const OUT_OF_ORDER_WINDOW = 2_000;
+
 const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, e.g. 2026-11-23T10:00:00Z' }).transform((t) => new Date(t));
 /** my-webhook-requests: every filter given must hold; newest first, a page at a time. */
 export const searchQuery = requestsQuery.extend({

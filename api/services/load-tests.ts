@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { ShardSnapshot } from '../../activities/load/generator.ts';
 import { intervalTracker, liveMetrics, thresholdFigures } from '../../activities/load/metrics.ts';
 import { evaluateThresholds, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
-import { createLoadTest, findOwnedLoadTest, finishLoadTestRow, listLoadTests, readShardSnapshots, requestLoadTestStop, type LoadTestRow, type ShardSnapshotRow } from '../../db/load-tests.ts';
+import { createLoadTest, findOwnedLoadTest, finishLoadTestRow, listLoadTests, readShardSnapshots, requestLoadTestStop, type LoadTestRow } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '../../lib/errors.ts';
@@ -141,9 +141,13 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
     const state = await stateOf(row);
     const now = Date.now();
     const rows = state.results ? [] : await readShardSnapshots<ShardSnapshot>(db, row.id);
-    const metrics = state.results ? pick(state.results, ['total_requests', 'successful_requests', 'failed_requests', 'avg_response_time', 'throughput', 'error_rate']) : liveMetrics(rows, now);
+    // The merged histograms so far (for the live p95 and the thresholds); the stored results once ended.
+    const figures = state.results || rows.length === 0 ? null : thresholdFigures(rows, now);
+    const metrics = state.results
+      ? pick(state.results, ['total_requests', 'successful_requests', 'failed_requests', 'avg_response_time', 'throughput', 'error_rate', 'p95_response_time'])
+      : { ...liveMetrics(rows, now), p95_response_time: figures?.p95 ?? 0 };
     // Live pass/fail on the merged totals so far; the verdict once ended.
-    const thresholds = state.results ? state.results.thresholds : liveThresholds(row.config.thresholds, rows, now);
+    const thresholds = state.results ? state.results.thresholds : figures ? liveThresholds(row.config.thresholds, figures) : undefined;
     const span = state.startAt !== null && state.endAt !== null ? state.endAt - state.startAt : 0;
     const until = state.completedAt ?? now;
     const progress = state.status === 'completed' ? 100 : span > 0 && state.startAt !== null ? Math.max(0, Math.min(100, Math.floor(((until - state.startAt) / span) * 100))) : 0;
@@ -239,10 +243,10 @@ export type LoadTestService = ReturnType<typeof loadTestService>;
 
 
 /** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
-function liveThresholds(config: unknown, rows: Array<ShardSnapshotRow<ShardSnapshot>>, now: number): ThresholdOutcome[] | undefined {
-  if (!Array.isArray(config) || config.length === 0 || rows.length === 0) return undefined;
+function liveThresholds(config: unknown, figures: ReturnType<typeof thresholdFigures>): ThresholdOutcome[] | undefined {
+  if (!Array.isArray(config) || config.length === 0) return undefined;
   const parsed = config.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
-  return evaluateThresholds(parsed, thresholdFigures(rows, now));
+  return evaluateThresholds(parsed, figures);
 }
 
 function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {

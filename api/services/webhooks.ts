@@ -13,15 +13,8 @@ import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/erro
 import type { KvStore } from '../../lib/kv/index.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK, defaultRetention, effectiveRetention, PLAN_LIMITS, RETENTION_CAPS, type Plan } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
+import { OUT_OF_ORDER_WINDOW } from '../schemas/webhooks.ts';
 
-/**
- * How far back (in row ids, which every webhook shares) a live stream looks for captures that
- * committed after later ones. The batches in flight at once are at most 8 of 32 rows per API
- * process, committed within milliseconds of each other, so 2,000 ids cover several processes; a
- * wider window made every look of an active stream read most of its webhook's kept rows again
- * (bench:soak: 500 active streams, 20,000 ids, another user's GET p99 over a second).
- */
-export const OUT_OF_ORDER_WINDOW = 2_000;
 
 /** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
 export const CAPTURES_CHANNEL = 'captures';
@@ -217,32 +210,41 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
      * A Server-Sent Events source (api/sse.ts) of the webhook's captures: first everything kept (the
      * polling answer), then each batch of new ones; `end` when the webhook is deleted. Only captures
      * after `after` are sent (a reconnecting client's Last-Event-ID: each batch's event id is the
-     * highest capture id sent so far).
+     * highest capture id sent so far). New captures go oldest first, a page at a time, so a client
+     * resuming after more than a page of them gets every one; each event lists its captures newest
+     * first, as the polling answer does.
      */
     requestsStream(userId: number, webhookId: string, after = 0): () => Promise<SseTick> {
       // Batches commit out of order (several at once, several processes): a row with a lower id can
-      // appear after a higher one was sent. So each look goes back OUT_OF_ORDER_WINDOW ids and skips
-      // the ids already sent.
+      // appear after a higher one was sent. So each look also goes back OUT_OF_ORDER_WINDOW ids (never
+      // before `after`) and skips the ids already sent.
       let lastId = after;
       let sent = false;
       const seen = new Set<number>();
       return async () => {
-        let data;
+        let webhook;
         try {
-          // (With a signature check set, each look checks the window's captures: at most 500 HMACs of their bodies.)
-          data = await this.requests(userId, webhookId, Math.max(after, lastId - OUT_OF_ORDER_WINDOW));
+          webhook = await owned(userId, webhookId);
         } catch (err) {
           if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } }], done: true };
           throw err;
         }
-        const fresh = data.requests.filter((r) => !seen.has(r.id));
+        const bounds = await kept(webhook);
+        const page = CAPTURE_KEEP_PER_WEBHOOK;
+        // (With a signature check set, each look checks its captures: at most 2 pages of HMACs of their bodies.)
+        const first = !sent && after === 0;
+        const newer = await listCapturedRequests(db, webhook.id, page, lastId, { ...bounds, oldestFirst: !first });
+        const late = lastId > after ? await listCapturedRequests(db, webhook.id, page, Math.max(after, lastId - OUT_OF_ORDER_WINDOW), { ...bounds, beforeId: lastId }) : [];
+        const fresh = [...late, ...newer].filter((r) => !seen.has(r.id)).sort((a, b) => b.id - a.id);
+        const more = !first && newer.length === page;
         if (fresh.length === 0 && sent) return { events: [], done: false };
         sent = true;
         for (const r of fresh) seen.add(r.id);
         lastId = Math.max(lastId, ...fresh.map((r) => r.id));
         for (const id of seen) if (id <= lastId - OUT_OF_ORDER_WINDOW) seen.delete(id);
         const id = lastId > 0 ? String(lastId) : undefined;
-        return { events: [{ event: 'requests', id, data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests: fresh } } }], done: false };
+        const requests = await present(webhook, fresh);
+        return { events: [{ event: 'requests', id, data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests } } }], done: false, more };
       };
     },
 

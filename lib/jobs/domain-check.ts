@@ -1,11 +1,11 @@
 // The bulk domain check (workflows/domain-check.ts): the names grouped by registry, each name checked
 // by one activity on the network pool (activities/whois), every answer kept in the state as it comes.
 import { defineQuery } from '@temporalio/workflow';
+import type { LookupMode } from '../lookup-modes.ts';
+
+export { LOOKUP_MODES, type LookupMode } from '../lookup-modes.ts';
 
 export const DOMAIN_CHECK_KIND = 'domain-check';
-
-export const LOOKUP_MODES = ['full', 'fast', 'availability_only'] as const;
-export type LookupMode = (typeof LOOKUP_MODES)[number];
 export type Confidence = 'high' | 'medium' | 'low';
 
 /**

@@ -1,12 +1,14 @@
 // Starts the service once per test run, as a user would, for each backend set under test:
 // - `embedded`: Temporal dev server started by the app, PGlite, in-process store, folder blobs;
 // - `external`: whatever of DATABASE_URL, REDIS_URL, S3_*, TEMPORAL_ADDRESS this run has (CI sets them all).
+import { execFileSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
+import { NODE_SCRIPT_FLAGS } from '../../lib/node-script.ts';
 import { startDnsServer } from '../fixtures/dns-server.ts';
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { startRdapServer } from '../fixtures/rdap-server.ts';
 import { startWhoisServers } from '../fixtures/whois-server.ts';
-import { BACKEND_VARS, startApp, tempDir, type AppProcess } from './processes.ts';
+import { BACKEND_VARS, ROOT, startApp, tempDir, type AppProcess } from './processes.ts';
 
 export interface Target {
   name: 'embedded' | 'external';
@@ -31,6 +33,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The `netops` command the suites run is built from the sources as they are now.
+  execFileSync(process.execPath, [...NODE_SCRIPT_FLAGS, 'scripts/build-cli.ts'], { cwd: ROOT, stdio: 'inherit' });
   // Protocol fixtures on loopback, which the service reaches through its configuration.
   // The SSRF guard lets the service reach 127.0.0.1 only: refusals are tested against 127.0.0.2 and ::1.
   const dns = await startDnsServer();

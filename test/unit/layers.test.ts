@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
 
-const SOURCE_DIRS = ['api', 'activities', 'bench', 'db', 'lib', 'scripts', 'workers', 'workflows'];
+const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'lib', 'scripts', 'workers', 'workflows'];
 const MAX_LINES = 300;
 
 function sourceFiles(dir: string): string[] {
@@ -53,6 +53,13 @@ describe('layers', () => {
       ['activities', 'lib', 'db'].some((d) => under(file, d)) ? targets.filter((t) => ['workflows', 'workers', 'api'].some((d) => under(t, d))).map((t) => `${file} -> ${t}`) : [],
     );
     expect(upward).toEqual([]);
+  });
+
+  it('the command line is a client of the REST API: it imports the API\'s schemas and validation and pure lib modules, nothing else of the server', () => {
+    const allowed = (t: string) => under(t, 'cli') || under(t, 'api/schemas') || t === 'api/validate.ts' || (under(t, 'lib') && !under(t, 'lib/temporal') && !under(t, 'lib/kv') && !under(t, 'lib/blob'));
+    const reached = [...imports].flatMap(([file, targets]) => (under(file, 'cli') ? targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`) : []));
+    expect(reached).toEqual([]);
+    expect(files.filter((f) => under(f, 'cli')).length).toBeGreaterThan(5);
   });
 
   it('has no import circles', () => {

@@ -1,0 +1,162 @@
+// netops load run|status|stop|results|report|list|verify-target. `run` is the CI gate: it starts a
+// test, shows its progress, prints the summary and ends 0 (passed), 99 (a threshold failed) or 1.
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { loadTestOperations as ops } from '../../api/schemas/load-tests.ts';
+import { client, pathOf, type Client } from '../client.ts';
+import { currentService } from '../config.ts';
+import { ThresholdsFailed } from '../errors.ts';
+import { startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
+import { followTest } from '../load-progress.ts';
+import { summary, type ResultsAnswer } from '../load-summary.ts';
+import { fields, localTime, note, out, print, printJson, table } from '../output.ts';
+import { examples, positiveInt } from './parse.ts';
+
+const api = () => client(currentService());
+const repeat = (v: string, all: string[] = []) => [...all, v];
+const wholeNumber = (flag: string) => (v: string) => (v === '0' ? 0 : positiveInt(flag)(v));
+
+interface Status {
+  test_id: string;
+  status: string;
+  progress: number;
+  metrics: { total_requests: number; throughput: number; error_rate: number; avg_response_time: number; p95_response_time?: number };
+  started_at: string | null;
+  estimated_completion: string | null;
+  failure_reason?: string;
+  thresholds?: Array<{ threshold: string; observed: number; pass: boolean }>;
+  verdict?: string;
+}
+
+async function saveReport(c: Client, id: string, file: string): Promise<void> {
+  const res = await c.send('GET', pathOf(ops.report, { test_id: id }), { open: true });
+  fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  note(`Report saved to ${file}`);
+}
+
+/** 0 when it completed (and every threshold held), 99 when a threshold failed, 1 otherwise. */
+function outcome(a: ResultsAnswer): void {
+  if (a.results?.verdict === 'failed') throw new ThresholdsFailed(`load test ${a.test_id}: ${a.results.thresholds?.filter((t) => !t.pass).map((t) => `${t.threshold} (observed ${t.observed})`).join(', ')} did not hold`);
+  if (a.status !== 'completed') throw new Error(`load test ${a.test_id} ${a.status}${a.failure_reason ? `: ${a.failure_reason}` : ''}`);
+}
+
+export function registerLoad(program: Command): void {
+  const load = program.command('load').description('Load tests: run one as a CI gate, or look at yours').addHelpText('after', examples('netops load run smoke.json', 'netops load list'));
+
+  load
+    .command('run')
+    .description('Start a load test, show its progress, print the summary; exit 0 passed, 99 a threshold failed, 1 failed')
+    .argument('[file]', 'the start body as JSON (or YAML: .yaml/.yml), as POST /load-testing/start takes it; - reads stdin')
+    .option('--url <url>', 'targetUrl: the URL to load')
+    .option('--method <method>', 'httpMethod (default GET)')
+    .option('--users <n>', 'concurrentUsers', positiveInt('--users'))
+    .option('--duration <time>', 'testDuration: 30, 30s, 5m, 1m30s', seconds('--duration'))
+    .option('--ramp-up <time>', 'rampUpTime', seconds('--ramp-up'))
+    .option('--rate <n>', 'requestsPerSecond (0: as fast as the users go)', wholeNumber('--rate'))
+    .option('--header <name:value>', 'a header of every request (repeat it)', repeat)
+    .option('--body <text>', 'the body of every request')
+    .option('--threshold <expr>', 'a pass/fail threshold such as "p95 < 300" (repeat it; replaces the file\'s)', repeat)
+    .option('--stage <duration:target>', 'a stage such as 30s:100 (repeat it; replaces the file\'s)', stage)
+    .option('--report <file>', 'save the HTML report here at the end')
+    .option('--json', 'print the results as the API answers them instead of the summary')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ netops load run --url https://staging.example.com/ --users 20 --duration 30s --threshold "p95 < 300"
+  $ netops load run smoke.json --threshold "error_rate < 1" --report report.html
+
+Flags override the file's fields; the body is checked with the API's own schema before it starts.
+Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
+    )
+    .action(async (file: string | undefined, o: RunFlags & { report?: string; json?: boolean }) => {
+      const body = startBodyOf(file, o);
+      const c = api();
+      const started = await c.call<{ test_id: string }>('POST', pathOf(ops.start), { json: body });
+      note(`Load test ${out.bold(started.test_id)} started against ${body.targetUrl}`);
+      const final = await followTest(c, started.test_id);
+      const results = await c.call<ResultsAnswer>('GET', pathOf(ops.results, { test_id: started.test_id }));
+      if (o.json) printJson(results);
+      else print(`\n${summary(results)}`);
+      if (o.report && results.results) await saveReport(c, started.test_id, o.report);
+      if (final.stoppedHere) throw new Error(`load test ${started.test_id} stopped by Ctrl-C: the results above are partial`);
+      outcome(results);
+    });
+
+  load
+    .command('status')
+    .description('Status and live figures of a load test')
+    .addHelpText('after', examples('netops load status LOltl9dLLufIUaGU'))
+    .argument('<test-id>')
+    .option('--json', 'print the API answer')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const s = await api().call<Status>('GET', pathOf(ops.status, { test_id: id }));
+      if (o.json) return printJson(s);
+      const m = s.metrics;
+      print(
+        fields([
+          ['Test', s.test_id], ['Status', `${s.status} (${s.progress}%)`], ['Started', s.started_at], ['Ends', s.estimated_completion],
+          ['Requests', `${m.total_requests} (${m.throughput}/s), ${m.error_rate}% failed`], ['Latency', `avg ${m.avg_response_time} ms${m.p95_response_time !== undefined ? `, p95 ${m.p95_response_time} ms` : ''}`],
+          ['Thresholds', s.thresholds?.map((t) => `${t.pass ? '✓' : '✗'} ${t.threshold} (${t.observed})`).join(', ')], ['Verdict', s.verdict], ['Failure', s.failure_reason],
+        ]),
+      );
+    });
+
+  load
+    .command('stop')
+    .description('Stop a running load test (its results so far are kept)')
+    .addHelpText('after', examples('netops load stop LOltl9dLLufIUaGU'))
+    .argument('<test-id>')
+    .option('--json', 'print the API answer')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const a = await api().call<{ message: string; partial_results: Record<string, number> }>('POST', pathOf(ops.stop, { test_id: id }));
+      if (o.json) return printJson(a);
+      print(`${a.message}: ${a.partial_results.total_requests} requests so far`);
+    });
+
+  load
+    .command('results')
+    .description('The results of an ended load test, as the end-of-test summary')
+    .addHelpText('after', examples('netops load results LOltl9dLLufIUaGU', 'netops load results LOltl9dLLufIUaGU --json | jq .results.p95_response_time'))
+    .argument('<test-id>')
+    .option('--json', 'print the API answer')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const a = await api().call<ResultsAnswer>('GET', pathOf(ops.results, { test_id: id }));
+      if (o.json) return printJson(a);
+      print(summary(a));
+    });
+
+  load
+    .command('report')
+    .description('The HTML report of an ended load test (one file, no network needed to open it)')
+    .addHelpText('after', examples('netops load report LOltl9dLLufIUaGU -o report.html'))
+    .argument('<test-id>')
+    .option('-o, --output <file>', 'write it here (default: <test-id>.html)')
+    .action(async (id: string, o: { output?: string }) => saveReport(api(), id, o.output ?? `${id}.html`));
+
+  load
+    .command('list')
+    .description('Your load tests, newest first')
+    .addHelpText('after', examples('netops load list --limit 5'))
+    .option('--limit <n>', '1 to 100', positiveInt('--limit'))
+    .option('--json', 'print the API answer')
+    .action(async (o: { limit?: number; json?: boolean }) => {
+      const a = await api().call<{ data: { tests: Array<{ test_id: string; status: string; config: Record<string, unknown>; created_at: string; summary: Record<string, number> | null }> } }>('GET', pathOf(ops.list, {}, { limit: o.limit }));
+      if (o.json) return printJson(a);
+      if (!a.data.tests.length) return print('No load tests yet: netops load run --help');
+      print(table(['Test', 'Status', 'Target', 'Users', 'Created', 'Requests', 'p95'], a.data.tests.map((t) => [t.test_id, t.status, String(t.config.target_url ?? ''), String(t.config.concurrent_users ?? ''), localTime(t.created_at), t.summary?.total_requests ?? '', t.summary ? `${t.summary.p95_response_time} ms` : ''])));
+    });
+
+  load
+    .command('verify-target')
+    .description('Your token to prove you control a host (needed before large tests), and whether it is served now')
+    .addHelpText('after', examples('netops load verify-target https://staging.example.com'))
+    .argument('<url>', 'a URL on the host')
+    .option('--json', 'print the API answer')
+    .action(async (url: string, o: { json?: boolean }) => {
+      const a = await api().call<{ host: string; token: string; verified: boolean; methods: Array<{ type: string; how: string }>; required: boolean }>('POST', pathOf(ops.verifyTarget), { json: { targetUrl: url } });
+      if (o.json) return printJson(a);
+      print(fields([['Host', a.host], ['Token', out.bold(a.token)], ['Verified', a.verified ? out.green('yes') : 'not yet'], ['Required', a.required ? 'yes, for this test size' : 'only for large tests']]));
+      for (const m of a.methods) print(`\n${out.bold(m.type === 'http' ? 'Either serve it over HTTP:' : 'Or publish it in DNS:')}\n  ${m.how}`);
+    });
+}

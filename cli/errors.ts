@@ -1,0 +1,36 @@
+// How the command ends, as scripts read it: 0 done, 1 the API or the network failed, 2 wrong usage,
+// 99 thresholds failed (k6's code, so CI steps written for k6 read ours the same way).
+export const EXIT = { ok: 0, failed: 1, usage: 2, thresholds: 99 } as const;
+
+/** Wrong usage: a bad flag, a file that does not parse, a body the API's schema refuses. Exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The API answered an error: its status, its stable error_code and its message. Exit 1. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly errorCode: string;
+  constructor(what: string, status: number, errorCode: string, detail: string) {
+    super(`${what} failed: ${status} ${errorCode}: ${detail}`);
+    this.status = status;
+    this.errorCode = errorCode;
+  }
+}
+
+/** The service could not be reached (refused, reset, timed out). Exit 1. */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+}
+
+/** Thresholds did not hold. Exit 99. */
+export class ThresholdsFailed extends Error {
+  override name = 'ThresholdsFailed';
+}
+
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof ThresholdsFailed) return EXIT.thresholds;
+  return EXIT.failed;
+}

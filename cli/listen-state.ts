@@ -1,0 +1,59 @@
+// Where `netops listen` is in a webhook's captures, kept in the config folder after every capture it
+// handles, so a listen started again (after a crash, a kill, a reboot) forwards what came meanwhile
+// and nothing twice. Captures commit slightly out of id order (api/schemas/webhooks.ts,
+// OUT_OF_ORDER_WINDOW): besides the highest id handled it keeps every id handled within that window
+// below it, and a resumed stream starts that far back, skipping those.
+import { OUT_OF_ORDER_WINDOW } from '../api/schemas/webhooks.ts';
+import { readState, webhookStateFile, writePrivate } from './config.ts';
+
+interface Saved {
+  last: number;
+  handled: number[];
+}
+
+export class ListenPosition {
+  private last = 0;
+  private handled = new Set<number>();
+  private readonly file: string;
+
+  constructor(serviceUrl: string, webhookId: string) {
+    this.file = webhookStateFile(serviceUrl, webhookId);
+  }
+
+  /** The saved position; false when there was none. */
+  load(): boolean {
+    const saved = readState<Saved>(this.file);
+    if (!saved || typeof saved.last !== 'number') return false;
+    this.last = saved.last;
+    this.handled = new Set(saved.handled ?? []);
+    return true;
+  }
+
+  /** Everything up to `id` counts as handled (--from-now). */
+  skipTo(id: number): void {
+    this.last = id;
+    this.handled.clear();
+    this.save();
+  }
+
+  /** The Last-Event-ID to resume the stream with: far enough back for late commits; undefined from the start. */
+  resumeFrom(): string | undefined {
+    return this.last > 0 ? String(Math.max(1, this.last - OUT_OF_ORDER_WINDOW)) : undefined;
+  }
+
+  isHandled(id: number): boolean {
+    return id <= this.last - OUT_OF_ORDER_WINDOW || this.handled.has(id);
+  }
+
+  /** `id` forwarded (or filtered out, or given up on): written at once. */
+  done(id: number): void {
+    this.handled.add(id);
+    if (id > this.last) this.last = id;
+    for (const h of this.handled) if (h <= this.last - OUT_OF_ORDER_WINDOW) this.handled.delete(h);
+    this.save();
+  }
+
+  private save(): void {
+    writePrivate(this.file, { last: this.last, handled: [...this.handled].sort((a, b) => a - b) } satisfies Saved);
+  }
+}

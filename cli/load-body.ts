@@ -1,0 +1,83 @@
+// The start body of `netops load run`: a file (JSON, or YAML by its extension) with flags over it,
+// checked here against the API's own schema (api/schemas/load-tests.ts), so a typo is refused with
+// the API's words before anything starts.
+import fs from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { startBody } from '../api/schemas/load-tests.ts';
+import { validate } from '../api/validate.ts';
+import { InvalidInputError } from '../lib/errors.ts';
+import { UsageError } from './errors.ts';
+import { headerPairs } from './commands/parse.ts';
+
+export interface RunFlags {
+  url?: string;
+  method?: string;
+  users?: number;
+  duration?: number;
+  rampUp?: number;
+  rate?: number;
+  header?: string[];
+  body?: string;
+  threshold?: string[];
+  stage?: Array<{ duration: number; target: number }>;
+}
+
+/** "30", "30s", "5m", "1h", "1m30s": whole seconds. */
+export function seconds(flag: string) {
+  return (value: string): number => {
+    const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(value.trim());
+    if (!value.trim() || !m) throw new UsageError(`${flag}: "${value}" is not a duration such as 30, 30s, 5m or 1m30s`);
+    return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  };
+}
+
+/** "DURATION:TARGET", e.g. 30s:100. */
+export function stage(value: string, all: Array<{ duration: number; target: number }> = []) {
+  const at = value.lastIndexOf(':');
+  const target = Number(value.slice(at + 1));
+  if (at <= 0 || !/^\d+$/.test(value.slice(at + 1))) throw new UsageError(`--stage: "${value}" is not DURATION:TARGET, e.g. 30s:100`);
+  return [...all, { duration: seconds('--stage')(value.slice(0, at)), target }];
+}
+
+function readFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = file === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${file} does not parse: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${file} must hold one object: the start body`);
+  return value as Record<string, unknown>;
+}
+
+/** The body to send (as the user wrote it, flags applied), once the API's schema accepts it. */
+export function startBodyOf(file: string | undefined, f: RunFlags): Record<string, unknown> {
+  const body: Record<string, unknown> = file ? readFile(file) : {};
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) body[key] = value;
+  };
+  set('targetUrl', f.url);
+  set('httpMethod', f.method ?? (body.httpMethod === undefined ? 'GET' : undefined));
+  set('concurrentUsers', f.users);
+  set('testDuration', f.duration);
+  set('rampUpTime', f.rampUp);
+  set('requestsPerSecond', f.rate);
+  set('body', f.body);
+  if (f.header?.length) body.headers = { ...(body.headers as object), ...headerPairs(f.header, '--header') };
+  // Lists given as flags replace the file's.
+  set('thresholds', f.threshold);
+  set('stages', f.stage);
+  try {
+    validate(startBody, body, 'body');
+  } catch (e) {
+    if (e instanceof InvalidInputError) throw new UsageError(e.message);
+    throw e;
+  }
+  return body;
+}

@@ -1,0 +1,59 @@
+// What the command prints: human output on a terminal (tables, colours), exactly the API's JSON with
+// --json, progress and errors on stderr. Colours only on a terminal and never with NO_COLOR set
+// (https://no-color.org); FORCE_COLOR turns them on anywhere.
+import Table from 'cli-table3';
+import pc from 'picocolors';
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+function colorsOn(stream: NodeJS.WriteStream): boolean {
+  const env = process.env;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+/** Colours for what goes to stdout, and for what goes to stderr. */
+export const out: Colors = pc.createColors(colorsOn(process.stdout));
+export const err: Colors = pc.createColors(colorsOn(process.stderr));
+
+export function print(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** One JSON document on stdout: the API's answer as it came. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** One JSON document per line, for streams. */
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+export function note(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** A table for the terminal: a header row and rows, borders light, colours only where they are on. */
+export function table(head: string[], rows: Array<Array<string | number>>): string {
+  const t = new Table({ head: head.map((h) => out.bold(h)), style: { head: [], border: [], compact: true }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
+  t.push(...rows.map((r) => r.map((c) => String(c))));
+  return t.toString();
+}
+
+/** Label/value lines, labels aligned. */
+export function fields(pairs: Array<[string, string | number | null | undefined]>): string {
+  const shown = pairs.filter(([, v]) => v !== undefined && v !== null && v !== '');
+  const width = Math.max(...shown.map(([k]) => k.length));
+  return shown.map(([k, v]) => `${out.dim(k.padEnd(width))}  ${v}`).join('\n');
+}
+
+/** A time as the terminal's user reads it: local, to the second. */
+export function localTime(iso: string | number): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export const ms = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(2)}s` : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}ms`);

@@ -1,0 +1,87 @@
+// The live stream of a webhook's captures (webhooks.requestsStream) on a real database: a capture that
+// commits after a later one (out of id order) is sent once; a stream resumed after a Last-Event-ID
+// sends nothing at or below it; one resumed after more than a page of captures sends every one of
+// them, oldest page first. Late commits are rows inserted with a lower id after higher ones.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import { upsertUser } from '../../db/users.ts';
+import { createWebhook } from '../../db/webhooks.ts';
+import { webhookService } from '../../api/services/webhooks.ts';
+import { tempDir } from '../support/processes.ts';
+
+const databases: Array<[string, () => Promise<DatabaseHandle>]> = [['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('stream') })]];
+if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+
+describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(() => handle.close());
+
+  /** A webhook keeping 5,000 captures, and a way to store captures under ids of our choosing. */
+  async function webhook() {
+    const user = await upsertUser(handle.db, `stream-${randomUUID()}@example.test`, 'enterprise');
+    const hook = (await createWebhook(handle.db, user.id, 100, { retention: { max_requests: 5000, max_age_days: 30 } }))!;
+    // Ids far above the sequence's, so they never meet other suites' rows.
+    const base = 1e12 + Math.floor(Math.random() * 1e9) * 10_000;
+    const store = async (...offsets: number[]) => {
+      for (const o of offsets) {
+        await sql`insert into captured_requests (id, webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at)
+          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${String(o)}, 'utf8', 1, null, '127.0.0.1', 'test', now())`.execute(handle.db);
+      }
+    };
+    const views = webhookService(handle.db, 'https://x.test');
+    const stream = (after?: number) => {
+      const tick = views.requestsStream(user.id, hook.webhookId, after === undefined ? 0 : base + after);
+      return async () => {
+        const answer = await tick();
+        const e = answer.events[0] as { id?: string; data: { data: { requests: Array<{ id: number }> } } } | undefined;
+        return e ? { id: e.id === undefined ? undefined : Number(e.id) - base, ids: e.data.data.requests.map((r) => r.id - base), more: answer.more ?? false } : undefined;
+      };
+    };
+    return { store, stream };
+  }
+
+  it('sends late commits with lower ids, and never the same capture twice', async () => {
+    const { store, stream } = await webhook();
+    const next = stream();
+    expect(await next()).toMatchObject({ ids: [] }); // the first event, empty
+    await store(102); // batch B commits first
+    expect(await next()).toMatchObject({ id: 102, ids: [102] });
+    await store(101, 103); // batch A's row, committed later, and a new one
+    expect(await next()).toMatchObject({ id: 103, ids: [103, 101] });
+    expect(await next()).toBeUndefined(); // nothing new: no event
+  });
+
+  it('resumes after a Last-Event-ID: nothing at or below it, late commits above it still sent', async () => {
+    const { store, stream } = await webhook();
+    await store(100, 101);
+    const next = stream(101);
+    expect(await next()).toEqual({ id: 101, ids: [], more: false }); // the first event: nothing after 101 yet
+    await store(104);
+    expect(await next()).toMatchObject({ id: 104, ids: [104] });
+    await store(99, 103); // 99 is at or below the resume point: never sent; 103 committed late
+    expect(await next()).toMatchObject({ id: 104, ids: [103] });
+    expect(await next()).toBeUndefined();
+  });
+
+  it('resumed after more than a page, sends every capture since, oldest page first, each event newest first', async () => {
+    const { store, stream } = await webhook();
+    await store(...Array.from({ length: 1200 }, (_, k) => k + 1));
+    const next = stream(100); // 1,100 captures after the resume point
+    const first = await next();
+    expect(first).toMatchObject({ id: 600, more: true });
+    expect(first!.ids).toEqual(Array.from({ length: 500 }, (_, k) => 600 - k));
+    expect(await next()).toMatchObject({ id: 1100, more: true });
+    const last = await next();
+    expect(last).toMatchObject({ id: 1200, more: false });
+    expect(last!.ids).toHaveLength(100);
+    expect(await next()).toBeUndefined();
+
+    // A new stream (no Last-Event-ID) starts with the newest page, as the polling answer does.
+    expect((await stream()())!.ids.slice(0, 2)).toEqual([1200, 1199]);
+  });
+});

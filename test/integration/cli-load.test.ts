@@ -1,0 +1,74 @@
+// `netops load run` as a CI step: exit 0 when the thresholds hold, 99 when one fails, a summary on
+// stdout, Ctrl-C stopping the test on the service, a typo refused before anything starts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { call, expectErrorShape, targets } from '../support/client.ts';
+import { cliEnv, runCli, startCli } from '../support/cli.ts';
+import { loadTestSuite } from '../support/load-tests.ts';
+import { tempDir } from '../support/processes.ts';
+
+describe.each(targets())('netops load ($name)', (target) => {
+  const { site, account, status, results } = loadTestSuite(target);
+  const env = async () => cliEnv(target.baseUrl, (await account).key, { NO_COLOR: '1' });
+
+  it('run with thresholds that hold: exit 0, the summary with each threshold, the report saved', { timeout: 60_000 }, async () => {
+    const report = path.join(await tempDir('cli-report'), 'report.html');
+    const run = await runCli(['load', 'run', '--url', `${site().url}/cli-pass`, '--users', '2', '--duration', '10s', '--ramp-up', '0', '--rate', '20', '--threshold', 'error_rate < 1', '--threshold', 'p95 < 5000', '--report', report], await env());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/✓ error_rate < 1 \(observed 0\)/);
+    expect(run.stdout).toMatch(/✓ p95 < 5000/);
+    expect(run.stdout).toMatch(/http_reqs \.+ \d+/);
+    expect(run.stdout).toMatch(/http_req_duration \.+ avg=.* p95=/);
+    expect(run.stdout).toMatch(/COMPLETED after [\d.]+ s; PASSED: every threshold held/);
+    expect(run.stderr).toMatch(/Load test \S+ started/);
+    expect(site().count('/cli-pass')).toBeGreaterThan(100);
+    expect(fs.readFileSync(report, 'utf8')).toMatch(/^<!doctype html>/i);
+    // The test on the service is the one the summary describes.
+    const id = /Load test (\S+) started/.exec(run.stderr)![1]!;
+    const stored = (await results(id)).body.results;
+    expect(run.stdout).toContain(`http_reqs ${'.'.repeat(13)} ${stored.total_requests} `);
+    const asJson = await runCli(['load', 'results', id, '--json'], await env());
+    expect(JSON.parse(asJson.stdout)).toEqual((await results(id)).body);
+  });
+
+  it('run with a threshold that fails: exit 99 and the failed threshold marked', { timeout: 60_000 }, async () => {
+    const run = await runCli(['load', 'run', '--url', `${site().url}/delay/20/cli-fail`, '--users', '2', '--duration', '10', '--ramp-up', '0', '--rate', '20', '--threshold', 'avg < 10'], await env());
+    expect(run.code, run.stderr).toBe(99);
+    expect(run.stdout).toMatch(/✗ avg < 10 \(observed [\d.]+\)/);
+    expect(run.stdout).toMatch(/FAILED: a threshold did not hold/);
+    expect(run.stderr).toMatch(/netops: load test \S+: avg < 10 \(observed [\d.]+\) did not hold/);
+  });
+
+  it('Ctrl-C stops the test on the service and prints the partial results, exit 1', { timeout: 60_000 }, async () => {
+    const cli = startCli(['load', 'run', '--url', `${site().url}/cli-interrupt`, '--users', '2', '--duration', '5m', '--ramp-up', '0', '--rate', '20'], await env());
+    await cli.waitFor(/Load test \S+ started/);
+    const id = /Load test (\S+) started/.exec(cli.stderr())![1]!;
+    const until = Date.now() + 30_000;
+    while (site().count('/cli-interrupt') < 20 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    cli.child.kill('SIGINT');
+    const run = await cli.ended;
+    expect(run.code, run.stderr).toBe(1);
+    expect((await status(id)).body.status).toBe('stopped');
+    expect(run.stdout).toMatch(/STOPPED after [\d.]+ s/);
+    expect(run.stderr).toMatch(/stopped by Ctrl-C/);
+  });
+
+  it('a typo in the file is refused before anything starts (exit 2), as the API refuses it (400)', async () => {
+    const body = { targetUrl: `${site().url}/cli-typo`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, requestPerSecond: 5 };
+    const file = path.join(await tempDir('cli-body'), 'smoke.json');
+    fs.writeFileSync(file, JSON.stringify(body));
+    const run = await runCli(['load', 'run', file], await env());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('netops: requestPerSecond: is not a field of this body (a typo?)\n');
+    const refused = await call(target, 'POST', '/api/v1/load-testing/start', { key: (await account).key, json: body });
+    expectErrorShape(refused, 400);
+    expect(refused.body.message).toBe('requestPerSecond: is not a field of this body (a typo?)');
+    const yaml = path.join(path.dirname(file), 'smoke.yaml');
+    fs.writeFileSync(yaml, `targetUrl: ${site().url}/cli-typo\nconcurrentUsers: 1\ntestDuration: 5\n`);
+    const short = await runCli(['load', 'run', yaml], await env());
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/testDuration: must be from 10 to 3600/);
+    expect(site().count('/cli-typo')).toBe(0);
+  });
+});
