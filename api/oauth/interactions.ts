@@ -40,11 +40,13 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
   async function clientView(d: Awaited<ReturnType<Provider['interactionDetails']>>) {
     const client = await provider.Client.find(String(d.params.client_id));
     const redirect = URL.parse(String(d.params.redirect_uri ?? ''));
-    return { name: client?.clientName ?? String(d.params.client_id), clientId: String(d.params.client_id), redirectHost: redirect?.host ?? 'unknown', formTargets: redirect ? [redirect.origin] : [] };
+    // Where the code goes, as a person recognises the app: https://claude.ai, cursor://anysphere.cursor-mcp, com.example.app:
+    const returnsTo = !redirect ? 'unknown' : redirect.host ? `${redirect.protocol}//${redirect.host}` : redirect.protocol;
+    return { name: client?.clientName ?? String(d.params.client_id), clientId: String(d.params.client_id), redirectHost: returnsTo, formTargets: redirect ? [redirect.href] : [] };
   }
 
   function intro(client: { name: string; redirectHost: string }): Html {
-    return html`<p><strong>${client.name}</strong> (it will send you back to <code>${client.redirectHost}</code>) wants to connect to your account on ${deps.config.baseUrl}.</p>`;
+    return html`<p><strong>${client.name}</strong>, returning to <code>${client.redirectHost}</code>, wants to connect to your account on ${deps.config.baseUrl}.</p>`;
   }
 
   router.get('/:uid', async (ctx) => {

@@ -1,7 +1,8 @@
 // The OAuth 2.1 authorization server of the MCP endpoint: oidc-provider (certified, Koa-based),
 // configured for MCP clients that know nothing but the URL `{BASE_URL}/mcp`:
 // - dynamic client registration (RFC 7591) and Client ID Metadata Documents (fetched through the
-//   address guard); redirect URIs https or loopback http, matched exactly;
+//   address guard); redirect URIs https, loopback http or a native app's own scheme (RFC 8252),
+//   matched exactly (a loopback URI's port excepted);
 // - authorization code with PKCE S256 for every client; resource indicators (RFC 8707): the one
 //   resource is `{BASE_URL}/mcp`, the default for clients that omit it; JWT access tokens for it;
 // - refresh tokens for clients that registered the refresh_token grant, rotated on every use (reuse
@@ -187,6 +188,10 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
         if (key !== 'redirect_uris') return;
         checkRedirectUris(value);
         checkMetadataSizes(metadata as Record<string, unknown>);
+        // A client that returns to its own scheme or to a loopback port is a native app (RFC 8252),
+        // whatever application_type it sent (Cursor sends "web" or nothing): oidc-provider then
+        // accepts its scheme and any loopback port at authorization. PKCE binds the code to it.
+        if (Array.isArray(value) && value.some((uri) => isNativeRedirect(String(uri)))) (metadata as Record<string, unknown>).application_type = 'native';
       },
     },
     // Client ID Metadata Documents and any other URL the library fetches go through the address guard.
@@ -228,7 +233,14 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
   };
 }
 
-/** Redirect URIs: https, or http on a loopback address; at most `redirectUris` of them, each at most `uriChars` long. */
+/** Schemes no redirect may use: they run code or read local data, or are not a place to return to. */
+const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ws:', 'wss:']);
+
+/**
+ * Redirect URIs (RFC 8252 for native apps): https; http on a loopback address, any port (section 7.3);
+ * a private-use scheme, `cursor://host/path` or `com.example.app:/path` (section 7.1). Never a fragment
+ * or user info. At most `redirectUris` of them, each at most `uriChars` long.
+ */
 function checkRedirectUris(value: unknown): void {
   if (!Array.isArray(value)) return; // not a list: the library's own checks refuse it
   const { redirectUris, uriChars } = CLIENT_REGISTRATION_LIMITS;
@@ -236,11 +248,26 @@ function checkRedirectUris(value: unknown): void {
   for (const uri of value as unknown[]) {
     const text = String(uri);
     if (text.length > uriChars) refuse(`redirect_uris: each URI at most ${uriChars} characters (one has ${text.length})`);
-    const url = URL.parse(text);
-    if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
-      refuse(`redirect_uris must be https URLs or http URLs on a loopback address (${JSON.stringify(uri).slice(0, 200)} is neither)`);
-    }
+    const fault = redirectFault(text);
+    if (fault) refuse(`redirect_uris: ${JSON.stringify(text).slice(0, 200)} ${fault}`);
   }
+}
+
+function redirectFault(text: string): string | null {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(text)?.[1];
+  const url = URL.parse(text);
+  if (!scheme || !url) return 'is not an absolute URI with a valid scheme';
+  if (REFUSED_SCHEMES.has(url.protocol)) return `must not use the ${scheme} scheme`;
+  if (text.includes('#')) return 'must not have a fragment';
+  if (url.username || url.password || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*@/.test(text)) return 'must not carry user info';
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'must be https, or http on a loopback address (127.0.0.1, [::1], localhost)';
+  return null;
+}
+
+/** A redirect that only a native app takes: its own scheme, or http on a loopback address. */
+function isNativeRedirect(text: string): boolean {
+  const url = URL.parse(text);
+  return !!url && url.protocol !== 'https:' && (url.protocol !== 'http:' || isLoopbackHost(url.hostname));
 }
 
 /** Every other field of the metadata within CLIENT_REGISTRATION_LIMITS (redirect URIs are checked above). */

@@ -88,7 +88,10 @@ export function sendPage(ctx: Context, title: string, body: Html, status = 200, 
   ctx.set('Cache-Control', 'no-store');
   const targets = (options.formTargets ?? []).flatMap((t) => {
     const url = URL.parse(t);
-    return url && (url.protocol === 'https:' || url.protocol === 'http:') ? [` ${url.origin}`] : [];
+    if (!url) return [];
+    if (url.protocol === 'https:' || url.protocol === 'http:') return [` ${url.origin}`];
+    // A native app's own scheme (cursor:, com.example.app:): a scheme source, nothing more.
+    return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? [` ${url.protocol}`] : [];
   });
   ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'${targets.join('')}; frame-ancestors 'none'; base-uri 'none'`);
   ctx.set('X-Frame-Options', 'DENY');
