@@ -48,10 +48,12 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   let lastRun = 0;
   let lastWrite = Date.now();
   let unsubscribe = () => {};
+  const lookAgain = () => void run();
   const close = () => {
     if (closed) return;
     closed = true;
     clearTimeout(timer);
+    stream.off('drain', lookAgain);
     clearInterval(keeper);
     unsubscribe();
     stream.end();
@@ -109,7 +111,8 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
     if (closed) return;
     // More to send now: once the client has read what was written (a slow reader is not buried).
     if (more) {
-      if (stream.writableNeedDrain) stream.once('drain', () => void run());
+      clearTimeout(timer);
+      if (stream.writableNeedDrain) stream.once('drain', lookAgain);
       else timer = setTimeout(run, 0);
       return;
     }

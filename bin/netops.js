@@ -6,6 +6,8 @@ if (major < 22 || (major === 22 && minor < 12)) {
   console.error(`netops needs Node.js 22.12 or later; this is ${process.version}`);
   process.exit(1);
 }
+// Node keeps the compiled bundle on disk (in the OS's temp folder): later starts skip compiling it.
+(await import('node:module')).enableCompileCache?.();
 try {
   await import('../dist/netops.js');
 } catch (e) {

@@ -69,5 +69,6 @@ async function apiError(what: string, res: Response): Promise<ApiError> {
     // not our error shape (a proxy's page): its status says enough
   }
   const code = body.error_code ?? (body.error ? body.error.toLowerCase().replace(/\s+/g, '_') : res.statusText.toLowerCase().replace(/\s+/g, '_') || 'error');
-  return new ApiError(what, res.status, code, body.message ?? (text.slice(0, 200).trim() || res.statusText));
+  const retryAfter = Number(res.headers.get('retry-after'));
+  return new ApiError(what, res.status, code, body.message ?? (text.slice(0, 200).trim() || res.statusText), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }

@@ -12,10 +12,18 @@ export class ApiError extends Error {
   override name = 'ApiError';
   readonly status: number;
   readonly errorCode: string;
-  constructor(what: string, status: number, errorCode: string, detail: string) {
+  /** The answer's Retry-After, when it had one. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(what: string, status: number, errorCode: string, detail: string, retryAfterSeconds?: number) {
     super(`${what} failed: ${status} ${errorCode}: ${detail}`);
     this.status = status;
     this.errorCode = errorCode;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** Asking again later may succeed: the service is busy, restarting or has a dependency away. */
+  get retryable(): boolean {
+    return this.status >= 500 || this.status === 429 || this.status === 408;
   }
 }
 

@@ -2,16 +2,19 @@
 // handles, so a listen started again (after a crash, a kill, a reboot) forwards what came meanwhile
 // and nothing twice. Captures commit slightly out of id order (api/schemas/webhooks.ts,
 // OUT_OF_ORDER_WINDOW): besides the highest id handled it keeps every id handled within that window
-// below it, and a resumed stream starts that far back, skipping those.
+// below it, and a resumed stream starts that far back, skipping those. `floor`: nothing at or below
+// it is wanted (--from-now).
 import { OUT_OF_ORDER_WINDOW } from '../api/schemas/webhooks.ts';
 import { readState, webhookStateFile, writePrivate } from './config.ts';
 
 interface Saved {
+  floor?: number;
   last: number;
   handled: number[];
 }
 
 export class ListenPosition {
+  private floor = 0;
   private last = 0;
   private handled = new Set<number>();
   private readonly file: string;
@@ -24,25 +27,27 @@ export class ListenPosition {
   load(): boolean {
     const saved = readState<Saved>(this.file);
     if (!saved || typeof saved.last !== 'number') return false;
+    this.floor = saved.floor ?? 0;
     this.last = saved.last;
     this.handled = new Set(saved.handled ?? []);
     return true;
   }
 
-  /** Everything up to `id` counts as handled (--from-now). */
+  /** Nothing up to `id` is wanted (--from-now). */
   skipTo(id: number): void {
-    this.last = id;
+    this.floor = this.last = id;
     this.handled.clear();
     this.save();
   }
 
   /** The Last-Event-ID to resume the stream with: far enough back for late commits; undefined from the start. */
   resumeFrom(): string | undefined {
-    return this.last > 0 ? String(Math.max(1, this.last - OUT_OF_ORDER_WINDOW)) : undefined;
+    const from = Math.max(this.floor, this.last - OUT_OF_ORDER_WINDOW, 0);
+    return this.last > 0 ? String(Math.max(1, from)) : undefined;
   }
 
   isHandled(id: number): boolean {
-    return id <= this.last - OUT_OF_ORDER_WINDOW || this.handled.has(id);
+    return id <= this.floor || id <= this.last - OUT_OF_ORDER_WINDOW || this.handled.has(id);
   }
 
   /** `id` forwarded (or filtered out, or given up on): written at once. */
@@ -54,6 +59,6 @@ export class ListenPosition {
   }
 
   private save(): void {
-    writePrivate(this.file, { last: this.last, handled: [...this.handled].sort((a, b) => a - b) } satisfies Saved);
+    writePrivate(this.file, { floor: this.floor, last: this.last, handled: [...this.handled].sort((a, b) => a - b) } satisfies Saved);
   }
 }

@@ -1,12 +1,14 @@
 // Follows a running load test on its status stream until it ends, with one live progress line on
 // stderr (cli-progress: redrawn in place on a terminal, a line every few seconds in CI logs). A
-// dropped stream is opened again; Ctrl-C stops the test on the service and waits for its end.
+// dropped stream is opened again (a CI step gives up after 12 failed connections in a row, about two
+// minutes); Ctrl-C stops the test on the service (once it runs, if it is still pending) and waits for
+// its end, so the partial results can be printed.
 import { SingleBar } from 'cli-progress';
 import { loadTestOperations as ops } from '../api/schemas/load-tests.ts';
 import { pathOf, type Client } from './client.ts';
 import { ApiError } from './errors.ts';
 import { note, err } from './output.ts';
-import { serverEvents } from './sse.ts';
+import { follow } from './sse.ts';
 
 interface LiveStatus {
   status: string;
@@ -40,32 +42,40 @@ export async function followTest(c: Client, testId: string): Promise<{ status: s
     barIncompleteChar: '-',
   });
   bar.start(100, 0, { state: 'pending', elapsed_s: 0, total_s: 0, users: '?', rps: 0, p95: '0 ms', errors: '0%', thr: 'none' });
-  const stop = new AbortController();
+  let last = 'pending';
   let stoppedHere = false;
+  let stopSent = false;
+  const sendStop = () => {
+    if (stopSent || ENDED.includes(last)) return;
+    // A pending test cannot be stopped yet (409): asked again when it runs.
+    if (last === 'pending') return;
+    stopSent = true;
+    c.call('POST', pathOf(ops.stop, { test_id: testId })).catch((e: Error) => {
+      if (!(e instanceof ApiError && e.status === 409)) note(err.red(`Stopping failed: ${e.message}`));
+    });
+  };
   const onSignal = () => {
-    if (stoppedHere) process.exit(1); // a second Ctrl-C: leave now
+    if (stoppedHere) process.exit(1); // a second Ctrl-C: leave it running
     stoppedHere = true;
     note(err.yellow('\nStopping the test on the service (Ctrl-C again to leave it running)'));
-    c.call('POST', pathOf(ops.stop, { test_id: testId })).catch((e: Error) => note(err.red(`Stopping failed: ${e.message}`)));
+    sendStop();
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-  let last = 'pending';
   try {
-    for (let backoff = 500; !ENDED.includes(last); backoff = Math.min(backoff * 2, 10_000)) {
-      try {
-        const res = await c.send('GET', pathOf(ops.events, { test_id: testId }), { open: true, signal: stop.signal, headers: { Accept: 'text/event-stream' } });
-        for await (const event of serverEvents(res)) {
-          if (event.event !== 'status') continue;
-          backoff = 500;
-          const s = event.data as LiveStatus;
-          last = s.status;
-          bar.update(s.progress, payload(s));
-        }
-      } catch (e) {
-        if (e instanceof ApiError && e.status < 500 && e.status !== 429) throw e;
-      }
-      if (!ENDED.includes(last)) await new Promise((r) => setTimeout(r, backoff));
-    }
+    await follow({
+      stop: new AbortController().signal,
+      finished: () => ENDED.includes(last),
+      maxFailures: 12,
+      open: (signal) => c.send('GET', pathOf(ops.events, { test_id: testId }), { open: true, signal, headers: { Accept: 'text/event-stream' } }),
+      onDisconnect: (reason, waitMs) => note(err.yellow(`\nStatus stream lost (${reason}); again in ${(waitMs / 1000).toFixed(1)} s`)),
+      onEvent: (event) => {
+        if (event.event !== 'status') return;
+        const s = event.data as LiveStatus;
+        last = s.status;
+        bar.update(s.progress, payload(s));
+        if (stoppedHere) sendStop();
+      },
+    });
   } finally {
     bar.stop();
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);

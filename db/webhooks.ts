@@ -193,6 +193,8 @@ export interface CaptureFilter {
   minId?: number;
   /** Only these captures. */
   ids?: readonly number[];
+  /** None of these (a stream's captures already sent). */
+  notIds?: readonly number[];
   /** Only captures whose delivery to the forward URL is pending. */
   pendingDelivery?: boolean;
   /** The oldest `limit` instead of the newest (a stream catching up after a gap, a page at a time). */
@@ -208,6 +210,7 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
   if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
   if (filter.minId) q = q.where('id', '>=', filter.minId);
   if (filter.ids) q = q.where('id', '=', sql<number>`any(${filter.ids.map(Number)}::bigint[])`);
+  if (filter.notIds?.length) q = q.where('id', '<>', sql<number>`all(${filter.notIds.map(Number)}::bigint[])`);
   if (filter.pendingDelivery) q = q.where(sql<boolean>`(delivery ->> 'status') = 'pending'`);
   if (filter.method) q = q.where('method', '=', filter.method);
   if (filter.since) q = q.where('created_at', '>=', filter.since);

@@ -78,7 +78,8 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
       title: 'Start a load test',
       description:
         'Starts a load test of a URL you own (the same body as POST /api/v1/load-testing/start). As a task (tools/call with "task"), it answers at once with the task; tasks/get shows its progress, tasks/result gives the final results, tasks/cancel stops every shard and keeps the partial results. As a plain call it waits for the end, sending notifications/progress every 5 seconds when the call carries a progressToken, and answers the results. The test id is the task id without its "load-test-" prefix.',
-      inputSchema: startShape,
+      // Strict, as the REST body is: a typo (requestPerSecond) is refused, not dropped into an unlimited test.
+      inputSchema: z.strictObject(startShape),
       outputSchema: resultsShape,
       annotations: { title: 'Start a load test', ...TOOL_HINTS.load_test_start },
     },

@@ -123,7 +123,7 @@ export interface JobToolDeps {
 export function registerJobTool(
   server: McpServer,
   name: string,
-  config: { title: string; description: string; inputSchema: ZodRawShape; outputSchema: z.ZodObject; annotations: ToolAnnotations },
+  config: { title: string; description: string; inputSchema: ZodRawShape | z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations },
   deps: JobToolDeps,
   account: { userId: number; plan: Plan },
   start: (args: Record<string, unknown>) => Promise<string | { taskId: string; statusMessage: string }>,

@@ -217,7 +217,9 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     requestsStream(userId: number, webhookId: string, after = 0): () => Promise<SseTick> {
       // Batches commit out of order (several at once, several processes): a row with a lower id can
       // appear after a higher one was sent. So each look also goes back OUT_OF_ORDER_WINDOW ids (never
-      // before `after`) and skips the ids already sent.
+      // before `floor`) and skips the ids already sent. The first look of a new stream sends the newest
+      // page only: what is older than it is not news, and `floor` rises to just below it.
+      let floor = after;
       let lastId = after;
       let sent = false;
       const seen = new Set<number>();
@@ -234,9 +236,11 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         // (With a signature check set, each look checks its captures: at most 2 pages of HMACs of their bodies.)
         const first = !sent && after === 0;
         const newer = await listCapturedRequests(db, webhook.id, page, lastId, { ...bounds, oldestFirst: !first });
-        const late = lastId > after ? await listCapturedRequests(db, webhook.id, page, Math.max(after, lastId - OUT_OF_ORDER_WINDOW), { ...bounds, beforeId: lastId }) : [];
+        // Late commits: rows below the newest sent that were not sent (however many were, in a busy window).
+        const late = lastId > floor ? await listCapturedRequests(db, webhook.id, page, Math.max(floor, lastId - OUT_OF_ORDER_WINDOW), { ...bounds, beforeId: lastId, notIds: [...seen] }) : [];
         const fresh = [...late, ...newer].filter((r) => !seen.has(r.id)).sort((a, b) => b.id - a.id);
         const more = !first && newer.length === page;
+        if (first && newer.length === page) floor = newer.at(-1)!.id - 1;
         if (fresh.length === 0 && sent) return { events: [], done: false };
         sent = true;
         for (const r of fresh) seen.add(r.id);

@@ -6,12 +6,12 @@ import type { Command } from 'commander';
 import { webhookOperations as ops } from '../../api/schemas/webhooks.ts';
 import { client, pathOf, type Client } from '../client.ts';
 import { currentService } from '../config.ts';
-import { ApiError, NetworkError, UsageError } from '../errors.ts';
+import { ApiError, UsageError } from '../errors.ts';
 import { forward, type Forwarded } from '../forward.ts';
 import { ListenPosition } from '../listen-state.ts';
 import { err, localTime, note, out, print, printJsonLine } from '../output.ts';
-import { serverEvents } from '../sse.ts';
-import { examples, positiveInt } from './parse.ts';
+import { follow, sleep } from '../sse.ts';
+import { examples, wholeNumber } from './parse.ts';
 import { createWebhook, sentPath, type Capture } from './webhooks.ts';
 
 interface ListenOptions {
@@ -24,9 +24,6 @@ interface ListenOptions {
   json?: boolean;
 }
 
-const MAX_BACKOFF_MS = 10_000;
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((r) => { const t = setTimeout(r, ms); signal.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true }); });
-
 export function registerListen(program: Command): void {
   program
     .command('listen')
@@ -36,89 +33,84 @@ export function registerListen(program: Command): void {
     .option('--from-now', 'skip what was captured before (by default a first listen sends what the webhook keeps, a later one what came since)')
     .option('--method <method>', 'forward only captures of this method')
     .option('--path <prefix>', 'forward only captures whose path below the capture URL starts with this')
-    .option('--retries <n>', 'attempts more when the local service cannot be reached, then skip the capture', positiveInt('--retries'), 3)
+    .option('--retries <n>', 'attempts more when the local service cannot be reached, then skip the capture', wholeNumber('--retries'), 3)
     .option('--insecure', 'accept any certificate of an https --forward-to')
     .option('--json', 'one JSON line per capture: the capture as the API gives it, with `forwarded`')
     .addHelpText('after', examples('netops listen --forward-to http://localhost:4000/webhooks', 'netops listen wh_123 --forward-to http://localhost:4000 --path /stripe --from-now'))
     .action(async (webhookId: string | undefined, o: ListenOptions) => {
       if (!URL.canParse(o.forwardTo) || !/^https?:$/.test(new URL(o.forwardTo).protocol)) throw new UsageError(`--forward-to: ${o.forwardTo} is not an http or https URL`);
-      const service = currentService();
-      const c = client(service);
-      if (!webhookId) {
-        const created = await createWebhook(c);
-        webhookId = created.webhook_id;
-        note(`Webhook ${created.webhook_id} created. Send requests to ${err.bold(created.webhook_url)}`);
+      // Ctrl-C: the capture in flight is finished (its retries cut short), then exit 0; a second one leaves at once.
+      const stop = new AbortController();
+      let busy = false;
+      const onSignal = () => {
+        if (stop.signal.aborted || !busy) process.exit(0);
+        stop.abort();
+      };
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+      try {
+        const service = currentService();
+        const c = client(service);
+        if (!webhookId) {
+          const created = await createWebhook(c);
+          webhookId = created.webhook_id;
+          note(`Webhook ${created.webhook_id} created. Send requests to ${err.bold(created.webhook_url)}`);
+        }
+        const position = new ListenPosition(service.url, webhookId);
+        if (o.fromNow) {
+          const newest = await c.call<{ data: { requests: Capture[] } }>('GET', pathOf(ops.requests, {}, { webhook_id: webhookId, limit: 1 }));
+          position.skipTo(newest.data.requests[0]?.id ?? 0);
+        } else if (position.load()) note(err.dim('Resuming after the captures the last listen of this webhook handled'));
+        const id = webhookId;
+        note(`Forwarding captures of ${id} to ${err.bold(o.forwardTo)} (Ctrl-C to stop)`);
+        await follow({
+          stop: stop.signal,
+          finished: () => false,
+          open: (signal) => {
+            const lastEventId = position.resumeFrom();
+            return c.send('GET', pathOf(ops.events, {}, { webhook_id: id }), { open: true, signal, headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) } });
+          },
+          onDisconnect: (reason, waitMs) => note(err.yellow(`Disconnected (${reason}); reconnecting in ${(waitMs / 1000).toFixed(1)} s`)),
+          onEvent: async (event) => {
+            if (event.event === 'end') throw new ApiError(`listen ${id}`, 404, 'not_found', event.data?.message ?? 'the webhook was deleted');
+            if (event.event === 'error') throw new ApiError(`listen ${id}`, 503, 'stream_failed', event.data?.message ?? 'the stream failed');
+            if (event.event !== 'requests') return;
+            const captures = (event.data.data.requests as Capture[]).filter((r) => !position.isHandled(r.id)).sort((a, b) => a.id - b.id);
+            for (const capture of captures) {
+              busy = true;
+              const handled = await handle(capture, id, position, o, stop.signal);
+              busy = false;
+              if (!handled || stop.signal.aborted) return;
+            }
+          },
+        });
+      } finally {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       }
-      const position = new ListenPosition(service.url, webhookId);
-      if (o.fromNow) {
-        const newest = await c.call<{ data: { requests: Capture[] } }>('GET', pathOf(ops.requests, {}, { webhook_id: webhookId, limit: 1 }));
-        position.skipTo(newest.data.requests[0]?.id ?? 0);
-      } else if (position.load()) note(err.dim(`Resuming after capture ${position.resumeFrom() ? 'where the last listen stopped' : 'none'}`));
-      await listen(c, webhookId, position, o);
     });
 }
 
-async function listen(c: Client, webhookId: string, position: ListenPosition, o: ListenOptions): Promise<void> {
-  const stop = new AbortController();
-  let busy = false;
-  const onSignal = () => {
-    if (stop.signal.aborted || !busy) process.exit(0); // a second Ctrl-C, or nothing in flight: now
-    stop.abort(); // the capture in flight is finished first
-  };
-  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-  note(`Forwarding captures of ${webhookId} to ${err.bold(o.forwardTo)} (Ctrl-C to stop)`);
-  let backoff = 500;
-  try {
-    while (!stop.signal.aborted) {
-      let reason: string;
-      try {
-        const lastEventId = position.resumeFrom();
-        const res = await c.send('GET', pathOf(ops.events, {}, { webhook_id: webhookId }), { open: true, signal: stop.signal, headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) } });
-        for await (const event of serverEvents(res)) {
-          backoff = 500;
-          if (event.event === 'end') throw new ApiError(`listen ${webhookId}`, 404, 'not_found', event.data?.message ?? 'the webhook was deleted');
-          if (event.event === 'error') throw new NetworkError(`the stream failed: ${event.data?.message ?? 'unknown error'}`);
-          if (event.event !== 'requests') continue;
-          const captures = (event.data.data.requests as Capture[]).filter((r) => !position.isHandled(r.id)).sort((a, b) => a.id - b.id);
-          for (const capture of captures) {
-            busy = true;
-            await handle(capture, webhookId, position, o);
-            busy = false;
-            if (stop.signal.aborted) return;
-          }
-        }
-        reason = 'the service ended the stream';
-      } catch (e) {
-        if (stop.signal.aborted) return;
-        // The key, the webhook or the request is wrong: no retry changes that.
-        if (e instanceof ApiError && e.status < 500 && e.status !== 429 && e.status !== 408) throw e;
-        reason = (e as Error).message;
-      }
-      note(err.yellow(`Disconnected (${reason}); reconnecting in ${(backoff / 1000).toFixed(1)} s`));
-      await sleep(backoff, stop.signal);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-    }
-  } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-  }
-}
-
-async function handle(capture: Capture, webhookId: string, position: ListenPosition, o: ListenOptions): Promise<void> {
+/** Forwards one capture (or skips it by the filters); false when Ctrl-C cut its retries short (not done: a later listen sends it). */
+async function handle(capture: Capture, webhookId: string, position: ListenPosition, o: ListenOptions, stop: AbortSignal): Promise<boolean> {
   const below = capture.path.slice(`/webhook/${webhookId}`.length) || '/';
   const shown = sentPath(capture, webhookId);
   if ((o.method && capture.method.toUpperCase() !== o.method.toUpperCase()) || (o.path && !below.startsWith(o.path))) {
     position.done(capture.id);
-    return;
+    return true;
   }
   let result: Forwarded = await forward(capture, webhookId, o.forwardTo, o.insecure);
   for (let attempt = 1; 'error' in result && attempt <= o.retries; attempt++) {
     note(err.dim(`  ${capture.method} ${shown}: ${result.error}; attempt ${attempt + 1} of ${o.retries + 1} in ${attempt} s`));
-    await new Promise((r) => setTimeout(r, attempt * 1000));
+    await sleep(attempt * 1000, stop);
+    if (stop.aborted) return false;
     result = await forward(capture, webhookId, o.forwardTo, o.insecure);
   }
   position.done(capture.id);
-  if (o.json) return printJsonLine({ ...capture, forwarded: 'error' in result ? { error: result.error, duration_ms: result.durationMs } : { status: result.status, duration_ms: result.durationMs } });
+  if (o.json) {
+    printJsonLine({ ...capture, forwarded: 'error' in result ? { error: result.error, duration_ms: result.durationMs } : { status: result.status, duration_ms: result.durationMs } });
+    return true;
+  }
   const time = localTime(Date.now()).slice(11);
   const outcome = 'error' in result ? out.red(`${result.error} (skipped after ${o.retries + 1} attempts)`) : `${(result.status < 400 ? out.green : out.red)(String(result.status))} ${result.durationMs} ms`;
   print(`${out.dim(time)}  ${capture.method.padEnd(6)} ${shown}  -> ${outcome}`);
+  return true;
 }

@@ -10,11 +10,10 @@ import { startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
 import { followTest } from '../load-progress.ts';
 import { summary, type ResultsAnswer } from '../load-summary.ts';
 import { fields, localTime, note, out, print, printJson, table } from '../output.ts';
-import { examples, positiveInt } from './parse.ts';
+import { examples, positiveInt, wholeNumber } from './parse.ts';
 
 const api = () => client(currentService());
 const repeat = (v: string, all: string[] = []) => [...all, v];
-const wholeNumber = (flag: string) => (v: string) => (v === '0' ? 0 : positiveInt(flag)(v));
 
 interface Status {
   test_id: string;

@@ -8,6 +8,9 @@ export const positiveInt = (flag: string) => (value: string): number => {
   return n;
 };
 
+/** 0 or more. */
+export const wholeNumber = (flag: string) => (value: string): number => (value.trim() === '0' ? 0 : positiveInt(flag)(value));
+
 /** "Name: value" flags as a header object. */
 export function headerPairs(lines: string[], flag: string): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -48,11 +48,12 @@ export async function createWebhook(c: Client, body: Record<string, unknown> = {
   return c.call('POST', pathOf(ops.create), { json: body });
 }
 
-async function findWebhook(c: Client, id: string): Promise<Webhook> {
+/** The my-webhooks answer narrowed to one webhook (there is no endpoint of one). */
+async function findWebhook(c: Client, id: string): Promise<{ success: true; data: { total: 1; webhooks: [Webhook] } }> {
   const list = await c.call<{ data: { webhooks: Webhook[] } }>('GET', pathOf(ops.list));
   const found = list.data.webhooks.find((w) => w.webhook_id === id);
   if (!found) throw new ApiError(`webhook show ${id}`, 404, 'not_found', `No webhook ${id} among yours`);
-  return found;
+  return { success: true, data: { total: 1, webhooks: [found] } };
 }
 
 function captureRows(requests: Capture[], webhookId: string): Array<Array<string | number>> {
@@ -97,11 +98,12 @@ export function registerWebhooks(program: Command): void {
     .description('A webhook: its settings and its newest captures')
     .addHelpText('after', examples('netops webhook show wh_123'))
     .argument('<id>', 'the webhook id')
-    .option('--json', 'print the webhook as my-webhooks answers it')
+    .option('--json', 'print the my-webhooks answer narrowed to this webhook')
     .action(async (id: string, o: { json?: boolean }) => {
       const c = api();
-      const w = await findWebhook(c, id);
-      if (o.json) return printJson(w);
+      const answer = await findWebhook(c, id);
+      if (o.json) return printJson(answer);
+      const w = answer.data.webhooks[0];
       print(
         fields([
           ['Webhook', w.webhook_id], ['Capture URL', out.bold(w.webhook_url)], ['Captures', w.request_count], ['Created', localTime(w.created_at)],

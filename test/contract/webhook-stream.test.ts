@@ -68,6 +68,21 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
     expect(await next()).toBeUndefined();
   });
 
+  it('sends a late commit below a window full of sent captures, and never the captures older than a new stream\'s first page', async () => {
+    const { store, stream } = await webhook();
+    await store(...Array.from({ length: 700 }, (_, k) => k + 1));
+    const next = stream();
+    const first = await next(); // a new stream: the newest page only
+    expect(first!.ids).toHaveLength(500);
+    expect(first!.ids.at(-1)).toBe(201);
+    await store(...Array.from({ length: 600 }, (_, k) => 1000 + k)); // 600 new ones: sent, then a window full of them
+    expect((await next())!.ids).toHaveLength(500);
+    expect((await next())!.ids).toHaveLength(100);
+    await store(950); // committed late, below 600 sent captures
+    expect(await next()).toMatchObject({ ids: [950] });
+    expect(await next()).toBeUndefined(); // and 1..200, older than the first page, never
+  });
+
   it('resumed after more than a page, sends every capture since, oldest page first, each event newest first', async () => {
     const { store, stream } = await webhook();
     await store(...Array.from({ length: 1200 }, (_, k) => k + 1));

@@ -35,7 +35,7 @@ describe.each(targets())('netops listen ($name)', (target) => {
     }
   });
 
-  it('forwards 200 captures exactly once across an API restart, and a restarted listen only what came meanwhile', { timeout: 180_000 }, async () => {
+  it('forwards 200 captures exactly once across an API restart; a restarted listen only what came meanwhile, a burst too; --from-now nothing before it', { timeout: 240_000 }, async () => {
     const received: Received[] = [];
     const receiver = await startReceiver('127.0.0.1', received, (_got, res) => res.writeHead(204).end());
     procs.push({ stop: () => receiver.close() });
@@ -44,7 +44,7 @@ describe.each(targets())('netops listen ($name)', (target) => {
     let api: AppProcess = await startApp(apiEnv);
     procs.push({ stop: () => api.stop() });
     const { key } = await newAccount(target);
-    const hook = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key, json: {} })).body;
+    const hook = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key, json: { retention: { max_requests: 2000 } } })).body;
     const env = await cliEnv(api.baseUrl, key, { NO_COLOR: '1' });
 
     const args = ['listen', hook.webhook_id, '--forward-to', `${receiver.url}/local/base?from=listen`];
@@ -65,9 +65,13 @@ describe.each(targets())('netops listen ($name)', (target) => {
     api = await startApp(apiEnv);
     await sending;
 
-    const until = Date.now() + 60_000;
-    while (received.length < 200 && Date.now() < until) await sleep(100);
-    await sleep(1500); // a repeat would come now
+    /** Until `n` arrived, then 1.5 s more: a repeat would come in them. */
+    const arrivals = async (n: number) => {
+      const until = Date.now() + 60_000;
+      while (received.length < n && Date.now() < until) await sleep(100);
+      await sleep(1500);
+    };
+    await arrivals(200);
     expect(listen.stderr()).toMatch(/Disconnected/); // the restart was seen, and survived
     const check = (from: number, to: number) => {
       const seqs = received.map((r) => Number(r.headers['x-seq'])).sort((a, b) => a - b);
@@ -92,13 +96,37 @@ describe.each(targets())('netops listen ($name)', (target) => {
     for (let i = 200; i < 220; i++) await capture(api.baseUrl, hook.webhook_id, i);
     listen = startCli(args, env);
     procs.push(listen);
-    const again = Date.now() + 30_000;
-    while (received.length < 20 && Date.now() < again) await sleep(100);
-    await sleep(1500);
+    await arrivals(20);
     check(200, 220);
+
+    // Killed again; meanwhile 600 captures from 8 senders at once (batches commit out of id order, and
+    // more than a page of them waits): the next listen forwards each once.
+    listen.child.kill('SIGKILL');
+    await listen.ended;
+    received.length = 0;
+    const next = { i: 220 };
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next.i < 820) await capture(api.baseUrl, hook.webhook_id, next.i++);
+    }));
+    listen = startCli(args, env);
+    procs.push(listen);
+    await arrivals(600);
+    check(220, 820);
 
     // Ctrl-C ends it well.
     listen.child.kill('SIGINT');
     expect((await listen.ended).code).toBe(0);
+
+    // --from-now, in a fresh config folder: nothing of the 820 kept, only what comes after.
+    received.length = 0;
+    const fresh = startCli([...args, '--from-now'], await cliEnv(api.baseUrl, key, { NO_COLOR: '1' }));
+    procs.push(fresh);
+    await fresh.waitFor(/Forwarding captures/);
+    await capture(api.baseUrl, hook.webhook_id, 820);
+    await fresh.waitFor(/\/events\/820/);
+    await sleep(1500);
+    check(820, 821);
+    fresh.child.kill('SIGINT');
+    expect((await fresh.ended).code).toBe(0);
   });
 });

@@ -50,6 +50,11 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     expect(start.execution).toEqual({ taskSupport: 'optional' });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['load_test_status', 'load_test_stop', 'load_test_results', 'load_test_list']));
 
+    // A typo in the arguments is refused naming it, as the REST body's is (the tool's schema says so: additionalProperties false).
+    expect(start.inputSchema.additionalProperties).toBe(false);
+    const typo = await owner.client.callTool({ name: 'load_test_start', arguments: { targetUrl: `${site.url}/typo`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, requestPerSecond: 5 } });
+    expect(typo.isError).toBe(true);
+    expect(JSON.stringify(typo.content)).toMatch(/requestPerSecond/);
     const { task, ms } = await startTask(owner.client, { targetUrl: `${site.url}/task`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 100 });
     console.log(`load_test_start as a task answered in ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(500);
