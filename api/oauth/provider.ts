@@ -24,6 +24,7 @@ import { MemoryKvStore, type KvStore } from '../../lib/kv/index.ts';
 import { addressKey, createClientIp } from '../../lib/net/client-ip.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { escapeHtml } from '../pages/html.ts';
+import { isNativeRedirect, redirectFault } from './redirect-uris.ts';
 
 /** Scopes of the MCP resource: `mcp:tools` calls every tool, `mcp:read` only the read-only ones. */
 export const MCP_SCOPES = ['mcp:tools', 'mcp:read'] as const;
@@ -233,9 +234,6 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
   };
 }
 
-/** Schemes no redirect may use: they run code or read local data, or are not a place to return to. */
-const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ws:', 'wss:']);
-
 /**
  * Redirect URIs (RFC 8252 for native apps): https; http on a loopback address, any port (section 7.3);
  * a private-use scheme, `cursor://host/path` or `com.example.app:/path` (section 7.1). Never a fragment
@@ -251,23 +249,6 @@ function checkRedirectUris(value: unknown): void {
     const fault = redirectFault(text);
     if (fault) refuse(`redirect_uris: ${JSON.stringify(text).slice(0, 200)} ${fault}`);
   }
-}
-
-function redirectFault(text: string): string | null {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(text)?.[1];
-  const url = URL.parse(text);
-  if (!scheme || !url) return 'is not an absolute URI with a valid scheme';
-  if (REFUSED_SCHEMES.has(url.protocol)) return `must not use the ${scheme} scheme`;
-  if (text.includes('#')) return 'must not have a fragment';
-  if (url.username || url.password || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*@/.test(text)) return 'must not carry user info';
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'must be https, or http on a loopback address (127.0.0.1, [::1], localhost)';
-  return null;
-}
-
-/** A redirect that only a native app takes: its own scheme, or http on a loopback address. */
-function isNativeRedirect(text: string): boolean {
-  const url = URL.parse(text);
-  return !!url && url.protocol !== 'https:' && (url.protocol !== 'http:' || isLoopbackHost(url.hostname));
 }
 
 /** Every other field of the metadata within CLIENT_REGISTRATION_LIMITS (redirect URIs are checked above). */
@@ -299,8 +280,4 @@ function refuse(description: string): never {
 function publicPart(jwk: JWK): JWK {
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
   return pub;
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
