@@ -9,8 +9,10 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { canConnect } from '../lib/can-connect.ts';
 import { runNodeScript } from '../lib/node-script.ts';
+import { markFatal } from '../lib/unhandled.ts';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrate.ts';
+import { availablePool } from './availability.ts';
 import { startPgliteThread } from './pglite.ts';
 
 export interface DatabaseHandle {
@@ -30,6 +32,8 @@ export interface OpenOptions {
   migrate?: boolean;
 }
 
+/** How long a new database connection may take before the request that needs it is answered 503. */
+export const CONNECT_TIMEOUT_MS = 3000;
 const SOCKET_PORT = 5432; // only names the socket file: `.s.PGSQL.5432`, as libpq expects
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -51,9 +55,10 @@ function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max =
   // No JIT compilation: our statements are short, and JIT only ever triggered on the trimming of
   // captured requests (its cost estimate grows with the webhooks trimmed at once), compiling for
   // longer than the statement ran (seen in a profile of bench:capture).
-  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off' } : {}) });
-  pool.on('error', () => {}); // an idle client's error is reported by the next query instead
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A connection that cannot be made in CONNECT_TIMEOUT_MS is an outage (503), not a request left hanging.
+  // (The embedded database's socket is this machine's: no timeout there, its thread answers when its turn comes.)
+  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off', connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : {}) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: availablePool(pool) }) });
   return { db, kind, parallelism: kind === 'postgres' ? max : 1, close: () => db.destroy() };
 }
 
@@ -71,7 +76,7 @@ async function openEmbedded(dataDir: string, max?: number): Promise<DatabaseHand
   // Without its database this process can do nothing right: it ends, loudly, for its supervisor to restart it.
   const thread = await startPgliteThread(pgliteDir, socketPath, (err) =>
     process.nextTick(() => {
-      throw err;
+      throw markFatal(err);
     }),
   );
   const handle = overSocket('pglite');

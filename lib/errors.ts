@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   not_implemented: 501,
   upstream_failed: 502,
   unavailable: 503,
+  dependency_unavailable: 503,
   timeout: 504,
 } as const;
 
@@ -120,6 +121,23 @@ export class ProvenanceMarkError extends coded('provenance_mark', 'ProvenanceMar
 export class JobTimeoutError extends coded('timeout', 'JobTimeoutError') {}
 /** Nothing that could answer is there now (no worker took a query): trying again later may work. */
 export class UnavailableError extends coded('unavailable', 'UnavailableError') {}
+
+/** A server the service needs (ARCHITECTURE.md) is away: an outage of what needs it, never a crash. */
+export type Dependency = 'database' | 'store' | 'temporal' | 'blobs';
+const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'The database (Postgres)', store: 'The key-value store (Redis)', temporal: 'The Temporal server', blobs: 'The blob store' };
+/** How long a client should wait before asking again while a dependency is away. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+/** 503 with Retry-After, naming the dependency; retryable (Temporal retries it in activities). */
+export class DependencyUnavailableError extends AppError {
+  override name = 'DependencyUnavailableError';
+  readonly dependency: Dependency;
+  constructor(dependency: Dependency, cause: unknown) {
+    super('dependency_unavailable', `${DEPENDENCY_NAMES[dependency]} is unavailable: ${(cause as Error)?.message ?? String(cause)}. Try again in a few seconds`, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) });
+    this.dependency = dependency;
+    this.cause = cause;
+  }
+}
 
 export class PayloadTooLargeError extends AppError {
   override name = 'PayloadTooLargeError';

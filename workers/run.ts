@@ -5,6 +5,7 @@ import { startApiServer, type ApiServer } from '../api/server.ts';
 import { ensureFirstAdminKey } from '../db/bootstrap.ts';
 import { ConfigError, loadConfig, type Config, type Role } from '../lib/config.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
+import { installUnhandledPolicy } from '../lib/unhandled.ts';
 import { connectClient, connectWorkerConnection } from '../lib/temporal/client.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../lib/temporal/codec.ts';
 import { ensureTemporal, installTemporalRuntime, openStorage, type Storage } from './platform.ts';
@@ -23,6 +24,7 @@ export async function runRole(role?: Role): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel, 'netops');
+  installUnhandledPolicy(logger);
   try {
     await run({ ...config, role: role ?? config.role }, logger);
   } catch (err) {

@@ -13,7 +13,7 @@ import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
-import { newJobId, resultWithin, startJob, unreadableState, workflowIdOf } from '../../lib/temporal/jobs.ts';
+import { newJobId, resultWithin, startJob, temporalRead, workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { getLoadTestState, LOAD_TEST_KIND, stopLoadTest, type FinalResults, type LoadTestInput, type LoadTestState, type ScenarioStep, type ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 import type { StartBody } from '../schemas/load-tests.ts';
 import type { StepInput } from '../schemas/load-steps.ts';
@@ -80,14 +80,9 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
   async function stateOf(row: LoadTestRow): Promise<LoadTestState> {
     if (row.status === 'pending' || row.status === 'running') {
       const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
-      let state: LoadTestState;
-      try {
-        state = await handle.query(getLoadTestState);
-      } catch (err) {
-        throw unreadableState(err, 'test');
-      }
+      const state = await temporalRead(temporal, () => handle.query(getLoadTestState), 'test');
       // The workflow closed without a worker to store its end (no load worker ever took it): store it now.
-      if (state.status !== 'pending' && state.status !== 'running' && (await handle.describe()).status.name !== 'RUNNING') {
+      if (state.status !== 'pending' && state.status !== 'running' && (await temporalRead(temporal, () => handle.describe(), 'test')).status.name !== 'RUNNING') {
         await finishLoadTestRow(db, row.id, state.status, state.results as unknown as Record<string, unknown> | null, state.failureReason, { onlyIfOpen: true });
       }
       return state;

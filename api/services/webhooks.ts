@@ -235,12 +235,15 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         const page = CAPTURE_KEEP_PER_WEBHOOK;
         // (With a signature check set, each look checks its captures: at most 2 pages of HMACs of their bodies.)
         const first = !sent && after === 0;
-        const newer = await listCapturedRequests(db, webhook.id, page, lastId, { ...bounds, oldestFirst: !first });
-        // Late commits: rows below the newest sent that were not sent (however many were, in a busy window).
-        const late = lastId > floor ? await listCapturedRequests(db, webhook.id, page, Math.max(floor, lastId - OUT_OF_ORDER_WINDOW), { ...bounds, beforeId: lastId, notIds: [...seen] }) : [];
-        const fresh = [...late, ...newer].filter((r) => !seen.has(r.id)).sort((a, b) => b.id - a.id);
-        const more = !first && newer.length === page;
-        if (first && newer.length === page) floor = newer.at(-1)!.id - 1;
+        // One query: a new stream's newest page; then, oldest first, every capture after the window's
+        // start that was not sent: late commits below the newest sent (however many were sent in a busy
+        // window) and new ones, a page at a time.
+        const rows = first
+          ? await listCapturedRequests(db, webhook.id, page, 0, bounds)
+          : await listCapturedRequests(db, webhook.id, page, Math.max(floor, lastId - OUT_OF_ORDER_WINDOW), { ...bounds, oldestFirst: true, notIds: [...seen] });
+        const fresh = rows.sort((a, b) => b.id - a.id);
+        const more = !first && rows.length === page;
+        if (first && rows.length === page) floor = rows.at(-1)!.id - 1;
         if (fresh.length === 0 && sent) return { events: [], done: false };
         sent = true;
         for (const r of fresh) seen.add(r.id);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
+import { DependencyUnavailableError } from '../errors.ts';
 import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
 
 // One round trip, atomic on the server. Windows are numbered from Redis's own clock (TIME), so API
@@ -67,9 +68,11 @@ export class RedisKvStore implements KvStore {
   readonly #channels = new EventEmitter().setMaxListeners(0);
 
   constructor(url: string) {
-    // Fail calls fast while Redis is down instead of queueing them forever; readiness reports it.
-    this.#redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    this.#redis.on('error', () => {}); // connection errors surface on the calls that need Redis
+    // Fail calls fast while Redis is down instead of queueing them forever; readiness reports it, and
+    // each call that needed it fails as DependencyUnavailableError (503 with Retry-After).
+    const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    redis.on('error', () => {}); // connection errors surface on the calls that need Redis
+    this.#redis = storeCalls(redis);
   }
 
   async get(key: string): Promise<string | null> {
@@ -163,4 +166,26 @@ export class RedisKvStore implements KvStore {
     await this.#subscriber?.quit().catch(() => this.#subscriber?.disconnect());
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
+}
+
+/** Redis answers that mean it is away, restarting or not ready: an outage of the store, not our bug. */
+const AWAY = /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|^LOADING|^MASTERDOWN|^TRYAGAIN|^READONLY|^CLUSTERDOWN/;
+
+export function isStoreAway(err: unknown): boolean {
+  const e = err as { name?: string; message?: string } | null;
+  return e?.name === 'MaxRetriesPerRequestError' || AWAY.test(String(e?.message ?? ''));
+}
+
+/** `redis` whose commands reject with DependencyUnavailableError('store') while Redis is away. */
+function storeCalls(redis: Redis): Redis {
+  return new Proxy(redis, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || prop === 'duplicate' || prop === 'on' || prop === 'once' || prop === 'quit' || prop === 'disconnect') return typeof value === 'function' ? value.bind(target) : value;
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(isStoreAway(err) ? new DependencyUnavailableError('store', err) : err)) : result;
+      };
+    },
+  });
 }

@@ -1,8 +1,8 @@
 // Jobs are workflows. The public id (`test_id`, `job_id`, ...) is the workflow id with a kind prefix,
 // so an operator finds a job in Temporal UI by the id a user reports; the owner rides in the memo.
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type ConnectionLike, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
-import { UnavailableError } from '../errors.ts';
+import { DependencyUnavailableError, UnavailableError } from '../errors.ts';
 import type { JobWorkflows, JobWorkflowType } from '../jobs/index.ts';
 import { TASK_QUEUES } from '../jobs/task-queues.ts';
 import { newPublicId, PUBLIC_ID_PATTERN } from '../tokens.ts';
@@ -53,12 +53,52 @@ export async function startJob<N extends JobWorkflowType>(client: Client, o: Job
   return { publicId, handle: handle as WorkflowHandle<JobWorkflows[N]> };
 }
 
+/** How long a read that needs the Temporal server waits for it: then 503, never a hang while it is away. */
+export const TEMPORAL_READ_MS = 4_000;
+/** gRPC's UNAVAILABLE (the server is away) and DEADLINE_EXCEEDED (it, or a worker a query needs, did not answer in time). */
+const UNAVAILABLE = 14;
+const NO_ANSWER_CODES = new Set([UNAVAILABLE, 4]);
+
+interface TemporalCaller {
+  connection: ConnectionLike;
+  withDeadline<R>(deadline: number | Date, fn: () => Promise<R>): Promise<R>;
+}
+
+/**
+ * `read` (calls through `client`) within TEMPORAL_READ_MS. No answer in time is a 503: naming the
+ * Temporal server when its health check fails too, else the workflows worker a query waited for.
+ */
+export async function temporalRead<T>(client: TemporalCaller, read: () => Promise<T>, noun = 'job'): Promise<T> {
+  // The SDK's own deadline is overshot by its retry backoff (a 4-s deadline failed after 5.1-5.7 s
+  // with the server away, measured): our own timer bounds the wait.
+  const pending = client.withDeadline(Date.now() + TEMPORAL_READ_MS, read);
+  let answer: { value: T } | null;
+  try {
+    answer = await within(pending, TEMPORAL_READ_MS);
+  } catch (err) {
+    const code = (err as { code?: number; cause?: { code?: number } }).code ?? (err as { cause?: { code?: number } }).cause?.code;
+    if (code === undefined || !NO_ANSWER_CODES.has(code)) throw err;
+    throw await noAnswer(client, err, noun, code === UNAVAILABLE);
+  }
+  if (answer) return answer.value;
+  pending.catch(() => {}); // it fails later, unheard
+  throw await noAnswer(client, new Error(`no answer within ${TEMPORAL_READ_MS} ms`), noun, false);
+}
+
+/** The server away (its own word, or no answer to a cheap call either), else the worker a query waited for. */
+async function noAnswer(client: TemporalCaller, err: unknown, noun: string, serverAway: boolean): Promise<Error> {
+  const probe = client.connection.withDeadline(Date.now() + 500, () => client.connection.workflowService.getSystemInfo({}));
+  const serverUp = !serverAway && (await within(probe, 500).then((a) => a !== null, () => false));
+  probe.catch(() => {});
+  return serverUp ? unreadableState(err, noun) : new DependencyUnavailableError('temporal', err);
+}
+
 /** The job's handle when `ownerId` owns it; null for unknown and foreign ids alike. */
 export async function findOwnedJob(client: Client, kind: string, publicId: string, ownerId: number): Promise<WorkflowHandle | null> {
   if (!PUBLIC_ID_PATTERN.test(publicId)) return null;
   const handle = client.workflow.getHandle(workflowIdOf(kind, publicId));
   try {
-    const description = await handle.describe();
+    const description = await temporalRead(client, () => handle.describe());
     return description.memo?.owner === ownerId ? handle : null;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return null;
@@ -98,11 +138,14 @@ export function unreadableState(err: unknown, noun = 'job'): UnavailableError {
  * else the answer of `query` (which needs a live worker on the workflows pool: 503 when none answers).
  */
 export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefinition<S, []>): Promise<S> {
-  const { status } = await handle.describe();
-  if (status.name === 'COMPLETED') return (await handle.result()) as S;
-  try {
-    return await handle.query(query);
-  } catch (err) {
-    throw unreadableState(err);
-  }
+  return temporalRead(handle.client, async () => {
+    const { status } = await handle.describe();
+    if (status.name === 'COMPLETED') return (await handle.result()) as S;
+    try {
+      return await handle.query(query);
+    } catch (err) {
+      if (err instanceof DependencyUnavailableError || NO_ANSWER_CODES.has((err as { code?: number }).code ?? -1)) throw err;
+      throw unreadableState(err);
+    }
+  });
 }

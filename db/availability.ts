@@ -1,0 +1,55 @@
+// Postgres restarting, failing over or unreachable is an outage of the database, not a bug of ours and
+// never a crash: its connection errors become DependencyUnavailableError('database') (503 with
+// Retry-After at every door; Temporal retries it in activities), and every client's connection error
+// has a handler. node-postgres emits 'error' on a client whose connection drops while it is idle in
+// the pool (the pool's listener handles that) or checked out (the pool removes its listener meanwhile:
+// unhandled, that 'error' ended the process). A broken client is not queryable, so the pool discards
+// it on release and makes a new one for the next caller.
+import type pg from 'pg';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { DependencyUnavailableError } from '../lib/errors.ts';
+
+/** Socket errors, and Postgres's own: class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections). */
+const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
+const CONNECTION_MESSAGES = /Connection terminated|terminating connection|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
+
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  return code.startsWith('08') || CONNECTION_CODES.has(code) || CONNECTION_MESSAGES.test(String(e?.message ?? ''));
+}
+
+function unavailable(err: unknown): unknown {
+  return isConnectionError(err) ? new DependencyUnavailableError('database', err) : err;
+}
+
+/** `pool` as Kysely takes it, with the database's outages mapped and every client's errors handled. */
+export function availablePool(pool: pg.Pool): PostgresPool {
+  pool.on('error', () => {}); // an idle client's dropped connection: the pool discards it; the next query reports the outage
+  pool.on('connect', (client) => client.on('error', () => {})); // the same for a client checked out when it drops
+  return {
+    options: pool.options,
+    async connect(): Promise<PostgresPoolClient> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw unavailable(err);
+      }
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      return new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') {
+            const value = Reflect.get(target, prop, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return (...args: unknown[]) => {
+            const result = query(...args);
+            return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(unavailable(err))) : result;
+          };
+        },
+      }) as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}

@@ -1,0 +1,175 @@
+// Dependencies restart, the service stays up: a service in the distributed mode (all roles in one
+// process) on a Postgres, a Redis and a Temporal dev server of this suite's own, each stopped and
+// started again while captures and API reads run. The process lives through every fault (same PID),
+// nothing answers 500, what needed the missing server answers 503 with Retry-After, traffic is 2xx
+// again within 5 s of its return, and every capture answered 2xx is stored exactly once.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
+import { startPostgres, startRedis, startTemporal, type ChildServer, type PostgresServer } from '../support/servers.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Answer {
+  door: 'rest' | 'capture';
+  at: number;
+  status: number;
+  retryAfter: string | undefined;
+  ms: number;
+}
+
+function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+  return new Promise((resolve) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false, timeout: 30_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body }));
+    });
+    req.on('error', () => resolve({ status: 0, retryAfter: undefined, body: '' })); // the process is gone, or hung up
+    req.on('timeout', () => req.destroy());
+    req.end(options.body);
+  });
+}
+
+describe('dependencies restart, the service stays up', () => {
+  let pg: PostgresServer;
+  let redis: ChildServer & { url: string };
+  let temporal: ChildServer;
+  let app: AppProcess;
+  let site: LoadTarget;
+  let key: string;
+  let webhook: { webhook_id: string; webhook_url: string };
+  const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+    send(`${app.baseUrl}${path}`, { method: init.method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+
+  beforeAll(async () => {
+    [pg, redis, temporal, site] = await Promise.all([startPostgres(), startRedis(), startTemporal(), startLoadTarget()]);
+    app = await startApp({ DATABASE_URL: pg.url, REDIS_URL: redis.url, TEMPORAL_ADDRESS: temporal.address, PAYLOAD_KEY: randomBytes(32).toString('base64'), DATA_DIR: await tempDir('faults'), NETWORK_ALLOW: '127.0.0.1/32' });
+    const created = await runScript('scripts/admin.ts', ['create-key', '--email', 'faults@example.test', '--plan', 'enterprise'], app.env);
+    key = JSON.parse(created.stdout).api_key;
+    webhook = JSON.parse((await api('/api/v1/network/my-webhook-create', { method: 'POST', body: { retention: { max_requests: 10_000 } } })).body);
+  }, 180_000);
+  afterAll(async () => {
+    await app?.stop();
+    await Promise.all([pg?.close(), redis?.close(), temporal?.close(), site?.close()]);
+  });
+
+  /** Every capture answered 2xx, over all the faults (one webhook takes them all). */
+  const accepted: number[] = [];
+  let next = 0;
+
+  /** Captures (each with its own number) and API reads until stopped; every answer kept. */
+  function traffic() {
+    const answers: Answer[] = [];
+    let running = true;
+    const loop = async (door: Answer['door'], one: () => Promise<{ status: number; retryAfter: string | undefined }>, gapMs: number) => {
+      while (running) {
+        const began = Date.now();
+        const r = await one();
+        answers.push({ door, at: Date.now(), status: r.status, retryAfter: r.retryAfter, ms: Date.now() - began });
+        await sleep(gapMs);
+      }
+    };
+    const capture = async () => {
+      const n = next++;
+      const r = await send(`${webhook.webhook_url}/fault`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-seq': String(n) }, body: `capture ${n}` });
+      if (r.status === 200) accepted.push(n);
+      return r;
+    };
+    const loops = [loop('capture', capture, 20), loop('capture', capture, 20), loop('rest', () => api('/api/v1/network/my-webhooks'), 50)];
+    return { answers, stop: async () => ((running = false), await Promise.all(loops)) };
+  }
+
+  /** Runs traffic through `fault` (which returns when the dependency is back) and checks what the doors answered. */
+  async function through(name: string, fault: () => Promise<{ down: number; up: number }>) {
+    const t = traffic();
+    await sleep(1500);
+    const { down, up } = await fault();
+    await sleep(6000);
+    await t.stop();
+    const count = (from: number, to: number, door: Answer['door']) => {
+      const byStatus: Record<number, number> = {};
+      for (const a of t.answers) if (a.door === door && a.at >= from && a.at < to) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+      return byStatus;
+    };
+    const firstOk = (door: Answer['door']) => t.answers.find((a) => a.door === door && a.at > up && a.status < 300)?.at;
+    const report = { fault: name, outage_s: (up - down) / 1000, during: { rest: count(down, up, 'rest'), capture: count(down, up, 'capture') }, first_2xx_after_return_ms: { rest: (firstOk('rest') ?? NaN) - up, capture: (firstOk('capture') ?? NaN) - up } };
+    console.log(JSON.stringify(report));
+
+    expect(process.kill(app.pid, 0)).toBe(true); // the same process, alive
+    expect(app.output()).not.toMatch(/ended while in use/);
+    expect(t.answers.filter((a) => a.status === 0 || a.status >= 500 && a.status !== 503), JSON.stringify(t.answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5))).toEqual([]);
+    for (const a of t.answers.filter((x) => x.status === 503)) expect(a.retryAfter).toBeTruthy();
+    expect(report.first_2xx_after_return_ms.rest).toBeLessThan(5000);
+    expect(report.first_2xx_after_return_ms.capture).toBeLessThan(5000);
+    return { ...t, report };
+  }
+
+  /** Every capture answered 2xx is stored, once. */
+  async function storedOnce() {
+    const seqs: number[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = JSON.parse((await api(`/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`)).body);
+      seqs.push(...page.data.requests.map((r: { headers: Record<string, string> }) => Number(r.headers['x-seq'])));
+      if (!page.data.next_cursor) break;
+      cursor = page.data.next_cursor;
+    }
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(new Set(seqs)).toEqual(new Set(accepted));
+  }
+
+  it.each(['fast', 'immediate'] as const)('Postgres stopped (%s) and started 3 s later', { timeout: 90_000 }, async (mode) => {
+    const { answers } = await through(`postgres ${mode}`, async () => {
+      await pg.stop(mode);
+      const down = Date.now();
+      await sleep(3000);
+      await pg.start();
+      return { down, up: Date.now() };
+    });
+    expect(answers.some((a) => a.door === 'capture' && a.status === 503)).toBe(true);
+    expect(answers.some((a) => a.door === 'rest' && a.status === 503)).toBe(true);
+    await storedOnce();
+  });
+
+  it('Redis stopped and started 3 s later', { timeout: 90_000 }, async () => {
+    const { answers } = await through('redis', async () => {
+      await redis.stop();
+      const down = Date.now();
+      await sleep(3000);
+      await redis.start();
+      return { down, up: Date.now() };
+    });
+    expect(answers.some((a) => a.door === 'rest' && a.status === 503)).toBe(true);
+    await storedOnce();
+  });
+
+  it('Temporal restarted mid-test: status reads answer within 6 s meanwhile, and the test completes', { timeout: 150_000 }, async () => {
+    const started = JSON.parse((await api('/api/v1/load-testing/start', { method: 'POST', body: { targetUrl: `${site.url}/faults`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 30, rampUpTime: 0, requestsPerSecond: 20 } })).body);
+    const id = started.test_id as string;
+    for (let i = 0; i < 100 && site.count('/faults') < 20; i++) await sleep(200);
+    await temporal.stop();
+    const reads: Array<{ status: number; ms: number }> = [];
+    const until = Date.now() + 8000;
+    while (Date.now() < until) {
+      const began = Date.now();
+      const r = await api(`/api/v1/load-testing/status/${id}`);
+      reads.push({ status: r.status, ms: Date.now() - began });
+      if (r.status === 503) expect(JSON.parse(r.body)).toMatchObject({ error_code: 'dependency_unavailable' });
+    }
+    await temporal.start();
+    console.log(JSON.stringify({ fault: 'temporal', status_reads: reads }));
+    expect(process.kill(app.pid, 0)).toBe(true);
+    expect(reads.every((r) => r.status === 200 || r.status === 503)).toBe(true);
+    expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(6500);
+    let status: { status?: string } = {};
+    for (let i = 0; i < 300 && !['completed', 'stopped', 'failed'].includes(status.status ?? ''); i++) {
+      await sleep(500);
+      const r = await api(`/api/v1/load-testing/status/${id}`);
+      if (r.status === 200) status = JSON.parse(r.body);
+    }
+    expect(status.status).toBe('completed');
+  });
+});

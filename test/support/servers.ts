@@ -1,0 +1,107 @@
+// Real Postgres, Redis and a Temporal dev server on loopback, started by a suite for itself so that it
+// can stop and restart them (test/faults/). Each from this machine's binaries: Debian's Postgres and
+// Redis (scripts/setup --ci installs them) and the Temporal CLI (npm test's setup finds or builds it).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { canConnect } from '../../lib/can-connect.ts';
+import { freePort, tempDir } from './processes.ts';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, ready: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not start within ${ms / 1000} s`);
+    await sleep(100);
+  }
+}
+
+function postgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const version = fs.existsSync(root) ? fs.readdirSync(root).sort((a, b) => Number(b) - Number(a))[0] : undefined;
+  if (!version) throw new Error('no Postgres under /usr/lib/postgresql: run scripts/setup --ci (it installs Debian\'s postgresql)');
+  return path.join(root, version, 'bin');
+}
+
+export interface PostgresServer {
+  url: string;
+  /** pg_ctl stop in this mode (fast: sessions ended cleanly; immediate: no shutdown, recovery at start). */
+  stop(mode: 'fast' | 'immediate'): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Postgres refuses to run as root: as the `postgres` user then. */
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = postgresBin();
+  const dir = await tempDir('pg-faults');
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', cmd, ...args]) : run(cmd, args));
+  if (asRoot) {
+    fs.chmodSync(dir, 0o777);
+    await run('chown', ['-R', 'postgres', dir]);
+  }
+  await as(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '--auth=trust']);
+  const pgctl = (...args: string[]) => as(path.join(bin, 'pg_ctl'), ['-D', path.join(dir, 'data'), ...args]);
+  const start = async () => {
+    await pgctl('-l', path.join(dir, 'server.log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start');
+  };
+  await start();
+  await run(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-qc', 'create database netops']);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/netops`,
+    stop: async (mode) => void (await pgctl('-m', mode, '-w', 'stop')),
+    start,
+    close: async () => {
+      await pgctl('-m', 'immediate', 'stop').catch(() => {});
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ChildServer {
+  /** Where it listens: `127.0.0.1:<port>`. */
+  address: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A server this suite runs as a child process on `port`, stopped with `signal`, ready once it accepts connections. */
+async function childServer(command: string, args: string[], port: number, dir: string, signal: NodeJS.Signals, readyMs: number): Promise<ChildServer> {
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(command, args, { stdio: 'ignore' });
+    await until(command, () => canConnect({ host: '127.0.0.1', port }), readyMs);
+  };
+  const stop = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    await new Promise((r) => {
+      c.once('exit', r);
+      c.kill(signal);
+    });
+  };
+  await start();
+  return { address: `127.0.0.1:${port}`, stop, start, close: async () => (await stop(), fs.rmSync(dir, { recursive: true, force: true })) };
+}
+
+/** Redis without persistence; stopped by SIGKILL (as a crash or an OOM kill stops it). */
+export async function startRedis(): Promise<ChildServer & { url: string }> {
+  const port = await freePort();
+  const dir = await tempDir('redis-faults');
+  const server = await childServer('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], port, dir, 'SIGKILL', 30_000);
+  return { ...server, url: `redis://${server.address}` };
+}
+
+/** A Temporal dev server with its database in a file, so that a restart keeps every workflow. */
+export async function startTemporal(): Promise<ChildServer> {
+  const port = await freePort();
+  const dir = await tempDir('temporal-faults');
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error', '--db-filename', path.join(dir, 'temporal.db')];
+  return childServer(process.env.TEMPORAL_CLI || 'temporal', args, port, dir, 'SIGTERM', 60_000);
+}
