@@ -4,6 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
+import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { QuotaService } from '../services/quota.ts';
@@ -78,7 +79,8 @@ export function toolRunner(quota: QuotaService, account: { userId: number; plan:
 }
 
 /** An error as a result a model can act on: the caller's fault as said, ours without details (logged). */
-export function errorResult(err: unknown, tool: string, logger: Logger): CallToolResult {
+export function errorResult(thrown: unknown, tool: string, logger: Logger): CallToolResult {
+  const err = temporalOutage(thrown) ?? thrown;
   if (err instanceof AppError && err.isCallersFault) return failure(err.message);
   if (err instanceof AppError) return failure(`${err.message} (an upstream failed or timed out: trying again later may work)`);
   logger.error({ err, tool }, 'MCP tool failed');

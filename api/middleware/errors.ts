@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../lib/errors.ts';
+import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import { settleUnreadBody } from '../read-body.ts';
 
@@ -33,6 +34,8 @@ export function errorBody(error: AppError) {
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  const outage = temporalOutage(err);
+  if (outage) return outage;
   // Errors raised by Koa and its body readers (http-errors) carry an `expose`d 4xx status.
   const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {

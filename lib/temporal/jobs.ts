@@ -1,6 +1,6 @@
 // Jobs are workflows. The public id (`test_id`, `job_id`, ...) is the workflow id with a kind prefix,
 // so an operator finds a job in Temporal UI by the id a user reports; the owner rides in the memo.
-import { WorkflowNotFoundError, type Client, type ConnectionLike, type WorkflowHandle } from '@temporalio/client';
+import { ServiceError, WorkflowNotFoundError, type Client, type ConnectionLike, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { DependencyUnavailableError, UnavailableError } from '../errors.ts';
 import type { JobWorkflows, JobWorkflowType } from '../jobs/index.ts';
@@ -41,20 +41,23 @@ export interface JobStart<N extends JobWorkflowType> {
 
 export async function startJob<N extends JobWorkflowType>(client: Client, o: JobStart<N>): Promise<{ publicId: string; handle: WorkflowHandle<JobWorkflows[N]> }> {
   const publicId = o.publicId ?? newJobId();
-  const handle = await client.workflow.start(o.workflow, {
+  // Bounded by the SDK's own deadline only: a start it gave up on cannot go through later, told 503.
+  const handle = await client.withDeadline(Date.now() + TEMPORAL_START_MS, () => client.workflow.start(o.workflow, {
     workflowId: workflowIdOf(o.kind, publicId),
     taskQueue: TASK_QUEUES.workflows,
     args: o.args as unknown[],
     // The request id links the API's log line for this request to the workflow in Temporal UI.
     memo: { ...o.memo, owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
     typedSearchAttributes: jobSearchAttributes(o.kind, o.ownerId),
-  });
+  }));
   processMetrics().jobsStarted.inc({ kind: o.kind });
   return { publicId, handle: handle as WorkflowHandle<JobWorkflows[N]> };
 }
 
 /** How long a read that needs the Temporal server waits for it: then 503, never a hang while it is away. */
 export const TEMPORAL_READ_MS = 4_000;
+/** How long a job start waits for the Temporal server (its retries add up to 1.7 s more). */
+export const TEMPORAL_START_MS = 5_000;
 /** gRPC's UNAVAILABLE (the server is away) and DEADLINE_EXCEEDED (it, or a worker a query needs, did not answer in time). */
 const UNAVAILABLE = 14;
 const NO_ANSWER_CODES = new Set([UNAVAILABLE, 4]);
@@ -91,6 +94,17 @@ async function noAnswer(client: TemporalCaller, err: unknown, noun: string, serv
   const serverUp = !serverAway && (await within(probe, 500).then((a) => a !== null, () => false));
   probe.catch(() => {});
   return serverUp ? unreadableState(err, noun) : new DependencyUnavailableError('temporal', err);
+}
+
+/**
+ * A call to the Temporal server that failed because the server is away or did not answer in time
+ * (gRPC UNAVAILABLE or DEADLINE_EXCEEDED: a job start, a signal while it restarts) as the 503 it is;
+ * null for every other error.
+ */
+export function temporalOutage(err: unknown): DependencyUnavailableError | null {
+  if (!(err instanceof ServiceError)) return null;
+  const code = (err as { code?: number }).code ?? (err.cause as { code?: number } | undefined)?.code;
+  return code !== undefined && NO_ANSWER_CODES.has(code) ? new DependencyUnavailableError('temporal', err) : null;
 }
 
 /** The job's handle when `ownerId` owns it; null for unknown and foreign ids alike. */

@@ -159,8 +159,15 @@ describe('dependencies restart, the service stays up', () => {
       reads.push({ status: r.status, ms: Date.now() - began });
       if (r.status === 503) expect(JSON.parse(r.body)).toMatchObject({ error_code: 'dependency_unavailable' });
     }
+    // A job start needs the server itself: 503 naming it, not 500.
+    const began = Date.now();
+    const refused = await api('/api/v1/load-testing/start', { method: 'POST', body: { targetUrl: `${site.url}/faults-later`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 } });
+    const startMs = Date.now() - began;
     await temporal.start();
-    console.log(JSON.stringify({ fault: 'temporal', status_reads: reads }));
+    console.log(JSON.stringify({ fault: 'temporal', status_reads: reads, start: { status: refused.status, ms: startMs } }));
+    expect(refused.status, refused.body).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ error_code: 'dependency_unavailable' });
+    expect(refused.retryAfter).toBeTruthy();
     expect(process.kill(app.pid, 0)).toBe(true);
     expect(reads.every((r) => r.status === 200 || r.status === 503)).toBe(true);
     expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(6500);
