@@ -8,7 +8,7 @@ import type { CaptureRecord } from '../db/webhooks.ts';
 import type { WebhookResponse } from '../db/schema.ts';
 import { NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
-import { errorBody, toAppError } from './middleware/errors.ts';
+import { errorBody, logFailure, toAppError } from './middleware/errors.ts';
 import { readBody, settleUnreadBody } from './read-body.ts';
 import { headerObject } from '../lib/net/header-object.ts';
 import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
@@ -28,7 +28,7 @@ export function createCaptureHandler(writer: CaptureWriter, captures: CaptureSer
   return (req, res) => {
     capture(writer, captures, clientIp, req, res).catch((err) => {
       const error = toAppError(err);
-      if (error.status >= 500) logger.error({ err, method: req.method, url: req.url }, 'capture failed');
+      logFailure(logger, error, err, { method: req.method, url: req.url });
       send(res, error.status, errorBody(error), { ...error.headers, ...settleUnreadBody(req) });
     });
   };

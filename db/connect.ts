@@ -34,6 +34,13 @@ export interface OpenOptions {
 
 /** How long a new database connection may take before the request that needs it is answered 503. */
 export const CONNECT_TIMEOUT_MS = 3000;
+
+/** A client whose own connect gives up after CONNECT_TIMEOUT_MS. */
+class TimedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 const SOCKET_PORT = 5432; // only names the socket file: `.s.PGSQL.5432`, as libpq expects
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -56,8 +63,10 @@ function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max =
   // captured requests (its cost estimate grows with the webhooks trimmed at once), compiling for
   // longer than the statement ran (seen in a profile of bench:capture).
   // A connection that cannot be made in CONNECT_TIMEOUT_MS is an outage (503), not a request left hanging.
+  // The timeout bounds making a connection, not the wait for a free one in a busy pool (pg-pool's own
+  // connectionTimeoutMillis bounds both: a busy database would have answered "unavailable").
   // (The embedded database's socket is this machine's: no timeout there, its thread answers when its turn comes.)
-  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off', connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : {}) });
+  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off', Client: TimedClient } : {}) });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: availablePool(pool) }) });
   return { db, kind, parallelism: kind === 'postgres' ? max : 1, close: () => db.destroy() };
 }

@@ -133,7 +133,8 @@ export class DependencyUnavailableError extends AppError {
   override name = 'DependencyUnavailableError';
   readonly dependency: Dependency;
   constructor(dependency: Dependency, cause: unknown) {
-    super('dependency_unavailable', `${DEPENDENCY_NAMES[dependency]} is unavailable: ${(cause as Error)?.message ?? String(cause)}. Try again in a few seconds`, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) });
+    // The cause (with its addresses) goes to the log, never into the answer.
+    super('dependency_unavailable', `${DEPENDENCY_NAMES[dependency]} is unavailable: try again in a few seconds`, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) });
     this.dependency = dependency;
     this.cause = cause;
   }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, DependencyUnavailableError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import { settleUnreadBody } from '../read-body.ts';
@@ -18,7 +18,7 @@ export function errorHandler(logger: Logger): Middleware {
       }
     } catch (err) {
       const appError = toAppError(err);
-      if (appError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      logFailure(logger, appError, err, { method: ctx.method, path: ctx.path });
       ctx.set(appError.headers);
       ctx.set(settleUnreadBody(ctx.req));
       ctx.status = appError.status;
@@ -26,6 +26,20 @@ export function errorHandler(logger: Logger): Middleware {
     }
   };
 }
+
+/**
+ * Our failures at `error` with their stack; a dependency's outage at `warn`, without it, once a
+ * second at most per dependency (hundreds of requests a second meet the same outage).
+ */
+export function logFailure(logger: Logger, appError: AppError, err: unknown, context: Record<string, unknown>): void {
+  if (appError.status < 500) return;
+  if (!(appError instanceof DependencyUnavailableError)) return void logger.error({ err, ...context }, 'request failed');
+  const now = Date.now();
+  if (now - (lastOutageLog.get(appError.dependency) ?? 0) < 1000) return;
+  lastOutageLog.set(appError.dependency, now);
+  logger.warn({ dependency: appError.dependency, cause: String((appError.cause as Error)?.message ?? appError.cause), ...context }, 'a dependency is unavailable: answered 503');
+}
+const lastOutageLog = new Map<string, number>();
 
 /** The error body: the contract's fields, plus `error_code`, the stable name a client can test (lib/errors.ts). */
 export function errorBody(error: AppError) {

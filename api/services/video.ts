@@ -149,7 +149,7 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
         await handleOf(jobId).signal(videoUploaded, { bytes: stored.size });
         return { bytes: stored.size };
       } catch (err) {
-        await blobs.delete(key);
+        await blobs.delete(key).catch(() => {}); // a blob store that is away too: the upload link is freed all the same
         if (err instanceof WorkflowNotFoundError) throw new GoneError('The job ended (its upload window closed) before the upload was complete');
         await kv.delete(`video:upload-used:${jobId}`);
         throw err;

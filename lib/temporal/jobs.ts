@@ -41,26 +41,27 @@ export interface JobStart<N extends JobWorkflowType> {
 
 export async function startJob<N extends JobWorkflowType>(client: Client, o: JobStart<N>): Promise<{ publicId: string; handle: WorkflowHandle<JobWorkflows[N]> }> {
   const publicId = o.publicId ?? newJobId();
-  // Bounded by the SDK's own deadline only: a start it gave up on cannot go through later, told 503.
-  const handle = await client.withDeadline(Date.now() + TEMPORAL_START_MS, () => client.workflow.start(o.workflow, {
+  // Not bounded by a deadline: a start that timed out may still have reached the server and run
+  // unseen. The SDK's own retries end it while the server is away (UNAVAILABLE: a 503 at the door).
+  const handle = await client.workflow.start(o.workflow, {
     workflowId: workflowIdOf(o.kind, publicId),
     taskQueue: TASK_QUEUES.workflows,
     args: o.args as unknown[],
     // The request id links the API's log line for this request to the workflow in Temporal UI.
     memo: { ...o.memo, owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
     typedSearchAttributes: jobSearchAttributes(o.kind, o.ownerId),
-  }));
+  });
   processMetrics().jobsStarted.inc({ kind: o.kind });
   return { publicId, handle: handle as WorkflowHandle<JobWorkflows[N]> };
 }
 
 /** How long a read that needs the Temporal server waits for it: then 503, never a hang while it is away. */
 export const TEMPORAL_READ_MS = 4_000;
-/** How long a job start waits for the Temporal server (its retries add up to 1.7 s more). */
-export const TEMPORAL_START_MS = 5_000;
 /** gRPC's UNAVAILABLE (the server is away) and DEADLINE_EXCEEDED (it, or a worker a query needs, did not answer in time). */
 const UNAVAILABLE = 14;
 const NO_ANSWER_CODES = new Set([UNAVAILABLE, 4]);
+/** The gRPC status of a Temporal client error: on the error, or on its cause (ServiceError). */
+const grpcCode = (err: unknown): number | undefined => (err as { code?: number }).code ?? (err as { cause?: { code?: number } }).cause?.code;
 
 interface TemporalCaller {
   connection: ConnectionLike;
@@ -79,7 +80,7 @@ export async function temporalRead<T>(client: TemporalCaller, read: () => Promis
   try {
     answer = await within(pending, TEMPORAL_READ_MS);
   } catch (err) {
-    const code = (err as { code?: number; cause?: { code?: number } }).code ?? (err as { cause?: { code?: number } }).cause?.code;
+    const code = grpcCode(err);
     if (code === undefined || !NO_ANSWER_CODES.has(code)) throw err;
     throw await noAnswer(client, err, noun, code === UNAVAILABLE);
   }
@@ -97,14 +98,13 @@ async function noAnswer(client: TemporalCaller, err: unknown, noun: string, serv
 }
 
 /**
- * A call to the Temporal server that failed because the server is away or did not answer in time
- * (gRPC UNAVAILABLE or DEADLINE_EXCEEDED: a job start, a signal while it restarts) as the 503 it is;
- * null for every other error.
+ * A call to the Temporal server that failed because the server is away (gRPC UNAVAILABLE, what the
+ * SDK ends its retries with: a job start, a signal while it restarts) as the 503 it is; null for
+ * every other error (a query no worker answered in time is not the server's outage).
  */
 export function temporalOutage(err: unknown): DependencyUnavailableError | null {
   if (!(err instanceof ServiceError)) return null;
-  const code = (err as { code?: number }).code ?? (err.cause as { code?: number } | undefined)?.code;
-  return code !== undefined && NO_ANSWER_CODES.has(code) ? new DependencyUnavailableError('temporal', err) : null;
+  return grpcCode(err) === UNAVAILABLE ? new DependencyUnavailableError('temporal', err) : null;
 }
 
 /** The job's handle when `ownerId` owns it; null for unknown and foreign ids alike. */
@@ -158,7 +158,7 @@ export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefini
     try {
       return await handle.query(query);
     } catch (err) {
-      if (err instanceof DependencyUnavailableError || NO_ANSWER_CODES.has((err as { code?: number }).code ?? -1)) throw err;
+      if (err instanceof DependencyUnavailableError || NO_ANSWER_CODES.has(grpcCode(err) ?? -1)) throw err;
       throw unreadableState(err);
     }
   });

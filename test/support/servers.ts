@@ -74,13 +74,19 @@ export interface ChildServer {
 /** A server this suite runs as a child process on `port`, stopped with `signal`, ready once it accepts connections. */
 async function childServer(command: string, args: string[], port: number, dir: string, signal: NodeJS.Signals, readyMs: number): Promise<ChildServer> {
   let child: ChildProcess | undefined;
+  let failed: Error | undefined;
   const start = async () => {
+    failed = undefined;
     child = spawn(command, args, { stdio: 'ignore' });
-    await until(command, () => canConnect({ host: '127.0.0.1', port }), readyMs);
+    child.once('error', (err) => (failed = err)); // a missing binary: said, not a crash of the test run
+    await until(command, async () => {
+      if (failed) throw new Error(`${command} could not start: ${failed.message} (scripts/setup --ci installs what the fault suite runs)`);
+      return canConnect({ host: '127.0.0.1', port });
+    }, readyMs);
   };
   const stop = async () => {
     const c = child;
-    if (!c || c.exitCode !== null) return;
+    if (!c || c.exitCode !== null || c.signalCode !== null || failed) return;
     await new Promise((r) => {
       c.once('exit', r);
       c.kill(signal);
