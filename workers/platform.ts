@@ -40,7 +40,7 @@ export interface TemporalEndpoint {
 }
 
 /** TEMPORAL_ADDRESS when set; else the embedded dev server: joined when another process of ours runs it, started otherwise. */
-export async function ensureTemporal(config: Config): Promise<TemporalEndpoint> {
+export async function ensureTemporal(config: Config, logger?: Logger): Promise<TemporalEndpoint> {
   if (config.temporal.address) return { address: config.temporal.address, uiUrl: undefined, devServer: undefined };
   const local = `127.0.0.1:${config.temporal.devPort}`;
   const uiUrl = `http://127.0.0.1:${config.temporal.uiPort}`;
@@ -51,6 +51,7 @@ export async function ensureTemporal(config: Config): Promise<TemporalEndpoint> 
     port: config.temporal.devPort,
     uiPort: config.temporal.uiPort,
     namespace: config.temporal.namespace,
+    onRestart: (why, waitMs) => logger?.error({ why }, `the embedded Temporal server ended: starting it again in ${waitMs / 1000} s`),
   });
   return { address: devServer.address, uiUrl: devServer.uiUrl, devServer };
 }

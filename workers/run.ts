@@ -47,7 +47,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
 
   installTemporalRuntime(logger);
-  const temporal = await ensureTemporal(config);
+  const temporal = await ensureTemporal(config, logger);
   if (temporal.devServer) closers.push(() => temporal.devServer!.stop());
 
   const dataConverter = encryptingDataConverter(await loadPayloadKey(config.payloadKey, config.dataDir));

@@ -13,6 +13,8 @@ export interface DevServerOptions {
   namespace: string;
   /** How long to wait for the frontend to accept connections. */
   startTimeoutMs?: number;
+  /** The server ended on its own (`why`): it is started again in `waitMs`. */
+  onRestart?: (why: string, waitMs: number) => void;
 }
 
 export interface DevServer {
@@ -46,38 +48,62 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
 
   let child: ChildProcess;
-  try {
-    child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (err) {
-    throw new DevServerError(`Cannot run the Temporal CLI ${JSON.stringify(options.cli)}: ${(err as Error).message}`);
-  }
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
-  const exited = new Promise<string>((resolve) => {
-    child.once('error', (err) => resolve(`cannot run ${JSON.stringify(options.cli)}: ${err.message} (npm start installs it; or set TEMPORAL_CLI)`));
-    child.once('exit', (code, signal) => resolve(`exited with ${signal ?? code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-  });
+  let exited: Promise<string>;
+  let stopping = false;
+  /** Runs the server and waits until its frontend accepts connections. */
+  const launch = async () => {
+    try {
+      child = spawn(options.cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      throw new DevServerError(`Cannot run the Temporal CLI ${JSON.stringify(options.cli)}: ${(err as Error).message}`);
+    }
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+    const launched = child;
+    exited = new Promise<string>((resolve) => {
+      launched.once('error', (err) => resolve(`cannot run ${JSON.stringify(options.cli)}: ${err.message} (npm start installs it; or set TEMPORAL_CLI)`));
+      launched.once('exit', (code, signal) => resolve(`exited with ${signal ?? code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+    let early: string | undefined;
+    void exited.then((why) => (early = why));
+    while (!(await canConnect({ host: '127.0.0.1', port: options.port }))) {
+      if (early) throw new DevServerError(`Temporal dev server ${early}`);
+      if (Date.now() > deadline) {
+        launched.kill('SIGKILL');
+        throw new DevServerError(`Temporal dev server did not listen on port ${options.port} within ${options.startTimeoutMs ?? 60_000} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // A server that ends on its own (killed, crashed) is started again on the same database file, so
+    // every workflow goes on; meanwhile what needs it answers 503 (lib/temporal/jobs.ts).
+    void exited.then(async (why) => {
+      for (let wait = 1000; !stopping; wait = Math.min(wait * 2, 10_000)) {
+        options.onRestart?.(why, wait);
+        await new Promise((r) => setTimeout(r, wait));
+        if (stopping) return;
+        try {
+          await launch();
+          return;
+        } catch (err) {
+          why = (err as Error).message;
+        }
+      }
+    });
+  };
 
   const stopOnExit = () => child.kill('SIGTERM');
   process.once('exit', stopOnExit);
-
-  const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
-  let early: string | undefined;
-  void exited.then((why) => (early = why));
-  while (!(await canConnect({ host: '127.0.0.1', port: options.port }))) {
-    if (early) throw new DevServerError(`Temporal dev server ${early}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new DevServerError(`Temporal dev server did not listen on port ${options.port} within ${options.startTimeoutMs ?? 60_000} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await launch();
 
   return {
     address: `127.0.0.1:${options.port}`,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,
-    pid: child.pid,
+    get pid() {
+      return child.pid;
+    },
     async stop() {
+      stopping = true;
       process.removeListener('exit', stopOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
