@@ -84,7 +84,7 @@ describe('dependencies restart, the service stays up', () => {
       if (r.status === 200) accepted.push(n);
       return r;
     };
-    const loops = [loop('capture', capture, 20), loop('capture', capture, 20), loop('rest', () => api('/api/v1/network/my-webhooks'), 50)];
+    const loops = [loop('capture', capture, 40), loop('capture', capture, 40), loop('rest', () => api('/api/v1/network/my-webhooks'), 100)];
     return { answers, stop: async () => ((running = false), await Promise.all(loops)) };
   }
 

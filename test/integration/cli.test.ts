@@ -94,9 +94,12 @@ describe.each(targets())('netops command ($name)', (target) => {
     expect(down.code).toBe(1);
     expect(down.stderr).toBe(`netops: GET http://127.0.0.1:${port}/api/v1/network/my-webhooks failed: ECONNREFUSED\n`);
   });
+});
 
+// The help needs no service: once, not per target.
+describe('netops help', () => {
   it('every command\'s --help shows an example, and --version the version', async () => {
-    const e = await env();
+    const e = await cliEnv(undefined, undefined);
     const commandsOf = (help: string) => [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
     const top = await runCli(['--help'], e);
     expect(top.stdout).toMatch(/Examples:\n {2}\$ netops /);
