@@ -9,7 +9,6 @@ import { newHistogram } from './histogram.ts';
 import { requestBytes } from './request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
 
-export { placeholdersOf };
 
 /** The value at a JSON pointer (RFC 6901: "" is the whole document, ~1 is "/", ~0 is "~"), or undefined. */
 export function atPointer(doc: unknown, pointer: string): unknown {
