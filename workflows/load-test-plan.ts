@@ -3,6 +3,24 @@
 import type { ShardInput } from '../activities/load/index.ts';
 import { splitUsers, type LoadTestInput } from '../lib/jobs/load-test.ts';
 
+/**
+ * How a lost load worker's shard comes back: its shard stops heartbeating and, after the heartbeat
+ * timeout, Temporal runs it again on another load worker half a second later (SHARD_RETRY), inside the
+ * same time window. A load worker sends Temporal every heartbeat a shard gives (SHARD_HEARTBEAT_EVERY,
+ * its throttle: the SDK would send at most one per 80 % of the timeout), and each costs the Temporal
+ * server a write (3-7 ms of the dev server's CPU, measured by bench:shard-scale): so a test of up to
+ * FAST_FAILOVER_SHARDS shards heartbeats every second with a 3-s timeout (a lost shard sends again
+ * about 4 s after its worker died), a larger one every 10 s with a 15-s timeout (about 16 s).
+ */
+export const SHARD_HEARTBEAT_EVERY = '1 second';
+export const FAST_FAILOVER_SHARDS = 20;
+export const SHARD_RETRY = { maximumAttempts: 3, initialInterval: '500 milliseconds' } as const;
+
+/** How often each shard of a test of `shards` shards heartbeats, and how long Temporal waits for one. */
+export function shardLiveness(shards: number): { heartbeatEveryMs: number; heartbeatTimeout: '3 seconds' | '15 seconds' } {
+  return shards <= FAST_FAILOVER_SHARDS ? { heartbeatEveryMs: 1000, heartbeatTimeout: '3 seconds' } : { heartbeatEveryMs: 10_000, heartbeatTimeout: '15 seconds' };
+}
+
 /** Users per shard: more shards spread one test over more load workers. */
 export const USERS_PER_SHARD = 500;
 
@@ -21,5 +39,7 @@ export function planShards(input: LoadTestInput, startAt: number, endAt: number)
     // a rate is shared in proportion, as the fixed rate is.
     ...(input.stages ? { stages: input.stages } : {}),
   };
-  return splitUsers(whole, Math.ceil(input.concurrentUsers / USERS_PER_SHARD)).map((part, shard) => ({ shard, ...part }));
+  const parts = splitUsers(whole, Math.ceil(input.concurrentUsers / USERS_PER_SHARD));
+  const { heartbeatEveryMs } = shardLiveness(parts.length);
+  return parts.map((part, shard) => ({ shard, heartbeatEveryMs, ...part }));
 }

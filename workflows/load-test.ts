@@ -5,7 +5,7 @@
 import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
 import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
-import { planShards } from './load-test-plan.ts';
+import { planShards, SHARD_RETRY, shardLiveness } from './load-test-plan.ts';
 /** How long a test may wait for a load worker before it fails. */
 export const WAIT_FOR_LOAD_WORKER = '60 seconds';
 
@@ -49,22 +49,22 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   state.endAt = startAt + input.testDurationSeconds * 1000;
 
   // A shard attempt whose worker dies stops heartbeating and is retried on another worker, inside
-  // the same time window; what the dead attempt had sent stays counted.
+  // the same time window; what the dead attempt had sent stays counted, and the gap is in the results.
   const { watchThresholds } = proxyActivities<LoadActivities>({
     taskQueue: TASK_QUEUES.load,
     startToCloseTimeout: `${input.testDurationSeconds + 60} seconds`,
     heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   });
+  const shards = planShards(input, state.startAt, state.endAt);
   const { runLoadShard } = proxyActivities<LoadActivities>({
     taskQueue: TASK_QUEUES.load,
     startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
     // Every attempt shares the test's window; past it a retry has nothing left to send.
     scheduleToCloseTimeout: `${input.testDurationSeconds + 180} seconds`,
-    heartbeatTimeout: '15 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+    heartbeatTimeout: shardLiveness(shards.length).heartbeatTimeout,
+    retry: SHARD_RETRY,
   });
-  const shards = planShards(input, state.startAt, state.endAt);
   // Aborting thresholds are watched on the merged totals every second; a failing one stops the shards.
   const watchScope = new CancellationScope();
   const watch = input.thresholds?.some((t) => t.abortOnFail)

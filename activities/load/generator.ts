@@ -13,7 +13,7 @@ import { Http1Connection } from './http1.ts';
 import { requestBytes } from './request.ts';
 import { PerSecondCounts } from './per-second.ts';
 import { PhaseHistograms } from './phases.ts';
-import { arrivalAt, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
+import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
 import { newHistogram } from './histogram.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
@@ -191,7 +191,7 @@ export class ShardGenerator {
   private runOpen() {
     this.idle.push(...this.connections);
     const maxWaiting = Math.ceil(peakOf(this.stages));
-    let k = 0;
+    let k = this.plan.resumeAt === undefined ? 0 : firstArrivalFrom(this.stages, Math.min(this.plan.resumeAt - this.plan.startAt, this.endMs));
     const release = (connection: Http1Connection) => {
       const next = this.queue.shift();
       if (next !== undefined && !this.stopping) this.send(connection, next, () => release(connection));

@@ -16,7 +16,12 @@ const START_DELAY_MS = 500;
 const SNAPSHOT_EVERY_MS = 1000;
 
 /** A shard as the workflow plans it; the worker adds the request timeout and its NETWORK_ALLOW. */
-export type ShardInput = Omit<ShardPlan, 'requestTimeoutMs' | 'allow'> & { testId: string; shard: number };
+export type ShardInput = Omit<ShardPlan, 'requestTimeoutMs' | 'allow'> & {
+  testId: string;
+  shard: number;
+  /** How often the shard heartbeats (workflows/load-test-plan.ts: shardLiveness); every second when absent. */
+  heartbeatEveryMs?: number;
+};
 
 export interface ThresholdWatch {
   testId: string;
@@ -43,8 +48,9 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     async runLoadShard(input: ShardInput): Promise<ShardOutcome> {
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
-      const { testId: _testId, shard: _shard, ...shardPlan } = input;
-      const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow };
+      const { testId: _testId, shard: _shard, heartbeatEveryMs = SNAPSHOT_EVERY_MS, ...shardPlan } = input;
+      // A retry takes over from a lost attempt now: the arrivals due meanwhile are the gap, not a burst.
+      const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow, ...(attempt > 1 ? { resumeAt: Date.now() } : {}) };
       const generator = ThreadedShard.start(plan, deps.threads);
       let stopped = false;
       const save = async (snapshot: ShardSnapshot, final: boolean) => {
@@ -57,15 +63,18 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       let saving = Promise.resolve();
       let ticking = false;
+      let beatAt = 0;
       const timer = setInterval(() => {
+        // Alive whatever the database does: a slow or missing database delays the snapshots, never
+        // makes Temporal retry a shard that is still sending (its heartbeat timeout is seconds).
+        if (Date.now() - beatAt >= heartbeatEveryMs - SNAPSHOT_EVERY_MS / 2) {
+          beatAt = Date.now();
+          ctx.heartbeat();
+        }
         if (ticking) return; // the last second's snapshot is still on its way: no backlog
         ticking = true;
         saving = saving
-          .then(async () => {
-            const snapshot = await generator.snapshot();
-            ctx.heartbeat({ total: snapshot.total });
-            await save(snapshot, false);
-          })
+          .then(async () => save(await generator.snapshot(), false))
           .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
           .finally(() => (ticking = false));
       }, SNAPSHOT_EVERY_MS);

@@ -6,6 +6,7 @@ import type { ShardSnapshotRow } from '../../db/load-tests.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
 import { mergePerSecond } from './per-second.ts';
+import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
 import { evaluateThresholds, PERCENTILES, verdictOf, type ThresholdMetric } from './thresholds.ts';
@@ -75,10 +76,11 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
     addCounts(errors, s.errors);
     if (!final) {
       shardFailures += 1;
-      lost += s.inFlight;
+      lost += lostBy(s);
     }
   }
-  return { histogram, statusCodes, errors, shardFailures, lost, phases: mergePhases(rows.map((r) => r.snapshot)) };
+  const restarts = shardRestarts(rows);
+  return { histogram, statusCodes, errors, shardFailures, lost, restarts, phases: mergePhases(rows.map((r) => r.snapshot)) };
 }
 
 /** The figures thresholds read (thresholds.ts), from the same merge and rounding as the results. */
@@ -93,6 +95,8 @@ function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): 
     error_rate: live.error_rate,
     throughput: live.throughput,
     status_5xx_rate: t.total ? round2((fiveXx / t.total) * 100) : 0,
+    shard_restarts: m.restarts.length,
+    seconds_without_traffic: Math.max(0, ...m.restarts.map((r) => r.seconds_without_traffic)),
   } as Record<ThresholdMetric, number>;
   for (const [metric, q] of Object.entries(PERCENTILES)) figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
   for (const phase of PHASES) {
@@ -134,6 +138,9 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>, thres
     dropped_requests: t.dropped,
     shard_failures: m.shardFailures,
     requests_lost: m.lost,
+    shard_restarts: f.shard_restarts,
+    seconds_without_traffic: f.seconds_without_traffic,
+    ...(m.restarts.length ? { restarts: m.restarts } : {}),
     requests_per_second: sent,
     error_rate_per_second: sent.map((_, i) => (a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0)),
     avg_response_time_per_second: sent.map((_, i) => (a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0)),

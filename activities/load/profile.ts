@@ -73,5 +73,19 @@ export function arrivalAt(stages: readonly Stage[], k: number): number {
   return Number.POSITIVE_INFINITY;
 }
 
+/** The index of the first arrival at or after `ms` (arrivalAt only grows with k: a binary search). */
+export function firstArrivalFrom(stages: readonly Stage[], ms: number): number {
+  if (ms <= 0) return 0;
+  let high = 1;
+  while (arrivalAt(stages, high) < ms) high *= 2;
+  let low = 0; // arrivalAt(low) < ms <= arrivalAt(high)
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (arrivalAt(stages, mid) < ms) low = mid;
+    else high = mid;
+  }
+  return high;
+}
+
 /** The highest target of the profile. */
 export const peakOf = (stages: readonly Stage[]) => stages.reduce((m, s) => Math.max(m, s.target), 0);

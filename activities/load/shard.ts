@@ -16,6 +16,11 @@ export interface ShardPlan {
   /** Epoch ms: when the test's load starts and ends (a retried shard resumes inside the same window). */
   startAt: number;
   endAt: number;
+  /**
+   * Epoch ms a retried shard takes over from a lost one: the open model's arrivals scheduled before it
+   * belonged to the lost attempt or to the gap, and are neither sent nor counted dropped.
+   */
+  resumeAt?: number;
   rampUpMs: number;
   /** This shard's share of the arrival rate, requests per second; 0 = closed model. */
   rate: number;

@@ -6,7 +6,7 @@
 import type { LoadThreshold, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
 
-const TOTAL_METRICS = ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'avg', 'min', 'max', 'error_rate', 'throughput', 'status_5xx_rate'] as const;
+const TOTAL_METRICS = ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'avg', 'min', 'max', 'error_rate', 'throughput', 'status_5xx_rate', 'shard_restarts', 'seconds_without_traffic'] as const;
 /** A phase's statistic: `ttfb.p95`, `connect.max`, ... (phases.ts). */
 export type PhaseMetric = `${Phase}.${PhaseStat}`;
 export const PHASE_METRICS = PHASES.flatMap((p) => Object.keys(PHASE_STATS).map((s) => `${p}.${s}` as PhaseMetric));

@@ -176,6 +176,7 @@ function resultsTable(r: FinalResults): Html {
     ['Throughput', `${r.throughput} requests/s`], ['Average', `${r.avg_response_time} ms`], ['Min', `${r.min_response_time} ms`], ['Max', `${r.max_response_time} ms`],
     ['p50', `${r.p50_response_time} ms`], ['p75', `${r.p75_response_time} ms`], ['p90', `${r.p90_response_time} ms`], ['p95', `${r.p95_response_time} ms`], ['p99', `${r.p99_response_time} ms`],
     ['Bytes sent', r.total_bytes_sent], ['Bytes received', r.total_bytes_received], ['Duration', `${r.duration_seconds} s`], ['Dropped (open model)', r.dropped_requests], ['Shard failures', r.shard_failures],
+    ['Lost with a worker', r.requests_lost ?? 0], ['Shard restarts', r.shard_restarts ?? 0], ['Seconds without traffic', r.seconds_without_traffic ?? 0],
   ];
   const counts = (title: string, c: Record<string, number>) =>
     html`<h3>${title}</h3>${Object.keys(c).length ? html`<table><tbody>${Object.entries(c).map(([k, n]) => html`<tr><th scope="row">${k}</th><td>${n}</td></tr>`)}</tbody></table>` : html`<p>none</p>`}`;

@@ -105,7 +105,7 @@ ${tests.map((t, i) => header(t, i, many))}
 ${figures(tests, [
   ['Requests', s('total_requests')], ['Failed', s('failed_requests')], ['Error rate (%)', s('error_rate')], ['Throughput (requests/s)', s('throughput')], ['Duration (s)', s('duration_seconds')],
   ['Average', s('avg_response_time')], ['p50', s('p50_response_time')], ['p75', s('p75_response_time')], ['p90', s('p90_response_time')], ['p95', s('p95_response_time')], ['p99', s('p99_response_time')], ['Max', s('max_response_time')],
-  ['Dropped (open model)', s('dropped_requests')], ['Lost with a worker', s('requests_lost')], ['Bytes sent', s('total_bytes_sent')], ['Bytes received', s('total_bytes_received')],
+  ['Dropped (open model)', s('dropped_requests')], ['Lost with a worker', s('requests_lost')], ['Shard restarts', s('shard_restarts')], ['Seconds without traffic', s('seconds_without_traffic')], ['Bytes sent', s('total_bytes_sent')], ['Bytes received', s('total_bytes_received')],
 ])}
 <h2>Over time</h2>
 ${chart('requests', 'Requests sent each second', '/s', lines((t) => t.series.requests_per_second))}

@@ -8,7 +8,7 @@ import { InvalidInputError } from '../../lib/errors.ts';
 import type { LoadTestService } from './load-tests.ts';
 
 const SUMMARY = [
-  'total_requests', 'successful_requests', 'failed_requests', 'error_rate', 'throughput', 'duration_seconds', 'dropped_requests', 'requests_lost',
+  'total_requests', 'successful_requests', 'failed_requests', 'error_rate', 'throughput', 'duration_seconds', 'dropped_requests', 'requests_lost', 'shard_restarts', 'seconds_without_traffic',
   'avg_response_time', 'min_response_time', 'p50_response_time', 'p75_response_time', 'p90_response_time', 'p95_response_time', 'p99_response_time', 'max_response_time',
   'total_bytes_sent', 'total_bytes_received',
 ] as const satisfies ReadonlyArray<keyof FinalResults>;

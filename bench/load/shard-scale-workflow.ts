@@ -2,12 +2,14 @@
 // test's workflow gives its shards (workflows/load-test.ts), so Temporal does for them what it does
 // for a real test's shards: one activity task each, heartbeats, a retry when one stops heartbeating.
 import { proxyActivities } from '@temporalio/workflow';
+import { SHARD_RETRY, shardLiveness } from '../../workflows/load-test-plan.ts';
 
 export interface IdleShardInput {
   testId: string;
   shard: number;
   startAt: number;
   endAt: number;
+  heartbeatEveryMs: number;
 }
 
 export interface IdleShardActivities {
@@ -20,9 +22,9 @@ export async function idleShards(testId: string, shards: number, startAt: number
   const { idleShard } = proxyActivities<IdleShardActivities>({
     startToCloseTimeout: `${seconds + 120} seconds`,
     scheduleToCloseTimeout: `${seconds + 180} seconds`,
-    heartbeatTimeout: '15 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+    heartbeatTimeout: shardLiveness(shards).heartbeatTimeout,
+    retry: SHARD_RETRY,
   });
-  const outcomes = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => idleShard({ testId, shard, startAt, endAt })));
+  const outcomes = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => idleShard({ testId, shard, startAt, endAt, heartbeatEveryMs: shardLiveness(shards).heartbeatEveryMs })));
   return outcomes.filter((o) => o.status === 'rejected').length;
 }

@@ -1,6 +1,24 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
+import { DependencyUnavailableError } from '../errors.ts';
 import { assertBlobKey, BlobTooLargeError, limitBytes, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
+
+/** Socket errors and the S3 answers that mean the server is away, starting or overloaded: an outage, not our bug. */
+const AWAY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ServiceUnavailable', 'SlowDown', 'XMinioServerNotInitialized', 'XMinioStorageFull']);
+
+export function isBlobStoreAway(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return AWAY_CODES.has(String(e?.code ?? '')) || /socket hang up|ECONNREFUSED|ECONNRESET/.test(String(e?.message ?? ''));
+}
+
+/** `work`, with the blob store's outages as DependencyUnavailableError('blobs') (503 with Retry-After). */
+async function available<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw isBlobStoreAway(err) ? new DependencyUnavailableError('blobs', err) : err;
+  }
+}
 
 export interface S3Settings {
   endpoint: string;
@@ -37,7 +55,11 @@ export class S3BlobStore implements BlobStore {
     return this;
   }
 
-  async put(key: string, body: Readable | Buffer, options: PutOptions = {}): Promise<BlobInfo> {
+  put(key: string, body: Readable | Buffer, options: PutOptions = {}): Promise<BlobInfo> {
+    return available(() => this.#put(key, body, options));
+  }
+
+  async #put(key: string, body: Readable | Buffer, options: PutOptions): Promise<BlobInfo> {
     assertBlobKey(key);
     const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
     const meta = { 'Content-Type': contentType };
@@ -65,16 +87,18 @@ export class S3BlobStore implements BlobStore {
   async get(key: string, range?: ByteRange): Promise<{ info: BlobInfo; stream: Readable } | null> {
     const info = await this.stat(key);
     if (!info) return null;
-    const stream = range
-      ? await this.#client.getPartialObject(this.#bucket, key, range.start, range.end === undefined ? undefined : range.end - range.start + 1)
-      : await this.#client.getObject(this.#bucket, key);
+    const stream = await available(() =>
+      range
+        ? this.#client.getPartialObject(this.#bucket, key, range.start, range.end === undefined ? undefined : range.end - range.start + 1)
+        : this.#client.getObject(this.#bucket, key),
+    );
     return { info, stream };
   }
 
   async stat(key: string): Promise<BlobInfo | null> {
     assertBlobKey(key);
     try {
-      const st = await this.#client.statObject(this.#bucket, key);
+      const st = await available(() => this.#client.statObject(this.#bucket, key));
       const contentType = (st.metaData?.['content-type'] as string | undefined) ?? DEFAULT_CONTENT_TYPE;
       return { key, size: st.size, contentType };
     } catch (err) {
@@ -86,19 +110,21 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
-    await this.#client.removeObject(this.#bucket, key);
+    await available(() => this.#client.removeObject(this.#bucket, key));
   }
 
-  async list(prefix = ''): Promise<string[]> {
-    const keys: string[] = [];
-    for await (const item of this.#client.listObjectsV2(this.#bucket, prefix, true)) {
-      if (item.name) keys.push(item.name);
-    }
-    return keys.sort();
+  list(prefix = ''): Promise<string[]> {
+    return available(async () => {
+      const keys: string[] = [];
+      for await (const item of this.#client.listObjectsV2(this.#bucket, prefix, true)) {
+        if (item.name) keys.push(item.name);
+      }
+      return keys.sort();
+    });
   }
 
   async ping(): Promise<void> {
-    await this.#client.bucketExists(this.#bucket);
+    await available(() => this.#client.bucketExists(this.#bucket));
   }
 
   async close(): Promise<void> {}

@@ -94,9 +94,17 @@ export interface FinalResults extends LiveMetrics {
   errors: Record<string, number>;
   /** Open model: arrivals not sent because every connection and the queue were busy. */
   dropped_requests: number;
-  /** Shard attempts that died (their worker was lost) and the requests they had in flight then. */
+  /**
+   * Shard attempts that died (their worker was lost), and at most how many requests they sent that no
+   * snapshot counted (in flight at their last snapshot, and a second at their pace after it).
+   */
   shard_failures: number;
   requests_lost: number;
+  /** Dead attempts another one took over, and the longest run of seconds a shard sent nothing meanwhile. */
+  shard_restarts: number;
+  seconds_without_traffic: number;
+  /** Each restart: the shard, the attempt that took over, its seconds without traffic and requests lost. */
+  restarts?: Array<{ shard: number; attempt: number; seconds_without_traffic: number; requests_lost: number }>;
   /** Requests sent in each second of the test. */
   requests_per_second: number[];
   /**

@@ -1,8 +1,9 @@
 // Dependencies restart, the service stays up: a service in the distributed mode (all roles in one
-// process) on a Postgres, a Redis and a Temporal dev server of this suite's own, each stopped and
-// started again while captures and API reads run. The process lives through every fault (same PID),
-// nothing answers 500, what needed the missing server answers 503 with Retry-After, traffic is 2xx
-// again within 5 s of its return, and every capture answered 2xx is stored exactly once.
+// process) on a Postgres, a Redis, a MinIO and a Temporal dev server of this suite's own, each stopped
+// and started again while captures, API reads and MCP tool calls run. The process lives through every
+// fault (same PID), nothing answers 500, what needed the missing server answers 503 with Retry-After
+// (an MCP tool call: a tool error saying so, or the endpoint's 503), traffic is 2xx again within 5 s
+// of its return, and every capture answered 2xx is stored exactly once.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,19 +11,19 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../db/connect.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
-import { startPostgres, startRedis, startTemporal, type ChildServer, type PostgresServer } from '../support/servers.ts';
+import { startMinio, startPostgres, startRedis, startTemporal, type ChildServer, type PostgresServer } from '../support/servers.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Answer {
-  door: 'rest' | 'capture';
+  door: 'rest' | 'capture' | 'mcp';
   at: number;
   status: number;
   retryAfter: string | undefined;
   ms: number;
 }
 
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve) => {
     const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false, timeout: 30_000 }, (res) => {
       let body = '';
@@ -39,7 +40,9 @@ describe('dependencies restart, the service stays up', () => {
   let pg: PostgresServer;
   let redis: ChildServer & { url: string };
   let temporal: ChildServer;
+  let minio: ChildServer & { env: Record<string, string> };
   let app: AppProcess;
+  let mcpToken: string;
   let site: LoadTarget;
   let key: string;
   let webhook: { webhook_id: string; webhook_url: string };
@@ -51,15 +54,20 @@ describe('dependencies restart, the service stays up', () => {
     pg = await startPostgres();
     redis = await startRedis();
     temporal = await startTemporal();
+    minio = await startMinio();
     site = await startLoadTarget();
-    app = await startApp({ DATABASE_URL: pg.url, REDIS_URL: redis.url, TEMPORAL_ADDRESS: temporal.address, PAYLOAD_KEY: randomBytes(32).toString('base64'), DATA_DIR: await tempDir('faults'), NETWORK_ALLOW: '127.0.0.1/32' });
+    app = await startApp({ DATABASE_URL: pg.url, REDIS_URL: redis.url, TEMPORAL_ADDRESS: temporal.address, ...minio.env, PAYLOAD_KEY: randomBytes(32).toString('base64'), DATA_DIR: await tempDir('faults'), NETWORK_ALLOW: '127.0.0.1/32' });
     const created = await runScript('scripts/admin.ts', ['create-key', '--email', 'faults@example.test', '--plan', 'enterprise'], app.env);
     key = JSON.parse(created.stdout).api_key;
+    // The same account signed in as an MCP client would be (OAuth through the service's own forms).
+    await runScript('scripts/admin.ts', ['create-user', '--email', 'faults@example.test', '--password', 'correct horse battery staple'], app.env);
+    const signedIn = await runScript('scripts/mcp-token.ts', ['--url', `${app.baseUrl}/mcp`, '--email', 'faults@example.test', '--password', 'correct horse battery staple'], app.env);
+    mcpToken = JSON.parse(signedIn.stdout).access_token;
     webhook = JSON.parse((await api('/api/v1/network/my-webhook-create', { method: 'POST', body: { retention: { max_requests: 10_000 } } })).body);
   }, 180_000);
   afterAll(async () => {
     await app?.stop();
-    await Promise.all([pg?.close(), redis?.close(), temporal?.close(), site?.close()]);
+    await Promise.all([pg?.close(), redis?.close(), temporal?.close(), minio?.close(), site?.close()]);
   });
 
   /** Every capture answered 2xx, over all the faults (one webhook takes them all). */
@@ -84,8 +92,24 @@ describe('dependencies restart, the service stays up', () => {
       if (r.status === 200) accepted.push(n);
       return r;
     };
-    const loops = [loop('capture', capture, 40), loop('capture', capture, 40), loop('rest', () => api('/api/v1/network/my-webhooks'), 100)];
+    const loops = [loop('capture', capture, 40), loop('capture', capture, 40), loop('rest', () => api('/api/v1/network/my-webhooks'), 100), loop('mcp', () => mcp('webhook_list', {}), 200)];
     return { answers, stop: async () => ((running = false), await Promise.all(loops)) };
+  }
+
+  /**
+   * One MCP tool call, its answer as a status: 503 when the endpoint answered 503 or the tool said the
+   * dependency is unavailable (the client may retry), 500 for a failure the service calls its own.
+   */
+  async function mcp(tool: string, args: Record<string, unknown>): Promise<{ status: number; retryAfter: string | undefined }> {
+    const r = await send(`${app.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+    });
+    if (r.status !== 200) return r;
+    const result = JSON.parse(r.body).result as { isError?: boolean; content: Array<{ text: string }> };
+    if (!result.isError) return r;
+    return { status: /is unavailable: try again in a few seconds/.test(result.content[0]!.text) ? 503 : 500, retryAfter: 'in the text' };
   }
 
   /** Runs traffic through `fault` (which returns when the dependency is back) and checks what the doors answered. */
@@ -101,7 +125,13 @@ describe('dependencies restart, the service stays up', () => {
       return byStatus;
     };
     const firstOk = (door: Answer['door']) => t.answers.find((a) => a.door === door && a.at > up && a.status < 300)?.at;
-    const report = { fault: name, outage_s: (up - down) / 1000, during: { rest: count(down, up, 'rest'), capture: count(down, up, 'capture') }, first_2xx_after_return_ms: { rest: (firstOk('rest') ?? NaN) - up, capture: (firstOk('capture') ?? NaN) - up } };
+    const doors = ['rest', 'capture', 'mcp'] as const;
+    const report = {
+      fault: name,
+      outage_s: (up - down) / 1000,
+      during: Object.fromEntries(doors.map((d) => [d, count(down, up, d)])),
+      first_2xx_after_return_ms: Object.fromEntries(doors.map((d) => [d, (firstOk(d) ?? NaN) - up])) as Record<(typeof doors)[number], number>,
+    };
     console.log(JSON.stringify(report));
 
     expect(process.kill(app.pid, 0)).toBe(true); // the same process, alive
@@ -109,8 +139,7 @@ describe('dependencies restart, the service stays up', () => {
     expect(app.output()).not.toMatch(/nobody handled/);
     expect(t.answers.filter((a) => a.status === 0 || a.status >= 500 && a.status !== 503), JSON.stringify(t.answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5))).toEqual([]);
     for (const a of t.answers.filter((x) => x.status === 503)) expect(a.retryAfter).toBeTruthy();
-    expect(report.first_2xx_after_return_ms.rest).toBeLessThan(5000);
-    expect(report.first_2xx_after_return_ms.capture).toBeLessThan(5000);
+    for (const door of doors) expect(report.first_2xx_after_return_ms[door], door).toBeLessThan(5000);
     return { ...t, report };
   }
 
@@ -156,8 +185,7 @@ describe('dependencies restart, the service stays up', () => {
       await pg.start();
       return { down, up: Date.now() };
     });
-    expect(answers.some((a) => a.door === 'capture' && a.status === 503)).toBe(true);
-    expect(answers.some((a) => a.door === 'rest' && a.status === 503)).toBe(true);
+    for (const door of ['capture', 'rest', 'mcp']) expect(answers.some((a) => a.door === door && a.status === 503), door).toBe(true);
     await storedOnce();
   });
 
@@ -171,6 +199,40 @@ describe('dependencies restart, the service stays up', () => {
     });
     expect(answers.some((a) => a.door === 'rest' && a.status === 503)).toBe(true);
     await storedOnce();
+  });
+
+  it('the blob store stopped and started 3 s later: video uploads answer 503 meanwhile, the same link works after', { timeout: 120_000 }, async () => {
+    const job = JSON.parse((await api('/api/v1/video/watermark-jobs', { method: 'POST', body: { service: 'region', regions: [{ x: 0, y: 0, width: 10, height: 10 }] } })).body);
+    // A file that starts as an MP4 does (an ftyp box): enough for the upload to reach the store.
+    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(12), randomBytes(4096)]);
+    const boundary = 'faults-boundary';
+    const upload = () =>
+      send(job.upload_url, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`), mp4, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+      });
+    const uploads: Array<{ at: number; status: number; retryAfter: string | undefined; body: string }> = [];
+    let ready: { status: number; body: string } | undefined;
+    const { answers } = await through('blob store', async () => {
+      await minio.stop();
+      const down = Date.now();
+      uploads.push({ at: Date.now(), ...(await upload()) });
+      ready = await send(`${app.baseUrl}/readyz`, {});
+      await sleep(Math.max(0, 3000 - (Date.now() - down)));
+      await minio.start();
+      return { down, up: Date.now() };
+    });
+    // Only what needs the blob store was out: captures, reads and MCP went on.
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    expect(uploads[0]!.status, uploads[0]!.body).toBe(503);
+    expect(uploads[0]!.retryAfter).toBeTruthy();
+    expect(JSON.parse(uploads[0]!.body)).toMatchObject({ success: false, error_code: 'dependency_unavailable' });
+    expect(ready!.status).toBe(503);
+    expect(JSON.parse(ready!.body).checks).toMatchObject({ blobs: 'error', database: 'ok', store: 'ok', temporal: 'ok' });
+    const after = await upload();
+    console.log(JSON.stringify({ fault: 'blob store', upload_during: uploads.map((u) => u.status), upload_after: after.status }));
+    expect(after.status, after.body).toBe(202);
   });
 
   it('Temporal restarted mid-test: status reads answer within 6 s meanwhile, and the test completes', { timeout: 180_000 }, async () => {

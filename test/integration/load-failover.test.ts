@@ -1,6 +1,8 @@
 // A load worker dies in the middle of a test: its shard stops heartbeating, Temporal retries it on
-// another load worker within the same time window, and the results say what the failure cost.
-// Its own small cluster (embedded mode, one process per role), so that the victim is the only load worker.
+// another load worker within seconds, inside the same time window, and the results say what the
+// failure cost (the restart, the seconds without traffic, the requests lost).
+// Its own small cluster (embedded mode, one process per role), so that the victim is the only load worker
+// when the test starts.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { startCluster, type AppProcess } from '../support/processes.ts';
@@ -16,8 +18,8 @@ describe('load test shard failover', () => {
     await site?.close();
   });
 
-  // Four processes to start, a 35 s test and a retry: more than the default minute on a busy machine.
-  it('retries the shard of a killed load worker on another one, and the test still ends with its results', { timeout: 150_000 }, async () => {
+  // Four processes to start, a 30 s test and a retry: more than the default minute on a busy machine.
+  it('resumes the shard of a load worker killed at 8 s of a 30-s test within seconds, and counts the gap and what was lost', { timeout: 150_000 }, async () => {
     site = await startLoadTarget();
     running = await startCluster('failover', { NETWORK_ALLOW: '127.0.0.1/32' });
     const { api, key, role } = running;
@@ -28,16 +30,15 @@ describe('load test shard failover', () => {
     const call = async (method: string, path: string, body?: unknown) => (await fetch(`${api.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
 
     const path = '/failover';
-    const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 35, rampUpTime: 0, requestsPerSecond: 50 });
+    const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 30, rampUpTime: 0, requestsPerSecond: 100, thresholds: ['shard_restarts < 1', 'seconds_without_traffic <= 6'] });
     const id = started.test_id as string;
-    for (let i = 0; i < 100; i++) {
-      const s = await call('GET', `/api/v1/load-testing/status/${id}`);
-      if (s.status === 'running' && s.metrics.total_requests >= 100) break;
-      await sleep(200);
-    }
-    process.kill(victim.pid, 'SIGKILL');
-    const countAtKill = site.count(path);
+    for (let i = 0; i < 100 && site.count(path) === 0; i++) await sleep(100);
+    const firstArrival = site.arrivals(path)[0]!;
+    // The victim has the shard; a second load worker stands by (it polls the queue) before the kill.
     cluster = { call, loadWorker: await role('worker:load') };
+    await sleep(firstArrival + 8000 - Date.now());
+    process.kill(victim.pid, 'SIGKILL');
+    const killedAt = Date.now();
 
     let status: any;
     for (let i = 0; i < 300 && !['completed', 'failed', 'stopped'].includes(status?.status); i++) {
@@ -46,12 +47,35 @@ describe('load test shard failover', () => {
     }
     expect(status.status).toBe('completed');
     const { results } = await call('GET', `/api/v1/load-testing/results/${id}`);
+    // The seconds of the test in which the target received nothing (counted by arrival).
+    const arrivals = site.arrivals(path);
+    const bySecond = new Array(30).fill(0);
+    for (const at of arrivals) {
+      const second = Math.floor((at - firstArrival) / 1000);
+      if (second < 30) bySecond[second] += 1;
+    }
+    const silent = bySecond.filter((n) => n === 0).length;
+    const resumed = arrivals.find((at) => at > killedAt + 200);
+    console.log(JSON.stringify({ silent_seconds: silent, resumed_after_kill_ms: (resumed ?? NaN) - killedAt, target: arrivals.length, total_requests: results.total_requests, requests_lost: results.requests_lost, shard_restarts: results.shard_restarts, seconds_without_traffic: results.seconds_without_traffic, restarts: results.restarts }));
+    expect(silent).toBeLessThanOrEqual(6);
     expect(results.shard_failures).toBe(1);
-    // The retried shard sent load again after the failure...
-    expect(site.count(path)).toBeGreaterThan(countAtKill + 100);
+    expect(results.shard_restarts).toBe(1);
+    expect(results.restarts).toEqual([{ shard: 0, attempt: 2, seconds_without_traffic: results.seconds_without_traffic, requests_lost: results.requests_lost }]);
+    // The results' count of the gap is the target's, give or take the second the kill fell in.
+    expect(results.seconds_without_traffic).toBeGreaterThanOrEqual(silent - 1);
+    expect(results.seconds_without_traffic).toBeLessThanOrEqual(silent + 1);
+    // The retried shard sent load again, to the end of the window...
+    expect(bySecond.slice(-5).every((n) => n > 50)).toBe(true);
     // ...and everything counted reached the target; what the dead attempt sent after its last stored second is lost.
-    expect(results.total_requests).toBeLessThanOrEqual(site.count(path));
-    expect(results.total_requests).toBeGreaterThan(site.count(path) - 100);
+    expect(results.total_requests).toBeLessThanOrEqual(arrivals.length);
+    expect(arrivals.length).toBeLessThanOrEqual(results.total_requests + results.requests_lost);
+    expect(results.requests_lost).toBeGreaterThan(0);
+    // Thresholds read the restart and the gap: the verdict sees them.
+    expect(results.thresholds).toEqual([
+      { threshold: 'shard_restarts < 1', observed: 1, pass: false },
+      { threshold: 'seconds_without_traffic <= 6', observed: results.seconds_without_traffic, pass: true },
+    ]);
+    expect(results.verdict).toBe('failed');
   });
 
   it('fails a test that no load worker takes within a minute, and stores that end', { timeout: 120_000 }, async () => {

@@ -1,6 +1,6 @@
-// Real Postgres, Redis and a Temporal dev server on loopback, started by a suite for itself so that it
+// Real Postgres, Redis, MinIO and a Temporal dev server on loopback, started by a suite for itself so that it
 // can stop and restart them (test/faults/). Each from this machine's binaries: Debian's Postgres and
-// Redis (scripts/setup --ci installs them) and the Temporal CLI (npm test's setup finds or builds it).
+// Redis (scripts/setup --ci installs them), MinIO and the Temporal CLI (npm test's setup finds or builds it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,12 +72,12 @@ export interface ChildServer {
 }
 
 /** A server this suite runs as a child process on `port`, stopped with `signal`, ready once it accepts connections. */
-async function childServer(command: string, args: string[], port: number, dir: string, signal: NodeJS.Signals, readyMs: number): Promise<ChildServer> {
+async function childServer(command: string, args: string[], port: number, dir: string, signal: NodeJS.Signals, readyMs: number, env: Record<string, string> = {}): Promise<ChildServer> {
   let child: ChildProcess | undefined;
   let failed: Error | undefined;
   const start = async () => {
     failed = undefined;
-    child = spawn(command, args, { stdio: 'ignore' });
+    child = spawn(command, args, { stdio: 'ignore', env: { ...process.env, ...env } });
     child.once('error', (err) => (failed = err)); // a missing binary: said, not a crash of the test run
     await until(command, async () => {
       if (failed) throw new Error(`${command} could not start: ${failed.message} (scripts/setup --ci installs what the fault suite runs)`);
@@ -110,4 +110,14 @@ export async function startTemporal(): Promise<ChildServer> {
   const dir = await tempDir('temporal-faults');
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error', '--db-filename', path.join(dir, 'temporal.db')];
   return childServer(process.env.TEMPORAL_CLI || 'temporal', args, port, dir, 'SIGTERM', 60_000);
+}
+
+/** MinIO (the S3 server of the tests) with its data in a folder, so that a restart keeps every object. */
+export async function startMinio(): Promise<ChildServer & { env: Record<string, string> }> {
+  const port = await freePort();
+  const dir = await tempDir('minio-faults');
+  const [user, password] = ['netops-faults', 'netops-faults-secret'];
+  const args = ['server', path.join(dir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${await freePort()}`, '--quiet'];
+  const server = await childServer('minio', args, port, dir, 'SIGTERM', 60_000, { MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: password });
+  return { ...server, env: { S3_ENDPOINT: `http://${server.address}`, S3_ACCESS_KEY: user, S3_SECRET_KEY: password, S3_BUCKET: 'netops-faults' } };
 }

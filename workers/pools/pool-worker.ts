@@ -1,6 +1,6 @@
 // What the pools' workers share: the connection and storage they get, and the activity-only worker.
 import type { DataConverter } from '@temporalio/common';
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createDiagnosticsActivities } from '../../activities/diagnostics/index.ts';
 import type { Config } from '../../lib/config.ts';
 import type { Storage } from '../platform.ts';
@@ -17,8 +17,9 @@ export interface PoolContext {
 }
 
 /** An activity-only worker on one pool's task queue: it never runs workflow code. */
-export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activities: Record<string, (...args: any[]) => Promise<unknown>>): Promise<Worker> {
+export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activities: Record<string, (...args: any[]) => Promise<unknown>>, options: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval'> = {}): Promise<Worker> {
   return Worker.create({
+    ...options,
     connection: ctx.connection,
     namespace: ctx.namespace,
     taskQueue: TASK_QUEUES[pool],

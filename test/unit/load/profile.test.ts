@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalAt, nextAbove, peakOf, rampStages, targetAt } from '../../../activities/load/profile.ts';
+import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, targetAt } from '../../../activities/load/profile.ts';
 
 describe('load profiles (stages)', () => {
   const stages = [
@@ -20,6 +20,20 @@ describe('load profiles (stages)', () => {
     expect(nextAbove(stages, 12, 0)).toBe(4000); // only after the jump
     expect(nextAbove(stages, 12, 4500)).toBe(4500); // still above at 4.5 s (22.5 users)
     expect(nextAbove(stages, 20, 5500)).toBeNull(); // falling, never above 20 again
+  });
+
+  it('finds the first arrival due at or after a moment (where a retried shard takes over)', () => {
+    const steady = [{ durationMs: 0, target: 100 }, { durationMs: 30_000, target: 100 }];
+    expect(firstArrivalFrom(steady, 0)).toBe(0);
+    expect(firstArrivalFrom(steady, 8000)).toBe(800);
+    expect(firstArrivalFrom(steady, 8005)).toBe(801);
+    for (const ms of [1, 999, 2500, 4000, 4001, 5500, 5999]) {
+      const k = firstArrivalFrom(stages, ms);
+      expect(arrivalAt(stages, k)).toBeGreaterThanOrEqual(ms);
+      expect(arrivalAt(stages, k - 1)).toBeLessThan(ms);
+    }
+    // Past the last arrival: none left to send.
+    expect(arrivalAt(stages, firstArrivalFrom(stages, 7000))).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('schedules arrivals as the integral of the rate: the ramp of the contract unchanged', () => {

@@ -1,0 +1,54 @@
+// What a lost load worker cost a test, from the shards' attempts: an attempt that never stored its
+// final snapshot died with its worker (or failed) and, when a later attempt of the same shard exists,
+// was restarted. The gap is counted in whole seconds of the test (the per-second index of what was
+// sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
+// attempt may have sent after its last stored snapshot is counted lost, with what it had in flight.
+import type { ShardSnapshotRow } from '../../db/load-tests.ts';
+
+interface Attempt {
+  perSecond: number[];
+  inFlight: number;
+  takenAt: number;
+}
+
+export interface ShardRestart {
+  shard: number;
+  /** The attempt that took over (2 for the first retry). */
+  attempt: number;
+  seconds_without_traffic: number;
+  /** Requests of the dead attempt the target may have seen and no snapshot counted. */
+  requests_lost: number;
+}
+
+const lastSent = (perSecond: number[]) => perSecond.findLastIndex((n) => n > 0);
+const firstSent = (perSecond: number[]) => perSecond.findIndex((n) => n > 0);
+
+/**
+ * An upper estimate of what a dead attempt sent that no snapshot counted: what it had in flight at its
+ * last snapshot, and a second at its last pace (the next snapshot, a second later, never came).
+ */
+export function lostBy(a: Attempt): number {
+  const last = lastSent(a.perSecond);
+  const pace = last < 0 ? 0 : Math.max(a.perSecond[last]!, a.perSecond[last - 1] ?? 0);
+  return a.inFlight + pace;
+}
+
+/** Seconds of the test in which a shard sent nothing between `dead` and the attempt after it. */
+function gapSeconds(dead: Attempt, next: Attempt): number {
+  const from = lastSent(dead.perSecond);
+  const to = firstSent(next.perSecond);
+  // The next attempt sent nothing (it came after the window): the time between their snapshots.
+  if (to < 0) return Math.max(0, Math.round((next.takenAt - dead.takenAt) / 1000));
+  return Math.max(0, to - from - 1);
+}
+
+/** Every restart of every shard, in shard and attempt order (rows as readShardSnapshots orders them). */
+export function shardRestarts(rows: ReadonlyArray<ShardSnapshotRow<Attempt>>): ShardRestart[] {
+  const restarts: ShardRestart[] = [];
+  rows.forEach((row, i) => {
+    const next = rows[i + 1];
+    if (row.final || !next || next.shard !== row.shard) return;
+    restarts.push({ shard: row.shard, attempt: next.attempt, seconds_without_traffic: gapSeconds(row.snapshot, next.snapshot), requests_lost: lostBy(row.snapshot) });
+  });
+  return restarts;
+}
