@@ -4,14 +4,15 @@
 // has a handler. node-postgres emits 'error' on a client whose connection drops while it is idle in
 // the pool (the pool's listener handles that) or checked out (the pool removes its listener meanwhile:
 // unhandled, that 'error' ended the process). A broken client is not queryable, so the pool discards
-// it on release and makes a new one for the next caller.
+// it on release and makes a new one for the next caller; so is a client whose statement timed out
+// (db/connect.ts: QUERY_TIMEOUT_MS), which may still receive that statement's answer.
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { DependencyUnavailableError } from '../lib/errors.ts';
 
 /** Socket errors, and Postgres's own: class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections). */
 const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
-const CONNECTION_MESSAGES = /Connection terminated|terminating connection|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
+const CONNECTION_MESSAGES = /Query read timeout|Connection terminated|terminating connection|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
 
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
@@ -37,15 +38,22 @@ export function availablePool(pool: pg.Pool): PostgresPool {
         throw unavailable(err);
       }
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      // A statement that timed out may still be answered on this connection: it goes back to no one.
+      let timedOut = false;
       return new Proxy(client, {
         get(target, prop, receiver) {
+          if (prop === 'release') return (err?: Error | boolean) => target.release(err || (timedOut ? new Error('a statement timed out on this connection') : undefined));
           if (prop !== 'query') {
             const value = Reflect.get(target, prop, receiver);
             return typeof value === 'function' ? value.bind(target) : value;
           }
           return (...args: unknown[]) => {
             const result = query(...args);
-            return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(unavailable(err))) : result;
+            if (!(result instanceof Promise)) return result;
+            return result.catch((err: unknown) => {
+              if (/Query read timeout/.test(String((err as Error)?.message))) timedOut = true;
+              return Promise.reject(unavailable(err));
+            });
           };
         },
       }) as unknown as PostgresPoolClient;

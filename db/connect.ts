@@ -30,22 +30,33 @@ export interface OpenOptions {
   /** Pool size for `pg`. */
   maxConnections?: number;
   migrate?: boolean;
+  /** QUERY_TIMEOUT_MS unless given (the fault suite gives a shorter one). */
+  queryTimeoutMs?: number;
 }
 
 /** How long a new database connection may take before the request that needs it is answered 503. */
 export const CONNECT_TIMEOUT_MS = 3000;
+/**
+ * How long a statement's answer may take on Postgres before it is an outage: a database cut off
+ * without a reset (a partition, a host gone) would otherwise hold the request until TCP gives up,
+ * minutes later. Our statements take milliseconds; the slowest (a search through a large webhook) well
+ * under a second.
+ */
+export const QUERY_TIMEOUT_MS = 15_000;
 
-/** A client whose own connect gives up after CONNECT_TIMEOUT_MS. */
-class TimedClient extends pg.Client {
-  constructor(config?: pg.ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  }
+/** A client class whose connect gives up after CONNECT_TIMEOUT_MS and whose statements after `queryTimeoutMs`, with TCP keep-alive. */
+function timedClient(queryTimeoutMs: number): typeof pg.Client {
+  return class TimedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: queryTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 5000 });
+    }
+  };
 }
 const SOCKET_PORT = 5432; // only names the socket file: `.s.PGSQL.5432`, as libpq expects
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   const handle = options.databaseUrl
-    ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', options.maxConnections)
+    ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', options.maxConnections, options.queryTimeoutMs)
     : await openEmbedded(options.dataDir, options.maxConnections);
   if (options.migrate !== false) {
     try {
@@ -58,15 +69,16 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   return handle;
 }
 
-function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max = 10): DatabaseHandle {
+function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max = 10, queryTimeoutMs = QUERY_TIMEOUT_MS): DatabaseHandle {
   // No JIT compilation: our statements are short, and JIT only ever triggered on the trimming of
   // captured requests (its cost estimate grows with the webhooks trimmed at once), compiling for
   // longer than the statement ran (seen in a profile of bench:capture).
-  // A connection that cannot be made in CONNECT_TIMEOUT_MS is an outage (503), not a request left hanging.
+  // A connection that cannot be made in CONNECT_TIMEOUT_MS, or a statement unanswered for
+  // QUERY_TIMEOUT_MS, is an outage (503), not a request left hanging.
   // The timeout bounds making a connection, not the wait for a free one in a busy pool (pg-pool's own
   // connectionTimeoutMillis bounds both: a busy database would have answered "unavailable").
   // (The embedded database's socket is this machine's: no timeout there, its thread answers when its turn comes.)
-  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off', Client: TimedClient } : {}) });
+  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off', Client: timedClient(queryTimeoutMs) } : {}) });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: availablePool(pool) }) });
   return { db, kind, parallelism: kind === 'postgres' ? max : 1, close: () => db.destroy() };
 }

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../db/connect.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
-import { startMinio, startPostgres, startRedis, startTemporal, type ChildServer, type PostgresServer } from '../support/servers.ts';
+import { startFreezingProxy, startMinio, startPostgres, startRedis, startTemporal, type ChildServer, type PostgresServer } from '../support/servers.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -174,6 +174,29 @@ describe('dependencies restart, the service stays up', () => {
     } finally {
       process.off('uncaughtException', seen);
       await handle.close();
+    }
+  });
+
+  it('a database that stops answering without a reset is an outage after the statement timeout, and its connection is not reused', async () => {
+    const proxy = await startFreezingProxy(Number(new URL(pg.url).port));
+    const url = new URL(pg.url);
+    url.port = String(proxy.port);
+    const handle = await openDatabase({ databaseUrl: url.href, dataDir: '', migrate: false, queryTimeoutMs: 1000 });
+    try {
+      expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([{ one: 1 }]);
+      proxy.freeze();
+      const began = Date.now();
+      await expect(sql`select 1`.execute(handle.db)).rejects.toMatchObject({ code: 'dependency_unavailable' });
+      const waited = Date.now() - began;
+      expect(waited).toBeGreaterThanOrEqual(900);
+      expect(waited).toBeLessThan(3000);
+      proxy.thaw();
+      // The connection whose statement timed out was dropped: the next statement gets its own answer.
+      expect((await sql<{ two: number }>`select 2 as two`.execute(handle.db)).rows).toEqual([{ two: 2 }]);
+      expect(proxy.connections()).toBe(2);
+    } finally {
+      await handle.close();
+      await proxy.close();
     }
   });
 

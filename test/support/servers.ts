@@ -3,6 +3,7 @@
 // Redis (scripts/setup --ci installs them), MinIO and the Temporal CLI (npm test's setup finds or builds it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { canConnect } from '../../lib/can-connect.ts';
@@ -120,4 +121,33 @@ export async function startMinio(): Promise<ChildServer & { env: Record<string, 
   const args = ['server', path.join(dir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${await freePort()}`, '--quiet'];
   const server = await childServer('minio', args, port, dir, 'SIGTERM', 60_000, { MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: password });
   return { ...server, env: { S3_ENDPOINT: `http://${server.address}`, S3_ACCESS_KEY: user, S3_SECRET_KEY: password, S3_BUCKET: 'netops-faults' } };
+}
+
+/**
+ * A TCP proxy to `port` on loopback that can stop passing bytes without closing anything, as a network
+ * partition or a host that vanished does (no reset, no FIN: the client's socket just hears nothing).
+ */
+export async function startFreezingProxy(port: number): Promise<{ port: number; connections: () => number; freeze(): void; thaw(): void; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let frozen = false;
+  let connections = 0;
+  const server = net.createServer((client) => {
+    connections += 1;
+    const upstream = net.connect(port, '127.0.0.1');
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('data', (chunk) => to.write(chunk));
+      from.on('error', () => to.destroy());
+      from.on('close', () => (sockets.delete(from), to.destroy()));
+      if (frozen) from.pause();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    connections: () => connections,
+    freeze: () => ((frozen = true), sockets.forEach((s) => s.pause())),
+    thaw: () => ((frozen = false), sockets.forEach((s) => s.resume())),
+    close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
+  };
 }
