@@ -30,7 +30,7 @@ export interface OpenOptions {
   /** Pool size for `pg`. */
   maxConnections?: number;
   migrate?: boolean;
-  /** QUERY_TIMEOUT_MS unless given (the fault suite gives a shorter one). */
+  /** QUERY_TIMEOUT_MS unless given (the fault suite gives a shorter one); 0: none. */
   queryTimeoutMs?: number;
 }
 
@@ -48,7 +48,7 @@ export const QUERY_TIMEOUT_MS = 15_000;
 function timedClient(queryTimeoutMs: number): typeof pg.Client {
   return class TimedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: queryTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 5000 });
+      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}), keepAlive: true, keepAliveInitialDelayMillis: 5000 });
     }
   };
 }
@@ -59,11 +59,15 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', options.maxConnections, options.queryTimeoutMs)
     : await openEmbedded(options.dataDir, options.maxConnections);
   if (options.migrate !== false) {
+    // Migrations may rewrite or index large tables: on a connection of their own, without the statement timeout.
+    const migrating = options.databaseUrl ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', 1, 0) : handle;
     try {
-      await migrateToLatest(handle.db);
+      await migrateToLatest(migrating.db);
     } catch (err) {
       await handle.close();
       throw err;
+    } finally {
+      if (migrating !== handle) await migrating.close();
     }
   }
   return handle;
