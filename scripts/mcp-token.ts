@@ -2,7 +2,7 @@
 // (password from MCP_PASSWORD, or --password)
 // Connects to the MCP endpoint as an MCP client would (401 -> metadata -> registration -> sign-in and
 // consent through the service's own forms -> token) and prints one JSON line: the access token, the
-// refresh token, and the MCP Inspector command that lists the tools with it.
+// refresh token, the client's id (a refresh needs it), and the MCP Inspector command that lists the tools with it.
 import { parseArgs } from 'node:util';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { FormSignInClient } from './oauth-forms.ts';
@@ -28,6 +28,7 @@ console.log(
   JSON.stringify({
     access_token: tokens.access_token,
     refresh_token: tokens.refresh_token ?? null,
+    client_id: client.clientInformation()?.client_id ?? null,
     expires_in: tokens.expires_in,
     scope: tokens.scope,
     inspector: `npx @modelcontextprotocol/inspector --cli ${values.url} --transport http --method tools/list --header "Authorization: Bearer ${tokens.access_token}"`,

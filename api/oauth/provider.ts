@@ -20,10 +20,12 @@ import type { Database } from '../../db/schema.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import { findUser } from '../../db/users.ts';
 import type { Config } from '../../lib/config.ts';
+import type { Logger } from '../../lib/log.ts';
 import { MemoryKvStore, type KvStore } from '../../lib/kv/index.ts';
 import { addressKey, createClientIp } from '../../lib/net/client-ip.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { escapeHtml } from '../pages/html.ts';
+import { answerOutages } from './outages.ts';
 import { isNativeRedirect, redirectFault } from './redirect-uris.ts';
 
 /** Scopes of the MCP resource: `mcp:tools` calls every tool, `mcp:read` only the read-only ones. */
@@ -95,7 +97,7 @@ export interface OauthServer {
 }
 
 /** `kv` counts registrations per address; without it (tests of the tokens alone), a store of this process. */
-export async function createOauthServer(deps: { config: Config; db: Kysely<Database>; kv?: KvStore }): Promise<OauthServer> {
+export async function createOauthServer(deps: { config: Config; db: Kysely<Database>; kv?: KvStore; logger?: Logger }): Promise<OauthServer> {
   const { config, db } = deps;
   const kv = deps.kv ?? new MemoryKvStore();
   const clientIp = createClientIp(config.trustedProxies);
@@ -209,6 +211,7 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
 
   const provider = new Provider(issuer, configuration);
   provider.proxy = config.trustedProxies.length > 0;
+  answerOutages(provider, deps.logger);
   // Runs before oidc-provider's own routing (its documented pre-middleware): registrations per address.
   provider.use(async (ctx, next) => {
     if (ctx.method !== 'POST' || ctx.path.replace(/\/+$/, '') !== OAUTH_ROUTES.registration) return next();

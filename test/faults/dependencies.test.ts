@@ -43,6 +43,7 @@ describe('dependencies restart, the service stays up', () => {
   let minio: ChildServer & { env: Record<string, string> };
   let app: AppProcess;
   let mcpToken: string;
+  let refresh: { token: string; clientId: string };
   let site: LoadTarget;
   let key: string;
   let webhook: { webhook_id: string; webhook_url: string };
@@ -62,7 +63,9 @@ describe('dependencies restart, the service stays up', () => {
     // The same account signed in as an MCP client would be (OAuth through the service's own forms).
     await runScript('scripts/admin.ts', ['create-user', '--email', 'faults@example.test', '--password', 'correct horse battery staple'], app.env);
     const signedIn = await runScript('scripts/mcp-token.ts', ['--url', `${app.baseUrl}/mcp`, '--email', 'faults@example.test', '--password', 'correct horse battery staple'], app.env);
-    mcpToken = JSON.parse(signedIn.stdout).access_token;
+    const tokens = JSON.parse(signedIn.stdout);
+    mcpToken = tokens.access_token;
+    refresh = { token: tokens.refresh_token, clientId: tokens.client_id };
     webhook = JSON.parse((await api('/api/v1/network/my-webhook-create', { method: 'POST', body: { retention: { max_requests: 10_000 } } })).body);
   }, 180_000);
   afterAll(async () => {
@@ -200,15 +203,33 @@ describe('dependencies restart, the service stays up', () => {
     }
   });
 
+  /** An MCP client refreshing its access token (the OAuth token endpoint reads the database). */
+  const refreshToken = () =>
+    send(`${app.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refresh.token, client_id: refresh.clientId }).toString(),
+    });
+
   it.each(['fast', 'immediate'] as const)('Postgres stopped (%s) and started 3 s later', { timeout: 90_000 }, async (mode) => {
+    let refreshed: Awaited<ReturnType<typeof refreshToken>> | undefined;
     const { answers } = await through(`postgres ${mode}`, async () => {
       await pg.stop(mode);
       const down = Date.now();
-      await sleep(3000);
+      refreshed = await refreshToken();
+      await sleep(Math.max(0, 3000 - (Date.now() - down)));
       await pg.start();
       return { down, up: Date.now() };
     });
     for (const door of ['capture', 'rest', 'mcp']) expect(answers.some((a) => a.door === door && a.status === 503), door).toBe(true);
+    // The token endpoint too: OAuth's temporarily_unavailable with Retry-After, not 500 server_error...
+    expect(refreshed!.status, refreshed!.body).toBe(503);
+    expect(refreshed!.retryAfter).toBeTruthy();
+    expect(JSON.parse(refreshed!.body)).toMatchObject({ error: 'temporarily_unavailable' });
+    // ...and the refresh token still works once the database is back (it was not used up).
+    const after = await refreshToken();
+    expect(after.status, after.body).toBe(200);
+    refresh.token = JSON.parse(after.body).refresh_token ?? refresh.token;
     await storedOnce();
   });
 
