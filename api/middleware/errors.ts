@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { AppError, DependencyUnavailableError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
+import { html, sendPage } from '../pages/html.ts';
 import { settleUnreadBody } from '../read-body.ts';
 
 /** The one error shape of ARCHITECTURE.md, for every failure. Stack traces go to the log, never to the body. */
@@ -21,6 +22,11 @@ export function errorHandler(logger: Logger): Middleware {
       logFailure(logger, appError, err, { method: ctx.method, path: ctx.path });
       ctx.set(appError.headers);
       ctx.set(settleUnreadBody(ctx.req));
+      // A person at the dashboard gets a page saying what happened, not the JSON shape.
+      if (ctx.path.startsWith('/dashboard') && ctx.accepts('json', 'html') === 'html') {
+        const again = appError.headers['Retry-After'] && ctx.method === 'GET' ? html`<a href="${ctx.originalUrl}">Try again</a> · ` : '';
+        return sendPage(ctx, `${appError.reason} · netops`, html`<main><h1>${appError.reason}</h1><p>${appError.message}</p><p>${again}<a href="/dashboard">Dashboard</a></p></main>`, appError.status);
+      }
       ctx.status = appError.status;
       ctx.body = errorBody(appError);
     }

@@ -203,6 +203,21 @@ describe('dependencies restart, the service stays up', () => {
     }
   });
 
+  /** A dashboard session of the suite's account, signed in through the sign-in form: its cookies. */
+  async function dashboardSession(): Promise<string> {
+    const form = await fetch(`${app.baseUrl}/dashboard/sign-in`);
+    const jar = form.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    const hidden = Object.fromEntries([...(await form.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+    const signedIn = await fetch(`${app.baseUrl}/dashboard/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...hidden, email: 'faults@example.test', password: 'correct horse battery staple' }),
+    });
+    expect(signedIn.status).toBe(303);
+    return [...jar, ...signedIn.headers.getSetCookie().map((c) => c.split(';')[0]!)].join('; ');
+  }
+
   /** An MCP client refreshing its access token (the OAuth token endpoint reads the database). */
   const refreshToken = () =>
     send(`${app.baseUrl}/oauth/token`, {
@@ -213,10 +228,13 @@ describe('dependencies restart, the service stays up', () => {
 
   it.each(['fast', 'immediate'] as const)('Postgres stopped (%s) and started 3 s later', { timeout: 90_000 }, async (mode) => {
     let refreshed: Awaited<ReturnType<typeof refreshToken>> | undefined;
+    let dashboard: Awaited<ReturnType<typeof send>> | undefined;
+    const cookie = await dashboardSession();
     const { answers } = await through(`postgres ${mode}`, async () => {
       await pg.stop(mode);
       const down = Date.now();
       refreshed = await refreshToken();
+      dashboard = await send(`${app.baseUrl}/dashboard/webhooks`, { headers: { cookie, accept: 'text/html,application/xhtml+xml' } });
       await sleep(Math.max(0, 3000 - (Date.now() - down)));
       await pg.start();
       return { down, up: Date.now() };
@@ -226,6 +244,9 @@ describe('dependencies restart, the service stays up', () => {
     expect(refreshed!.status, refreshed!.body).toBe(503);
     expect(refreshed!.retryAfter).toBeTruthy();
     expect(JSON.parse(refreshed!.body)).toMatchObject({ error: 'temporarily_unavailable' });
+    // The dashboard: a page saying so, with a link to try again.
+    expect(dashboard!.status).toBe(503);
+    expect(dashboard!.body).toMatch(/<h1>Service Unavailable<\/h1><p>The database \(Postgres\) is unavailable: try again in a few seconds<\/p><p><a href="\/dashboard\/webhooks">Try again<\/a>/);
     // ...and the refresh token still works once the database is back (it was not used up).
     const after = await refreshToken();
     expect(after.status, after.body).toBe(200);
