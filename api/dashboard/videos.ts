@@ -27,7 +27,7 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
           <textarea id="regions" name="regions" rows="4" style="width:100%" placeholder="1180, 20, 80, 80&#10;20, 680, 240, 30, 0, 12" required>${form.regions ?? ''}</textarea></p>
           <button type="submit">Start a video job</button></form>
         <h2>Your jobs</h2>
-        ${jobs.length === 0 ? html`<p>No video jobs yet.</p>` : dataTable(['Job', 'Started', 'State'], jobs.map((j) => [html`<a href="/dashboard/videos/${j.job_id}">${j.job_id}</a>`, when(j.started_at), j.open ? 'open' : 'ended']))}`,
+        ${jobs.length === 0 ? html`<p>No video jobs yet.</p>` : dataTable(['Job', 'Started', 'Status'], jobs.map((j) => [html`<a href="/dashboard/videos/${j.job_id}">${j.job_id}</a>`, when(j.started_at), j.reason && j.status === 'failed' ? `failed: ${j.reason}` : j.status]))}`,
       error?.status ?? 200,
     );
   }

@@ -1,29 +1,73 @@
-// How the dashboard shows a captured request: escaped, JSON bodies pretty-printed, with a copy-as-curl
-// command that replays it.
+// How the dashboard shows captured requests: a list (method, path, how long ago, size, signature and
+// delivery marks) and the selected one in full, escaped, JSON bodies pretty-printed, with a
+// copy-as-curl command that replays it.
 import { html, type Html } from '../pages/html.ts';
 import type { CaptureDelivery } from '../../db/schema.ts';
 import type { CapturedView } from '../services/webhooks.ts';
 
-/** A stream event for the page: only requests after the ones it rendered, each with its display text and curl. */
+/** A stream event for the page: only requests after the ones it rendered, each as its list item and its detail, rendered (escaped) here. */
 export function forPage(data: unknown, url: string) {
   const d = data as { data: { requests: CapturedView[] } };
-  const requests = d.data.requests.map((r) => ({ ...r, pretty_body: prettyBody(r.body), curl: curlOf(r, url) }));
+  const requests = d.data.requests.map((r) => ({ ...r, item: captureItem(r, false).value, card: requestCard(r, url, false).value }));
   return { ...d, data: { total: requests.length, requests } };
 }
 
-/** One captured request, escaped; JSON bodies pretty-printed; a copy-as-curl command for replaying it. */
-export function requestCard(r: CapturedView, url: string): Html {
-  const { delivery, signature } = r as CapturedView & { delivery?: CaptureDelivery; signature?: { status: string; reason: string } };
-  return html`<article class="req" data-id="${r.id}">
-    <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}</code> <time datetime="${r.created_at}">${r.created_at}</time> from ${r.ip_address}</h2>
+/** "12 s ago", "5 min ago", "3 h ago", "2 d ago": how long before `now` (the exact time goes in a title). */
+export function ago(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+}
+
+/** 0 B, 512 B, 1.5 KB, 2.3 MB. */
+export function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 102.4) / 10} KB`;
+  return `${Math.round(bytes / 104_857.6) / 10} MB`;
+}
+
+/** The path after the capture URL's own (`/webhook/<id>`): what the sender added, or `/`. */
+const shortPath = (path: string) => path.replace(/^\/webhook\/[^/]+/, '') || '/';
+
+type Card = CapturedView & { delivery?: CaptureDelivery | null; signature?: { status: string; reason: string } };
+
+/** A capture in the list: method, path, when, size, and its signature and delivery outcomes; a link to its detail. */
+export function captureItem(r: Card, selected: boolean): Html {
+  return html`<li><a href="#capture-${r.id}" data-id="${r.id}"${selected ? html` aria-current="true"` : ''}>
+    <span class="method">${r.method}</span><code class="path" title="${r.path}">${shortPath(r.path)}</code><time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
+    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
+}
+
+/** One captured request in full, escaped: headers and query as tables, the body pretty-printed when JSON (raw beside), binary as a hex preview; copy as curl and replay. */
+export function requestCard(r: Card, url: string, selected = true): Html {
+  const { delivery, signature } = r;
+  const query = r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : null;
+  const pretty = prettyBody(r.body);
+  const binary = r.body_encoding === 'base64';
+  return html`<article class="req" id="capture-${r.id}" data-id="${r.id}"${selected ? '' : html` hidden`}>
+    <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}</code></h2>
+    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}</p>
     ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
     ${delivery ? deliveryLog(delivery) : ''}
-    <details><summary>Headers</summary><pre>${Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre></details>
-    ${r.query_params ? html`<p>Query <code>${r.query_params}</code></p>` : ''}
-    <pre class="body">${prettyBody(r.body)}</pre>
-    <button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button>
-    <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button>
+    <div class="actions"><button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button> <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button></div>
+    <h3>Headers</h3>${pairs(Object.entries(r.headers))}
+    ${query ? html`<h3>Query</h3>${pairs(Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((one) => [k, one] as [string, string])))}` : ''}
+    <h3>Body</h3>
+    ${binary ? html`<p>${size(r.body_size ?? 0)} of binary data; the first bytes:</p><pre class="body hex">${hexPreview(r.body ?? '')}</pre>` : html`<pre class="body">${pretty}</pre>${pretty !== (r.body ?? '') && r.body ? html`<details><summary>Raw body</summary><pre class="raw">${r.body}</pre></details>` : ''}`}
   </article>`;
+}
+
+const pairs = (rows: Array<[string, string]>) =>
+  html`<div class="table-wrap"><table class="kv"><tbody>${rows.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${v}</td></tr>`)}</tbody></table></div>`;
+
+/** The first 256 bytes of a base64 body as hex, 16 a line. */
+function hexPreview(base64: string): string {
+  const bytes = Buffer.from(base64, 'base64').subarray(0, 256);
+  const lines: string[] = [];
+  for (let i = 0; i < bytes.length; i += 16) lines.push([...bytes.subarray(i, i + 16)].map((b) => b.toString(16).padStart(2, '0')).join(' '));
+  return lines.join('\n');
 }
 
 /** A capture's delivery to the forward URL: its outcome, then every attempt. */

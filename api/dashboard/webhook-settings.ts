@@ -24,12 +24,12 @@ export function searchOf(query: Record<string, unknown>, webhookId: string) {
 /** The settings form, filled with what is set. */
 export function settingsForm(w: WebhookView, csrf: string): Html {
   const r = w.response;
-  const field = (label: string, input: Html, hint = '') => html`<label>${label} ${input}${hint ? html` <small>${hint}</small>` : ''}</label>`;
-  return html`<details${r || w.forward_url || w.signature ? ' open' : ''}><summary>Settings</summary>
+  const field = (label: string, input: Html, hint = '') => html`<label><span>${label}</span> ${input}${hint ? html` <small>${hint}</small>` : ''}</label>`;
+  return html`<details class="settings-panel"><summary>Settings</summary>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/settings" class="settings">
       <input type="hidden" name="csrf" value="${csrf}">
       <fieldset><legend>Answer to senders</legend>
-        ${field('Status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200 (the default JSON)">`, 'empty: the default JSON acknowledgement')}
+        ${field('Status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200">`, 'empty: the default JSON acknowledgement')}
         ${field('Headers', html`<textarea name="headers" rows="2" placeholder="Content-Type: text/plain">${Object.entries(r?.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n')}</textarea>`, 'one "Name: value" per line')}
         ${field('Body', html`<textarea name="body" rows="3">${r?.body ?? ''}</textarea>`)}
         ${field('Delay (ms)', html`<input name="delay_ms" type="number" min="0" max="30000" value="${r?.delay_ms ?? 0}">`)}
@@ -75,26 +75,32 @@ export function settingsFromForm(form: Record<string, string>, w: WebhookView, w
   );
 }
 
-/** The search form, the export links (with the same filters) and the replay form. */
-export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null): Html {
+/** The search form, above the list of captures: open while a search is shown. */
+export function searchForm(w: WebhookView, search: Record<string, string> | null): Html {
   const value = (k: string) => search?.[k] ?? '';
-  const filters = new URLSearchParams(Object.entries(search ?? {}).filter(([k]) => k !== 'cursor'));
-  const exportLink = (format: string) => `/dashboard/webhooks/${w.webhook_id}/export?${new URLSearchParams([...filters, ['format', format]])}`;
-  return html`<form method="get" action="/dashboard/webhooks/${w.webhook_id}" class="search" role="search">
+  return html`<details class="search-panel"${search ? html` open` : ''}><summary>Search and filter</summary>
+    <form method="get" action="/dashboard/webhooks/${w.webhook_id}" class="search settings" role="search">
       <label>Method <input name="method" size="6" value="${value('method')}"></label>
       <label>Header <input name="header" placeholder="name or name:value" value="${value('header')}"></label>
       <label>Body text <input name="q" value="${value('q')}"></label>
       <label>Since <input name="since" placeholder="2026-11-23T10:00:00Z" value="${value('since')}"></label>
       <label>Until <input name="until" value="${value('until')}"></label>
       <button type="submit">Search</button> ${search ? html`<a href="/dashboard/webhooks/${w.webhook_id}">Clear (live view)</a>` : ''}
-    </form>
-    <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · <a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p>
-    <form method="post" action="/dashboard/webhooks/${w.webhook_id}/replay" class="replay" id="replay">
+    </form></details>`;
+}
+
+/** The export links (with the search's filters) and the replay form. */
+export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null): Html {
+  const filters = new URLSearchParams(Object.entries(search ?? {}).filter(([k]) => k !== 'cursor'));
+  const exportLink = (format: string) => `/dashboard/webhooks/${w.webhook_id}/export?${new URLSearchParams([...filters, ['format', format]])}`;
+  return html`<section class="tools"><h2>Replay and export</h2>
+    <form method="post" action="/dashboard/webhooks/${w.webhook_id}/replay" class="replay settings" id="replay">
       <input type="hidden" name="csrf" value="${csrf}">
       <label>Replay capture # <input name="request_id" type="number" min="1" required></label>
       <label>to <input name="target_url" type="url" required placeholder="http://localhost:3000/hooks" value="${w.forward_url ?? ''}"></label>
       <button type="submit">Replay</button>
-    </form>`;
+    </form>
+    <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · <a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p></section>`;
 }
 
 /** The routes of the settings, the replay and the export; `render` draws the webhook's page with a notice or an error. */

@@ -8,8 +8,8 @@ import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
-import { forPage, requestCard } from './webhook-cards.ts';
-import { searchOf, settingsForm, toolsOf, webhookToolRoutes } from './webhook-settings.ts';
+import { captureItem, forPage, requestCard } from './webhook-cards.ts';
+import { searchForm, searchOf, settingsForm, toolsOf, webhookToolRoutes } from './webhook-settings.ts';
 
 export function webhookSection(page: DashboardPages, services: Pick<Services, 'webhooks' | 'streams' | 'webhookReplays' | 'webhookExports'>): void {
   const { webhooks, streams } = services;
@@ -79,25 +79,48 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
     const url = webhook.webhook_url;
     const csrf = page.csrf(ctx);
     const next = 'next_cursor' in found && found.next_cursor ? `/dashboard/webhooks/${id}?${new URLSearchParams({ ...search!.given, cursor: String(found.next_cursor) })}` : null;
+    const curl = `curl -X POST ${url} -H 'Content-Type: application/json' -d '{"hello":"world"}'`;
+    const selected = found.requests[0]?.id;
     page.layout(
       ctx,
       account,
       'webhooks',
       `Webhook ${id}`,
       html`<h1>Webhook</h1>
-        <p>Send any request to <code>${url}</code>; it appears below as it arrives.</p>
-        <p><code>curl -X POST ${url} -H 'Content-Type: application/json' -d '{"hello":"world"}'</code></p>
+        <div class="capture-url"><p>Send any request to this URL; it appears below as it arrives.</p>
+          <div class="copy-row"><code id="capture-url">${url}</code><button type="button" class="secondary copy" data-copy="${url}">Copy URL</button></div>
+          <div class="copy-row"><code class="curl">${curl}</code><button type="button" class="secondary copy" data-copy="${curl}">Copy curl</button></div>
+          ${summaryOf(webhook)}</div>
         ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
         ${notice.message ? html`<div class="notice" role="status">${notice.message}</div>` : ''}
-        ${settingsForm(webhook, csrf)}
+        <div class="inspector">
+          <section class="captures" aria-labelledby="captures-heading">
+            <h2 id="captures-heading">Captures</h2>
+            ${search ? html`<p role="status">${found.requests.length} capture(s) match${next ? html`; <a href="${next}">older ones</a>` : ''}.</p>` : html`<p role="status" id="live-status" aria-live="polite">Connecting…</p>`}
+            ${searchForm(webhook, search?.given ?? null)}
+            <ol id="capture-list" class="capture-list">${found.requests.map((r) => captureItem(r, r.id === selected))}</ol>
+            ${found.requests.length ? '' : html`<p id="no-captures">Nothing captured${search ? ' matches' : ' yet'}.</p>`}
+          </section>
+          <section id="requests" class="capture-detail" data-webhook="${id}" data-capture-url="${url}" aria-label="The selected capture">
+            ${found.requests.map((r) => requestCard(r, url, r.id === selected))}
+          </section>
+        </div>
         ${toolsOf(webhook, csrf, search?.given ?? null)}
-        ${search ? html`<p role="status">${found.requests.length} capture(s) match${next ? html`; <a href="${next}">older ones</a>` : ''}.</p>` : html`<p role="status" id="live-status" aria-live="polite">Connecting…</p>`}
-        <section id="requests" data-webhook="${id}" data-capture-url="${url}" aria-label="Captured requests">
-          ${found.requests.map((r) => requestCard(r, url))}
-        </section>
+        ${settingsForm(webhook, csrf)}
         <script src="/dashboard/assets/live-webhook.js"></script>`,
       error ? error.status : 200,
     );
+  }
+
+  /** What the webhook does besides capturing, in one line: its answer, forwarding, signature check. */
+  function summaryOf(w: Awaited<ReturnType<typeof webhooks.one>>): Html {
+    const parts = [
+      w.response ? `answers ${w.response.status}${w.response.delay_ms ? ` after ${w.response.delay_ms} ms` : ''}` : 'answers the default 200 JSON',
+      w.forward_url ? `forwards to ${w.forward_url}` : null,
+      w.signature ? `checks ${w.signature.scheme} signatures` : null,
+      `keeps ${w.retention.max_requests} captures for ${w.retention.max_age_days} days`,
+    ].filter(Boolean);
+    return html`<p class="summary">This webhook ${parts.join(', ')} (Settings below).</p>`;
   }
 
   page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id), async (ctx, account) => {

@@ -11,8 +11,7 @@ export function homeRoutes(config: Pick<Config, 'baseUrl'>): Router {
     sendPage(
       ctx,
       'netops',
-      html`<main>
-        <h1>netops</h1>
+      html`<h1>netops</h1>
         <p>Network tools, webhook capture and load testing, as a REST API, an MCP server and a dashboard.</p>
         <ul>
           <li><a href="/dashboard">Dashboard</a>: your API keys, webhooks with their live captures, load tests, connected apps.</li>
@@ -26,8 +25,7 @@ export function homeRoutes(config: Pick<Config, 'baseUrl'>): Router {
           <code>mcp:tools</code> for every tool, <code>mcp:read</code> for the read-only ones. Apps you connected are listed, and can be
           disconnected, under <a href="/dashboard/connected-apps">Connected apps</a>.</p>
           <p>From a terminal: <code>npm run --silent mcp-token -- --url ${base}/mcp --email you@example.com</code> (password in <code>MCP_PASSWORD</code>) prints a token and an MCP Inspector command.</p>
-        </section>
-      </main>`,
+        </section>`,
     );
   });
   return router;

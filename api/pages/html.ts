@@ -50,7 +50,7 @@ nav.top a{color:#0b4fa8;padding:.5rem 0;min-height:24px}nav.top a[aria-current=p
 nav.top form{margin-left:auto}nav.top button{margin-top:0}
 a{color:#0b4fa8}
 select,textarea,input[type=number]{padding:.5rem;font-size:1rem;border:1px solid #57606a;border-radius:6px;box-sizing:border-box;max-width:100%;font-family:inherit}
-input[type=text]{padding:.6rem;font-size:1rem;border:1px solid #57606a;border-radius:6px;box-sizing:border-box;max-width:100%}
+input[type=text],input[type=url],input:not([type]){padding:.5rem;font-size:1rem;border:1px solid #57606a;border-radius:6px;box-sizing:border-box;max-width:100%}
 .key{font-family:ui-monospace,monospace;font-size:1.05rem;background:#fff8c5;padding:.5rem;border:1px solid #9a6700;border-radius:6px;word-break:break-all}
 .req{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:.75rem 0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.5rem;border-radius:6px;max-height:20rem;overflow:auto}
@@ -65,6 +65,38 @@ tr.failed>td:first-child{color:#a40e26;font-weight:600}
 section.lookup{border-top:1px solid #d0d7de;margin-top:1.5rem}
 #lookup-answer{border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin:1rem 0}
 td,th{overflow-wrap:break-word}time{white-space:nowrap}
+figure{margin:1rem 0}figcaption{color:#57606a}
+.field{margin-top:.75rem}.field label{margin-top:0}.field input,.field textarea{width:100%}.field select{width:100%;max-width:20rem}
+.row .field{display:flex;flex-direction:column;justify-content:flex-end}
+small{display:block;color:#57606a;font-weight:400}
+.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:0 1rem}.row[hidden]{display:none}
+label.check{font-weight:400;display:flex;gap:.5rem;align-items:center;margin-top:.75rem}
+textarea.code{font-family:ui-monospace,monospace;font-size:.9rem}
+details{margin-top:1rem}summary{cursor:pointer;font-weight:600;min-height:24px}
+.status-row{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}.status-row p{margin:0}.status-row button{margin-top:0}
+button.danger{background:#a40e26;border-color:#7d0a1d}
+.capture-url{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.75rem;margin-bottom:1rem}.capture-url p{margin:.25rem 0}
+.copy-row{display:flex;gap:.5rem;align-items:center;margin:.4rem 0}.copy-row code{flex:1;min-width:0;overflow-wrap:anywhere;font-size:.9rem}.copy-row button{margin:0;min-height:32px;padding:.3rem .7rem;font-size:.9rem;white-space:nowrap}
+.inspector{display:grid;grid-template-columns:minmax(15rem,21rem) minmax(0,1fr);gap:1rem;align-items:start}
+.inspector h2{font-size:1.1rem;margin:.25rem 0}
+.capture-list{list-style:none;padding:0;margin:.5rem 0 0;max-height:75vh;overflow-y:auto;border:1px solid #d0d7de;border-radius:6px}
+.capture-list a{display:grid;grid-template-columns:auto minmax(0,1fr) auto;gap:0 .5rem;align-items:baseline;padding:.45rem .6rem;color:inherit;text-decoration:none;border-bottom:1px solid #eef1f4;min-height:24px}
+.capture-list a:hover{background:#f6f8fa}.capture-list a[aria-current=true]{background:#eaf2ff;box-shadow:inset 3px 0 #1f5fbf}
+.capture-list .path{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;background:none;padding:0}.capture-list time{font-size:.85rem;color:#57606a}
+.capture-list .meta{grid-column:1/-1;font-size:.8rem}
+.method{font:600 .75rem ui-monospace,monospace;padding:.1rem .35rem;border-radius:4px;background:#1f5fbf;color:#fff}
+.mark.valid,.mark.success{color:#1a7f37}.mark.invalid,.mark.failed,.mark.missing{color:#a40e26}
+.fresh{animation:fresh 2s ease-out}@keyframes fresh{from{background:#fff8c5}to{background:transparent}}
+.capture-detail .req{margin-top:0}.capture-detail h2{font-size:1.05rem}.capture-detail h3{font-size:.95rem;margin:.75rem 0 .25rem}.req .meta{color:#57606a;font-size:.9rem;margin:.25rem 0}
+table.kv th{width:35%;font-weight:600;font-family:ui-monospace,monospace;font-size:.85rem}table.kv td{font-family:ui-monospace,monospace;font-size:.85rem;overflow-wrap:anywhere}
+.actions{display:flex;gap:.5rem;flex-wrap:wrap}.actions button{margin-top:.25rem}
+form.settings label,form.search label{display:grid;grid-template-columns:10rem minmax(0,1fr);gap:.25rem .75rem;align-items:center;font-weight:600;margin-top:.6rem}
+form.settings label small{grid-column:2}form.settings input,form.settings textarea,form.settings select{width:100%}
+fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0 0;padding:.25rem .75rem .75rem}legend{font-weight:600;padding:0 .25rem}
+section.tools{margin-top:1.5rem}
+@media (max-width:800px){.inspector{grid-template-columns:minmax(0,1fr)}}
+@media (max-width:480px){form.settings label,form.search label{grid-template-columns:minmax(0,1fr)}form.settings label small{grid-column:1}}
+.outcome{padding:.1rem .5rem;border-radius:6px;color:#fff}.outcome.passed{background:#1a7f37}.outcome.failed{background:#a40e26}
 @media (max-width:480px){main{margin:0;border-radius:0;padding:1rem}th,td{padding:.3rem}
   table.reflow thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
   table.reflow tr{display:block;border-bottom:1px solid #d0d7de;padding:.4rem 0}

@@ -215,7 +215,7 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
       success: true,
       data: {
         total: rows.length,
-        tests: rows.map((r) => ({ test_id: r.id, status: r.status, config: r.config, created_at: r.createdAt.toISOString(), started_at: iso(r.startedAt?.getTime()), completed_at: iso(r.completedAt?.getTime()), summary: r.results ? pick(r.results, ['total_requests', 'error_rate', 'throughput', 'p95_response_time']) : null })),
+        tests: rows.map((r) => ({ test_id: r.id, status: r.status, config: r.config, created_at: r.createdAt.toISOString(), started_at: iso(r.startedAt?.getTime()), completed_at: iso(r.completedAt?.getTime()), summary: r.results ? pick(r.results, ['total_requests', 'error_rate', 'throughput', 'p95_response_time', 'verdict']) : null })),
       },
     };
   }

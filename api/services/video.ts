@@ -98,16 +98,24 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
 
     /** The user's latest jobs (Temporal's visibility, by the jobs' search attributes): id, start, open or closed. */
     async list(ownerId: number, limit = 20) {
-      const jobs: Array<{ job_id: string; started_at: string; open: boolean }> = [];
+      const found: Array<{ job_id: string; started_at: string; open: boolean }> = [];
       try {
         for await (const w of temporal.workflow.list({ query: `NetopsKind = '${VIDEO_JOB_KIND}' AND NetopsOwner = ${Number(ownerId)}` })) {
-          jobs.push({ job_id: w.workflowId.slice(VIDEO_JOB_KIND.length + 1), started_at: w.startTime.toISOString(), open: w.status.name === 'RUNNING' });
-          if (jobs.length >= limit) break;
+          found.push({ job_id: w.workflowId.slice(VIDEO_JOB_KIND.length + 1), started_at: w.startTime.toISOString(), open: w.status.name === 'RUNNING' });
+          if (found.length >= limit) break;
         }
       } catch {
         // A namespace without the search attributes lists nothing; each job's own page still works.
       }
-      return jobs;
+      // Each job's status as the API names it (a downloaded result says so), with a failure's reason;
+      // open or ended when the state cannot be read now.
+      return Promise.all(
+        found.map(async (j) => {
+          const state = await stateOf(handleOf(j.job_id)).catch(() => null);
+          const status = state ? (state.downloaded ? 'downloaded' : state.status) : j.open ? 'open' : 'ended';
+          return { ...j, status, reason: state?.reason ?? null };
+        }),
+      );
     },
 
     /** The job of `ownerId`: 404 for an unknown job and another user's alike. */

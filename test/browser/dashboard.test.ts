@@ -74,8 +74,19 @@ describe('dashboard in a browser', () => {
     const webhookId = page.url().split('/').pop()!;
     await expect.poll(() => page.locator('#live-status').textContent()).toMatch(/^Live/);
 
+    // The settings are folded away: the captures start in the first screenful.
+    expect(await page.locator('details.settings-panel').getAttribute('open')).toBeNull();
     const evil = '<img src=x onerror="window.__owned=1">';
+    const sentAt = Date.now();
     await fetch(`${target.baseUrl}/webhook/${webhookId}/orders?src=browser`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': 'sig-1' }, body: JSON.stringify({ order: 42, note: evil }) });
+    // In the list, inside the first viewport, within 2 s of being sent.
+    const item = page.locator('#capture-list a').first();
+    await expect.poll(() => item.count(), { timeout: 2000 }).toBe(1);
+    expect(Date.now() - sentAt).toBeLessThan(2000);
+    const box = (await item.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(900);
+    expect(await item.locator('.method').textContent()).toBe('POST');
+    expect(await item.locator('time').textContent()).toMatch(/^\d+ s ago$/);
     const card = page.locator('article.req').first();
     await expect.poll(() => card.locator('pre.body').textContent(), { timeout: 10_000 }).toContain('"order": 42');
     expect(await card.locator('pre.body').textContent()).toContain('<img src=x onerror='); // shown as text...
@@ -123,6 +134,7 @@ describe('dashboard in a browser', () => {
       expect(received.map((r) => r.body.toString()).sort()).toEqual(['alpha', 'beta']);
       await shot('03b-webhook-settings');
 
+      await page.getByText('Search and filter', { exact: true }).click();
       await page.getByLabel('Body text').fill('bet');
       await page.getByRole('button', { name: 'Search' }).click();
       await expect.poll(() => page.locator('article.req pre.body').allTextContents()).toEqual(['beta']);
@@ -266,7 +278,7 @@ describe('dashboard in a browser', () => {
       await expect.poll(() => page.locator('#load-results').count(), { timeout: 30_000 }).toBe(1);
       const results = await page.locator('#load-results').textContent();
       expect(results).toMatch(/Total requests\s*\d+/);
-      expect(await page.getByRole('rowheader', { name: '200' }).count()).toBe(1); // status-code breakdown
+      expect(await page.locator('#load-status-codes tbody tr').allTextContents()).toEqual([expect.stringMatching(/^200\d+100%successful$/)]); // status-code breakdown
       // The charts stay on the results page, with axes and units (drawn by its script once the page has
       // loaded: the results table, in the page's HTML, can be there first).
       await expect.poll(() => page.locator('#load-chart svg').count()).toBe(3);
@@ -288,6 +300,57 @@ describe('dashboard in a browser', () => {
       await site.close();
     }
   }, 90_000);
+
+  it('shows the Stop button on the page reached from the form, the thresholds live, and an all-500 test as failed with its 500s', async () => {
+    const site: LoadTarget = await startLoadTarget();
+    try {
+      await page.goto('/dashboard/load-tests');
+      // Only the chosen authentication's fields show.
+      expect(await page.getByLabel('Bearer: token').isVisible()).toBe(false);
+      await page.getByLabel('Authentication').selectOption('bearer');
+      expect(await page.getByLabel('Bearer: token').isVisible()).toBe(true);
+      expect(await page.getByLabel('Basic: password').isVisible()).toBe(false);
+      await page.getByLabel('Authentication').selectOption('none');
+      await page.getByLabel('Target URL').fill(`${site.url}/status/500`);
+      await page.getByLabel('Concurrent users (1 to 10000)').fill('2');
+      await page.getByLabel('Duration in seconds (10 to 3600)').fill('60');
+      await page.getByLabel('Ramp-up in seconds (default 10)').fill('0');
+      await page.getByLabel('Requests per second (0: as fast as answered)').fill('20');
+      await page.getByLabel('Thresholds, one per line').fill('error_rate < 1\np95 < 5000');
+      await page.getByRole('button', { name: 'Start the load test' }).click();
+      await page.waitForURL(/\/dashboard\/load-tests\/[A-Za-z0-9_-]+$/);
+      // The page drawn right after the start (the test still pending) has its Stop button.
+      expect(await page.getByRole('button', { name: 'Stop the test' }).isVisible()).toBe(true);
+      // The thresholds come live, the verdict so far with them.
+      await expect.poll(() => page.locator('#load-thresholds tbody tr').count(), { timeout: 20_000 }).toBe(2);
+      await expect.poll(() => page.locator('#load-verdict .outcome').textContent(), { timeout: 10_000 }).toBe('failing so far');
+      await shot('05b-load-test-thresholds-live');
+      await page.getByRole('button', { name: 'Stop the test' }).click();
+      await expect.poll(() => page.locator('#load-status').textContent(), { timeout: 20_000 }).toMatch(/^Status stopped/);
+      expect(await page.getByRole('button', { name: 'Stop the test' }).isVisible()).toBe(false);
+      // The ended page: the verdict and the thresholds, the error rate, and the 500s counted as failed.
+      await expect.poll(() => page.locator('#load-verdict .outcome').textContent()).toBe('failed');
+      expect(await page.locator('#load-thresholds').textContent()).toMatch(/error_rate < 1\s*100\s*fail/);
+      expect(await page.locator('#load-results').textContent()).toMatch(/Error rate\s*100%/);
+      expect(await page.locator('#load-status-codes tbody tr').first().textContent()).toMatch(/^500\d+100%failed$/);
+      await shot('06c-load-test-all-500');
+      await page.goto('/dashboard/load-tests');
+      expect(await page.locator('#load-history tbody tr').first().textContent()).toMatch(/stoppedfailed/);
+      // At 375 px: no sideways scroll, the charts full width with their text at 12 px.
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goBack();
+      await expect.poll(() => page.locator('#load-chart svg').count()).toBe(3);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      const chartWidth = await page.locator('#load-chart svg').first().evaluate((svg) => svg.getBoundingClientRect().width);
+      expect(chartWidth).toBeGreaterThan(300);
+      const tickHeights = await page.locator('#load-chart text.tick-y').evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect().height));
+      expect(Math.min(...tickHeights)).toBeGreaterThanOrEqual(11);
+      await shot('06d-load-test-all-500-375px');
+      await page.setViewportSize({ width: 1200, height: 900 });
+    } finally {
+      await site.close();
+    }
+  }, 120_000);
 
   it('starts a video job, uploads the file from the browser, follows it and offers the download', async () => {
     const clip = path.join(SHOTS, '..', 'clip.mp4');
@@ -320,8 +383,7 @@ describe('dashboard in a browser', () => {
     await shot('07-docs');
   });
 
-  it('works at 375 px wide without sideways scrolling, tables reflowing without broken words', async () => {
-    await page.setViewportSize({ width: 375, height: 800 });
+  it('works at 1280 and 375 px wide without sideways scrolling, tables reflowing without broken words', async () => {
     /** Words of table cells that the layout split over two lines (a break at a space, hyphen or slash is no split). */
     const brokenWords = () =>
       page.evaluate(() => {
@@ -341,8 +403,26 @@ describe('dashboard in a browser', () => {
         }
         return broken;
       });
-    for (const p of ['/dashboard/keys', '/dashboard/lookups', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/videos', '/dashboard/connected-apps']) {
+    // Every page, the detail pages too (the first webhook, load test and video job of the list).
+    const details: string[] = [];
+    for (const list of ['/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/videos']) {
+      await page.goto(list);
+      const href = await page.locator(`table.reflow a[href^="${list}/"]`).first().getAttribute('href');
+      if (href) details.push(href);
+    }
+    expect(details).toHaveLength(3);
+    const pages = ['/', '/dashboard/keys', '/dashboard/lookups', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/videos', '/dashboard/connected-apps', ...details];
+    const named = (p: string) => (p === '/' ? '-home' : details.includes(p) ? `${p.split('/').slice(0, 3).join('-')}-item` : p.replace(/\//g, '-'));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    for (const p of pages) {
       await page.goto(p);
+      await shot(`09-1280px${named(p)}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(1280);
+    }
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const p of pages) {
+      await page.goto(p);
+      await shot(`09-375px${named(p)}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
       expect(await brokenWords(), p).toEqual([]);
       if (p === '/dashboard/webhooks') {

@@ -34,9 +34,13 @@ describe('a shard on two threads', () => {
   afterAll(() => site.close());
 
   it('runs its users across the threads and reports them as one', async () => {
-    const shard = ThreadedShard.start(plan(`${site.url}/delay/20`, 6, 1500), 2);
-    await new Promise((r) => setTimeout(r, 900));
-    const live = await shard.snapshot();
+    const shard = ThreadedShard.start(plan(`${site.url}/delay/20`, 6, 3000), 2);
+    // Live totals while it runs (the threads may take a while to start on a busy machine: asked until some come).
+    let live = await shard.snapshot();
+    for (let i = 0; i < 50 && live.total === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      live = await shard.snapshot();
+    }
     expect(live.total).toBeGreaterThan(0);
     const result = await shard.run();
     expect(result.total).toBe(site.count('/delay/20'));

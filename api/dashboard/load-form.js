@@ -1,0 +1,10 @@
+// The load-test start form: only the credential fields of the chosen authentication show.
+(() => {
+  const type = document.getElementById('authType');
+  if (!type) return;
+  const show = () => {
+    for (const group of document.querySelectorAll('#load-form [data-auth]')) group.hidden = group.dataset.auth !== type.value;
+  };
+  type.addEventListener('change', show);
+  show();
+})();

@@ -1,0 +1,85 @@
+// Dashboard: the load-test start form. The API's start body as fields, with thresholds one per line
+// and the rest of the body (stages, steps, ...) as JSON under "More options"; validated by the API's
+// own schema when submitted. Only the credential fields of the chosen authentication show
+// (load-form.js; without scripts they all do).
+import { InvalidInputError } from '../../lib/errors.ts';
+import { html, type Html } from '../pages/html.ts';
+import { HTTP_METHODS } from '../schemas/load-tests.ts';
+
+const AUTH_TYPES = ['none', 'basic', 'bearer', 'apikey'] as const;
+
+/** The form, filled with what was typed (secrets aside) when it comes back with an error. */
+export function startForm(csrf: string, form: Record<string, string>): Html {
+  const v = (name: string, fallback = '') => form[name] ?? fallback;
+  const input = (name: string, label: string, attrs: Html, hint?: string) =>
+    html`<div class="field"><label for="${name}">${label}</label><input id="${name}" name="${name}" ${attrs} value="${v(name)}">${hint ? html`<small>${hint}</small>` : ''}</div>`;
+  const secret = (name: string, label: string) => html`<div class="field"><label for="${name}">${label}</label><input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
+  const auth = v('authType', 'none');
+  return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack"><input type="hidden" name="csrf" value="${csrf}">
+    <div class="field"><label for="targetUrl">Target URL</label><input id="targetUrl" name="targetUrl" type="text" required value="${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
+    <div class="row">
+      <div class="field"><label for="httpMethod">Method</label><select id="httpMethod" name="httpMethod">${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select></div>
+      ${input('concurrentUsers', 'Concurrent users (1 to 10000)', html`type="number" min="1" max="10000"`)}
+      ${input('testDuration', 'Duration in seconds (10 to 3600)', html`type="number" min="10" max="3600"`)}
+      ${input('rampUpTime', 'Ramp-up in seconds (default 10)', html`type="number" min="0" max="3600"`)}
+      ${input('requestsPerSecond', 'Requests per second (0: as fast as answered)', html`type="number" min="0"`)}
+    </div>
+    <div class="field"><label for="thresholds">Thresholds, one per line</label><textarea id="thresholds" name="thresholds" rows="2" placeholder="p95 < 300&#10;error_rate < 1">${v('thresholds')}</textarea><small>Pass/fail figures, as k6 writes them: p50 to p99.9, avg, max, error_rate, throughput, ...</small></div>
+    <div class="field"><label for="headers">Headers, one "Name: value" per line</label><textarea id="headers" name="headers" rows="2">${v('headers')}</textarea></div>
+    <div class="field"><label for="body">Body (POST, PUT, PATCH)</label><textarea id="body" name="body" rows="2">${v('body')}</textarea></div>
+    <div class="field"><label for="authType">Authentication</label><select id="authType" name="authType">${AUTH_TYPES.map((a) => html`<option${a === auth ? html` selected` : ''}>${a}</option>`)}</select></div>
+    <div class="row" data-auth="basic">${input('authUsername', 'Basic: user name', html`type="text" autocomplete="off"`)}${secret('authPassword', 'Basic: password')}</div>
+    <div class="row" data-auth="bearer">${secret('authToken', 'Bearer: token')}</div>
+    <div class="row" data-auth="apikey">${input('apiKeyHeader', 'API key: header name', html`type="text" placeholder="X-API-Key"`)}${secret('apiKeyValue', 'API key: value')}</div>
+    <label class="check"><input type="checkbox" name="insecureTls" value="true"${v('insecureTls') === 'true' ? html` checked` : ''}> Accept any certificate (https with a self-signed one, say)</label>
+    <details${v('startBody') ? html` open` : ''}><summary>More options: stages, steps (the start body as JSON)</summary>
+      <div class="field"><label for="startBody">Start body fields (JSON), over the fields above</label><textarea id="startBody" name="startBody" rows="6" class="code" placeholder='{"stages": [{"duration": 30, "target": 50}, {"duration": 60, "target": 50}], "steps": [...]}'>${v('startBody')}</textarea>
+      <small>Any field of <a href="/docs#/Load%20testing">the API's start body</a>; the same checks apply.</small></div>
+    </details>
+    <button type="submit">Start the load test</button></form>
+  <script src="/dashboard/assets/load-form.js"></script>`;
+}
+
+/** The API's start body from the form (numbers as numbers, headers and thresholds from lines, then the JSON fields over them). */
+export function startBodyFromForm(form: Record<string, string>): Record<string, unknown> {
+  const num = (name: string) => (form[name] === undefined || form[name].trim() === '' ? undefined : Number(form[name]));
+  const headers: Record<string, string> = {};
+  for (const line of (form.headers ?? '').split(/\r?\n/)) {
+    const at = line.indexOf(':');
+    if (line.trim() === '') continue;
+    if (at <= 0) throw new InvalidInputError(`Headers: "${line.slice(0, 60)}" is not "Name: value"`, 'headers');
+    headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  const thresholds = (form.thresholds ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const optional = (name: string) => (form[name]?.trim() ? form[name] : undefined);
+  const authType = form.authType || 'none';
+  // The credentials of the chosen type only: fields of another type, filled before the type changed, are not sent.
+  const credentials = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyHeader', 'apiKeyValue'] }[authType] ?? [];
+  const fields = {
+    targetUrl: form.targetUrl ?? '',
+    httpMethod: form.httpMethod ?? 'GET',
+    concurrentUsers: num('concurrentUsers'),
+    testDuration: num('testDuration'),
+    rampUpTime: num('rampUpTime'),
+    requestsPerSecond: num('requestsPerSecond'),
+    headers,
+    body: optional('body'),
+    authType,
+    ...Object.fromEntries(credentials.map((c) => [c, optional(c)])),
+    insecureTls: form.insecureTls === 'true',
+    ...(thresholds.length ? { thresholds } : {}),
+  };
+  return { ...fields, ...jsonFields(form.startBody) };
+}
+
+function jsonFields(text: string | undefined): Record<string, unknown> {
+  if (!text?.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidInputError(`Start body fields: not JSON (${(err as Error).message})`, 'startBody');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidInputError('Start body fields: must be a JSON object, such as {"stages": [...]}', 'startBody');
+  return parsed as Record<string, unknown>;
+}
