@@ -425,6 +425,13 @@ describe('dashboard in a browser', () => {
       await shot(`09-375px${named(p)}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
       expect(await brokenWords(), p).toEqual([]);
+      // Every control a finger can hit: at least 24 px high (links inside sentences are exempt, as WCAG's target size exempts them).
+      const small = await page.evaluate(() =>
+        [...document.querySelectorAll('button, input:not([type=hidden]), select, textarea, summary, nav a')]
+          .filter((c) => (c as HTMLElement).offsetParent !== null && c.getBoundingClientRect().height < 24 && !(c as HTMLInputElement).type?.match(/checkbox|radio/))
+          .map((c) => `${c.tagName.toLowerCase()} ${(c.textContent || (c as HTMLInputElement).name || '').trim().slice(0, 30)}: ${Math.round(c.getBoundingClientRect().height)} px`),
+      );
+      expect(small, p).toEqual([]);
       if (p === '/dashboard/webhooks') {
         expect(await page.locator('table.reflow tbody tr').count()).toBeGreaterThan(0);
         await shot('08-phone-width-webhooks');
