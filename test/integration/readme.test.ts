@@ -1,4 +1,4 @@
-// The README's curl walk-through, run as it stands against the running service.
+// The webhook page's curl walk-through (docs/webhooks.md), run as it stands against the running service.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,13 +10,13 @@ import { ROOT } from '../support/processes.ts';
 const run = promisify(execFile);
 
 function walkthrough(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const m = /<!-- readme-walkthrough[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme);
-  if (!m) throw new Error('README has no walk-through block');
+  const page = fs.readFileSync(path.join(ROOT, 'docs', 'webhooks.md'), 'utf8');
+  const m = /<!-- readme-walkthrough[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(page);
+  if (!m) throw new Error('docs/webhooks.md has no walk-through block');
   return m[1]!;
 }
 
-describe.each(targets())('README walk-through ($name)', (target) => {
+describe.each(targets())('webhook walk-through of docs/webhooks.md ($name)', (target) => {
   it('works verbatim: create, capture, list, read, delete', async () => {
     const { key } = await newAccount(target);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough()], { env: { ...process.env, BASE: target.baseUrl, KEY: key } });
