@@ -1,5 +1,5 @@
 // What each plan allows: the request limits of the contract (spec/interface.md, "Limits") and the
-// bounds that keep one user from taking a public instance for themselves. The README's "Plans"
+// bounds that keep one user from taking a public instance for themselves. docs/api.md's "Plans"
 // table is this one. Over a rate or concurrency bound the answer is 429 (Retry-After where known);
 // over a count bound (webhooks owned, a load test's size) 403; both name the limit.
 import type { QuotaWindow } from './kv/index.ts';

@@ -1,5 +1,5 @@
 // IP range -> autonomous system table from the @ip-location-db/asn package (RouteViews and DB-IP
-// data, CC BY 4.0; see README "Data sources"). Loaded once, on first use, into sorted arrays.
+// data, CC BY 4.0; see docs/domains.md "Data sources"). Loaded once, on first use, into sorted arrays.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';

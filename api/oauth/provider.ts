@@ -31,7 +31,7 @@ import { isNativeRedirect, redirectFault } from './redirect-uris.ts';
 /** Scopes of the MCP resource: `mcp:tools` calls every tool, `mcp:read` only the read-only ones. */
 export const MCP_SCOPES = ['mcp:tools', 'mcp:read'] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
-/** Lifetimes, in seconds (documented in the README). */
+/** Lifetimes, in seconds (documented in docs/mcp.md). */
 export const OAUTH_TTL = {
   accessToken: 10 * 60,
   refreshToken: 30 * 24 * 3600,
@@ -44,7 +44,7 @@ export const OAUTH_TTL = {
 } as const;
 
 /**
- * Dynamic client registration (RFC 7591, `POST /oauth/register`), documented in the README:
+ * Dynamic client registration (RFC 7591, `POST /oauth/register`), documented in docs/mcp.md:
  * - `perAddress` registrations per client address (an IPv6 address counts as its /64) per `windowSeconds`
  *   (a fixed hour of the key-value store, aligned to the clock): 20 an hour. A client registers once per
  *   install, but some (the MCP Inspector, clients that keep no state) register on every connection, and

@@ -147,7 +147,7 @@ export const bulkCheckResult = z.object({
     z.union([z.object({ success: z.literal(false), error: str.describe('why the name has no answer: the reason it is invalid, "timeout" (no answer by the deadline; ask again later) or "the check failed: ..."'), message: str.optional() }), z.object({
       success: z.literal(true),
       available: z.boolean().nullable(),
-      is_registered: z.boolean().nullable(), // null when the evidence does not say (README, Decisions)
+      is_registered: z.boolean().nullable(), // null when the evidence does not say (docs/decisions.md)
       is_premium: z.boolean(),
       availability_confidence: confidence,
       cached: z.boolean(),
@@ -229,7 +229,7 @@ export const accountResult = z.object({
   limits: z.object({
     requests_per_minute: int, requests_per_day: int, live_streams: int, webhooks: int, captures_per_minute: int, capture_bytes: int, captures_kept: int, capture_days: int,
     forwarding_webhooks: int, load_tests_at_once: int, load_test_users: int, load_test_seconds: int,
-  }).describe('What the plan allows (README, "Plans")'),
+  }).describe('What the plan allows (docs/api.md, "Plans")'),
 });
 
 // Beyond the contract: the shapes of the other answers, for the OpenAPI document (extra fields allowed).

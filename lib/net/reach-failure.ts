@@ -1,5 +1,5 @@
 // The one mapping of a failure to reach a user-chosen target to an error, for every endpoint and tool
-// (REST, MCP, the workers' activities): README, "When a target cannot be reached".
+// (REST, MCP, the workers' activities): docs/api.md, "When a target cannot be reached".
 //
 // | what happened                                                  | status | code               |
 // |----------------------------------------------------------------|--------|--------------------|
