@@ -82,7 +82,10 @@ function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max =
   // The timeout bounds making a connection, not the wait for a free one in a busy pool (pg-pool's own
   // connectionTimeoutMillis bounds both: a busy database would have answered "unavailable").
   // (The embedded database's socket is this machine's: no timeout there, its thread answers when its turn comes.)
-  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: '-c jit=off', Client: timedClient(queryTimeoutMs) } : {}) });
+  // The server gives up on a statement a second before the client does: a slow one is cancelled, not
+  // left to commit after its caller was answered 503; the client's own timeout finds a silent server.
+  const statementTimeout = queryTimeoutMs >= 2000 ? ` -c statement_timeout=${queryTimeoutMs - 1000}` : '';
+  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: `-c jit=off${statementTimeout}`, Client: timedClient(queryTimeoutMs) } : {}) });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: availablePool(pool) }) });
   return { db, kind, parallelism: kind === 'postgres' ? max : 1, close: () => db.destroy() };
 }

@@ -106,13 +106,20 @@ export async function finishLoadTestRow(db: Kysely<Database>, id: string, status
 }
 
 /** Stores a shard attempt's totals; answers whether the test was asked to stop (one round trip). */
-export async function writeShardSnapshot(db: Kysely<Database>, testId: string, shard: number, attempt: number, snapshot: unknown, final: boolean): Promise<boolean> {
+/**
+ * Stores a shard attempt's snapshot, and says whether the attempt should stop: the test's stop was
+ * asked for, or a later attempt of the same shard exists (`superseded`: Temporal retried it while this
+ * one still ran, after heartbeats that did not arrive in time), so a shard never sends twice for long.
+ */
+export async function writeShardSnapshot(db: Kysely<Database>, testId: string, shard: number, attempt: number, snapshot: unknown, final: boolean): Promise<{ stop: boolean; superseded: boolean }> {
   await db
     .insertInto('load_test_shards')
     .values({ test_id: testId, shard, attempt, snapshot: JSON.stringify(snapshot), final })
     .onConflict((oc) => oc.columns(['test_id', 'shard', 'attempt']).doUpdateSet({ snapshot: JSON.stringify(snapshot), final, updated_at: new Date() }))
     .execute();
-  return loadTestStopRequested(db, testId);
+  const later = await db.selectFrom('load_test_shards').select('attempt').where('test_id', '=', testId).where('shard', '=', shard).where('attempt', '>', attempt).limit(1).executeTakeFirst();
+  const superseded = later !== undefined;
+  return { superseded, stop: superseded || (await loadTestStopRequested(db, testId)) };
 }
 
 export async function readShardSnapshots<S>(db: Kysely<Database>, testId: string): Promise<Array<ShardSnapshotRow<S>>> {

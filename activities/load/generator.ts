@@ -191,7 +191,7 @@ export class ShardGenerator {
   private runOpen() {
     this.idle.push(...this.connections);
     const maxWaiting = Math.ceil(peakOf(this.stages));
-    let k = this.plan.resumeAt === undefined ? 0 : firstArrivalFrom(this.stages, Math.min(this.plan.resumeAt - this.plan.startAt, this.endMs));
+    let k = this.plan.resume ? firstArrivalFrom(this.stages, Math.min(this.elapsed(), this.endMs)) : 0;
     const release = (connection: Http1Connection) => {
       const next = this.queue.shift();
       if (next !== undefined && !this.stopping) this.send(connection, next, () => release(connection));

@@ -50,15 +50,22 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const attempt = ctx.info.attempt;
       const { testId: _testId, shard: _shard, heartbeatEveryMs = SNAPSHOT_EVERY_MS, ...shardPlan } = input;
       // A retry takes over from a lost attempt now: the arrivals due meanwhile are the gap, not a burst.
-      const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow, ...(attempt > 1 ? { resumeAt: Date.now() } : {}) };
+      const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow, ...(attempt > 1 ? { resume: true } : {}) };
       const generator = ThreadedShard.start(plan, deps.threads);
       let stopped = false;
+      let superseded = false;
+      const windowSeconds = Math.ceil((input.endAt - input.startAt) / 1000);
       const save = async (snapshot: ShardSnapshot, final: boolean) => {
-        if (await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, snapshot, final)) {
+        const told = await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, { ...snapshot, windowSeconds }, final);
+        superseded ||= told.superseded;
+        if (told.stop) {
           stopped = true;
           generator.stop();
         }
       };
+      // Every attempt has its row from its start: one that dies before its first snapshot is still
+      // seen (a failure, and the gap it left counted from the window's start).
+      await save(await generator.snapshot(), false).catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }));
       const cancelled = () => generator.stop();
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       let saving = Promise.resolve();
@@ -82,7 +89,8 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         const result = await generator.run();
         clearInterval(timer);
         await saving;
-        await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, result, true);
+        // A superseded attempt's end says so: the results count the restart (it sent all it counted).
+        await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, { ...result, windowSeconds, ...(superseded ? { superseded } : {}) }, true);
         return { total: result.total, stopped };
       } finally {
         clearInterval(timer);

@@ -1,6 +1,6 @@
 // What a lost load worker cost a test, from the shards' attempts: an attempt that never stored its
 // final snapshot died with its worker (or failed) and, when a later attempt of the same shard exists,
-// was restarted. The gap is counted in whole seconds of the test (the per-second index of what was
+// was restarted; so was one that stopped because a later attempt had started (superseded). The gap is counted in whole seconds of the test (the per-second index of what was
 // sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
 // attempt may have sent after its last stored snapshot is counted lost, with what it had in flight.
 import type { ShardSnapshotRow } from '../../db/load-tests.ts';
@@ -9,6 +9,10 @@ interface Attempt {
   perSecond: number[];
   inFlight: number;
   takenAt: number;
+  /** The test window's length in seconds (snapshots written before it was recorded lack it). */
+  windowSeconds?: number;
+  /** It ended because a later attempt had started (it was not lost: Temporal gave up on it too soon). */
+  superseded?: boolean;
 }
 
 export interface ShardRestart {
@@ -33,13 +37,17 @@ export function lostBy(a: Attempt): number {
   return a.inFlight + pace;
 }
 
-/** Seconds of the test in which a shard sent nothing between `dead` and the attempt after it. */
+/** Seconds of the test window in which a shard sent nothing between `dead` and the attempt after it. */
 function gapSeconds(dead: Attempt, next: Attempt): number {
   const from = lastSent(dead.perSecond);
-  const to = firstSent(next.perSecond);
-  // The next attempt sent nothing (it came after the window): the time between their snapshots.
-  if (to < 0) return Math.max(0, Math.round((next.takenAt - dead.takenAt) / 1000));
-  return Math.max(0, to - from - 1);
+  const window = dead.windowSeconds ?? Number.POSITIVE_INFINITY;
+  let to = firstSent(next.perSecond);
+  if (to < 0) {
+    // The next attempt sent nothing (it came after the window): the rest of the window, when known.
+    if (dead.windowSeconds === undefined) return Math.max(0, Math.round((next.takenAt - dead.takenAt) / 1000));
+    to = window;
+  }
+  return Math.max(0, Math.min(to, window) - from - 1);
 }
 
 /** Every restart of every shard, in shard and attempt order (rows as readShardSnapshots orders them). */
@@ -47,8 +55,8 @@ export function shardRestarts(rows: ReadonlyArray<ShardSnapshotRow<Attempt>>): S
   const restarts: ShardRestart[] = [];
   rows.forEach((row, i) => {
     const next = rows[i + 1];
-    if (row.final || !next || next.shard !== row.shard) return;
-    restarts.push({ shard: row.shard, attempt: next.attempt, seconds_without_traffic: gapSeconds(row.snapshot, next.snapshot), requests_lost: lostBy(row.snapshot) });
+    if ((row.final && !row.snapshot.superseded) || !next || next.shard !== row.shard) return;
+    restarts.push({ shard: row.shard, attempt: next.attempt, seconds_without_traffic: gapSeconds(row.snapshot, next.snapshot), requests_lost: row.final ? 0 : lostBy(row.snapshot) });
   });
   return restarts;
 }

@@ -17,10 +17,10 @@ export interface ShardPlan {
   startAt: number;
   endAt: number;
   /**
-   * Epoch ms a retried shard takes over from a lost one: the open model's arrivals scheduled before it
-   * belonged to the lost attempt or to the gap, and are neither sent nor counted dropped.
+   * A retried shard, taking over from a lost one: the open model's arrivals scheduled before it starts
+   * sending belonged to the lost attempt or to the gap, and are neither sent nor counted dropped.
    */
-  resumeAt?: number;
+  resume?: boolean;
   rampUpMs: number;
   /** This shard's share of the arrival rate, requests per second; 0 = closed model. */
   rate: number;
@@ -50,6 +50,10 @@ export interface ShardSnapshot {
   inFlight: number;
   /** Open model: arrivals not sent because every connection and the queue were busy. */
   dropped: number;
+  /** This attempt stopped because a later one of the same shard had started (restarts.ts). */
+  superseded?: boolean;
+  /** The test window's length in seconds, as the activity stores it (restarts.ts bounds a gap by it). */
+  windowSeconds?: number;
   /** Epoch ms of the first request sent and of this snapshot. */
   firstSentAt: number | null;
   takenAt: number;

@@ -22,10 +22,10 @@ export function errorHandler(logger: Logger): Middleware {
       logFailure(logger, appError, err, { method: ctx.method, path: ctx.path });
       ctx.set(appError.headers);
       ctx.set(settleUnreadBody(ctx.req));
-      // A person at the dashboard gets a page saying what happened, not the JSON shape.
-      if (ctx.path.startsWith('/dashboard') && ctx.accepts('json', 'html') === 'html') {
+      // A person at the dashboard or signing in gets a page saying what happened, not the JSON shape.
+      if (/^\/(dashboard|oauth\/interaction)(\/|$)/.test(ctx.path) && ctx.accepts('json', 'html') === 'html') {
         const again = appError.headers['Retry-After'] && ctx.method === 'GET' ? html`<a href="${ctx.originalUrl}">Try again</a> · ` : '';
-        return sendPage(ctx, `${appError.reason} · netops`, html`<main><h1>${appError.reason}</h1><p>${appError.message}</p><p>${again}<a href="/dashboard">Dashboard</a></p></main>`, appError.status);
+        return sendPage(ctx, `${appError.reason} · netops`, html`<h1>${appError.reason}</h1><p>${appError.message}</p><p>${again}<a href="/dashboard">Dashboard</a></p>`, appError.status);
       }
       ctx.status = appError.status;
       ctx.body = errorBody(appError);

@@ -1,6 +1,7 @@
 // The sign-in and consent pages of the OAuth flow (oidc-provider "interactions"): server-rendered,
 // CSRF-protected forms. The consent page names the client, the host it will send the user back to,
 // and the scopes it asks for; approving saves a grant for the MCP resource with exactly those scopes.
+import { DependencyUnavailableError } from '../../lib/errors.ts';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Kysely } from 'kysely';
@@ -31,7 +32,8 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
       const d = await provider.interactionDetails(ctx.req, ctx.res);
       if (d.uid !== ctx.params.uid) throw new Error('interaction mismatch');
       return d;
-    } catch {
+    } catch (err) {
+      if (err instanceof DependencyUnavailableError) throw err; // an outage, not an expired sign-in: the error page says so (503)
       sendPage(ctx, 'Sign-in expired', html`<h1>This sign-in has expired</h1><p>Go back to the application and connect again.</p>`, 400);
       return null;
     }

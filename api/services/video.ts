@@ -192,7 +192,11 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
       if (options.head) return { ...base, stream: null, settle: async () => {} };
       const mark = `video:downloading:${jobId}`;
       if (!(await kv.setIfAbsent(mark, '1', 6 * 3600))) throw new GoneError('This download link is in use by another download: it gives one download');
-      const got = await blobs.get(videoResultKey(jobId), wanted);
+      // The blob store away (503): the link is freed for the retry the answer invites.
+      const got = await blobs.get(videoResultKey(jobId), wanted).catch(async (err: unknown) => {
+        await kv.delete(mark).catch(() => {});
+        throw err;
+      });
       if (!got) {
         await kv.delete(mark);
         throw new GoneError('The result is no longer stored');

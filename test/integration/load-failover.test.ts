@@ -32,11 +32,12 @@ describe('load test shard failover', () => {
     const path = '/failover';
     const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 30, rampUpTime: 0, requestsPerSecond: 100, thresholds: ['shard_restarts < 1', 'seconds_without_traffic <= 6'] });
     const id = started.test_id as string;
-    for (let i = 0; i < 100 && site.count(path) === 0; i++) await sleep(100);
-    const firstArrival = site.arrivals(path)[0]!;
+    for (let i = 0; i < 300 && site.count(path) === 0; i++) await sleep(100);
+    const firstArrival = site.arrivals(path)[0];
+    expect(firstArrival, 'the test never sent anything').toBeDefined();
     // The victim has the shard; a second load worker stands by (it polls the queue) before the kill.
     cluster = { call, loadWorker: await role('worker:load') };
-    await sleep(firstArrival + 8000 - Date.now());
+    await sleep(firstArrival! + 8000 - Date.now());
     process.kill(victim.pid, 'SIGKILL');
     const killedAt = Date.now();
 
@@ -51,7 +52,7 @@ describe('load test shard failover', () => {
     const arrivals = site.arrivals(path);
     const bySecond = new Array(30).fill(0);
     for (const at of arrivals) {
-      const second = Math.floor((at - firstArrival) / 1000);
+      const second = Math.floor((at - firstArrival!) / 1000);
       if (second < 30) bySecond[second] += 1;
     }
     const silent = bySecond.filter((n) => n === 0).length;

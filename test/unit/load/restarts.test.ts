@@ -19,12 +19,22 @@ describe('shard restarts', () => {
     expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: attempt([10]) }, { shard: 1, attempt: 1, final: false, snapshot: attempt([10]) }])).toEqual([]);
   });
 
-  it('takes the time between the snapshots when the next attempt sent nothing (it came after the window)', () => {
+  it('counts the rest of the window when the next attempt sent nothing (it came after the window)', () => {
+    const windowed = (perSecond: number[], takenAt: number) => ({ ...attempt(perSecond, 0, takenAt), windowSeconds: 10 });
+    // Died at second 5 of 10: seconds 6 to 9 sent nothing.
+    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: windowed([5, 5, 5, 5, 5, 5], 6000) }, { shard: 0, attempt: 2, final: true, snapshot: windowed([], 40_000) }])[0]!.seconds_without_traffic).toBe(4);
+    // Sent to the window's end and failed storing its end (a database blip): a restart that cost nothing.
+    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: windowed(new Array(10).fill(5), 10_000) }, { shard: 0, attempt: 2, final: true, snapshot: windowed([], 12_000) }])[0]!.seconds_without_traffic).toBe(0);
+    // Snapshots from before the window was stored: the time between the two.
+    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: attempt([5, 5], 0, 10_000) }, { shard: 0, attempt: 2, final: true, snapshot: attempt([], 0, 17_400) }])[0]!.seconds_without_traffic).toBe(7);
+  });
+
+  it('counts a superseded attempt (Temporal retried it while it still sent) as a restart without a gap or a loss', () => {
     const rows = [
-      { shard: 0, attempt: 1, final: false, snapshot: attempt([5, 5], 0, 10_000) },
-      { shard: 0, attempt: 2, final: true, snapshot: attempt([], 0, 17_400) },
+      { shard: 0, attempt: 1, final: true, snapshot: { ...attempt([10, 10, 10, 10]), superseded: true } },
+      { shard: 0, attempt: 2, final: true, snapshot: attempt([0, 0, 0, 10, 10]) },
     ];
-    expect(shardRestarts(rows)[0]!.seconds_without_traffic).toBe(7);
+    expect(shardRestarts(rows)).toEqual([{ shard: 0, attempt: 2, seconds_without_traffic: 0, requests_lost: 0 }]);
   });
 
   it('estimates what a dead attempt sent after its last snapshot from its last full second', () => {
