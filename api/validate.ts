@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 
@@ -6,10 +7,12 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  // A key the schema does not know (a typo such as requestPerSecond) is named as the field.
+  // A key the schema does not know (a typo such as requestPerSecond) is named as the field, with the
+  // known one it is closest to when it is a slip of a letter or two away.
   if (issue.code === 'unrecognized_keys') {
     const field = [...issue.path, issue.keys[0]!].map(String).join('.');
-    throw new InvalidInputError(`${field}: is not a field of this ${where} (a typo?)`, field);
+    const near = closest(issue.keys[0]!, keysAt(schema, issue.path));
+    throw new InvalidInputError(`${field}: is not a field of this ${where} (${near ? `did you mean ${near}?` : 'a typo?'})`, field);
   }
   const field = issue.path.map(String).join('.');
   if (!field) throw new InvalidInputError(`Invalid ${where}: ${issue.message}`);
@@ -24,4 +27,36 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
+}
+
+/** The keys an object schema at `path` knows (through optional, default, nullable, pipe and array wrappers); none when it cannot tell. */
+function keysAt(schema: z.ZodType, path: PropertyKey[]): string[] {
+  let at: unknown = schema;
+  const unwrap = (s: unknown): unknown => {
+    const def = (s as { def?: { type?: string; innerType?: unknown; in?: unknown; out?: unknown } })?.def;
+    if (!def) return s;
+    if (def.innerType) return unwrap(def.innerType);
+    if (def.type !== 'pipe') return s;
+    // A transform pipes the object in; a preprocess pipes into it.
+    const into = unwrap(def.in);
+    return (into as { shape?: unknown }).shape ? into : unwrap(def.out);
+  };
+  for (const key of path) {
+    at = unwrap(at);
+    const def = (at as { def?: { type?: string; element?: unknown } }).def;
+    if (def?.type === 'array' && typeof key === 'number') at = def.element;
+    else at = (at as { shape?: Record<PropertyKey, unknown> }).shape?.[key];
+  }
+  const shape = (unwrap(at) as { shape?: Record<string, unknown> })?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** The known key `given` is a slip of the keyboard away from: case aside, or at most two edits (Levenshtein; one for short keys). */
+export function closest(given: string, known: readonly string[]): string | null {
+  let best: { key: string; d: number } | null = null;
+  for (const key of known) {
+    const d = key.toLowerCase() === given.toLowerCase() ? 0 : distance(given.toLowerCase(), key.toLowerCase());
+    if (d <= (Math.min(key.length, given.length) > 5 ? 2 : 1) && (!best || d < best.d)) best = { key, d };
+  }
+  return best?.key ?? null;
 }

@@ -19,7 +19,7 @@ let shared: Metrics | undefined;
 export function processMetrics(): Metrics {
   if (shared) return shared;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'netops_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'netops_' }); // prom-client's own names start process_ and nodejs_
   shared = {
     registry,
     httpRequests: new Counter({ name: 'netops_http_requests_total', help: 'HTTP requests answered, by route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),

@@ -114,7 +114,7 @@ const SETTING_NAMES = ['response', 'signature', 'forward_url', 'retention'] as c
 
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
-  z.object({ response: responseSchema.optional(), signature: signatureSchema.optional(), forward_url: forwardUrlSchema.optional(), retention: retentionSchema.optional() }),
+  z.object({ response: responseSchema.optional(), signature: signatureSchema.optional(), forward_url: forwardUrlSchema.optional(), retention: retentionSchema.optional() }).strict(),
 );
 export const updateBody = z
   .object({ webhook_id: webhookIdField, response: responseSchema.nullable().optional(), signature: signatureSchema.nullable().optional(), forward_url: forwardUrlSchema.nullable().optional(), retention: retentionSchema.nullable().optional() })

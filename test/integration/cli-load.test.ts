@@ -60,10 +60,10 @@ describe.each(targets())('netops load ($name)', (target) => {
     fs.writeFileSync(file, JSON.stringify(body));
     const run = await runCli(['load', 'run', file], await env());
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('netops: requestPerSecond: is not a field of this body (a typo?)\n');
+    expect(run.stderr).toBe('netops: requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)\n');
     const refused = await call(target, 'POST', '/api/v1/load-testing/start', { key: (await account).key, json: body });
     expectErrorShape(refused, 400);
-    expect(refused.body.message).toBe('requestPerSecond: is not a field of this body (a typo?)');
+    expect(refused.body.message).toBe('requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)');
     const yaml = path.join(path.dirname(file), 'smoke.yaml');
     fs.writeFileSync(yaml, `targetUrl: ${site().url}/cli-typo\nconcurrentUsers: 1\ntestDuration: 5\n`);
     const short = await runCli(['load', 'run', yaml], await env());

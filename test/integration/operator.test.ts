@@ -30,6 +30,10 @@ describe.each(targets())('operator endpoints ($name)', (target) => {
     const ok = await call(target, 'GET', '/metrics', { headers: operator });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+    // The process's own figures under one prefix, never doubled.
+    expect(ok.text).toMatch(/^netops_process_cpu_seconds_total \d/m);
+    expect(ok.text).toMatch(/^netops_nodejs_eventloop_lag_seconds \d/m);
+    expect(ok.text).not.toContain('process_process_');
   });
 
   it('counts requests by route template, captures stored, jobs started and rate-limit refusals', async () => {

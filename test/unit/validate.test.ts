@@ -1,0 +1,37 @@
+// Input a door refuses: an unknown key is named as the field, with the known key it is a slip away
+// from (requestPerSecond: did you mean requestsPerSecond?), at the top of a body and inside it.
+import { describe, expect, it } from 'vitest';
+import { closest, validate } from '../../api/validate.ts';
+import { startBody } from '../../api/schemas/load-tests.ts';
+import { createBody, updateBody } from '../../api/schemas/webhooks.ts';
+
+const refusal = (run: () => unknown) => {
+  try {
+    run();
+  } catch (err) {
+    return { message: (err as Error).message, field: (err as { field?: string }).field };
+  }
+  throw new Error('accepted');
+};
+
+describe('unknown keys', () => {
+  it('names the key and suggests the field it is a slip away from', () => {
+    const start = { targetUrl: 'http://127.0.0.1/', httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 };
+    expect(refusal(() => validate(startBody, { ...start, requestPerSecond: 5 }, 'body'))).toEqual({ message: 'requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)', field: 'requestPerSecond' });
+    expect(refusal(() => validate(startBody, { ...start, threshold: ['p95 < 300'] }, 'body')).message).toBe('threshold: is not a field of this body (did you mean thresholds?)');
+    expect(refusal(() => validate(startBody, { ...start, colour: 'blue' }, 'body')).message).toBe('colour: is not a field of this body (a typo?)');
+  });
+
+  it('inside a body, and behind a preprocess or a refine', () => {
+    expect(refusal(() => validate(createBody, { retention: { max_request: 5 } }, 'body')).message).toBe('retention.max_request: is not a field of this body (did you mean max_requests?)');
+    expect(refusal(() => validate(createBody, { forwardUrl: 'http://127.0.0.1/' }, 'body')).message).toBe('forwardUrl: is not a field of this body (did you mean forward_url?)');
+    expect(refusal(() => validate(updateBody, { webhook_id: 'abcdefghijklmnopqrstuv', retension: {} }, 'body')).message).toBe('retension: is not a field of this body (did you mean retention?)');
+  });
+
+  it('suggests only near keys: case aside, two edits for long keys, one for short ones', () => {
+    expect(closest('TargetURL', ['targetUrl', 'body'])).toBe('targetUrl');
+    expect(closest('bdy', ['body', 'headers'])).toBe('body');
+    expect(closest('bo', ['body'])).toBeNull();
+    expect(closest('concurentUser', ['concurrentUsers'])).toBe('concurrentUsers');
+  });
+});
