@@ -108,12 +108,28 @@ describe('scripts/setup', () => {
     expect(r.stderr).toMatch(/^setup: temporal not found: building it with go install .*first run only, a few minutes\)\nsetup: temporal built: /);
   });
 
+  it('before the tests, names the tools a machine lacks and it may not install, in one line, and runs nothing', async () => {
+    const { bin, tools } = await bareMachine();
+    await executable(path.join(tools, 'stub', 'temporal'), 'exit 0');
+    const r = await setup(['--test', '--', 'node', '-e', 'console.log("ran")'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools, TEMPORAL_CLI: path.join(tools, 'stub', 'temporal'), CHROMIUM_PATH: path.join(tools, 'no-chromium') });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'setup: the tests need ffmpeg openssl chromium, which this machine lacks: install them (Debian: sudo apt-get install ffmpeg openssl chromium), or set CHROMIUM_PATH to a Chromium',
+    ]);
+    // With them there (a Chromium where CHROMIUM_PATH says), the command runs.
+    for (const tool of ['ffmpeg', 'openssl']) await executable(path.join(bin, tool), 'exit 0');
+    await executable(path.join(tools, 'no-chromium'), 'exit 0');
+    const ok = await setup(['--test', '--', 'node', '-e', 'console.log("ran")'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools, TEMPORAL_CLI: path.join(tools, 'stub', 'temporal'), CHROMIUM_PATH: path.join(tools, 'no-chromium') });
+    expect([ok.code, ok.stdout]).toEqual([0, 'ran\n']);
+  });
+
   it('every npm script that runs code goes through it, with the needs of its command', async () => {
     const { scripts } = JSON.parse(await fs.readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     for (const [name, command] of Object.entries(scripts)) {
       expect(command, name).toMatch(/^scripts\/setup (--\w+ )?-- /);
     }
     expect(scripts.start).toMatch(/^scripts\/setup --engine -- /);
-    expect(scripts.test).toMatch(/^scripts\/setup --temporal -- /);
+    expect(scripts.test).toMatch(/^scripts\/setup --test -- /);
   });
 });
