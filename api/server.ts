@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApi } from './app.ts';
 import { CAPTURE_PREFIX } from './capture.ts';
 import type { ApiDeps } from './deps.ts';
+import { answerClientErrors } from './client-errors.ts';
 import { createOauthServer } from './oauth/provider.ts';
 import { sweepExpiredOauthRecords } from '../db/oauth-store.ts';
 import { ensureSearchAttributes } from '../lib/temporal/search-attributes.ts';
@@ -34,6 +35,7 @@ export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
     requestDeadline(req, res, config.requestTimeoutMs);
     return req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res);
   });
+  answerClientErrors(server);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, trustedProxyCheck(config.trustedProxies));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

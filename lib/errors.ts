@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   range_not_satisfiable: 416,
   provenance_mark: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   not_implemented: 501,
   upstream_failed: 502,
@@ -35,7 +36,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** The code of a bare HTTP status; two codes share 400, and a bare 400 is invalid input. */
 const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_input', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout', 409: 'conflict', 410: 'gone',
-  413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited', 500: 'internal', 501: 'not_implemented', 502: 'upstream_failed', 503: 'unavailable', 504: 'timeout',
+  413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited', 431: 'headers_too_large', 500: 'internal', 501: 'not_implemented', 502: 'upstream_failed', 503: 'unavailable', 504: 'timeout',
 };
 
 export class AppError extends Error {

@@ -49,7 +49,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     const header = Object.entries({ resource_metadata: metadataUrl, ...params }).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`).join(', ');
     ctx.status = status;
     ctx.set('WWW-Authenticate', `Bearer ${header}`);
-    ctx.body = { success: false, error: status === 401 ? 'Unauthorized' : 'Forbidden', code: status, message };
+    ctx.body = { success: false, error: status === 401 ? 'Unauthorized' : 'Forbidden', code: status, error_code: status === 401 ? 'unauthorized' : 'forbidden', message };
   };
   const rpcError = (ctx: Context, status: number, code: number, message: string) => {
     ctx.status = status;
