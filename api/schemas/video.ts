@@ -2,6 +2,7 @@
 // and the refusal of any request to strip an AI video generator's disclosure mark.
 import fs from 'node:fs';
 import { z } from 'zod';
+import { ProvenanceMarkError } from '../../lib/errors.ts';
 import { VIDEO_SERVICES, VIDEO_STATUSES } from '../../lib/jobs/video.ts';
 import { operation } from './operation.ts';
 
@@ -34,16 +35,26 @@ export const region = z
   .refine((r) => r.start_seconds === undefined || r.end_seconds === undefined || r.end_seconds > r.start_seconds, { message: 'end_seconds must be after start_seconds', path: ['end_seconds'] });
 
 /**
- * `service` stays a plain string here: the service answers a generator's name with 422 and any other
- * unknown value with 400 listing the profiles (api/services/video.ts).
+ * `service` stays a plain string here: a generator's name is refused with 422 before anything else
+ * of the body is looked at (its regions do not matter: no regions make that job one we do), and any
+ * other unknown value with 400 listing the profiles (api/services/video.ts).
  */
-export const videoJobBody = z.object({
-  service: z.string({ error: `must be one of ${VIDEO_SERVICES.join(', ')}` }).trim(),
-  regions: z
-    .array(region, { error: 'must be an array of {x, y, width, height} rectangles' })
-    .min(1, 'must hold at least one region')
-    .max(MAX_REGIONS, `must hold at most ${MAX_REGIONS} regions`),
-});
+export const videoJobBody = z.preprocess(
+  (body) => {
+    const service = (body as { service?: unknown } | null)?.service;
+    if (typeof service === 'string' && namesAiVideoGenerator(service)) {
+      throw new ProvenanceMarkError(`service: "${service.trim().slice(0, 60)}" names an AI video generator. Its mark tells viewers the video is generated, and this service does not remove such disclosure marks; it removes marks you name on your own footage (service "region", with the regions of your logo or timestamp).`);
+    }
+    return body;
+  },
+  z.object({
+    service: z.string({ error: `must be one of ${VIDEO_SERVICES.join(', ')}` }).trim(),
+    regions: z
+      .array(region, { error: 'must be an array of {x, y, width, height} rectangles' })
+      .min(1, 'must hold at least one region')
+      .max(MAX_REGIONS, `must hold at most ${MAX_REGIONS} regions`),
+  }),
+);
 export type VideoJobBody = z.output<typeof videoJobBody>;
 
 const source = z.object({ width: z.number(), height: z.number(), duration_seconds: z.number(), frame_rate: z.number(), video_codec: z.string(), has_audio: z.boolean(), audio_codec: z.string().nullable() });

@@ -11,12 +11,12 @@ import type { Database } from '../../db/schema.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import type { BlobStore, ByteRange } from '../../lib/blob/index.ts';
 import type { Config } from '../../lib/config.ts';
-import { AppError, GoneError, InvalidInputError, NotFoundError, ProvenanceMarkError, UnsupportedMediaTypeError } from '../../lib/errors.ts';
+import { AppError, GoneError, InvalidInputError, NotFoundError, UnsupportedMediaTypeError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { findOwnedJob, newJobId, readJobState, startJob, workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { getVideoJobState, VIDEO_JOB_KIND, VIDEO_SERVICES, videoDownloaded, videoProgressKey, videoResultKey, videoUploaded, videoUploadKey, type VideoJobState, type VideoProfile } from '../../lib/jobs/video.ts';
-import { namesAiVideoGenerator, type VideoJobBody } from '../schemas/video.ts';
+import type { VideoJobBody } from '../schemas/video.ts';
 
 type Purpose = 'upload' | 'download';
 const LINK_PATH: Record<Purpose, string> = { upload: 'uploads', download: 'downloads' };
@@ -78,9 +78,6 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
     maxUploadBytes: config.video.maxBytes,
 
     async start(body: VideoJobBody, ownerId: number) {
-      if (namesAiVideoGenerator(body.service)) {
-        throw new ProvenanceMarkError(`service: "${body.service.slice(0, 60)}" names an AI video generator. Its mark tells viewers the video is generated, and this service does not remove such disclosure marks; it removes marks you name on your own footage (service "region", with the regions of your logo or timestamp).`);
-      }
       if (!(VIDEO_SERVICES as readonly string[]).includes(body.service)) throw new InvalidInputError(`service: must be one of ${VIDEO_SERVICES.join(', ')} (got "${body.service.slice(0, 60)}")`, 'service');
       const jobId = newJobId();
       const { uploadTtlSeconds, downloadTtlSeconds } = config.video;

@@ -55,6 +55,10 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     const typo = await owner.client.callTool({ name: 'load_test_start', arguments: { targetUrl: `${site.url}/typo`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, requestPerSecond: 5 } });
     expect(typo.isError).toBe(true);
     expect(JSON.stringify(typo.content)).toMatch(/requestPerSecond/);
+    // A video job for an AI generator's name is refused for what it is, before its regions are looked at.
+    const generator = await owner.client.callTool({ name: 'remove_video_watermark', arguments: { service: 'sora' } });
+    expect(generator.isError).toBe(true);
+    expect(JSON.stringify(generator.content)).toMatch(/names an AI video generator/);
     const { task, ms } = await startTask(owner.client, { targetUrl: `${site.url}/task`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 100 });
     console.log(`load_test_start as a task answered in ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(500);

@@ -125,6 +125,12 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expectErrorShape(refused, 422);
     expect(refused.body.error_code).toBe('provenance_mark');
     expect(refused.body.message).toMatch(/names an AI video generator.*does not remove such disclosure marks/);
+    // ...before anything else of the body: without regions (the contract's flow passes service alone) too.
+    for (const body of [{ service: 'sora' }, { service: 'Sora', regions: 'all' }]) {
+      const alone = await start(body);
+      expectErrorShape(alone, 422);
+      expect(alone.body.error_code).toBe('provenance_mark');
+    }
     const unknown = await start({ service: 'blur-everything', regions: [BOX] });
     expectErrorShape(unknown, 400);
     expect(unknown.body.message).toBe('service: must be one of region (got "blur-everything")');
