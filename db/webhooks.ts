@@ -206,7 +206,32 @@ export interface CaptureFilter {
  * first, keeping to `filter`.
  */
 export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number, afterId = 0, filter: CaptureFilter = {}): Promise<CapturedRequest[]> {
-  let q = db.selectFrom('captured_requests').selectAll().where('webhook_ref', '=', webhookRef).where('id', '>', afterId);
+  const rows = await capturesWhere(db, webhookRef, afterId, filter).selectAll().orderBy('id', filter.oldestFirst ? 'asc' : 'desc').limit(limit).execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    method: r.method,
+    path: r.path,
+    headers: r.headers,
+    body: r.body,
+    bodyEncoding: r.body_encoding,
+    bodySize: r.body_size,
+    queryParams: r.query_params,
+    ipAddress: r.ip_address,
+    userAgent: r.user_agent,
+    createdAt: r.created_at,
+    delivery: parsedJson(r.delivery),
+  }));
+}
+
+/** How many captured requests of one webhook keep to `filter` (all of them, not a page). */
+export async function countCapturedRequests(db: Kysely<Database>, webhookRef: number, filter: CaptureFilter = {}): Promise<number> {
+  const row = await capturesWhere(db, webhookRef, 0, filter).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The captures of one webhook after `afterId` that keep to `filter`, as a query to select from. */
+function capturesWhere(db: Kysely<Database>, webhookRef: number, afterId: number, filter: CaptureFilter) {
+  let q = db.selectFrom('captured_requests').where('webhook_ref', '=', webhookRef).where('id', '>', afterId);
   if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
   if (filter.minId) q = q.where('id', '>=', filter.minId);
   if (filter.ids) q = q.where('id', '=', sql<number>`any(${filter.ids.map(Number)}::bigint[])`);
@@ -224,21 +249,7 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
     const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where('body_encoding', '=', 'utf8').where(sql<boolean>`body ilike ${pattern}`);
   }
-  const rows = await q.orderBy('id', filter.oldestFirst ? 'asc' : 'desc').limit(limit).execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    method: r.method,
-    path: r.path,
-    headers: r.headers,
-    body: r.body,
-    bodyEncoding: r.body_encoding,
-    bodySize: r.body_size,
-    queryParams: r.query_params,
-    ipAddress: r.ip_address,
-    userAgent: r.user_agent,
-    createdAt: r.created_at,
-    delivery: parsedJson(r.delivery),
-  }));
+  return q;
 }
 
 /**

@@ -100,7 +100,7 @@ export const webhookUpdateResult = z.object({ success: z.literal(true), webhook_
 
 export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), ...webhookSettings, message: str });
 export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
-export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int, requests: z.array(capturedRequest), next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page') }) });
+export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int.describe('Every capture that matches, on every page'), count: int.describe('The captures on this page'), requests: z.array(capturedRequest), next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page') }) });
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });
 
 const isoOrNull = z.iso.datetime({ offset: true }).nullable();

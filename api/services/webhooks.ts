@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { failPendingDeliveries, raiseDeliveryFloors } from '../../db/capture-deliveries.ts';
 import { keptBounds } from '../../db/capture-retention.ts';
-import { captureFields, countForwarding, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
+import { captureFields, countForwarding, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, countCapturedRequests, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
 import type { WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
@@ -200,10 +200,11 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       if (before === null) throw new InvalidInputError('cursor: is not a cursor this endpoint gave (pass next_cursor as it came)', 'cursor');
       const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
       const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
-      const rows = await listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter);
+      const [rows, total] = await Promise.all([listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter), countCapturedRequests(db, webhook.id, kept)]);
       const page = rows.slice(0, query.limit);
       const more = rows.length > query.limit;
-      return { total: page.length, requests: await present(webhook, page), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
+      // total: every match, on every page; count: this page's.
+      return { total, count: page.length, requests: await present(webhook, page), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
     },
 
     /**
