@@ -42,7 +42,7 @@ interface Rule {
 }
 
 
-/** Our checks beyond the Observatory's tests: shown with their advice, weighing nothing in the grade. */
+/** Our checks beyond the Observatory's tests (never one it makes itself, such as Cross-Origin-Resource-Policy): shown with their advice, weighing nothing in the grade. */
 export const RULES: Rule[] = [
   {
     name: 'Permissions-Policy', header: 'permissions-policy', category: 'medium', max: 5,
@@ -58,11 +58,6 @@ export const RULES: Rule[] = [
     name: 'Cross-Origin-Embedder-Policy', header: 'cross-origin-embedder-policy', category: 'low', max: 3,
     description: 'Requires embedded resources to opt in (needed for cross-origin isolation).',
     evaluate: (value) => (/^(require-corp|credentialless)$/i.test(value?.trim() ?? '') ? { score: 3 } : { score: 0, recommendation: 'Cross-Origin-Embedder-Policy: require-corp' }),
-  },
-  {
-    name: 'Cross-Origin-Resource-Policy', header: 'cross-origin-resource-policy', category: 'low', max: 3,
-    description: 'Which origins may embed this response.',
-    evaluate: (value) => (/^(same-origin|same-site|cross-origin)$/i.test(value?.trim() ?? '') ? { score: 3 } : { score: 0, recommendation: 'Cross-Origin-Resource-Policy: same-origin' }),
   },
   {
     name: 'Server', header: 'server', category: 'low', max: 2,

@@ -49,6 +49,10 @@ describe('HTTP header analysis', () => {
     // CSP +5 (default-src 'self', not 'none'), cookies +5, referrer +5, framing via CSP +5, CORP +10.
     expect(analysis.security).toMatchObject({ score: 130, percentage: 100, grade: 'A+', summary: { critical: 0, high: 0, medium: 0, low: 0 } });
     expect(analysis.security.checks.filter((c) => !c.observatory_test).every((c) => c.max_score === 0 && c.score === 0)).toBe(true);
+    // Each header checked once: Cross-Origin-Resource-Policy is the Observatory's test, not also one of ours.
+    const names = analysis.security.checks.map((c) => c.name);
+    expect(names.filter((n) => n === 'Cross-Origin-Resource-Policy')).toHaveLength(1);
+    expect(new Set(names).size).toBe(names.length);
     expect(analysis.cache).toMatchObject({ cacheable: true, score: 10 });
     expect(analysis.performance).toMatchObject({ compression: 'br', http2: false, http3: true });
   });
