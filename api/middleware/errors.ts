@@ -34,11 +34,14 @@ export function errorHandler(logger: Logger): Middleware {
 }
 
 /**
- * Our failures at `error` with their stack; a dependency's outage at `warn`, without it, once a
+ * Our failures at `error` with their stack; a user's target that failed at `info`, without it; a dependency's outage at `warn`, without it, once a
  * second at most per dependency (hundreds of requests a second meet the same outage).
  */
 export function logFailure(logger: Logger, appError: AppError, err: unknown, context: Record<string, unknown>): void {
   if (appError.status < 500) return;
+  // A user's target that failed or did not answer (unreachable, a 404 page, a timeout) is theirs, not
+  // ours: a line without a stack; our own failures stay errors with theirs.
+  if (appError.code === 'upstream_failed' || appError.code === 'timeout') return void logger.info({ error_code: appError.code, message: appError.message, ...context }, 'an upstream failed');
   if (!(appError instanceof DependencyUnavailableError)) return void logger.error({ err, ...context }, 'request failed');
   const now = Date.now();
   if (now - (lastOutageLog.get(appError.dependency) ?? 0) < 1000) return;
