@@ -140,6 +140,8 @@ export const bulkCheckResult = z.object({
   total: int,
   cached_count: int,
   checked_count: int,
+  answered_by_rule_count: int.describe('Names answered by a rule without a lookup (RFC 6761 names such as example.com)'),
+  invalid_count: int.describe('Names refused as not registrable; cached + checked + by rule + invalid = total'),
   mode: str,
   currency: currencyCode,
   results: z.record(

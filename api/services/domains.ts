@@ -40,15 +40,22 @@ async function answersSoFar(handle: WorkflowHandle): Promise<BulkAnswers> {
 function bulkAnswer(input: Pick<BulkInput, 'mode' | 'currency'>, answers: BulkAnswers, pending: readonly string[], tookMs: number, late?: { deadlineMs: number; workflowId: string }) {
   const results: Record<string, unknown> = {};
   const checked = new Set(pending);
+  // Every name is counted once: checked now (the workflow's), or known at once: from the cache, by a
+  // rule (reserved names such as example.com), or refused as not a registrable name.
   let cachedCount = 0;
+  let ruleCount = 0;
+  let invalidCount = 0;
   for (const [domain, entry] of Object.entries(answers)) {
+    const known = !checked.has(domain);
     if ('check' in entry) {
       // Answered by the cache before any check (a check may also find the cache filled meanwhile: still checked).
-      if (entry.cached && !checked.has(domain)) cachedCount++;
+      if (known && entry.cached) cachedCount++;
+      else if (known) ruleCount++;
       results[domain] = bulkEntry(entry, input.currency);
     } else if (entry.error === 'timeout') {
       results[domain] = { success: false, error: 'timeout', message: late ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) and fills the cache: ask again later` : 'no answer' };
     } else {
+      if (known) invalidCount++;
       results[domain] = { success: false, error: entry.error };
     }
   }
@@ -58,6 +65,8 @@ function bulkAnswer(input: Pick<BulkInput, 'mode' | 'currency'>, answers: BulkAn
     total: Object.keys(results).length,
     cached_count: cachedCount,
     checked_count: pending.length,
+    answered_by_rule_count: ruleCount,
+    invalid_count: invalidCount,
     mode: input.mode,
     currency: input.currency,
     results,

@@ -132,7 +132,8 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
 
     // The plain call answers the same, now from the cache for the two checked names.
     const plain = await owner.client.callTool({ name: 'domain_check_bulk', arguments: { domains: names, currency: 'EUR' } });
-    expect(plain.structuredContent).toMatchObject({ total: 4, cached_count: 2, checked_count: 0 });
+    // Every name counted once: two from the cache, example.com by rule, one refused.
+    expect(plain.structuredContent).toMatchObject({ total: 4, cached_count: 2, checked_count: 0, answered_by_rule_count: 1, invalid_count: 1 });
 
     // Names nobody answers (full mode): cancelled while it runs.
     const slow = await owner.client.request({ method: 'tools/call', params: { name: 'domain_check_bulk', arguments: { domains: [`slow-${stamp}-1.com`, `slow-${stamp}-2.com`], mode: 'full' }, task: {} } }, CreateTaskResultSchema);

@@ -212,7 +212,7 @@ describe.each(targets())('POST and GET /api/v1/network/domains/check ($name)', (
   it('full mode asks the registries; each invalid name gets its own entry', async () => {
     const reply = await check({ domains: [fresh('taken'), fresh('whois-free'), 'not a domain', 'co.uk', 'example.com'], mode: 'full' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ total: 5, cached_count: 0, checked_count: 2, mode: 'full' });
+    expect(reply.body).toMatchObject({ total: 5, cached_count: 0, checked_count: 2, answered_by_rule_count: 1, invalid_count: 2, mode: 'full' });
     // RFC 6761 names are answered by rule, in the request: neither cached nor checked.
     expect(reply.body.results['example.com']).toMatchObject({ success: true, available: false, is_registered: true, is_reserved: true, availability_confidence: 'high', cached: false });
     const entries = Object.values(reply.body.results) as any[];
