@@ -2,8 +2,15 @@ import { distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 
+/**
+ * Where input came from, as its door calls it: REST names the part of the request after the message
+ * (`(body)`); an MCP tool's arguments and a dashboard form are named by their fields alone.
+ */
+type Where = 'query' | 'body' | 'path' | 'header' | 'arguments' | 'form';
+const OF_THIS: Record<Where, string> = { query: 'is not a field of this query', body: 'is not a field of this body', path: 'is not a field of this path', header: 'is not a field of this header', arguments: 'is not an argument of this tool', form: 'is not a field of this form' };
+
 /** Parses untrusted input; the first problem becomes a 400 that names the field. */
-export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body' | 'path' | 'header'): z.output<S> {
+export function validate<S extends z.ZodType>(schema: S, input: unknown, where: Where): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
@@ -12,12 +19,13 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   if (issue.code === 'unrecognized_keys') {
     const field = [...issue.path, issue.keys[0]!].map(String).join('.');
     const near = closest(issue.keys[0]!, keysAt(schema, issue.path));
-    throw new InvalidInputError(`${field}: is not a field of this ${where} (${near ? `did you mean ${near}?` : 'a typo?'})`, field);
+    throw new InvalidInputError(`${field}: ${OF_THIS[where]} (${near ? `did you mean ${near}?` : 'a typo?'})`, field);
   }
   const field = issue.path.map(String).join('.');
   if (!field) throw new InvalidInputError(`Invalid ${where}: ${issue.message}`);
   const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
-  throw new InvalidInputError(missing ? `${field} is required (${where})` : `${field}: ${issue.message} (${where})`, field);
+  const part = where === 'arguments' || where === 'form' ? '' : ` (${where})`;
+  throw new InvalidInputError(missing ? `${field} is required${part}` : `${field}: ${issue.message}${part}`, field);
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {

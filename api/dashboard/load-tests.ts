@@ -55,7 +55,7 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams, repo
   page.post('/load-tests', async (ctx, { form, account }) => {
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;
     try {
-      const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'body'), { userId: account.id, plan: account.plan });
+      const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'form'), { userId: account.id, plan: account.plan });
       seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
       // Bad input and the plan's bounds are shown on the form, with what was typed (secrets aside).

@@ -63,10 +63,10 @@ export function lookupSection(page: DashboardPages, { lookups, domains, config }
       }
     });
 
-  lookup('headers', async (form) => headerAnswer(await lookups.headers(validate(urlInput, { url: form.url }, 'body').url)));
-  lookup('domain', async (form) => domainAnswer(await domains.whois(validate(whoisQuery, { domain: form.domain, currency: form.currency, mode: 'full' }, 'body'))));
-  lookup('dns', async (form) => dnsAnswer(await lookups.dns(validate(dnsQuery, { domain: form.domain, type: form.type }, 'body'))));
-  lookup('ip', async (form, ctx) => ipAnswer(await lookups.ip(validate(ipQuery, { ip: form.ip }, 'body').ip || clientIp(ctx.req))));
+  lookup('headers', async (form) => headerAnswer(await lookups.headers(validate(urlInput, { url: form.url }, 'form').url)));
+  lookup('domain', async (form) => domainAnswer(await domains.whois(validate(whoisQuery, { domain: form.domain, currency: form.currency, mode: 'full' }, 'form'))));
+  lookup('dns', async (form) => dnsAnswer(await lookups.dns(validate(dnsQuery, { domain: form.domain, type: form.type }, 'form'))));
+  lookup('ip', async (form, ctx) => ipAnswer(await lookups.ip(validate(ipQuery, { ip: form.ip }, 'form').ip || clientIp(ctx.req))));
 }
 
 /** Label and value rows, skipping values that are not known. */

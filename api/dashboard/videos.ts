@@ -36,7 +36,7 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
 
   page.post('/videos', async (ctx, { form, account }) => {
     try {
-      const started = await video.start(validate(videoJobBody, { service: 'region', regions: regionsOfLines(form.regions ?? '') }, 'body'), account.id);
+      const started = await video.start(validate(videoJobBody, { service: 'region', regions: regionsOfLines(form.regions ?? '') }, 'form'), account.id);
       seeOther(ctx, `/dashboard/videos/${started.job_id}`);
     } catch (err) {
       if (err instanceof AppError && err.isCallersFault) return videosPage(ctx, account, form, err);

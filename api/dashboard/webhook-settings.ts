@@ -18,7 +18,7 @@ const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'cursor'] as c
 /** The search the page's query asks for, or null for the live view of everything. */
 export function searchOf(query: Record<string, unknown>, webhookId: string) {
   const given: Record<string, string> = Object.fromEntries(SEARCH_FIELDS.flatMap((k) => (typeof query[k] === 'string' && query[k] !== '' ? [[k, query[k]]] : [])));
-  return Object.keys(given).length === 0 ? null : { given, parsed: validate(searchQuery, { ...given, webhook_id: webhookId, limit: '50' }, 'query') };
+  return Object.keys(given).length === 0 ? null : { given, parsed: validate(searchQuery, { ...given, webhook_id: webhookId, limit: '50' }, 'form') };
 }
 
 /** The settings form, filled with what is set. */
@@ -125,7 +125,7 @@ export function webhookToolRoutes(page: DashboardPages, { webhooks, webhookRepla
   page.post('/webhooks/:id/replay', async (ctx, { form, account }) => {
     const id = ctx.params.id!;
     try {
-      const { request_id, target_url } = validate(replayBody, { webhook_id: id, request_id: Number(form.request_id), target_url: form.target_url ?? '' }, 'body');
+      const { request_id, target_url } = validate(replayBody, { webhook_id: id, request_id: Number(form.request_id), target_url: form.target_url ?? '' }, 'form');
       const r = await webhookReplays.replay(account.id, id, request_id, target_url);
       await render(ctx, account, { message: html`Replayed capture #${r.request_id} to <code>${r.target_url}</code>: <strong>${r.response.status}</strong> in ${r.duration_ms} ms.<pre>${r.response.body.slice(0, 2000)}</pre>` });
     } catch (err) {

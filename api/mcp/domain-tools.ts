@@ -36,7 +36,7 @@ export function registerDomainTools(server: McpServer, deps: JobToolDeps & { dom
     },
     deps,
     account,
-    (args) => deps.domains.startBulk(validate(bulkBody, args, 'body'), account.userId),
+    (args) => deps.domains.startBulk(validate(bulkBody, args, 'arguments'), account.userId),
   );
   return { [DOMAIN_CHECK_KIND]: present };
 }

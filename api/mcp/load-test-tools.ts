@@ -85,7 +85,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     },
     deps,
     account,
-    async (args) => workflowIdOf(LOAD_TEST_KIND, (await loadTests.start(validate(startBody, args, 'body'), account)).test_id),
+    async (args) => workflowIdOf(LOAD_TEST_KIND, (await loadTests.start(validate(startBody, args, 'arguments'), account)).test_id),
   );
 
   server.registerTool(
@@ -140,7 +140,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
       outputSchema: withoutSuccess(loadTestListResult),
       annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
     },
-    (args) => run('load_test_list', async () => strip(await loadTests.list(account.userId, validate(listQuery, args, 'query').limit)), (o) => `${o.data.total} load test(s).`),
+    (args) => run('load_test_list', async () => strip(await loadTests.list(account.userId, validate(listQuery, args, 'arguments').limit)), (o) => `${o.data.total} load test(s).`),
   );
 
   server.registerTool(
@@ -155,7 +155,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     (args) =>
       run(
         'load_test_verify_target',
-        async () => strip(await deps.targets.issue(validate(verifyTargetBody, args, 'body').targetUrl, account.userId)),
+        async () => strip(await deps.targets.issue(validate(verifyTargetBody, args, 'arguments').targetUrl, account.userId)),
         (o) => (o.verified ? `${o.host} is verified: large tests of it may start.` : `${o.host} is not verified yet. ${o.methods.map((m) => m.how).join(', or ')}; then call this tool again.`),
       ),
   );

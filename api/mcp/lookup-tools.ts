@@ -21,7 +21,7 @@ export function registerLookupTools(server: McpServer, run: Run, lookups: Lookup
       run(
         'dns_lookup',
         async () => {
-          const answer = await lookups.dns(validate(dnsQuery, args, 'body'));
+          const answer = await lookups.dns(validate(dnsQuery, args, 'arguments'));
           return { ...answer, records: answer.records as Record<string, unknown> };
         },
         (o) => `${o.domain}: ${Object.entries(o.records).map(([t, v]) => `${t} ${Array.isArray(v) ? v.length : v ? 1 : 0}`).join(', ')} record(s)`,
@@ -41,7 +41,7 @@ export function registerLookupTools(server: McpServer, run: Run, lookups: Lookup
       run(
         'ip_info',
         async () => {
-          const { ip } = validate(ipQuery, args, 'body');
+          const { ip } = validate(ipQuery, args, 'arguments');
           if (!ip) throw new InvalidInputError('ip is required: give an IPv4 or IPv6 address', 'ip');
           const answer = await lookups.ip(ip);
           return { ...answer, data: answer.data as unknown as Record<string, unknown> };
@@ -76,7 +76,7 @@ export function registerLookupTools(server: McpServer, run: Run, lookups: Lookup
       run(
         'http_headers',
         async () => {
-          const { url } = validate(urlInput, args, 'body');
+          const { url } = validate(urlInput, args, 'arguments');
           return (await lookups.headers(url)) as unknown as Record<string, unknown> & { url: string; http_code: number; overall_score: { grade?: string } };
         },
         (o) => `${o.url}: HTTP ${o.http_code}, overall grade ${o.overall_score.grade ?? '?'}`,

@@ -51,7 +51,7 @@ export function registerSiteTools(server: McpServer, deps: JobToolDeps, site: Si
     },
     deps,
     account,
-    (args) => site.startDiscover(validate(discoverInput, args, 'body'), account.userId),
+    (args) => site.startDiscover(validate(discoverInput, args, 'arguments'), account.userId),
   );
 
   registerJobTool(
@@ -81,7 +81,7 @@ export function registerSiteTools(server: McpServer, deps: JobToolDeps, site: Si
     },
     deps,
     account,
-    (args) => site.startAudit(validate(auditInput, args, 'body'), account.userId),
+    (args) => site.startAudit(validate(auditInput, args, 'arguments'), account.userId),
   );
   return presenters;
 }

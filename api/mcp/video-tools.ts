@@ -51,7 +51,7 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
     deps,
     account,
     async (args) => {
-      const job = await video.start(validate(videoJobBody, args, 'body'), userId);
+      const job = await video.start(validate(videoJobBody, args, 'arguments'), userId);
       return { taskId: workflowIdOf(VIDEO_JOB_KIND, job.job_id), statusMessage: videoNextStep({ ...job, progress: 0, reason: null, download_url: null, download_expires_at: null }) };
     },
     { plainCallAnswersAtOnce: true },

@@ -41,7 +41,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
       outputSchema: { ...webhookOut, message: z.string() },
       annotations: { title: 'Create a webhook', ...TOOL_HINTS.webhook_create },
     },
-    (args) => run('webhook_create', async () => webhooks.create(account, validate(createBody, args, 'body')), (o) => `Created webhook ${o.webhook_id}: send requests to ${o.webhook_url}`),
+    (args) => run('webhook_create', async () => webhooks.create(account, validate(createBody, args, 'arguments')), (o) => `Created webhook ${o.webhook_id}: send requests to ${o.webhook_url}`),
   );
 
   server.registerTool(
@@ -57,7 +57,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
       run(
         'webhook_update',
         async () => {
-          const { webhook_id, ...settings } = validate(updateBody, args, 'body');
+          const { webhook_id, ...settings } = validate(updateBody, args, 'arguments');
           return webhooks.update(account, webhook_id, settings);
         },
         (o) => o.message,
@@ -99,7 +99,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
       run(
         'webhook_requests',
         async () => {
-          const { webhook_id, limit, cursor, method, header, q, since, until } = validate(searchQuery, args, 'query');
+          const { webhook_id, limit, cursor, method, header, q, since, until } = validate(searchQuery, args, 'arguments');
           return { webhook_id, ...(await webhooks.search(userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor })) };
         },
         (o) => `${o.total} captured request(s) for webhook ${o.webhook_id}${o.next_cursor ? ' (more: pass next_cursor as cursor)' : ''}`,
@@ -120,7 +120,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
         run(
           'webhook_replay',
           async () => {
-            const { webhook_id, request_id, target_url } = validate(replayBody, args, 'body');
+            const { webhook_id, request_id, target_url } = validate(replayBody, args, 'arguments');
             return replays.replay(userId, webhook_id, request_id, target_url);
           },
           (o) => `Replayed request ${o.request_id} to ${o.target_url}: ${o.response.status} in ${o.duration_ms} ms`,
@@ -140,7 +140,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
     (args) =>
       run(
         'webhook_delete',
-        async () => webhooks.remove(userId, validate(webhookIdInput, args, 'body').webhook_id),
+        async () => webhooks.remove(userId, validate(webhookIdInput, args, 'arguments').webhook_id),
         (o) => `Deleted webhook ${o.webhook_id}`,
       ),
   );

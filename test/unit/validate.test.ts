@@ -28,6 +28,14 @@ describe('unknown keys', () => {
     expect(refusal(() => validate(updateBody, { webhook_id: 'abcdefghijklmnopqrstuv', retension: {} }, 'body')).message).toBe('retension: is not a field of this body (did you mean retention?)');
   });
 
+  it('names the part of the request on REST only: an MCP tool\'s arguments and a dashboard form by their fields alone', () => {
+    const start = { targetUrl: 'http://127.0.0.1/', httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 20 };
+    expect(refusal(() => validate(startBody, start, 'body')).message).toMatch(/^rampUpTime: .* \(body\)$/);
+    expect(refusal(() => validate(startBody, start, 'arguments')).message).toMatch(/^rampUpTime: [^()]*$/);
+    expect(refusal(() => validate(startBody, { ...start, rampUpTime: 0, requestPerSecond: 5 }, 'arguments')).message).toBe('requestPerSecond: is not an argument of this tool (did you mean requestsPerSecond?)');
+    expect(refusal(() => validate(startBody, { ...start, rampUpTime: 0, requestPerSecond: 5 }, 'form')).message).toBe('requestPerSecond: is not a field of this form (did you mean requestsPerSecond?)');
+  });
+
   it('suggests only near keys: case aside, two edits for long keys, one for short ones', () => {
     expect(closest('TargetURL', ['targetUrl', 'body'])).toBe('targetUrl');
     expect(closest('bdy', ['body', 'headers'])).toBe('body');
