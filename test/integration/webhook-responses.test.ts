@@ -38,8 +38,12 @@ describe.each(targets())('webhook custom responses ($name)', (target) => {
   });
 
   it('changes the answer at once on update, back to the default with null, and refuses what it must not send', async () => {
-    // The contract's create takes no body: anything else a client sends is ignored, as before.
-    const created = await api('POST', 'my-webhook-create', { name: 'ignored' });
+    // The contract's create takes no body; a body may carry the settings, and a key it does not know is refused, named.
+    const unknown = await api('POST', 'my-webhook-create', { name: 'mine', forwardUrl: 'http://127.0.0.1:9/' });
+    expectErrorShape(unknown, 400);
+    expect(unknown.body.message).toBe('name: is not a field of this body (a typo?)');
+    expect((await api('POST', 'my-webhook-create', { forwardUrl: 'http://127.0.0.1:9/' })).body.message).toBe('forwardUrl: is not a field of this body (did you mean forward_url?)');
+    const created = await api('POST', 'my-webhook-create', {});
     expect(created.status).toBe(201);
     expect(created.body.response).toBeNull();
     expectErrorShape(await api('POST', 'my-webhook-create', { response: { status: 99 } }), 400);
