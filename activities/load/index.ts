@@ -112,7 +112,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         if (await loadTestStopRequested(deps.db, input.testId)) break;
         const now = Date.now();
         const rows = await readShardSnapshots<ShardSnapshot>(deps.db, input.testId);
-        if (rows.length === 0) continue;
+        if (!rows.some((r) => r.snapshot.total > 0)) continue; // nothing answered yet: nothing to judge
         const failed = abortingFailure(input.thresholds, evaluateThresholds(input.thresholds, thresholdFigures(rows, now)), (now - input.startAt) / 1000);
         if (failed) {
           await requestLoadTestStop(deps.db, input.testId);

@@ -137,7 +137,8 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
     const now = Date.now();
     const rows = state.results ? [] : await readShardSnapshots<ShardSnapshot>(db, row.id);
     // The merged histograms so far (for the live p95 and the thresholds); the stored results once ended.
-    const figures = state.results || rows.length === 0 ? null : thresholdFigures(rows, now);
+    // No figures before the first answer: an attempt's row exists from its start, with nothing in it yet.
+    const figures = state.results || !rows.some((r) => r.snapshot.total > 0) ? null : thresholdFigures(rows, now);
     const metrics = state.results
       ? pick(state.results, ['total_requests', 'successful_requests', 'failed_requests', 'avg_response_time', 'throughput', 'error_rate', 'p95_response_time'])
       : { ...liveMetrics(rows, now), p95_response_time: figures?.p95 ?? 0 };
