@@ -51,9 +51,9 @@ function keysAt(schema: z.ZodType, path: PropertyKey[]): string[] {
   };
   for (const key of path) {
     at = unwrap(at);
-    const def = (at as { def?: { type?: string; element?: unknown } }).def;
+    const def = (at as { def?: { type?: string; element?: unknown } } | undefined)?.def;
     if (def?.type === 'array' && typeof key === 'number') at = def.element;
-    else at = (at as { shape?: Record<PropertyKey, unknown> }).shape?.[key];
+    else at = (at as { shape?: Record<PropertyKey, unknown> } | undefined)?.shape?.[key];
   }
   const shape = (unwrap(at) as { shape?: Record<string, unknown> })?.shape;
   return shape ? Object.keys(shape) : [];

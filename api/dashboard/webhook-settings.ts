@@ -71,7 +71,7 @@ export function settingsFromForm(form: Record<string, string>, w: WebhookView, w
       retention: { max_requests: number(form.max_requests), max_age_days: number(form.max_age_days) },
       ...(keepSecret ? {} : { signature: scheme === '' ? null : { scheme, secret: form.secret ?? '', ...(form.signature_header?.trim() ? { header: form.signature_header.trim() } : {}) } }),
     },
-    'body',
+    'form',
   );
 }
 

@@ -31,7 +31,7 @@ export function registerDomainTools(server: McpServer, deps: JobToolDeps & { dom
         mode: z.enum(['fast', 'full']).optional().describe('fast (DNS, default) or full (registries)'),
         currency: z.enum(CURRENCIES).optional().describe('Currency of the prices (default USD)'),
       },
-      outputSchema: z.object({ query_time_ms: z.number(), total: z.number(), cached_count: z.number(), checked_count: z.number(), mode: z.string(), currency: z.string(), results: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose(),
+      outputSchema: z.object({ query_time_ms: z.number(), total: z.number(), cached_count: z.number(), checked_count: z.number(), answered_by_rule_count: z.number(), invalid_count: z.number(), mode: z.string(), currency: z.string(), results: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose(),
       annotations: { title: 'Check many domain names', ...TOOL_HINTS.domain_check_bulk },
     },
     deps,

@@ -92,7 +92,7 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
         limit: z.number().int().optional(),
         cursor: z.string().optional(),
       },
-      outputSchema: { webhook_id: z.string(), total: z.number(), requests: z.array(capturedRequest.loose()), next_cursor: z.string().optional() },
+      outputSchema: { webhook_id: z.string(), total: z.number().describe('Every capture that matches, on every page'), count: z.number().describe('The captures on this page'), requests: z.array(capturedRequest.loose()), next_cursor: z.string().optional() },
       annotations: { title: 'Read captured requests', ...TOOL_HINTS.webhook_requests },
     },
     (args) =>

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError, DependencyUnavailableError } from '../../lib/errors.ts';
+import { AppError, DependencyUnavailableError, JobTimeoutError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import { html, sendPage } from '../pages/html.ts';
@@ -41,7 +41,7 @@ export function logFailure(logger: Logger, appError: AppError, err: unknown, con
   if (appError.status < 500) return;
   // A user's target that failed or did not answer (unreachable, a 404 page, a timeout) is theirs, not
   // ours: a line without a stack; our own failures stay errors with theirs.
-  if (appError.code === 'upstream_failed' || appError.code === 'timeout') return void logger.info({ error_code: appError.code, message: appError.message, ...context }, 'an upstream failed');
+  if (appError.code === 'upstream_failed' || (appError.code === 'timeout' && !(appError instanceof JobTimeoutError))) return void logger.info({ error_code: appError.code, message: appError.message, ...context }, 'an upstream failed');
   if (!(appError instanceof DependencyUnavailableError)) return void logger.error({ err, ...context }, 'request failed');
   const now = Date.now();
   if (now - (lastOutageLog.get(appError.dependency) ?? 0) < 1000) return;

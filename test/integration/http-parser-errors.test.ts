@@ -28,6 +28,6 @@ describe.each(targets())('requests the HTTP parser refuses ($name)', (target) =>
     const [head, body] = raw.split('\r\n\r\n') as [string, string];
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(head).toMatch(/content-type: application\/json/i);
-    expect(JSON.parse(body)).toEqual({ success: false, error: 'Bad Request', code: 400, error_code: 'invalid_input', message: 'The request is not valid HTTP/1.1' });
+    expect(JSON.parse(body)).toEqual({ success: false, error: 'Bad Request', code: 400, error_code: 'invalid_input', message: 'The request is not valid HTTP' });
   });
 });
