@@ -63,14 +63,17 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
           generator.stop();
         }
       };
-      // Every attempt has its row from its start: one that dies before its first snapshot is still
-      // seen (a failure, and the gap it left counted from the window's start).
-      await save(await generator.snapshot(), false).catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }));
       const cancelled = () => generator.stop();
       ctx.cancellationSignal.addEventListener('abort', cancelled);
-      let saving = Promise.resolve();
-      let ticking = false;
-      let beatAt = 0;
+      ctx.heartbeat();
+      let beatAt = Date.now();
+      // Every attempt has its row from its start: one that dies before its first snapshot is still
+      // seen (a failure, and the gap it left counted from the window's start). Not awaited here: a
+      // slow database must not hold back the heartbeats below.
+      let ticking = true;
+      let saving = (async () => save(await generator.snapshot(), false))()
+        .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
+        .finally(() => (ticking = false));
       const timer = setInterval(() => {
         // Alive whatever the database does: a slow or missing database delays the snapshots, never
         // makes Temporal retry a shard that is still sending (its heartbeat timeout is seconds).

@@ -66,7 +66,9 @@ describe('load test shard failover', () => {
     expect(results.seconds_without_traffic).toBeGreaterThanOrEqual(silent - 1);
     expect(results.seconds_without_traffic).toBeLessThanOrEqual(silent + 1);
     // The retried shard sent load again, to the end of the window...
-    expect(bySecond.slice(-5).every((n) => n > 50)).toBe(true);
+    // (seconds 20 to 28 of the window: the last one may be cut by where the first arrival fell; at
+    // least half the asked 100/s on a busy machine)
+    expect(bySecond.slice(20, 29).reduce((a, b) => a + b, 0), JSON.stringify(bySecond)).toBeGreaterThan(9 * 50);
     // ...and everything counted reached the target; what the dead attempt sent after its last stored second is lost.
     expect(results.total_requests).toBeLessThanOrEqual(arrivals.length);
     expect(arrivals.length).toBeLessThanOrEqual(results.total_requests + results.requests_lost);
