@@ -108,7 +108,7 @@ describe('MCP tools', () => {
     expect(created.webhook_url).toBe(`https://tools.example.test/webhook/${created.webhook_id}`);
     const listed = (await owner.callTool({ name: 'webhook_list', arguments: {} })).structuredContent as { total: number; webhooks: Array<{ webhook_id: string; request_count: number }> };
     expect(listed.webhooks.map((w) => w.webhook_id)).toEqual([created.webhook_id]);
-    expect((await owner.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } })).structuredContent).toEqual({ webhook_id: created.webhook_id, total: 0, requests: [] });
+    expect((await owner.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } })).structuredContent).toEqual({ webhook_id: created.webhook_id, total: 0, count: 0, requests: [] });
 
     const foreign = await other.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } });
     expect(foreign.isError).toBe(true);
