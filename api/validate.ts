@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 
 /**
@@ -13,19 +13,36 @@ const OF_THIS: Record<Where, string> = { query: 'is not a field of this query', 
 export function validate<S extends z.ZodType>(schema: S, input: unknown, where: Where): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  // A typo of a required key shows as that key missing and an unknown one: the unknown key says more.
+  const issues = result.error.issues;
+  const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
   // A key the schema does not know (a typo such as requestPerSecond) is named as the field, with the
   // known one it is closest to when it is a slip of a letter or two away.
   if (issue.code === 'unrecognized_keys') {
     const field = [...issue.path, issue.keys[0]!].map(String).join('.');
-    const near = closest(issue.keys[0]!, keysAt(schema, issue.path));
-    throw new InvalidInputError(`${field}: ${OF_THIS[where]} (${near ? `did you mean ${near}?` : 'a typo?'})`, field);
+    throw new InvalidInputError(unknownKey(field, issue.keys[0]!, keysAt(schema, issue.path), where), field);
   }
   const field = issue.path.map(String).join('.');
   if (!field) throw new InvalidInputError(`Invalid ${where}: ${issue.message}`);
   const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
   const part = where === 'arguments' || where === 'form' ? '' : ` (${where})`;
   throw new InvalidInputError(missing ? `${field} is required${part}` : `${field}: ${issue.message}${part}`, field);
+}
+
+function unknownKey(field: string, key: string, known: readonly string[], where: Where): string {
+  const near = closest(key, known);
+  return `${field}: ${OF_THIS[where]} (${near ? `did you mean ${near}?` : 'a typo?'})`;
+}
+
+/**
+ * An MCP tool's arguments as a strict object: the SDK validates them before our code runs, and this
+ * makes its refusal of an unknown argument name the key and the known one it is closest to, as
+ * validate() does for the other doors (a dropped typo would run a call the user did not ask for).
+ */
+export function toolArgs<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? unknownKey(issue.keys[0]!, issue.keys[0]!, Object.keys(shape), 'arguments') : undefined),
+  });
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
@@ -36,6 +53,9 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   }
   return value;
 }
+
+/** The keys of an object schema (through the wrappers keysAt looks through). */
+export const fieldsOf = (schema: z.ZodType): string[] => keysAt(schema, []);
 
 /** The keys an object schema at `path` knows (through optional, default, nullable, pipe and array wrappers); none when it cannot tell. */
 function keysAt(schema: z.ZodType, path: PropertyKey[]): string[] {

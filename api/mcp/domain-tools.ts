@@ -7,7 +7,7 @@ import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { BULK_MAX_DOMAINS, bulkBody } from '../schemas/domains.ts';
 import type { DomainService } from '../services/domains.ts';
-import { validate } from '../validate.ts';
+import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
@@ -26,11 +26,11 @@ export function registerDomainTools(server: McpServer, deps: JobToolDeps & { dom
     {
       title: 'Check many domain names',
       description: `Whether up to ${BULK_MAX_DOMAINS} domain names can be registered, with prices (the same as POST /api/v1/network/domains/check). mode "fast" asks DNS; "full" asks the registries (RDAP, WHOIS), slower and politely paced. Unknown answers are null with low confidence, never a guess. As a task (tools/call with "task") it answers at once; as a plain call it waits for every name, with progress every 5 seconds when the call carries a progressToken.`,
-      inputSchema: {
+      inputSchema: toolArgs({
         domains: z.array(z.string()).describe(`1 to ${BULK_MAX_DOMAINS} domain names`),
         mode: z.enum(['fast', 'full']).optional().describe('fast (DNS, default) or full (registries)'),
         currency: z.enum(CURRENCIES).optional().describe('Currency of the prices (default USD)'),
-      },
+      }),
       outputSchema: z.object({ query_time_ms: z.number(), total: z.number(), cached_count: z.number(), checked_count: z.number(), answered_by_rule_count: z.number(), invalid_count: z.number(), mode: z.string(), currency: z.string(), results: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose(),
       annotations: { title: 'Check many domain names', ...TOOL_HINTS.domain_check_bulk },
     },

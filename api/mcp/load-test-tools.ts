@@ -12,7 +12,7 @@ import type { LoadTestService } from '../services/load-tests.ts';
 import { VERIFICATION_PATH, type TargetVerificationService } from '../services/target-verification.ts';
 import type { QuotaService } from '../services/quota.ts';
 import type { TaskService } from '../services/tasks.ts';
-import { validate } from '../validate.ts';
+import { toolArgs, validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
@@ -79,7 +79,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
       description:
         'Starts a load test of a URL you own (the same body as POST /api/v1/load-testing/start). As a task (tools/call with "task"), it answers at once with the task; tasks/get shows its progress, tasks/result gives the final results, tasks/cancel stops every shard and keeps the partial results. As a plain call it waits for the end, sending notifications/progress every 5 seconds when the call carries a progressToken, and answers the results. The test id is the task id without its "load-test-" prefix.',
       // Strict, as the REST body is: a typo (requestPerSecond) is refused, not dropped into an unlimited test.
-      inputSchema: z.strictObject(startShape),
+      inputSchema: toolArgs(startShape),
       outputSchema: resultsShape,
       annotations: { title: 'Start a load test', ...TOOL_HINTS.load_test_start },
     },
@@ -93,7 +93,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     {
       title: 'Status of a load test',
       description: 'Status (pending, running, completed, stopped, failed), progress in percent and live totals of one of your load tests.',
-      inputSchema: testId,
+      inputSchema: toolArgs(testId),
       outputSchema: withoutSuccess(loadTestStatusAnswer),
       annotations: { title: 'Status of a load test', ...TOOL_HINTS.load_test_status },
     },
@@ -106,7 +106,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     {
       title: 'Stop a load test',
       description: 'Stops one of your running load tests: every shard stops within a second or two; answers the partial totals.',
-      inputSchema: testId,
+      inputSchema: toolArgs(testId),
       outputSchema: withoutSuccess(loadTestStopResult),
       annotations: { title: 'Stop a load test', ...TOOL_HINTS.load_test_stop },
     },
@@ -118,7 +118,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     {
       title: 'Results of a load test',
       description: 'Final results of one of your ended load tests: totals, latency percentiles, status codes, errors and per-second series. Large results come as a link to the REST resource beside structuredContent.',
-      inputSchema: testId,
+      inputSchema: toolArgs(testId),
       outputSchema: resultsShape,
       annotations: { title: 'Results of a load test', ...TOOL_HINTS.load_test_results },
     },
@@ -136,7 +136,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     {
       title: 'Your load tests',
       description: 'Your load tests, newest first, with their status and a summary of the results.',
-      inputSchema: { limit: z.number().int().optional().describe('How many, 1 to 100 (default 20)') },
+      inputSchema: toolArgs({ limit: z.number().int().optional().describe('How many, 1 to 100 (default 20)') }),
       outputSchema: withoutSuccess(loadTestListResult),
       annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
     },
@@ -148,7 +148,7 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     {
       title: 'Prove you control a load test target',
       description: `Large load tests (above the sizes in required_above) need proof that you control the target's host. Gives your token for the host of targetUrl and the ways to serve it (a line of ${VERIFICATION_PATH} on the target's origin, or a DNS TXT record), and checks now whether the host serves it. Call it again after serving the token; then start the test.`,
-      inputSchema: { targetUrl: z.string().describe('The URL you want to load test') },
+      inputSchema: toolArgs({ targetUrl: z.string().describe('The URL you want to load test') }),
       outputSchema: withoutSuccess(targetVerificationResult),
       annotations: { title: 'Prove you control a load test target', ...TOOL_HINTS.load_test_verify_target },
     },

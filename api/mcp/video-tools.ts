@@ -8,7 +8,7 @@ import type { Plan } from '../../lib/plans.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { MAX_REGIONS, videoJobAnswer, videoJobBody } from '../schemas/video.ts';
 import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video.ts';
-import { validate } from '../validate.ts';
+import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
@@ -40,11 +40,11 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
     {
       title: 'Remove marks from your own video',
       description: `Starts a job that removes marks you name from your own footage (your logo or channel bug, a burnt-in timestamp, a screen recorder's badge): service "region" with up to ${MAX_REGIONS} rectangles in pixels of the frame, each optionally between two times. Returns job_id and a one-time upload_url: POST the MP4/MOV there as multipart/form-data in the field "video" (at most ${video.maxUploadBytes} bytes and 2 hours), then poll watermark_status. As a task (tools/call with "task"), the task works while the job awaits the upload (its statusMessage gives the upload link) and completes when the result is ready (tasks/result gives the single-use download_url). The marks AI video generators put on their output to disclose it is generated are never removed (a generator's name as service is refused), and a file carrying a C2PA provenance manifest is refused.`,
-      inputSchema: {
+      inputSchema: toolArgs({
         service: z.string().describe(`The removal profile: ${VIDEO_SERVICES.join(', ')}`),
         // Optional here so that the body's own checks speak (REST's): a generator's name is refused first.
         regions: z.array(regionShape).optional().describe(`1 to ${MAX_REGIONS} rectangles to remove, in pixels of the source frame (required)`),
-      },
+      }),
       outputSchema: z.object({ ...jobShape, max_upload_bytes: z.number(), message: z.string() }),
       annotations: { title: 'Remove marks from your own video', ...TOOL_HINTS.remove_video_watermark },
     },
@@ -62,7 +62,7 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
     {
       title: 'Status of a video job',
       description: 'The status of one of your video jobs: awaiting_upload, queued, processing (with progress in percent), done (with a single-use download_url), failed (with the reason) or expired. Poll every few seconds while it is queued or processing.',
-      inputSchema: { job_id: z.string().describe('The job_id remove_video_watermark returned') },
+      inputSchema: toolArgs({ job_id: z.string().describe('The job_id remove_video_watermark returned') }),
       outputSchema: jobShape,
       annotations: { title: 'Status of a video job', ...TOOL_HINTS.watermark_status },
     },

@@ -31,7 +31,7 @@ const domainList = z
   .min(1, 'must hold at least one domain')
   .max(BULK_MAX_DOMAINS, `must hold at most ${BULK_MAX_DOMAINS} domains: split larger sets into several requests`);
 
-export const bulkBody = z.object({ domains: domainList, mode: bulkMode, currency });
+export const bulkBody = z.strictObject({ domains: domainList, mode: bulkMode, currency });
 export type BulkInput = z.output<typeof bulkBody>;
 export const bulkQuery = z.object({
   domains: z

@@ -119,7 +119,7 @@ export type StartBody = z.output<typeof startBody>;
 
 export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
 
-export const verifyTargetBody = z.object({ targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required') });
+export const verifyTargetBody = z.strictObject({ targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required') });
 
 export const reportQuery = z.object({
   compare: z.string({ error: 'must be a test id' }).optional(),

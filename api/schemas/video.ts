@@ -47,7 +47,7 @@ export const videoJobBody = z.preprocess(
     }
     return body;
   },
-  z.object({
+  z.strictObject({
     service: z.string({ error: `must be one of ${VIDEO_SERVICES.join(', ')}` }).trim(),
     regions: z
       .array(region, { error: 'must be an array of {x, y, width, height} rectangles' })

@@ -48,7 +48,7 @@ export const resumeHeaders = z.object({
     .transform(Number)
     .optional(),
 });
-export const deleteBody = z.object({ webhook_id: webhookIdField });
+export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
 
 /** Hop-by-hop headers and those that frame the answer: the server sets them. */
 const NOT_SETTABLE = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'date']);
@@ -78,7 +78,6 @@ export const responseSchema = z
     { error: 'must be an object {status, headers, body, delay_ms}, or null for the default answer' },
   )
   .strict();
-/** The contract's create takes no body: whatever a client sends besides `response` is ignored, as before. */
 /** How the captures' signatures are checked (lib/webhook-signatures.ts); the secret is never answered back. */
 export const signatureSchema = z
   .object(

@@ -53,6 +53,8 @@ describe('MCP tools', () => {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(40);
       expect(t.inputSchema.type).toBe('object');
+      // Every tool refuses arguments it does not know (a typo is never dropped silently).
+      expect(t.inputSchema.additionalProperties, t.name).toBe(false);
       expect(t.outputSchema?.type).toBe('object');
     }
     for (const name of ['dns_lookup', 'ip_info', 'http_headers']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: true });
@@ -92,6 +94,9 @@ describe('MCP tools', () => {
       ['ip_info', { ip: 'not-an-ip' }, /ip: must be an IPv4 or IPv6 address/],
       ['http_headers', { url: 'http://127.0.0.2:9/' }, /target not allowed/],
       ['http_headers', { url: 'http://169.254.169.254/latest/meta-data/' }, /target not allowed/],
+      ['dns_lookup', { domian: 'example.test' }, /Invalid arguments for tool dns_lookup: .*domain\ndomian: is not an argument of this tool \(did you mean domain\?\)$/],
+      ['webhook_list', { all: true }, /all: is not an argument of this tool \(a typo\?\)$/],
+      ['webhook_requests', { webhook_id: 'x', methd: 'POST' }, /methd: is not an argument of this tool \(did you mean method\?\)$/],
     ];
     for (const [name, args, pattern] of cases) {
       const result = await client.callTool({ name, arguments: args });

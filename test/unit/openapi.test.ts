@@ -22,6 +22,29 @@ describe('OpenAPI document', () => {
     expect(documented).toEqual(served);
   });
 
+  it('refuses unknown keys in every JSON body, at its top and inside it (additionalProperties false)', () => {
+    const doc = buildOpenApi('https://api.example.test') as any;
+    const loose: string[] = [];
+    const walk = (schema: any, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.type === 'object' && schema.properties && schema.additionalProperties !== false) loose.push(where || '(top)');
+      for (const [key, s] of Object.entries<any>(schema.properties ?? {})) walk(s, `${where}.${key}`);
+      walk(schema.items, `${where}[]`);
+      for (const s of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) walk(s, where);
+    };
+    let bodies = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const schema = op.requestBody?.content?.['application/json']?.schema;
+        if (!schema) continue;
+        bodies += 1;
+        walk(schema, `${method} ${path} `);
+      }
+    }
+    expect(bodies).toBeGreaterThanOrEqual(10);
+    expect(loose).toEqual([]);
+  });
+
   it('is OpenAPI 3.1 with both ways to send the key, and errors on every operation', () => {
     const doc = buildOpenApi('https://api.example.test') as any;
     expect(doc.openapi).toBe('3.1.0');

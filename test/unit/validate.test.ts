@@ -1,7 +1,8 @@
 // Input a door refuses: an unknown key is named as the field, with the known key it is a slip away
 // from (requestPerSecond: did you mean requestsPerSecond?), at the top of a body and inside it.
 import { describe, expect, it } from 'vitest';
-import { closest, validate } from '../../api/validate.ts';
+import { z } from 'zod';
+import { closest, toolArgs, validate } from '../../api/validate.ts';
 import { startBody } from '../../api/schemas/load-tests.ts';
 import { createBody, updateBody } from '../../api/schemas/webhooks.ts';
 
@@ -20,6 +21,18 @@ describe('unknown keys', () => {
     expect(refusal(() => validate(startBody, { ...start, requestPerSecond: 5 }, 'body'))).toEqual({ message: 'requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)', field: 'requestPerSecond' });
     expect(refusal(() => validate(startBody, { ...start, threshold: ['p95 < 300'] }, 'body')).message).toBe('threshold: is not a field of this body (did you mean thresholds?)');
     expect(refusal(() => validate(startBody, { ...start, colour: 'blue' }, 'body')).message).toBe('colour: is not a field of this body (a typo?)');
+  });
+
+  it('a typo of a required key is named as the unknown key, not as the missing one', () => {
+    const start = { targetUrl: 'http://127.0.0.1/', concurrentUsers: 1, testDuration: 10 };
+    expect(refusal(() => validate(startBody, { ...start, httpMethd: 'GET' }, 'body')).message).toBe('httpMethd: is not a field of this body (did you mean httpMethod?)');
+  });
+
+  it("an MCP tool's arguments: the schema the SDK validates with says the same", () => {
+    const args = toolArgs({ domain: z.string(), type: z.string().optional() });
+    expect(z.toJSONSchema(args).additionalProperties).toBe(false);
+    const issues = args.safeParse({ domain: 'example.test', typ: 'MX' }).error!.issues;
+    expect(issues.map((i) => i.message)).toEqual(['typ: is not an argument of this tool (did you mean type?)']);
   });
 
   it('inside a body, and behind a preprocess or a refine', () => {
