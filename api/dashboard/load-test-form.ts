@@ -5,35 +5,57 @@
 import { InvalidInputError } from '../../lib/errors.ts';
 import { html, type Html } from '../pages/html.ts';
 import { HTTP_METHODS } from '../schemas/load-tests.ts';
+import type { FormLabels } from './form-labels.ts';
 
 const AUTH_TYPES = ['none', 'basic', 'bearer', 'apikey'] as const;
+
+/** The form's labels, by the start body's field each fills (its refusals name them so). */
+export const START_LABELS = {
+  targetUrl: 'Target URL',
+  httpMethod: 'Method',
+  concurrentUsers: 'Concurrent users',
+  testDuration: 'Duration in seconds',
+  rampUpTime: 'Ramp-up in seconds',
+  requestsPerSecond: 'Requests per second',
+  thresholds: 'Thresholds',
+  headers: 'Headers',
+  body: 'Body',
+  authType: 'Authentication',
+  authUsername: 'Basic: user name',
+  authPassword: 'Basic: password',
+  authToken: 'Bearer: token',
+  apiKeyHeader: 'API key: header name',
+  apiKeyValue: 'API key: value',
+  startBody: 'Start body fields',
+} as const satisfies FormLabels;
+type Field = keyof typeof START_LABELS;
 
 /** The form, filled with what was typed (secrets aside) when it comes back with an error. */
 export function startForm(csrf: string, form: Record<string, string>): Html {
   const v = (name: string, fallback = '') => form[name] ?? fallback;
-  const input = (name: string, label: string, attrs: Html, hint?: string) =>
-    html`<div class="field"><label for="${name}">${label}</label><input id="${name}" name="${name}" ${attrs} value="${v(name)}">${hint ? html`<small>${hint}</small>` : ''}</div>`;
-  const secret = (name: string, label: string) => html`<div class="field"><label for="${name}">${label}</label><input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
+  const label = (name: Field, more = '') => html`<label for="${name}">${START_LABELS[name]}${more}</label>`;
+  const input = (name: Field, more: string, attrs: Html) => html`<div class="field">${label(name, more)}<input id="${name}" name="${name}" ${attrs} value="${v(name)}"></div>`;
+  const secret = (name: Field) => html`<div class="field">${label(name)}<input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
   const auth = v('authType', 'none');
   return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack"><input type="hidden" name="csrf" value="${csrf}">
-    <div class="field"><label for="targetUrl">Target URL</label><input id="targetUrl" name="targetUrl" type="text" required value="${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
+    <div class="field">${label('targetUrl')}<input id="targetUrl" name="targetUrl" type="text" required value="${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
     <div class="row">
-      <div class="field"><label for="httpMethod">Method</label><select id="httpMethod" name="httpMethod">${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select></div>
-      ${input('concurrentUsers', 'Concurrent users (1 to 10000)', html`type="number" min="1" max="10000"`)}
-      ${input('testDuration', 'Duration in seconds (10 to 3600)', html`type="number" min="10" max="3600"`)}
-      ${input('rampUpTime', 'Ramp-up in seconds (default 10)', html`type="number" min="0" max="3600"`)}
-      ${input('requestsPerSecond', 'Requests per second (0: as fast as answered)', html`type="number" min="0"`)}
+      <div class="field">${label('httpMethod')}<select id="httpMethod" name="httpMethod">${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select></div>
+      ${input('concurrentUsers', ' (1 to 10000)', html`type="number" min="1" max="10000"`)}
+      ${input('testDuration', ' (10 to 3600)', html`type="number" min="10" max="3600"`)}
+      ${input('rampUpTime', ' (default 10)', html`type="number" min="0" max="3600"`)}
+      ${input('requestsPerSecond', ' (0: as fast as answered)', html`type="number" min="0"`)}
     </div>
-    <div class="field"><label for="thresholds">Thresholds, one per line</label><textarea id="thresholds" name="thresholds" rows="2" placeholder="p95 < 300&#10;error_rate < 1">${v('thresholds')}</textarea><small>Pass/fail figures, as k6 writes them: p50 to p99.9, avg, max, error_rate, throughput, ...</small></div>
-    <div class="field"><label for="headers">Headers, one "Name: value" per line</label><textarea id="headers" name="headers" rows="2">${v('headers')}</textarea></div>
-    <div class="field"><label for="body">Body (POST, PUT, PATCH)</label><textarea id="body" name="body" rows="2">${v('body')}</textarea></div>
-    <div class="field"><label for="authType">Authentication</label><select id="authType" name="authType">${AUTH_TYPES.map((a) => html`<option${a === auth ? html` selected` : ''}>${a}</option>`)}</select></div>
-    <div class="row" data-auth="basic">${input('authUsername', 'Basic: user name', html`type="text" autocomplete="off"`)}${secret('authPassword', 'Basic: password')}</div>
-    <div class="row" data-auth="bearer">${secret('authToken', 'Bearer: token')}</div>
-    <div class="row" data-auth="apikey">${input('apiKeyHeader', 'API key: header name', html`type="text" placeholder="X-API-Key"`)}${secret('apiKeyValue', 'API key: value')}</div>
+    <div class="field">${label('thresholds', ', one per line')}<textarea id="thresholds" name="thresholds" rows="2" placeholder="p95 < 300&#10;error_rate < 1">${v('thresholds')}</textarea><small>Pass/fail figures, as k6 writes them: p50 to p99.9, avg, max, error_rate, throughput, ...</small></div>
+    <div class="field">${label('headers', ', one "Name: value" per line')}<textarea id="headers" name="headers" rows="2">${v('headers')}</textarea></div>
+    <div class="field">${label('body', ' (POST, PUT, PATCH)')}<textarea id="body" name="body" rows="2">${v('body')}</textarea></div>
+    <div class="field">${label('authType')}<select id="authType" name="authType">${AUTH_TYPES.map((a) => html`<option${a === auth ? html` selected` : ''}>${a}</option>`)}</select></div>
+    <div class="row" data-auth="basic">${input('authUsername', '', html`type="text" autocomplete="off"`)}${secret('authPassword')}</div>
+    <div class="row" data-auth="bearer">${secret('authToken')}</div>
+    <div class="row" data-auth="apikey">${input('apiKeyHeader', '', html`type="text" placeholder="X-API-Key"`)}${secret('apiKeyValue')}</div>
     <label class="check"><input type="checkbox" name="insecureTls" value="true"${v('insecureTls') === 'true' ? html` checked` : ''}> Accept any certificate (https with a self-signed one, say)</label>
     <details${v('startBody') ? html` open` : ''}><summary>More options: stages, steps (the start body as JSON)</summary>
-      <div class="field"><label for="startBody">Start body fields (JSON), over the fields above</label><textarea id="startBody" name="startBody" rows="6" class="code" placeholder='{"stages": [{"duration": 30, "target": 50}, {"duration": 60, "target": 50}], "steps": [...]}'>${v('startBody')}</textarea>
+      <div class="field">${label('startBody', ' (JSON), over the fields above')}<textarea id="startBody" name="startBody" rows="6" class="code" placeholder='{"stages": [{"duration": 30, "target": 50}, {"duration": 60, "target": 50}], "steps": [...]}'>${v('startBody')}</textarea>
       <small>Any field of <a href="/docs#/Load%20testing">the API's start body</a>; the same checks apply.</small></div>
     </details>
     <button type="submit">Start the load test</button></form>

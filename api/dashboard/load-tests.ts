@@ -10,7 +10,8 @@ import { startBody } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
-import { startBodyFromForm, startForm } from './load-test-form.ts';
+import { labelled } from './form-labels.ts';
+import { START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
 import { resultsSection, verdictSection } from './load-test-view.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
@@ -59,7 +60,7 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams, repo
       seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
       // Bad input and the plan's bounds are shown on the form, with what was typed (secrets aside).
-      if (err instanceof AppError && err.isCallersFault) return loadTestsPage(ctx, account, kept, err.message, err.status);
+      if (err instanceof AppError && err.isCallersFault) return loadTestsPage(ctx, account, kept, labelled(err, START_LABELS).message, err.status);
       throw err;
     }
   });

@@ -3,6 +3,7 @@
 // price in the chosen currency, registration facts), DNS records and an IP (a plain table: a map would
 // need tiles from the internet). The same services as REST and MCP, with the same validation, each
 // lookup a CSRF-checked post counted against the plan.
+import { labelled, type FormLabels } from './form-labels.ts';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -51,6 +52,9 @@ export function lookupSection(page: DashboardPages, { lookups, domains, config }
 
   page.get('/lookups', async (ctx, account) => lookupsPage(ctx, account));
 
+  /** Each form's labels, by the field of the query it fills (a refusal names the field so). */
+  const LOOKUP_LABELS: Record<Kind, FormLabels> = { headers: { url: 'URL' }, domain: { domain: 'Domain', currency: 'Currency' }, dns: { domain: 'Name', type: 'Record type' }, ip: { ip: 'Address' } };
+
   /** One lookup: its answer rendered, or a mistake or an upstream's failure shown on the page. */
   const lookup = (kind: Kind, run: (form: Record<string, string>, ctx: Context) => Promise<Html>) =>
     page.post(`/lookups/${kind}`, async (ctx, { form, account }) => {
@@ -59,7 +63,7 @@ export function lookupSection(page: DashboardPages, { lookups, domains, config }
       } catch (err) {
         // Our own bugs stay 500s; everything a user or an upstream caused is shown with its status.
         if (!(err instanceof AppError) || err.status === 500) throw err;
-        lookupsPage(ctx, account, { kind, form, error: err });
+        lookupsPage(ctx, account, { kind, form, error: labelled(err, LOOKUP_LABELS[kind]) });
       }
     });
 

@@ -1,6 +1,7 @@
 // Dashboard: video jobs. Start one (the regions of your logo or timestamp, one per line), upload the
 // file from the browser, follow its progress, download the result once. The same service as REST and
 // MCP; starting is a counted post, the page's polling a counted JSON read.
+import { labelled } from './form-labels.ts';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError, InvalidInputError } from '../../lib/errors.ts';
@@ -39,7 +40,7 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
       const started = await video.start(validate(videoJobBody, { service: 'region', regions: regionsOfLines(form.regions ?? '') }, 'form'), account.id);
       seeOther(ctx, `/dashboard/videos/${started.job_id}`);
     } catch (err) {
-      if (err instanceof AppError && err.isCallersFault) return videosPage(ctx, account, form, err);
+      if (err instanceof AppError && err.isCallersFault) return videosPage(ctx, account, form, labelled(err, { regions: 'Regions', service: 'Service' }));
       throw err;
     }
   });

@@ -1,6 +1,7 @@
 // Dashboard: what a webhook's page offers besides its live captures: its settings (the answer its
 // senders get, forwarding, signature check, retention), a search of its captures, their export and
 // a replay of one. Every form goes through the same schemas and services as the REST API.
+import { labelled, type FormLabels } from './form-labels.ts';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -21,30 +22,52 @@ export function searchOf(query: Record<string, unknown>, webhookId: string) {
   return Object.keys(given).length === 0 ? null : { given, parsed: validate(searchQuery, { ...given, webhook_id: webhookId, limit: '50' }, 'form') };
 }
 
+/** The labels of the webhook page's forms (settings, search, replay), by the API field each fills. */
+export const WEBHOOK_FORM_LABELS = {
+  'response.status': 'Status',
+  'response.headers': 'Headers',
+  'response.body': 'Body',
+  'response.delay_ms': 'Delay (ms)',
+  forward_url: 'Forward to',
+  'signature.scheme': 'Scheme',
+  'signature.secret': 'Secret',
+  'signature.header': 'Header',
+  'retention.max_requests': 'Captures',
+  'retention.max_age_days': 'Days',
+  method: 'Method',
+  header: 'Header',
+  q: 'Body text',
+  since: 'Since',
+  until: 'Until',
+  request_id: 'Replay capture #',
+  target_url: 'Replay to',
+} as const satisfies FormLabels;
+type Labelled = keyof typeof WEBHOOK_FORM_LABELS;
+
 /** The settings form, filled with what is set. */
 export function settingsForm(w: WebhookView, csrf: string): Html {
   const r = w.response;
-  const field = (label: string, input: Html, hint = '') => html`<label><span>${label}</span> ${input}${hint ? html` <small>${hint}</small>` : ''}</label>`;
+  const field = (name: Labelled, input: Html, hint = '') => html`<label><span>${WEBHOOK_FORM_LABELS[name]}</span> ${input}${hint ? html` <small>${hint}</small>` : ''}</label>`;
   return html`<details class="settings-panel"><summary>Settings</summary>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/settings" class="settings">
       <input type="hidden" name="csrf" value="${csrf}">
       <fieldset><legend>Answer to senders</legend>
-        ${field('Status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200">`, 'empty: the default JSON acknowledgement')}
-        ${field('Headers', html`<textarea name="headers" rows="2" placeholder="Content-Type: text/plain">${Object.entries(r?.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n')}</textarea>`, 'one "Name: value" per line')}
-        ${field('Body', html`<textarea name="body" rows="3">${r?.body ?? ''}</textarea>`)}
-        ${field('Delay (ms)', html`<input name="delay_ms" type="number" min="0" max="30000" value="${r?.delay_ms ?? 0}">`)}
+        ${field('response.status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200">`, 'empty: the default JSON acknowledgement')}
+        ${field('response.headers', html`<textarea name="headers" rows="2" placeholder="Content-Type: text/plain">${Object.entries(r?.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n')}</textarea>`, 'one "Name: value" per line')}
+        ${field('response.body', html`<textarea name="body" rows="3">${r?.body ?? ''}</textarea>`)}
+        ${field('response.delay_ms', html`<input name="delay_ms" type="number" min="0" max="30000" value="${r?.delay_ms ?? 0}">`)}
       </fieldset>
       <fieldset><legend>Forwarding</legend>
-        ${field('Forward to', html`<input name="forward_url" type="url" value="${w.forward_url ?? ''}" placeholder="https://staging.example.com/hooks">`, 'each new capture is sent on, byte for byte; empty: off')}
+        ${field('forward_url', html`<input name="forward_url" type="url" value="${w.forward_url ?? ''}" placeholder="https://staging.example.com/hooks">`, 'each new capture is sent on, byte for byte; empty: off')}
       </fieldset>
       <fieldset><legend>Signature check</legend>
-        ${field('Scheme', html`<select name="scheme"><option value="">none</option>${SIGNATURE_SCHEMES.map((s) => html`<option value="${s}"${w.signature?.scheme === s ? ' selected' : ''}>${s}</option>`)}</select>`)}
-        ${field('Secret', html`<input name="secret" type="password" autocomplete="off" value="">`, w.signature ? 'empty: keep the current one' : '')}
-        ${field('Header', html`<input name="signature_header" value="${w.signature?.scheme === 'hmac-sha256' ? w.signature.header : ''}" placeholder="x-signature">`, 'hmac-sha256 only')}
+        ${field('signature.scheme', html`<select name="scheme"><option value="">none</option>${SIGNATURE_SCHEMES.map((s) => html`<option value="${s}"${w.signature?.scheme === s ? ' selected' : ''}>${s}</option>`)}</select>`)}
+        ${field('signature.secret', html`<input name="secret" type="password" autocomplete="off" value="">`, w.signature ? 'empty: keep the current one' : '')}
+        ${field('signature.header', html`<input name="signature_header" value="${w.signature?.scheme === 'hmac-sha256' ? w.signature.header : ''}" placeholder="x-signature">`, 'hmac-sha256 only')}
       </fieldset>
       <fieldset><legend>Keep</legend>
-        ${field('Captures', html`<input name="max_requests" type="number" min="1" max="10000" value="${w.retention.max_requests}">`)}
-        ${field('Days', html`<input name="max_age_days" type="number" min="1" max="30" value="${w.retention.max_age_days}">`)}
+        ${field('retention.max_requests', html`<input name="max_requests" type="number" min="1" max="10000" value="${w.retention.max_requests}">`)}
+        ${field('retention.max_age_days', html`<input name="max_age_days" type="number" min="1" max="30" value="${w.retention.max_age_days}">`)}
       </fieldset>
       <button type="submit">Save settings</button>
     </form></details>`;
@@ -108,7 +131,7 @@ export function webhookToolRoutes(page: DashboardPages, { webhooks, webhookRepla
   const owner = (a: Account) => ({ userId: a.id, plan: a.plan });
   /** A refusal the user can act on is shown on the page; anything else is the error page's. */
   const shown = (ctx: Context, account: Account) => (err: unknown) => {
-    if (err instanceof AppError && err.status < 500) return render(ctx, account, { error: err });
+    if (err instanceof AppError && err.status < 500) return render(ctx, account, { error: labelled(err, WEBHOOK_FORM_LABELS) });
     throw err;
   };
   page.post('/webhooks/:id/settings', async (ctx, { form, account }) => {

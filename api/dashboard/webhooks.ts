@@ -9,7 +9,8 @@ import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 import { captureItem, forPage, requestCard } from './webhook-cards.ts';
-import { searchForm, searchOf, settingsForm, toolsOf, webhookToolRoutes } from './webhook-settings.ts';
+import { labelled } from './form-labels.ts';
+import { searchForm, searchOf, settingsForm, toolsOf, WEBHOOK_FORM_LABELS, webhookToolRoutes } from './webhook-settings.ts';
 
 export function webhookSection(page: DashboardPages, services: Pick<Services, 'webhooks' | 'streams' | 'webhookReplays' | 'webhookExports'>): void {
   const { webhooks, streams } = services;
@@ -73,7 +74,7 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
       search = searchOf(ctx.query, id);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      error ??= err;
+      error ??= labelled(err, WEBHOOK_FORM_LABELS);
     }
     const found = search ? await webhooks.search(account.id, id, { filter: { method: search.parsed.method, header: search.parsed.header, text: search.parsed.q, since: search.parsed.since, until: search.parsed.until }, limit: search.parsed.limit, cursor: search.parsed.cursor }) : await webhooks.requests(account.id, id);
     const url = webhook.webhook_url;

@@ -192,7 +192,7 @@ describe('dashboard in a browser', () => {
     await shot('04e-lookup-domain');
     await page.getByLabel('Domain', { exact: true }).fill('8');
     await page.getByRole('button', { name: 'Check domain' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^domain\b/);
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Domain must be a domain name/);
 
     // An address: a plain table.
     await page.getByLabel('Address (empty: yours)').fill('127.0.0.1');
@@ -264,7 +264,7 @@ describe('dashboard in a browser', () => {
       await page.getByLabel('Duration in seconds (10 to 3600)').fill('10');
       await page.getByLabel('Ramp-up in seconds (default 10)').fill('20');
       await page.getByRole('button', { name: 'Start the load test' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^rampUpTime: must not exceed testDuration/);
+      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Ramp-up in seconds: must not exceed testDuration/);
       expect(await page.getByLabel('Target URL').inputValue()).toBe(`${site.url}/browser`);
 
       await page.getByLabel('Ramp-up in seconds (default 10)').fill('0');
@@ -359,7 +359,7 @@ describe('dashboard in a browser', () => {
     // A mistake is shown naming the field, with what was typed kept.
     await page.getByLabel(/^Regions to remove/).fill('200, 40, 60');
     await page.getByRole('button', { name: 'Start a video job' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^regions: line 1 \("200, 40, 60"\)/);
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Regions: line 1 \("200, 40, 60"\)/);
     await page.getByLabel(/^Regions to remove/).fill('200, 40, 60, 40');
     await page.getByRole('button', { name: 'Start a video job' }).click();
     await page.waitForURL(/\/dashboard\/videos\/[A-Za-z0-9_-]+$/);
