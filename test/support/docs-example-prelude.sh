@@ -1,0 +1,29 @@
+# Sourced before each example block of test/integration/docs-examples.test.ts.
+# curl: the examples' sites are the loopback one ($SITE); each answer's status goes to $LOG/calls,
+# its body to $LOG/last.body. __answer_has: the last answer has every field named.
+set -e
+curl() {
+  local args=() a stream=
+  for a in "$@"; do
+    a="${a//https:\/\/staging.example.com/$SITE}"; a="${a//https:\/\/example.com/$SITE}"
+    # DNS records are the DNS fixture's zone (example.test).
+    a="${a//dns-lookup?domain=example.com/dns-lookup?domain=example.test}"
+    [ "$a" = -N ] && stream=1
+    args+=("$a")
+  done
+  # A stream (curl -N) is read for a second; what it sent by then is its answer.
+  [ -n "$stream" ] && args=(--max-time 1 "${args[@]}")
+  command curl -w '%{stderr}@@ %{response_code} %{method} %{url}\n' "${args[@]}" 2>>"$LOG/calls" | tee "$LOG/last.body"
+  local rc=${PIPESTATUS[0]}
+  [ -n "$stream" ] && [ "$rc" = 28 ] && rc=0
+  return "$rc"
+}
+__answer_has() {
+  node -e '
+    const body = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const keys = new Set();
+    (function walk(v) { if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { if (!Array.isArray(v)) keys.add(k); walk(x); } })(body);
+    const missing = process.argv.slice(2).filter((k) => !keys.has(k));
+    if (missing.length) { console.error("@@ the answer lacks " + missing.join(", ") + " that the comment shows"); process.exit(1); }
+  ' "$LOG/last.body" "$@" 2>>"$LOG/calls"
+}
