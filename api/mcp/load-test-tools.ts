@@ -34,16 +34,16 @@ const startShape = {
   body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
   insecureTls: z.boolean().optional().describe('true: accept the target\'s invalid certificate'),
   stages: z
-    .array(z.object({ duration: z.number().int(), target: z.number().int() }).strict())
+    .array(toolArgs({ duration: z.number().int(), target: z.number().int() }))
     .optional()
     .describe('Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors'),
   steps: z
-    .array(z.object({ name: z.string().optional(), method: z.enum(HTTP_METHODS).optional(), path: z.string().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), capture: z.record(z.string(), z.string()).optional() }).strict())
+    .array(toolArgs({ name: z.string().optional(), method: z.enum(HTTP_METHODS).optional(), path: z.string().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), capture: z.record(z.string(), z.string()).optional() }))
     .optional()
     .describe('A scenario each user runs in order (closed model): paths on the target\'s origin, {{name}} placeholders filled from earlier steps\' capture {name: JSON pointer}'),
   stageTarget: z.enum(['users', 'rate']).optional().describe('What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)'),
   thresholds: z
-    .array(z.union([z.string(), z.object({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() }).strict()]))
+    .array(z.union([z.string(), toolArgs({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() })]))
     .optional()
     .describe('Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails'),
 };

@@ -12,7 +12,7 @@ import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
-const regionShape = z.object({
+const regionShape = toolArgs({
   x: z.number().int().describe('Left edge, pixels from the left of the source frame'),
   y: z.number().int().describe('Top edge, pixels from the top'),
   width: z.number().int(),

@@ -15,18 +15,17 @@ const webhookOut = { webhook_id: z.string(), webhook_url: z.string(), created_at
 const webhookIdInput = z.object({ webhook_id: webhookIdField });
 /** What an owner may set, as the tools take it (checked by the REST schemas). */
 const settingsIn = {
-  response: z
-    .object({ status: z.number().int().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), delay_ms: z.number().int().optional() })
+  // Nested objects are strict too: a typo inside one (max_request) would otherwise reset what it sets.
+  response: toolArgs({ status: z.number().int().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), delay_ms: z.number().int().optional() })
     .nullable()
     .optional()
     .describe('What senders are answered: status 200-599, up to 20 headers, a body up to 64 KiB, a delay up to 30000 ms; null: the default JSON'),
   forward_url: z.string().nullable().optional().describe('Pass every new capture on to this http(s) URL (private addresses are refused); null: stop forwarding'),
-  signature: z
-    .object({ scheme: z.string(), secret: z.string(), header: z.string().optional() })
+  signature: toolArgs({ scheme: z.string(), secret: z.string(), header: z.string().optional() })
     .nullable()
     .optional()
     .describe('Check each capture\'s signature: scheme stripe, github, slack, standard-webhooks or hmac-sha256 (header: where its hex digest comes, x-signature by default); null: no check'),
-  retention: z.object({ max_requests: z.number().int().optional(), max_age_days: z.number().int().optional() }).nullable().optional().describe('How many captures to keep (default 500, at most 10000 by plan) and for how many days (at most 7 or 30 by plan)'),
+  retention: toolArgs({ max_requests: z.number().int().optional(), max_age_days: z.number().int().optional() }).nullable().optional().describe('How many captures to keep (default 500, at most 10000 by plan) and for how many days (at most 7 or 30 by plan)'),
 };
 const webhookIdIn = z.string().describe('The id returned by webhook_create or webhook_list');
 
