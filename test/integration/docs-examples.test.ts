@@ -103,33 +103,50 @@ describe('the curl examples of README.md and docs/', () => {
     const capture = (event: string) => fetch(`${target.baseUrl}/webhook/${webhook.webhook_id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-event': event }, body: JSON.stringify({ event, customer: 'cus_42' }) });
     for (let i = 0; i < 6; i += 1) await Promise.all(Array.from({ length: 10 }, (_, j) => capture(j === 0 ? 'invoice.created' : 'invoice.paid')));
     const page = (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=1`, { key })).body;
-    // Two load tests: one running (the pages stop it), one ended (reports compare with it).
-    const small = { targetUrl: `${site.url}/api/health`, httpMethod: 'GET', concurrentUsers: 1, rampUpTime: 0, requestsPerSecond: 2 };
-    const ended = await post('/api/v1/load-testing/start', { ...small, testDuration: 10 });
-    const running = await post('/api/v1/load-testing/start', { ...small, testDuration: 600 });
-    await post(`/api/v1/load-testing/stop/${ended.test_id}`, {});
-    for (let i = 0; i < 150 && ['pending', 'running'].includes((await call(target, 'GET', `/api/v1/load-testing/status/${ended.test_id}`, { key })).body.status); i += 1) await sleep(200);
+    // Two ended load tests (a report compares two).
+    const [first, second] = await Promise.all([startTest(), startTest()]);
+    await Promise.all([first, second].map(async (id) => {
+      await waitForTest(id, (s) => s !== 'pending');
+      await stop(id);
+      expect(await waitForTest(id, (s) => s !== 'pending' && s !== 'running')).toMatch(/^(stopped|completed)$/);
+    }));
     vars = {
       BASE: target.baseUrl,
       KEY: key,
       SITE: site.url,
       WEBHOOK_ID: webhook.webhook_id,
       REQUEST_ID: String(page.data.requests[0].id),
-      NEXT_CURSOR: page.data.next_cursor,
-      TEST_ID: running.test_id,
-      OTHER_ID: ended.test_id,
+      ENDED_ID: first,
+      OTHER_ID: second,
       OPERATOR_TOKEN: target.env.OPERATOR_TOKEN ?? '',
     };
-  }, 60_000);
+  }, 90_000);
 
-  /** Stops the load tests the examples started (they would load the loopback site for minutes), all of them at the end. */
-  async function stopStarted(all = false) {
-    const tests = (await call(target, 'GET', '/api/v1/load-testing/tests?limit=100', { key })).body?.tests ?? [];
-    for (const t of tests) if (['pending', 'running'].includes(t.status) && (all || t.test_id !== vars.TEST_ID)) await call(target, 'POST', `/api/v1/load-testing/stop/${t.test_id}`, { key });
+  const statusOf = async (id: string): Promise<string> => (await call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key })).body.status;
+  const stop = (id: string) => call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key });
+  /** A small load test of the loopback site, started (pending until a load worker takes it). */
+  async function startTest(): Promise<string> {
+    const started = await call(target, 'POST', '/api/v1/load-testing/start', { key, json: { targetUrl: `${site.url}/api/health`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 600, rampUpTime: 0, requestsPerSecond: 2 } });
+    expect(started.status, started.text).toBe(202);
+    return started.body.test_id;
+  }
+  async function waitForTest(id: string, until: (status: string) => boolean): Promise<string> {
+    let status = await statusOf(id);
+    for (let i = 0; i < 150 && !until(status); i += 1) status = await sleep(200).then(() => statusOf(id));
+    return status;
+  }
+
+  /** Stops every test the examples started (they would load the loopback site for minutes): a pending one once a worker took it. */
+  async function stopStarted() {
+    const live = ((await call(target, 'GET', '/api/v1/load-testing/tests?limit=100', { key })).body?.tests ?? []).filter((t: { status: string }) => ['pending', 'running'].includes(t.status));
+    await Promise.all(live.map(async (t: { test_id: string }) => {
+      await waitForTest(t.test_id, (s) => s !== 'pending');
+      if ((await statusOf(t.test_id)) === 'running') expect((await stop(t.test_id)).status).toBe(200);
+    }));
   }
 
   afterAll(async () => {
-    if (key) await stopStarted(true);
+    if (key) await stopStarted();
     await site?.close();
   });
 
@@ -145,17 +162,21 @@ describe('the curl examples of README.md and docs/', () => {
     const log = await tempDir('docs-example');
     const cwd = await tempDir('docs-example-cwd');
     fs.copyFileSync(clip, path.join(cwd, 'my-clip.mp4'));
+    // $TEST_ID: a running test, new for the block; in a report's block, an ended one (a report is of ended tests).
+    const testId = block.script.includes('$TEST_ID') ? (block.script.includes('/report/') ? vars.ENDED_ID! : await startTest()) : '';
     let failure: Error | null = null;
     try {
-      await run('bash', ['-c', `${PRELUDE}\n${block.script}`], { cwd, env: { ...process.env, ...vars, LOG: log }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+      await run('bash', ['-c', `${PRELUDE}\n${block.script}`], { cwd, env: { ...process.env, ...vars, TEST_ID: testId, LOG: log }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
     } catch (err) {
       failure = err as Error;
     }
     await stopStarted();
     const calls = fs.existsSync(path.join(log, 'calls')) ? fs.readFileSync(path.join(log, 'calls'), 'utf8') : '';
-    const answered = [...calls.matchAll(/^@@ (\d{3}) (\S+) (\S+)$/gm)].map((m) => ({ status: Number(m[1]), method: m[2], url: m[3] }));
+    const answered = [...calls.matchAll(/@@ (\d{3}) (\S+) (\S+)$/gm)].map((m) => ({ status: Number(m[1]), method: m[2], url: m[3] }));
     expect(failure ? `the block exited with ${(failure as { code?: number }).code}:\n${calls}${(failure as { stderr?: string }).stderr ?? ''}` : null).toBeNull();
+    // Every curl the block ran answered (a status, 000 when it could not connect), and there was at least one.
     expect(answered.length, calls).toBeGreaterThan(0);
+    expect(answered.length, calls).toBe([...calls.matchAll(/^@@ exit /gm)].length);
     expect(answered.filter((a) => !(a.status >= 200 && a.status < 300) && a.status !== 304), calls).toEqual([]);
   }, 90_000);
 });
