@@ -97,6 +97,7 @@ const schema = z
     TARGET_VERIFICATION_USERS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').default(50),
     TARGET_VERIFICATION_RPS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 1000000').max(1_000_000, 'must be from 0 to 1000000').default(50),
     TARGET_VERIFICATION_SECONDS: seconds(0, 3600, 60),
+    LOAD_WORKER_WAIT_SECONDS: seconds(1, 3600, 60),
     LOAD_THREADS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 256').max(256, 'must be from 1 to 256').optional(),
   })
   .superRefine((c, ctx) => {
@@ -150,6 +151,8 @@ export type Config = Readonly<{
   maxConnectionsPerClient: number;
   /** Threads a load worker runs its shards on (default: one per core). */
   loadThreads: number;
+  /** How long a load test waits for a load worker to take it before it fails. */
+  loadWorkerWaitSeconds: number;
   /** Video jobs: the largest upload, how long the upload link lives, how long a result waits for its download. */
   video: Readonly<{ maxBytes: number; uploadTtlSeconds: number; downloadTtlSeconds: number }>;
   /**
@@ -206,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
     loadThreads: c.LOAD_THREADS ?? availableParallelism(),
+    loadWorkerWaitSeconds: c.LOAD_WORKER_WAIT_SECONDS,
     video: Object.freeze({ maxBytes: c.VIDEO_MAX_BYTES, uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS, downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS }),
     targetVerification: Object.freeze({
       required: (c.TARGET_VERIFICATION ?? (c.NETWORK_ALLOW.length ? 'off' : 'required')) === 'required',

@@ -6,17 +6,15 @@ import { ActivityFailure, CancellationScope, condition, isCancellation, proxyAct
 import type { LoadActivities } from '../activities/load/index.ts';
 import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
 import { planShards, SHARD_RETRY, shardLiveness } from './load-test-plan.ts';
-/** How long a test may wait for a load worker before it fails. */
-export const WAIT_FOR_LOAD_WORKER = '60 seconds';
-
-const { beginLoadTest, finishLoadTest } = proxyActivities<LoadActivities>({
-  taskQueue: TASK_QUEUES.load,
-  scheduleToStartTimeout: WAIT_FOR_LOAD_WORKER,
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
-
 export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
+  // How long the test may wait for a load worker before it fails (LOAD_WORKER_WAIT_SECONDS).
+  const waitForWorker = `${input.waitForWorkerSeconds ?? 60} seconds`;
+  const { beginLoadTest, finishLoadTest } = proxyActivities<LoadActivities>({
+    taskQueue: TASK_QUEUES.load,
+    scheduleToStartTimeout: waitForWorker,
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 3 },
+  });
   const state: LoadTestState = { status: 'pending', startAt: null, endAt: null, completedAt: null, stopRequested: false, failureReason: null, results: null };
   setHandler(getLoadTestState, () => state);
   setHandler(stopLoadTest, () => {
@@ -42,7 +40,7 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     // Cancelled while pending (an MCP task cancelled before a load worker took it): nothing ran.
     if (isCancellation(err)) return finish('stopped', 'cancelled before a load worker took it', false);
     // No load worker: nothing ran, nothing to merge, and no worker would run the merge either.
-    return finish('failed', `no load worker took the test within ${WAIT_FOR_LOAD_WORKER}: ${reasonOf(err)}`, false);
+    return finish('failed', `no load worker took the test within ${waitForWorker}: ${reasonOf(err)}`, false);
   }
   state.status = 'running';
   state.startAt = startAt;

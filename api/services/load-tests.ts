@@ -119,6 +119,7 @@ export function loadTestService({ config, db, temporal, targets }: { config: Con
       testDurationSeconds: body.testDuration,
       rampUpSeconds: body.rampUpTime,
       requestsPerSecond: body.requestsPerSecond,
+      waitForWorkerSeconds: config.loadWorkerWaitSeconds,
       ...(body.thresholds.length ? { thresholds: body.thresholds } : {}),
       ...(body.stages ? { stages: body.stages.map((st) => ({ durationMs: st.duration * 1000, target: st.target })) } : {}),
     };

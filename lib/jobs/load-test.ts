@@ -65,6 +65,8 @@ export interface LoadTestInput {
    * requestsPerSecond is 0, else arrivals per second (requestsPerSecond is then their peak).
    */
   stages?: Array<{ durationMs: number; target: number }>;
+  /** How long the test waits for a load worker before it fails (LOAD_WORKER_WAIT_SECONDS; 60 when absent). */
+  waitForWorkerSeconds?: number;
 }
 
 /** The totals of a running test (activities/load/metrics.ts builds them from the shard snapshots). */

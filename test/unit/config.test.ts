@@ -16,6 +16,13 @@ describe('configuration', () => {
     expect(c.s3).toBeUndefined();
     expect(c.networkAllow).toEqual([]);
     expect(c.lookupTimeoutMs).toBe(5000);
+    expect(c.loadWorkerWaitSeconds).toBe(60);
+  });
+
+  it('waits 1 to 3600 seconds for a load worker', () => {
+    expect(loadConfig({ LOAD_WORKER_WAIT_SECONDS: '1' }).loadWorkerWaitSeconds).toBe(1);
+    expect(loadConfig({ LOAD_WORKER_WAIT_SECONDS: '3600' }).loadWorkerWaitSeconds).toBe(3600);
+    for (const refused of ['0', '3601', 'soon']) expect(() => loadConfig({ LOAD_WORKER_WAIT_SECONDS: refused }), refused).toThrow(/^Invalid configuration: LOAD_WORKER_WAIT_SECONDS /);
   });
 
   it('reads every variable of the table', () => {
