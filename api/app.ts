@@ -62,7 +62,9 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     onStored: (n, webhookIds, forwarding) => {
       processMetrics().capturesStored.inc(n);
       services.forwarding.stored(n, forwarding.length > 0);
-      services.webhooks.changed(webhookIds).catch((err) => deps.logger.warn({ err }, 'telling live streams of new captures failed'));
+      services.webhooks
+        .changed(webhookIds)
+        .catch((err) => deps.logger.warn({ err }, 'telling live streams of new captures failed'));
     },
   });
   app.use(requestContext(deps.logger));
@@ -93,10 +95,20 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   app.use(v1.routes());
   app.use(v1.allowedMethods());
 
-  for (const router of [videoLinkRoutes(services, deps.logger), mcpRoutes({ ...deps, oauth }, services), interactionRoutes({ ...deps, oauth }), dashboardRoutes(deps, services), operatorRoutes(deps)]) {
+  for (const router of [
+    videoLinkRoutes(services, deps.logger),
+    mcpRoutes({ ...deps, oauth }, services),
+    interactionRoutes({ ...deps, oauth }),
+    dashboardRoutes(deps, services),
+    operatorRoutes(deps),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
 
-  return { app, capture: createCaptureHandler(writer, services.captures, deps.logger, createClientIp(deps.config.trustedProxies)), drain: () => writer.drain() };
+  return {
+    app,
+    capture: createCaptureHandler(writer, services.captures, deps.logger, createClientIp(deps.config.trustedProxies)),
+    drain: () => writer.drain(),
+  };
 }

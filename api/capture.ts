@@ -24,7 +24,12 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createCaptureHandler(writer: CaptureWriter, captures: CaptureService, logger: Logger, clientIp: (req: IncomingMessage) => string): CaptureHandler {
+export function createCaptureHandler(
+  writer: CaptureWriter,
+  captures: CaptureService,
+  logger: Logger,
+  clientIp: (req: IncomingMessage) => string,
+): CaptureHandler {
   return (req, res) => {
     capture(writer, captures, clientIp, req, res).catch((err) => {
       const error = toAppError(err);
@@ -34,7 +39,13 @@ export function createCaptureHandler(writer: CaptureWriter, captures: CaptureSer
   };
 }
 
-async function capture(writer: CaptureWriter, captures: CaptureService, clientIp: (req: IncomingMessage) => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function capture(
+  writer: CaptureWriter,
+  captures: CaptureService,
+  clientIp: (req: IncomingMessage) => string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -56,7 +67,8 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
     body,
     bodyEncoding: encoding,
     bodySize: raw.length,
-    queryParams: queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
+    queryParams:
+      queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
     ipAddress,
     userAgent: headers['user-agent'] ?? '',
     createdAt: new Date(),
@@ -85,7 +97,12 @@ async function capture(writer: CaptureWriter, captures: CaptureService, clientIp
 const SANDBOXED = { 'Content-Security-Policy': "sandbox; default-src 'none'", 'X-Content-Type-Options': 'nosniff' };
 
 /** The status, headers and body the webhook's owner set, after their delay (nothing when the sender left meanwhile). */
-async function answerAsOwnerSet(res: ServerResponse, response: WebhookResponse, base: Record<string, string>, headOnly: boolean): Promise<void> {
+async function answerAsOwnerSet(
+  res: ServerResponse,
+  response: WebhookResponse,
+  base: Record<string, string>,
+  headOnly: boolean,
+): Promise<void> {
   if (response.delay_ms > 0) {
     // A sender that leaves ends the wait: nothing is held for it.
     await new Promise<void>((resolve) => {
@@ -101,14 +118,30 @@ async function answerAsOwnerSet(res: ServerResponse, response: WebhookResponse, 
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(response.body);
   const typed = Object.keys(response.headers).some((k) => k.toLowerCase() === 'content-type');
-  res.writeHead(response.status, { ...base, ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }), ...response.headers, ...SANDBOXED, 'Content-Length': body.length });
+  res.writeHead(response.status, {
+    ...base,
+    ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }),
+    ...response.headers,
+    ...SANDBOXED,
+    'Content-Length': body.length,
+  });
   res.end(headOnly ? undefined : body);
 }
 
-function send(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string>, headOnly = false): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Record<string, string>,
+  headOnly = false,
+): void {
   if (res.headersSent) return;
   const json = JSON.stringify(payload);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+  });
   res.end(headOnly ? undefined : json);
 }
 

@@ -8,8 +8,13 @@ import { errorBody } from './middleware/errors.ts';
 
 /** The answer to a parser error (its `code`, as Node names it). */
 export function clientErrorAnswer(code: string | undefined): AppError {
-  if (code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', `The request line and headers are larger than ${Math.round(maxHeaderSize / 1024)} KB: send a shorter URL (a long query belongs in a POST body) or fewer headers`);
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request headers did not all arrive in time');
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new AppError(
+      'headers_too_large',
+      `The request line and headers are larger than ${Math.round(maxHeaderSize / 1024)} KB: send a shorter URL (a long query belongs in a POST body) or fewer headers`,
+    );
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new AppError('request_timeout', 'The request headers did not all arrive in time');
   return new AppError('invalid_input', 'The request is not valid HTTP');
 }
 
@@ -21,7 +26,9 @@ export function answerClientErrors(server: Server): void {
     if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) return void socket.destroy();
     const error = clientErrorAnswer(err.code);
     const body = JSON.stringify(errorBody(error));
-    socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
     // The server keeps half-open sockets: this one is done once the answer is out.
     setTimeout(() => socket.destroy(), 2000).unref();
   });

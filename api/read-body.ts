@@ -6,7 +6,11 @@ import { AppError, InvalidInputError, PayloadTooLargeError } from '../lib/errors
  * `declaredLength` is the Content-Length header, for a caller that has read the headers already
  * (`req.headers` is built on first use, which the capture path avoids).
  */
-export function readBody(req: IncomingMessage, limit: number, declaredLength = req.headers['content-length']): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  declaredLength = req.headers['content-length'],
+): Promise<Buffer> {
   if (Number(declaredLength) > limit) return Promise.reject(new PayloadTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

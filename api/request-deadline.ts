@@ -18,8 +18,13 @@ export function requestDeadline(req: IncomingMessage, res: ServerResponse, ms: n
     clearTimeout(timer);
     timer = setTimeout(() => {
       if (req.complete || res.writableEnded) return;
-      const body = JSON.stringify(errorBody(new AppError('request_timeout', `The whole request did not arrive within ${after} ms`)));
-      if (!res.headersSent) res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(body, () => req.socket.destroy());
+      const body = JSON.stringify(
+        errorBody(new AppError('request_timeout', `The whole request did not arrive within ${after} ms`)),
+      );
+      if (!res.headersSent)
+        res
+          .writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+          .end(body, () => req.socket.destroy());
       else req.socket.destroy();
     }, after);
     timer.unref();

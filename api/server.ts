@@ -25,16 +25,21 @@ export async function startApiServer(deps: ApiDeps): Promise<ApiServer> {
   const api = createApi(deps, await createOauthServer(deps));
   // Expired OAuth codes, tokens, sessions and grants leave the table (every API process sweeps; it is idempotent).
   const sweeper = setInterval(() => {
-    sweepExpiredOauthRecords(deps.db).catch((err) => deps.logger.warn({ err }, 'sweeping expired OAuth records failed'));
+    sweepExpiredOauthRecords(deps.db).catch((err) =>
+      deps.logger.warn({ err }, 'sweeping expired OAuth records failed'),
+    );
   }, OAUTH_SWEEP_EVERY_MS).unref();
   const koa = api.app.callback();
   const { config } = deps;
   // The headers' timeout is checked every second (Node's default is every 30 s), so a slow sender goes
   // on time. The whole request's is ours, per request: an accepted upload gets its link's life instead.
-  const server = http.createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: 1000 }, (req, res) => {
-    requestDeadline(req, res, config.requestTimeoutMs);
-    return req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res);
-  });
+  const server = http.createServer(
+    { headersTimeout: config.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: 1000 },
+    (req, res) => {
+      requestDeadline(req, res, config.requestTimeoutMs);
+      return req.url?.startsWith(CAPTURE_PREFIX) ? api.capture(req, res) : koa(req, res);
+    },
+  );
   answerClientErrors(server);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient, trustedProxyCheck(config.trustedProxies));
   await new Promise<void>((resolve, reject) => {

@@ -38,7 +38,12 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
   ctx.status = 200;
-  ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  ctx.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   ctx.body = stream;
 
   let closed = false;
@@ -99,7 +104,8 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
     lastRun = Date.now();
     try {
       const answer = await tick();
-      for (const e of answer.events) write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      for (const e of answer.events)
+        write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
       if (answer.done) return close();
       more = answer.more === true;
     } catch (err) {

@@ -7,7 +7,14 @@ import { InvalidInputError } from '../lib/errors.ts';
  * (`(body)`); an MCP tool's arguments and a dashboard form are named by their fields alone.
  */
 type Where = 'query' | 'body' | 'path' | 'header' | 'arguments' | 'form';
-const OF_THIS: Record<Where, string> = { query: 'is not a field of this query', body: 'is not a field of this body', path: 'is not a field of this path', header: 'is not a field of this header', arguments: 'is not an argument of this tool', form: 'is not a field of this form' };
+const OF_THIS: Record<Where, string> = {
+  query: 'is not a field of this query',
+  body: 'is not a field of this body',
+  path: 'is not a field of this path',
+  header: 'is not a field of this header',
+  arguments: 'is not an argument of this tool',
+  form: 'is not a field of this form',
+};
 
 /** Parses untrusted input; the first problem becomes a 400 that names the field. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown, where: Where): z.output<S> {
@@ -41,7 +48,10 @@ function unknownKey(field: string, key: string, known: readonly string[], where:
  */
 export function toolArgs<S extends z.ZodRawShape>(shape: S) {
   return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? unknownKey(issue.keys[0]!, issue.keys[0]!, Object.keys(shape), 'arguments') : undefined),
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? unknownKey(issue.keys[0]!, issue.keys[0]!, Object.keys(shape), 'arguments')
+        : undefined,
   });
 }
 

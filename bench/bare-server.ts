@@ -9,7 +9,10 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     const id = (req.url ?? '').split('/')[2] ?? '';
     const body = JSON.stringify({ success: true, message: 'Request captured', webhook_id: id });
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
 });

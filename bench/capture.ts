@@ -51,23 +51,42 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = (
     ['forwarding', { forward_url: receiverUrl }],
   ] as Array<[string, Record<string, unknown>]>
 )
-  .map(([name, settings]): [string, Record<string, unknown>] => [name, { ...settings, retention: { max_requests: 10_000 } }])
+  .map(([name, settings]): [string, Record<string, unknown>] => [
+    name,
+    { ...settings, retention: { max_requests: 10_000 } },
+  ])
   .filter(([name]) => !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name));
 
 async function startBare(): Promise<{ url: string; paths: string[]; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, 'bench/bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
-  return { url: `http://127.0.0.1:${port}`, paths: Array.from({ length: WEBHOOKS }, (_, n) => `/webhook/bare${n}`), child };
+  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, 'bench/bare-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    paths: Array.from({ length: WEBHOOKS }, (_, n) => `/webhook/bare${n}`),
+    child,
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** An account with WEBHOOKS new webhooks (with `settings`), how to count the requests they hold, and to delete them. */
-async function webhookSet(service: { baseUrl: string; env: Record<string, string> }, settings: Record<string, unknown> = {}, count = WEBHOOKS) {
+async function webhookSet(
+  service: { baseUrl: string; env: Record<string, string> },
+  settings: Record<string, unknown> = {},
+  count = WEBHOOKS,
+) {
   const key = await newAccountKey(service.env);
   const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
   const create = async () => {
-    const res = await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, { method: 'POST', headers, body: JSON.stringify(settings) });
+    const res = await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(settings),
+    });
     if (res.status !== 201) throw new Error(`creating a webhook: ${res.status} ${await res.text()}`);
     return `/webhook/${((await res.json()) as { webhook_id: string }).webhook_id}`;
   };
@@ -80,7 +99,17 @@ async function webhookSet(service: { baseUrl: string; env: Record<string, string
   };
   const remove = async () => {
     for (let i = 0; i < paths.length; i += 20) {
-      await Promise.all(paths.slice(i, i + 20).map((p) => fetch(`${service.baseUrl}/api/v1/network/my-webhook-delete`, { method: 'POST', headers, body: JSON.stringify({ webhook_id: p.split('/')[2] }) })));
+      await Promise.all(
+        paths
+          .slice(i, i + 20)
+          .map((p) =>
+            fetch(`${service.baseUrl}/api/v1/network/my-webhook-delete`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ webhook_id: p.split('/')[2] }),
+            }),
+          ),
+      );
     }
   };
   return { paths, stored, remove };
@@ -108,11 +137,26 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
     // so no webhook reaches its cap of kept requests and every stored row still counts.
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const round: Round = { bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }), ours: {}, stored: [], forwardedDuring: 0, forwardedAfter: 0, drainSeconds: 0, forwardable: 0 };
+      const round: Round = {
+        bare: await wrk(bare.url, bare.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS }),
+        ours: {},
+        stored: [],
+        forwardedDuring: 0,
+        forwardedAfter: 0,
+        drainSeconds: 0,
+        forwardable: 0,
+      };
       // Each round starts with the next kind, so that no kind always runs on the fullest table or
       // right after a forwarding round's drain.
-      for (const [name, settings] of [...VARIANTS.slice(r % VARIANTS.length), ...VARIANTS.slice(0, r % VARIANTS.length)]) {
-        const set = await webhookSet(service, settings, name === 'forwarding' ? Math.min(WEBHOOKS, PLAN_LIMITS.enterprise.forwardingWebhooks) : WEBHOOKS);
+      for (const [name, settings] of [
+        ...VARIANTS.slice(r % VARIANTS.length),
+        ...VARIANTS.slice(0, r % VARIANTS.length),
+      ]) {
+        const set = await webhookSet(
+          service,
+          settings,
+          name === 'forwarding' ? Math.min(WEBHOOKS, PLAN_LIMITS.enterprise.forwardingWebhooks) : WEBHOOKS,
+        );
         const before = forwarded;
         round.ours[name] = await wrk(service.baseUrl, set.paths, BODY, { connections: CONNECTIONS, seconds: SECONDS });
         if (name !== 'forwarding') {
@@ -124,7 +168,8 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
         const count = await set.stored(); // counted before the webhooks go
         // After the burst: how long the forwarder takes to send the rest (at most DRAIN_SECONDS).
         const drainFrom = performance.now();
-        while (forwarded - before < count && performance.now() - drainFrom < DRAIN_SECONDS * 1000) await new Promise((res) => setTimeout(res, 250));
+        while (forwarded - before < count && performance.now() - drainFrom < DRAIN_SECONDS * 1000)
+          await new Promise((res) => setTimeout(res, 250));
         round.forwardedAfter = forwarded - before - round.forwardedDuring;
         round.drainSeconds = (performance.now() - drainFrom) / 1000;
         round.forwardable = count;
@@ -143,9 +188,22 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
       url: service.baseUrl,
       connections: CONNECTIONS,
       amount: EXACT_REQUESTS,
-      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, setupRequest: (req: any) => ({ ...req, path: exactSet.paths[i++ % WEBHOOKS] }) }],
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: BODY,
+          setupRequest: (req: any) => ({ ...req, path: exactSet.paths[i++ % WEBHOOKS] }),
+        },
+      ],
     });
-    return { rounds, wrkStored, exact2xx: exact['2xx'], exactStored: await exactSet.stored(), exactBad: exact.non2xx + exact.errors };
+    return {
+      rounds,
+      wrkStored,
+      exact2xx: exact['2xx'],
+      exactStored: await exactSet.stored(),
+      exactBad: exact.non2xx + exact.errors,
+    };
   } catch (err) {
     console.error(`the service's last output:\n${service.output().slice(-4000)}`);
     throw err;
@@ -156,9 +214,13 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const bare = await startBare();
-console.log(`\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS}s each for the bare server and ours (${VARIANTS.map(([n]) => n).join(', ')}) in turn, each round starting with the next kind, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`);
+console.log(
+  `\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS}s each for the bare server and ours (${VARIANTS.map(([n]) => n).join(', ')}) in turn, each round starting with the next kind, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`,
+);
 
-const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED ? [] : [['PGlite (embedded)', {}]];
+const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED
+  ? []
+  : [['PGlite (embedded)', {}]];
 if (process.env.DATABASE_URL) backends.push(['Postgres', { DATABASE_URL: process.env.DATABASE_URL }]);
 let failed = false;
 try {
@@ -169,7 +231,12 @@ try {
     const sent2xx = all.reduce((sum, x) => sum + x.requests - x.non2xx, 0);
     const non2xx = all.reduce((sum, x) => sum + x.non2xx + x.socketErrors, 0);
     const inFlight = r.wrkStored - sent2xx;
-    const ok = non2xx === 0 && inFlight >= 0 && inFlight <= CONNECTIONS * all.length && r.exactStored === r.exact2xx && r.exactBad === 0;
+    const ok =
+      non2xx === 0 &&
+      inFlight >= 0 &&
+      inFlight <= CONNECTIONS * all.length &&
+      r.exactStored === r.exact2xx &&
+      r.exactBad === 0;
     failed ||= !ok;
     const peer = median(r.rounds.map((x) => x.bare.requestsPerSecond));
     const plain = median(r.rounds.map((x) => x.ours[VARIANTS[0]![0]]!.requestsPerSecond));
@@ -177,16 +244,30 @@ try {
     r.rounds.forEach((x, n) =>
       console.log(
         `    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)` +
-          VARIANTS.map(([name]): [string, WrkResult] => [name, x.ours[name]!]).map(([name, o]) => `   ${name} ${fmt(o.requestsPerSecond).padStart(7)}/s (p99 ${o.p99Ms.toFixed(1)} ms, ${(o.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)})`).join('') +
-          (x.ours.forwarding ? `\n      forwarding: ${fmt(x.forwardedDuring)} delivered during its run (deliveries yield to captures), then ${fmt(x.forwardedAfter)} in ${x.drainSeconds.toFixed(1)} s after it (${fmt(x.forwardedAfter / Math.max(x.drainSeconds, 0.001))}/s), of ${fmt(x.forwardable)} captured` : ''),
+          VARIANTS.map(([name]): [string, WrkResult] => [name, x.ours[name]!])
+            .map(
+              ([name, o]) =>
+                `   ${name} ${fmt(o.requestsPerSecond).padStart(7)}/s (p99 ${o.p99Ms.toFixed(1)} ms, ${(o.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)})`,
+            )
+            .join('') +
+          (x.ours.forwarding
+            ? `\n      forwarding: ${fmt(x.forwardedDuring)} delivered during its run (deliveries yield to captures), then ${fmt(x.forwardedAfter)} in ${x.drainSeconds.toFixed(1)} s after it (${fmt(x.forwardedAfter / Math.max(x.drainSeconds, 0.001))}/s), of ${fmt(x.forwardable)} captured`
+            : ''),
       ),
     );
     for (const [name] of VARIANTS) {
       const ours = median(r.rounds.map((x) => x.ours[name]!.requestsPerSecond));
       // Beside the ratio of medians, the median of each round's own ratio (both kinds ran in that round).
-      const perRound = r.rounds.map((x) => x.ours[name]!.requestsPerSecond / x.ours[VARIANTS[0]![0]]!.requestsPerSecond);
-      const toPlain = name === VARIANTS[0]![0] ? '' : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')}: median ${median(perRound).toFixed(2)})`;
-      console.log(`    median ${name}: ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ${(ours / peer).toFixed(2)}${toPlain}`);
+      const perRound = r.rounds.map(
+        (x) => x.ours[name]!.requestsPerSecond / x.ours[VARIANTS[0]![0]]!.requestsPerSecond,
+      );
+      const toPlain =
+        name === VARIANTS[0]![0]
+          ? ''
+          : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')}: median ${median(perRound).toFixed(2)})`;
+      console.log(
+        `    median ${name}: ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ${(ours / peer).toFixed(2)}${toPlain}`,
+      );
     }
     console.log(
       `    bare: ${fmt(peer)} req/s (median)\n` +

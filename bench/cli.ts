@@ -21,8 +21,10 @@ const RATE = Number(process.env.BENCH_RATE ?? 20);
 const SPORADIC = Number(process.env.BENCH_SPORADIC ?? 30);
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
-const fmt = (xs: number[]) => `median ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length})`;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+const fmt = (xs: number[]) =>
+  `median ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length})`;
 
 async function startups(): Promise<void> {
   const time = async (args: string[]) => {
@@ -36,7 +38,9 @@ async function startups(): Promise<void> {
     ours.push(await time([NETOPS_BIN, '--help']));
     bare.push(await time(['-e', '']));
   }
-  console.log(`start-up: netops --help ${fmt(ours)}; node -e "" ${fmt(bare)}; ratio of medians ${(percentile(ours, 50) / percentile(bare, 50)).toFixed(2)}`);
+  console.log(
+    `start-up: netops --help ${fmt(ours)}; node -e "" ${fmt(bare)}; ratio of medians ${(percentile(ours, 50) / percentile(bare, 50)).toFixed(2)}`,
+  );
 }
 
 /** A loopback receiver: when each capture (by its x-bench header) got its answer. */
@@ -47,11 +51,21 @@ async function receiver() {
     req.on('end', () => res.writeHead(204).end(() => answered.set(String(req.headers['x-bench']), performance.now())));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, answered, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answered,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** Sends `n` captures `gapMs` apart to `url`; the latency of each once the receiver answered it. */
-async function latencies(url: string, tag: string, n: number, gapMs: number, answered: Map<string, number>): Promise<number[]> {
+async function latencies(
+  url: string,
+  tag: string,
+  n: number,
+  gapMs: number,
+  answered: Map<string, number>,
+): Promise<number[]> {
   const sent = new Map<string, number>();
   const agent = new http.Agent({ keepAlive: true });
   const began = performance.now();
@@ -59,7 +73,11 @@ async function latencies(url: string, tag: string, n: number, gapMs: number, ans
     const id = `${tag}-${i}`;
     await sleep(Math.max(0, began + i * gapMs - performance.now()));
     sent.set(id, performance.now());
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-bench': id } }, (res) => res.resume());
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-bench': id } },
+      (res) => res.resume(),
+    );
     req.end(JSON.stringify({ id, type: 'invoice.paid', amount: i }));
   }
   const until = Date.now() + 60_000;
@@ -75,17 +93,35 @@ async function listenVersusForwarding(): Promise<void> {
   const rx = await receiver();
   try {
     const key = await newAccountKey(service.env);
-    const create = async (body: unknown) => (await (await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json()) as { webhook_id: string; webhook_url: string };
+    const create = async (body: unknown) =>
+      (await (
+        await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, {
+          method: 'POST',
+          headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as { webhook_id: string; webhook_url: string };
     const listened = await create({ retention: { max_requests: 10_000 } });
     const forwarded = await create({ retention: { max_requests: 10_000 }, forward_url: rx.url });
-    const listen = startCli(['listen', listened.webhook_id, '--forward-to', rx.url, '--json'], await cliEnv(service.baseUrl, key));
+    const listen = startCli(
+      ['listen', listened.webhook_id, '--forward-to', rx.url, '--json'],
+      await cliEnv(service.baseUrl, key),
+    );
     await listen.waitFor(/Forwarding captures/);
     await sleep(1000);
     const gap = 1000 / RATE;
-    console.log(`listen, ${CAPTURES} captures at ${RATE}/s: ${fmt(await latencies(listened.webhook_url, 'listen', CAPTURES, gap, rx.answered))}`);
-    console.log(`forward_url (the service's own forwarding), same: ${fmt(await latencies(forwarded.webhook_url, 'forward', CAPTURES, gap, rx.answered))}`);
-    console.log(`listen, ${SPORADIC} captures 1.2 s apart: ${fmt(await latencies(listened.webhook_url, 'sporadic-listen', SPORADIC, 1200, rx.answered))}`);
-    console.log(`forward_url, same: ${fmt(await latencies(forwarded.webhook_url, 'sporadic-forward', SPORADIC, 1200, rx.answered))}`);
+    console.log(
+      `listen, ${CAPTURES} captures at ${RATE}/s: ${fmt(await latencies(listened.webhook_url, 'listen', CAPTURES, gap, rx.answered))}`,
+    );
+    console.log(
+      `forward_url (the service's own forwarding), same: ${fmt(await latencies(forwarded.webhook_url, 'forward', CAPTURES, gap, rx.answered))}`,
+    );
+    console.log(
+      `listen, ${SPORADIC} captures 1.2 s apart: ${fmt(await latencies(listened.webhook_url, 'sporadic-listen', SPORADIC, 1200, rx.answered))}`,
+    );
+    console.log(
+      `forward_url, same: ${fmt(await latencies(forwarded.webhook_url, 'sporadic-forward', SPORADIC, 1200, rx.answered))}`,
+    );
     listen.child.kill('SIGINT');
     await listen.ended;
   } finally {

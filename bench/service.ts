@@ -18,7 +18,11 @@ export async function startService(env: Record<string, string>): Promise<AppProc
 }
 
 export async function newAccountKey(env: Record<string, string>): Promise<string> {
-  const result = await runScript('scripts/admin.ts', ['create-key', '--email', `bench-${randomUUID()}@example.test`, '--plan', 'enterprise'], { ...baseEnv(), ...env });
+  const result = await runScript(
+    'scripts/admin.ts',
+    ['create-key', '--email', `bench-${randomUUID()}@example.test`, '--plan', 'enterprise'],
+    { ...baseEnv(), ...env },
+  );
   if (result.code !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout).api_key;
 }

@@ -25,14 +25,32 @@ const STREAM_USERS = Math.ceil(STREAMS / 50); // enterprise: 50 live streams eac
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-const percentile = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]! : NaN);
+const percentile = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]! : NaN;
 
-function request(base: string, method: string, path: string, key?: string, body?: string): Promise<{ status: number; body: string }> {
+function request(
+  base: string,
+  method: string,
+  path: string,
+  key?: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method, agent, headers: { ...(key ? { 'X-API-Key': key } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method,
+        agent,
+        headers: { ...(key ? { 'X-API-Key': key } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (text += d))
+          .on('end', () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -63,7 +81,8 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
     const streamHooks: Array<[string, string]> = [];
     for (const key of ownerKeys) {
       const own: string[] = [];
-      for (let i = 0; i < SENDERS / ownerKeys.length; i++) own.push(JSON.parse((await request(base, 'POST', '/api/v1/network/my-webhook-create', key)).body).webhook_id);
+      for (let i = 0; i < SENDERS / ownerKeys.length; i++)
+        own.push(JSON.parse((await request(base, 'POST', '/api/v1/network/my-webhook-create', key)).body).webhook_id);
       webhooks.push(...own);
       for (let i = 0; i < 50 && streamHooks.length < STREAMS; i++) streamHooks.push([key, own[i % own.length]!]);
     }
@@ -71,17 +90,36 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
     const until = Date.now() + SECONDS * 1000;
     let streamEvents = 0;
     const streams = streamHooks.map(([key, id]) => {
-      const req = http.get(`${base}/api/v1/network/my-webhook-requests/events?webhook_id=${id}`, { agent, headers: { 'X-API-Key': key } }, (res) => {
-        if (res.statusCode !== 200) error(`stream answered ${res.statusCode}`);
-        res.setEncoding('utf8').on('data', (chunk: string) => (streamEvents += (chunk.match(/^event: /gm) ?? []).length));
-        res.on('error', () => {});
-      });
+      const req = http.get(
+        `${base}/api/v1/network/my-webhook-requests/events?webhook_id=${id}`,
+        { agent, headers: { 'X-API-Key': key } },
+        (res) => {
+          if (res.statusCode !== 200) error(`stream answered ${res.statusCode}`);
+          res
+            .setEncoding('utf8')
+            .on('data', (chunk: string) => (streamEvents += (chunk.match(/^event: /gm) ?? []).length));
+          res.on('error', () => {});
+        },
+      );
       req.on('error', (e) => Date.now() < until && error(`stream ${(e as NodeJS.ErrnoException).code ?? e.message}`));
       return req;
     });
     const loads = await Promise.all(
       Array.from({ length: LOAD_TESTS }, async () => {
-        const reply = await request(base, 'POST', '/api/v1/load-testing/start', loadKey, JSON.stringify({ targetUrl: `${site.url}/soak`, httpMethod: 'GET', concurrentUsers: LOAD_USERS, testDuration: Math.max(10, SECONDS), rampUpTime: 0, requestsPerSecond: LOAD_RPS }));
+        const reply = await request(
+          base,
+          'POST',
+          '/api/v1/load-testing/start',
+          loadKey,
+          JSON.stringify({
+            targetUrl: `${site.url}/soak`,
+            httpMethod: 'GET',
+            concurrentUsers: LOAD_USERS,
+            testDuration: Math.max(10, SECONDS),
+            rampUpTime: 0,
+            requestsPerSecond: LOAD_RPS,
+          }),
+        );
         if (reply.status !== 202) error(`load test start ${reply.status}: ${reply.body.slice(0, 120)}`);
         return JSON.parse(reply.body).test_id as string;
       }),
@@ -127,19 +165,28 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
         await sleep(Math.min(30_000, Math.max(0, until - Date.now())));
         const at = Math.round((Date.now() - started) / 1000);
         rss.push([at, await rssMb(service.pid)]);
-        console.log(`  [${name}] ${at} s: GET p99 ${percentile(windowLatencies, 99).toFixed(1)} ms over ${windowLatencies.length}, RSS ${rss.at(-1)![1].toFixed(0)} MB, captures 2xx ${sent2xx}, stream events ${streamEvents}, errors ${[...errors.values()].reduce((a, b) => a + b, 0)}`);
+        console.log(
+          `  [${name}] ${at} s: GET p99 ${percentile(windowLatencies, 99).toFixed(1)} ms over ${windowLatencies.length}, RSS ${rss.at(-1)![1].toFixed(0)} MB, captures 2xx ${sent2xx}, stream events ${streamEvents}, errors ${[...errors.values()].reduce((a, b) => a + b, 0)}`,
+        );
         windowLatencies = [];
       }
     })();
     await Promise.all([...senders, ...pollers, sampler]);
     for (const s of streams) s.destroy();
-    for (const id of loads) await request(base, 'POST', `/api/v1/load-testing/stop/${id}`, loadKey).catch(() => undefined);
+    for (const id of loads)
+      await request(base, 'POST', `/api/v1/load-testing/stop/${id}`, loadKey).catch(() => undefined);
     await sleep(3000); // the last batches commit
     const stored = (await storedCaptures(base)) - initialStored;
-    console.log(`\nSoak (${name}), ${SECONDS} s: ${SENDERS} capture senders at ${CAPTURE_RATE}/s, ${STREAMS} live streams, ${POLLERS} pollers, ${LOAD_TESTS} load tests of ${LOAD_USERS} users at ${LOAD_RPS}/s`);
-    console.log(`  another user's GET /my-webhooks: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length}`);
+    console.log(
+      `\nSoak (${name}), ${SECONDS} s: ${SENDERS} capture senders at ${CAPTURE_RATE}/s, ${STREAMS} live streams, ${POLLERS} pollers, ${LOAD_TESTS} load tests of ${LOAD_USERS} users at ${LOAD_RPS}/s`,
+    );
+    console.log(
+      `  another user's GET /my-webhooks: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length}`,
+    );
     console.log(`  RSS over time (s: MB): ${rss.map(([t, mb]) => `${t}: ${mb.toFixed(0)}`).join(', ')}`);
-    console.log(`  captures answered 2xx ${sent2xx}, stored ${stored}: ${stored === sent2xx ? 'equal' : 'NOT EQUAL'}; stream events received ${streamEvents}; load target answered ${site.count('/soak')} requests`);
+    console.log(
+      `  captures answered 2xx ${sent2xx}, stored ${stored}: ${stored === sent2xx ? 'equal' : 'NOT EQUAL'}; stream events received ${streamEvents}; load target answered ${site.count('/soak')} requests`,
+    );
     console.log(`  errors: ${errors.size ? [...errors].map(([k, n]) => `${k} x${n}`).join(', ') : 'none'}`);
   } finally {
     await service.stop();

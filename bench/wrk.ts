@@ -16,7 +16,12 @@ export interface WrkResult {
   socketErrors: number;
 }
 
-export async function wrk(url: string, paths: string[], body: string, options: { connections: number; seconds: number }): Promise<WrkResult> {
+export async function wrk(
+  url: string,
+  paths: string[],
+  body: string,
+  options: { connections: number; seconds: number },
+): Promise<WrkResult> {
   const script = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'wrk-')), 'post.lua');
   await fs.writeFile(
     script,
@@ -40,9 +45,17 @@ done = function(summary, latency, requests)
 end
 `,
   );
-  const { stdout } = await run('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '-s', script, url], { maxBuffer: 1 << 20 });
+  const { stdout } = await run('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '-s', script, url], {
+    maxBuffer: 1 << 20,
+  });
   const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(stdout);
   if (!m) throw new Error(`unexpected wrk output:\n${stdout}`);
-  const [requests, durationUs, non2xx, socketErrors, p99Us] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const [requests, durationUs, non2xx, socketErrors, p99Us] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return { requestsPerSecond: requests / (durationUs / 1e6), p99Ms: p99Us / 1000, requests, non2xx, socketErrors };
 }

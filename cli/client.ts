@@ -28,16 +28,29 @@ export interface CallOptions {
 
 export function client(service: Service) {
   async function send(method: string, path: string, options: CallOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { 'X-API-Key': service.key, 'User-Agent': `netops-cli/${VERSION}`, ...options.headers };
+    const headers: Record<string, string> = {
+      'X-API-Key': service.key,
+      'User-Agent': `netops-cli/${VERSION}`,
+      ...options.headers,
+    };
     if (options.json !== undefined) headers['Content-Type'] = 'application/json';
-    const signals = [options.signal, options.open ? undefined : AbortSignal.timeout(CALL_TIMEOUT_MS)].filter((s): s is AbortSignal => s !== undefined);
+    const signals = [options.signal, options.open ? undefined : AbortSignal.timeout(CALL_TIMEOUT_MS)].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
     let res: Response;
     try {
-      res = await fetch(service.url + path, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json), signal: signals.length ? AbortSignal.any(signals) : undefined });
+      res = await fetch(service.url + path, {
+        method,
+        headers,
+        body: options.json === undefined ? undefined : JSON.stringify(options.json),
+        signal: signals.length ? AbortSignal.any(signals) : undefined,
+      });
     } catch (e) {
       if (options.signal?.aborted) throw e;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new NetworkError(`${method} ${service.url}${path} failed: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
+      throw new NetworkError(
+        `${method} ${service.url}${path} failed: ${cause?.code ?? cause?.message ?? (e as Error).message}`,
+      );
     }
     if (!res.ok) throw await apiError(`${method} ${path}`, res);
     return res;
@@ -52,7 +65,12 @@ export function client(service: Service) {
       try {
         return JSON.parse(text) as T;
       } catch {
-        throw new ApiError(`${method} ${path}`, res.status, 'not_json', `the answer is not JSON: ${text.slice(0, 200)}`);
+        throw new ApiError(
+          `${method} ${path}`,
+          res.status,
+          'not_json',
+          `the answer is not JSON: ${text.slice(0, 200)}`,
+        );
       }
     },
   };
@@ -68,7 +86,17 @@ async function apiError(what: string, res: Response): Promise<ApiError> {
   } catch {
     // not our error shape (a proxy's page): its status says enough
   }
-  const code = body.error_code ?? (body.error ? body.error.toLowerCase().replace(/\s+/g, '_') : res.statusText.toLowerCase().replace(/\s+/g, '_') || 'error');
+  const code =
+    body.error_code ??
+    (body.error
+      ? body.error.toLowerCase().replace(/\s+/g, '_')
+      : res.statusText.toLowerCase().replace(/\s+/g, '_') || 'error');
   const retryAfter = Number(res.headers.get('retry-after'));
-  return new ApiError(what, res.status, code, body.message ?? (text.slice(0, 200).trim() || res.statusText), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new ApiError(
+    what,
+    res.status,
+    code,
+    body.message ?? (text.slice(0, 200).trim() || res.statusText),
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
 }

@@ -62,12 +62,20 @@ export function currentService(): Service & { from: string } {
   const saved = (readJson(configFile()) ?? {}) as Partial<Service>;
   const url = process.env.NETOPS_URL || saved.url;
   const key = process.env.NETOPS_API_KEY || saved.key;
-  if (!url || !key) throw new UsageError(`No service to talk to: run \`netops login --url URL --key KEY\`, or set NETOPS_URL and NETOPS_API_KEY`);
-  return { url: normalizeUrl(url), key, from: process.env.NETOPS_URL || process.env.NETOPS_API_KEY ? 'environment' : configFile() };
+  if (!url || !key)
+    throw new UsageError(
+      `No service to talk to: run \`netops login --url URL --key KEY\`, or set NETOPS_URL and NETOPS_API_KEY`,
+    );
+  return {
+    url: normalizeUrl(url),
+    key,
+    from: process.env.NETOPS_URL || process.env.NETOPS_API_KEY ? 'environment' : configFile(),
+  };
 }
 
 export function normalizeUrl(url: string): string {
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--url: ${url} is not an http or https URL`);
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw new UsageError(`--url: ${url} is not an http or https URL`);
   return url.replace(/\/+$/, '');
 }
 

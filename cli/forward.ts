@@ -14,7 +14,18 @@ const ANSWER_TIMEOUT_MS = 30_000;
 export type Forwarded = { status: number; durationMs: number } | { error: string; durationMs: number };
 
 export function forward(capture: Capture, webhookId: string, targetUrl: string, insecure = false): Promise<Forwarded> {
-  const req = resentRequest({ method: capture.method, path: capture.path, headers: capture.headers, body: capture.body, bodyEncoding: capture.body_encoding, queryParams: capture.query_params }, webhookId, targetUrl);
+  const req = resentRequest(
+    {
+      method: capture.method,
+      path: capture.path,
+      headers: capture.headers,
+      body: capture.body,
+      bodyEncoding: capture.body_encoding,
+      queryParams: capture.query_params,
+    },
+    webhookId,
+    targetUrl,
+  );
   const url = new URL(req.url);
   const secure = url.protocol === 'https:';
   const began = performance.now();
@@ -22,11 +33,21 @@ export function forward(capture: Capture, webhookId: string, targetUrl: string, 
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.body) headers['content-length'] = req.body.length;
-    const r = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? agents.https : agents.http, timeout: ANSWER_TIMEOUT_MS, ...(secure && insecure ? { rejectUnauthorized: false } : {}) }, (res) => {
-      res.resume(); // the answer's body is not ours to keep
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, durationMs: took() }));
-      res.once('error', (e) => resolve({ error: errorName(e), durationMs: took() }));
-    });
+    const r = (secure ? https : http).request(
+      url,
+      {
+        method: req.method,
+        headers,
+        agent: secure ? agents.https : agents.http,
+        timeout: ANSWER_TIMEOUT_MS,
+        ...(secure && insecure ? { rejectUnauthorized: false } : {}),
+      },
+      (res) => {
+        res.resume(); // the answer's body is not ours to keep
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, durationMs: took() }));
+        res.once('error', (e) => resolve({ error: errorName(e), durationMs: took() }));
+      },
+    );
     r.once('timeout', () => r.destroy(Object.assign(new Error('no answer within 30 s'), { code: 'ETIMEDOUT' })));
     r.once('error', (e) => resolve({ error: errorName(e), durationMs: took() }));
     r.end(req.body);

@@ -59,6 +59,10 @@ export class ListenPosition {
   }
 
   private save(): void {
-    writePrivate(this.file, { floor: this.floor, last: this.last, handled: [...this.handled].sort((a, b) => a - b) } satisfies Saved);
+    writePrivate(this.file, {
+      floor: this.floor,
+      last: this.last,
+      handled: [...this.handled].sort((a, b) => a - b),
+    } satisfies Saved);
   }
 }

@@ -35,7 +35,8 @@ export function seconds(flag: string) {
 export function stage(value: string, all: Array<{ duration: number; target: number }> = []) {
   const at = value.lastIndexOf(':');
   const target = Number(value.slice(at + 1));
-  if (at <= 0 || !/^\d+$/.test(value.slice(at + 1))) throw new UsageError(`--stage: "${value}" is not DURATION:TARGET, e.g. 30s:100`);
+  if (at <= 0 || !/^\d+$/.test(value.slice(at + 1)))
+    throw new UsageError(`--stage: "${value}" is not DURATION:TARGET, e.g. 30s:100`);
   return [...all, { duration: seconds('--stage')(value.slice(0, at)), target }];
 }
 
@@ -44,7 +45,9 @@ function readFile(file: string): Record<string, unknown> {
   try {
     text = file === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new UsageError(
+      `${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   let value: unknown;
   try {
@@ -52,7 +55,8 @@ function readFile(file: string): Record<string, unknown> {
   } catch (e) {
     throw new UsageError(`${file} does not parse: ${(e as Error).message.split('\n')[0]}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${file} must hold one object: the start body`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError(`${file} must hold one object: the start body`);
   return value as Record<string, unknown>;
 }
 

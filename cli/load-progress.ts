@@ -24,16 +24,28 @@ const ENDED = ['completed', 'stopped', 'failed'];
 
 function payload(s: LiveStatus) {
   const started = s.started_at ? Date.parse(s.started_at) : null;
-  const total = s.config.test_duration ?? (started && s.estimated_completion ? Math.round((Date.parse(s.estimated_completion) - started) / 1000) : 0);
+  const total =
+    s.config.test_duration ??
+    (started && s.estimated_completion ? Math.round((Date.parse(s.estimated_completion) - started) / 1000) : 0);
   const elapsed = started ? Math.min(total, Math.max(0, Math.round((Date.now() - started) / 1000))) : 0;
   const passing = s.thresholds ? `${s.thresholds.filter((t) => t.pass).length}/${s.thresholds.length} passing` : 'none';
-  return { state: s.status.padEnd(7), elapsed_s: elapsed, total_s: total, users: s.config.concurrent_users ?? '?', rps: s.metrics.throughput, p95: `${s.metrics.p95_response_time ?? 0} ms`, errors: `${s.metrics.error_rate}%`, thr: passing };
+  return {
+    state: s.status.padEnd(7),
+    elapsed_s: elapsed,
+    total_s: total,
+    users: s.config.concurrent_users ?? '?',
+    rps: s.metrics.throughput,
+    p95: `${s.metrics.p95_response_time ?? 0} ms`,
+    errors: `${s.metrics.error_rate}%`,
+    thr: passing,
+  };
 }
 
 export async function followTest(c: Client, testId: string): Promise<{ status: string; stoppedHere: boolean }> {
   const bar = new SingleBar({
     stream: process.stderr,
-    format: '{state} {bar} {elapsed_s}/{total_s} s | {users} users | {rps} req/s | p95 {p95} | errors {errors} | thresholds {thr}',
+    format:
+      '{state} {bar} {elapsed_s}/{total_s} s | {users} users | {rps} req/s | p95 {p95} | errors {errors} | thresholds {thr}',
     barsize: 20,
     hideCursor: true,
     noTTYOutput: true,
@@ -41,7 +53,16 @@ export async function followTest(c: Client, testId: string): Promise<{ status: s
     barCompleteChar: '=',
     barIncompleteChar: '-',
   });
-  bar.start(100, 0, { state: 'pending', elapsed_s: 0, total_s: 0, users: '?', rps: 0, p95: '0 ms', errors: '0%', thr: 'none' });
+  bar.start(100, 0, {
+    state: 'pending',
+    elapsed_s: 0,
+    total_s: 0,
+    users: '?',
+    rps: 0,
+    p95: '0 ms',
+    errors: '0%',
+    thr: 'none',
+  });
   let last = 'pending';
   let stoppedHere = false;
   let stopSent = false;
@@ -66,8 +87,14 @@ export async function followTest(c: Client, testId: string): Promise<{ status: s
       stop: new AbortController().signal,
       finished: () => ENDED.includes(last),
       maxFailures: 12,
-      open: (signal) => c.send('GET', pathOf(ops.events, { test_id: testId }), { open: true, signal, headers: { Accept: 'text/event-stream' } }),
-      onDisconnect: (reason, waitMs) => note(err.yellow(`\nStatus stream lost (${reason}); again in ${(waitMs / 1000).toFixed(1)} s`)),
+      open: (signal) =>
+        c.send('GET', pathOf(ops.events, { test_id: testId }), {
+          open: true,
+          signal,
+          headers: { Accept: 'text/event-stream' },
+        }),
+      onDisconnect: (reason, waitMs) =>
+        note(err.yellow(`\nStatus stream lost (${reason}); again in ${(waitMs / 1000).toFixed(1)} s`)),
       onEvent: (event) => {
         if (event.event !== 'status') return;
         const s = event.data as LiveStatus;

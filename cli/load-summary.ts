@@ -38,8 +38,19 @@ export interface ResultsAnswer {
 /** Phases in the order a request goes through them. */
 const PHASE_ORDER = ['dns', 'connect', 'tls', 'ttfb', 'transfer'];
 const phaseOrder = (p: string) => (PHASE_ORDER.includes(p) ? PHASE_ORDER.indexOf(p) : PHASE_ORDER.length);
-const bytes = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} B`);
-const counts = (c: Record<string, number>) => Object.entries(c).sort(([, a], [, b]) => b - a).map(([k, v]) => `${k}: ${v}`).join(', ');
+const bytes = (n: number) =>
+  n >= 1e9
+    ? `${(n / 1e9).toFixed(1)} GB`
+    : n >= 1e6
+      ? `${(n / 1e6).toFixed(1)} MB`
+      : n >= 1e3
+        ? `${(n / 1e3).toFixed(1)} kB`
+        : `${n} B`;
+const counts = (c: Record<string, number>) =>
+  Object.entries(c)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
 
 function line(label: string, value: string): string {
   return `  ${label} ${out.dim('.'.repeat(Math.max(2, 22 - label.length)))} ${value}`;
@@ -51,22 +62,46 @@ export function summary(a: ResultsAnswer): string {
   if (!r) return `Load test ${a.test_id} ${a.status}${a.failure_reason ? `: ${a.failure_reason}` : ''} (no results)`;
   if (r.thresholds?.length) {
     lines.push(out.bold('  THRESHOLDS'));
-    for (const t of r.thresholds) lines.push(`    ${t.pass ? out.green('✓') : out.red('✗')} ${t.threshold} ${out.dim(`(observed ${t.observed})`)}${r.aborted_by === t.threshold ? out.red(' aborted the test') : ''}`);
+    for (const t of r.thresholds)
+      lines.push(
+        `    ${t.pass ? out.green('✓') : out.red('✗')} ${t.threshold} ${out.dim(`(observed ${t.observed})`)}${r.aborted_by === t.threshold ? out.red(' aborted the test') : ''}`,
+      );
     lines.push('');
   }
   lines.push(out.bold('  HTTP'));
-  lines.push(line('http_reqs', `${r.total_requests} ${out.dim(`${r.throughput}/s`)}${r.dropped_requests ? out.yellow(`, ${r.dropped_requests} dropped`) : ''}`));
-  lines.push(line('http_req_duration', `avg=${ms(r.avg_response_time)} min=${ms(r.min_response_time)} p50=${ms(r.p50_response_time)} p90=${ms(r.p90_response_time)} p95=${ms(r.p95_response_time)} p99=${ms(r.p99_response_time)} max=${ms(r.max_response_time)}`));
+  lines.push(
+    line(
+      'http_reqs',
+      `${r.total_requests} ${out.dim(`${r.throughput}/s`)}${r.dropped_requests ? out.yellow(`, ${r.dropped_requests} dropped`) : ''}`,
+    ),
+  );
+  lines.push(
+    line(
+      'http_req_duration',
+      `avg=${ms(r.avg_response_time)} min=${ms(r.min_response_time)} p50=${ms(r.p50_response_time)} p90=${ms(r.p90_response_time)} p95=${ms(r.p95_response_time)} p99=${ms(r.p99_response_time)} max=${ms(r.max_response_time)}`,
+    ),
+  );
   const failed = `${r.error_rate}% ${out.dim(`(${r.failed_requests} of ${r.total_requests})`)}`;
   lines.push(line('http_req_failed', r.failed_requests ? out.red(failed) : failed));
   lines.push(line('data', `${bytes(r.total_bytes_sent)} sent, ${bytes(r.total_bytes_received)} received`));
   const phases = Object.entries(r.phases ?? {}).sort(([a], [b]) => phaseOrder(a) - phaseOrder(b));
-  for (const [phase, f] of phases) lines.push(line(`phase ${phase}`, `avg=${ms(f.avg ?? 0)} p95=${ms(f.p95 ?? 0)} max=${ms(f.max ?? 0)}`));
+  for (const [phase, f] of phases)
+    lines.push(line(`phase ${phase}`, `avg=${ms(f.avg ?? 0)} p95=${ms(f.p95 ?? 0)} max=${ms(f.max ?? 0)}`));
   if (r.status_codes && Object.keys(r.status_codes).length) lines.push(line('status codes', counts(r.status_codes)));
   if (r.errors && Object.keys(r.errors).length) lines.push(line('errors', out.red(counts(r.errors))));
-  for (const s of r.steps ?? []) lines.push(line(`step ${s.step} ${s.name}`, `${s.requests} reqs, ${s.error_rate}% failed, p95=${ms(s.p95_response_time)}`));
+  for (const s of r.steps ?? [])
+    lines.push(
+      line(`step ${s.step} ${s.name}`, `${s.requests} reqs, ${s.error_rate}% failed, p95=${ms(s.p95_response_time)}`),
+    );
   lines.push('');
-  const verdict = r.verdict === 'failed' ? out.red(out.bold('FAILED: a threshold did not hold')) : r.verdict === 'passed' ? out.green(out.bold('PASSED: every threshold held')) : 'no thresholds';
-  lines.push(`  ${out.bold(a.status.toUpperCase())}${r.duration_seconds !== undefined ? ` after ${r.duration_seconds} s` : ''}; ${verdict}${a.failure_reason ? `: ${a.failure_reason}` : ''}`);
+  const verdict =
+    r.verdict === 'failed'
+      ? out.red(out.bold('FAILED: a threshold did not hold'))
+      : r.verdict === 'passed'
+        ? out.green(out.bold('PASSED: every threshold held'))
+        : 'no thresholds';
+  lines.push(
+    `  ${out.bold(a.status.toUpperCase())}${r.duration_seconds !== undefined ? ` after ${r.duration_seconds} s` : ''}; ${verdict}${a.failure_reason ? `: ${a.failure_reason}` : ''}`,
+  );
   return lines.join('\n');
 }

@@ -37,7 +37,11 @@ export function note(line: string): void {
 
 /** A table for the terminal: a header row and rows, borders light, colours only where they are on. */
 export function table(head: string[], rows: Array<Array<string | number>>): string {
-  const t = new Table({ head: head.map((h) => out.bold(h)), style: { head: [], border: [], compact: true }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
+  const t = new Table({
+    head: head.map((h) => out.bold(h)),
+    style: { head: [], border: [], compact: true },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
   t.push(...rows.map((r) => r.map((c) => String(c))));
   return t.toString();
 }
@@ -56,4 +60,5 @@ export function localTime(iso: string | number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-export const ms = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(2)}s` : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}ms`);
+export const ms = (n: number) =>
+  n >= 1000 ? `${(n / 1000).toFixed(2)}s` : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}ms`;

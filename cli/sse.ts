@@ -75,14 +75,16 @@ export async function follow(o: FollowOptions): Promise<void> {
       else if (e instanceof ApiError && e.retryable) {
         reason = e.message;
         if (e.retryAfterSeconds) waitMs = Math.max(waitMs, e.retryAfterSeconds * 1000);
-      } else if (e instanceof NetworkError || (e instanceof TypeError && /terminated|fetch failed/i.test(e.message))) reason = e.message;
+      } else if (e instanceof NetworkError || (e instanceof TypeError && /terminated|fetch failed/i.test(e.message)))
+        reason = e.message;
       else throw e;
     } finally {
       clearTimeout(timer);
     }
     if (o.finished()) return;
     failures += 1;
-    if (o.maxFailures !== undefined && failures >= o.maxFailures) throw new NetworkError(`gave up after ${failures} failed connections: ${reason}`);
+    if (o.maxFailures !== undefined && failures >= o.maxFailures)
+      throw new NetworkError(`gave up after ${failures} failed connections: ${reason}`);
     o.onDisconnect(reason, waitMs);
     await sleep(waitMs, o.stop);
     backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);

@@ -19,7 +19,11 @@ export interface KeyOwner {
 }
 
 /** Makes a new key for a user. The key is returned once; only its hash is stored. */
-export async function issueApiKey(db: Kysely<Database>, userId: number, name: string | null = null): Promise<IssuedKey> {
+export async function issueApiKey(
+  db: Kysely<Database>,
+  userId: number,
+  name: string | null = null,
+): Promise<IssuedKey> {
   const apiKey = API_KEY_PREFIX + randomToken(24);
   const prefix = apiKey.slice(0, SHOWN_PREFIX_LENGTH);
   const row = await db
@@ -63,12 +67,29 @@ export interface KeyListing {
 
 /** A user's keys, newest first (revoked ones too, marked), never the keys themselves. */
 export async function listApiKeys(db: Kysely<Database>, userId: number): Promise<KeyListing[]> {
-  const rows = await db.selectFrom('api_keys').select(['id', 'prefix', 'name', 'created_at', 'revoked_at']).where('user_id', '=', userId).orderBy('id', 'desc').execute();
-  return rows.map((r) => ({ id: Number(r.id), prefix: r.prefix, name: r.name, createdAt: new Date(r.created_at), revokedAt: r.revoked_at ? new Date(r.revoked_at) : null }));
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['id', 'prefix', 'name', 'created_at', 'revoked_at'])
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    prefix: r.prefix,
+    name: r.name,
+    createdAt: new Date(r.created_at),
+    revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
+  }));
 }
 
 /** Revokes one of the user's keys by id; false when it is not theirs or already revoked. */
 export async function revokeOwnedApiKey(db: Kysely<Database>, userId: number, keyId: number): Promise<boolean> {
-  const result = await db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

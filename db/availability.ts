@@ -11,8 +11,23 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { DependencyUnavailableError } from '../lib/errors.ts';
 
 /** Socket errors, and Postgres's own: class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections). */
-const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
-const CONNECTION_MESSAGES = /Query read timeout|canceling statement due to statement timeout|Connection terminated|terminating connection|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
+const CONNECTION_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+]);
+const CONNECTION_MESSAGES =
+  /Query read timeout|canceling statement due to statement timeout|Connection terminated|terminating connection|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
 
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
@@ -42,7 +57,9 @@ export function availablePool(pool: pg.Pool): PostgresPool {
       let timedOut = false;
       return new Proxy(client, {
         get(target, prop, receiver) {
-          if (prop === 'release') return (err?: Error | boolean) => target.release(err || (timedOut ? new Error('a statement timed out on this connection') : undefined));
+          if (prop === 'release')
+            return (err?: Error | boolean) =>
+              target.release(err || (timedOut ? new Error('a statement timed out on this connection') : undefined));
           if (prop !== 'query') {
             const value = Reflect.get(target, prop, receiver);
             return typeof value === 'function' ? value.bind(target) : value;

@@ -11,7 +11,9 @@ export const FIRST_ADMIN_EMAIL = 'admin@localhost';
  * On a database with no users, creates an enterprise admin and returns its key and a password to
  * sign in with (the dashboard, the MCP endpoint's sign-in), once.
  */
-export async function ensureFirstAdminKey(db: Kysely<Database>): Promise<{ email: string; apiKey: string; password: string } | null> {
+export async function ensureFirstAdminKey(
+  db: Kysely<Database>,
+): Promise<{ email: string; apiKey: string; password: string } | null> {
   const any = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (any) return null;
   const password = randomToken(12);

@@ -19,7 +19,12 @@ const RETRY_DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.deli
  * chosen webhooks' only: walking `perWebhook` captures of every forwarding webhook to keep
  * `webhooks` of them took 57 ms with 200 of them, holding up the captures queued behind it.
  */
-export async function dueDeliveries(db: Kysely<Database>, busy: readonly string[], perWebhook: number, webhooks: number): Promise<DeliveryGroup[]> {
+export async function dueDeliveries(
+  db: Kysely<Database>,
+  busy: readonly string[],
+  perWebhook: number,
+  webhooks: number,
+): Promise<DeliveryGroup[]> {
   const owed = (limit: number) => sql`
     (select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH} order by c.id limit ${limit})
     union all
@@ -61,8 +66,16 @@ export async function nextRetryAt(db: Kysely<Database>): Promise<number | null> 
  * Those of `ids` still pending and where they go; null when the webhook is gone (or forwards no
  * more: its pending deliveries were failed then). Deleted captures are simply not among them.
  */
-export async function capturesToDeliver(db: Kysely<Database>, webhookId: string, ids: readonly number[]): Promise<{ ref: number; forwardUrl: string; captures: CapturedRequest[] } | null> {
-  const webhook = await db.selectFrom('webhooks').select(['id', 'forward_url']).where('webhook_id', '=', webhookId).executeTakeFirst();
+export async function capturesToDeliver(
+  db: Kysely<Database>,
+  webhookId: string,
+  ids: readonly number[],
+): Promise<{ ref: number; forwardUrl: string; captures: CapturedRequest[] } | null> {
+  const webhook = await db
+    .selectFrom('webhooks')
+    .select(['id', 'forward_url'])
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
   if (!webhook?.forward_url) return null;
   const captures = await listCapturedRequests(db, Number(webhook.id), ids.length, 0, { ids, pendingDelivery: true });
   return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures: captures.reverse() }; // oldest first, as they came
@@ -70,7 +83,9 @@ export async function capturesToDeliver(db: Kysely<Database>, webhookId: string,
 
 /** How many captures were ever stored, by any process (the id sequence's last value; 0 before the first). */
 export async function capturesEverStored(db: Kysely<Database>): Promise<number> {
-  const row = await sql<{ n: string | null }>`select pg_sequence_last_value(pg_get_serial_sequence('captured_requests', 'id')::regclass) as n`.execute(db);
+  const row = await sql<{
+    n: string | null;
+  }>`select pg_sequence_last_value(pg_get_serial_sequence('captured_requests', 'id')::regclass) as n`.execute(db);
   return Number(row.rows[0]?.n ?? 0);
 }
 
@@ -118,7 +133,9 @@ export async function recordDeliveryAttempts(db: Kysely<Database>, records: read
 export async function raiseDeliveryFloors(db: Kysely<Database>, refs: readonly number[]): Promise<void> {
   if (refs.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    const locked = await sql<{ id: string | number }>`select id from webhooks where id = any(${refs as number[]}::bigint[]) for update skip locked`.execute(trx);
+    const locked = await sql<{
+      id: string | number;
+    }>`select id from webhooks where id = any(${refs as number[]}::bigint[]) for update skip locked`.execute(trx);
     if (locked.rows.length === 0) return;
     await sql`
       update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(

@@ -8,7 +8,11 @@ import type { Plan } from '../lib/plans.ts';
 import type { Database, WebhookRetention } from './schema.ts';
 
 /** The oldest capture id and time a listing shows for a webhook that keeps by `retention`. */
-export async function keptBounds(db: Kysely<Database>, webhookRef: number, retention: WebhookRetention): Promise<{ minId: number; since: Date }> {
+export async function keptBounds(
+  db: Kysely<Database>,
+  webhookRef: number,
+  retention: WebhookRetention,
+): Promise<{ minId: number; since: Date }> {
   const floor = await db
     .selectFrom('captured_requests')
     .select('id')
@@ -21,7 +25,11 @@ export async function keptBounds(db: Kysely<Database>, webhookRef: number, reten
 }
 
 /** Deletes all but the newest captures each webhook keeps (its retention's max_requests, else `defaultKeep`). */
-export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly number[], defaultKeep: number): Promise<void> {
+export async function trimCaptures(
+  db: Kysely<Database>,
+  webhookRefs: readonly number[],
+  defaultKeep: number,
+): Promise<void> {
   if (webhookRefs.length === 0) return;
   // Per webhook: find the oldest row that stays (walking the newest-first index), delete below it.
   await sql`
@@ -44,13 +52,34 @@ export async function trimCaptures(db: Kysely<Database>, webhookRefs: readonly n
  * webhook's first capture young enough is found walking its index from the oldest (past only what
  * goes), and everything below it goes.
  */
-export async function expireCaptures(db: Kysely<Database>, defaults: Readonly<Record<Plan, WebhookRetention>>, caps: Readonly<Record<Plan, WebhookRetention>>): Promise<number> {
-  const byPlan = JSON.stringify(Object.fromEntries(Object.keys(defaults).map((plan) => [plan, { ...defaults[plan as Plan], cap_requests: caps[plan as Plan].max_requests, cap_days: caps[plan as Plan].max_age_days }])));
+export async function expireCaptures(
+  db: Kysely<Database>,
+  defaults: Readonly<Record<Plan, WebhookRetention>>,
+  caps: Readonly<Record<Plan, WebhookRetention>>,
+): Promise<number> {
+  const byPlan = JSON.stringify(
+    Object.fromEntries(
+      Object.keys(defaults).map((plan) => [
+        plan,
+        {
+          ...defaults[plan as Plan],
+          cap_requests: caps[plan as Plan].max_requests,
+          cap_days: caps[plan as Plan].max_age_days,
+        },
+      ]),
+    ),
+  );
   let deleted = 0;
   // EXPIRY_CHUNK webhooks per statement: PGlite runs one statement at a time, so each statement's
   // walk is kept short and captures, and the API, go on between them.
   for (let after = 0; ; ) {
-    const chunk = await db.selectFrom('webhooks').select('id').where('id', '>', after).orderBy('id').limit(EXPIRY_CHUNK).execute();
+    const chunk = await db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(EXPIRY_CHUNK)
+      .execute();
     if (chunk.length === 0) return deleted;
     const refs = chunk.map((w) => Number(w.id));
     after = refs.at(-1)!;
@@ -100,7 +129,11 @@ async function expireChunk(db: Kysely<Database>, byPlan: string, refs: readonly 
  * `maxBytes`, the oldest captures over all their webhooks are deleted until they are not. Answers
  * each user's bytes after (at most their bound).
  */
-export async function trimCaptureBytes(db: Kysely<Database>, userIds: readonly number[], maxBytes: Readonly<Record<Plan, number>>): Promise<Map<number, number>> {
+export async function trimCaptureBytes(
+  db: Kysely<Database>,
+  userIds: readonly number[],
+  maxBytes: Readonly<Record<Plan, number>>,
+): Promise<Map<number, number>> {
   const kept = new Map<number, number>();
   if (userIds.length === 0) return kept;
   const totals = await sql<{ user_id: string | number; plan: Plan; total: string | number }>`
@@ -135,4 +168,3 @@ export async function trimCaptureBytes(db: Kysely<Database>, userIds: readonly n
   }
   return kept;
 }
-

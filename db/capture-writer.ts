@@ -95,7 +95,10 @@ export class CaptureWriter {
     while (this.#inFlight < this.#maxConcurrent && this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchLength());
       this.#inFlight += 1;
-      insertCaptures(this.#db, batch.map((p) => p.record))
+      insertCaptures(
+        this.#db,
+        batch.map((p) => p.record),
+      )
         .then(
           (stored) => {
             batch.forEach((p) => p.resolve(stored.has(p.record.webhookId)));

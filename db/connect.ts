@@ -48,7 +48,13 @@ export const QUERY_TIMEOUT_MS = 15_000;
 function timedClient(queryTimeoutMs: number): typeof pg.Client {
   return class TimedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}), keepAlive: true, keepAliveInitialDelayMillis: 5000 });
+      super({
+        ...config,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 5000,
+      });
     }
   };
 }
@@ -56,11 +62,18 @@ const SOCKET_PORT = 5432; // only names the socket file: `.s.PGSQL.5432`, as lib
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   const handle = options.databaseUrl
-    ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', options.maxConnections, options.queryTimeoutMs)
+    ? openPostgres(
+        { connectionString: options.databaseUrl },
+        'postgres',
+        options.maxConnections,
+        options.queryTimeoutMs,
+      )
     : await openEmbedded(options.dataDir, options.maxConnections);
   if (options.migrate !== false) {
     // Migrations may rewrite or index large tables: on a connection of their own, without the statement timeout.
-    const migrating = options.databaseUrl ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', 1, 0) : handle;
+    const migrating = options.databaseUrl
+      ? openPostgres({ connectionString: options.databaseUrl }, 'postgres', 1, 0)
+      : handle;
     try {
       await migrateToLatest(migrating.db);
     } catch (err) {
@@ -73,7 +86,12 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   return handle;
 }
 
-function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max = 10, queryTimeoutMs = QUERY_TIMEOUT_MS): DatabaseHandle {
+function openPostgres(
+  config: pg.PoolConfig,
+  kind: DatabaseHandle['kind'],
+  max = 10,
+  queryTimeoutMs = QUERY_TIMEOUT_MS,
+): DatabaseHandle {
   // No JIT compilation: our statements are short, and JIT only ever triggered on the trimming of
   // captured requests (its cost estimate grows with the webhooks trimmed at once), compiling for
   // longer than the statement ran (seen in a profile of bench:capture).
@@ -85,7 +103,11 @@ function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max =
   // The server gives up on a statement a second before the client does: a slow one is cancelled, not
   // left to commit after its caller was answered 503; the client's own timeout finds a silent server.
   const statementTimeout = queryTimeoutMs >= 2000 ? ` -c statement_timeout=${queryTimeoutMs - 1000}` : '';
-  const pool = new pg.Pool({ ...config, max, ...(kind === 'postgres' ? { options: `-c jit=off${statementTimeout}`, Client: timedClient(queryTimeoutMs) } : {}) });
+  const pool = new pg.Pool({
+    ...config,
+    max,
+    ...(kind === 'postgres' ? { options: `-c jit=off${statementTimeout}`, Client: timedClient(queryTimeoutMs) } : {}),
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: availablePool(pool) }) });
   return { db, kind, parallelism: kind === 'postgres' ? max : 1, close: () => db.destroy() };
 }
@@ -93,7 +115,8 @@ function openPostgres(config: pg.PoolConfig, kind: DatabaseHandle['kind'], max =
 async function openEmbedded(dataDir: string, max?: number): Promise<DatabaseHandle> {
   const socketDir = path.join(dataDir, 'run');
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-  const overSocket = (kind: DatabaseHandle['kind']) => openPostgres({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' }, kind, max ?? 4);
+  const overSocket = (kind: DatabaseHandle['kind']) =>
+    openPostgres({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' }, kind, max ?? 4);
   if (await canConnect({ path: socketPath })) return overSocket('pglite-socket');
   await fs.mkdir(socketDir, { recursive: true });
 
@@ -132,7 +155,8 @@ async function createEmbedded(dir: string): Promise<void> {
     return;
   }
   await fs.rmdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw new Error(`${dir} exists but holds no database (no PG_VERSION): move it away, or point DATA_DIR elsewhere`);
+    if (err.code !== 'ENOENT')
+      throw new Error(`${dir} exists but holds no database (no PG_VERSION): move it away, or point DATA_DIR elsewhere`);
   });
   await fs.rename(building, dir);
 }

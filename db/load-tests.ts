@@ -23,7 +23,8 @@ export interface ShardSnapshotRow<S = Record<string, unknown>> {
   final: boolean;
 }
 
-const json = (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>));
+const json = (v: unknown) =>
+  typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>);
 
 function toRow(r: Record<string, any>): LoadTestRow {
   return {
@@ -44,7 +45,11 @@ function toRow(r: Record<string, any>): LoadTestRow {
  * Stores a new pending test, unless its user has `maxOpen` pending or running already (false then).
  * The user's row is locked while counting, so concurrent starts cannot pass the limit together.
  */
-export async function createLoadTest(db: Kysely<Database>, row: { id: string; userId: number; config: Record<string, unknown> }, maxOpen = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+export async function createLoadTest(
+  db: Kysely<Database>,
+  row: { id: string; userId: number; config: Record<string, unknown> },
+  maxOpen = Number.MAX_SAFE_INTEGER,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('users').select('id').where('id', '=', row.userId).forUpdate().execute();
     const { open } = await trx
@@ -56,36 +61,67 @@ export async function createLoadTest(db: Kysely<Database>, row: { id: string; us
       .where('created_at', '>', sql<Date>`now() - interval '2 hours'`)
       .executeTakeFirstOrThrow();
     if (Number(open) >= maxOpen) return false;
-    await trx.insertInto('load_tests').values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) }).execute();
+    await trx
+      .insertInto('load_tests')
+      .values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) })
+      .execute();
     return true;
   });
 }
 
 /** The test when `userId` owns it; null for unknown and foreign ids alike. */
 export async function findOwnedLoadTest(db: Kysely<Database>, id: string, userId: number): Promise<LoadTestRow | null> {
-  const r = await db.selectFrom('load_tests').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const r = await db
+    .selectFrom('load_tests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return r ? toRow(r) : null;
 }
 
 /** The caller's tests, newest first. */
 export async function listLoadTests(db: Kysely<Database>, userId: number, limit: number): Promise<LoadTestRow[]> {
-  const rows = await db.selectFrom('load_tests').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('load_tests')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map(toRow);
 }
 
 /** The user's tests that are pending or running. */
 export async function openLoadTests(db: Kysely<Database>, userId: number): Promise<LoadTestRow[]> {
-  const rows = await db.selectFrom('load_tests').selectAll().where('user_id', '=', userId).where('status', 'in', ['pending', 'running']).execute();
+  const rows = await db
+    .selectFrom('load_tests')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', 'in', ['pending', 'running'])
+    .execute();
   return rows.map(toRow);
 }
 
 export async function markLoadTestRunning(db: Kysely<Database>, id: string, startedAt: Date): Promise<void> {
-  await db.updateTable('load_tests').set({ status: 'running', started_at: startedAt }).where('id', '=', id).where('status', '=', 'pending').execute();
+  await db
+    .updateTable('load_tests')
+    .set({ status: 'running', started_at: startedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** Asks the shards to stop; true when the test was running (and is now asked to stop). */
 export async function requestLoadTestStop(db: Kysely<Database>, id: string): Promise<boolean> {
-  const r = await db.updateTable('load_tests').set({ stop_requested: true }).where('id', '=', id).where('status', '=', 'running').returning('id').executeTakeFirst();
+  const r = await db
+    .updateTable('load_tests')
+    .set({ stop_requested: true })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .returning('id')
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -96,10 +132,22 @@ export async function loadTestStopRequested(db: Kysely<Database>, id: string): P
 }
 
 /** Stores a test's end; with `onlyIfOpen`, only over a row still pending or running (never over an end already stored). */
-export async function finishLoadTestRow(db: Kysely<Database>, id: string, status: LoadTestStatus, results: Record<string, unknown> | null, reason: string | null, options: { onlyIfOpen?: boolean } = {}): Promise<void> {
+export async function finishLoadTestRow(
+  db: Kysely<Database>,
+  id: string,
+  status: LoadTestStatus,
+  results: Record<string, unknown> | null,
+  reason: string | null,
+  options: { onlyIfOpen?: boolean } = {},
+): Promise<void> {
   let q = db
     .updateTable('load_tests')
-    .set({ status, results: results === null ? null : JSON.stringify(results), failure_reason: reason, completed_at: new Date() })
+    .set({
+      status,
+      results: results === null ? null : JSON.stringify(results),
+      failure_reason: reason,
+      completed_at: new Date(),
+    })
     .where('id', '=', id);
   if (options.onlyIfOpen) q = q.where('status', 'in', ['pending', 'running']);
   await q.execute();
@@ -111,18 +159,42 @@ export async function finishLoadTestRow(db: Kysely<Database>, id: string, status
  * asked for, or a later attempt of the same shard exists (`superseded`: Temporal retried it while this
  * one still ran, after heartbeats that did not arrive in time), so a shard never sends twice for long.
  */
-export async function writeShardSnapshot(db: Kysely<Database>, testId: string, shard: number, attempt: number, snapshot: unknown, final: boolean): Promise<{ stop: boolean; superseded: boolean }> {
+export async function writeShardSnapshot(
+  db: Kysely<Database>,
+  testId: string,
+  shard: number,
+  attempt: number,
+  snapshot: unknown,
+  final: boolean,
+): Promise<{ stop: boolean; superseded: boolean }> {
   await db
     .insertInto('load_test_shards')
     .values({ test_id: testId, shard, attempt, snapshot: JSON.stringify(snapshot), final })
-    .onConflict((oc) => oc.columns(['test_id', 'shard', 'attempt']).doUpdateSet({ snapshot: JSON.stringify(snapshot), final, updated_at: new Date() }))
+    .onConflict((oc) =>
+      oc
+        .columns(['test_id', 'shard', 'attempt'])
+        .doUpdateSet({ snapshot: JSON.stringify(snapshot), final, updated_at: new Date() }),
+    )
     .execute();
-  const later = await db.selectFrom('load_test_shards').select('attempt').where('test_id', '=', testId).where('shard', '=', shard).where('attempt', '>', attempt).limit(1).executeTakeFirst();
+  const later = await db
+    .selectFrom('load_test_shards')
+    .select('attempt')
+    .where('test_id', '=', testId)
+    .where('shard', '=', shard)
+    .where('attempt', '>', attempt)
+    .limit(1)
+    .executeTakeFirst();
   const superseded = later !== undefined;
   return { superseded, stop: superseded || (await loadTestStopRequested(db, testId)) };
 }
 
 export async function readShardSnapshots<S>(db: Kysely<Database>, testId: string): Promise<Array<ShardSnapshotRow<S>>> {
-  const rows = await db.selectFrom('load_test_shards').select(['shard', 'attempt', 'snapshot', 'final']).where('test_id', '=', testId).orderBy('shard').orderBy('attempt').execute();
+  const rows = await db
+    .selectFrom('load_test_shards')
+    .select(['shard', 'attempt', 'snapshot', 'final'])
+    .where('test_id', '=', testId)
+    .orderBy('shard')
+    .orderBy('attempt')
+    .execute();
   return rows.map((r) => ({ shard: r.shard, attempt: r.attempt, snapshot: json(r.snapshot) as S, final: r.final }));
 }

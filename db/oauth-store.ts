@@ -11,7 +11,13 @@ import type { Database } from './schema.ts';
 /** How long a registered client without a grant lives: a day (documented in the README). */
 export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 
-export type OauthPayload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; accountId?: string; consumed?: number };
+export type OauthPayload = Record<string, unknown> & {
+  grantId?: string;
+  userCode?: string;
+  uid?: string;
+  accountId?: string;
+  consumed?: number;
+};
 
 export class OauthStore {
   readonly #db: Kysely<Database>;
@@ -40,15 +46,35 @@ export class OauthStore {
       expires_at: expiresIn ? new Date(this.#now() + expiresIn * 1000) : null,
     };
     // A client already made permanent by a grant stays so when it is stored again.
-    const expiresAt = this.#kind === 'Client' ? sql<Date | null>`case when oauth_records.expires_at is null then null else excluded.expires_at end` : row.expires_at;
+    const expiresAt =
+      this.#kind === 'Client'
+        ? sql<Date | null>`case when oauth_records.expires_at is null then null else excluded.expires_at end`
+        : row.expires_at;
     await this.#db
       .insertInto('oauth_records')
       .values(row)
-      .onConflict((oc) => oc.columns(['kind', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, user_code: row.user_code, uid: row.uid, account_id: row.account_id, expires_at: expiresAt }))
+      .onConflict((oc) =>
+        oc
+          .columns(['kind', 'id'])
+          .doUpdateSet({
+            payload: row.payload,
+            grant_id: row.grant_id,
+            user_code: row.user_code,
+            uid: row.uid,
+            account_id: row.account_id,
+            expires_at: expiresAt,
+          }),
+      )
       .execute();
     if (this.#kind === 'Grant' && typeof payload.clientId === 'string') {
       // The client has a user now: it no longer expires (the grant's own expiry and revocation still apply to the grant).
-      await this.#db.updateTable('oauth_records').set({ expires_at: null }).where('kind', '=', 'Client').where('id', '=', payload.clientId).where('expires_at', 'is not', null).execute();
+      await this.#db
+        .updateTable('oauth_records')
+        .set({ expires_at: null })
+        .where('kind', '=', 'Client')
+        .where('id', '=', payload.clientId)
+        .where('expires_at', 'is not', null)
+        .execute();
     }
   }
 
@@ -65,7 +91,12 @@ export class OauthStore {
   }
 
   async consume(id: string): Promise<void> {
-    await this.#db.updateTable('oauth_records').set({ consumed_at: new Date() }).where('kind', '=', this.#kind).where('id', '=', id).execute();
+    await this.#db
+      .updateTable('oauth_records')
+      .set({ consumed_at: new Date() })
+      .where('kind', '=', this.#kind)
+      .where('id', '=', id)
+      .execute();
   }
 
   async destroy(id: string): Promise<void> {
@@ -92,7 +123,11 @@ export class OauthStore {
 }
 
 /** The records of one kind that belong to an account (for example its grants: the connected apps). */
-export async function oauthRecordsOfAccount(db: Kysely<Database>, kind: string, accountId: string): Promise<Array<{ id: string; payload: OauthPayload }>> {
+export async function oauthRecordsOfAccount(
+  db: Kysely<Database>,
+  kind: string,
+  accountId: string,
+): Promise<Array<{ id: string; payload: OauthPayload }>> {
   const rows = await db
     .selectFrom('oauth_records')
     .select(['id', 'payload'])
@@ -100,14 +135,20 @@ export async function oauthRecordsOfAccount(db: Kysely<Database>, kind: string, 
     .where('account_id', '=', accountId)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
     .execute();
-  return rows.map((r) => ({ id: r.id, payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as OauthPayload }));
+  return rows.map((r) => ({
+    id: r.id,
+    payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as OauthPayload,
+  }));
 }
 
 /** Deletes expired records (unused clients among them); returns how many. Every API process runs it hourly (api/server.ts). */
 export async function sweepExpiredOauthRecords(db: Kysely<Database>): Promise<number> {
   const result = await db.deleteFrom('oauth_records').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
   // The use of a grant that is gone means nothing any more.
-  await db.deleteFrom('oauth_grant_use').where('grant_id', 'not in', db.selectFrom('oauth_records').select('id').where('kind', '=', 'Grant')).execute();
+  await db
+    .deleteFrom('oauth_grant_use')
+    .where('grant_id', 'not in', db.selectFrom('oauth_records').select('id').where('kind', '=', 'Grant'))
+    .execute();
   return Number(result.numDeletedRows);
 }
 
@@ -142,17 +183,35 @@ export async function connectedApps(db: Kysely<Database>, accountId: string): Pr
     if (!app) {
       const client = await new OauthStore(db, 'Client').find(clientId);
       const redirectUris = Array.isArray(client?.redirect_uris) ? (client.redirect_uris as string[]) : [];
-      app = { clientId, clientName: typeof client?.client_name === 'string' ? client.client_name : null, redirectHosts: [...new Set(redirectUris.map(hostOf))], scopes: [], authorizedAt: null, firstUsedAt: null, lastUsedAt: null, grantIds: [] };
+      app = {
+        clientId,
+        clientName: typeof client?.client_name === 'string' ? client.client_name : null,
+        redirectHosts: [...new Set(redirectUris.map(hostOf))],
+        scopes: [],
+        authorizedAt: null,
+        firstUsedAt: null,
+        lastUsedAt: null,
+        grantIds: [],
+      };
       byClient.set(clientId, app);
     }
     app.grantIds.push(id);
     const resources = (payload.resources ?? {}) as Record<string, string>;
-    app.scopes = [...new Set([...app.scopes, ...Object.values(resources).flatMap((s) => s.split(' ')).filter(Boolean)])].sort();
+    app.scopes = [
+      ...new Set([
+        ...app.scopes,
+        ...Object.values(resources)
+          .flatMap((s) => s.split(' '))
+          .filter(Boolean),
+      ]),
+    ].sort();
     const iat = typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null;
     if (iat && (!app.authorizedAt || iat < app.authorizedAt)) app.authorizedAt = iat;
   }
   const ids = [...byClient.values()].flatMap((a) => a.grantIds);
-  const uses = ids.length ? await db.selectFrom('oauth_grant_use').selectAll().where('grant_id', 'in', ids).execute() : [];
+  const uses = ids.length
+    ? await db.selectFrom('oauth_grant_use').selectAll().where('grant_id', 'in', ids).execute()
+    : [];
   for (const app of byClient.values()) {
     for (const use of uses.filter((u) => app.grantIds.includes(u.grant_id))) {
       const first = new Date(use.first_used_at);
@@ -161,7 +220,9 @@ export async function connectedApps(db: Kysely<Database>, accountId: string): Pr
       if (!app.lastUsedAt || last > app.lastUsedAt) app.lastUsedAt = last;
     }
   }
-  return [...byClient.values()].sort((a, b) => (b.lastUsedAt?.getTime() ?? 0) - (a.lastUsedAt?.getTime() ?? 0) || a.clientId.localeCompare(b.clientId));
+  return [...byClient.values()].sort(
+    (a, b) => (b.lastUsedAt?.getTime() ?? 0) - (a.lastUsedAt?.getTime() ?? 0) || a.clientId.localeCompare(b.clientId),
+  );
 }
 
 /** Revokes every grant of `clientId` for the account, with their codes and tokens; false when there was none. */

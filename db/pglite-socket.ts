@@ -39,7 +39,11 @@ export interface PgliteSocketServer {
   close(): Promise<void>;
 }
 
-export async function servePglite(pglite: PGlite, socketPath: string, options: { idleHoldingMs?: number } = {}): Promise<PgliteSocketServer> {
+export async function servePglite(
+  pglite: PGlite,
+  socketPath: string,
+  options: { idleHoldingMs?: number } = {},
+): Promise<PgliteSocketServer> {
   const idleHoldingMs = options.idleHoldingMs ?? IDLE_HOLDING_MS;
   /** Each client's socket, and when it is gone (its session given back). */
   const clients = new Map<net.Socket, Promise<void>>();
@@ -49,7 +53,8 @@ export async function servePglite(pglite: PGlite, socketPath: string, options: {
     new Promise<() => void>((taken) => {
       void pglite._runExclusiveTransaction(() => new Promise<void>((giveBack) => taken(giveBack)));
     });
-  const run = (bytes: Uint8Array, onRawData: (data: Uint8Array) => void) => pglite.runExclusive(() => pglite.execProtocolRawStream(bytes, { onRawData }));
+  const run = (bytes: Uint8Array, onRawData: (data: Uint8Array) => void) =>
+    pglite.runExclusive(() => pglite.execProtocolRawStream(bytes, { onRawData }));
 
   const server = net.createServer((socket) => {
     let gone!: () => void;
@@ -144,9 +149,11 @@ export async function servePglite(pglite: PGlite, socketPath: string, options: {
       chunks = buffer.length ? [buffer] : [];
       size = buffer.length;
       if (messages.length > 0) {
-        work = work.then(() => turn(messages)).catch(() => {
-          socket.destroy();
-        });
+        work = work
+          .then(() => turn(messages))
+          .catch(() => {
+            socket.destroy();
+          });
       }
       if (closing && !socket.destroyed) work = work.then(() => void socket.end());
     });

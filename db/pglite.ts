@@ -28,11 +28,18 @@ export type ThreadReport = { ready: true } | { closed: true } | { failed: string
  * can connect. Should the thread die (out of memory, say), `onLost` is told why: nothing in this
  * process can reach the database from then on.
  */
-export async function startPgliteThread(dir: string, socketPath: string, onLost: (err: Error) => void): Promise<PgliteThread> {
+export async function startPgliteThread(
+  dir: string,
+  socketPath: string,
+  onLost: (err: Error) => void,
+): Promise<PgliteThread> {
   // The thread's garbage is short-lived (each statement's messages): a young generation of 4 MB
   // rather than V8's default of up to 48 keeps the process smaller (test/integration/stream-load.test.ts,
   // RSS added 6 s after 1,000 live streams opened: 62-148 MB in 6 runs, 141-164 MB in 4 runs without).
-  const thread = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData: { dir, socketPath }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const thread = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
+    workerData: { dir, socketPath },
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
   let closing = false;
   const exited = new Promise<number>((resolve) => thread.once('exit', resolve));
   const report = (wanted: 'ready' | 'closed') =>
@@ -43,7 +50,9 @@ export async function startPgliteThread(dir: string, socketPath: string, onLost:
       };
       thread.on('message', onMessage);
       thread.once('error', reject);
-      void exited.then((code) => reject(new Error(`the embedded database's thread ended (exit code ${code}) before it was ${wanted}`)));
+      void exited.then((code) =>
+        reject(new Error(`the embedded database's thread ended (exit code ${code}) before it was ${wanted}`)),
+      );
     });
   try {
     await report('ready');
@@ -53,7 +62,8 @@ export async function startPgliteThread(dir: string, socketPath: string, onLost:
     throw message.includes(dir) ? err : new Error(`the embedded database in ${dir}: ${message}`);
   }
   void exited.then((code) => {
-    if (!closing) onLost(new Error(`the embedded database's thread ended unexpectedly (exit code ${code}); restart this process`));
+    if (!closing)
+      onLost(new Error(`the embedded database's thread ended unexpectedly (exit code ${code}); restart this process`));
   });
   thread.on('error', () => {}); // 'exit' follows, and tells
   return {

@@ -172,4 +172,3 @@ export interface Database {
   server_secrets: ServerSecretsTable;
   oauth_grant_use: OauthGrantUseTable;
 }
-

@@ -4,10 +4,22 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
-export async function sharedSecret(db: Kysely<Database>, name: string, create: () => Promise<string> | string): Promise<string> {
+export async function sharedSecret(
+  db: Kysely<Database>,
+  name: string,
+  create: () => Promise<string> | string,
+): Promise<string> {
   const existing = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirst();
   if (existing) return existing.value;
-  await db.insertInto('server_secrets').values({ name, value: await create() }).onConflict((oc) => oc.column('name').doNothing()).execute();
-  const stored = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  await db
+    .insertInto('server_secrets')
+    .values({ name, value: await create() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const stored = await db
+    .selectFrom('server_secrets')
+    .select('value')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return stored.value;
 }

@@ -67,11 +67,25 @@ export function captureFields(c: Capture) {
  * while counting, so concurrent creations cannot pass the limit together.
  */
 export function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook>;
-export function createWebhook(db: Kysely<Database>, userId: number, maxOwned: number, settings?: Partial<WebhookSettings>): Promise<Webhook | null>;
-export async function createWebhook(db: Kysely<Database>, userId: number, maxOwned = Number.MAX_SAFE_INTEGER, settings: Partial<WebhookSettings> = {}): Promise<Webhook | null> {
+export function createWebhook(
+  db: Kysely<Database>,
+  userId: number,
+  maxOwned: number,
+  settings?: Partial<WebhookSettings>,
+): Promise<Webhook | null>;
+export async function createWebhook(
+  db: Kysely<Database>,
+  userId: number,
+  maxOwned = Number.MAX_SAFE_INTEGER,
+  settings: Partial<WebhookSettings> = {},
+): Promise<Webhook | null> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
-    const { owned } = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('owned')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+    const { owned } = await trx
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll<string>().as('owned'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
     if (Number(owned) >= maxOwned) return null;
     const row = await trx
       .insertInto('webhooks')
@@ -94,7 +108,10 @@ function settingColumns(settings: Partial<WebhookSettings>) {
 }
 
 /** Who owns a webhook, and on which plan (null: no such webhook). */
-export async function webhookOwner(db: Kysely<Database>, webhookId: string): Promise<{ userId: number; plan: Plan; response: WebhookResponse | null } | null> {
+export async function webhookOwner(
+  db: Kysely<Database>,
+  webhookId: string,
+): Promise<{ userId: number; plan: Plan; response: WebhookResponse | null } | null> {
   const row = await db
     .selectFrom('webhooks')
     .innerJoin('users', 'users.id', 'webhooks.user_id')
@@ -105,11 +122,22 @@ export async function webhookOwner(db: Kysely<Database>, webhookId: string): Pro
 }
 
 /** Changes the settings given of the caller's webhook (the others stay); false when it is not theirs. */
-export async function setWebhookSettings(db: Kysely<Database>, userId: number, webhookId: string, settings: Partial<WebhookSettings>): Promise<boolean> {
+export async function setWebhookSettings(
+  db: Kysely<Database>,
+  userId: number,
+  webhookId: string,
+  settings: Partial<WebhookSettings>,
+): Promise<boolean> {
   const changes = settingColumns(settings);
   const q = db.selectFrom('webhooks').select('id').where('webhook_id', '=', webhookId).where('user_id', '=', userId);
   if (Object.keys(changes).length === 0) return (await q.executeTakeFirst()) !== undefined;
-  const r = await db.updateTable('webhooks').set(changes).where('webhook_id', '=', webhookId).where('user_id', '=', userId).returning('id').executeTakeFirst();
+  const r = await db
+    .updateTable('webhooks')
+    .set(changes)
+    .where('webhook_id', '=', webhookId)
+    .where('user_id', '=', userId)
+    .returning('id')
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -122,7 +150,12 @@ function parsedJson<T>(v: T | string | null): T | null {
  * The caller's webhooks, newest first, with how many captures each keeps (its retention, else
  * `defaults`, within `caps`: what is past it and not yet deleted is not counted).
  */
-export async function listWebhooks(db: Kysely<Database>, userId: number, defaults: WebhookRetention, caps: WebhookRetention = { max_requests: 2 ** 31 - 1, max_age_days: 36_500 }): Promise<WebhookWithCount[]> {
+export async function listWebhooks(
+  db: Kysely<Database>,
+  userId: number,
+  defaults: WebhookRetention,
+  caps: WebhookRetention = { max_requests: 2 ** 31 - 1, max_age_days: 36_500 },
+): Promise<WebhookWithCount[]> {
   const rows = await db
     .selectFrom('webhooks as w')
     .select(['w.id', 'w.webhook_id', 'w.created_at', 'w.response', 'w.signature', 'w.forward_url', 'w.retention'])
@@ -136,37 +169,76 @@ export async function listWebhooks(db: Kysely<Database>, userId: number, default
     .where('w.user_id', '=', userId)
     .orderBy('w.id', 'desc')
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), webhookId: r.webhook_id, createdAt: r.created_at, requestCount: Number(r.request_count ?? 0), ...settingsOf(r) }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    webhookId: r.webhook_id,
+    createdAt: r.created_at,
+    requestCount: Number(r.request_count ?? 0),
+    ...settingsOf(r),
+  }));
 }
 
 /** How many of the user's webhooks forward, besides `except`. */
 export async function countForwarding(db: Kysely<Database>, userId: number, except: string | null): Promise<number> {
-  let q = db.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).where('forward_url', 'is not', null);
+  let q = db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('forward_url', 'is not', null);
   if (except) q = q.where('webhook_id', '!=', except);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
 /** A webhook row's settings as the code uses them. */
-function settingsOf(r: { response: WebhookResponse | null; signature: WebhookSignature | null; forward_url: string | null; retention: WebhookRetention | null }): WebhookSettings {
-  return { response: parsedJson(r.response), signature: parsedJson(r.signature), forwardUrl: r.forward_url, retention: parsedJson(r.retention) };
+function settingsOf(r: {
+  response: WebhookResponse | null;
+  signature: WebhookSignature | null;
+  forward_url: string | null;
+  retention: WebhookRetention | null;
+}): WebhookSettings {
+  return {
+    response: parsedJson(r.response),
+    signature: parsedJson(r.signature),
+    forwardUrl: r.forward_url,
+    retention: parsedJson(r.retention),
+  };
 }
 
 /** One capture of a webhook (by its id), or null. */
-export async function findCapture(db: Kysely<Database>, webhookRef: number, captureId: number): Promise<CapturedRequest | null> {
+export async function findCapture(
+  db: Kysely<Database>,
+  webhookRef: number,
+  captureId: number,
+): Promise<CapturedRequest | null> {
   const [row] = await listCapturedRequests(db, webhookRef, 1, captureId - 1, { beforeId: captureId + 1 });
   return row ?? null;
 }
 
 /** The webhook (with its settings and its owner's plan) when `userId` owns it; null for unknown and foreign ids alike. */
-export async function findOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<(Webhook & WebhookSettings & { plan: Plan }) | null> {
+export async function findOwnedWebhook(
+  db: Kysely<Database>,
+  userId: number,
+  webhookId: string,
+): Promise<(Webhook & WebhookSettings & { plan: Plan }) | null> {
   const row = await db
     .selectFrom('webhooks as w')
     .innerJoin('users as u', 'u.id', 'w.user_id')
-    .select(['w.id', 'w.webhook_id', 'w.created_at', 'w.response', 'w.signature', 'w.forward_url', 'w.retention', 'u.plan'])
+    .select([
+      'w.id',
+      'w.webhook_id',
+      'w.created_at',
+      'w.response',
+      'w.signature',
+      'w.forward_url',
+      'w.retention',
+      'u.plan',
+    ])
     .where('w.webhook_id', '=', webhookId)
     .where('w.user_id', '=', userId)
     .executeTakeFirst();
-  return row ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at, plan: row.plan, ...settingsOf(row) } : null;
+  return row
+    ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at, plan: row.plan, ...settingsOf(row) }
+    : null;
 }
 
 /**
@@ -174,7 +246,11 @@ export async function findOwnedWebhook(db: Kysely<Database>, userId: number, web
  * open at that moment included: see migration 2026-11-22-006). False when not found or not owned.
  */
 export async function deleteOwnedWebhook(db: Kysely<Database>, userId: number, webhookId: string): Promise<boolean> {
-  const result = await db.deleteFrom('webhooks').where('webhook_id', '=', webhookId).where('user_id', '=', userId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('webhooks')
+    .where('webhook_id', '=', webhookId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -205,8 +281,18 @@ export interface CaptureFilter {
  * The newest `limit` captured requests of one webhook (only those after `afterId` when given), newest
  * first, keeping to `filter`.
  */
-export async function listCapturedRequests(db: Kysely<Database>, webhookRef: number, limit: number, afterId = 0, filter: CaptureFilter = {}): Promise<CapturedRequest[]> {
-  const rows = await capturesWhere(db, webhookRef, afterId, filter).selectAll().orderBy('id', filter.oldestFirst ? 'asc' : 'desc').limit(limit).execute();
+export async function listCapturedRequests(
+  db: Kysely<Database>,
+  webhookRef: number,
+  limit: number,
+  afterId = 0,
+  filter: CaptureFilter = {},
+): Promise<CapturedRequest[]> {
+  const rows = await capturesWhere(db, webhookRef, afterId, filter)
+    .selectAll()
+    .orderBy('id', filter.oldestFirst ? 'asc' : 'desc')
+    .limit(limit)
+    .execute();
   return rows.map((r) => ({
     id: Number(r.id),
     method: r.method,
@@ -224,8 +310,14 @@ export async function listCapturedRequests(db: Kysely<Database>, webhookRef: num
 }
 
 /** How many captured requests of one webhook keep to `filter` (all of them, not a page). */
-export async function countCapturedRequests(db: Kysely<Database>, webhookRef: number, filter: CaptureFilter = {}): Promise<number> {
-  const row = await capturesWhere(db, webhookRef, 0, filter).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+export async function countCapturedRequests(
+  db: Kysely<Database>,
+  webhookRef: number,
+  filter: CaptureFilter = {},
+): Promise<number> {
+  const row = await capturesWhere(db, webhookRef, 0, filter)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -242,7 +334,10 @@ function capturesWhere(db: Kysely<Database>, webhookRef: number, afterId: number
   if (filter.until) q = q.where('created_at', '<', filter.until);
   if (filter.header) {
     const { name, value } = filter.header;
-    q = value === undefined ? q.where(sql<boolean>`headers ? ${name}`) : q.where(sql<boolean>`headers ->> ${name} = ${value}`);
+    q =
+      value === undefined
+        ? q.where(sql<boolean>`headers ? ${name}`)
+        : q.where(sql<boolean>`headers ->> ${name} = ${value}`);
   }
   if (filter.text) {
     // LIKE's own characters taken literally.
@@ -258,13 +353,26 @@ function capturesWhere(db: Kysely<Database>, webhookRef: number, afterId: number
  * added to it, whether it forwards them (they are then stored with their delivery pending) and how
  * many captures it keeps when it says (null: the default).
  */
-export async function insertCaptures(db: Kysely<Database>, records: readonly CaptureRecord[]): Promise<Map<string, { ref: number; added: number; forwarding: boolean; keep: number | null }>> {
+export async function insertCaptures(
+  db: Kysely<Database>,
+  records: readonly CaptureRecord[],
+): Promise<Map<string, { ref: number; added: number; forwarding: boolean; keep: number | null }>> {
   const payload = JSON.stringify(records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })));
   // See migrations 2026-11-22-006 and 2026-11-23-011: one call, its plan kept by the session.
-  const found = await sql<{ webhook_id: string; webhook_ref: string | number; forwarding: boolean; keep: number | null }>`
+  const found = await sql<{
+    webhook_id: string;
+    webhook_ref: string | number;
+    forwarding: boolean;
+    keep: number | null;
+  }>`
     select webhook_id, webhook_ref, forwarding, keep from store_captures_v2(${payload}::json)
   `.execute(db);
-  const stored = new Map(found.rows.map((r) => [r.webhook_id, { ref: Number(r.webhook_ref), added: 0, forwarding: r.forwarding, keep: r.keep === null ? null : Number(r.keep) }]));
+  const stored = new Map(
+    found.rows.map((r) => [
+      r.webhook_id,
+      { ref: Number(r.webhook_ref), added: 0, forwarding: r.forwarding, keep: r.keep === null ? null : Number(r.keep) },
+    ]),
+  );
   for (const r of records) {
     const entry = stored.get(r.webhookId);
     if (entry) entry.added += 1;

@@ -10,7 +10,10 @@ export interface Batcher<T> {
   close(): Promise<void>;
 }
 
-export function batcher<T>(flush: (items: T[]) => Promise<void>, { maxItems, maxWaitMs }: { maxItems: number; maxWaitMs: number }): Batcher<T> {
+export function batcher<T>(
+  flush: (items: T[]) => Promise<void>,
+  { maxItems, maxWaitMs }: { maxItems: number; maxWaitMs: number },
+): Batcher<T> {
   let waiting: T[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();

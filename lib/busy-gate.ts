@@ -43,7 +43,11 @@ async function askBusy(busy: () => boolean | Promise<boolean>): Promise<boolean>
  * Resolves once `busy()` says not (asked every `everyMs`), or after `maxMs` at most; at once when it
  * says not at first (a busy() that fails counts as not busy, as for the gate).
  */
-export async function waitWhileBusy(busy: () => boolean | Promise<boolean>, maxMs: number, everyMs: number): Promise<void> {
+export async function waitWhileBusy(
+  busy: () => boolean | Promise<boolean>,
+  maxMs: number,
+  everyMs: number,
+): Promise<void> {
   const until = performance.now() + maxMs;
   for (let left = maxMs; left > 0 && (await askBusy(busy)); left = until - performance.now()) {
     await new Promise((r) => setTimeout(r, Math.min(everyMs, left)));
@@ -56,7 +60,10 @@ export async function waitWhileBusy(busy: () => boolean | Promise<boolean>, maxM
  * a rate from readings further apart than `staleMs` would average a burst that has just begun with
  * the quiet before it, so a stale reading is followed by a fresh one `windowMs` later.
  */
-export function rateOf(count: () => Promise<number>, { windowMs = 200, staleMs = 1000, now = () => performance.now() } = {}): () => Promise<number> {
+export function rateOf(
+  count: () => Promise<number>,
+  { windowMs = 200, staleMs = 1000, now = () => performance.now() } = {},
+): () => Promise<number> {
   let last = { at: -Infinity, count: 0 }; // the first reading is a stale one
   let perSecond = 0;
   let reading: Promise<number> | null = null;

@@ -24,7 +24,10 @@ const port = (fallback: number) =>
 const hostPort = z.string().refine((v) => parseHostPort(v) !== null, 'must be host:port');
 
 // Resolvers are addresses: Node's resolver takes no names for them.
-const ipPort = z.string().refine((v) => { const hp = parseHostPort(v); return hp !== null && isIP(hp.host) !== 0; }, 'must be ip:port');
+const ipPort = z.string().refine((v) => {
+  const hp = parseHostPort(v);
+  return hp !== null && isIP(hp.host) !== 0;
+}, 'must be ip:port');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -33,7 +36,12 @@ const cidr = z.string().refine((v) => parseCidr(v) !== null, 'must be a CIDR suc
 const commaList = (item: z.ZodType<string, string>) =>
   z
     .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item));
 
 /** `host[:port]=rate` of REGISTRY_RATES, host lower-cased; null when malformed. */
@@ -44,10 +52,20 @@ function registryRate(v: string): [string, number] | null {
 }
 
 const ms = (min: number, max: number, fallback: number) =>
-  z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(fallback);
+  z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number')
+    .min(min, `must be from ${min} to ${max}`)
+    .max(max, `must be from ${min} to ${max}`)
+    .default(fallback);
 
 const seconds = (min: number, max: number, fallback: number) =>
-  z.coerce.number({ error: 'must be a number of seconds' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(fallback);
+  z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number')
+    .min(min, `must be from ${min} to ${max}`)
+    .max(max, `must be from ${min} to ${max}`)
+    .default(fallback);
 
 const schema = z
   .object({
@@ -56,7 +74,10 @@ const schema = z
     BASE_URL: httpUrl.optional(),
     DATA_DIR: z.string().min(1).default('./.data'),
     TEMPORAL_ADDRESS: hostPort.optional(),
-    TEMPORAL_NAMESPACE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'must be a namespace name').default('default'),
+    TEMPORAL_NAMESPACE: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'must be a namespace name')
+      .default('default'),
     TEMPORAL_CLI: z.string().min(1).default('temporal'),
     TEMPORAL_DEV_PORT: port(7233),
     TEMPORAL_UI_PORT: port(8233),
@@ -74,10 +95,21 @@ const schema = z
     WHOIS_SERVER: hostPort.optional(),
     RDAP_BASE_URL: httpUrl.optional(),
     NETWORK_ALLOW: commaList(cidr).default([]),
-    LOOKUP_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').min(100, 'must be from 100 to 60000').max(60_000, 'must be from 100 to 60000').default(5000),
+    LOOKUP_TIMEOUT_MS: z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int('must be a whole number')
+      .min(100, 'must be from 100 to 60000')
+      .max(60_000, 'must be from 100 to 60000')
+      .default(5000),
     TRUSTED_PROXIES: commaList(cidr).default([]),
-    REGISTRY_RATE: z.coerce.number({ error: 'must be a number of queries per second' }).min(0.01, 'must be from 0.01 to 1000').max(1000, 'must be from 0.01 to 1000').default(5),
-    REGISTRY_RATES: commaList(z.string().refine((v) => registryRate(v) !== null, 'must be host=queries per second, e.g. whois.example.net=1'))
+    REGISTRY_RATE: z.coerce
+      .number({ error: 'must be a number of queries per second' })
+      .min(0.01, 'must be from 0.01 to 1000')
+      .max(1000, 'must be from 0.01 to 1000')
+      .default(5),
+    REGISTRY_RATES: commaList(
+      z.string().refine((v) => registryRate(v) !== null, 'must be host=queries per second, e.g. whois.example.net=1'),
+    )
       .transform((list) => Object.fromEntries(list.map((v) => registryRate(v)!)))
       .default({}),
     PAYLOAD_KEY: z
@@ -88,24 +120,58 @@ const schema = z
     OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters (e.g. `openssl rand -base64 32`)').optional(),
     HEADERS_TIMEOUT_MS: ms(1000, 120_000, 10_000),
     REQUEST_TIMEOUT_MS: ms(1000, 600_000, 30_000),
-    MAX_CONNECTIONS_PER_CLIENT: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100000').max(100_000, 'must be from 1 to 100000').default(256),
-    VIDEO_MAX_BYTES: z.coerce.number({ error: 'must be a number of bytes' }).int('must be a whole number').min(1024, `must be from 1024 to ${300 * 1024 * 1024}`).max(300 * 1024 * 1024, `must be from 1024 to ${300 * 1024 * 1024}`).default(300 * 1024 * 1024),
+    MAX_CONNECTIONS_PER_CLIENT: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be from 1 to 100000')
+      .max(100_000, 'must be from 1 to 100000')
+      .default(256),
+    VIDEO_MAX_BYTES: z.coerce
+      .number({ error: 'must be a number of bytes' })
+      .int('must be a whole number')
+      .min(1024, `must be from 1024 to ${300 * 1024 * 1024}`)
+      .max(300 * 1024 * 1024, `must be from 1024 to ${300 * 1024 * 1024}`)
+      .default(300 * 1024 * 1024),
     VIDEO_UPLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 3600),
     VIDEO_DOWNLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 86_400),
     TARGET_VERIFICATION: z.enum(['required', 'off'], { error: 'must be required or off' }).optional(),
     TARGET_VERIFICATION_TTL_SECONDS: seconds(1, 3600, 3600),
-    TARGET_VERIFICATION_USERS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').default(50),
-    TARGET_VERIFICATION_RPS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 1000000').max(1_000_000, 'must be from 0 to 1000000').default(50),
+    TARGET_VERIFICATION_USERS: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be from 0 to 10000')
+      .max(10_000, 'must be from 0 to 10000')
+      .default(50),
+    TARGET_VERIFICATION_RPS: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be from 0 to 1000000')
+      .max(1_000_000, 'must be from 0 to 1000000')
+      .default(50),
     TARGET_VERIFICATION_SECONDS: seconds(0, 3600, 60),
     LOAD_WORKER_WAIT_SECONDS: seconds(1, 3600, 60),
-    LOAD_THREADS: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 256').max(256, 'must be from 1 to 256').optional(),
+    LOAD_THREADS: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be from 1 to 256')
+      .max(256, 'must be from 1 to 256')
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if (c.HEADERS_TIMEOUT_MS > c.REQUEST_TIMEOUT_MS) {
-      ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must not exceed REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HEADERS_TIMEOUT_MS'],
+        message: `must not exceed REQUEST_TIMEOUT_MS (${c.REQUEST_TIMEOUT_MS})`,
+      });
     }
     if (c.TEMPORAL_ADDRESS && !c.PAYLOAD_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['PAYLOAD_KEY'], message: 'is required when TEMPORAL_ADDRESS is set: every process of the service must share it (32 bytes in base64, e.g. `openssl rand -base64 32`)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYLOAD_KEY'],
+        message:
+          'is required when TEMPORAL_ADDRESS is set: every process of the service must share it (32 bytes in base64, e.g. `openssl rand -base64 32`)',
+      });
     }
     if (c.S3_ENDPOINT && !(c.S3_ACCESS_KEY && c.S3_SECRET_KEY && c.S3_BUCKET)) {
       for (const name of ['S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'] as const) {
@@ -160,7 +226,11 @@ export type Config = Readonly<{
    * whose host the caller has proven to control, when `required` (the default without NETWORK_ALLOW:
    * a public instance); a proof is trusted for `ttlSeconds`.
    */
-  targetVerification: Readonly<{ required: boolean; ttlSeconds: number; small: Readonly<{ users: number; rps: number; seconds: number }> }>;
+  targetVerification: Readonly<{
+    required: boolean;
+    ttlSeconds: number;
+    small: Readonly<{ users: number; rps: number; seconds: number }>;
+  }>;
 }>;
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
@@ -176,7 +246,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const c = parsed.data;
   const hostForUrl = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
-  const baseUrl = (c.BASE_URL ?? `http://${isIP(hostForUrl) === 6 ? `[${hostForUrl}]` : hostForUrl}:${c.PORT}`).replace(/\/+$/, '');
+  const baseUrl = (c.BASE_URL ?? `http://${isIP(hostForUrl) === 6 ? `[${hostForUrl}]` : hostForUrl}:${c.PORT}`).replace(
+    /\/+$/,
+    '',
+  );
   return Object.freeze({
     port: c.PORT,
     host: c.HOST,
@@ -192,7 +265,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: c.DATABASE_URL,
     redisUrl: c.REDIS_URL,
     s3: c.S3_ENDPOINT
-      ? Object.freeze({ endpoint: c.S3_ENDPOINT, accessKey: c.S3_ACCESS_KEY!, secretKey: c.S3_SECRET_KEY!, bucket: c.S3_BUCKET! })
+      ? Object.freeze({
+          endpoint: c.S3_ENDPOINT,
+          accessKey: c.S3_ACCESS_KEY!,
+          secretKey: c.S3_SECRET_KEY!,
+          bucket: c.S3_BUCKET!,
+        })
       : undefined,
     role: c.ROLE,
     dnsServers: c.DNS_SERVERS,
@@ -210,11 +288,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
     loadThreads: c.LOAD_THREADS ?? availableParallelism(),
     loadWorkerWaitSeconds: c.LOAD_WORKER_WAIT_SECONDS,
-    video: Object.freeze({ maxBytes: c.VIDEO_MAX_BYTES, uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS, downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS }),
+    video: Object.freeze({
+      maxBytes: c.VIDEO_MAX_BYTES,
+      uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS,
+      downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS,
+    }),
     targetVerification: Object.freeze({
       required: (c.TARGET_VERIFICATION ?? (c.NETWORK_ALLOW.length ? 'off' : 'required')) === 'required',
       ttlSeconds: c.TARGET_VERIFICATION_TTL_SECONDS,
-      small: Object.freeze({ users: c.TARGET_VERIFICATION_USERS, rps: c.TARGET_VERIFICATION_RPS, seconds: c.TARGET_VERIFICATION_SECONDS }),
+      small: Object.freeze({
+        users: c.TARGET_VERIFICATION_USERS,
+        rps: c.TARGET_VERIFICATION_RPS,
+        seconds: c.TARGET_VERIFICATION_SECONDS,
+      }),
     }),
   });
 }

@@ -35,8 +35,24 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The code of a bare HTTP status; two codes share 400, and a bare 400 is invalid input. */
 const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
-  400: 'invalid_input', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout', 409: 'conflict', 410: 'gone',
-  413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited', 431: 'headers_too_large', 500: 'internal', 501: 'not_implemented', 502: 'upstream_failed', 503: 'unavailable', 504: 'timeout',
+  400: 'invalid_input',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  416: 'range_not_satisfiable',
+  429: 'rate_limited',
+  431: 'headers_too_large',
+  500: 'internal',
+  501: 'not_implemented',
+  502: 'upstream_failed',
+  503: 'unavailable',
+  504: 'timeout',
 };
 
 export class AppError extends Error {
@@ -46,7 +62,12 @@ export class AppError extends Error {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, status: number = ERROR_CODES[code]) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+    status: number = ERROR_CODES[code],
+  ) {
     super(message);
     this.code = code;
     this.headers = headers;
@@ -125,7 +146,12 @@ export class UnavailableError extends coded('unavailable', 'UnavailableError') {
 
 /** A server the service needs (ARCHITECTURE.md) is away: an outage of what needs it, never a crash. */
 export type Dependency = 'database' | 'store' | 'temporal' | 'blobs';
-const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'The database (Postgres)', store: 'The key-value store (Redis)', temporal: 'The Temporal server', blobs: 'The blob store' };
+const DEPENDENCY_NAMES: Record<Dependency, string> = {
+  database: 'The database (Postgres)',
+  store: 'The key-value store (Redis)',
+  temporal: 'The Temporal server',
+  blobs: 'The blob store',
+};
 /** How long a client should wait before asking again while a dependency is away. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
@@ -135,7 +161,9 @@ export class DependencyUnavailableError extends AppError {
   readonly dependency: Dependency;
   constructor(dependency: Dependency, cause: unknown) {
     // The cause (with its addresses) goes to the log, never into the answer.
-    super('dependency_unavailable', `${DEPENDENCY_NAMES[dependency]} is unavailable: try again in a few seconds`, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) });
+    super('dependency_unavailable', `${DEPENDENCY_NAMES[dependency]} is unavailable: try again in a few seconds`, {
+      'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS),
+    });
     this.dependency = dependency;
     this.cause = cause;
   }

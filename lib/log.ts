@@ -8,7 +8,15 @@ export function createLogger(level: string, name?: string): Logger {
     name,
     // Credentials must never reach logs, whatever a caller passes in.
     redact: {
-      paths: ['headers.authorization', 'headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-api-key"]', '*.password', '*.apiKey', '*.token'],
+      paths: [
+        'headers.authorization',
+        'headers["x-api-key"]',
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        '*.password',
+        '*.apiKey',
+        '*.token',
+      ],
       censor: '[redacted]',
     },
   });

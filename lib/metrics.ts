@@ -22,12 +22,42 @@ export function processMetrics(): Metrics {
   collectDefaultMetrics({ register: registry, prefix: 'netops_' }); // prom-client's own names start process_ and nodejs_
   shared = {
     registry,
-    httpRequests: new Counter({ name: 'netops_http_requests_total', help: 'HTTP requests answered, by route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
-    httpDuration: new Histogram({ name: 'netops_http_request_duration_seconds', help: 'Time to answer HTTP requests, by route template', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] }),
-    rateLimited: new Counter({ name: 'netops_rate_limit_rejections_total', help: 'Requests refused with 429 by the per-plan limits', labelNames: ['plan'], registers: [registry] }),
-    capturesStored: new Counter({ name: 'netops_captures_stored_total', help: 'Webhook captures committed to the database', registers: [registry] }),
-    capturesRefused: new Counter({ name: 'netops_captures_refused_total', help: 'Captures refused with 429 because their webhook took its per-minute captures, by the owner\'s plan', labelNames: ['plan'], registers: [registry] }),
-    jobsStarted: new Counter({ name: 'netops_jobs_started_total', help: 'Workflows started by this API process, by kind', labelNames: ['kind'], registers: [registry] }),
+    httpRequests: new Counter({
+      name: 'netops_http_requests_total',
+      help: 'HTTP requests answered, by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'netops_http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by route template',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'netops_rate_limit_rejections_total',
+      help: 'Requests refused with 429 by the per-plan limits',
+      labelNames: ['plan'],
+      registers: [registry],
+    }),
+    capturesStored: new Counter({
+      name: 'netops_captures_stored_total',
+      help: 'Webhook captures committed to the database',
+      registers: [registry],
+    }),
+    capturesRefused: new Counter({
+      name: 'netops_captures_refused_total',
+      help: "Captures refused with 429 because their webhook took its per-minute captures, by the owner's plan",
+      labelNames: ['plan'],
+      registers: [registry],
+    }),
+    jobsStarted: new Counter({
+      name: 'netops_jobs_started_total',
+      help: 'Workflows started by this API process, by kind',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
   };
   return shared;
 }

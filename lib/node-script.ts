@@ -7,12 +7,22 @@ import { execFile } from 'node:child_process';
 /** Node's flags for running one of our TypeScript files (the tests' and benchmarks' children too). */
 export const NODE_SCRIPT_FLAGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning'];
 
-export function runNodeScript(script: string, args: readonly string[], what: string, timeoutMs = 300_000): Promise<{ stderr: string }> {
+export function runNodeScript(
+  script: string,
+  args: readonly string[],
+  what: string,
+  timeoutMs = 300_000,
+): Promise<{ stderr: string }> {
   return new Promise((resolve, reject) => {
     const argv = [...NODE_SCRIPT_FLAGS, script, ...args];
-    execFile(process.execPath, argv, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, _stdout, stderr) => {
-      if (err) reject(new Error(`${what} failed: ${stderr.trim() || err.message}`));
-      else resolve({ stderr });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      (err, _stdout, stderr) => {
+        if (err) reject(new Error(`${what} failed: ${stderr.trim() || err.message}`));
+        else resolve({ stderr });
+      },
+    );
   });
 }

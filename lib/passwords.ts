@@ -7,7 +7,15 @@ const KEY_LENGTH = 32;
 export const MIN_PASSWORD_LENGTH = 10;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(
+      password.normalize('NFKC'),
+      salt,
+      KEY_LENGTH,
+      { ...options, maxmem: 128 * options.N! * options.r! * 2 },
+      (err, key) => (err ? reject(err) : resolve(key)),
+    ),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -23,7 +31,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hash, 'base64');
   const cost = { N: Number(n), r: Number(r), p: Number(p) };
   // A damaged or hostile cost (not a power of two, or absurdly large) is a mismatch, never a crash.
-  if (![cost.N, cost.r, cost.p].every(Number.isSafeInteger) || cost.N > 2 ** 20 || cost.r > 32 || cost.p > 16) return false;
+  if (![cost.N, cost.r, cost.p].every(Number.isSafeInteger) || cost.N > 2 ** 20 || cost.r > 32 || cost.p > 16)
+    return false;
   try {
     const key = await derive(password, Buffer.from(salt, 'base64'), cost);
     return key.length === expected.length && timingSafeEqual(key, expected);

@@ -31,9 +31,48 @@ export interface PlanLimits {
 }
 
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
-  free: { perMinute: 10, perDay: 100, liveStreams: 2, webhooks: 5, capturesPerMinute: 60, captureBytes: 10 * MiB, capturesKept: 1_000, captureDays: 7, forwardingWebhooks: 2, loadTestsAtOnce: 1, loadTestUsers: 50, loadTestSeconds: 300 },
-  pro: { perMinute: 100, perDay: 10_000, liveStreams: 10, webhooks: 50, capturesPerMinute: 600, captureBytes: 250 * MiB, capturesKept: 10_000, captureDays: 30, forwardingWebhooks: 20, loadTestsAtOnce: 5, loadTestUsers: 1_000, loadTestSeconds: 3_600 },
-  enterprise: { perMinute: 3_000, perDay: 10_000, liveStreams: 50, webhooks: 1_000, capturesPerMinute: 6_000, captureBytes: 2048 * MiB, capturesKept: 10_000, captureDays: 30, forwardingWebhooks: 200, loadTestsAtOnce: 20, loadTestUsers: 10_000, loadTestSeconds: 3_600 },
+  free: {
+    perMinute: 10,
+    perDay: 100,
+    liveStreams: 2,
+    webhooks: 5,
+    capturesPerMinute: 60,
+    captureBytes: 10 * MiB,
+    capturesKept: 1_000,
+    captureDays: 7,
+    forwardingWebhooks: 2,
+    loadTestsAtOnce: 1,
+    loadTestUsers: 50,
+    loadTestSeconds: 300,
+  },
+  pro: {
+    perMinute: 100,
+    perDay: 10_000,
+    liveStreams: 10,
+    webhooks: 50,
+    capturesPerMinute: 600,
+    captureBytes: 250 * MiB,
+    capturesKept: 10_000,
+    captureDays: 30,
+    forwardingWebhooks: 20,
+    loadTestsAtOnce: 5,
+    loadTestUsers: 1_000,
+    loadTestSeconds: 3_600,
+  },
+  enterprise: {
+    perMinute: 3_000,
+    perDay: 10_000,
+    liveStreams: 50,
+    webhooks: 1_000,
+    capturesPerMinute: 6_000,
+    captureBytes: 2048 * MiB,
+    capturesKept: 10_000,
+    captureDays: 30,
+    forwardingWebhooks: 200,
+    loadTestsAtOnce: 20,
+    loadTestUsers: 10_000,
+    loadTestSeconds: 3_600,
+  },
 };
 
 /** The windows one account's requests count against. Limits are per user, whichever key is used. */
@@ -50,16 +89,33 @@ export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
 /** What a webhook keeps when its owner set nothing, by plan: 500 captures, for as long as the plan allows. */
 export const DEFAULT_RETENTION = Object.fromEntries(
-  PLANS.map((plan) => [plan, { max_requests: Math.min(CAPTURE_KEEP_PER_WEBHOOK, PLAN_LIMITS[plan].capturesKept), max_age_days: PLAN_LIMITS[plan].captureDays }]),
+  PLANS.map((plan) => [
+    plan,
+    {
+      max_requests: Math.min(CAPTURE_KEEP_PER_WEBHOOK, PLAN_LIMITS[plan].capturesKept),
+      max_age_days: PLAN_LIMITS[plan].captureDays,
+    },
+  ]),
 ) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;
 export const defaultRetention = (plan: Plan) => DEFAULT_RETENTION[plan];
 
 /** What a webhook keeps in effect: its own retention (either field missing: the default) within its owner's plan now. */
-export function effectiveRetention(plan: Plan, own: Partial<{ max_requests: number; max_age_days: number }> | null): { max_requests: number; max_age_days: number } {
+export function effectiveRetention(
+  plan: Plan,
+  own: Partial<{ max_requests: number; max_age_days: number }> | null,
+): { max_requests: number; max_age_days: number } {
   const d = DEFAULT_RETENTION[plan];
   const limits = PLAN_LIMITS[plan];
-  return { max_requests: Math.min(own?.max_requests ?? d.max_requests, limits.capturesKept), max_age_days: Math.min(own?.max_age_days ?? d.max_age_days, limits.captureDays) };
+  return {
+    max_requests: Math.min(own?.max_requests ?? d.max_requests, limits.capturesKept),
+    max_age_days: Math.min(own?.max_age_days ?? d.max_age_days, limits.captureDays),
+  };
 }
 
 /** The most a webhook may keep, by plan (what retention is capped to, after a downgrade too). */
-export const RETENTION_CAPS = Object.fromEntries(PLANS.map((plan) => [plan, { max_requests: PLAN_LIMITS[plan].capturesKept, max_age_days: PLAN_LIMITS[plan].captureDays }])) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;
+export const RETENTION_CAPS = Object.fromEntries(
+  PLANS.map((plan) => [
+    plan,
+    { max_requests: PLAN_LIMITS[plan].capturesKept, max_age_days: PLAN_LIMITS[plan].captureDays },
+  ]),
+) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;

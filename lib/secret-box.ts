@@ -12,7 +12,12 @@ export function secretBox(codec: PayloadCodec) {
     },
     async open(sealed: string): Promise<string> {
       const [keyId = '', data = ''] = sealed.split('.');
-      const [p] = await codec.decode([{ metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), 'encryption-key-id': Buffer.from(keyId) }, data: Buffer.from(data, 'base64') }]);
+      const [p] = await codec.decode([
+        {
+          metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), 'encryption-key-id': Buffer.from(keyId) },
+          data: Buffer.from(data, 'base64'),
+        },
+      ]);
       return Buffer.from(p!.data ?? []).toString('utf8');
     },
   };

@@ -17,7 +17,10 @@ export function isFatal(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { [FATAL]?: true })[FATAL] === true;
 }
 
-export function installUnhandledPolicy(logger: Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
+export function installUnhandledPolicy(
+  logger: Logger,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
   const seen = (err: unknown, origin: string) => {
     if (isFatal(err)) {
       logger.fatal({ err, origin }, 'fatal error: the process stops');

@@ -4,7 +4,18 @@
 // its query.
 
 /** Not sent again: the connection's own, and those the client computes for the new request. */
-const NOT_RESENT = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'expect']);
+const NOT_RESENT = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'expect',
+]);
 
 /**
  * What a forwarded capture carries besides the sender's headers: which capture it is (receivers can
@@ -24,12 +35,25 @@ export interface StoredCapture {
 }
 
 /** The request that sends `capture`, taken at `/webhook/<webhookId>...`, to `targetUrl`. */
-export function resentRequest(capture: StoredCapture, webhookId: string, targetUrl: string): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
+export function resentRequest(
+  capture: StoredCapture,
+  webhookId: string,
+  targetUrl: string,
+): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
   const below = capture.path.slice(`/webhook/${webhookId}`.length);
   const target = new URL(targetUrl);
-  const query = capture.queryParams ? new URLSearchParams(Object.entries(JSON.parse(capture.queryParams) as Record<string, string | string[]>).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]))) : null;
+  const query = capture.queryParams
+    ? new URLSearchParams(
+        Object.entries(JSON.parse(capture.queryParams) as Record<string, string | string[]>).flatMap(([k, v]) =>
+          (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]),
+        ),
+      )
+    : null;
   const url = `${target.origin}${target.pathname.replace(/\/$/, '')}${below}${target.search}${query ? `${target.search ? '&' : '?'}${query}` : ''}`;
   const headers = Object.fromEntries(Object.entries(capture.headers).filter(([name]) => !NOT_RESENT.has(name)));
-  const body = capture.body === null ? undefined : Buffer.from(capture.body, capture.bodyEncoding === 'base64' ? 'base64' : 'utf8');
+  const body =
+    capture.body === null
+      ? undefined
+      : Buffer.from(capture.body, capture.bodyEncoding === 'base64' ? 'base64' : 'utf8');
   return { url, method: capture.method, headers, body };
 }

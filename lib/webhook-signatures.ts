@@ -34,13 +34,21 @@ const missing = (header: string): SignatureCheck => ({ status: 'missing', reason
 function onTime(timestamp: string, capturedAt: Date): string | null {
   if (!/^\d{1,12}$/.test(timestamp)) return `the timestamp "${timestamp.slice(0, 20)}" is not a number of seconds`;
   const off = Math.abs(capturedAt.getTime() / 1000 - Number(timestamp));
-  return off > TOLERANCE_SECONDS ? `the timestamp is ${Math.round(off)} s from the capture's time (at most ${TOLERANCE_SECONDS})` : null;
+  return off > TOLERANCE_SECONDS
+    ? `the timestamp is ${Math.round(off)} s from the capture's time (at most ${TOLERANCE_SECONDS})`
+    : null;
 }
 
 /** `header` is used by hmac-sha256 only (lower-case). */
-export function checkSignature(scheme: SignatureScheme, secret: string, header: string, req: SignedRequest): SignatureCheck {
+export function checkSignature(
+  scheme: SignatureScheme,
+  secret: string,
+  header: string,
+  req: SignedRequest,
+): SignatureCheck {
   // Only the request's own headers (a name like "constructor" is not an object's property here).
-  const own = (name: string) => (Object.hasOwn(req.headers, name) && typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
+  const own = (name: string) =>
+    Object.hasOwn(req.headers, name) && typeof req.headers[name] === 'string' ? req.headers[name] : undefined;
   switch (scheme) {
     case 'stripe': {
       const given = own('stripe-signature');
@@ -52,13 +60,17 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       const late = onTime(t, req.capturedAt);
       if (late) return invalid(late);
       const expected = hmac(secret, Buffer.concat([Buffer.from(`${t}.`), req.body]));
-      return v1.some((s) => sameBytes(s, expected)) ? valid('a v1 signature matches') : invalid('no v1 signature matches the body with this secret');
+      return v1.some((s) => sameBytes(s, expected))
+        ? valid('a v1 signature matches')
+        : invalid('no v1 signature matches the body with this secret');
     }
     case 'github': {
       const given = own('x-hub-signature-256');
       if (!given) return missing('X-Hub-Signature-256');
       if (!given.startsWith('sha256=')) return invalid('X-Hub-Signature-256 does not start with sha256=');
-      return sameBytes(fromHex(given.slice(7)), hmac(secret, req.body)) ? valid('sha256 matches') : invalid('sha256 does not match the body with this secret');
+      return sameBytes(fromHex(given.slice(7)), hmac(secret, req.body))
+        ? valid('sha256 matches')
+        : invalid('sha256 does not match the body with this secret');
     }
     case 'slack': {
       const given = own('x-slack-signature');
@@ -68,7 +80,9 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       const late = onTime(ts, req.capturedAt);
       if (late) return invalid(late);
       if (!given.startsWith('v0=')) return invalid('X-Slack-Signature does not start with v0=');
-      return sameBytes(fromHex(given.slice(3)), hmac(secret, Buffer.concat([Buffer.from(`v0:${ts}:`), req.body]))) ? valid('v0 matches') : invalid('v0 does not match the body with this secret');
+      return sameBytes(fromHex(given.slice(3)), hmac(secret, Buffer.concat([Buffer.from(`v0:${ts}:`), req.body])))
+        ? valid('v0 matches')
+        : invalid('v0 does not match the body with this secret');
     }
     case 'standard-webhooks': {
       const id = own('webhook-id');
@@ -80,9 +94,14 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       if (late) return invalid(late);
       const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
       const expected = hmac(key, Buffer.concat([Buffer.from(`${id}.${ts}.`), req.body]));
-      const v1 = given.split(' ').filter((s) => s.startsWith('v1,')).map((s) => Buffer.from(s.slice(3), 'base64'));
+      const v1 = given
+        .split(' ')
+        .filter((s) => s.startsWith('v1,'))
+        .map((s) => Buffer.from(s.slice(3), 'base64'));
       if (v1.length === 0) return invalid('webhook-signature has no v1 signature');
-      return v1.some((s) => sameBytes(s, expected)) ? valid('a v1 signature matches') : invalid('no v1 signature matches with this secret');
+      return v1.some((s) => sameBytes(s, expected))
+        ? valid('a v1 signature matches')
+        : invalid('no v1 signature matches with this secret');
     }
     case 'hmac-sha256': {
       const raw = own(header);
@@ -91,7 +110,9 @@ export function checkSignature(scheme: SignatureScheme, secret: string, header: 
       const expected = hmac(secret, req.body);
       const asHex = fromHex(given);
       const asBase64 = /^[A-Za-z0-9+/_-]+={0,2}$/.test(given) ? Buffer.from(given, 'base64') : Buffer.alloc(0);
-      return sameBytes(asHex, expected) || sameBytes(asBase64, expected) ? valid(`${header} matches`) : invalid(`${header} does not match the body with this secret`);
+      return sameBytes(asHex, expected) || sameBytes(asBase64, expected)
+        ? valid(`${header} matches`)
+        : invalid(`${header} does not match the body with this secret`);
     }
   }
 }

@@ -14,7 +14,8 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { PLANS } from '../lib/plans.ts';
 
-const USAGE = 'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] [--set-plan] | admin revoke-key --key <api key> | admin create-user --email <email> --password <password> [--plan <plan>]';
+const USAGE =
+  'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] [--set-plan] | admin revoke-key --key <api key> | admin create-user --email <email> --password <password> [--plan <plan>]';
 
 class UsageError extends Error {}
 
@@ -25,34 +26,53 @@ class UsageError extends Error {}
 const emailAddress = z
   .string()
   .max(254)
-  .regex(/^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/);
+  .regex(
+    /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/,
+  );
 
 async function main(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { email: { type: 'string' }, plan: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' }, password: { type: 'string' }, 'set-plan': { type: 'boolean' } },
+    options: {
+      email: { type: 'string' },
+      plan: { type: 'string' },
+      name: { type: 'string' },
+      key: { type: 'string' },
+      password: { type: 'string' },
+      'set-plan': { type: 'boolean' },
+    },
     strict: true,
   });
   if (command === 'create-key') {
     const email = emailAddress.safeParse(values.email);
-    if (!email.success) throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
+    if (!email.success)
+      throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
     const plan = z.enum(PLANS).safeParse(values.plan);
-    if (!plan.success) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan ?? '')})`);
+    if (!plan.success)
+      throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan ?? '')})`);
     return withDb(async (db) => {
-      const user = values['set-plan'] ? await upsertUser(db, email.data, plan.data) : await findOrCreateUser(db, email.data, plan.data);
-      if (user.plan !== plan.data) console.error(`admin: ${user.email} stays on the ${user.plan} plan (add --set-plan to move it to ${plan.data})`);
+      const user = values['set-plan']
+        ? await upsertUser(db, email.data, plan.data)
+        : await findOrCreateUser(db, email.data, plan.data);
+      if (user.plan !== plan.data)
+        console.error(
+          `admin: ${user.email} stays on the ${user.plan} plan (add --set-plan to move it to ${plan.data})`,
+        );
       const key = await issueApiKey(db, user.id, values.name ?? null);
       return { user_id: user.id, api_key: key.apiKey };
     });
   }
   if (command === 'create-user') {
     const email = emailAddress.safeParse(values.email);
-    if (!email.success) throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
+    if (!email.success)
+      throw new UsageError(`--email must be an email address (got ${JSON.stringify(values.email ?? '')})`);
     const password = values.password ?? '';
-    if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    if (password.length < MIN_PASSWORD_LENGTH)
+      throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
     const plan = values.plan === undefined ? undefined : z.enum(PLANS).safeParse(values.plan);
-    if (plan && !plan.success) throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan)})`);
+    if (plan && !plan.success)
+      throw new UsageError(`--plan must be one of ${PLANS.join(', ')} (got ${JSON.stringify(values.plan)})`);
     const hash = await hashPassword(password);
     return withDb(async (db) => {
       const user = await setUserPassword(db, email.data, hash, plan?.data);
@@ -83,7 +103,10 @@ async function withDb<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>['db
 try {
   console.log(JSON.stringify(await main(process.argv.slice(2))));
 } catch (err) {
-  const known = err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  const known =
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   console.error(known ? `admin: ${(err as Error).message}` : `admin: failed: ${(err as Error).message}`);
   process.exit(known ? 2 : 1);
 }

@@ -14,21 +14,25 @@ try {
   console.error('netops: the command line was not built (esbuild is a dev dependency: run `npm install` with them)');
   process.exit(0);
 }
-await esbuild.build({
-  entryPoints: [path.join(root, 'cli/main.ts')],
-  outfile: path.join(root, 'dist/netops.js'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22.12',
-  // Bundled CommonJS packages (cli-table3, cli-progress) call require() for Node's own modules.
-  banner: { js: "import { createRequire as __netopsRequire } from 'node:module'; const require = __netopsRequire(import.meta.url);" },
-  // A smaller file to parse at every start; names kept, so stack traces still read.
-  minify: true,
-  keepNames: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-  metafile: process.argv.includes('--sizes'),
-}).then((result) => {
-  if (result.metafile) console.log(esbuild.analyzeMetafileSync(result.metafile));
-});
+await esbuild
+  .build({
+    entryPoints: [path.join(root, 'cli/main.ts')],
+    outfile: path.join(root, 'dist/netops.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22.12',
+    // Bundled CommonJS packages (cli-table3, cli-progress) call require() for Node's own modules.
+    banner: {
+      js: "import { createRequire as __netopsRequire } from 'node:module'; const require = __netopsRequire(import.meta.url);",
+    },
+    // A smaller file to parse at every start; names kept, so stack traces still read.
+    minify: true,
+    keepNames: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: process.argv.includes('--sizes'),
+  })
+  .then((result) => {
+    if (result.metafile) console.log(esbuild.analyzeMetafileSync(result.metafile));
+  });

@@ -7,13 +7,26 @@ import { parseArgs } from 'node:util';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { FormSignInClient } from './oauth-forms.ts';
 
-const { values } = parseArgs({ options: { url: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, scope: { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    scope: { type: 'string' },
+  },
+  strict: true,
+});
 const password = values.password ?? process.env.MCP_PASSWORD;
 if (!values.url || !values.email || !password) {
-  console.error('usage: mcp-token --url <BASE_URL>/mcp --email <email> [--scope mcp:tools|mcp:read] (password in MCP_PASSWORD or --password)');
+  console.error(
+    'usage: mcp-token --url <BASE_URL>/mcp --email <email> [--scope mcp:tools|mcp:read] (password in MCP_PASSWORD or --password)',
+  );
   process.exit(2);
 }
-const client = new FormSignInClient({ email: values.email, password }, { name: 'netops mcp-token script', scope: values.scope });
+const client = new FormSignInClient(
+  { email: values.email, password },
+  { name: 'netops mcp-token script', scope: values.scope },
+);
 try {
   // First round: registration and the authorization step (the forms); second: the code for tokens.
   if ((await auth(client as any, { serverUrl: values.url, scope: values.scope })) === 'REDIRECT') {

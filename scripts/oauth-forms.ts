@@ -17,27 +17,52 @@ export class FormBrowser {
   }
 
   /** Fills and posts the form of `page` whose action matches `action`, then follows redirects. */
-  async submit(page: Page, action: RegExp, fields: Record<string, string>, stopAt?: (url: URL) => boolean): Promise<Page | URL> {
-    const form = [...page.html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].find((m) => action.test(decode(m[1]!)));
-    if (!form) throw new Error(`no form with an action like ${action} on ${page.url} (HTTP ${page.status}): ${page.html.slice(0, 300)}`);
-    const hidden = Object.fromEntries([...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, decode(m[2]!)]));
+  async submit(
+    page: Page,
+    action: RegExp,
+    fields: Record<string, string>,
+    stopAt?: (url: URL) => boolean,
+  ): Promise<Page | URL> {
+    const form = [...page.html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].find((m) =>
+      action.test(decode(m[1]!)),
+    );
+    if (!form)
+      throw new Error(
+        `no form with an action like ${action} on ${page.url} (HTTP ${page.status}): ${page.html.slice(0, 300)}`,
+      );
+    const hidden = Object.fromEntries(
+      [...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+        m[1]!,
+        decode(m[2]!),
+      ]),
+    );
     const body = new URLSearchParams({ ...hidden, ...fields }).toString();
     return this.#go(new URL(decode(form[1]!), page.url).href, 'POST', body, stopAt);
   }
 
-  async #go(url: string, method: string, body: string | undefined, stopAt?: (url: URL) => boolean): Promise<Page | URL> {
+  async #go(
+    url: string,
+    method: string,
+    body: string | undefined,
+    stopAt?: (url: URL) => boolean,
+  ): Promise<Page | URL> {
     for (let hop = 0; hop < 20; hop++) {
       const res = await fetch(url, {
         method,
         body,
         redirect: 'manual',
-        headers: { cookie: [...this.#jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        headers: {
+          cookie: [...this.#jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
       });
       for (const line of res.headers.getSetCookie()) {
         const [pair, ...attrs] = line.split(';');
         const eq = pair!.indexOf('=');
         const name = pair!.slice(0, eq).trim();
-        const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || attrs.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now());
+        const expired =
+          attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) ||
+          attrs.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now());
         if (expired) this.#jar.delete(name);
         else this.#jar.set(name, pair!.slice(eq + 1).trim());
       }
@@ -58,14 +83,22 @@ export class FormBrowser {
 }
 
 function decode(s: string): string {
-  return s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  return s
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 }
 
 /**
  * Signs in and answers the consent page for an authorization URL; returns the URL the service sent
  * the browser back to (the client's redirect URI with `code` or `error`).
  */
-export async function authorizeInBrowser(authorizationUrl: URL | string, options: { email: string; password: string; redirectUri: string; approve?: boolean; browser?: FormBrowser }): Promise<URL> {
+export async function authorizeInBrowser(
+  authorizationUrl: URL | string,
+  options: { email: string; password: string; redirectUri: string; approve?: boolean; browser?: FormBrowser },
+): Promise<URL> {
   const browser = options.browser ?? new FormBrowser();
   const back = (u: URL) => u.href.startsWith(options.redirectUri);
   let at = await browser.get(String(authorizationUrl), back);
@@ -73,14 +106,23 @@ export async function authorizeInBrowser(authorizationUrl: URL | string, options
   for (let step = 0; step < 4 && !(at instanceof URL); step++) {
     if (/name="password"/.test(at.html)) {
       // Asked again after answering: the page says why (wrong password, too many attempts), in one line.
-      if (signedIn) throw new Error(`the sign-in was refused: ${decode(/role="alert">([^<]*)</.exec(at.html)?.[1] ?? `HTTP ${at.status}`)}`);
+      if (signedIn)
+        throw new Error(
+          `the sign-in was refused: ${decode(/role="alert">([^<]*)</.exec(at.html)?.[1] ?? `HTTP ${at.status}`)}`,
+        );
       signedIn = true;
       at = await browser.submit(at, /\/login$/, { email: options.email, password: options.password }, back);
-    }
-    else if (/\/confirm"/.test(at.html)) at = await browser.submit(at, options.approve === false ? /\/abort$/ : /\/confirm$/, {}, back);
-    else throw new Error(`unexpected page ${at.url} (HTTP ${at.status}): ${at.html.replace(/<[^>]+>/g, ' ').slice(0, 300)}`);
+    } else if (/\/confirm"/.test(at.html))
+      at = await browser.submit(at, options.approve === false ? /\/abort$/ : /\/confirm$/, {}, back);
+    else
+      throw new Error(
+        `unexpected page ${at.url} (HTTP ${at.status}): ${at.html.replace(/<[^>]+>/g, ' ').slice(0, 300)}`,
+      );
   }
-  if (!(at instanceof URL)) throw new Error(`the sign-in did not finish: ${at.url} (HTTP ${at.status}): ${at.html.replace(/<[^>]+>/g, ' ').slice(0, 300)}`);
+  if (!(at instanceof URL))
+    throw new Error(
+      `the sign-in did not finish: ${at.url} (HTTP ${at.status}): ${at.html.replace(/<[^>]+>/g, ' ').slice(0, 300)}`,
+    );
   return at;
 }
 
@@ -91,7 +133,14 @@ export async function authorizeInBrowser(authorizationUrl: URL | string, options
  */
 export class FormSignInClient {
   readonly redirectUrl: string;
-  readonly clientMetadata: { client_name: string; redirect_uris: string[]; grant_types: string[]; response_types: string[]; token_endpoint_auth_method: string; scope?: string };
+  readonly clientMetadata: {
+    client_name: string;
+    redirect_uris: string[];
+    grant_types: string[];
+    response_types: string[];
+    token_endpoint_auth_method: string;
+    scope?: string;
+  };
   lastRedirect: URL | undefined;
   #client: any;
   #tokens: any;
@@ -101,7 +150,10 @@ export class FormSignInClient {
   /** An https URL of this client's metadata document: the SDK then uses it as the client id instead of registering. */
   readonly clientMetadataUrl: string | undefined;
 
-  constructor(credentials: { email: string; password: string; approve?: boolean }, options: { name?: string; scope?: string; redirectUrl?: string; clientMetadataUrl?: string } = {}) {
+  constructor(
+    credentials: { email: string; password: string; approve?: boolean },
+    options: { name?: string; scope?: string; redirectUrl?: string; clientMetadataUrl?: string } = {},
+  ) {
     this.#credentials = credentials;
     this.clientMetadataUrl = options.clientMetadataUrl;
     this.redirectUrl = options.redirectUrl ?? 'http://127.0.0.1:8976/oauth/callback';

@@ -24,7 +24,8 @@ const SOURCES: Record<string, Source> = {
     url: process.env.REFRESH_RDAP_URL ?? 'https://data.iana.org/rdap/dns.json',
     build(body) {
       const json = JSON.parse(body) as { services?: unknown; publication?: unknown };
-      if (!Array.isArray(json.services) || json.services.length < 100 || typeof json.publication !== 'string') throw new Error('not an RFC 9224 bootstrap file');
+      if (!Array.isArray(json.services) || json.services.length < 100 || typeof json.publication !== 'string')
+        throw new Error('not an RFC 9224 bootstrap file');
       return body;
     },
   },
@@ -34,9 +35,11 @@ const SOURCES: Record<string, Source> = {
     build(body) {
       const date = /<Cube\s+time=['"](\d{4}-\d{2}-\d{2})['"]/.exec(body)?.[1];
       const rates: Record<string, number> = { EUR: 1 };
-      for (const m of body.matchAll(/<Cube\s+currency=['"]([A-Z]{3})['"]\s+rate=['"]([\d.]+)['"]/g)) rates[m[1]!] = Number(m[2]);
+      for (const m of body.matchAll(/<Cube\s+currency=['"]([A-Z]{3})['"]\s+rate=['"]([\d.]+)['"]/g))
+        rates[m[1]!] = Number(m[2]);
       const missing = CURRENCIES.filter((c) => !(rates[c]! > 0));
-      if (!date || missing.length) throw new Error(`not the ECB daily reference rates (missing ${missing.join(', ') || 'the date'})`);
+      if (!date || missing.length)
+        throw new Error(`not the ECB daily reference rates (missing ${missing.join(', ') || 'the date'})`);
       return `${JSON.stringify(
         {
           source: 'European Central Bank euro foreign exchange reference rates (eurofxref-daily.xml)',
@@ -57,16 +60,19 @@ const SOURCES: Record<string, Source> = {
     init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
     build(body) {
       const json = JSON.parse(body) as { status?: string; pricing?: Record<string, { registration?: string }> };
-      if (json.status !== 'SUCCESS' || !json.pricing || Number.isNaN(Number(json.pricing.com?.registration))) throw new Error('not a Porkbun pricing answer');
+      if (json.status !== 'SUCCESS' || !json.pricing || Number.isNaN(Number(json.pricing.com?.registration)))
+        throw new Error('not a Porkbun pricing answer');
       return body;
     },
   },
   dynadot: {
     file: 'tld-prices-dynadot.json',
-    url: process.env.REFRESH_DYNADOT_URL ?? 'https://raw.githubusercontent.com/7c/domain-prices/master/data/dynadot.json',
+    url:
+      process.env.REFRESH_DYNADOT_URL ?? 'https://raw.githubusercontent.com/7c/domain-prices/master/data/dynadot.json',
     build(body) {
       const json = JSON.parse(body) as { prices?: Record<string, { register_price?: unknown; currency?: unknown }> };
-      if (!json.prices || typeof json.prices.com?.register_price !== 'number' || json.prices.com.currency !== 'USD') throw new Error('not a Dynadot price list');
+      if (!json.prices || typeof json.prices.com?.register_price !== 'number' || json.prices.com.currency !== 'USD')
+        throw new Error('not a Dynadot price list');
       return body;
     },
   },
@@ -75,7 +81,8 @@ const SOURCES: Record<string, Source> = {
     url: process.env.REFRESH_WHOIS_URL ?? 'https://raw.githubusercontent.com/WooMai/whois-servers/master/list.json',
     build(body) {
       const json = JSON.parse(body) as Record<string, unknown>;
-      if (typeof json.com !== 'string' || Object.keys(json).length < 500) throw new Error('not a TLD -> WHOIS server map');
+      if (typeof json.com !== 'string' || Object.keys(json).length < 500)
+        throw new Error('not a TLD -> WHOIS server map');
       return body;
     },
   },
@@ -90,7 +97,8 @@ function args(argv: string[]): { only: string[]; out: string } {
     else throw new Error(`unknown argument ${argv[i]} (use --only <names> and --out <dir>)`);
   }
   const unknown = only.filter((name) => !(name in SOURCES));
-  if (unknown.length) throw new Error(`unknown source ${unknown.join(', ')}: choose from ${Object.keys(SOURCES).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown source ${unknown.join(', ')}: choose from ${Object.keys(SOURCES).join(', ')}`);
   return { only, out };
 }
 

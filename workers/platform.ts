@@ -44,14 +44,16 @@ export async function ensureTemporal(config: Config, logger?: Logger): Promise<T
   if (config.temporal.address) return { address: config.temporal.address, uiUrl: undefined, devServer: undefined };
   const local = `127.0.0.1:${config.temporal.devPort}`;
   const uiUrl = `http://127.0.0.1:${config.temporal.uiPort}`;
-  if (await canConnect({ host: '127.0.0.1', port: config.temporal.devPort })) return { address: local, uiUrl, devServer: undefined };
+  if (await canConnect({ host: '127.0.0.1', port: config.temporal.devPort }))
+    return { address: local, uiUrl, devServer: undefined };
   const devServer = await startDevServer({
     cli: config.temporal.cli,
     dataDir: config.dataDir,
     port: config.temporal.devPort,
     uiPort: config.temporal.uiPort,
     namespace: config.temporal.namespace,
-    onRestart: (why, waitMs) => logger?.error({ why }, `the embedded Temporal server ended: starting it again in ${waitMs / 1000} s`),
+    onRestart: (why, waitMs) =>
+      logger?.error({ why }, `the embedded Temporal server ended: starting it again in ${waitMs / 1000} s`),
   });
   return { address: devServer.address, uiUrl: devServer.uiUrl, devServer };
 }

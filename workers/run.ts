@@ -85,18 +85,32 @@ async function run(config: Config, logger: Logger): Promise<void> {
     const client = await connectClient(temporal.address, config.temporal.namespace, dataConverter);
     closers.push(() => client.connection.close());
     const { database, kv, blobs } = storage!;
-    api = await startApiServer({ config, logger, db: database.db, dbParallelism: database.parallelism, kv, blobs, temporal: client, codec: dataConverter.payloadCodecs![0]!, temporalUiUrl: temporal.uiUrl ?? undefined });
+    api = await startApiServer({
+      config,
+      logger,
+      db: database.db,
+      dbParallelism: database.parallelism,
+      kv,
+      blobs,
+      temporal: client,
+      codec: dataConverter.payloadCodecs![0]!,
+      temporalUiUrl: temporal.uiUrl ?? undefined,
+    });
     closers.push(() => api!.close());
   }
 
-  const lines = [`netops ${role} ready (database: ${storage?.database.kind ?? 'none'}, store: ${storage?.kv.kind ?? 'none'}, blobs: ${storage?.blobs.kind ?? 'none'})`];
+  const lines = [
+    `netops ${role} ready (database: ${storage?.database.kind ?? 'none'}, store: ${storage?.kv.kind ?? 'none'}, blobs: ${storage?.blobs.kind ?? 'none'})`,
+  ];
   if (api) lines.push(`API:         ${api.url}  (public base URL ${config.baseUrl})`);
   lines.push(`Temporal:    ${temporal.address} namespace ${config.temporal.namespace}`);
   if (temporal.uiUrl) lines.push(`Temporal UI: ${temporal.uiUrl}`);
   if (workers.length) lines.push(`Workers:     ${workers.map((w) => w.options.taskQueue).join(', ')}`);
   if (admin) {
     lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
-    lines.push(`           sign in at ${config.baseUrl}/dashboard as ${admin.email} with password ${admin.password} (shown once; change it with \`npm run admin -- create-user --email ${admin.email} --password ...\`)`);
+    lines.push(
+      `           sign in at ${config.baseUrl}/dashboard as ${admin.email} with password ${admin.password} (shown once; change it with \`npm run admin -- create-user --email ${admin.email} --password ...\`)`,
+    );
   }
   console.log(lines.join('\n'));
 }

@@ -5,7 +5,13 @@
 import { ActivityFailure, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
 import { inLanes } from '../lib/lanes.ts';
-import { getDomainCheckState, TASK_QUEUES, type BulkAnswers, type DomainCheckJob, type DomainCheckState } from '../lib/jobs/index.ts';
+import {
+  getDomainCheckState,
+  TASK_QUEUES,
+  type BulkAnswers,
+  type DomainCheckJob,
+  type DomainCheckState,
+} from '../lib/jobs/index.ts';
 /** Groups (registries) checked at the same time. */
 export const MAX_PARALLEL_GROUPS = 8;
 
@@ -17,13 +23,22 @@ const { checkDomain } = proxyActivities<WhoisActivities>({
 });
 
 /** Deprecated: the one-activity-per-group step of checks started before ONE_NAME_PER_ACTIVITY. */
-const { checkDomains } = proxyActivities<WhoisActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 2 } });
+const { checkDomains } = proxyActivities<WhoisActivities>({
+  taskQueue: TASK_QUEUES.network,
+  startToCloseTimeout: '10 minutes',
+  retry: { maximumAttempts: 2 },
+});
 /** The patch that made each name its own activity; checks started before it replay the old way. */
 const ONE_NAME_PER_ACTIVITY = 'bulk-check-one-name-per-activity';
 
 export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers> {
   const results: BulkAnswers = { ...job.known };
-  const state: DomainCheckState = { status: 'running', total: job.groups.reduce((n, g) => n + g.domains.length, 0), done: 0, results };
+  const state: DomainCheckState = {
+    status: 'running',
+    total: job.groups.reduce((n, g) => n + g.domains.length, 0),
+    done: 0,
+    results,
+  };
   setHandler(getDomainCheckState, () => state);
   const perName = patched(ONE_NAME_PER_ACTIVITY);
   await inLanes(job.groups, MAX_PARALLEL_GROUPS, async (group) => {

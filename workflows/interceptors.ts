@@ -2,7 +2,14 @@
 // own log lines and, as an activity header, into the log lines of every activity it schedules: one
 // id links the API's log, the workflow in Temporal UI and the activities' logs on any pool.
 import { defaultPayloadConverter } from '@temporalio/common';
-import { workflowInfo, type ActivityInput, type GetLogAttributesInput, type Next, type WorkflowInterceptorsFactory, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import {
+  workflowInfo,
+  type ActivityInput,
+  type GetLogAttributesInput,
+  type Next,
+  type WorkflowInterceptorsFactory,
+  type WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
 import { REQUEST_ID_HEADER } from '../lib/jobs/task-queues.ts';
 
 function requestId(): string | undefined {
@@ -11,12 +18,22 @@ function requestId(): string | undefined {
 }
 
 class RequestIdOutbound implements WorkflowOutboundCallsInterceptor {
-  async scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+  async scheduleActivity(
+    input: ActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
+  ): Promise<unknown> {
     const id = requestId();
-    return next(id ? { ...input, headers: { ...input.headers, [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(id) } } : input);
+    return next(
+      id
+        ? { ...input, headers: { ...input.headers, [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(id) } }
+        : input,
+    );
   }
 
-  getLogAttributes(input: GetLogAttributesInput, next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>): Record<string, unknown> {
+  getLogAttributes(
+    input: GetLogAttributesInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>,
+  ): Record<string, unknown> {
     const id = requestId();
     return next(id ? { ...input, requestId: id } : input);
   }

@@ -17,8 +17,13 @@ export const FAST_FAILOVER_SHARDS = 20;
 export const SHARD_RETRY = { maximumAttempts: 3, initialInterval: '500 milliseconds' } as const;
 
 /** How often each shard of a test of `shards` shards heartbeats, and how long Temporal waits for one. */
-export function shardLiveness(shards: number): { heartbeatEveryMs: number; heartbeatTimeout: '3 seconds' | '15 seconds' } {
-  return shards <= FAST_FAILOVER_SHARDS ? { heartbeatEveryMs: 1000, heartbeatTimeout: '3 seconds' } : { heartbeatEveryMs: 10_000, heartbeatTimeout: '15 seconds' };
+export function shardLiveness(shards: number): {
+  heartbeatEveryMs: number;
+  heartbeatTimeout: '3 seconds' | '15 seconds';
+} {
+  return shards <= FAST_FAILOVER_SHARDS
+    ? { heartbeatEveryMs: 1000, heartbeatTimeout: '3 seconds' }
+    : { heartbeatEveryMs: 10_000, heartbeatTimeout: '15 seconds' };
 }
 
 /** Users per shard: more shards spread one test over more load workers. */

@@ -2,9 +2,24 @@
 // load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events.
-import { ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
-import { getLoadTestState, stopLoadTest, TASK_QUEUES, type LoadTestInput, type LoadTestState, type LoadTestStatus } from '../lib/jobs/index.ts';
+import {
+  getLoadTestState,
+  stopLoadTest,
+  TASK_QUEUES,
+  type LoadTestInput,
+  type LoadTestState,
+  type LoadTestStatus,
+} from '../lib/jobs/index.ts';
 import { planShards, SHARD_RETRY, shardLiveness } from './load-test-plan.ts';
 export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   // How long the test may wait for a load worker before it fails (LOAD_WORKER_WAIT_SECONDS).
@@ -15,7 +30,15 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 3 },
   });
-  const state: LoadTestState = { status: 'pending', startAt: null, endAt: null, completedAt: null, stopRequested: false, failureReason: null, results: null };
+  const state: LoadTestState = {
+    status: 'pending',
+    startAt: null,
+    endAt: null,
+    completedAt: null,
+    stopRequested: false,
+    failureReason: null,
+    results: null,
+  };
   setHandler(getLoadTestState, () => state);
   setHandler(stopLoadTest, () => {
     state.stopRequested = true;
@@ -28,7 +51,10 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     const completedAt = Date.now();
     // Queries see the end only with its results, so that the end is never shown without them.
     // Not cancellable: a test cancelled as a task still merges and stores what its shards sent.
-    if (merge) state.results = await CancellationScope.nonCancellable(() => finishLoadTest(input.testId, status, reason, input.thresholds ?? [], abortedBy));
+    if (merge)
+      state.results = await CancellationScope.nonCancellable(() =>
+        finishLoadTest(input.testId, status, reason, input.thresholds ?? [], abortedBy),
+      );
     Object.assign(state, { status, failureReason: reason, completedAt });
     return state;
   };
@@ -67,7 +93,9 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   const watchScope = new CancellationScope();
   const watch = input.thresholds?.some((t) => t.abortOnFail)
     ? watchScope
-        .run(() => watchThresholds({ testId: input.testId, thresholds: input.thresholds!, startAt, endAt: state.endAt! }))
+        .run(() =>
+          watchThresholds({ testId: input.testId, thresholds: input.thresholds!, startAt, endAt: state.endAt! }),
+        )
         .then(({ abortedBy: failed }) => {
           if (!failed) return;
           abortedBy = failed;
@@ -85,13 +113,21 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
 
   // The workflow cancelled (a task cancelled just as a load worker took the test): its shards stopped.
   const cancelled = failures.length > 0 && failures.every((f) => isCancellation(f.reason));
-  if (failures.length === shards.length && !cancelled) return finish('failed', `every shard failed: ${reasonOf(failures[0]!.reason)}`);
+  if (failures.length === shards.length && !cancelled)
+    return finish('failed', `every shard failed: ${reasonOf(failures[0]!.reason)}`);
   if (cancelled) return finish('stopped', null);
   // The stop may have reached the shards through the database first; wait for the signal briefly.
   const stopped = state.stopRequested || outcomes.some((o) => o.status === 'fulfilled' && o.value.stopped);
   if (stopped && !state.stopRequested) await condition(() => state.stopRequested, '5 seconds');
-  const shardTrouble = failures.length ? `${failures.length} of ${shards.length} shards failed: ${reasonOf(failures[0]!.reason)}` : null;
-  return finish(stopped ? 'stopped' : 'completed', abortedBy ? `stopped by the failing threshold "${abortedBy}"${shardTrouble ? `; ${shardTrouble}` : ''}` : shardTrouble);
+  const shardTrouble = failures.length
+    ? `${failures.length} of ${shards.length} shards failed: ${reasonOf(failures[0]!.reason)}`
+    : null;
+  return finish(
+    stopped ? 'stopped' : 'completed',
+    abortedBy
+      ? `stopped by the failing threshold "${abortedBy}"${shardTrouble ? `; ${shardTrouble}` : ''}`
+      : shardTrouble,
+  );
 }
 
 function reasonOf(err: unknown): string {

@@ -29,7 +29,10 @@ export async function pipelineCheck(): Promise<PipelineCheckState> {
       try {
         state.pools[pool] = { status: 'ok', worker: await reportWorker() };
       } catch (err) {
-        state.pools[pool] = { status: 'failed', reason: `no ${pool} worker answered within ${POOL_DEADLINE}: ${(err as Error).message}` };
+        state.pools[pool] = {
+          status: 'failed',
+          reason: `no ${pool} worker answered within ${POOL_DEADLINE}: ${(err as Error).message}`,
+        };
       }
     }),
   );

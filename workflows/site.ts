@@ -17,6 +17,10 @@ export async function siteDiscovery(url: string, fromCache?: boolean): Promise<O
   return fromCache ? discoverSitePages(url, true) : discoverSitePages(url);
 }
 
-export async function pageAudit(url: string, pageType: PageType | undefined, fromCache?: boolean): Promise<Outcome<AuditResult>> {
+export async function pageAudit(
+  url: string,
+  pageType: PageType | undefined,
+  fromCache?: boolean,
+): Promise<Outcome<AuditResult>> {
   return fromCache ? auditPageDesign(url, pageType, true) : auditPageDesign(url, pageType);
 }

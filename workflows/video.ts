@@ -3,9 +3,24 @@
 // download. The state is the job's status for the API (getVideoJobState); whatever the ending
 // (done and downloaded, failed, expired, cancelled), every blob of the job is deleted before it ends
 // (a terminated workflow runs no code: an operator who terminates one deletes `video/<job_id>/` too).
-import { ActivityCancellationType, ActivityFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media/index.ts';
-import { getVideoJobState, TASK_QUEUES, videoDownloaded, videoUploaded, type VideoJobInput, type VideoJobState } from '../lib/jobs/index.ts';
+import {
+  getVideoJobState,
+  TASK_QUEUES,
+  videoDownloaded,
+  videoUploaded,
+  type VideoJobInput,
+  type VideoJobState,
+} from '../lib/jobs/index.ts';
 
 const { inspectVideo } = proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
@@ -33,7 +48,17 @@ const { deleteJobBlobs, deleteUpload } = proxyActivities<MediaActivities>({
 
 export async function videoJob(input: VideoJobInput): Promise<VideoJobState> {
   const now = Date.now(); // deterministic in workflow code: the time of the workflow task
-  const state: VideoJobState = { status: 'awaiting_upload', progress: 0, reason: null, uploadExpiresAt: now + input.uploadTtlSeconds * 1000, downloadExpiresAt: null, uploadBytes: null, resultBytes: null, source: null, downloaded: false };
+  const state: VideoJobState = {
+    status: 'awaiting_upload',
+    progress: 0,
+    reason: null,
+    uploadExpiresAt: now + input.uploadTtlSeconds * 1000,
+    downloadExpiresAt: null,
+    uploadBytes: null,
+    resultBytes: null,
+    source: null,
+    downloaded: false,
+  };
   let uploadsSignalled = 0;
   setHandler(getVideoJobState, () => state);
   setHandler(videoUploaded, ({ bytes }) => {

@@ -10,10 +10,27 @@
 //   it again. It continues as new every CONTINUE_AFTER activities (its history stays short).
 // - webhookUpkeep: started by a schedule: deletes what webhooks no longer keep, and wakes the
 //   forwarder when deliveries have waited past their time (an API process died before it signalled).
-import { condition, continueAsNew, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WebhookActivities } from '../activities/webhooks/index.ts';
-import { capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, type DeliveryGroup, type WebhookForwarderWorkflow, type WebhookUpkeepWorkflow } from '../lib/jobs/index.ts';
+import {
+  capturesStored,
+  FORWARDER_WORKFLOW_ID,
+  TASK_QUEUES,
+  type DeliveryGroup,
+  type WebhookForwarderWorkflow,
+  type WebhookUpkeepWorkflow,
+} from '../lib/jobs/index.ts';
 
 const IDLE_MS = 10 * 60_000;
 const LANES = 4;
@@ -24,8 +41,15 @@ const CONTINUE_AFTER = 1_000;
 
 // A batch is one attempt per capture (their retries are the forwarder's, by due time); Temporal's
 // retries of the activity cover a worker lost mid-batch (its captures may then be sent twice: at least once).
-const { deliverCaptures } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 3 } });
-const { dueDeliveries, expireCaptures, deliveriesStalled } = proxyActivities<WebhookActivities>({ taskQueue: TASK_QUEUES.network, startToCloseTimeout: '5 minutes' });
+const { deliverCaptures } = proxyActivities<WebhookActivities>({
+  taskQueue: TASK_QUEUES.network,
+  startToCloseTimeout: '10 minutes',
+  retry: { maximumAttempts: 3 },
+});
+const { dueDeliveries, expireCaptures, deliveriesStalled } = proxyActivities<WebhookActivities>({
+  taskQueue: TASK_QUEUES.network,
+  startToCloseTimeout: '5 minutes',
+});
 
 export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null) => {
   let look = true; // a new run looks at once
@@ -85,11 +109,17 @@ export const webhookUpkeep: WebhookUpkeepWorkflow = async () => {
   const stalled = await deliveriesStalled();
   if (stalled) {
     try {
-      await startChild(webhookForwarder, { workflowId: FORWARDER_WORKFLOW_ID, args: [null], parentClosePolicy: ParentClosePolicy.ABANDON });
+      await startChild(webhookForwarder, {
+        workflowId: FORWARDER_WORKFLOW_ID,
+        args: [null],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       // Running already: a wake costs nothing; one that ended meanwhile is the next upkeep's to start.
-      await getExternalWorkflowHandle(FORWARDER_WORKFLOW_ID).signal(capturesStored).catch(() => undefined);
+      await getExternalWorkflowHandle(FORWARDER_WORKFLOW_ID)
+        .signal(capturesStored)
+        .catch(() => undefined);
     }
   }
   return { deleted, woken: stalled };

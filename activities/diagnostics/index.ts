@@ -8,7 +8,13 @@ export function createDiagnosticsActivities(pool: ActivityPool) {
   return {
     async reportWorker(): Promise<WorkerReport> {
       Context.current().log.info('pipeline check reached this pool', { pool });
-      return { pool, hostname: os.hostname(), pid: process.pid, answeredAt: new Date().toISOString(), requestId: currentRequestId() ?? null };
+      return {
+        pool,
+        hostname: os.hostname(),
+        pid: process.pid,
+        answeredAt: new Date().toISOString(),
+        requestId: currentRequestId() ?? null,
+      };
     },
   };
 }

@@ -53,7 +53,9 @@ export function createDnsLookup(options: DnsLookupOptions = {}) {
         case 'AAAA':
           return await r.resolve6(domain);
         case 'MX':
-          return (await r.resolveMx(domain)).sort((a, b) => a.priority - b.priority).map((m) => ({ priority: m.priority, host: m.exchange }));
+          return (await r.resolveMx(domain))
+            .sort((a, b) => a.priority - b.priority)
+            .map((m) => ({ priority: m.priority, host: m.exchange }));
         case 'NS':
           return await r.resolveNs(domain);
         case 'TXT':
@@ -63,7 +65,15 @@ export function createDnsLookup(options: DnsLookupOptions = {}) {
           return await r.resolveCname(domain);
         case 'SOA': {
           const s = await r.resolveSoa(domain);
-          return { primary_ns: s.nsname, hostmaster: s.hostmaster, serial: s.serial, refresh: s.refresh, retry: s.retry, expire: s.expire, minimum_ttl: s.minttl };
+          return {
+            primary_ns: s.nsname,
+            hostmaster: s.hostmaster,
+            serial: s.serial,
+            refresh: s.refresh,
+            retry: s.retry,
+            expire: s.expire,
+            minimum_ttl: s.minttl,
+          };
         }
       }
     } catch (err) {

@@ -28,11 +28,20 @@ export function analyzeHeaders(input: HeaderAnalysisInput) {
       headers: input.headers,
       https: input.https,
       cookies: cookies.cookies,
-      observatory: { ...input.site, https: input.https, headers: input.headers, cspHeaders: input.headers['content-security-policy'] ? [input.headers['content-security-policy']] : [], setCookies: input.setCookies },
+      observatory: {
+        ...input.site,
+        https: input.https,
+        headers: input.headers,
+        cspHeaders: input.headers['content-security-policy'] ? [input.headers['content-security-policy']] : [],
+        setCookies: input.setCookies,
+      },
     }),
     cache: analyzeCache(input.headers),
     performance: analyzePerformance(input.headers, input.httpVersion),
-    cdn_waf: detectCdnWaf(input.headers, cookies.cookies.map((c) => c.name)),
+    cdn_waf: detectCdnWaf(
+      input.headers,
+      cookies.cookies.map((c) => c.name),
+    ),
     cookies,
   };
 }
@@ -46,6 +55,9 @@ export function overallScore(analysis: ReturnType<typeof analyzeHeaders>, sslPer
     performance: percent(analysis.performance.score, analysis.performance.max_score),
     cookies: percent(analysis.cookies.score, analysis.cookies.max_score),
   };
-  const score = Math.round(Object.entries(OVERALL_WEIGHTS).reduce((s, [k, w]) => s + (parts[k as keyof typeof parts] * w) / 100, 0) * 10) / 10;
+  const score =
+    Math.round(
+      Object.entries(OVERALL_WEIGHTS).reduce((s, [k, w]) => s + (parts[k as keyof typeof parts] * w) / 100, 0) * 10,
+    ) / 10;
   return { score, max_score: 100, percentage: score, grade: grade(score) };
 }

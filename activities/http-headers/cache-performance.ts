@@ -6,24 +6,34 @@ export const PERFORMANCE_MAX_SCORE = 10;
 
 export function analyzeCache(headers: Readonly<Record<string, string>>) {
   const cc = new Map(
-    (headers['cache-control'] ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean).map((d) => {
-      const [k = '', v = ''] = d.split('=');
-      return [k.trim(), v.trim().replace(/^"|"$/g, '')] as const;
-    }),
+    (headers['cache-control'] ?? '')
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean)
+      .map((d) => {
+        const [k = '', v = ''] = d.split('=');
+        return [k.trim(), v.trim().replace(/^"|"$/g, '')] as const;
+      }),
   );
   const details: string[] = [];
   let score = 0;
   const noStore = cc.has('no-store');
   const maxAge = Number(cc.get('s-maxage') ?? cc.get('max-age') ?? NaN);
   const expires = headers.expires ? Date.parse(headers.expires) : NaN;
-  const freshFor = Number.isFinite(maxAge) ? maxAge : Number.isFinite(expires) ? Math.round((expires - Date.now()) / 1000) : NaN;
+  const freshFor = Number.isFinite(maxAge)
+    ? maxAge
+    : Number.isFinite(expires)
+      ? Math.round((expires - Date.now()) / 1000)
+      : NaN;
   if (headers['cache-control']) {
     score += 4;
     details.push(`Cache-Control: ${headers['cache-control']}`);
   } else details.push('no Cache-Control: caches apply heuristics');
   if (headers.etag || headers['last-modified']) {
     score += 4;
-    details.push(`validators: ${[headers.etag && 'ETag', headers['last-modified'] && 'Last-Modified'].filter(Boolean).join(', ')} (cheap revalidation)`);
+    details.push(
+      `validators: ${[headers.etag && 'ETag', headers['last-modified'] && 'Last-Modified'].filter(Boolean).join(', ')} (cheap revalidation)`,
+    );
   } else details.push('no ETag or Last-Modified: every revalidation downloads the whole response');
   if (headers.vary) details.push(`Vary: ${headers.vary}`);
   if (headers.age) details.push(`served from a cache, Age ${headers.age} s`);
@@ -47,7 +57,11 @@ export function analyzePerformance(headers: Readonly<Record<string, string>>, ht
   let score = 0;
   if (compression === 'br' || compression === 'zstd') score += 5;
   else if (compression !== 'none') score += 4;
-  details.push(compression === 'none' ? 'not compressed (send Accept-Encoding-aware br or gzip)' : `compressed with ${compression}`);
+  details.push(
+    compression === 'none'
+      ? 'not compressed (send Accept-Encoding-aware br or gzip)'
+      : `compressed with ${compression}`,
+  );
   if (http2) score += 3;
   details.push(http2 ? `HTTP/${httpVersion}` : `HTTP/${httpVersion}: HTTP/2 multiplexes requests on one connection`);
   if (http3) score += 2;

@@ -1,6 +1,13 @@
 // CDN and WAF detection from response signatures: a header present (or matching), a Server value,
 // or a cookie name. First match per kind wins; the table is ordered from specific to generic.
-type Signature = { name: string; kind: 'cdn' | 'waf' | 'both'; header?: string; value?: RegExp; server?: RegExp; cookie?: RegExp };
+type Signature = {
+  name: string;
+  kind: 'cdn' | 'waf' | 'both';
+  header?: string;
+  value?: RegExp;
+  server?: RegExp;
+  cookie?: RegExp;
+};
 
 const SIGNATURES: Signature[] = [
   { name: 'Cloudflare', kind: 'both', header: 'cf-ray' },

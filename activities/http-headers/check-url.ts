@@ -23,8 +23,23 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
   // Untrusted certificates are a finding to report, not a reason to give up.
   // Only the headers matter: a body is read up to 1 MiB to count it, and a larger one is cut there
   // (size.download and size.total are then -1, as the contract allows for total).
-  const guardedFetch = createGuardedFetch({ allow: options.allow, allowInvalidCertificates: true, timeoutMs: options.timeoutMs, maxBytes: 1024 * 1024, onOversize: 'truncate', field: 'url', ca: options.ca });
-  const probe = createGuardedFetch({ allow: options.allow, allowInvalidCertificates: true, timeoutMs: PROBE_TIMEOUT_MS, maxBytes: 64 * 1024, onOversize: 'truncate', ca: options.ca });
+  const guardedFetch = createGuardedFetch({
+    allow: options.allow,
+    allowInvalidCertificates: true,
+    timeoutMs: options.timeoutMs,
+    maxBytes: 1024 * 1024,
+    onOversize: 'truncate',
+    field: 'url',
+    ca: options.ca,
+  });
+  const probe = createGuardedFetch({
+    allow: options.allow,
+    allowInvalidCertificates: true,
+    timeoutMs: PROBE_TIMEOUT_MS,
+    maxBytes: 64 * 1024,
+    onOversize: 'truncate',
+    ca: options.ca,
+  });
 
   /**
    * The plain-HTTP session the Observatory's redirection test reads: the URL given when it is http://
@@ -42,7 +57,10 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
 
   /** A CORS preflight from an unrelated origin to the analysed URL; null for no answer or a non-2xx. */
   async function preflight(url: string) {
-    return probe(url, { method: 'OPTIONS', headers: { 'User-Agent': USER_AGENT, Origin: CORS_PROBE_ORIGIN, 'Access-Control-Request-Method': 'GET' } }).then(
+    return probe(url, {
+      method: 'OPTIONS',
+      headers: { 'User-Agent': USER_AGENT, Origin: CORS_PROBE_ORIGIN, 'Access-Control-Request-Method': 'GET' },
+    }).then(
       (res) => (res.status >= 200 && res.status < 300 ? { origin: CORS_PROBE_ORIGIN, headers: res.headers } : null),
       () => null,
     );
@@ -50,11 +68,17 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
 
   return async function checkUrl(url: string) {
     const started = performance.now();
-    const res = await guardedFetch(url, { headers: { 'User-Agent': USER_AGENT, Accept: '*/*', 'Accept-Encoding': 'br, gzip, deflate' } });
+    const res = await guardedFetch(url, {
+      headers: { 'User-Agent': USER_AGENT, Accept: '*/*', 'Accept-Encoding': 'br, gzip, deflate' },
+    });
     const final = new URL(res.url);
     const https = final.protocol === 'https:';
     // The request speaks HTTP/1.1; whether the server would speak HTTP/2 is its ALPN choice.
-    const [alpn, httpChain, cors] = await Promise.all([https ? negotiatedProtocol(res.remoteAddress, res.remotePort, bareHost(final)) : null, httpSession(url, res.chain), preflight(res.url)]);
+    const [alpn, httpChain, cors] = await Promise.all([
+      https ? negotiatedProtocol(res.remoteAddress, res.remotePort, bareHost(final)) : null,
+      httpSession(url, res.chain),
+      preflight(res.url),
+    ]);
     const httpVersion = alpn === 'h2' ? 2 : res.httpVersion;
     // A response without a content type is read as HTML, as the Observatory does.
     const type = res.headers['content-type']?.split(';')[0]?.trim();
@@ -71,9 +95,18 @@ export function createHeaderCheck(options: HeaderCheckOptions) {
       execution_time_ms: Math.round(performance.now() - started),
       timings: res.timings,
       network: { primary_ip: res.remoteAddress, primary_port: res.remotePort, redirect_count: res.chain.length - 1 },
-      size: res.truncated ? { header: res.headerBytes, download: -1, total: -1 } : { header: res.headerBytes, download: res.body.length, total: res.headerBytes + res.body.length },
+      size: res.truncated
+        ? { header: res.headerBytes, download: -1, total: -1 }
+        : { header: res.headerBytes, download: res.body.length, total: res.headerBytes + res.body.length },
       headers: res.headers,
-      analysis: { security: analysis.security, ssl_tls, cache: analysis.cache, performance: analysis.performance, cdn_waf: analysis.cdn_waf, cookies: analysis.cookies },
+      analysis: {
+        security: analysis.security,
+        ssl_tls,
+        cache: analysis.cache,
+        performance: analysis.performance,
+        cdn_waf: analysis.cdn_waf,
+        cookies: analysis.cookies,
+      },
       overall_score: overallScore(analysis, sslPercentage),
     };
   };

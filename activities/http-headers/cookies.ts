@@ -34,7 +34,11 @@ export function parseSetCookie(header: string, https: boolean): CookieReport {
   const issues: string[] = [];
   let score = COOKIE_MAX_SCORE;
   if (!secure) {
-    issues.push(https ? 'missing Secure: the cookie would also travel over plain HTTP' : 'missing Secure (and the site is served over plain HTTP)');
+    issues.push(
+      https
+        ? 'missing Secure: the cookie would also travel over plain HTTP'
+        : 'missing Secure (and the site is served over plain HTTP)',
+    );
     score -= PENALTY.noSecure;
   }
   if (!httponly) {
@@ -60,6 +64,9 @@ export function parseSetCookie(header: string, https: boolean): CookieReport {
 
 export function analyzeCookies(setCookies: readonly string[], https: boolean) {
   const cookies = setCookies.map((c) => parseSetCookie(c, https));
-  const score = cookies.length === 0 ? COOKIE_MAX_SCORE : Math.round((cookies.reduce((s, c) => s + c.score, 0) / cookies.length) * 10) / 10;
+  const score =
+    cookies.length === 0
+      ? COOKIE_MAX_SCORE
+      : Math.round((cookies.reduce((s, c) => s + c.score, 0) / cookies.length) * 10) / 10;
   return { score, max_score: COOKIE_MAX_SCORE, cookies };
 }

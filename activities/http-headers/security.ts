@@ -41,46 +41,90 @@ interface Rule {
   evaluate: (value: string | undefined, input: SecurityInput) => Outcome;
 }
 
-
 /** Our checks beyond the Observatory's tests (never one it makes itself, such as Cross-Origin-Resource-Policy): shown with their advice, weighing nothing in the grade. */
 export const RULES: Rule[] = [
   {
-    name: 'Permissions-Policy', header: 'permissions-policy', category: 'medium', max: 5,
+    name: 'Permissions-Policy',
+    header: 'permissions-policy',
+    category: 'medium',
+    max: 5,
     description: 'Which browser features (camera, geolocation, ...) the page and its frames may use.',
-    evaluate: (value) => (value ? { score: 5 } : { score: 0, recommendation: 'Permissions-Policy: camera=(), microphone=(), geolocation=()' }),
+    evaluate: (value) =>
+      value
+        ? { score: 5 }
+        : { score: 0, recommendation: 'Permissions-Policy: camera=(), microphone=(), geolocation=()' },
   },
   {
-    name: 'Cross-Origin-Opener-Policy', header: 'cross-origin-opener-policy', category: 'medium', max: 5,
+    name: 'Cross-Origin-Opener-Policy',
+    header: 'cross-origin-opener-policy',
+    category: 'medium',
+    max: 5,
     description: 'Isolates the browsing context from cross-origin windows (XS-Leaks, Spectre).',
-    evaluate: (value) => (/^same-origin(-allow-popups)?$/i.test(value?.trim() ?? '') ? { score: 5 } : { score: 0, recommendation: 'Cross-Origin-Opener-Policy: same-origin' }),
+    evaluate: (value) =>
+      /^same-origin(-allow-popups)?$/i.test(value?.trim() ?? '')
+        ? { score: 5 }
+        : { score: 0, recommendation: 'Cross-Origin-Opener-Policy: same-origin' },
   },
   {
-    name: 'Cross-Origin-Embedder-Policy', header: 'cross-origin-embedder-policy', category: 'low', max: 3,
+    name: 'Cross-Origin-Embedder-Policy',
+    header: 'cross-origin-embedder-policy',
+    category: 'low',
+    max: 3,
     description: 'Requires embedded resources to opt in (needed for cross-origin isolation).',
-    evaluate: (value) => (/^(require-corp|credentialless)$/i.test(value?.trim() ?? '') ? { score: 3 } : { score: 0, recommendation: 'Cross-Origin-Embedder-Policy: require-corp' }),
+    evaluate: (value) =>
+      /^(require-corp|credentialless)$/i.test(value?.trim() ?? '')
+        ? { score: 3 }
+        : { score: 0, recommendation: 'Cross-Origin-Embedder-Policy: require-corp' },
   },
   {
-    name: 'Server', header: 'server', category: 'low', max: 2,
+    name: 'Server',
+    header: 'server',
+    category: 'low',
+    max: 2,
     description: 'Server software and version disclosed to everyone.',
-    evaluate: (value) => (value && /\d/.test(value) ? { score: 0, details: [`discloses ${value}`], recommendation: 'Remove the version from the Server header', risk: 'Helps attackers pick known exploits.' } : { score: 2 }),
+    evaluate: (value) =>
+      value && /\d/.test(value)
+        ? {
+            score: 0,
+            details: [`discloses ${value}`],
+            recommendation: 'Remove the version from the Server header',
+            risk: 'Helps attackers pick known exploits.',
+          }
+        : { score: 2 },
   },
   {
-    name: 'X-Powered-By', header: 'x-powered-by', category: 'low', max: 2,
+    name: 'X-Powered-By',
+    header: 'x-powered-by',
+    category: 'low',
+    max: 2,
     description: 'Framework disclosed to everyone.',
-    evaluate: (value) => (value ? { score: 0, details: [`discloses ${value}`], recommendation: 'Remove X-Powered-By' } : { score: 2 }),
+    evaluate: (value) =>
+      value ? { score: 0, details: [`discloses ${value}`], recommendation: 'Remove X-Powered-By' } : { score: 2 },
   },
   {
-    name: 'X-XSS-Protection', header: 'x-xss-protection', category: 'low', max: 2,
+    name: 'X-XSS-Protection',
+    header: 'x-xss-protection',
+    category: 'low',
+    max: 2,
     description: 'Deprecated XSS auditor switch; modern browsers ignore it and old ones could be abused through it.',
     evaluate(value) {
-      if (!value || value.trim() === '0') return { score: 2, details: [value ? 'auditor disabled, as recommended' : 'absent, as recommended'] };
-      return { score: 1, details: ['deprecated: rely on Content-Security-Policy'], recommendation: 'X-XSS-Protection: 0, or remove it' };
+      if (!value || value.trim() === '0')
+        return { score: 2, details: [value ? 'auditor disabled, as recommended' : 'absent, as recommended'] };
+      return {
+        score: 1,
+        details: ['deprecated: rely on Content-Security-Policy'],
+        recommendation: 'X-XSS-Protection: 0, or remove it',
+      };
     },
   },
   {
-    name: 'Expect-CT', header: 'expect-ct', category: 'low', max: 1,
+    name: 'Expect-CT',
+    header: 'expect-ct',
+    category: 'low',
+    max: 1,
     description: 'Deprecated: Certificate Transparency is enforced by browsers without it.',
-    evaluate: (value) => (value ? { score: 0, details: ['deprecated header'], recommendation: 'Remove Expect-CT' } : { score: 1 }),
+    evaluate: (value) =>
+      value ? { score: 0, details: ['deprecated header'], recommendation: 'Remove Expect-CT' } : { score: 1 },
   },
 ];
 
@@ -162,6 +206,11 @@ export function analyzeSecurity(input: SecurityInput) {
     grade: observatory.grade,
     summary,
     checks,
-    observatory: { algorithm_version: 5, tests_passed: observatory.tests_passed, tests_failed: observatory.tests_failed, tests_quantity: observatory.tests_quantity },
+    observatory: {
+      algorithm_version: 5,
+      tests_passed: observatory.tests_passed,
+      tests_failed: observatory.tests_failed,
+      tests_quantity: observatory.tests_quantity,
+    },
   };
 }

@@ -10,7 +10,15 @@ const DAY_MS = 86_400_000;
 export function analyzeTls(tls: TlsInfo | null, now = Date.now()) {
   if (!tls) {
     // The contract's certificate is an object of strings: empty when there is no certificate.
-    return { enabled: false, grade: 'F', certificate: { subject: '', issuer: '', valid_from: '', valid_to: '' }, ssl_version: '', days_to_expiry: null, details: ['not served over HTTPS'], percentage: 0 };
+    return {
+      enabled: false,
+      grade: 'F',
+      certificate: { subject: '', issuer: '', valid_from: '', valid_to: '' },
+      ssl_version: '',
+      days_to_expiry: null,
+      details: ['not served over HTTPS'],
+      percentage: 0,
+    };
   }
   const details: string[] = [];
   const validTo = tls.certificate ? Date.parse(tls.certificate.valid_to) : NaN;
@@ -30,5 +38,13 @@ export function analyzeTls(tls: TlsInfo | null, now = Date.now()) {
   }
   details.push(`protocol ${tls.protocol}`);
   if (daysToExpiry !== null) details.push(`certificate valid for ${daysToExpiry} more days`);
-  return { enabled: true, grade: result, certificate: tls.certificate, ssl_version: tls.protocol, days_to_expiry: daysToExpiry, details, percentage: PERCENT[result]! };
+  return {
+    enabled: true,
+    grade: result,
+    certificate: tls.certificate,
+    ssl_version: tls.protocol,
+    days_to_expiry: daysToExpiry,
+    details,
+    percentage: PERCENT[result]!,
+  };
 }

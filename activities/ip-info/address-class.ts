@@ -1,7 +1,16 @@
 // What kind of address an IP is (RFC 6890 special-purpose registries), for the ip-info answer.
 import { BlockList, isIP } from 'node:net';
 
-type AddressClass = 'loopback' | 'private' | 'link-local' | 'shared' | 'multicast' | 'documentation' | 'unspecified' | 'reserved' | 'public';
+type AddressClass =
+  | 'loopback'
+  | 'private'
+  | 'link-local'
+  | 'shared'
+  | 'multicast'
+  | 'documentation'
+  | 'unspecified'
+  | 'reserved'
+  | 'public';
 
 // First match wins: more specific ranges first.
 const CLASSES: Array<[AddressClass, 4 | 6, string, number]> = [

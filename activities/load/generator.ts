@@ -28,7 +28,15 @@ export class ShardGenerator {
   private readonly sockets = new Set<Socket>();
   private closedBytesRead = 0;
   private closedBytesWritten = 0;
-  private readonly stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0, inFlight: 0, dropped: 0, firstSentAt: null as number | null };
+  private readonly stats = {
+    total: 0,
+    successful: 0,
+    failed: 0,
+    latencySumUs: 0,
+    inFlight: 0,
+    dropped: 0,
+    firstSentAt: null as number | null,
+  };
   private readonly statusCodes: Record<string, number> = {};
   private readonly errors: Record<string, number> = {};
   private readonly perSecond = new PerSecondCounts();
@@ -59,18 +67,33 @@ export class ShardGenerator {
    */
   static async create(plan: ShardPlan): Promise<ShardGenerator> {
     const pinned = plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {};
-    return new ShardGenerator(plan, guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...pinned }));
+    return new ShardGenerator(
+      plan,
+      guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...pinned }),
+    );
   }
 
   private constructor(plan: ShardPlan, target: CheckedTarget) {
     this.plan = plan;
     const { url, lookup } = target;
-    const options = { url, lookup, rejectUnauthorized: !plan.target.insecureTls, onSocket: (socket: Socket) => this.track(socket) };
-    const request = requestBytes({ url, method: plan.target.method, headers: plan.target.headers, body: plan.target.body });
-    for (let i = 0; i < plan.users; i++) this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
+    const options = {
+      url,
+      lookup,
+      rejectUnauthorized: !plan.target.insecureTls,
+      onSocket: (socket: Socket) => this.track(socket),
+    };
+    const request = requestBytes({
+      url,
+      method: plan.target.method,
+      headers: plan.target.headers,
+      body: plan.target.body,
+    });
+    for (let i = 0; i < plan.users; i++)
+      this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
     this.t0 = performance.now() + (plan.startAt - Date.now());
     this.scenario = plan.target.steps?.length ? new Scenario(url, plan.target.steps) : null;
-    this.stages = plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
+    this.stages =
+      plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
   }
 
   private track(socket: Socket) {
@@ -138,7 +161,9 @@ export class ShardGenerator {
         }
         then(error !== null);
       },
-      scenario ? { request: scenario.request(user), method: scenario.steps[step]!.method, keepBody: scenario.captures(user) } : undefined,
+      scenario
+        ? { request: scenario.request(user), method: scenario.steps[step]!.method, keepBody: scenario.captures(user) }
+        : undefined,
     );
   }
 
@@ -254,7 +279,8 @@ export class ShardGenerator {
     const sweep = setInterval(() => {
       const limit = performance.now() - this.plan.requestTimeoutMs;
       for (const c of this.connections) {
-        if (c.busy && c.sentAt < limit) c.abort(Object.assign(new Error(`no answer within ${this.plan.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
+        if (c.busy && c.sentAt < limit)
+          c.abort(Object.assign(new Error(`no answer within ${this.plan.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
       }
     }, 250);
     const guard = setTimeout(() => this.done(), this.endMs - this.elapsed() + this.plan.requestTimeoutMs + 2000);

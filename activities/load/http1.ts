@@ -119,7 +119,14 @@ export class Http1Connection {
     const host = bareHost(url);
     const socket =
       url.protocol === 'https:'
-        ? tls.connect({ host, port, lookup, servername: net.isIP(host) ? undefined : host, rejectUnauthorized, ALPNProtocols: ['http/1.1'] })
+        ? tls.connect({
+            host,
+            port,
+            lookup,
+            servername: net.isIP(host) ? undefined : host,
+            rejectUnauthorized,
+            ALPNProtocols: ['http/1.1'],
+          })
         : net.connect({ host, port, lookup });
     socket.setNoDelay(true);
     this.socket = socket;
@@ -140,7 +147,12 @@ export class Http1Connection {
     socket.on('data', (chunk: Buffer) => current() && this.onData(chunk));
     socket.once('end', () => current() && this.onEnd());
     socket.once('error', (err) => current() && this.fail(err));
-    socket.once('close', () => current() && this.fail(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' })));
+    socket.once(
+      'close',
+      () =>
+        current() &&
+        this.fail(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' })),
+    );
   }
 
   /** Gives up on the request in flight (timeout or stop): the socket is closed. */
@@ -213,19 +225,22 @@ export class Http1Connection {
         case State.Head: {
           const end = data.indexOf(HEAD_END, off);
           if (end < 0) {
-            if (data.length - off > MAX_HEAD_BYTES) return this.fail(Object.assign(new Error('response head too large'), { code: 'HPE_HEADER_OVERFLOW' }));
+            if (data.length - off > MAX_HEAD_BYTES)
+              return this.fail(Object.assign(new Error('response head too large'), { code: 'HPE_HEADER_OVERFLOW' }));
             this.pending = data.subarray(off);
             return;
           }
           // "HTTP/1.1 200 OK": the minor version is byte 7, the status bytes 9..11.
           const start = off;
           this.status = (data[off + 9]! - 48) * 100 + (data[off + 10]! - 48) * 10 + (data[off + 11]! - 48);
-          if (!(this.status >= 100 && this.status <= 999) || data[off + 5] !== 0x31) return this.fail(Object.assign(new Error('not an HTTP/1.x answer'), { code: 'HPE_INVALID_CONSTANT' }));
+          if (!(this.status >= 100 && this.status <= 999) || data[off + 5] !== 0x31)
+            return this.fail(Object.assign(new Error('not an HTTP/1.x answer'), { code: 'HPE_INVALID_CONSTANT' }));
           const head = data.toString('latin1', off, end + 2);
           off = end + 4;
           if (this.status < 200) continue; // 1xx: the real answer follows
           const http10 = data[start + 7] === 0x30;
-          this.closeAfter = /\r\nconnection:[ \t]*close/i.test(head) || (http10 && !/\r\nconnection:[ \t]*keep-alive/i.test(head));
+          this.closeAfter =
+            /\r\nconnection:[ \t]*close/i.test(head) || (http10 && !/\r\nconnection:[ \t]*keep-alive/i.test(head));
           if (this.noBody || this.status === 204 || this.status === 304) {
             this.complete();
             break;
@@ -248,7 +263,13 @@ export class Http1Connection {
         case State.ChunkData: {
           const take = Math.min(this.remaining, data.length - off);
           // A chunk's data, not the CRLF after it (the last 2 of `remaining`).
-          if (this.keepBody) this.keep(data.subarray(off, off + (this.state === State.Body ? take : Math.max(0, Math.min(take, this.remaining - 2)))));
+          if (this.keepBody)
+            this.keep(
+              data.subarray(
+                off,
+                off + (this.state === State.Body ? take : Math.max(0, Math.min(take, this.remaining - 2))),
+              ),
+            );
           this.remaining -= take;
           off += take;
           if (this.remaining === 0) {
@@ -261,7 +282,10 @@ export class Http1Connection {
         case State.Trailers: {
           const eol = data.indexOf(CRLF, off);
           if (eol < 0) {
-            if (data.length - off > MAX_LINE_BYTES) return this.fail(Object.assign(new Error('chunk line too long'), { code: 'HPE_CHUNK_EXTENSIONS_OVERFLOW' }));
+            if (data.length - off > MAX_LINE_BYTES)
+              return this.fail(
+                Object.assign(new Error('chunk line too long'), { code: 'HPE_CHUNK_EXTENSIONS_OVERFLOW' }),
+              );
             this.pending = data.subarray(off);
             return;
           }
@@ -274,7 +298,8 @@ export class Http1Connection {
           const line = data.toString('latin1', off, eol);
           const size = /^[0-9a-f]{1,8}(?:[ \t]*;.*)?$/i.test(line) ? parseInt(line, 16) : NaN;
           off = eol + 2;
-          if (Number.isNaN(size)) return this.fail(Object.assign(new Error('bad chunk size'), { code: 'HPE_INVALID_CHUNK_SIZE' }));
+          if (Number.isNaN(size))
+            return this.fail(Object.assign(new Error('bad chunk size'), { code: 'HPE_INVALID_CHUNK_SIZE' }));
           if (size === 0) this.state = State.Trailers;
           else {
             this.remaining = size + 2; // the data and its CRLF

@@ -2,7 +2,14 @@
 // threads.ts), and its end.
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { finishLoadTestRow, loadTestStopRequested, markLoadTestRunning, readShardSnapshots, requestLoadTestStop, writeShardSnapshot } from '../../db/load-tests.ts';
+import {
+  finishLoadTestRow,
+  loadTestStopRequested,
+  markLoadTestRunning,
+  readShardSnapshots,
+  requestLoadTestStop,
+  writeShardSnapshot,
+} from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './generator.ts';
 import { ThreadedShard } from './threads.ts';
@@ -50,13 +57,25 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const attempt = ctx.info.attempt;
       const { testId: _testId, shard: _shard, heartbeatEveryMs = SNAPSHOT_EVERY_MS, ...shardPlan } = input;
       // A retry takes over from a lost attempt now: the arrivals due meanwhile are the gap, not a burst.
-      const plan: ShardPlan = { ...shardPlan, requestTimeoutMs: REQUEST_TIMEOUT_MS, allow: deps.allow, ...(attempt > 1 ? { resume: true } : {}) };
+      const plan: ShardPlan = {
+        ...shardPlan,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        allow: deps.allow,
+        ...(attempt > 1 ? { resume: true } : {}),
+      };
       const generator = ThreadedShard.start(plan, deps.threads);
       let stopped = false;
       let superseded = false;
       const windowSeconds = Math.ceil((input.endAt - input.startAt) / 1000);
       const save = async (snapshot: ShardSnapshot, final: boolean) => {
-        const told = await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, { ...snapshot, windowSeconds }, final);
+        const told = await writeShardSnapshot(
+          deps.db,
+          input.testId,
+          input.shard,
+          attempt,
+          { ...snapshot, windowSeconds },
+          final,
+        );
         superseded ||= told.superseded;
         if (told.stop) {
           stopped = true;
@@ -93,7 +112,14 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         clearInterval(timer);
         await saving;
         // A superseded attempt's end says so: the results count the restart (it sent all it counted).
-        await writeShardSnapshot(deps.db, input.testId, input.shard, attempt, { ...result, windowSeconds, ...(superseded ? { superseded } : {}) }, true);
+        await writeShardSnapshot(
+          deps.db,
+          input.testId,
+          input.shard,
+          attempt,
+          { ...result, windowSeconds, ...(superseded ? { superseded } : {}) },
+          true,
+        );
         return { total: result.total, stopped };
       } finally {
         clearInterval(timer);
@@ -116,7 +142,11 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         const now = Date.now();
         const rows = await readShardSnapshots<ShardSnapshot>(deps.db, input.testId);
         if (!rows.some((r) => r.snapshot.total > 0)) continue; // nothing answered yet: nothing to judge
-        const failed = abortingFailure(input.thresholds, evaluateThresholds(input.thresholds, thresholdFigures(rows, now)), (now - input.startAt) / 1000);
+        const failed = abortingFailure(
+          input.thresholds,
+          evaluateThresholds(input.thresholds, thresholdFigures(rows, now)),
+          (now - input.startAt) / 1000,
+        );
         if (failed) {
           await requestLoadTestStop(deps.db, input.testId);
           return { abortedBy: failed };
@@ -126,7 +156,13 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     },
 
     /** Merges every shard attempt into the results (with the thresholds' verdict) and stores them with the final status. */
-    async finishLoadTest(testId: string, status: LoadTestStatus, reason: string | null, thresholds: LoadThreshold[] = [], abortedBy: string | null = null): Promise<FinalResults> {
+    async finishLoadTest(
+      testId: string,
+      status: LoadTestStatus,
+      reason: string | null,
+      thresholds: LoadThreshold[] = [],
+      abortedBy: string | null = null,
+    ): Promise<FinalResults> {
       const rows = await readShardSnapshots<ShardSnapshot>(deps.db, testId);
       const results = finalResults(rows, thresholds);
       if (abortedBy) Object.assign(results, { verdict: 'failed', aborted_by: abortedBy });

@@ -31,7 +31,17 @@ interface Totals {
 }
 
 function totals(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Totals {
-  const t: Totals = { total: 0, successful: 0, failed: 0, latencySumUs: 0, bytesSent: 0, bytesReceived: 0, dropped: 0, firstSentAt: null, lastAt: null };
+  const t: Totals = {
+    total: 0,
+    successful: 0,
+    failed: 0,
+    latencySumUs: 0,
+    bytesSent: 0,
+    bytesReceived: 0,
+    dropped: 0,
+    firstSentAt: null,
+    lastAt: null,
+  };
   for (const { snapshot: s } of rows) {
     t.total += s.total;
     t.successful += s.successful;
@@ -80,7 +90,15 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
     }
   }
   const restarts = shardRestarts(rows);
-  return { histogram, statusCodes, errors, shardFailures, lost, restarts, phases: mergePhases(rows.map((r) => r.snapshot)) };
+  return {
+    histogram,
+    statusCodes,
+    errors,
+    shardFailures,
+    lost,
+    restarts,
+    phases: mergePhases(rows.map((r) => r.snapshot)),
+  };
 }
 
 /** The figures thresholds read (thresholds.ts), from the same merge and rounding as the results. */
@@ -98,9 +116,11 @@ function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): 
     shard_restarts: m.restarts.length,
     seconds_without_traffic: Math.max(0, ...m.restarts.map((r) => r.seconds_without_traffic)),
   } as Record<ThresholdMetric, number>;
-  for (const [metric, q] of Object.entries(PERCENTILES)) figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
+  for (const [metric, q] of Object.entries(PERCENTILES))
+    figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
   for (const phase of PHASES) {
-    for (const stat of Object.keys(PHASE_STATS) as Array<keyof typeof PHASE_STATS>) figures[`${phase}.${stat}`] = m.phases ? phaseStat(m.phases[phase], stat) : 0;
+    for (const stat of Object.keys(PHASE_STATS) as Array<keyof typeof PHASE_STATS>)
+      figures[`${phase}.${stat}`] = m.phases ? phaseStat(m.phases[phase], stat) : 0;
   }
   return figures;
 }
@@ -108,13 +128,23 @@ function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): 
 const finalDuration = (t: Totals) => (t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt);
 
 /** The threshold figures of a running test (throughput up to `now`), or of an ended one (`now` omitted). */
-export function thresholdFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number): Record<ThresholdMetric, number> {
+export function thresholdFigures(
+  rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  now?: number,
+): Record<ThresholdMetric, number> {
   const t = totals(rows);
-  return figuresOf(t, merge(rows), now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt);
+  return figuresOf(
+    t,
+    merge(rows),
+    now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt,
+  );
 }
 
 /** The results, with each threshold's outcome read from the same merge (thresholds.ts). */
-export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>, thresholds: readonly LoadThreshold[] = []): FinalResults {
+export function finalResults(
+  rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  thresholds: readonly LoadThreshold[] = [],
+): FinalResults {
   const t = totals(rows);
   const durationMs = finalDuration(t);
   const m = merge(rows);
@@ -142,8 +172,12 @@ export function finalResults(rows: Array<ShardSnapshotRow<ShardSnapshot>>, thres
     seconds_without_traffic: f.seconds_without_traffic,
     ...(m.restarts.length ? { restarts: m.restarts } : {}),
     requests_per_second: sent,
-    error_rate_per_second: sent.map((_, i) => (a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0)),
-    avg_response_time_per_second: sent.map((_, i) => (a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0)),
+    error_rate_per_second: sent.map((_, i) =>
+      a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0,
+    ),
+    avg_response_time_per_second: sent.map((_, i) =>
+      a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0,
+    ),
     max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
     ...(m.phases ? { phases: phaseSummary(m.phases) } : {}),
     ...(rows.some((r) => r.snapshot.steps) ? { steps: mergeSteps(rows.map((r) => r.snapshot)) } : {}),
@@ -173,13 +207,15 @@ export function intervalTracker() {
   return (rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): IntervalPoint | null => {
     const t = totals(rows);
     const merged = newHistogram();
-    for (const { snapshot: s } of rows) if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+    for (const { snapshot: s } of rows)
+      if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
     const interval = newHistogram();
     interval.add(merged);
     if (previous) interval.subtract(previous);
     const requests = t.total - prevTotal;
     const failed = t.failed - prevFailed;
-    const seconds = prevAt === null ? (t.firstSentAt === null ? 0 : (now - t.firstSentAt) / 1000) : (now - prevAt) / 1000;
+    const seconds =
+      prevAt === null ? (t.firstSentAt === null ? 0 : (now - t.firstSentAt) / 1000) : (now - prevAt) / 1000;
     previous = merged;
     prevTotal = t.total;
     prevFailed = t.failed;

@@ -32,7 +32,15 @@ export class PerSecondCounts {
   /** The snapshot's `perSecond` (requests sent) and `seconds` (their answers). */
   snapshot(): { perSecond: number[]; seconds: PerSecondAnswers } {
     const a = this.answers;
-    return { perSecond: dense(this.sent), seconds: { answered: dense(a.answered), failed: dense(a.failed), latencySumUs: dense(a.latencySumUs), latencyMaxUs: dense(a.latencyMaxUs) } };
+    return {
+      perSecond: dense(this.sent),
+      seconds: {
+        answered: dense(a.answered),
+        failed: dense(a.failed),
+        latencySumUs: dense(a.latencySumUs),
+        latencyMaxUs: dense(a.latencyMaxUs),
+      },
+    };
   }
 }
 
@@ -42,7 +50,10 @@ function addEach(into: number[], from: number[]) {
 }
 
 /** Merges the shards' per-second counts (`seconds` is absent in snapshots written before it existed). */
-export function mergePerSecond(shards: Array<{ perSecond: number[]; seconds?: PerSecondAnswers }>): { sent: number[]; answers: PerSecondAnswers } {
+export function mergePerSecond(shards: Array<{ perSecond: number[]; seconds?: PerSecondAnswers }>): {
+  sent: number[];
+  answers: PerSecondAnswers;
+} {
   const sent: number[] = [];
   const answers: PerSecondAnswers = { answered: [], failed: [], latencySumUs: [], latencyMaxUs: [] };
   for (const s of shards) {

@@ -25,14 +25,19 @@ export class PhaseHistograms {
   }
 
   snapshot(): Record<Phase, string> {
-    return Object.fromEntries(PHASES.map((p, i) => [p, hdr.encodeIntoCompressedBase64(this.histograms[i]!)])) as Record<Phase, string>;
+    return Object.fromEntries(PHASES.map((p, i) => [p, hdr.encodeIntoCompressedBase64(this.histograms[i]!)])) as Record<
+      Phase,
+      string
+    >;
   }
 }
 
 type Histogram = ReturnType<typeof newHistogram>;
 
 /** Every snapshot's phase histograms merged, phase by phase; null when no snapshot has them. */
-export function mergePhases(snapshots: ReadonlyArray<{ phases?: Record<Phase, string> }>): Record<Phase, Histogram> | null {
+export function mergePhases(
+  snapshots: ReadonlyArray<{ phases?: Record<Phase, string> }>,
+): Record<Phase, Histogram> | null {
   const with_ = snapshots.filter((s) => s.phases);
   if (with_.length === 0) return null;
   const merged = Object.fromEntries(PHASES.map((p) => [p, newHistogram()])) as Record<Phase, Histogram>;
@@ -55,5 +60,7 @@ export function phaseStat(h: Histogram, stat: PhaseStat): number {
 
 /** The results' `phases`: per phase avg, p50, p90, p95, p99 and max in ms. */
 export function phaseSummary(merged: Record<Phase, Histogram>): Record<Phase, Record<string, number>> {
-  return Object.fromEntries(PHASES.map((p) => [p, Object.fromEntries(SHOWN.map((s) => [s, phaseStat(merged[p], s)]))])) as Record<Phase, Record<string, number>>;
+  return Object.fromEntries(
+    PHASES.map((p) => [p, Object.fromEntries(SHOWN.map((s) => [s, phaseStat(merged[p], s)]))]),
+  ) as Record<Phase, Record<string, number>>;
 }

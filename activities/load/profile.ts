@@ -10,7 +10,10 @@ export interface Stage {
 
 /** The contract's ramp: from 0 to `target` over `rampUpMs` (a stage of no length jumps), then held until `totalMs`. */
 export function rampStages(target: number, rampUpMs: number, totalMs: number): Stage[] {
-  return [{ durationMs: rampUpMs, target }, ...(totalMs > rampUpMs ? [{ durationMs: totalMs - rampUpMs, target }] : [])];
+  return [
+    { durationMs: rampUpMs, target },
+    ...(totalMs > rampUpMs ? [{ durationMs: totalMs - rampUpMs, target }] : []),
+  ];
 }
 
 /** The target at `t` ms since the start (the last stage's target after the end). */

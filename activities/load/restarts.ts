@@ -56,7 +56,12 @@ export function shardRestarts(rows: ReadonlyArray<ShardSnapshotRow<Attempt>>): S
   rows.forEach((row, i) => {
     const next = rows[i + 1];
     if ((row.final && !row.snapshot.superseded) || !next || next.shard !== row.shard) return;
-    restarts.push({ shard: row.shard, attempt: next.attempt, seconds_without_traffic: gapSeconds(row.snapshot, next.snapshot), requests_lost: row.final ? 0 : lostBy(row.snapshot) });
+    restarts.push({
+      shard: row.shard,
+      attempt: next.attempt,
+      seconds_without_traffic: gapSeconds(row.snapshot, next.snapshot),
+      requests_lost: row.final ? 0 : lostBy(row.snapshot),
+    });
   });
   return restarts;
 }

@@ -9,7 +9,6 @@ import { newHistogram } from './histogram.ts';
 import { requestBytes } from './request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
 
-
 /** The value at a JSON pointer (RFC 6901: "" is the whole document, ~1 is "/", ~0 is "~"), or undefined. */
 export function atPointer(doc: unknown, pointer: string): unknown {
   if (pointer === '') return doc;
@@ -17,7 +16,8 @@ export function atPointer(doc: unknown, pointer: string): unknown {
   for (const raw of pointer.slice(1).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(key)) at = at[Number(key)];
-    else if (at !== null && typeof at === 'object' && !Array.isArray(at) && Object.hasOwn(at, key)) at = (at as Record<string, unknown>)[key];
+    else if (at !== null && typeof at === 'object' && !Array.isArray(at) && Object.hasOwn(at, key))
+      at = (at as Record<string, unknown>)[key];
     else return undefined;
   }
   return at;
@@ -51,10 +51,18 @@ export class Scenario {
   }
 
   private build(step: ScenarioStep, values: Record<string, string>): Buffer {
-    const fill = (text: string, inHeader = false) => text.replace(PLACEHOLDER, (_, name: string) => (inHeader ? (values[name] ?? '').replace(/[\r\n\0]/g, '') : (values[name] ?? '')));
+    const fill = (text: string, inHeader = false) =>
+      text.replace(PLACEHOLDER, (_, name: string) =>
+        inHeader ? (values[name] ?? '').replace(/[\r\n\0]/g, '') : (values[name] ?? ''),
+      );
     const target = new URL(fill(step.path), this.url);
     const headers = Object.fromEntries(Object.entries(step.headers).map(([k, v]) => [k, fill(v, true)]));
-    return requestBytes({ url: target, method: step.method, headers, body: step.body === undefined ? undefined : fill(step.body) });
+    return requestBytes({
+      url: target,
+      method: step.method,
+      headers,
+      body: step.body === undefined ? undefined : fill(step.body),
+    });
   }
 
   /** Whether the current step captures from its answer (the connection then keeps the body). */
@@ -103,7 +111,15 @@ export class StepStats {
   private readonly steps: Array<Omit<StepSnapshot, 'histogram'> & { h: ReturnType<typeof newHistogram> }>;
 
   constructor(names: string[]) {
-    this.steps = names.map((name) => ({ name, requests: 0, failed: 0, latencySumUs: 0, statusCodes: {}, captureFailures: 0, h: newHistogram() }));
+    this.steps = names.map((name) => ({
+      name,
+      requests: 0,
+      failed: 0,
+      latencySumUs: 0,
+      statusCodes: {},
+      captureFailures: 0,
+      h: newHistogram(),
+    }));
   }
 
   record(step: number, latencyUs: number, status: number, failed: boolean, captureFailed = false): void {
@@ -117,7 +133,11 @@ export class StepStats {
   }
 
   snapshot(): StepSnapshot[] {
-    return this.steps.map(({ h, statusCodes, ...s }) => ({ ...s, statusCodes: { ...statusCodes }, histogram: hdr.encodeIntoCompressedBase64(h) }));
+    return this.steps.map(({ h, statusCodes, ...s }) => ({
+      ...s,
+      statusCodes: { ...statusCodes },
+      histogram: hdr.encodeIntoCompressedBase64(h),
+    }));
   }
 }
 

@@ -6,7 +6,10 @@ import { parentPort } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
 import type { ShardPlan } from './shard.ts';
 
-export type ThreadRequest = { op: 'start'; id: number; plan: ShardPlan } | { op: 'snapshot'; id: number; seq: number } | { op: 'stop'; id: number };
+export type ThreadRequest =
+  | { op: 'start'; id: number; plan: ShardPlan }
+  | { op: 'snapshot'; id: number; seq: number }
+  | { op: 'stop'; id: number };
 
 const port = parentPort!;
 const running = new Map<number, ShardGenerator>();

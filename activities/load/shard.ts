@@ -75,4 +75,3 @@ export interface ShardSnapshot {
 }
 
 export const REQUEST_TIMEOUT_MS = 30_000;
-

@@ -42,7 +42,13 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
     takenAt: Math.max(...parts.map((s) => s.takenAt)),
     perSecond: sent,
     seconds: answers,
-    ...(withPhases.length ? { phases: Object.fromEntries(PHASES.map((p) => [p, mergedHistogram(withPhases.map((s) => s.phases![p]))])) as Record<Phase, string> } : {}),
+    ...(withPhases.length
+      ? {
+          phases: Object.fromEntries(
+            PHASES.map((p) => [p, mergedHistogram(withPhases.map((s) => s.phases![p]))]),
+          ) as Record<Phase, string>,
+        }
+      : {}),
     ...(withSteps.length ? { steps: mergeStepSnapshots(withSteps.map((s) => s.steps!)) } : {}),
   };
 }

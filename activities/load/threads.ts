@@ -14,7 +14,10 @@ import type { ThreadRequest } from './shard-thread.ts';
 import { newHistogram } from './histogram.ts';
 import { mergeSnapshots } from './snapshot-merge.ts';
 
-type ThreadAnswer = { op: 'snapshot'; id: number; seq: number; snapshot: ShardSnapshot } | { op: 'done'; id: number; snapshot: ShardSnapshot } | { op: 'error'; id: number; message: string };
+type ThreadAnswer =
+  | { op: 'snapshot'; id: number; seq: number; snapshot: ShardSnapshot }
+  | { op: 'done'; id: number; snapshot: ShardSnapshot }
+  | { op: 'error'; id: number; message: string };
 
 interface Part {
   id: number;
@@ -86,7 +89,11 @@ export class ThreadedShard {
    * first). The target is checked here first, so a refusal is the same error as from one generator.
    */
   static start(plan: ShardPlan, threadCount: number): ThreadedShard {
-    guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}) });
+    guardedTarget(plan.target.url, {
+      allow: plan.allow,
+      field: 'targetUrl',
+      ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}),
+    });
     const all = threads(threadCount);
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
     const parts = splitUsers(plan, partsOf(plan, chosen.filter((t) => t.parts === 0).length)).map((sub, i): Part => {
@@ -94,7 +101,9 @@ export class ThreadedShard {
       const id = nextPartId++;
       thread.parts += 1;
       thread.worker.ref();
-      const done = new Promise<ShardSnapshot>((resolve, reject) => thread.finished.set(id, { resolve, reject })).finally(() => {
+      const done = new Promise<ShardSnapshot>((resolve, reject) =>
+        thread.finished.set(id, { resolve, reject }),
+      ).finally(() => {
         thread.parts -= 1;
         if (thread.parts === 0) thread.worker.unref();
       });
@@ -171,5 +180,20 @@ export function partsOf(plan: Pick<ShardPlan, 'rate'>, idleThreads: number): num
 
 /** Totals before any part answered. */
 function emptySnapshot(): ShardSnapshot {
-  return { total: 0, successful: 0, failed: 0, bytesSent: 0, bytesReceived: 0, latencySumUs: 0, histogram: hdr.encodeIntoCompressedBase64(newHistogram()), statusCodes: {}, errors: {}, inFlight: 0, dropped: 0, firstSentAt: null, takenAt: Date.now(), perSecond: [] };
+  return {
+    total: 0,
+    successful: 0,
+    failed: 0,
+    bytesSent: 0,
+    bytesReceived: 0,
+    latencySumUs: 0,
+    histogram: hdr.encodeIntoCompressedBase64(newHistogram()),
+    statusCodes: {},
+    errors: {},
+    inFlight: 0,
+    dropped: 0,
+    firstSentAt: null,
+    takenAt: Date.now(),
+    perSecond: [],
+  };
 }

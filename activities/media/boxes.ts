@@ -47,9 +47,13 @@ export async function scanBoxes(file: FileHandle, fileSize: number): Promise<Box
       } else if (size === 0) {
         size = end - at;
       }
-      if (size < header || at + size > end) throw new MalformedBoxError(`box "${type.replace(/[^\x20-\x7e]/g, '?')}" at byte ${at} claims ${size} bytes, past its container`);
+      if (size < header || at + size > end)
+        throw new MalformedBoxError(
+          `box "${type.replace(/[^\x20-\x7e]/g, '?')}" at byte ${at} claims ${size} bytes, past its container`,
+        );
       if (where === 'top level' && scan.first === null) scan.first = type;
-      if (type === 'uuid' && size >= header + 16 && (await read(at + header, 16)).toString('hex') === C2PA_UUID) scan.c2pa = where;
+      if (type === 'uuid' && size >= header + 16 && (await read(at + header, 16)).toString('hex') === C2PA_UUID)
+        scan.c2pa = where;
       else if (type === 'moov' && where === 'top level') await walk(at + header, at + size, 'inside moov');
       at += size;
     }

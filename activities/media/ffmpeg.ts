@@ -10,19 +10,32 @@ const run = promisify(execFile);
 export async function probe(path: string): Promise<VideoSource> {
   let out: string;
   try {
-    ({ stdout: out } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', path], { maxBuffer: 8 * 1024 * 1024 }));
+    ({ stdout: out } = await run(
+      'ffprobe',
+      ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', path],
+      { maxBuffer: 8 * 1024 * 1024 },
+    ));
   } catch (err) {
-    const detail = String((err as { stderr?: string }).stderr ?? '').split('\n')[0]?.trim();
+    const detail = String((err as { stderr?: string }).stderr ?? '')
+      .split('\n')[0]
+      ?.trim();
     throw new Error(`the upload is not a readable video${detail ? ` (ffprobe: ${detail.slice(0, 200)})` : ''}`);
   }
-  type Stream = Record<string, unknown> & { tags?: Record<string, string>; side_data_list?: Array<{ rotation?: number }> };
+  type Stream = Record<string, unknown> & {
+    tags?: Record<string, string>;
+    side_data_list?: Array<{ rotation?: number }>;
+  };
   const info = JSON.parse(out) as { streams?: Stream[]; format?: { duration?: string } };
   const video = info.streams?.find((s) => s.codec_type === 'video');
   if (!video || !Number(video.width) || !Number(video.height)) throw new Error('the upload has no video stream');
   const audio = info.streams?.find((s) => s.codec_type === 'audio');
-  const [num, den] = String(video.avg_frame_rate ?? video.r_frame_rate ?? '0/1').split('/').map(Number);
+  const [num, den] = String(video.avg_frame_rate ?? video.r_frame_rate ?? '0/1')
+    .split('/')
+    .map(Number);
   // A phone video stored sideways plays rotated: ffmpeg filters the frame as it plays, so do its regions.
-  const rotation = Number(video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? video.tags?.rotate ?? 0);
+  const rotation = Number(
+    video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? video.tags?.rotate ?? 0,
+  );
   const sideways = Math.abs(rotation) % 180 === 90;
   return {
     width: Number(sideways ? video.height : video.width),
@@ -56,7 +69,12 @@ export function removalGraph(regions: readonly Region[], source: VideoSource): {
   let current = '0:v';
   regions.forEach((r, i) => {
     const from = r.start_seconds ?? 0;
-    const enable = r.start_seconds === undefined && r.end_seconds === undefined ? '' : r.end_seconds === undefined ? `:enable='gte(t,${from})'` : `:enable='between(t,${from},${r.end_seconds})'`;
+    const enable =
+      r.start_seconds === undefined && r.end_seconds === undefined
+        ? ''
+        : r.end_seconds === undefined
+          ? `:enable='gte(t,${from})'`
+          : `:enable='between(t,${from},${r.end_seconds})'`;
     const inside = r.x >= 1 && r.y >= 1 && r.x + r.width <= source.width - 1 && r.y + r.height <= source.height - 1;
     const next = `v${i}`;
     if (inside) {
@@ -68,7 +86,11 @@ export function removalGraph(regions: readonly Region[], source: VideoSource): {
       const x = Math.max(0, Math.min(r.x, source.width - w));
       const y = Math.max(0, Math.min(r.y, source.height - h));
       const sigma = Math.min(64, Math.max(4, Math.round(Math.min(w, h) / 2)));
-      parts.push(`[${current}]split[m${i}][s${i}]`, `[s${i}]crop=${w}:${h}:${x}:${y},gblur=sigma=${sigma}:steps=3[b${i}]`, `[m${i}][b${i}]overlay=${x}:${y}${enable}[${next}]`);
+      parts.push(
+        `[${current}]split[m${i}][s${i}]`,
+        `[s${i}]crop=${w}:${h}:${x}:${y},gblur=sigma=${sigma}:steps=3[b${i}]`,
+        `[m${i}][b${i}]overlay=${x}:${y}${enable}[${next}]`,
+      );
     }
     current = next;
   });
@@ -89,10 +111,51 @@ export class FfmpegFailure extends Error {
  * Writes `output`: the regions removed, H.264 at the source's size (odd sizes padded to even) and
  * frame rate, the audio copied as it is when MP4 carries it (else AAC), the container's metadata kept. `onProgress` gets the percent done; `signal` stops ffmpeg.
  */
-export function removeWithFfmpeg(input: string, output: string, regions: readonly Region[], source: VideoSource, onProgress: (percent: number) => void, signal: AbortSignal): Promise<void> {
+export function removeWithFfmpeg(
+  input: string,
+  output: string,
+  regions: readonly Region[],
+  source: VideoSource,
+  onProgress: (percent: number) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const { graph, output: label } = removalGraph(regions, source);
-  const audio = source.audio_codec === null || MP4_AUDIO.has(source.audio_codec) ? ['-c:a', 'copy'] : ['-c:a', 'aac', '-b:a', '192k'];
-  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', input, '-filter_complex', graph, '-map', `[${label}]`, '-map', '0:a?', '-map_metadata', '0', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p', ...audio, '-movflags', '+faststart', '-progress', 'pipe:1', '-nostats', output];
+  const audio =
+    source.audio_codec === null || MP4_AUDIO.has(source.audio_codec)
+      ? ['-c:a', 'copy']
+      : ['-c:a', 'aac', '-b:a', '192k'];
+  const args = [
+    '-nostdin',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    input,
+    '-filter_complex',
+    graph,
+    '-map',
+    `[${label}]`,
+    '-map',
+    '0:a?',
+    '-map_metadata',
+    '0',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '18',
+    '-pix_fmt',
+    'yuv420p',
+    ...audio,
+    '-movflags',
+    '+faststart',
+    '-progress',
+    'pipe:1',
+    '-nostats',
+    output,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
     let stderr = '';
@@ -103,11 +166,22 @@ export function removeWithFfmpeg(input: string, output: string, regions: readonl
       pending = lines.pop() ?? '';
       for (const line of lines) {
         const us = /^out_time_us=(\d+)/.exec(line);
-        if (us && source.duration_seconds > 0) onProgress(Math.min(99, Math.floor((Number(us[1]) / 1e6 / source.duration_seconds) * 100)));
+        if (us && source.duration_seconds > 0)
+          onProgress(Math.min(99, Math.floor((Number(us[1]) / 1e6 / source.duration_seconds) * 100)));
       }
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(signal.aborted ? new Error('ffmpeg stopped: the job was cancelled') : new FfmpegFailure(`ffmpeg could not process the video (exit ${code}): ${stderr.trim().split('\n').pop() ?? ''}`))));
+    child.once('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            signal.aborted
+              ? new Error('ffmpeg stopped: the job was cancelled')
+              : new FfmpegFailure(
+                  `ffmpeg could not process the video (exit ${code}): ${stderr.trim().split('\n').pop() ?? ''}`,
+                ),
+          ),
+    );
   });
 }

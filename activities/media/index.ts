@@ -11,7 +11,14 @@ import { pipeline } from 'node:stream/promises';
 import type { BlobStore } from '../../lib/blob/index.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { videoBlobPrefix, videoProgressKey, videoResultKey, videoUploadKey, type Region, type VideoSource } from '../../lib/jobs/video.ts';
+import {
+  videoBlobPrefix,
+  videoProgressKey,
+  videoResultKey,
+  videoUploadKey,
+  type Region,
+  type VideoSource,
+} from '../../lib/jobs/video.ts';
 import { MalformedBoxError, scanBoxes } from './boxes.ts';
 import { FfmpegFailure, probe, regionProblem, removeWithFfmpeg } from './ffmpeg.ts';
 
@@ -22,7 +29,10 @@ const HEARTBEAT_MS = 5000;
 
 export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
   /** Runs `work` in a fresh folder, heartbeating meanwhile; the folder is removed after, whatever happens. */
-  async function inWorkFolder<T>(jobId: string, work: (dir: string, progress: { percent: number }) => Promise<T>): Promise<T> {
+  async function inWorkFolder<T>(
+    jobId: string,
+    work: (dir: string, progress: { percent: number }) => Promise<T>,
+  ): Promise<T> {
     const ctx = Context.current();
     const progress = { percent: 0 };
     const dir = await mkdtemp(path.join(os.tmpdir(), `netops-video-${jobId}-`));
@@ -57,20 +67,28 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
         try {
           boxes = await scanBoxes(handle, size);
         } catch (err) {
-          if (err instanceof MalformedBoxError) throw new InvalidInputError(`the upload is not a well-formed MP4/MOV file: ${err.message}`);
+          if (err instanceof MalformedBoxError)
+            throw new InvalidInputError(`the upload is not a well-formed MP4/MOV file: ${err.message}`);
           throw err;
         } finally {
           await handle.close();
         }
-        if (boxes.first !== 'ftyp') throw new InvalidInputError('the upload is not an MP4/MOV file (it does not start with an ftyp box)');
-        if (boxes.c2pa) throw new InvalidInputError(`the upload carries a C2PA manifest (a C2PA uuid box, ${boxes.c2pa}): it records the video's signed provenance, which editing would silently drop, so it is not processed`);
+        if (boxes.first !== 'ftyp')
+          throw new InvalidInputError('the upload is not an MP4/MOV file (it does not start with an ftyp box)');
+        if (boxes.c2pa)
+          throw new InvalidInputError(
+            `the upload carries a C2PA manifest (a C2PA uuid box, ${boxes.c2pa}): it records the video's signed provenance, which editing would silently drop, so it is not processed`,
+          );
         let source: VideoSource;
         try {
           source = await probe(file);
         } catch (err) {
           throw new InvalidInputError((err as Error).message);
         }
-        if (source.duration_seconds > MAX_VIDEO_SECONDS) throw new InvalidInputError(`the video lasts ${source.duration_seconds} s, more than the limit of 2 hours (${MAX_VIDEO_SECONDS} s)`);
+        if (source.duration_seconds > MAX_VIDEO_SECONDS)
+          throw new InvalidInputError(
+            `the video lasts ${source.duration_seconds} s, more than the limit of 2 hours (${MAX_VIDEO_SECONDS} s)`,
+          );
         const problem = regions.map((r, i) => regionProblem(r, i, source)).find((p) => p !== null);
         if (problem) throw new InvalidInputError(problem);
         return source;
@@ -97,7 +115,9 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
           throw err;
         }
         ctx.cancellationSignal.throwIfAborted(); // a cancelled job stores no result
-        const stored = await deps.blobs.put(videoResultKey(jobId), fs.createReadStream(output), { contentType: 'video/mp4' });
+        const stored = await deps.blobs.put(videoResultKey(jobId), fs.createReadStream(output), {
+          contentType: 'video/mp4',
+        });
         return { bytes: stored.size };
       });
     },

@@ -19,7 +19,8 @@ export const MAX_SITEMAP_DEPTH = 2;
 /** A sitemap may hold 50,000 URLs (about 10 MB); gzip ones expand to at most this. */
 export const SITEMAP_MAX_BYTES = 10 * 1024 * 1024;
 
-const ASSET = /\.(png|jpe?g|gif|svg|webp|avif|ico|css|js|mjs|map|json|xml|txt|pdf|zip|gz|tgz|rar|7z|mp4|webm|mov|mp3|wav|ogg|woff2?|ttf|otf|eot|csv|xlsx?|docx?|pptx?|dmg|exe|apk)$/i;
+const ASSET =
+  /\.(png|jpe?g|gif|svg|webp|avif|ico|css|js|mjs|map|json|xml|txt|pdf|zip|gz|tgz|rar|7z|mp4|webm|mov|mp3|wav|ogg|woff2?|ttf|otf|eot|csv|xlsx?|docx?|pptx?|dmg|exe|apk)$/i;
 
 /** The same page written the same way: lower-case host, no default port, no fragment, `/` for an empty path. */
 export function normalisePageUrl(raw: string, base?: string): string | null {
@@ -83,7 +84,8 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
     const locs = sitemapLocs(xml);
     for (const child of locs.sitemaps) {
       const next = normalisePageUrl(child, url);
-      if (next && depth + 1 <= MAX_SITEMAP_DEPTH && sameSite(new URL(next), start)) queue.push({ url: next, depth: depth + 1 });
+      if (next && depth + 1 <= MAX_SITEMAP_DEPTH && sameSite(new URL(next), start))
+        queue.push({ url: next, depth: depth + 1 });
     }
     for (const loc of locs.urls) {
       const page = normalisePageUrl(loc, url);
@@ -94,7 +96,10 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
 
   // 2. The home page and its same-origin links.
   const home = await fetchText(`${origin}/`, { headers: { accept: 'text/html' } });
-  if (home.status >= 400) throw new UpstreamError(`${origin}/ answered HTTP ${home.status} and the site has no readable sitemap: no pages to list`);
+  if (home.status >= 400)
+    throw new UpstreamError(
+      `${origin}/ answered HTTP ${home.status} and the site has no readable sitemap: no pages to list`,
+    );
   const finalHome = normalisePageUrl(home.url)!;
   const doc = parseDocument(home.body.toString('utf8'), { lowerCaseAttributeNames: true });
   const baseHref = (getElementsByTagName('base', doc, true)[0] as Element | undefined)?.attribs.href;
@@ -102,7 +107,13 @@ export async function discoverPages(startUrl: string, fetchText: GuardedFetch, l
   const linked = new Set<string>([finalHome]);
   for (const a of getElementsByTagName('a', doc, true) as Element[]) {
     const href = a.attribs.href?.trim();
-    if (!href || href.startsWith('#') || /^(mailto|tel|javascript|data|sms):/i.test(href) || a.attribs.download !== undefined) continue;
+    if (
+      !href ||
+      href.startsWith('#') ||
+      /^(mailto|tel|javascript|data|sms):/i.test(href) ||
+      a.attribs.download !== undefined
+    )
+      continue;
     const page = normalisePageUrl(href, base);
     if (!page) continue;
     const u = new URL(page);
@@ -139,7 +150,8 @@ export function sitemapLocs(xml: string, max = 50_000): { sitemaps: string[]; ur
       onopentag(name) {
         depth += 1;
         const n = local(name);
-        if (!entry && (n === 'sitemap' || n === 'url')) entry = { list: n === 'sitemap' ? out.sitemaps : out.urls, depth };
+        if (!entry && (n === 'sitemap' || n === 'url'))
+          entry = { list: n === 'sitemap' ? out.sitemaps : out.urls, depth };
         else if (entry && n === 'loc' && depth === entry.depth + 1) loc = '';
       },
       ontext(text) {
@@ -160,4 +172,3 @@ export function sitemapLocs(xml: string, max = 50_000): { sitemaps: string[]; ur
   parser.end(xml);
   return out;
 }
-

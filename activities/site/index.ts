@@ -20,7 +20,8 @@ export interface CachedAnswer<T> {
 
 /** Discovery reads the site's origin whatever page of it is given: one answer per origin. */
 export const discoveryCacheKey = (url: string) => `site:pages:${URL.canParse(url) ? new URL(url).origin : url}`;
-export const auditCacheKey = (url: string, pageType: PageType | undefined) => `site:audit:v2:${pageType ?? 'auto'}:${normalisePageUrl(url) ?? url}`;
+export const auditCacheKey = (url: string, pageType: PageType | undefined) =>
+  `site:audit:v2:${pageType ?? 'auto'}:${normalisePageUrl(url) ?? url}`;
 
 export async function readCached<T>(kv: KvStore, key: string): Promise<CachedAnswer<T> | null> {
   const raw = await kv.get(key);
@@ -46,9 +47,21 @@ async function outcome<T>(work: () => Promise<T>): Promise<Outcome<T>> {
 }
 
 export function createSiteActivities(deps: { kv: KvStore; allow: readonly string[] }) {
-  const fetchSitemap = createGuardedFetch({ allow: deps.allow, timeoutMs: SITE_FETCH_TIMEOUT_MS, maxBytes: SITEMAP_MAX_BYTES });
-  const fetchPage = createGuardedFetch({ allow: deps.allow, timeoutMs: SITE_FETCH_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
-  const fetchStylesheet = createGuardedFetch({ allow: deps.allow, timeoutMs: SITE_FETCH_TIMEOUT_MS, maxBytes: STYLESHEET_MAX_BYTES });
+  const fetchSitemap = createGuardedFetch({
+    allow: deps.allow,
+    timeoutMs: SITE_FETCH_TIMEOUT_MS,
+    maxBytes: SITEMAP_MAX_BYTES,
+  });
+  const fetchPage = createGuardedFetch({
+    allow: deps.allow,
+    timeoutMs: SITE_FETCH_TIMEOUT_MS,
+    maxBytes: PAGE_MAX_BYTES,
+  });
+  const fetchStylesheet = createGuardedFetch({
+    allow: deps.allow,
+    timeoutMs: SITE_FETCH_TIMEOUT_MS,
+    maxBytes: STYLESHEET_MAX_BYTES,
+  });
   return {
     /** Up to MAX_PAGES pages of the site (the caller's `limit` is applied when answering). */
     async discoverSitePages(url: string, fromCache = false): Promise<Outcome<Discovery>> {
@@ -60,7 +73,11 @@ export function createSiteActivities(deps: { kv: KvStore; allow: readonly string
         return found;
       });
     },
-    async auditPageDesign(url: string, pageType: PageType | undefined, fromCache = false): Promise<Outcome<AuditResult>> {
+    async auditPageDesign(
+      url: string,
+      pageType: PageType | undefined,
+      fromCache = false,
+    ): Promise<Outcome<AuditResult>> {
       const hit = fromCache ? await readCached<AuditResult>(deps.kv, auditCacheKey(url, pageType)) : null;
       if (hit) return { ok: true, value: hit.value, storedAt: hit.storedAt };
       return outcome(async () => {

@@ -6,11 +6,27 @@
 import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { capturesEverStored, capturesToDeliver, deliveriesStalled, dueDeliveries, nextRetryAt, raiseDeliveryFloors, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import {
+  capturesEverStored,
+  capturesToDeliver,
+  deliveriesStalled,
+  dueDeliveries,
+  nextRetryAt,
+  raiseDeliveryFloors,
+  recordDeliveryAttempts,
+  type AttemptRecord,
+} from '../../db/capture-deliveries.ts';
 import { expireCaptures } from '../../db/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
 import type { CapturedRequest } from '../../db/webhooks.ts';
-import { BUSY_CAPTURES, BUSY_RATE, DELIVERY_ATTEMPTS, retryDelayMs, STALLED_DELIVERY_SECONDS, type DeliveryGroup } from '../../lib/jobs/webhooks.ts';
+import {
+  BUSY_CAPTURES,
+  BUSY_RATE,
+  DELIVERY_ATTEMPTS,
+  retryDelayMs,
+  STALLED_DELIVERY_SECONDS,
+  type DeliveryGroup,
+} from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
 import { batcher } from '../../lib/batcher.ts';
@@ -46,16 +62,33 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
   // an API process on its socket stored 354-443 captures a second while another process delivered at
   // full speed, measured); on Postgres only this process's (the embedded mode's API beside this
   // pool; a process that only delivers never yields).
-  const captureRate = rateOf(embedded ? () => capturesEverStored(db) : async () => (await processMetrics().capturesStored.get()).values[0]?.value ?? 0);
+  const captureRate = rateOf(
+    embedded
+      ? () => capturesEverStored(db)
+      : async () => (await processMetrics().capturesStored.get()).values[0]?.value ?? 0,
+  );
   /** Whether captures pour in (a rate that cannot be read: no). */
   const capturesPourIn = async () => (await captureRate().catch(() => 0)) > BUSY_CAPTURES;
   /** Deliveries wait here while they do (lib/busy-gate.ts), shared by every batch of the process. */
   const yieldToCaptures = busyGate(capturesPourIn, BUSY_RATE);
   // The receiver's body is not kept: only its status and time (a little is read, then dropped).
-  const send = createGuardedFetch({ allow, followRedirects: false, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, onOversize: 'truncate', field: 'forward_url', keepAlive: true });
+  const send = createGuardedFetch({
+    allow,
+    followRedirects: false,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    maxBytes: 4096,
+    onOversize: 'truncate',
+    field: 'forward_url',
+    keepAlive: true,
+  });
 
   /** One attempt at one capture: a 2xx is `success`; otherwise pending again with its next attempt due, or `failed` after the last (or when the guard refuses the URL: no retry helps). */
-  async function attempt(webhookId: string, ref: number, forwardUrl: string, capture: CapturedRequest): Promise<AttemptRecord> {
+  async function attempt(
+    webhookId: string,
+    ref: number,
+    forwardUrl: string,
+    capture: CapturedRequest,
+  ): Promise<AttemptRecord> {
     const n = (capture.delivery?.attempts ?? 0) + 1;
     const at = new Date().toISOString();
     const { url, method, headers, body } = resentRequest(capture, webhookId, forwardUrl);
@@ -71,8 +104,20 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
       retryable = !(err instanceof ForbiddenAddressError); // the guard refused the address: it will refuse it again
     }
     const duration_ms = Math.round((performance.now() - began) * 100) / 100;
-    const tried = (result: Pick<DeliveryAttempt, 'response_status' | 'error'>): DeliveryAttempt => ({ attempt: n, at, duration_ms, ...result });
-    if (status !== null && status >= 200 && status < 300) return { ref, id: capture.id, status: 'success', nextAttemptAt: null, attempt: tried({ response_status: status, error: null }) };
+    const tried = (result: Pick<DeliveryAttempt, 'response_status' | 'error'>): DeliveryAttempt => ({
+      attempt: n,
+      at,
+      duration_ms,
+      ...result,
+    });
+    if (status !== null && status >= 200 && status < 300)
+      return {
+        ref,
+        id: capture.id,
+        status: 'success',
+        nextAttemptAt: null,
+        attempt: tried({ response_status: status, error: null }),
+      };
     const again = retryable && n < DELIVERY_ATTEMPTS;
     return {
       ref,
@@ -85,7 +130,11 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
 
   return {
     /** The deliveries due now, by webhook (those in `busy` skipped), and when the earliest retry waiting is due. */
-    async dueDeliveries(busy: string[], perWebhook: number, webhooks: number): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
+    async dueDeliveries(
+      busy: string[],
+      perWebhook: number,
+      webhooks: number,
+    ): Promise<{ groups: DeliveryGroup[]; nextRetryAt: number | null }> {
       // While captures pour in, a look waits for them to stop (LOOK_WAIT_MS at most): the database is
       // theirs, and batches under way go on at the busy rate meanwhile. (Waiting a second, four looks
       // and the reading of the captures of four batches came in a burst's first seconds.)
@@ -101,7 +150,10 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     async deliverCaptures(groups: DeliveryGroup[]): Promise<{ delivered: number; nextRetryAt: number | null }> {
       let delivered = 0;
       let retryAt: number | null = null;
-      const records = batcher<AttemptRecord>((batch) => recordDeliveryAttempts(db, batch), { maxItems: RECORD_BATCH, maxWaitMs: RECORD_WAIT_MS });
+      const records = batcher<AttemptRecord>((batch) => recordDeliveryAttempts(db, batch), {
+        maxItems: RECORD_BATCH,
+        maxWaitMs: RECORD_WAIT_MS,
+      });
       const refs: number[] = [];
       // Every group runs to its end, even when one fails, so that what each did is recorded before this returns.
       const settled = await Promise.allSettled(
@@ -127,7 +179,9 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       // A floor only saves reading: one not raised is raised after a later batch.
-      await raiseDeliveryFloors(db, refs).catch((err) => Context.current().log.warn('delivery floors not raised', { error: String(err) }));
+      await raiseDeliveryFloors(db, refs).catch((err) =>
+        Context.current().log.warn('delivery floors not raised', { error: String(err) }),
+      );
       return { delivered, nextRetryAt: retryAt };
     },
 

@@ -18,7 +18,11 @@ export function createWhoisActivities(lookup: DomainLookup) {
      * Deprecated: names of one registry in one call, for bulk checks started before checks went one
      * name per activity (workflows/domain-check.ts). Remove once none of those can still be running.
      */
-    async checkDomains(domains: string[], mode: LookupMode, concurrency: number): Promise<Record<string, CheckedDomain>> {
+    async checkDomains(
+      domains: string[],
+      mode: LookupMode,
+      concurrency: number,
+    ): Promise<Record<string, CheckedDomain>> {
       const results: Record<string, CheckedDomain> = {};
       await inLanes(domains, concurrency, async (domain) => {
         const { check, cached } = await lookup.check(lookup.registrable(domain), mode);

@@ -23,7 +23,6 @@ import { isAbsoluteReservation, reservedReason } from './reserved.ts';
 import { registryWhoisServer, whoisLookup } from './whois-client.ts';
 import type { CheckSummary, Confidence, LookupMode } from '../../lib/jobs/domain-check.ts';
 
-
 /** Seconds a result is cached, by what it says and how it was learnt. Unknown results are not cached. */
 export const CACHE_TTL_SECONDS = {
   registry: { registered: 6 * 3600, available: 10 * 60, reserved: 24 * 3600 },
@@ -36,7 +35,19 @@ export const CACHE_TTL_SECONDS = {
  * Sedo, Afternic (GoDaddy), Dan.com, ParkingCrew, Bodis, Above.com, HugeDomains and NameBright,
  * DomainMarket, Atom (formerly Squadhelp).
  */
-export const AFTERMARKET_NS_DOMAINS = ['sedoparking.com', 'afternic.com', 'dan.com', 'parkingcrew.net', 'bodis.com', 'above.com', 'hugedomains.com', 'namebrightdns.com', 'domainmarket.com', 'atom.com', 'squadhelp.com'];
+export const AFTERMARKET_NS_DOMAINS = [
+  'sedoparking.com',
+  'afternic.com',
+  'dan.com',
+  'parkingcrew.net',
+  'bodis.com',
+  'above.com',
+  'hugedomains.com',
+  'namebrightdns.com',
+  'domainmarket.com',
+  'atom.com',
+  'squadhelp.com',
+];
 
 /** What is known about one name: currency-independent, cacheable. A bulk check carries its summary. */
 export interface DomainCheck extends CheckSummary {
@@ -91,13 +102,27 @@ export function createDomainLookup(deps: DomainLookupDeps) {
   }
 
   /** NS of the name: delegated (registered), NXDOMAIN (not in the TLD's zone), or unknown. */
-  async function dnsEvidence(name: RegistrableDomain): Promise<{ verdict: 'registered' | 'available' | 'unknown'; nameServers: string[]; raw: string; problem?: string }> {
+  async function dnsEvidence(
+    name: RegistrableDomain,
+  ): Promise<{
+    verdict: 'registered' | 'available' | 'unknown';
+    nameServers: string[];
+    raw: string;
+    problem?: string;
+  }> {
     try {
       const { NS = [] } = await dns(name.domain, ['NS']);
       // A name that exists without NS at its apex is still in the zone: registered.
-      return { verdict: 'registered', nameServers: NS.map((n) => n.toLowerCase()), raw: NS.length ? NS.map((n) => `${name.domain}.\tNS\t${n}.`).join('\n') : `${name.domain}.\tNOERROR, no NS records` };
+      return {
+        verdict: 'registered',
+        nameServers: NS.map((n) => n.toLowerCase()),
+        raw: NS.length
+          ? NS.map((n) => `${name.domain}.\tNS\t${n}.`).join('\n')
+          : `${name.domain}.\tNOERROR, no NS records`,
+      };
     } catch (err) {
-      if (err instanceof NotFoundError) return { verdict: 'available', nameServers: [], raw: `${name.domain}.\tNXDOMAIN` };
+      if (err instanceof NotFoundError)
+        return { verdict: 'available', nameServers: [], raw: `${name.domain}.\tNXDOMAIN` };
       return { verdict: 'unknown', nameServers: [], raw: '', problem: (err as Error).message };
     }
   }
@@ -131,16 +156,30 @@ export function createDomainLookup(deps: DomainLookupDeps) {
         // RFC 6761 is absolute. A Specification 5 name may have been released by its registry: when
         // no evidence answered (is_registered null), whether it can be had stays unknown.
         // example.com/.net/.org are IANA's (registered, held for documentation); special-use TLDs have no registry.
-        if (isAbsoluteReservation(rule)) Object.assign(check, { available: false, is_registered: SPECIAL_USE_TLDS.has(name.tld) ? false : true, confidence: 'high' });
+        if (isAbsoluteReservation(rule))
+          Object.assign(check, {
+            available: false,
+            is_registered: SPECIAL_USE_TLDS.has(name.tld) ? false : true,
+            confidence: 'high',
+          });
         else if (check.is_registered === false) check.available = false;
       }
     }
-    check.aftermarket = check.is_registered === true && check.parsed_data.name_servers.some((ns) => AFTERMARKET_NS_DOMAINS.some((d) => ns === d || ns.endsWith(`.${d}`)));
+    check.aftermarket =
+      check.is_registered === true &&
+      check.parsed_data.name_servers.some((ns) => AFTERMARKET_NS_DOMAINS.some((d) => ns === d || ns.endsWith(`.${d}`)));
     return check;
   }
 
   function fromRegistry(name: RegistrableDomain, answer: RegistryAnswer, evidence: 'rdap' | 'whois'): DomainCheck {
-    const check = { ...base(name), evidence, whois_server: answer.server, raw_data: answer.raw, parsed_data: answer.parsed, confidence: 'high' as Confidence };
+    const check = {
+      ...base(name),
+      evidence,
+      whois_server: answer.server,
+      raw_data: answer.raw,
+      parsed_data: answer.parsed,
+      confidence: 'high' as Confidence,
+    };
     if (answer.verdict === 'registered') {
       check.available = false;
       check.is_registered = true;
@@ -160,10 +199,21 @@ export function createDomainLookup(deps: DomainLookupDeps) {
 
   async function registryCheck(name: RegistrableDomain): Promise<DomainCheck> {
     const problems: string[] = [];
-    const rdap = await rdapLookup(name.domain, name.tld, { baseUrl: deps.rdapBaseUrl, timeoutMs: deps.timeoutMs, allow: deps.allow, pace: deps.pace });
-    if (rdap && (rdap.verdict === 'registered' || rdap.verdict === 'available')) return fromRegistry(name, rdap, 'rdap');
+    const rdap = await rdapLookup(name.domain, name.tld, {
+      baseUrl: deps.rdapBaseUrl,
+      timeoutMs: deps.timeoutMs,
+      allow: deps.allow,
+      pace: deps.pace,
+    });
+    if (rdap && (rdap.verdict === 'registered' || rdap.verdict === 'available'))
+      return fromRegistry(name, rdap, 'rdap');
     if (rdap?.reason) problems.push(rdap.reason);
-    const whois = await whoisLookup(name.domain, name.tld, { server: deps.whoisServer, allow: deps.allow, timeoutMs: deps.timeoutMs, pace: deps.pace });
+    const whois = await whoisLookup(name.domain, name.tld, {
+      server: deps.whoisServer,
+      allow: deps.allow,
+      timeoutMs: deps.timeoutMs,
+      pace: deps.pace,
+    });
     if (whois.verdict === 'registered' || whois.verdict === 'available') return fromRegistry(name, whois, 'whois');
     problems.push(whois.reason ?? `WHOIS server ${whois.server} gave no clear answer`);
 
@@ -172,7 +222,13 @@ export function createDomainLookup(deps: DomainLookupDeps) {
     const check = { ...base(name), whois_server: whois.server, raw_data: whois.raw || rdap?.raw || dns.raw, problems };
     if (dns.problem) problems.push(dns.problem);
     if (dns.verdict === 'registered') {
-      Object.assign(check, { available: false, is_registered: true, confidence: 'medium', raw_data: dns.raw, whois_server: dnsLabel });
+      Object.assign(check, {
+        available: false,
+        is_registered: true,
+        confidence: 'medium',
+        raw_data: dns.raw,
+        whois_server: dnsLabel,
+      });
       check.parsed_data.name_servers = dns.nameServers;
     }
     return check;
@@ -209,7 +265,11 @@ export function createDomainLookup(deps: DomainLookupDeps) {
   async function cachedOnly(name: RegistrableDomain, mode: LookupMode): Promise<CachedCheck | null> {
     const rule = reservedReason(name);
     if (rule && isAbsoluteReservation(rule)) {
-      return { check: finish(name, { ...base(name), evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)' }), cached: false, cacheExpires: Math.floor(Date.now() / 1000) };
+      return {
+        check: finish(name, { ...base(name), evidence: 'rule', whois_server: 'none (RFC 6761 reserved name)' }),
+        cached: false,
+        cacheExpires: Math.floor(Date.now() / 1000),
+      };
     }
     return (await readCache('registry', name.domain)) ?? (mode === 'full' ? null : await readCache('dns', name.domain));
   }
@@ -231,5 +291,13 @@ export type DomainLookup = ReturnType<typeof createDomainLookup>;
 
 /** The lookup as configured (DNS_SERVERS, WHOIS_SERVER, RDAP_BASE_URL, NETWORK_ALLOW, LOOKUP_TIMEOUT_MS, REGISTRY_RATE(S)). */
 export function createConfiguredDomainLookup(config: Config, kv: KvStore): DomainLookup {
-  return createDomainLookup({ kv, dnsServers: config.dnsServers, whoisServer: config.whoisServer, rdapBaseUrl: config.rdapBaseUrl, allow: config.networkAllow, timeoutMs: config.lookupTimeoutMs, pace: createPace(kv, config.registryRate) });
+  return createDomainLookup({
+    kv,
+    dnsServers: config.dnsServers,
+    whoisServer: config.whoisServer,
+    rdapBaseUrl: config.rdapBaseUrl,
+    allow: config.networkAllow,
+    timeoutMs: config.lookupTimeoutMs,
+    pace: createPace(kv, config.registryRate),
+  });
 }

@@ -20,7 +20,8 @@ export function createPace(kv: KvStore, rates: RegistryRates): Pace {
     const key = server.toLowerCase();
     const rate = rates.byServer[key] ?? rates.byServer[key.replace(/:\d+$/, '')] ?? rates.default;
     const wait = await kv.pace(`registry-pace:${key}`, 1000 / rate, Math.max(0, maxWaitMs));
-    if (wait === null) return `queries to ${server} are limited to ${rate} per second and too many are waiting: not asked`;
+    if (wait === null)
+      return `queries to ${server} are limited to ${rate} per second and too many are waiting: not asked`;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return null;
   };

@@ -13,7 +13,16 @@ export interface ParsedData {
 }
 
 export function emptyParsedData(domainName: string | null = null): ParsedData {
-  return { domain_name: domainName, registrar: null, creation_date: null, expiration_date: null, updated_date: null, status: [], name_servers: [], registrant: null };
+  return {
+    domain_name: domainName,
+    registrar: null,
+    creation_date: null,
+    expiration_date: null,
+    updated_date: null,
+    status: [],
+    name_servers: [],
+    registrant: null,
+  };
 }
 
 /** What a registry's answer says about a name. */
@@ -21,12 +30,28 @@ export type RegistryVerdict = 'registered' | 'available' | 'rate_limited' | 'unc
 
 // ---------------------------------------------------------------- dates
 
-const MONTHS: Record<string, string> = { jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12' };
+const MONTHS: Record<string, string> = {
+  jan: '01',
+  feb: '02',
+  mar: '03',
+  apr: '04',
+  may: '05',
+  jun: '06',
+  jul: '07',
+  aug: '08',
+  sep: '09',
+  oct: '10',
+  nov: '11',
+  dec: '12',
+};
 
 /** ISO 8601 (UTC) from the date spellings registries use, or null. */
 export function isoDate(value: string | undefined): string | null {
   if (!value) return null;
-  let v = value.trim().replace(/\s*\((?:UTC|GMT)\)$/i, '').replace(/\s+(?:UTC|GMT)$/i, 'Z');
+  let v = value
+    .trim()
+    .replace(/\s*\((?:UTC|GMT)\)$/i, '')
+    .replace(/\s+(?:UTC|GMT)$/i, 'Z');
   // 02-Jan-2024 / 02-jan-2024 12:00:00
   let m = /^(\d{1,2})[-. ]([A-Za-z]{3})[-. ](\d{4})(.*)$/.exec(v);
   if (m && MONTHS[m[2]!.toLowerCase()]) v = `${m[3]}-${MONTHS[m[2]!.toLowerCase()]}-${m[1]!.padStart(2, '0')}${m[4]}`;
@@ -104,13 +129,40 @@ const NOT_FOUND = [
 ];
 
 // A refusal to answer, whatever else the text says (a "No match" line before it is no answer either).
-const RATE_LIMITED = [/\brate limit/i, /\blimit exceeded\b/i, /\bexceeded (?:the |your )?(?:query|maximum|allowed|limit)/i, /\btoo many (?:queries|requests|connections)\b/i, /\bquota\b/i, /\btry again later\b/i, /\bblacklisted\b/i, /\baccess (?:denied|refused)\b/i];
+const RATE_LIMITED = [
+  /\brate limit/i,
+  /\blimit exceeded\b/i,
+  /\bexceeded (?:the |your )?(?:query|maximum|allowed|limit)/i,
+  /\btoo many (?:queries|requests|connections)\b/i,
+  /\bquota\b/i,
+  /\btry again later\b/i,
+  /\bblacklisted\b/i,
+  /\baccess (?:denied|refused)\b/i,
+];
 
 const KEYS = {
   domain_name: ['domain name', 'domain'],
   registrar: ['registrar', 'sponsoring registrar', 'registrar name', 'registrar organization'],
-  creation_date: ['creation date', 'created', 'created on', 'registered on', 'registration time', 'domain registration date', 'registered'],
-  expiration_date: ['registry expiry date', 'registrar registration expiration date', 'expiration date', 'expiry date', 'expires on', 'expires', 'paid-till', 'expiration time', 'domain expiration date'],
+  creation_date: [
+    'creation date',
+    'created',
+    'created on',
+    'registered on',
+    'registration time',
+    'domain registration date',
+    'registered',
+  ],
+  expiration_date: [
+    'registry expiry date',
+    'registrar registration expiration date',
+    'expiration date',
+    'expiry date',
+    'expires on',
+    'expires',
+    'paid-till',
+    'expiration time',
+    'domain expiration date',
+  ],
   updated_date: ['updated date', 'last updated', 'last modified', 'changed', 'last update', 'modified'],
   status: ['domain status', 'status', 'state'],
   name_servers: ['name server', 'nameserver', 'nameservers', 'nserver', 'name servers', 'dns'],
@@ -147,9 +199,16 @@ export function whoisReferral(text: string): { kind: 'refer' | 'registrar'; serv
   return registrar ? normalizeServer(registrar, 'registrar') : null;
 }
 
-function normalizeServer(value: string, kind: 'refer' | 'registrar'): { kind: 'refer' | 'registrar'; server: string } | null {
+function normalizeServer(
+  value: string,
+  kind: 'refer' | 'registrar',
+): { kind: 'refer' | 'registrar'; server: string } | null {
   // Accepts host, host:port and whois://host[:port][/]; web addresses are not WHOIS servers.
-  const v = value.trim().replace(/^(?:r?whois):\/\//i, '').replace(/\/$/, '').toLowerCase();
+  const v = value
+    .trim()
+    .replace(/^(?:r?whois):\/\//i, '')
+    .replace(/\/$/, '')
+    .toLowerCase();
   if (!/^[a-z0-9.-]+(?::\d{1,5})?$/.test(v) || !v.includes('.')) return null;
   return { kind, server: v };
 }
@@ -161,7 +220,12 @@ function normalizeServer(value: string, kind: 'refer' | 'registrar'): { kind: 'r
 function refusalZone(text: string): string {
   if (text.length <= 600) return text;
   // The first paragraph (at most 5 lines): registries put their terms after a blank line.
-  return text.trimStart().split(/\r?\n\s*\r?\n/)[0]!.split(/\r?\n/).slice(0, 5).join('\n');
+  return text
+    .trimStart()
+    .split(/\r?\n\s*\r?\n/)[0]!
+    .split(/\r?\n/)
+    .slice(0, 5)
+    .join('\n');
 }
 
 export function whoisVerdict(text: string): RegistryVerdict {
@@ -193,8 +257,17 @@ export function parseWhois(text: string): ParsedData {
     expiration_date: isoDate(first(KEYS.expiration_date)),
     updated_date: isoDate(first(KEYS.updated_date)),
     // "clientTransferProhibited https://icann.org/epp#clientTransferProhibited" -> the status code only.
-    status: unique(all(KEYS.status).map((s) => s.split(/\s+(?:https?:\/\/|\()/)[0]!.trim()).filter(Boolean)),
-    name_servers: unique(all(KEYS.name_servers).flatMap((v) => v.split(/[\s,]+/)).map((s) => s.toLowerCase().replace(/\.$/, '')).filter((s) => /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(s) && !/^\d+\.\d+\.\d+\.\d+$/.test(s))),
+    status: unique(
+      all(KEYS.status)
+        .map((s) => s.split(/\s+(?:https?:\/\/|\()/)[0]!.trim())
+        .filter(Boolean),
+    ),
+    name_servers: unique(
+      all(KEYS.name_servers)
+        .flatMap((v) => v.split(/[\s,]+/))
+        .map((s) => s.toLowerCase().replace(/\.$/, ''))
+        .filter((s) => /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(s) && !/^\d+\.\d+\.\d+\.\d+$/.test(s)),
+    ),
     registrant: null,
   };
 }

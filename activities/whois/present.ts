@@ -51,7 +51,13 @@ export function whoisResponse({ check, cached, cacheExpires }: CachedCheck, o: W
     raw_data: detailed ? check.raw_data : '',
     parsed_data: detailed ? check.parsed_data : emptyParsedData(check.domain),
     pricing: o.includePricing
-      ? { available: check.available === true, is_premium: type !== null, registration_price: price?.registration ?? null, renewal_price: price?.renewal ?? null, currency: o.currency }
+      ? {
+          available: check.available === true,
+          is_premium: type !== null,
+          registration_price: price?.registration ?? null,
+          renewal_price: price?.renewal ?? null,
+          currency: o.currency,
+        }
       : null,
     ...(o.mode === 'full' ? {} : { meta: { cached, cache_expires: cacheExpires, query_time_ms: o.executionMs } }),
     evidence: check.evidence,
@@ -71,7 +77,9 @@ export function bulkEntry({ check, cached }: Pick<CachedCheck<CheckSummary>, 'ch
     is_premium: type !== null,
     availability_confidence: check.confidence,
     cached,
-    ...(price ? { pricing: { registration: price.registration, renewal: price.renewal, currency, is_premium: type !== null } } : {}),
+    ...(price
+      ? { pricing: { registration: price.registration, renewal: price.renewal, currency, is_premium: type !== null } }
+      : {}),
     premium_type: type,
     is_reserved: check.is_reserved,
     notes: notes(check),

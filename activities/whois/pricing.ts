@@ -41,18 +41,26 @@ function readJson<T>(file: string): T {
 function loadTables(): Tables {
   if (tables) return tables;
   const prices = new Map<string, UsdPrice>();
-  const porkbun = readJson<{ pricing: Record<string, { registration: string; renewal: string }> }>('tld-prices-porkbun.json');
+  const porkbun = readJson<{ pricing: Record<string, { registration: string; renewal: string }> }>(
+    'tld-prices-porkbun.json',
+  );
   for (const [suffix, p] of Object.entries(porkbun.pricing)) {
     const registration = Number(p.registration);
     const renewal = Number(p.renewal);
-    if (Number.isFinite(registration) && Number.isFinite(renewal)) prices.set(suffix, { registration, renewal, source: 'porkbun' });
+    if (Number.isFinite(registration) && Number.isFinite(renewal))
+      prices.set(suffix, { registration, renewal, source: 'porkbun' });
   }
-  const dynadot = readJson<{ prices: Record<string, { register_price: number; renew_price: number; currency: string }> }>('tld-prices-dynadot.json');
+  const dynadot = readJson<{
+    prices: Record<string, { register_price: number; renew_price: number; currency: string }>;
+  }>('tld-prices-dynadot.json');
   for (const [suffix, p] of Object.entries(dynadot.prices)) {
-    if (p.currency === 'USD' && p.register_price > 0 && p.renew_price > 0) prices.set(suffix, { registration: p.register_price, renewal: p.renew_price, source: 'dynadot' });
+    if (p.currency === 'USD' && p.register_price > 0 && p.renew_price > 0)
+      prices.set(suffix, { registration: p.register_price, renewal: p.renew_price, source: 'dynadot' });
   }
   const ecb = readJson<{ base: string; rates: Record<string, number> }>('exchange-rates.json');
-  const perUsd = Object.fromEntries(CURRENCIES.map((c) => [c, c === ecb.base ? 1 / ecb.rates.USD! : ecb.rates[c]! / ecb.rates.USD!])) as Record<Currency, number>;
+  const perUsd = Object.fromEntries(
+    CURRENCIES.map((c) => [c, c === ecb.base ? 1 / ecb.rates.USD! : ecb.rates[c]! / ecb.rates.USD!]),
+  ) as Record<Currency, number>;
   tables = { prices, perUsd };
   return tables;
 }
@@ -70,5 +78,7 @@ export function convert(usd: number, currency: Currency): number {
 /** The price of a suffix in `currency`, or null when no list sells it. */
 export function priceOf(suffix: string, currency: Currency): Price | null {
   const usd = usdPrice(suffix);
-  return usd ? { registration: convert(usd.registration, currency), renewal: convert(usd.renewal, currency), currency } : null;
+  return usd
+    ? { registration: convert(usd.registration, currency), renewal: convert(usd.renewal, currency), currency }
+    : null;
 }

@@ -12,7 +12,9 @@ let bootstrap: Map<string, string> | undefined;
 export function bootstrapBase(tld: string): string | null {
   if (!bootstrap) {
     bootstrap = new Map();
-    const file = JSON.parse(fs.readFileSync(new URL('./data/rdap-dns.json', import.meta.url), 'utf8')) as { services: Array<[string[], string[]]> };
+    const file = JSON.parse(fs.readFileSync(new URL('./data/rdap-dns.json', import.meta.url), 'utf8')) as {
+      services: Array<[string[], string[]]>;
+    };
     for (const [tlds, urls] of file.services) {
       const url = urls.find((u) => u.startsWith('https://')) ?? urls[0];
       if (url) for (const t of tlds) bootstrap.set(t.toLowerCase(), url);
@@ -35,8 +37,15 @@ export interface RdapOptions {
 export const RDAP_MAX_BYTES = 1024 * 1024;
 
 /** GET `url` from the trusted base: no automatic redirects, body read up to RDAP_MAX_BYTES. */
-async function fetchTrusted(url: URL, signal: AbortSignal): Promise<{ status: number; location: string | null; text: string }> {
-  const res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, redirect: 'manual', signal });
+async function fetchTrusted(
+  url: URL,
+  signal: AbortSignal,
+): Promise<{ status: number; location: string | null; text: string }> {
+  const res = await fetch(url, {
+    headers: { accept: 'application/rdap+json, application/json' },
+    redirect: 'manual',
+    signal,
+  });
   const location = res.headers.get('location');
   if (!res.body || (res.status >= 300 && res.status < 400)) {
     await res.body?.cancel();
@@ -58,7 +67,14 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
   if (!base) return null;
   const url = new URL(`domain/${encodeURIComponent(domain)}`, base.endsWith('/') ? base : `${base}/`);
   const server = url.host;
-  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({ verdict, server, raw: '', parsed: emptyParsedData(), premium: false, reason });
+  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({
+    verdict,
+    server,
+    raw: '',
+    parsed: emptyParsedData(),
+    premium: false,
+    reason,
+  });
   let res: { status: number; text: string };
   let text: string;
   const started = performance.now();
@@ -70,8 +86,15 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
     const first = await fetchTrusted(url, signal);
     // Some RDAP services redirect to the registry's own server: that hop is untrusted (guarded, bounded).
     if (first.status >= 300 && first.status < 400 && first.location) {
-      const guarded = createGuardedFetch({ allow: options.allow, timeoutMs: Math.max(1, Math.round(options.timeoutMs - (performance.now() - started))), maxBytes: RDAP_MAX_BYTES, maxRedirects: 3 });
-      const hop = await guarded(new URL(first.location, url).href, { headers: { accept: 'application/rdap+json, application/json' } });
+      const guarded = createGuardedFetch({
+        allow: options.allow,
+        timeoutMs: Math.max(1, Math.round(options.timeoutMs - (performance.now() - started))),
+        maxBytes: RDAP_MAX_BYTES,
+        maxRedirects: 3,
+      });
+      const hop = await guarded(new URL(first.location, url).href, {
+        headers: { accept: 'application/rdap+json, application/json' },
+      });
       res = { status: hop.status, text: hop.body.toString('utf8') };
     } else {
       res = first;
@@ -79,9 +102,14 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
     text = res.text;
   } catch (err) {
     const timedOut = (err as Error).name === 'TimeoutError';
-    return failed(timedOut ? `RDAP server ${server} did not answer within ${options.timeoutMs} ms` : `RDAP server ${server} failed: ${(err as Error).message}`);
+    return failed(
+      timedOut
+        ? `RDAP server ${server} did not answer within ${options.timeoutMs} ms`
+        : `RDAP server ${server} failed: ${(err as Error).message}`,
+    );
   }
-  if (res.status === 404) return { verdict: 'available', server, raw: text, parsed: emptyParsedData(domain), premium: mentionsPremium(text) };
+  if (res.status === 404)
+    return { verdict: 'available', server, raw: text, parsed: emptyParsedData(domain), premium: mentionsPremium(text) };
   if (res.status === 429) return failed(`RDAP server ${server} is rate-limiting (429)`, 'rate_limited');
   if (res.status !== 200) return failed(`RDAP server ${server} answered ${res.status}`);
   let json: unknown;
@@ -90,6 +118,7 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
   } catch {
     return failed(`RDAP server ${server} answered something that is not JSON`);
   }
-  if ((json as { objectClassName?: string }).objectClassName !== 'domain') return failed(`RDAP server ${server} answered an object that is not a domain`);
+  if ((json as { objectClassName?: string }).objectClassName !== 'domain')
+    return failed(`RDAP server ${server} answered an object that is not a domain`);
   return { verdict: 'registered', server, raw: text, parsed: parseRdap(json), premium: false };
 }

@@ -32,10 +32,16 @@ export function registrableDomain(input: string, field = 'domain'): RegistrableD
   }
   const parsed = parse(ascii, { allowPrivateDomains: false });
   if (!parsed.isIcann || !parsed.publicSuffix) {
-    throw new InvalidInputError(`${field} ${JSON.stringify(input)} is not under a known public suffix (top-level domain "${tld}" does not exist)`, field);
+    throw new InvalidInputError(
+      `${field} ${JSON.stringify(input)} is not under a known public suffix (top-level domain "${tld}" does not exist)`,
+      field,
+    );
   }
   if (!parsed.domain || !parsed.domainWithoutSuffix) {
-    throw new InvalidInputError(`${field} ${JSON.stringify(input)} is a public suffix, not a registrable domain: add a name in front of it`, field);
+    throw new InvalidInputError(
+      `${field} ${JSON.stringify(input)} is a public suffix, not a registrable domain: add a name in front of it`,
+      field,
+    );
   }
   return { domain: parsed.domain, suffix: parsed.publicSuffix, tld, label: parsed.domainWithoutSuffix };
 }

@@ -47,7 +47,8 @@ function spec5Labels(): Map<string, string> {
 export function reservedReason(name: RegistrableDomain): string | null {
   // RFC 6761: special-use names, and example.com/.net/.org which IANA holds for documentation.
   if (SPECIAL_USE_TLDS.has(name.tld)) return `RFC 6761: .${name.tld} is a special-use top-level domain`;
-  if (name.label === 'example' && ['com', 'net', 'org'].includes(name.suffix)) return 'RFC 6761 §6.5: reserved for documentation';
+  if (name.label === 'example' && ['com', 'net', 'org'].includes(name.suffix))
+    return 'RFC 6761 §6.5: reserved for documentation';
   const isGeneric = name.tld.length > 2 && name.suffix === name.tld && !SPEC5_EXEMPT_TLDS.has(name.tld);
   return isGeneric ? (spec5Labels().get(name.label) ?? null) : null;
 }

@@ -21,7 +21,10 @@ let servers: Record<string, string | null> | undefined;
 
 /** The registry WHOIS server of a TLD from the shipped list, or null. */
 export function registryWhoisServer(tld: string): string | null {
-  servers ??= JSON.parse(fs.readFileSync(new URL('./data/whois-servers.json', import.meta.url), 'utf8')) as Record<string, string | null>;
+  servers ??= JSON.parse(fs.readFileSync(new URL('./data/whois-servers.json', import.meta.url), 'utf8')) as Record<
+    string,
+    string | null
+  >;
   return servers[tld] ?? null;
 }
 
@@ -51,14 +54,23 @@ export function whoisQuery(server: string, query: string, options: WhoisQueryOpt
             if (err) return callback(err, '', 4);
             const refused = addresses.map((a) => policy.refusal(a.address)).find(Boolean);
             if (refused) return callback(new Error(`WHOIS server ${server} not allowed: ${refused}`), '', 4);
-            if ((opts as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+            if ((opts as { all?: boolean }).all)
+              return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
             callback(null, addresses[0]!.address, addresses[0]!.family);
           })
       : undefined;
     const socket = net.connect({ host, port, lookup });
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`WHOIS server ${server} did not answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })), options.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        socket.destroy(
+          Object.assign(new Error(`WHOIS server ${server} did not answer within ${options.timeoutMs} ms`), {
+            code: 'ETIMEDOUT',
+          }),
+        ),
+      options.timeoutMs,
+    );
     socket.on('connect', () => socket.write(`${query}\r\n`));
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -99,7 +111,14 @@ export async function whoisLookup(domain: string, tld: string, options: WhoisOpt
     if (refused) throw new PaceRefused(refused);
     return whoisQuery(s, domain, { timeoutMs: left(), guard: trusted ? undefined : { allow: options.allow } });
   };
-  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({ verdict, server, raw: '', parsed: emptyParsedData(), premium: false, reason });
+  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({
+    verdict,
+    server,
+    raw: '',
+    parsed: emptyParsedData(),
+    premium: false,
+    reason,
+  });
 
   let text: string;
   for (let hop = 0; ; hop++) {
@@ -123,7 +142,13 @@ export async function whoisLookup(domain: string, tld: string, options: WhoisOpt
   if (server === IANA_WHOIS) return failed(`no WHOIS server is known for .${tld}`);
 
   const verdict = whoisVerdict(text);
-  const answer: RegistryAnswer = { verdict, server, raw: text, parsed: verdict === 'registered' ? parseWhois(text) : emptyParsedData(domain), premium: verdict === 'available' && mentionsPremium(text) };
+  const answer: RegistryAnswer = {
+    verdict,
+    server,
+    raw: text,
+    parsed: verdict === 'registered' ? parseWhois(text) : emptyParsedData(domain),
+    premium: verdict === 'available' && mentionsPremium(text),
+  };
   if (verdict === 'rate_limited') answer.reason = `WHOIS server ${server} is rate-limiting`;
   if (!text.trim()) answer.reason = `WHOIS server ${server} answered nothing`;
   if (verdict !== 'registered') return answer;

@@ -3,11 +3,16 @@ import { html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
-export function connectedAppSection(page: DashboardPages, { accounts, config }: Pick<Services, 'accounts' | 'config'>): void {
+export function connectedAppSection(
+  page: DashboardPages,
+  { accounts, config }: Pick<Services, 'accounts' | 'config'>,
+): void {
   page.get('/connected-apps', async (ctx, account) => {
     const apps = await accounts.connectedApps(account.id);
     const csrf = page.csrf(ctx);
-    const notice = ctx.query.revoked ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>` : '';
+    const notice = ctx.query.revoked
+      ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>`
+      : '';
     page.layout(
       ctx,
       account,
@@ -33,12 +38,23 @@ export function connectedAppSection(page: DashboardPages, { accounts, config }: 
     );
   });
 
-  page.post('/connected-apps/revoke', async (ctx, { form, account }) => {
-    const clientId = form.client_id ?? '';
-    const app = await accounts.disconnect(account.id, clientId);
-    if (!app) {
-      return page.layout(ctx, account, 'connected-apps', 'Not connected', html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p><a href="/dashboard/connected-apps">Back</a></p>`, 404);
-    }
-    seeOther(ctx, `/dashboard/connected-apps?revoked=${encodeURIComponent(app.clientName ?? app.clientId)}`);
-  }, { refusable: false });
+  page.post(
+    '/connected-apps/revoke',
+    async (ctx, { form, account }) => {
+      const clientId = form.client_id ?? '';
+      const app = await accounts.disconnect(account.id, clientId);
+      if (!app) {
+        return page.layout(
+          ctx,
+          account,
+          'connected-apps',
+          'Not connected',
+          html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p><a href="/dashboard/connected-apps">Back</a></p>`,
+          404,
+        );
+      }
+      seeOther(ctx, `/dashboard/connected-apps?revoked=${encodeURIComponent(app.clientName ?? app.clientId)}`);
+    },
+    { refusable: false },
+  );
 }

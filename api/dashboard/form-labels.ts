@@ -14,7 +14,11 @@ export function labelled<E>(err: E, labels: FormLabels): E | InvalidInputError {
     const label = labels[parts.slice(0, n).join('.')];
     if (!label) continue;
     const rest = parts.slice(n).join('.');
-    return new InvalidInputError(`${label}${rest ? ` (${rest})` : ''}${err.message.slice(err.field.length)}`, err.field, err.code as 'invalid_input' | 'target_not_allowed');
+    return new InvalidInputError(
+      `${label}${rest ? ` (${rest})` : ''}${err.message.slice(err.field.length)}`,
+      err.field,
+      err.code as 'invalid_input' | 'target_not_allowed',
+    );
   }
   return err;
 }

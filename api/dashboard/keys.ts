@@ -34,7 +34,9 @@ export function keySection(page: DashboardPages, { accounts, quota }: Pick<Servi
                   k.name ?? '',
                   when(k.createdAt),
                   k.revokedAt ? html`revoked ${when(k.revokedAt)}` : 'active',
-                  k.revokedAt ? '' : html`<form method="post" action="/dashboard/keys/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit" class="secondary" aria-label="Revoke ${k.prefix}">Revoke</button></form>`,
+                  k.revokedAt
+                    ? ''
+                    : html`<form method="post" action="/dashboard/keys/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit" class="secondary" aria-label="Revoke ${k.prefix}">Revoke</button></form>`,
                 ]),
               )
         }`,
@@ -49,10 +51,15 @@ export function keySection(page: DashboardPages, { accounts, quota }: Pick<Servi
     await keysPage(ctx, account, { apiKey: issued.apiKey, name });
   });
 
-  page.post('/keys/revoke', async (ctx, { form, account }) => {
-    const keyId = Number(form.key_id);
-    if (!Number.isSafeInteger(keyId) || keyId < 1) throw new InvalidInputError('key_id must be the id of one of your keys', 'key_id');
-    await accounts.revokeKey(account.id, keyId);
-    seeOther(ctx, '/dashboard/keys');
-  }, { refusable: false });
+  page.post(
+    '/keys/revoke',
+    async (ctx, { form, account }) => {
+      const keyId = Number(form.key_id);
+      if (!Number.isSafeInteger(keyId) || keyId < 1)
+        throw new InvalidInputError('key_id must be the id of one of your keys', 'key_id');
+      await accounts.revokeKey(account.id, keyId);
+      seeOther(ctx, '/dashboard/keys');
+    },
+    { refusable: false },
+  );
 }

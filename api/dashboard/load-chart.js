@@ -42,7 +42,13 @@
     const M = { left: narrow ? 72 : 84, right: 12, top: narrow && lines.length > 1 ? 44 : 30, bottom: 44 };
     const plotW = W - M.left - M.right;
     const plotH = H - M.top - M.bottom;
-    const root = el('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': `${title}, in ${unit}, by seconds since the start` });
+    const root = el('svg', {
+      viewBox: `0 0 ${W} ${H}`,
+      width: W,
+      height: H,
+      role: 'img',
+      'aria-label': `${title}, in ${unit}, by seconds since the start`,
+    });
     root.style.maxWidth = '100%';
     const yTicks = ticks(Math.max(0, ...lines.flatMap((l) => l.values)));
     const top = yTicks[yTicks.length - 1];
@@ -53,21 +59,56 @@
     root.append(el('text', { x: 4, y: 16, 'font-size': 14, 'font-weight': 600 }, `${title} (${unit})`));
     // Horizontal grid lines with the unit's values up the side.
     for (const v of yTicks) {
-      root.append(el('line', { x1: M.left, x2: M.left + plotW, y1: y(v), y2: y(v), stroke: v === 0 ? '#57606a' : '#d0d7de', 'stroke-width': 1 }));
-      root.append(el('text', { x: M.left - 6, y: y(v) + 4, 'font-size': 12, 'text-anchor': 'end', class: 'tick-y' }, `${v} ${unit}`));
+      root.append(
+        el('line', {
+          x1: M.left,
+          x2: M.left + plotW,
+          y1: y(v),
+          y2: y(v),
+          stroke: v === 0 ? '#57606a' : '#d0d7de',
+          'stroke-width': 1,
+        }),
+      );
+      root.append(
+        el(
+          'text',
+          { x: M.left - 6, y: y(v) + 4, 'font-size': 12, 'text-anchor': 'end', class: 'tick-y' },
+          `${v} ${unit}`,
+        ),
+      );
     }
     // Seconds across, at round values.
-    root.append(el('line', { x1: M.left, x2: M.left, y1: M.top, y2: M.top + plotH, stroke: '#57606a', 'stroke-width': 1 }));
+    root.append(
+      el('line', { x1: M.left, x2: M.left, y1: M.top, y2: M.top + plotH, stroke: '#57606a', 'stroke-width': 1 }),
+    );
     for (const s of xTicks) {
       root.append(el('line', { x1: x(s), x2: x(s), y1: M.top + plotH, y2: M.top + plotH + 4, stroke: '#57606a' }));
-      root.append(el('text', { x: x(s), y: M.top + plotH + 18, 'font-size': 12, 'text-anchor': 'middle', class: 'tick-x' }, `${s} s`));
+      root.append(
+        el(
+          'text',
+          { x: x(s), y: M.top + plotH + 18, 'font-size': 12, 'text-anchor': 'middle', class: 'tick-x' },
+          `${s} s`,
+        ),
+      );
     }
-    root.append(el('text', { x: M.left + plotW / 2, y: H - 6, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-x' }, 'seconds since the start'));
+    root.append(
+      el(
+        'text',
+        { x: M.left + plotW / 2, y: H - 6, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-x' },
+        'seconds since the start',
+      ),
+    );
     // The legend, right-aligned: each entry as wide as its text (about 7 px a character at 12 px).
     let legendX = W - M.right;
     [...lines].reverse().forEach((l) => {
       if (lines.length < 2) return;
-      root.append(el('text', { x: legendX, y: narrow ? 32 : 16, 'font-size': 12, 'text-anchor': 'end', fill: l.color }, `— ${l.name}`));
+      root.append(
+        el(
+          'text',
+          { x: legendX, y: narrow ? 32 : 16, 'font-size': 12, 'text-anchor': 'end', fill: l.color },
+          `— ${l.name}`,
+        ),
+      );
       legendX -= 7 * (l.name.length + 2) + 12;
     });
     for (const l of lines) {
@@ -98,7 +139,9 @@
     drawing(() =>
       box.replaceChildren(
         chart('Requests sent each second', 'req/s', xs, [{ name: 'sent', color: '#1f5fbf', values: rps }]),
-        chart('Error rate of each second', '%', xs, [{ name: 'errors', color: '#a40e26', values: r.error_rate_per_second ?? [] }]),
+        chart('Error rate of each second', '%', xs, [
+          { name: 'errors', color: '#a40e26', values: r.error_rate_per_second ?? [] },
+        ]),
         chart('Latency of each second', 'ms', xs, [
           { name: 'mean', color: '#1a7f37', values: r.avg_response_time_per_second ?? [] },
           { name: 'max', color: '#a40e26', values: r.max_response_time_per_second ?? [] },
@@ -117,13 +160,31 @@
     const t0 = Number.isNaN(startedAt) ? points[0].at : startedAt;
     const xs = points.map((p) => Math.max(0, Math.round((p.at - t0) / 100) / 10));
     box.replaceChildren(
-      chart('Requests per second', 'req/s', xs, [{ name: 'rps', color: '#1f5fbf', values: points.map((p) => p.requests_per_second) }], duration),
-      chart('Error rate', '%', xs, [{ name: 'errors', color: '#a40e26', values: points.map((p) => p.error_rate) }], duration),
-      chart('Latency', 'ms', xs, [
-        { name: 'p50', color: '#1a7f37', values: points.map((p) => p.p50_response_time) },
-        { name: 'p95', color: '#9a6700', values: points.map((p) => p.p95_response_time) },
-        { name: 'p99', color: '#a40e26', values: points.map((p) => p.p99_response_time) },
-      ], duration),
+      chart(
+        'Requests per second',
+        'req/s',
+        xs,
+        [{ name: 'rps', color: '#1f5fbf', values: points.map((p) => p.requests_per_second) }],
+        duration,
+      ),
+      chart(
+        'Error rate',
+        '%',
+        xs,
+        [{ name: 'errors', color: '#a40e26', values: points.map((p) => p.error_rate) }],
+        duration,
+      ),
+      chart(
+        'Latency',
+        'ms',
+        xs,
+        [
+          { name: 'p50', color: '#1a7f37', values: points.map((p) => p.p50_response_time) },
+          { name: 'p95', color: '#9a6700', values: points.map((p) => p.p95_response_time) },
+          { name: 'p99', color: '#a40e26', values: points.map((p) => p.p99_response_time) },
+        ],
+        duration,
+      ),
     );
     box.dataset.points = String(points.length);
   };
@@ -153,7 +214,8 @@
     });
     // A page drawn before the first figures has the section empty: its skeleton first.
     if (!verdictEl.querySelector('tbody')) {
-      verdictEl.innerHTML = '<h2>Verdict: <span class="outcome"></span></h2><div class="table-wrap"><table class="reflow" id="load-thresholds"><thead><tr><th scope="col">Threshold</th><th scope="col">Observed</th><th scope="col">Outcome</th></tr></thead><tbody></tbody></table></div>';
+      verdictEl.innerHTML =
+        '<h2>Verdict: <span class="outcome"></span></h2><div class="table-wrap"><table class="reflow" id="load-thresholds"><thead><tr><th scope="col">Threshold</th><th scope="col">Observed</th><th scope="col">Outcome</th></tr></thead><tbody></tbody></table></div>';
     }
     const heading = verdictEl.querySelector('h2 .outcome');
     const body = verdictEl.querySelector('tbody');

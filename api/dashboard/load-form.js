@@ -3,7 +3,8 @@
   const type = document.getElementById('authType');
   if (!type) return;
   const show = () => {
-    for (const group of document.querySelectorAll('#load-form [data-auth]')) group.hidden = group.dataset.auth !== type.value;
+    for (const group of document.querySelectorAll('#load-form [data-auth]'))
+      group.hidden = group.dataset.auth !== type.value;
   };
   type.addEventListener('change', show);
   show();

@@ -34,8 +34,10 @@ type Field = keyof typeof START_LABELS;
 export function startForm(csrf: string, form: Record<string, string>): Html {
   const v = (name: string, fallback = '') => form[name] ?? fallback;
   const label = (name: Field, more = '') => html`<label for="${name}">${START_LABELS[name]}${more}</label>`;
-  const input = (name: Field, more: string, attrs: Html) => html`<div class="field">${label(name, more)}<input id="${name}" name="${name}" ${attrs} value="${v(name)}"></div>`;
-  const secret = (name: Field) => html`<div class="field">${label(name)}<input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
+  const input = (name: Field, more: string, attrs: Html) =>
+    html`<div class="field">${label(name, more)}<input id="${name}" name="${name}" ${attrs} value="${v(name)}"></div>`;
+  const secret = (name: Field) =>
+    html`<div class="field">${label(name)}<input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
   const auth = v('authType', 'none');
   return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack"><input type="hidden" name="csrf" value="${csrf}">
     <div class="field">${label('targetUrl')}<input id="targetUrl" name="targetUrl" type="text" required value="${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
@@ -72,11 +74,17 @@ export function startBodyFromForm(form: Record<string, string>): Record<string, 
     if (at <= 0) throw new InvalidInputError(`Headers: "${line.slice(0, 60)}" is not "Name: value"`, 'headers');
     headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
-  const thresholds = (form.thresholds ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const thresholds = (form.thresholds ?? '')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   const optional = (name: string) => (form[name]?.trim() ? form[name] : undefined);
   const authType = form.authType || 'none';
   // The credentials of the chosen type only: fields of another type, filled before the type changed, are not sent.
-  const credentials = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyHeader', 'apiKeyValue'] }[authType] ?? [];
+  const credentials =
+    { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyHeader', 'apiKeyValue'] }[
+      authType
+    ] ?? [];
   const fields = {
     targetUrl: form.targetUrl ?? '',
     httpMethod: form.httpMethod ?? 'GET',
@@ -102,6 +110,7 @@ function jsonFields(text: string | undefined): Record<string, unknown> {
   } catch (err) {
     throw new InvalidInputError(`Start body fields: not JSON (${(err as Error).message})`, 'startBody');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidInputError('Start body fields: must be a JSON object, such as {"stages": [...]}', 'startBody');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidInputError('Start body fields: must be a JSON object, such as {"stages": [...]}', 'startBody');
   return parsed as Record<string, unknown>;
 }

@@ -6,34 +6,80 @@ import type { FinalResults, ThresholdOutcome } from '../../lib/jobs/load-test.ts
 import { html, type Html } from '../pages/html.ts';
 import { dataTable } from './page.ts';
 
-const PHASE_NAMES: Record<string, string> = { dns: 'DNS', connect: 'Connect', tls: 'TLS', ttfb: 'Time to first byte', transfer: 'Transfer' };
+const PHASE_NAMES: Record<string, string> = {
+  dns: 'DNS',
+  connect: 'Connect',
+  tls: 'TLS',
+  ttfb: 'Time to first byte',
+  transfer: 'Transfer',
+};
 
 /** The verdict and each threshold's observed figure: `live` while the test runs (the verdict comes at its end). */
-export function verdictSection(thresholds: ThresholdOutcome[] | undefined, verdict: string | undefined, abortedBy?: string): Html {
+export function verdictSection(
+  thresholds: ThresholdOutcome[] | undefined,
+  verdict: string | undefined,
+  abortedBy?: string,
+): Html {
   if (!thresholds?.length) return html`<section id="load-verdict" hidden></section>`;
   const shown = verdict ?? (thresholds.every((t) => t.pass) ? 'passing so far' : 'failing so far');
   return html`<section id="load-verdict" data-verdict="${verdict ?? ''}"><h2>Verdict: <span class="outcome ${shown.includes('fail') ? 'failed' : 'passed'}">${shown}</span></h2>
     ${abortedBy ? html`<p>Stopped by the failing threshold <code>${abortedBy}</code>.</p>` : ''}
-    ${dataTable(['Threshold', 'Observed', 'Outcome'], thresholds.map((t) => [html`<code>${t.threshold}</code>`, String(t.observed), t.pass ? 'pass' : 'fail']), { id: 'load-thresholds', rowClass: (i) => (thresholds[i]!.pass ? '' : 'failed') })}</section>`;
+    ${dataTable(
+      ['Threshold', 'Observed', 'Outcome'],
+      thresholds.map((t) => [html`<code>${t.threshold}</code>`, String(t.observed), t.pass ? 'pass' : 'fail']),
+      { id: 'load-thresholds', rowClass: (i) => (thresholds[i]!.pass ? '' : 'failed') },
+    )}</section>`;
 }
 
 /** A test's results once it ended. */
 export function resultsSection(r: FinalResults): Html {
   const rows: Array<[string, string | number]> = [
-    ['Total requests', r.total_requests], ['Successful', r.successful_requests], ['Failed', r.failed_requests], ['Error rate', `${r.error_rate}%`],
-    ['Throughput', `${r.throughput} requests/s`], ['Average', `${r.avg_response_time} ms`], ['Min', `${r.min_response_time} ms`], ['Max', `${r.max_response_time} ms`],
-    ['p50', `${r.p50_response_time} ms`], ['p75', `${r.p75_response_time} ms`], ['p90', `${r.p90_response_time} ms`], ['p95', `${r.p95_response_time} ms`], ['p99', `${r.p99_response_time} ms`],
-    ['Bytes sent', r.total_bytes_sent], ['Bytes received', r.total_bytes_received], ['Duration', `${r.duration_seconds} s`], ['Dropped (open model)', r.dropped_requests], ['Shard failures', r.shard_failures],
-    ['Lost with a worker', r.requests_lost ?? 0], ['Shard restarts', r.shard_restarts ?? 0], ['Seconds without traffic', r.seconds_without_traffic ?? 0],
+    ['Total requests', r.total_requests],
+    ['Successful', r.successful_requests],
+    ['Failed', r.failed_requests],
+    ['Error rate', `${r.error_rate}%`],
+    ['Throughput', `${r.throughput} requests/s`],
+    ['Average', `${r.avg_response_time} ms`],
+    ['Min', `${r.min_response_time} ms`],
+    ['Max', `${r.max_response_time} ms`],
+    ['p50', `${r.p50_response_time} ms`],
+    ['p75', `${r.p75_response_time} ms`],
+    ['p90', `${r.p90_response_time} ms`],
+    ['p95', `${r.p95_response_time} ms`],
+    ['p99', `${r.p99_response_time} ms`],
+    ['Bytes sent', r.total_bytes_sent],
+    ['Bytes received', r.total_bytes_received],
+    ['Duration', `${r.duration_seconds} s`],
+    ['Dropped (open model)', r.dropped_requests],
+    ['Shard failures', r.shard_failures],
+    ['Lost with a worker', r.requests_lost ?? 0],
+    ['Shard restarts', r.shard_restarts ?? 0],
+    ['Seconds without traffic', r.seconds_without_traffic ?? 0],
   ];
   const codes = Object.entries(r.status_codes ?? {}).sort(([a], [b]) => a.localeCompare(b));
   const errors = Object.entries(r.errors ?? {}).sort(([, a], [, b]) => b - a);
   const share = (n: number) => (r.total_requests ? `${Math.round((n / r.total_requests) * 1000) / 10}%` : '');
   return html`<h2>Results</h2><div class="table-wrap"><table id="load-results"><tbody>${rows.map(([k, val]) => html`<tr><th scope="row">${k}</th><td>${val}</td></tr>`)}</tbody></table></div>
     <h3>Answers by status code</h3>
-    ${codes.length ? dataTable(['Status', 'Requests', 'Share', 'Counted as'], codes.map(([code, n]) => [code, String(n), share(n), Number(code) >= 400 ? 'failed' : 'successful']), { id: 'load-status-codes', rowClass: (i) => (Number(codes[i]![0]) >= 400 ? 'failed' : '') }) : html`<p>No answers.</p>`}
+    ${
+      codes.length
+        ? dataTable(
+            ['Status', 'Requests', 'Share', 'Counted as'],
+            codes.map(([code, n]) => [code, String(n), share(n), Number(code) >= 400 ? 'failed' : 'successful']),
+            { id: 'load-status-codes', rowClass: (i) => (Number(codes[i]![0]) >= 400 ? 'failed' : '') },
+          )
+        : html`<p>No answers.</p>`
+    }
     <h3>Requests without an answer</h3>
-    ${errors.length ? dataTable(['Kind', 'Requests', 'Share'], errors.map(([kind, n]) => [kind, String(n), share(n)]), { id: 'load-errors' }) : html`<p>None: every request was answered (connection errors and timeouts would be here).</p>`}
+    ${
+      errors.length
+        ? dataTable(
+            ['Kind', 'Requests', 'Share'],
+            errors.map(([kind, n]) => [kind, String(n), share(n)]),
+            { id: 'load-errors' },
+          )
+        : html`<p>None: every request was answered (connection errors and timeouts would be here).</p>`
+    }
     ${phasesTable(r)}${stepsTable(r)}`;
 }
 
@@ -42,14 +88,25 @@ function phasesTable(r: FinalResults): Html {
   const stats = ['avg', 'p50', 'p95', 'p99', 'max'];
   const phases = r.phases;
   const order = Object.keys(PHASE_NAMES).filter((p) => phases[p]);
-  return html`<h3>Phases (ms)</h3>${dataTable(['Phase', ...stats], order.map((phase) => [PHASE_NAMES[phase]!, ...stats.map((st) => String(phases[phase]![st] ?? ''))]), { id: 'load-phases' })}`;
+  return html`<h3>Phases (ms)</h3>${dataTable(
+    ['Phase', ...stats],
+    order.map((phase) => [PHASE_NAMES[phase]!, ...stats.map((st) => String(phases[phase]![st] ?? ''))]),
+    { id: 'load-phases' },
+  )}`;
 }
 
 function stepsTable(r: FinalResults): Html {
   if (!r.steps?.length) return html``;
   return html`<h3>Steps</h3>${dataTable(
     ['Step', 'Requests', 'Failed', 'Captures that found nothing', 'p95 (ms)', 'Max (ms)'],
-    r.steps.map((s) => [`${s.step}. ${s.name}`, String(s.requests), `${s.failed_requests} (${s.error_rate}%)`, String(s.capture_failures), String(s.p95_response_time), String(s.max_response_time)]),
+    r.steps.map((s) => [
+      `${s.step}. ${s.name}`,
+      String(s.requests),
+      `${s.failed_requests} (${s.error_rate}%)`,
+      String(s.capture_failures),
+      String(s.p95_response_time),
+      String(s.max_response_time),
+    ]),
     { id: 'load-steps' },
   )}`;
 }

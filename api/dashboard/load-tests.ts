@@ -15,10 +15,19 @@ import { START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts'
 import { resultsSection, verdictSection } from './load-test-view.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
-export function loadTestSection(page: DashboardPages, { loadTests, streams, reports }: Pick<Services, 'loadTests' | 'streams' | 'reports'>): void {
+export function loadTestSection(
+  page: DashboardPages,
+  { loadTests, streams, reports }: Pick<Services, 'loadTests' | 'streams' | 'reports'>,
+): void {
   // Load tests: the start form (the API's fields and validation), the history, a live page with a
   // chart while a test runs, and its results when it ends.
-  async function loadTestsPage(ctx: Context, account: Account, form: Record<string, string> = {}, error?: string, status = 400) {
+  async function loadTestsPage(
+    ctx: Context,
+    account: Account,
+    form: Record<string, string> = {},
+    error?: string,
+    status = 400,
+  ) {
     const { data } = await loadTests.list(account.id, 20);
     page.layout(
       ctx,
@@ -56,26 +65,35 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams, repo
   page.post('/load-tests', async (ctx, { form, account }) => {
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;
     try {
-      const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'form'), { userId: account.id, plan: account.plan });
+      const answer = await loadTests.start(validate(startBody, startBodyFromForm(form), 'form'), {
+        userId: account.id,
+        plan: account.plan,
+      });
       seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
       // Bad input and the plan's bounds are shown on the form, with what was typed (secrets aside).
-      if (err instanceof AppError && err.isCallersFault) return loadTestsPage(ctx, account, kept, labelled(err, START_LABELS).message, err.status);
+      if (err instanceof AppError && err.isCallersFault)
+        return loadTestsPage(ctx, account, kept, labelled(err, START_LABELS).message, err.status);
       throw err;
     }
   });
 
-  page.item('/load-tests/:id', 'load-tests', 'load test', (id, account) => loadTests.owned(id, account.id), async (ctx, account, row) => {
-    const status = await loadTests.status(row);
-    const ended = !['pending', 'running'].includes(status.status);
-    const final = ended ? (await loadTests.results(row.id, account.id)).results : null;
-    const m = status.metrics as Record<string, number>;
-    page.layout(
-      ctx,
-      account,
-      'load-tests',
-      `Load test ${row.id}`,
-      html`<h1>Load test</h1>
+  page.item(
+    '/load-tests/:id',
+    'load-tests',
+    'load test',
+    (id, account) => loadTests.owned(id, account.id),
+    async (ctx, account, row) => {
+      const status = await loadTests.status(row);
+      const ended = !['pending', 'running'].includes(status.status);
+      const final = ended ? (await loadTests.results(row.id, account.id)).results : null;
+      const m = status.metrics as Record<string, number>;
+      page.layout(
+        ctx,
+        account,
+        'load-tests',
+        `Load test ${row.id}`,
+        html`<h1>Load test</h1>
         <p><code>${String(row.config.http_method)} ${String(row.config.target_url)}</code>, ${String(row.config.concurrent_users)} users for ${String(row.config.test_duration)} s</p>
         <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-duration="${String(row.config.test_duration ?? '')}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
         <form method="post" action="/dashboard/load-tests/${row.id}/stop" id="load-stop"${ended ? html` hidden` : ''}><input type="hidden" name="csrf" value="${page.csrf(ctx)}"><button type="submit" class="danger">Stop the test</button></form></div>
@@ -86,12 +104,15 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams, repo
         ${final ? resultsSection(final) : ''}
         ${ended ? await reportLinks(row.id, account.id) : ''}
         <script src="/dashboard/assets/load-chart.js"></script>`,
-    );
-  });
+      );
+    },
+  );
 
   /** The report to keep, and a comparison with another ended test of the user's. */
   async function reportLinks(testId: string, userId: number) {
-    const others = (await loadTests.list(userId, 20)).data.tests.filter((t) => t.test_id !== testId && !['pending', 'running'].includes(t.status));
+    const others = (await loadTests.list(userId, 20)).data.tests.filter(
+      (t) => t.test_id !== testId && !['pending', 'running'].includes(t.status),
+    );
     return html`<h2>Report</h2><p><a id="load-report" href="/dashboard/load-tests/${testId}/report">Open the report</a>: one HTML file to keep (save it from the browser); it needs no network to open.</p>
       ${others.length ? html`<form method="get" action="/dashboard/load-tests/${testId}/report"><label for="compare">Compare with</label><select id="compare" name="compare">${others.map((t) => html`<option value="${t.test_id}">${t.test_id}: ${String(t.config.target_url)} (${t.status}, ${t.created_at.slice(0, 16)})</option>`)}</select><button type="submit" class="secondary">Compare</button></form>` : ''}`;
   }
@@ -102,19 +123,25 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams, repo
     sendReport(ctx, await reports.report(ctx.params.test_id!, account.id, compare));
   });
 
-  page.post('/load-tests/:test_id/stop', async (ctx, { account }) => {
-    const row = await loadTests.owned(ctx.params.test_id!, account.id);
-    await loadTests.stop(row).catch((err) => {
-      if (!(err instanceof AppError && err.code === 'conflict')) throw err;
-    });
-    seeOther(ctx, `/dashboard/load-tests/${row.id}`);
-  }, { refusable: false });
+  page.post(
+    '/load-tests/:test_id/stop',
+    async (ctx, { account }) => {
+      const row = await loadTests.owned(ctx.params.test_id!, account.id);
+      await loadTests.stop(row).catch((err) => {
+        if (!(err instanceof AppError && err.code === 'conflict')) throw err;
+      });
+      seeOther(ctx, `/dashboard/load-tests/${row.id}`);
+    },
+    { refusable: false },
+  );
 
   // The status answer plus a chart point (the last interval's rate, errors and percentiles) every second.
   page.get('/load-tests/:test_id/events', async (ctx, account) => {
     const row = await loadTests.owned(ctx.params.test_id!, account.id);
     await page.spend(account);
-    startSse(ctx, loadTests.chartStream(row.id, account.id), { lease: await streams.open({ userId: account.id, plan: account.plan }) });
+    startSse(ctx, loadTests.chartStream(row.id, account.id), {
+      lease: await streams.open({ userId: account.id, plan: account.plan }),
+    });
   });
 
   page.script('load-chart.js');
@@ -124,6 +151,11 @@ export function loadTestSection(page: DashboardPages, { loadTests, streams, repo
 /** What the results page's charts draw (load-chart.js), from the results kept with the test. */
 function chartSeries(r: FinalResults) {
   // Results kept before the per-second answers existed have only the requests.
-  const { requests_per_second, error_rate_per_second = [], avg_response_time_per_second = [], max_response_time_per_second = [] } = r;
+  const {
+    requests_per_second,
+    error_rate_per_second = [],
+    avg_response_time_per_second = [],
+    max_response_time_per_second = [],
+  } = r;
   return { requests_per_second, error_rate_per_second, avg_response_time_per_second, max_response_time_per_second };
 }

@@ -22,13 +22,21 @@ type DomainReport = Awaited<ReturnType<Services['domains']['whois']>>;
 type DnsReport = Awaited<ReturnType<Services['lookups']['dns']>>;
 type IpReport = Awaited<ReturnType<Services['lookups']['ip']>>;
 
-export function lookupSection(page: DashboardPages, { lookups, domains, config }: Pick<Services, 'lookups' | 'domains' | 'config'>): void {
+export function lookupSection(
+  page: DashboardPages,
+  { lookups, domains, config }: Pick<Services, 'lookups' | 'domains' | 'config'>,
+): void {
   const clientIp = createClientIp(config.trustedProxies);
 
   /** The four forms, the one just used keeping what was typed, and its answer (or error) above them. */
-  function lookupsPage(ctx: Context, account: Account, shown: { kind?: Kind; form?: Record<string, string>; answer?: Html; error?: AppError } = {}) {
+  function lookupsPage(
+    ctx: Context,
+    account: Account,
+    shown: { kind?: Kind; form?: Record<string, string>; answer?: Html; error?: AppError } = {},
+  ) {
     const csrf = page.csrf(ctx);
-    const typed = (kind: Kind, name: string, fallback = '') => (shown.kind === kind ? (shown.form?.[name] ?? fallback) : fallback);
+    const typed = (kind: Kind, name: string, fallback = '') =>
+      shown.kind === kind ? (shown.form?.[name] ?? fallback) : fallback;
     const form = (kind: Kind, title: string, fields: Html, button: string) =>
       html`<section class="lookup" aria-labelledby="lookup-${kind}"><h2 id="lookup-${kind}">${title}</h2>
         <form method="post" action="/dashboard/lookups/${kind}"><input type="hidden" name="csrf" value="${csrf}">${fields}<button type="submit">${button}</button></form></section>`;
@@ -53,7 +61,12 @@ export function lookupSection(page: DashboardPages, { lookups, domains, config }
   page.get('/lookups', async (ctx, account) => lookupsPage(ctx, account));
 
   /** Each form's labels, by the field of the query it fills (a refusal names the field so). */
-  const LOOKUP_LABELS: Record<Kind, FormLabels> = { headers: { url: 'URL' }, domain: { domain: 'Domain', currency: 'Currency' }, dns: { domain: 'Name', type: 'Record type' }, ip: { ip: 'Address' } };
+  const LOOKUP_LABELS: Record<Kind, FormLabels> = {
+    headers: { url: 'URL' },
+    domain: { domain: 'Domain', currency: 'Currency' },
+    dns: { domain: 'Name', type: 'Record type' },
+    ip: { ip: 'Address' },
+  };
 
   /** One lookup: its answer rendered, or a mistake or an upstream's failure shown on the page. */
   const lookup = (kind: Kind, run: (form: Record<string, string>, ctx: Context) => Promise<Html>) =>
@@ -67,15 +80,27 @@ export function lookupSection(page: DashboardPages, { lookups, domains, config }
       }
     });
 
-  lookup('headers', async (form) => headerAnswer(await lookups.headers(validate(urlInput, { url: form.url }, 'form').url)));
-  lookup('domain', async (form) => domainAnswer(await domains.whois(validate(whoisQuery, { domain: form.domain, currency: form.currency, mode: 'full' }, 'form'))));
-  lookup('dns', async (form) => dnsAnswer(await lookups.dns(validate(dnsQuery, { domain: form.domain, type: form.type }, 'form'))));
-  lookup('ip', async (form, ctx) => ipAnswer(await lookups.ip(validate(ipQuery, { ip: form.ip }, 'form').ip || clientIp(ctx.req))));
+  lookup('headers', async (form) =>
+    headerAnswer(await lookups.headers(validate(urlInput, { url: form.url }, 'form').url)),
+  );
+  lookup('domain', async (form) =>
+    domainAnswer(
+      await domains.whois(validate(whoisQuery, { domain: form.domain, currency: form.currency, mode: 'full' }, 'form')),
+    ),
+  );
+  lookup('dns', async (form) =>
+    dnsAnswer(await lookups.dns(validate(dnsQuery, { domain: form.domain, type: form.type }, 'form'))),
+  );
+  lookup('ip', async (form, ctx) =>
+    ipAnswer(await lookups.ip(validate(ipQuery, { ip: form.ip }, 'form').ip || clientIp(ctx.req))),
+  );
 }
 
 /** Label and value rows, skipping values that are not known. */
 function facts(rows: Array<[string, unknown]>): Html {
-  const known = rows.filter(([, v]) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0));
+  const known = rows.filter(
+    ([, v]) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0),
+  );
   return html`<table class="facts"><tbody>${known.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${Array.isArray(v) ? v.join(', ') : String(v)}</td></tr>`)}</tbody></table>`;
 }
 
@@ -91,11 +116,23 @@ function gradeBadge(grade: string, label: string): Html {
 /** The phases of the exchange as one bar: each phase's share of the total, with its milliseconds. */
 function phaseBar(t: HeaderReport['timings'], total: number): Html {
   const transfer = Math.max(0, Math.round((total - t.dns - t.connect - t.ssl - t.ttfb) * 100) / 100);
-  const phases: Array<[string, number, string]> = [['DNS', t.dns, '#8250df'], ['Connect', t.connect, '#1f5fbf'], ['TLS', t.ssl, '#9a6700'], ['Waiting (TTFB)', t.ttfb, '#1a7f37'], ['Transfer', transfer, '#57606a']];
-  const sum = Math.max(0.01, phases.reduce((n, [, ms]) => n + ms, 0));
+  const phases: Array<[string, number, string]> = [
+    ['DNS', t.dns, '#8250df'],
+    ['Connect', t.connect, '#1f5fbf'],
+    ['TLS', t.ssl, '#9a6700'],
+    ['Waiting (TTFB)', t.ttfb, '#1a7f37'],
+    ['Transfer', transfer, '#57606a'],
+  ];
+  const sum = Math.max(
+    0.01,
+    phases.reduce((n, [, ms]) => n + ms, 0),
+  );
   return html`<div class="phases" role="img" aria-label="${phases.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}">${phases
     .filter(([, ms]) => ms > 0)
-    .map(([name, ms, color]) => html`<span style="width:${((ms / sum) * 100).toFixed(2)}%;background:${color}" title="${name} ${ms} ms"></span>`)}</div>
+    .map(
+      ([name, ms, color]) =>
+        html`<span style="width:${((ms / sum) * 100).toFixed(2)}%;background:${color}" title="${name} ${ms} ms"></span>`,
+    )}</div>
     ${dataTable([...phases.map(([name]) => name), 'Total'], [[...phases.map(([, ms, color]) => html`<span class="swatch" style="background:${color}"></span>${ms} ms`), `${total} ms`]], { id: 'phases' })}`;
 }
 
@@ -116,13 +153,29 @@ function headerAnswer(r: HeaderReport): Html {
       { id: 'header-checks', rowClass: (i) => (security.checks[i]!.passed ? 'passed' : 'failed') },
     )}
     <h3>Time of each phase</h3>${phaseBar(r.timings, r.response_time)}
-    <h3>TLS</h3>${tls.enabled ? html`<p>${gradeBadge(tls.grade, 'TLS grade')}</p>${facts([['Version', tls.ssl_version], ['Certificate subject', tls.certificate?.subject], ['Issuer', tls.certificate?.issuer], ['Valid from', tls.certificate?.valid_from], ['Valid until', tls.certificate?.valid_to]])}` : html`<p>Not served over HTTPS.</p>`}
+    <h3>TLS</h3>${
+      tls.enabled
+        ? html`<p>${gradeBadge(tls.grade, 'TLS grade')}</p>${facts([
+            ['Version', tls.ssl_version],
+            ['Certificate subject', tls.certificate?.subject],
+            ['Issuer', tls.certificate?.issuer],
+            ['Valid from', tls.certificate?.valid_from],
+            ['Valid until', tls.certificate?.valid_to],
+          ])}`
+        : html`<p>Not served over HTTPS.</p>`
+    }
     <h3>Cookies</h3>${
       cookies.cookies.length === 0
         ? html`<p>No cookies set.</p>`
         : dataTable(
             ['Cookie', 'Secure', 'HttpOnly', 'SameSite', 'Issues'],
-            cookies.cookies.map((c) => [c.name, yesNo(c.secure), yesNo(c.httponly), c.samesite || 'not set', c.issues.join('; ') || 'none']),
+            cookies.cookies.map((c) => [
+              c.name,
+              yesNo(c.secure),
+              yesNo(c.httponly),
+              c.samesite || 'not set',
+              c.issues.join('; ') || 'none',
+            ]),
           )
     }
     <h3>Caching</h3><p>${cache.cacheable ? 'Cacheable' : 'Not cacheable'} (${cache.score} of ${cache.max_score} points).</p>${cache.details.length ? html`<ul>${cache.details.map((d) => html`<li>${d}</li>`)}</ul>` : ''}`;
@@ -130,14 +183,24 @@ function headerAnswer(r: HeaderReport): Html {
 
 function domainAnswer(r: DomainReport): Html {
   const p = r.parsed_data;
-  const verdict = r.available === true ? 'Available' : r.available === false ? (r.is_reserved ? 'Reserved' : 'Registered') : 'Unknown';
+  const verdict =
+    r.available === true
+      ? 'Available'
+      : r.available === false
+        ? r.is_reserved
+          ? 'Reserved'
+          : 'Registered'
+        : 'Unknown';
   return html`<h2><code>${r.domain}</code>: <span data-testid="availability">${verdict}</span></h2>
     ${facts([
       ['Available', yesNo(r.available)],
       ['Registered', yesNo(r.is_registered)],
       ['Confidence', r.availability_confidence],
       ['Premium', r.premium_type ?? 'no'],
-      ['Registration, first year', r.pricing?.registration_price == null ? null : `${r.pricing.registration_price} ${r.pricing.currency}`],
+      [
+        'Registration, first year',
+        r.pricing?.registration_price == null ? null : `${r.pricing.registration_price} ${r.pricing.currency}`,
+      ],
       ['Renewal', r.pricing?.renewal_price == null ? null : `${r.pricing.renewal_price} ${r.pricing.currency}`],
       ['Registrar', p.registrar],
       ['Created', p.creation_date],
@@ -153,7 +216,15 @@ function domainAnswer(r: DomainReport): Html {
 function dnsAnswer(r: DnsReport): Html {
   const rows = Object.entries(r.records).map(([type, values]) => {
     const list = values === null ? [] : Array.isArray(values) ? values : [values];
-    const text = list.map((v) => (typeof v === 'string' ? v : 'priority' in v ? `${v.priority} ${v.host}` : Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')));
+    const text = list.map((v) =>
+      typeof v === 'string'
+        ? v
+        : 'priority' in v
+          ? `${v.priority} ${v.host}`
+          : Object.entries(v)
+              .map(([k, x]) => `${k} ${x}`)
+              .join(', '),
+    );
     return [type, text.length ? text.map((t) => html`<code>${t}</code><br>`) : 'none'];
   });
   return html`<h2>DNS records of <code>${r.domain}</code></h2>${dataTable(['Type', 'Records'], rows, { id: 'dns-records' })}`;

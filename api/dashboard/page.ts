@@ -13,7 +13,10 @@ import { dashboardSessions } from './session.ts';
 
 export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'videos' | 'connected-apps';
 
-export const when = (d: Date | string | null) => (d ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
+export const when = (d: Date | string | null) =>
+  d
+    ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
+    : 'never';
 
 /** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */
 export type Column = string | { label: string; hidden: true };
@@ -23,13 +26,21 @@ export type Column = string | { label: string; hidden: true };
  * reflowing into one block per row with each cell labelled by its heading (no word is squeezed into
  * a column too narrow for it). `rowClass` marks rows (passed, failed).
  */
-export function dataTable(columns: Column[], rows: unknown[][], options: { id?: string; rowClass?: (row: number) => string } = {}): Html {
+export function dataTable(
+  columns: Column[],
+  rows: unknown[][],
+  options: { id?: string; rowClass?: (row: number) => string } = {},
+): Html {
   const label = (c: Column) => (typeof c === 'string' ? c : c.label);
   return html`<div class="table-wrap"><table class="reflow"${options.id ? html` id="${options.id}"` : ''}><thead><tr>${columns.map((c) => html`<th scope="col">${typeof c === 'string' ? c : html`<span class="visually-hidden">${c.label}</span>`}</th>`)}</tr></thead><tbody>
     ${rows.map((cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>${cells.map((cell, j) => html`<td${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>`)}</tr>`)}</tbody></table></div>`;
 }
 
-export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>, services: Pick<Services, 'accounts' | 'quota'>) {
+export function dashboardPages(
+  router: Router,
+  deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>,
+  services: Pick<Services, 'accounts' | 'quota'>,
+) {
   const secure = deps.config.baseUrl.startsWith('https:');
   const sessions = dashboardSessions(deps.kv, secure);
 
@@ -43,7 +54,8 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
   /** A signed-in page: the navigation, then the section's content. */
   function layout(ctx: Context, account: Account, section: Section | null, title: string, body: Html, status = 200) {
     const csrf = csrfToken(ctx, secure);
-    const link = (href: string, label: string, name?: Section) => html`<a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a>`;
+    const link = (href: string, label: string, name?: Section) =>
+      html`<a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a>`;
     sendPage(
       ctx,
       `${title} · netops`,
@@ -72,7 +84,10 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
      * is counted but never refused, so a leaked key that spent the day's requests cannot keep its
      * owner from revoking it.
      */
-    async signedInForm(ctx: Context, { refusable = true } = {}): Promise<{ form: Record<string, string>; account: Account } | null> {
+    async signedInForm(
+      ctx: Context,
+      { refusable = true } = {},
+    ): Promise<{ form: Record<string, string>; account: Account } | null> {
       const form = await readForm(ctx);
       checkCsrf(ctx, form, deps.config.baseUrl);
       const account = await signedIn(ctx);
@@ -80,7 +95,14 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
       const verdict = await services.quota.spend({ userId: account.id, plan: account.plan });
       if (verdict.allowed || !refusable) return { form, account };
       ctx.set('Retry-After', String(verdict.retryAfterSeconds));
-      layout(ctx, account, null, 'Rate limit reached', html`<h1>Rate limit reached</h1><p role="alert">Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAfterSeconds} s.</p>`, 429);
+      layout(
+        ctx,
+        account,
+        null,
+        'Rate limit reached',
+        html`<h1>Rate limit reached</h1><p role="alert">Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAfterSeconds} s.</p>`,
+        429,
+      );
       return null;
     },
 
@@ -98,21 +120,38 @@ export function dashboardPages(router: Router, deps: Pick<ApiDeps, 'config' | 'k
      * The page of one thing of the account's at `path` (`:id` in it): `find` looks it up, and an unknown
      * or foreign id is a 404 page linking back to `section`'s list (named `noun`, "load test").
      */
-    item<T>(path: string, section: Section, noun: string, find: (id: string, account: Account) => Promise<T>, handler: (ctx: RouterContext, account: Account, item: T) => Promise<unknown>): void {
+    item<T>(
+      path: string,
+      section: Section,
+      noun: string,
+      find: (id: string, account: Account) => Promise<T>,
+      handler: (ctx: RouterContext, account: Account, item: T) => Promise<unknown>,
+    ): void {
       page.get(path, async (ctx, account) => {
         let item: T;
         try {
           item = await find(ctx.params.id!, account);
         } catch (err) {
           if (!(err instanceof NotFoundError)) throw err;
-          return layout(ctx, account, section, 'Not found', html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. <a href="/dashboard/${section}">Your ${noun}s</a></p>`, 404);
+          return layout(
+            ctx,
+            account,
+            section,
+            'Not found',
+            html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. <a href="/dashboard/${section}">Your ${noun}s</a></p>`,
+            404,
+          );
         }
         await handler(ctx, account, item);
       });
     },
 
     /** A form post of the signed-in account, CSRF-checked and counted (see signedInForm). */
-    post(path: string, handler: (ctx: RouterContext, post: { form: Record<string, string>; account: Account }) => Promise<unknown>, options: { refusable?: boolean } = {}): void {
+    post(
+      path: string,
+      handler: (ctx: RouterContext, post: { form: Record<string, string>; account: Account }) => Promise<unknown>,
+      options: { refusable?: boolean } = {},
+    ): void {
       router.post(path, async (ctx) => {
         const post = await page.signedInForm(ctx, options);
         if (post) await handler(ctx, post);
@@ -144,5 +183,3 @@ export function seeOther(ctx: Context, url: string): void {
   ctx.status = 303;
   ctx.redirect(url);
 }
-
-

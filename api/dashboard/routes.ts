@@ -20,13 +20,18 @@ export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
   const page = dashboardPages(router, deps, services);
   const clientIp = createClientIp(deps.config.trustedProxies);
   /** Only paths of this site, never another host (`//evil.example`). */
-  const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/dashboard/keys');
+  const safeNext = (next: unknown) =>
+    typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/dashboard/keys';
 
   router.get('/', (ctx) => ctx.redirect('/dashboard/keys'));
 
   router.get('/sign-in', (ctx) => {
     const next = safeNext(ctx.query.next);
-    sendPage(ctx, 'Sign in', signInForm({ action: `/dashboard/sign-in?next=${encodeURIComponent(next)}`, csrf: page.csrf(ctx) }));
+    sendPage(
+      ctx,
+      'Sign in',
+      signInForm({ action: `/dashboard/sign-in?next=${encodeURIComponent(next)}`, csrf: page.csrf(ctx) }),
+    );
   });
 
   router.post('/sign-in', async (ctx) => {
@@ -35,7 +40,17 @@ export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
     const next = safeNext(ctx.query.next);
     const outcome = await signIn(deps, form.email ?? '', form.password ?? '', clientIp(ctx.req));
     if ('error' in outcome) {
-      return sendPage(ctx, 'Sign in', signInForm({ action: `/dashboard/sign-in?next=${encodeURIComponent(next)}`, csrf: page.csrf(ctx), email: form.email, error: outcome.error }), outcome.status);
+      return sendPage(
+        ctx,
+        'Sign in',
+        signInForm({
+          action: `/dashboard/sign-in?next=${encodeURIComponent(next)}`,
+          csrf: page.csrf(ctx),
+          email: form.email,
+          error: outcome.error,
+        }),
+        outcome.status,
+      );
     }
     await page.sessions.start(ctx, outcome.account.id);
     seeOther(ctx, next);

@@ -14,7 +14,14 @@ export function dashboardSessions(kv: KvStore, secure: boolean) {
     async start(ctx: Context, userId: number): Promise<void> {
       const token = randomBytes(32).toString('base64url');
       await kv.set(keyOf(token), JSON.stringify({ userId }), SESSION_TTL_SECONDS);
-      ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: SESSION_TTL_SECONDS * 1000, overwrite: true });
+      ctx.cookies.set(SESSION_COOKIE, token, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure,
+        path: '/',
+        maxAge: SESSION_TTL_SECONDS * 1000,
+        overwrite: true,
+      });
     },
     async userId(ctx: Context): Promise<number | null> {
       const token = ctx.cookies.get(SESSION_COOKIE);
@@ -25,7 +32,14 @@ export function dashboardSessions(kv: KvStore, secure: boolean) {
     async end(ctx: Context): Promise<void> {
       const token = ctx.cookies.get(SESSION_COOKIE);
       if (token) await kv.delete(keyOf(token));
-      ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: 0, overwrite: true });
+      ctx.cookies.set(SESSION_COOKIE, '', {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure,
+        path: '/',
+        maxAge: 0,
+        overwrite: true,
+      });
     },
   };
 }

@@ -21,7 +21,9 @@
   };
   const follow = async () => {
     for (;;) {
-      const res = await fetch(`/dashboard/videos/${encodeURIComponent(job)}/status`, { headers: { accept: 'application/json' } });
+      const res = await fetch(`/dashboard/videos/${encodeURIComponent(job)}/status`, {
+        headers: { accept: 'application/json' },
+      });
       if (!res.ok) return;
       const s = await res.json();
       show(s);

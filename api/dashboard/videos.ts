@@ -28,7 +28,18 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
           <textarea id="regions" name="regions" rows="4" style="width:100%" placeholder="1180, 20, 80, 80&#10;20, 680, 240, 30, 0, 12" required>${form.regions ?? ''}</textarea></p>
           <button type="submit">Start a video job</button></form>
         <h2>Your jobs</h2>
-        ${jobs.length === 0 ? html`<p>No video jobs yet.</p>` : dataTable(['Job', 'Started', 'Status'], jobs.map((j) => [html`<a href="/dashboard/videos/${j.job_id}">${j.job_id}</a>`, when(j.started_at), j.reason && j.status === 'failed' ? `failed: ${j.reason}` : j.status]))}`,
+        ${
+          jobs.length === 0
+            ? html`<p>No video jobs yet.</p>`
+            : dataTable(
+                ['Job', 'Started', 'Status'],
+                jobs.map((j) => [
+                  html`<a href="/dashboard/videos/${j.job_id}">${j.job_id}</a>`,
+                  when(j.started_at),
+                  j.reason && j.status === 'failed' ? `failed: ${j.reason}` : j.status,
+                ]),
+              )
+        }`,
       error?.status ?? 200,
     );
   }
@@ -37,21 +48,30 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
 
   page.post('/videos', async (ctx, { form, account }) => {
     try {
-      const started = await video.start(validate(videoJobBody, { service: 'region', regions: regionsOfLines(form.regions ?? '') }, 'form'), account.id);
+      const started = await video.start(
+        validate(videoJobBody, { service: 'region', regions: regionsOfLines(form.regions ?? '') }, 'form'),
+        account.id,
+      );
       seeOther(ctx, `/dashboard/videos/${started.job_id}`);
     } catch (err) {
-      if (err instanceof AppError && err.isCallersFault) return videosPage(ctx, account, form, labelled(err, { regions: 'Regions', service: 'Service' }));
+      if (err instanceof AppError && err.isCallersFault)
+        return videosPage(ctx, account, form, labelled(err, { regions: 'Regions', service: 'Service' }));
       throw err;
     }
   });
 
-  page.item('/videos/:id', 'videos', 'video job', (id, account) => video.status(id, account.id), async (ctx, account, job) => {
-    page.layout(
-      ctx,
-      account,
-      'videos',
-      `Video job ${job.job_id}`,
-      html`<h1>Video job</h1>
+  page.item(
+    '/videos/:id',
+    'videos',
+    'video job',
+    (id, account) => video.status(id, account.id),
+    async (ctx, account, job) => {
+      page.layout(
+        ctx,
+        account,
+        'videos',
+        `Video job ${job.job_id}`,
+        html`<h1>Video job</h1>
         <p role="status" aria-live="polite" id="video-status" data-job="${job.job_id}" data-status="${job.status}">Status <strong>${job.status}</strong>${job.status === 'processing' ? `, ${job.progress}% done` : ''}${job.reason ? `: ${job.reason}` : ''}</p>
         <progress id="video-progress" max="100" value="${job.progress}">${job.progress}%</progress>
         ${
@@ -64,8 +84,9 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
         }
         <p id="video-download">${job.download_url ? html`<a href="${pathOf(job.download_url)}" download>Download the result</a> (once, before ${when(job.download_expires_at)})` : job.downloaded ? 'The result was downloaded.' : ''}</p>
         <script src="/dashboard/assets/video-job.js"></script>`,
-    );
-  });
+      );
+    },
+  );
 
   // What the page polls every 2 s while the job runs (the status answer, as REST gives it). Like a page
   // view it is not counted against the plan: a two-hour job would otherwise spend the day's requests.
@@ -87,7 +108,11 @@ function regionsOfLines(text: string): unknown[] {
     .filter(Boolean)
     .map((line, i) => {
       const n = line.split(/[\s,]+/).map(Number);
-      if (n.length !== 4 && n.length !== 6) throw new InvalidInputError(`regions: line ${i + 1} ("${line.slice(0, 40)}") is not "x, y, width, height" with an optional "from, to" in seconds`, 'regions');
+      if (n.length !== 4 && n.length !== 6)
+        throw new InvalidInputError(
+          `regions: line ${i + 1} ("${line.slice(0, 40)}") is not "x, y, width, height" with an optional "from, to" in seconds`,
+          'regions',
+        );
       const [x, y, width, height, start_seconds, end_seconds] = n;
       return { x, y, width, height, ...(n.length === 6 ? { start_seconds, end_seconds } : {}) };
     });

@@ -8,7 +8,11 @@ import type { CapturedView } from '../services/webhooks.ts';
 /** A stream event for the page: only requests after the ones it rendered, each as its list item and its detail, rendered (escaped) here. */
 export function forPage(data: unknown, url: string) {
   const d = data as { data: { requests: CapturedView[] } };
-  const requests = d.data.requests.map((r) => ({ ...r, item: captureItem(r, false).value, card: requestCard(r, url, false).value }));
+  const requests = d.data.requests.map((r) => ({
+    ...r,
+    item: captureItem(r, false).value,
+    card: requestCard(r, url, false).value,
+  }));
   return { ...d, data: { total: requests.length, requests } };
 }
 
@@ -66,7 +70,8 @@ const pairs = (rows: Array<[string, string]>) =>
 function hexPreview(base64: string): string {
   const bytes = Buffer.from(base64, 'base64').subarray(0, 256);
   const lines: string[] = [];
-  for (let i = 0; i < bytes.length; i += 16) lines.push([...bytes.subarray(i, i + 16)].map((b) => b.toString(16).padStart(2, '0')).join(' '));
+  for (let i = 0; i < bytes.length; i += 16)
+    lines.push([...bytes.subarray(i, i + 16)].map((b) => b.toString(16).padStart(2, '0')).join(' '));
   return lines.join('\n');
 }
 
@@ -94,9 +99,18 @@ const CURL_SETS = new Set(['host', 'content-length', 'connection', 'transfer-enc
  * given several times, several times), every header but those curl sets itself, and the body byte
  * for byte (a binary one decoded from its base64 on the way in).
  */
-export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { path?: string; query_params?: string | null; body_encoding?: string }, url: string): string {
+export function curlOf(
+  r: Pick<CapturedView, 'method' | 'headers' | 'body'> & {
+    path?: string;
+    query_params?: string | null;
+    body_encoding?: string;
+  },
+  url: string,
+): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : {})) {
+  for (const [name, value] of Object.entries(
+    r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : {},
+  )) {
     for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
   }
   const query = params.size > 0 ? `?${params}` : '';
@@ -105,9 +119,11 @@ export function curlOf(r: Pick<CapturedView, 'method' | 'headers' | 'body'> & { 
   const method = /^[A-Za-z]+$/.test(r.method) ? r.method : shellQuote(r.method);
   const parts = [`curl -X ${method} ${shellQuote(target + query)}`];
   // An empty value is `Name;` to curl (`Name:` would drop the header).
-  for (const [k, v] of Object.entries(r.headers)) if (!CURL_SETS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(v === '' ? `${k};` : `${k}: ${v}`)}`);
+  for (const [k, v] of Object.entries(r.headers))
+    if (!CURL_SETS.has(k.toLowerCase())) parts.push(`-H ${shellQuote(v === '' ? `${k};` : `${k}: ${v}`)}`);
   if (!r.body) return parts.join(' ');
-  if (r.body_encoding === 'base64') return `printf %s ${shellQuote(r.body)} | base64 -d | ${parts.join(' ')} --data-binary @-`;
+  if (r.body_encoding === 'base64')
+    return `printf %s ${shellQuote(r.body)} | base64 -d | ${parts.join(' ')} --data-binary @-`;
   // --data-raw, not --data-binary: a body starting with @ is text to send, not a file to read.
   return `${parts.join(' ')} --data-raw ${shellQuote(r.body)}`;
 }

@@ -18,8 +18,12 @@ const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'cursor'] as c
 
 /** The search the page's query asks for, or null for the live view of everything. */
 export function searchOf(query: Record<string, unknown>, webhookId: string) {
-  const given: Record<string, string> = Object.fromEntries(SEARCH_FIELDS.flatMap((k) => (typeof query[k] === 'string' && query[k] !== '' ? [[k, query[k]]] : [])));
-  return Object.keys(given).length === 0 ? null : { given, parsed: validate(searchQuery, { ...given, webhook_id: webhookId, limit: '50' }, 'form') };
+  const given: Record<string, string> = Object.fromEntries(
+    SEARCH_FIELDS.flatMap((k) => (typeof query[k] === 'string' && query[k] !== '' ? [[k, query[k]]] : [])),
+  );
+  return Object.keys(given).length === 0
+    ? null
+    : { given, parsed: validate(searchQuery, { ...given, webhook_id: webhookId, limit: '50' }, 'form') };
 }
 
 /** The labels of the webhook page's forms (settings, search, replay), by the API field each fills. */
@@ -47,13 +51,22 @@ type Labelled = keyof typeof WEBHOOK_FORM_LABELS;
 /** The settings form, filled with what is set. */
 export function settingsForm(w: WebhookView, csrf: string): Html {
   const r = w.response;
-  const field = (name: Labelled, input: Html, hint = '') => html`<label><span>${WEBHOOK_FORM_LABELS[name]}</span> ${input}${hint ? html` <small>${hint}</small>` : ''}</label>`;
+  const field = (name: Labelled, input: Html, hint = '') =>
+    html`<label><span>${WEBHOOK_FORM_LABELS[name]}</span> ${input}${hint ? html` <small>${hint}</small>` : ''}</label>`;
   return html`<details class="settings-panel"><summary>Settings</summary>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/settings" class="settings">
       <input type="hidden" name="csrf" value="${csrf}">
       <fieldset><legend>Answer to senders</legend>
         ${field('response.status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200">`, 'empty: the default JSON acknowledgement')}
-        ${field('response.headers', html`<textarea name="headers" rows="2" placeholder="Content-Type: text/plain">${Object.entries(r?.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n')}</textarea>`, 'one "Name: value" per line')}
+        ${field(
+          'response.headers',
+          html`<textarea name="headers" rows="2" placeholder="Content-Type: text/plain">${Object.entries(
+            r?.headers ?? {},
+          )
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n')}</textarea>`,
+          'one "Name: value" per line',
+        )}
         ${field('response.body', html`<textarea name="body" rows="3">${r?.body ?? ''}</textarea>`)}
         ${field('response.delay_ms', html`<input name="delay_ms" type="number" min="0" max="30000" value="${r?.delay_ms ?? 0}">`)}
       </fieldset>
@@ -80,7 +93,9 @@ export function settingsFromForm(form: Record<string, string>, w: WebhookView, w
     (form.headers ?? '')
       .split(/\r?\n/)
       .filter((l) => l.trim() !== '')
-      .map((l) => (l.includes(':') ? [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()] : [l.trim(), ''])),
+      .map((l) =>
+        l.includes(':') ? [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()] : [l.trim(), ''],
+      ),
   );
   const status = number(form.status);
   const scheme = form.scheme ?? '';
@@ -89,10 +104,22 @@ export function settingsFromForm(form: Record<string, string>, w: WebhookView, w
     updateBody,
     {
       webhook_id: webhookId,
-      response: status === undefined ? null : { status, headers, body: form.body ?? '', delay_ms: number(form.delay_ms) ?? 0 },
+      response:
+        status === undefined ? null : { status, headers, body: form.body ?? '', delay_ms: number(form.delay_ms) ?? 0 },
       forward_url: form.forward_url?.trim() ? form.forward_url.trim() : null,
       retention: { max_requests: number(form.max_requests), max_age_days: number(form.max_age_days) },
-      ...(keepSecret ? {} : { signature: scheme === '' ? null : { scheme, secret: form.secret ?? '', ...(form.signature_header?.trim() ? { header: form.signature_header.trim() } : {}) } }),
+      ...(keepSecret
+        ? {}
+        : {
+            signature:
+              scheme === ''
+                ? null
+                : {
+                    scheme,
+                    secret: form.secret ?? '',
+                    ...(form.signature_header?.trim() ? { header: form.signature_header.trim() } : {}),
+                  },
+          }),
     },
     'form',
   );
@@ -115,7 +142,8 @@ export function searchForm(w: WebhookView, search: Record<string, string> | null
 /** The export links (with the search's filters) and the replay form. */
 export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null): Html {
   const filters = new URLSearchParams(Object.entries(search ?? {}).filter(([k]) => k !== 'cursor'));
-  const exportLink = (format: string) => `/dashboard/webhooks/${w.webhook_id}/export?${new URLSearchParams([...filters, ['format', format]])}`;
+  const exportLink = (format: string) =>
+    `/dashboard/webhooks/${w.webhook_id}/export?${new URLSearchParams([...filters, ['format', format]])}`;
   return html`<section class="tools"><h2>Replay and export</h2>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/replay" class="replay settings" id="replay">
       <input type="hidden" name="csrf" value="${csrf}">
@@ -127,11 +155,16 @@ export function toolsOf(w: WebhookView, csrf: string, search: Record<string, str
 }
 
 /** The routes of the settings, the replay and the export; `render` draws the webhook's page with a notice or an error. */
-export function webhookToolRoutes(page: DashboardPages, { webhooks, webhookReplays, webhookExports }: Pick<Services, 'webhooks' | 'webhookReplays' | 'webhookExports'>, render: (ctx: Context, account: Account, notice: { error?: AppError; message?: Html }) => Promise<void>): void {
+export function webhookToolRoutes(
+  page: DashboardPages,
+  { webhooks, webhookReplays, webhookExports }: Pick<Services, 'webhooks' | 'webhookReplays' | 'webhookExports'>,
+  render: (ctx: Context, account: Account, notice: { error?: AppError; message?: Html }) => Promise<void>,
+): void {
   const owner = (a: Account) => ({ userId: a.id, plan: a.plan });
   /** A refusal the user can act on is shown on the page; anything else is the error page's. */
   const shown = (ctx: Context, account: Account) => (err: unknown) => {
-    if (err instanceof AppError && err.status < 500) return render(ctx, account, { error: labelled(err, WEBHOOK_FORM_LABELS) });
+    if (err instanceof AppError && err.status < 500)
+      return render(ctx, account, { error: labelled(err, WEBHOOK_FORM_LABELS) });
     throw err;
   };
   page.post('/webhooks/:id/settings', async (ctx, { form, account }) => {
@@ -148,9 +181,15 @@ export function webhookToolRoutes(page: DashboardPages, { webhooks, webhookRepla
   page.post('/webhooks/:id/replay', async (ctx, { form, account }) => {
     const id = ctx.params.id!;
     try {
-      const { request_id, target_url } = validate(replayBody, { webhook_id: id, request_id: Number(form.request_id), target_url: form.target_url ?? '' }, 'form');
+      const { request_id, target_url } = validate(
+        replayBody,
+        { webhook_id: id, request_id: Number(form.request_id), target_url: form.target_url ?? '' },
+        'form',
+      );
       const r = await webhookReplays.replay(account.id, id, request_id, target_url);
-      await render(ctx, account, { message: html`Replayed capture #${r.request_id} to <code>${r.target_url}</code>: <strong>${r.response.status}</strong> in ${r.duration_ms} ms.<pre>${r.response.body.slice(0, 2000)}</pre>` });
+      await render(ctx, account, {
+        message: html`Replayed capture #${r.request_id} to <code>${r.target_url}</code>: <strong>${r.response.status}</strong> in ${r.duration_ms} ms.<pre>${r.response.body.slice(0, 2000)}</pre>`,
+      });
     } catch (err) {
       await shown(ctx, account)(err);
     }
@@ -161,7 +200,12 @@ export function webhookToolRoutes(page: DashboardPages, { webhooks, webhookRepla
     const search = searchOf(ctx.query, id);
     const format = ctx.query.format === 'har' ? 'har' : 'json';
     const f = search?.parsed;
-    const chunks = await webhookExports.export(account.id, id, { method: f?.method, header: f?.header, text: f?.q, since: f?.since, until: f?.until }, format);
+    const chunks = await webhookExports.export(
+      account.id,
+      id,
+      { method: f?.method, header: f?.header, text: f?.q, since: f?.since, until: f?.until },
+      format,
+    );
     sendDownload(ctx, `webhook-${id}.${format}`, chunks);
   });
 }

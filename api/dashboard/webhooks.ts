@@ -10,9 +10,19 @@ import { validate } from '../validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 import { captureItem, forPage, requestCard } from './webhook-cards.ts';
 import { labelled } from './form-labels.ts';
-import { searchForm, searchOf, settingsForm, toolsOf, WEBHOOK_FORM_LABELS, webhookToolRoutes } from './webhook-settings.ts';
+import {
+  searchForm,
+  searchOf,
+  settingsForm,
+  toolsOf,
+  WEBHOOK_FORM_LABELS,
+  webhookToolRoutes,
+} from './webhook-settings.ts';
 
-export function webhookSection(page: DashboardPages, services: Pick<Services, 'webhooks' | 'streams' | 'webhookReplays' | 'webhookExports'>): void {
+export function webhookSection(
+  page: DashboardPages,
+  services: Pick<Services, 'webhooks' | 'streams' | 'webhookReplays' | 'webhookExports'>,
+): void {
   const { webhooks, streams } = services;
   /** The list with counts and the create form; `error` (a bound of the plan, say) above them. */
   async function webhooksPage(ctx: Context, account: Account, error?: AppError) {
@@ -56,12 +66,16 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
     }
   });
 
-  page.post('/webhooks/delete', async (ctx, { form, account }) => {
-    await webhooks.remove(account.id, form.webhook_id ?? '').catch((err) => {
-      if (!(err instanceof NotFoundError)) throw err;
-    });
-    seeOther(ctx, '/dashboard/webhooks');
-  }, { refusable: false });
+  page.post(
+    '/webhooks/delete',
+    async (ctx, { form, account }) => {
+      await webhooks.remove(account.id, form.webhook_id ?? '').catch((err) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+      seeOther(ctx, '/dashboard/webhooks');
+    },
+    { refusable: false },
+  );
 
   /** One webhook's page: its settings and tools, then its captures (live, or those a search found); `notice` above. */
   async function webhookPage(ctx: Context, account: Account, notice: { error?: AppError; message?: Html } = {}) {
@@ -76,10 +90,25 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
       if (!(err instanceof AppError)) throw err;
       error ??= labelled(err, WEBHOOK_FORM_LABELS);
     }
-    const found = search ? await webhooks.search(account.id, id, { filter: { method: search.parsed.method, header: search.parsed.header, text: search.parsed.q, since: search.parsed.since, until: search.parsed.until }, limit: search.parsed.limit, cursor: search.parsed.cursor }) : await webhooks.requests(account.id, id);
+    const found = search
+      ? await webhooks.search(account.id, id, {
+          filter: {
+            method: search.parsed.method,
+            header: search.parsed.header,
+            text: search.parsed.q,
+            since: search.parsed.since,
+            until: search.parsed.until,
+          },
+          limit: search.parsed.limit,
+          cursor: search.parsed.cursor,
+        })
+      : await webhooks.requests(account.id, id);
     const url = webhook.webhook_url;
     const csrf = page.csrf(ctx);
-    const next = 'next_cursor' in found && found.next_cursor ? `/dashboard/webhooks/${id}?${new URLSearchParams({ ...search!.given, cursor: String(found.next_cursor) })}` : null;
+    const next =
+      'next_cursor' in found && found.next_cursor
+        ? `/dashboard/webhooks/${id}?${new URLSearchParams({ ...search!.given, cursor: String(found.next_cursor) })}`
+        : null;
     const curl = `curl -X POST ${url} -H 'Content-Type: application/json' -d '{"hello":"world"}'`;
     const selected = found.requests[0]?.id;
     page.layout(
@@ -116,7 +145,9 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
   /** What the webhook does besides capturing, in one line: its answer, forwarding, signature check. */
   function summaryOf(w: Awaited<ReturnType<typeof webhooks.one>>): Html {
     const parts = [
-      w.response ? `answers ${w.response.status}${w.response.delay_ms ? ` after ${w.response.delay_ms} ms` : ''}` : 'answers the default 200 JSON',
+      w.response
+        ? `answers ${w.response.status}${w.response.delay_ms ? ` after ${w.response.delay_ms} ms` : ''}`
+        : 'answers the default 200 JSON',
       w.forward_url ? `forwards to ${w.forward_url}` : null,
       w.signature ? `checks ${w.signature.scheme} signatures` : null,
       `keeps ${w.retention.max_requests} captures for ${w.retention.max_age_days} days`,
@@ -124,11 +155,17 @@ export function webhookSection(page: DashboardPages, services: Pick<Services, 'w
     return html`<p class="summary">This webhook ${parts.join(', ')} (Settings below).</p>`;
   }
 
-  page.item('/webhooks/:id', 'webhooks', 'webhook', (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id), async (ctx, account) => {
-    // A search reads and filters up to 10,000 captures: it counts as an API call (page views are free).
-    if (Object.keys(ctx.query).some((k) => k !== 'format')) await page.spend(account);
-    await webhookPage(ctx, account);
-  });
+  page.item(
+    '/webhooks/:id',
+    'webhooks',
+    'webhook',
+    (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id),
+    async (ctx, account) => {
+      // A search reads and filters up to 10,000 captures: it counts as an API call (page views are free).
+      if (Object.keys(ctx.query).some((k) => k !== 'format')) await page.spend(account);
+      await webhookPage(ctx, account);
+    },
+  );
   webhookToolRoutes(page, services, webhookPage);
 
   page.get('/webhooks/:webhook_id/events', async (ctx, account) => {

@@ -11,13 +11,27 @@ import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
 
-export function registerDomainTools(server: McpServer, deps: JobToolDeps & { domains: DomainService }, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
+export function registerDomainTools(
+  server: McpServer,
+  deps: JobToolDeps & { domains: DomainService },
+  account: { userId: number; plan: Plan },
+): Record<string, TaskPresenter> {
   const present: TaskPresenter = (value, task) => {
-    if (value.success !== true) return failure(`The bulk check ${task.status === 'cancelled' ? 'was cancelled' : `failed: ${String(value.error)}`}.`);
-    const { success: _s, ...out } = value as { success: true; total: number; results: Record<string, { success: boolean; available?: boolean | null }> };
+    if (value.success !== true)
+      return failure(
+        `The bulk check ${task.status === 'cancelled' ? 'was cancelled' : `failed: ${String(value.error)}`}.`,
+      );
+    const { success: _s, ...out } = value as {
+      success: true;
+      total: number;
+      results: Record<string, { success: boolean; available?: boolean | null }>;
+    };
     const entries = Object.values(out.results);
     const count = (f: (e: (typeof entries)[number]) => boolean) => entries.filter(f).length;
-    return toolResult(out, `${out.total} name(s): ${count((e) => e.available === true)} available, ${count((e) => e.available === false)} taken, ${count((e) => e.success && e.available === null)} unknown, ${count((e) => !e.success)} not checked. Each name's answer is in structuredContent.results.`);
+    return toolResult(
+      out,
+      `${out.total} name(s): ${count((e) => e.available === true)} available, ${count((e) => e.available === false)} taken, ${count((e) => e.success && e.available === null)} unknown, ${count((e) => !e.success)} not checked. Each name's answer is in structuredContent.results.`,
+    );
   };
 
   registerJobTool(
@@ -31,7 +45,19 @@ export function registerDomainTools(server: McpServer, deps: JobToolDeps & { dom
         mode: z.enum(['fast', 'full']).optional().describe('fast (DNS, default) or full (registries)'),
         currency: z.enum(CURRENCIES).optional().describe('Currency of the prices (default USD)'),
       }),
-      outputSchema: z.object({ query_time_ms: z.number(), total: z.number(), cached_count: z.number(), checked_count: z.number(), answered_by_rule_count: z.number(), invalid_count: z.number(), mode: z.string(), currency: z.string(), results: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose(),
+      outputSchema: z
+        .object({
+          query_time_ms: z.number(),
+          total: z.number(),
+          cached_count: z.number(),
+          checked_count: z.number(),
+          answered_by_rule_count: z.number(),
+          invalid_count: z.number(),
+          mode: z.string(),
+          currency: z.string(),
+          results: z.record(z.string(), z.record(z.string(), z.unknown())),
+        })
+        .loose(),
       annotations: { title: 'Check many domain names', ...TOOL_HINTS.domain_check_bulk },
     },
     deps,

@@ -26,7 +26,20 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
   const base = new URL(config.baseUrl);
   const metadataUrl = `${config.baseUrl}${RESOURCE_METADATA_PATH}/mcp`;
   const verify = createTokenVerifier({ db: deps.db, oauth: deps.oauth });
-  const toolDeps: McpToolDeps = { lookups: services.lookups, webhooks: services.webhooks, webhookReplays: services.webhookReplays, quota: services.quota, site: services.site, video: services.video, loadTests: services.loadTests, targets: services.targets, domains: services.domains, tasks: services.tasks, baseUrl: config.baseUrl, logger: deps.logger };
+  const toolDeps: McpToolDeps = {
+    lookups: services.lookups,
+    webhooks: services.webhooks,
+    webhookReplays: services.webhookReplays,
+    quota: services.quota,
+    site: services.site,
+    video: services.video,
+    loadTests: services.loadTests,
+    targets: services.targets,
+    domains: services.domains,
+    tasks: services.tasks,
+    baseUrl: config.baseUrl,
+    logger: deps.logger,
+  };
   const listenHost = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const allowedHosts = new Set([base.host, listenHost, `localhost:${config.port}`]);
 
@@ -46,10 +59,18 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
   }
 
   const challenge = (ctx: Context, status: 401 | 403, params: Record<string, string>, message: string) => {
-    const header = Object.entries({ resource_metadata: metadataUrl, ...params }).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`).join(', ');
+    const header = Object.entries({ resource_metadata: metadataUrl, ...params })
+      .map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`)
+      .join(', ');
     ctx.status = status;
     ctx.set('WWW-Authenticate', `Bearer ${header}`);
-    ctx.body = { success: false, error: status === 401 ? 'Unauthorized' : 'Forbidden', code: status, error_code: status === 401 ? 'unauthorized' : 'forbidden', message };
+    ctx.body = {
+      success: false,
+      error: status === 401 ? 'Unauthorized' : 'Forbidden',
+      code: status,
+      error_code: status === 401 ? 'unauthorized' : 'forbidden',
+      message,
+    };
   };
   const rpcError = (ctx: Context, status: number, code: number, message: string) => {
     ctx.status = status;
@@ -58,50 +79,101 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
 
   router.all('/mcp', async (ctx) => {
     const origin = ctx.get('origin');
-    if (origin && origin !== base.origin) return rpcError(ctx, 403, -32000, `Origin ${origin.slice(0, 100)} is not allowed: only ${base.origin}`);
-    if (!allowedHosts.has(ctx.get('host').toLowerCase())) return rpcError(ctx, 403, -32000, 'Host header is not this server');
+    if (origin && origin !== base.origin)
+      return rpcError(ctx, 403, -32000, `Origin ${origin.slice(0, 100)} is not allowed: only ${base.origin}`);
+    if (!allowedHosts.has(ctx.get('host').toLowerCase()))
+      return rpcError(ctx, 403, -32000, 'Host header is not this server');
 
     const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    if (!m) return challenge(ctx, 401, { scope: 'mcp:tools' }, 'Sign in with OAuth to use the MCP endpoint (API keys work only on /api/v1)');
-    if (m[1]!.startsWith('ntk_')) return challenge(ctx, 401, { error: 'invalid_token', error_description: 'an API key, not an OAuth access token', scope: 'mcp:tools' }, 'This is an API key, which works on /api/v1; the MCP endpoint takes an OAuth access token (sign in with an MCP client, or `npm run mcp-token`)');
+    if (!m)
+      return challenge(
+        ctx,
+        401,
+        { scope: 'mcp:tools' },
+        'Sign in with OAuth to use the MCP endpoint (API keys work only on /api/v1)',
+      );
+    if (m[1]!.startsWith('ntk_'))
+      return challenge(
+        ctx,
+        401,
+        { error: 'invalid_token', error_description: 'an API key, not an OAuth access token', scope: 'mcp:tools' },
+        'This is an API key, which works on /api/v1; the MCP endpoint takes an OAuth access token (sign in with an MCP client, or `npm run mcp-token`)',
+      );
     const verdict = await verify(m[1]!);
-    if (!verdict.ok) return challenge(ctx, 401, { error: 'invalid_token', error_description: verdict.reason, scope: 'mcp:tools' }, verdict.reason);
+    if (!verdict.ok)
+      return challenge(
+        ctx,
+        401,
+        { error: 'invalid_token', error_description: verdict.reason, scope: 'mcp:tools' },
+        verdict.reason,
+      );
     const { holder } = verdict;
 
     if (ctx.method !== 'POST') {
       // Stateless: no sessions to resume or end, no server-initiated stream.
       ctx.set('Allow', 'POST');
-      return rpcError(ctx, 405, -32000, `${ctx.method} is not supported: this endpoint is stateless, send JSON-RPC messages with POST`);
+      return rpcError(
+        ctx,
+        405,
+        -32000,
+        `${ctx.method} is not supported: this endpoint is stateless, send JSON-RPC messages with POST`,
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse((await readBody(ctx.req, MCP_BODY_LIMIT_BYTES)).toString('utf8'));
     } catch (err) {
-      if (err instanceof AppError && err.code === 'payload_too_large') return rpcError(ctx, 413, -32600, `Request larger than ${MCP_BODY_LIMIT_BYTES} bytes`);
+      if (err instanceof AppError && err.code === 'payload_too_large')
+        return rpcError(ctx, 413, -32600, `Request larger than ${MCP_BODY_LIMIT_BYTES} bytes`);
       return rpcError(ctx, 400, -32700, 'Parse error: the body is not valid JSON');
     }
 
-    const messages = (Array.isArray(body) ? body : [body]) as Array<{ id?: unknown; method?: unknown; params?: { name?: unknown; task?: unknown; _meta?: { progressToken?: unknown } } }>;
+    const messages = (Array.isArray(body) ? body : [body]) as Array<{
+      id?: unknown;
+      method?: unknown;
+      params?: { name?: unknown; task?: unknown; _meta?: { progressToken?: unknown } };
+    }>;
     // Task-augmented calls answer at once; a plain call that sent a progress token is answered as an
     // event stream, so that its progress notifications reach the client while the job runs.
-    const taskRequests = new Set(messages.filter((m) => m?.method === 'tools/call' && m.params?.task !== undefined).map((m) => m.id));
-    const wantsProgress = messages.some((m) => m?.params?._meta?.progressToken !== undefined && !taskRequests.has(m.id));
+    const taskRequests = new Set(
+      messages.filter((m) => m?.method === 'tools/call' && m.params?.task !== undefined).map((m) => m.id),
+    );
+    const wantsProgress = messages.some(
+      (m) => m?.params?._meta?.progressToken !== undefined && !taskRequests.has(m.id),
+    );
     for (const call of messages) {
       // Cancelling a task stops a job: like the tools that change things, it needs mcp:tools.
       if (call?.method === 'tasks/cancel' && !holder.scopes.includes('mcp:tools')) {
-        return challenge(ctx, 403, { error: 'insufficient_scope', scope: 'mcp:tools' }, `Cancelling a task needs the scope mcp:tools; this token has ${holder.scopes.join(' ') || 'none'}`);
+        return challenge(
+          ctx,
+          403,
+          { error: 'insufficient_scope', scope: 'mcp:tools' },
+          `Cancelling a task needs the scope mcp:tools; this token has ${holder.scopes.join(' ') || 'none'}`,
+        );
       }
       if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
       const allowing = scopesAllowing(call.params.name);
       if (!allowing.some((s) => holder.scopes.includes(s))) {
-        return challenge(ctx, 403, { error: 'insufficient_scope', scope: allowing.at(-1)! }, `The tool ${call.params.name} needs the scope ${allowing.join(' or ')}; this token has ${holder.scopes.join(' ') || 'none'}`);
+        return challenge(
+          ctx,
+          403,
+          { error: 'insufficient_scope', scope: allowing.at(-1)! },
+          `The tool ${call.params.name} needs the scope ${allowing.join(' or ')}; this token has ${holder.scopes.join(' ') || 'none'}`,
+        );
       }
     }
 
     await services.accounts.recordAppUse(holder.grantId);
     const gone = new AbortController();
-    const server = createMcpServer(toolDeps, { userId: holder.account.id, plan: holder.account.plan }, { isTaskRequest: (id) => taskRequests.has(id), gone: gone.signal });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
+    const server = createMcpServer(
+      toolDeps,
+      { userId: holder.account.id, plan: holder.account.plan },
+      { isTaskRequest: (id) => taskRequests.has(id), gone: gone.signal },
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsProgress,
+    });
     ctx.respond = false;
     ctx.res.on('close', () => {
       gone.abort();
@@ -109,7 +181,13 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(Object.assign(ctx.req, { auth: { token: holder.token, clientId: holder.clientId, scopes: holder.scopes, expiresAt: holder.expiresAt } }), ctx.res, body);
+    await transport.handleRequest(
+      Object.assign(ctx.req, {
+        auth: { token: holder.token, clientId: holder.clientId, scopes: holder.scopes, expiresAt: holder.expiresAt },
+      }),
+      ctx.res,
+      body,
+    );
   });
 
   return router;

@@ -7,7 +7,13 @@ import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import type { Logger } from '../../lib/log.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { HTTP_METHODS, listQuery, startBody, verifyTargetBody } from '../schemas/load-tests.ts';
-import { targetVerificationResult, loadTestListResult, loadTestResultsAnswer, loadTestStatusAnswer, loadTestStopResult } from '../schemas/responses.ts';
+import {
+  targetVerificationResult,
+  loadTestListResult,
+  loadTestResultsAnswer,
+  loadTestStatusAnswer,
+  loadTestStopResult,
+} from '../schemas/responses.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
 import { VERIFICATION_PATH, type TargetVerificationService } from '../services/target-verification.ts';
 import type { QuotaService } from '../services/quota.ts';
@@ -20,8 +26,16 @@ import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-st
 const startShape = {
   targetUrl: z.string().describe('The URL to load, http(s); private and internal addresses are refused'),
   httpMethod: z.enum(HTTP_METHODS).describe('The method of every request'),
-  concurrentUsers: z.number().int().optional().describe('Virtual users, 1 to 10000 (at most your plan\'s); required unless user stages give it'),
-  testDuration: z.number().int().optional().describe('Seconds, 10 to 3600 (at most your plan\'s); required unless stages give it'),
+  concurrentUsers: z
+    .number()
+    .int()
+    .optional()
+    .describe("Virtual users, 1 to 10000 (at most your plan's); required unless user stages give it"),
+  testDuration: z
+    .number()
+    .int()
+    .optional()
+    .describe("Seconds, 10 to 3600 (at most your plan's); required unless stages give it"),
   rampUpTime: z.number().int().optional().describe('Seconds to reach all users (default 10, at most testDuration)'),
   requestsPerSecond: z.number().int().optional().describe('Total arrival rate; 0 (default) = as fast as the users can'),
   authType: z.enum(['none', 'basic', 'bearer', 'apikey']).optional(),
@@ -32,28 +46,66 @@ const startShape = {
   apiKeyValue: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (at most 50)'),
   body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
-  insecureTls: z.boolean().optional().describe('true: accept the target\'s invalid certificate'),
+  insecureTls: z.boolean().optional().describe("true: accept the target's invalid certificate"),
   stages: z
     .array(toolArgs({ duration: z.number().int(), target: z.number().int() }))
     .optional()
-    .describe('Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors'),
+    .describe(
+      'Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors',
+    ),
   steps: z
-    .array(toolArgs({ name: z.string().optional(), method: z.enum(HTTP_METHODS).optional(), path: z.string().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), capture: z.record(z.string(), z.string()).optional() }))
+    .array(
+      toolArgs({
+        name: z.string().optional(),
+        method: z.enum(HTTP_METHODS).optional(),
+        path: z.string().optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+        body: z.string().optional(),
+        capture: z.record(z.string(), z.string()).optional(),
+      }),
+    )
     .optional()
-    .describe('A scenario each user runs in order (closed model): paths on the target\'s origin, {{name}} placeholders filled from earlier steps\' capture {name: JSON pointer}'),
-  stageTarget: z.enum(['users', 'rate']).optional().describe('What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)'),
+    .describe(
+      "A scenario each user runs in order (closed model): paths on the target's origin, {{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
+    ),
+  stageTarget: z
+    .enum(['users', 'rate'])
+    .optional()
+    .describe(
+      'What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)',
+    ),
   thresholds: z
-    .array(z.union([z.string(), toolArgs({ threshold: z.string(), abortOnFail: z.boolean().optional(), delayAbortEval: z.union([z.number(), z.string()]).optional() })]))
+    .array(
+      z.union([
+        z.string(),
+        toolArgs({
+          threshold: z.string(),
+          abortOnFail: z.boolean().optional(),
+          delayAbortEval: z.union([z.number(), z.string()]).optional(),
+        }),
+      ]),
+    )
     .optional()
-    .describe('Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails'),
+    .describe(
+      'Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails',
+    ),
 };
 
 const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
 // The REST answers' schemas without `success`, open to fields beyond them (clients check structuredContent against these).
-const resultsShape = withoutSuccess(loadTestResultsAnswer.extend({ results: loadTestResultsAnswer.shape.results.unwrap().loose().nullable() }));
+const resultsShape = withoutSuccess(
+  loadTestResultsAnswer.extend({ results: loadTestResultsAnswer.shape.results.unwrap().loose().nullable() }),
+);
 
-const totals = (r: { total_requests?: unknown; error_rate?: unknown; p95_response_time?: unknown; throughput?: unknown } | null | undefined) =>
-  r ? `${r.total_requests} requests, ${r.error_rate}% errors, p95 ${r.p95_response_time} ms, ${r.throughput} req/s` : 'no results';
+const totals = (
+  r:
+    | { total_requests?: unknown; error_rate?: unknown; p95_response_time?: unknown; throughput?: unknown }
+    | null
+    | undefined,
+) =>
+  r
+    ? `${r.total_requests} requests, ${r.error_rate}% errors, p95 ${r.p95_response_time} ms, ${r.throughput} req/s`
+    : 'no results';
 
 export interface LoadTestToolDeps extends JobToolDeps {
   loadTests: LoadTestService;
@@ -61,13 +113,20 @@ export interface LoadTestToolDeps extends JobToolDeps {
   baseUrl: string;
 }
 
-export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTestToolDeps, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
+export function registerLoadTestTools(
+  server: McpServer,
+  run: Run,
+  deps: LoadTestToolDeps,
+  account: { userId: number; plan: Plan },
+): Record<string, TaskPresenter> {
   const { loadTests } = deps;
   const resultsLink = (id: string) => `${deps.baseUrl}/api/v1/load-testing/results/${encodeURIComponent(id)}`;
   const strip = <T extends { success: unknown }>({ success: _s, ...rest }: T) => rest;
 
   const presentResults: TaskPresenter = (value) => {
-    const out = strip(value as { success: true; test_id: string; status: string; results: Record<string, unknown> | null });
+    const out = strip(
+      value as { success: true; test_id: string; status: string; results: Record<string, unknown> | null },
+    );
     return toolResult(out, `Load test ${out.test_id} ${out.status}: ${totals(out.results)}.`, resultsLink(out.test_id));
   };
 
@@ -85,39 +144,52 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     },
     deps,
     account,
-    async (args) => workflowIdOf(LOAD_TEST_KIND, (await loadTests.start(validate(startBody, args, 'arguments'), account)).test_id),
+    async (args) =>
+      workflowIdOf(LOAD_TEST_KIND, (await loadTests.start(validate(startBody, args, 'arguments'), account)).test_id),
   );
 
   server.registerTool(
     'load_test_status',
     {
       title: 'Status of a load test',
-      description: 'Status (pending, running, completed, stopped, failed), progress in percent and live totals of one of your load tests.',
+      description:
+        'Status (pending, running, completed, stopped, failed), progress in percent and live totals of one of your load tests.',
       inputSchema: toolArgs(testId),
       outputSchema: withoutSuccess(loadTestStatusAnswer),
       annotations: { title: 'Status of a load test', ...TOOL_HINTS.load_test_status },
     },
     (args) =>
-      run('load_test_status', async () => strip(await loadTests.status(await loadTests.owned(String(args.test_id ?? ''), account.userId))), (o) => `Load test ${o.test_id} is ${o.status} (${o.progress}%).`),
+      run(
+        'load_test_status',
+        async () => strip(await loadTests.status(await loadTests.owned(String(args.test_id ?? ''), account.userId))),
+        (o) => `Load test ${o.test_id} is ${o.status} (${o.progress}%).`,
+      ),
   );
 
   server.registerTool(
     'load_test_stop',
     {
       title: 'Stop a load test',
-      description: 'Stops one of your running load tests: every shard stops within a second or two; answers the partial totals.',
+      description:
+        'Stops one of your running load tests: every shard stops within a second or two; answers the partial totals.',
       inputSchema: toolArgs(testId),
       outputSchema: withoutSuccess(loadTestStopResult),
       annotations: { title: 'Stop a load test', ...TOOL_HINTS.load_test_stop },
     },
-    (args) => run('load_test_stop', async () => strip(await loadTests.stop(await loadTests.owned(String(args.test_id ?? ''), account.userId))), (o) => `${o.message}: ${o.partial_results.total_requests} requests sent.`),
+    (args) =>
+      run(
+        'load_test_stop',
+        async () => strip(await loadTests.stop(await loadTests.owned(String(args.test_id ?? ''), account.userId))),
+        (o) => `${o.message}: ${o.partial_results.total_requests} requests sent.`,
+      ),
   );
 
   server.registerTool(
     'load_test_results',
     {
       title: 'Results of a load test',
-      description: 'Final results of one of your ended load tests: totals, latency percentiles, status codes, errors and per-second series. Large results come as a link to the REST resource beside structuredContent.',
+      description:
+        'Final results of one of your ended load tests: totals, latency percentiles, status codes, errors and per-second series. Large results come as a link to the REST resource beside structuredContent.',
       inputSchema: toolArgs(testId),
       outputSchema: resultsShape,
       annotations: { title: 'Results of a load test', ...TOOL_HINTS.load_test_results },
@@ -140,7 +212,12 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
       outputSchema: withoutSuccess(loadTestListResult),
       annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
     },
-    (args) => run('load_test_list', async () => strip(await loadTests.list(account.userId, validate(listQuery, args, 'arguments').limit)), (o) => `${o.data.total} load test(s).`),
+    (args) =>
+      run(
+        'load_test_list',
+        async () => strip(await loadTests.list(account.userId, validate(listQuery, args, 'arguments').limit)),
+        (o) => `${o.data.total} load test(s).`,
+      ),
   );
 
   server.registerTool(
@@ -155,8 +232,12 @@ export function registerLoadTestTools(server: McpServer, run: Run, deps: LoadTes
     (args) =>
       run(
         'load_test_verify_target',
-        async () => strip(await deps.targets.issue(validate(verifyTargetBody, args, 'arguments').targetUrl, account.userId)),
-        (o) => (o.verified ? `${o.host} is verified: large tests of it may start.` : `${o.host} is not verified yet. ${o.methods.map((m) => m.how).join(', or ')}; then call this tool again.`),
+        async () =>
+          strip(await deps.targets.issue(validate(verifyTargetBody, args, 'arguments').targetUrl, account.userId)),
+        (o) =>
+          o.verified
+            ? `${o.host} is verified: large tests of it may start.`
+            : `${o.host} is not verified yet. ${o.methods.map((m) => m.how).join(', or ')}; then call this tool again.`,
       ),
   );
 

@@ -46,7 +46,12 @@ export function scopesAllowing(tool: string): readonly string[] {
   return hints?.readOnlyHint ? ['mcp:read', 'mcp:tools'] : ['mcp:tools'];
 }
 
-export type Run = <T extends Record<string, unknown>>(name: string, body: () => Promise<T>, summary: (out: T) => string, link?: (out: T) => string) => Promise<CallToolResult>;
+export type Run = <T extends Record<string, unknown>>(
+  name: string,
+  body: () => Promise<T>,
+  summary: (out: T) => string,
+  link?: (out: T) => string,
+) => Promise<CallToolResult>;
 
 /** Results larger than this (as JSON) are offered as a link to their REST resource instead of inline text. */
 export const INLINE_JSON_BYTES = 8 * 1024;
@@ -58,9 +63,16 @@ export const INLINE_JSON_BYTES = 8 * 1024;
  */
 export function toolResult<T extends Record<string, unknown>>(out: T, summary: string, link?: string): CallToolResult {
   const json = JSON.stringify(out);
-  const twin = link && Buffer.byteLength(json) > INLINE_JSON_BYTES
-    ? { type: 'resource_link' as const, uri: link, name: new URL(link).pathname.split('/').slice(-2).join('/'), mimeType: 'application/json', description: `The full answer (${Buffer.byteLength(json)} bytes of JSON): GET it with an API key` }
-    : { type: 'text' as const, text: json };
+  const twin =
+    link && Buffer.byteLength(json) > INLINE_JSON_BYTES
+      ? {
+          type: 'resource_link' as const,
+          uri: link,
+          name: new URL(link).pathname.split('/').slice(-2).join('/'),
+          mimeType: 'application/json',
+          description: `The full answer (${Buffer.byteLength(json)} bytes of JSON): GET it with an API key`,
+        }
+      : { type: 'text' as const, text: json };
   return { content: [{ type: 'text', text: summary }, twin], structuredContent: out };
 }
 
@@ -68,7 +80,8 @@ export function toolResult<T extends Record<string, unknown>>(out: T, summary: s
 export function toolRunner(quota: QuotaService, account: { userId: number; plan: Plan }, logger: Logger): Run {
   return async (name, body, summary, link) => {
     const verdict = await quota.spend(account);
-    if (!verdict.allowed) return failure(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
+    if (!verdict.allowed)
+      return failure(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
     try {
       const out = await body();
       return toolResult(out, summary(out), link?.(out));
@@ -82,7 +95,8 @@ export function toolRunner(quota: QuotaService, account: { userId: number; plan:
 export function errorResult(thrown: unknown, tool: string, logger: Logger): CallToolResult {
   const err = temporalOutage(thrown) ?? thrown;
   if (err instanceof AppError && err.isCallersFault) return failure(err.message);
-  if (err instanceof AppError) return failure(`${err.message} (an upstream failed or timed out: trying again later may work)`);
+  if (err instanceof AppError)
+    return failure(`${err.message} (an upstream failed or timed out: trying again later may work)`);
   logger.error({ err, tool }, 'MCP tool failed');
   return failure(`The ${tool} tool failed on our side; this is not caused by the arguments.`);
 }

@@ -1,9 +1,20 @@
 // The MCP task store of the 2025-11-25 revision (the SDK's experimental TaskStore), over Temporal: a
 // task is a job's workflow (api/services/tasks.ts), read, listed and cancelled as the signed-in user.
 // One store per request, like the server: it holds the user, never task state.
-import type { CreateTaskRequestHandlerExtra, TaskRequestHandlerExtra, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type {
+  CreateTaskRequestHandlerExtra,
+  TaskRequestHandlerExtra,
+  TaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Task } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShape, z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
@@ -18,7 +29,15 @@ import { errorResult } from './run.ts';
 export type TaskPresenter = (value: Record<string, unknown>, task: JobTask) => CallToolResult;
 
 export function sdkTask(t: JobTask): Task {
-  return { taskId: t.taskId, status: t.status, ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}), createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttl: t.ttl, pollInterval: t.pollInterval };
+  return {
+    taskId: t.taskId,
+    status: t.status,
+    ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.lastUpdatedAt,
+    ttl: t.ttl,
+    pollInterval: t.pollInterval,
+  };
 }
 
 const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
@@ -27,7 +46,13 @@ const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task
  * `gone` aborts when the HTTP request that carries this server ends: the SDK's wait of a plain call
  * (it polls getTask until the task ends) stops then, instead of polling for the rest of a long job.
  */
-export function jobTaskStore(tasks: TaskService, userId: number, presenters: Readonly<Record<string, TaskPresenter>>, logger: Logger, gone?: AbortSignal): TaskStore {
+export function jobTaskStore(
+  tasks: TaskService,
+  userId: number,
+  presenters: Readonly<Record<string, TaskPresenter>>,
+  logger: Logger,
+  gone?: AbortSignal,
+): TaskStore {
   // Our errors as they are; a backend's (Temporal, the database) logged and told without its details.
   const guarded = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     if (gone?.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'The request was closed');
@@ -37,7 +62,10 @@ export function jobTaskStore(tasks: TaskService, userId: number, presenters: Rea
       if (err instanceof McpError) throw err;
       if (err instanceof AppError && err.isCallersFault) throw new McpError(ErrorCode.InvalidParams, err.message);
       logger.error({ err, what }, 'MCP task method failed');
-      throw new McpError(ErrorCode.InternalError, `The task could not be ${what} (a backend did not answer): try again`);
+      throw new McpError(
+        ErrorCode.InternalError,
+        `The task could not be ${what} (a backend did not answer): try again`,
+      );
     }
   };
   return {
@@ -62,7 +90,11 @@ export function jobTaskStore(tasks: TaskService, userId: number, presenters: Rea
       }),
     updateTaskStatus: (taskId, status) =>
       guarded('cancelled', async () => {
-        if (status !== 'cancelled') throw new McpError(ErrorCode.InvalidRequest, `A task's status follows its job: only cancellation can be asked for, not ${status}`);
+        if (status !== 'cancelled')
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `A task's status follows its job: only cancellation can be asked for, not ${status}`,
+          );
         if (!(await tasks.cancel(taskId, userId))) throw notFound(taskId);
       }),
     listTasks: (cursor) =>
@@ -83,7 +115,12 @@ export const PROGRESS_EVERY_MS = 5000;
  * PROGRESS_EVERY_MS until the job ends or the call is abandoned. Progress is the job's percent when
  * it knows it, always increasing (by a hundredth of what is left while the job's figure stands still).
  */
-export function reportProgress(extra: RequestHandlerExtra<ServerRequest, ServerNotification>, tasks: TaskService, taskId: string, userId: number): void {
+export function reportProgress(
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  tasks: TaskService,
+  taskId: string,
+  userId: number,
+): void {
   const token = extra._meta?.progressToken;
   if (token === undefined) return;
   let last = 0;
@@ -96,7 +133,15 @@ export function reportProgress(extra: RequestHandlerExtra<ServerRequest, ServerN
       // Below 100 until the job ends (a test at 100% may still be merging its shards), always rising.
       const figure = Math.min(task.progress ?? 0, 99);
       last = figure > last ? figure : last + (100 - last) / 100;
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: last, total: 100, ...(task.statusMessage ? { message: task.statusMessage } : {}) } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: {
+          progressToken: token,
+          progress: last,
+          total: 100,
+          ...(task.statusMessage ? { message: task.statusMessage } : {}),
+        },
+      });
     }
   };
   // A failed read or send ends the reports, never the call.
@@ -123,7 +168,13 @@ export interface JobToolDeps {
 export function registerJobTool(
   server: McpServer,
   name: string,
-  config: { title: string; description: string; inputSchema: ZodRawShape | z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations },
+  config: {
+    title: string;
+    description: string;
+    inputSchema: ZodRawShape | z.ZodObject;
+    outputSchema: z.ZodObject;
+    annotations: ToolAnnotations;
+  },
   deps: JobToolDeps,
   account: { userId: number; plan: Plan },
   start: (args: Record<string, unknown>) => Promise<string | { taskId: string; statusMessage: string }>,
@@ -136,13 +187,23 @@ export function registerJobTool(
     {
       async createTask(args: unknown, extra: CreateTaskRequestHandlerExtra) {
         const verdict = await deps.quota.spend(account);
-        if (!verdict.allowed) throw new Error(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
+        if (!verdict.allowed)
+          throw new Error(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
         try {
           const started = await start(args as Record<string, unknown>);
-          const { taskId, statusMessage } = typeof started === 'string' ? { taskId: started, statusMessage: 'started' } : started;
+          const { taskId, statusMessage } =
+            typeof started === 'string' ? { taskId: started, statusMessage: 'started' } : started;
           // A job just started is working: answered at once, without reading it back (no worker has seen it yet).
           const now = new Date().toISOString();
-          const task = { taskId, status: 'working' as Task['status'], statusMessage, createdAt: now, lastUpdatedAt: now, ttl: TASK_TTL_MS, pollInterval: TASK_POLL_MS };
+          const task = {
+            taskId,
+            status: 'working' as Task['status'],
+            statusMessage,
+            createdAt: now,
+            lastUpdatedAt: now,
+            ttl: TASK_TTL_MS,
+            pollInterval: TASK_POLL_MS,
+          };
           if (!deps.isTaskRequest(extra.requestId)) {
             // The SDK waits for a plain call's task to end, then reads its result through the store: a
             // job that waits for the caller is read at once (this task never leaves the process).
@@ -158,7 +219,8 @@ export function registerJobTool(
       },
       // The SDK reads tasks through the store (jobTaskStore); these answer the same by asking it.
       getTask: (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args: unknown, extra: TaskRequestHandlerExtra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      getTaskResult: async (_args: unknown, extra: TaskRequestHandlerExtra) =>
+        (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },
   );
 }

@@ -63,16 +63,34 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   const server = new McpServer(
     MCP_SERVER_INFO,
     tasks
-      ? { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: jobTaskStore(tasks, account.userId, presenters, deps.logger, request.gone) }
+      ? {
+          capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+          taskStore: jobTaskStore(tasks, account.userId, presenters, deps.logger, request.gone),
+        }
       : { capabilities: { tools: {} } },
   );
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays);
   if (tasks) {
-    const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, isTaskRequest: request.isTaskRequest ?? (() => false) };
-    if (deps.loadTests && deps.targets) Object.assign(presenters, registerLoadTestTools(server, run, { ...jobDeps, loadTests: deps.loadTests, targets: deps.targets, baseUrl: deps.baseUrl ?? '' }, account));
-    if (deps.domains) Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
+    const jobDeps = {
+      tasks,
+      quota: deps.quota,
+      logger: deps.logger,
+      isTaskRequest: request.isTaskRequest ?? (() => false),
+    };
+    if (deps.loadTests && deps.targets)
+      Object.assign(
+        presenters,
+        registerLoadTestTools(
+          server,
+          run,
+          { ...jobDeps, loadTests: deps.loadTests, targets: deps.targets, baseUrl: deps.baseUrl ?? '' },
+          account,
+        ),
+      );
+    if (deps.domains)
+      Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
     if (deps.site) Object.assign(presenters, registerSiteTools(server, jobDeps, deps.site, account));
     if (deps.video) Object.assign(presenters, registerVideoTools(server, run, jobDeps, deps.video, account));
   }

@@ -22,16 +22,48 @@ const regionShape = toolArgs({
 });
 
 /** A job as the tools answer it: the REST answer's fields, without `success`. */
-const { success: _success, downloaded: _d, source: _s, upload_bytes: _u, result_bytes: _r, max_upload_bytes: _m, message: _msg, ...jobShape } = videoJobAnswer.shape;
+const {
+  success: _success,
+  downloaded: _d,
+  source: _s,
+  upload_bytes: _u,
+  result_bytes: _r,
+  max_upload_bytes: _m,
+  message: _msg,
+  ...jobShape
+} = videoJobAnswer.shape;
 
-export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDeps, video: VideoService, account: { userId: number; plan: Plan }): Record<string, TaskPresenter> {
+export function registerVideoTools(
+  server: McpServer,
+  run: Run,
+  deps: JobToolDeps,
+  video: VideoService,
+  account: { userId: number; plan: Plan },
+): Record<string, TaskPresenter> {
   const { userId } = account;
   /** A job as the tools answer it (the REST status without its internals), and what to do next. */
   const present: TaskPresenter = (value) => {
     if (value.success === false) return failure(String(value.error));
-    const { success: _s, source: _src, upload_bytes: _u, result_bytes: _r, downloaded: _d, ...job } = value as VideoJobAnswer;
+    const {
+      success: _s,
+      source: _src,
+      upload_bytes: _u,
+      result_bytes: _r,
+      downloaded: _d,
+      ...job
+    } = value as VideoJobAnswer;
     const next = videoNextStep(job);
-    return toolResult({ ...job, max_upload_bytes: video.maxUploadBytes, message: job.status === 'awaiting_upload' ? `${next} At most ${video.maxUploadBytes} bytes and 2 hours; then poll watermark_status (or the task).` : next }, next);
+    return toolResult(
+      {
+        ...job,
+        max_upload_bytes: video.maxUploadBytes,
+        message:
+          job.status === 'awaiting_upload'
+            ? `${next} At most ${video.maxUploadBytes} bytes and 2 hours; then poll watermark_status (or the task).`
+            : next,
+      },
+      next,
+    );
   };
 
   registerJobTool(
@@ -43,7 +75,10 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
       inputSchema: toolArgs({
         service: z.string().describe(`The removal profile: ${VIDEO_SERVICES.join(', ')}`),
         // Optional here so that the body's own checks speak (REST's): a generator's name is refused first.
-        regions: z.array(regionShape).optional().describe(`1 to ${MAX_REGIONS} rectangles to remove, in pixels of the source frame (required)`),
+        regions: z
+          .array(regionShape)
+          .optional()
+          .describe(`1 to ${MAX_REGIONS} rectangles to remove, in pixels of the source frame (required)`),
       }),
       outputSchema: z.object({ ...jobShape, max_upload_bytes: z.number(), message: z.string() }),
       annotations: { title: 'Remove marks from your own video', ...TOOL_HINTS.remove_video_watermark },
@@ -52,7 +87,16 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
     account,
     async (args) => {
       const job = await video.start(validate(videoJobBody, args, 'arguments'), userId);
-      return { taskId: workflowIdOf(VIDEO_JOB_KIND, job.job_id), statusMessage: videoNextStep({ ...job, progress: 0, reason: null, download_url: null, download_expires_at: null }) };
+      return {
+        taskId: workflowIdOf(VIDEO_JOB_KIND, job.job_id),
+        statusMessage: videoNextStep({
+          ...job,
+          progress: 0,
+          reason: null,
+          download_url: null,
+          download_expires_at: null,
+        }),
+      };
     },
     { plainCallAnswersAtOnce: true },
   );
@@ -61,7 +105,8 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
     'watermark_status',
     {
       title: 'Status of a video job',
-      description: 'The status of one of your video jobs: awaiting_upload, queued, processing (with progress in percent), done (with a single-use download_url), failed (with the reason) or expired. Poll every few seconds while it is queued or processing.',
+      description:
+        'The status of one of your video jobs: awaiting_upload, queued, processing (with progress in percent), done (with a single-use download_url), failed (with the reason) or expired. Poll every few seconds while it is queued or processing.',
       inputSchema: toolArgs({ job_id: z.string().describe('The job_id remove_video_watermark returned') }),
       outputSchema: jobShape,
       annotations: { title: 'Status of a video job', ...TOOL_HINTS.watermark_status },
@@ -70,7 +115,14 @@ export function registerVideoTools(server: McpServer, run: Run, deps: JobToolDep
       run(
         'watermark_status',
         async () => {
-          const { success: _s, source: _src, upload_bytes: _u, result_bytes: _r, downloaded: _d, ...out } = await video.status(String(args.job_id ?? ''), userId);
+          const {
+            success: _s,
+            source: _src,
+            upload_bytes: _u,
+            result_bytes: _r,
+            downloaded: _d,
+            ...out
+          } = await video.status(String(args.job_id ?? ''), userId);
           return out;
         },
         videoNextStep,

@@ -16,38 +16,69 @@ const webhookIdInput = z.object({ webhook_id: webhookIdField });
 /** What an owner may set, as the tools take it (checked by the REST schemas). */
 const settingsIn = {
   // Nested objects are strict too: a typo inside one (max_request) would otherwise reset what it sets.
-  response: toolArgs({ status: z.number().int().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), delay_ms: z.number().int().optional() })
+  response: toolArgs({
+    status: z.number().int().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    body: z.string().optional(),
+    delay_ms: z.number().int().optional(),
+  })
     .nullable()
     .optional()
-    .describe('What senders are answered: status 200-599, up to 20 headers, a body up to 64 KiB, a delay up to 30000 ms; null: the default JSON'),
-  forward_url: z.string().nullable().optional().describe('Pass every new capture on to this http(s) URL (private addresses are refused); null: stop forwarding'),
+    .describe(
+      'What senders are answered: status 200-599, up to 20 headers, a body up to 64 KiB, a delay up to 30000 ms; null: the default JSON',
+    ),
+  forward_url: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('Pass every new capture on to this http(s) URL (private addresses are refused); null: stop forwarding'),
   signature: toolArgs({ scheme: z.string(), secret: z.string(), header: z.string().optional() })
     .nullable()
     .optional()
-    .describe('Check each capture\'s signature: scheme stripe, github, slack, standard-webhooks or hmac-sha256 (header: where its hex digest comes, x-signature by default); null: no check'),
-  retention: toolArgs({ max_requests: z.number().int().optional(), max_age_days: z.number().int().optional() }).nullable().optional().describe('How many captures to keep (default 500, at most 10000 by plan) and for how many days (at most 7 or 30 by plan)'),
+    .describe(
+      "Check each capture's signature: scheme stripe, github, slack, standard-webhooks or hmac-sha256 (header: where its hex digest comes, x-signature by default); null: no check",
+    ),
+  retention: toolArgs({ max_requests: z.number().int().optional(), max_age_days: z.number().int().optional() })
+    .nullable()
+    .optional()
+    .describe(
+      'How many captures to keep (default 500, at most 10000 by plan) and for how many days (at most 7 or 30 by plan)',
+    ),
 };
 const webhookIdIn = z.string().describe('The id returned by webhook_create or webhook_list');
 
-export function registerWebhookTools(server: McpServer, run: Run, webhooks: WebhookService, account: { userId: number; plan: Plan }, replays?: WebhookReplayService): void {
+export function registerWebhookTools(
+  server: McpServer,
+  run: Run,
+  webhooks: WebhookService,
+  account: { userId: number; plan: Plan },
+  replays?: WebhookReplayService,
+): void {
   const { userId } = account;
   server.registerTool(
     'webhook_create',
     {
       title: 'Create a webhook',
-      description: 'Creates a capture URL: every HTTP request sent to webhook_url is stored (method, headers, body, query, IP) and can be read back with webhook_requests. Each call creates a new one; what it answers, where it forwards, how it checks signatures and how long it keeps captures may be set now or with webhook_update.',
+      description:
+        'Creates a capture URL: every HTTP request sent to webhook_url is stored (method, headers, body, query, IP) and can be read back with webhook_requests. Each call creates a new one; what it answers, where it forwards, how it checks signatures and how long it keeps captures may be set now or with webhook_update.',
       inputSchema: toolArgs(settingsIn),
       outputSchema: { ...webhookOut, message: z.string() },
       annotations: { title: 'Create a webhook', ...TOOL_HINTS.webhook_create },
     },
-    (args) => run('webhook_create', async () => webhooks.create(account, validate(createBody, args, 'arguments')), (o) => `Created webhook ${o.webhook_id}: send requests to ${o.webhook_url}`),
+    (args) =>
+      run(
+        'webhook_create',
+        async () => webhooks.create(account, validate(createBody, args, 'arguments')),
+        (o) => `Created webhook ${o.webhook_id}: send requests to ${o.webhook_url}`,
+      ),
   );
 
   server.registerTool(
     'webhook_update',
     {
       title: 'Set up a webhook',
-      description: 'Changes what one of your webhooks answers its senders, where it forwards new captures, how it checks their signatures and how long it keeps them. Give only what changes; null removes a setting.',
+      description:
+        'Changes what one of your webhooks answers its senders, where it forwards new captures, how it checks their signatures and how long it keeps them. Give only what changes; null removes a setting.',
       inputSchema: toolArgs({ webhook_id: webhookIdIn, ...settingsIn }),
       outputSchema: { webhook_id: z.string(), ...webhookSettings, message: z.string() },
       annotations: { title: 'Set up a webhook', ...TOOL_HINTS.webhook_update },
@@ -67,12 +98,21 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
     'webhook_list',
     {
       title: 'List my webhooks',
-      description: 'Your webhooks, newest first, each with its capture URL, how many requests it holds and its settings.',
+      description:
+        'Your webhooks, newest first, each with its capture URL, how many requests it holds and its settings.',
       inputSchema: toolArgs({}),
-      outputSchema: { total: z.number(), webhooks: z.array(z.object({ ...webhookOut, id: z.number(), request_count: z.number() })) },
+      outputSchema: {
+        total: z.number(),
+        webhooks: z.array(z.object({ ...webhookOut, id: z.number(), request_count: z.number() })),
+      },
       annotations: { title: 'List my webhooks', ...TOOL_HINTS.webhook_list },
     },
-    () => run('webhook_list', () => webhooks.list(account), (o) => `${o.total} webhook(s)`),
+    () =>
+      run(
+        'webhook_list',
+        () => webhooks.list(account),
+        (o) => `${o.total} webhook(s)`,
+      ),
   );
 
   server.registerTool(
@@ -91,17 +131,35 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
         limit: z.number().int().optional(),
         cursor: z.string().optional(),
       }),
-      outputSchema: { webhook_id: z.string(), total: z.number().describe('Every capture that matches, on every page'), count: z.number().describe('The captures on this page'), requests: z.array(capturedRequest.loose()), next_cursor: z.string().optional() },
+      outputSchema: {
+        webhook_id: z.string(),
+        total: z.number().describe('Every capture that matches, on every page'),
+        count: z.number().describe('The captures on this page'),
+        requests: z.array(capturedRequest.loose()),
+        next_cursor: z.string().optional(),
+      },
       annotations: { title: 'Read captured requests', ...TOOL_HINTS.webhook_requests },
     },
     (args) =>
       run(
         'webhook_requests',
         async () => {
-          const { webhook_id, limit, cursor, method, header, q, since, until } = validate(searchQuery, args, 'arguments');
-          return { webhook_id, ...(await webhooks.search(userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor })) };
+          const { webhook_id, limit, cursor, method, header, q, since, until } = validate(
+            searchQuery,
+            args,
+            'arguments',
+          );
+          return {
+            webhook_id,
+            ...(await webhooks.search(userId, webhook_id, {
+              filter: { method, header, text: q, since, until },
+              limit,
+              cursor,
+            })),
+          };
         },
-        (o) => `${o.total} captured request(s) for webhook ${o.webhook_id}${o.next_cursor ? ' (more: pass next_cursor as cursor)' : ''}`,
+        (o) =>
+          `${o.total} captured request(s) for webhook ${o.webhook_id}${o.next_cursor ? ' (more: pass next_cursor as cursor)' : ''}`,
       ),
   );
 
@@ -110,8 +168,13 @@ export function registerWebhookTools(server: McpServer, run: Run, webhooks: Webh
       'webhook_replay',
       {
         title: 'Replay a captured request',
-        description: 'Sends one captured request again, byte for byte (method, headers, body; the path below the webhook and the query appended), to a URL you name, and answers the status, headers, body (up to 64 KiB) and time of its answer. Private addresses are refused.',
-        inputSchema: toolArgs({ webhook_id: webhookIdIn, request_id: z.number().int().describe('The id of the captured request (webhook_requests)'), target_url: z.string().describe('Where to send it, http(s)') }),
+        description:
+          'Sends one captured request again, byte for byte (method, headers, body; the path below the webhook and the query appended), to a URL you name, and answers the status, headers, body (up to 64 KiB) and time of its answer. Private addresses are refused.',
+        inputSchema: toolArgs({
+          webhook_id: webhookIdIn,
+          request_id: z.number().int().describe('The id of the captured request (webhook_requests)'),
+          target_url: z.string().describe('Where to send it, http(s)'),
+        }),
         outputSchema: withoutSuccess(webhookReplayResult),
         annotations: { title: 'Replay a captured request', ...TOOL_HINTS.webhook_replay },
       },

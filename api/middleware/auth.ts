@@ -17,10 +17,17 @@ export function apiKeyAuth(db: Kysely<Database>): Middleware<AuthState> {
   return async (ctx, next) => {
     const key = presentedKey(ctx.get('x-api-key'), ctx.get('authorization'));
     if (!key) {
-      throw new UnauthorizedError('Missing API key: send it as X-API-Key: <key> or Authorization: Bearer <key>', CHALLENGE);
+      throw new UnauthorizedError(
+        'Missing API key: send it as X-API-Key: <key> or Authorization: Bearer <key>',
+        CHALLENGE,
+      );
     }
     const owner = await findKeyOwner(db, key);
-    if (!owner && JWT.test(key)) throw new UnauthorizedError('This is an OAuth access token, which works on the MCP endpoint (/mcp); /api/v1 takes an API key (ntk_...) as X-API-Key or Authorization: Bearer', CHALLENGE);
+    if (!owner && JWT.test(key))
+      throw new UnauthorizedError(
+        'This is an OAuth access token, which works on the MCP endpoint (/mcp); /api/v1 takes an API key (ntk_...) as X-API-Key or Authorization: Bearer',
+        CHALLENGE,
+      );
     if (!owner) throw new UnauthorizedError('Invalid or revoked API key', CHALLENGE);
     ctx.state.account = owner;
     return next();

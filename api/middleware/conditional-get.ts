@@ -15,7 +15,10 @@ export function conditionalGet(): Middleware {
     // Weak comparison (RFC 9110 13.1.2). The request's Cache-Control is for caches on the way, not
     // for us: fetch() adds `no-cache` to any request with If-None-Match, and the client still asked.
     const opaque = etag.slice(2);
-    const sent = ctx.get('if-none-match').split(',').map((t) => t.trim());
+    const sent = ctx
+      .get('if-none-match')
+      .split(',')
+      .map((t) => t.trim());
     if (sent.some((t) => t === '*' || t === etag || t === opaque || t.replace(/^W\//, '') === opaque)) {
       ctx.status = 304;
       ctx.body = null;

@@ -15,7 +15,10 @@ export function errorHandler(logger: Logger): Middleware {
       // 405 with the Allow the router set, not a 501 logged as our failure.
       if (ctx.status >= 400 && ctx.body == null) {
         const status = ctx.status === 501 ? (ctx.response.get('Allow') ? 405 : 404) : ctx.status;
-        throw AppError.ofStatus(status, status === 404 ? `No route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`);
+        throw AppError.ofStatus(
+          status,
+          status === 404 ? `No route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`,
+        );
       }
     } catch (err) {
       const appError = toAppError(err);
@@ -24,8 +27,16 @@ export function errorHandler(logger: Logger): Middleware {
       ctx.set(settleUnreadBody(ctx.req));
       // A person at the dashboard or signing in gets a page saying what happened, not the JSON shape.
       if (/^\/(dashboard|oauth\/interaction)(\/|$)/.test(ctx.path) && ctx.accepts('json', 'html') === 'html') {
-        const again = appError.headers['Retry-After'] && ctx.method === 'GET' ? html`<a href="${ctx.originalUrl}">Try again</a> · ` : '';
-        return sendPage(ctx, `${appError.reason} · netops`, html`<h1>${appError.reason}</h1><p>${appError.message}</p><p>${again}<a href="/dashboard">Dashboard</a></p>`, appError.status);
+        const again =
+          appError.headers['Retry-After'] && ctx.method === 'GET'
+            ? html`<a href="${ctx.originalUrl}">Try again</a> · `
+            : '';
+        return sendPage(
+          ctx,
+          `${appError.reason} · netops`,
+          html`<h1>${appError.reason}</h1><p>${appError.message}</p><p>${again}<a href="/dashboard">Dashboard</a></p>`,
+          appError.status,
+        );
       }
       ctx.status = appError.status;
       ctx.body = errorBody(appError);
@@ -41,12 +52,21 @@ export function logFailure(logger: Logger, appError: AppError, err: unknown, con
   if (appError.status < 500) return;
   // A user's target that failed or did not answer (unreachable, a 404 page, a timeout) is theirs, not
   // ours: a line without a stack; our own failures stay errors with theirs.
-  if (appError.code === 'upstream_failed' || (appError.code === 'timeout' && !(appError instanceof JobTimeoutError))) return void logger.info({ error_code: appError.code, message: appError.message, ...context }, 'an upstream failed');
-  if (!(appError instanceof DependencyUnavailableError)) return void logger.error({ err, ...context }, 'request failed');
+  if (appError.code === 'upstream_failed' || (appError.code === 'timeout' && !(appError instanceof JobTimeoutError)))
+    return void logger.info({ error_code: appError.code, message: appError.message, ...context }, 'an upstream failed');
+  if (!(appError instanceof DependencyUnavailableError))
+    return void logger.error({ err, ...context }, 'request failed');
   const now = Date.now();
   if (now - (lastOutageLog.get(appError.dependency) ?? 0) < 1000) return;
   lastOutageLog.set(appError.dependency, now);
-  logger.warn({ dependency: appError.dependency, cause: String((appError.cause as Error)?.message ?? appError.cause), ...context }, 'a dependency is unavailable: answered 503');
+  logger.warn(
+    {
+      dependency: appError.dependency,
+      cause: String((appError.cause as Error)?.message ?? appError.cause),
+      ...context,
+    },
+    'a dependency is unavailable: answered 503',
+  );
 }
 const lastOutageLog = new Map<string, number>();
 

@@ -14,7 +14,8 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Reads a JSON body into ctx.request.body ({} when empty). Malformed JSON is 400, oversized 413. */
 export function jsonBody(limit = JSON_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS') return next();
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS')
+      return next();
     const text = (await readBody(ctx.req, limit)).toString('utf8');
     let body: unknown = {};
     if (text.trim() !== '') {

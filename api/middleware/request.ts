@@ -24,10 +24,15 @@ export function requestContext(logger: Logger): Middleware {
     } finally {
       const seconds = (performance.now() - started) / 1000;
       // @koa/router names the matched route template; paths no router matched share one label.
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? (ctx.respond === false ? ctx.path.split('/').slice(0, 3).join('/') : 'unmatched');
+      const route =
+        (ctx as unknown as { _matchedRoute?: string })._matchedRoute ??
+        (ctx.respond === false ? ctx.path.split('/').slice(0, 3).join('/') : 'unmatched');
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
       metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
-      logger.info({ requestId, method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
+      logger.info(
+        { requestId, method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) },
+        'request',
+      );
     }
   };
 }

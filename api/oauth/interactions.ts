@@ -15,12 +15,18 @@ import { signIn, signInForm } from '../pages/sign-in.ts';
 import { INTERACTION_PREFIX, type OauthServer } from './provider.ts';
 
 const SCOPE_TEXT: Record<string, string> = {
-  'mcp:tools': 'Use every MCP tool as you: lookups, and create, read and delete your webhooks and their captured requests',
+  'mcp:tools':
+    'Use every MCP tool as you: lookups, and create, read and delete your webhooks and their captured requests',
   'mcp:read': 'Use the read-only MCP tools as you: lookups, and read your webhooks and their captured requests',
   offline_access: 'Stay connected when you are away (refresh tokens)',
 };
 
-export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; kv: KvStore; oauth: OauthServer }): Router {
+export function interactionRoutes(deps: {
+  config: Config;
+  db: Kysely<Database>;
+  kv: KvStore;
+  oauth: OauthServer;
+}): Router {
   const { provider } = deps.oauth;
   const router = new Router({ prefix: INTERACTION_PREFIX });
   const secure = deps.config.baseUrl.startsWith('https:');
@@ -34,7 +40,12 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
       return d;
     } catch (err) {
       if (err instanceof DependencyUnavailableError) throw err; // an outage, not an expired sign-in: the error page says so (503)
-      sendPage(ctx, 'Sign-in expired', html`<h1>This sign-in has expired</h1><p>Go back to the application and connect again.</p>`, 400);
+      sendPage(
+        ctx,
+        'Sign-in expired',
+        html`<h1>This sign-in has expired</h1><p>Go back to the application and connect again.</p>`,
+        400,
+      );
       return null;
     }
   }
@@ -43,8 +54,17 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
     const client = await provider.Client.find(String(d.params.client_id));
     const redirect = URL.parse(String(d.params.redirect_uri ?? ''));
     // Where the code goes, as a person recognises the app: https://claude.ai, cursor://anysphere.cursor-mcp, com.example.app:
-    const returnsTo = !redirect ? 'unknown' : redirect.host ? `${redirect.protocol}//${redirect.host}` : redirect.protocol;
-    return { name: client?.clientName ?? String(d.params.client_id), clientId: String(d.params.client_id), redirectHost: returnsTo, formTargets: redirect ? [redirect.href] : [] };
+    const returnsTo = !redirect
+      ? 'unknown'
+      : redirect.host
+        ? `${redirect.protocol}//${redirect.host}`
+        : redirect.protocol;
+    return {
+      name: client?.clientName ?? String(d.params.client_id),
+      clientId: String(d.params.client_id),
+      redirectHost: returnsTo,
+      formTargets: redirect ? [redirect.href] : [],
+    };
   }
 
   function intro(client: { name: string; redirectHost: string }): Html {
@@ -57,7 +77,13 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
     const client = await clientView(d);
     const csrf = csrfToken(ctx, secure);
     if (d.prompt.name === 'login') {
-      return sendPage(ctx, 'Sign in', signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf, intro: intro(client) }), 200, client);
+      return sendPage(
+        ctx,
+        'Sign in',
+        signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf, intro: intro(client) }),
+        200,
+        client,
+      );
     }
     const scopes = requestedScopes(d);
     sendPage(
@@ -83,7 +109,19 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
     const outcome = await signIn(deps, form.email ?? '', form.password ?? '', clientIp(ctx.req));
     if ('error' in outcome) {
       const client = await clientView(d);
-      return sendPage(ctx, 'Sign in', signInForm({ action: `${INTERACTION_PREFIX}/${d.uid}/login`, csrf: csrfToken(ctx, secure), email: form.email, error: outcome.error, intro: intro(client) }), outcome.status, client);
+      return sendPage(
+        ctx,
+        'Sign in',
+        signInForm({
+          action: `${INTERACTION_PREFIX}/${d.uid}/login`,
+          csrf: csrfToken(ctx, secure),
+          email: form.email,
+          error: outcome.error,
+          intro: intro(client),
+        }),
+        outcome.status,
+        client,
+      );
     }
     await finish(ctx, { login: { accountId: String(outcome.account.id) } });
   });
@@ -93,12 +131,19 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
     checkCsrf(ctx, form, deps.config.baseUrl);
     const d = await details(ctx);
     if (!d) return;
-    if (d.prompt.name !== 'consent' || !d.session?.accountId) return sendPage(ctx, 'Sign in first', html`<h1>Sign in first</h1>`, 400);
-    const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: d.session.accountId, clientId: String(d.params.client_id) });
+    if (d.prompt.name !== 'consent' || !d.session?.accountId)
+      return sendPage(ctx, 'Sign in first', html`<h1>Sign in first</h1>`, 400);
+    const grant = d.grantId
+      ? await provider.Grant.find(d.grantId)
+      : new provider.Grant({ accountId: d.session.accountId, clientId: String(d.params.client_id) });
     if (!grant) return sendPage(ctx, 'Sign-in expired', html`<h1>This sign-in has expired</h1>`, 400);
-    const missing = d.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missing = d.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(indicator, scopes.join(' '));
     const grantId = await grant.save();
     await finish(ctx, { consent: d.grantId ? {} : { grantId } });
   });
@@ -121,6 +166,9 @@ export function interactionRoutes(deps: { config: Config; db: Kysely<Database>; 
 
 function requestedScopes(d: Awaited<ReturnType<Provider['interactionDetails']>>): string[] {
   const details = d.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
-  const scopes = new Set([...(details.missingOIDCScope ?? []), ...Object.values(details.missingResourceScopes ?? {}).flat()]);
+  const scopes = new Set([
+    ...(details.missingOIDCScope ?? []),
+    ...Object.values(details.missingResourceScopes ?? {}).flat(),
+  ]);
   return [...scopes].sort();
 }

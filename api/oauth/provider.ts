@@ -97,7 +97,12 @@ export interface OauthServer {
 }
 
 /** `kv` counts registrations per address; without it (tests of the tokens alone), a store of this process. */
-export async function createOauthServer(deps: { config: Config; db: Kysely<Database>; kv?: KvStore; logger?: Logger }): Promise<OauthServer> {
+export async function createOauthServer(deps: {
+  config: Config;
+  db: Kysely<Database>;
+  kv?: KvStore;
+  logger?: Logger;
+}): Promise<OauthServer> {
   const { config, db } = deps;
   const kv = deps.kv ?? new MemoryKvStore();
   const clientIp = createClientIp(config.trustedProxies);
@@ -106,11 +111,23 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
   const signingJwk = JSON.parse(
     await sharedSecret(db, 'oauth-signing-key', async () => {
       const { privateKey } = await generateKeyPair(ACCESS_TOKEN_ALG, { extractable: true, modulusLength: 2048 });
-      return JSON.stringify({ ...(await exportJWK(privateKey)), kid: randomBytes(8).toString('hex'), alg: ACCESS_TOKEN_ALG, use: 'sig' });
+      return JSON.stringify({
+        ...(await exportJWK(privateKey)),
+        kid: randomBytes(8).toString('hex'),
+        alg: ACCESS_TOKEN_ALG,
+        use: 'sig',
+      });
     }),
   ) as JWK;
-  const cookieKeys = JSON.parse(await sharedSecret(db, 'oauth-cookie-keys', () => JSON.stringify([randomBytes(32).toString('base64url')]))) as string[];
-  const guardedFetch = createGuardedFetch({ allow: config.networkAllow, maxRedirects: 0, timeoutMs: 5000, maxBytes: 64 * 1024 });
+  const cookieKeys = JSON.parse(
+    await sharedSecret(db, 'oauth-cookie-keys', () => JSON.stringify([randomBytes(32).toString('base64url')])),
+  ) as string[];
+  const guardedFetch = createGuardedFetch({
+    allow: config.networkAllow,
+    maxRedirects: 0,
+    timeoutMs: 5000,
+    maxBytes: 64 * 1024,
+  });
 
   const configuration: Configuration = {
     adapter: class {
@@ -141,10 +158,16 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
       }
     },
     jwks: { keys: [signingJwk as any] },
-    cookies: { keys: cookieKeys, long: { httpOnly: true, sameSite: 'lax' }, short: { httpOnly: true, sameSite: 'lax' } },
+    cookies: {
+      keys: cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
     async findAccount(_ctx, sub) {
       const user = /^\d+$/.test(sub) ? await findUser(db, Number(sub)) : null;
-      return user ? { accountId: String(user.id), claims: () => ({ sub: String(user.id), email: user.email }) } : undefined;
+      return user
+        ? { accountId: String(user.id), claims: () => ({ sub: String(user.id), email: user.email }) }
+        : undefined;
     },
     // Listed here too so that clients may register with them (RFC 7591 `scope`).
     scopes: ['offline_access', ...MCP_SCOPES],
@@ -167,7 +190,13 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
           if (indicator !== resource) throw new errors.InvalidTarget(`the only resource here is ${resource}`);
-          return { scope: MCP_SCOPES.join(' '), audience: resource, accessTokenTTL: OAUTH_TTL.accessToken, accessTokenFormat: 'jwt', jwt: { sign: { alg: ACCESS_TOKEN_ALG } } };
+          return {
+            scope: MCP_SCOPES.join(' '),
+            audience: resource,
+            accessTokenTTL: OAUTH_TTL.accessToken,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
+          };
         },
       },
     },
@@ -194,14 +223,21 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
         // A client that returns to its own scheme or to a loopback port is a native app (RFC 8252),
         // whatever application_type it sent (Cursor sends "web" or nothing): oidc-provider then
         // accepts its scheme and any loopback port at authorization. PKCE binds the code to it.
-        if (Array.isArray(value) && value.some((uri) => isNativeRedirect(String(uri)))) (metadata as Record<string, unknown>).application_type = 'native';
+        if (Array.isArray(value) && value.some((uri) => isNativeRedirect(String(uri))))
+          (metadata as Record<string, unknown>).application_type = 'native';
       },
     },
     // Client ID Metadata Documents and any other URL the library fetches go through the address guard.
     fetch: async (input: string | URL | Request, init?: RequestInit) => {
       const url = input instanceof Request ? input.url : String(input);
-      const res = await guardedFetch(url, { method: init?.method ?? 'GET', headers: Object.fromEntries(new Headers(init?.headers).entries()) });
-      return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), { status: res.status, headers: res.headers });
+      const res = await guardedFetch(url, {
+        method: init?.method ?? 'GET',
+        headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      });
+      return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), {
+        status: res.status,
+        headers: res.headers,
+      });
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
@@ -216,7 +252,9 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
   provider.use(async (ctx, next) => {
     if (ctx.method !== 'POST' || ctx.path.replace(/\/+$/, '') !== OAUTH_ROUTES.registration) return next();
     const { windowSeconds, perAddress } = CLIENT_REGISTRATION_LIMITS;
-    const quota = await kv.consume([{ key: `oauth:register:addr:${addressKey(clientIp(ctx.req))}`, limit: perAddress, windowSeconds }]);
+    const quota = await kv.consume([
+      { key: `oauth:register:addr:${addressKey(clientIp(ctx.req))}`, limit: perAddress, windowSeconds },
+    ]);
     if (quota.allowed) return next();
     const wait = quota.windows[0]!.resetSeconds;
     ctx.status = 429;
@@ -227,13 +265,20 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
       error_description: `too many client registrations from this address (at most ${perAddress} an hour): try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}`,
     };
   });
-  const owned = new Set<string>([...Object.values(OAUTH_ROUTES), '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+  const owned = new Set<string>([
+    ...Object.values(OAUTH_ROUTES),
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration',
+  ]);
   return {
     provider,
     issuer,
     resource,
     publicJwk: publicPart(signingJwk),
-    owns: (path) => owned.has(path) || path.startsWith(`${OAUTH_ROUTES.authorization}/`) || path.startsWith(`${OAUTH_ROUTES.registration}/`),
+    owns: (path) =>
+      owned.has(path) ||
+      path.startsWith(`${OAUTH_ROUTES.authorization}/`) ||
+      path.startsWith(`${OAUTH_ROUTES.registration}/`),
   };
 }
 
@@ -245,10 +290,12 @@ export async function createOauthServer(deps: { config: Config; db: Kysely<Datab
 function checkRedirectUris(value: unknown): void {
   if (!Array.isArray(value)) return; // not a list: the library's own checks refuse it
   const { redirectUris, uriChars } = CLIENT_REGISTRATION_LIMITS;
-  if (value.length > redirectUris) refuse(`redirect_uris: at most ${redirectUris} URIs (this list has ${value.length})`);
+  if (value.length > redirectUris)
+    refuse(`redirect_uris: at most ${redirectUris} URIs (this list has ${value.length})`);
   for (const uri of value as unknown[]) {
     const text = String(uri);
-    if (text.length > uriChars) refuse(`redirect_uris: each URI at most ${uriChars} characters (one has ${text.length})`);
+    if (text.length > uriChars)
+      refuse(`redirect_uris: each URI at most ${uriChars} characters (one has ${text.length})`);
     const fault = redirectFault(text);
     if (fault) refuse(`redirect_uris: ${JSON.stringify(text).slice(0, 200)} ${fault}`);
   }
@@ -257,16 +304,24 @@ function checkRedirectUris(value: unknown): void {
 /** Every other field of the metadata within CLIENT_REGISTRATION_LIMITS (redirect URIs are checked above). */
 function checkMetadataSizes(metadata: Record<string, unknown>): void {
   const { clientNameChars, uriChars, stringChars, listEntries, jwksChars } = CLIENT_REGISTRATION_LIMITS;
-  const maxChars = (field: string) => (field === 'client_name' ? clientNameChars : field === 'client_id' || field.endsWith('_uri') || field.endsWith('_uris') ? uriChars : stringChars);
+  const maxChars = (field: string) =>
+    field === 'client_name'
+      ? clientNameChars
+      : field === 'client_id' || field.endsWith('_uri') || field.endsWith('_uris')
+        ? uriChars
+        : stringChars;
   for (const [field, value] of Object.entries(metadata)) {
     if (field === 'redirect_uris' || value === undefined || value === null) continue;
     if (typeof value === 'string') {
-      if (value.length > maxChars(field)) refuse(`${field}: at most ${maxChars(field)} characters (this one has ${value.length})`);
+      if (value.length > maxChars(field))
+        refuse(`${field}: at most ${maxChars(field)} characters (this one has ${value.length})`);
     } else if (Array.isArray(value)) {
-      if (value.length > listEntries) refuse(`${field}: at most ${listEntries} entries (this list has ${value.length})`);
+      if (value.length > listEntries)
+        refuse(`${field}: at most ${listEntries} entries (this list has ${value.length})`);
       for (const entry of value) {
         const length = typeof entry === 'string' ? entry.length : (JSON.stringify(entry) ?? '').length;
-        if (length > maxChars(field)) refuse(`${field}: each entry at most ${maxChars(field)} characters (one has ${length})`);
+        if (length > maxChars(field))
+          refuse(`${field}: each entry at most ${maxChars(field)} characters (one has ${length})`);
       }
     } else if (typeof value === 'object') {
       const length = JSON.stringify(value).length;

@@ -13,8 +13,10 @@ export function redirectFault(text: string): string | null {
   if (!scheme || !url) return 'is not an absolute URI with a valid scheme';
   if (REFUSED_SCHEMES.has(url.protocol)) return `must not use the ${scheme} scheme`;
   if (text.includes('#')) return 'must not have a fragment';
-  if (url.username || url.password || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*@/.test(text)) return 'must not carry user info';
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'must be https, or http on a loopback address (127.0.0.1, [::1], localhost)';
+  if (url.username || url.password || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*@/.test(text))
+    return 'must not carry user info';
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    return 'must be https, or http on a loopback address (127.0.0.1, [::1], localhost)';
   return null;
 }
 

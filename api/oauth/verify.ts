@@ -20,22 +20,36 @@ export interface TokenHolder {
 
 export type Verification = { ok: true; holder: TokenHolder } | { ok: false; reason: string };
 
-export function createTokenVerifier(deps: { db: Kysely<Database>; oauth: Pick<OauthServer, 'publicJwk' | 'issuer' | 'resource'> }) {
+export function createTokenVerifier(deps: {
+  db: Kysely<Database>;
+  oauth: Pick<OauthServer, 'publicJwk' | 'issuer' | 'resource'>;
+}) {
   const jwks = createLocalJWKSet({ keys: [deps.oauth.publicJwk] });
   return async (token: string): Promise<Verification> => {
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, jwks, { issuer: deps.oauth.issuer, audience: deps.oauth.resource, algorithms: [ACCESS_TOKEN_ALG], typ: 'at+jwt', requiredClaims: ['exp', 'sub'] }));
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer: deps.oauth.issuer,
+        audience: deps.oauth.resource,
+        algorithms: [ACCESS_TOKEN_ALG],
+        typ: 'at+jwt',
+        requiredClaims: ['exp', 'sub'],
+      }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The access token has expired' };
-      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') return { ok: false, reason: `The access token is for another resource, not ${deps.oauth.resource}` };
+      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud')
+        return { ok: false, reason: `The access token is for another resource, not ${deps.oauth.resource}` };
       return { ok: false, reason: 'The access token is not valid here' };
     }
     const grantId = typeof payload.gid === 'string' ? payload.gid : '';
-    if (!grantId || !(await grantIsLive(deps.db, grantId))) return { ok: false, reason: 'The access token was revoked' };
+    if (!grantId || !(await grantIsLive(deps.db, grantId)))
+      return { ok: false, reason: 'The access token was revoked' };
     const account = /^\d+$/.test(String(payload.sub)) ? await findUser(deps.db, Number(payload.sub)) : null;
     if (!account) return { ok: false, reason: 'The access token belongs to no account' };
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-    return { ok: true, holder: { account, scopes, clientId: String(payload.client_id ?? ''), grantId, token, expiresAt: payload.exp! } };
+    return {
+      ok: true,
+      holder: { account, scopes, clientId: String(payload.client_id ?? ''), grantId, token, expiresAt: payload.exp! },
+    };
   };
 }

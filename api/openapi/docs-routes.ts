@@ -32,7 +32,10 @@ export function docsRoutes(deps: ApiDeps): Router {
   });
   router.get('/docs', (ctx) => {
     ctx.type = 'html';
-    ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    );
     ctx.body = PAGE;
   });
   router.get('/docs/init.js', (ctx) => {

@@ -14,7 +14,7 @@ const BODY_ERRORS = [413];
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input: the message names the field',
   401: 'Missing, invalid or revoked API key',
-  403: 'Past a count bound of your plan (webhooks owned, a load test\'s size): the message names it',
+  403: "Past a count bound of your plan (webhooks owned, a load test's size): the message names it",
   404: 'Unknown, or not yours',
   409: 'Not in a state that allows this',
   413: 'Body too large',
@@ -26,14 +26,25 @@ const ERROR_TEXT: Record<number, string> = {
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   // Input view: optional defaults stay optional, and objects accept fields they do not name.
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
 function parametersOf(schema: z.ZodObject | undefined, where: 'query' | 'header') {
   if (!schema) return [];
-  const { properties = {}, required = [] } = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
-  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: required.includes(name), schema: s }));
+  const { properties = {}, required = [] } = jsonSchema(schema) as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
+  return Object.entries(properties).map(([name, s]) => ({
+    name,
+    in: where,
+    required: required.includes(name),
+    schema: s,
+  }));
 }
 
 export function statusesOf(op: Operation): number[] {
@@ -44,29 +55,47 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const parameters = [
-      ...[...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', pattern: PUBLIC_ID_PATTERN.source } })),
+      ...[...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string', pattern: PUBLIC_ID_PATTERN.source },
+      })),
       ...parametersOf(op.query, 'query'),
       ...parametersOf(op.headers, 'header'),
     ];
     const responses: Record<string, unknown> = {
       [op.success.status]: {
         description: op.success.description,
-        content: op.success.schema ? { 'application/json': { schema: jsonSchema(op.success.schema) } } : { 'text/event-stream': { schema: { type: 'string' } } },
+        content: op.success.schema
+          ? { 'application/json': { schema: jsonSchema(op.success.schema) } }
+          : { 'text/event-stream': { schema: { type: 'string' } } },
       },
     };
-    for (const status of statusesOf(op).slice(1)) responses[status] = { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    for (const status of statusesOf(op).slice(1))
+      responses[status] = {
+        description: ERROR_TEXT[status] ?? 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
     (paths[`/api/v1${op.path}`] ??= {})[op.method] = {
       summary: op.summary,
       tags: [op.tag],
       operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       ...(parameters.length ? { parameters } : {}),
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } }
+        : {}),
       responses,
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'netops API', version: '1', description: 'Network tools, webhook capture, load testing and site audits. Authenticate with X-API-Key or Authorization: Bearer (an API key). The MCP endpoint (/mcp) uses OAuth instead and is not described here.' },
+    info: {
+      title: 'netops API',
+      version: '1',
+      description:
+        'Network tools, webhook capture, load testing and site audits. Authenticate with X-API-Key or Authorization: Bearer (an API key). The MCP endpoint (/mcp) uses OAuth instead and is not described here.',
+    },
     servers: [{ url: baseUrl }],
     security: [{ ApiKey: [] }, { BearerApiKey: [] }],
     components: {
@@ -84,5 +113,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
 export function operationFor(method: string, path: string): Operation | undefined {
   const m = method.toLowerCase();
   const bare = path.replace(/^\/api\/v1/, '').split('?')[0]!;
-  return OPERATIONS.find((op) => op.method === m && new RegExp(`^${op.path.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(bare));
+  return OPERATIONS.find(
+    (op) => op.method === m && new RegExp(`^${op.path.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(bare),
+  );
 }

@@ -106,7 +106,8 @@ section.tools{margin-top:1.5rem}
 `;
 
 export function page(title: string, body: Html): string {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(STYLE)}</style></head><body><main>${body}</main></body></html>`.value;
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(STYLE)}</style></head><body><main>${body}</main></body></html>`
+    .value;
 }
 
 /**
@@ -114,7 +115,13 @@ export function page(title: string, body: Html): string {
  * page may end up at through redirects (browsers apply form-action to the redirects after a post: the
  * OAuth pages' posts end at the client's redirect URI).
  */
-export function sendPage(ctx: Context, title: string, body: Html, status = 200, options: { formTargets?: string[] } = {}): void {
+export function sendPage(
+  ctx: Context,
+  title: string,
+  body: Html,
+  status = 200,
+  options: { formTargets?: string[] } = {},
+): void {
   ctx.status = status;
   ctx.type = 'html';
   ctx.set('Cache-Control', 'no-store');
@@ -125,7 +132,10 @@ export function sendPage(ctx: Context, title: string, body: Html, status = 200, 
     // A native app's own scheme (cursor:, com.example.app:): a scheme source, nothing more.
     return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? [` ${url.protocol}`] : [];
   });
-  ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'${targets.join('')}; frame-ancestors 'none'; base-uri 'none'`);
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'${targets.join('')}; frame-ancestors 'none'; base-uri 'none'`,
+  );
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.body = page(title, body);
@@ -135,7 +145,8 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 
 /** The fields of a urlencoded form (the last value of a repeated name). */
 export async function readForm(ctx: Context): Promise<Record<string, string>> {
-  if (!ctx.is('application/x-www-form-urlencoded')) throw new AppError('unsupported_media_type', 'Forms are sent as application/x-www-form-urlencoded');
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw new AppError('unsupported_media_type', 'Forms are sent as application/x-www-form-urlencoded');
   const text = (await readBody(ctx.req, FORM_LIMIT_BYTES)).toString('utf8');
   return Object.fromEntries(new URLSearchParams(text));
 }
@@ -154,9 +165,11 @@ export function csrfToken(ctx: Context, secure: boolean): string {
 /** Refuses (403) a form post whose token does not match the cookie, or that comes from another origin. */
 export function checkCsrf(ctx: Context, form: Record<string, string>, baseUrl: string): void {
   const origin = ctx.get('origin');
-  if (origin && origin !== 'null' && origin !== new URL(baseUrl).origin) throw new ForbiddenError(`Form posted from another origin (${origin.slice(0, 100)})`);
+  if (origin && origin !== 'null' && origin !== new URL(baseUrl).origin)
+    throw new ForbiddenError(`Form posted from another origin (${origin.slice(0, 100)})`);
   const cookie = ctx.cookies.get(CSRF_COOKIE) ?? '';
   const sent = form.csrf ?? '';
-  const ok = cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));
+  const ok =
+    cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));
   if (!ok) throw new ForbiddenError('The form expired or was not sent from this site: reload the page and try again');
 }

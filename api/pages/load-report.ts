@@ -18,7 +18,12 @@ figure{margin:1rem 0}figcaption{font-weight:600}svg{width:100%;height:auto;backg
 .legend span{display:inline-block;margin-right:1rem}.swatch{display:inline-block;width:1.5rem;height:.25rem;vertical-align:middle;margin-right:.3rem}
 pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}`;
 
-const fmt = (n: number | undefined | null) => (n === undefined || n === null ? '–' : Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+const fmt = (n: number | undefined | null) =>
+  n === undefined || n === null
+    ? '–'
+    : Number.isInteger(n)
+      ? n.toLocaleString('en-US')
+      : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
 interface Line {
   label: string;
@@ -41,7 +46,10 @@ function chart(name: string, caption: string, unit: string, lines: Line[]): Html
   const y = (v: number) => (T + (H - T - B) * (1 - v / top)).toFixed(1);
   const polylines = lines
     .filter((l) => l.values.length)
-    .map((l) => html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${l.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')}"/>`);
+    .map(
+      (l) =>
+        html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${l.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')}"/>`,
+    );
   return html`<figure data-chart="${name}"><figcaption>${caption}</figcaption>
 <svg role="img" aria-label="${caption}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">
 <line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#57606a"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#57606a"/>
@@ -59,7 +67,12 @@ function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => nu
   return html`<table><thead><tr><th>Figure</th>${tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`)}${two ? html`<th class="n">B against A</th>` : ''}</tr></thead><tbody>
 ${rows.map(([name, get]) => {
   const [a, b] = tests.map(get);
-  const change = two && typeof a === 'number' && typeof b === 'number' && a !== 0 ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)} %` : two ? '–' : null;
+  const change =
+    two && typeof a === 'number' && typeof b === 'number' && a !== 0
+      ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)} %`
+      : two
+        ? '–'
+        : null;
   return html`<tr><td>${name}</td>${tests.map((t) => html`<td class="n">${fmt(get(t))}</td>`)}${change !== null ? html`<td class="n">${change}</td>` : ''}</tr>`;
 })}</tbody></table>`;
 }
@@ -67,12 +80,17 @@ ${rows.map(([name, get]) => {
 function counts(title: string, tests: ReportTest[], of: (t: ReportTest) => Record<string, number>): Html {
   const keys = [...new Set(tests.flatMap((t) => Object.keys(of(t))))].sort();
   if (keys.length === 0) return html`<h2>${title}</h2><p>None.</p>`;
-  return html`<h2>${title}</h2>${figures(tests, keys.map((k) => [k, (t: ReportTest) => of(t)[k] ?? 0]))}`;
+  return html`<h2>${title}</h2>${figures(
+    tests,
+    keys.map((k) => [k, (t: ReportTest) => of(t)[k] ?? 0]),
+  )}`;
 }
 
 function header(t: ReportTest, i: number, many: boolean): Html {
   const c = t.config;
-  const shape = Array.isArray(c.stages) ? `stages of ${c.stage_target}: ${(c.stages as Array<{ duration: number; target: number }>).map((s) => `${s.target} over ${s.duration} s`).join(', ')}` : `${fmt(c.concurrent_users as number)} users for ${fmt(c.test_duration as number)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second as number)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time as number)} s`;
+  const shape = Array.isArray(c.stages)
+    ? `stages of ${c.stage_target}: ${(c.stages as Array<{ duration: number; target: number }>).map((s) => `${s.target} over ${s.duration} s`).join(', ')}`
+    : `${fmt(c.concurrent_users as number)} users for ${fmt(c.test_duration as number)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second as number)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time as number)} s`;
   return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${COLORS[i]}"></i>${label(t, i, many)}: ${t.status}${t.verdict ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>` : ''}</h2>
 <p><code>${String(c.http_method)} ${String(c.target_url)}</code>: ${shape}. From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
 ${t.thresholds.length ? html`<table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${fmt(th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table>` : ''}</section>`;
@@ -88,7 +106,10 @@ export function sendReport(ctx: Context, report: LoadReport): void {
   ctx.set('Content-Security-Policy', `${POLICY}; frame-ancestors 'none'`);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Disposition', `inline; filename="load-test-${report.tests.map((t) => t.test_id).join('-vs-')}.html"`);
+  ctx.set(
+    'Content-Disposition',
+    `inline; filename="load-test-${report.tests.map((t) => t.test_id).join('-vs-')}.html"`,
+  );
   ctx.body = loadReportPage(report);
 }
 
@@ -96,21 +117,52 @@ export function loadReportPage(report: LoadReport): string {
   const { tests } = report;
   const many = tests.length > 1;
   const title = many ? `Load tests ${tests.map((t) => t.test_id).join(' and ')}` : `Load test ${tests[0]!.test_id}`;
-  const lines = (of: (t: ReportTest) => number[], suffix = '', dashed = false): Line[] => tests.map((t, i) => ({ label: `${label(t, i, many)}${suffix}`, color: COLORS[i]!, values: of(t), dashed }));
+  const lines = (of: (t: ReportTest) => number[], suffix = '', dashed = false): Line[] =>
+    tests.map((t, i) => ({ label: `${label(t, i, many)}${suffix}`, color: COLORS[i]!, values: of(t), dashed }));
   const s = (k: keyof ReportTest['summary']) => (t: ReportTest) => t.summary[k];
-  const phaseRows = ['dns', 'connect', 'tls', 'ttfb', 'transfer'].flatMap((p) => ['avg', 'p50', 'p95', 'p99', 'max'].map((st) => [`${p} ${st} (ms)`, (t: ReportTest) => t.phases?.[p]?.[st]] as [string, (t: ReportTest) => number | undefined]));
+  const phaseRows = ['dns', 'connect', 'tls', 'ttfb', 'transfer'].flatMap((p) =>
+    ['avg', 'p50', 'p95', 'p99', 'max'].map(
+      (st) =>
+        [`${p} ${st} (ms)`, (t: ReportTest) => t.phases?.[p]?.[st]] as [string, (t: ReportTest) => number | undefined],
+    ),
+  );
   const body = html`<main><h1>${title}</h1><p>Report made ${report.generated_at} by netops. Times in milliseconds.</p>
 ${tests.map((t, i) => header(t, i, many))}
 <h2>Figures</h2>
 ${figures(tests, [
-  ['Requests', s('total_requests')], ['Failed', s('failed_requests')], ['Error rate (%)', s('error_rate')], ['Throughput (requests/s)', s('throughput')], ['Duration (s)', s('duration_seconds')],
-  ['Average', s('avg_response_time')], ['p50', s('p50_response_time')], ['p75', s('p75_response_time')], ['p90', s('p90_response_time')], ['p95', s('p95_response_time')], ['p99', s('p99_response_time')], ['Max', s('max_response_time')],
-  ['Dropped (open model)', s('dropped_requests')], ['Lost with a worker', s('requests_lost')], ['Shard restarts', s('shard_restarts')], ['Seconds without traffic', s('seconds_without_traffic')], ['Bytes sent', s('total_bytes_sent')], ['Bytes received', s('total_bytes_received')],
+  ['Requests', s('total_requests')],
+  ['Failed', s('failed_requests')],
+  ['Error rate (%)', s('error_rate')],
+  ['Throughput (requests/s)', s('throughput')],
+  ['Duration (s)', s('duration_seconds')],
+  ['Average', s('avg_response_time')],
+  ['p50', s('p50_response_time')],
+  ['p75', s('p75_response_time')],
+  ['p90', s('p90_response_time')],
+  ['p95', s('p95_response_time')],
+  ['p99', s('p99_response_time')],
+  ['Max', s('max_response_time')],
+  ['Dropped (open model)', s('dropped_requests')],
+  ['Lost with a worker', s('requests_lost')],
+  ['Shard restarts', s('shard_restarts')],
+  ['Seconds without traffic', s('seconds_without_traffic')],
+  ['Bytes sent', s('total_bytes_sent')],
+  ['Bytes received', s('total_bytes_received')],
 ])}
 <h2>Over time</h2>
-${chart('requests', 'Requests sent each second', '/s', lines((t) => t.series.requests_per_second))}
+${chart(
+  'requests',
+  'Requests sent each second',
+  '/s',
+  lines((t) => t.series.requests_per_second),
+)}
 ${chart('latency', 'Latency of the requests sent each second: mean (solid) and slowest (dashed)', 'ms', [...lines((t) => t.series.avg_response_time_per_second, ' mean'), ...lines((t) => t.series.max_response_time_per_second, ' slowest', true)])}
-${chart('errors', 'Share of the requests sent each second that failed', '%', lines((t) => t.series.error_rate_per_second))}
+${chart(
+  'errors',
+  'Share of the requests sent each second that failed',
+  '%',
+  lines((t) => t.series.error_rate_per_second),
+)}
 <p>Percentiles per second would need a histogram per second; the whole test's are under Figures, from histograms merged exactly across shards.</p>
 <h2>Phases</h2>
 ${tests.some((t) => t.phases) ? figures(tests, phaseRows) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}

@@ -40,7 +40,12 @@ const UNCAPPED = 1_000_000_000;
 
 export type SignInOutcome = { account: Account } | { error: string; status: 401 | 429 };
 
-export async function signIn(deps: { db: Kysely<Database>; kv: KvStore }, email: string, password: string, clientIp: string): Promise<SignInOutcome> {
+export async function signIn(
+  deps: { db: Kysely<Database>; kv: KvStore },
+  email: string,
+  password: string,
+  clientIp: string,
+): Promise<SignInOutcome> {
   const normalized = email.trim().toLowerCase();
   const address = addressKey(clientIp);
   const pair = createHash('sha256').update(`${address}\n${normalized}`).digest('hex').slice(0, 32);
@@ -54,11 +59,18 @@ export async function signIn(deps: { db: Kysely<Database>; kv: KvStore }, email:
   const [pairOk, addressOk] = (await deps.kv.usage(successes)).map((s) => s.limit - s.remaining) as [number, number];
   const quota = await deps.kv.consume([
     { key: attempts.pair, limit: SIGN_IN_LIMITS.failuresPerEmailAndAddress + pairOk, windowSeconds },
-    { key: attempts.address, limit: SIGN_IN_LIMITS.failuresPerAddress + Math.min(addressOk, SIGN_IN_LIMITS.successesForgivenPerAddress), windowSeconds },
+    {
+      key: attempts.address,
+      limit: SIGN_IN_LIMITS.failuresPerAddress + Math.min(addressOk, SIGN_IN_LIMITS.successesForgivenPerAddress),
+      windowSeconds,
+    },
   ]);
   if (!quota.allowed) {
     const wait = Math.max(...quota.windows.filter((w) => w.remaining === 0).map((w) => w.resetSeconds));
-    return { status: 429, error: `Too many sign-in attempts: try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.` };
+    return {
+      status: 429,
+      error: `Too many sign-in attempts: try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
+    };
   }
   const account = normalized && password ? await checkUserPassword(deps.db, normalized, password) : null;
   if (!account) return { status: 401, error: 'Wrong email or password.' };
@@ -66,8 +78,13 @@ export async function signIn(deps: { db: Kysely<Database>; kv: KvStore }, email:
   return { account };
 }
 
-
-export function signInForm(options: { action: string; csrf: string; email?: string; error?: string; intro?: Html }): Html {
+export function signInForm(options: {
+  action: string;
+  csrf: string;
+  email?: string;
+  error?: string;
+  intro?: Html;
+}): Html {
   return html`
     <h1>Sign in</h1>
     ${options.intro}

@@ -18,7 +18,9 @@ export function healthRoutes({ db, kv, blobs, temporal, logger }: ApiDeps): Rout
       temporal: () => temporal.workflowService.getSystemInfo({}),
     };
     const results = Object.fromEntries(
-      await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await outcome(name, check, logger)] as const)),
+      await Promise.all(
+        Object.entries(checks).map(async ([name, check]) => [name, await outcome(name, check, logger)] as const),
+      ),
     );
     const ready = Object.values(results).every((r) => r === 'ok');
     ctx.status = ready ? 200 : 503;
@@ -28,7 +30,11 @@ export function healthRoutes({ db, kv, blobs, temporal, logger }: ApiDeps): Rout
 }
 
 /** 'ok', 'timeout' or 'error': the details name hosts and users, so they go to the log, not to anyone asking. */
-async function outcome(name: string, check: () => Promise<unknown>, logger: ApiDeps['logger']): Promise<'ok' | 'timeout' | 'error'> {
+async function outcome(
+  name: string,
+  check: () => Promise<unknown>,
+  logger: ApiDeps['logger'],
+): Promise<'ok' | 'timeout' | 'error'> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

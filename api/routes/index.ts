@@ -12,5 +12,14 @@ import { videoRoutes } from './video.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 export function v1Routers(services: Services): V1Router[] {
-  return [webhookRoutes(services), lookupRoutes(services), domainRoutes(services), loadTestingRoutes(services), siteRoutes(services), videoRoutes(services), diagnosticsRoutes(services), accountRoutes(services)];
+  return [
+    webhookRoutes(services),
+    lookupRoutes(services),
+    domainRoutes(services),
+    loadTestingRoutes(services),
+    siteRoutes(services),
+    videoRoutes(services),
+    diagnosticsRoutes(services),
+    accountRoutes(services),
+  ];
 }

@@ -6,16 +6,24 @@ import { serve, type V1Router } from './serve.ts';
 import { sendReport } from '../pages/load-report.ts';
 
 /** Load tests: workflows on the workflows pool whose shards run on the load pool. */
-export function loadTestingRoutes({ loadTests, streams, targets, reports }: Pick<Services, 'loadTests' | 'streams' | 'targets' | 'reports'>): V1Router {
+export function loadTestingRoutes({
+  loadTests,
+  streams,
+  targets,
+  reports,
+}: Pick<Services, 'loadTests' | 'streams' | 'targets' | 'reports'>): V1Router {
   const router: V1Router = new Router();
-  const owned = (ctx: { params: Record<string, string>; state: { account: { userId: number } } }) => loadTests.owned(ctx.params.test_id!, ctx.state.account.userId);
+  const owned = (ctx: { params: Record<string, string>; state: { account: { userId: number } } }) =>
+    loadTests.owned(ctx.params.test_id!, ctx.state.account.userId);
   serve(router, ops.start, (ctx, { body }) => loadTests.start(body, ctx.state.account));
   serve(router, ops.verifyTarget, (ctx, { body }) => targets.issue(body.targetUrl, ctx.state.account.userId));
   serve(router, ops.status, async (ctx) => loadTests.status(await owned(ctx)));
   // The same answer as a Server-Sent Events stream: an event each time it changes, ending with the test.
   serve(router, ops.events, async (ctx) => {
     const row = await owned(ctx);
-    startSse(ctx, loadTests.statusStream(row.id, ctx.state.account.userId), { lease: await streams.open(ctx.state.account) });
+    startSse(ctx, loadTests.statusStream(row.id, ctx.state.account.userId), {
+      lease: await streams.open(ctx.state.account),
+    });
   });
   serve(router, ops.stop, async (ctx) => loadTests.stop(await owned(ctx)));
   serve(router, ops.results, (ctx) => loadTests.results(ctx.params.test_id!, ctx.state.account.userId));

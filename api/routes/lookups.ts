@@ -9,7 +9,10 @@ export function lookupRoutes({ lookups, config }: Pick<Services, 'lookups' | 'co
   const router: V1Router = new Router();
   const clientIp = createClientIp(config.trustedProxies);
   serve(router, ops.dns, async (_ctx, { query }) => ({ success: true, ...(await lookups.dns(query)) }));
-  serve(router, ops.ip, async (ctx, { query }) => ({ success: true, ...(await lookups.ip(query.ip || clientIp(ctx.req))) }));
+  serve(router, ops.ip, async (ctx, { query }) => ({
+    success: true,
+    ...(await lookups.ip(query.ip || clientIp(ctx.req))),
+  }));
   serve(router, ops.headers, async (_ctx, { query }) => ({ success: true, ...(await lookups.headers(query.url)) }));
   return router;
 }

@@ -12,7 +12,11 @@ type V1Context = RouterContext<AuthState>;
 /** The Koa path of an OpenAPI path template (`/status/{test_id}` is `/status/:test_id`). */
 const routerPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ':$1');
 
-export function serve<O extends Operation>(router: V1Router, op: O, handler: (ctx: V1Context, input: OperationInput<O>) => Promise<unknown>): void {
+export function serve<O extends Operation>(
+  router: V1Router,
+  op: O,
+  handler: (ctx: V1Context, input: OperationInput<O>) => Promise<unknown>,
+): void {
   router[op.method](routerPath(op.path), async (ctx) => {
     const input = {
       params: ctx.params as Record<string, string>,

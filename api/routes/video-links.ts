@@ -21,7 +21,10 @@ export function videoLinkRoutes({ video }: Pick<Services, 'video'>, logger: Logg
     let jobId: string | undefined;
     let began = false;
     try {
-      if (!ctx.is('multipart/form-data')) throw new UnsupportedMediaTypeError('The upload is sent as multipart/form-data, with the file in the field "video"');
+      if (!ctx.is('multipart/form-data'))
+        throw new UnsupportedMediaTypeError(
+          'The upload is sent as multipart/form-data, with the file in the field "video"',
+        );
       const accepted = await video.beginUpload(ctx.params.token!, UPLOAD_MARGIN_MS);
       jobId = accepted.jobId;
       // The upload may take as long as the link lives (less the margin), not the usual request timeout.
@@ -41,12 +44,25 @@ export function videoLinkRoutes({ video }: Pick<Services, 'video'>, logger: Logg
       parsed.catch(() => {}); // its failure shows below, or the store's refusal came first
       // Whichever comes first: the store's answer (a refusal mid-stream leaves the rest of the request
       // unread, so the form never ends), or the end of a form that had no file.
-      const first = await Promise.race([storing, parsed.then(() => null, (err: Error) => err)]);
-      if (first instanceof Error) throw began ? first : new InvalidInputError(`video: the form could not be read (${first.message})`, 'video');
+      const first = await Promise.race([
+        storing,
+        parsed.then(
+          () => null,
+          (err: Error) => err,
+        ),
+      ]);
+      if (first instanceof Error)
+        throw began ? first : new InvalidInputError(`video: the form could not be read (${first.message})`, 'video');
       if (!first && !began) throw new InvalidInputError('video: the form has no file in the field "video"', 'video');
       const { bytes } = first ?? (await storing);
       ctx.status = 202;
-      ctx.body = { success: true, job_id: accepted.jobId, status: 'queued', bytes, message: 'Uploaded: the job is queued; poll its status' };
+      ctx.body = {
+        success: true,
+        job_id: accepted.jobId,
+        status: 'queued',
+        bytes,
+        message: 'Uploaded: the job is queued; poll its status',
+      };
     } catch (err) {
       if (jobId && !began) await video.abandonUpload(jobId);
       // Answer, then close the connection instead of reading the rest of a refused upload.
@@ -59,7 +75,10 @@ export function videoLinkRoutes({ video }: Pick<Services, 'video'>, logger: Logg
 
   const download = (head: boolean) => async (ctx: Context) => {
     const range = /^bytes=(\d+)-(\d*)$/.exec(ctx.get('range'));
-    const got = await video.download(ctx.params.token!, { head, range: range ? { start: Number(range[1]), ...(range[2] ? { end: Number(range[2]) } : {}) } : undefined });
+    const got = await video.download(ctx.params.token!, {
+      head,
+      range: range ? { start: Number(range[1]), ...(range[2] ? { end: Number(range[2]) } : {}) } : undefined,
+    });
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Accept-Ranges', 'bytes');
     ctx.set('Content-Disposition', `attachment; filename="${got.jobId}.mp4"`);
@@ -76,7 +95,13 @@ export function videoLinkRoutes({ video }: Pick<Services, 'video'>, logger: Logg
     // Sent through its last byte: the download happened. Anything else frees the link for a resume.
     let finished = false;
     ctx.res.once('finish', () => (finished = true));
-    ctx.res.once('close', () => void got.settle(finished).catch((err) => logger.warn({ err, job: got.jobId }, 'settling a video download failed')));
+    ctx.res.once(
+      'close',
+      () =>
+        void got
+          .settle(finished)
+          .catch((err) => logger.warn({ err, job: got.jobId }, 'settling a video download failed')),
+    );
   };
   router.head('/downloads/:token', download(true));
   router.get('/downloads/:token', download(false));

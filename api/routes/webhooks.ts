@@ -5,19 +5,46 @@ import { startSse } from '../sse.ts';
 import { sendDownload } from '../download.ts';
 import { serve, type V1Router } from './serve.ts';
 
-export function webhookRoutes({ webhooks, streams, webhookExports, webhookReplays }: Pick<Services, 'webhooks' | 'streams' | 'webhookExports' | 'webhookReplays'>): V1Router {
+export function webhookRoutes({
+  webhooks,
+  streams,
+  webhookExports,
+  webhookReplays,
+}: Pick<Services, 'webhooks' | 'streams' | 'webhookExports' | 'webhookReplays'>): V1Router {
   const router: V1Router = new Router();
-  serve(router, ops.create, async (ctx, { body }) => ({ success: true, ...(await webhooks.create(ctx.state.account, body)) }));
-  serve(router, ops.update, async (ctx, { body: { webhook_id, ...settings } }) => ({ success: true, ...(await webhooks.update(ctx.state.account, webhook_id, settings)) }));
+  serve(router, ops.create, async (ctx, { body }) => ({
+    success: true,
+    ...(await webhooks.create(ctx.state.account, body)),
+  }));
+  serve(router, ops.update, async (ctx, { body: { webhook_id, ...settings } }) => ({
+    success: true,
+    ...(await webhooks.update(ctx.state.account, webhook_id, settings)),
+  }));
   serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account) }));
   serve(router, ops.requests, async (ctx, { query }) => {
     const { webhook_id, limit, cursor, method, header, q, since, until } = query;
-    return { success: true, webhook_id, data: await webhooks.search(ctx.state.account.userId, webhook_id, { filter: { method, header, text: q, since, until }, limit, cursor }) };
+    return {
+      success: true,
+      webhook_id,
+      data: await webhooks.search(ctx.state.account.userId, webhook_id, {
+        filter: { method, header, text: q, since, until },
+        limit,
+        cursor,
+      }),
+    };
   });
-  serve(router, ops.replay, async (ctx, { body }) => ({ success: true, ...(await webhookReplays.replay(ctx.state.account.userId, body.webhook_id, body.request_id, body.target_url)) }));
+  serve(router, ops.replay, async (ctx, { body }) => ({
+    success: true,
+    ...(await webhookReplays.replay(ctx.state.account.userId, body.webhook_id, body.request_id, body.target_url)),
+  }));
   serve(router, ops.export, async (ctx, { query }) => {
     const { webhook_id, format, method, header, q, since, until } = query;
-    const chunks = await webhookExports.export(ctx.state.account.userId, webhook_id, { method, header, text: q, since, until }, format);
+    const chunks = await webhookExports.export(
+      ctx.state.account.userId,
+      webhook_id,
+      { method, header, text: q, since, until },
+      format,
+    );
     sendDownload(ctx, `webhook-${webhook_id}.${format === 'har' ? 'har' : 'json'}`, chunks);
   });
   // New captures as Server-Sent Events: first everything kept (as the polling answer), then each
@@ -26,7 +53,10 @@ export function webhookRoutes({ webhooks, streams, webhookExports, webhookReplay
     const userId = ctx.state.account.userId;
     await webhooks.requests(userId, query.webhook_id, Number.MAX_SAFE_INTEGER); // 404 now, before the stream starts
     const lease = await streams.open(ctx.state.account);
-    startSse(ctx, webhooks.requestsStream(userId, query.webhook_id, headers['last-event-id']), { lease, wake: (notify) => webhooks.watch(query.webhook_id, notify) });
+    startSse(ctx, webhooks.requestsStream(userId, query.webhook_id, headers['last-event-id']), {
+      lease,
+      wake: (notify) => webhooks.watch(query.webhook_id, notify),
+    });
   });
   serve(router, ops.remove, async (ctx, { body }) => {
     const { message } = await webhooks.remove(ctx.state.account.userId, body.webhook_id);

@@ -3,5 +3,12 @@ import { operation } from './operation.ts';
 import * as R from './responses.ts';
 
 export const accountOperations = {
-  show: operation({ method: 'get', path: '/account', summary: 'The account the API key belongs to: its email, plan and the plan\'s limits', tag: 'Account', success: { status: 200, schema: R.accountResult, description: 'Your account' }, errors: [] }),
+  show: operation({
+    method: 'get',
+    path: '/account',
+    summary: "The account the API key belongs to: its email, plan and the plan's limits",
+    tag: 'Account',
+    success: { status: 200, schema: R.accountResult, description: 'Your account' },
+    errors: [],
+  }),
 };

@@ -3,6 +3,20 @@ import { operation } from './operation.ts';
 import * as R from './responses.ts';
 
 export const diagnosticsOperations = {
-  start: operation({ method: 'post', path: '/diagnostics/pipeline-checks', summary: 'Start the pipeline check (API -> workflow -> every pool)', tag: 'Diagnostics', success: { status: 202, schema: R.pipelineCheckStartResult, description: 'Started' }, errors: [] }),
-  state: operation({ method: 'get', path: '/diagnostics/pipeline-checks/{check_id}', summary: 'State of a pipeline check', tag: 'Diagnostics', success: { status: 200, schema: R.pipelineCheckStatusResult, description: 'State' }, errors: [404, 503] }),
+  start: operation({
+    method: 'post',
+    path: '/diagnostics/pipeline-checks',
+    summary: 'Start the pipeline check (API -> workflow -> every pool)',
+    tag: 'Diagnostics',
+    success: { status: 202, schema: R.pipelineCheckStartResult, description: 'Started' },
+    errors: [],
+  }),
+  state: operation({
+    method: 'get',
+    path: '/diagnostics/pipeline-checks/{check_id}',
+    summary: 'State of a pipeline check',
+    tag: 'Diagnostics',
+    success: { status: 200, schema: R.pipelineCheckStatusResult, description: 'State' },
+    errors: [404, 503],
+  }),
 };

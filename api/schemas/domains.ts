@@ -36,14 +36,43 @@ export type BulkInput = z.output<typeof bulkBody>;
 export const bulkQuery = z.object({
   domains: z
     .string({ error: 'must be a comma-separated list of domain names' })
-    .transform((v) => v.split(',').map((d) => d.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((d) => d.trim())
+        .filter(Boolean),
+    )
     .pipe(domainList),
   mode: bulkMode,
   currency,
 });
 
 export const domainOperations = {
-  whois: operation({ method: 'get', path: '/network/whois', summary: 'Registration of a domain (RDAP, WHOIS, DNS) with pricing', tag: 'Domains', query: whoisQuery, success: { status: 200, schema: R.whoisAnswer, description: 'Registration and pricing' }, errors: [400] }),
-  bulk: operation({ method: 'post', path: '/network/domains/check', summary: 'Check up to 100 domains at once', tag: 'Domains', body: bulkBody, success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' }, errors: [400] }),
-  bulkByQuery: operation({ method: 'get', path: '/network/domains/check', summary: 'Check up to 100 domains at once (query form)', tag: 'Domains', query: bulkQuery, success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' }, errors: [400] }),
+  whois: operation({
+    method: 'get',
+    path: '/network/whois',
+    summary: 'Registration of a domain (RDAP, WHOIS, DNS) with pricing',
+    tag: 'Domains',
+    query: whoisQuery,
+    success: { status: 200, schema: R.whoisAnswer, description: 'Registration and pricing' },
+    errors: [400],
+  }),
+  bulk: operation({
+    method: 'post',
+    path: '/network/domains/check',
+    summary: 'Check up to 100 domains at once',
+    tag: 'Domains',
+    body: bulkBody,
+    success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' },
+    errors: [400],
+  }),
+  bulkByQuery: operation({
+    method: 'get',
+    path: '/network/domains/check',
+    summary: 'Check up to 100 domains at once (query form)',
+    tag: 'Domains',
+    query: bulkQuery,
+    success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' },
+    errors: [400],
+  }),
 };

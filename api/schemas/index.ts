@@ -9,4 +9,13 @@ import { siteOperations } from './site.ts';
 import { videoOperations } from './video.ts';
 import { webhookOperations } from './webhooks.ts';
 
-export const OPERATIONS: Operation[] = [webhookOperations, lookupOperations, domainOperations, loadTestOperations, siteOperations, videoOperations, diagnosticsOperations, accountOperations].flatMap((ops) => Object.values<Operation>(ops));
+export const OPERATIONS: Operation[] = [
+  webhookOperations,
+  lookupOperations,
+  domainOperations,
+  loadTestOperations,
+  siteOperations,
+  videoOperations,
+  diagnosticsOperations,
+  accountOperations,
+].flatMap((ops) => Object.values<Operation>(ops));

@@ -18,13 +18,25 @@ export const stepSchema = (methods: readonly [string, ...string[]], reservedHead
           .optional(),
         path: z.string({ error: 'must be a string' }).min(1).max(2000, 'must be at most 2000 characters').optional(),
         headers: z
-          .record(z.string().regex(HEADER_NAME, 'must be header names'), z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'))
+          .record(
+            z.string().regex(HEADER_NAME, 'must be header names'),
+            z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'),
+          )
           .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
-          .refine((h) => !Object.keys(h).some((k) => reservedHeaders.has(k.toLowerCase())), 'must not set the headers the client sets')
+          .refine(
+            (h) => !Object.keys(h).some((k) => reservedHeaders.has(k.toLowerCase())),
+            'must not set the headers the client sets',
+          )
           .default({}),
-        body: z.string({ error: 'must be a string' }).max(64 * 1024, 'must be at most 64 KiB').optional(),
+        body: z
+          .string({ error: 'must be a string' })
+          .max(64 * 1024, 'must be at most 64 KiB')
+          .optional(),
         capture: z
-          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,31}$/, 'must be names of letters, digits and _'), z.string().regex(/^(\/([^/~]|~[01])*)*$/, 'must be JSON pointers such as /data/id'))
+          .record(
+            z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,31}$/, 'must be names of letters, digits and _'),
+            z.string().regex(/^(\/([^/~]|~[01])*)*$/, 'must be JSON pointers such as /data/id'),
+          )
           .refine((c) => Object.keys(c).length <= 10, 'must hold at most 10 values')
           .default({}),
       },
@@ -39,7 +51,11 @@ export type StepInput = z.output<ReturnType<typeof stepSchema>>;
  * connection, checked by the SSRF guard), a body only with a method that sends one, and every
  * placeholder captured by an earlier step. Each as [path, message].
  */
-export function stepFaults(steps: readonly StepInput[], targetUrl: string, defaultMethod: string): Array<[Array<string | number>, string]> {
+export function stepFaults(
+  steps: readonly StepInput[],
+  targetUrl: string,
+  defaultMethod: string,
+): Array<[Array<string | number>, string]> {
   const faults: Array<[Array<string | number>, string]> = [];
   let origin: string | null = null;
   try {
@@ -56,11 +72,16 @@ export function stepFaults(steps: readonly StepInput[], targetUrl: string, defau
     const capture = typeof step.capture === 'object' && step.capture !== null ? Object.keys(step.capture) : [];
     if (typeof step.path === 'string' && origin) {
       const plain = step.path.replace(/\{\{[^}]*\}\}/g, 'x');
-      if (!/^\//.test(plain) && !/^https?:\/\//i.test(plain)) faults.push([['steps', i, 'path'], 'must be a path (/orders) or a URL on the target\'s origin']);
-      else if (new URL(plain, origin).origin !== origin) faults.push([['steps', i, 'path'], `must be on the target's origin ${origin}`]);
+      if (!/^\//.test(plain) && !/^https?:\/\//i.test(plain))
+        faults.push([['steps', i, 'path'], "must be a path (/orders) or a URL on the target's origin"]);
+      else if (new URL(plain, origin).origin !== origin)
+        faults.push([['steps', i, 'path'], `must be on the target's origin ${origin}`]);
     }
-    if (step.body !== undefined && !WITH_BODY.has(method)) faults.push([['steps', i, 'body'], 'is sent only with POST, PUT and PATCH']);
-    const used = [step.path, step.body, ...headers].filter((t): t is string => typeof t === 'string').flatMap(placeholdersOf);
+    if (step.body !== undefined && !WITH_BODY.has(method))
+      faults.push([['steps', i, 'body'], 'is sent only with POST, PUT and PATCH']);
+    const used = [step.path, step.body, ...headers]
+      .filter((t): t is string => typeof t === 'string')
+      .flatMap(placeholdersOf);
     const missing = used.find((name) => !captured.has(name));
     if (missing) faults.push([['steps', i], `uses {{${missing}}}, which no earlier step captures`]);
     for (const name of capture) captured.add(name);

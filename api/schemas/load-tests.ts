@@ -8,15 +8,31 @@ import * as R from './responses.ts';
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 /** Headers the client sets itself (per connection or per body): a user cannot override them. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+]);
 /** A header value: no line breaks or NUL (they would let a value write its own header lines). */
-const headerValue = z.string({ error: 'must be a string' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
+const headerValue = z
+  .string({ error: 'must be a string' })
+  .refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
 
 /** Stages of one test, at most. */
 export const MAX_STAGES = 20;
 
 const int = (min: number, max: number) =>
-  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`);
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(min, `must be from ${min} to ${max}`)
+    .max(max, `must be from ${min} to ${max}`);
 
 export const startBody = z
   .object({
@@ -30,7 +46,15 @@ export const startBody = z
     rampUpTime: int(0, 3600).optional(),
     requestsPerSecond: int(0, 1_000_000).optional(),
     stages: z
-      .array(z.object({ duration: int(0, 3600), target: int(0, 1_000_000) }, { error: 'must be objects {duration, target}' }).strict(), { error: 'must be a list of {duration, target}' })
+      .array(
+        z
+          .object(
+            { duration: int(0, 3600), target: int(0, 1_000_000) },
+            { error: 'must be objects {duration, target}' },
+          )
+          .strict(),
+        { error: 'must be a list of {duration, target}' },
+      )
       .min(1, 'must hold 1 to 20 stages')
       .max(MAX_STAGES, 'must hold 1 to 20 stages')
       .optional(),
@@ -40,7 +64,9 @@ export const startBody = z
       .min(1, `must hold 1 to ${MAX_STEPS} steps`)
       .max(MAX_STEPS, `must hold 1 to ${MAX_STEPS} steps`)
       .optional(),
-    authType: z.enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' }).default('none'),
+    authType: z
+      .enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' })
+      .default('none'),
     authUsername: headerValue.optional(),
     authPassword: headerValue.optional(),
     authToken: headerValue.optional(),
@@ -51,9 +77,15 @@ export const startBody = z
       .default('X-API-Key'),
     apiKeyValue: headerValue.optional(),
     headers: z
-      .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'))
+      .record(
+        z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'),
+        z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'),
+      )
       .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
-      .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), `must not set ${[...RESERVED_HEADERS].join(', ')}: the client sets them`)
+      .refine(
+        (h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())),
+        `must not set ${[...RESERVED_HEADERS].join(', ')}: the client sets them`,
+      )
       .default({}),
     body: z.string({ error: 'must be a string' }).optional(),
     insecureTls: z.boolean({ error: 'must be true or false' }).default(false),
@@ -73,53 +105,94 @@ export const startBody = z
   .superRefine((b, ctx) => {
     const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
     // Required as the contract has them, unless stages say them (a missing one reads "x is required").
-    const required = (field: 'concurrentUsers' | 'testDuration') => ctx.addIssue({ code: 'invalid_type', expected: 'number', path: [field], message: 'is required' });
+    const required = (field: 'concurrentUsers' | 'testDuration') =>
+      ctx.addIssue({ code: 'invalid_type', expected: 'number', path: [field], message: 'is required' });
     if (!b.stages) {
       if (b.stageTarget !== undefined) issue('stageTarget', 'is given only with stages');
       if (b.concurrentUsers === undefined) required('concurrentUsers');
       if (b.testDuration === undefined) required('testDuration');
-      if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration) issue('rampUpTime', 'must not exceed testDuration');
+      if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration)
+        issue('rampUpTime', 'must not exceed testDuration');
     } else {
       const total = b.stages.reduce((n, st) => n + st.duration, 0);
       const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
       if (total < 10 || total > 3600) issue('stages', `must last 10 to 3600 seconds in all (they last ${total})`);
-      if (b.testDuration !== undefined && b.testDuration !== total) issue('testDuration', `must be the stages' total (${total}), or left out`);
+      if (b.testDuration !== undefined && b.testDuration !== total)
+        issue('testDuration', `must be the stages' total (${total}), or left out`);
       if (b.rampUpTime !== undefined) issue('rampUpTime', 'is replaced by stages: leave it out');
-      if (b.requestsPerSecond !== undefined) issue('requestsPerSecond', `is replaced by stages${b.stageTarget === 'rate' ? '' : ' with stageTarget "rate"'}: leave it out`);
+      if (b.requestsPerSecond !== undefined)
+        issue(
+          'requestsPerSecond',
+          `is replaced by stages${b.stageTarget === 'rate' ? '' : ' with stageTarget "rate"'}: leave it out`,
+        );
       if (peak === 0) issue('stages', 'must reach a target above 0');
       // The test ends as the last stage does: a jump there would never be in effect.
-      if (b.stages.at(-1)?.duration === 0) issue('stages', 'must not end with a stage of duration 0 (it would never be in effect)');
+      if (b.stages.at(-1)?.duration === 0)
+        issue('stages', 'must not end with a stage of duration 0 (it would never be in effect)');
       if ((b.stageTarget ?? 'users') === 'users') {
         if (peak > 10_000) issue('stages', 'targets are users: at most 10000');
-        if (b.concurrentUsers !== undefined && b.concurrentUsers !== peak) issue('concurrentUsers', `must be the stages' peak (${peak}), or left out`);
+        if (b.concurrentUsers !== undefined && b.concurrentUsers !== peak)
+          issue('concurrentUsers', `must be the stages' peak (${peak}), or left out`);
       } else if (b.concurrentUsers === undefined) required('concurrentUsers');
     }
     if (b.steps) {
-      if ((b.requestsPerSecond ?? 0) > 0 || b.stageTarget === 'rate') issue('steps', 'run in the closed model (each user runs them in order): leave out requestsPerSecond and rate stages');
+      if ((b.requestsPerSecond ?? 0) > 0 || b.stageTarget === 'rate')
+        issue(
+          'steps',
+          'run in the closed model (each user runs them in order): leave out requestsPerSecond and rate stages',
+        );
       if (b.body !== undefined) issue('body', 'is given per step with steps');
-      for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod)) ctx.addIssue({ code: 'custom', path, message });
+      for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod))
+        ctx.addIssue({ code: 'custom', path, message });
     }
-    if (b.body !== undefined && !WITH_BODY.has(b.httpMethod)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
-    const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[b.authType] as Array<keyof typeof b>;
+    if (b.body !== undefined && !WITH_BODY.has(b.httpMethod))
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
+    const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[
+      b.authType
+    ] as Array<keyof typeof b>;
     for (const field of need) {
-      if (!b[field]) ctx.addIssue({ code: 'custom', path: [field], message: `is required when authType is ${b.authType}` });
+      if (!b[field])
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required when authType is ${b.authType}` });
     }
-
   })
   .transform((b) => {
     // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's limits and the proof of control).
-    if (!b.stages) return { ...b, stageTarget: 'users' as const, concurrentUsers: b.concurrentUsers!, testDuration: b.testDuration!, rampUpTime: b.rampUpTime ?? 10, requestsPerSecond: b.requestsPerSecond ?? 0 };
+    if (!b.stages)
+      return {
+        ...b,
+        stageTarget: 'users' as const,
+        concurrentUsers: b.concurrentUsers!,
+        testDuration: b.testDuration!,
+        rampUpTime: b.rampUpTime ?? 10,
+        requestsPerSecond: b.requestsPerSecond ?? 0,
+      };
     const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
     const testDuration = b.stages.reduce((n, st) => n + st.duration, 0);
     const users = (b.stageTarget ?? 'users') === 'users';
-    return { ...b, stageTarget: users ? ('users' as const) : ('rate' as const), concurrentUsers: b.concurrentUsers ?? peak, testDuration, rampUpTime: 0, requestsPerSecond: users ? 0 : peak };
+    return {
+      ...b,
+      stageTarget: users ? ('users' as const) : ('rate' as const),
+      concurrentUsers: b.concurrentUsers ?? peak,
+      testDuration,
+      rampUpTime: 0,
+      requestsPerSecond: users ? 0 : peak,
+    };
   });
 
 export type StartBody = z.output<typeof startBody>;
 
-export const listQuery = z.object({ limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20) });
+export const listQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be from 1 to 100')
+    .max(100, 'must be from 1 to 100')
+    .default(20),
+});
 
-export const verifyTargetBody = z.strictObject({ targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required') });
+export const verifyTargetBody = z.strictObject({
+  targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required'),
+});
 
 export const reportQuery = z.object({
   compare: z.string({ error: 'must be a test id' }).optional(),
@@ -127,12 +200,82 @@ export const reportQuery = z.object({
 });
 
 export const loadTestOperations = {
-  report: operation({ method: 'get', path: '/load-testing/report/{test_id}', summary: 'The report of an ended load test: one self-contained HTML file (no network access when opened), beside another of yours with compare; format=json gives its data', tag: 'Load testing', query: reportQuery, success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' }, errors: [400, 404, 409] }),
-  verifyTarget: operation({ method: 'post', path: '/load-testing/targets', summary: 'Your token to prove you control a target host (needed before large tests), and whether the host serves it now', tag: 'Load testing', body: verifyTargetBody, success: { status: 200, schema: R.targetVerificationResult, description: 'The token, how to serve it, and whether it is served' }, errors: [400] }),
-  start: operation({ method: 'post', path: '/load-testing/start', summary: 'Start a load test (queued until a load worker takes it)', tag: 'Load testing', body: startBody, success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' }, errors: [400, 403] }),
-  status: operation({ method: 'get', path: '/load-testing/status/{test_id}', summary: 'Status and live metrics of a load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' }, errors: [404, 503] }),
-  events: operation({ method: 'get', path: '/load-testing/status/{test_id}/events', summary: 'Status of a load test as Server-Sent Events, until it ends', tag: 'Load testing', success: { status: 200, schema: null, description: 'text/event-stream: `status` events with the shape of the status answer' }, errors: [404] }),
-  stop: operation({ method: 'post', path: '/load-testing/stop/{test_id}', summary: 'Stop a running load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' }, errors: [404, 409] }),
-  results: operation({ method: 'get', path: '/load-testing/results/{test_id}', summary: 'Final results of an ended load test', tag: 'Load testing', success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' }, errors: [404, 409] }),
-  list: operation({ method: 'get', path: '/load-testing/tests', summary: 'Your load tests, newest first', tag: 'Load testing', query: listQuery, success: { status: 200, schema: R.loadTestListResult, description: 'Tests' }, errors: [400] }),
+  report: operation({
+    method: 'get',
+    path: '/load-testing/report/{test_id}',
+    summary:
+      'The report of an ended load test: one self-contained HTML file (no network access when opened), beside another of yours with compare; format=json gives its data',
+    tag: 'Load testing',
+    query: reportQuery,
+    success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' },
+    errors: [400, 404, 409],
+  }),
+  verifyTarget: operation({
+    method: 'post',
+    path: '/load-testing/targets',
+    summary:
+      'Your token to prove you control a target host (needed before large tests), and whether the host serves it now',
+    tag: 'Load testing',
+    body: verifyTargetBody,
+    success: {
+      status: 200,
+      schema: R.targetVerificationResult,
+      description: 'The token, how to serve it, and whether it is served',
+    },
+    errors: [400],
+  }),
+  start: operation({
+    method: 'post',
+    path: '/load-testing/start',
+    summary: 'Start a load test (queued until a load worker takes it)',
+    tag: 'Load testing',
+    body: startBody,
+    success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' },
+    errors: [400, 403],
+  }),
+  status: operation({
+    method: 'get',
+    path: '/load-testing/status/{test_id}',
+    summary: 'Status and live metrics of a load test',
+    tag: 'Load testing',
+    success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' },
+    errors: [404, 503],
+  }),
+  events: operation({
+    method: 'get',
+    path: '/load-testing/status/{test_id}/events',
+    summary: 'Status of a load test as Server-Sent Events, until it ends',
+    tag: 'Load testing',
+    success: {
+      status: 200,
+      schema: null,
+      description: 'text/event-stream: `status` events with the shape of the status answer',
+    },
+    errors: [404],
+  }),
+  stop: operation({
+    method: 'post',
+    path: '/load-testing/stop/{test_id}',
+    summary: 'Stop a running load test',
+    tag: 'Load testing',
+    success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' },
+    errors: [404, 409],
+  }),
+  results: operation({
+    method: 'get',
+    path: '/load-testing/results/{test_id}',
+    summary: 'Final results of an ended load test',
+    tag: 'Load testing',
+    success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' },
+    errors: [404, 409],
+  }),
+  list: operation({
+    method: 'get',
+    path: '/load-testing/tests',
+    summary: 'Your load tests, newest first',
+    tag: 'Load testing',
+    query: listQuery,
+    success: { status: 200, schema: R.loadTestListResult, description: 'Tests' },
+    errors: [400],
+  }),
 };

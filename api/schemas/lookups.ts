@@ -35,7 +35,31 @@ export const urlInput = z.object({
 });
 
 export const lookupOperations = {
-  dns: operation({ method: 'get', path: '/network/dns-lookup', summary: 'DNS records of a domain', tag: 'Lookups', query: dnsQuery, success: { status: 200, schema: R.dnsLookupResult, description: 'Records' }, errors: [400, 404, 502, 504] }),
-  ip: operation({ method: 'get', path: '/network/ip-info', summary: 'Location, network and reverse DNS of an IP (yours when omitted)', tag: 'Lookups', query: ipQuery, success: { status: 200, schema: R.ipInfoResult, description: 'What is known of the address' }, errors: [400] }),
-  headers: operation({ method: 'get', path: '/network/http-headers', summary: 'Security headers, TLS, caching and cookies of a URL, graded', tag: 'Lookups', query: urlInput, success: { status: 200, schema: R.httpHeadersResult, description: 'Analysis' }, errors: [400, 502, 504] }),
+  dns: operation({
+    method: 'get',
+    path: '/network/dns-lookup',
+    summary: 'DNS records of a domain',
+    tag: 'Lookups',
+    query: dnsQuery,
+    success: { status: 200, schema: R.dnsLookupResult, description: 'Records' },
+    errors: [400, 404, 502, 504],
+  }),
+  ip: operation({
+    method: 'get',
+    path: '/network/ip-info',
+    summary: 'Location, network and reverse DNS of an IP (yours when omitted)',
+    tag: 'Lookups',
+    query: ipQuery,
+    success: { status: 200, schema: R.ipInfoResult, description: 'What is known of the address' },
+    errors: [400],
+  }),
+  headers: operation({
+    method: 'get',
+    path: '/network/http-headers',
+    summary: 'Security headers, TLS, caching and cookies of a URL, graded',
+    tag: 'Lookups',
+    query: urlInput,
+    success: { status: 200, schema: R.httpHeadersResult, description: 'Analysis' },
+    errors: [400, 502, 504],
+  }),
 };

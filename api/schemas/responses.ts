@@ -26,15 +26,30 @@ export const ipInfoResult = z.object({
   ip: str,
   data: z.object({
     // Strings in the spec; null where the address has no location (private, loopback, ...).
-    country: nullableStr, country_code: nullableStr, region: nullableStr, city: nullableStr,
-    latitude: num.nullable(), longitude: num.nullable(),
-    isp: nullableStr, organization: nullableStr, timezone: nullableStr,
+    country: nullableStr,
+    country_code: nullableStr,
+    region: nullableStr,
+    city: nullableStr,
+    latitude: num.nullable(),
+    longitude: num.nullable(),
+    isp: nullableStr,
+    organization: nullableStr,
+    timezone: nullableStr,
   }),
 });
 
 const check = z.object({
-  name: str, category: str, max_score: num, score: num, present: z.boolean(), passed: z.boolean(), description: str, details: z.array(str),
-  value: str.optional(), recommendation: str.optional(), risk: str.optional(),
+  name: str,
+  category: str,
+  max_score: num,
+  score: num,
+  present: z.boolean(),
+  passed: z.boolean(),
+  description: str,
+  details: z.array(str),
+  value: str.optional(),
+  recommendation: str.optional(),
+  risk: str.optional(),
 });
 
 export const httpHeadersResult = z.object({
@@ -50,40 +65,116 @@ export const httpHeadersResult = z.object({
   size: z.object({ header: int, download: int, total: int }),
   headers: z.record(str, str),
   analysis: z.object({
-    security: z.object({ score: num, max_score: num, percentage: num, grade: z.enum(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']), summary: z.object({ critical: int, high: int, medium: int, low: int }), checks: z.array(check) }),
-    ssl_tls: z.object({ enabled: z.boolean(), grade: str, certificate: z.object({ subject: str, issuer: str, valid_from: str, valid_to: str }), ssl_version: str }),
+    security: z.object({
+      score: num,
+      max_score: num,
+      percentage: num,
+      grade: z.enum(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']),
+      summary: z.object({ critical: int, high: int, medium: int, low: int }),
+      checks: z.array(check),
+    }),
+    ssl_tls: z.object({
+      enabled: z.boolean(),
+      grade: str,
+      certificate: z.object({ subject: str, issuer: str, valid_from: str, valid_to: str }),
+      ssl_version: str,
+    }),
     cache: z.object({ cacheable: z.boolean(), score: num, max_score: num, details: z.array(str) }),
-    performance: z.object({ compression: str, http2: z.boolean(), http3: z.boolean(), score: num, max_score: num, details: z.array(str) }),
+    performance: z.object({
+      compression: str,
+      http2: z.boolean(),
+      http3: z.boolean(),
+      score: num,
+      max_score: num,
+      details: z.array(str),
+    }),
     cdn_waf: z.object({ cdn: str, waf: str, details: z.array(str) }),
-    cookies: z.object({ score: num, max_score: num, cookies: z.array(z.object({ name: str, secure: z.boolean(), httponly: z.boolean(), samesite: str, score: num, issues: z.array(str) })) }),
+    cookies: z.object({
+      score: num,
+      max_score: num,
+      cookies: z.array(
+        z.object({
+          name: str,
+          secure: z.boolean(),
+          httponly: z.boolean(),
+          samesite: str,
+          score: num,
+          issues: z.array(str),
+        }),
+      ),
+    }),
   }),
   overall_score: z.object({ score: num, max_score: num, percentage: num, grade: str }),
 });
 
-const webhookResponse = z.object({ status: int, headers: z.record(str, str), body: str, delay_ms: int }).nullable().describe('What senders get; null: the default JSON acknowledgement');
-const webhookSignature = z.object({ scheme: str, header: str }).nullable().describe('How captures\' signatures are checked (the secret is never shown); null: not checked');
+const webhookResponse = z
+  .object({ status: int, headers: z.record(str, str), body: str, delay_ms: int })
+  .nullable()
+  .describe('What senders get; null: the default JSON acknowledgement');
+const webhookSignature = z
+  .object({ scheme: str, header: str })
+  .nullable()
+  .describe("How captures' signatures are checked (the secret is never shown); null: not checked");
 /** What an owner sets on a webhook, as every door (REST, MCP) answers it. */
 export const webhookSettings = {
   response: webhookResponse,
   signature: webhookSignature,
-  forward_url: str.nullable().describe('Where each new capture is passed on (its delivery shows in my-webhook-requests); null: not forwarded'),
-  retention: z.object({ max_requests: int, max_age_days: int }).describe('How many captures the webhook keeps, and for how many days (the plan\'s defaults unless set)'),
+  forward_url: str
+    .nullable()
+    .describe('Where each new capture is passed on (its delivery shows in my-webhook-requests); null: not forwarded'),
+  retention: z
+    .object({ max_requests: int, max_age_days: int })
+    .describe("How many captures the webhook keeps, and for how many days (the plan's defaults unless set)"),
 };
-const webhook = z.object({ id: int, webhook_id: str, webhook_url: str, request_count: int, created_at: z.iso.datetime(), ...webhookSettings });
-const deliveryAttempt = z.object({ attempt: int, at: z.iso.datetime(), response_status: int.nullable(), duration_ms: num, error: str.nullable() });
+const webhook = z.object({
+  id: int,
+  webhook_id: str,
+  webhook_url: str,
+  request_count: int,
+  created_at: z.iso.datetime(),
+  ...webhookSettings,
+});
+const deliveryAttempt = z.object({
+  attempt: int,
+  at: z.iso.datetime(),
+  response_status: int.nullable(),
+  duration_ms: num,
+  error: str.nullable(),
+});
 /** One captured request as every door (REST, MCP, export) answers it. */
 export const capturedRequest = z.object({
-  id: int, method: str,
+  id: int,
+  method: str,
   path: str.describe('The whole path the sender called: /webhook/<webhook_id> and anything below it'),
   headers: z.record(str, str),
   body: str.nullable().describe('null when the request had none; binary bodies in base64 (body_encoding)'),
-  body_encoding: z.enum(['utf8', 'base64']).describe('How body holds the bytes: utf8 text as sent, or base64 of bodies that are not valid UTF-8 (decode it to get them back)'),
-  body_size: int.describe('The body\'s size in bytes as sent'),
+  body_encoding: z
+    .enum(['utf8', 'base64'])
+    .describe(
+      'How body holds the bytes: utf8 text as sent, or base64 of bodies that are not valid UTF-8 (decode it to get them back)',
+    ),
+  body_size: int.describe("The body's size in bytes as sent"),
   query_params: str.nullable().describe('The query as a JSON object (repeated names as lists), or null'),
-  ip_address: str, user_agent: str, created_at: z.iso.datetime(),
-  signature: z.object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str }).optional().describe('With a signature check set on the webhook: whether this capture\'s signature verifies'),
+  ip_address: str,
+  user_agent: str,
+  created_at: z.iso.datetime(),
+  signature: z
+    .object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str })
+    .optional()
+    .describe("With a signature check set on the webhook: whether this capture's signature verifies"),
   delivery: z
-    .object({ status: z.enum(['pending', 'success', 'failed']), attempts: int, response_status: int.nullable(), duration_ms: num.nullable(), next_attempt_at: z.iso.datetime().nullable().optional().describe('While pending after a failure: when the next attempt is due'), history: z.array(deliveryAttempt) })
+    .object({
+      status: z.enum(['pending', 'success', 'failed']),
+      attempts: int,
+      response_status: int.nullable(),
+      duration_ms: num.nullable(),
+      next_attempt_at: z.iso
+        .datetime()
+        .nullable()
+        .optional()
+        .describe('While pending after a failure: when the next attempt is due'),
+      history: z.array(deliveryAttempt),
+    })
     .optional()
     .describe('When the webhook forwarded this capture: its delivery to forward_url, every attempt in history'),
 });
@@ -96,11 +187,35 @@ export const webhookReplayResult = z.object({
   response: z.object({ status: int, headers: z.record(str, str), body: str, truncated: z.boolean() }),
   duration_ms: num,
 });
-export const webhookUpdateResult = z.object({ success: z.literal(true), webhook_id: str, ...webhookSettings, message: str });
+export const webhookUpdateResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  ...webhookSettings,
+  message: str,
+});
 
-export const webhookCreateResult = z.object({ success: z.literal(true), webhook_id: str, webhook_url: str, created_at: z.iso.datetime(), ...webhookSettings, message: str });
-export const webhookListResult = z.object({ success: z.literal(true), data: z.object({ total: int, webhooks: z.array(webhook) }) });
-export const webhookRequestsResult = z.object({ success: z.literal(true), webhook_id: str, data: z.object({ total: int.describe('Every capture that matches, on every page'), count: int.describe('The captures on this page'), requests: z.array(capturedRequest), next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page') }) });
+export const webhookCreateResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  webhook_url: str,
+  created_at: z.iso.datetime(),
+  ...webhookSettings,
+  message: str,
+});
+export const webhookListResult = z.object({
+  success: z.literal(true),
+  data: z.object({ total: int, webhooks: z.array(webhook) }),
+});
+export const webhookRequestsResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  data: z.object({
+    total: int.describe('Every capture that matches, on every page'),
+    count: int.describe('The captures on this page'),
+    requests: z.array(capturedRequest),
+    next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page'),
+  }),
+});
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });
 
 const isoOrNull = z.iso.datetime({ offset: true }).nullable();
@@ -128,7 +243,15 @@ export const whoisResult = z.object({
     name_servers: z.array(str),
     registrant: z.null(),
   }),
-  pricing: z.object({ available: z.boolean(), is_premium: z.boolean(), registration_price: num.nullable(), renewal_price: num.nullable(), currency: currencyCode }).nullable(),
+  pricing: z
+    .object({
+      available: z.boolean(),
+      is_premium: z.boolean(),
+      registration_price: num.nullable(),
+      renewal_price: num.nullable(),
+      currency: currencyCode,
+    })
+    .nullable(),
   execution_time_ms: int,
 });
 
@@ -140,21 +263,34 @@ export const bulkCheckResult = z.object({
   total: int,
   cached_count: int,
   checked_count: int,
-  answered_by_rule_count: int.describe('Names answered by a rule without a lookup (RFC 6761 names such as example.com)'),
+  answered_by_rule_count: int.describe(
+    'Names answered by a rule without a lookup (RFC 6761 names such as example.com)',
+  ),
   invalid_count: int.describe('Names refused as not registrable; cached + checked + by rule + invalid = total'),
   mode: str,
   currency: currencyCode,
   results: z.record(
     str,
-    z.union([z.object({ success: z.literal(false), error: str.describe('why the name has no answer: the reason it is invalid, "timeout" (no answer by the deadline; ask again later) or "the check failed: ..."'), message: str.optional() }), z.object({
-      success: z.literal(true),
-      available: z.boolean().nullable(),
-      is_registered: z.boolean().nullable(), // null when the evidence does not say (docs/decisions.md)
-      is_premium: z.boolean(),
-      availability_confidence: confidence,
-      cached: z.boolean(),
-      pricing: z.object({ registration: num, renewal: num, currency: currencyCode, is_premium: z.boolean() }).optional(),
-    })]),
+    z.union([
+      z.object({
+        success: z.literal(false),
+        error: str.describe(
+          'why the name has no answer: the reason it is invalid, "timeout" (no answer by the deadline; ask again later) or "the check failed: ..."',
+        ),
+        message: str.optional(),
+      }),
+      z.object({
+        success: z.literal(true),
+        available: z.boolean().nullable(),
+        is_registered: z.boolean().nullable(), // null when the evidence does not say (docs/decisions.md)
+        is_premium: z.boolean(),
+        availability_confidence: confidence,
+        cached: z.boolean(),
+        pricing: z
+          .object({ registration: num, renewal: num, currency: currencyCode, is_premium: z.boolean() })
+          .optional(),
+      }),
+    ]),
   ),
 });
 
@@ -186,7 +322,14 @@ export const loadTestStatusResult = z.object({
   test_id: str,
   status: str,
   progress: int,
-  metrics: z.object({ total_requests: int, successful_requests: int, failed_requests: int, avg_response_time: num, throughput: num, error_rate: num }),
+  metrics: z.object({
+    total_requests: int,
+    successful_requests: int,
+    failed_requests: int,
+    avg_response_time: num,
+    throughput: num,
+    error_rate: num,
+  }),
   started_at: isoTime,
   estimated_completion: isoTime,
 });
@@ -196,7 +339,12 @@ export const loadTestStopResult = z.object({
   test_id: str,
   status: z.literal('stopped'),
   message: str,
-  partial_results: z.object({ total_requests: int, successful_requests: int, failed_requests: int, avg_response_time: num }),
+  partial_results: z.object({
+    total_requests: int,
+    successful_requests: int,
+    failed_requests: int,
+    avg_response_time: num,
+  }),
 });
 
 export const loadTestResultsResult = z.object({
@@ -228,26 +376,49 @@ export const accountResult = z.object({
   success: z.literal(true),
   email: str,
   plan: z.enum(['free', 'pro', 'enterprise']),
-  limits: z.object({
-    requests_per_minute: int, requests_per_day: int, live_streams: int, webhooks: int, captures_per_minute: int, capture_bytes: int, captures_kept: int, capture_days: int,
-    forwarding_webhooks: int, load_tests_at_once: int, load_test_users: int, load_test_seconds: int,
-  }).describe('What the plan allows (docs/api.md, "Plans")'),
+  limits: z
+    .object({
+      requests_per_minute: int,
+      requests_per_day: int,
+      live_streams: int,
+      webhooks: int,
+      captures_per_minute: int,
+      capture_bytes: int,
+      captures_kept: int,
+      capture_days: int,
+      forwarding_webhooks: int,
+      load_tests_at_once: int,
+      load_test_users: int,
+      load_test_seconds: int,
+    })
+    .describe('What the plan allows (docs/api.md, "Plans")'),
 });
 
 // Beyond the contract: the shapes of the other answers, for the OpenAPI document (extra fields allowed).
-export const errorResult = z.object({ success: z.literal(false), error: str, code: int, error_code: str.describe('stable name of the condition: invalid_input, plan_limit, provenance_mark, ...'), message: str });
+export const errorResult = z.object({
+  success: z.literal(false),
+  error: str,
+  code: int,
+  error_code: str.describe('stable name of the condition: invalid_input, plan_limit, provenance_mark, ...'),
+  message: str,
+});
 const nullableIso = isoTime.nullable();
 const thresholdOutcome = z.object({ threshold: str, observed: num, pass: z.boolean() });
 
 export const loadTestStatusAnswer = loadTestStatusResult.extend({
   status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),
-  metrics: loadTestStatusResult.shape.metrics.extend({ p95_response_time: num.describe('95th percentile latency (ms) of the requests so far; the final one once ended') }),
+  metrics: loadTestStatusResult.shape.metrics.extend({
+    p95_response_time: num.describe('95th percentile latency (ms) of the requests so far; the final one once ended'),
+  }),
   started_at: nullableIso,
   estimated_completion: nullableIso,
   completed_at: nullableIso,
   stop_requested: z.boolean(),
   failure_reason: str.optional(),
-  thresholds: z.array(thresholdOutcome).optional().describe('Each threshold on the merged totals: live while the test runs, final once it ended'),
+  thresholds: z
+    .array(thresholdOutcome)
+    .optional()
+    .describe('Each threshold on the merged totals: live while the test runs, final once it ended'),
   verdict: z.enum(['passed', 'failed']).optional(),
   config: z.record(str, z.unknown()),
 });
@@ -258,13 +429,46 @@ export const loadTestResultsAnswer = loadTestResultsResult.extend({
       status_codes: z.record(str, int).optional(),
       errors: z.record(str, int).optional(),
       requests_per_second: z.array(int).optional().describe('Requests sent in each second of the test'),
-      error_rate_per_second: z.array(num).optional().describe('Percentage of the requests sent in each second that failed'),
-      avg_response_time_per_second: z.array(num).optional().describe('Mean latency (ms) of the requests sent in each second'),
-      max_response_time_per_second: z.array(num).optional().describe('Slowest latency (ms) of the requests sent in each second'),
-      thresholds: z.array(thresholdOutcome).optional().describe('Each threshold with the figure it read (the same as the results\' own) and whether it held'),
+      error_rate_per_second: z
+        .array(num)
+        .optional()
+        .describe('Percentage of the requests sent in each second that failed'),
+      avg_response_time_per_second: z
+        .array(num)
+        .optional()
+        .describe('Mean latency (ms) of the requests sent in each second'),
+      max_response_time_per_second: z
+        .array(num)
+        .optional()
+        .describe('Slowest latency (ms) of the requests sent in each second'),
+      thresholds: z
+        .array(thresholdOutcome)
+        .optional()
+        .describe("Each threshold with the figure it read (the same as the results' own) and whether it held"),
       verdict: z.enum(['passed', 'failed']).optional().describe('passed when every threshold held'),
-      steps: z.array(z.object({ step: int, name: str, requests: int, failed_requests: int, error_rate: num, capture_failures: int, avg_response_time: num, p50_response_time: num, p95_response_time: num, p99_response_time: num, max_response_time: num, status_codes: z.record(str, int) })).optional().describe('With steps: each step\'s requests, failures and latency'),
-      phases: z.record(str, z.record(str, num)).optional().describe('Per phase (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99 and max in ms'),
+      steps: z
+        .array(
+          z.object({
+            step: int,
+            name: str,
+            requests: int,
+            failed_requests: int,
+            error_rate: num,
+            capture_failures: int,
+            avg_response_time: num,
+            p50_response_time: num,
+            p95_response_time: num,
+            p99_response_time: num,
+            max_response_time: num,
+            status_codes: z.record(str, int),
+          }),
+        )
+        .optional()
+        .describe("With steps: each step's requests, failures and latency"),
+      phases: z
+        .record(str, z.record(str, num))
+        .optional()
+        .describe('Per phase (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99 and max in ms'),
       aborted_by: str.optional().describe('The abortOnFail threshold that stopped the test'),
     })
     .nullable(),
@@ -275,14 +479,54 @@ export const loadTestListResult = z.object({
   success: z.literal(true),
   data: z.object({
     total: int,
-    tests: z.array(z.object({ test_id: str, status: str, config: z.record(str, z.unknown()), created_at: isoTime, started_at: nullableIso, completed_at: nullableIso, summary: z.record(str, z.unknown()).nullable() })),
+    tests: z.array(
+      z.object({
+        test_id: str,
+        status: str,
+        config: z.record(str, z.unknown()),
+        created_at: isoTime,
+        started_at: nullableIso,
+        completed_at: nullableIso,
+        summary: z.record(str, z.unknown()).nullable(),
+      }),
+    ),
   }),
 });
 export const whoisAnswer = whoisResult.extend({ whois_server: str.nullable(), meta: whoisMeta.optional() });
-export const pipelineCheckStartResult = z.object({ success: z.literal(true), check_id: str, status: str, message: str });
-export const pipelineCheckStatusResult = z.object({ success: z.literal(true), check_id: str, status: str, started_at: str, completed_at: str.nullable(), pools: z.record(str, z.object({ status: str }).passthrough()) });
-const finding = z.object({ rule: str, category: z.enum(['template', 'alignment', 'accessibility', 'style_budget']), severity: z.enum(['high', 'medium', 'low']), selector: nullableStr, property: nullableStr, measured: str, threshold: str, fix: str, evidence: str });
-export const siteDiscoverResult = z.object({ success: z.literal(true), url: str, source: z.enum(['sitemap', 'homepage_links']), pages: z.array(str), total: int, cached: z.boolean(), cache_age_seconds: int });
+export const pipelineCheckStartResult = z.object({
+  success: z.literal(true),
+  check_id: str,
+  status: str,
+  message: str,
+});
+export const pipelineCheckStatusResult = z.object({
+  success: z.literal(true),
+  check_id: str,
+  status: str,
+  started_at: str,
+  completed_at: str.nullable(),
+  pools: z.record(str, z.object({ status: str }).passthrough()),
+});
+const finding = z.object({
+  rule: str,
+  category: z.enum(['template', 'alignment', 'accessibility', 'style_budget']),
+  severity: z.enum(['high', 'medium', 'low']),
+  selector: nullableStr,
+  property: nullableStr,
+  measured: str,
+  threshold: str,
+  fix: str,
+  evidence: str,
+});
+export const siteDiscoverResult = z.object({
+  success: z.literal(true),
+  url: str,
+  source: z.enum(['sitemap', 'homepage_links']),
+  pages: z.array(str),
+  total: int,
+  cached: z.boolean(),
+  cache_age_seconds: int,
+});
 export const siteAuditResult = z.object({
   success: z.literal(true),
   url: str,
@@ -290,8 +534,26 @@ export const siteAuditResult = z.object({
   page_type: z.enum(['landing', 'article', 'product', 'pricing', 'docs', 'contact', 'form', 'other']),
   page_type_source: str,
   findings: z.array(finding),
-  needs_review: z.array(z.object({ rule: str, category: z.enum(['template', 'alignment', 'accessibility', 'style_budget']), selector: nullableStr, reason: str, evidence: str })),
-  summary: z.object({ score: num, total_findings: int, needs_review: int, by_category: z.record(str, int), by_severity: z.record(str, int), stylesheets: z.object({ read: int, skipped: z.array(z.object({ url: str, reason: str })) }).passthrough(), limitations: str }).passthrough(),
+  needs_review: z.array(
+    z.object({
+      rule: str,
+      category: z.enum(['template', 'alignment', 'accessibility', 'style_budget']),
+      selector: nullableStr,
+      reason: str,
+      evidence: str,
+    }),
+  ),
+  summary: z
+    .object({
+      score: num,
+      total_findings: int,
+      needs_review: int,
+      by_category: z.record(str, int),
+      by_severity: z.record(str, int),
+      stylesheets: z.object({ read: int, skipped: z.array(z.object({ url: str, reason: str })) }).passthrough(),
+      limitations: str,
+    })
+    .passthrough(),
   cached: z.boolean(),
   cache_age_seconds: int,
 });

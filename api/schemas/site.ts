@@ -9,16 +9,41 @@ import { operation } from './operation.ts';
 import * as R from './responses.ts';
 
 const fresh = z.boolean({ error: 'must be true or false' }).default(false);
-export const discoverInput = urlInput.extend({
-  limit: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, `must be from 1 to ${MAX_PAGES}`).max(MAX_PAGES, `must be from 1 to ${MAX_PAGES}`).default(MAX_PAGES),
-  fresh,
-}).strict();
-export const auditInput = urlInput.extend({
-  page_type: z.enum(PAGE_TYPES, { error: `must be one of ${PAGE_TYPES.join(', ')}` }).optional(),
-  fresh,
-}).strict();
+export const discoverInput = urlInput
+  .extend({
+    limit: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, `must be from 1 to ${MAX_PAGES}`)
+      .max(MAX_PAGES, `must be from 1 to ${MAX_PAGES}`)
+      .default(MAX_PAGES),
+    fresh,
+  })
+  .strict();
+export const auditInput = urlInput
+  .extend({
+    page_type: z.enum(PAGE_TYPES, { error: `must be one of ${PAGE_TYPES.join(', ')}` }).optional(),
+    fresh,
+  })
+  .strict();
 
 export const siteOperations = {
-  discover: operation({ method: 'post', path: '/site/discover', summary: 'Up to 20 pages of a site, from its sitemaps or home page links', tag: 'Sites', body: discoverInput, success: { status: 200, schema: R.siteDiscoverResult, description: 'Pages' }, errors: [400, 502, 504] }),
-  audit: operation({ method: 'post', path: '/site/audit', summary: 'Design audit of one page (template, alignment, accessibility, style budget)', tag: 'Sites', body: auditInput, success: { status: 200, schema: R.siteAuditResult, description: 'Findings and summary' }, errors: [400, 502, 504] }),
+  discover: operation({
+    method: 'post',
+    path: '/site/discover',
+    summary: 'Up to 20 pages of a site, from its sitemaps or home page links',
+    tag: 'Sites',
+    body: discoverInput,
+    success: { status: 200, schema: R.siteDiscoverResult, description: 'Pages' },
+    errors: [400, 502, 504],
+  }),
+  audit: operation({
+    method: 'post',
+    path: '/site/audit',
+    summary: 'Design audit of one page (template, alignment, accessibility, style budget)',
+    tag: 'Sites',
+    body: auditInput,
+    success: { status: 200, schema: R.siteAuditResult, description: 'Findings and summary' },
+    errors: [400, 502, 504],
+  }),
 };

@@ -26,13 +26,31 @@ export function namesAiVideoGenerator(service: string): boolean {
   return AI_VIDEO_GENERATORS.has(squash(service));
 }
 
-const pixels = (min: number) => z.number({ error: 'must be a whole number of pixels' }).int('must be a whole number of pixels').min(min, `must be from ${min} to ${MAX_PIXELS}`).max(MAX_PIXELS, `must be from ${min} to ${MAX_PIXELS}`);
-const second = z.number({ error: 'must be a number of seconds' }).min(0, `must be from 0 to ${MAX_SECONDS}`).max(MAX_SECONDS, `must be from 0 to ${MAX_SECONDS}`);
+const pixels = (min: number) =>
+  z
+    .number({ error: 'must be a whole number of pixels' })
+    .int('must be a whole number of pixels')
+    .min(min, `must be from ${min} to ${MAX_PIXELS}`)
+    .max(MAX_PIXELS, `must be from ${min} to ${MAX_PIXELS}`);
+const second = z
+  .number({ error: 'must be a number of seconds' })
+  .min(0, `must be from 0 to ${MAX_SECONDS}`)
+  .max(MAX_SECONDS, `must be from 0 to ${MAX_SECONDS}`);
 
 export const region = z
-  .object({ x: pixels(0), y: pixels(0), width: pixels(1), height: pixels(1), start_seconds: second.optional(), end_seconds: second.optional() })
+  .object({
+    x: pixels(0),
+    y: pixels(0),
+    width: pixels(1),
+    height: pixels(1),
+    start_seconds: second.optional(),
+    end_seconds: second.optional(),
+  })
   .strict()
-  .refine((r) => r.start_seconds === undefined || r.end_seconds === undefined || r.end_seconds > r.start_seconds, { message: 'end_seconds must be after start_seconds', path: ['end_seconds'] });
+  .refine((r) => r.start_seconds === undefined || r.end_seconds === undefined || r.end_seconds > r.start_seconds, {
+    message: 'end_seconds must be after start_seconds',
+    path: ['end_seconds'],
+  });
 
 /**
  * `service` stays a plain string here: a generator's name is refused with 422 before anything else
@@ -43,7 +61,9 @@ export const videoJobBody = z.preprocess(
   (body) => {
     const service = (body as { service?: unknown } | null)?.service;
     if (typeof service === 'string' && namesAiVideoGenerator(service)) {
-      throw new ProvenanceMarkError(`service: "${service.trim().slice(0, 60)}" names an AI video generator. Its mark tells viewers the video is generated, and this service does not remove such disclosure marks; it removes marks you name on your own footage (service "region", with the regions of your logo or timestamp).`);
+      throw new ProvenanceMarkError(
+        `service: "${service.trim().slice(0, 60)}" names an AI video generator. Its mark tells viewers the video is generated, and this service does not remove such disclosure marks; it removes marks you name on your own footage (service "region", with the regions of your logo or timestamp).`,
+      );
     }
     return body;
   },
@@ -57,7 +77,15 @@ export const videoJobBody = z.preprocess(
 );
 export type VideoJobBody = z.output<typeof videoJobBody>;
 
-const source = z.object({ width: z.number(), height: z.number(), duration_seconds: z.number(), frame_rate: z.number(), video_codec: z.string(), has_audio: z.boolean(), audio_codec: z.string().nullable() });
+const source = z.object({
+  width: z.number(),
+  height: z.number(),
+  duration_seconds: z.number(),
+  frame_rate: z.number(),
+  video_codec: z.string(),
+  has_audio: z.boolean(),
+  audio_codec: z.string().nullable(),
+});
 
 /** A job as every door answers it (the start adds `max_upload_bytes` and `message`). */
 export const videoJobAnswer = z.object({
@@ -79,6 +107,21 @@ export const videoJobAnswer = z.object({
 });
 
 export const videoOperations = {
-  start: operation({ method: 'post', path: '/video/watermark-jobs', summary: 'Start a job that removes regions (your logo, a timestamp) from your own video', tag: 'Video', body: videoJobBody, success: { status: 201, schema: videoJobAnswer, description: 'The job and its one-time upload URL' }, errors: [400, 422] }),
-  status: operation({ method: 'get', path: '/video/watermark-jobs/{job_id}', summary: 'A video job: status, progress, the single-use download URL once done', tag: 'Video', success: { status: 200, schema: videoJobAnswer, description: 'The job' }, errors: [404, 503] }),
+  start: operation({
+    method: 'post',
+    path: '/video/watermark-jobs',
+    summary: 'Start a job that removes regions (your logo, a timestamp) from your own video',
+    tag: 'Video',
+    body: videoJobBody,
+    success: { status: 201, schema: videoJobAnswer, description: 'The job and its one-time upload URL' },
+    errors: [400, 422],
+  }),
+  status: operation({
+    method: 'get',
+    path: '/video/watermark-jobs/{job_id}',
+    summary: 'A video job: status, progress, the single-use download URL once done',
+    tag: 'Video',
+    success: { status: 200, schema: videoJobAnswer, description: 'The job' },
+    errors: [404, 503],
+  }),
 };

@@ -20,10 +20,16 @@ export const requestsQuery = z.object({ webhook_id: webhookIdField });
  */
 export const OUT_OF_ORDER_WINDOW = 2_000;
 
-const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, e.g. 2026-11-23T10:00:00Z' }).transform((t) => new Date(t));
+const isoTime = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 time, e.g. 2026-11-23T10:00:00Z' })
+  .transform((t) => new Date(t));
 /** my-webhook-requests: every filter given must hold; newest first, a page at a time. */
 export const searchQuery = requestsQuery.extend({
-  method: z.string().regex(/^[A-Za-z]{1,20}$/, 'must be an HTTP method').transform((m) => m.toUpperCase()).optional(),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,20}$/, 'must be an HTTP method')
+    .transform((m) => m.toUpperCase())
+    .optional(),
   header: z
     .string()
     .max(1000, 'must be at most 1000 characters')
@@ -34,10 +40,20 @@ export const searchQuery = requestsQuery.extend({
       return at < 0 ? { name: h.toLowerCase() } : { name: h.slice(0, at).toLowerCase(), value: h.slice(at + 1).trim() };
     })
     .optional(),
-  q: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
+  q: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .refine((v) => !v.includes('\0'), 'must not contain NUL')
+    .optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),
-  limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 500').max(500, 'must be from 1 to 500').default(500),
+  limit: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be from 1 to 500')
+    .max(500, 'must be from 1 to 500')
+    .default(500),
   cursor: z.string().max(100).optional(),
 });
 /** A reconnecting Server-Sent Events client sends the last event id it received: the stream resumes after it. */
@@ -51,12 +67,32 @@ export const resumeHeaders = z.object({
 export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
 
 /** Hop-by-hop headers and those that frame the answer: the server sets them. */
-const NOT_SETTABLE = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'date']);
+const NOT_SETTABLE = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'date',
+]);
 /**
  * Capture URLs share the service's origin with the dashboard and the API: an answer must not set
  * cookies there, loosen its sandbox or vouch for credentials (custom answers always go sandboxed).
  */
-const NOT_ON_OUR_ORIGIN = new Set(['set-cookie', 'set-cookie2', 'content-security-policy', 'content-security-policy-report-only', 'x-content-type-options', 'access-control-allow-credentials', 'clear-site-data', 'service-worker-allowed', 'refresh']);
+const NOT_ON_OUR_ORIGIN = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'x-content-type-options',
+  'access-control-allow-credentials',
+  'clear-site-data',
+  'service-worker-allowed',
+  'refresh',
+]);
 /** What Node can write as a header value: tabs, visible ASCII and Latin-1. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
@@ -65,15 +101,40 @@ export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 export const responseSchema = z
   .object(
     {
-      status: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(200, 'must be from 200 to 599 (1xx are not answers)').max(599, 'must be from 200 to 599 (1xx are not answers)').default(200),
+      status: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(200, 'must be from 200 to 599 (1xx are not answers)')
+        .max(599, 'must be from 200 to 599 (1xx are not answers)')
+        .default(200),
       headers: z
-        .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'), z.string({ error: 'must be strings' }).max(1024, 'must be at most 1024 characters').regex(HEADER_VALUE, 'must be tabs, visible ASCII or Latin-1 characters (no line breaks)'))
+        .record(
+          z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'),
+          z
+            .string({ error: 'must be strings' })
+            .max(1024, 'must be at most 1024 characters')
+            .regex(HEADER_VALUE, 'must be tabs, visible ASCII or Latin-1 characters (no line breaks)'),
+        )
         .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
-        .refine((h) => !Object.keys(h).some((k) => NOT_SETTABLE.has(k.toLowerCase())), `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`)
-        .refine((h) => !Object.keys(h).some((k) => NOT_ON_OUR_ORIGIN.has(k.toLowerCase())), `must not set ${[...NOT_ON_OUR_ORIGIN].join(', ')}: capture URLs share the service's origin`)
+        .refine(
+          (h) => !Object.keys(h).some((k) => NOT_SETTABLE.has(k.toLowerCase())),
+          `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`,
+        )
+        .refine(
+          (h) => !Object.keys(h).some((k) => NOT_ON_OUR_ORIGIN.has(k.toLowerCase())),
+          `must not set ${[...NOT_ON_OUR_ORIGIN].join(', ')}: capture URLs share the service's origin`,
+        )
         .default({}),
-      body: z.string({ error: 'must be a string' }).refine((b) => Buffer.byteLength(b) <= MAX_RESPONSE_BODY_BYTES, 'must be at most 64 KiB').default(''),
-      delay_ms: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be from 0 to 30000').max(30_000, 'must be from 0 to 30000').default(0),
+      body: z
+        .string({ error: 'must be a string' })
+        .refine((b) => Buffer.byteLength(b) <= MAX_RESPONSE_BODY_BYTES, 'must be at most 64 KiB')
+        .default(''),
+      delay_ms: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(0, 'must be from 0 to 30000')
+        .max(30_000, 'must be from 0 to 30000')
+        .default(0),
     },
     { error: 'must be an object {status, headers, body, delay_ms}, or null for the default answer' },
   )
@@ -84,13 +145,22 @@ export const signatureSchema = z
     {
       scheme: z.enum(SIGNATURE_SCHEMES, { error: `must be one of ${SIGNATURE_SCHEMES.join(', ')}` }),
       secret: z.string({ error: 'must be a string' }).min(1, 'is required').max(256, 'must be at most 256 characters'),
-      header: z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be a header name').transform((h) => h.toLowerCase()).optional(),
+      header: z
+        .string()
+        .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be a header name')
+        .transform((h) => h.toLowerCase())
+        .optional(),
     },
     { error: 'must be an object {scheme, secret, header}, or null for no check' },
   )
   .strict()
   .superRefine((s, ctx) => {
-    if (s.header !== undefined && s.scheme !== 'hmac-sha256') ctx.addIssue({ code: 'custom', path: ['header'], message: `is named by the ${s.scheme} scheme itself: give it only with hmac-sha256` });
+    if (s.header !== undefined && s.scheme !== 'hmac-sha256')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['header'],
+        message: `is named by the ${s.scheme} scheme itself: give it only with hmac-sha256`,
+      });
   })
   .transform((s) => ({ ...s, header: s.header ?? (s.scheme === 'hmac-sha256' ? 'x-signature' : '') }));
 
@@ -103,40 +173,151 @@ export const forwardUrlSchema = z
 export const retentionSchema = z
   .object(
     {
-      max_requests: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional(),
-      max_age_days: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 30').max(30, 'must be from 1 to 30').optional(),
+      max_requests: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be from 1 to 10000')
+        .max(10_000, 'must be from 1 to 10000')
+        .optional(),
+      max_age_days: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be from 1 to 30')
+        .max(30, 'must be from 1 to 30')
+        .optional(),
     },
-    { error: 'must be an object {max_requests, max_age_days}, or null for the plan\'s defaults' },
+    { error: "must be an object {max_requests, max_age_days}, or null for the plan's defaults" },
   )
   .strict();
 const SETTING_NAMES = ['response', 'signature', 'forward_url', 'retention'] as const;
 
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
-  z.object({ response: responseSchema.optional(), signature: signatureSchema.optional(), forward_url: forwardUrlSchema.optional(), retention: retentionSchema.optional() }).strict(),
+  z
+    .object({
+      response: responseSchema.optional(),
+      signature: signatureSchema.optional(),
+      forward_url: forwardUrlSchema.optional(),
+      retention: retentionSchema.optional(),
+    })
+    .strict(),
 );
 export const updateBody = z
-  .object({ webhook_id: webhookIdField, response: responseSchema.nullable().optional(), signature: signatureSchema.nullable().optional(), forward_url: forwardUrlSchema.nullable().optional(), retention: retentionSchema.nullable().optional() })
+  .object({
+    webhook_id: webhookIdField,
+    response: responseSchema.nullable().optional(),
+    signature: signatureSchema.nullable().optional(),
+    forward_url: forwardUrlSchema.nullable().optional(),
+    retention: retentionSchema.nullable().optional(),
+  })
   .strict()
-  .refine((b) => SETTING_NAMES.some((k) => b[k] !== undefined), { message: `give at least one of ${SETTING_NAMES.join(', ')} (null removes one)`, path: ['response'] });
+  .refine((b) => SETTING_NAMES.some((k) => b[k] !== undefined), {
+    message: `give at least one of ${SETTING_NAMES.join(', ')} (null removes one)`,
+    path: ['response'],
+  });
 
 export const replayBody = z
   .object({
     webhook_id: webhookIdField,
-    request_id: z.number({ error: 'must be the id of a captured request' }).int('must be a whole number').min(1, 'must be the id of a captured request'),
-    target_url: z.string({ error: 'must be a string' }).min(1, 'is required').max(2000, 'must be at most 2000 characters'),
+    request_id: z
+      .number({ error: 'must be the id of a captured request' })
+      .int('must be a whole number')
+      .min(1, 'must be the id of a captured request'),
+    target_url: z
+      .string({ error: 'must be a string' })
+      .min(1, 'is required')
+      .max(2000, 'must be at most 2000 characters'),
   })
   .strict();
-export const exportQuery = searchQuery.omit({ limit: true, cursor: true }).extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
+export const exportQuery = searchQuery
+  .omit({ limit: true, cursor: true })
+  .extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
 
 const path = (name: string) => `/network/${name}`;
 export const webhookOperations = {
-  create: operation({ method: 'post', path: path('my-webhook-create'), summary: 'Create a webhook and its capture URL (optionally with the response its senders get)', tag: 'Webhooks', body: createBody, success: { status: 201, schema: R.webhookCreateResult, description: 'Created' }, errors: [400, 403] }),
-  update: operation({ method: 'post', path: path('my-webhook-update'), summary: 'Set what a webhook answers its senders, how its captures\' signatures are checked, where they are forwarded and how long they are kept (null: the default, none)', tag: 'Webhooks', body: updateBody, success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' }, errors: [400, 403, 404] }),
-  list: operation({ method: 'get', path: path('my-webhooks'), summary: 'List your webhooks with request counts', tag: 'Webhooks', success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' }, errors: [] }),
-  requests: operation({ method: 'get', path: path('my-webhook-requests'), summary: 'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor', tag: 'Webhooks', query: searchQuery, success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' }, errors: [400, 404] }),
-  replay: operation({ method: 'post', path: path('my-webhook-replay'), summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer', tag: 'Webhooks', body: replayBody, success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" }, errors: [400, 404, 502, 504] }),
-  export: operation({ method: 'get', path: path('my-webhook-export'), summary: 'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) as one JSON or HAR 1.2 file, streamed', tag: 'Webhooks', query: exportQuery, success: { status: 200, schema: null, description: 'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; with format=har a HAR 1.2 document (application/json) whose entries are the captured requests' }, errors: [400, 404] }),
-  events: operation({ method: 'get', path: path('my-webhook-requests/events'), summary: 'New captured requests as Server-Sent Events', tag: 'Webhooks', query: requestsQuery, headers: resumeHeaders, success: { status: 200, schema: null, description: 'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.' }, errors: [400, 404] }),
-  remove: operation({ method: 'post', path: path('my-webhook-delete'), summary: 'Delete a webhook and what it captured', tag: 'Webhooks', body: deleteBody, success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' }, errors: [400, 404] }),
+  create: operation({
+    method: 'post',
+    path: path('my-webhook-create'),
+    summary: 'Create a webhook and its capture URL (optionally with the response its senders get)',
+    tag: 'Webhooks',
+    body: createBody,
+    success: { status: 201, schema: R.webhookCreateResult, description: 'Created' },
+    errors: [400, 403],
+  }),
+  update: operation({
+    method: 'post',
+    path: path('my-webhook-update'),
+    summary:
+      "Set what a webhook answers its senders, how its captures' signatures are checked, where they are forwarded and how long they are kept (null: the default, none)",
+    tag: 'Webhooks',
+    body: updateBody,
+    success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' },
+    errors: [400, 403, 404],
+  }),
+  list: operation({
+    method: 'get',
+    path: path('my-webhooks'),
+    summary: 'List your webhooks with request counts',
+    tag: 'Webhooks',
+    success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' },
+    errors: [],
+  }),
+  requests: operation({
+    method: 'get',
+    path: path('my-webhook-requests'),
+    summary:
+      'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor',
+    tag: 'Webhooks',
+    query: searchQuery,
+    success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' },
+    errors: [400, 404],
+  }),
+  replay: operation({
+    method: 'post',
+    path: path('my-webhook-replay'),
+    summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer',
+    tag: 'Webhooks',
+    body: replayBody,
+    success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" },
+    errors: [400, 404, 502, 504],
+  }),
+  export: operation({
+    method: 'get',
+    path: path('my-webhook-export'),
+    summary:
+      'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) as one JSON or HAR 1.2 file, streamed',
+    tag: 'Webhooks',
+    query: exportQuery,
+    success: {
+      status: 200,
+      schema: null,
+      description:
+        'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; with format=har a HAR 1.2 document (application/json) whose entries are the captured requests',
+    },
+    errors: [400, 404],
+  }),
+  events: operation({
+    method: 'get',
+    path: path('my-webhook-requests/events'),
+    summary: 'New captured requests as Server-Sent Events',
+    tag: 'Webhooks',
+    query: requestsQuery,
+    headers: resumeHeaders,
+    success: {
+      status: 200,
+      schema: null,
+      description:
+        'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.',
+    },
+    errors: [400, 404],
+  }),
+  remove: operation({
+    method: 'post',
+    path: path('my-webhook-delete'),
+    summary: 'Delete a webhook and what it captured',
+    tag: 'Webhooks',
+    body: deleteBody,
+    success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' },
+    errors: [400, 404],
+  }),
 };

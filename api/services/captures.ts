@@ -44,7 +44,15 @@ export interface CaptureOwner {
   response: WebhookResponse | null;
 }
 
-export function captureService({ db, kv, settingsChannel }: { db: Kysely<Database>; kv: KvStore; settingsChannel?: string }) {
+export function captureService({
+  db,
+  kv,
+  settingsChannel,
+}: {
+  db: Kysely<Database>;
+  kv: KvStore;
+  settingsChannel?: string;
+}) {
   const owners = new Map<string, { owner: CaptureOwner; until: number }>();
   let cachedBytes = 0;
   // A webhook whose answer changed (in any process) is read again at its next capture; a lookup
@@ -122,7 +130,12 @@ export function captureService({ db, kv, settingsChannel }: { db: Kysely<Databas
       entry.since += storedBytes;
       bytes.set(owner.userId, entry);
       const bound = BYTES_BY_PLAN[owner.plan];
-      if (entry.known === undefined ? entry.since < bound * BYTES_FIRST_CHECK_FROM : entry.known + entry.since < bound * BYTES_CHECK_FROM) return;
+      if (
+        entry.known === undefined
+          ? entry.since < bound * BYTES_FIRST_CHECK_FROM
+          : entry.known + entry.since < bound * BYTES_CHECK_FROM
+      )
+        return;
       due.add(owner.userId);
       scheduleCheck();
     },
@@ -134,9 +147,17 @@ export function captureService({ db, kv, settingsChannel }: { db: Kysely<Databas
     async admit(webhookId: string, clientAddress: string): Promise<CaptureOwner> {
       let owner = cachedOwner(webhookId);
       if (!owner) {
-        const misses = { key: `captures:unknown:${addressKey(clientAddress)}`, limit: UNKNOWN_WEBHOOKS_PER_MINUTE, windowSeconds: 60 };
+        const misses = {
+          key: `captures:unknown:${addressKey(clientAddress)}`,
+          limit: UNKNOWN_WEBHOOKS_PER_MINUTE,
+          windowSeconds: 60,
+        };
         const [state] = await kv.usage([misses]);
-        if (state!.remaining === 0) throw new RateLimitedError(`Too many requests to unknown webhooks from this address (${UNKNOWN_WEBHOOKS_PER_MINUTE} a minute): retry after ${state!.resetSeconds} s`, state!.resetSeconds);
+        if (state!.remaining === 0)
+          throw new RateLimitedError(
+            `Too many requests to unknown webhooks from this address (${UNKNOWN_WEBHOOKS_PER_MINUTE} a minute): retry after ${state!.resetSeconds} s`,
+            state!.resetSeconds,
+          );
         owner = await lookUpOwner(webhookId);
         if (!owner) {
           await kv.consume([misses]);
@@ -144,11 +165,16 @@ export function captureService({ db, kv, settingsChannel }: { db: Kysely<Databas
         }
       }
       const limit = PLAN_LIMITS[owner.plan].capturesPerMinute;
-      const { allowed, windows } = await kv.consume([{ key: `captures:${webhookId}:minute`, limit, windowSeconds: 60 }]);
+      const { allowed, windows } = await kv.consume([
+        { key: `captures:${webhookId}:minute`, limit, windowSeconds: 60 },
+      ]);
       if (allowed) return owner;
       processMetrics().capturesRefused.inc({ plan: owner.plan });
       const retry = windows[0]!.resetSeconds;
-      throw new RateLimitedError(`This webhook took its ${limit} captures of this minute (the ${owner.plan} plan of its owner); nothing was stored: retry after ${retry} s`, retry);
+      throw new RateLimitedError(
+        `This webhook took its ${limit} captures of this minute (the ${owner.plan} plan of its owner); nothing was stored: retry after ${retry} s`,
+        retry,
+      );
     },
   };
 }

@@ -2,13 +2,28 @@
 import type { Client } from '@temporalio/client';
 import { NotFoundError } from '../../lib/errors.ts';
 import { findOwnedJob, readJobState, startJob } from '../../lib/temporal/jobs.ts';
-import { getPipelineCheckState, PIPELINE_CHECK_KIND, type PipelineCheckState, type PoolResult } from '../../lib/jobs/pipeline-check.ts';
+import {
+  getPipelineCheckState,
+  PIPELINE_CHECK_KIND,
+  type PipelineCheckState,
+  type PoolResult,
+} from '../../lib/jobs/pipeline-check.ts';
 
 export function diagnosticsService(temporal: Client) {
   return {
     async startCheck(ownerId: number) {
-      const { publicId } = await startJob(temporal, { kind: PIPELINE_CHECK_KIND, ownerId, workflow: 'pipelineCheck', args: [] });
-      return { success: true, check_id: publicId, status: 'running', message: 'Pipeline check started: poll its status' };
+      const { publicId } = await startJob(temporal, {
+        kind: PIPELINE_CHECK_KIND,
+        ownerId,
+        workflow: 'pipelineCheck',
+        args: [],
+      });
+      return {
+        success: true,
+        check_id: publicId,
+        status: 'running',
+        message: 'Pipeline check started: poll its status',
+      };
     },
     async checkState(checkId: string, ownerId: number) {
       const handle = await findOwnedJob(temporal, PIPELINE_CHECK_KIND, checkId, ownerId);

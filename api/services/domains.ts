@@ -8,7 +8,12 @@ import type { Config } from '../../lib/config.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { resultWithin, startJob, within } from '../../lib/temporal/jobs.ts';
-import { DOMAIN_CHECK_KIND, getDomainCheckState, type BulkAnswers, type DomainCheckJob } from '../../lib/jobs/domain-check.ts';
+import {
+  DOMAIN_CHECK_KIND,
+  getDomainCheckState,
+  type BulkAnswers,
+  type DomainCheckJob,
+} from '../../lib/jobs/domain-check.ts';
 import type { BulkInput, WhoisQuery } from '../schemas/domains.ts';
 
 /** Registry queries in flight per registry in a full bulk check, and DNS queries in flight in a fast one. */
@@ -37,7 +42,13 @@ async function answersSoFar(handle: WorkflowHandle): Promise<BulkAnswers> {
 }
 
 /** A bulk answer: each name's entry (`known` and checked answers alike), counts, and how long it took. */
-function bulkAnswer(input: Pick<BulkInput, 'mode' | 'currency'>, answers: BulkAnswers, pending: readonly string[], tookMs: number, late?: { deadlineMs: number; workflowId: string }) {
+function bulkAnswer(
+  input: Pick<BulkInput, 'mode' | 'currency'>,
+  answers: BulkAnswers,
+  pending: readonly string[],
+  tookMs: number,
+  late?: { deadlineMs: number; workflowId: string },
+) {
   const results: Record<string, unknown> = {};
   const checked = new Set(pending);
   // Every name is counted once: checked now (the workflow's), or known at once: from the cache, by a
@@ -53,7 +64,13 @@ function bulkAnswer(input: Pick<BulkInput, 'mode' | 'currency'>, answers: BulkAn
       else if (known) ruleCount++;
       results[domain] = bulkEntry(entry, input.currency);
     } else if (entry.error === 'timeout') {
-      results[domain] = { success: false, error: 'timeout', message: late ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) and fills the cache: ask again later` : 'no answer' };
+      results[domain] = {
+        success: false,
+        error: 'timeout',
+        message: late
+          ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) and fills the cache: ask again later`
+          : 'no answer',
+      };
     } else {
       if (known) invalidCount++;
       results[domain] = { success: false, error: entry.error };
@@ -102,7 +119,15 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
     const groups = new Map<string, string[]>();
     for (const [domain, registry] of pending) groups.set(registry, [...(groups.get(registry) ?? []), domain]);
     return {
-      job: { mode: input.mode, groups: [...groups].map(([registry, domains]) => ({ registry, domains, concurrency: BULK_CONCURRENCY[input.mode] })), known },
+      job: {
+        mode: input.mode,
+        groups: [...groups].map(([registry, domains]) => ({
+          registry,
+          domains,
+          concurrency: BULK_CONCURRENCY[input.mode],
+        })),
+        known,
+      },
       pending: [...pending.keys()],
     };
   }
@@ -111,7 +136,12 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
     async whois(q: WhoisQuery) {
       const started = performance.now();
       const result = await lookup.check(lookup.registrable(q.domain), q.mode);
-      return whoisResponse(result, { mode: q.mode, includePricing: q.include_pricing, currency: q.currency, executionMs: Math.round(performance.now() - started) });
+      return whoisResponse(result, {
+        mode: q.mode,
+        includePricing: q.include_pricing,
+        currency: q.currency,
+        executionMs: Math.round(performance.now() - started),
+      });
     },
 
     async bulk(input: BulkInput, ownerId: number) {
@@ -120,13 +150,27 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
       const checked: BulkAnswers = {};
       let late: { deadlineMs: number; workflowId: string } | undefined;
       if (asked.job.groups.length > 0) {
-        const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [{ mode: asked.job.mode, groups: asked.job.groups }] });
+        const { handle } = await startJob(temporal, {
+          kind: DOMAIN_CHECK_KIND,
+          ownerId,
+          workflow: 'bulkDomainCheck',
+          args: [{ mode: asked.job.mode, groups: asked.job.groups }],
+        });
         late = { deadlineMs: bulkDeadlineMs(config), workflowId: handle.workflowId };
-        Object.assign(checked, (await resultWithin<BulkAnswers>(handle, late.deadlineMs))?.value ?? (await answersSoFar(handle)));
+        Object.assign(
+          checked,
+          (await resultWithin<BulkAnswers>(handle, late.deadlineMs))?.value ?? (await answersSoFar(handle)),
+        );
       }
       // Names past the deadline: a timeout entry each, the check goes on and fills the cache.
       for (const domain of asked.pending) checked[domain] ??= { error: 'timeout' };
-      return bulkAnswer(input, { ...asked.job.known, ...checked }, asked.pending, Math.round(performance.now() - started), late);
+      return bulkAnswer(
+        input,
+        { ...asked.job.known, ...checked },
+        asked.pending,
+        Math.round(performance.now() - started),
+        late,
+      );
     },
 
     /**
@@ -135,14 +179,21 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
      */
     async startBulk(input: BulkInput, ownerId: number): Promise<string> {
       const asked = await prepare(input);
-      const { handle } = await startJob(temporal, { kind: DOMAIN_CHECK_KIND, ownerId, workflow: 'bulkDomainCheck', args: [asked.job], memo: { task: true, currency: input.currency, mode: input.mode, pending: asked.pending } });
+      const { handle } = await startJob(temporal, {
+        kind: DOMAIN_CHECK_KIND,
+        ownerId,
+        workflow: 'bulkDomainCheck',
+        args: [asked.job],
+        memo: { task: true, currency: input.currency, mode: input.mode, pending: asked.pending },
+      });
       return handle.workflowId;
     },
 
     /** A bulk check job's progress: names checked of those to check (the query needs a workflows worker). */
     async bulkProgress(workflowId: string): Promise<{ done: number; total: number } | null> {
       try {
-        const state = (await within(temporal.workflow.getHandle(workflowId).query(getDomainCheckState), QUERY_WAIT_MS))?.value;
+        const state = (await within(temporal.workflow.getHandle(workflowId).query(getDomainCheckState), QUERY_WAIT_MS))
+          ?.value;
         return state ? { done: state.done, total: state.total } : null;
       } catch {
         return null;
@@ -153,9 +204,18 @@ export function domainService({ config, kv, temporal }: { config: Config; kv: Kv
     async bulkResult(workflowId: string): Promise<ReturnType<typeof bulkAnswer>> {
       const handle = temporal.workflow.getHandle(workflowId);
       const [answers, description] = await Promise.all([handle.result() as Promise<BulkAnswers>, handle.describe()]);
-      const memo = (description.memo ?? {}) as { currency?: BulkInput['currency']; mode?: BulkInput['mode']; pending?: string[] };
+      const memo = (description.memo ?? {}) as {
+        currency?: BulkInput['currency'];
+        mode?: BulkInput['mode'];
+        pending?: string[];
+      };
       const tookMs = (description.closeTime ?? new Date()).getTime() - description.startTime.getTime();
-      return bulkAnswer({ mode: memo.mode ?? 'fast', currency: memo.currency ?? 'USD' }, answers, memo.pending ?? [], tookMs);
+      return bulkAnswer(
+        { mode: memo.mode ?? 'fast', currency: memo.currency ?? 'USD' },
+        answers,
+        memo.pending ?? [],
+        tookMs,
+      );
     },
   };
 }

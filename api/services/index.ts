@@ -27,7 +27,14 @@ export function createServices(deps: ApiDeps) {
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
   const captures = captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL });
-  const webhooks = webhookService(db, config.baseUrl, kv, secretBox(deps.codec), config.networkAllow, captures.settingsChanged);
+  const webhooks = webhookService(
+    db,
+    config.baseUrl,
+    kv,
+    secretBox(deps.codec),
+    config.networkAllow,
+    captures.settingsChanged,
+  );
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,
@@ -47,7 +54,9 @@ export function createServices(deps: ApiDeps) {
     webhooks,
     webhookExports: webhookExportService(db, config.baseUrl, webhooks),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
-    forwarding: webhookForwardingService(temporal, (err) => deps.logger.warn({ err }, 'waking a webhook forwarder failed (its captures go at the next wake)')),
+    forwarding: webhookForwardingService(temporal, (err) =>
+      deps.logger.warn({ err }, 'waking a webhook forwarder failed (its captures go at the next wake)'),
+    ),
   };
 }
 

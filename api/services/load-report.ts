@@ -8,9 +8,26 @@ import { InvalidInputError } from '../../lib/errors.ts';
 import type { LoadTestService } from './load-tests.ts';
 
 const SUMMARY = [
-  'total_requests', 'successful_requests', 'failed_requests', 'error_rate', 'throughput', 'duration_seconds', 'dropped_requests', 'requests_lost', 'shard_restarts', 'seconds_without_traffic',
-  'avg_response_time', 'min_response_time', 'p50_response_time', 'p75_response_time', 'p90_response_time', 'p95_response_time', 'p99_response_time', 'max_response_time',
-  'total_bytes_sent', 'total_bytes_received',
+  'total_requests',
+  'successful_requests',
+  'failed_requests',
+  'error_rate',
+  'throughput',
+  'duration_seconds',
+  'dropped_requests',
+  'requests_lost',
+  'shard_restarts',
+  'seconds_without_traffic',
+  'avg_response_time',
+  'min_response_time',
+  'p50_response_time',
+  'p75_response_time',
+  'p90_response_time',
+  'p95_response_time',
+  'p99_response_time',
+  'max_response_time',
+  'total_bytes_sent',
+  'total_bytes_received',
 ] as const satisfies ReadonlyArray<keyof FinalResults>;
 
 export interface ReportTest {
@@ -29,7 +46,12 @@ export interface ReportTest {
   status_codes: Record<string, number>;
   errors: Record<string, number>;
   /** Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms). */
-  series: { requests_per_second: number[]; error_rate_per_second: number[]; avg_response_time_per_second: number[]; max_response_time_per_second: number[] };
+  series: {
+    requests_per_second: number[];
+    error_rate_per_second: number[];
+    avg_response_time_per_second: number[];
+    max_response_time_per_second: number[];
+  };
 }
 
 export interface LoadReport {
@@ -70,7 +92,8 @@ export function loadReportService({ loadTests }: { loadTests: LoadTestService })
   return {
     /** The report of `testId`, with `compare` beside it; 404 for a test not the caller's, 409 while one runs. */
     async report(testId: string, userId: number, compare?: string): Promise<LoadReport> {
-      if (compare !== undefined && compare === testId) throw new InvalidInputError('compare: must be another of your tests than test_id', 'compare');
+      if (compare !== undefined && compare === testId)
+        throw new InvalidInputError('compare: must be another of your tests than test_id', 'compare');
       const tests = [await one(testId, userId), ...(compare ? [await one(compare, userId)] : [])];
       return { success: true, generated_at: new Date().toISOString(), tests };
     },

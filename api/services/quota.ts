@@ -22,11 +22,15 @@ export function quotaService(kv: KvStore) {
     async spend(account: { userId: number; plan: Plan }): Promise<QuotaVerdict> {
       const windows = planWindows(account.userId, account.plan);
       const result = await kv.consume(windows);
-      const fullWindows = result.windows.flatMap((w, i) => (w.remaining === 0 ? [{ ...w, per: PER[windows[i]!.windowSeconds] }] : []));
+      const fullWindows = result.windows.flatMap((w, i) =>
+        w.remaining === 0 ? [{ ...w, per: PER[windows[i]!.windowSeconds] }] : [],
+      );
       if (!result.allowed) processMetrics().rateLimited.inc({ plan: account.plan });
       return {
         allowed: result.allowed,
-        tightest: result.windows.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a)),
+        tightest: result.windows.reduce((a, b) =>
+          b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a,
+        ),
         retryAfterSeconds: result.allowed ? 0 : Math.max(...fullWindows.map((w) => w.resetSeconds)),
         full: fullWindows.map((w) => `${w.limit} requests per ${w.per}`),
       };
@@ -36,7 +40,10 @@ export function quotaService(kv: KvStore) {
     policy: (plan: Plan) => PLAN_LIMITS[plan],
     /** The 429 of a refused request: the plan, the full limits and when to retry. */
     refusal: (plan: Plan, verdict: QuotaVerdict) =>
-      new RateLimitedError(`Rate limit of the ${plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds),
+      new RateLimitedError(
+        `Rate limit of the ${plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`,
+        verdict.retryAfterSeconds,
+      ),
   };
 }
 

@@ -9,7 +9,14 @@ import type { KvStore } from '../../lib/kv/index.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { resultWithin, startJob } from '../../lib/temporal/jobs.ts';
 import type { JobWorkflows } from '../../lib/jobs/index.ts';
-import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND, type AuditResult, type Discovery, type Outcome, type PageType } from '../../lib/jobs/site.ts';
+import {
+  PAGE_AUDIT_KIND,
+  SITE_DISCOVERY_KIND,
+  type AuditResult,
+  type Discovery,
+  type Outcome,
+  type PageType,
+} from '../../lib/jobs/site.ts';
 import type { auditInput, discoverInput } from '../schemas/site.ts';
 
 /** How long a request waits for its job; the job's answer still fills the cache after that. */
@@ -31,10 +38,18 @@ type SiteWorkflow = 'siteDiscovery' | 'pageAudit';
 type OutcomeValue<N extends SiteWorkflow> = Awaited<ReturnType<JobWorkflows[N]>> extends Outcome<infer T> ? T : never;
 
 export function siteService(deps: { kv: KvStore; temporal: Client; allow: readonly string[] }) {
-  async function run<N extends SiteWorkflow>(kind: string, workflow: N, args: Parameters<JobWorkflows[N]>, ownerId: number): Promise<OutcomeValue<N>> {
+  async function run<N extends SiteWorkflow>(
+    kind: string,
+    workflow: N,
+    args: Parameters<JobWorkflows[N]>,
+    ownerId: number,
+  ): Promise<OutcomeValue<N>> {
     const { handle } = await startJob(deps.temporal, { kind, ownerId, workflow, args });
     const outcome = await resultWithin<Outcome<OutcomeValue<N>>>(handle, SITE_JOB_WAIT_MS);
-    if (!outcome) throw new JobTimeoutError(`The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); its answer fills the cache when it does: ask again later`);
+    if (!outcome)
+      throw new JobTimeoutError(
+        `The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); its answer fills the cache when it does: ask again later`,
+      );
     return valueOf(outcome.value);
   }
 
@@ -43,7 +58,8 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
   /** A site job's value, or its failure as the REST endpoint would answer it. */
   function valueOf<T>(answer: Outcome<T>): T {
     // A worker of the release before error codes sends only the status.
-    if (!answer.ok) throw answer.code ? new AppError(answer.code, answer.message) : AppError.ofStatus(answer.status, answer.message);
+    if (!answer.ok)
+      throw answer.code ? new AppError(answer.code, answer.message) : AppError.ofStatus(answer.status, answer.message);
     return answer.value;
   }
 
@@ -54,12 +70,24 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
      */
     async startDiscover(input: z.output<typeof discoverInput>, ownerId: number): Promise<string> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const { handle } = await startJob(deps.temporal, { kind: SITE_DISCOVERY_KIND, ownerId, workflow: 'siteDiscovery', args: [input.url, !input.fresh], memo: { task: true, url: input.url, limit: input.limit } });
+      const { handle } = await startJob(deps.temporal, {
+        kind: SITE_DISCOVERY_KIND,
+        ownerId,
+        workflow: 'siteDiscovery',
+        args: [input.url, !input.fresh],
+        memo: { task: true, url: input.url, limit: input.limit },
+      });
       return handle.workflowId;
     },
     async startAudit(input: z.output<typeof auditInput>, ownerId: number): Promise<string> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const { handle } = await startJob(deps.temporal, { kind: PAGE_AUDIT_KIND, ownerId, workflow: 'pageAudit', args: [input.url, input.page_type, !input.fresh], memo: { task: true } });
+      const { handle } = await startJob(deps.temporal, {
+        kind: PAGE_AUDIT_KIND,
+        ownerId,
+        workflow: 'pageAudit',
+        args: [input.url, input.page_type, !input.fresh],
+        memo: { task: true },
+      });
       return handle.workflowId;
     },
     /** The answer of a site job that ended, as `discover` or `audit` answers; its failure throws as they do. */
@@ -67,7 +95,10 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
       const handle = deps.temporal.workflow.getHandle(workflowId);
       const outcome = (await handle.result()) as Outcome<Discovery | AuditResult>;
       const value = valueOf(outcome);
-      const cached = outcome.ok && outcome.storedAt !== undefined ? { cached: true, cache_age_seconds: age({ storedAt: outcome.storedAt }) } : { cached: false, cache_age_seconds: 0 };
+      const cached =
+        outcome.ok && outcome.storedAt !== undefined
+          ? { cached: true, cache_age_seconds: age({ storedAt: outcome.storedAt }) }
+          : { cached: false, cache_age_seconds: 0 };
       if (!('pages' in value)) return { ...value, ...cached };
       const memo = ((await handle.describe()).memo ?? {}) as { url?: string; limit?: number };
       const pages = value.pages.slice(0, memo.limit ?? value.pages.length);
@@ -78,7 +109,14 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
       const hit = input.fresh ? null : await readCached<Discovery>(deps.kv, discoveryCacheKey(input.url));
       const found = hit?.value ?? (await run(SITE_DISCOVERY_KIND, 'siteDiscovery', [input.url], ownerId));
       const pages = found.pages.slice(0, input.limit);
-      return { url: input.url, source: found.source, pages, total: pages.length, cached: hit !== null, cache_age_seconds: hit ? age(hit) : 0 };
+      return {
+        url: input.url,
+        source: found.source,
+        pages,
+        total: pages.length,
+        cached: hit !== null,
+        cache_age_seconds: hit ? age(hit) : 0,
+      };
     },
     async audit(input: z.output<typeof auditInput>, ownerId: number): Promise<AuditAnswer> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });

@@ -24,7 +24,10 @@ export function streamService(kv: KvStore) {
       const limit = PLAN_LIMITS[account.plan].liveStreams;
       const { granted } = await kv.lease(key, holder, limit, LEASE_TTL_SECONDS);
       if (!granted) {
-        throw new RateLimitedError(`At most ${limit} live streams at once on the ${account.plan} plan: close one of yours first`, LEASE_TTL_SECONDS);
+        throw new RateLimitedError(
+          `At most ${limit} live streams at once on the ${account.plan} plan: close one of yours first`,
+          LEASE_TTL_SECONDS,
+        );
       }
       return {
         renew: async () => (await kv.lease(key, holder, limit, LEASE_TTL_SECONDS)).granted,

@@ -39,7 +39,13 @@ export interface TestSize {
 export function targetVerificationService({ config, db, kv }: { config: Config; db: Kysely<Database>; kv: KvStore }) {
   const { required, ttlSeconds, small } = config.targetVerification;
   // A small file, at most 3 redirects (http to https, a trailing slash), 5 s: a proof, not a download.
-  const fetchProof = createGuardedFetch({ allow: config.networkAllow, timeoutMs: 5000, maxBytes: 16 * 1024, onOversize: 'truncate', maxRedirects: 3 });
+  const fetchProof = createGuardedFetch({
+    allow: config.networkAllow,
+    timeoutMs: 5000,
+    maxBytes: 16 * 1024,
+    onOversize: 'truncate',
+    maxRedirects: 3,
+  });
   const dnsLookup = createDnsLookup({ servers: config.dnsServers, timeoutMs: 2000 });
   let secret: Promise<string> | undefined;
 
@@ -49,15 +55,33 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
       secret = undefined; // a database error now is not remembered
       throw err;
     });
-    return `netops-verification=${createHmac('sha256', await secret).update(`${userId}:${host}`).digest('base64url').slice(0, 32)}`;
+    return `netops-verification=${createHmac('sha256', await secret)
+      .update(`${userId}:${host}`)
+      .digest('base64url')
+      .slice(0, 32)}`;
   }
   // Per origin: a token served on one port proves nothing of another's server.
   const cacheKey = (userId: number, url: URL) => `target-verified:${userId}:${url.origin}`;
 
   function methodsFor(url: URL, host: string, token: string) {
     return [
-      { type: 'http' as const, url: `${url.origin}${VERIFICATION_PATH}`, content: token, how: `Serve ${token} (a line of the file) at ${url.origin}${VERIFICATION_PATH}` },
-      ...(isIP(host) ? [] : [{ type: 'dns' as const, name: `${DNS_PREFIX}${host}`, record: 'TXT' as const, value: token, how: `Add a TXT record ${DNS_PREFIX}${host} with the value ${token}` }]),
+      {
+        type: 'http' as const,
+        url: `${url.origin}${VERIFICATION_PATH}`,
+        content: token,
+        how: `Serve ${token} (a line of the file) at ${url.origin}${VERIFICATION_PATH}`,
+      },
+      ...(isIP(host)
+        ? []
+        : [
+            {
+              type: 'dns' as const,
+              name: `${DNS_PREFIX}${host}`,
+              record: 'TXT' as const,
+              value: token,
+              how: `Add a TXT record ${DNS_PREFIX}${host} with the value ${token}`,
+            },
+          ]),
     ];
   }
 
@@ -76,7 +100,10 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     }
     try {
       const res = await fetchProof(`${url.origin}${VERIFICATION_PATH}`);
-      const served = res.status === 200 && new URL(res.url).origin === url.origin && addresses.includes(res.remoteAddress.replace(/^::ffff:/, ''));
+      const served =
+        res.status === 200 &&
+        new URL(res.url).origin === url.origin &&
+        addresses.includes(res.remoteAddress.replace(/^::ffff:/, ''));
       if (served && res.body.toString('utf8').split(/\s+/).includes(token)) return { by: 'http', addresses };
     } catch {
       // Unreachable, refused or too slow: the TXT record may still prove it.
@@ -98,7 +125,12 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
   }
 
   /** A remembered proof whose addresses are still the host's, else a fresh one (remembered for ttlSeconds), else null. */
-  async function check(url: URL, host: string, userId: number, token: string): Promise<(Proof & { cached: boolean }) | null> {
+  async function check(
+    url: URL,
+    host: string,
+    userId: number,
+    token: string,
+  ): Promise<(Proof & { cached: boolean }) | null> {
     const stored = await kv.get(cacheKey(userId, url));
     if (stored) {
       const proof = JSON.parse(stored) as Proof;
@@ -111,10 +143,17 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
   }
 
   /** Whether the user has a test of this origin pending or running. */
-  const busyOn = async (url: URL, userId: number) => (await openLoadTests(db, userId)).some((t) => URL.canParse(String(t.config.target_url)) && new URL(String(t.config.target_url)).origin === url.origin);
+  const busyOn = async (url: URL, userId: number) =>
+    (await openLoadTests(db, userId)).some(
+      (t) => URL.canParse(String(t.config.target_url)) && new URL(String(t.config.target_url)).origin === url.origin,
+    );
 
   /** A test above the small size: more users, no rate bound or a higher one, or longer. */
-  const isLarge = (size: TestSize) => size.concurrentUsers > small.users || size.requestsPerSecond === 0 || size.requestsPerSecond > small.rps || size.testDuration > small.seconds;
+  const isLarge = (size: TestSize) =>
+    size.concurrentUsers > small.users ||
+    size.requestsPerSecond === 0 ||
+    size.requestsPerSecond > small.rps ||
+    size.testDuration > small.seconds;
 
   return {
     required,
@@ -155,8 +194,12 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
       const token = await tokenOf(userId, host);
       const proof = await check(url, host, userId, token);
       if (proof) return large ? proof.addresses : undefined;
-      const ways = methodsFor(url, host, token).map((m) => m.how).join(', or ');
-      const why = large ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s` : 'a second test at once of the same target';
+      const ways = methodsFor(url, host, token)
+        .map((m) => m.how)
+        .join(', or ');
+      const why = large
+        ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s`
+        : 'a second test at once of the same target';
       throw new TargetNotVerifiedError(
         `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again (POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ${large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'}`,
       );

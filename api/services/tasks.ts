@@ -3,7 +3,13 @@
 // the REST endpoint answers it, and cancelling it cancels the job. Nothing is kept in process memory,
 // so any API process answers for any task, and a restart loses none. Owner checks on every call: a
 // task of another user answers exactly as an unknown one (null).
-import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
+import {
+  CancelledFailure,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionStatusName,
+} from '@temporalio/client';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND, type Outcome } from '../../lib/jobs/site.ts';
@@ -49,7 +55,11 @@ export interface JobTask {
 /** What one kind of job tells about itself as a task. */
 interface TaskKind {
   /** `execution`: the workflow's status in Temporal (RUNNING, COMPLETED, CANCELLED, FAILED, ...). */
-  view(publicId: string, userId: number, execution: WorkflowExecutionStatusName): Promise<Pick<JobTask, 'status' | 'statusMessage' | 'progress'>>;
+  view(
+    publicId: string,
+    userId: number,
+    execution: WorkflowExecutionStatusName,
+  ): Promise<Pick<JobTask, 'status' | 'statusMessage' | 'progress'>>;
   /** The result as the REST endpoint answers it (a job that failed answers with its reason). */
   result(publicId: string, userId: number): Promise<Record<string, unknown>>;
   cancel(publicId: string, userId: number): Promise<void>;
@@ -64,29 +74,58 @@ function fromExecution(execution: WorkflowExecutionStatusName): JobTask['status'
   return execution === 'CANCELLED' ? 'cancelled' : 'failed';
 }
 
-export function taskService({ temporal, loadTests, domains, site, video }: { temporal: Client; loadTests: LoadTestService; domains: DomainService; site: SiteService; video: VideoService }) {
+export function taskService({
+  temporal,
+  loadTests,
+  domains,
+  site,
+  video,
+}: {
+  temporal: Client;
+  loadTests: LoadTestService;
+  domains: DomainService;
+  site: SiteService;
+  video: VideoService;
+}) {
   const workflowOf = (kind: string, publicId: string) => temporal.workflow.getHandle(`${kind}-${publicId}`);
   /** Cancels a job whose workflow's end is the job's end, and waits (briefly) for it to close. */
   const cancelWorkflow = async (kind: string, publicId: string) => {
     const handle = workflowOf(kind, publicId);
     await handle.cancel();
     // The answer to tasks/cancel shows the task's new status.
-    await within(handle.result().catch(() => null), CANCEL_WAIT_MS);
+    await within(
+      handle.result().catch(() => null),
+      CANCEL_WAIT_MS,
+    );
   };
   /** A site job: one activity; its failures are values (Outcome), so a completed workflow may be a failed task. */
   const siteKind = (kind: string): TaskKind => ({
     async view(id, _userId, execution) {
       const status = fromExecution(execution);
-      if (status !== 'completed') return { status, statusMessage: status === 'working' ? 'fetching and reading the site' : execution.toLowerCase() };
+      if (status !== 'completed')
+        return {
+          status,
+          statusMessage: status === 'working' ? 'fetching and reading the site' : execution.toLowerCase(),
+        };
       const outcome = (await workflowOf(kind, id).result()) as Outcome<unknown>;
-      return outcome.ok ? { status, statusMessage: outcome.storedAt !== undefined ? 'completed (from the cache)' : 'completed', progress: 100 } : { status: 'failed', statusMessage: `failed: ${outcome.message}` };
+      return outcome.ok
+        ? {
+            status,
+            statusMessage: outcome.storedAt !== undefined ? 'completed (from the cache)' : 'completed',
+            progress: 100,
+          }
+        : { status: 'failed', statusMessage: `failed: ${outcome.message}` };
     },
     async result(id) {
       try {
         return { ...(await site.jobAnswer(`${kind}-${id}`)) };
       } catch (err) {
         if (err instanceof AppError) return { success: false, error: err.message };
-        if (err instanceof WorkflowFailedError) return { success: false, error: err.cause instanceof CancelledFailure ? 'The job was cancelled.' : 'The job did not finish.' };
+        if (err instanceof WorkflowFailedError)
+          return {
+            success: false,
+            error: err.cause instanceof CancelledFailure ? 'The job was cancelled.' : 'The job did not finish.',
+          };
         throw err;
       }
     },
@@ -97,9 +136,16 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
       restStartedIsTask: true,
       async view(testId, userId) {
         const s = await loadTests.status(await loadTests.owned(testId, userId));
-        const totals = s.metrics ? `, ${s.metrics.total_requests ?? 0} requests, ${s.metrics.failed_requests ?? 0} failed` : '';
+        const totals = s.metrics
+          ? `, ${s.metrics.total_requests ?? 0} requests, ${s.metrics.failed_requests ?? 0} failed`
+          : '';
         // A test asked to stop is a cancelled task from then on (its result waits for the shards' last totals).
-        if (s.stop_requested || s.status === 'stopped') return { status: 'cancelled', statusMessage: `${s.status === 'stopped' ? 'stopped' : 'stopping'} at ${s.progress}%${totals}`, progress: s.progress };
+        if (s.stop_requested || s.status === 'stopped')
+          return {
+            status: 'cancelled',
+            statusMessage: `${s.status === 'stopped' ? 'stopped' : 'stopping'} at ${s.progress}%${totals}`,
+            progress: s.progress,
+          };
         switch (s.status) {
           case 'pending':
             return { status: 'working', statusMessage: 'pending: waiting for a load worker', progress: 0 };
@@ -119,7 +165,15 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
           const status = await loadTests.status(row);
           if (!['pending', 'running'].includes(status.status)) return loadTests.results(testId, userId);
           // Still open past the wait (shards slow to report): what is known, never an error on an ended task.
-          if (Date.now() > deadline) return { success: true, test_id: testId, status: 'stopping', results: null, partial_totals: status.metrics, message: 'the shards have not reported their last totals yet: load_test_results has them when they do' };
+          if (Date.now() > deadline)
+            return {
+              success: true,
+              test_id: testId,
+              status: 'stopping',
+              results: null,
+              partial_totals: status.metrics,
+              message: 'the shards have not reported their last totals yet: load_test_results has them when they do',
+            };
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
       },
@@ -133,16 +187,31 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
     [DOMAIN_CHECK_KIND]: {
       async view(id, _userId, execution) {
         const status = fromExecution(execution);
-        if (status !== 'working') return { status, statusMessage: execution.toLowerCase(), ...(status === 'completed' ? { progress: 100 } : {}) };
+        if (status !== 'working')
+          return {
+            status,
+            statusMessage: execution.toLowerCase(),
+            ...(status === 'completed' ? { progress: 100 } : {}),
+          };
         const p = await domains.bulkProgress(`${DOMAIN_CHECK_KIND}-${id}`);
-        return p ? { status, statusMessage: `checked ${p.done} of ${p.total} names`, progress: p.total ? Math.floor((p.done / p.total) * 100) : 0 } : { status, statusMessage: 'checking' };
+        return p
+          ? {
+              status,
+              statusMessage: `checked ${p.done} of ${p.total} names`,
+              progress: p.total ? Math.floor((p.done / p.total) * 100) : 0,
+            }
+          : { status, statusMessage: 'checking' };
       },
       async result(id) {
         try {
           return await domains.bulkResult(`${DOMAIN_CHECK_KIND}-${id}`);
         } catch (err) {
           // Its reason (a cancellation, an operator's terminate) is for the logs, not the caller.
-          if (err instanceof WorkflowFailedError) return { success: false, error: err.cause instanceof CancelledFailure ? 'cancelled' : 'the check did not finish' };
+          if (err instanceof WorkflowFailedError)
+            return {
+              success: false,
+              error: err.cause instanceof CancelledFailure ? 'cancelled' : 'the check did not finish',
+            };
           throw err;
         }
       },
@@ -156,11 +225,13 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
       restStartedIsTask: true,
       async view(jobId, userId, execution) {
         if (execution === 'CANCELLED') return { status: 'cancelled', statusMessage: 'cancelled' };
-        if (execution === 'TERMINATED' || execution === 'TIMED_OUT' || execution === 'FAILED') return { status: 'failed', statusMessage: execution.toLowerCase() };
+        if (execution === 'TERMINATED' || execution === 'TIMED_OUT' || execution === 'FAILED')
+          return { status: 'failed', statusMessage: execution.toLowerCase() };
         const job = await video.status(jobId, userId);
         const statusMessage = videoNextStep(job);
         if (job.status === 'done') return { status: 'completed', statusMessage, progress: 100 };
-        if (job.status === 'failed' || job.status === 'expired') return { status: job.reason === 'cancelled' ? 'cancelled' : 'failed', statusMessage };
+        if (job.status === 'failed' || job.status === 'expired')
+          return { status: job.reason === 'cancelled' ? 'cancelled' : 'failed', statusMessage };
         return { status: 'working', statusMessage, progress: job.progress };
       },
       async result(jobId, userId) {
@@ -168,7 +239,8 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
           return await video.status(jobId, userId);
         } catch (err) {
           // A cancelled job's state may no longer be readable: its end is the answer.
-          if (err instanceof AppError && !err.isCallersFault) return { success: false, error: 'The job was cancelled or did not finish.' };
+          if (err instanceof AppError && !err.isCallersFault)
+            return { success: false, error: 'The job was cancelled or did not finish.' };
           throw err;
         }
       },
@@ -224,7 +296,9 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
     },
     /** The caller's tasks, newest first, a page at a time (Temporal's visibility: needs the search attributes). */
     async list(userId: number, cursor?: string): Promise<{ tasks: JobTask[]; nextCursor?: string }> {
-      const kindList = Object.keys(kinds).map((k) => `'${k}'`).join(', ');
+      const kindList = Object.keys(kinds)
+        .map((k) => `'${k}'`)
+        .join(', ');
       const page = await temporal.workflowService.listWorkflowExecutions({
         namespace: temporal.options.namespace,
         pageSize: TASK_PAGE_SIZE,
@@ -232,7 +306,11 @@ export function taskService({ temporal, loadTests, domains, site, video }: { tem
         query: `${OWNER_ATTRIBUTE.name} = ${Math.trunc(userId)} AND ${KIND_ATTRIBUTE.name} IN (${kindList})`,
       });
       // One job whose state cannot be read leaves the list, not the whole page.
-      const tasks = (await Promise.all((page.executions ?? []).map((e) => get(e.execution?.workflowId ?? '', userId).catch(() => null)))).filter((t): t is JobTask => t !== null);
+      const tasks = (
+        await Promise.all(
+          (page.executions ?? []).map((e) => get(e.execution?.workflowId ?? '', userId).catch(() => null)),
+        )
+      ).filter((t): t is JobTask => t !== null);
       const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
       return { tasks, ...(next ? { nextCursor: next } : {}) };
     },

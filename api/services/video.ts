@@ -15,7 +15,18 @@ import { AppError, GoneError, InvalidInputError, NotFoundError, UnsupportedMedia
 import type { KvStore } from '../../lib/kv/index.ts';
 import { findOwnedJob, newJobId, readJobState, startJob, workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
-import { getVideoJobState, VIDEO_JOB_KIND, VIDEO_SERVICES, videoDownloaded, videoProgressKey, videoResultKey, videoUploaded, videoUploadKey, type VideoJobState, type VideoProfile } from '../../lib/jobs/video.ts';
+import {
+  getVideoJobState,
+  VIDEO_JOB_KIND,
+  VIDEO_SERVICES,
+  videoDownloaded,
+  videoProgressKey,
+  videoResultKey,
+  videoUploaded,
+  videoUploadKey,
+  type VideoJobState,
+  type VideoProfile,
+} from '../../lib/jobs/video.ts';
 import type { VideoJobBody } from '../schemas/video.ts';
 
 type Purpose = 'upload' | 'download';
@@ -24,14 +35,24 @@ const LINK_PATH: Record<Purpose, string> = { upload: 'uploads', download: 'downl
 const USED_MARK_SECONDS = 8 * 86_400;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function videoService(deps: { config: Config; db: Kysely<Database>; kv: KvStore; blobs: BlobStore; temporal: Client }) {
+export function videoService(deps: {
+  config: Config;
+  db: Kysely<Database>;
+  kv: KvStore;
+  blobs: BlobStore;
+  temporal: Client;
+}) {
   const { config, kv, blobs, temporal } = deps;
   let secret: Promise<string> | undefined;
   const mac = async (purpose: Purpose, jobId: string) =>
-    createHmac('sha256', await (secret ??= sharedSecret(deps.db, 'video-links', () => randomBytes(32).toString('base64url'))))
+    createHmac(
+      'sha256',
+      await (secret ??= sharedSecret(deps.db, 'video-links', () => randomBytes(32).toString('base64url'))),
+    )
       .update(`${purpose}:${jobId}`)
       .digest('base64url');
-  const link = async (purpose: Purpose, jobId: string) => `${config.baseUrl}/${LINK_PATH[purpose]}/${jobId}.${await mac(purpose, jobId)}`;
+  const link = async (purpose: Purpose, jobId: string) =>
+    `${config.baseUrl}/${LINK_PATH[purpose]}/${jobId}.${await mac(purpose, jobId)}`;
   const handleOf = (jobId: string): WorkflowHandle => temporal.workflow.getHandle(workflowIdOf(VIDEO_JOB_KIND, jobId));
 
   /** The job a link names, when its HMAC is right; NotFound for anything else (nothing is told apart). */
@@ -39,7 +60,8 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
     const [jobId = '', givenText = ''] = token.split('.');
     const given = Buffer.from(givenText);
     const expected = PUBLIC_ID_PATTERN.test(jobId) ? Buffer.from(await mac(purpose, jobId)) : null;
-    if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) throw new NotFoundError(`No such ${purpose} link`);
+    if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new NotFoundError(`No such ${purpose} link`);
     return jobId;
   }
 
@@ -56,7 +78,8 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
   async function present(jobId: string, s: VideoJobState) {
     const now = Date.now();
     const progress = s.status === 'processing' ? Number((await kv.get(videoProgressKey(jobId))) ?? 0) : s.progress;
-    const downloadable = s.status === 'done' && !s.downloaded && s.downloadExpiresAt !== null && s.downloadExpiresAt > now;
+    const downloadable =
+      s.status === 'done' && !s.downloaded && s.downloadExpiresAt !== null && s.downloadExpiresAt > now;
     return {
       success: true as const,
       job_id: jobId,
@@ -78,10 +101,22 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
     maxUploadBytes: config.video.maxBytes,
 
     async start(body: VideoJobBody, ownerId: number) {
-      if (!(VIDEO_SERVICES as readonly string[]).includes(body.service)) throw new InvalidInputError(`service: must be one of ${VIDEO_SERVICES.join(', ')} (got "${body.service.slice(0, 60)}")`, 'service');
+      if (!(VIDEO_SERVICES as readonly string[]).includes(body.service))
+        throw new InvalidInputError(
+          `service: must be one of ${VIDEO_SERVICES.join(', ')} (got "${body.service.slice(0, 60)}")`,
+          'service',
+        );
       const jobId = newJobId();
       const { uploadTtlSeconds, downloadTtlSeconds } = config.video;
-      await startJob(temporal, { kind: VIDEO_JOB_KIND, ownerId, workflow: 'videoJob', publicId: jobId, args: [{ jobId, service: body.service as VideoProfile, regions: body.regions, uploadTtlSeconds, downloadTtlSeconds }] });
+      await startJob(temporal, {
+        kind: VIDEO_JOB_KIND,
+        ownerId,
+        workflow: 'videoJob',
+        publicId: jobId,
+        args: [
+          { jobId, service: body.service as VideoProfile, regions: body.regions, uploadTtlSeconds, downloadTtlSeconds },
+        ],
+      });
       return {
         success: true as const,
         job_id: jobId,
@@ -97,8 +132,14 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
     async list(ownerId: number, limit = 20) {
       const found: Array<{ job_id: string; started_at: string; open: boolean }> = [];
       try {
-        for await (const w of temporal.workflow.list({ query: `NetopsKind = '${VIDEO_JOB_KIND}' AND NetopsOwner = ${Number(ownerId)}` })) {
-          found.push({ job_id: w.workflowId.slice(VIDEO_JOB_KIND.length + 1), started_at: w.startTime.toISOString(), open: w.status.name === 'RUNNING' });
+        for await (const w of temporal.workflow.list({
+          query: `NetopsKind = '${VIDEO_JOB_KIND}' AND NetopsOwner = ${Number(ownerId)}`,
+        })) {
+          found.push({
+            job_id: w.workflowId.slice(VIDEO_JOB_KIND.length + 1),
+            started_at: w.startTime.toISOString(),
+            open: w.status.name === 'RUNNING',
+          });
           if (found.length >= limit) break;
         }
       } catch {
@@ -131,9 +172,13 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
       const jobId = await jobOfLink('upload', token);
       const state = await stateOf(handleOf(jobId));
       if (!state) throw new NotFoundError('No such upload link');
-      if (state.status !== 'awaiting_upload') throw new GoneError(`This upload link is no longer usable: the job is ${state.status}${state.reason ? ` (${state.reason})` : ''}`);
+      if (state.status !== 'awaiting_upload')
+        throw new GoneError(
+          `This upload link is no longer usable: the job is ${state.status}${state.reason ? ` (${state.reason})` : ''}`,
+        );
       if (Date.now() >= state.uploadExpiresAt - marginMs) throw new GoneError('This upload link has expired');
-      if (!(await kv.setIfAbsent(`video:upload-used:${jobId}`, '1', USED_MARK_SECONDS))) throw new GoneError('This upload link was already used: it takes one upload');
+      if (!(await kv.setIfAbsent(`video:upload-used:${jobId}`, '1', USED_MARK_SECONDS)))
+        throw new GoneError('This upload link was already used: it takes one upload');
       return { jobId, deadline: state.uploadExpiresAt };
     },
 
@@ -150,12 +195,16 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
       file.on('error', (err) => checked.destroy(err));
       checked.on('error', () => {}); // the store's promise reports it
       try {
-        const stored = await blobs.put(key, file.pipe(checked), { maxBytes: config.video.maxBytes, contentType: 'video/mp4' });
+        const stored = await blobs.put(key, file.pipe(checked), {
+          maxBytes: config.video.maxBytes,
+          contentType: 'video/mp4',
+        });
         await handleOf(jobId).signal(videoUploaded, { bytes: stored.size });
         return { bytes: stored.size };
       } catch (err) {
         await blobs.delete(key).catch(() => {}); // a blob store that is away too: the upload link is freed all the same
-        if (err instanceof WorkflowNotFoundError) throw new GoneError('The job ended (its upload window closed) before the upload was complete');
+        if (err instanceof WorkflowNotFoundError)
+          throw new GoneError('The job ended (its upload window closed) before the upload was complete');
         await kv.delete(`video:upload-used:${jobId}`);
         throw err;
       }
@@ -176,19 +225,28 @@ export function videoService(deps: { config: Config; db: Kysely<Database>; kv: K
       const jobId = await jobOfLink('download', token);
       const state = await stateOf(handleOf(jobId));
       if (!state) throw new NotFoundError('No such download link');
-      if (state.status !== 'done' || state.downloaded) throw new GoneError(`This download link is no longer usable: the job is ${state.downloaded ? 'done and its result was downloaded' : state.status}`);
-      if (state.downloadExpiresAt !== null && Date.now() >= state.downloadExpiresAt) throw new GoneError('This download link has expired');
+      if (state.status !== 'done' || state.downloaded)
+        throw new GoneError(
+          `This download link is no longer usable: the job is ${state.downloaded ? 'done and its result was downloaded' : state.status}`,
+        );
+      if (state.downloadExpiresAt !== null && Date.now() >= state.downloadExpiresAt)
+        throw new GoneError('This download link has expired');
       const info = await blobs.stat(videoResultKey(jobId));
       if (!info) throw new GoneError('The result is no longer stored');
       const { range } = options;
       if (range && (range.start >= info.size || (range.end !== undefined && range.end < range.start))) {
-        throw new AppError('range_not_satisfiable', `Range bytes=${range.start}-${range.end ?? ''} is outside the result's ${info.size} bytes`, { 'Content-Range': `bytes */${info.size}` });
+        throw new AppError(
+          'range_not_satisfiable',
+          `Range bytes=${range.start}-${range.end ?? ''} is outside the result's ${info.size} bytes`,
+          { 'Content-Range': `bytes */${info.size}` },
+        );
       }
       const wanted = range ? { start: range.start, end: Math.min(range.end ?? Infinity, info.size - 1) } : undefined;
       const base = { jobId, size: info.size, range: wanted };
       if (options.head) return { ...base, stream: null, settle: async () => {} };
       const mark = `video:downloading:${jobId}`;
-      if (!(await kv.setIfAbsent(mark, '1', 6 * 3600))) throw new GoneError('This download link is in use by another download: it gives one download');
+      if (!(await kv.setIfAbsent(mark, '1', 6 * 3600)))
+        throw new GoneError('This download link is in use by another download: it gives one download');
       // The blob store away (503): the link is freed for the retry the answer invites.
       const got = await blobs.get(videoResultKey(jobId), wanted).catch(async (err: unknown) => {
         await kv.delete(mark).catch(() => {});
@@ -215,12 +273,26 @@ export type VideoService = ReturnType<typeof videoService>;
 export type VideoJobAnswer = Awaited<ReturnType<VideoService['status']>>;
 
 /** What a job waits for, in words (an MCP task's status message, a tool's summary). */
-export function videoNextStep(o: Pick<VideoJobAnswer, 'job_id' | 'status' | 'progress' | 'reason' | 'upload_url' | 'upload_expires_at' | 'download_url' | 'download_expires_at'>): string {
+export function videoNextStep(
+  o: Pick<
+    VideoJobAnswer,
+    | 'job_id'
+    | 'status'
+    | 'progress'
+    | 'reason'
+    | 'upload_url'
+    | 'upload_expires_at'
+    | 'download_url'
+    | 'download_expires_at'
+  >,
+): string {
   switch (o.status) {
     case 'awaiting_upload':
       return `Video job ${o.job_id} is awaiting its upload: POST the file to ${o.upload_url} as multipart/form-data (field "video") before ${o.upload_expires_at}.`;
     case 'done':
-      return o.download_url ? `Video job ${o.job_id} is done: download the result once from ${o.download_url} (before ${o.download_expires_at}).` : `Video job ${o.job_id} is done and its result was downloaded.`;
+      return o.download_url
+        ? `Video job ${o.job_id} is done: download the result once from ${o.download_url} (before ${o.download_expires_at}).`
+        : `Video job ${o.job_id} is done and its result was downloaded.`;
     default:
       return `Video job ${o.job_id} is ${o.status}${o.status === 'processing' ? ` (${o.progress}%)` : ''}${o.reason ? `: ${o.reason}` : ''}.`;
   }
@@ -236,7 +308,10 @@ function ftypSignature(): Transform {
       head = Buffer.concat([head, chunk]);
       if (head.length < 8) return done();
       checked = true;
-      if (head.toString('latin1', 4, 8) !== 'ftyp') return done(new UnsupportedMediaTypeError('video: the file is not an MP4 or MOV (it does not start with an ftyp box)'));
+      if (head.toString('latin1', 4, 8) !== 'ftyp')
+        return done(
+          new UnsupportedMediaTypeError('video: the file is not an MP4 or MOV (it does not start with an ftyp box)'),
+        );
       done(null, head);
     },
     flush(done) {

@@ -11,8 +11,12 @@ export type ExportFormat = 'json' | 'har';
 /** One capture as a HAR 1.2 entry: the request as the sender made it; the response is the capture's acknowledgement. */
 function harEntry(c: CapturedRequest, baseUrl: string) {
   const query = c.queryParams ? (JSON.parse(c.queryParams) as Record<string, string | string[]>) : {};
-  const queryString = Object.entries(query).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ name, value: String(value) })));
-  const search = queryString.length ? `?${new URLSearchParams(queryString.map((q) => [q.name, q.value])).toString()}` : '';
+  const queryString = Object.entries(query).flatMap(([name, v]) =>
+    (Array.isArray(v) ? v : [v]).map((value) => ({ name, value: String(value) })),
+  );
+  const search = queryString.length
+    ? `?${new URLSearchParams(queryString.map((q) => [q.name, q.value])).toString()}`
+    : '';
   const mimeType = c.headers['content-type'] ?? 'application/octet-stream';
   return {
     startedDateTime: c.createdAt.toISOString(),
@@ -24,11 +28,24 @@ function harEntry(c: CapturedRequest, baseUrl: string) {
       cookies: [],
       headers: Object.entries(c.headers).map(([name, value]) => ({ name, value })),
       queryString,
-      ...(c.body !== null ? { postData: { mimeType, text: c.body, ...(c.bodyEncoding === 'base64' ? { _encoding: 'base64' } : {}) } } : {}),
+      ...(c.body !== null
+        ? { postData: { mimeType, text: c.body, ...(c.bodyEncoding === 'base64' ? { _encoding: 'base64' } : {}) } }
+        : {}),
       headersSize: -1,
       bodySize: c.bodySize,
     },
-    response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size: 0, mimeType: 'application/json' }, redirectURL: '', headersSize: -1, bodySize: -1, comment: 'captured by netops' },
+    response: {
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      content: { size: 0, mimeType: 'application/json' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: -1,
+      comment: 'captured by netops',
+    },
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     _capture_id: c.id,
@@ -36,22 +53,40 @@ function harEntry(c: CapturedRequest, baseUrl: string) {
   };
 }
 
-export function webhookExportService(db: Kysely<Database>, baseUrl: string, webhooks: Pick<WebhookService, 'present' | 'scoped'>) {
+export function webhookExportService(
+  db: Kysely<Database>,
+  baseUrl: string,
+  webhooks: Pick<WebhookService, 'present' | 'scoped'>,
+) {
   return {
     /** The matching captures (newest first) as text chunks of one JSON or HAR document; 404 unless the caller owns the webhook. */
-    async export(userId: number, webhookId: string, wanted: CaptureFilter, format: ExportFormat): Promise<AsyncIterable<string>> {
+    async export(
+      userId: number,
+      webhookId: string,
+      wanted: CaptureFilter,
+      format: ExportFormat,
+    ): Promise<AsyncIterable<string>> {
       const { webhook, filter } = await webhooks.scoped(userId, webhookId, wanted);
       return (async function* () {
         const [open, close] =
           format === 'har'
-            ? [`{"log":{"version":"1.2","creator":{"name":"netops","version":"0.1.0"},"comment":"captures of webhook ${webhookId}","entries":[`, ']}}\n']
-            : [`{"success":true,"webhook_id":${JSON.stringify(webhookId)},"exported_at":${JSON.stringify(new Date().toISOString())},"requests":[`, ']}\n'];
+            ? [
+                `{"log":{"version":"1.2","creator":{"name":"netops","version":"0.1.0"},"comment":"captures of webhook ${webhookId}","entries":[`,
+                ']}}\n',
+              ]
+            : [
+                `{"success":true,"webhook_id":${JSON.stringify(webhookId)},"exported_at":${JSON.stringify(new Date().toISOString())},"requests":[`,
+                ']}\n',
+              ];
         yield open;
         let before: number | undefined;
         let first = true;
         // A hundred captures at a time, newest first.
         for (;;) {
-          const page = await listCapturedRequests(db, webhook.id, 100, 0, { ...filter, ...(before !== undefined ? { beforeId: before } : {}) });
+          const page = await listCapturedRequests(db, webhook.id, 100, 0, {
+            ...filter,
+            ...(before !== undefined ? { beforeId: before } : {}),
+          });
           const shown = format === 'json' ? await webhooks.present(webhook, page) : [];
           for (const [i, c] of page.entries()) {
             yield `${first ? '' : ','}${JSON.stringify(format === 'har' ? harEntry(c, baseUrl) : shown[i])}`;

@@ -1,7 +1,15 @@
 // The webhooks' workflows as the API drives them (workflows/webhooks.ts): waking the forwarder when
 // captures of forwarding webhooks were stored, and the schedule of their upkeep (expiry, stalled deliveries).
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { BUSY_CAPTURES, capturesStored, FORWARDER_WORKFLOW_ID, TASK_QUEUES, WEBHOOK_UPKEEP_EVERY, WEBHOOK_UPKEEP_SCHEDULE_ID, type JobWorkflows } from '../../lib/jobs/index.ts';
+import {
+  BUSY_CAPTURES,
+  capturesStored,
+  FORWARDER_WORKFLOW_ID,
+  TASK_QUEUES,
+  WEBHOOK_UPKEEP_EVERY,
+  WEBHOOK_UPKEEP_SCHEDULE_ID,
+  type JobWorkflows,
+} from '../../lib/jobs/index.ts';
 
 /** After a wake, the next one waits this long (a busy forwarder looks again by itself)... */
 export const WAKE_EVERY_MS = 250;

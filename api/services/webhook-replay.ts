@@ -12,7 +12,14 @@ import { resentRequest } from '../../lib/webhook-resend.ts';
 const ANSWER_BYTES = 64 * 1024;
 
 export function webhookReplayService({ db, allow }: { db: Kysely<Database>; allow: readonly string[] }) {
-  const fetchOnce = createGuardedFetch({ allow, followRedirects: false, timeoutMs: 10_000, maxBytes: ANSWER_BYTES, onOversize: 'truncate', field: 'target_url' });
+  const fetchOnce = createGuardedFetch({
+    allow,
+    followRedirects: false,
+    timeoutMs: 10_000,
+    maxBytes: ANSWER_BYTES,
+    onOversize: 'truncate',
+    field: 'target_url',
+  });
   return {
     async replay(userId: number, webhookId: string, requestId: number, targetUrl: string) {
       await checkTarget(targetUrl, { allow, field: 'target_url' });
@@ -27,7 +34,12 @@ export function webhookReplayService({ db, allow }: { db: Kysely<Database>; allo
         request_id: requestId,
         target_url: url,
         sent: { method: capture.method, header_names: Object.keys(headers), body_size: body?.length ?? 0 },
-        response: { status: res.status, headers: res.headers, body: res.body.toString('utf8'), truncated: res.truncated },
+        response: {
+          status: res.status,
+          headers: res.headers,
+          body: res.body.toString('utf8'),
+          truncated: res.truncated,
+        },
         duration_ms: Math.round((performance.now() - began) * 100) / 100,
       };
     },

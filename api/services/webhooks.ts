@@ -4,17 +4,36 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { failPendingDeliveries, raiseDeliveryFloors } from '../../db/capture-deliveries.ts';
 import { keptBounds } from '../../db/capture-retention.ts';
-import { captureFields, countForwarding, type CapturedRequest, type CaptureFilter, createWebhook, deleteOwnedWebhook, findOwnedWebhook, countCapturedRequests, listCapturedRequests, listWebhooks, setWebhookSettings, type WebhookSettings } from '../../db/webhooks.ts';
+import {
+  captureFields,
+  countForwarding,
+  type CapturedRequest,
+  type CaptureFilter,
+  createWebhook,
+  deleteOwnedWebhook,
+  findOwnedWebhook,
+  countCapturedRequests,
+  listCapturedRequests,
+  listWebhooks,
+  setWebhookSettings,
+  type WebhookSettings,
+} from '../../db/webhooks.ts';
 import type { WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK, defaultRetention, effectiveRetention, PLAN_LIMITS, RETENTION_CAPS, type Plan } from '../../lib/plans.ts';
+import {
+  CAPTURE_KEEP_PER_WEBHOOK,
+  defaultRetention,
+  effectiveRetention,
+  PLAN_LIMITS,
+  RETENTION_CAPS,
+  type Plan,
+} from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
 import { OUT_OF_ORDER_WINDOW } from '../schemas/webhooks.ts';
-
 
 /** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
 export const CAPTURES_CHANNEL = 'captures';
@@ -37,22 +56,43 @@ export interface WebhookSettingsInput {
   retention?: Partial<WebhookRetention> | null;
 }
 
-export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvStore, box?: SecretBox, allow: readonly string[] = [], settingsChanged: (webhookId: string) => void = () => {}) {
+export function webhookService(
+  db: Kysely<Database>,
+  baseUrl: string,
+  kv?: KvStore,
+  box?: SecretBox,
+  allow: readonly string[] = [],
+  settingsChanged: (webhookId: string) => void = () => {},
+) {
   const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
   const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
   /** A webhook's settings as every door answers them (never the secret; the retention in force). */
-  const shownSettings = (w: WebhookSettings, plan: Plan) => ({ response: w.response, signature: shown(w.signature), forward_url: w.forwardUrl, retention: effectiveRetention(plan, w.retention) });
+  const shownSettings = (w: WebhookSettings, plan: Plan) => ({
+    response: w.response,
+    signature: shown(w.signature),
+    forward_url: w.forwardUrl,
+    retention: effectiveRetention(plan, w.retention),
+  });
   /** The settings checked against the plan and the SSRF guard, the secret sealed: ready to store. */
-  async function stored(account: { userId: number; plan: Plan }, input: WebhookSettingsInput, webhookId: string | null = null): Promise<Partial<WebhookSettings>> {
+  async function stored(
+    account: { userId: number; plan: Plan },
+    input: WebhookSettingsInput,
+    webhookId: string | null = null,
+  ): Promise<Partial<WebhookSettings>> {
     const { plan } = account;
     const { forward_url: forwardUrl } = input;
     // Fields left out (or sent empty) are the plan's defaults; the plan bounds what is asked.
-    const asked = input.retention ? Object.fromEntries(Object.entries(input.retention).filter(([, v]) => v !== undefined)) : null;
-    const retention = input.retention === undefined ? undefined : asked ? { ...defaultRetention(plan), ...asked } : null;
+    const asked = input.retention
+      ? Object.fromEntries(Object.entries(input.retention).filter(([, v]) => v !== undefined))
+      : null;
+    const retention =
+      input.retention === undefined ? undefined : asked ? { ...defaultRetention(plan), ...asked } : null;
     if (retention) {
       const { capturesKept, captureDays } = PLAN_LIMITS[plan];
-      if (retention.max_requests > capturesKept) throw new PlanLimitError(`retention.max_requests: at most ${capturesKept} on the ${plan} plan`);
-      if (retention.max_age_days > captureDays) throw new PlanLimitError(`retention.max_age_days: at most ${captureDays} on the ${plan} plan`);
+      if (retention.max_requests > capturesKept)
+        throw new PlanLimitError(`retention.max_requests: at most ${capturesKept} on the ${plan} plan`);
+      if (retention.max_age_days > captureDays)
+        throw new PlanLimitError(`retention.max_age_days: at most ${captureDays} on the ${plan} plan`);
     }
     if (forwardUrl) {
       // Forwarding to a capture URL of this service would pass captures around in a circle.
@@ -62,10 +102,17 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         const url = new URL(u);
         return `${url.hostname.replace(/\.$/, '').toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
       };
-      if (where(forwardUrl) === where(baseUrl)) throw new InvalidInputError('forward_url: must not be this service (forwarding to a capture URL would go round in circles)', 'forward_url');
+      if (where(forwardUrl) === where(baseUrl))
+        throw new InvalidInputError(
+          'forward_url: must not be this service (forwarding to a capture URL would go round in circles)',
+          'forward_url',
+        );
       await checkTarget(forwardUrl, { allow, field: 'forward_url' });
       const most = PLAN_LIMITS[plan].forwardingWebhooks;
-      if ((await countForwarding(db, account.userId, webhookId)) >= most) throw new PlanLimitError(`forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan (stop one with forward_url null)`);
+      if ((await countForwarding(db, account.userId, webhookId)) >= most)
+        throw new PlanLimitError(
+          `forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan (stop one with forward_url null)`,
+        );
     }
     return { response: input.response, signature: await sealed(input.signature), forwardUrl, retention };
   }
@@ -82,7 +129,18 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       id: r.id,
       ...captureFields(r),
       ...(r.delivery ? { delivery: r.delivery } : {}),
-      ...(setting ? { signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, { headers: r.headers, body: r.body === null ? Buffer.alloc(0) : Buffer.from(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'), capturedAt: r.createdAt }) } : {}),
+      ...(setting
+        ? {
+            signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, {
+              headers: r.headers,
+              body:
+                r.body === null
+                  ? Buffer.alloc(0)
+                  : Buffer.from(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'),
+              capturedAt: r.createdAt,
+            }),
+          }
+        : {}),
     }));
   }
   async function owned(userId: number, webhookId: string) {
@@ -91,7 +149,11 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     return webhook;
   }
   /** The filter that keeps a listing to what the webhook keeps (what waits for deletion is never shown). */
-  async function kept(webhook: { id: number; plan: Plan; retention: WebhookRetention | null }): Promise<{ minId: number; since: Date }> {
+  async function kept(webhook: {
+    id: number;
+    plan: Plan;
+    retention: WebhookRetention | null;
+  }): Promise<{ minId: number; since: Date }> {
     return keptBounds(db, webhook.id, effectiveRetention(webhook.plan, webhook.retention));
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
@@ -134,12 +196,21 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
       const max = PLAN_LIMITS[account.plan].webhooks;
       const given = await stored(account, settings);
       const webhook = await createWebhook(db, account.userId, max, given);
-      if (!webhook) throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
+      if (!webhook)
+        throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
         webhook_id: webhook.webhookId,
         webhook_url: urlOf(webhook.webhookId),
         created_at: webhook.createdAt.toISOString(),
-        ...shownSettings({ response: given.response ?? null, signature: given.signature ?? null, forwardUrl: given.forwardUrl ?? null, retention: given.retention ?? null }, account.plan),
+        ...shownSettings(
+          {
+            response: given.response ?? null,
+            signature: given.signature ?? null,
+            forwardUrl: given.forwardUrl ?? null,
+            retention: given.retention ?? null,
+          },
+          account.plan,
+        ),
         message: 'Webhook created: send any HTTP request to webhook_url and read it back from my-webhook-requests',
       };
     },
@@ -151,20 +222,36 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
      */
     async update(account: { userId: number; plan: Plan }, webhookId: string, settings: WebhookSettingsInput) {
       const given = await stored(account, settings, webhookId);
-      if (!(await setWebhookSettings(db, account.userId, webhookId, given))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      if (!(await setWebhookSettings(db, account.userId, webhookId, given)))
+        throw new NotFoundError(`No webhook ${webhookId} among yours`);
       if (settings.response !== undefined) {
         settingsChanged(webhookId); // this process at once: the next capture here gets the new answer
         if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
       }
       const { response, signature, forwardUrl, retention } = given;
       const said = [
-        response === undefined ? '' : response ? `captures are now answered with ${response.status} after ${response.delay_ms} ms` : 'captures are now answered with the default JSON',
-        signature === undefined ? '' : signature ? `signatures are checked as ${signature.scheme}` : 'signatures are not checked',
-        forwardUrl === undefined ? '' : forwardUrl ? `new captures are forwarded to ${forwardUrl}` : 'captures are not forwarded',
-        retention === undefined ? '' : `it keeps ${retention ? `${retention.max_requests} captures for ${retention.max_age_days} days` : "what the plan keeps by default"}`,
+        response === undefined
+          ? ''
+          : response
+            ? `captures are now answered with ${response.status} after ${response.delay_ms} ms`
+            : 'captures are now answered with the default JSON',
+        signature === undefined
+          ? ''
+          : signature
+            ? `signatures are checked as ${signature.scheme}`
+            : 'signatures are not checked',
+        forwardUrl === undefined
+          ? ''
+          : forwardUrl
+            ? `new captures are forwarded to ${forwardUrl}`
+            : 'captures are not forwarded',
+        retention === undefined
+          ? ''
+          : `it keeps ${retention ? `${retention.max_requests} captures for ${retention.max_age_days} days` : 'what the plan keeps by default'}`,
       ].filter(Boolean);
       const after = await findOwnedWebhook(db, account.userId, webhookId);
-      if (forwardUrl === null) await failPendingDeliveries(db, after!.id, 'forwarding was turned off before this capture was delivered');
+      if (forwardUrl === null)
+        await failPendingDeliveries(db, after!.id, 'forwarding was turned off before this capture was delivered');
       // What was captured before is not forwarded: the forwarder's walk starts past it.
       if (forwardUrl) await raiseDeliveryFloors(db, [after!.id]);
       return { webhook_id: webhookId, ...shownSettings(after!, account.plan), message: `Updated: ${said.join('; ')}` };
@@ -173,21 +260,44 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
     /** One of the caller's webhooks with its settings (404 otherwise). */
     async one(account: { userId: number; plan: Plan }, webhookId: string) {
       const w = await owned(account.userId, webhookId);
-      return { webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), created_at: w.createdAt.toISOString(), ...shownSettings(w, account.plan) };
+      return {
+        webhook_id: w.webhookId,
+        webhook_url: urlOf(w.webhookId),
+        created_at: w.createdAt.toISOString(),
+        ...shownSettings(w, account.plan),
+      };
     },
 
     async list(account: { userId: number; plan: Plan }) {
-      const webhooks = await listWebhooks(db, account.userId, defaultRetention(account.plan), RETENTION_CAPS[account.plan]);
+      const webhooks = await listWebhooks(
+        db,
+        account.userId,
+        defaultRetention(account.plan),
+        RETENTION_CAPS[account.plan],
+      );
       return {
         total: webhooks.length,
-        webhooks: webhooks.map((w) => ({ id: w.id, webhook_id: w.webhookId, webhook_url: urlOf(w.webhookId), request_count: w.requestCount, created_at: w.createdAt.toISOString(), ...shownSettings(w, account.plan) })),
+        webhooks: webhooks.map((w) => ({
+          id: w.id,
+          webhook_id: w.webhookId,
+          webhook_url: urlOf(w.webhookId),
+          request_count: w.requestCount,
+          created_at: w.createdAt.toISOString(),
+          ...shownSettings(w, account.plan),
+        })),
       };
     },
 
     /** The captured requests, newest first; with `afterId`, only those captured after that one. */
     async requests(userId: number, webhookId: string, afterId = 0) {
       const webhook = await owned(userId, webhookId);
-      const requests = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId, await kept(webhook));
+      const requests = await listCapturedRequests(
+        db,
+        webhook.id,
+        CAPTURE_KEEP_PER_WEBHOOK,
+        afterId,
+        await kept(webhook),
+      );
       return { total: requests.length, requests: await present(webhook, requests) };
     },
 
@@ -197,14 +307,26 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
      */
     async search(userId: number, webhookId: string, query: { filter: CaptureFilter; limit: number; cursor?: string }) {
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      if (before === null) throw new InvalidInputError('cursor: is not a cursor this endpoint gave (pass next_cursor as it came)', 'cursor');
+      if (before === null)
+        throw new InvalidInputError(
+          'cursor: is not a cursor this endpoint gave (pass next_cursor as it came)',
+          'cursor',
+        );
       const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
       const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
-      const [rows, total] = await Promise.all([listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter), countCapturedRequests(db, webhook.id, kept)]);
+      const [rows, total] = await Promise.all([
+        listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter),
+        countCapturedRequests(db, webhook.id, kept),
+      ]);
       const page = rows.slice(0, query.limit);
       const more = rows.length > query.limit;
       // total: every match, on every page; count: this page's.
-      return { total, count: page.length, requests: await present(webhook, page), ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}) };
+      return {
+        total,
+        count: page.length,
+        requests: await present(webhook, page),
+        ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}),
+      };
     },
 
     /**
@@ -229,7 +351,13 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         try {
           webhook = await owned(userId, webhookId);
         } catch (err) {
-          if (err instanceof NotFoundError) return { events: [{ event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } }], done: true };
+          if (err instanceof NotFoundError)
+            return {
+              events: [
+                { event: 'end', data: { success: true, webhook_id: webhookId, message: 'The webhook was deleted' } },
+              ],
+              done: true,
+            };
           throw err;
         }
         const bounds = await kept(webhook);
@@ -241,7 +369,11 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         // window) and new ones, a page at a time.
         const rows = first
           ? await listCapturedRequests(db, webhook.id, page, 0, bounds)
-          : await listCapturedRequests(db, webhook.id, page, Math.max(floor, lastId - OUT_OF_ORDER_WINDOW), { ...bounds, oldestFirst: true, notIds: [...seen] });
+          : await listCapturedRequests(db, webhook.id, page, Math.max(floor, lastId - OUT_OF_ORDER_WINDOW), {
+              ...bounds,
+              oldestFirst: true,
+              notIds: [...seen],
+            });
         const fresh = rows.sort((a, b) => b.id - a.id);
         const more = !first && rows.length === page;
         if (first && rows.length === page) floor = rows.at(-1)!.id - 1;
@@ -252,12 +384,23 @@ export function webhookService(db: Kysely<Database>, baseUrl: string, kv?: KvSto
         for (const id of seen) if (id <= lastId - OUT_OF_ORDER_WINDOW) seen.delete(id);
         const id = lastId > 0 ? String(lastId) : undefined;
         const requests = await present(webhook, fresh);
-        return { events: [{ event: 'requests', id, data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests } } }], done: false, more };
+        return {
+          events: [
+            {
+              event: 'requests',
+              id,
+              data: { success: true, webhook_id: webhookId, data: { total: fresh.length, requests } },
+            },
+          ],
+          done: false,
+          more,
+        };
       };
     },
 
     async remove(userId: number, webhookId: string) {
-      if (!(await deleteOwnedWebhook(db, userId, webhookId))) throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      if (!(await deleteOwnedWebhook(db, userId, webhookId)))
+        throw new NotFoundError(`No webhook ${webhookId} among yours`);
       await this.changed([webhookId]).catch(() => {}); // its open streams end (or see it at their next look)
       return { message: 'Webhook and its captured requests deleted', webhook_id: webhookId };
     },

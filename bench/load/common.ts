@@ -34,7 +34,13 @@ http {
   );
   const child = spawn('nginx', ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
   for (let i = 0; i < 50; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/index.html`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/index.html`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -47,20 +53,36 @@ http {
   };
 }
 
-
 /** Runs a load test through the API and waits for its results; `onPoll` sees each status answer. */
-export async function runLoadTest(baseUrl: string, key: string, body: Record<string, unknown>, onPoll: (status: any, ms: number) => void = () => {}, pollMs = 500): Promise<Row & { results: any }> {
+export async function runLoadTest(
+  baseUrl: string,
+  key: string,
+  body: Record<string, unknown>,
+  onPoll: (status: any, ms: number) => void = () => {},
+  pollMs = 500,
+): Promise<Row & { results: any }> {
   const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
-  const started = (await (await fetch(`${baseUrl}/api/v1/load-testing/start`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as any;
+  const started = (await (
+    await fetch(`${baseUrl}/api/v1/load-testing/start`, { method: 'POST', headers, body: JSON.stringify(body) })
+  ).json()) as any;
   if (!started.success) throw new Error(JSON.stringify(started));
   for (;;) {
     await new Promise((r) => setTimeout(r, pollMs));
     const asked = performance.now();
-    const status = (await (await fetch(`${baseUrl}/api/v1/load-testing/status/${started.test_id}`, { headers })).json()) as any;
+    const status = (await (
+      await fetch(`${baseUrl}/api/v1/load-testing/status/${started.test_id}`, { headers })
+    ).json()) as any;
     onPoll(status, performance.now() - asked);
     if (status.status !== 'pending' && status.status !== 'running') break;
   }
-  const { results } = (await (await fetch(`${baseUrl}/api/v1/load-testing/results/${started.test_id}`, { headers })).json()) as any;
-  return { tool: 'netops load worker', rps: results.throughput, p50: results.p50_response_time, p99: results.p99_response_time, results };
+  const { results } = (await (
+    await fetch(`${baseUrl}/api/v1/load-testing/results/${started.test_id}`, { headers })
+  ).json()) as any;
+  return {
+    tool: 'netops load worker',
+    rps: results.throughput,
+    p50: results.p50_response_time,
+    p99: results.p99_response_time,
+    results,
+  };
 }
-

@@ -27,25 +27,45 @@ async function measure(app: AppProcess, label: string, memoryOf: AppProcess): Pr
   await new Promise((r) => setTimeout(r, 5000)); // idle: whatever loads at start has loaded
   const idle = await rssMb(memoryOf.pid);
   const polls: number[] = [];
-  const run = await runLoadTest(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: users, testDuration: seconds, rampUpTime: 10 }, (status, ms) => {
-    if (status.status === 'running') polls.push(ms);
-  }, 200);
+  const run = await runLoadTest(
+    app.baseUrl,
+    key,
+    { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: users, testDuration: seconds, rampUpTime: 10 },
+    (status, ms) => {
+      if (status.status === 'running') polls.push(ms);
+    },
+    200,
+  );
   const after = await rssMb(memoryOf.pid);
   polls.sort((a, b) => a - b);
   const p99 = polls[Math.min(polls.length - 1, Math.floor(polls.length * 0.99))] ?? NaN;
   const r = run.results;
   console.log(`\n${users} concurrent users for ${seconds} s (ramp-up 10 s) against nginx on loopback; ${label}`);
-  console.log(`  completed: ${r.total_requests} requests, ${r.failed_requests} failed, ${Math.round(r.throughput)} requests/s, p99 ${r.p99_response_time} ms, errors ${JSON.stringify(r.errors)}`);
-  console.log(`  memory of the ${memoryOf === app ? 'process' : 'load worker process'}: ${Math.round(idle.now)} MB idle before the test, peak ${Math.round(after.peak)} MB (growth ${Math.round(after.peak - idle.now)} MB; target: under 1024 MB)`);
-  console.log(`  status endpoint during the test: ${polls.length} polls, p99 ${p99.toFixed(1)} ms, max ${(polls.at(-1) ?? NaN).toFixed(1)} ms (target: p99 under 200 ms)`);
+  console.log(
+    `  completed: ${r.total_requests} requests, ${r.failed_requests} failed, ${Math.round(r.throughput)} requests/s, p99 ${r.p99_response_time} ms, errors ${JSON.stringify(r.errors)}`,
+  );
+  console.log(
+    `  memory of the ${memoryOf === app ? 'process' : 'load worker process'}: ${Math.round(idle.now)} MB idle before the test, peak ${Math.round(after.peak)} MB (growth ${Math.round(after.peak - idle.now)} MB; target: under 1024 MB)`,
+  );
+  console.log(
+    `  status endpoint during the test: ${polls.length} polls, p99 ${p99.toFixed(1)} ms, max ${(polls.at(-1) ?? NaN).toFixed(1)} ms (target: p99 under 200 ms)`,
+  );
 }
 
 const nginx = await startNginx();
 try {
   if (modes.includes('embedded')) {
-    const app = await startApp({ DATA_DIR: await tempDir('bench-users'), NETWORK_ALLOW: '127.0.0.1/32', LOG_LEVEL: 'error' });
+    const app = await startApp({
+      DATA_DIR: await tempDir('bench-users'),
+      NETWORK_ALLOW: '127.0.0.1/32',
+      LOG_LEVEL: 'error',
+    });
     try {
-      await measure(app, `the embedded mode (one process, LOAD_THREADS ${app.env.LOAD_THREADS ?? 'one per core'})`, app);
+      await measure(
+        app,
+        `the embedded mode (one process, LOAD_THREADS ${app.env.LOAD_THREADS ?? 'one per core'})`,
+        app,
+      );
     } finally {
       await app.stop();
     }
@@ -53,7 +73,12 @@ try {
   if (modes.includes('roles')) {
     const roles: AppProcess[] = [];
     try {
-      const app = await startApp({ ROLE: 'api', DATA_DIR: await tempDir('bench-users'), NETWORK_ALLOW: '127.0.0.1/32', LOG_LEVEL: 'error' });
+      const app = await startApp({
+        ROLE: 'api',
+        DATA_DIR: await tempDir('bench-users'),
+        NETWORK_ALLOW: '127.0.0.1/32',
+        LOG_LEVEL: 'error',
+      });
       roles.push(app);
       roles.push(await startApp({ ...app.env, ROLE: 'worker:workflows', PORT: '' }));
       const loadWorker = await startApp({ ...app.env, ROLE: 'worker:load', PORT: '' });

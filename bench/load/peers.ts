@@ -31,11 +31,18 @@ function wrkMs(out: string, label: string): number | null {
 
 async function wrk(url: string, c: number, s: number): Promise<Row> {
   const { stdout } = await run('wrk', ['-t1', `-c${c}`, `-d${s}s`, '--latency', url], { maxBuffer: 1 << 20 });
-  return { tool: 'wrk (1 thread)', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: wrkMs(stdout, '50%'), p99: wrkMs(stdout, '99%') };
+  return {
+    tool: 'wrk (1 thread)',
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]),
+    p50: wrkMs(stdout, '50%'),
+    p99: wrkMs(stdout, '99%'),
+  };
 }
 
 async function autocannon(url: string, c: number, s: number): Promise<Row> {
-  const { stdout } = await run(bin('autocannon'), ['-c', String(c), '-d', String(s), '-j', url], { maxBuffer: 1 << 24 });
+  const { stdout } = await run(bin('autocannon'), ['-c', String(c), '-d', String(s), '-j', url], {
+    maxBuffer: 1 << 24,
+  });
   const r = JSON.parse(stdout);
   return { tool: 'autocannon', rps: r.requests.total / (r.duration || s), p50: r.latency.p50, p99: r.latency.p99 };
 }
@@ -55,7 +62,9 @@ function table(title: string, rows: Row[], reference: string) {
   console.log('  tool                    req/s      p50 ms   p99 ms   netops / tool');
   for (const r of rows) {
     const ratio = base === r ? '' : (base.rps / r.rps).toFixed(2);
-    console.log(`  ${r.tool.padEnd(22)} ${Math.round(r.rps).toString().padStart(8)}   ${fmt(r.p50)}   ${fmt(r.p99)}   ${ratio}`);
+    console.log(
+      `  ${r.tool.padEnd(22)} ${Math.round(r.rps).toString().padStart(8)}   ${fmt(r.p50)}   ${fmt(r.p99)}   ${ratio}`,
+    );
   }
 }
 const fmt = (v: number | null) => (v === null ? '     -' : v.toFixed(2).padStart(6));
@@ -74,7 +83,14 @@ async function delayedTarget(delayMs: number): Promise<{ url: string; close(): P
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 const nginx = await startNginx();
@@ -85,37 +101,83 @@ try {
   const single = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: '1' });
   let one: Row;
   try {
-    const test = { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 };
+    const test = {
+      targetUrl: nginx.url,
+      httpMethod: 'GET',
+      concurrentUsers: connections,
+      testDuration: Math.max(10, seconds),
+      rampUpTime: 0,
+    };
     one = { ...(await runLoadTest(single.baseUrl, await newAccountKey(single.env), test)), tool: 'netops, 1 thread' };
   } finally {
     await single.stop();
   }
-  console.log(`load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`);
+  console.log(
+    `load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`,
+  );
 
   // 1. Throughput against nginx.
-  const mine = { ...(await runLoadTest(app.baseUrl, key, { targetUrl: nginx.url, httpMethod: 'GET', concurrentUsers: connections, testDuration: Math.max(10, seconds), rampUpTime: 0 })), tool: `netops, ${threads} threads` };
-  const rows: Row[] = [mine, one, await wrk(nginx.url, connections, seconds), await autocannon(nginx.url, connections, seconds), await hey(nginx.url, connections, seconds)];
+  const mine = {
+    ...(await runLoadTest(app.baseUrl, key, {
+      targetUrl: nginx.url,
+      httpMethod: 'GET',
+      concurrentUsers: connections,
+      testDuration: Math.max(10, seconds),
+      rampUpTime: 0,
+    })),
+    tool: `netops, ${threads} threads`,
+  };
+  const rows: Row[] = [
+    mine,
+    one,
+    await wrk(nginx.url, connections, seconds),
+    await autocannon(nginx.url, connections, seconds),
+    await hey(nginx.url, connections, seconds),
+  ];
   table(`1. throughput against nginx (1 worker, static file)`, rows, mine.tool);
-  console.log(`  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s; ${threads} threads / 1 thread: ${(mine.rps / one.rps).toFixed(2)}`);
+  console.log(
+    `  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s; ${threads} threads / 1 thread: ${(mine.rps / one.rps).toFixed(2)}`,
+  );
 
   // 2. Accuracy against a fixed 50 ms.
   const slow = await delayedTarget(50);
   try {
-    const acc = await runLoadTest(app.baseUrl, key, { targetUrl: `${slow.url}/`, httpMethod: 'GET', concurrentUsers: 50, testDuration: 10, rampUpTime: 0 });
+    const acc = await runLoadTest(app.baseUrl, key, {
+      targetUrl: `${slow.url}/`,
+      httpMethod: 'GET',
+      concurrentUsers: 50,
+      testDuration: 10,
+      rampUpTime: 0,
+    });
     const w = await wrk(`${slow.url}/`, 50, 10);
     console.log(`\n2. accuracy: target answers after 50 ms, 50 connections, 10 s`);
-    console.log(`  p50 netops ${acc.p50?.toFixed(2)} ms, wrk ${w.p50?.toFixed(2)} ms: difference ${((Math.abs(acc.p50! - w.p50!) / w.p50!) * 100).toFixed(1)} % (target: within 5 %)`);
+    console.log(
+      `  p50 netops ${acc.p50?.toFixed(2)} ms, wrk ${w.p50?.toFixed(2)} ms: difference ${((Math.abs(acc.p50! - w.p50!) / w.p50!) * 100).toFixed(1)} % (target: within 5 %)`,
+    );
 
     // 3. Coordinated omission: 200 requests/s, the target stalls once for 1 s (a fresh target per tool).
     const stallOurs = await delayedTarget(5);
     const stallWrk = await delayedTarget(5);
     try {
-      const co = await runLoadTest(app.baseUrl, key, { targetUrl: `${stallOurs.url}/stall`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 10, rampUpTime: 0, requestsPerSecond: 200 });
+      const co = await runLoadTest(app.baseUrl, key, {
+        targetUrl: `${stallOurs.url}/stall`,
+        httpMethod: 'GET',
+        concurrentUsers: 10,
+        testDuration: 10,
+        rampUpTime: 0,
+        requestsPerSecond: 200,
+      });
       const cw = await wrk(`${stallWrk.url}/stall`, 10, 10);
-      console.log(`\n3. coordinated omission: the target answers in 5 ms but pauses once for 1 s, 10 connections, 10 s`);
-      console.log(`  netops at 200 requests/s (latency from the scheduled send): p99 ${co.p99?.toFixed(0)} ms, max ${co.results.max_response_time.toFixed(0)} ms`);
+      console.log(
+        `\n3. coordinated omission: the target answers in 5 ms but pauses once for 1 s, 10 connections, 10 s`,
+      );
+      console.log(
+        `  netops at 200 requests/s (latency from the scheduled send): p99 ${co.p99?.toFixed(0)} ms, max ${co.results.max_response_time.toFixed(0)} ms`,
+      );
       console.log(`  wrk, closed loop (latency from the actual send):            p99 ${cw.p99?.toFixed(0)} ms`);
-      console.log('  The requests due during the stall waited for it: an open-model p99 shows them; a closed loop hides them.');
+      console.log(
+        '  The requests due during the stall waited for it: an open-model p99 shows them; a closed loop hides them.',
+      );
     } finally {
       await Promise.all([stallOurs.close(), stallWrk.close()]);
     }

@@ -25,6 +25,10 @@ export async function idleShards(testId: string, shards: number, startAt: number
     heartbeatTimeout: shardLiveness(shards).heartbeatTimeout,
     retry: SHARD_RETRY,
   });
-  const outcomes = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => idleShard({ testId, shard, startAt, endAt, heartbeatEveryMs: shardLiveness(shards).heartbeatEveryMs })));
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: shards }, (_, shard) =>
+      idleShard({ testId, shard, startAt, endAt, heartbeatEveryMs: shardLiveness(shards).heartbeatEveryMs }),
+    ),
+  );
   return outcomes.filter((o) => o.status === 'rejected').length;
 }

@@ -38,10 +38,24 @@ const TASK_QUEUE = 'bench-shard-scale';
 const CLOCK_TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
 
 /** What the shards of the current N saw. */
-let run = { late: [] as number[], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set<number>(), bytes: 0, writes: 0 };
+let run = {
+  late: [] as number[],
+  skipped: 0,
+  retried: 0,
+  failedWrites: 0,
+  reporting: new Set<number>(),
+  bytes: 0,
+  writes: 0,
+};
 
 const dataDir = await tempDir('bench-shards');
-const temporal = await startDevServer({ cli: process.env.TEMPORAL_CLI ?? 'temporal', dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+const temporal = await startDevServer({
+  cli: process.env.TEMPORAL_CLI ?? 'temporal',
+  dataDir,
+  port: await freePort(),
+  uiPort: await freePort(),
+  namespace: 'default',
+});
 const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, maxConnections: DB_CONNECTIONS });
 const db = database.db;
 Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
@@ -76,7 +90,11 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       phases.record({ dns: 0, connect: i === 0 ? 150 : 0, tls: 0, ttfb: us - 40, transfer: 40 });
       perSecond.countSent(second);
       perSecond.countAnswer(second, us, false);
-      Object.assign(stats, { total: stats.total + 1, successful: stats.successful + 1, latencySumUs: stats.latencySumUs + us });
+      Object.assign(stats, {
+        total: stats.total + 1,
+        successful: stats.successful + 1,
+        latencySumUs: stats.latencySumUs + us,
+      });
     }
   };
   // Ticks every second from this attempt's start, as the real shard's interval; a tick that finds the
@@ -99,13 +117,15 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       run.bytes += JSON.stringify(s).length; // a sample: measuring every one would add to the worker's CPU
       run.writes += 1;
     }
-    void writeShardSnapshot(db, input.testId, input.shard, attempt, s, false).then(
-      () => {
-        run.late.push(Date.now() - due);
-        run.reporting.add(input.shard);
-      },
-      () => (run.failedWrites += 1),
-    ).finally(() => (storing = false));
+    void writeShardSnapshot(db, input.testId, input.shard, attempt, s, false)
+      .then(
+        () => {
+          run.late.push(Date.now() - due);
+          run.reporting.add(input.shard);
+        },
+        () => (run.failedWrites += 1),
+      )
+      .finally(() => (storing = false));
   }
   await writeShardSnapshot(db, input.testId, input.shard, attempt, snapshot(), true);
   return stats.total;
@@ -134,7 +154,8 @@ const selfCpu = () => {
   return (u.user + u.system) / 1e6;
 };
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
 
 const workflowBundle = await bundleWorkflowCode({
   workflowsPath: fileURLToPath(new URL('./shard-scale-workflow.ts', import.meta.url)),
@@ -153,8 +174,12 @@ const client = new Client({ connection: await Connection.connect({ address: temp
 const user = await findOrCreateUser(db, 'bench-shard-scale@example.com', 'enterprise');
 const pgPid = process.env.DATABASE_URL !== undefined;
 
-console.log(`\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : ' (in the worker process: its CPU is in the worker\'s)'}, ${DB_CONNECTIONS} connections`);
-console.log('  shards | all reporting after | Temporal server CPU | worker CPU | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | snapshot size (JSON, mean)');
+console.log(
+  `\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : " (in the worker process: its CPU is in the worker's)"}, ${DB_CONNECTIONS} connections`,
+);
+console.log(
+  '  shards | all reporting after | Temporal server CPU | worker CPU | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | snapshot size (JSON, mean)',
+);
 let largestOnTime: number | null = null;
 try {
   for (const n of COUNTS) {
@@ -163,11 +188,20 @@ try {
     await createLoadTest(db, { id: testId, userId: user.id, config: { bench: 'shard-scale', shards: n } });
     const startAt = Date.now();
     const endAt = startAt + SECONDS * 1000;
-    const handle = await client.workflow.start('idleShards', { taskQueue: TASK_QUEUE, workflowId: testId, args: [testId, n, startAt, endAt] });
+    const handle = await client.workflow.start('idleShards', {
+      taskQueue: TASK_QUEUE,
+      workflowId: testId,
+      args: [testId, n, startAt, endAt],
+    });
     while (run.reporting.size < n && Date.now() < endAt - 5000) await new Promise((r) => setTimeout(r, 50));
     const allReporting = (Date.now() - startAt) / 1000;
     run.late = []; // lateness over the window when every shard reports
-    const from = { at: Date.now(), temporal: await cpuOf(temporal.pid!), worker: selfCpu(), pg: pgPid ? await postgresCpu() : 0 };
+    const from = {
+      at: Date.now(),
+      temporal: await cpuOf(temporal.pid!),
+      worker: selfCpu(),
+      pg: pgPid ? await postgresCpu() : 0,
+    };
     // The oldest heartbeat the server holds, looked at every 5 s (shardLiveness: every second up to FAST_FAILOVER_SHARDS shards, else every 10 s).
     let oldestHeartbeat: number | null = null;
     while (Date.now() < endAt - 6000) {
@@ -176,20 +210,38 @@ try {
       const now = Date.now();
       for (const a of raw.pendingActivities ?? []) {
         const t = a.lastHeartbeatTime ?? a.lastStartedTime;
-        if (t?.seconds) oldestHeartbeat = Math.max(oldestHeartbeat ?? 0, now - (Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)));
+        if (t?.seconds)
+          oldestHeartbeat = Math.max(
+            oldestHeartbeat ?? 0,
+            now - (Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)),
+          );
       }
     }
     await new Promise((r) => setTimeout(r, Math.max(0, endAt - 1000 - Date.now())));
-    const to = { at: Date.now(), temporal: await cpuOf(temporal.pid!), worker: selfCpu(), pg: pgPid ? await postgresCpu() : 0 };
+    const to = {
+      at: Date.now(),
+      temporal: await cpuOf(temporal.pid!),
+      worker: selfCpu(),
+      pg: pgPid ? await postgresCpu() : 0,
+    };
     const failed = await handle.result();
     const snapshotKb = run.writes ? run.bytes / run.writes / 1024 : 0;
     const span = (to.at - from.at) / 1000;
     // Per shard reporting in the window: when not every shard ever reported, the window is the run's
     // last seconds and the figure is marked (start-up work, not steady reporting).
     const reporting = run.reporting.size;
-    const pct = (cpu: number) => `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / Math.max(1, reporting)) * 1000).toFixed(2)} ms/s per reporting shard${reporting < n ? ', not steady' : ''})`;
+    const pct = (cpu: number) =>
+      `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / Math.max(1, reporting)) * 1000).toFixed(2)} ms/s per reporting shard${reporting < n ? ', not steady' : ''})`;
     const late = [...run.late].sort((a, b) => a - b);
-    const onTime = run.reporting.size === n && quantile(late, 1) < 1000 && run.skipped === 0 && run.failedWrites === 0 && oldestHeartbeat !== null && oldestHeartbeat < (n <= FAST_FAILOVER_SHARDS ? 3000 : 15_000) && run.retried === 0 && failed === 0;
+    const onTime =
+      run.reporting.size === n &&
+      quantile(late, 1) < 1000 &&
+      run.skipped === 0 &&
+      run.failedWrites === 0 &&
+      oldestHeartbeat !== null &&
+      oldestHeartbeat < (n <= FAST_FAILOVER_SHARDS ? 3000 : 15_000) &&
+      run.retried === 0 &&
+      failed === 0;
     if (onTime) largestOnTime = n;
     console.log(
       `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${snapshotKb.toFixed(1)} KB`,

@@ -29,16 +29,34 @@ export function registerListen(program: Command): void {
     .command('listen')
     .description("Forward a webhook's captures to a local URL as they arrive (no webhook id: a new webhook)")
     .argument('[webhook-id]', 'the webhook to follow; left out, one is created and its capture URL printed')
-    .requiredOption('--forward-to <url>', 'where each capture goes: its path below the capture URL is appended to this one')
-    .option('--from-now', 'skip what was captured before (by default a first listen sends what the webhook keeps, a later one what came since)')
+    .requiredOption(
+      '--forward-to <url>',
+      'where each capture goes: its path below the capture URL is appended to this one',
+    )
+    .option(
+      '--from-now',
+      'skip what was captured before (by default a first listen sends what the webhook keeps, a later one what came since)',
+    )
     .option('--method <method>', 'forward only captures of this method')
     .option('--path <prefix>', 'forward only captures whose path below the capture URL starts with this')
-    .option('--retries <n>', 'attempts more when the local service cannot be reached, then skip the capture', wholeNumber('--retries'), 3)
+    .option(
+      '--retries <n>',
+      'attempts more when the local service cannot be reached, then skip the capture',
+      wholeNumber('--retries'),
+      3,
+    )
     .option('--insecure', 'accept any certificate of an https --forward-to')
     .option('--json', 'one JSON line per capture: the capture as the API gives it, with `forwarded`')
-    .addHelpText('after', examples('netops listen --forward-to http://localhost:4000/webhooks', 'netops listen wh_123 --forward-to http://localhost:4000 --path /stripe --from-now'))
+    .addHelpText(
+      'after',
+      examples(
+        'netops listen --forward-to http://localhost:4000/webhooks',
+        'netops listen wh_123 --forward-to http://localhost:4000 --path /stripe --from-now',
+      ),
+    )
     .action(async (webhookId: string | undefined, o: ListenOptions) => {
-      if (!URL.canParse(o.forwardTo) || !/^https?:$/.test(new URL(o.forwardTo).protocol)) throw new UsageError(`--forward-to: ${o.forwardTo} is not an http or https URL`);
+      if (!URL.canParse(o.forwardTo) || !/^https?:$/.test(new URL(o.forwardTo).protocol))
+        throw new UsageError(`--forward-to: ${o.forwardTo} is not an http or https URL`);
       // Ctrl-C: the capture in flight is finished (its retries cut short), then exit 0; a second one leaves at once.
       const stop = new AbortController();
       let busy = false;
@@ -57,9 +75,13 @@ export function registerListen(program: Command): void {
         }
         const position = new ListenPosition(service.url, webhookId);
         if (o.fromNow) {
-          const newest = await c.call<{ data: { requests: Capture[] } }>('GET', pathOf(ops.requests, {}, { webhook_id: webhookId, limit: 1 }));
+          const newest = await c.call<{ data: { requests: Capture[] } }>(
+            'GET',
+            pathOf(ops.requests, {}, { webhook_id: webhookId, limit: 1 }),
+          );
           position.skipTo(newest.data.requests[0]?.id ?? 0);
-        } else if (position.load()) note(err.dim('Resuming after the captures the last listen of this webhook handled'));
+        } else if (position.load())
+          note(err.dim('Resuming after the captures the last listen of this webhook handled'));
         const id = webhookId;
         note(`Forwarding captures of ${id} to ${err.bold(o.forwardTo)} (Ctrl-C to stop)`);
         await follow({
@@ -67,14 +89,23 @@ export function registerListen(program: Command): void {
           finished: () => false,
           open: (signal) => {
             const lastEventId = position.resumeFrom();
-            return c.send('GET', pathOf(ops.events, {}, { webhook_id: id }), { open: true, signal, headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) } });
+            return c.send('GET', pathOf(ops.events, {}, { webhook_id: id }), {
+              open: true,
+              signal,
+              headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
+            });
           },
-          onDisconnect: (reason, waitMs) => note(err.yellow(`Disconnected (${reason}); reconnecting in ${(waitMs / 1000).toFixed(1)} s`)),
+          onDisconnect: (reason, waitMs) =>
+            note(err.yellow(`Disconnected (${reason}); reconnecting in ${(waitMs / 1000).toFixed(1)} s`)),
           onEvent: async (event) => {
-            if (event.event === 'end') throw new ApiError(`listen ${id}`, 404, 'not_found', event.data?.message ?? 'the webhook was deleted');
-            if (event.event === 'error') throw new ApiError(`listen ${id}`, 503, 'stream_failed', event.data?.message ?? 'the stream failed');
+            if (event.event === 'end')
+              throw new ApiError(`listen ${id}`, 404, 'not_found', event.data?.message ?? 'the webhook was deleted');
+            if (event.event === 'error')
+              throw new ApiError(`listen ${id}`, 503, 'stream_failed', event.data?.message ?? 'the stream failed');
             if (event.event !== 'requests') return;
-            const captures = (event.data.data.requests as Capture[]).filter((r) => !position.isHandled(r.id)).sort((a, b) => a.id - b.id);
+            const captures = (event.data.data.requests as Capture[])
+              .filter((r) => !position.isHandled(r.id))
+              .sort((a, b) => a.id - b.id);
             for (const capture of captures) {
               busy = true;
               const handled = await handle(capture, id, position, o, stop.signal);
@@ -90,7 +121,13 @@ export function registerListen(program: Command): void {
 }
 
 /** Forwards one capture (or skips it by the filters); false when Ctrl-C cut its retries short (not done: a later listen sends it). */
-async function handle(capture: Capture, webhookId: string, position: ListenPosition, o: ListenOptions, stop: AbortSignal): Promise<boolean> {
+async function handle(
+  capture: Capture,
+  webhookId: string,
+  position: ListenPosition,
+  o: ListenOptions,
+  stop: AbortSignal,
+): Promise<boolean> {
   const below = capture.path.slice(`/webhook/${webhookId}`.length) || '/';
   const shown = sentPath(capture, webhookId);
   if ((o.method && capture.method.toUpperCase() !== o.method.toUpperCase()) || (o.path && !below.startsWith(o.path))) {
@@ -99,18 +136,31 @@ async function handle(capture: Capture, webhookId: string, position: ListenPosit
   }
   let result: Forwarded = await forward(capture, webhookId, o.forwardTo, o.insecure);
   for (let attempt = 1; 'error' in result && attempt <= o.retries; attempt++) {
-    note(err.dim(`  ${capture.method} ${shown}: ${result.error}; attempt ${attempt + 1} of ${o.retries + 1} in ${attempt} s`));
+    note(
+      err.dim(
+        `  ${capture.method} ${shown}: ${result.error}; attempt ${attempt + 1} of ${o.retries + 1} in ${attempt} s`,
+      ),
+    );
     await sleep(attempt * 1000, stop);
     if (stop.aborted) return false;
     result = await forward(capture, webhookId, o.forwardTo, o.insecure);
   }
   position.done(capture.id);
   if (o.json) {
-    printJsonLine({ ...capture, forwarded: 'error' in result ? { error: result.error, duration_ms: result.durationMs } : { status: result.status, duration_ms: result.durationMs } });
+    printJsonLine({
+      ...capture,
+      forwarded:
+        'error' in result
+          ? { error: result.error, duration_ms: result.durationMs }
+          : { status: result.status, duration_ms: result.durationMs },
+    });
     return true;
   }
   const time = localTime(Date.now()).slice(11);
-  const outcome = 'error' in result ? out.red(`${result.error} (skipped after ${o.retries + 1} attempts)`) : `${(result.status < 400 ? out.green : out.red)(String(result.status))} ${result.durationMs} ms`;
+  const outcome =
+    'error' in result
+      ? out.red(`${result.error} (skipped after ${o.retries + 1} attempts)`)
+      : `${(result.status < 400 ? out.green : out.red)(String(result.status))} ${result.durationMs} ms`;
   print(`${out.dim(time)}  ${capture.method.padEnd(6)} ${shown}  -> ${outcome}`);
   return true;
 }

@@ -19,7 +19,13 @@ interface Status {
   test_id: string;
   status: string;
   progress: number;
-  metrics: { total_requests: number; throughput: number; error_rate: number; avg_response_time: number; p95_response_time?: number };
+  metrics: {
+    total_requests: number;
+    throughput: number;
+    error_rate: number;
+    avg_response_time: number;
+    p95_response_time?: number;
+  };
   started_at: string | null;
   estimated_completion: string | null;
   failure_reason?: string;
@@ -35,17 +41,32 @@ async function saveReport(c: Client, id: string, file: string): Promise<void> {
 
 /** 0 when it completed (and every threshold held), 99 when a threshold failed, 1 otherwise. */
 function outcome(a: ResultsAnswer): void {
-  if (a.results?.verdict === 'failed') throw new ThresholdsFailed(`load test ${a.test_id}: ${a.results.thresholds?.filter((t) => !t.pass).map((t) => `${t.threshold} (observed ${t.observed})`).join(', ')} did not hold`);
-  if (a.status !== 'completed') throw new Error(`load test ${a.test_id} ${a.status}${a.failure_reason ? `: ${a.failure_reason}` : ''}`);
+  if (a.results?.verdict === 'failed')
+    throw new ThresholdsFailed(
+      `load test ${a.test_id}: ${a.results.thresholds
+        ?.filter((t) => !t.pass)
+        .map((t) => `${t.threshold} (observed ${t.observed})`)
+        .join(', ')} did not hold`,
+    );
+  if (a.status !== 'completed')
+    throw new Error(`load test ${a.test_id} ${a.status}${a.failure_reason ? `: ${a.failure_reason}` : ''}`);
 }
 
 export function registerLoad(program: Command): void {
-  const load = program.command('load').description('Load tests: run one as a CI gate, or look at yours').addHelpText('after', examples('netops load run smoke.json', 'netops load list'));
+  const load = program
+    .command('load')
+    .description('Load tests: run one as a CI gate, or look at yours')
+    .addHelpText('after', examples('netops load run smoke.json', 'netops load list'));
 
   load
     .command('run')
-    .description('Start a load test, show its progress, print the summary; exit 0 passed, 99 a threshold failed, 1 failed')
-    .argument('[file]', 'the start body as JSON (or YAML: .yaml/.yml), as POST /load-testing/start takes it; - reads stdin')
+    .description(
+      'Start a load test, show its progress, print the summary; exit 0 passed, 99 a threshold failed, 1 failed',
+    )
+    .argument(
+      '[file]',
+      'the start body as JSON (or YAML: .yaml/.yml), as POST /load-testing/start takes it; - reads stdin',
+    )
     .option('--url <url>', 'targetUrl: the URL to load')
     .option('--method <method>', 'httpMethod (default GET)')
     .option('--users <n>', 'concurrentUsers', positiveInt('--users'))
@@ -55,7 +76,7 @@ export function registerLoad(program: Command): void {
     .option('--header <name:value>', 'a header of every request (repeat it)', repeat)
     .option('--body <text>', 'the body of every request')
     .option('--threshold <expr>', 'a pass/fail threshold such as "p95 < 300" (repeat it; replaces the file\'s)', repeat)
-    .option('--stage <duration:target>', 'a stage such as 30s:100 (repeat it; replaces the file\'s)', stage)
+    .option('--stage <duration:target>', "a stage such as 30s:100 (repeat it; replaces the file's)", stage)
     .option('--report <file>', 'save the HTML report here at the end')
     .option('--json', 'print the results as the API answers them instead of the summary')
     .addHelpText(
@@ -78,7 +99,8 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
       if (o.json) printJson(results);
       else print(`\n${summary(results)}`);
       if (o.report && results.results) await saveReport(c, started.test_id, o.report);
-      if (final.stoppedHere) throw new Error(`load test ${started.test_id} stopped by Ctrl-C: the results above are partial`);
+      if (final.stoppedHere)
+        throw new Error(`load test ${started.test_id} stopped by Ctrl-C: the results above are partial`);
       outcome(results);
     });
 
@@ -94,9 +116,18 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
       const m = s.metrics;
       print(
         fields([
-          ['Test', s.test_id], ['Status', `${s.status} (${s.progress}%)`], ['Started', s.started_at], ['Ends', s.estimated_completion],
-          ['Requests', `${m.total_requests} (${m.throughput}/s), ${m.error_rate}% failed`], ['Latency', `avg ${m.avg_response_time} ms${m.p95_response_time !== undefined ? `, p95 ${m.p95_response_time} ms` : ''}`],
-          ['Thresholds', s.thresholds?.map((t) => `${t.pass ? '✓' : '✗'} ${t.threshold} (${t.observed})`).join(', ')], ['Verdict', s.verdict], ['Failure', s.failure_reason],
+          ['Test', s.test_id],
+          ['Status', `${s.status} (${s.progress}%)`],
+          ['Started', s.started_at],
+          ['Ends', s.estimated_completion],
+          ['Requests', `${m.total_requests} (${m.throughput}/s), ${m.error_rate}% failed`],
+          [
+            'Latency',
+            `avg ${m.avg_response_time} ms${m.p95_response_time !== undefined ? `, p95 ${m.p95_response_time} ms` : ''}`,
+          ],
+          ['Thresholds', s.thresholds?.map((t) => `${t.pass ? '✓' : '✗'} ${t.threshold} (${t.observed})`).join(', ')],
+          ['Verdict', s.verdict],
+          ['Failure', s.failure_reason],
         ]),
       );
     });
@@ -108,7 +139,10 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .argument('<test-id>')
     .option('--json', 'print the API answer')
     .action(async (id: string, o: { json?: boolean }) => {
-      const a = await api().call<{ message: string; partial_results: Record<string, number> }>('POST', pathOf(ops.stop, { test_id: id }));
+      const a = await api().call<{ message: string; partial_results: Record<string, number> }>(
+        'POST',
+        pathOf(ops.stop, { test_id: id }),
+      );
       if (o.json) return printJson(a);
       print(`${a.message}: ${a.partial_results.total_requests} requests so far`);
     });
@@ -116,7 +150,13 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
   load
     .command('results')
     .description('The results of an ended load test, as the end-of-test summary')
-    .addHelpText('after', examples('netops load results LOltl9dLLufIUaGU', 'netops load results LOltl9dLLufIUaGU --json | jq .results.p95_response_time'))
+    .addHelpText(
+      'after',
+      examples(
+        'netops load results LOltl9dLLufIUaGU',
+        'netops load results LOltl9dLLufIUaGU --json | jq .results.p95_response_time',
+      ),
+    )
     .argument('<test-id>')
     .option('--json', 'print the API answer')
     .action(async (id: string, o: { json?: boolean }) => {
@@ -140,10 +180,33 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .option('--limit <n>', '1 to 100', positiveInt('--limit'))
     .option('--json', 'print the API answer')
     .action(async (o: { limit?: number; json?: boolean }) => {
-      const a = await api().call<{ data: { tests: Array<{ test_id: string; status: string; config: Record<string, unknown>; created_at: string; summary: Record<string, number> | null }> } }>('GET', pathOf(ops.list, {}, { limit: o.limit }));
+      const a = await api().call<{
+        data: {
+          tests: Array<{
+            test_id: string;
+            status: string;
+            config: Record<string, unknown>;
+            created_at: string;
+            summary: Record<string, number> | null;
+          }>;
+        };
+      }>('GET', pathOf(ops.list, {}, { limit: o.limit }));
       if (o.json) return printJson(a);
       if (!a.data.tests.length) return print('No load tests yet: netops load run --help');
-      print(table(['Test', 'Status', 'Target', 'Users', 'Created', 'Requests', 'p95'], a.data.tests.map((t) => [t.test_id, t.status, String(t.config.target_url ?? ''), String(t.config.concurrent_users ?? ''), localTime(t.created_at), t.summary?.total_requests ?? '', t.summary ? `${t.summary.p95_response_time} ms` : ''])));
+      print(
+        table(
+          ['Test', 'Status', 'Target', 'Users', 'Created', 'Requests', 'p95'],
+          a.data.tests.map((t) => [
+            t.test_id,
+            t.status,
+            String(t.config.target_url ?? ''),
+            String(t.config.concurrent_users ?? ''),
+            localTime(t.created_at),
+            t.summary?.total_requests ?? '',
+            t.summary ? `${t.summary.p95_response_time} ms` : '',
+          ]),
+        ),
+      );
     });
 
   load
@@ -153,9 +216,23 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .argument('<url>', 'a URL on the host')
     .option('--json', 'print the API answer')
     .action(async (url: string, o: { json?: boolean }) => {
-      const a = await api().call<{ host: string; token: string; verified: boolean; methods: Array<{ type: string; how: string }>; required: boolean }>('POST', pathOf(ops.verifyTarget), { json: { targetUrl: url } });
+      const a = await api().call<{
+        host: string;
+        token: string;
+        verified: boolean;
+        methods: Array<{ type: string; how: string }>;
+        required: boolean;
+      }>('POST', pathOf(ops.verifyTarget), { json: { targetUrl: url } });
       if (o.json) return printJson(a);
-      print(fields([['Host', a.host], ['Token', out.bold(a.token)], ['Verified', a.verified ? out.green('yes') : 'not yet'], ['Required', a.required ? 'yes, for this test size' : 'only for large tests']]));
-      for (const m of a.methods) print(`\n${out.bold(m.type === 'http' ? 'Either serve it over HTTP:' : 'Or publish it in DNS:')}\n  ${m.how}`);
+      print(
+        fields([
+          ['Host', a.host],
+          ['Token', out.bold(a.token)],
+          ['Verified', a.verified ? out.green('yes') : 'not yet'],
+          ['Required', a.required ? 'yes, for this test size' : 'only for large tests'],
+        ]),
+      );
+      for (const m of a.methods)
+        print(`\n${out.bold(m.type === 'http' ? 'Either serve it over HTTP:' : 'Or publish it in DNS:')}\n  ${m.how}`);
     });
 }

@@ -11,7 +11,9 @@ import { fields, out, print, printJson, table } from '../output.ts';
 
 const api = () => client(currentService());
 const yesNo = (v: boolean | null) => (v === null ? 'unknown' : v ? 'yes' : 'no');
-const price = (p: { registration_price?: number | null; registration?: number; currency: string } | null | undefined) => {
+const price = (
+  p: { registration_price?: number | null; registration?: number; currency: string } | null | undefined,
+) => {
   const n = p ? (p.registration_price ?? p.registration) : null;
   return n === null || n === undefined ? '' : `${n} ${p!.currency}`;
 };
@@ -26,15 +28,30 @@ export function registerLookups(program: Command): void {
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('netops whois example.com --currency EUR'))
     .action(async (domain: string, o: { mode?: string; currency?: string; json?: boolean }) => {
-      const a = await api().call('GET', pathOf(domainOperations.whois, {}, { domain, mode: o.mode, currency: o.currency }));
+      const a = await api().call(
+        'GET',
+        pathOf(domainOperations.whois, {}, { domain, mode: o.mode, currency: o.currency }),
+      );
       if (o.json) return printJson(a);
       const p = a.parsed_data;
       print(
         fields([
-          ['Domain', out.bold(a.domain)], ['Registered', `${yesNo(a.is_registered)} (${a.availability_confidence} confidence)`], ['Available', yesNo(a.available)],
-          ['Registrar', p.registrar], ['Created', p.creation_date], ['Expires', p.expiration_date], ['Updated', p.updated_date],
-          ['Status', p.status.join(', ')], ['Name servers', p.name_servers.join(', ')], ['Premium', a.is_premium ? a.premium_type ?? 'yes' : undefined],
-          ['Price', a.pricing ? `${price(a.pricing)} to register, ${a.pricing.renewal_price ?? '?'} ${a.pricing.currency} to renew` : undefined],
+          ['Domain', out.bold(a.domain)],
+          ['Registered', `${yesNo(a.is_registered)} (${a.availability_confidence} confidence)`],
+          ['Available', yesNo(a.available)],
+          ['Registrar', p.registrar],
+          ['Created', p.creation_date],
+          ['Expires', p.expiration_date],
+          ['Updated', p.updated_date],
+          ['Status', p.status.join(', ')],
+          ['Name servers', p.name_servers.join(', ')],
+          ['Premium', a.is_premium ? (a.premium_type ?? 'yes') : undefined],
+          [
+            'Price',
+            a.pricing
+              ? `${price(a.pricing)} to register, ${a.pricing.renewal_price ?? '?'} ${a.pricing.currency} to renew`
+              : undefined,
+          ],
         ]),
       );
     });
@@ -48,12 +65,25 @@ export function registerLookups(program: Command): void {
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('netops check acme.com acme.io acme.dev', 'cat names.txt | netops check -'))
     .action(async (given: string[], o: { mode?: string; currency?: string; json?: boolean }) => {
-      const domains = given.flatMap((d) => (d === '-' ? fs.readFileSync(0, 'utf8').split(/\s+/) : [d])).map((d) => d.trim()).filter(Boolean);
+      const domains = given
+        .flatMap((d) => (d === '-' ? fs.readFileSync(0, 'utf8').split(/\s+/) : [d]))
+        .map((d) => d.trim())
+        .filter(Boolean);
       if (!domains.length) throw new UsageError('no domains given');
-      const a = await api().call('POST', pathOf(domainOperations.bulk), { json: { domains, mode: o.mode, currency: o.currency } });
+      const a = await api().call('POST', pathOf(domainOperations.bulk), {
+        json: { domains, mode: o.mode, currency: o.currency },
+      });
       if (o.json) return printJson(a);
       const rows = Object.entries(a.results as Record<string, any>).map(([name, r]) =>
-        r.success ? [name, r.available === null ? out.yellow('unknown') : r.available ? out.green('available') : 'taken', r.availability_confidence, r.is_premium ? 'premium' : '', price(r.pricing)] : [name, out.red('error'), '', '', r.error],
+        r.success
+          ? [
+              name,
+              r.available === null ? out.yellow('unknown') : r.available ? out.green('available') : 'taken',
+              r.availability_confidence,
+              r.is_premium ? 'premium' : '',
+              price(r.pricing),
+            ]
+          : [name, out.red('error'), '', '', r.error],
       );
       print(table(['Domain', 'Status', 'Confidence', '', 'Price'], rows));
     });
@@ -69,7 +99,12 @@ export function registerLookups(program: Command): void {
       const a = await api().call('GET', pathOf(lookupOperations.dns, {}, { domain, type: o.type }));
       if (o.json) return printJson(a);
       const rows = Object.entries(a.records as Record<string, unknown>).flatMap(([type, values]) =>
-        values === null || values === undefined ? [] : (Array.isArray(values) ? values : [values]).map((v) => [type, typeof v === 'string' ? v : type === 'MX' ? `${v.priority} ${v.host}` : JSON.stringify(v)]),
+        values === null || values === undefined
+          ? []
+          : (Array.isArray(values) ? values : [values]).map((v) => [
+              type,
+              typeof v === 'string' ? v : type === 'MX' ? `${v.priority} ${v.host}` : JSON.stringify(v),
+            ]),
       );
       print(rows.length ? table(['Type', 'Value'], rows) : `No records for ${domain}`);
     });
@@ -84,7 +119,15 @@ export function registerLookups(program: Command): void {
       const a = await api().call('GET', pathOf(lookupOperations.ip, {}, { ip }));
       if (o.json) return printJson(a);
       const d = a.data;
-      print(fields([['IP', out.bold(a.ip)], ['Location', [d.city, d.region, d.country].filter(Boolean).join(', ') || 'unknown'], ['Network', [d.isp, d.organization].filter(Boolean).join(' / ')], ['Time zone', d.timezone], ['Reverse DNS', d.hostname ?? d.reverse_dns]]));
+      print(
+        fields([
+          ['IP', out.bold(a.ip)],
+          ['Location', [d.city, d.region, d.country].filter(Boolean).join(', ') || 'unknown'],
+          ['Network', [d.isp, d.organization].filter(Boolean).join(' / ')],
+          ['Time zone', d.timezone],
+          ['Reverse DNS', d.hostname ?? d.reverse_dns],
+        ]),
+      );
     });
 
   program
@@ -97,11 +140,28 @@ export function registerLookups(program: Command): void {
       const a = await api().call('GET', pathOf(lookupOperations.headers, {}, { url }));
       if (o.json) return printJson(a);
       const sec = a.analysis.security;
-      const gradeColor = sec.grade.startsWith('A') ? out.green : sec.grade.startsWith('F') || sec.grade.startsWith('D') ? out.red : out.yellow;
-      print(`${out.bold(gradeColor(`Grade ${sec.grade}`))}  ${sec.score}/${sec.max_score}  ${a.effective_url} (HTTP ${a.http_code}, ${a.response_time} ms)`);
-      const failing = (sec.checks as Array<{ name: string; passed: boolean; risk?: string; recommendation?: string; description: string }>).filter((c) => !c.passed);
+      const gradeColor = sec.grade.startsWith('A')
+        ? out.green
+        : sec.grade.startsWith('F') || sec.grade.startsWith('D')
+          ? out.red
+          : out.yellow;
+      print(
+        `${out.bold(gradeColor(`Grade ${sec.grade}`))}  ${sec.score}/${sec.max_score}  ${a.effective_url} (HTTP ${a.http_code}, ${a.response_time} ms)`,
+      );
+      const failing = (
+        sec.checks as Array<{
+          name: string;
+          passed: boolean;
+          risk?: string;
+          recommendation?: string;
+          description: string;
+        }>
+      ).filter((c) => !c.passed);
       if (!failing.length) return print(out.green('Every check passed'));
       print('');
-      for (const c of failing) print(`${out.red('✗')} ${out.bold(c.name)}${c.risk ? out.dim(` (${c.risk})`) : ''}\n    ${c.recommendation ?? c.description}`);
+      for (const c of failing)
+        print(
+          `${out.red('✗')} ${out.bold(c.name)}${c.risk ? out.dim(` (${c.risk})`) : ''}\n    ${c.recommendation ?? c.description}`,
+        );
     });
 }

@@ -2,14 +2,20 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.ts';
 
-export const positiveInt = (flag: string) => (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be a whole number above 0`);
-  return n;
-};
+export const positiveInt =
+  (flag: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${flag} must be a whole number above 0`);
+    return n;
+  };
 
 /** 0 or more. */
-export const wholeNumber = (flag: string) => (value: string): number => (value.trim() === '0' ? 0 : positiveInt(flag)(value));
+export const wholeNumber =
+  (flag: string) =>
+  (value: string): number =>
+    value.trim() === '0' ? 0 : positiveInt(flag)(value);
 
 /** "Name: value" flags as a header object. */
 export function headerPairs(lines: string[], flag: string): Record<string, string> {

@@ -40,11 +40,18 @@ const api = () => client(currentService());
 export function sentPath(c: Pick<Capture, 'path' | 'query_params'>, webhookId: string): string {
   const below = c.path.slice(`/webhook/${webhookId}`.length) || '/';
   if (!c.query_params) return below;
-  const q = new URLSearchParams(Object.entries(JSON.parse(c.query_params) as Record<string, string | string[]>).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)])));
+  const q = new URLSearchParams(
+    Object.entries(JSON.parse(c.query_params) as Record<string, string | string[]>).flatMap(([k, v]) =>
+      (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]),
+    ),
+  );
   return `${below}?${q}`;
 }
 
-export async function createWebhook(c: Client, body: Record<string, unknown> = {}): Promise<Webhook & { success: true }> {
+export async function createWebhook(
+  c: Client,
+  body: Record<string, unknown> = {},
+): Promise<Webhook & { success: true }> {
   return c.call('POST', pathOf(ops.create), { json: body });
 }
 
@@ -57,40 +64,94 @@ async function findWebhook(c: Client, id: string): Promise<{ success: true; data
 }
 
 function captureRows(requests: Capture[], webhookId: string): Array<Array<string | number>> {
-  return requests.map((r) => [r.id, localTime(r.created_at), r.method, sentPath(r, webhookId), `${r.body_size} B`, [r.signature && `signature ${r.signature.status}`, r.delivery && `delivery ${r.delivery.status}`].filter(Boolean).join(', ')]);
+  return requests.map((r) => [
+    r.id,
+    localTime(r.created_at),
+    r.method,
+    sentPath(r, webhookId),
+    `${r.body_size} B`,
+    [r.signature && `signature ${r.signature.status}`, r.delivery && `delivery ${r.delivery.status}`]
+      .filter(Boolean)
+      .join(', '),
+  ]);
 }
 const CAPTURE_HEAD = ['Id', 'Captured', 'Method', 'Path', 'Body', 'Notes'];
 
 export function registerWebhooks(program: Command): void {
-  const webhook = program.command('webhook').description('Webhooks: capture URLs and what they captured').addHelpText('after', examples('netops webhook create', 'netops webhook requests wh_123 --limit 5'));
+  const webhook = program
+    .command('webhook')
+    .description('Webhooks: capture URLs and what they captured')
+    .addHelpText('after', examples('netops webhook create', 'netops webhook requests wh_123 --limit 5'));
 
   webhook
     .command('create')
     .description('Create a webhook and print its capture URL')
-    .option('--forward-url <url>', 'pass each capture on to this URL (the service sends it: the URL must be reachable from it)')
+    .option(
+      '--forward-url <url>',
+      'pass each capture on to this URL (the service sends it: the URL must be reachable from it)',
+    )
     .option('--status <code>', 'the status senders get (default 200)', positiveInt('--status'))
     .option('--body <text>', 'the body senders get')
     .option('--header <name:value>', 'a header senders get (repeat it)', (v: string, all: string[] = []) => [...all, v])
     .option('--keep <n>', 'how many captures it keeps (plan default 500)', positiveInt('--keep'))
     .option('--json', 'print the API answer')
-    .addHelpText('after', examples('netops webhook create --status 202 --header "Content-Type: text/plain" --body accepted'))
-    .action(async (o: { forwardUrl?: string; status?: number; body?: string; header?: string[]; keep?: number; json?: boolean }) => {
-      const response = o.status !== undefined || o.body !== undefined || o.header ? { status: o.status ?? 200, body: o.body ?? '', headers: headerPairs(o.header ?? [], '--header') } : undefined;
-      const created = await createWebhook(api(), { response, forward_url: o.forwardUrl, retention: o.keep ? { max_requests: o.keep } : undefined });
-      if (o.json) return printJson(created);
-      print(fields([['Webhook', created.webhook_id], ['Capture URL', out.bold(created.webhook_url)], ['Forwards to', created.forward_url]]));
-    });
+    .addHelpText(
+      'after',
+      examples('netops webhook create --status 202 --header "Content-Type: text/plain" --body accepted'),
+    )
+    .action(
+      async (o: {
+        forwardUrl?: string;
+        status?: number;
+        body?: string;
+        header?: string[];
+        keep?: number;
+        json?: boolean;
+      }) => {
+        const response =
+          o.status !== undefined || o.body !== undefined || o.header
+            ? { status: o.status ?? 200, body: o.body ?? '', headers: headerPairs(o.header ?? [], '--header') }
+            : undefined;
+        const created = await createWebhook(api(), {
+          response,
+          forward_url: o.forwardUrl,
+          retention: o.keep ? { max_requests: o.keep } : undefined,
+        });
+        if (o.json) return printJson(created);
+        print(
+          fields([
+            ['Webhook', created.webhook_id],
+            ['Capture URL', out.bold(created.webhook_url)],
+            ['Forwards to', created.forward_url],
+          ]),
+        );
+      },
+    );
 
   webhook
     .command('list')
     .description('Your webhooks with their capture counts')
-    .addHelpText('after', examples('netops webhook list', 'netops webhook list --json | jq -r \'.data.webhooks[].webhook_url\''))
+    .addHelpText(
+      'after',
+      examples('netops webhook list', "netops webhook list --json | jq -r '.data.webhooks[].webhook_url'"),
+    )
     .option('--json', 'print the API answer')
     .action(async (o: { json?: boolean }) => {
       const answer = await api().call<{ data: { total: number; webhooks: Webhook[] } }>('GET', pathOf(ops.list));
       if (o.json) return printJson(answer);
       if (!answer.data.webhooks.length) return print('No webhooks yet: netops webhook create');
-      print(table(['Webhook', 'Capture URL', 'Captures', 'Created', 'Forwards to'], answer.data.webhooks.map((w) => [w.webhook_id, w.webhook_url, w.request_count, localTime(w.created_at), w.forward_url ?? ''])));
+      print(
+        table(
+          ['Webhook', 'Capture URL', 'Captures', 'Created', 'Forwards to'],
+          answer.data.webhooks.map((w) => [
+            w.webhook_id,
+            w.webhook_url,
+            w.request_count,
+            localTime(w.created_at),
+            w.forward_url ?? '',
+          ]),
+        ),
+      );
     });
 
   webhook
@@ -106,12 +167,20 @@ export function registerWebhooks(program: Command): void {
       const w = answer.data.webhooks[0];
       print(
         fields([
-          ['Webhook', w.webhook_id], ['Capture URL', out.bold(w.webhook_url)], ['Captures', w.request_count], ['Created', localTime(w.created_at)],
-          ['Answers', w.response ? `status ${w.response.status} (custom)` : 'the default JSON acknowledgement'], ['Signatures', w.signature?.scheme ?? 'not checked'],
-          ['Forwards to', w.forward_url ?? 'nowhere'], ['Keeps', `${w.retention.max_requests} captures, ${w.retention.max_age_days} days`],
+          ['Webhook', w.webhook_id],
+          ['Capture URL', out.bold(w.webhook_url)],
+          ['Captures', w.request_count],
+          ['Created', localTime(w.created_at)],
+          ['Answers', w.response ? `status ${w.response.status} (custom)` : 'the default JSON acknowledgement'],
+          ['Signatures', w.signature?.scheme ?? 'not checked'],
+          ['Forwards to', w.forward_url ?? 'nowhere'],
+          ['Keeps', `${w.retention.max_requests} captures, ${w.retention.max_age_days} days`],
         ]),
       );
-      const recent = await c.call<{ data: { requests: Capture[] } }>('GET', pathOf(ops.requests, {}, { webhook_id: id, limit: 10 }));
+      const recent = await c.call<{ data: { requests: Capture[] } }>(
+        'GET',
+        pathOf(ops.requests, {}, { webhook_id: id, limit: 10 }),
+      );
       if (recent.data.requests.length) print(`\n${table(CAPTURE_HEAD, captureRows(recent.data.requests, id))}`);
     });
 
@@ -128,13 +197,43 @@ export function registerWebhooks(program: Command): void {
     .option('--cursor <cursor>', 'the next page (next_cursor of the previous one)')
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('netops webhook requests wh_123 --method POST --q order_id --limit 20'))
-    .action(async (id: string, o: { method?: string; header?: string; q?: string; since?: string; until?: string; limit?: number; cursor?: string; json?: boolean }) => {
-      const answer = await api().call<{ data: { total: number; requests: Capture[]; next_cursor?: string } }>('GET', pathOf(ops.requests, {}, { webhook_id: id, method: o.method, header: o.header, q: o.q, since: o.since, until: o.until, limit: o.limit, cursor: o.cursor }));
-      if (o.json) return printJson(answer);
-      if (!answer.data.requests.length) return print('No captures match');
-      print(table(CAPTURE_HEAD, captureRows(answer.data.requests, id)));
-      if (answer.data.next_cursor) note(out.dim(`More: --cursor ${answer.data.next_cursor}`));
-    });
+    .action(
+      async (
+        id: string,
+        o: {
+          method?: string;
+          header?: string;
+          q?: string;
+          since?: string;
+          until?: string;
+          limit?: number;
+          cursor?: string;
+          json?: boolean;
+        },
+      ) => {
+        const answer = await api().call<{ data: { total: number; requests: Capture[]; next_cursor?: string } }>(
+          'GET',
+          pathOf(
+            ops.requests,
+            {},
+            {
+              webhook_id: id,
+              method: o.method,
+              header: o.header,
+              q: o.q,
+              since: o.since,
+              until: o.until,
+              limit: o.limit,
+              cursor: o.cursor,
+            },
+          ),
+        );
+        if (o.json) return printJson(answer);
+        if (!answer.data.requests.length) return print('No captures match');
+        print(table(CAPTURE_HEAD, captureRows(answer.data.requests, id)));
+        if (answer.data.next_cursor) note(out.dim(`More: --cursor ${answer.data.next_cursor}`));
+      },
+    );
 
   webhook
     .command('delete')
@@ -157,7 +256,9 @@ export function registerWebhooks(program: Command): void {
     .addHelpText('after', examples('netops webhook export wh_123 --format har -o captures.har'))
     .action(async (id: string, o: { format: string; output?: string }) => {
       const res = await api().send('GET', pathOf(ops.export, {}, { webhook_id: id, format: o.format }), { open: true });
-      await pipeline(Readable.fromWeb(res.body as never), o.output ? fs.createWriteStream(o.output) : process.stdout, { end: Boolean(o.output) });
+      await pipeline(Readable.fromWeb(res.body as never), o.output ? fs.createWriteStream(o.output) : process.stdout, {
+        end: Boolean(o.output),
+      });
       if (o.output) note(`Saved ${fs.statSync(o.output).size} bytes to ${o.output}`);
     });
 
@@ -170,9 +271,14 @@ export function registerWebhooks(program: Command): void {
     .requiredOption('--to <url>', 'where to send it')
     .option('--json', 'print the API answer')
     .action(async (id: string, requestId: number, o: { to: string; json?: boolean }) => {
-      const answer = await api().call<{ response: { status: number; body: string; truncated: boolean }; duration_ms: number; target_url: string }>('POST', pathOf(ops.replay), { json: { webhook_id: id, request_id: requestId, target_url: o.to } });
+      const answer = await api().call<{
+        response: { status: number; body: string; truncated: boolean };
+        duration_ms: number;
+        target_url: string;
+      }>('POST', pathOf(ops.replay), { json: { webhook_id: id, request_id: requestId, target_url: o.to } });
       if (o.json) return printJson(answer);
       print(`${answer.target_url} answered ${out.bold(String(answer.response.status))} in ${ms(answer.duration_ms)}`);
-      if (answer.response.body) print(answer.response.body + (answer.response.truncated ? out.dim(' … (truncated)') : ''));
+      if (answer.response.body)
+        print(answer.response.body + (answer.response.truncated ? out.dim(' … (truncated)') : ''));
     });
 }

@@ -7,7 +7,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('load_tests')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'running', 'completed', 'stopped', 'failed')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('pending', 'running', 'completed', 'stopped', 'failed')`),
+    )
     .addColumn('config', 'jsonb', (c) => c.notNull())
     .addColumn('stop_requested', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('failure_reason', 'text')

@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table captured_requests drop constraint captured_requests_webhook_ref_fkey`.execute(db);
   await sql`alter table captured_requests drop constraint captured_requests_pkey`.execute(db);
   await sql`drop index captured_requests_webhook_newest`.execute(db);
-  await sql`alter table captured_requests add constraint captured_requests_pkey primary key (webhook_ref, id)`.execute(db);
+  await sql`alter table captured_requests add constraint captured_requests_pkey primary key (webhook_ref, id)`.execute(
+    db,
+  );
   await sql`
     create function delete_webhook_captures() returns trigger language plpgsql as $fn$
     begin
@@ -26,7 +28,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     end
     $fn$
   `.execute(db);
-  await sql`create trigger webhooks_delete_captures after delete on webhooks for each row execute function delete_webhook_captures()`.execute(db);
+  await sql`create trigger webhooks_delete_captures after delete on webhooks for each row execute function delete_webhook_captures()`.execute(
+    db,
+  );
   await sql`
     create function store_captures(batch json)
     returns table (webhook_id text, webhook_ref bigint)
@@ -63,7 +67,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter table captured_requests add constraint captured_requests_pkey primary key (id)`.execute(db);
   await sql`create index captured_requests_webhook_newest on captured_requests (webhook_ref, id desc)`.execute(db);
   // Rows whose webhook is gone (deleted outside the API, with its user say) would stop the key from returning.
-  await sql`delete from captured_requests c where not exists (select 1 from webhooks w where w.id = c.webhook_ref)`.execute(db);
+  await sql`delete from captured_requests c where not exists (select 1 from webhooks w where w.id = c.webhook_ref)`.execute(
+    db,
+  );
   await sql`
     alter table captured_requests add constraint captured_requests_webhook_ref_fkey
     foreign key (webhook_ref) references webhooks (id) on delete cascade

@@ -16,9 +16,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The forwarder's look for what is owed: the forwarding webhooks, then each one's pending
   // deliveries (only those are in the index: no cost to other captures).
   await sql`create index webhooks_forwarding on webhooks (id) where forward_url is not null`.execute(db);
-  await sql`create index captured_requests_pending_delivery on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending'`.execute(db);
+  await sql`create index captured_requests_pending_delivery on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending'`.execute(
+    db,
+  );
   // The earliest retry waiting, at the cost of one index probe (ISO times in UTC sort as text).
-  await sql`create index captured_requests_retry_due on captured_requests ((delivery ->> 'next_attempt_at')) where (delivery ->> 'status') = 'pending' and (delivery ->> 'next_attempt_at') is not null`.execute(db);
+  await sql`create index captured_requests_retry_due on captured_requests ((delivery ->> 'next_attempt_at')) where (delivery ->> 'status') = 'pending' and (delivery ->> 'next_attempt_at') is not null`.execute(
+    db,
+  );
   await sql`
     create function store_captures_v2(batch json)
     returns table (webhook_id text, webhook_ref bigint, forwarding boolean, keep int)

@@ -11,13 +11,20 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('webhooks').addColumn('delivery_floor', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('webhooks')
+    .addColumn('delivery_floor', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
   await sql`drop index captured_requests_pending_delivery`.execute(db);
-  await sql`create index captured_requests_retrying on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending' and (delivery ->> 'next_attempt_at') is not null`.execute(db);
+  await sql`create index captured_requests_retrying on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending' and (delivery ->> 'next_attempt_at') is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop index captured_requests_retrying`.execute(db);
-  await sql`create index captured_requests_pending_delivery on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending'`.execute(db);
+  await sql`create index captured_requests_pending_delivery on captured_requests (webhook_ref, id) where (delivery ->> 'status') = 'pending'`.execute(
+    db,
+  );
   await db.schema.alterTable('webhooks').dropColumn('delivery_floor').execute();
 }

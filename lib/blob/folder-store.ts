@@ -4,7 +4,16 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, BlobTooLargeError, limitBytes, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
+import {
+  assertBlobKey,
+  BlobTooLargeError,
+  limitBytes,
+  DEFAULT_CONTENT_TYPE,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+  type PutOptions,
+} from './blob-store.ts';
 
 /** Blobs as files under `root/objects`, content types beside them under `root/meta`.
  * Writes go to a temporary file first and are renamed into place, so a reader never sees half a blob. */
@@ -69,7 +78,10 @@ export class FolderBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
-    await Promise.all([fs.rm(path.join(this.#objects, key), { force: true }), fs.rm(path.join(this.#meta, key), { force: true })]);
+    await Promise.all([
+      fs.rm(path.join(this.#objects, key), { force: true }),
+      fs.rm(path.join(this.#meta, key), { force: true }),
+    ]);
   }
 
   async list(prefix = ''): Promise<string[]> {

@@ -1,14 +1,38 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { DependencyUnavailableError } from '../errors.ts';
-import { assertBlobKey, BlobTooLargeError, limitBytes, DEFAULT_CONTENT_TYPE, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.ts';
+import {
+  assertBlobKey,
+  BlobTooLargeError,
+  limitBytes,
+  DEFAULT_CONTENT_TYPE,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+  type PutOptions,
+} from './blob-store.ts';
 
 /** Socket errors and the S3 answers that mean the server is away, starting or overloaded: an outage, not our bug. */
-const AWAY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ServiceUnavailable', 'SlowDown', 'XMinioServerNotInitialized', 'XMinioStorageFull']);
+const AWAY_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ServiceUnavailable',
+  'SlowDown',
+  'XMinioServerNotInitialized',
+  'XMinioStorageFull',
+]);
 
 export function isBlobStoreAway(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
-  return AWAY_CODES.has(String(e?.code ?? '')) || /socket hang up|ECONNREFUSED|ECONNRESET/.test(String(e?.message ?? ''));
+  return (
+    AWAY_CODES.has(String(e?.code ?? '')) || /socket hang up|ECONNREFUSED|ECONNRESET/.test(String(e?.message ?? ''))
+  );
 }
 
 /** `work`, with the blob store's outages as DependencyUnavailableError('blobs') (503 with Retry-After). */
@@ -66,12 +90,16 @@ export class S3BlobStore implements BlobStore {
     if (Buffer.isBuffer(body) && options.maxBytes !== undefined && body.length > options.maxBytes) {
       throw new BlobTooLargeError(options.maxBytes);
     }
-    const limited = Buffer.isBuffer(body) || options.maxBytes === undefined ? undefined : limitBytes(body, options.maxBytes);
+    const limited =
+      Buffer.isBuffer(body) || options.maxBytes === undefined ? undefined : limitBytes(body, options.maxBytes);
     const sent = limited?.stream ?? body;
     try {
       // The client does not listen for the body's errors: a body that fails (a cut-off upload) rejects here.
       const failed = Buffer.isBuffer(sent) ? null : new Promise<never>((_, reject) => sent.once('error', reject));
-      await Promise.race([this.#client.putObject(this.#bucket, key, sent, undefined, meta), ...(failed ? [failed] : [])]);
+      await Promise.race([
+        this.#client.putObject(this.#bucket, key, sent, undefined, meta),
+        ...(failed ? [failed] : []),
+      ]);
     } catch (err) {
       await this.#client.removeIncompleteUpload(this.#bucket, key).catch(() => {});
       throw err;
@@ -89,7 +117,12 @@ export class S3BlobStore implements BlobStore {
     if (!info) return null;
     const stream = await available(() =>
       range
-        ? this.#client.getPartialObject(this.#bucket, key, range.start, range.end === undefined ? undefined : range.end - range.start + 1)
+        ? this.#client.getPartialObject(
+            this.#bucket,
+            key,
+            range.start,
+            range.end === undefined ? undefined : range.end - range.start + 1,
+          )
         : this.#client.getObject(this.#bucket, key),
     );
     return { info, stream };

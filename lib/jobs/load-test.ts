@@ -118,7 +118,20 @@ export interface FinalResults extends LiveMetrics {
   avg_response_time_per_second: number[];
   max_response_time_per_second: number[];
   /** With steps: each step's requests, failures, captures that found nothing, latency and status codes. */
-  steps?: Array<{ step: number; name: string; requests: number; failed_requests: number; error_rate: number; capture_failures: number; avg_response_time: number; p50_response_time: number; p95_response_time: number; p99_response_time: number; max_response_time: number; status_codes: Record<string, number> }>;
+  steps?: Array<{
+    step: number;
+    name: string;
+    requests: number;
+    failed_requests: number;
+    error_rate: number;
+    capture_failures: number;
+    avg_response_time: number;
+    p50_response_time: number;
+    p95_response_time: number;
+    p99_response_time: number;
+    max_response_time: number;
+    status_codes: Record<string, number>;
+  }>;
   /** Per phase of the answered requests (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99, max in ms. */
   phases?: Record<string, Record<string, number>>;
   /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */
@@ -168,7 +181,9 @@ export function splitUsers<T extends UserShare>(share: T, parts: number): T[] {
       users,
       firstUser,
       rate: (share.rate * users) / share.users,
-      ...(share.stages && share.rate > 0 ? { stages: share.stages.map((st) => ({ ...st, target: (st.target * users) / share.users })) } : {}),
+      ...(share.stages && share.rate > 0
+        ? { stages: share.stages.map((st) => ({ ...st, target: (st.target * users) / share.users })) }
+        : {}),
     };
     firstUser += users;
     return part;

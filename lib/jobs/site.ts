@@ -8,7 +8,9 @@ export const PAGE_AUDIT_KIND = 'page-audit';
 /** A failure is the AppError's code and message (lib/errors.ts): the API answers with the same error. */
 /** A failure carries its error code and, for API processes of the release before codes, its HTTP status. */
 /** `storedAt` (ms) when the value came from the cache (a job asked to use it: an MCP call without `fresh`). */
-export type Outcome<T> = { ok: true; value: T; storedAt?: number } | { ok: false; code?: ErrorCode; status: number; message: string };
+export type Outcome<T> =
+  | { ok: true; value: T; storedAt?: number }
+  | { ok: false; code?: ErrorCode; status: number; message: string };
 
 export interface Discovery {
   source: 'sitemap' | 'homepage_links';
@@ -65,7 +67,12 @@ export interface AuditResult {
     needs_review: number;
     by_category: Record<Category, number>;
     by_severity: Record<Severity, number>;
-    stylesheets: { read: number; skipped: Array<{ url: string; reason: string }>; style_blocks: number; style_attributes: number };
+    stylesheets: {
+      read: number;
+      skipped: Array<{ url: string; reason: string }>;
+      style_blocks: number;
+      style_attributes: number;
+    };
     style_counts: Record<string, number>;
     page_bytes: number;
     /** Findings left out per rule beyond MAX_FINDINGS_PER_RULE (activities/site/audit). */
@@ -75,4 +82,8 @@ export interface AuditResult {
 }
 
 export type SiteDiscoveryWorkflow = (url: string, fromCache?: boolean) => Promise<Outcome<Discovery>>;
-export type PageAuditWorkflow = (url: string, pageType: PageType | undefined, fromCache?: boolean) => Promise<Outcome<AuditResult>>;
+export type PageAuditWorkflow = (
+  url: string,
+  pageType: PageType | undefined,
+  fromCache?: boolean,
+) => Promise<Outcome<AuditResult>>;

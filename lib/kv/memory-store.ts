@@ -62,7 +62,12 @@ export class MemoryKvStore implements KvStore {
     const slots = windows.map((w) => {
       const windowMs = w.windowSeconds * 1000;
       const key = `${w.key}:${Math.floor(now / windowMs)}`;
-      return { w, key, count: Number(this.#live(key)?.value ?? 0), expiresAt: (Math.floor(now / windowMs) + 1) * windowMs };
+      return {
+        w,
+        key,
+        count: Number(this.#live(key)?.value ?? 0),
+        expiresAt: (Math.floor(now / windowMs) + 1) * windowMs,
+      };
     });
     const allowed = slots.every((s) => s.count < s.w.limit);
     if (allowed && hit) {
@@ -74,7 +79,12 @@ export class MemoryKvStore implements KvStore {
     return { allowed, windows: slots.map((s) => windowState(s.w.limit, s.count, s.w.windowSeconds, now)) };
   }
 
-  async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }> {
+  async lease(
+    key: string,
+    holder: string,
+    limit: number,
+    ttlSeconds: number,
+  ): Promise<{ granted: boolean; held: number }> {
     const now = this.#now();
     const slots = this.#leases.get(key) ?? new Map<string, number>();
     for (const [h, expiresAt] of slots) if (expiresAt <= now) slots.delete(h);

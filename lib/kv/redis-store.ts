@@ -110,7 +110,12 @@ export class RedisKvStore implements KvStore {
 
   async #count(windows: readonly QuotaWindow[], hit: boolean): Promise<QuotaResult> {
     const args = [...windows.flatMap((w) => [String(w.limit), String(w.windowSeconds)]), hit ? 'hit' : 'peek'];
-    const reply = (await this.#redis.eval(CONSUME_LUA, windows.length, ...windows.map((w) => w.key), ...args)) as number[];
+    const reply = (await this.#redis.eval(
+      CONSUME_LUA,
+      windows.length,
+      ...windows.map((w) => w.key),
+      ...args,
+    )) as number[];
     const [allowed, now, ...counts] = reply;
     return {
       allowed: allowed === 1,
@@ -118,13 +123,31 @@ export class RedisKvStore implements KvStore {
     };
   }
 
-  async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }> {
-    const [granted, held] = (await this.#redis.eval(LEASE_LUA, 1, key, holder, String(limit), String(Math.max(1, Math.round(ttlSeconds * 1000))))) as number[];
+  async lease(
+    key: string,
+    holder: string,
+    limit: number,
+    ttlSeconds: number,
+  ): Promise<{ granted: boolean; held: number }> {
+    const [granted, held] = (await this.#redis.eval(
+      LEASE_LUA,
+      1,
+      key,
+      holder,
+      String(limit),
+      String(Math.max(1, Math.round(ttlSeconds * 1000))),
+    )) as number[];
     return { granted: granted === 1, held: held! };
   }
 
   async pace(key: string, intervalMs: number, maxWaitMs: number): Promise<number | null> {
-    const wait = (await this.#redis.eval(PACE_LUA, 1, key, String(Math.ceil(intervalMs)), String(Math.floor(maxWaitMs)))) as number;
+    const wait = (await this.#redis.eval(
+      PACE_LUA,
+      1,
+      key,
+      String(Math.ceil(intervalMs)),
+      String(Math.floor(maxWaitMs)),
+    )) as number;
     return wait < 0 ? null : wait;
   }
 
@@ -169,7 +192,8 @@ export class RedisKvStore implements KvStore {
 }
 
 /** Redis answers that mean it is away, restarting or not ready: an outage of the store, not our bug. */
-const AWAY = /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|^LOADING|^MASTERDOWN|^TRYAGAIN|^READONLY|^CLUSTERDOWN/;
+const AWAY =
+  /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|^LOADING|^MASTERDOWN|^TRYAGAIN|^READONLY|^CLUSTERDOWN/;
 
 export function isStoreAway(err: unknown): boolean {
   const e = err as { name?: string; message?: string } | null;
@@ -181,10 +205,22 @@ function storeCalls(redis: Redis): Redis {
   return new Proxy(redis, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || prop === 'duplicate' || prop === 'on' || prop === 'once' || prop === 'quit' || prop === 'disconnect') return typeof value === 'function' ? value.bind(target) : value;
+      if (
+        typeof value !== 'function' ||
+        prop === 'duplicate' ||
+        prop === 'on' ||
+        prop === 'once' ||
+        prop === 'quit' ||
+        prop === 'disconnect'
+      )
+        return typeof value === 'function' ? value.bind(target) : value;
       return (...args: unknown[]) => {
         const result = value.apply(target, args);
-        return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(isStoreAway(err) ? new DependencyUnavailableError('store', err) : err)) : result;
+        return result instanceof Promise
+          ? result.catch((err: unknown) =>
+              Promise.reject(isStoreAway(err) ? new DependencyUnavailableError('store', err) : err),
+            )
+          : result;
       };
     },
   });

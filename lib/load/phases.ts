@@ -4,5 +4,14 @@ export const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** Each figure and the percentile it reads (null: not a percentile). */
-export const PHASE_STATS = { avg: null, p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, 'p99.9': 99.9, max: null } as const;
+export const PHASE_STATS = {
+  avg: null,
+  p50: 50,
+  p75: 75,
+  p90: 90,
+  p95: 95,
+  p99: 99,
+  'p99.9': 99.9,
+  max: null,
+} as const;
 export type PhaseStat = keyof typeof PHASE_STATS;

@@ -16,7 +16,13 @@
 // address as written: 127.0.0.0/8 opens 127.0.0.1, not ::ffff:127.0.0.1 (::ffff:127.0.0.0/104 would).
 import { BlockList, isIP } from 'node:net';
 import { parseCidr } from './cidr.ts';
-import { IPV4_EMBEDDINGS, SPECIAL_IPV4, SPECIAL_IPV6, type Ipv4Embedding, type SpecialBlock } from './special-addresses.ts';
+import {
+  IPV4_EMBEDDINGS,
+  SPECIAL_IPV4,
+  SPECIAL_IPV6,
+  type Ipv4Embedding,
+  type SpecialBlock,
+} from './special-addresses.ts';
 
 type Family = 4 | 6;
 
@@ -54,7 +60,8 @@ function addressNumber(address: string, family: Family): bigint {
   const [head, tail] = text.split('::') as [string, string | undefined];
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.reduce((n, group) => (n << 16n) | BigInt(parseInt(group, 16)), 0n);
 }
 
@@ -71,7 +78,11 @@ function rows(family: Family, blocks: readonly (SpecialBlock | Ipv4Embedding)[])
     .map((block) => {
       const cidr = parseCidr(block.cidr);
       if (!cidr || cidr.family !== family) throw new TypeError(`not an IPv${family} CIDR: ${block.cidr}`);
-      return { network: addressNumber(cidr.address, family) >> BigInt(BITS[family] - cidr.prefix), prefix: cidr.prefix, block };
+      return {
+        network: addressNumber(cidr.address, family) >> BigInt(BITS[family] - cidr.prefix),
+        prefix: cidr.prefix,
+        block,
+      };
     })
     .sort((a, b) => b.prefix - a.prefix);
 }

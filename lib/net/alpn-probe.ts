@@ -5,7 +5,12 @@ import { isIP } from 'node:net';
 import tls from 'node:tls';
 
 /** 'h2', 'http/1.1', or null when the server chose none or the handshake failed within timeoutMs. */
-export function negotiatedProtocol(address: string, port: number, hostname: string, timeoutMs = 3000): Promise<string | null> {
+export function negotiatedProtocol(
+  address: string,
+  port: number,
+  hostname: string,
+  timeoutMs = 3000,
+): Promise<string | null> {
   return new Promise((resolve) => {
     const socket = tls.connect({
       host: address,

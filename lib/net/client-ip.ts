@@ -29,7 +29,9 @@ export function createClientIp(trustedProxies: readonly string[]): (req: Incomin
   return (req) => {
     let ip = plainIp(req.socket.remoteAddress ?? '');
     if (!isTrusted(ip)) return ip;
-    const forwarded = String(req.headers['x-forwarded-for'] ?? '').split(',').map((s) => plainIp(s.trim()));
+    const forwarded = String(req.headers['x-forwarded-for'] ?? '')
+      .split(',')
+      .map((s) => plainIp(s.trim()));
     while (forwarded.length > 0 && isTrusted(ip)) {
       const next = forwarded.pop()!;
       if (!isIP(next)) break; // not an address: stop rather than believe what stands before it
@@ -53,5 +55,8 @@ export function addressKey(ip: string): string {
   const hasV4 = (tail === undefined ? before : after).at(-1)?.includes('.') ?? false;
   const count = before.length + after.length + (hasV4 ? 1 : 0); // a dotted IPv4 tail is two groups
   if (tail !== undefined) before = [...before, ...Array<string>(Math.max(0, 8 - count)).fill('0')];
-  return `${[...before, ...after].slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${[...before, ...after]
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }

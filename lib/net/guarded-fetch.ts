@@ -91,7 +91,10 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   // Extra authorities are added to the system's, not put in their place.
   const ca = options.ca?.length ? [...tls.rootCertificates, ...options.ca] : undefined;
   const agents = options.keepAlive
-    ? { 'http:': new http.Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS }) }
+    ? {
+        'http:': new http.Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS }),
+        'https:': new https.Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS }),
+      }
     : null;
 
   const guardedFetch = async (url: string, init: GuardedRequest = {}): Promise<GuardedResponse> => {
@@ -105,10 +108,29 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       chain.push(current.href);
       const field = chain.length === 1 ? options.field : undefined;
       const agent = agents?.[current.protocol as 'http:' | 'https:'] ?? false;
-      const hop = await send(current, { method, headers, body, signal, lookup, agent, rejectUnauthorized: !options.allowInvalidCertificates, ca, field }, timeoutMs);
+      const hop = await send(
+        current,
+        {
+          method,
+          headers,
+          body,
+          signal,
+          lookup,
+          agent,
+          rejectUnauthorized: !options.allowInvalidCertificates,
+          ca,
+          field,
+        },
+        timeoutMs,
+      );
       const { res } = hop;
       const location = res.headers.location;
-      if (res.statusCode! >= 300 && res.statusCode! < 400 && typeof location === 'string' && options.followRedirects !== false) {
+      if (
+        res.statusCode! >= 300 &&
+        res.statusCode! < 400 &&
+        typeof location === 'string' &&
+        options.followRedirects !== false
+      ) {
         res.destroy();
         if (chain.length > maxRedirects) throw new UpstreamError(`More than ${maxRedirects} redirects from ${url}`);
         const next = checkUrl(resolveLocation(location, current), policy);
@@ -122,7 +144,14 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         }
         continue;
       }
-      const { body: payload, truncated } = await readLimited(res, maxBytes, options.onOversize === 'truncate', current.href, signal, timeoutMs);
+      const { body: payload, truncated } = await readLimited(
+        res,
+        maxBytes,
+        options.onOversize === 'truncate',
+        current.href,
+        signal,
+        timeoutMs,
+      );
       hop.timings.total = msSince(hop.started);
       return {
         url: current.href,
@@ -155,7 +184,10 @@ function resolveLocation(location: string, base: URL): string {
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 function withoutCredentials(headers: Record<string, string> | undefined): Record<string, string> | undefined {
-  return headers && Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+  return (
+    headers &&
+    Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())))
+  );
 }
 
 interface Hop {
@@ -208,7 +240,11 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
       });
     });
     // on, not once: a second error must not crash the process.
-    request.on('error', (err) => reject(reachFailure(err, { url: url.href, host, field: o.field, timeoutMs: o.signal.aborted ? timeoutMs : undefined })));
+    request.on('error', (err) =>
+      reject(
+        reachFailure(err, { url: url.href, host, field: o.field, timeoutMs: o.signal.aborted ? timeoutMs : undefined }),
+      ),
+    );
     // An unrequested 101 is an "upgrade" to Node, which then never emits 'response'.
     request.once('upgrade', (_res, socket) => {
       socket.destroy();
@@ -220,7 +256,14 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
   });
 }
 
-async function readLimited(res: IncomingMessage, maxBytes: number, truncate: boolean, url: string, signal: AbortSignal, timeoutMs: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readLimited(
+  res: IncomingMessage,
+  maxBytes: number,
+  truncate: boolean,
+  url: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -240,4 +283,3 @@ async function readLimited(res: IncomingMessage, maxBytes: number, truncate: boo
   }
   return { body: Buffer.concat(chunks, size), truncated: false };
 }
-

@@ -56,7 +56,8 @@ export function msSince(started: number): number {
 /** Bytes of the status line and headers, as received. */
 export function headerBytes(res: IncomingMessage): number {
   let bytes = `HTTP/${res.httpVersion} ${res.statusCode} ${res.statusMessage ?? ''}\r\n`.length + 2;
-  for (let i = 0; i < res.rawHeaders.length; i += 2) bytes += Buffer.byteLength(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`);
+  for (let i = 0; i < res.rawHeaders.length; i += 2)
+    bytes += Buffer.byteLength(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`);
   return bytes;
 }
 
@@ -73,7 +74,12 @@ export function tlsInfo(socket: TLSSocket): TlsInfo {
     protocol: socket.getProtocol?.() ?? '',
     certificate:
       cert && Object.keys(cert).length > 0
-        ? { subject: name(cert.subject as never), issuer: name(cert.issuer as never), valid_from: cert.valid_from, valid_to: cert.valid_to }
+        ? {
+            subject: name(cert.subject as never),
+            issuer: name(cert.issuer as never),
+            valid_from: cert.valid_from,
+            valid_to: cert.valid_to,
+          }
         : null,
   };
 }

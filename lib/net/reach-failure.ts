@@ -27,14 +27,19 @@ export interface ReachAttempt {
 
 export function reachFailure(err: unknown, attempt: ReachAttempt): AppError {
   if (err instanceof AppError) return err; // the guard's own refusal, or a failure already mapped
-  if (attempt.timeoutMs !== undefined) return new UpstreamError(`${attempt.url} did not answer within ${attempt.timeoutMs} ms`, true);
+  if (attempt.timeoutMs !== undefined)
+    return new UpstreamError(`${attempt.url} did not answer within ${attempt.timeoutMs} ms`, true);
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (NO_SUCH_NAME.has(code)) {
     return attempt.field
       ? new InvalidInputError(`${attempt.field}: ${attempt.host} does not resolve to an address`, attempt.field)
       : new UpstreamError(`${attempt.url}: ${attempt.host} does not resolve to an address`);
   }
-  if (code === 'EAI_AGAIN') return new UpstreamError(`${attempt.host} could not be resolved (the resolver failed or did not answer: ${code}): try again later`);
-  if (TLS_ERRORS.test(code)) return new UpstreamError(`${attempt.url}: TLS failed (${code}): ${(err as Error).message}`);
+  if (code === 'EAI_AGAIN')
+    return new UpstreamError(
+      `${attempt.host} could not be resolved (the resolver failed or did not answer: ${code}): try again later`,
+    );
+  if (TLS_ERRORS.test(code))
+    return new UpstreamError(`${attempt.url}: TLS failed (${code}): ${(err as Error).message}`);
   return new UpstreamError(`${attempt.url} could not be reached: ${code || (err as Error).message}`);
 }

@@ -48,8 +48,10 @@ export function checkUrl(raw: string, policy: AddressPolicy, field = 'url'): URL
   } catch {
     throw new InvalidInputError(`${field}: ${JSON.stringify(raw)} is not a valid URL`, field);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError(`${field}: only http and https URLs are allowed (got ${url.protocol})`, field);
-  if (url.username || url.password) throw new InvalidInputError(`${field}: credentials in the URL are not allowed`, field);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidInputError(`${field}: only http and https URLs are allowed (got ${url.protocol})`, field);
+  if (url.username || url.password)
+    throw new InvalidInputError(`${field}: credentials in the URL are not allowed`, field);
   const host = bareHost(url);
   if (isIP(host)) {
     const why = policy.refusal(host);
@@ -89,7 +91,8 @@ export async function checkTarget(raw: string, options: TargetCheckOptions = {})
   }
   for (const address of addresses) {
     const why = policy.refusal(address);
-    if (why) throw new ForbiddenAddressError(`${field}: target not allowed: ${host} resolves to ${address}: ${why}`, field);
+    if (why)
+      throw new ForbiddenAddressError(`${field}: target not allowed: ${host} resolves to ${address}: ${why}`, field);
   }
   return checked;
 }
@@ -103,7 +106,11 @@ export function pinnedResolve(pinned: readonly string[]): Resolve {
   return async (host) => {
     const addresses = await defaultResolve(host);
     const other = addresses.find((a) => !allowed.has(a));
-    if (other) throw new ForbiddenAddressError(`targetUrl: ${host} now resolves to ${other}, not an address its proof of control was served from`, 'targetUrl');
+    if (other)
+      throw new ForbiddenAddressError(
+        `targetUrl: ${host} now resolves to ${other}, not an address its proof of control was served from`,
+        'targetUrl',
+      );
     return addresses;
   };
 }
@@ -115,7 +122,8 @@ export async function addressesOf(host: string): Promise<string[]> {
 
 const defaultResolve: Resolve = async (host) => {
   // RFC 6761 §6.4: a name under .invalid never resolves, so no resolver is asked.
-  if (/(^|\.)invalid\.?$/i.test(host)) throw Object.assign(new Error(`${host} is under .invalid (RFC 6761)`), { code: 'ENOTFOUND' });
+  if (/(^|\.)invalid\.?$/i.test(host))
+    throw Object.assign(new Error(`${host} is under .invalid (RFC 6761)`), { code: 'ENOTFOUND' });
   return (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 };
 
@@ -124,10 +132,17 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolve = defaultR
   return ((hostname: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
         for (const address of addresses) {
           const why = policy.refusal(address);
-          if (why) return callback(new ForbiddenAddressError(`${field}: target not allowed: ${hostname} resolves to ${address}: ${why}`, field));
+          if (why)
+            return callback(
+              new ForbiddenAddressError(
+                `${field}: target not allowed: ${hostname} resolves to ${address}: ${why}`,
+                field,
+              ),
+            );
         }
         const entries = addresses.map((address) => ({ address, family: isIP(address) }));
         if (opts?.all) callback(null, entries);

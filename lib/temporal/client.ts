@@ -5,7 +5,12 @@ import { NativeConnection } from '@temporalio/worker';
 const RETRY_MS = 500;
 
 /** Connects the workflow client, retrying while the server comes up (compose starts services together). */
-export async function connectClient(address: string, namespace: string, dataConverter: DataConverter, timeoutMs = 60_000): Promise<Client> {
+export async function connectClient(
+  address: string,
+  namespace: string,
+  dataConverter: DataConverter,
+  timeoutMs = 60_000,
+): Promise<Client> {
   const connection = await retry(() => Connection.connect({ address }), address, timeoutMs);
   return new Client({ connection, namespace, dataConverter });
 }

@@ -31,7 +31,10 @@ export class AesGcmCodec implements PayloadCodec {
       const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
       const plain = temporal.api.common.v1.Payload.encode(payload).finish();
       const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-      return { metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), 'encryption-key-id': Buffer.from(this.keyId) }, data };
+      return {
+        metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), 'encryption-key-id': Buffer.from(this.keyId) },
+        data,
+      };
     });
   }
 
@@ -39,11 +42,17 @@ export class AesGcmCodec implements PayloadCodec {
     return payloads.map((payload) => {
       if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== ENCRYPTED_ENCODING) return payload;
       const keyId = Buffer.from(payload.metadata?.['encryption-key-id'] ?? []).toString();
-      if (keyId !== this.keyId) throw new Error(`payload was encrypted with key ${keyId}, this process has key ${this.keyId} (check PAYLOAD_KEY)`);
+      if (keyId !== this.keyId)
+        throw new Error(
+          `payload was encrypted with key ${keyId}, this process has key ${this.keyId} (check PAYLOAD_KEY)`,
+        );
       const data = Buffer.from(payload.data ?? []);
       const decipher = createDecipheriv('aes-256-gcm', this.#key, data.subarray(0, IV_BYTES));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return temporal.api.common.v1.Payload.decode(plain);
     });
   }
@@ -78,9 +87,11 @@ export async function loadPayloadKey(payloadKey: string | undefined, dataDir: st
     const code = (err as NodeJS.ErrnoException).code;
     // Volumes without hard links (some network and desktop mounts): exclusive create, not atomic.
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV') {
-      await fs.writeFile(file, await fs.readFile(tmp), { flag: 'wx', mode: 0o600 }).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'EEXIST') throw e;
-      });
+      await fs
+        .writeFile(file, await fs.readFile(tmp), { flag: 'wx', mode: 0o600 })
+        .catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'EEXIST') throw e;
+        });
     } else if (code !== 'EEXIST') throw err;
   } finally {
     await fs.rm(tmp, { force: true });

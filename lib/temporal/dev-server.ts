@@ -38,12 +38,18 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     );
   }
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--ui-port', String(options.uiPort),
-    '--db-filename', path.join(dbDir, 'dev.db'),
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--db-filename',
+    path.join(dbDir, 'dev.db'),
+    '--log-level',
+    'warn',
   ];
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
 
@@ -61,8 +67,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
     const launched = child;
     exited = new Promise<string>((resolve) => {
-      launched.once('error', (err) => resolve(`cannot run ${JSON.stringify(options.cli)}: ${err.message} (npm start installs it; or set TEMPORAL_CLI)`));
-      launched.once('exit', (code, signal) => resolve(`exited with ${signal ?? code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      launched.once('error', (err) =>
+        resolve(
+          `cannot run ${JSON.stringify(options.cli)}: ${err.message} (npm start installs it; or set TEMPORAL_CLI)`,
+        ),
+      );
+      launched.once('exit', (code, signal) =>
+        resolve(`exited with ${signal ?? code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`),
+      );
     });
     const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
     let early: string | undefined;
@@ -71,7 +83,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       if (early) throw new DevServerError(`Temporal dev server ${early}`);
       if (Date.now() > deadline) {
         launched.kill('SIGKILL');
-        throw new DevServerError(`Temporal dev server did not listen on port ${options.port} within ${options.startTimeoutMs ?? 60_000} ms`);
+        throw new DevServerError(
+          `Temporal dev server did not listen on port ${options.port} within ${options.startTimeoutMs ?? 60_000} ms`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,6 +1,12 @@
 // Jobs are workflows. The public id (`test_id`, `job_id`, ...) is the workflow id with a kind prefix,
 // so an operator finds a job in Temporal UI by the id a user reports; the owner rides in the memo.
-import { ServiceError, WorkflowNotFoundError, type Client, type ConnectionLike, type WorkflowHandle } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  type Client,
+  type ConnectionLike,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { DependencyUnavailableError, UnavailableError } from '../errors.ts';
 import type { JobWorkflows, JobWorkflowType } from '../jobs/index.ts';
@@ -39,7 +45,10 @@ export interface JobStart<N extends JobWorkflowType> {
   memo?: Record<string, unknown>;
 }
 
-export async function startJob<N extends JobWorkflowType>(client: Client, o: JobStart<N>): Promise<{ publicId: string; handle: WorkflowHandle<JobWorkflows[N]> }> {
+export async function startJob<N extends JobWorkflowType>(
+  client: Client,
+  o: JobStart<N>,
+): Promise<{ publicId: string; handle: WorkflowHandle<JobWorkflows[N]> }> {
   const publicId = o.publicId ?? newJobId();
   // Not bounded by a deadline: a start that timed out may still have reached the server and run
   // unseen. The SDK's own retries end it while the server is away (UNAVAILABLE: a 503 at the door).
@@ -48,7 +57,12 @@ export async function startJob<N extends JobWorkflowType>(client: Client, o: Job
     taskQueue: TASK_QUEUES.workflows,
     args: o.args as unknown[],
     // The request id links the API's log line for this request to the workflow in Temporal UI.
-    memo: { ...o.memo, owner: o.ownerId, kind: o.kind, ...(currentRequestId() ? { requestId: currentRequestId() } : {}) },
+    memo: {
+      ...o.memo,
+      owner: o.ownerId,
+      kind: o.kind,
+      ...(currentRequestId() ? { requestId: currentRequestId() } : {}),
+    },
     typedSearchAttributes: jobSearchAttributes(o.kind, o.ownerId),
   });
   processMetrics().jobsStarted.inc({ kind: o.kind });
@@ -61,7 +75,8 @@ export const TEMPORAL_READ_MS = 4_000;
 const UNAVAILABLE = 14;
 const NO_ANSWER_CODES = new Set([UNAVAILABLE, 4]);
 /** The gRPC status of a Temporal client error: on the error, or on its cause (ServiceError). */
-const grpcCode = (err: unknown): number | undefined => (err as { code?: number }).code ?? (err as { cause?: { code?: number } }).cause?.code;
+const grpcCode = (err: unknown): number | undefined =>
+  (err as { code?: number }).code ?? (err as { cause?: { code?: number } }).cause?.code;
 
 interface TemporalCaller {
   connection: ConnectionLike;
@@ -91,8 +106,15 @@ export async function temporalRead<T>(client: TemporalCaller, read: () => Promis
 
 /** The server away (its own word, or no answer to a cheap call either), else the worker a query waited for. */
 async function noAnswer(client: TemporalCaller, err: unknown, noun: string, serverAway: boolean): Promise<Error> {
-  const probe = client.connection.withDeadline(Date.now() + 500, () => client.connection.workflowService.getSystemInfo({}));
-  const serverUp = !serverAway && (await within(probe, 500).then((a) => a !== null, () => false));
+  const probe = client.connection.withDeadline(Date.now() + 500, () =>
+    client.connection.workflowService.getSystemInfo({}),
+  );
+  const serverUp =
+    !serverAway &&
+    (await within(probe, 500).then(
+      (a) => a !== null,
+      () => false,
+    ));
   probe.catch(() => {});
   return serverUp ? unreadableState(err, noun) : new DependencyUnavailableError('temporal', err);
 }
@@ -108,7 +130,12 @@ export function temporalOutage(err: unknown): DependencyUnavailableError | null 
 }
 
 /** The job's handle when `ownerId` owns it; null for unknown and foreign ids alike. */
-export async function findOwnedJob(client: Client, kind: string, publicId: string, ownerId: number): Promise<WorkflowHandle | null> {
+export async function findOwnedJob(
+  client: Client,
+  kind: string,
+  publicId: string,
+  ownerId: number,
+): Promise<WorkflowHandle | null> {
   if (!PUBLIC_ID_PATTERN.test(publicId)) return null;
   const handle = client.workflow.getHandle(workflowIdOf(kind, publicId));
   try {
@@ -144,7 +171,9 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<{ valu
 
 /** The 503 of a job (`noun`: what the user calls it) whose state no workflows worker could tell. */
 export function unreadableState(err: unknown, noun = 'job'): UnavailableError {
-  return new UnavailableError(`The ${noun}'s state could not be read (no workflows worker answered): ${(err as Error).message}`);
+  return new UnavailableError(
+    `The ${noun}'s state could not be read (no workflows worker answered): ${(err as Error).message}`,
+  );
 }
 
 /**

@@ -13,12 +13,22 @@ export const OWNER_ATTRIBUTE = defineSearchAttributeKey('NetopsOwner', SearchAtt
 
 let available = false;
 
-export async function ensureSearchAttributes(client: Client, namespace: string, log: (message: string) => void): Promise<boolean> {
-  const wanted = { NetopsKind: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, NetopsOwner: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT };
+export async function ensureSearchAttributes(
+  client: Client,
+  namespace: string,
+  log: (message: string) => void,
+): Promise<boolean> {
+  const wanted = {
+    NetopsKind: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+    NetopsOwner: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  };
   try {
     const existing = await client.connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.fromEntries(Object.entries(wanted).filter(([name]) => !(name in (existing.customAttributes ?? {}))));
-    if (Object.keys(missing).length) await client.connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
+    const missing = Object.fromEntries(
+      Object.entries(wanted).filter(([name]) => !(name in (existing.customAttributes ?? {}))),
+    );
+    if (Object.keys(missing).length)
+      await client.connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
     available = true;
   } catch (err) {
     available = false;
@@ -29,5 +39,10 @@ export async function ensureSearchAttributes(client: Client, namespace: string, 
 
 /** The pairs for a job, when the namespace has the attributes. */
 export function jobSearchAttributes(kind: string, ownerId: number): SearchAttributePair[] | undefined {
-  return available ? [{ key: KIND_ATTRIBUTE, value: kind }, { key: OWNER_ATTRIBUTE, value: ownerId }] : undefined;
+  return available
+    ? [
+        { key: KIND_ATTRIBUTE, value: kind },
+        { key: OWNER_ATTRIBUTE, value: ownerId },
+      ]
+    : undefined;
 }

@@ -29,12 +29,23 @@ describe('dashboard in a browser', () => {
   let page: Page;
   let user: { email: string; userId: number };
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: run scripts/setup --ci (it installs Debian's chromium), or set CHROMIUM_PATH`);
+    if (!fs.existsSync(CHROMIUM))
+      throw new Error(
+        `no browser at ${CHROMIUM}: run scripts/setup --ci (it installs Debian's chromium), or set CHROMIUM_PATH`,
+      );
     fs.mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     const context = await browser.newContext({ baseURL: target.baseUrl, viewport: { width: 1200, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: target.baseUrl });
@@ -78,7 +89,11 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('details.settings-panel').getAttribute('open')).toBeNull();
     const evil = '<img src=x onerror="window.__owned=1">';
     const sentAt = Date.now();
-    await fetch(`${target.baseUrl}/webhook/${webhookId}/orders?src=browser`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': 'sig-1' }, body: JSON.stringify({ order: 42, note: evil }) });
+    await fetch(`${target.baseUrl}/webhook/${webhookId}/orders?src=browser`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature': 'sig-1' },
+      body: JSON.stringify({ order: 42, note: evil }),
+    });
     // In the list, inside the first viewport, within 2 s of being sent.
     const item = page.locator('#capture-list a').first();
     await expect.poll(() => item.count(), { timeout: 2000 }).toBe(1);
@@ -119,18 +134,29 @@ describe('dashboard in a browser', () => {
       await page.getByLabel('Body', { exact: true }).fill('accepted');
       await page.getByLabel('Forward to').fill(`${receiver.url}/hooks`);
       await page.getByRole('button', { name: 'Save settings' }).click();
-      await expect.poll(() => page.locator('.notice').textContent()).toContain(`new captures are forwarded to ${receiver.url}/hooks`);
-      for (const [method, body] of [['POST', 'alpha'], ['PUT', 'beta']]) {
+      await expect
+        .poll(() => page.locator('.notice').textContent())
+        .toContain(`new captures are forwarded to ${receiver.url}/hooks`);
+      for (const [method, body] of [
+        ['POST', 'alpha'],
+        ['PUT', 'beta'],
+      ]) {
         const sent = await fetch(`${target.baseUrl}/webhook/${webhookId}`, { method, body });
         expect([sent.status, await sent.text()]).toEqual([202, 'accepted']);
       }
       // Each capture's delivery, as the page shows it after a reload.
       await expect
-        .poll(async () => {
-          await page.goto(`/dashboard/webhooks/${webhookId}`);
-          return page.locator('details.delivery summary').allTextContents();
-        }, { timeout: 30_000 })
-        .toEqual([expect.stringMatching(/^Forwarded: success after 1 attempt\(s\), last answer 204/), expect.stringMatching(/^Forwarded: success/)]);
+        .poll(
+          async () => {
+            await page.goto(`/dashboard/webhooks/${webhookId}`);
+            return page.locator('details.delivery summary').allTextContents();
+          },
+          { timeout: 30_000 },
+        )
+        .toEqual([
+          expect.stringMatching(/^Forwarded: success after 1 attempt\(s\), last answer 204/),
+          expect.stringMatching(/^Forwarded: success/),
+        ]);
       expect(received.map((r) => r.body.toString()).sort()).toEqual(['alpha', 'beta']);
       await shot('03b-webhook-settings');
 
@@ -139,7 +165,9 @@ describe('dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Search' }).click();
       await expect.poll(() => page.locator('article.req pre.body').allTextContents()).toEqual(['beta']);
       const json = await page.request.get((await page.getByRole('link', { name: 'JSON' }).getAttribute('href'))!);
-      expect(((await json.json()) as { requests: Array<{ body: string }> }).requests.map((r) => r.body)).toEqual(['beta']);
+      expect(((await json.json()) as { requests: Array<{ body: string }> }).requests.map((r) => r.body)).toEqual([
+        'beta',
+      ]);
       const har = await page.request.get((await page.getByRole('link', { name: 'HAR' }).getAttribute('href'))!);
       expect(((await har.json()) as { log: { entries: unknown[] } }).log.entries).toHaveLength(1);
 
@@ -159,11 +187,18 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Check headers' }).click();
     await expect.poll(() => page.getByTestId('grade').first().textContent()).toMatch(/^[A-F][+-]?$/);
     const grade = (await page.getByTestId('grade').first().textContent())!;
-    const api = await call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(`${target.siteUrl}/bare`)}`, { key: (await newAccount(target)).key });
+    const api = await call(
+      target,
+      'GET',
+      `/api/v1/network/http-headers?url=${encodeURIComponent(`${target.siteUrl}/bare`)}`,
+      { key: (await newAccount(target)).key },
+    );
     expect(grade).toBe(api.body.analysis.security.grade); // the same service as REST
     const hsts = page.locator('#header-checks tr.failed', { hasText: 'Strict-Transport-Security' });
     expect(await hsts.count()).toBe(1);
-    expect(await hsts.locator('td').nth(3).textContent()).toBe(api.body.analysis.security.checks.find((c: any) => c.name === 'Strict-Transport-Security').recommendation);
+    expect(await hsts.locator('td').nth(3).textContent()).toBe(
+      api.body.analysis.security.checks.find((c: any) => c.name === 'Strict-Transport-Security').recommendation,
+    );
     expect(await page.locator('#phases td').count()).toBe(6); // DNS, connect, TLS, waiting, transfer, total
     expect(await page.locator('.phases span').count()).toBeGreaterThan(0);
     expect(await page.getByRole('cell', { name: 'PHPSESSID', exact: true }).count()).toBe(1); // the cookie table
@@ -208,7 +243,16 @@ describe('dashboard in a browser', () => {
     expect(await auth(oauth as never, { serverUrl: url })).toBe('REDIRECT');
     expect(await auth(oauth as never, { serverUrl: url, authorizationCode: oauth.code })).toBe('AUTHORIZED');
     const token = oauth.tokens().access_token as string;
-    const list = () => fetch(`${target.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const list = () =>
+      fetch(`${target.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
     expect((await list()).status).toBe(200);
 
     await page.goto('/dashboard/connected-apps');
@@ -229,10 +273,31 @@ describe('dashboard in a browser', () => {
     const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
     const context = await browser.newContext({ baseURL: target.baseUrl });
     try {
-      const registered = await (await fetch(`${target.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Browser MCP client', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }) })).json();
+      const registered = await (
+        await fetch(`${target.baseUrl}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_name: 'Browser MCP client',
+            redirect_uris: [redirectUri],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'none',
+          }),
+        })
+      ).json();
       const verifier = randomBytes(32).toString('base64url');
       const authorize = new URL(`${target.baseUrl}/oauth/authorize`);
-      authorize.search = new URLSearchParams({ client_id: registered.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'mcp:tools', state: 'st4te', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource: `${target.baseUrl}/mcp` }).toString();
+      authorize.search = new URLSearchParams({
+        client_id: registered.client_id,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'mcp:tools',
+        state: 'st4te',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        resource: `${target.baseUrl}/mcp`,
+      }).toString();
       const tab = await context.newPage();
       await tab.goto(authorize.href);
       await tab.getByLabel('Email').fill(user.email);
@@ -246,7 +311,20 @@ describe('dashboard in a browser', () => {
       expect(callbacks).toHaveLength(1);
       const back = new URL(callbacks[0]!, redirectUri);
       expect(back.searchParams.get('state')).toBe('st4te');
-      const token = await (await fetch(`${target.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, client_id: registered.client_id, code_verifier: verifier, resource: `${target.baseUrl}/mcp` }) })).json();
+      const token = await (
+        await fetch(`${target.baseUrl}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: back.searchParams.get('code')!,
+            redirect_uri: redirectUri,
+            client_id: registered.client_id,
+            code_verifier: verifier,
+            resource: `${target.baseUrl}/mcp`,
+          }),
+        })
+      ).json();
       expect(token.access_token, JSON.stringify(token)).toBeTruthy();
     } finally {
       await context.close();
@@ -264,13 +342,19 @@ describe('dashboard in a browser', () => {
       await page.getByLabel('Duration in seconds (10 to 3600)').fill('10');
       await page.getByLabel('Ramp-up in seconds (default 10)').fill('20');
       await page.getByRole('button', { name: 'Start the load test' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Ramp-up in seconds: must not exceed testDuration/);
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toMatch(/^Ramp-up in seconds: must not exceed testDuration/);
       expect(await page.getByLabel('Target URL').inputValue()).toBe(`${site.url}/browser`);
       // A key the start body does not know, typed in the JSON fields, is refused naming it (never dropped).
       await page.getByText('More options').click();
-      await page.getByLabel('Start body fields (JSON), over the fields above').fill('{"stage": [{"duration": 10, "target": 3}]}');
+      await page
+        .getByLabel('Start body fields (JSON), over the fields above')
+        .fill('{"stage": [{"duration": 10, "target": 3}]}');
       await page.getByRole('button', { name: 'Start the load test' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toBe('stage: is not a field of this form (did you mean stages?)');
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toBe('stage: is not a field of this form (did you mean stages?)');
       await page.getByLabel('Start body fields (JSON), over the fields above').fill('');
 
       await page.getByLabel('Ramp-up in seconds (default 10)').fill('0');
@@ -278,13 +362,17 @@ describe('dashboard in a browser', () => {
       await page.getByLabel('Headers, one "Name: value" per line').fill('X-Run: browser');
       await page.getByRole('button', { name: 'Start the load test' }).click();
       await page.waitForURL(/\/dashboard\/load-tests\/[A-Za-z0-9_-]+$/);
-      await expect.poll(() => page.locator('#load-chart').getAttribute('data-points'), { timeout: 20_000 }).toMatch(/^([3-9]|\d\d+)$/);
+      await expect
+        .poll(() => page.locator('#load-chart').getAttribute('data-points'), { timeout: 20_000 })
+        .toMatch(/^([3-9]|\d\d+)$/);
       expect(await page.locator('#load-chart svg').count()).toBe(3);
       await shot('05-load-test-live');
       await expect.poll(() => page.locator('#load-results').count(), { timeout: 30_000 }).toBe(1);
       const results = await page.locator('#load-results').textContent();
       expect(results).toMatch(/Total requests\s*\d+/);
-      expect(await page.locator('#load-status-codes tbody tr').allTextContents()).toEqual([expect.stringMatching(/^200\d+100%successful$/)]); // status-code breakdown
+      expect(await page.locator('#load-status-codes tbody tr').allTextContents()).toEqual([
+        expect.stringMatching(/^200\d+100%successful$/),
+      ]); // status-code breakdown
       // The charts stay on the results page, with axes and units (drawn by its script once the page has
       // loaded: the results table, in the page's HTML, can be there first).
       await expect.poll(() => page.locator('#load-chart svg').count()).toBe(3);
@@ -294,7 +382,9 @@ describe('dashboard in a browser', () => {
         const ys = await chart.locator('text.tick-y').allTextContents();
         expect(ys.length).toBeGreaterThanOrEqual(2);
         expect(ys[0]).toBe(`0 ${unit}`);
-        expect(await chart.locator('text.tick-y').last().textContent()).toMatch(new RegExp(`^[\\d.]+ ${unit.replace('/', '\\/')}$`));
+        expect(await chart.locator('text.tick-y').last().textContent()).toMatch(
+          new RegExp(`^[\\d.]+ ${unit.replace('/', '\\/')}$`),
+        );
         expect(await chart.locator('text.tick-x').first().textContent()).toBe('0 s');
         expect(await chart.locator('polyline').count()).toBeGreaterThan(0);
       }
@@ -329,10 +419,14 @@ describe('dashboard in a browser', () => {
       expect(await page.getByRole('button', { name: 'Stop the test' }).isVisible()).toBe(true);
       // The thresholds come live, the verdict so far with them.
       await expect.poll(() => page.locator('#load-thresholds tbody tr').count(), { timeout: 20_000 }).toBe(2);
-      await expect.poll(() => page.locator('#load-verdict .outcome').textContent(), { timeout: 10_000 }).toBe('failing so far');
+      await expect
+        .poll(() => page.locator('#load-verdict .outcome').textContent(), { timeout: 10_000 })
+        .toBe('failing so far');
       await shot('05b-load-test-thresholds-live');
       await page.getByRole('button', { name: 'Stop the test' }).click();
-      await expect.poll(() => page.locator('#load-status').textContent(), { timeout: 20_000 }).toMatch(/^Status stopped/);
+      await expect
+        .poll(() => page.locator('#load-status').textContent(), { timeout: 20_000 })
+        .toMatch(/^Status stopped/);
       expect(await page.getByRole('button', { name: 'Stop the test' }).isVisible()).toBe(false);
       // The ended page: the verdict and the thresholds, the error rate, and the 500s counted as failed.
       await expect.poll(() => page.locator('#load-verdict .outcome').textContent()).toBe('failed');
@@ -347,9 +441,14 @@ describe('dashboard in a browser', () => {
       await page.goBack();
       await expect.poll(() => page.locator('#load-chart svg').count()).toBe(3);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      const chartWidth = await page.locator('#load-chart svg').first().evaluate((svg) => svg.getBoundingClientRect().width);
+      const chartWidth = await page
+        .locator('#load-chart svg')
+        .first()
+        .evaluate((svg) => svg.getBoundingClientRect().width);
       expect(chartWidth).toBeGreaterThan(300);
-      const tickHeights = await page.locator('#load-chart text.tick-y').evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect().height));
+      const tickHeights = await page
+        .locator('#load-chart text.tick-y')
+        .evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect().height));
       expect(Math.min(...tickHeights)).toBeGreaterThanOrEqual(11);
       await shot('06d-load-test-all-500-375px');
       await page.setViewportSize({ width: 1200, height: 900 });
@@ -360,7 +459,22 @@ describe('dashboard in a browser', () => {
 
   it('starts a video job, uploads the file from the browser, follows it and offers the download', async () => {
     const clip = path.join(SHOTS, '..', 'clip.mp4');
-    await promisify(execFile)('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=0x808080:s=320x240:r=25:d=2', '-vf', 'drawbox=x=200:y=40:w=60:h=40:color=white:t=fill', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
+    await promisify(execFile)('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=0x808080:s=320x240:r=25:d=2',
+      '-vf',
+      'drawbox=x=200:y=40:w=60:h=40:color=white:t=fill',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      clip,
+    ]);
     await page.goto('/dashboard/videos');
     // A mistake is shown naming the field, with what was typed kept.
     await page.getByLabel(/^Regions to remove/).fill('200, 40, 60');
@@ -372,7 +486,9 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('#video-status').getAttribute('data-status')).toBe('awaiting_upload');
     await page.setInputFiles('#video', clip);
     await page.getByRole('button', { name: 'Upload' }).click();
-    await expect.poll(() => page.locator('#video-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
+    await expect
+      .poll(() => page.locator('#video-status').getAttribute('data-status'), { timeout: 60_000 })
+      .toBe('done');
     const href = await page.getByRole('link', { name: 'Download the result' }).getAttribute('href');
     expect(href).toMatch(/^\/downloads\//); // this origin's path: the page's CSP allows only 'self'
     await shot('06b-video-done');
@@ -417,8 +533,18 @@ describe('dashboard in a browser', () => {
       if (href) details.push(href);
     }
     expect(details).toHaveLength(3);
-    const pages = ['/', '/dashboard/keys', '/dashboard/lookups', '/dashboard/webhooks', '/dashboard/load-tests', '/dashboard/videos', '/dashboard/connected-apps', ...details];
-    const named = (p: string) => (p === '/' ? '-home' : details.includes(p) ? `${p.split('/').slice(0, 3).join('-')}-item` : p.replace(/\//g, '-'));
+    const pages = [
+      '/',
+      '/dashboard/keys',
+      '/dashboard/lookups',
+      '/dashboard/webhooks',
+      '/dashboard/load-tests',
+      '/dashboard/videos',
+      '/dashboard/connected-apps',
+      ...details,
+    ];
+    const named = (p: string) =>
+      p === '/' ? '-home' : details.includes(p) ? `${p.split('/').slice(0, 3).join('-')}-item` : p.replace(/\//g, '-');
     await page.setViewportSize({ width: 1280, height: 900 });
     for (const p of pages) {
       await page.goto(p);
@@ -434,8 +560,16 @@ describe('dashboard in a browser', () => {
       // Every control a finger can hit: at least 24 px high (links inside sentences are exempt, as WCAG's target size exempts them).
       const small = await page.evaluate(() =>
         [...document.querySelectorAll('button, input:not([type=hidden]), select, textarea, summary, nav a')]
-          .filter((c) => (c as HTMLElement).offsetParent !== null && c.getBoundingClientRect().height < 24 && !(c as HTMLInputElement).type?.match(/checkbox|radio/))
-          .map((c) => `${c.tagName.toLowerCase()} ${(c.textContent || (c as HTMLInputElement).name || '').trim().slice(0, 30)}: ${Math.round(c.getBoundingClientRect().height)} px`),
+          .filter(
+            (c) =>
+              (c as HTMLElement).offsetParent !== null &&
+              c.getBoundingClientRect().height < 24 &&
+              !(c as HTMLInputElement).type?.match(/checkbox|radio/),
+          )
+          .map(
+            (c) =>
+              `${c.tagName.toLowerCase()} ${(c.textContent || (c as HTMLInputElement).name || '').trim().slice(0, 30)}: ${Math.round(c.getBoundingClientRect().height)} px`,
+          ),
       );
       expect(small, p).toEqual([]);
       if (p === '/dashboard/webhooks') {

@@ -25,13 +25,34 @@ describe('load test report', () => {
   const ids: string[] = [];
   beforeAll(async () => {
     site = await startLoadTarget();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
     user = await newUser(target);
     key = JSON.parse((await admin(target, ['create-key', '--email', user.email, '--plan', 'pro'])).stdout).api_key;
     calls = loadTestCalls(target, Promise.resolve({ key }));
     // Two small tests of the same target, one with thresholds: run at once, both ended.
-    const base = { targetUrl: `${site.url}/delay/10/report`, httpMethod: 'GET', concurrentUsers: 3, testDuration: 10, rampUpTime: 0 };
-    const started = await Promise.all([calls.start({ ...base, requestsPerSecond: 40, thresholds: ['p95 < 1000', 'error_rate < 1'] }), calls.start({ ...base, requestsPerSecond: 80 })]);
+    const base = {
+      targetUrl: `${site.url}/delay/10/report`,
+      httpMethod: 'GET',
+      concurrentUsers: 3,
+      testDuration: 10,
+      rampUpTime: 0,
+    };
+    const started = await Promise.all([
+      calls.start({ ...base, requestsPerSecond: 40, thresholds: ['p95 < 1000', 'error_rate < 1'] }),
+      calls.start({ ...base, requestsPerSecond: 80 }),
+    ]);
     for (const s of started) {
       expect(s.status, JSON.stringify(s.body)).toBe(202);
       ids.push(s.body.test_id);
@@ -54,7 +75,14 @@ describe('load test report', () => {
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(`file://${file}`);
     const drawn = await page.$$eval('figure[data-chart]', (figures) =>
-      figures.map((f) => ({ chart: f.getAttribute('data-chart'), lines: [...f.querySelectorAll('polyline')].map((p) => ({ line: p.getAttribute('data-line'), points: (p.getAttribute('points') ?? '').trim().split(' ').length, width: p.getBoundingClientRect().width })) })),
+      figures.map((f) => ({
+        chart: f.getAttribute('data-chart'),
+        lines: [...f.querySelectorAll('polyline')].map((p) => ({
+          line: p.getAttribute('data-line'),
+          points: (p.getAttribute('points') ?? '').trim().split(' ').length,
+          width: p.getBoundingClientRect().width,
+        })),
+      })),
     );
     const text = await page.locator('main').innerText();
     await context.close();
@@ -62,7 +90,9 @@ describe('load test report', () => {
   }
 
   it('is one HTML file that opens with the network off, asks for nothing and draws its charts', async () => {
-    const res = await fetch(`${target.baseUrl}/api/v1/load-testing/report/${ids[0]}`, { headers: { 'X-API-Key': key } });
+    const res = await fetch(`${target.baseUrl}/api/v1/load-testing/report/${ids[0]}`, {
+      headers: { 'X-API-Key': key },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -72,10 +102,11 @@ describe('load test report', () => {
     const { requests, drawn, text } = await openOffline(body);
     expect(requests).toEqual([expect.stringMatching(/^file:\/\/.*report\.html$/)]);
     expect(drawn.map((d) => d.chart)).toEqual(['requests', 'latency', 'errors']);
-    for (const d of drawn) for (const l of d.lines) {
-      expect(l.points).toBeGreaterThanOrEqual(9); // a point per second of the test
-      expect(l.width).toBeGreaterThan(100); // drawn across the chart
-    }
+    for (const d of drawn)
+      for (const l of d.lines) {
+        expect(l.points).toBeGreaterThanOrEqual(9); // a point per second of the test
+        expect(l.width).toBeGreaterThan(100); // drawn across the chart
+      }
     expect(text).toContain('p95 < 1000');
     expect(text).toMatch(/passed/);
     expect(text).toContain('ttfb p95 (ms)');
@@ -83,7 +114,9 @@ describe('load test report', () => {
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {
-    const res = await fetch(`${target.baseUrl}/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}`, { headers: { 'X-API-Key': key } });
+    const res = await fetch(`${target.baseUrl}/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}`, {
+      headers: { 'X-API-Key': key },
+    });
     expect(res.status).toBe(200);
     const { requests, drawn, text } = await openOffline(await res.text());
     expect(requests).toHaveLength(1);
@@ -91,12 +124,25 @@ describe('load test report', () => {
     expect(drawn[1]!.lines).toHaveLength(4); // mean and slowest of each
     expect(text).toContain('B against A');
 
-    const json = await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}&format=json`, { key });
+    const json = await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}&format=json`, {
+      key,
+    });
     expect(json.status).toBe(200);
     expect(json.body.tests.map((t: any) => t.test_id)).toEqual(ids);
     const results = (await calls.results(ids[1]!)).body.results;
-    expect(json.body.tests[1]).toMatchObject({ status: 'completed', verdict: null, summary: { total_requests: results.total_requests, p95_response_time: results.p95_response_time }, series: { requests_per_second: results.requests_per_second } });
-    expect(json.body.tests[0]).toMatchObject({ verdict: 'passed', thresholds: [{ threshold: 'p95 < 1000', pass: true }, { threshold: 'error_rate < 1', pass: true }] });
+    expect(json.body.tests[1]).toMatchObject({
+      status: 'completed',
+      verdict: null,
+      summary: { total_requests: results.total_requests, p95_response_time: results.p95_response_time },
+      series: { requests_per_second: results.requests_per_second },
+    });
+    expect(json.body.tests[0]).toMatchObject({
+      verdict: 'passed',
+      thresholds: [
+        { threshold: 'p95 < 1000', pass: true },
+        { threshold: 'error_rate < 1', pass: true },
+      ],
+    });
     // The throughput of B (80/s) against A's (40/s): about +100 %.
     expect(json.body.tests[1].summary.throughput / json.body.tests[0].summary.throughput).toBeGreaterThan(1.8);
   });
@@ -104,8 +150,14 @@ describe('load test report', () => {
   it("refuses another user's test, itself as the comparison and a bad format, naming the field", async () => {
     const stranger = await newAccount(target);
     expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}`, { key: stranger.key }), 404);
-    expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[0]}`, { key }), 400);
-    expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}`, { key: stranger.key }), 404);
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[0]}`, { key }),
+      400,
+    );
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}`, { key: stranger.key }),
+      404,
+    );
     const format = await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?format=pdf`, { key });
     expectErrorShape(format, 400);
     expect(format.body.message).toMatch(/format: must be html or json/);

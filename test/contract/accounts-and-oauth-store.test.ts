@@ -1,7 +1,12 @@
 // Passwords and the OAuth store against each database (PGlite always; Postgres when DATABASE_URL is set).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
-import { OauthStore, oauthRecordsOfAccount, sweepExpiredOauthRecords, UNUSED_CLIENT_TTL_SECONDS } from '../../db/oauth-store.ts';
+import {
+  OauthStore,
+  oauthRecordsOfAccount,
+  sweepExpiredOauthRecords,
+  UNUSED_CLIENT_TTL_SECONDS,
+} from '../../db/oauth-store.ts';
 import * as unusedClientsExpire from '../../db/migrations/2026-11-22-007-unused-oauth-clients-expire.ts';
 import { checkUserPassword, findOrCreateUser, setUserPassword, upsertUser } from '../../db/users.ts';
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
@@ -20,12 +25,16 @@ describe('passwords', () => {
 
   it('a damaged stored hash is a mismatch, not a crash', async () => {
     const [scheme, , r, p, salt, hash] = (await hashPassword('correct horse battery')).split('$');
-    for (const n of ['1000', '0', 'abc', String(2 ** 40)]) expect(await verifyPassword('correct horse battery', [scheme, n, r, p, salt, hash].join('$'))).toBe(false);
+    for (const n of ['1000', '0', 'abc', String(2 ** 40)])
+      expect(await verifyPassword('correct horse battery', [scheme, n, r, p, salt, hash].join('$'))).toBe(false);
   });
 });
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-store') })]];
-if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
+  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-store') })],
+];
+if (process.env.DATABASE_URL)
+  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
 
 describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
   let handle: DatabaseHandle;
@@ -49,11 +58,17 @@ describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
     expect(created.email).toBe(given);
     expect(await findOrCreateUser(handle.db, given.toLowerCase(), 'free')).toEqual(created);
     expect(await upsertUser(handle.db, given.toUpperCase(), 'enterprise')).toEqual({ ...created, plan: 'enterprise' });
-    const withPassword = await setUserPassword(handle.db, given.toLowerCase(), await hashPassword('correct horse battery'));
+    const withPassword = await setUserPassword(
+      handle.db,
+      given.toLowerCase(),
+      await hashPassword('correct horse battery'),
+    );
     expect(withPassword).toEqual({ ...created, plan: 'enterprise' });
     expect(await checkUserPassword(handle.db, given.toUpperCase(), 'correct horse battery')).toEqual(withPassword);
     // The index, not the code, holds the rule: a second row differing only in case is refused.
-    await expect(handle.db.insertInto('users').values({ email: given.toLowerCase(), plan: 'free' }).execute()).rejects.toThrow(/users_email_lower/);
+    await expect(
+      handle.db.insertInto('users').values({ email: given.toLowerCase(), plan: 'free' }).execute(),
+    ).rejects.toThrow(/users_email_lower/);
   });
 
   it('stores, finds, consumes and destroys records by kind, uid and user code', async () => {
@@ -81,7 +96,9 @@ describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
     await grants.upsert(grantId, { accountId: `acct-${stamp}`, clientId: 'client-1' }, 3600);
     await access.upsert(`at-${stamp}`, { grantId, accountId: `acct-${stamp}` }, 60);
     await refresh.upsert(`rt-${stamp}`, { grantId, accountId: `acct-${stamp}` }, 3600);
-    expect((await oauthRecordsOfAccount(handle.db, 'Grant', `acct-${stamp}`)).map((g) => g.payload.clientId)).toEqual(['client-1']);
+    expect((await oauthRecordsOfAccount(handle.db, 'Grant', `acct-${stamp}`)).map((g) => g.payload.clientId)).toEqual([
+      'client-1',
+    ]);
     await access.revokeByGrantId(grantId);
     expect(await access.find(`at-${stamp}`)).toBeUndefined();
     expect(await refresh.find(`rt-${stamp}`)).toBeUndefined();
@@ -99,14 +116,27 @@ describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
   });
 
   it('sweeps a registered client that never got a grant once its day is over, and keeps one with a grant', async () => {
-    const rowOf = (id: string) => handle.db.selectFrom('oauth_records').select(['id', 'expires_at']).where('kind', '=', 'Client').where('id', '=', id).executeTakeFirst();
+    const rowOf = (id: string) =>
+      handle.db
+        .selectFrom('oauth_records')
+        .select(['id', 'expires_at'])
+        .where('kind', '=', 'Client')
+        .where('id', '=', id)
+        .executeTakeFirst();
     // Registered a day and an hour ago (the store's clock), as oidc-provider stores clients: no lifetime given.
     const longAgo = () => Date.now() - (UNUSED_CLIENT_TTL_SECONDS + 3600) * 1000;
     const registeredLongAgo = new OauthStore(handle.db, 'Client', { now: longAgo });
     const clients = new OauthStore(handle.db, 'Client');
-    await registeredLongAgo.upsert(`unused-${stamp}`, { client_id: `unused-${stamp}`, client_name: 'Nobody signed in' });
+    await registeredLongAgo.upsert(`unused-${stamp}`, {
+      client_id: `unused-${stamp}`,
+      client_name: 'Nobody signed in',
+    });
     await registeredLongAgo.upsert(`used-${stamp}`, { client_id: `used-${stamp}`, client_name: 'Connected' });
-    await new OauthStore(handle.db, 'Grant').upsert(`grant-of-used-${stamp}`, { accountId: `acct-${stamp}`, clientId: `used-${stamp}` }, 3600);
+    await new OauthStore(handle.db, 'Grant').upsert(
+      `grant-of-used-${stamp}`,
+      { accountId: `acct-${stamp}`, clientId: `used-${stamp}` },
+      3600,
+    );
     await clients.upsert(`fresh-${stamp}`, { client_id: `fresh-${stamp}` });
 
     expect(await clients.find(`unused-${stamp}`)).toBeUndefined();
@@ -127,15 +157,48 @@ describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
   });
 
   it('the migration gives clients stored forever before, and holding no grant, a day to live', async () => {
-    const rowOf = (id: string) => handle.db.selectFrom('oauth_records').select(['expires_at']).where('kind', '=', 'Client').where('id', '=', id).executeTakeFirst();
-    const legacy = (id: string) => handle.db.insertInto('oauth_records').values({ kind: 'Client', id, payload: JSON.stringify({ client_id: id }), grant_id: null, user_code: null, uid: null, account_id: null, expires_at: null }).execute();
+    const rowOf = (id: string) =>
+      handle.db
+        .selectFrom('oauth_records')
+        .select(['expires_at'])
+        .where('kind', '=', 'Client')
+        .where('id', '=', id)
+        .executeTakeFirst();
+    const legacy = (id: string) =>
+      handle.db
+        .insertInto('oauth_records')
+        .values({
+          kind: 'Client',
+          id,
+          payload: JSON.stringify({ client_id: id }),
+          grant_id: null,
+          user_code: null,
+          uid: null,
+          account_id: null,
+          expires_at: null,
+        })
+        .execute();
     await legacy(`legacy-unused-${stamp}`);
     await legacy(`legacy-used-${stamp}`);
-    await handle.db.insertInto('oauth_records').values({ kind: 'Grant', id: `legacy-grant-${stamp}`, payload: JSON.stringify({ clientId: `legacy-used-${stamp}` }), grant_id: `legacy-grant-${stamp}`, user_code: null, uid: null, account_id: `acct-${stamp}`, expires_at: null }).execute();
+    await handle.db
+      .insertInto('oauth_records')
+      .values({
+        kind: 'Grant',
+        id: `legacy-grant-${stamp}`,
+        payload: JSON.stringify({ clientId: `legacy-used-${stamp}` }),
+        grant_id: `legacy-grant-${stamp}`,
+        user_code: null,
+        uid: null,
+        account_id: `acct-${stamp}`,
+        expires_at: null,
+      })
+      .execute();
     await unusedClientsExpire.up(handle.db);
     const expires = (await rowOf(`legacy-unused-${stamp}`))?.expires_at;
     expect(expires).not.toBeNull();
-    expect(Math.abs(new Date(expires!).getTime() - (Date.now() + UNUSED_CLIENT_TTL_SECONDS * 1000))).toBeLessThan(60_000);
+    expect(Math.abs(new Date(expires!).getTime() - (Date.now() + UNUSED_CLIENT_TTL_SECONDS * 1000))).toBeLessThan(
+      60_000,
+    );
     expect((await rowOf(`legacy-used-${stamp}`))?.expires_at).toBeNull();
   });
 });

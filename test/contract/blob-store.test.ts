@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobTooLargeError, FolderBlobStore, S3BlobStore, type BlobStore } from '../../lib/blob/index.ts';
 import { tempDir } from '../support/processes.ts';
 
-const stores: Array<[string, () => Promise<BlobStore>]> = [['folder', async () => new FolderBlobStore(await tempDir('blobs')).init()]];
+const stores: Array<[string, () => Promise<BlobStore>]> = [
+  ['folder', async () => new FolderBlobStore(await tempDir('blobs')).init()],
+];
 if (process.env.S3_ENDPOINT) {
   stores.push([
     's3',
@@ -52,17 +54,24 @@ describe.each(stores)('blob store contract (%s)', (_kind, make) => {
   });
 
   it('accepts a body of exactly maxBytes and refuses one byte more, keeping nothing', async () => {
-    await expect(store.put(`${prefix}/edge`, Readable.from([Buffer.alloc(1000)]), { maxBytes: 1000 })).resolves.toMatchObject({ size: 1000 });
+    await expect(
+      store.put(`${prefix}/edge`, Readable.from([Buffer.alloc(1000)]), { maxBytes: 1000 }),
+    ).resolves.toMatchObject({ size: 1000 });
     const over = store.put(`${prefix}/over`, Readable.from([Buffer.alloc(600), Buffer.alloc(401)]), { maxBytes: 1000 });
     await expect(over).rejects.toBeInstanceOf(BlobTooLargeError);
-    await expect(store.put(`${prefix}/over-buffer`, Buffer.alloc(1001), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(store.put(`${prefix}/over-buffer`, Buffer.alloc(1001), { maxBytes: 1000 })).rejects.toBeInstanceOf(
+      BlobTooLargeError,
+    );
     expect(await store.stat(`${prefix}/over`)).toBeNull();
     expect(await store.stat(`${prefix}/over-buffer`)).toBeNull();
     expect(await store.list(prefix)).not.toContain(`${prefix}/over`);
   });
 
   it('rejects a put whose body fails midway (a cut-off upload), with or without a limit, keeping nothing', async () => {
-    for (const [name, options] of [['failing', {}], ['failing-limited', { maxBytes: 10_000 }]] as const) {
+    for (const [name, options] of [
+      ['failing', {}],
+      ['failing-limited', { maxBytes: 10_000 }],
+    ] as const) {
       const body = new Readable({ read() {} });
       body.push(Buffer.alloc(2000, 1));
       setTimeout(() => body.destroy(new Error('the client went away')), 20);

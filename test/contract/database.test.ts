@@ -7,16 +7,31 @@ import { CaptureWriter } from '../../db/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
-import { capturesEverStored, deliveriesStalled, dueDeliveries, raiseDeliveryFloors, recordDeliveryAttempts, type AttemptRecord } from '../../db/capture-deliveries.ts';
+import {
+  capturesEverStored,
+  deliveriesStalled,
+  dueDeliveries,
+  raiseDeliveryFloors,
+  recordDeliveryAttempts,
+  type AttemptRecord,
+} from '../../db/capture-deliveries.ts';
 import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
-import { createWebhook, deleteOwnedWebhook, insertCaptures, listCapturedRequests, listWebhooks, type CaptureRecord } from '../../db/webhooks.ts';
+import {
+  createWebhook,
+  deleteOwnedWebhook,
+  insertCaptures,
+  listCapturedRequests,
+  listWebhooks,
+  type CaptureRecord,
+} from '../../db/webhooks.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 import { tempDir } from '../support/processes.ts';
 
 const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
   ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite') })],
 ];
-if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+if (process.env.DATABASE_URL)
+  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
 
 const capture = (webhookId: string, body: string): CaptureRecord => ({
   webhookId,
@@ -33,7 +48,13 @@ const capture = (webhookId: string, body: string): CaptureRecord => ({
 });
 
 /** A delivery attempt of capture `id` (of webhook `ref`) that the receiver answered 2xx. */
-const delivered = (ref: number, id: number, response_status = 204): AttemptRecord => ({ ref, id, status: 'success', nextAttemptAt: null, attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status, error: null } });
+const delivered = (ref: number, id: number, response_status = 204): AttemptRecord => ({
+  ref,
+  id,
+  status: 'success',
+  nextAttemptAt: null,
+  attempt: { attempt: 1, at: new Date().toISOString(), duration_ms: 1, response_status, error: null },
+});
 
 describe.each(databases)('database contract (%s)', (kind, open) => {
   let handle: DatabaseHandle;
@@ -43,18 +64,27 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
   afterAll(() => handle.close());
   const user = () => upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'free');
   /** A webhook of `userId` that forwards (to a port nothing listens on). */
-  const forwardingWebhook = async (userId: number) => (await createWebhook(handle.db, userId, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
+  const forwardingWebhook = async (userId: number) =>
+    (await createWebhook(handle.db, userId, 100, { forwardUrl: 'http://127.0.0.1:9/' }))!;
 
   it('migrates idempotently', async () => {
     expect(await migrateToLatest(handle.db)).toEqual([]);
-    const tables = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public'`.execute(handle.db);
-    expect(tables.rows.map((r) => r.tablename)).toEqual(expect.arrayContaining(['users', 'api_keys', 'webhooks', 'captured_requests']));
+    const tables = await sql<{
+      tablename: string;
+    }>`select tablename from pg_tables where schemaname = 'public'`.execute(handle.db);
+    expect(tables.rows.map((r) => r.tablename)).toEqual(
+      expect.arrayContaining(['users', 'api_keys', 'webhooks', 'captured_requests']),
+    );
   });
 
   it('stores a hash and a prefix of an API key, never the key', async () => {
     const u = await user();
     const issued = await issueApiKey(handle.db, u.id);
-    const row = await handle.db.selectFrom('api_keys').selectAll().where('id', '=', issued.id).executeTakeFirstOrThrow();
+    const row = await handle.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', issued.id)
+      .executeTakeFirstOrThrow();
     expect(row.key_hash).toBe(sha256Hex(issued.apiKey));
     expect(issued.apiKey.startsWith(row.prefix)).toBe(true);
     expect(row.prefix.length).toBeLessThan(issued.apiKey.length / 2);
@@ -84,12 +114,21 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     const u = await user();
     const a = await createWebhook(handle.db, u.id);
     const b = await createWebhook(handle.db, u.id);
-    const batch = [...['1', '2', '3', '4'].map((n) => capture(a.webhookId, n)), capture(b.webhookId, 'b1'), capture('unknown-webhook', 'lost')];
+    const batch = [
+      ...['1', '2', '3', '4'].map((n) => capture(a.webhookId, n)),
+      capture(b.webhookId, 'b1'),
+      capture('unknown-webhook', 'lost'),
+    ];
     const stored = await insertCaptures(handle.db, batch);
-    expect(Object.fromEntries(stored)).toEqual({ [a.webhookId]: { ref: a.id, added: 4, forwarding: false, keep: null }, [b.webhookId]: { ref: b.id, added: 1, forwarding: false, keep: null } });
+    expect(Object.fromEntries(stored)).toEqual({
+      [a.webhookId]: { ref: a.id, added: 4, forwarding: false, keep: null },
+      [b.webhookId]: { ref: b.id, added: 1, forwarding: false, keep: null },
+    });
     // Listings show the newest `limit` even before a trim.
     expect((await listCapturedRequests(handle.db, a.id, 3)).map((r) => r.body)).toEqual(['4', '3', '2']);
-    expect((await listWebhooks(handle.db, u.id, { max_requests: 3, max_age_days: 30 })).map((w) => w.requestCount)).toEqual([1, 3]);
+    expect(
+      (await listWebhooks(handle.db, u.id, { max_requests: 3, max_age_days: 30 })).map((w) => w.requestCount),
+    ).toEqual([1, 3]);
     await trimCaptures(handle.db, [a.id, b.id], 3);
     expect((await listCapturedRequests(handle.db, a.id, 100)).map((r) => r.body)).toEqual(['4', '3', '2']);
     expect((await listCapturedRequests(handle.db, b.id, 100)).map((r) => r.body)).toEqual(['b1']);
@@ -100,9 +139,16 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
 
   it("keeps each webhook's own retention: by count when trimming, by age and count in the expiry; forwarding webhooks' captures are owed a delivery", async () => {
     const u = await user();
-    const own = await createWebhook(handle.db, u.id, 100, { retention: { max_requests: 2, max_age_days: 1 }, forwardUrl: 'http://127.0.0.1:9/' });
+    const own = await createWebhook(handle.db, u.id, 100, {
+      retention: { max_requests: 2, max_age_days: 1 },
+      forwardUrl: 'http://127.0.0.1:9/',
+    });
     const plain = (await createWebhook(handle.db, u.id, 100))!;
-    const stored = await insertCaptures(handle.db, [...['1', '2', '3'].map((n) => capture(own!.webhookId, n)), capture(plain.webhookId, 'p1'), capture(plain.webhookId, 'p2')]);
+    const stored = await insertCaptures(handle.db, [
+      ...['1', '2', '3'].map((n) => capture(own!.webhookId, n)),
+      capture(plain.webhookId, 'p1'),
+      capture(plain.webhookId, 'p2'),
+    ]);
     expect(stored.get(own!.webhookId)).toEqual({ ref: own!.id, added: 3, forwarding: true, keep: 2 });
     expect(stored.get(plain.webhookId)?.forwarding).toBe(false);
     const rows = await listCapturedRequests(handle.db, own!.id, 10);
@@ -113,24 +159,46 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
     // Age: captures of two days ago go for the webhook that keeps one day, not for the default of 30;
     // by count, the webhook's own 2.
-    await handle.db.updateTable('captured_requests').set({ created_at: new Date(Date.now() - 2 * 86_400_000) }).where('webhook_ref', 'in', [own!.id, plain.id]).where('body', 'in', ['2', 'p2']).execute();
+    await handle.db
+      .updateTable('captured_requests')
+      .set({ created_at: new Date(Date.now() - 2 * 86_400_000) })
+      .where('webhook_ref', 'in', [own!.id, plain.id])
+      .where('body', 'in', ['2', 'p2'])
+      .execute();
     await insertCaptures(handle.db, [capture(own!.webhookId, '4'), capture(own!.webhookId, '5')]);
     // Its old pending delivery is a stalled one (the upkeep wakes the forwarder for it).
     expect(await deliveriesStalled(handle.db, 60)).toBe(true);
     const defaults = { max_requests: 500, max_age_days: 30 };
     const caps = { max_requests: 10_000, max_age_days: 30 };
-    const deleted = await expireCaptures(handle.db, { free: defaults, pro: defaults, enterprise: defaults }, { free: caps, pro: caps, enterprise: caps });
+    const deleted = await expireCaptures(
+      handle.db,
+      { free: defaults, pro: defaults, enterprise: defaults },
+      { free: caps, pro: caps, enterprise: caps },
+    );
     expect(deleted).toBeGreaterThanOrEqual(2); // '2' by age, '3' by count (other webhooks of the database may have had some too)
     expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['5', '4']);
     expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
   });
 
-  it('finds deliveries owed from each webhook\'s floor, and raises the floor only past what is settled', async () => {
+  it("finds deliveries owed from each webhook's floor, and raises the floor only past what is settled", async () => {
     const u = await user();
     const w = await forwardingWebhook(u.id);
-    const floor = async () => Number((await handle.db.selectFrom('webhooks').select('delivery_floor').where('id', '=', w.id).executeTakeFirstOrThrow()).delivery_floor);
-    const due = async () => (await dueDeliveries(handle.db, [], 10, 10_000)).find((g) => g.webhookId === w.webhookId)?.ids ?? [];
-    await insertCaptures(handle.db, ['1', '2', '3'].map((n) => capture(w.webhookId, n)));
+    const floor = async () =>
+      Number(
+        (
+          await handle.db
+            .selectFrom('webhooks')
+            .select('delivery_floor')
+            .where('id', '=', w.id)
+            .executeTakeFirstOrThrow()
+        ).delivery_floor,
+      );
+    const due = async () =>
+      (await dueDeliveries(handle.db, [], 10, 10_000)).find((g) => g.webhookId === w.webhookId)?.ids ?? [];
+    await insertCaptures(
+      handle.db,
+      ['1', '2', '3'].map((n) => capture(w.webhookId, n)),
+    );
     const ids = await due();
     expect(ids).toHaveLength(3);
     const settled = (id: number) => delivered(w.id, id);
@@ -139,7 +207,9 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(await floor()).toBe(ids[1]! - 1); // the second is still owed: the floor stays below it
     expect(await due()).toEqual([ids[1]]);
     // A failed attempt: its retry does not hold the floor back, and is found when due.
-    await recordDeliveryAttempts(handle.db, [{ ...settled(ids[1]!), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() }]);
+    await recordDeliveryAttempts(handle.db, [
+      { ...settled(ids[1]!), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() },
+    ]);
     await raiseDeliveryFloors(handle.db, [w.id]);
     expect(await floor()).toBe(ids[2]);
     expect(await due()).toEqual([ids[1]]);
@@ -157,17 +227,41 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
   it('records attempts of several webhooks in one call, each on its own capture, and raises their floors together', async () => {
     const u = await user();
     const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
-    await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1'), capture(a.webhookId, 'a2'), capture(b.webhookId, 'b2')]);
+    await insertCaptures(handle.db, [
+      capture(a.webhookId, 'a1'),
+      capture(b.webhookId, 'b1'),
+      capture(a.webhookId, 'a2'),
+      capture(b.webhookId, 'b2'),
+    ]);
     const idsOf = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).map((r) => r.id).reverse();
     const [a1, a2] = await idsOf(a.id);
     const [b1, b2] = await idsOf(b.id);
     // b2 named with a's ref: not a's capture, so nothing happens to it.
-    await recordDeliveryAttempts(handle.db, [delivered(a.id, a1!, 201), delivered(b.id, b1!, 202), delivered(a.id, b2!, 203), delivered(a.id, a2!, 204)]);
-    const statuses = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).reverse().map((r) => [r.delivery?.status, r.delivery?.response_status]);
-    expect(await statuses(a.id)).toEqual([['success', 201], ['success', 204]]);
-    expect(await statuses(b.id)).toEqual([['success', 202], ['pending', null]]);
+    await recordDeliveryAttempts(handle.db, [
+      delivered(a.id, a1!, 201),
+      delivered(b.id, b1!, 202),
+      delivered(a.id, b2!, 203),
+      delivered(a.id, a2!, 204),
+    ]);
+    const statuses = async (ref: number) =>
+      (await listCapturedRequests(handle.db, ref, 10))
+        .reverse()
+        .map((r) => [r.delivery?.status, r.delivery?.response_status]);
+    expect(await statuses(a.id)).toEqual([
+      ['success', 201],
+      ['success', 204],
+    ]);
+    expect(await statuses(b.id)).toEqual([
+      ['success', 202],
+      ['pending', null],
+    ]);
     await raiseDeliveryFloors(handle.db, [a.id, b.id]);
-    const floors = await handle.db.selectFrom('webhooks').select(['id', 'delivery_floor']).where('id', 'in', [a.id, b.id]).orderBy('id').execute();
+    const floors = await handle.db
+      .selectFrom('webhooks')
+      .select(['id', 'delivery_floor'])
+      .where('id', 'in', [a.id, b.id])
+      .orderBy('id')
+      .execute();
     expect(floors.map((f) => Number(f.delivery_floor))).toEqual([a2!, b2! - 1]);
   });
 
@@ -180,7 +274,15 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
       const [a1] = (await listCapturedRequests(handle.db, a.id, 1)).map((r) => r.id);
       const [b1] = (await listCapturedRequests(handle.db, b.id, 1)).map((r) => r.id);
       await recordDeliveryAttempts(handle.db, [delivered(a.id, a1!), delivered(b.id, b1!)]);
-      const floors = async () => (await handle.db.selectFrom('webhooks').select('delivery_floor').where('id', 'in', [a.id, b.id]).orderBy('id').execute()).map((f) => Number(f.delivery_floor));
+      const floors = async () =>
+        (
+          await handle.db
+            .selectFrom('webhooks')
+            .select('delivery_floor')
+            .where('id', 'in', [a.id, b.id])
+            .orderBy('id')
+            .execute()
+        ).map((f) => Number(f.delivery_floor));
       // A capture batch in flight on a: its key-share lock on a's row (store_captures_v2), in a session of its own.
       const other = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', migrate: false });
       let release!: () => void;
@@ -213,16 +315,33 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
       .execute(async (trx) => {
         await insertCaptures(trx, [capture(b!.webhookId, 'b1')]);
         await insertCaptures(trx, [capture(a!.webhookId, 'a1'), capture(c!.webhookId, 'c1')]);
-        await insertCaptures(trx, ['a2', 'a3', 'a4'].map((n) => capture(a!.webhookId, n)));
-        const ours = (groups: Awaited<ReturnType<typeof dueDeliveries>>) => groups.filter((g) => [a, b, c].some((w) => w!.webhookId === g.webhookId));
+        await insertCaptures(
+          trx,
+          ['a2', 'a3', 'a4'].map((n) => capture(a!.webhookId, n)),
+        );
+        const ours = (groups: Awaited<ReturnType<typeof dueDeliveries>>) =>
+          groups.filter((g) => [a, b, c].some((w) => w!.webhookId === g.webhookId));
         const all = ours(await dueDeliveries(trx, [], 2, 10_000));
         expect(all.map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
         expect(all.map((g) => g.ids.length)).toEqual([1, 2, 1]); // at most 2 each, oldest first
-        expect(ours(await dueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([a!.webhookId, c!.webhookId]);
+        expect(ours(await dueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([
+          a!.webhookId,
+          c!.webhookId,
+        ]);
         // A retry due counts as owed from its capture's place: b's only capture failed once, its retry is due.
         const [bFirst] = all[0]!.ids;
-        await recordDeliveryAttempts(trx, [{ ...delivered(b!.id, bFirst!, 500), status: 'pending', nextAttemptAt: new Date(Date.now() - 1000).toISOString() }]);
-        expect(ours(await dueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
+        await recordDeliveryAttempts(trx, [
+          {
+            ...delivered(b!.id, bFirst!, 500),
+            status: 'pending',
+            nextAttemptAt: new Date(Date.now() - 1000).toISOString(),
+          },
+        ]);
+        expect(ours(await dueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([
+          b!.webhookId,
+          a!.webhookId,
+          c!.webhookId,
+        ]);
         // Every forwarding webhook of the database counts toward `webhooks`: the first ones of the whole answer.
         const whole = await dueDeliveries(trx, [], 2, 10_000);
         for (const n of [1, 2]) expect(await dueDeliveries(trx, [], 2, n)).toEqual(whole.slice(0, n));
@@ -238,17 +357,34 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     const u = await user();
     const w = (await createWebhook(handle.db, u.id, 100))!;
     const before = await capturesEverStored(handle.db);
-    await insertCaptures(handle.db, Array.from({ length: 25 }, (_, n) => capture(w.webhookId, String(n))));
+    await insertCaptures(
+      handle.db,
+      Array.from({ length: 25 }, (_, n) => capture(w.webhookId, String(n))),
+    );
     expect(await capturesEverStored(handle.db)).toBe(before + 25);
   });
 
   it('expires every webhook, however many (the expiry goes through them a few at a time)', async () => {
     const u = await upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'enterprise');
-    const hooks = await Promise.all(Array.from({ length: 60 }, () => createWebhook(handle.db, u.id, 100, { retention: { max_requests: 1, max_age_days: 30 } })));
-    await insertCaptures(handle.db, hooks.flatMap((w) => [capture(w!.webhookId, 'old'), capture(w!.webhookId, 'new')]));
+    const hooks = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        createWebhook(handle.db, u.id, 100, { retention: { max_requests: 1, max_age_days: 30 } }),
+      ),
+    );
+    await insertCaptures(
+      handle.db,
+      hooks.flatMap((w) => [capture(w!.webhookId, 'old'), capture(w!.webhookId, 'new')]),
+    );
     const keep = { max_requests: 500, max_age_days: 30 };
-    expect(await expireCaptures(handle.db, { free: keep, pro: keep, enterprise: keep }, { free: keep, pro: keep, enterprise: keep })).toBeGreaterThanOrEqual(60);
-    for (const w of hooks) expect((await listCapturedRequests(handle.db, w!.id, 10)).map((r) => r.body)).toEqual(['new']);
+    expect(
+      await expireCaptures(
+        handle.db,
+        { free: keep, pro: keep, enterprise: keep },
+        { free: keep, pro: keep, enterprise: keep },
+      ),
+    ).toBeGreaterThanOrEqual(60);
+    for (const w of hooks)
+      expect((await listCapturedRequests(handle.db, w!.id, 10)).map((r) => r.body)).toEqual(['new']);
   });
 
   it('trims in the background once a webhook took `trimEvery` new rows', async () => {
@@ -263,7 +399,12 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     await writer.drain();
     const rows = await listCapturedRequests(handle.db, w.id, 100);
     expect(rows.length).toBeLessThanOrEqual(5 + 4);
-    expect(rows.slice(0, 5).map((r) => Number(r.body)).sort((x, y) => x - y)).toEqual([7, 8, 9, 10, 11]);
+    expect(
+      rows
+        .slice(0, 5)
+        .map((r) => Number(r.body))
+        .sort((x, y) => x - y),
+    ).toEqual([7, 8, 9, 10, 11]);
   });
 
   it('group-commits concurrent captures and answers each one', async () => {
@@ -314,12 +455,29 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
   it("keeps the previous release's insert_captures working (rolling upgrades), and a webhook's captures go with it however it is deleted", async () => {
     const u = await user();
     const w = await createWebhook(handle.db, u.id);
-    const payload = JSON.stringify([{ ord: 0, webhook_id: w.webhookId, method: 'POST', path: '/p', headers: {}, body: 'old', body_encoding: 'utf8', body_size: 3, query_params: null, ip_address: '127.0.0.1', user_agent: '', created_at: new Date().toISOString() }]);
+    const payload = JSON.stringify([
+      {
+        ord: 0,
+        webhook_id: w.webhookId,
+        method: 'POST',
+        path: '/p',
+        headers: {},
+        body: 'old',
+        body_encoding: 'utf8',
+        body_size: 3,
+        query_params: null,
+        ip_address: '127.0.0.1',
+        user_agent: '',
+        created_at: new Date().toISOString(),
+      },
+    ]);
     const old = await sql<{ added: string }>`select added from insert_captures(${payload}::json)`.execute(handle.db);
     expect(Number(old.rows[0]!.added)).toBe(1);
     expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['old']);
     await sql`delete from users where id = ${u.id}`.execute(handle.db); // cascades to the webhook, then the trigger
-    expect(await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute()).toEqual([]);
+    expect(
+      await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute(),
+    ).toEqual([]);
   });
 
   it('deletes the captures of a batch that was still open when the webhook was deleted', async () => {
@@ -328,15 +486,25 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     let deleted: Promise<boolean> | undefined;
     let settled = false;
     await handle.db.transaction().execute(async (trx) => {
-      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({ ref: w.id, added: 1, forwarding: false, keep: null });
+      expect((await insertCaptures(trx, [capture(w.webhookId, 'in flight')])).get(w.webhookId)).toEqual({
+        ref: w.id,
+        added: 1,
+        forwarding: false,
+        keep: null,
+      });
       deleted = deleteOwnedWebhook(handle.db, u.id, w.webhookId);
-      deleted.then(() => (settled = true), () => (settled = true));
+      deleted.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
       await new Promise((r) => setTimeout(r, 300));
       // The delete waits for the batch, which holds a lock on the webhook's row.
       expect(settled).toBe(false);
     });
     expect(await deleted).toBe(true);
-    expect(await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute()).toEqual([]);
+    expect(
+      await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute(),
+    ).toEqual([]);
     expect((await insertCaptures(handle.db, [capture(w.webhookId, 'too late')])).size).toBe(0);
   });
 });

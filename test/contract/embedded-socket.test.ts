@@ -13,8 +13,14 @@ import { openPglite, startPgliteThread } from '../../db/pglite.ts';
 import { servePglite } from '../../db/pglite-socket.ts';
 import { tempDir } from '../support/processes.ts';
 
-const socketOf = (dataDir: string) => ({ host: path.join(dataDir, 'run'), port: 5432, user: 'postgres', database: 'postgres' });
-const values = async (handle: DatabaseHandle) => (await sql<{ v: string }>`select v from t order by v`.execute(handle.db)).rows.map((r) => r.v);
+const socketOf = (dataDir: string) => ({
+  host: path.join(dataDir, 'run'),
+  port: 5432,
+  user: 'postgres',
+  database: 'postgres',
+});
+const values = async (handle: DatabaseHandle) =>
+  (await sql<{ v: string }>`select v from t order by v`.execute(handle.db)).rows.map((r) => r.v);
 
 describe('the embedded database served on its socket', () => {
   let dataDir: string;
@@ -84,14 +90,15 @@ describe('the embedded database served on its socket', () => {
           client.release();
         }
       }
-      if (i % 3 === 0) return (await sql<{ v: number }>`select ${i}::int + 1 as v`.execute(handle.db)).rows[0]!.v === i + 1;
+      if (i % 3 === 0)
+        return (await sql<{ v: number }>`select ${i}::int + 1 as v`.execute(handle.db)).rows[0]!.v === i + 1;
       return (await pool.query('select $1::int * 2 as v, $2::text as s', [i, `s${i}`])).rows[0].v === i * 2;
     });
     expect(await Promise.all(queries)).toEqual(Array(200).fill(true));
     expect((await values(handle)).length).toBe(20);
   });
 
-  it("rolls back the transaction of a client that goes away, and the others go on", async () => {
+  it('rolls back the transaction of a client that goes away, and the others go on', async () => {
     await sql`truncate t`.execute(handle.db);
     const leaver = new pg.Client(socketOf(dataDir));
     await leaver.connect();
@@ -108,9 +115,11 @@ describe('the embedded database served on its socket', () => {
   it('passes large answers and large statements whole', async () => {
     // PGlite hands over views of its own memory, which it reuses: answers larger than the socket
     // takes at once came back corrupted, or never, unless copied.
-    const { rows } = await pool.query("select i, repeat(chr(97 + i % 26), 1000) as s from generate_series(1, 5000) i");
+    const { rows } = await pool.query('select i, repeat(chr(97 + i % 26), 1000) as s from generate_series(1, 5000) i');
     expect(rows).toHaveLength(5000);
-    expect(rows.every((r: { i: number; s: string }) => r.s === String.fromCharCode(97 + (r.i % 26)).repeat(1000))).toBe(true);
+    expect(rows.every((r: { i: number; s: string }) => r.s === String.fromCharCode(97 + (r.i % 26)).repeat(1000))).toBe(
+      true,
+    );
     const big = 'x'.repeat(8 * 1024 * 1024);
     expect((await pool.query('select length($1::text) as n', [big])).rows[0].n).toBe(big.length);
   });
@@ -208,7 +217,11 @@ describe("the embedded database's thread", () => {
   });
 
   it("runs statements off this process's event loop, which keeps turning while one runs", async () => {
-    const handle = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('embedded-thread-loop'), migrate: false });
+    const handle = await openDatabase({
+      databaseUrl: undefined,
+      dataDir: await tempDir('embedded-thread-loop'),
+      migrate: false,
+    });
     try {
       let turns = 0;
       const ticker = setInterval(() => (turns += 1), 10);

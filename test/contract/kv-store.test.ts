@@ -80,7 +80,10 @@ describe.each(stores)('key-value store contract (%s)', (_kind, make) => {
     expect((await store.usage([minute, day])).map((w) => w.remaining)).toEqual([5, 100]);
     for (let i = 0; i < 3; i++) await store.consume([minute, day]);
     const seen = await store.usage([minute, day]);
-    expect(seen.map((w) => [w.limit, w.remaining])).toEqual([[5, 2], [100, 97]]);
+    expect(seen.map((w) => [w.limit, w.remaining])).toEqual([
+      [5, 2],
+      [100, 97],
+    ]);
     expect(seen[0]!.resetSeconds).toBeGreaterThanOrEqual(1);
     expect((await store.usage([minute, day])).map((w) => w.remaining)).toEqual([2, 97]);
     // A full window is reported as such, and still nothing is counted.
@@ -171,7 +174,9 @@ if (process.env.REDIS_URL) {
         expect(results.filter((r) => r.allowed)).toHaveLength(4);
         // Turns of one pace are shared too: 6 callers in two processes get 6 distinct turns 50 ms apart.
         const pace = `test:${randomUUID()}:pace`;
-        const turns = (await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).pace(pace, 50, 1000)))).map(Number).sort((x, y) => x - y);
+        const turns = (await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).pace(pace, 50, 1000))))
+          .map(Number)
+          .sort((x, y) => x - y);
         for (let i = 1; i < turns.length; i++) expect(turns[i]! - turns[i - 1]!).toBeGreaterThanOrEqual(40);
         // What one process publishes, another hears (the live streams' wake-ups).
         const heard: string[] = [];

@@ -11,8 +11,11 @@ import { createTokenVerifier } from '../../api/oauth/verify.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { tempDir } from '../support/processes.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-tokens') })]];
-if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
+  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-tokens') })],
+];
+if (process.env.DATABASE_URL)
+  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
 
 describe.each(databases)('MCP access tokens (%s)', (_name, open) => {
   let handle: DatabaseHandle;
@@ -25,14 +28,29 @@ describe.each(databases)('MCP access tokens (%s)', (_name, open) => {
   beforeAll(async () => {
     handle = await open();
     oauth = await createOauthServer({ config, db: handle.db });
-    const row = await handle.db.selectFrom('server_secrets').select('value').where('name', '=', 'oauth-signing-key').executeTakeFirstOrThrow();
+    const row = await handle.db
+      .selectFrom('server_secrets')
+      .select('value')
+      .where('name', '=', 'oauth-signing-key')
+      .executeTakeFirstOrThrow();
     privateKey = await importJWK(JSON.parse(row.value) as JWK, ACCESS_TOKEN_ALG);
     userId = (await upsertUser(handle.db, `tokens-${grantId}@example.test`, 'pro')).id;
-    await new OauthStore(handle.db, 'Grant').upsert(grantId, { accountId: String(userId), clientId: 'client-1', resources: { 'https://tokens.example.test/mcp': 'mcp:tools' } }, 3600);
+    await new OauthStore(handle.db, 'Grant').upsert(
+      grantId,
+      {
+        accountId: String(userId),
+        clientId: 'client-1',
+        resources: { 'https://tokens.example.test/mcp': 'mcp:tools' },
+      },
+      3600,
+    );
   });
   afterAll(() => handle?.close());
 
-  const sign = (claims: Record<string, unknown>, options: { key?: CryptoKey | Uint8Array; typ?: string; exp?: number } = {}) =>
+  const sign = (
+    claims: Record<string, unknown>,
+    options: { key?: CryptoKey | Uint8Array; typ?: string; exp?: number } = {},
+  ) =>
     new SignJWT({ scope: 'mcp:tools', client_id: 'client-1', gid: grantId, ...claims })
       .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: options.typ ?? 'at+jwt', kid: oauth.publicJwk.kid })
       .setIssuer(oauth.issuer)
@@ -45,7 +63,12 @@ describe.each(databases)('MCP access tokens (%s)', (_name, open) => {
   it('accepts what the server issues and refuses everything else', async () => {
     const verify = createTokenVerifier({ db: handle.db, oauth });
     const ok = await verify(await sign({}));
-    expect(ok.ok && ok.holder).toMatchObject({ account: { id: userId, plan: 'pro' }, scopes: ['mcp:tools'], grantId, clientId: 'client-1' });
+    expect(ok.ok && ok.holder).toMatchObject({
+      account: { id: userId, plan: 'pro' },
+      scopes: ['mcp:tools'],
+      grantId,
+      clientId: 'client-1',
+    });
 
     const refused = async (token: string) => {
       const v = await verify(token);

@@ -5,12 +5,21 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook, insertCaptures, setWebhookSettings, type CaptureFilter, type CaptureRecord } from '../../db/webhooks.ts';
+import {
+  createWebhook,
+  insertCaptures,
+  setWebhookSettings,
+  type CaptureFilter,
+  type CaptureRecord,
+} from '../../db/webhooks.ts';
 import { webhookService } from '../../api/services/webhooks.ts';
 import { tempDir } from '../support/processes.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite') })]];
-if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
+  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite') })],
+];
+if (process.env.DATABASE_URL)
+  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
 
 const N = 10_000;
 const START = Date.now() - N * 1000;
@@ -26,9 +35,25 @@ describe.each(databases)('search over 10,000 captures (%s)', (_kind, open) => {
     webhookId = webhook.webhookId;
     const record = (i: number): CaptureRecord => {
       const body = JSON.stringify({ id: `evt_${i}`, customer: `cus_${i}` });
-      return { webhookId, method: i % 10 === 0 ? 'PUT' : 'POST', path: `/webhook/${webhookId}`, headers: { 'content-type': 'application/json', 'x-event': i % 3 === 0 ? 'invoice.paid' : 'customer.updated' }, body, bodyEncoding: 'utf8', bodySize: body.length, queryParams: null, ipAddress: '127.0.0.1', userAgent: 'test', createdAt: new Date(START + i * 1000) };
+      return {
+        webhookId,
+        method: i % 10 === 0 ? 'PUT' : 'POST',
+        path: `/webhook/${webhookId}`,
+        headers: { 'content-type': 'application/json', 'x-event': i % 3 === 0 ? 'invoice.paid' : 'customer.updated' },
+        body,
+        bodyEncoding: 'utf8',
+        bodySize: body.length,
+        queryParams: null,
+        ipAddress: '127.0.0.1',
+        userAgent: 'test',
+        createdAt: new Date(START + i * 1000),
+      };
     };
-    for (let i = 0; i < N; i += 500) await insertCaptures(handle.db, Array.from({ length: 500 }, (_, k) => record(i + k)));
+    for (let i = 0; i < N; i += 500)
+      await insertCaptures(
+        handle.db,
+        Array.from({ length: 500 }, (_, k) => record(i + k)),
+      );
   }, 120_000);
   afterAll(() => handle.close());
 
@@ -52,16 +77,28 @@ describe.each(databases)('search over 10,000 captures (%s)', (_kind, open) => {
     expect(await all({ header: { name: 'x-event', value: 'invoice.paid' } })).toEqual(expected((i) => i % 3 === 0));
     expect(await all({ header: { name: 'x-event' } }, 200)).toHaveLength(N);
     expect(await all({ text: 'CUS_4242"' })).toEqual([4242]);
-    expect(await all({ since: new Date(START + 2_000 * 1000), until: new Date(START + 2_100 * 1000) })).toEqual(expected((i) => i >= 2_000 && i < 2_100));
-    expect(await all({ method: 'PUT', header: { name: 'x-event', value: 'invoice.paid' }, since: new Date(START + 9_000 * 1000) })).toEqual(expected((i) => i % 30 === 0 && i >= 9_000));
+    expect(await all({ since: new Date(START + 2_000 * 1000), until: new Date(START + 2_100 * 1000) })).toEqual(
+      expected((i) => i >= 2_000 && i < 2_100),
+    );
+    expect(
+      await all({
+        method: 'PUT',
+        header: { name: 'x-event', value: 'invoice.paid' },
+        since: new Date(START + 9_000 * 1000),
+      }),
+    ).toEqual(expected((i) => i % 30 === 0 && i >= 9_000));
   }, 120_000);
 
   it('shows only what a smaller retention keeps, at once', async () => {
-    expect(await setWebhookSettings(handle.db, userId, webhookId, { retention: { max_requests: 100, max_age_days: 30 } })).toBe(true);
+    expect(
+      await setWebhookSettings(handle.db, userId, webhookId, { retention: { max_requests: 100, max_age_days: 30 } }),
+    ).toBe(true);
     expect(await all({})).toEqual(expected((i) => i >= N - 100));
     expect(await all({ method: 'PUT' })).toEqual(expected((i) => i >= N - 100 && i % 10 === 0));
     // By age: the captures are spread over the last 10,000 s; a day keeps them all, and none is older.
-    expect(await setWebhookSettings(handle.db, userId, webhookId, { retention: { max_requests: N, max_age_days: 1 } })).toBe(true);
+    expect(
+      await setWebhookSettings(handle.db, userId, webhookId, { retention: { max_requests: N, max_age_days: 1 } }),
+    ).toBe(true);
     expect(await all({})).toHaveLength(N);
   }, 60_000);
 });

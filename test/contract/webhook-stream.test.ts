@@ -11,8 +11,11 @@ import { createWebhook } from '../../db/webhooks.ts';
 import { webhookService } from '../../api/services/webhooks.ts';
 import { tempDir } from '../support/processes.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('stream') })]];
-if (process.env.DATABASE_URL) databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
+  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('stream') })],
+];
+if (process.env.DATABASE_URL)
+  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
 
 describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
   let handle: DatabaseHandle;
@@ -24,13 +27,17 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
   /** A webhook keeping 5,000 captures, and a way to store captures under ids of our choosing. */
   async function webhook() {
     const user = await upsertUser(handle.db, `stream-${randomUUID()}@example.test`, 'enterprise');
-    const hook = (await createWebhook(handle.db, user.id, 100, { retention: { max_requests: 5000, max_age_days: 30 } }))!;
+    const hook = (await createWebhook(handle.db, user.id, 100, {
+      retention: { max_requests: 5000, max_age_days: 30 },
+    }))!;
     // Ids far above the sequence's, so they never meet other suites' rows.
     const base = 1e12 + Math.floor(Math.random() * 1e9) * 10_000;
     const store = async (...offsets: number[]) => {
       for (const o of offsets) {
         await sql`insert into captured_requests (id, webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at)
-          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${String(o)}, 'utf8', 1, null, '127.0.0.1', 'test', now())`.execute(handle.db);
+          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${String(o)}, 'utf8', 1, null, '127.0.0.1', 'test', now())`.execute(
+          handle.db,
+        );
       }
     };
     const views = webhookService(handle.db, 'https://x.test');
@@ -39,7 +46,13 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
       return async () => {
         const answer = await tick();
         const e = answer.events[0] as { id?: string; data: { data: { requests: Array<{ id: number }> } } } | undefined;
-        return e ? { id: e.id === undefined ? undefined : Number(e.id) - base, ids: e.data.data.requests.map((r) => r.id - base), more: answer.more ?? false } : undefined;
+        return e
+          ? {
+              id: e.id === undefined ? undefined : Number(e.id) - base,
+              ids: e.data.data.requests.map((r) => r.id - base),
+              more: answer.more ?? false,
+            }
+          : undefined;
       };
     };
     return { store, stream };
@@ -68,7 +81,7 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
     expect(await next()).toBeUndefined();
   });
 
-  it('sends a late commit below a window full of sent captures, and never the captures older than a new stream\'s first page', async () => {
+  it("sends a late commit below a window full of sent captures, and never the captures older than a new stream's first page", async () => {
     const { store, stream } = await webhook();
     await store(...Array.from({ length: 700 }, (_, k) => k + 1));
     const next = stream();

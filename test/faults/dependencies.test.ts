@@ -11,7 +11,15 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../db/connect.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
-import { startFreezingProxy, startMinio, startPostgres, startRedis, startTemporal, type ChildServer, type PostgresServer } from '../support/servers.ts';
+import {
+  startFreezingProxy,
+  startMinio,
+  startPostgres,
+  startRedis,
+  startTemporal,
+  type ChildServer,
+  type PostgresServer,
+} from '../support/servers.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,13 +31,22 @@ interface Answer {
   ms: number;
 }
 
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false, timeout: 30_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body }));
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false, timeout: 30_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body }),
+        );
+      },
+    );
     req.on('error', () => resolve({ status: 0, retryAfter: undefined, body: '' })); // the process is gone, or hung up
     req.on('timeout', () => req.destroy());
     req.end(options.body);
@@ -48,7 +65,11 @@ describe('dependencies restart, the service stays up', () => {
   let key: string;
   let webhook: { webhook_id: string; webhook_url: string };
   const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
-    send(`${app.baseUrl}${path}`, { method: init.method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    send(`${app.baseUrl}${path}`, {
+      method: init.method,
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
 
   beforeAll(async () => {
     // One at a time, each kept as it starts: a failed start leaves nothing running that afterAll cannot stop.
@@ -57,16 +78,43 @@ describe('dependencies restart, the service stays up', () => {
     temporal = await startTemporal();
     minio = await startMinio();
     site = await startLoadTarget();
-    app = await startApp({ DATABASE_URL: pg.url, REDIS_URL: redis.url, TEMPORAL_ADDRESS: temporal.address, ...minio.env, PAYLOAD_KEY: randomBytes(32).toString('base64'), DATA_DIR: await tempDir('faults'), NETWORK_ALLOW: '127.0.0.1/32' });
-    const created = await runScript('scripts/admin.ts', ['create-key', '--email', 'faults@example.test', '--plan', 'enterprise'], app.env);
+    app = await startApp({
+      DATABASE_URL: pg.url,
+      REDIS_URL: redis.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      ...minio.env,
+      PAYLOAD_KEY: randomBytes(32).toString('base64'),
+      DATA_DIR: await tempDir('faults'),
+      NETWORK_ALLOW: '127.0.0.1/32',
+    });
+    const created = await runScript(
+      'scripts/admin.ts',
+      ['create-key', '--email', 'faults@example.test', '--plan', 'enterprise'],
+      app.env,
+    );
     key = JSON.parse(created.stdout).api_key;
     // The same account signed in as an MCP client would be (OAuth through the service's own forms).
-    await runScript('scripts/admin.ts', ['create-user', '--email', 'faults@example.test', '--password', 'correct horse battery staple'], app.env);
-    const signedIn = await runScript('scripts/mcp-token.ts', ['--url', `${app.baseUrl}/mcp`, '--email', 'faults@example.test', '--password', 'correct horse battery staple'], app.env);
+    await runScript(
+      'scripts/admin.ts',
+      ['create-user', '--email', 'faults@example.test', '--password', 'correct horse battery staple'],
+      app.env,
+    );
+    const signedIn = await runScript(
+      'scripts/mcp-token.ts',
+      ['--url', `${app.baseUrl}/mcp`, '--email', 'faults@example.test', '--password', 'correct horse battery staple'],
+      app.env,
+    );
     const tokens = JSON.parse(signedIn.stdout);
     mcpToken = tokens.access_token;
     refresh = { token: tokens.refresh_token, clientId: tokens.client_id };
-    webhook = JSON.parse((await api('/api/v1/network/my-webhook-create', { method: 'POST', body: { retention: { max_requests: 10_000 } } })).body);
+    webhook = JSON.parse(
+      (
+        await api('/api/v1/network/my-webhook-create', {
+          method: 'POST',
+          body: { retention: { max_requests: 10_000 } },
+        })
+      ).body,
+    );
   }, 180_000);
   afterAll(async () => {
     await app?.stop();
@@ -81,7 +129,11 @@ describe('dependencies restart, the service stays up', () => {
   function traffic() {
     const answers: Answer[] = [];
     let running = true;
-    const loop = async (door: Answer['door'], one: () => Promise<{ status: number; retryAfter: string | undefined }>, gapMs: number) => {
+    const loop = async (
+      door: Answer['door'],
+      one: () => Promise<{ status: number; retryAfter: string | undefined }>,
+      gapMs: number,
+    ) => {
       while (running) {
         const began = Date.now();
         const r = await one();
@@ -91,11 +143,20 @@ describe('dependencies restart, the service stays up', () => {
     };
     const capture = async () => {
       const n = next++;
-      const r = await send(`${webhook.webhook_url}/fault`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-seq': String(n) }, body: `capture ${n}` });
+      const r = await send(`${webhook.webhook_url}/fault`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'x-seq': String(n) },
+        body: `capture ${n}`,
+      });
       if (r.status === 200) accepted.push(n);
       return r;
     };
-    const loops = [loop('capture', capture, 40), loop('capture', capture, 40), loop('rest', () => api('/api/v1/network/my-webhooks'), 100), loop('mcp', () => mcp('webhook_list', {}), 200)];
+    const loops = [
+      loop('capture', capture, 40),
+      loop('capture', capture, 40),
+      loop('rest', () => api('/api/v1/network/my-webhooks'), 100),
+      loop('mcp', () => mcp('webhook_list', {}), 200),
+    ];
     return { answers, stop: async () => ((running = false), await Promise.all(loops)) };
   }
 
@@ -103,16 +164,26 @@ describe('dependencies restart, the service stays up', () => {
    * One MCP tool call, its answer as a status: 503 when the endpoint answered 503 or the tool said the
    * dependency is unavailable (the client may retry), 500 for a failure the service calls its own.
    */
-  async function mcp(tool: string, args: Record<string, unknown>): Promise<{ status: number; retryAfter: string | undefined }> {
+  async function mcp(
+    tool: string,
+    args: Record<string, unknown>,
+  ): Promise<{ status: number; retryAfter: string | undefined }> {
     const r = await send(`${app.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${mcpToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
     });
     if (r.status !== 200) return r;
     const result = JSON.parse(r.body).result as { isError?: boolean; content: Array<{ text: string }> };
     if (!result.isError) return r;
-    return { status: /is unavailable: try again in a few seconds/.test(result.content[0]!.text) ? 503 : 500, retryAfter: 'in the text' };
+    return {
+      status: /is unavailable: try again in a few seconds/.test(result.content[0]!.text) ? 503 : 500,
+      retryAfter: 'in the text',
+    };
   }
 
   /** Runs traffic through `fault` (which returns when the dependency is back) and checks what the doors answered. */
@@ -124,7 +195,8 @@ describe('dependencies restart, the service stays up', () => {
     await t.stop();
     const count = (from: number, to: number, door: Answer['door']) => {
       const byStatus: Record<number, number> = {};
-      for (const a of t.answers) if (a.door === door && a.at >= from && a.at < to) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+      for (const a of t.answers)
+        if (a.door === door && a.at >= from && a.at < to) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
       return byStatus;
     };
     const firstOk = (door: Answer['door']) => t.answers.find((a) => a.door === door && a.at > up && a.status < 300)?.at;
@@ -133,14 +205,20 @@ describe('dependencies restart, the service stays up', () => {
       fault: name,
       outage_s: (up - down) / 1000,
       during: Object.fromEntries(doors.map((d) => [d, count(down, up, d)])),
-      first_2xx_after_return_ms: Object.fromEntries(doors.map((d) => [d, (firstOk(d) ?? NaN) - up])) as Record<(typeof doors)[number], number>,
+      first_2xx_after_return_ms: Object.fromEntries(doors.map((d) => [d, (firstOk(d) ?? NaN) - up])) as Record<
+        (typeof doors)[number],
+        number
+      >,
     };
     console.log(JSON.stringify(report));
 
     expect(process.kill(app.pid, 0)).toBe(true); // the same process, alive
     // ...and no error went unhandled (the process would go on after one: lib/unhandled.ts).
     expect(app.output()).not.toMatch(/nobody handled/);
-    expect(t.answers.filter((a) => a.status === 0 || a.status >= 500 && a.status !== 503), JSON.stringify(t.answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5))).toEqual([]);
+    expect(
+      t.answers.filter((a) => a.status === 0 || (a.status >= 500 && a.status !== 503)),
+      JSON.stringify(t.answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5)),
+    ).toEqual([]);
     for (const a of t.answers.filter((x) => x.status === 503)) expect(a.retryAfter).toBeTruthy();
     for (const door of doors) expect(report.first_2xx_after_return_ms[door], door).toBeLessThan(5000);
     return { ...t, report };
@@ -151,7 +229,13 @@ describe('dependencies restart, the service stays up', () => {
     const seqs: number[] = [];
     let cursor = '';
     for (;;) {
-      const page = JSON.parse((await api(`/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`)).body);
+      const page = JSON.parse(
+        (
+          await api(
+            `/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+          )
+        ).body,
+      );
       seqs.push(...page.data.requests.map((r: { headers: Record<string, string> }) => Number(r.headers['x-seq'])));
       if (!page.data.next_cursor) break;
       cursor = page.data.next_cursor;
@@ -207,7 +291,12 @@ describe('dependencies restart, the service stays up', () => {
   async function dashboardSession(): Promise<string> {
     const form = await fetch(`${app.baseUrl}/dashboard/sign-in`);
     const jar = form.headers.getSetCookie().map((c) => c.split(';')[0]!);
-    const hidden = Object.fromEntries([...(await form.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+    const hidden = Object.fromEntries(
+      [...(await form.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+        m[1]!,
+        m[2]!,
+      ]),
+    );
     const signedIn = await fetch(`${app.baseUrl}/dashboard/sign-in`, {
       method: 'POST',
       redirect: 'manual',
@@ -223,36 +312,52 @@ describe('dependencies restart, the service stays up', () => {
     send(`${app.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refresh.token, client_id: refresh.clientId }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refresh.token,
+        client_id: refresh.clientId,
+      }).toString(),
     });
 
-  it.each(['fast', 'immediate'] as const)('Postgres stopped (%s) and started 3 s later', { timeout: 90_000 }, async (mode) => {
-    let refreshed: Awaited<ReturnType<typeof refreshToken>> | undefined;
-    let dashboard: Awaited<ReturnType<typeof send>> | undefined;
-    const cookie = await dashboardSession();
-    const { answers } = await through(`postgres ${mode}`, async () => {
-      await pg.stop(mode);
-      const down = Date.now();
-      refreshed = await refreshToken();
-      dashboard = await send(`${app.baseUrl}/dashboard/webhooks`, { headers: { cookie, accept: 'text/html,application/xhtml+xml' } });
-      await sleep(Math.max(0, 3000 - (Date.now() - down)));
-      await pg.start();
-      return { down, up: Date.now() };
-    });
-    for (const door of ['capture', 'rest', 'mcp']) expect(answers.some((a) => a.door === door && a.status === 503), door).toBe(true);
-    // The token endpoint too: OAuth's temporarily_unavailable with Retry-After, not 500 server_error...
-    expect(refreshed!.status, refreshed!.body).toBe(503);
-    expect(refreshed!.retryAfter).toBeTruthy();
-    expect(JSON.parse(refreshed!.body)).toMatchObject({ error: 'temporarily_unavailable' });
-    // The dashboard: a page saying so, with a link to try again.
-    expect(dashboard!.status).toBe(503);
-    expect(dashboard!.body).toMatch(/<h1>Service Unavailable<\/h1><p>The database \(Postgres\) is unavailable: try again in a few seconds<\/p><p><a href="\/dashboard\/webhooks">Try again<\/a>/);
-    // ...and the refresh token still works once the database is back (it was not used up).
-    const after = await refreshToken();
-    expect(after.status, after.body).toBe(200);
-    refresh.token = JSON.parse(after.body).refresh_token ?? refresh.token;
-    await storedOnce();
-  });
+  it.each(['fast', 'immediate'] as const)(
+    'Postgres stopped (%s) and started 3 s later',
+    { timeout: 90_000 },
+    async (mode) => {
+      let refreshed: Awaited<ReturnType<typeof refreshToken>> | undefined;
+      let dashboard: Awaited<ReturnType<typeof send>> | undefined;
+      const cookie = await dashboardSession();
+      const { answers } = await through(`postgres ${mode}`, async () => {
+        await pg.stop(mode);
+        const down = Date.now();
+        refreshed = await refreshToken();
+        dashboard = await send(`${app.baseUrl}/dashboard/webhooks`, {
+          headers: { cookie, accept: 'text/html,application/xhtml+xml' },
+        });
+        await sleep(Math.max(0, 3000 - (Date.now() - down)));
+        await pg.start();
+        return { down, up: Date.now() };
+      });
+      for (const door of ['capture', 'rest', 'mcp'])
+        expect(
+          answers.some((a) => a.door === door && a.status === 503),
+          door,
+        ).toBe(true);
+      // The token endpoint too: OAuth's temporarily_unavailable with Retry-After, not 500 server_error...
+      expect(refreshed!.status, refreshed!.body).toBe(503);
+      expect(refreshed!.retryAfter).toBeTruthy();
+      expect(JSON.parse(refreshed!.body)).toMatchObject({ error: 'temporarily_unavailable' });
+      // The dashboard: a page saying so, with a link to try again.
+      expect(dashboard!.status).toBe(503);
+      expect(dashboard!.body).toMatch(
+        /<h1>Service Unavailable<\/h1><p>The database \(Postgres\) is unavailable: try again in a few seconds<\/p><p><a href="\/dashboard\/webhooks">Try again<\/a>/,
+      );
+      // ...and the refresh token still works once the database is back (it was not used up).
+      const after = await refreshToken();
+      expect(after.status, after.body).toBe(200);
+      refresh.token = JSON.parse(after.body).refresh_token ?? refresh.token;
+      await storedOnce();
+    },
+  );
 
   it('Redis stopped and started 3 s later', { timeout: 90_000 }, async () => {
     const { answers } = await through('redis', async () => {
@@ -266,16 +371,36 @@ describe('dependencies restart, the service stays up', () => {
     await storedOnce();
   });
 
-  it('the blob store stopped and started 3 s later: video uploads answer 503 meanwhile, the same link works after', { timeout: 120_000 }, async () => {
-    const job = JSON.parse((await api('/api/v1/video/watermark-jobs', { method: 'POST', body: { service: 'region', regions: [{ x: 0, y: 0, width: 10, height: 10 }] } })).body);
+  it('the blob store stopped and started 3 s later: video uploads answer 503 meanwhile, the same link works after', {
+    timeout: 120_000,
+  }, async () => {
+    const job = JSON.parse(
+      (
+        await api('/api/v1/video/watermark-jobs', {
+          method: 'POST',
+          body: { service: 'region', regions: [{ x: 0, y: 0, width: 10, height: 10 }] },
+        })
+      ).body,
+    );
     // A file that starts as an MP4 does (an ftyp box): enough for the upload to reach the store.
-    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(12), randomBytes(4096)]);
+    const mp4 = Buffer.concat([
+      Buffer.from([0, 0, 0, 0x18]),
+      Buffer.from('ftypisom'),
+      Buffer.alloc(12),
+      randomBytes(4096),
+    ]);
     const boundary = 'faults-boundary';
     const upload = () =>
       send(job.upload_url, {
         method: 'POST',
         headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-        body: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`), mp4, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+        body: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+          ),
+          mp4,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
       });
     const uploads: Array<{ at: number; status: number; retryAfter: string | undefined; body: string }> = [];
     let ready: { status: number; body: string } | undefined;
@@ -294,14 +419,37 @@ describe('dependencies restart, the service stays up', () => {
     expect(uploads[0]!.retryAfter).toBeTruthy();
     expect(JSON.parse(uploads[0]!.body)).toMatchObject({ success: false, error_code: 'dependency_unavailable' });
     expect(ready!.status).toBe(503);
-    expect(JSON.parse(ready!.body).checks).toMatchObject({ blobs: 'error', database: 'ok', store: 'ok', temporal: 'ok' });
+    expect(JSON.parse(ready!.body).checks).toMatchObject({
+      blobs: 'error',
+      database: 'ok',
+      store: 'ok',
+      temporal: 'ok',
+    });
     const after = await upload();
-    console.log(JSON.stringify({ fault: 'blob store', upload_during: uploads.map((u) => u.status), upload_after: after.status }));
+    console.log(
+      JSON.stringify({ fault: 'blob store', upload_during: uploads.map((u) => u.status), upload_after: after.status }),
+    );
     expect(after.status, after.body).toBe(202);
   });
 
-  it('Temporal restarted mid-test: status reads answer within 6 s meanwhile, and the test completes', { timeout: 180_000 }, async () => {
-    const started = JSON.parse((await api('/api/v1/load-testing/start', { method: 'POST', body: { targetUrl: `${site.url}/faults`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 30, rampUpTime: 0, requestsPerSecond: 20 } })).body);
+  it('Temporal restarted mid-test: status reads answer within 6 s meanwhile, and the test completes', {
+    timeout: 180_000,
+  }, async () => {
+    const started = JSON.parse(
+      (
+        await api('/api/v1/load-testing/start', {
+          method: 'POST',
+          body: {
+            targetUrl: `${site.url}/faults`,
+            httpMethod: 'GET',
+            concurrentUsers: 2,
+            testDuration: 30,
+            rampUpTime: 0,
+            requestsPerSecond: 20,
+          },
+        })
+      ).body,
+    );
     const id = started.test_id as string;
     for (let i = 0; i < 100 && site.count('/faults') < 20; i++) await sleep(200);
     await temporal.stop();
@@ -333,8 +481,17 @@ describe('dependencies restart, the service stays up', () => {
     }
     // A job start needs the server itself: 503 naming it, not 500 (once the SDK's retries end).
     const began = Date.now();
-    const refused = await api('/api/v1/load-testing/start', { method: 'POST', body: { targetUrl: `${site.url}/faults-later`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 } });
-    console.log(JSON.stringify({ fault: 'temporal', status_reads: reads, start: { status: refused.status, ms: Date.now() - began } }));
+    const refused = await api('/api/v1/load-testing/start', {
+      method: 'POST',
+      body: { targetUrl: `${site.url}/faults-later`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 },
+    });
+    console.log(
+      JSON.stringify({
+        fault: 'temporal',
+        status_reads: reads,
+        start: { status: refused.status, ms: Date.now() - began },
+      }),
+    );
     expect(reads.every((r) => r.status === 200 || r.status === 503)).toBe(true);
     expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(6500);
     expect(refused.status, refused.body).toBe(503);

@@ -19,9 +19,19 @@ describe('the embedded Temporal server', () => {
   it('is started again when it dies, and jobs run afterwards', { timeout: 150_000 }, async () => {
     site = await startLoadTarget();
     app = await startApp({ DATA_DIR: await tempDir('embedded-temporal'), NETWORK_ALLOW: '127.0.0.1/32' });
-    const key = JSON.parse((await runScript('scripts/admin.ts', ['create-key', '--email', 'embedded-temporal@example.test', '--plan', 'enterprise'], app.env)).stdout).api_key;
+    const key = JSON.parse(
+      (
+        await runScript(
+          'scripts/admin.ts',
+          ['create-key', '--email', 'embedded-temporal@example.test', '--plan', 'enterprise'],
+          app.env,
+        )
+      ).stdout,
+    ).api_key;
     const port = Number(app.env.TEMPORAL_DEV_PORT);
-    const server = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(app.pid)], { encoding: 'utf8' }).split('\n').find((l) => /temporal/.test(l));
+    const server = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(app.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .find((l) => /temporal/.test(l));
     expect(server, 'the dev server is a child of the app').toBeTruthy();
     process.kill(Number(server!.trim().split(/\s+/)[0]), 'SIGKILL');
     const killed = Date.now();
@@ -35,10 +45,24 @@ describe('the embedded Temporal server', () => {
     expect(app.output()).toMatch(/the embedded Temporal server ended: starting it again/);
     expect(process.kill(app.pid, 0)).toBe(true);
 
-    const call = async (method: string, path: string, body?: unknown) => (await fetch(`${app!.baseUrl}${path}`, { method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
+    const call = async (method: string, path: string, body?: unknown) =>
+      (
+        await fetch(`${app!.baseUrl}${path}`, {
+          method,
+          headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json() as Promise<any>;
     let started: any;
     for (let i = 0; i < 30 && !started?.test_id; i++) {
-      started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site.url}/after-restart`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 10 });
+      started = await call('POST', '/api/v1/load-testing/start', {
+        targetUrl: `${site.url}/after-restart`,
+        httpMethod: 'GET',
+        concurrentUsers: 1,
+        testDuration: 10,
+        rampUpTime: 0,
+        requestsPerSecond: 10,
+      });
       if (!started.test_id) await sleep(1000); // 503 while the workers reconnect
     }
     expect(started.test_id, JSON.stringify(started)).toBeTruthy();

@@ -11,7 +11,11 @@ const exec = promisify(execFile);
 describe.each(targets())('admin command ($name)', (target) => {
   it('`npm run --silent admin -- create-key` prints exactly one JSON line with a working key', async () => {
     const email = `npm-${Date.now()}@example.test`;
-    const { stdout } = await exec('npm', ['run', '--silent', 'admin', '--', 'create-key', '--email', email, '--plan', 'free'], { cwd: ROOT, env: target.env });
+    const { stdout } = await exec(
+      'npm',
+      ['run', '--silent', 'admin', '--', 'create-key', '--email', email, '--plan', 'free'],
+      { cwd: ROOT, env: target.env },
+    );
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const printed = JSON.parse(lines[0]!);
@@ -24,17 +28,32 @@ describe.each(targets())('admin command ($name)', (target) => {
     const email = `user-${Date.now()}@example.test`;
     const keyed = await admin(target, ['create-key', '--email', email, '--plan', 'pro']);
     const { api_key } = JSON.parse(keyed.stdout);
-    const created = await admin(target, ['create-user', '--email', email.toUpperCase(), '--password', 'correct horse battery']);
+    const created = await admin(target, [
+      'create-user',
+      '--email',
+      email.toUpperCase(),
+      '--password',
+      'correct horse battery',
+    ]);
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ email, plan: 'pro' });
     expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: api_key })).status).toBe(200);
-    const fresh = JSON.parse((await admin(target, ['create-user', '--email', `new-${email}`, '--password', 'correct horse battery'])).stdout);
+    const fresh = JSON.parse(
+      (await admin(target, ['create-user', '--email', `new-${email}`, '--password', 'correct horse battery'])).stdout,
+    );
     expect(fresh.plan).toBe('free');
     // An email is kept as typed, and found again whatever its case.
     const typed = `Mixed.Case-${Date.now()}@Example.Test`;
-    const mixed = JSON.parse((await admin(target, ['create-user', '--email', typed, '--password', 'correct horse battery'])).stdout);
+    const mixed = JSON.parse(
+      (await admin(target, ['create-user', '--email', typed, '--password', 'correct horse battery'])).stdout,
+    );
     expect(mixed.email).toBe(typed);
-    expect(JSON.parse((await admin(target, ['create-user', '--email', typed.toLowerCase(), '--password', 'correct horse battery'])).stdout)).toEqual(mixed);
+    expect(
+      JSON.parse(
+        (await admin(target, ['create-user', '--email', typed.toLowerCase(), '--password', 'correct horse battery']))
+          .stdout,
+      ),
+    ).toEqual(mixed);
   });
 
   it('refuses bad arguments with one line on stderr and exit code 2', async () => {
@@ -71,7 +90,10 @@ describe('first run', () => {
     expect(embedded.firstRunPassword).toMatch(/^\S{12,}$/);
     const browser = new FormBrowser();
     const page = (await browser.get(`${embedded.baseUrl}/dashboard/keys`)) as Page;
-    const keys = (await browser.submit(page, /\/dashboard\/sign-in/, { email: 'admin@localhost', password: embedded.firstRunPassword! })) as Page;
+    const keys = (await browser.submit(page, /\/dashboard\/sign-in/, {
+      email: 'admin@localhost',
+      password: embedded.firstRunPassword!,
+    })) as Page;
     expect(keys.url).toBe(`${embedded.baseUrl}/dashboard/keys`);
     expect(keys.html).toContain('Plan <strong>enterprise</strong>');
     expect(keys.html).toContain('first-run admin key');
@@ -79,7 +101,7 @@ describe('first run', () => {
 });
 
 describe.each(targets())('admin accounts ($name)', (target) => {
-  it('takes addresses at a host without a dot, such as the first run\'s admin@localhost', async () => {
+  it("takes addresses at a host without a dot, such as the first run's admin@localhost", async () => {
     const email = `ops-${randomUUID()}@localhost`;
     const created = await admin(target, ['create-user', '--email', email, '--password', 'correct horse battery']);
     expect(created.code, created.stderr).toBe(0);
@@ -92,9 +114,17 @@ describe.each(targets())('admin accounts ($name)', (target) => {
     const another = await admin(target, ['create-key', '--email', email.toUpperCase(), '--plan', 'free']);
     expect(another.code).toBe(0);
     expect(another.stderr.trim()).toBe(`admin: ${email} stays on the pro plan (add --set-plan to move it to free)`);
-    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: JSON.parse(another.stdout).api_key })).headers.get('ratelimit-policy')).toBe('100;w=60, 10000;w=86400');
+    expect(
+      (
+        await call(target, 'GET', '/api/v1/network/my-webhooks', { key: JSON.parse(another.stdout).api_key })
+      ).headers.get('ratelimit-policy'),
+    ).toBe('100;w=60, 10000;w=86400');
     const moved = await admin(target, ['create-key', '--email', email, '--plan', 'free', '--set-plan']);
     expect(moved.stderr).toBe('');
-    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: JSON.parse(moved.stdout).api_key })).headers.get('ratelimit-policy')).toBe('10;w=60, 100;w=86400');
+    expect(
+      (await call(target, 'GET', '/api/v1/network/my-webhooks', { key: JSON.parse(moved.stdout).api_key })).headers.get(
+        'ratelimit-policy',
+      ),
+    ).toBe('10;w=60, 100;w=86400');
   });
 });

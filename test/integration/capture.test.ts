@@ -12,7 +12,8 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     return { key: account.key, id: created.body.webhook_id as string, url: created.body.webhook_url as string };
   }
   const captured = async (key: string, id: string) =>
-    (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}`, { key })).body.data.requests as any[];
+    (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}`, { key })).body.data
+      .requests as any[];
 
   it('captures every HTTP method with its body, query and headers, without an API key', async () => {
     const hook = await newWebhook();
@@ -44,7 +45,14 @@ describe.each(targets())('webhook capture ($name)', (target) => {
 
   it('answers CORS preflights so browsers can post to a capture URL', async () => {
     const hook = await newWebhook();
-    const res = await fetch(hook.url, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } });
+    const res = await fetch(hook.url, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-headers')).toBe('content-type');
@@ -72,9 +80,18 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     const hook = await newWebhook();
     const url = new URL(hook.url);
     await new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'X-Multi': ['one', 'two'] } }, (res) => {
-        res.resume().on('end', () => resolve());
-      });
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'X-Multi': ['one', 'two'] },
+        },
+        (res) => {
+          res.resume().on('end', () => resolve());
+        },
+      );
       req.on('error', reject);
       req.end('m');
     });
@@ -113,11 +130,20 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     const hook = await newWebhook();
     const url = new URL(hook.url);
     const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Length': String(100 * MiB) } }, (res) => {
-        resolve({ status: res.statusCode!, connection: res.headers.connection });
-        res.resume();
-        req.destroy();
-      });
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'Content-Length': String(100 * MiB) },
+        },
+        (res) => {
+          resolve({ status: res.statusCode!, connection: res.headers.connection });
+          res.resume();
+          req.destroy();
+        },
+      );
       req.on('error', reject);
       req.write('only the first bytes of a body that never comes');
     });
@@ -133,7 +159,9 @@ describe.each(targets())('webhook capture ($name)', (target) => {
 
   it('is not rate limited by the owner plan: a free user webhook takes more than 10 requests a minute', async () => {
     const hook = await newWebhook('free');
-    const statuses = await Promise.all(Array.from({ length: 25 }, (_, i) => fetch(hook.url, { method: 'POST', body: String(i) }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => fetch(hook.url, { method: 'POST', body: String(i) }).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(await captured(hook.key, hook.id)).toHaveLength(25);
   });
@@ -142,7 +170,11 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     const hook = await newWebhook();
     const total = 1100; // past 500 + 250 (the most a webhook holds between trims): without trims, too many stay
     for (let start = 0; start < total; start += 50) {
-      await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(hook.url, { method: 'POST', body: String(start + i) }).then((r) => r.arrayBuffer())));
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(hook.url, { method: 'POST', body: String(start + i) }).then((r) => r.arrayBuffer()),
+        ),
+      );
     }
     const rows = await captured(hook.key, hook.id);
     expect(rows).toHaveLength(500);
@@ -152,15 +184,30 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
     const kept = new Set(rows.map((r) => Number(r.body)));
     for (let i = total - 450; i < total; i++) expect(kept.has(i), `recent request ${i} kept`).toBe(true);
-    expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { key: hook.key })).body.data.webhooks[0].request_count).toBe(500);
+    expect(
+      (await call(target, 'GET', '/api/v1/network/my-webhooks', { key: hook.key })).body.data.webhooks[0].request_count,
+    ).toBe(500);
 
     // The rows beyond the cap are gone from the database (trimming runs just after the answers, once
     // a webhook took half its kept count, 250 here, since its last trim: it may hold up to 250 more).
-    const handle = await openDatabase({ databaseUrl: target.env.DATABASE_URL, dataDir: target.env.DATA_DIR!, migrate: false, maxConnections: 1 });
+    const handle = await openDatabase({
+      databaseUrl: target.env.DATABASE_URL,
+      dataDir: target.env.DATA_DIR!,
+      migrate: false,
+      maxConnections: 1,
+    });
     try {
       const count = async () =>
-        Number((await handle.db.selectFrom('captured_requests').innerJoin('webhooks', 'webhooks.id', 'captured_requests.webhook_ref')
-          .select((eb) => eb.fn.countAll().as('n')).where('webhooks.webhook_id', '=', hook.id).executeTakeFirstOrThrow()).n);
+        Number(
+          (
+            await handle.db
+              .selectFrom('captured_requests')
+              .innerJoin('webhooks', 'webhooks.id', 'captured_requests.webhook_ref')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('webhooks.webhook_id', '=', hook.id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       let stored = await count();
       for (let i = 0; i < 50 && stored > 750; i++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -172,5 +219,4 @@ describe.each(targets())('webhook capture ($name)', (target) => {
       await handle.close();
     }
   });
-
 });

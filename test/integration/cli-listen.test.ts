@@ -14,10 +14,18 @@ async function capture(baseUrl: string, webhookId: string, i: number): Promise<v
   const body = Buffer.from([i & 0xff, 0x00, 0xff, 0xfe, ...Buffer.from(`capture ${i}`)]);
   for (;;) {
     const status = await new Promise<number | null>((resolve) => {
-      const req = http.request(`${baseUrl}/webhook/${webhookId}/events/${i}?n=${i}&tag=a&tag=b`, { method: 'POST', agent: false, headers: { 'content-type': 'application/octet-stream', 'x-seq': String(i), 'x-custom': `value ${i}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? null));
-      });
+      const req = http.request(
+        `${baseUrl}/webhook/${webhookId}/events/${i}?n=${i}&tag=a&tag=b`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: { 'content-type': 'application/octet-stream', 'x-seq': String(i), 'x-custom': `value ${i}` },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? null));
+        },
+      );
       req.on('error', () => resolve(null));
       req.end(body);
     });
@@ -35,7 +43,9 @@ describe.each(targets())('netops listen ($name)', (target) => {
     }
   });
 
-  it('forwards 200 captures exactly once across an API restart; a restarted listen only what came meanwhile, a burst too; --from-now nothing before it', { timeout: 240_000 }, async () => {
+  it('forwards 200 captures exactly once across an API restart; a restarted listen only what came meanwhile, a burst too; --from-now nothing before it', {
+    timeout: 240_000,
+  }, async () => {
     const received: Received[] = [];
     const receiver = await startReceiver('127.0.0.1', received, (_got, res) => res.writeHead(204).end());
     procs.push({ stop: () => receiver.close() });
@@ -44,7 +54,12 @@ describe.each(targets())('netops listen ($name)', (target) => {
     let api: AppProcess = await startApp(apiEnv);
     procs.push({ stop: () => api.stop() });
     const { key } = await newAccount(target);
-    const hook = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key, json: { retention: { max_requests: 2000 } } })).body;
+    const hook = (
+      await call(target, 'POST', '/api/v1/network/my-webhook-create', {
+        key,
+        json: { retention: { max_requests: 2000 } },
+      })
+    ).body;
     const env = await cliEnv(api.baseUrl, key, { NO_COLOR: '1' });
 
     const args = ['listen', hook.webhook_id, '--forward-to', `${receiver.url}/local/base?from=listen`];
@@ -105,9 +120,11 @@ describe.each(targets())('netops listen ($name)', (target) => {
     await listen.ended;
     received.length = 0;
     const next = { i: 220 };
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next.i < 820) await capture(api.baseUrl, hook.webhook_id, next.i++);
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next.i < 820) await capture(api.baseUrl, hook.webhook_id, next.i++);
+      }),
+    );
     listen = startCli(args, env);
     procs.push(listen);
     await arrivals(600);

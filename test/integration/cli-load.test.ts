@@ -12,9 +12,33 @@ describe.each(targets())('netops load ($name)', (target) => {
   const { site, account, status, results } = loadTestSuite(target);
   const env = async () => cliEnv(target.baseUrl, (await account).key, { NO_COLOR: '1' });
 
-  it('run with thresholds that hold: exit 0, the summary with each threshold, the report saved', { timeout: 60_000 }, async () => {
+  it('run with thresholds that hold: exit 0, the summary with each threshold, the report saved', {
+    timeout: 60_000,
+  }, async () => {
     const report = path.join(await tempDir('cli-report'), 'report.html');
-    const run = await runCli(['load', 'run', '--url', `${site().url}/cli-pass`, '--users', '2', '--duration', '10s', '--ramp-up', '0', '--rate', '20', '--threshold', 'error_rate < 1', '--threshold', 'p95 < 5000', '--report', report], await env());
+    const run = await runCli(
+      [
+        'load',
+        'run',
+        '--url',
+        `${site().url}/cli-pass`,
+        '--users',
+        '2',
+        '--duration',
+        '10s',
+        '--ramp-up',
+        '0',
+        '--rate',
+        '20',
+        '--threshold',
+        'error_rate < 1',
+        '--threshold',
+        'p95 < 5000',
+        '--report',
+        report,
+      ],
+      await env(),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/✓ error_rate < 1 \(observed 0\)/);
     expect(run.stdout).toMatch(/✓ p95 < 5000/);
@@ -33,7 +57,25 @@ describe.each(targets())('netops load ($name)', (target) => {
   });
 
   it('run with a threshold that fails: exit 99 and the failed threshold marked', { timeout: 60_000 }, async () => {
-    const run = await runCli(['load', 'run', '--url', `${site().url}/delay/20/cli-fail`, '--users', '2', '--duration', '10', '--ramp-up', '0', '--rate', '20', '--threshold', 'avg < 10'], await env());
+    const run = await runCli(
+      [
+        'load',
+        'run',
+        '--url',
+        `${site().url}/delay/20/cli-fail`,
+        '--users',
+        '2',
+        '--duration',
+        '10',
+        '--ramp-up',
+        '0',
+        '--rate',
+        '20',
+        '--threshold',
+        'avg < 10',
+      ],
+      await env(),
+    );
     expect(run.code, run.stderr).toBe(99);
     expect(run.stdout).toMatch(/✗ avg < 10 \(observed [\d.]+\)/);
     expect(run.stdout).toMatch(/FAILED: a threshold did not hold/);
@@ -41,7 +83,23 @@ describe.each(targets())('netops load ($name)', (target) => {
   });
 
   it('Ctrl-C stops the test on the service and prints the partial results, exit 1', { timeout: 60_000 }, async () => {
-    const cli = startCli(['load', 'run', '--url', `${site().url}/cli-interrupt`, '--users', '2', '--duration', '5m', '--ramp-up', '0', '--rate', '20'], await env());
+    const cli = startCli(
+      [
+        'load',
+        'run',
+        '--url',
+        `${site().url}/cli-interrupt`,
+        '--users',
+        '2',
+        '--duration',
+        '5m',
+        '--ramp-up',
+        '0',
+        '--rate',
+        '20',
+      ],
+      await env(),
+    );
     await cli.waitFor(/Load test \S+ started/);
     const id = /Load test (\S+) started/.exec(cli.stderr())![1]!;
     const until = Date.now() + 30_000;
@@ -55,15 +113,25 @@ describe.each(targets())('netops load ($name)', (target) => {
   });
 
   it('a typo in the file is refused before anything starts (exit 2), as the API refuses it (400)', async () => {
-    const body = { targetUrl: `${site().url}/cli-typo`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, requestPerSecond: 5 };
+    const body = {
+      targetUrl: `${site().url}/cli-typo`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      requestPerSecond: 5,
+    };
     const file = path.join(await tempDir('cli-body'), 'smoke.json');
     fs.writeFileSync(file, JSON.stringify(body));
     const run = await runCli(['load', 'run', file], await env());
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('netops: requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)\n');
+    expect(run.stderr).toBe(
+      'netops: requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)\n',
+    );
     const refused = await call(target, 'POST', '/api/v1/load-testing/start', { key: (await account).key, json: body });
     expectErrorShape(refused, 400);
-    expect(refused.body.message).toBe('requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)');
+    expect(refused.body.message).toBe(
+      'requestPerSecond: is not a field of this body (did you mean requestsPerSecond?)',
+    );
     const yaml = path.join(path.dirname(file), 'smoke.yaml');
     fs.writeFileSync(yaml, `targetUrl: ${site().url}/cli-typo\nconcurrentUsers: 1\ntestDuration: 5\n`);
     const short = await runCli(['load', 'run', yaml], await env());

@@ -12,7 +12,8 @@ const ESC = '\u001b[';
 describe.each(targets())('netops command ($name)', (target) => {
   const account = newAccount(target);
   const env = async (extra: Record<string, string> = {}) => cliEnv(target.baseUrl, (await account).key, extra);
-  const api = async (method: string, p: string, json?: unknown) => (await call(target, method, p, { key: (await account).key, json })).body;
+  const api = async (method: string, p: string, json?: unknown) =>
+    (await call(target, method, p, { key: (await account).key, json })).body;
 
   it('login checks the key, saves it readable by the user only, and whoami reads the account', async () => {
     const bare = await cliEnv(undefined, undefined);
@@ -33,7 +34,12 @@ describe.each(targets())('netops command ($name)', (target) => {
     const whoami = await runCli(['whoami', '--json'], bare);
     expect(whoami.code, whoami.stderr).toBe(0);
     expect(JSON.parse(whoami.stdout)).toEqual(await api('GET', '/api/v1/account'));
-    expect(JSON.parse(whoami.stdout)).toMatchObject({ success: true, email, plan: 'enterprise', limits: { load_test_users: 10_000 } });
+    expect(JSON.parse(whoami.stdout)).toMatchObject({
+      success: true,
+      email,
+      plan: 'enterprise',
+      limits: { load_test_users: 10_000 },
+    });
 
     // The environment wins over what was saved.
     const overridden = await runCli(['whoami'], { ...bare, NETOPS_API_KEY: 'ntk_other' });
@@ -56,7 +62,9 @@ describe.each(targets())('netops command ($name)', (target) => {
     expect(JSON.parse(list.stdout)).toEqual(await api('GET', '/api/v1/network/my-webhooks'));
 
     const requests = await runCli(['webhook', 'requests', hook.webhook_id, '--json', '--method', 'post'], await env());
-    expect(JSON.parse(requests.stdout)).toEqual(await api('GET', `/api/v1/network/my-webhook-requests?webhook_id=${hook.webhook_id}&method=POST`));
+    expect(JSON.parse(requests.stdout)).toEqual(
+      await api('GET', `/api/v1/network/my-webhook-requests?webhook_id=${hook.webhook_id}&method=POST`),
+    );
 
     const domain = `taken-cli${Date.now()}.com`;
     const whois = await runCli(['whois', domain, '--json'], await env());
@@ -80,7 +88,9 @@ describe.each(targets())('netops command ($name)', (target) => {
     const wrong = await runCli(['webhook', 'list'], await cliEnv(target.baseUrl, 'ntk_not_a_key', { NO_COLOR: '1' }));
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toBe('');
-    expect(wrong.stderr).toBe('netops: GET /api/v1/network/my-webhooks failed: 401 unauthorized: Invalid or revoked API key\n');
+    expect(wrong.stderr).toBe(
+      'netops: GET /api/v1/network/my-webhooks failed: 401 unauthorized: Invalid or revoked API key\n',
+    );
   });
 
   it('wrong usage is exit 2 naming the flag; a service that does not answer is exit 1 naming it', async () => {
@@ -98,9 +108,12 @@ describe.each(targets())('netops command ($name)', (target) => {
 
 // The help needs no service: once, not per target.
 describe('netops help', () => {
-  it('every command\'s --help shows an example, and --version the version', async () => {
+  it("every command's --help shows an example, and --version the version", async () => {
     const e = await cliEnv(undefined, undefined);
-    const commandsOf = (help: string) => [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+    const commandsOf = (help: string) =>
+      [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z-]+)/gm)]
+        .map((m) => m[1]!)
+        .filter((c) => c !== 'help');
     const top = await runCli(['--help'], e);
     expect(top.stdout).toMatch(/Examples:\n {2}\$ netops /);
     const leaves: string[][] = [];

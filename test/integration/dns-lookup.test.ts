@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 
 describe.each(targets())('GET /api/v1/network/dns-lookup ($name)', (target) => {
-  const get = async (query: string) => call(target, 'GET', `/api/v1/network/dns-lookup?${query}`, { key: (await account).key });
+  const get = async (query: string) =>
+    call(target, 'GET', `/api/v1/network/dns-lookup?${query}`, { key: (await account).key });
   const account = newAccount(target);
 
   it('answers every record type for ALL, in the shapes of the spec', async () => {
@@ -19,7 +20,12 @@ describe.each(targets())('GET /api/v1/network/dns-lookup ($name)', (target) => {
 
   it('answers one type, named in any case', async () => {
     const reply = await get('domain=example.test&type=mx');
-    expect(reply.body.records).toEqual({ MX: [{ priority: 10, host: 'mx1.example.test' }, { priority: 20, host: 'mx2.example.test' }] });
+    expect(reply.body.records).toEqual({
+      MX: [
+        { priority: 10, host: 'mx1.example.test' },
+        { priority: 20, host: 'mx2.example.test' },
+      ],
+    });
     expect((await get('domain=www.example.test&type=CNAME')).body.records).toEqual({ CNAME: ['example.test'] });
   });
 

@@ -65,23 +65,50 @@ function startExampleSite(): Promise<{ url: string; close: () => Promise<void> }
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     req.resume();
-    if (url.pathname.startsWith('/api/')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: { token: 'tok', order: { id: 7 } } }));
+    if (url.pathname.startsWith('/api/'))
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, data: { token: 'tok', order: { id: 7 } } }));
     if (url.pathname === '/sitemap.xml') {
-      const pages = ['/', '/pricing', '/docs'].map((p) => `<url><loc>http://${req.headers.host}${p}</loc></url>`).join('');
-      return res.writeHead(200, { 'content-type': 'application/xml' }).end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${pages}</urlset>`);
+      const pages = ['/', '/pricing', '/docs']
+        .map((p) => `<url><loc>http://${req.headers.host}${p}</loc></url>`)
+        .join('');
+      return res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${pages}</urlset>`);
     }
     if (url.pathname === '/hooks') return res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'strict-transport-security': 'max-age=63072000', 'x-content-type-options': 'nosniff' });
-    res.end('<!doctype html><html lang="en"><head><title>Pricing</title><style>body{color:#222;background:#fff}.muted{color:#777}.hero-caption{color:#fff;background-image:url(/hero.jpg)}</style></head><body><main><h1>Plans</h1><p class="hero-caption">Built for teams</p><p class="muted">Monthly, cancel any time.</p><a href="/docs">Docs</a></main></body></html>');
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'strict-transport-security': 'max-age=63072000',
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(
+      '<!doctype html><html lang="en"><head><title>Pricing</title><style>body{color:#222;background:#fff}.muted{color:#777}.hero-caption{color:#fff;background-image:url(/hero.jpg)}</style></head><body><main><h1>Plans</h1><p class="hero-caption">Built for teams</p><p class="muted">Monthly, cancel any time.</p><a href="/docs">Docs</a></main></body></html>',
+    );
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) }),
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      }),
     ),
   );
 }
 
-const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 describe('the curl examples of README.md and docs/', () => {
   const target = targets()[0]!;
@@ -94,22 +121,44 @@ describe('the curl examples of README.md and docs/', () => {
     site = await startExampleSite();
     // The clip the video page uploads: 3 s, 320x240, made here.
     clip = path.join(await tempDir('docs-example-clip'), 'my-clip.mp4');
-    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=0x808080:s=320x240:r=25:d=3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
+    await run('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=0x808080:s=320x240:r=25:d=3',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      clip,
+    ]);
     ({ key } = await newAccount(target));
     const post = async (p: string, json: unknown) => (await call(target, 'POST', p, { key, json })).body;
     // A webhook with captures, and the cursor of its second page of one.
     const webhook = await post('/api/v1/network/my-webhook-create', {});
     // 60 captures: more than a page of the search example's 50.
-    const capture = (event: string) => fetch(`${target.baseUrl}/webhook/${webhook.webhook_id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-event': event }, body: JSON.stringify({ event, customer: 'cus_42' }) });
-    for (let i = 0; i < 6; i += 1) await Promise.all(Array.from({ length: 10 }, (_, j) => capture(j === 0 ? 'invoice.created' : 'invoice.paid')));
-    const page = (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=1`, { key })).body;
+    const capture = (event: string) =>
+      fetch(`${target.baseUrl}/webhook/${webhook.webhook_id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-event': event },
+        body: JSON.stringify({ event, customer: 'cus_42' }),
+      });
+    for (let i = 0; i < 6; i += 1)
+      await Promise.all(Array.from({ length: 10 }, (_, j) => capture(j === 0 ? 'invoice.created' : 'invoice.paid')));
+    const page = (
+      await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=1`, { key })
+    ).body;
     // Two ended load tests (a report compares two).
     const [first, second] = await Promise.all([startTest(), startTest()]);
-    await Promise.all([first, second].map(async (id) => {
-      await waitForTest(id, (s) => s !== 'pending');
-      await stop(id);
-      expect(await waitForTest(id, (s) => s !== 'pending' && s !== 'running')).toMatch(/^(stopped|completed)$/);
-    }));
+    await Promise.all(
+      [first, second].map(async (id) => {
+        await waitForTest(id, (s) => s !== 'pending');
+        await stop(id);
+        expect(await waitForTest(id, (s) => s !== 'pending' && s !== 'running')).toMatch(/^(stopped|completed)$/);
+      }),
+    );
     vars = {
       BASE: target.baseUrl,
       KEY: key,
@@ -122,11 +171,22 @@ describe('the curl examples of README.md and docs/', () => {
     };
   }, 90_000);
 
-  const statusOf = async (id: string): Promise<string> => (await call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key })).body.status;
+  const statusOf = async (id: string): Promise<string> =>
+    (await call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key })).body.status;
   const stop = (id: string) => call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key });
   /** A small load test of the loopback site, started (pending until a load worker takes it). */
   async function startTest(): Promise<string> {
-    const started = await call(target, 'POST', '/api/v1/load-testing/start', { key, json: { targetUrl: `${site.url}/api/health`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 600, rampUpTime: 0, requestsPerSecond: 2 } });
+    const started = await call(target, 'POST', '/api/v1/load-testing/start', {
+      key,
+      json: {
+        targetUrl: `${site.url}/api/health`,
+        httpMethod: 'GET',
+        concurrentUsers: 1,
+        testDuration: 600,
+        rampUpTime: 0,
+        requestsPerSecond: 2,
+      },
+    });
     expect(started.status, started.text).toBe(202);
     return started.body.test_id;
   }
@@ -138,11 +198,15 @@ describe('the curl examples of README.md and docs/', () => {
 
   /** Stops every test the examples started (they would load the loopback site for minutes): a pending one once a worker took it. */
   async function stopStarted() {
-    const live = ((await call(target, 'GET', '/api/v1/load-testing/tests?limit=100', { key })).body?.tests ?? []).filter((t: { status: string }) => ['pending', 'running'].includes(t.status));
-    await Promise.all(live.map(async (t: { test_id: string }) => {
-      await waitForTest(t.test_id, (s) => s !== 'pending');
-      if ((await statusOf(t.test_id)) === 'running') expect((await stop(t.test_id)).status).toBe(200);
-    }));
+    const live = (
+      (await call(target, 'GET', '/api/v1/load-testing/tests?limit=100', { key })).body?.tests ?? []
+    ).filter((t: { status: string }) => ['pending', 'running'].includes(t.status));
+    await Promise.all(
+      live.map(async (t: { test_id: string }) => {
+        await waitForTest(t.test_id, (s) => s !== 'pending');
+        if ((await statusOf(t.test_id)) === 'running') expect((await stop(t.test_id)).status).toBe(200);
+      }),
+    );
   }
 
   afterAll(async () => {
@@ -154,29 +218,63 @@ describe('the curl examples of README.md and docs/', () => {
 
   it('finds the examples of every page that has them', () => {
     const pages = new Set(blocks.map((b) => b.page));
-    for (const page of ['README.md', 'docs/webhooks.md', 'docs/load-testing.md', 'docs/domains.md', 'docs/lookups.md', 'docs/site-audit.md', 'docs/api.md', 'docs/operating.md']) expect(pages, page).toContain(page);
+    for (const page of [
+      'README.md',
+      'docs/webhooks.md',
+      'docs/load-testing.md',
+      'docs/domains.md',
+      'docs/lookups.md',
+      'docs/site-audit.md',
+      'docs/api.md',
+      'docs/operating.md',
+    ])
+      expect(pages, page).toContain(page);
     expect(blocks.length).toBeGreaterThan(20);
   });
 
-  it.each(blocks.map((b) => [`${b.page}:${b.line}`, b] as const))('%s answers as it says', async (_name, block) => {
-    const log = await tempDir('docs-example');
-    const cwd = await tempDir('docs-example-cwd');
-    fs.copyFileSync(clip, path.join(cwd, 'my-clip.mp4'));
-    // $TEST_ID: a running test, new for the block; in a report's block, an ended one (a report is of ended tests).
-    const testId = block.script.includes('$TEST_ID') ? (block.script.includes('/report/') ? vars.ENDED_ID! : await startTest()) : '';
-    let failure: Error | null = null;
-    try {
-      await run('bash', ['-c', `${PRELUDE}\n${block.script}`], { cwd, env: { ...process.env, ...vars, TEST_ID: testId, LOG: log }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
-    } catch (err) {
-      failure = err as Error;
-    }
-    await stopStarted();
-    const calls = fs.existsSync(path.join(log, 'calls')) ? fs.readFileSync(path.join(log, 'calls'), 'utf8') : '';
-    const answered = [...calls.matchAll(/@@ (\d{3}) (\S+) (\S+)$/gm)].map((m) => ({ status: Number(m[1]), method: m[2], url: m[3] }));
-    expect(failure ? `the block exited with ${(failure as { code?: number }).code}:\n${calls}${(failure as { stderr?: string }).stderr ?? ''}` : null).toBeNull();
-    // Every curl the block ran answered (a status, 000 when it could not connect), and there was at least one.
-    expect(answered.length, calls).toBeGreaterThan(0);
-    expect(answered.length, calls).toBe([...calls.matchAll(/^@@ exit /gm)].length);
-    expect(answered.filter((a) => !(a.status >= 200 && a.status < 300) && a.status !== 304), calls).toEqual([]);
-  }, 90_000);
+  it.each(blocks.map((b) => [`${b.page}:${b.line}`, b] as const))(
+    '%s answers as it says',
+    async (_name, block) => {
+      const log = await tempDir('docs-example');
+      const cwd = await tempDir('docs-example-cwd');
+      fs.copyFileSync(clip, path.join(cwd, 'my-clip.mp4'));
+      // $TEST_ID: a running test, new for the block; in a report's block, an ended one (a report is of ended tests).
+      const testId = block.script.includes('$TEST_ID')
+        ? block.script.includes('/report/')
+          ? vars.ENDED_ID!
+          : await startTest()
+        : '';
+      let failure: Error | null = null;
+      try {
+        await run('bash', ['-c', `${PRELUDE}\n${block.script}`], {
+          cwd,
+          env: { ...process.env, ...vars, TEST_ID: testId, LOG: log },
+          timeout: 60_000,
+          maxBuffer: 16 * 1024 * 1024,
+        });
+      } catch (err) {
+        failure = err as Error;
+      }
+      await stopStarted();
+      const calls = fs.existsSync(path.join(log, 'calls')) ? fs.readFileSync(path.join(log, 'calls'), 'utf8') : '';
+      const answered = [...calls.matchAll(/@@ (\d{3}) (\S+) (\S+)$/gm)].map((m) => ({
+        status: Number(m[1]),
+        method: m[2],
+        url: m[3],
+      }));
+      expect(
+        failure
+          ? `the block exited with ${(failure as { code?: number }).code}:\n${calls}${(failure as { stderr?: string }).stderr ?? ''}`
+          : null,
+      ).toBeNull();
+      // Every curl the block ran answered (a status, 000 when it could not connect), and there was at least one.
+      expect(answered.length, calls).toBeGreaterThan(0);
+      expect(answered.length, calls).toBe([...calls.matchAll(/^@@ exit /gm)].length);
+      expect(
+        answered.filter((a) => !(a.status >= 200 && a.status < 300) && a.status !== 304),
+        calls,
+      ).toEqual([]);
+    },
+    90_000,
+  );
 });

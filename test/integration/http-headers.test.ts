@@ -5,17 +5,28 @@ import { call, expectErrorShape, newAccount, targets } from '../support/client.t
 
 describe.each(targets())('GET /api/v1/network/http-headers ($name)', (target) => {
   const account = newAccount(target);
-  const check = async (url: string) => call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(url)}`, { key: (await account).key });
+  const check = async (url: string) =>
+    call(target, 'GET', `/api/v1/network/http-headers?url=${encodeURIComponent(url)}`, { key: (await account).key });
 
   it('analyses a bare response: grade F, with every field of the spec', async () => {
     const reply = await check(`${target.siteUrl}/bare`);
     expect(reply.status).toBe(200);
     const b = reply.body;
-    expect(b).toMatchObject({ success: true, url: `${target.siteUrl}/bare`, effective_url: `${target.siteUrl}/bare`, http_code: 200, http_version: 1.1 });
+    expect(b).toMatchObject({
+      success: true,
+      url: `${target.siteUrl}/bare`,
+      effective_url: `${target.siteUrl}/bare`,
+      http_code: 200,
+      http_version: 1.1,
+    });
     for (const k of ['response_time', 'execution_time_ms']) expect(typeof b[k]).toBe('number');
     for (const k of ['dns', 'connect', 'ssl', 'ttfb', 'total']) expect(typeof b.timings[k], k).toBe('number');
     expect(b.timings.ssl).toBeGreaterThan(0);
-    expect(b.network).toEqual({ primary_ip: '127.0.0.1', primary_port: Number(new URL(target.siteUrl).port), redirect_count: 0 });
+    expect(b.network).toEqual({
+      primary_ip: '127.0.0.1',
+      primary_port: Number(new URL(target.siteUrl).port),
+      redirect_count: 0,
+    });
     expect(b.size.download).toBe('<html>bare</html>'.length);
     expect(b.size.total).toBe(b.size.header + b.size.download);
     expect(b.headers['x-powered-by']).toBe('PHP/7.4.3');
@@ -23,10 +34,26 @@ describe.each(targets())('GET /api/v1/network/http-headers ($name)', (target) =>
     expect(security.grade).toBe('F');
     expect(security.checks.length).toBeGreaterThanOrEqual(15);
     for (const c of security.checks) {
-      expect(Object.keys(c)).toEqual(expect.arrayContaining(['name', 'category', 'max_score', 'score', 'present', 'passed', 'description', 'details']));
+      expect(Object.keys(c)).toEqual(
+        expect.arrayContaining([
+          'name',
+          'category',
+          'max_score',
+          'score',
+          'present',
+          'passed',
+          'description',
+          'details',
+        ]),
+      );
     }
     // The fixture's certificate is self-signed: reported, not fatal.
-    expect(ssl_tls).toMatchObject({ enabled: true, grade: 'F', ssl_version: 'TLSv1.3', certificate: { subject: 'localhost', issuer: 'localhost' } });
+    expect(ssl_tls).toMatchObject({
+      enabled: true,
+      grade: 'F',
+      ssl_version: 'TLSv1.3',
+      certificate: { subject: 'localhost', issuer: 'localhost' },
+    });
     expect(typeof ssl_tls.certificate.valid_to).toBe('string');
     expect(cache).toMatchObject({ cacheable: false });
     expect(performance).toMatchObject({ compression: 'none', http2: false, http3: false });
@@ -47,10 +74,20 @@ describe.each(targets())('GET /api/v1/network/http-headers ($name)', (target) =>
     expect(b.effective_url).toBe(`${target.siteUrl}/hardened`);
     expect(b.network.redirect_count).toBe(1);
     // The fixture's certificate is self-signed: hsts-invalid-cert -20 leaves 80, so no bonuses (B+), as the Observatory grades it.
-    expect(b.analysis.security).toMatchObject({ score: 80, grade: 'B+', summary: { critical: 1, high: 0, medium: 0, low: 0 } });
+    expect(b.analysis.security).toMatchObject({
+      score: 80,
+      grade: 'B+',
+      summary: { critical: 1, high: 0, medium: 0, low: 0 },
+    });
     const failed = b.analysis.security.checks.filter((c: any) => c.observatory_test && !c.passed);
     expect(failed.map((c: any) => c.observatory_result)).toEqual(['hsts-invalid-cert']);
-    expect(b.analysis.cookies.cookies[0]).toMatchObject({ name: '__Host-sid', secure: true, httponly: true, samesite: 'Strict', issues: [] });
+    expect(b.analysis.cookies.cookies[0]).toMatchObject({
+      name: '__Host-sid',
+      secure: true,
+      httponly: true,
+      samesite: 'Strict',
+      issues: [],
+    });
   });
 
   describe('SSRF guard', () => {

@@ -3,7 +3,8 @@ import { call, expectErrorShape, newAccount, targets } from '../support/client.t
 
 describe.each(targets())('GET /api/v1/network/ip-info ($name)', (target) => {
   const account = newAccount(target);
-  const get = async (query: string) => call(target, 'GET', `/api/v1/network/ip-info${query}`, { key: (await account).key });
+  const get = async (query: string) =>
+    call(target, 'GET', `/api/v1/network/ip-info${query}`, { key: (await account).key });
 
   it('answers a public address from the offline databases, with the reverse name from DNS', async () => {
     const reply = await get('?ip=1.1.1.1');
@@ -11,15 +12,32 @@ describe.each(targets())('GET /api/v1/network/ip-info ($name)', (target) => {
     expect(reply.body.success).toBe(true);
     expect(reply.body.ip).toBe('1.1.1.1');
     const data = reply.body.data;
-    expect(data).toMatchObject({ country_code: 'AU', country: 'Australia', asn: 13335, isp: 'Cloudflare, Inc.', organization: 'Cloudflare, Inc.', reverse_dns: 'one.one.one.one', ip_version: 4, address_class: 'public' });
-    for (const field of ['country', 'country_code', 'region', 'city', 'isp', 'organization', 'timezone']) expect(typeof data[field], field).toBe('string');
+    expect(data).toMatchObject({
+      country_code: 'AU',
+      country: 'Australia',
+      asn: 13335,
+      isp: 'Cloudflare, Inc.',
+      organization: 'Cloudflare, Inc.',
+      reverse_dns: 'one.one.one.one',
+      ip_version: 4,
+      address_class: 'public',
+    });
+    for (const field of ['country', 'country_code', 'region', 'city', 'isp', 'organization', 'timezone'])
+      expect(typeof data[field], field).toBe('string');
     for (const field of ['latitude', 'longitude']) expect(typeof data[field], field).toBe('number');
     expect(data.timezone).toMatch(/^[A-Za-z]+\/[A-Za-z_]+/);
   });
 
   it('answers a private address with its class and no location', async () => {
     const reply = await get('?ip=192.168.10.20');
-    expect(reply.body.data).toMatchObject({ address_class: 'private', country: null, city: null, asn: null, reverse_dns: null, ip_version: 4 });
+    expect(reply.body.data).toMatchObject({
+      address_class: 'private',
+      country: null,
+      city: null,
+      asn: null,
+      reverse_dns: null,
+      ip_version: 4,
+    });
   });
 
   it("defaults to the caller's address", async () => {

@@ -15,7 +15,10 @@ interface SseEvent {
 /** Reads a Server-Sent Events stream; `next()` waits for the following event (null once the stream ended). */
 async function openEvents(target: Target, path: string, key: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
-  const res = await fetch(`${target.baseUrl}${path}`, { headers: { ...headers, 'X-API-Key': key, accept: 'text/event-stream' }, signal: controller.signal });
+  const res = await fetch(`${target.baseUrl}${path}`, {
+    headers: { ...headers, 'X-API-Key': key, accept: 'text/event-stream' },
+    signal: controller.signal,
+  });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   const queue: SseEvent[] = [];
@@ -55,17 +58,27 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
     const { body: hook } = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
     await fetch(`${target.baseUrl}/webhook/${hook.webhook_id}`, { method: 'POST', body: 'before' });
     await new Promise((r) => setTimeout(r, 100));
-    const stream = await openEvents(target, `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`, key);
+    const stream = await openEvents(
+      target,
+      `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`,
+      key,
+    );
     expect(stream.res.status).toBe(200);
     expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
 
     const first = await stream.next();
-    expect(first).toMatchObject({ event: 'requests', data: { success: true, webhook_id: hook.webhook_id, data: { total: 1 } } });
+    expect(first).toMatchObject({
+      event: 'requests',
+      data: { success: true, webhook_id: hook.webhook_id, data: { total: 1 } },
+    });
     expect(first!.data.data.requests[0].body).toBe('before');
 
     await fetch(`${target.baseUrl}/webhook/${hook.webhook_id}/live?x=1`, { method: 'PUT', body: 'live one' });
     const second = await stream.next();
-    expect(second!.data.data).toMatchObject({ total: 1, requests: [{ method: 'PUT', body: 'live one', query_params: '{"x":"1"}' }] });
+    expect(second!.data.data).toMatchObject({
+      total: 1,
+      requests: [{ method: 'PUT', body: 'live one', query_params: '{"x":"1"}' }],
+    });
 
     await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: { webhook_id: hook.webhook_id } });
     expect(await stream.next()).toMatchObject({ event: 'end', data: { webhook_id: hook.webhook_id } });
@@ -96,7 +109,11 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
 
     // From the id of the older capture: the newer one comes again, the older one not.
     const partial = await openEvents(target, path, key, { 'Last-Event-ID': String(requests[1]!.id) });
-    expect((await partial.next())!.data.data.requests.map((r: { body: string }) => r.body)).toEqual(['four', 'three', 'two']);
+    expect((await partial.next())!.data.data.requests.map((r: { body: string }) => r.body)).toEqual([
+      'four',
+      'three',
+      'two',
+    ]);
     partial.close();
 
     const bad = await call(target, 'GET', path, { key, headers: { 'Last-Event-ID': 'yesterday' } });
@@ -106,14 +123,32 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
 
   it("refuses streams without a key, and for another user's webhook or test, before streaming", async () => {
     const { body: hook } = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
-    expectErrorShape(await call(target, 'GET', `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`), 401);
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`),
+      401,
+    );
     const other = await newAccount(target);
-    expectErrorShape(await call(target, 'GET', `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`, { key: other.key }), 404);
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/network/my-webhook-requests/events?webhook_id=${hook.webhook_id}`, {
+        key: other.key,
+      }),
+      404,
+    );
     expectErrorShape(await call(target, 'GET', '/api/v1/load-testing/status/nosuchtest/events', { key }), 404);
   });
 
   it("streams a load test's status until it completes", async () => {
-    const started = await call(target, 'POST', '/api/v1/load-testing/start', { key, json: { targetUrl: `${site.url}/live`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 10, rampUpTime: 0, requestsPerSecond: 20 } });
+    const started = await call(target, 'POST', '/api/v1/load-testing/start', {
+      key,
+      json: {
+        targetUrl: `${site.url}/live`,
+        httpMethod: 'GET',
+        concurrentUsers: 2,
+        testDuration: 10,
+        rampUpTime: 0,
+        requestsPerSecond: 20,
+      },
+    });
     expect(started.status, started.text).toBe(202);
     const stream = await openEvents(target, `/api/v1/load-testing/status/${started.body.test_id}/events`, key);
     const seen: any[] = [];
@@ -126,7 +161,9 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
     // Progress never goes back.
     expect(seen.map((s) => s.progress)).toEqual([...seen.map((s) => s.progress)].sort((a, b) => a - b));
     // The last event is what polling says.
-    expect((await call(target, 'GET', `/api/v1/load-testing/status/${started.body.test_id}`, { key })).body.metrics).toEqual(last.metrics);
+    expect(
+      (await call(target, 'GET', `/api/v1/load-testing/status/${started.body.test_id}`, { key })).body.metrics,
+    ).toEqual(last.metrics);
   }, 60_000);
 
   it('answers 304 to a poll whose ETag still matches, and 200 once the answer changed', async () => {
@@ -138,7 +175,10 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
     expect(same.text).toBe('');
     expect(same.headers.get('ratelimit-remaining')).not.toBeNull();
     await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
-    const changed = await call(target, 'GET', '/api/v1/network/my-webhooks', { key, headers: { 'if-none-match': etag } });
+    const changed = await call(target, 'GET', '/api/v1/network/my-webhooks', {
+      key,
+      headers: { 'if-none-match': etag },
+    });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
   });

@@ -11,7 +11,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('load test shard failover', () => {
   let running: Awaited<ReturnType<typeof startCluster>> | undefined;
-  let cluster: { call: (method: string, path: string, body?: unknown) => Promise<any>; loadWorker: AppProcess } | undefined;
+  let cluster:
+    | { call: (method: string, path: string, body?: unknown) => Promise<any>; loadWorker: AppProcess }
+    | undefined;
   let site: LoadTarget | undefined;
   afterAll(async () => {
     await running?.stop();
@@ -19,7 +21,9 @@ describe('load test shard failover', () => {
   });
 
   // Four processes to start, a 30 s test and a retry: more than the default minute on a busy machine.
-  it('resumes the shard of a load worker killed at 8 s of a 30-s test within seconds, and counts the gap and what was lost', { timeout: 150_000 }, async () => {
+  it('resumes the shard of a load worker killed at 8 s of a 30-s test within seconds, and counts the gap and what was lost', {
+    timeout: 150_000,
+  }, async () => {
     site = await startLoadTarget();
     running = await startCluster('failover', { NETWORK_ALLOW: '127.0.0.1/32', LOAD_WORKER_WAIT_SECONDS: '10' });
     const { api, key, role } = running;
@@ -27,10 +31,25 @@ describe('load test shard failover', () => {
     const victim = await role('worker:load');
 
     const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => (await fetch(`${api.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
+    const call = async (method: string, path: string, body?: unknown) =>
+      (
+        await fetch(`${api.baseUrl}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json() as Promise<any>;
 
     const path = '/failover';
-    const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 10, testDuration: 30, rampUpTime: 0, requestsPerSecond: 100, thresholds: ['shard_restarts < 1', 'seconds_without_traffic <= 6'] });
+    const started = await call('POST', '/api/v1/load-testing/start', {
+      targetUrl: `${site.url}${path}`,
+      httpMethod: 'GET',
+      concurrentUsers: 10,
+      testDuration: 30,
+      rampUpTime: 0,
+      requestsPerSecond: 100,
+      thresholds: ['shard_restarts < 1', 'seconds_without_traffic <= 6'],
+    });
     const id = started.test_id as string;
     for (let i = 0; i < 300 && site.count(path) === 0; i++) await sleep(100);
     const firstArrival = site.arrivals(path)[0];
@@ -57,18 +76,39 @@ describe('load test shard failover', () => {
     }
     const silent = bySecond.filter((n) => n === 0).length;
     const resumed = arrivals.find((at) => at > killedAt + 200);
-    console.log(JSON.stringify({ silent_seconds: silent, resumed_after_kill_ms: (resumed ?? NaN) - killedAt, target: arrivals.length, total_requests: results.total_requests, requests_lost: results.requests_lost, shard_restarts: results.shard_restarts, seconds_without_traffic: results.seconds_without_traffic, restarts: results.restarts }));
+    console.log(
+      JSON.stringify({
+        silent_seconds: silent,
+        resumed_after_kill_ms: (resumed ?? NaN) - killedAt,
+        target: arrivals.length,
+        total_requests: results.total_requests,
+        requests_lost: results.requests_lost,
+        shard_restarts: results.shard_restarts,
+        seconds_without_traffic: results.seconds_without_traffic,
+        restarts: results.restarts,
+      }),
+    );
     expect(silent).toBeLessThanOrEqual(6);
     expect(results.shard_failures).toBe(1);
     expect(results.shard_restarts).toBe(1);
-    expect(results.restarts).toEqual([{ shard: 0, attempt: 2, seconds_without_traffic: results.seconds_without_traffic, requests_lost: results.requests_lost }]);
+    expect(results.restarts).toEqual([
+      {
+        shard: 0,
+        attempt: 2,
+        seconds_without_traffic: results.seconds_without_traffic,
+        requests_lost: results.requests_lost,
+      },
+    ]);
     // The results' count of the gap is the target's, give or take the second the kill fell in.
     expect(results.seconds_without_traffic).toBeGreaterThanOrEqual(silent - 1);
     expect(results.seconds_without_traffic).toBeLessThanOrEqual(silent + 1);
     // The retried shard sent load again, to the end of the window...
     // (seconds 20 to 28 of the window: the last one may be cut by where the first arrival fell; at
     // least half the asked 100/s on a busy machine)
-    expect(bySecond.slice(20, 29).reduce((a, b) => a + b, 0), JSON.stringify(bySecond)).toBeGreaterThan(9 * 50);
+    expect(
+      bySecond.slice(20, 29).reduce((a, b) => a + b, 0),
+      JSON.stringify(bySecond),
+    ).toBeGreaterThan(9 * 50);
     // ...and everything counted reached the target; what the dead attempt sent after its last stored second is lost.
     expect(results.total_requests).toBeLessThanOrEqual(arrivals.length);
     expect(arrivals.length).toBeLessThanOrEqual(results.total_requests + results.requests_lost);
@@ -81,11 +121,20 @@ describe('load test shard failover', () => {
     expect(results.verdict).toBe('failed');
   });
 
-  it('fails a test that no load worker takes within LOAD_WORKER_WAIT_SECONDS (10 s here), and stores that end', { timeout: 60_000 }, async () => {
+  it('fails a test that no load worker takes within LOAD_WORKER_WAIT_SECONDS (10 s here), and stores that end', {
+    timeout: 60_000,
+  }, async () => {
     expect(cluster).toBeDefined();
     const { call, loadWorker } = cluster!;
     await loadWorker.stop();
-    const started = await call('POST', '/api/v1/load-testing/start', { targetUrl: `${site!.url}/nobody`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 });
+    const started = await call('POST', '/api/v1/load-testing/start', {
+      targetUrl: `${site!.url}/nobody`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 1,
+    });
     const id = started.test_id as string;
     expect(started.status).toBe('pending');
     let status: any;

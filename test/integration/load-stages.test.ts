@@ -12,14 +12,32 @@ describe.each(targets())('load test stages ($name)', (target) => {
   const holds = (perSecond: number[], from: number, to: number, expected: number) => {
     const seconds = perSecond.slice(from, to);
     expect(seconds.length).toBe(to - from);
-    for (const n of seconds) expect(Math.abs(n - expected) / expected, `${seconds.join(', ')} against ${expected}`).toBeLessThanOrEqual(0.05);
+    for (const n of seconds)
+      expect(Math.abs(n - expected) / expected, `${seconds.join(', ')} against ${expected}`).toBeLessThanOrEqual(0.05);
   };
 
   it('follows rate stages: 50/s, then up to 150/s', { timeout: 60_000 }, async () => {
-    const stages = [{ duration: 1, target: 50 }, { duration: 4, target: 50 }, { duration: 1, target: 150 }, { duration: 4, target: 150 }];
-    const started = await start({ targetUrl: `${site().url}/stages-rate`, httpMethod: 'GET', concurrentUsers: 20, stages, stageTarget: 'rate' });
+    const stages = [
+      { duration: 1, target: 50 },
+      { duration: 4, target: 50 },
+      { duration: 1, target: 150 },
+      { duration: 4, target: 150 },
+    ];
+    const started = await start({
+      targetUrl: `${site().url}/stages-rate`,
+      httpMethod: 'GET',
+      concurrentUsers: 20,
+      stages,
+      stageTarget: 'rate',
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
-    expect(started.body.config).toMatchObject({ test_duration: 10, concurrent_users: 20, requests_per_second: 150, stages, stage_target: 'rate' });
+    expect(started.body.config).toMatchObject({
+      test_duration: 10,
+      concurrent_users: 20,
+      requests_per_second: 150,
+      stages,
+      stage_target: 'rate',
+    });
     const id = started.body.test_id;
     await waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const r = (await results(id)).body.results;
@@ -31,17 +49,33 @@ describe.each(targets())('load test stages ($name)', (target) => {
   });
 
   it('follows user stages: 2, then 6, then 3 users', { timeout: 60_000 }, async () => {
-    const stages = [{ duration: 0, target: 2 }, { duration: 4, target: 2 }, { duration: 0, target: 6 }, { duration: 4, target: 6 }, { duration: 0, target: 3 }, { duration: 3, target: 3 }];
+    const stages = [
+      { duration: 0, target: 2 },
+      { duration: 4, target: 2 },
+      { duration: 0, target: 6 },
+      { duration: 4, target: 6 },
+      { duration: 0, target: 3 },
+      { duration: 3, target: 3 },
+    ];
     const started = await start({ targetUrl: `${site().url}/delay/100/stages-users`, httpMethod: 'GET', stages });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
-    expect(started.body.config).toMatchObject({ test_duration: 11, concurrent_users: 6, requests_per_second: 0, stage_target: 'users' });
+    expect(started.body.config).toMatchObject({
+      test_duration: 11,
+      concurrent_users: 6,
+      requests_per_second: 0,
+      stage_target: 'users',
+    });
     const id = started.body.test_id;
     await waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const { started_at: startedAt } = (await results(id)).body;
     // Users active in each second since the load's start: the distinct connections that sent in it.
     const path = '/delay/100/stages-users';
     const users: Array<Set<number>> = [];
-    site().arrivals(path).forEach((t, i) => (users[Math.floor((t - Date.parse(startedAt)) / 1000)] ??= new Set()).add(site().ports(path)[i]!));
+    site()
+      .arrivals(path)
+      .forEach((t, i) =>
+        (users[Math.floor((t - Date.parse(startedAt)) / 1000)] ??= new Set()).add(site().ports(path)[i]!),
+      );
     const counts = Array.from(users, (u) => u?.size ?? 0);
     console.log(`user stages, users active each second: ${counts.join(', ')}`);
     expect(counts.slice(0, 4)).toEqual([2, 2, 2, 2]);
@@ -56,9 +90,23 @@ describe.each(targets())('load test stages ($name)', (target) => {
       [{ stages: [{ duration: 10, target: 0 }] }, /stages: must reach a target above 0/],
       [{ stages: [{ duration: 10, target: 5 }], testDuration: 20 }, /testDuration: must be the stages' total \(10\)/],
       [{ stages: [{ duration: 10, target: 5 }], rampUpTime: 2 }, /rampUpTime: is replaced by stages/],
-      [{ stages: [{ duration: 10, target: 5 }], requestsPerSecond: 2 }, /requestsPerSecond: is replaced by stages with stageTarget "rate"/],
-      [{ stages: [{ duration: 10, target: 5 }], concurrentUsers: 4 }, /concurrentUsers: must be the stages' peak \(5\)/],
-      [{ stages: [{ duration: 10, target: 1 }, { duration: 0, target: 10_000 }] }, /stages: must not end with a stage of duration 0/],
+      [
+        { stages: [{ duration: 10, target: 5 }], requestsPerSecond: 2 },
+        /requestsPerSecond: is replaced by stages with stageTarget "rate"/,
+      ],
+      [
+        { stages: [{ duration: 10, target: 5 }], concurrentUsers: 4 },
+        /concurrentUsers: must be the stages' peak \(5\)/,
+      ],
+      [
+        {
+          stages: [
+            { duration: 10, target: 1 },
+            { duration: 0, target: 10_000 },
+          ],
+        },
+        /stages: must not end with a stage of duration 0/,
+      ],
       [{ concurrentUsers: 5, testDuration: 10, stageTarget: 'rate' }, /stageTarget: is given only with stages/],
       [{ stages: [{ duration: 10, target: 50 }], stageTarget: 'rate' }, /concurrentUsers is required/],
       [{ stages: [{ duration: 10, target: 20_000 }] }, /stages: targets are users: at most 10000/],

@@ -18,12 +18,18 @@ describe.each(targets())('load test steps ($name)', (target) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        if (req.method === 'POST' && req.url === '/shop/login' && Buffer.concat(chunks).toString() === '{"user":"load"}') {
+        if (
+          req.method === 'POST' &&
+          req.url === '/shop/login' &&
+          Buffer.concat(chunks).toString() === '{"user":"load"}'
+        ) {
           seen.logins++;
           const token = `t-${seen.logins}`;
           const id = `o${seen.logins}`;
           issued.set(token, id);
-          return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { token, order: { id } } }));
+          return res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ data: { token, order: { id } } }));
         }
         const order = /^\/shop\/orders\/([a-z0-9]+)$/.exec(req.url ?? '');
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -43,25 +49,68 @@ describe.each(targets())('load test steps ($name)', (target) => {
     await new Promise((r) => shop.close(r));
   });
 
-  it('passes a captured value from one step to the next, and breaks the results down by step', { timeout: 60_000 }, async () => {
+  it('passes a captured value from one step to the next, and breaks the results down by step', {
+    timeout: 60_000,
+  }, async () => {
     const steps = [
-      { name: 'login', method: 'POST', path: '/shop/login', body: '{"user":"load"}', capture: { token: '/data/token', order: '/data/order/id' } },
+      {
+        name: 'login',
+        method: 'POST',
+        path: '/shop/login',
+        body: '{"user":"load"}',
+        capture: { token: '/data/token', order: '/data/order/id' },
+      },
       { name: 'read order', path: `${url}/shop/orders/{{order}}`, headers: { Authorization: 'Bearer {{token}}' } },
     ];
-    const started = await start({ targetUrl: `${url}/shop/login`, httpMethod: 'GET', concurrentUsers: 3, testDuration: 10, rampUpTime: 0, steps });
+    const started = await start({
+      targetUrl: `${url}/shop/login`,
+      httpMethod: 'GET',
+      concurrentUsers: 3,
+      testDuration: 10,
+      rampUpTime: 0,
+      steps,
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     expect(started.body.config.steps).toEqual([
-      { name: 'login', method: 'POST', path: '/shop/login', header_names: [], body_bytes: 15, capture: { token: '/data/token', order: '/data/order/id' } },
-      { name: 'read order', method: 'GET', path: `${url}/shop/orders/{{order}}`, header_names: ['Authorization'], body_bytes: 0, capture: {} },
+      {
+        name: 'login',
+        method: 'POST',
+        path: '/shop/login',
+        header_names: [],
+        body_bytes: 15,
+        capture: { token: '/data/token', order: '/data/order/id' },
+      },
+      {
+        name: 'read order',
+        method: 'GET',
+        path: `${url}/shop/orders/{{order}}`,
+        header_names: ['Authorization'],
+        body_bytes: 0,
+        capture: {},
+      },
     ]);
     const id = started.body.test_id;
     await waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const r = (await results(id)).body.results;
     const [login, read] = r.steps;
-    console.log(`steps: login ${login.requests} (p95 ${login.p95_response_time} ms), read order ${read.requests} (p95 ${read.p95_response_time} ms); the shop refused ${seen.refused}`);
+    console.log(
+      `steps: login ${login.requests} (p95 ${login.p95_response_time} ms), read order ${read.requests} (p95 ${read.p95_response_time} ms); the shop refused ${seen.refused}`,
+    );
     expect(seen.refused).toBe(0);
-    expect(login).toMatchObject({ step: 1, name: 'login', failed_requests: 0, capture_failures: 0, status_codes: { '200': login.requests } });
-    expect(read).toMatchObject({ step: 2, name: 'read order', failed_requests: 0, capture_failures: 0, status_codes: { '200': read.requests } });
+    expect(login).toMatchObject({
+      step: 1,
+      name: 'login',
+      failed_requests: 0,
+      capture_failures: 0,
+      status_codes: { '200': login.requests },
+    });
+    expect(read).toMatchObject({
+      step: 2,
+      name: 'read order',
+      failed_requests: 0,
+      capture_failures: 0,
+      status_codes: { '200': read.requests },
+    });
     expect(login.requests).toBe(seen.logins);
     expect(read.requests).toBe(seen.orders);
     // Each user alternates: at the end each is at most one login ahead.
@@ -71,9 +120,21 @@ describe.each(targets())('load test steps ($name)', (target) => {
     expect(login.requests).toBeGreaterThan(100);
   });
 
-  it('starts a user over when a capture finds nothing, and refuses scenarios that cannot run', { timeout: 60_000 }, async () => {
+  it('starts a user over when a capture finds nothing, and refuses scenarios that cannot run', {
+    timeout: 60_000,
+  }, async () => {
     const before = seen.orders;
-    const started = await start({ targetUrl: `${url}/shop/login`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, steps: [{ method: 'POST', path: '/shop/login', body: '{"user":"load"}', capture: { id: '/data/nothing' } }, { path: '/shop/orders/{{id}}' }] });
+    const started = await start({
+      targetUrl: `${url}/shop/login`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      steps: [
+        { method: 'POST', path: '/shop/login', body: '{"user":"load"}', capture: { id: '/data/nothing' } },
+        { path: '/shop/orders/{{id}}' },
+      ],
+    });
     expect(started.status).toBe(202);
     await waitFor(started.body.test_id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const [first, second] = (await results(started.body.test_id)).body.results.steps;

@@ -13,9 +13,27 @@ describe.each(targets())('load testing ($name)', (target) => {
 
   it.concurrent('runs a closed-model test: pending, running with live metrics, completed; the target saw every request', async () => {
     const path = '/delay/20/closed';
-    const started = await start({ targetUrl: `${site().url}${path}`, httpMethod: 'get', concurrentUsers: 8, testDuration: 10, rampUpTime: 4 });
+    const started = await start({
+      targetUrl: `${site().url}${path}`,
+      httpMethod: 'get',
+      concurrentUsers: 8,
+      testDuration: 10,
+      rampUpTime: 4,
+    });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ success: true, status: 'pending', config: { target_url: `${site().url}${path}`, concurrent_users: 8, test_duration: 10, ramp_up_time: 4, requests_per_second: 0, http_method: 'GET', auth_type: 'none' } });
+    expect(started.body).toMatchObject({
+      success: true,
+      status: 'pending',
+      config: {
+        target_url: `${site().url}${path}`,
+        concurrent_users: 8,
+        test_duration: 10,
+        ramp_up_time: 4,
+        requests_per_second: 0,
+        http_method: 'GET',
+        auth_type: 'none',
+      },
+    });
     const id: string = started.body.test_id;
 
     const running = await waitFor(id, (b) => b.status === 'running' && b.metrics.total_requests > 0);
@@ -37,7 +55,15 @@ describe.each(targets())('load testing ($name)', (target) => {
     expect(res.total_bytes_sent).toBeGreaterThan(res.total_requests * 50);
     expect(res.total_bytes_received).toBeGreaterThan(res.total_requests * 50);
     // The target answers after 20 ms: every percentile at or above it, in order.
-    const ps = [res.min_response_time, res.p50_response_time, res.p75_response_time, res.p90_response_time, res.p95_response_time, res.p99_response_time, res.max_response_time];
+    const ps = [
+      res.min_response_time,
+      res.p50_response_time,
+      res.p75_response_time,
+      res.p90_response_time,
+      res.p95_response_time,
+      res.p99_response_time,
+      res.max_response_time,
+    ];
     expect(ps[0]).toBeGreaterThanOrEqual(19); // timers may fire a fraction of a millisecond early
     expect([...ps].sort((a, b) => a - b)).toEqual(ps);
     expect(res.throughput).toBeCloseTo(res.total_requests / res.duration_seconds, 0);
@@ -49,9 +75,12 @@ describe.each(targets())('load testing ($name)', (target) => {
     expect(res.error_rate_per_second).toEqual(perSecond.map(() => 0));
     const sent = perSecond.flatMap((n, i) => (n > 0 ? [i] : []));
     for (const i of sent) expect(res.avg_response_time_per_second[i]).toBeGreaterThanOrEqual(19);
-    for (const i of sent) expect(res.max_response_time_per_second[i]).toBeGreaterThanOrEqual(res.avg_response_time_per_second[i]);
+    for (const i of sent)
+      expect(res.max_response_time_per_second[i]).toBeGreaterThanOrEqual(res.avg_response_time_per_second[i]);
     // The slowest second's maximum is the test's (exact here, within the histogram's 3 significant digits there).
-    expect(Math.abs(Math.max(...res.max_response_time_per_second) - res.max_response_time)).toBeLessThanOrEqual(res.max_response_time * 0.002 + 0.01);
+    expect(Math.abs(Math.max(...res.max_response_time_per_second) - res.max_response_time)).toBeLessThanOrEqual(
+      res.max_response_time * 0.002 + 0.01,
+    );
     expectErrorShape(await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: (await account).key }), 409);
 
     const list = await call(target, 'GET', '/api/v1/load-testing/tests', { key: (await account).key });
@@ -61,7 +90,16 @@ describe.each(targets())('load testing ($name)', (target) => {
   it.concurrent('holds an arrival rate across shards, and sends bearer credentials that never reach Temporal history in clear', async () => {
     const path = '/delay/30/rate';
     const secret = `tok-${Date.now()}-very-secret`;
-    const started = await start({ targetUrl: `${site().url}${path}`, httpMethod: 'GET', concurrentUsers: 600, testDuration: 10, rampUpTime: 0, requestsPerSecond: 60, authType: 'bearer', authToken: secret });
+    const started = await start({
+      targetUrl: `${site().url}${path}`,
+      httpMethod: 'GET',
+      concurrentUsers: 600,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 60,
+      authType: 'bearer',
+      authToken: secret,
+    });
     const id: string = started.body.test_id;
     expect(started.text).not.toContain(secret);
     await waitFor(id, (b) => b.status === 'completed', 40_000);
@@ -80,7 +118,9 @@ describe.each(targets())('load testing ($name)', (target) => {
       const dataConverter = encryptingDataConverter(await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!));
       const client = new Client({ connection, namespace: target.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
       const history = await client.workflow.getHandle(`load-test-${id}`).fetchHistory();
-      const shards = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runLoadShard');
+      const shards = (history.events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runLoadShard',
+      );
       expect(shards.length).toBe(2);
       // A handful of events per shard, whatever the duration: no event per request or per second.
       expect(history.events!.length).toBeLessThan(40);
@@ -92,8 +132,30 @@ describe.each(targets())('load testing ($name)', (target) => {
   });
 
   it.concurrent('sends basic and API-key credentials, custom headers and a body', async () => {
-    const basic = await start({ targetUrl: `${site().url}/basic`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 2, authType: 'basic', authUsername: 'ann', authPassword: 's3cret' });
-    const apikey = await start({ targetUrl: `${site().url}/apikey`, httpMethod: 'POST', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 2, authType: 'apikey', apiKeyHeader: 'X-Token', apiKeyValue: 'k-123', headers: { 'X-Trace': 'on' }, body: '{"a":1}' });
+    const basic = await start({
+      targetUrl: `${site().url}/basic`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 2,
+      authType: 'basic',
+      authUsername: 'ann',
+      authPassword: 's3cret',
+    });
+    const apikey = await start({
+      targetUrl: `${site().url}/apikey`,
+      httpMethod: 'POST',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 2,
+      authType: 'apikey',
+      apiKeyHeader: 'X-Token',
+      apiKeyValue: 'k-123',
+      headers: { 'X-Trace': 'on' },
+      body: '{"a":1}',
+    });
     await Promise.all([basic, apikey].map((s) => waitFor(s.body.test_id, (b) => b.status === 'completed', 40_000)));
     expect(site().lastHeaders('/basic')?.authorization).toBe(`Basic ${Buffer.from('ann:s3cret').toString('base64')}`);
     const headers = site().lastHeaders('/apikey')!;
@@ -107,25 +169,55 @@ describe.each(targets())('load testing ($name)', (target) => {
 
   it.concurrent('stops a running test: partial results cover everything sent, then 409', async () => {
     const path = '/delay/10/stop';
-    const id: string = (await start({ targetUrl: `${site().url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 120, rampUpTime: 0 })).body.test_id;
+    const id: string = (
+      await start({
+        targetUrl: `${site().url}${path}`,
+        httpMethod: 'GET',
+        concurrentUsers: 4,
+        testDuration: 120,
+        rampUpTime: 0,
+      })
+    ).body.test_id;
     await waitFor(id, (b) => b.status === 'running' && b.metrics.total_requests > 20);
     const stopped = await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: (await account).key });
     expect(stopped.status).toBe(200);
     expect(stopped.body).toMatchObject({ success: true, test_id: id, status: 'stopped' });
     const partial = stopped.body.partial_results;
-    expect(Object.keys(partial).sort()).toEqual(['avg_response_time', 'failed_requests', 'successful_requests', 'total_requests']);
+    expect(Object.keys(partial).sort()).toEqual([
+      'avg_response_time',
+      'failed_requests',
+      'successful_requests',
+      'total_requests',
+    ]);
     expect(partial.total_requests).toBe(site().count(path));
     const after = (await status(id)).body;
     expect(after.status).toBe('stopped');
     expect(after.progress).toBeLessThan(100);
-    expect((await results(id)).body).toMatchObject({ status: 'stopped', results: { total_requests: partial.total_requests } });
+    expect((await results(id)).body).toMatchObject({
+      status: 'stopped',
+      results: { total_requests: partial.total_requests },
+    });
     expectErrorShape(await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: (await account).key }), 409);
   });
 
   it('counts 4xx/5xx and connection errors as failures, by status and by kind', async () => {
     const refused = `http://127.0.0.1:${await closedPort()}/`;
-    const a = await start({ targetUrl: `${site().url}/status/503`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
-    const b = await start({ targetUrl: refused, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
+    const a = await start({
+      targetUrl: `${site().url}/status/503`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 5,
+    });
+    const b = await start({
+      targetUrl: refused,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 5,
+    });
     await Promise.all([a, b].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
     const ra = (await results(a.body.test_id)).body.results;
     expect(ra).toMatchObject({ successful_requests: 0, error_rate: 100, status_codes: { 503: ra.total_requests } });
@@ -137,8 +229,23 @@ describe.each(targets())('load testing ($name)', (target) => {
   it('checks https certificates unless insecureTls is set', async () => {
     const tls = await startHttpsServer();
     onTestFinished(() => tls.close());
-    const checked = await start({ targetUrl: `${tls.url}/`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5 });
-    const trusting = await start({ targetUrl: `${tls.url}/`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 5, insecureTls: true });
+    const checked = await start({
+      targetUrl: `${tls.url}/`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 5,
+    });
+    const trusting = await start({
+      targetUrl: `${tls.url}/`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 5,
+      insecureTls: true,
+    });
     expect(checked.body.config.insecure_tls).toBe(false);
     expect(trusting.body.config.insecure_tls).toBe(true);
     await Promise.all([checked, trusting].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
@@ -148,7 +255,13 @@ describe.each(targets())('load testing ($name)', (target) => {
     const accepted = (await results(trusting.body.test_id)).body.results;
     expect(accepted).toMatchObject({ failed_requests: 0, status_codes: { 200: accepted.total_requests } });
     expect(accepted.total_requests).toBeGreaterThanOrEqual(40);
-    const bad = await start({ targetUrl: `${tls.url}/`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, insecureTls: 'yes' });
+    const bad = await start({
+      targetUrl: `${tls.url}/`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      insecureTls: 'yes',
+    });
     expectErrorShape(bad, 400);
     expect(bad.body.message).toContain('insecureTls');
   });
@@ -176,7 +289,10 @@ describe.each(targets())('load testing ($name)', (target) => {
       [{ ...base, body: 'x' }, /body: is sent only with POST, PUT and PATCH/],
       [{ ...base, headers: { Host: 'evil' } }, /headers: must not set host/],
       [{ ...base, authType: 'bearer', authToken: 'x\r\nX-Injected: 1' }, /authToken: must not contain line breaks/],
-      [{ ...base, authType: 'apikey', apiKeyHeader: 'Content-Length', apiKeyValue: '5' }, /apiKeyHeader: must not be a header the client sets itself/],
+      [
+        { ...base, authType: 'apikey', apiKeyHeader: 'Content-Length', apiKeyValue: '5' },
+        /apiKeyHeader: must not be a header the client sets itself/,
+      ],
       [{ ...base, targetUrl: `${forbidden.url}/x` }, /targetUrl: target not allowed/],
       [{ ...base, targetUrl: 'http://[::1]:9/' }, /targetUrl: target not allowed/],
       [{ ...base, targetUrl: 'http://169.254.169.254/latest/meta-data/' }, /targetUrl: target not allowed/],
@@ -187,16 +303,35 @@ describe.each(targets())('load testing ($name)', (target) => {
     }
     expect(forbidden.connections).toBe(0);
     // The edges of the limits are accepted.
-    const edge = await start({ ...base, concurrentUsers: 10000, testDuration: 3600, rampUpTime: 3600, requestsPerSecond: 1 });
+    const edge = await start({
+      ...base,
+      concurrentUsers: 10000,
+      testDuration: 3600,
+      rampUpTime: 3600,
+      requestsPerSecond: 1,
+    });
     expect(edge.status).toBe(202);
     await waitFor(edge.body.test_id, (b) => b.status === 'running');
-    expect((await call(target, 'POST', `/api/v1/load-testing/stop/${edge.body.test_id}`, { key: (await account).key })).status).toBe(200);
+    expect(
+      (await call(target, 'POST', `/api/v1/load-testing/stop/${edge.body.test_id}`, { key: (await account).key }))
+        .status,
+    ).toBe(200);
   });
 
   it("answers 404 for another user's test and for unknown ids", async () => {
     const other = await newAccount(target);
-    const id: string = (await start({ targetUrl: `${site().url}/owned`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 })).body.test_id;
-    for (const path of [`status/${id}`, `results/${id}`]) expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/${path}`, { key: other.key }), 404);
+    const id: string = (
+      await start({
+        targetUrl: `${site().url}/owned`,
+        httpMethod: 'GET',
+        concurrentUsers: 1,
+        testDuration: 10,
+        rampUpTime: 0,
+        requestsPerSecond: 1,
+      })
+    ).body.test_id;
+    for (const path of [`status/${id}`, `results/${id}`])
+      expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/${path}`, { key: other.key }), 404);
     expectErrorShape(await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: other.key }), 404);
     expectErrorShape(await status('no-such-test'), 404);
     expect((await call(target, 'GET', '/api/v1/load-testing/tests', { key: other.key })).body.data.tests).toEqual([]);

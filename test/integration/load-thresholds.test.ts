@@ -29,8 +29,25 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
 
   it('evaluates thresholds live and at the end, with the figures the results show', { timeout: 60_000 }, async () => {
     const path = '/delay/20/thresholds';
-    const thresholds = ['p99 < 5000', 'p50 >= 20', 'error_rate < 1', 'status_5xx_rate == 0', 'avg < 10', 'throughput > 100000', 'p99.9 < 5000', 'max < 5000'];
-    const started = await start({ targetUrl: `${site().url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 60, thresholds });
+    const thresholds = [
+      'p99 < 5000',
+      'p50 >= 20',
+      'error_rate < 1',
+      'status_5xx_rate == 0',
+      'avg < 10',
+      'throughput > 100000',
+      'p99.9 < 5000',
+      'max < 5000',
+    ];
+    const started = await start({
+      targetUrl: `${site().url}${path}`,
+      httpMethod: 'GET',
+      concurrentUsers: 4,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 60,
+      thresholds,
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     expect(started.body.config.thresholds).toEqual(thresholds);
     const id = started.body.test_id;
@@ -50,7 +67,11 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
     expect(outcome['error_rate < 1']).toEqual({ threshold: 'error_rate < 1', observed: r.error_rate, pass: true });
     expect(outcome['status_5xx_rate == 0']).toEqual({ threshold: 'status_5xx_rate == 0', observed: 0, pass: true });
     expect(outcome['avg < 10']).toEqual({ threshold: 'avg < 10', observed: r.avg_response_time, pass: false });
-    expect(outcome['throughput > 100000']).toEqual({ threshold: 'throughput > 100000', observed: r.throughput, pass: false });
+    expect(outcome['throughput > 100000']).toEqual({
+      threshold: 'throughput > 100000',
+      observed: r.throughput,
+      pass: false,
+    });
     expect(outcome['max < 5000']).toEqual({ threshold: 'max < 5000', observed: r.max_response_time, pass: true });
     expect(outcome['p99.9 < 5000'].observed).toBeGreaterThanOrEqual(r.p99_response_time);
     expect(outcome['p99.9 < 5000'].observed).toBeLessThanOrEqual(r.max_response_time);
@@ -59,7 +80,9 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
     expect(ended).toMatchObject({ verdict: 'failed', thresholds: r.thresholds });
   });
 
-  it('stops a 60 s test soon after an abortOnFail threshold fails; a delayed one waits', { timeout: 90_000 }, async () => {
+  it('stops a 60 s test soon after an abortOnFail threshold fails; a delayed one waits', {
+    timeout: 90_000,
+  }, async () => {
     const flipAt = Date.now() + 7000;
     const path = `/status-after/${flipAt}/500/abort`;
     const started = await start({
@@ -70,10 +93,18 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
       rampUpTime: 0,
       requestsPerSecond: 100,
       // The second fails from the first request, but may abort only after an hour: it must not stop the test.
-      thresholds: [{ threshold: 'error_rate < 1', abortOnFail: true }, { threshold: 'avg < 0.001', abortOnFail: true, delayAbortEval: '3600s' }, 'p95 < 5000'],
+      thresholds: [
+        { threshold: 'error_rate < 1', abortOnFail: true },
+        { threshold: 'avg < 0.001', abortOnFail: true, delayAbortEval: '3600s' },
+        'p95 < 5000',
+      ],
     });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
-    expect(started.body.config.thresholds[0]).toEqual({ threshold: 'error_rate < 1', abortOnFail: true, delayAbortEval: 0 });
+    expect(started.body.config.thresholds[0]).toEqual({
+      threshold: 'error_rate < 1',
+      abortOnFail: true,
+      delayAbortEval: 0,
+    });
     const id = started.body.test_id;
     const ended = await waitFor(id, (b) => b.status !== 'running' && b.status !== 'pending', 60_000);
     const arrivals = site().arrivals(path);
@@ -87,7 +118,11 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
     expect(ended.failure_reason).toContain('error_rate < 1');
     const r = (await results(id)).body.results;
     expect(r).toMatchObject({ verdict: 'failed', aborted_by: 'error_rate < 1' });
-    expect(r.thresholds.map((t: any) => [t.threshold, t.pass])).toEqual([['error_rate < 1', false], ['avg < 0.001', false], ['p95 < 5000', true]]);
+    expect(r.thresholds.map((t: any) => [t.threshold, t.pass])).toEqual([
+      ['error_rate < 1', false],
+      ['avg < 0.001', false],
+      ['p95 < 5000', true],
+    ]);
     expect(r.status_codes['500']).toBeGreaterThan(0);
     expect(r.duration_seconds).toBeLessThan(15);
   });

@@ -30,7 +30,23 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
   beforeAll(async () => {
     const dir = await tempDir('cimd');
     const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '2', '-keyout', key, '-out', cert]);
+    await promisify(execFile)('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-days',
+      '2',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ]);
     docs = https.createServer({ key: await fs.readFile(key), cert: await fs.readFile(cert) }, (req, res) => {
       fetched.push(req.url ?? '');
       const doc = documents.get(req.url ?? '');
@@ -39,8 +55,16 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
     });
     await new Promise<void>((r) => docs.listen(0, '127.0.0.1', () => r()));
     docsUrl = `https://127.0.0.1:${(docs.address() as AddressInfo).port}`;
-    app = await startApp({ DATA_DIR: await tempDir('cimd-app'), NETWORK_ALLOW: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: cert });
-    const created = await runScript('scripts/admin.ts', ['create-user', '--email', email, '--password', PASSWORD, '--plan', 'pro'], app.env);
+    app = await startApp({
+      DATA_DIR: await tempDir('cimd-app'),
+      NETWORK_ALLOW: '127.0.0.1/32',
+      NODE_EXTRA_CA_CERTS: cert,
+    });
+    const created = await runScript(
+      'scripts/admin.ts',
+      ['create-user', '--email', email, '--password', PASSWORD, '--plan', 'pro'],
+      app.env,
+    );
     expect(created.code, created.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -50,7 +74,15 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
 
   const documentAt = (name: string, fields: Record<string, unknown> = {}) => {
     const url = `${docsUrl}/clients/${name}.json`;
-    documents.set(`/clients/${name}.json`, { client_id: url, client_name: `Assistant ${name}`, redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...fields });
+    documents.set(`/clients/${name}.json`, {
+      client_id: url,
+      client_name: `Assistant ${name}`,
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...fields,
+    });
     return url;
   };
 
@@ -59,7 +91,10 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
     expect(meta.client_id_metadata_document_supported).toBe(true);
 
     const clientId = documentAt('good');
-    const oauth = new FormSignInClient({ email, password: PASSWORD }, { clientMetadataUrl: clientId, redirectUrl: REDIRECT });
+    const oauth = new FormSignInClient(
+      { email, password: PASSWORD },
+      { clientMetadataUrl: clientId, redirectUrl: REDIRECT },
+    );
     const url = new URL(`${app.baseUrl}/mcp`);
     const first = new Client({ name: 'cimd', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth as any });
@@ -84,7 +119,15 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
     const clientId = documentAt('named', { client_name: 'Friendly <b>Bot</b>' });
     const browser = new FormBrowser();
     const authorize = new URL(`${app.baseUrl}/oauth/authorize`);
-    authorize.search = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'mcp:tools', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', resource: `${app.baseUrl}/mcp` }).toString();
+    authorize.search = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'mcp:tools',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      resource: `${app.baseUrl}/mcp`,
+    }).toString();
     const signIn = await browser.get(authorize.href, () => false);
     if (signIn instanceof URL) throw new Error(`sent back at once: ${signIn.href}`);
     const consent = await browser.submit(signIn, /\/login$/, { email, password: PASSWORD }, () => false);
@@ -96,9 +139,20 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
   it('refuses a document that names another client id, or a redirect URI it does not list', async () => {
     const liar = documentAt('liar', { client_id: `${docsUrl}/clients/someone-else.json` });
     const wrongRedirect = documentAt('strict');
-    for (const [clientId, redirectUri] of [[liar, REDIRECT], [wrongRedirect, 'http://127.0.0.1:9999/elsewhere']] as const) {
+    for (const [clientId, redirectUri] of [
+      [liar, REDIRECT],
+      [wrongRedirect, 'http://127.0.0.1:9999/elsewhere'],
+    ] as const) {
       const authorize = new URL(`${app.baseUrl}/oauth/authorize`);
-      authorize.search = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'mcp:tools', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', resource: `${app.baseUrl}/mcp` }).toString();
+      authorize.search = new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'mcp:tools',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+        resource: `${app.baseUrl}/mcp`,
+      }).toString();
       const res = await fetch(authorize, { redirect: 'manual' });
       // Never sent to the redirect URI (an error page here instead), and no sign-in form.
       expect(res.status, clientId).toBeGreaterThanOrEqual(400);

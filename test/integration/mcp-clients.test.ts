@@ -18,69 +18,178 @@ const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${rando
 
 function register(baseUrl: string, metadata: Record<string, unknown>): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
-    });
+    const req = http.request(
+      `${baseUrl}/oauth/register`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(metadata));
   });
 }
 
-const CURSOR_URIS = ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'];
+const CURSOR_URIS = [
+  'cursor://anysphere.cursor-mcp/oauth/callback',
+  'https://www.cursor.com/agents/mcp/oauth/callback',
+  'http://localhost:8787/callback',
+];
 const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: string; shown: string }> = [
-  { name: 'Cursor', metadata: { client_name: 'Cursor', redirect_uris: CURSOR_URIS, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }, use: CURSOR_URIS[0]!, shown: 'cursor://anysphere.cursor-mcp' },
-  { name: 'Cursor (web)', metadata: { client_name: 'Cursor (web)', application_type: 'web', redirect_uris: CURSOR_URIS, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }, use: CURSOR_URIS[0]!, shown: 'cursor://anysphere.cursor-mcp' },
-  { name: 'Visual Studio Code', metadata: { client_name: 'Visual Studio Code', redirect_uris: ['http://127.0.0.1:33418', 'https://vscode.dev/redirect'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }, use: 'http://127.0.0.1:33418', shown: 'http://127.0.0.1:33418' },
-  { name: 'claude.ai', metadata: { client_name: 'claude.ai', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }, use: 'https://claude.ai/api/mcp/auth_callback', shown: 'https://claude.ai' },
+  {
+    name: 'Cursor',
+    metadata: {
+      client_name: 'Cursor',
+      redirect_uris: CURSOR_URIS,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+    use: CURSOR_URIS[0]!,
+    shown: 'cursor://anysphere.cursor-mcp',
+  },
+  {
+    name: 'Cursor (web)',
+    metadata: {
+      client_name: 'Cursor (web)',
+      application_type: 'web',
+      redirect_uris: CURSOR_URIS,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+    use: CURSOR_URIS[0]!,
+    shown: 'cursor://anysphere.cursor-mcp',
+  },
+  {
+    name: 'Visual Studio Code',
+    metadata: {
+      client_name: 'Visual Studio Code',
+      redirect_uris: ['http://127.0.0.1:33418', 'https://vscode.dev/redirect'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+    use: 'http://127.0.0.1:33418',
+    shown: 'http://127.0.0.1:33418',
+  },
+  {
+    name: 'claude.ai',
+    metadata: {
+      client_name: 'claude.ai',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+    use: 'https://claude.ai/api/mcp/auth_callback',
+    shown: 'https://claude.ai',
+  },
   // A CLI on a loopback port it picks at each sign-in: any port is accepted (RFC 8252 section 7.3).
-  { name: 'A command-line client', metadata: { client_name: 'A command-line client', redirect_uris: ['http://127.0.0.1:8976/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }, use: 'http://127.0.0.1:51234/callback', shown: 'http://127.0.0.1:51234' },
-  { name: 'A native app', metadata: { client_name: 'A native app', application_type: 'native', redirect_uris: ['com.example.app:/oauth/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }, use: 'com.example.app:/oauth/callback', shown: 'com.example.app:' },
+  {
+    name: 'A command-line client',
+    metadata: {
+      client_name: 'A command-line client',
+      redirect_uris: ['http://127.0.0.1:8976/callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+    use: 'http://127.0.0.1:51234/callback',
+    shown: 'http://127.0.0.1:51234',
+  },
+  {
+    name: 'A native app',
+    metadata: {
+      client_name: 'A native app',
+      application_type: 'native',
+      redirect_uris: ['com.example.app:/oauth/callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+    use: 'com.example.app:/oauth/callback',
+    shown: 'com.example.app:',
+  },
 ];
 
 describe.each(targets())('MCP clients as they register ($name)', (target) => {
   const authorizeUrl = (clientId: string, redirectUri: string, challenge: string, state: string) =>
     `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools', resource: `${target.baseUrl}/mcp`, code_challenge: challenge, code_challenge_method: 'S256', state })}`;
 
-  it.each(CLIENTS)('$name registers, signs in with PKCE, gets a token and lists the tools', async ({ name, metadata, use, shown }) => {
-    const reg = await register(target.baseUrl, metadata);
-    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-    expect(reg.body.redirect_uris).toEqual(metadata.redirect_uris);
-    const user = await newUser(target);
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const state = randomBytes(8).toString('hex');
+  it.each(CLIENTS)(
+    '$name registers, signs in with PKCE, gets a token and lists the tools',
+    async ({ name, metadata, use, shown }) => {
+      const reg = await register(target.baseUrl, metadata);
+      expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+      expect(reg.body.redirect_uris).toEqual(metadata.redirect_uris);
+      const user = await newUser(target);
+      const verifier = randomBytes(32).toString('base64url');
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      const state = randomBytes(8).toString('hex');
 
-    // The consent page names the client and where the code goes.
-    const browser = new FormBrowser();
-    const signIn = (await browser.get(authorizeUrl(reg.body.client_id, use, challenge, state))) as Page;
-    const consent = (await browser.submit(signIn, /\/login$/, { email: user.email, password: PASSWORD }, (u) => u.href.startsWith(use))) as Page;
-    expect(consent.html).toContain(`<strong>${name}</strong>, returning to <code>${shown}</code>`);
+      // The consent page names the client and where the code goes.
+      const browser = new FormBrowser();
+      const signIn = (await browser.get(authorizeUrl(reg.body.client_id, use, challenge, state))) as Page;
+      const consent = (await browser.submit(signIn, /\/login$/, { email: user.email, password: PASSWORD }, (u) =>
+        u.href.startsWith(use),
+      )) as Page;
+      expect(consent.html).toContain(`<strong>${name}</strong>, returning to <code>${shown}</code>`);
 
-    const back = await authorizeInBrowser(authorizeUrl(reg.body.client_id, use, challenge, state), { email: user.email, password: PASSWORD, redirectUri: use, browser });
-    expect(back.href.startsWith(use)).toBe(true);
-    const { issuer } = (await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
-    expect(back.searchParams.get('state')).toBe(state);
-    expect(back.searchParams.get('iss')).toBe(issuer);
-    const code = back.searchParams.get('code');
-    expect(code).toBeTruthy();
+      const back = await authorizeInBrowser(authorizeUrl(reg.body.client_id, use, challenge, state), {
+        email: user.email,
+        password: PASSWORD,
+        redirectUri: use,
+        browser,
+      });
+      expect(back.href.startsWith(use)).toBe(true);
+      const { issuer } = (await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json()) as {
+        issuer: string;
+      };
+      expect(back.searchParams.get('state')).toBe(state);
+      expect(back.searchParams.get('iss')).toBe(issuer);
+      const code = back.searchParams.get('code');
+      expect(code).toBeTruthy();
 
-    const token = await fetch(`${target.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: use, client_id: reg.body.client_id, code_verifier: verifier, resource: `${target.baseUrl}/mcp` }) });
-    const tokens = (await token.json()) as { access_token: string };
-    expect(token.status, JSON.stringify(tokens)).toBe(200);
-    const client = new Client({ name: 'replay', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${target.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tokens.access_token}` } } }));
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain('dns_lookup');
-    await client.close();
-  });
+      const token = await fetch(`${target.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: code!,
+          redirect_uri: use,
+          client_id: reg.body.client_id,
+          code_verifier: verifier,
+          resource: `${target.baseUrl}/mcp`,
+        }),
+      });
+      const tokens = (await token.json()) as { access_token: string };
+      expect(token.status, JSON.stringify(tokens)).toBe(200);
+      const client = new Client({ name: 'replay', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${target.baseUrl}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${tokens.access_token}` } },
+        }),
+      );
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('dns_lookup');
+      await client.close();
+    },
+  );
 
   it('a registered private-use redirect is matched exactly: another path of the same scheme is refused', async () => {
     const reg = await register(target.baseUrl, CLIENTS[0]!.metadata);
     expect(reg.status).toBe(201);
     const challenge = createHash('sha256').update('v'.repeat(43)).digest('base64url');
-    for (const other of ['cursor://anysphere.cursor-mcp/oauth/other', 'cursor://evil.example/oauth/callback', 'http://localhost:8787/other']) {
+    for (const other of [
+      'cursor://anysphere.cursor-mcp/oauth/other',
+      'cursor://evil.example/oauth/callback',
+      'http://localhost:8787/other',
+    ]) {
       const res = await fetch(authorizeUrl(reg.body.client_id, other, challenge, 's'), { redirect: 'manual' });
       expect(res.status, other).toBe(400);
       expect(res.headers.get('location'), other).toBeNull();
@@ -89,12 +198,27 @@ describe.each(targets())('MCP clients as they register ($name)', (target) => {
 
   it('refuses every redirect form that is not a safe place to return to, naming it', async () => {
     const refused = [
-      'javascript:alert(1)', 'data:text/html,<script>x</script>', 'file:///etc/passwd', 'vbscript:msgbox(1)', 'about:blank', 'blob:https://app.example/5f2a',
-      'ws://127.0.0.1:8080/cb', 'wss://app.example/cb', 'http://assistant.example/cb', 'https://app.example/cb#fragment', 'https://user:secret@app.example/cb',
-      'cursor://user@anysphere.cursor-mcp/cb', '1app://callback', 'no scheme at all',
+      'javascript:alert(1)',
+      'data:text/html,<script>x</script>',
+      'file:///etc/passwd',
+      'vbscript:msgbox(1)',
+      'about:blank',
+      'blob:https://app.example/5f2a',
+      'ws://127.0.0.1:8080/cb',
+      'wss://app.example/cb',
+      'http://assistant.example/cb',
+      'https://app.example/cb#fragment',
+      'https://user:secret@app.example/cb',
+      'cursor://user@anysphere.cursor-mcp/cb',
+      '1app://callback',
+      'no scheme at all',
     ];
     for (const uri of refused) {
-      const reg = await register(target.baseUrl, { client_name: 'Refused', redirect_uris: ['https://fine.example/cb', uri], token_endpoint_auth_method: 'none' });
+      const reg = await register(target.baseUrl, {
+        client_name: 'Refused',
+        redirect_uris: ['https://fine.example/cb', uri],
+        token_endpoint_auth_method: 'none',
+      });
       expect(reg.status, uri).toBe(400);
       expect(reg.body.error, uri).toBe('invalid_redirect_uri');
       expect(reg.body.error_description, uri).toContain(JSON.stringify(uri).slice(0, 40));

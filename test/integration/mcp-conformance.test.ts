@@ -30,7 +30,11 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP conformance s
         const v = req.headers[name];
         if (typeof v === 'string') headers[name] = v;
       }
-      const upstream = await fetch(`${target.baseUrl}/mcp`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const upstream = await fetch(`${target.baseUrl}/mcp`, {
+        method: req.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
       res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
       if (upstream.body) Readable.fromWeb(upstream.body as never).pipe(res);
       else res.end();
@@ -44,7 +48,12 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP conformance s
     let out = '';
     let code = 0;
     try {
-      out = (await promisify(execFile)(process.execPath, [CLI, 'server', '--url', relayUrl, '--scenario', scenario], { cwd: ROOT, timeout: 60_000 })).stdout;
+      out = (
+        await promisify(execFile)(process.execPath, [CLI, 'server', '--url', relayUrl, '--scenario', scenario], {
+          cwd: ROOT,
+          timeout: 60_000,
+        })
+      ).stdout;
     } catch (err) {
       code = (err as { code?: number }).code ?? 1;
       out = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;

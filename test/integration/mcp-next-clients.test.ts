@@ -35,25 +35,44 @@ for (const target of targets()) {
       const back = oauth.lastRedirect!;
       const issuer = back.searchParams.get('iss');
       expect(issuer).toBe(target.baseUrl);
-      await expect(auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: 'https://attacker.example' })).rejects.toBeInstanceOf(IssuerMismatchError);
+      await expect(
+        auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: 'https://attacker.example' }),
+      ).rejects.toBeInstanceOf(IssuerMismatchError);
       // The metadata announces the parameter, so an answer without it is refused too.
-      await expect(auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code })).rejects.toBeInstanceOf(IssuerMismatchError);
+      await expect(auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code })).rejects.toBeInstanceOf(
+        IssuerMismatchError,
+      );
       expect(tokenRequests).toEqual([]);
-      expect(await auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: issuer! })).toBe('AUTHORIZED');
+      expect(await auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: issuer! })).toBe(
+        'AUTHORIZED',
+      );
       expect(tokenRequests).toHaveLength(1);
       expect(tokenRequests[0]).toContain('grant_type=authorization_code');
     });
 
-    it("runs a job through the Tasks extension's requester to its end, and cancels another", { timeout: 90_000 }, async () => {
+    it("runs a job through the Tasks extension's requester to its end, and cancels another", {
+      timeout: 90_000,
+    }, async () => {
       const { oauth, fetchFn } = await signIn();
-      expect(await auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: oauth.lastRedirect!.searchParams.get('iss')! })).toBe('AUTHORIZED');
+      expect(
+        await auth(oauth as any, {
+          serverUrl,
+          fetchFn,
+          authorizationCode: oauth.code,
+          iss: oauth.lastRedirect!.searchParams.get('iss')!,
+        }),
+      ).toBe('AUTHORIZED');
       const client = new Client({ name: 'ext-tasks e2e', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: oauth as any }));
       const session = createTaskSessionFromClient(client as any, { endpointId: `netops-${target.name}` });
       try {
         const stamp = `${target.name}-${Date.now().toString(36)}`;
         const events: string[] = [];
-        const execution = await session.callTool('domain_check_bulk', { domains: [`free-${stamp}.com`, `taken-${stamp}.com`, 'example.com'] }, { task: { preference: 'require' } });
+        const execution = await session.callTool(
+          'domain_check_bulk',
+          { domains: [`free-${stamp}.com`, `taken-${stamp}.com`, 'example.com'] },
+          { task: { preference: 'require' } },
+        );
         const { outcome, lastTask } = await execution.settle({ onEvent: (e) => void events.push(e.type) });
         expect(outcome.status, JSON.stringify(outcome)).toBe('completed');
         expect(lastTask?.taskId).toMatch(/^domain-check-/);
@@ -63,7 +82,11 @@ for (const target of targets()) {
         expect(result.structuredContent.results['example.com']).toMatchObject({ is_reserved: true });
 
         // Names nobody answers in full mode keep the job running: cancelled from the requester, it ends cancelled.
-        const slow = await session.callTool('domain_check_bulk', { domains: [`slow-${stamp}-1.com`], mode: 'full' }, { task: { preference: 'require' } });
+        const slow = await session.callTool(
+          'domain_check_bulk',
+          { domains: [`slow-${stamp}-1.com`], mode: 'full' },
+          { task: { preference: 'require' } },
+        );
         await slow.cancel();
         const cancelled = await slow.settle();
         expect(cancelled.outcome.status).toBe('cancelled');

@@ -4,7 +4,11 @@
 // rotation and reuse, the dashboard's Disconnect, and the refusals (PKCE, redirect URI, audience,
 // origin, scope, API keys, other users' webhooks, SSRF).
 import { createHash, randomBytes } from 'node:crypto';
-import { auth, discoverAuthorizationServerMetadata, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  auth,
+  discoverAuthorizationServerMetadata,
+  refreshAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { connectedClient, newUser, PASSWORD } from '../support/mcp.ts';
@@ -15,10 +19,20 @@ import { runScript } from '../support/processes.ts';
 const rpc = (target: Target, token: string | null, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${target.baseUrl}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
-const toolCall = (name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 for (const target of targets()) {
   describe(`MCP over OAuth (${target.name})`, () => {
@@ -36,7 +50,10 @@ for (const target of targets()) {
       expect(challenge).toContain(`resource_metadata="${target.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
       expect(challenge).toContain('scope="mcp:tools"');
       const resourceMeta = await (await fetch(`${target.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json();
-      expect(resourceMeta).toMatchObject({ resource: `${target.baseUrl}/mcp`, authorization_servers: [target.baseUrl] });
+      expect(resourceMeta).toMatchObject({
+        resource: `${target.baseUrl}/mcp`,
+        authorization_servers: [target.baseUrl],
+      });
       const asMeta = await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json();
       expect(asMeta).toMatchObject({
         issuer: target.baseUrl,
@@ -55,8 +72,36 @@ for (const target of targets()) {
       expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['audit_page_design', 'discover_site_pages', 'dns_lookup', 'domain_check_bulk', 'http_headers', 'ip_info', 'load_test_list', 'load_test_results', 'load_test_start', 'load_test_status', 'load_test_stop', 'load_test_verify_target', 'remove_video_watermark', 'watermark_status', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_replay', 'webhook_requests', 'webhook_update']);
-      for (const t of tools) expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'audit_page_design',
+        'discover_site_pages',
+        'dns_lookup',
+        'domain_check_bulk',
+        'http_headers',
+        'ip_info',
+        'load_test_list',
+        'load_test_results',
+        'load_test_start',
+        'load_test_status',
+        'load_test_stop',
+        'load_test_verify_target',
+        'remove_video_watermark',
+        'watermark_status',
+        'webhook_create',
+        'webhook_delete',
+        'webhook_list',
+        'webhook_replay',
+        'webhook_requests',
+        'webhook_update',
+      ]);
+      for (const t of tools)
+        expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual([
+          'destructiveHint',
+          'idempotentHint',
+          'openWorldHint',
+          'readOnlyHint',
+          'title',
+        ]);
 
       // Every tool, through HTTP, as this user.
       const dns = await client.callTool({ name: 'dns_lookup', arguments: { domain: 'example.test', type: 'A' } });
@@ -82,7 +127,9 @@ for (const target of targets()) {
       expect(deleted.isError, JSON.stringify(deleted)).toBeFalsy();
 
       // An MCP token is not an API key.
-      expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { bearer: tokens.access_token })).status).toBe(401);
+      expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { bearer: tokens.access_token })).status).toBe(
+        401,
+      );
 
       // Refresh: a new pair; the old refresh token is then refused, and its reuse revokes the grant.
       const oldRefresh = tokens.refresh_token;
@@ -90,13 +137,29 @@ for (const target of targets()) {
       const rotated = oauth.tokens();
       expect(rotated.refresh_token).not.toBe(oldRefresh);
       expect(rotated.access_token).not.toBe(tokens.access_token);
-      expect((await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(200);
+      expect((await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(
+        200,
+      );
       const metadata = await discoverAuthorizationServerMetadata(target.baseUrl);
-      await expect(refreshAuthorization(target.baseUrl, { metadata, clientInformation: oauth.clientInformation(), refreshToken: oldRefresh, resource: new URL(`${target.baseUrl}/mcp`) })).rejects.toThrow(/grant/i);
+      await expect(
+        refreshAuthorization(target.baseUrl, {
+          metadata,
+          clientInformation: oauth.clientInformation(),
+          refreshToken: oldRefresh,
+          resource: new URL(`${target.baseUrl}/mcp`),
+        }),
+      ).rejects.toThrow(/grant/i);
       const afterReuse = await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
       expect(afterReuse.status).toBe(401);
       expect(afterReuse.headers.get('www-authenticate')).toContain('error="invalid_token"');
-      await expect(refreshAuthorization(target.baseUrl, { metadata, clientInformation: oauth.clientInformation(), refreshToken: rotated.refresh_token, resource: new URL(`${target.baseUrl}/mcp`) })).rejects.toThrow();
+      await expect(
+        refreshAuthorization(target.baseUrl, {
+          metadata,
+          clientInformation: oauth.clientInformation(),
+          refreshToken: rotated.refresh_token,
+          resource: new URL(`${target.baseUrl}/mcp`),
+        }),
+      ).rejects.toThrow();
       await client.close();
     });
 
@@ -117,7 +180,9 @@ for (const target of targets()) {
       const token = oauth.tokens().access_token;
       expect((await rpc(target, token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
       const clientId = oauth.clientInformation().client_id;
-      const forms = [...page.html.matchAll(/<form method="post" action="\/dashboard\/connected-apps\/revoke">[\s\S]*?<\/form>/g)].map((m) => m[0]);
+      const forms = [
+        ...page.html.matchAll(/<form method="post" action="\/dashboard\/connected-apps\/revoke">[\s\S]*?<\/form>/g),
+      ].map((m) => m[0]);
       const ours = forms.find((f) => f.includes(clientId))!;
       expect(ours).toBeTruthy();
       page = (await browser.submit({ ...page, html: ours }, /revoke/, { client_id: clientId })) as Page;
@@ -125,23 +190,46 @@ for (const target of targets()) {
       expect(page.html).not.toContain(clientId);
 
       expect((await rpc(target, token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(401);
-      await expect(refreshAuthorization(target.baseUrl, { metadata: await discoverAuthorizationServerMetadata(target.baseUrl), clientInformation: oauth.clientInformation(), refreshToken: oauth.tokens().refresh_token })).rejects.toThrow();
+      await expect(
+        refreshAuthorization(target.baseUrl, {
+          metadata: await discoverAuthorizationServerMetadata(target.baseUrl),
+          clientInformation: oauth.clientInformation(),
+          refreshToken: oauth.tokens().refresh_token,
+        }),
+      ).rejects.toThrow();
       await client.close();
     });
 
     it('refuses a wrong PKCE verifier and a redirect URI that was not registered', async () => {
       const redirectUri = 'http://127.0.0.1:8977/cb';
-      const reg: any = await (await fetch(`${target.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'PKCE test', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }) })).json();
+      const reg: any = await (
+        await fetch(`${target.baseUrl}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_name: 'PKCE test',
+            redirect_uris: [redirectUri],
+            token_endpoint_auth_method: 'none',
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+          }),
+        })
+      ).json();
       const verifier = randomBytes(32).toString('base64url');
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       const authorize = (redirect: string, extra: Record<string, string> = {}) =>
         `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.client_id, response_type: 'code', redirect_uri: redirect, scope: 'mcp:tools', resource: `${target.baseUrl}/mcp`, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...extra })}`;
 
       // No PKCE at all: refused even for this public client's first step.
-      const noPkce = await fetch(`${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.client_id, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools' })}`, { redirect: 'manual' });
+      const noPkce = await fetch(
+        `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.client_id, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools' })}`,
+        { redirect: 'manual' },
+      );
       expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
       // RFC 9207: every authorization response, errors included, names the issuer the metadata announces.
-      const { issuer, authorization_response_iss_parameter_supported: issSupported } = (await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json()) as any;
+      const { issuer, authorization_response_iss_parameter_supported: issSupported } = (await (
+        await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)
+      ).json()) as any;
       expect(issSupported).toBe(true);
       expect(new URL(noPkce.headers.get('location')!).searchParams.get('iss')).toBe(issuer);
 
@@ -158,22 +246,55 @@ for (const target of targets()) {
       expect(signInPage.html).toContain('127.0.0.1:8977');
       expect(signInPage.html).toContain('name="password"');
       // A post without the form's CSRF token is refused and signs nobody in.
-      const forged = await fetch(new URL(/action="([^"]+\/login)"/.exec(signInPage.html)![1]!, target.baseUrl), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email: user.email, password: PASSWORD }) });
+      const forged = await fetch(new URL(/action="([^"]+\/login)"/.exec(signInPage.html)![1]!, target.baseUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: user.email, password: PASSWORD }),
+      });
       expect(forged.status).toBe(403);
-      const consentPage = (await browser.submit(signInPage, /\/login$/, { email: user.email, password: PASSWORD })) as Page;
+      const consentPage = (await browser.submit(signInPage, /\/login$/, {
+        email: user.email,
+        password: PASSWORD,
+      })) as Page;
       expect(consentPage.html).toContain('Allow access?');
       expect(consentPage.html).toContain('PKCE test');
       expect(consentPage.html).toContain('127.0.0.1:8977');
       expect(consentPage.html).toContain('<code>mcp:tools</code>');
-      const back = await authorizeInBrowser(authorize(redirectUri), { email: user.email, password: PASSWORD, redirectUri, browser });
+      const back = await authorizeInBrowser(authorize(redirectUri), {
+        email: user.email,
+        password: PASSWORD,
+        redirectUri,
+        browser,
+      });
       const code = back.searchParams.get('code')!;
       expect(back.searchParams.get('state')).toBe('s1');
       expect(back.searchParams.get('iss')).toBe(issuer);
       // A user who declines: the error redirect names the issuer too.
-      const declined = await authorizeInBrowser(authorize(redirectUri, { state: 's2' }), { email: user.email, password: PASSWORD, redirectUri, browser: new FormBrowser(), approve: false });
-      expect(Object.fromEntries(declined.searchParams)).toMatchObject({ error: 'access_denied', state: 's2', iss: issuer });
+      const declined = await authorizeInBrowser(authorize(redirectUri, { state: 's2' }), {
+        email: user.email,
+        password: PASSWORD,
+        redirectUri,
+        browser: new FormBrowser(),
+        approve: false,
+      });
+      expect(Object.fromEntries(declined.searchParams)).toMatchObject({
+        error: 'access_denied',
+        state: 's2',
+        iss: issuer,
+      });
       const exchange = (codeVerifier: string) =>
-        fetch(`${target.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: reg.client_id, code_verifier: codeVerifier, resource: `${target.baseUrl}/mcp` }) });
+        fetch(`${target.baseUrl}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: redirectUri,
+            client_id: reg.client_id,
+            code_verifier: codeVerifier,
+            resource: `${target.baseUrl}/mcp`,
+          }),
+        });
       const wrong = await exchange(randomBytes(32).toString('base64url'));
       expect(wrong.status).toBe(400);
       expect(((await wrong.json()) as any).error).toBe('invalid_grant');
@@ -184,7 +305,11 @@ for (const target of targets()) {
       expect((await exchange(verifier)).status).toBe(400);
 
       // Registration refuses redirect URIs that are neither https nor loopback.
-      const insecure = await fetch(`${target.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://assistant.example/cb'], token_endpoint_auth_method: 'none' }) });
+      const insecure = await fetch(`${target.baseUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['http://assistant.example/cb'], token_endpoint_auth_method: 'none' }),
+      });
       expect(insecure.status).toBe(400);
       expect(((await insecure.json()) as any).error_description).toMatch(/https|loopback/);
     });
@@ -201,7 +326,9 @@ for (const target of targets()) {
 
       // A token whose audience was changed no longer carries a valid signature.
       const [h, p, s] = token.split('.');
-      const otherAudience = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), aud: 'https://other.example/mcp' })).toString('base64url');
+      const otherAudience = Buffer.from(
+        JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), aud: 'https://other.example/mcp' }),
+      ).toString('base64url');
       const forged = await rpc(target, `${h}.${otherAudience}.${s}`, list);
       expect(forged.status).toBe(401);
       expect(forged.headers.get('www-authenticate')).toContain('invalid_token');
@@ -214,18 +341,38 @@ for (const target of targets()) {
       expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError).toBeFalsy();
       const write = await rpc(target, token, toolCall('webhook_create'));
       expect(write.status).toBe(403);
-      expect(write.headers.get('www-authenticate')).toMatch(/error="insufficient_scope".*scope="mcp:tools"|scope="mcp:tools".*error="insufficient_scope"/);
+      expect(write.headers.get('www-authenticate')).toMatch(
+        /error="insufficient_scope".*scope="mcp:tools"|scope="mcp:tools".*error="insufficient_scope"/,
+      );
       // Starting a load test and cancelling a task change things too; reading a task does not.
       expect((await rpc(target, token, toolCall('load_test_start'))).status).toBe(403);
-      const cancel = await rpc(target, token, { jsonrpc: '2.0', id: 9, method: 'tasks/cancel', params: { taskId: 'load-test-AAAAAAAAAAAA' } });
+      const cancel = await rpc(target, token, {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tasks/cancel',
+        params: { taskId: 'load-test-AAAAAAAAAAAA' },
+      });
       expect(cancel.status).toBe(403);
       expect(cancel.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
-      const read = await rpc(target, token, { jsonrpc: '2.0', id: 10, method: 'tasks/get', params: { taskId: 'load-test-AAAAAAAAAAAA' } });
+      const read = await rpc(target, token, {
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'tasks/get',
+        params: { taskId: 'load-test-AAAAAAAAAAAA' },
+      });
       expect(read.status).toBe(200);
       expect(JSON.stringify(await read.json())).toMatch(/Task not found/);
 
       // Malformed JSON-RPC is a JSON-RPC error, not a 500.
-      const malformed = await fetch(`${target.baseUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json' });
+      const malformed = await fetch(`${target.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: '{not json',
+      });
       expect(malformed.status).toBe(400);
       expect(((await malformed.json()) as any).error.code).toBe(-32700);
       await client.close();
@@ -234,16 +381,23 @@ for (const target of targets()) {
     it("answers another user's webhook and an SSRF target with error results that leak nothing", async () => {
       const other = await newUser(target);
       const { client: theirs } = await connectedClient(target, other.email);
-      const theirHook = ((await theirs.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as { webhook_id: string }).webhook_id;
+      const theirHook = (
+        (await theirs.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as { webhook_id: string }
+      ).webhook_id;
       const { client: mine } = await connectedClient(target, user.email);
 
       const foreign = await mine.callTool({ name: 'webhook_requests', arguments: { webhook_id: theirHook } });
       expect(foreign.isError).toBe(true);
       expect(foreign.structuredContent).toBeUndefined();
       expect(JSON.stringify(foreign.content)).not.toContain(other.email);
-      const missing = await mine.callTool({ name: 'webhook_requests', arguments: { webhook_id: 'AAAAAAAAAAAAAAAAAAAAAA' } });
+      const missing = await mine.callTool({
+        name: 'webhook_requests',
+        arguments: { webhook_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
+      });
       // The same answer as for a webhook that does not exist (apart from the id itself).
-      expect(JSON.stringify(foreign.content).replace(theirHook, 'ID')).toBe(JSON.stringify(missing.content).replace('AAAAAAAAAAAAAAAAAAAAAA', 'ID'));
+      expect(JSON.stringify(foreign.content).replace(theirHook, 'ID')).toBe(
+        JSON.stringify(missing.content).replace('AAAAAAAAAAAAAAAAAAAAAA', 'ID'),
+      );
 
       const ssrf = await mine.callTool({ name: 'http_headers', arguments: { url: 'http://127.0.0.2:9/' } });
       expect(ssrf.isError).toBe(true);
@@ -256,7 +410,10 @@ for (const target of targets()) {
       const browser = new FormBrowser();
       let page = (await browser.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
       for (let attempt = 1; attempt <= 10; attempt++) {
-        page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: victim.email, password: `wrong password ${attempt}` })) as Page;
+        page = (await browser.submit(page, /\/dashboard\/sign-in/, {
+          email: victim.email,
+          password: `wrong password ${attempt}`,
+        })) as Page;
         expect(page.status, `attempt ${attempt}`).toBe(401);
         expect(page.html).toContain('Wrong email or password');
       }
@@ -270,15 +427,23 @@ for (const target of targets()) {
 
     it("the README's mcp-token script gets a working token through the same flow, and says why when it cannot", async () => {
       const url = `${target.baseUrl}/mcp`;
-      const out = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], { ...process.env, MCP_PASSWORD: PASSWORD } as Record<string, string>);
+      const out = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], {
+        ...process.env,
+        MCP_PASSWORD: PASSWORD,
+      } as Record<string, string>);
       expect(out.code, out.stderr).toBe(0);
       const printed = JSON.parse(out.stdout);
-      expect(printed.inspector).toContain(`--cli ${url} --transport http --method tools/list --header "Authorization: Bearer ${printed.access_token}"`);
+      expect(printed.inspector).toContain(
+        `--cli ${url} --transport http --method tools/list --header "Authorization: Bearer ${printed.access_token}"`,
+      );
       const listed = await rpc(target, printed.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(listed.status).toBe(200);
       expect(JSON.stringify(await listed.json())).toContain('webhook_requests');
 
-      const wrong = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], { ...process.env, MCP_PASSWORD: 'not the password' } as Record<string, string>);
+      const wrong = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], {
+        ...process.env,
+        MCP_PASSWORD: 'not the password',
+      } as Record<string, string>);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toMatch(/sign-in failed/);
     });

@@ -30,7 +30,10 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
 
   const startTask = async (client: Client, args: Record<string, unknown>) => {
     const started = performance.now();
-    const created = await client.request({ method: 'tools/call', params: { name: 'load_test_start', arguments: args, task: { ttl: 3_600_000 } } }, CreateTaskResultSchema);
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'load_test_start', arguments: args, task: { ttl: 3_600_000 } } },
+      CreateTaskResultSchema,
+    );
     return { task: created.task, ms: performance.now() - started };
   };
   const until = async <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, ms = 30_000): Promise<T> => {
@@ -43,62 +46,118 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     }
   };
 
-  it('announces tasks, starts a load test as a task at once, shows its progress, and answers the REST results', { timeout: 90_000 }, async () => {
+  it('announces tasks, starts a load test as a task at once, shows its progress, and answers the REST results', {
+    timeout: 90_000,
+  }, async () => {
     const capabilities = owner.client.getServerCapabilities();
     expect(capabilities?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await owner.client.listTools();
     const start = tools.find((t) => t.name === 'load_test_start')!;
     expect(start.execution).toEqual({ taskSupport: 'optional' });
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['load_test_status', 'load_test_stop', 'load_test_results', 'load_test_list']));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['load_test_status', 'load_test_stop', 'load_test_results', 'load_test_list']),
+    );
 
     // A typo in the arguments is refused naming it, as the REST body's is (the tool's schema says so: additionalProperties false).
     for (const tool of tools) expect(looseObjectsOf(tool.inputSchema), tool.name).toEqual([]);
-    const typo = await owner.client.callTool({ name: 'load_test_start', arguments: { targetUrl: `${site.url}/typo`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, requestPerSecond: 5 } });
+    const typo = await owner.client.callTool({
+      name: 'load_test_start',
+      arguments: {
+        targetUrl: `${site.url}/typo`,
+        httpMethod: 'GET',
+        concurrentUsers: 1,
+        testDuration: 10,
+        requestPerSecond: 5,
+      },
+    });
     expect(typo.isError).toBe(true);
-    expect((typo.content as Array<{ text: string }>)[0]!.text).toMatch(/requestPerSecond: is not an argument of this tool \(did you mean requestsPerSecond\?\)$/);
+    expect((typo.content as Array<{ text: string }>)[0]!.text).toMatch(
+      /requestPerSecond: is not an argument of this tool \(did you mean requestsPerSecond\?\)$/,
+    );
     // A video job for an AI generator's name is refused for what it is, before its regions are looked at.
     const generator = await owner.client.callTool({ name: 'remove_video_watermark', arguments: { service: 'sora' } });
     expect(generator.isError).toBe(true);
     expect(JSON.stringify(generator.content)).toMatch(/names an AI video generator/);
-    const { task, ms } = await startTask(owner.client, { targetUrl: `${site.url}/task`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 10, rampUpTime: 0, requestsPerSecond: 100 });
+    const { task, ms } = await startTask(owner.client, {
+      targetUrl: `${site.url}/task`,
+      httpMethod: 'GET',
+      concurrentUsers: 4,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 100,
+    });
     console.log(`load_test_start as a task answered in ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(500);
     expect(task).toMatchObject({ status: 'working', pollInterval: 2000 });
     expect(task.taskId).toMatch(/^load-test-/);
     const testId = task.taskId.replace(/^load-test-/, '');
 
-    const running = await until(() => owner.client.experimental.tasks.getTask(task.taskId), (t) => /^running: \d+%/.test(t.statusMessage ?? ''), 'the task never showed it running');
+    const running = await until(
+      () => owner.client.experimental.tasks.getTask(task.taskId),
+      (t) => /^running: \d+%/.test(t.statusMessage ?? ''),
+      'the task never showed it running',
+    );
     expect(running.status).toBe('working');
 
     // tasks/result waits for the end, then answers what GET /load-testing/results answers.
-    const result = await owner.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
+    const result = await owner.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, {
+      timeout: 60_000,
+    });
     const rest = await call(target, 'GET', `/api/v1/load-testing/results/${testId}`, { key: owner.key });
     expect(rest.status).toBe(200);
     const { success: _s, ...restResults } = rest.body;
     expect(result.structuredContent).toEqual(restResults);
-    expect(result.structuredContent).toMatchObject({ status: 'completed', results: { total_requests: expect.any(Number) } });
-    expect((result.content[0] as { text: string }).text).toMatch(new RegExp(`^Load test ${testId} completed: \\d+ requests`));
+    expect(result.structuredContent).toMatchObject({
+      status: 'completed',
+      results: { total_requests: expect.any(Number) },
+    });
+    expect((result.content[0] as { text: string }).text).toMatch(
+      new RegExp(`^Load test ${testId} completed: \\d+ requests`),
+    );
     // The same data as JSON text for clients that ignore structured output (or a link to it when large).
     const twin = result.content[1] as { type: string; text?: string; uri?: string };
     if (twin.type === 'text') expect(JSON.parse(twin.text!)).toEqual(restResults);
-    else expect(twin).toMatchObject({ type: 'resource_link', uri: `${target.env.BASE_URL ?? target.baseUrl}/api/v1/load-testing/results/${testId}` });
+    else
+      expect(twin).toMatchObject({
+        type: 'resource_link',
+        uri: `${target.env.BASE_URL ?? target.baseUrl}/api/v1/load-testing/results/${testId}`,
+      });
     expect(await owner.client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed' });
 
     // Another user: the task is unknown, whatever the method; tasks/list shows each only their own.
     await expect(stranger.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
-    await expect(stranger.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(/not found/);
+    await expect(stranger.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(
+      /not found/,
+    );
     await expect(stranger.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/not found/);
-    const mine = await until(() => owner.client.experimental.tasks.listTasks(), (l) => l.tasks.some((t) => t.taskId === task.taskId), 'tasks/list never showed the task');
+    const mine = await until(
+      () => owner.client.experimental.tasks.listTasks(),
+      (l) => l.tasks.some((t) => t.taskId === task.taskId),
+      'tasks/list never showed the task',
+    );
     expect(mine.tasks.find((t) => t.taskId === task.taskId)).toMatchObject({ status: 'completed' });
     expect((await stranger.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(task.taskId);
     const unknownId = `load-test-${'A'.repeat(testId.length)}`;
     await expect(owner.client.experimental.tasks.getTask(unknownId)).rejects.toThrow(/Task not found/);
   });
 
-  it('tasks/cancel stops every shard within 5 seconds; the task ends cancelled with the partial results', { timeout: 90_000 }, async () => {
+  it('tasks/cancel stops every shard within 5 seconds; the task ends cancelled with the partial results', {
+    timeout: 90_000,
+  }, async () => {
     const path = `/cancel-${target.name}`;
-    const { task } = await startTask(owner.client, { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 4, testDuration: 120, rampUpTime: 0, requestsPerSecond: 200 });
-    await until(() => owner.client.experimental.tasks.getTask(task.taskId), (t) => /^running: \d+%/.test(t.statusMessage ?? '') && site.count(path) > 100, 'the test never ran');
+    const { task } = await startTask(owner.client, {
+      targetUrl: `${site.url}${path}`,
+      httpMethod: 'GET',
+      concurrentUsers: 4,
+      testDuration: 120,
+      rampUpTime: 0,
+      requestsPerSecond: 200,
+    });
+    await until(
+      () => owner.client.experimental.tasks.getTask(task.taskId),
+      (t) => /^running: \d+%/.test(t.statusMessage ?? '') && site.count(path) > 100,
+      'the test never ran',
+    );
 
     const asked = Date.now();
     const cancelled = await owner.client.experimental.tasks.cancelTask(task.taskId);
@@ -112,39 +171,75 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     expect(lastArrival - asked).toBeLessThan(5000);
 
     const result = await owner.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
-    expect(result.structuredContent).toMatchObject({ status: 'stopped', results: { total_requests: expect.any(Number) } });
+    expect(result.structuredContent).toMatchObject({
+      status: 'stopped',
+      results: { total_requests: expect.any(Number) },
+    });
     expect((result.structuredContent as any).results.total_requests).toBeGreaterThan(100);
     await expect(owner.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
   });
 
-  it('checks many domain names as a task (every name in its result) and as a plain call; a cancelled check ends cancelled', { timeout: 90_000 }, async () => {
+  it('checks many domain names as a task (every name in its result) and as a plain call; a cancelled check ends cancelled', {
+    timeout: 90_000,
+  }, async () => {
     const stamp = `${target.name}-${Date.now().toString(36)}`;
     const names = [`free-${stamp}.com`, `taken-${stamp}.com`, 'not a domain', 'example.com'];
-    const created = await owner.client.request({ method: 'tools/call', params: { name: 'domain_check_bulk', arguments: { domains: names, currency: 'EUR' }, task: {} } }, CreateTaskResultSchema);
+    const created = await owner.client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'domain_check_bulk', arguments: { domains: names, currency: 'EUR' }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
     expect(created.task.taskId).toMatch(/^domain-check-/);
     const result = await owner.client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
     expect(result.structuredContent).toMatchObject({ total: 4, checked_count: 2, mode: 'fast', currency: 'EUR' });
     const results = (result.structuredContent as any).results;
-    expect(results[`free-${stamp}.com`]).toMatchObject({ success: true, available: true, availability_confidence: 'medium', pricing: { currency: 'EUR' } });
+    expect(results[`free-${stamp}.com`]).toMatchObject({
+      success: true,
+      available: true,
+      availability_confidence: 'medium',
+      pricing: { currency: 'EUR' },
+    });
     expect(results[`taken-${stamp}.com`]).toMatchObject({ success: true, available: false });
     expect(results['example.com']).toMatchObject({ success: true, available: false, is_reserved: true });
     expect(results['not a domain']).toMatchObject({ success: false });
-    expect((result.content[0] as { text: string }).text).toMatch(/^4 name\(s\): 1 available, 2 taken, 0 unknown, 1 not checked/);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /^4 name\(s\): 1 available, 2 taken, 0 unknown, 1 not checked/,
+    );
 
     // The plain call answers the same, now from the cache for the two checked names.
-    const plain = await owner.client.callTool({ name: 'domain_check_bulk', arguments: { domains: names, currency: 'EUR' } });
+    const plain = await owner.client.callTool({
+      name: 'domain_check_bulk',
+      arguments: { domains: names, currency: 'EUR' },
+    });
     // Every name counted once: two from the cache, example.com by rule, one refused.
-    expect(plain.structuredContent).toMatchObject({ total: 4, cached_count: 2, checked_count: 0, answered_by_rule_count: 1, invalid_count: 1 });
+    expect(plain.structuredContent).toMatchObject({
+      total: 4,
+      cached_count: 2,
+      checked_count: 0,
+      answered_by_rule_count: 1,
+      invalid_count: 1,
+    });
 
     // Names nobody answers (full mode): cancelled while it runs.
-    const slow = await owner.client.request({ method: 'tools/call', params: { name: 'domain_check_bulk', arguments: { domains: [`slow-${stamp}-1.com`, `slow-${stamp}-2.com`], mode: 'full' }, task: {} } }, CreateTaskResultSchema);
+    const slow = await owner.client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'domain_check_bulk',
+          arguments: { domains: [`slow-${stamp}-1.com`, `slow-${stamp}-2.com`], mode: 'full' },
+          task: {},
+        },
+      },
+      CreateTaskResultSchema,
+    );
     expect((await owner.client.experimental.tasks.cancelTask(slow.task.taskId)).status).toBe('cancelled');
     const cancelled = await owner.client.experimental.tasks.getTaskResult(slow.task.taskId, CallToolResultSchema);
     expect(cancelled.isError).toBe(true);
     expect((cancelled.content[0] as { text: string }).text).toMatch(/cancelled/);
     await expect(stranger.experimental.tasks.getTask(slow.task.taskId)).rejects.toThrow(/Task not found/);
   });
-
 });
 
 // One long job per run is enough: the embedded target.
@@ -157,20 +252,41 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP plain calls o
   });
   afterAll(() => site?.close());
 
-  it('a plain call of a 70-second test completes for a client that sent a progress token, progress at least every 10 s', { timeout: 150_000 }, async () => {
+  it('a plain call of a 70-second test completes for a client that sent a progress token, progress at least every 10 s', {
+    timeout: 150_000,
+  }, async () => {
     const heard: Array<{ at: number; progress: number; message?: string }> = [];
     const started = Date.now();
     const result = await owner.client.callTool(
-      { name: 'load_test_start', arguments: { targetUrl: `${site.url}/plain`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 70, rampUpTime: 0, requestsPerSecond: 5 } },
+      {
+        name: 'load_test_start',
+        arguments: {
+          targetUrl: `${site.url}/plain`,
+          httpMethod: 'GET',
+          concurrentUsers: 1,
+          testDuration: 70,
+          rampUpTime: 0,
+          requestsPerSecond: 5,
+        },
+      },
       CallToolResultSchema,
       // 20 s without a word would fail the call: only the progress keeps it alive.
-      { timeout: 20_000, resetTimeoutOnProgress: true, onprogress: (p) => heard.push({ at: Date.now(), progress: p.progress, message: p.message }) },
+      {
+        timeout: 20_000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => heard.push({ at: Date.now(), progress: p.progress, message: p.message }),
+      },
     );
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ status: 'completed', results: { total_requests: expect.any(Number) } });
+    expect(result.structuredContent).toMatchObject({
+      status: 'completed',
+      results: { total_requests: expect.any(Number) },
+    });
     const times = [started, ...heard.map((h) => h.at)];
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    console.log(`plain 70 s call: ${heard.length} progress notifications, largest gap ${Math.max(...gaps)} ms, ended after ${Date.now() - started} ms`);
+    console.log(
+      `plain 70 s call: ${heard.length} progress notifications, largest gap ${Math.max(...gaps)} ms, ended after ${Date.now() - started} ms`,
+    );
     expect(heard.length).toBeGreaterThanOrEqual(12);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);
     for (let i = 1; i < heard.length; i++) expect(heard[i]!.progress).toBeGreaterThan(heard[i - 1]!.progress);
@@ -192,20 +308,44 @@ describe.each(targets().filter((t) => t.name === 'external'))('MCP tasks across 
   });
 
   /** A second API process, the same BASE_URL (the tokens' audience) and backends, on a port of its own. */
-  const startSecond = () => startApp({ ...target.env, ROLE: 'api', PORT: '', BASE_URL: target.env.BASE_URL ?? target.baseUrl });
+  const startSecond = () =>
+    startApp({ ...target.env, ROLE: 'api', PORT: '', BASE_URL: target.env.BASE_URL ?? target.baseUrl });
   const clientOf = async (api: AppProcess, token: string) => {
     const client = new SdkClient({ name: 'second', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     return client;
   };
 
-  it('a task created through one API process is read and cancelled through another, and survives its restart', { timeout: 180_000 }, async () => {
+  it('a task created through one API process is read and cancelled through another, and survives its restart', {
+    timeout: 180_000,
+  }, async () => {
     const user = await newUser(target, 'enterprise');
     const { client, oauth } = await connectedClient(target, user.email);
     const token = oauth.tokens()!.access_token;
     second = await startSecond();
     const path = '/two-processes';
-    const created = await client.request({ method: 'tools/call', params: { name: 'load_test_start', arguments: { targetUrl: `${site.url}${path}`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 120, rampUpTime: 0, requestsPerSecond: 50 }, task: {} } }, CreateTaskResultSchema);
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'load_test_start',
+          arguments: {
+            targetUrl: `${site.url}${path}`,
+            httpMethod: 'GET',
+            concurrentUsers: 2,
+            testDuration: 120,
+            rampUpTime: 0,
+            requestsPerSecond: 50,
+          },
+          task: {},
+        },
+      },
+      CreateTaskResultSchema,
+    );
 
     let other = await clientOf(second, token);
     const deadline = Date.now() + 30_000;

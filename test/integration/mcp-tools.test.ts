@@ -27,8 +27,17 @@ describe('MCP tools', () => {
   beforeAll(async () => {
     dns = await startDnsServer();
     database = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('mcp-tools') });
-    const config = loadConfig({ DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32', BASE_URL: 'https://tools.example.test' });
-    deps = { lookups: lookupService(config), webhooks: webhookService(database.db, config.baseUrl), quota: quotaService(kv), logger: createLogger('silent') };
+    const config = loadConfig({
+      DNS_SERVERS: dns.address,
+      NETWORK_ALLOW: '127.0.0.1/32',
+      BASE_URL: 'https://tools.example.test',
+    });
+    deps = {
+      lookups: lookupService(config),
+      webhooks: webhookService(database.db, config.baseUrl),
+      quota: quotaService(kv),
+      logger: createLogger('silent'),
+    };
   });
   afterAll(async () => {
     await database?.close();
@@ -48,7 +57,16 @@ describe('MCP tools', () => {
   it('lists the seven tools with titles, descriptions, schemas and truthful annotations', async () => {
     const client = await connect('mcp-list@example.test');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['dns_lookup', 'http_headers', 'ip_info', 'webhook_create', 'webhook_delete', 'webhook_list', 'webhook_requests', 'webhook_update']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'dns_lookup',
+      'http_headers',
+      'ip_info',
+      'webhook_create',
+      'webhook_delete',
+      'webhook_list',
+      'webhook_requests',
+      'webhook_update',
+    ]);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
@@ -58,8 +76,17 @@ describe('MCP tools', () => {
       expect(looseObjectsOf(t.inputSchema), t.name).toEqual([]);
       expect(t.outputSchema?.type).toBe('object');
     }
-    for (const name of ['dns_lookup', 'ip_info', 'http_headers']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: true });
-    expect(byName.webhook_delete!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    for (const name of ['dns_lookup', 'ip_info', 'http_headers'])
+      expect(byName[name]!.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        openWorldHint: true,
+      });
+    expect(byName.webhook_delete!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
     expect(byName.webhook_create!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     expect(byName.dns_lookup!.inputSchema.required).toEqual(['domain']);
     await client.close();
@@ -69,7 +96,16 @@ describe('MCP tools', () => {
     const client = await connect('mcp-lookups@example.test');
     const dnsResult = await client.callTool({ name: 'dns_lookup', arguments: { domain: 'example.test', type: 'MX' } });
     expect(dnsResult.isError).toBeFalsy();
-    expect(dnsResult.structuredContent).toEqual({ domain: 'example.test', type: 'MX', records: { MX: [{ priority: 10, host: 'mx1.example.test' }, { priority: 20, host: 'mx2.example.test' }] } });
+    expect(dnsResult.structuredContent).toEqual({
+      domain: 'example.test',
+      type: 'MX',
+      records: {
+        MX: [
+          { priority: 10, host: 'mx1.example.test' },
+          { priority: 20, host: 'mx2.example.test' },
+        ],
+      },
+    });
     expect((dnsResult.content as Array<{ text: string }>)[0]!.text).toMatch(/example\.test: MX 2/);
     const ip = await client.callTool({ name: 'ip_info', arguments: { ip: '10.1.2.3' } });
     expect(ip.structuredContent).toMatchObject({ ip: '10.1.2.3', data: { address_class: 'private', ip_version: 4 } });
@@ -95,10 +131,22 @@ describe('MCP tools', () => {
       ['ip_info', { ip: 'not-an-ip' }, /ip: must be an IPv4 or IPv6 address/],
       ['http_headers', { url: 'http://127.0.0.2:9/' }, /target not allowed/],
       ['http_headers', { url: 'http://169.254.169.254/latest/meta-data/' }, /target not allowed/],
-      ['dns_lookup', { domian: 'example.test' }, /Invalid arguments for tool dns_lookup: .*domain\ndomian: is not an argument of this tool \(did you mean domain\?\)$/],
+      [
+        'dns_lookup',
+        { domian: 'example.test' },
+        /Invalid arguments for tool dns_lookup: .*domain\ndomian: is not an argument of this tool \(did you mean domain\?\)$/,
+      ],
       ['webhook_list', { all: true }, /all: is not an argument of this tool \(a typo\?\)$/],
-      ['webhook_requests', { webhook_id: 'x', methd: 'POST' }, /methd: is not an argument of this tool \(did you mean method\?\)$/],
-      ['webhook_update', { webhook_id: 'x', retention: { max_request: 5 } }, /max_request: is not an argument of this tool \(did you mean max_requests\?\) at retention$/],
+      [
+        'webhook_requests',
+        { webhook_id: 'x', methd: 'POST' },
+        /methd: is not an argument of this tool \(did you mean method\?\)$/,
+      ],
+      [
+        'webhook_update',
+        { webhook_id: 'x', retention: { max_request: 5 } },
+        /max_request: is not an argument of this tool \(did you mean max_requests\?\) at retention$/,
+      ],
     ];
     for (const [name, args, pattern] of cases) {
       const result = await client.callTool({ name, arguments: args });
@@ -111,30 +159,51 @@ describe('MCP tools', () => {
   it('keeps webhooks per user: create, list, read, delete; another user gets an error and nothing else', async () => {
     const owner = await connect('mcp-owner@example.test');
     const other = await connect('mcp-other@example.test');
-    const created = (await owner.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as { webhook_id: string; webhook_url: string };
+    const created = (await owner.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as {
+      webhook_id: string;
+      webhook_url: string;
+    };
     expect(created.webhook_url).toBe(`https://tools.example.test/webhook/${created.webhook_id}`);
-    const listed = (await owner.callTool({ name: 'webhook_list', arguments: {} })).structuredContent as { total: number; webhooks: Array<{ webhook_id: string; request_count: number }> };
+    const listed = (await owner.callTool({ name: 'webhook_list', arguments: {} })).structuredContent as {
+      total: number;
+      webhooks: Array<{ webhook_id: string; request_count: number }>;
+    };
     expect(listed.webhooks.map((w) => w.webhook_id)).toEqual([created.webhook_id]);
-    expect((await owner.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } })).structuredContent).toEqual({ webhook_id: created.webhook_id, total: 0, count: 0, requests: [] });
+    expect(
+      (await owner.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } }))
+        .structuredContent,
+    ).toEqual({ webhook_id: created.webhook_id, total: 0, count: 0, requests: [] });
 
     const foreign = await other.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } });
     expect(foreign.isError).toBe(true);
     expect(foreign.structuredContent).toBeUndefined();
     expect((foreign.content as Array<{ text: string }>)[0]!.text).toBe(`No webhook ${created.webhook_id} among yours`);
-    expect((await other.callTool({ name: 'webhook_delete', arguments: { webhook_id: created.webhook_id } })).isError).toBe(true);
-    expect(((await other.callTool({ name: 'webhook_list', arguments: {} })).structuredContent as { total: number }).total).toBe(0);
+    expect(
+      (await other.callTool({ name: 'webhook_delete', arguments: { webhook_id: created.webhook_id } })).isError,
+    ).toBe(true);
+    expect(
+      ((await other.callTool({ name: 'webhook_list', arguments: {} })).structuredContent as { total: number }).total,
+    ).toBe(0);
 
-    expect((await owner.callTool({ name: 'webhook_delete', arguments: { webhook_id: created.webhook_id } })).structuredContent).toMatchObject({ webhook_id: created.webhook_id });
-    expect((await owner.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } })).isError).toBe(true);
+    expect(
+      (await owner.callTool({ name: 'webhook_delete', arguments: { webhook_id: created.webhook_id } }))
+        .structuredContent,
+    ).toMatchObject({ webhook_id: created.webhook_id });
+    expect(
+      (await owner.callTool({ name: 'webhook_requests', arguments: { webhook_id: created.webhook_id } })).isError,
+    ).toBe(true);
     await Promise.all([owner.close(), other.close()]);
   });
 
   it("applies the user's plan limits: the free plan's 11th call in a minute is an error saying when to retry", async () => {
     const client = await connect('mcp-free@example.test', 'free');
-    for (let i = 0; i < 10; i++) expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError, `call ${i + 1}`).toBeFalsy();
+    for (let i = 0; i < 10; i++)
+      expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError, `call ${i + 1}`).toBeFalsy();
     const limited = await client.callTool({ name: 'webhook_list', arguments: {} });
     expect(limited.isError).toBe(true);
-    expect((limited.content as Array<{ text: string }>)[0]!.text).toMatch(/Rate limit of the free plan reached: retry in \d+ s/);
+    expect((limited.content as Array<{ text: string }>)[0]!.text).toMatch(
+      /Rate limit of the free plan reached: retry in \d+ s/,
+    );
     await client.close();
   });
 });

@@ -25,26 +25,51 @@ interface Page {
 /** A fresh loopback address other than 127.0.0.1. */
 const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 
-function send(from: string, url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+function send(
+  from: string,
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: from }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, localAddress: from },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
 }
 
 /** Registers a client (RFC 7591) from `from`. */
-async function register(target: { baseUrl: string }, from: string, metadata: Record<string, unknown>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
-  const reply = await send(from, `${target.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+async function register(
+  target: { baseUrl: string },
+  from: string,
+  metadata: Record<string, unknown>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+  const reply = await send(from, `${target.baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(metadata),
+  });
   return { status: reply.status, headers: reply.headers, body: JSON.parse(reply.text || 'null') };
 }
 
-const clientMetadata = (overrides: Record<string, unknown> = {}) => ({ client_name: 'Limits test', redirect_uris: ['http://127.0.0.1:8979/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], ...overrides });
+const clientMetadata = (overrides: Record<string, unknown> = {}) => ({
+  client_name: 'Limits test',
+  redirect_uris: ['http://127.0.0.1:8979/cb'],
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  ...overrides,
+});
 
 /** A browser at one client address: cookies kept, redirects followed, forms filled with their hidden fields. */
 class BrowserAt {
@@ -58,14 +83,39 @@ class BrowserAt {
     return this.#go(url, 'GET', undefined, stopAt);
   }
 
-  submit(page: Page, action: RegExp, fields: Record<string, string>, stopAt?: (url: URL) => boolean): Promise<Page | URL> {
-    const form = [...page.html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].find((m) => action.test(decode(m[1]!)));
-    if (!form) throw new Error(`no form with an action like ${action} on ${page.url} (HTTP ${page.status}): ${page.html.slice(0, 300)}`);
-    const hidden = Object.fromEntries([...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, decode(m[2]!)]));
-    return this.#go(new URL(decode(form[1]!), page.url).href, 'POST', new URLSearchParams({ ...hidden, ...fields }).toString(), stopAt);
+  submit(
+    page: Page,
+    action: RegExp,
+    fields: Record<string, string>,
+    stopAt?: (url: URL) => boolean,
+  ): Promise<Page | URL> {
+    const form = [...page.html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].find((m) =>
+      action.test(decode(m[1]!)),
+    );
+    if (!form)
+      throw new Error(
+        `no form with an action like ${action} on ${page.url} (HTTP ${page.status}): ${page.html.slice(0, 300)}`,
+      );
+    const hidden = Object.fromEntries(
+      [...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+        m[1]!,
+        decode(m[2]!),
+      ]),
+    );
+    return this.#go(
+      new URL(decode(form[1]!), page.url).href,
+      'POST',
+      new URLSearchParams({ ...hidden, ...fields }).toString(),
+      stopAt,
+    );
   }
 
-  async #go(url: string, method: string, body: string | undefined, stopAt?: (url: URL) => boolean): Promise<Page | URL> {
+  async #go(
+    url: string,
+    method: string,
+    body: string | undefined,
+    stopAt?: (url: URL) => boolean,
+  ): Promise<Page | URL> {
     for (let hop = 0; hop < 20; hop++) {
       const headers: Record<string, string> = { cookie: [...this.#jar].map(([k, v]) => `${k}=${v}`).join('; ') };
       if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -90,7 +140,12 @@ class BrowserAt {
 }
 
 function decode(s: string): string {
-  return s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  return s
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 }
 
 for (const target of targets()) {
@@ -103,7 +158,11 @@ for (const target of targets()) {
     /** The OAuth sign-in page of a new authorization request of a client registered from the browser's address. */
     const oauthSignInPage = async (browser: BrowserAt): Promise<Page> => {
       const redirectUri = 'http://127.0.0.1:8979/cb';
-      const reg = await register(target, browser.address, clientMetadata({ client_name: 'Limits test app', redirect_uris: [redirectUri] }));
+      const reg = await register(
+        target,
+        browser.address,
+        clientMetadata({ client_name: 'Limits test app', redirect_uris: [redirectUri] }),
+      );
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
       const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
       const authorize = `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.body.client_id, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools', resource: `${target.baseUrl}/mcp`, code_challenge: challenge, code_challenge_method: 'S256', state: 's' })}`;
@@ -136,7 +195,10 @@ for (const target of targets()) {
       expect(signedIn.url).toBe(`${target.baseUrl}/dashboard/keys`);
       // ...and so does the OAuth sign-in page, up to the consent page.
       const elsewhere = new BrowserAt(someAddress());
-      const consent = (await elsewhere.submit(await oauthSignInPage(elsewhere), /\/login$/, { email: victim.email, password: PASSWORD })) as Page;
+      const consent = (await elsewhere.submit(await oauthSignInPage(elsewhere), /\/login$/, {
+        email: victim.email,
+        password: PASSWORD,
+      })) as Page;
       expect(consent.status).toBe(200);
       expect(consent.html).toContain('Allow access?');
     });
@@ -147,15 +209,24 @@ for (const target of targets()) {
       for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerAddress; attempt++) {
         // A real account every fifth time (6 in all), other emails once each: below the limit per
         // (email, address), so only the address limit can stop it.
-        const page = (await sprayer.submit(form, /\/dashboard\/sign-in/, { email: attempt % 5 === 0 ? user.email : `spray-${randomUUID()}@example.test`, password: `guess ${attempt}` })) as Page;
+        const page = (await sprayer.submit(form, /\/dashboard\/sign-in/, {
+          email: attempt % 5 === 0 ? user.email : `spray-${randomUUID()}@example.test`,
+          password: `guess ${attempt}`,
+        })) as Page;
         expect(page.status, `attempt ${attempt}`).toBe(401);
       }
       // The next attempt from there is refused whatever the email and password, on the dashboard...
-      const refused = (await sprayer.submit(form, /\/dashboard\/sign-in/, { email: `fresh-${randomUUID()}@example.test`, password: PASSWORD })) as Page;
+      const refused = (await sprayer.submit(form, /\/dashboard\/sign-in/, {
+        email: `fresh-${randomUUID()}@example.test`,
+        password: PASSWORD,
+      })) as Page;
       expect(refused.status).toBe(429);
       expect(refused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
       // ...and on the OAuth sign-in page (the same limits), for a real account with its right password.
-      const oauthRefused = (await sprayer.submit(await oauthSignInPage(sprayer), /\/login$/, { email: user.email, password: PASSWORD })) as Page;
+      const oauthRefused = (await sprayer.submit(await oauthSignInPage(sprayer), /\/login$/, {
+        email: user.email,
+        password: PASSWORD,
+      })) as Page;
       expect(oauthRefused.status).toBe(429);
       expect(oauthRefused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
       expect(oauthRefused.html).toContain('name="password"'); // the sign-in form again, with the message
@@ -172,14 +243,16 @@ for (const target of targets()) {
         expect(page.url, `sign-in ${i + 1}`).toBe(`${target.baseUrl}/dashboard/keys`);
       }
       // Its failures are still limited as usual.
-      for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerEmailAndAddress; attempt++) expect((await dashboardSignIn(office, user.email, `wrong ${attempt}`)).status).toBe(401);
+      for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerEmailAndAddress; attempt++)
+        expect((await dashboardSignIn(office, user.email, `wrong ${attempt}`)).status).toBe(401);
       expect((await dashboardSignIn(office, user.email, PASSWORD)).status).toBe(429);
     });
 
     it(`throttles client registration to ${CLIENT_REGISTRATION_LIMITS.perAddress} an hour per address, not other addresses`, async () => {
       const busy = someAddress();
       const results = [];
-      for (let i = 0; i < CLIENT_REGISTRATION_LIMITS.perAddress; i++) results.push(await register(target, busy, clientMetadata({ client_name: `Registration ${i}` })));
+      for (let i = 0; i < CLIENT_REGISTRATION_LIMITS.perAddress; i++)
+        results.push(await register(target, busy, clientMetadata({ client_name: `Registration ${i}` })));
       expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
       const refused = await register(target, busy, clientMetadata());
       expect(refused.status).toBe(429);
@@ -206,7 +279,9 @@ for (const target of targets()) {
       expect(longName.error_description).toContain('client_name');
       expect(longName.error_description).toContain(String(clientNameChars));
 
-      const manyUris = await refusal({ redirect_uris: Array.from({ length: 50 }, (_, i) => `http://127.0.0.1:8979/cb/${i}`) });
+      const manyUris = await refusal({
+        redirect_uris: Array.from({ length: 50 }, (_, i) => `http://127.0.0.1:8979/cb/${i}`),
+      });
       expect(manyUris.error).toBe('invalid_redirect_uri');
       expect(manyUris.error_description).toContain('redirect_uris');
       expect(manyUris.error_description).toContain(String(redirectUris));
@@ -219,7 +294,9 @@ for (const target of targets()) {
       expect(longLogo.error).toBe('invalid_client_metadata');
       expect(longLogo.error_description).toContain('logo_uri');
 
-      const manyContacts = await refusal({ contacts: Array.from({ length: listEntries + 1 }, (_, i) => `c${i}@example.test`) });
+      const manyContacts = await refusal({
+        contacts: Array.from({ length: listEntries + 1 }, (_, i) => `c${i}@example.test`),
+      });
       expect(manyContacts.error).toBe('invalid_client_metadata');
       expect(manyContacts.error_description).toContain('contacts');
 
@@ -228,10 +305,16 @@ for (const target of targets()) {
       expect(longScope.error_description).toContain('scope');
 
       // At the limits: accepted.
-      const atLimits = await register(target, someAddress(), clientMetadata({
-        client_name: 'n'.repeat(clientNameChars),
-        redirect_uris: Array.from({ length: redirectUris }, (_, i) => `https://app.example/${i}/${'p'.repeat(uriChars)}`.slice(0, uriChars)),
-      }));
+      const atLimits = await register(
+        target,
+        someAddress(),
+        clientMetadata({
+          client_name: 'n'.repeat(clientNameChars),
+          redirect_uris: Array.from({ length: redirectUris }, (_, i) =>
+            `https://app.example/${i}/${'p'.repeat(uriChars)}`.slice(0, uriChars),
+          ),
+        }),
+      );
       expect(atLimits.status, JSON.stringify(atLimits.body).slice(0, 300)).toBe(201);
       expect(atLimits.body.client_name).toHaveLength(clientNameChars);
     });

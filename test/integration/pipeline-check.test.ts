@@ -29,22 +29,34 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
 
     // What an operator sees in Temporal: the public id with the kind prefix, the workflows task queue, the owner.
     const dataConverter = encryptingDataConverter(await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!));
-    const client = new Client({ connection: await connecting, namespace: target.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
+    const client = new Client({
+      connection: await connecting,
+      namespace: target.env.TEMPORAL_NAMESPACE ?? 'default',
+      dataConverter,
+    });
     const description = await client.workflow.getHandle(`pipeline-check-${checkId}`).describe();
     expect(description.taskQueue).toBe('workflows');
     expect(description.type).toBe('pipelineCheck');
     expect(description.status.name).toBe('COMPLETED');
-    expect(description.memo).toEqual({ owner: userId, kind: 'pipeline-check', requestId: expect.stringMatching(/^[A-Za-z0-9_-]{12}$/) });
+    expect(description.memo).toEqual({
+      owner: userId,
+      kind: 'pipeline-check',
+      requestId: expect.stringMatching(/^[A-Za-z0-9_-]{12}$/),
+    });
     const history = await client.workflow.getHandle(`pipeline-check-${checkId}`).fetchHistory();
-    const queues = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : []));
+    const queues = (history.events ?? []).flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : [],
+    );
     expect(queues.sort()).toEqual(['load', 'media', 'network']);
 
     // History holds only ciphertext: the result, the activity results and the memo are encrypted.
-    const encodings = (history.events ?? []).flatMap((e) => [
-      ...(e.workflowExecutionCompletedEventAttributes?.result?.payloads ?? []),
-      ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
-      ...Object.values(e.workflowExecutionStartedEventAttributes?.memo?.fields ?? {}),
-    ]).map((p) => Buffer.from(p.metadata!.encoding!).toString());
+    const encodings = (history.events ?? [])
+      .flatMap((e) => [
+        ...(e.workflowExecutionCompletedEventAttributes?.result?.payloads ?? []),
+        ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+        ...Object.values(e.workflowExecutionStartedEventAttributes?.memo?.fields ?? {}),
+      ])
+      .map((p) => Buffer.from(p.metadata!.encoding!).toString());
     expect(encodings.length).toBe(1 + 3 + 3); // result, three activity results, memo: owner, kind and requestId
     expect(new Set(encodings)).toEqual(new Set([ENCRYPTED_ENCODING]));
     expect(JSON.stringify(history)).not.toContain('hostname');
@@ -54,8 +66,17 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
     const owner = await newAccount(target);
     const other = await newAccount(target);
     const { check_id } = (await call(target, 'POST', '/api/v1/diagnostics/pipeline-checks', { key: owner.key })).body;
-    expectErrorShape(await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${check_id}`, { key: other.key }), 404);
-    expectErrorShape(await call(target, 'GET', '/api/v1/diagnostics/pipeline-checks/no-such-check', { key: owner.key }), 404);
-    expectErrorShape(await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${'x'.repeat(300)}`, { key: owner.key }), 404);
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${check_id}`, { key: other.key }),
+      404,
+    );
+    expectErrorShape(
+      await call(target, 'GET', '/api/v1/diagnostics/pipeline-checks/no-such-check', { key: owner.key }),
+      404,
+    );
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${'x'.repeat(300)}`, { key: owner.key }),
+      404,
+    );
   });
 });

@@ -23,13 +23,17 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
   /** An open event stream; `close()` hangs up. */
   async function openStream(key: string, path: string) {
     const controller = new AbortController();
-    const res = await fetch(`${target.baseUrl}${path}`, { headers: { 'X-API-Key': key, accept: 'text/event-stream' }, signal: controller.signal });
+    const res = await fetch(`${target.baseUrl}${path}`, {
+      headers: { 'X-API-Key': key, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
     return { res, close: () => controller.abort() };
   }
 
   it('refuses live streams past the plan, names the limit, and frees a slot when a stream ends', async () => {
     const { key } = await newAccount(target, 'free'); // 2 streams at once
-    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body.webhook_id;
+    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
+      .webhook_id;
     const path = `/api/v1/network/my-webhook-requests/events?webhook_id=${webhookId}`;
     const a = await openStream(key, path);
     const b = await openStream(key, path);
@@ -52,16 +56,25 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
 
   it("refuses a capture flood past the webhook owner's captures per minute, and stores exactly what it admitted", async () => {
     const { key } = await newAccount(target, 'free'); // 60 captures per minute per webhook
-    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body.webhook_id;
+    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
+      .webhook_id;
     // The count is per clock minute: start the flood with time to spare in one.
     if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 100);
     const replies = await Promise.all(
-      Array.from({ length: 90 }, (_, i) => fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: `flood ${i}` }).then(async (r) => ({ status: r.status, retry: r.headers.get('retry-after'), body: await r.json() }))),
+      Array.from({ length: 90 }, (_, i) =>
+        fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: `flood ${i}` }).then(async (r) => ({
+          status: r.status,
+          retry: r.headers.get('retry-after'),
+          body: await r.json(),
+        })),
+      ),
     );
     const refused = replies.filter((r) => r.status === 429);
     expect(replies.filter((r) => r.status === 200)).toHaveLength(60);
     expect(refused).toHaveLength(30);
-    expect(refused[0]!.body.message).toMatch(/^This webhook took its 60 captures of this minute \(the free plan of its owner\); nothing was stored: retry after \d+ s$/);
+    expect(refused[0]!.body.message).toMatch(
+      /^This webhook took its 60 captures of this minute \(the free plan of its owner\); nothing was stored: retry after \d+ s$/,
+    );
     expect(Number(refused[0]!.retry)).toBeGreaterThan(0);
     const stored = await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhookId}`, { key });
     expect(stored.body.data.total).toBe(60);
@@ -70,17 +83,23 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
   it("keeps at most the plan's bytes of captured bodies per user: the oldest go", async () => {
     const { key } = await newAccount(target, 'free'); // 10 MiB of bodies
     const hooks: string[] = [];
-    for (let i = 0; i < 2; i++) hooks.push((await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body.webhook_id);
+    for (let i = 0; i < 2; i++)
+      hooks.push((await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body.webhook_id);
     // 14 bodies of 1,000,000 bytes over two webhooks, one after the other: the newest 10 fit in 10 MiB.
     for (let i = 0; i < 14; i++) {
-      const res = await fetch(`${target.baseUrl}/webhook/${hooks[i % 2]}`, { method: 'POST', body: `${String(i).padStart(2, '0')}${'x'.repeat(999_998)}` });
+      const res = await fetch(`${target.baseUrl}/webhook/${hooks[i % 2]}`, {
+        method: 'POST',
+        body: `${String(i).padStart(2, '0')}${'x'.repeat(999_998)}`,
+      });
       expect(res.status).toBe(200);
     }
     // The bound is checked within 10 s of a write (api/services/captures.ts); a free account has 10 requests a minute to look.
     let kept: string[] = [];
     for (let i = 0; i < 2; i++) {
       await sleep(11_000);
-      const lists = await Promise.all(hooks.map((id) => call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}`, { key })));
+      const lists = await Promise.all(
+        hooks.map((id) => call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}`, { key })),
+      );
       kept = lists.flatMap((l) => l.body.data.requests.map((r: { body: string }) => r.body.slice(0, 2))).sort();
       if (kept.length <= 10) break;
     }
@@ -106,14 +125,16 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
     // Another address still gets its 404, and the guesser still reaches a webhook the service knows.
     expect(await post(`/webhook/guess${randomInt(1e9)}`, '127.0.0.1')).toBe(404);
     const { key } = await newAccount(target, 'free');
-    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body.webhook_id;
+    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
+      .webhook_id;
     expect(await post(`/webhook/${webhookId}`, '127.0.0.1')).toBe(200); // now known to this process
     expect(await post(`/webhook/${webhookId}`, guesser)).toBe(200);
   });
 
   it('lets a user own as many webhooks as the plan allows, and no more', async () => {
     const { key } = await newAccount(target, 'free'); // 5 webhooks
-    for (let i = 0; i < 5; i++) expect((await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).status).toBe(201);
     const sixth = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
     expectErrorShape(sixth, 403);
     expect(sixth.body.message).toBe('You own 5 webhooks, the most the free plan allows: delete one first');
@@ -123,7 +144,10 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
   it("bounds a load test's size and the tests running at once by the plan", async () => {
     const { key } = await newAccount(target, 'free'); // 1 test at once, 50 users, 300 s
     const start = (body: Record<string, unknown>) =>
-      call(target, 'POST', '/api/v1/load-testing/start', { key, json: { targetUrl: `${site.url}/bounded`, httpMethod: 'GET', rampUpTime: 0, requestsPerSecond: 1, ...body } });
+      call(target, 'POST', '/api/v1/load-testing/start', {
+        key,
+        json: { targetUrl: `${site.url}/bounded`, httpMethod: 'GET', rampUpTime: 0, requestsPerSecond: 1, ...body },
+      });
     const tooMany = await start({ concurrentUsers: 51, testDuration: 10 });
     expectErrorShape(tooMany, 403);
     expect(tooMany.body.message).toBe('concurrentUsers: at most 50 on the free plan');
@@ -134,11 +158,14 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
     expect(first.status).toBe(202);
     const second = await start({ concurrentUsers: 1, testDuration: 10 });
     expectErrorShape(second, 429);
-    expect(second.body.message).toBe('At most 1 load test at once on the free plan: wait for one of yours to end, or stop it');
+    expect(second.body.message).toBe(
+      'At most 1 load test at once on the free plan: wait for one of yours to end, or stop it',
+    );
     expect(second.headers.get('retry-after')).toBeTruthy();
     // Stopped, it no longer counts.
     for (let i = 0; i < 50; i++) {
-      if ((await call(target, 'POST', `/api/v1/load-testing/stop/${first.body.test_id}`, { key })).status === 200) break;
+      if ((await call(target, 'POST', `/api/v1/load-testing/stop/${first.body.test_id}`, { key })).status === 200)
+        break;
       await sleep(200);
     }
     expect((await start({ concurrentUsers: 1, testDuration: 10 })).status).toBe(202);
@@ -188,7 +215,13 @@ describe('connections per client address', () => {
   let app: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
     // An API process of its own (on the suite's Temporal server), so holding connections blocks no other test.
-    app = await startApp({ ROLE: 'api', TEMPORAL_ADDRESS: target.temporalAddress, PAYLOAD_KEY: randomBytes(32).toString('base64'), DATA_DIR: await tempDir('conn-limit'), MAX_CONNECTIONS_PER_CLIENT: '5' });
+    app = await startApp({
+      ROLE: 'api',
+      TEMPORAL_ADDRESS: target.temporalAddress,
+      PAYLOAD_KEY: randomBytes(32).toString('base64'),
+      DATA_DIR: await tempDir('conn-limit'),
+      MAX_CONNECTIONS_PER_CLIENT: '5',
+    });
     // The readiness checks' keep-alive connection closes after the server's 5 s idle timeout.
     await sleep(6000);
   });

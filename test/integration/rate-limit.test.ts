@@ -62,19 +62,27 @@ describe.each(targets())('rate limits ($name)', (target) => {
 
 // Two API processes that share one Redis (and one database) must enforce one limit between them.
 const external = targets().find((t) => t.name === 'external' && t.env.REDIS_URL && t.env.DATABASE_URL);
-if (external) describe('rate limits across API processes sharing Redis', () => {
-  let second: AppProcess | undefined;
-  afterAll(() => second?.stop());
+if (external)
+  describe('rate limits across API processes sharing Redis', () => {
+    let second: AppProcess | undefined;
+    afterAll(() => second?.stop());
 
-  it('refuses the 11th free-plan request whichever process gets it', async () => {
-    const first = external!;
-    second = await startApp({ ...first.env, ROLE: 'api', PORT: '', TEMPORAL_ADDRESS: first.temporalAddress, DATA_DIR: await tempDir('second-api') });
-    const secondTarget = { ...first, baseUrl: second.baseUrl };
-    await freshMinute();
-    const { key } = await newAccount(first, 'free');
-    const statuses = [];
-    for (let i = 0; i < 12; i++) statuses.push((await call(i % 2 ? secondTarget : first, 'GET', path, { key })).status);
-    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
-    expect(statuses.slice(10)).toEqual([429, 429]);
+    it('refuses the 11th free-plan request whichever process gets it', async () => {
+      const first = external!;
+      second = await startApp({
+        ...first.env,
+        ROLE: 'api',
+        PORT: '',
+        TEMPORAL_ADDRESS: first.temporalAddress,
+        DATA_DIR: await tempDir('second-api'),
+      });
+      const secondTarget = { ...first, baseUrl: second.baseUrl };
+      await freshMinute();
+      const { key } = await newAccount(first, 'free');
+      const statuses = [];
+      for (let i = 0; i < 12; i++)
+        statuses.push((await call(i % 2 ? secondTarget : first, 'GET', path, { key })).status);
+      expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+      expect(statuses.slice(10)).toEqual([429, 429]);
+    });
   });
-});

@@ -19,8 +19,13 @@ function walkthrough(): string {
 describe.each(targets())('webhook walk-through of docs/webhooks.md ($name)', (target) => {
   it('works verbatim: create, capture, list, read, delete', async () => {
     const { key } = await newAccount(target);
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough()], { env: { ...process.env, BASE: target.baseUrl, KEY: key } });
-    const replies = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough()], {
+      env: { ...process.env, BASE: target.baseUrl, KEY: key },
+    });
+    const replies = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(replies).toHaveLength(5);
     const [captured, capturedDelete, list, requests, deleted] = replies;
     expect(captured).toMatchObject({ success: true, message: 'Request captured' });

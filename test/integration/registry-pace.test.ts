@@ -35,13 +35,32 @@ async function startRateLimitedRdap() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rdap/`,
     arrivals,
     refused: () => refused,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', await tempDir('pace-redis')], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      await tempDir('pace-redis'),
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 50; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
@@ -59,12 +78,20 @@ describe('registry pace across network workers', () => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  it('two network workers sharing Redis stay under the registry\'s rate, and every name still gets its answer', { timeout: 180_000 }, async () => {
+  it("two network workers sharing Redis stay under the registry's rate, and every name still gets its answer", {
+    timeout: 180_000,
+  }, async () => {
     const rdap = await startRateLimitedRdap();
     cleanups.push(rdap.close);
     const redis = await startRedis();
     cleanups.push(redis.stop);
-    const cluster = await startCluster('registry-pace', { REDIS_URL: redis.url, RDAP_BASE_URL: rdap.url, NETWORK_ALLOW: '127.0.0.1/32', REGISTRY_RATE: String(OUR_RATE), LOOKUP_TIMEOUT_MS: '5000' });
+    const cluster = await startCluster('registry-pace', {
+      REDIS_URL: redis.url,
+      RDAP_BASE_URL: rdap.url,
+      NETWORK_ALLOW: '127.0.0.1/32',
+      REGISTRY_RATE: String(OUR_RATE),
+      LOOKUP_TIMEOUT_MS: '5000',
+    });
     cleanups.push(cluster.stop);
     await cluster.role('worker:workflows');
     await cluster.role('worker:network');
@@ -73,13 +100,24 @@ describe('registry pace across network workers', () => {
     // Two users' checks at once: 8 names in flight (4 per group), spread over both workers.
     const names = (n: number) => Array.from({ length: n }, () => `pace-${randomBytes(5).toString('hex')}.com`);
     const batches = [names(12), names(12)];
-    const replies = await Promise.all(batches.map(async (domains) => {
-      const res = await fetch(`${cluster.api.baseUrl}/api/v1/network/domains/check`, { method: 'POST', headers: { 'X-API-Key': cluster.key, 'Content-Type': 'application/json' }, body: JSON.stringify({ domains, mode: 'full' }) });
-      return { status: res.status, body: (await res.json()) as any };
-    }));
+    const replies = await Promise.all(
+      batches.map(async (domains) => {
+        const res = await fetch(`${cluster.api.baseUrl}/api/v1/network/domains/check`, {
+          method: 'POST',
+          headers: { 'X-API-Key': cluster.key, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ domains, mode: 'full' }),
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      }),
+    );
     for (const [i, reply] of replies.entries()) {
       expect(reply.status).toBe(200);
-      for (const name of batches[i]!) expect(reply.body.results[name], name).toMatchObject({ success: true, available: true, availability_confidence: 'high' });
+      for (const name of batches[i]!)
+        expect(reply.body.results[name], name).toMatchObject({
+          success: true,
+          available: true,
+          availability_confidence: 'high',
+        });
     }
 
     expect(rdap.refused()).toBe(0);
@@ -93,7 +131,12 @@ describe('registry pace across network workers', () => {
     // Both workers took part: the queries came from two processes, paced by one schedule.
     const connection = await Connection.connect({ address: cluster.api.temporalAddress });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, dataConverter: encryptingDataConverter(await loadPayloadKey(cluster.api.env.PAYLOAD_KEY, cluster.api.env.DATA_DIR!)) });
+    const client = new Client({
+      connection,
+      dataConverter: encryptingDataConverter(
+        await loadPayloadKey(cluster.api.env.PAYLOAD_KEY, cluster.api.env.DATA_DIR!),
+      ),
+    });
     const identities = new Set<string>();
     for await (const wf of client.workflow.list({ query: "WorkflowType = 'bulkDomainCheck'" })) {
       const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
@@ -103,6 +146,8 @@ describe('registry pace across network workers', () => {
       }
     }
     expect(identities.size, [...identities].join(', ')).toBe(2);
-    console.log(`registry pace: ${sorted.length} queries from 2 workers in ${((sorted.at(-1)! - sorted[0]!) / 1000).toFixed(2)} s (${overall.toFixed(2)}/s, busiest second ${busiest}), ${rdap.refused()} refused`);
+    console.log(
+      `registry pace: ${sorted.length} queries from 2 workers in ${((sorted.at(-1)! - sorted[0]!) / 1000).toFixed(2)} s (${overall.toFixed(2)}/s, busiest second ${busiest}), ${rdap.refused()} refused`,
+    );
   });
 });

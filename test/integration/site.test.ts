@@ -20,13 +20,25 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
   });
 
   it('POST /api/v1/site/discover lists pages, then answers repeats from the cache until fresh is asked', async () => {
-    const first = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, limit: 20 } });
+    const first = await call(target, 'POST', '/api/v1/site/discover', {
+      key,
+      json: { url: sitemapSite.url, limit: 20 },
+    });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ success: true, source: 'sitemap', total: 20, cached: false, cache_age_seconds: 0 });
+    expect(first.body).toMatchObject({
+      success: true,
+      source: 'sitemap',
+      total: 20,
+      cached: false,
+      cache_age_seconds: 0,
+    });
     expect(first.body.pages[0]).toBe(`${sitemapSite.url}/docs/page-1`);
     const robotsReads = sitemapSite.count('/robots.txt');
 
-    const second = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, limit: 3 } });
+    const second = await call(target, 'POST', '/api/v1/site/discover', {
+      key,
+      json: { url: sitemapSite.url, limit: 3 },
+    });
     expect(second.body).toMatchObject({ source: 'sitemap', total: 3, cached: true });
     expect(second.body.pages).toEqual(first.body.pages.slice(0, 3));
     expect(sitemapSite.count('/robots.txt')).toBe(robotsReads);
@@ -36,7 +48,10 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
     expect(aged.body.cache_age_seconds).toBeGreaterThanOrEqual(1);
     expect(aged.body.cache_age_seconds).toBeLessThan(60);
 
-    const fresh = await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, fresh: true } });
+    const fresh = await call(target, 'POST', '/api/v1/site/discover', {
+      key,
+      json: { url: sitemapSite.url, fresh: true },
+    });
     expect(fresh.body).toMatchObject({ cached: false, total: 20 });
     expect(sitemapSite.count('/robots.txt')).toBe(robotsReads + 1);
   });
@@ -47,28 +62,62 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
       expectErrorShape(r, 400);
       expect(r.body.message).toMatch(/^limit/);
     }
-    expect((await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, limit: 1 } })).body.total).toBe(1);
-    const privateTarget = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: 'http://10.255.255.1/' } });
+    expect(
+      (await call(target, 'POST', '/api/v1/site/discover', { key, json: { url: sitemapSite.url, limit: 1 } })).body
+        .total,
+    ).toBe(1);
+    const privateTarget = await call(target, 'POST', '/api/v1/site/audit', {
+      key,
+      json: { url: 'http://10.255.255.1/' },
+    });
     expectErrorShape(privateTarget, 400);
     expect(privateTarget.body.message).toMatch(/url/);
-    const badType = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/clean`, page_type: 'homepage' } });
+    const badType = await call(target, 'POST', '/api/v1/site/audit', {
+      key,
+      json: { url: `${auditSite.url}/clean`, page_type: 'homepage' },
+    });
     expectErrorShape(badType, 400);
     expect(badType.body.message).toMatch(/^page_type: must be one of landing, article/);
-    expectErrorShape(await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: 'ftp://example.test/' } }), 400);
+    expectErrorShape(
+      await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: 'ftp://example.test/' } }),
+      400,
+    );
   });
 
   it('POST /api/v1/site/audit audits one page, caches it for the same URL and page type, and reports a page too large', async () => {
     const first = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ success: true, page_type: 'other', cached: false, summary: { by_category: { accessibility: 10 }, needs_review: 6 } });
-    expect(first.body.needs_review.map((r: any) => r.selector).sort()).toEqual(['.caption', '.glass', '.gradient', '.photo', '.photo-dark', '.themed']);
-    expect(first.body.findings.find((f: any) => f.rule === 'contrast' && f.selector === '.muted')).toMatchObject({ measured: '4.48:1 (#777777 on #ffffff)', threshold: '4.5:1' });
+    expect(first.body).toMatchObject({
+      success: true,
+      page_type: 'other',
+      cached: false,
+      summary: { by_category: { accessibility: 10 }, needs_review: 6 },
+    });
+    expect(first.body.needs_review.map((r: any) => r.selector).sort()).toEqual([
+      '.caption',
+      '.glass',
+      '.gradient',
+      '.photo',
+      '.photo-dark',
+      '.themed',
+    ]);
+    expect(first.body.findings.find((f: any) => f.rule === 'contrast' && f.selector === '.muted')).toMatchObject({
+      measured: '4.48:1 (#777777 on #ffffff)',
+      threshold: '4.5:1',
+    });
     const reads = auditSite.count('/a11y');
     const again = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
     expect(again.body).toMatchObject({ cached: true, findings: first.body.findings });
     expect(auditSite.count('/a11y')).toBe(reads);
     // Another page type is another audit (its thresholds may differ).
-    expect((await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y`, page_type: 'docs' } })).body).toMatchObject({ cached: false, page_type: 'docs', page_type_source: 'given by the caller' });
+    expect(
+      (
+        await call(target, 'POST', '/api/v1/site/audit', {
+          key,
+          json: { url: `${auditSite.url}/a11y`, page_type: 'docs' },
+        })
+      ).body,
+    ).toMatchObject({ cached: false, page_type: 'docs', page_type_source: 'given by the caller' });
 
     const big = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/big` } });
     expectErrorShape(big, 502);
@@ -85,14 +134,20 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
       expect(tool.outputSchema?.type).toBe('object');
     }
 
-    const discovered = await client.callTool({ name: 'discover_site_pages', arguments: { url: sitemapSite.url, limit: 2 } });
+    const discovered = await client.callTool({
+      name: 'discover_site_pages',
+      arguments: { url: sitemapSite.url, limit: 2 },
+    });
     expect(discovered.isError, JSON.stringify(discovered)).toBeFalsy();
     const pages = (discovered.structuredContent as { pages: string[] }).pages;
     expect(pages).toEqual([`${sitemapSite.url}/docs/page-1`, `${sitemapSite.url}/docs/page-2`]);
 
     // The sitemap's pages are 404 here; audit the fixture pages the same way, one call per page.
     for (const path of ['/clean', '/template']) {
-      const audited = await client.callTool({ name: 'audit_page_design', arguments: { url: `${auditSite.url}${path}`, page_type: 'landing' } });
+      const audited = await client.callTool({
+        name: 'audit_page_design',
+        arguments: { url: `${auditSite.url}${path}`, page_type: 'landing' },
+      });
       expect(audited.isError, JSON.stringify(audited)).toBeFalsy();
       const out = audited.structuredContent as { findings: Array<{ rule: string }>; summary: { score: number } };
       if (path === '/clean') expect(out.findings).toEqual([]);
@@ -109,19 +164,30 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
     expect(JSON.stringify(missing.content)).toMatch(/answered HTTP 404/);
 
     // As tasks: the job answers from the cache the plain call filled (unless fresh); a failed audit is a failed task.
-    const asTask = async (args: Record<string, unknown>) => (await client.request({ method: 'tools/call', params: { name: 'audit_page_design', arguments: args, task: {} } }, CreateTaskResultSchema)).task;
+    const asTask = async (args: Record<string, unknown>) =>
+      (
+        await client.request(
+          { method: 'tools/call', params: { name: 'audit_page_design', arguments: args, task: {} } },
+          CreateTaskResultSchema,
+        )
+      ).task;
     const cachedTask = await asTask({ url: `${auditSite.url}/clean`, page_type: 'landing' });
     expect(cachedTask.taskId).toMatch(/^page-audit-/);
     const fromCache = await client.experimental.tasks.getTaskResult(cachedTask.taskId, CallToolResultSchema);
     expect(fromCache.structuredContent).toMatchObject({ cached: true, findings: [] });
     expect((fromCache.structuredContent as { cache_age_seconds: number }).cache_age_seconds).toBeGreaterThanOrEqual(0);
     const freshTask = await asTask({ url: `${auditSite.url}/clean`, page_type: 'landing', fresh: true });
-    expect((await client.experimental.tasks.getTaskResult(freshTask.taskId, CallToolResultSchema)).structuredContent).toMatchObject({ cached: false, cache_age_seconds: 0 });
+    expect(
+      (await client.experimental.tasks.getTaskResult(freshTask.taskId, CallToolResultSchema)).structuredContent,
+    ).toMatchObject({ cached: false, cache_age_seconds: 0 });
     const failedTask = await asTask({ url: pages[0] });
     const failed = await client.experimental.tasks.getTaskResult(failedTask.taskId, CallToolResultSchema);
     expect(failed.isError).toBe(true);
     expect(JSON.stringify(failed.content)).toMatch(/answered HTTP 404/);
-    expect(await client.experimental.tasks.getTask(failedTask.taskId)).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/^failed: .*404/) });
+    expect(await client.experimental.tasks.getTask(failedTask.taskId)).toMatchObject({
+      status: 'failed',
+      statusMessage: expect.stringMatching(/^failed: .*404/),
+    });
     const ssrf = await client.callTool({ name: 'discover_site_pages', arguments: { url: 'http://127.0.0.2/' } });
     expect(ssrf.isError).toBe(true);
     expect(JSON.stringify(ssrf.content)).toMatch(/not allowed|loopback|private|forbidden/i);

@@ -19,8 +19,20 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
     await fetch(`${created.body.webhook_url}?a=1`, { method: 'POST', body: 'x' });
     await fetch(created.body.webhook_url);
     expectShape(spec.webhookListResult, (await call(target, 'GET', '/api/v1/network/my-webhooks', { key })).body);
-    expectShape(spec.webhookRequestsResult, (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${created.body.webhook_id}`, { key })).body);
-    expectShape(spec.webhookDeleteResult, (await call(target, 'POST', '/api/v1/network/my-webhook-delete', { key, json: { webhook_id: created.body.webhook_id } })).body);
+    expectShape(
+      spec.webhookRequestsResult,
+      (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${created.body.webhook_id}`, { key }))
+        .body,
+    );
+    expectShape(
+      spec.webhookDeleteResult,
+      (
+        await call(target, 'POST', '/api/v1/network/my-webhook-delete', {
+          key,
+          json: { webhook_id: created.body.webhook_id },
+        })
+      ).body,
+    );
   });
 
   it('whois in its three modes, and the bulk check', async () => {
@@ -34,8 +46,15 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
         else expectShape(spec.whoisMeta, body.meta);
       }
     }
-    expectShape(spec.whoisResult, (await call(target, 'GET', `/api/v1/network/whois?domain=free2-${stamp}.com&include_pricing=false`, { key })).body);
-    const bulk = await call(target, 'POST', '/api/v1/network/domains/check', { key, json: { domains: [`taken-${stamp}.org`, `free-${stamp}.org`, `taken-${stamp}.com`] } });
+    expectShape(
+      spec.whoisResult,
+      (await call(target, 'GET', `/api/v1/network/whois?domain=free2-${stamp}.com&include_pricing=false`, { key }))
+        .body,
+    );
+    const bulk = await call(target, 'POST', '/api/v1/network/domains/check', {
+      key,
+      json: { domains: [`taken-${stamp}.org`, `free-${stamp}.org`, `taken-${stamp}.com`] },
+    });
     expectShape(spec.bulkCheckResult, bulk.body);
     expect(bulk.body.results[`free-${stamp}.org`].pricing).toBeDefined();
   });
@@ -45,7 +64,17 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
     const site = http.createServer((_req, res) => res.end('ok'));
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
     try {
-      const started = await call(target, 'POST', '/api/v1/load-testing/start', { key, json: { targetUrl: `http://127.0.0.1:${(site.address() as AddressInfo).port}/`, httpMethod: 'GET', concurrentUsers: 2, testDuration: 30, rampUpTime: 0, requestsPerSecond: 20 } });
+      const started = await call(target, 'POST', '/api/v1/load-testing/start', {
+        key,
+        json: {
+          targetUrl: `http://127.0.0.1:${(site.address() as AddressInfo).port}/`,
+          httpMethod: 'GET',
+          concurrentUsers: 2,
+          testDuration: 30,
+          rampUpTime: 0,
+          requestsPerSecond: 20,
+        },
+      });
       expectShape(spec.loadTestStartResult, started.body);
       const id = started.body.test_id;
       let status: any;
@@ -55,8 +84,14 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expectShape(spec.loadTestStatusResult, status);
-      expectShape(spec.loadTestStopResult, (await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key })).body);
-      expectShape(spec.loadTestResultsResult, (await call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key })).body);
+      expectShape(
+        spec.loadTestStopResult,
+        (await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key })).body,
+      );
+      expectShape(
+        spec.loadTestResultsResult,
+        (await call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key })).body,
+      );
     } finally {
       site.closeAllConnections();
       site.close();
@@ -65,7 +100,10 @@ describe.each(targets())('response shapes of the spec ($name)', (target) => {
 
   it('dns-lookup, ip-info and http-headers', async () => {
     const { key } = await newAccount(target);
-    expectShape(spec.dnsLookupResult, (await call(target, 'GET', '/api/v1/network/dns-lookup?domain=example.test', { key })).body);
+    expectShape(
+      spec.dnsLookupResult,
+      (await call(target, 'GET', '/api/v1/network/dns-lookup?domain=example.test', { key })).body,
+    );
     for (const ip of ['1.1.1.1', '10.0.0.1', '2606:4700:4700::1111']) {
       expectShape(spec.ipInfoResult, (await call(target, 'GET', `/api/v1/network/ip-info?ip=${ip}`, { key })).body);
     }

@@ -31,7 +31,13 @@ describe('a thousand live streams', () => {
 
   beforeAll(async () => {
     // An API process of its own (on the suite's Temporal server): its CPU is this test's alone.
-    app = await startApp({ ROLE: 'api', TEMPORAL_ADDRESS: target.temporalAddress, PAYLOAD_KEY: randomBytes(32).toString('base64'), DATA_DIR: await tempDir('streams'), MAX_CONNECTIONS_PER_CLIENT: '5000' });
+    app = await startApp({
+      ROLE: 'api',
+      TEMPORAL_ADDRESS: target.temporalAddress,
+      PAYLOAD_KEY: randomBytes(32).toString('base64'),
+      DATA_DIR: await tempDir('streams'),
+      MAX_CONNECTIONS_PER_CLIENT: '5000',
+    });
   }, 180_000);
   afterAll(async () => {
     for (const req of open) req.destroy();
@@ -43,7 +49,10 @@ describe('a thousand live streams', () => {
       const began = performance.now();
       const req = http.request(`${app.baseUrl}${path}`, { method, agent, headers: { 'X-API-Key': key } }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body, ms: performance.now() - began }));
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode!, body, ms: performance.now() - began }));
       });
       req.on('error', reject).end();
     });
@@ -66,17 +75,31 @@ describe('a thousand live streams', () => {
   it('idles without work, delivers new captures to each, and keeps answering other users', async () => {
     const keys: string[] = [];
     for (let i = 0; i < USERS + 1; i++) {
-      const made = await runScript('scripts/admin.ts', ['create-key', '--email', `streams-${i}@example.test`, '--plan', 'enterprise'], app.env);
+      const made = await runScript(
+        'scripts/admin.ts',
+        ['create-key', '--email', `streams-${i}@example.test`, '--plan', 'enterprise'],
+        app.env,
+      );
       expect(made.code, made.stderr).toBe(0);
       keys.push(JSON.parse(made.stdout).api_key);
     }
     const other = keys.pop()!;
     const webhooks: string[] = [];
-    for (const key of keys) webhooks.push(JSON.parse((await request('POST', '/api/v1/network/my-webhook-create', key)).body).webhook_id);
+    for (const key of keys)
+      webhooks.push(JSON.parse((await request('POST', '/api/v1/network/my-webhook-create', key)).body).webhook_id);
     const rssBefore = await rssMb(app.pid);
     const streams = [];
     for (let i = 0; i < STREAMS; i += 50) {
-      streams.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => stream(`/api/v1/network/my-webhook-requests/events?webhook_id=${webhooks[(i + j) % USERS]}`, keys[(i + j) % USERS]!)))));
+      streams.push(
+        ...(await Promise.all(
+          Array.from({ length: 50 }, (_, j) =>
+            stream(
+              `/api/v1/network/my-webhook-requests/events?webhook_id=${webhooks[(i + j) % USERS]}`,
+              keys[(i + j) % USERS]!,
+            ),
+          ),
+        )),
+      );
     }
     expect(streams).toHaveLength(STREAMS);
 
@@ -95,7 +118,7 @@ describe('a thousand live streams', () => {
       await sleep(300);
       readings.push(await rssMb(app.pid));
     }
-    const idleShare = (await cpuSeconds(app.pid) - before) / 16;
+    const idleShare = ((await cpuSeconds(app.pid)) - before) / 16;
     const rssAdded = Math.min(...readings) - rssBefore;
 
     // Another user's requests meanwhile.

@@ -30,15 +30,31 @@ describe('target verification before large load tests', () => {
       if (req.url === '/.well-known/netops-verification.txt') {
         proofFetches++;
         if (served === null) return res.writeHead(404).end('not here');
-        return res.writeHead(200, { 'content-type': 'text/plain' }).end(`# tokens of the people allowed to load this site\n${served}\n`);
+        return res
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`# tokens of the people allowed to load this site\n${served}\n`);
       }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
     dns = await startDnsServer({ extra });
-    app = await startApp({ DATA_DIR: await tempDir('target-verification'), NETWORK_ALLOW: '127.0.0.1/32', DNS_SERVERS: dns.address, TARGET_VERIFICATION: 'required', TARGET_VERIFICATION_TTL_SECONDS: String(TTL_SECONDS) });
-    key = JSON.parse((await runScript('scripts/admin.ts', ['create-key', '--email', 'verify@example.test', '--plan', 'enterprise'], app.env)).stdout).api_key;
+    app = await startApp({
+      DATA_DIR: await tempDir('target-verification'),
+      NETWORK_ALLOW: '127.0.0.1/32',
+      DNS_SERVERS: dns.address,
+      TARGET_VERIFICATION: 'required',
+      TARGET_VERIFICATION_TTL_SECONDS: String(TTL_SECONDS),
+    });
+    key = JSON.parse(
+      (
+        await runScript(
+          'scripts/admin.ts',
+          ['create-key', '--email', 'verify@example.test', '--plan', 'enterprise'],
+          app.env,
+        )
+      ).stdout,
+    ).api_key;
   }, 120_000);
   afterAll(async () => {
     await app?.stop();
@@ -48,25 +64,73 @@ describe('target verification before large load tests', () => {
   });
 
   const post = async (path: string, json: unknown) => {
-    const res = await fetch(`${app.baseUrl}/api/v1${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const res = await fetch(`${app.baseUrl}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   // Large by its users only: 51 users at 20 requests/s for 10 s is gentle on the loopback site.
-  const large = (targetUrl = siteUrl) => post('/load-testing/start', { targetUrl, httpMethod: 'GET', concurrentUsers: 51, testDuration: 10, rampUpTime: 0, requestsPerSecond: 20 });
+  const large = (targetUrl = siteUrl) =>
+    post('/load-testing/start', {
+      targetUrl,
+      httpMethod: 'GET',
+      concurrentUsers: 51,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 20,
+    });
 
-  it('refuses a large test until the token is served, accepts it then, and refuses again once it is gone and the proof expired', { timeout: 90_000 }, async () => {
+  it('refuses a large test until the token is served, accepts it then, and refuses again once it is gone and the proof expired', {
+    timeout: 90_000,
+  }, async () => {
     // Small tests run as before; the edge of each bound: 50 users, 50/s, 60 s is small. A second one of
     // the same target at once is refused (side by side they would add up to a large one).
-    const small = await post('/load-testing/start', { targetUrl: siteUrl, httpMethod: 'GET', concurrentUsers: 50, testDuration: 60, rampUpTime: 0, requestsPerSecond: 50 });
+    const small = await post('/load-testing/start', {
+      targetUrl: siteUrl,
+      httpMethod: 'GET',
+      concurrentUsers: 50,
+      testDuration: 60,
+      rampUpTime: 0,
+      requestsPerSecond: 50,
+    });
     expect(small.status, JSON.stringify(small.body)).toBe(202);
-    const second = await post('/load-testing/start', { targetUrl: `${siteUrl}other`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10, rampUpTime: 0, requestsPerSecond: 1 });
+    const second = await post('/load-testing/start', {
+      targetUrl: `${siteUrl}other`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 1,
+    });
     expect(second.status).toBe(403);
     expect(second.body.message).toMatch(/a second test at once of the same target needs proof/);
     // Stopped once running (a pending test cannot be stopped yet).
-    for (let i = 0; i < 50 && (await post(`/load-testing/stop/${small.body.test_id}`, {})).status !== 200; i++) await sleep(200);
-    expect((await (await fetch(`${app.baseUrl}/api/v1/load-testing/status/${small.body.test_id}`, { headers: { 'X-API-Key': key } })).json()) as any).toMatchObject({ stop_requested: true });
-    for (const over of [{ concurrentUsers: 51 }, { requestsPerSecond: 51 }, { requestsPerSecond: 0 }, { testDuration: 61 }]) {
-      const refused = await post('/load-testing/start', { targetUrl: siteUrl, httpMethod: 'GET', concurrentUsers: 50, testDuration: 60, rampUpTime: 0, requestsPerSecond: 50, ...over });
+    for (let i = 0; i < 50 && (await post(`/load-testing/stop/${small.body.test_id}`, {})).status !== 200; i++)
+      await sleep(200);
+    expect(
+      (await (
+        await fetch(`${app.baseUrl}/api/v1/load-testing/status/${small.body.test_id}`, {
+          headers: { 'X-API-Key': key },
+        })
+      ).json()) as any,
+    ).toMatchObject({ stop_requested: true });
+    for (const over of [
+      { concurrentUsers: 51 },
+      { requestsPerSecond: 51 },
+      { requestsPerSecond: 0 },
+      { testDuration: 61 },
+    ]) {
+      const refused = await post('/load-testing/start', {
+        targetUrl: siteUrl,
+        httpMethod: 'GET',
+        concurrentUsers: 50,
+        testDuration: 60,
+        rampUpTime: 0,
+        requestsPerSecond: 50,
+        ...over,
+      });
       expect(refused.status, JSON.stringify(over)).toBe(403);
       expect(refused.body.error_code).toBe('target_not_verified');
     }
@@ -79,15 +143,40 @@ describe('target verification before large load tests', () => {
     // The token: the same on every ask, its methods named; not verified while nothing serves it.
     const issued = await post('/load-testing/targets', { targetUrl: siteUrl });
     expect(issued.status).toBe(200);
-    expect(issued.body).toMatchObject({ success: true, host: '127.0.0.1', verified: false, verified_by: null, required: true, required_above: { concurrent_users: 50, requests_per_second: 50, test_duration: 60 }, trusted_for_seconds: TTL_SECONDS });
+    expect(issued.body).toMatchObject({
+      success: true,
+      host: '127.0.0.1',
+      verified: false,
+      verified_by: null,
+      required: true,
+      required_above: { concurrent_users: 50, requests_per_second: 50, test_duration: 60 },
+      trusted_for_seconds: TTL_SECONDS,
+    });
     expect(issued.body.token).toMatch(/^netops-verification=[A-Za-z0-9_-]{32}$/);
     expect(issued.body.methods.map((m: any) => m.type)).toEqual(['http']); // an address has no DNS name to hold a record
     expect(refused.body.message).toContain(issued.body.token);
-    expect((await post('/load-testing/targets', { targetUrl: `${siteUrl}other/path` })).body.token).toBe(issued.body.token);
+    expect((await post('/load-testing/targets', { targetUrl: `${siteUrl}other/path` })).body.token).toBe(
+      issued.body.token,
+    );
 
     // Another user's token for the same host, even proven and remembered, does not verify this user.
-    const other = JSON.parse((await runScript('scripts/admin.ts', ['create-key', '--email', 'other-verify@example.test', '--plan', 'enterprise'], app.env)).stdout).api_key;
-    const otherAsk = async () => (await (await fetch(`${app.baseUrl}/api/v1/load-testing/targets`, { method: 'POST', headers: { 'X-API-Key': other, 'content-type': 'application/json' }, body: JSON.stringify({ targetUrl: siteUrl }) })).json()) as any;
+    const other = JSON.parse(
+      (
+        await runScript(
+          'scripts/admin.ts',
+          ['create-key', '--email', 'other-verify@example.test', '--plan', 'enterprise'],
+          app.env,
+        )
+      ).stdout,
+    ).api_key;
+    const otherAsk = async () =>
+      (await (
+        await fetch(`${app.baseUrl}/api/v1/load-testing/targets`, {
+          method: 'POST',
+          headers: { 'X-API-Key': other, 'content-type': 'application/json' },
+          body: JSON.stringify({ targetUrl: siteUrl }),
+        })
+      ).json()) as any;
     const otherToken = (await otherAsk()).token;
     expect(otherToken).not.toBe(issued.body.token);
     served = otherToken;
@@ -97,7 +186,11 @@ describe('target verification before large load tests', () => {
     served = `${otherToken}\n${issued.body.token}`;
     const accepted = await large();
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
-    expect((await post('/load-testing/targets', { targetUrl: siteUrl })).body).toMatchObject({ verified: true, verified_by: 'cached', addresses: ['127.0.0.1'] });
+    expect((await post('/load-testing/targets', { targetUrl: siteUrl })).body).toMatchObject({
+      verified: true,
+      verified_by: 'cached',
+      addresses: ['127.0.0.1'],
+    });
 
     // The token removed: the remembered proof still holds until it expires, then the host is asked again.
     served = null;
@@ -111,13 +204,24 @@ describe('target verification before large load tests', () => {
     expect(proofFetches).toBeGreaterThan(fetchesBefore);
   });
 
-  it('accepts a DNS TXT record as the proof, and refuses private targets before anything is fetched', { timeout: 60_000 }, async () => {
+  it('accepts a DNS TXT record as the proof, and refuses private targets before anything is fetched', {
+    timeout: 60_000,
+  }, async () => {
     const byName = siteUrl.replace('127.0.0.1', 'localhost');
     const issued = await post('/load-testing/targets', { targetUrl: byName });
     expect(issued.body).toMatchObject({ host: 'localhost', verified: false });
-    expect(issued.body.methods).toContainEqual(expect.objectContaining({ type: 'dns', name: '_netops-verification.localhost', record: 'TXT', value: issued.body.token }));
+    expect(issued.body.methods).toContainEqual(
+      expect.objectContaining({
+        type: 'dns',
+        name: '_netops-verification.localhost',
+        record: 'TXT',
+        value: issued.body.token,
+      }),
+    );
     expect((await large(byName)).status).toBe(403);
-    extra['_netops-verification.localhost'] = { TXT: [{ type: 'TXT', name: '_netops-verification.localhost', ttl: 60, data: [issued.body.token] } as Answer] };
+    extra['_netops-verification.localhost'] = {
+      TXT: [{ type: 'TXT', name: '_netops-verification.localhost', ttl: 60, data: [issued.body.token] } as Answer],
+    };
     const accepted = await large(byName);
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
     expect(dns.queries).toContainEqual({ name: '_netops-verification.localhost', type: 'TXT' });
@@ -133,13 +237,25 @@ describe('target verification before large load tests', () => {
     const target = { name: 'own', baseUrl: app.baseUrl, env: app.env } as any;
     const user = await newUser(target);
     const { client } = await connectedClient(target, user.email);
-    const refused = await client.callTool({ name: 'load_test_start', arguments: { targetUrl: siteUrl, httpMethod: 'GET', concurrentUsers: 51, testDuration: 10, rampUpTime: 0, requestsPerSecond: 20 } });
+    const refused = await client.callTool({
+      name: 'load_test_start',
+      arguments: {
+        targetUrl: siteUrl,
+        httpMethod: 'GET',
+        concurrentUsers: 51,
+        testDuration: 10,
+        rampUpTime: 0,
+        requestsPerSecond: 20,
+      },
+    });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toContain('/.well-known/netops-verification.txt');
     const verify = await client.callTool({ name: 'load_test_verify_target', arguments: { targetUrl: siteUrl } });
     expect(verify.structuredContent).toMatchObject({ host: '127.0.0.1', verified: false });
     served = (verify.structuredContent as any).token;
-    expect((await client.callTool({ name: 'load_test_verify_target', arguments: { targetUrl: siteUrl } })).structuredContent).toMatchObject({ verified: true, verified_by: 'http' });
+    expect(
+      (await client.callTool({ name: 'load_test_verify_target', arguments: { targetUrl: siteUrl } })).structuredContent,
+    ).toMatchObject({ verified: true, verified_by: 'http' });
     await client.close();
   });
 });

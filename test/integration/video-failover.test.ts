@@ -15,17 +15,42 @@ describe('video job failover', () => {
   let cluster: Awaited<ReturnType<typeof startCluster>> | undefined;
   afterAll(() => cluster?.stop());
 
-  it('retries the processing of a killed media worker on another one, and the job still completes', { timeout: 180_000 }, async () => {
+  it('retries the processing of a killed media worker on another one, and the job still completes', {
+    timeout: 180_000,
+  }, async () => {
     // 30 s of 1280x720: several seconds of ffmpeg, time enough to kill its worker in the middle.
     const clip = path.join(await mkdtemp(path.join(os.tmpdir(), 'video-failover-')), 'clip.mp4');
-    await promisify(execFile)('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30:duration=30', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clip]);
+    await promisify(execFile)('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=1280x720:rate=30:duration=30',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      clip,
+    ]);
     cluster = await startCluster('video-failover');
     const { api, key, role } = cluster;
     await role('worker:workflows');
     const victim = await role('worker:media');
 
-    const status = async (id: string) => (await fetch(`${api.baseUrl}/api/v1/video/watermark-jobs/${id}`, { headers: { 'X-API-Key': key } })).json() as Promise<any>;
-    const job = await (await fetch(`${api.baseUrl}/api/v1/video/watermark-jobs`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ service: 'region', regions: [{ x: 100, y: 100, width: 200, height: 120 }] }) })).json();
+    const status = async (id: string) =>
+      (
+        await fetch(`${api.baseUrl}/api/v1/video/watermark-jobs/${id}`, { headers: { 'X-API-Key': key } })
+      ).json() as Promise<any>;
+    const job = await (
+      await fetch(`${api.baseUrl}/api/v1/video/watermark-jobs`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ service: 'region', regions: [{ x: 100, y: 100, width: 200, height: 120 }] }),
+      })
+    ).json();
     const form = new FormData();
     form.append('video', new Blob([new Uint8Array(await readFile(clip))], { type: 'video/mp4' }), 'clip.mp4');
     expect((await fetch(job.upload_url, { method: 'POST', body: form })).status).toBe(202);

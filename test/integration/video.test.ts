@@ -25,7 +25,28 @@ let clip: Buffer; // 3 s, 320x240, 25 fps, grey with a white box, a 440 Hz tone
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'video-test-'));
   const file = path.join(dir, 'clip.mp4');
-  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=0x808080:s=320x240:r=25:d=3', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', '-vf', `drawbox=x=${BOX.x}:y=${BOX.y}:w=${BOX.width}:h=${BOX.height}:color=white:t=fill`, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', file]);
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=0x808080:s=320x240:r=25:d=3',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=3',
+    '-vf',
+    `drawbox=x=${BOX.x}:y=${BOX.y}:w=${BOX.width}:h=${BOX.height}:color=white:t=fill`,
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    file,
+  ]);
   clip = await readFile(file);
 });
 
@@ -33,15 +54,44 @@ beforeAll(async () => {
 async function meanLuma(video: Buffer, r: typeof BOX): Promise<number> {
   const file = path.join(dir, `probe-${Math.random().toString(36).slice(2)}.mp4`);
   await writeFile(file, video);
-  const { stdout } = await run('ffmpeg', ['-v', 'error', '-ss', '1.5', '-i', file, '-vf', `crop=${r.width}:${r.height}:${r.x}:${r.y},format=gray`, '-frames:v', '1', '-f', 'rawvideo', '-'], { encoding: 'buffer', maxBuffer: 1 << 20 });
+  const { stdout } = await run(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-ss',
+      '1.5',
+      '-i',
+      file,
+      '-vf',
+      `crop=${r.width}:${r.height}:${r.x}:${r.y},format=gray`,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-',
+    ],
+    { encoding: 'buffer', maxBuffer: 1 << 20 },
+  );
   return (stdout as Buffer).reduce((a, b) => a + b, 0) / (stdout as Buffer).length;
 }
 
 async function probe(video: Buffer) {
   const file = path.join(dir, `probe-${Math.random().toString(36).slice(2)}.mp4`);
   await writeFile(file, video);
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file]);
-  return JSON.parse(stdout) as { streams: Array<{ codec_type: string; width?: number; height?: number }>; format: { duration: string } };
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-print_format',
+    'json',
+    '-show_streams',
+    '-show_format',
+    file,
+  ]);
+  return JSON.parse(stdout) as {
+    streams: Array<{ codec_type: string; width?: number; height?: number }>;
+    format: { duration: string };
+  };
 }
 
 const upload = (url: string, bytes: Buffer, name = 'clip.mp4', field = 'video') => {
@@ -58,8 +108,10 @@ describe.each(targets())('video jobs ($name)', (target) => {
   });
   afterAll(() => blobs?.close());
   const account = newAccount(target);
-  const start = async (json: unknown) => call(target, 'POST', '/api/v1/video/watermark-jobs', { key: (await account).key, json });
-  const status = async (id: string) => call(target, 'GET', `/api/v1/video/watermark-jobs/${id}`, { key: (await account).key });
+  const start = async (json: unknown) =>
+    call(target, 'POST', '/api/v1/video/watermark-jobs', { key: (await account).key, json });
+  const status = async (id: string) =>
+    call(target, 'GET', `/api/v1/video/watermark-jobs/${id}`, { key: (await account).key });
   const until = async (id: string, done: (s: any) => boolean, ms = 60_000) => {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -139,7 +191,10 @@ describe.each(targets())('video jobs ($name)', (target) => {
       [Array.from({ length: 9 }, () => BOX), /regions: must hold at most 8 regions/],
       [[{ ...BOX, width: 0 }], /regions\.0\.width: must be from 1/],
       [[{ ...BOX, x: -1 }], /regions\.0\.x: must be from 0/],
-      [[{ ...BOX, start_seconds: 2, end_seconds: 1 }], /regions\.0\.end_seconds: end_seconds must be after start_seconds/],
+      [
+        [{ ...BOX, start_seconds: 2, end_seconds: 1 }],
+        /regions\.0\.end_seconds: end_seconds must be after start_seconds/,
+      ],
     ] as const) {
       const reply = await start({ service: 'region', regions });
       expectErrorShape(reply, 400);
@@ -164,7 +219,16 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expect((await status(id)).body.status).toBe('awaiting_upload');
     // A form cut off before its end is refused as invalid input (the API stays up), keeping nothing.
     const boundary = 'cut-off-form';
-    const cut = await fetch(url, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`), clip.subarray(0, 2000)]) });
+    const cut = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+        ),
+        clip.subarray(0, 2000),
+      ]),
+    });
     expect(cut.status).toBe(400);
     expect((await cut.json()).message).toMatch(/^video: /);
     expect(await stored(id)).toEqual([]);
@@ -173,7 +237,12 @@ describe.each(targets())('video jobs ($name)', (target) => {
 
   it('fails a job whose upload carries a C2PA manifest, or a region outside the frame, saying why', async () => {
     // A C2PA manifest store box appended at the top level, as signing tools write it.
-    const uuidBox = Buffer.concat([Buffer.from([0, 0, 0, 40]), Buffer.from('uuid'), Buffer.from(C2PA_UUID, 'hex'), Buffer.alloc(16)]);
+    const uuidBox = Buffer.concat([
+      Buffer.from([0, 0, 0, 40]),
+      Buffer.from('uuid'),
+      Buffer.from(C2PA_UUID, 'hex'),
+      Buffer.alloc(16),
+    ]);
     const c2pa = (await start({ service: 'region', regions: [BOX] })).body;
     expect((await upload(c2pa.upload_url, Buffer.concat([clip, uuidBox]))).status).toBe(202);
     const outside = (await start({ service: 'region', regions: [{ x: 300, y: 200, width: 60, height: 60 }] })).body;
@@ -183,7 +252,9 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expect(failedC2pa.reason).toMatch(/C2PA manifest .*top level.*signed provenance/);
     const failedOutside = await until(outside.job_id, (s) => s.status === 'failed' || s.status === 'done');
     expect(failedOutside.reason).toBe('regions[0] (60x60 at 300,200) reaches outside the 320x240 frame');
-    await expect.poll(async () => [...(await stored(c2pa.job_id)), ...(await stored(outside.job_id))], { timeout: 15_000 }).toEqual([]);
+    await expect
+      .poll(async () => [...(await stored(c2pa.job_id)), ...(await stored(outside.job_id))], { timeout: 15_000 })
+      .toEqual([]);
   }, 90_000);
 
   it('expires a job whose upload or download does not come in time, and cleans up (20 s links here)', async () => {
@@ -207,11 +278,21 @@ describe.each(targets())('video jobs ($name)', (target) => {
     const user = await newUser(target);
     const { client } = await connectedClient(target, user.email);
     const { tools } = await client.listTools();
-    expect(tools.find((t) => t.name === 'remove_video_watermark')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(tools.find((t) => t.name === 'remove_video_watermark')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
     expect(tools.find((t) => t.name === 'watermark_status')!.annotations).toMatchObject({ readOnlyHint: true });
-    const refused = await client.callTool({ name: 'remove_video_watermark', arguments: { service: 'veo-3', regions: [BOX] } });
+    const refused = await client.callTool({
+      name: 'remove_video_watermark',
+      arguments: { service: 'veo-3', regions: [BOX] },
+    });
     expect(refused.isError).toBe(true);
-    const started = await client.callTool({ name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] } });
+    const started = await client.callTool({
+      name: 'remove_video_watermark',
+      arguments: { service: 'region', regions: [BOX] },
+    });
     expect(started.isError, JSON.stringify(started)).toBeFalsy();
     const job = started.structuredContent as { job_id: string; upload_url: string };
     expect((await upload(job.upload_url, clip)).status).toBe(202);
@@ -224,7 +305,10 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expect(s).toMatchObject({ status: 'done' });
     expect((await fetch(s.download_url)).status).toBe(200);
     // Another user's job is an error result that says nothing about it.
-    const other = await client.callTool({ name: 'watermark_status', arguments: { job_id: (await start({ service: 'region', regions: [BOX] })).body.job_id } });
+    const other = await client.callTool({
+      name: 'watermark_status',
+      arguments: { job_id: (await start({ service: 'region', regions: [BOX] })).body.job_id },
+    });
     expect(other.isError).toBe(true);
     await client.close();
   }, 90_000);
@@ -233,28 +317,50 @@ describe.each(targets())('video jobs ($name)', (target) => {
     const user = await newUser(target);
     const { client } = await connectedClient(target, user.email);
     const stranger = (await connectedClient(target, (await newUser(target)).email)).client;
-    const created = await client.request({ method: 'tools/call', params: { name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] }, task: {} } }, CreateTaskResultSchema);
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
     const { task } = created;
     expect(task.taskId).toMatch(/^video-job-/);
     expect(task.status).toBe('working');
     const uploadUrl = /POST the file to (\S+) as multipart/.exec(task.statusMessage ?? '')?.[1];
     expect(uploadUrl, task.statusMessage).toMatch(/^http:\/\/.+\/uploads\//);
-    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working', statusMessage: expect.stringContaining(uploadUrl!) });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'working',
+      statusMessage: expect.stringContaining(uploadUrl!),
+    });
     await expect(stranger.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
     expect((await upload(uploadUrl!, clip)).status).toBe(202);
     // tasks/result waits for the end: the result is ready, with its one download.
-    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, {
+      timeout: 60_000,
+    });
     expect(result.isError, JSON.stringify(result)).toBeFalsy();
     const done = result.structuredContent as { status: string; download_url: string; job_id: string };
     expect(done).toMatchObject({ status: 'done', progress: 100 });
-    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed', statusMessage: expect.stringContaining(done.download_url) });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'completed',
+      statusMessage: expect.stringContaining(done.download_url),
+    });
     const got = await fetch(done.download_url);
     expect(got.status).toBe(200);
     expect((await got.arrayBuffer()).byteLength).toBeGreaterThan(1000);
     expect((await client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(task.taskId);
 
     // A job awaiting its upload, cancelled as a task: it ends cancelled, its link is dead, nothing is stored.
-    const second = (await client.request({ method: 'tools/call', params: { name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] }, task: {} } }, CreateTaskResultSchema)).task;
+    const second = (
+      await client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'remove_video_watermark', arguments: { service: 'region', regions: [BOX] }, task: {} },
+        },
+        CreateTaskResultSchema,
+      )
+    ).task;
     expect((await client.experimental.tasks.cancelTask(second.taskId)).status).toBe('cancelled');
     const secondUpload = /POST the file to (\S+) as multipart/.exec(second.statusMessage ?? '')![1]!;
     expect((await upload(secondUpload, clip)).status).toBe(410);

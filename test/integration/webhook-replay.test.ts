@@ -27,42 +27,89 @@ describe.each(targets())('webhook replay ($name)', (target) => {
   afterAll(async () => {
     await Promise.all([service.close(), forbidden.close()]);
   });
-  const api = async (path: string, json?: unknown) => call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, { key: (await account).key, ...(json === undefined ? {} : { json }) });
+  const api = async (path: string, json?: unknown) =>
+    call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, {
+      key: (await account).key,
+      ...(json === undefined ? {} : { json }),
+    });
 
   it('sends a capture again byte for byte and answers what the service said', async () => {
     const created = (await api('my-webhook-create', {})).body;
     const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, ...Buffer.from('tail')]);
-    const sent = await fetch(`${created.webhook_url}/events/stripe?attempt=1&tag=a&tag=b`, { method: 'PATCH', body: bytes, headers: { 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'x-custom': 'kept' } });
+    const sent = await fetch(`${created.webhook_url}/events/stripe?attempt=1&tag=a&tag=b`, {
+      method: 'PATCH',
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'x-custom': 'kept' },
+    });
     expect(sent.status).toBe(200);
     const [capture] = (await api(`my-webhook-requests?webhook_id=${created.webhook_id}`)).body.data.requests;
     expect(capture.body_encoding).toBe('base64');
 
-    const replayed = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: `${serviceUrl}/hooks/` });
+    const replayed = await api('my-webhook-replay', {
+      webhook_id: created.webhook_id,
+      request_id: capture.id,
+      target_url: `${serviceUrl}/hooks/`,
+    });
     expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
-    expect(replayed.body).toMatchObject({ success: true, request_id: capture.id, target_url: `${serviceUrl}/hooks/events/stripe?attempt=1&tag=a&tag=b`, response: { status: 202, body: 'handled', truncated: false }, sent: { method: 'PATCH', body_size: bytes.length } });
+    expect(replayed.body).toMatchObject({
+      success: true,
+      request_id: capture.id,
+      target_url: `${serviceUrl}/hooks/events/stripe?attempt=1&tag=a&tag=b`,
+      response: { status: 202, body: 'handled', truncated: false },
+      sent: { method: 'PATCH', body_size: bytes.length },
+    });
     expect(replayed.body.response.headers['x-fixed']).toBe('yes');
     expect(replayed.body.duration_ms).toBeGreaterThanOrEqual(40);
     const got = received.at(-1)!;
     expect(got.method).toBe('PATCH');
     expect(got.url).toBe('/hooks/events/stripe?attempt=1&tag=a&tag=b');
     expect(got.body.equals(bytes)).toBe(true);
-    expect(got.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc', 'x-custom': 'kept', 'content-length': String(bytes.length) });
+    expect(got.headers).toMatchObject({
+      'content-type': 'application/octet-stream',
+      'stripe-signature': 't=1,v1=abc',
+      'x-custom': 'kept',
+      'content-length': String(bytes.length),
+    });
     expect(got.headers.host).toBe(new URL(serviceUrl).host);
 
     // Refusals: a private target before anything is sent, an unknown capture, another user's webhook.
     const before = received.length;
-    const refused = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: `${forbiddenUrl}/` });
+    const refused = await api('my-webhook-replay', {
+      webhook_id: created.webhook_id,
+      request_id: capture.id,
+      target_url: `${forbiddenUrl}/`,
+    });
     expectErrorShape(refused, 400);
     expect(refused.body.message).toMatch(/target_url/);
     expect(received.length).toBe(before);
-    expectErrorShape(await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id + 1000, target_url: serviceUrl }), 404);
-    expectErrorShape(await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: 'x', target_url: serviceUrl }), 400);
+    expectErrorShape(
+      await api('my-webhook-replay', {
+        webhook_id: created.webhook_id,
+        request_id: capture.id + 1000,
+        target_url: serviceUrl,
+      }),
+      404,
+    );
+    expectErrorShape(
+      await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: 'x', target_url: serviceUrl }),
+      400,
+    );
     const stranger = await newAccount(target);
-    expectErrorShape(await call(target, 'POST', '/api/v1/network/my-webhook-replay', { key: stranger.key, json: { webhook_id: created.webhook_id, request_id: capture.id, target_url: serviceUrl } }), 404);
+    expectErrorShape(
+      await call(target, 'POST', '/api/v1/network/my-webhook-replay', {
+        key: stranger.key,
+        json: { webhook_id: created.webhook_id, request_id: capture.id, target_url: serviceUrl },
+      }),
+      404,
+    );
     expect(received.length).toBe(before);
 
     // A redirect is the answer, not followed (its target is not even checked: nothing is sent there).
-    const moved = await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: capture.id, target_url: `${serviceUrl}/moved` });
+    const moved = await api('my-webhook-replay', {
+      webhook_id: created.webhook_id,
+      request_id: capture.id,
+      target_url: `${serviceUrl}/moved`,
+    });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(moved.body.response).toMatchObject({ status: 308, headers: { location: 'http://127.0.0.2:9/elsewhere' } });
     expect(received.length).toBe(before + 1);

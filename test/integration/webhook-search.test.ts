@@ -21,13 +21,22 @@ function harErrors(doc: unknown): string[] {
 
 describe.each(targets())('webhook capture search ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (path: string, init: { method?: string; json?: unknown } = {}) => call(target, init.method ?? 'GET', `/api/v1/network/${path}`, { key: (await account).key, ...(init.json === undefined ? {} : { json: init.json }) });
+  const api = async (path: string, init: { method?: string; json?: unknown } = {}) =>
+    call(target, init.method ?? 'GET', `/api/v1/network/${path}`, {
+      key: (await account).key,
+      ...(init.json === undefined ? {} : { json: init.json }),
+    });
 
   it('filters by method, header, body text and time, and pages with a cursor', async () => {
     const created = (await api('my-webhook-create', { method: 'POST' })).body;
     const id = created.webhook_id as string;
-    const send = (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) => fetch(`${created.webhook_url}${path}`, { method, body, headers }).then((r) => expect(r.status).toBe(200));
-    for (let i = 0; i < 10; i++) await send('POST', `/p${i}`, `{"type":"invoice.paid","n":${i}}`, { 'x-event': i % 2 ? 'odd' : 'even', 'content-type': 'application/json' });
+    const send = (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) =>
+      fetch(`${created.webhook_url}${path}`, { method, body, headers }).then((r) => expect(r.status).toBe(200));
+    for (let i = 0; i < 10; i++)
+      await send('POST', `/p${i}`, `{"type":"invoice.paid","n":${i}}`, {
+        'x-event': i % 2 ? 'odd' : 'even',
+        'content-type': 'application/json',
+      });
     await new Promise((r) => setTimeout(r, 50));
     const middle = new Date();
     await new Promise((r) => setTimeout(r, 50));
@@ -39,7 +48,12 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
     const search = async (query: string) => {
       const res = await api(`my-webhook-requests?webhook_id=${id}&${query}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return res.body.data as { total: number; count: number; requests: Array<{ id: number; path: string; method: string }>; next_cursor?: string };
+      return res.body.data as {
+        total: number;
+        count: number;
+        requests: Array<{ id: number; path: string; method: string }>;
+        next_cursor?: string;
+      };
     };
     const paths = (d: { requests: Array<{ path: string }> }) => d.requests.map((r) => r.path.split('/').pop());
     expect((await search('method=put')).total).toBe(5);
@@ -83,12 +97,23 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
       expect(refused.body.message).toMatch(message);
     }
     const stranger = await newAccount(target);
-    expectErrorShape(await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}&q=invoice`, { key: stranger.key }), 404);
+    expectErrorShape(
+      await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}&q=invoice`, {
+        key: stranger.key,
+      }),
+      404,
+    );
 
     // Export: every kept capture as my-webhook-requests shows them, or as HAR 1.2; filters as search.
     const download = async (query: string) => {
-      const res = await fetch(`${target.baseUrl}/api/v1/network/my-webhook-export?webhook_id=${id}&${query}`, { headers: { 'X-API-Key': (await account).key } });
-      return { status: res.status, disposition: res.headers.get('content-disposition'), body: (await res.json()) as any };
+      const res = await fetch(`${target.baseUrl}/api/v1/network/my-webhook-export?webhook_id=${id}&${query}`, {
+        headers: { 'X-API-Key': (await account).key },
+      });
+      return {
+        status: res.status,
+        disposition: res.headers.get('content-disposition'),
+        body: (await res.json()) as any,
+      };
     };
     const json = await download('format=json');
     expect(json.status).toBe(200);
@@ -108,14 +133,28 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
       expect(e.timings).toMatchObject({ send: 0, wait: 0, receive: 0 });
     }
     const p3 = entries.find((e) => e.request.url.endsWith('/p3'));
-    expect(p3.request).toMatchObject({ method: 'POST', url: `${created.webhook_url}/p3`, postData: { mimeType: 'application/json', text: '{"type":"invoice.paid","n":3}' }, bodySize: 29 });
+    expect(p3.request).toMatchObject({
+      method: 'POST',
+      url: `${created.webhook_url}/p3`,
+      postData: { mimeType: 'application/json', text: '{"type":"invoice.paid","n":3}' },
+      bodySize: 29,
+    });
     expect(p3.request.headers).toContainEqual({ name: 'x-event', value: 'odd' });
     const bin = entries.find((e) => e.request.url.endsWith('/bin'));
-    expect(bin.request.postData).toMatchObject({ _encoding: 'base64', text: Buffer.from([0xff, 0xfe, ...Buffer.from('INVOICE')]).toString('base64') });
+    expect(bin.request.postData).toMatchObject({
+      _encoding: 'base64',
+      text: Buffer.from([0xff, 0xfe, ...Buffer.from('INVOICE')]).toString('base64'),
+    });
     expect(entries.find((e) => e.request.url.endsWith('/plain')).request.postData).toBeUndefined();
     expect((await download('format=har&method=PUT')).body.log.entries).toHaveLength(5);
     expect((await download('format=json&q=invoice&header=x-event:even')).body.requests).toHaveLength(5);
     expect((await download('format=xml')).status).toBe(400);
-    expect((await fetch(`${target.baseUrl}/api/v1/network/my-webhook-export?webhook_id=${id}`, { headers: { 'X-API-Key': stranger.key } })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${target.baseUrl}/api/v1/network/my-webhook-export?webhook_id=${id}`, {
+          headers: { 'X-API-Key': stranger.key },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

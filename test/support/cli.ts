@@ -24,7 +24,11 @@ export interface CliProcess {
 }
 
 /** An environment for the command: a config folder of its own, the service and key given by variables. */
-export async function cliEnv(url: string | undefined, key: string | undefined, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function cliEnv(
+  url: string | undefined,
+  key: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
   const env: Record<string, string> = { ...baseEnv(), XDG_CONFIG_HOME: await tempDir('cli-config'), ...extra };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
@@ -42,7 +46,9 @@ export function startCli(args: string[], env: Record<string, string>, input?: st
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdin!.end(input);
-  const ended = new Promise<CliRun>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const ended = new Promise<CliRun>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return {
     child,
     stdout: () => stdout,
@@ -51,7 +57,8 @@ export function startCli(args: string[], env: Record<string, string>, input?: st
     async waitFor(pattern, ms = 30_000) {
       const until = Date.now() + ms;
       while (!pattern.test(stdout) && !pattern.test(stderr)) {
-        if (Date.now() > until || child.exitCode !== null) throw new Error(`netops ${args.join(' ')} never printed ${pattern}:\nstdout: ${stdout}\nstderr: ${stderr}`);
+        if (Date.now() > until || child.exitCode !== null)
+          throw new Error(`netops ${args.join(' ')} never printed ${pattern}:\nstdout: ${stdout}\nstderr: ${stderr}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -15,7 +15,18 @@ export interface Reply<T = any> {
   text: string;
 }
 
-export async function call<T = any>(target: Target, method: string, path: string, options: { key?: string; bearer?: string; json?: unknown; body?: RequestInit['body']; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+export async function call<T = any>(
+  target: Target,
+  method: string,
+  path: string,
+  options: {
+    key?: string;
+    bearer?: string;
+    json?: unknown;
+    body?: RequestInit['body'];
+    headers?: Record<string, string>;
+  } = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['X-API-Key'] = options.key;
   if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
@@ -49,11 +60,20 @@ function conformsToDocument(method: string, path: string, status: number, body: 
     throw new Error(`OpenAPI drift: ${method} ${path} answered ${status} but the document has no such operation`);
   }
   if (status === 304 && op.method === 'get') return;
-  if (!statusesOf(op).includes(status)) throw new Error(`OpenAPI drift: ${method} ${op.path} answered ${status}, the document lists ${statusesOf(op).join(', ')}: ${text.slice(0, 300)}`);
+  if (!statusesOf(op).includes(status))
+    throw new Error(
+      `OpenAPI drift: ${method} ${op.path} answered ${status}, the document lists ${statusesOf(op).join(', ')}: ${text.slice(0, 300)}`,
+    );
   const schema = status === op.success.status ? op.success.schema : errorResult;
   if (!schema) return;
   const checked = schema.safeParse(body);
-  if (!checked.success) throw new Error(`OpenAPI drift: ${method} ${op.path} ${status} does not match its schema: ${checked.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!checked.success)
+    throw new Error(
+      `OpenAPI drift: ${method} ${op.path} ${status} does not match its schema: ${checked.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
 }
 
 export async function admin(target: Target, args: string[]) {
@@ -61,7 +81,10 @@ export async function admin(target: Target, args: string[]) {
 }
 
 /** A new user with a new key on `plan`; unique email so suites never share a rate-limit window. */
-export async function newAccount(target: Target, plan: 'free' | 'pro' | 'enterprise' = 'enterprise'): Promise<{ userId: number; key: string; email: string }> {
+export async function newAccount(
+  target: Target,
+  plan: 'free' | 'pro' | 'enterprise' = 'enterprise',
+): Promise<{ userId: number; key: string; email: string }> {
   const email = `user-${randomUUID()}@example.test`;
   const result = await admin(target, ['create-key', '--email', email, '--plan', plan]);
   if (result.code !== 0) throw new Error(`admin create-key failed: ${result.stderr}`);
@@ -73,7 +96,14 @@ export async function newAccount(target: Target, plan: 'free' | 'pro' | 'enterpr
 export function expectErrorShape(reply: Reply, status: number): void {
   if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status}: ${reply.text}`);
   const b = reply.body;
-  if (!b || b.success !== false || b.code !== status || typeof b.error !== 'string' || typeof b.message !== 'string' || !b.message) {
+  if (
+    !b ||
+    b.success !== false ||
+    b.code !== status ||
+    typeof b.error !== 'string' ||
+    typeof b.message !== 'string' ||
+    !b.message
+  ) {
     throw new Error(`not the error shape: ${reply.text}`);
   }
 }

@@ -43,12 +43,32 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const rdap = await startRdapServer();
   // The registry fixtures answer at any rate: pacing (REGISTRY_RATE) is tested on its own cluster (registry-pace.test.ts).
   // Video jobs: a 2 MB upload limit (oversize is tested with 3 MB) and 20 s links (expiry is tested by waiting).
-  const fixtures = { DNS_SERVERS: dns.address, NETWORK_ALLOW: '127.0.0.1/32', WHOIS_SERVER: whois.root, RDAP_BASE_URL: rdap.url, LOOKUP_TIMEOUT_MS: '1000', REGISTRY_RATE: '1000', VIDEO_MAX_BYTES: '2000000', VIDEO_UPLOAD_TTL_SECONDS: '20', VIDEO_DOWNLOAD_TTL_SECONDS: '20' };
+  const fixtures = {
+    DNS_SERVERS: dns.address,
+    NETWORK_ALLOW: '127.0.0.1/32',
+    WHOIS_SERVER: whois.root,
+    RDAP_BASE_URL: rdap.url,
+    LOOKUP_TIMEOUT_MS: '1000',
+    REGISTRY_RATE: '1000',
+    VIDEO_MAX_BYTES: '2000000',
+    VIDEO_UPLOAD_TTL_SECONDS: '20',
+    VIDEO_DOWNLOAD_TTL_SECONDS: '20',
+  };
   const apps: Array<[Target['name'], AppProcess]> = [];
-  const stopAll = () => Promise.all(apps.map(([, a]) => a.stop())).then(() => Promise.all([dns.close(), site.close(), whois.close(), rdap.close()])).then(() => {});
+  const stopAll = () =>
+    Promise.all(apps.map(([, a]) => a.stop()))
+      .then(() => Promise.all([dns.close(), site.close(), whois.close(), rdap.close()]))
+      .then(() => {});
   try {
     // The embedded app guards its operator endpoints with a token; the external one by loopback only.
-    apps.push(['embedded', await startApp({ ...fixtures, DATA_DIR: await tempDir('embedded'), OPERATOR_TOKEN: 'operator-token-for-the-test-suite-0001' })]);
+    apps.push([
+      'embedded',
+      await startApp({
+        ...fixtures,
+        DATA_DIR: await tempDir('embedded'),
+        OPERATOR_TOKEN: 'operator-token-for-the-test-suite-0001',
+      }),
+    ]);
     const external = Object.fromEntries(BACKEND_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
     if (Object.keys(external).some((k) => k !== 'TEMPORAL_ADDRESS' && k !== 'PAYLOAD_KEY')) {
       apps.push(['external', await startApp({ ...fixtures, ...external, DATA_DIR: await tempDir('external') })]);

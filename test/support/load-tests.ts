@@ -7,9 +7,12 @@ import type { Target } from './global-setup.ts';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function loadTestCalls(target: Target, account: Promise<{ key: string }>) {
-  const start = async (body: Record<string, unknown>) => call(target, 'POST', '/api/v1/load-testing/start', { key: (await account).key, json: body });
-  const status = async (id: string) => call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key: (await account).key });
-  const results = async (id: string) => call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key: (await account).key });
+  const start = async (body: Record<string, unknown>) =>
+    call(target, 'POST', '/api/v1/load-testing/start', { key: (await account).key, json: body });
+  const status = async (id: string) =>
+    call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key: (await account).key });
+  const results = async (id: string) =>
+    call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key: (await account).key });
   /** The status body once `done` says so (polled every 200 ms); throws with the last one past the time. */
   const waitFor = async (id: string, done: (b: any) => boolean, timeoutMs = 60_000) => {
     const until = Date.now() + timeoutMs;

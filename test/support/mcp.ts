@@ -34,7 +34,9 @@ export async function connectedClient(target: Target, email: string, options: { 
   if (options.scope) {
     // A narrower scope than the server's challenge asks for: the SDK's auth() takes it directly.
     expect(await auth(oauth as any, { serverUrl: url, scope: options.scope })).toBe('REDIRECT');
-    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope, authorizationCode: oauth.code })).toBe('AUTHORIZED');
+    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope, authorizationCode: oauth.code })).toBe(
+      'AUTHORIZED',
+    );
   } else {
     // The client's first request is refused (401); the SDK discovers, registers and sends the user to sign in.
     const first = new Client({ name: 'e2e', version: '1.0.0' });

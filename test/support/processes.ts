@@ -9,7 +9,16 @@ import { NODE_SCRIPT_FLAGS } from '../../lib/node-script.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Variables that select a real backend; the embedded target runs with none of them. */
-export const BACKEND_VARS = ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'TEMPORAL_ADDRESS', 'PAYLOAD_KEY'];
+export const BACKEND_VARS = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'S3_ENDPOINT',
+  'S3_ACCESS_KEY',
+  'S3_SECRET_KEY',
+  'S3_BUCKET',
+  'TEMPORAL_ADDRESS',
+  'PAYLOAD_KEY',
+];
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,7 +52,11 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
     fullEnv.TEMPORAL_DEV_PORT ??= String(await freePort());
     fullEnv.TEMPORAL_UI_PORT ??= String(await freePort());
   }
-  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, ...profiling(), entry], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, ...profiling(), entry], {
+    cwd: ROOT,
+    env: fullEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -52,7 +65,10 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
   // An app that ends while in use says why (every later failure of the run is only its echo).
   let stopping = false;
   child.once('exit', (code, signal) => {
-    if (!stopping) process.stderr.write(`\napp ${child.pid} (${entry}) ended while in use (code ${code}, signal ${signal}); its last output:\n${output.slice(-8000)}\n`);
+    if (!stopping)
+      process.stderr.write(
+        `\napp ${child.pid} (${entry}) ended while in use (code ${code}, signal ${signal}); its last output:\n${output.slice(-8000)}\n`,
+      );
   });
   return {
     baseUrl,
@@ -84,7 +100,12 @@ export function baseEnv(): Record<string, string> {
   return env;
 }
 
-async function waitReady(child: ChildProcess, baseUrl: string, output: () => string, workerOnly: boolean): Promise<void> {
+async function waitReady(
+  child: ChildProcess,
+  baseUrl: string,
+  output: () => string,
+  workerOnly: boolean,
+): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output()}`);
@@ -127,7 +148,11 @@ export interface CommandResult {
 /** Runs a project script with Node's type stripping, as the npm scripts do. */
 export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_SCRIPT_FLAGS, script, ...args], { cwd: ROOT, env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [...NODE_SCRIPT_FLAGS, script, ...args], {
+      cwd: ROOT,
+      env,
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -143,7 +168,11 @@ export async function startCluster(name: string, env: Record<string, string> = {
   const processes: AppProcess[] = [];
   const api = await startApp({ ROLE: 'api', DATA_DIR: await tempDir(name), ...env });
   processes.push(api);
-  const created = await runScript('scripts/admin.ts', ['create-key', '--email', `${name}@example.test`, '--plan', 'enterprise'], api.env);
+  const created = await runScript(
+    'scripts/admin.ts',
+    ['create-key', '--email', `${name}@example.test`, '--plan', 'enterprise'],
+    api.env,
+  );
   return {
     api,
     key: JSON.parse(created.stdout).api_key as string,

@@ -17,12 +17,22 @@ export interface Receiver {
 }
 
 /** Starts a receiver on `host` (a loopback address); each request is pushed to `received`, then `answer` replies. */
-export async function startReceiver(host: string, received: Received[], answer: (got: Received, res: http.ServerResponse) => void): Promise<Receiver> {
+export async function startReceiver(
+  host: string,
+  received: Received[],
+  answer: (got: Received, res: http.ServerResponse) => void,
+): Promise<Receiver> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const got = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const got = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      };
       received.push(got);
       answer(got, res);
     });

@@ -27,19 +27,29 @@ describe('batcher', () => {
   it('runs one batch at a time, in order, the next gathering meanwhile', async () => {
     const started: number[][] = [];
     const finish: Array<() => void> = [];
-    const b = batcher<number>((items) => new Promise<void>((done) => (started.push(items), finish.push(done))), { maxItems: 2, maxWaitMs: 1000 });
+    const b = batcher<number>((items) => new Promise<void>((done) => (started.push(items), finish.push(done))), {
+      maxItems: 2,
+      maxWaitMs: 1000,
+    });
     for (const n of [1, 2, 3, 4, 5, 6]) b.add(n);
     await vi.advanceTimersByTimeAsync(0);
     expect(started).toEqual([[1, 2]]);
     finish.shift()!();
     await vi.advanceTimersByTimeAsync(0);
-    expect(started).toEqual([[1, 2], [3, 4]]);
+    expect(started).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     const closed = b.close();
     finish.shift()!();
     await vi.advanceTimersByTimeAsync(0);
     finish.shift()!();
     await closed;
-    expect(started).toEqual([[1, 2], [3, 4], [5, 6]]);
+    expect(started).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
   });
 
   it('still hands on the batches after a failed one, and close rejects with the first failure', async () => {

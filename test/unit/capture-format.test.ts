@@ -16,7 +16,9 @@ describe('capture formatting', () => {
   });
 
   it('lower-cases header names and joins repeated headers', () => {
-    expect(JSON.stringify(headerObject(['Host', 'x', 'X-A', '1', 'x-a', '2', '__proto__', 'p']))).toBe('{"host":"x","x-a":"1, 2","__proto__":"p"}');
+    expect(JSON.stringify(headerObject(['Host', 'x', 'X-A', '1', 'x-a', '2', '__proto__', 'p']))).toBe(
+      '{"host":"x","x-a":"1, 2","__proto__":"p"}',
+    );
   });
 
   it('turns repeated query names into arrays and keeps odd names as data', () => {

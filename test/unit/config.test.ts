@@ -9,7 +9,13 @@ describe('configuration', () => {
     expect(c.host).toBe('127.0.0.1');
     expect(c.baseUrl).toBe('http://127.0.0.1:3000');
     expect(c.dataDir.endsWith('.data')).toBe(true);
-    expect(c.temporal).toEqual({ address: undefined, namespace: 'default', cli: 'temporal', devPort: 7233, uiPort: 8233 });
+    expect(c.temporal).toEqual({
+      address: undefined,
+      namespace: 'default',
+      cli: 'temporal',
+      devPort: 7233,
+      uiPort: 8233,
+    });
     expect(c.role).toBe('all');
     expect(c.databaseUrl).toBeUndefined();
     expect(c.redisUrl).toBeUndefined();
@@ -22,20 +28,45 @@ describe('configuration', () => {
   it('waits 1 to 3600 seconds for a load worker', () => {
     expect(loadConfig({ LOAD_WORKER_WAIT_SECONDS: '1' }).loadWorkerWaitSeconds).toBe(1);
     expect(loadConfig({ LOAD_WORKER_WAIT_SECONDS: '3600' }).loadWorkerWaitSeconds).toBe(3600);
-    for (const refused of ['0', '3601', 'soon']) expect(() => loadConfig({ LOAD_WORKER_WAIT_SECONDS: refused }), refused).toThrow(/^Invalid configuration: LOAD_WORKER_WAIT_SECONDS /);
+    for (const refused of ['0', '3601', 'soon'])
+      expect(() => loadConfig({ LOAD_WORKER_WAIT_SECONDS: refused }), refused).toThrow(
+        /^Invalid configuration: LOAD_WORKER_WAIT_SECONDS /,
+      );
   });
 
   it('reads every variable of the table', () => {
     const c = loadConfig({
-      PORT: '8080', HOST: '0.0.0.0', BASE_URL: 'https://tools.example.com/', DATA_DIR: '/tmp/x',
-      TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'netops', TEMPORAL_CLI: '/opt/temporal', TEMPORAL_DEV_PORT: '7300', TEMPORAL_UI_PORT: '8300',
-      DATABASE_URL: 'postgres://u:p@db:5432/netops', REDIS_URL: 'redis://cache:6379/0',
-      S3_ENDPOINT: 'http://minio:9000', S3_ACCESS_KEY: 'a', S3_SECRET_KEY: 'b', S3_BUCKET: 'netops',
-      ROLE: 'worker:network', DNS_SERVERS: '127.0.0.1:5353, [::1]:5353', WHOIS_SERVER: '127.0.0.1:4343',
-      RDAP_BASE_URL: 'http://127.0.0.1:8081/rdap', NETWORK_ALLOW: '127.0.0.0/8,::1/128', LOOKUP_TIMEOUT_MS: '1500', PAYLOAD_KEY: Buffer.alloc(32, 7).toString('base64'),
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      BASE_URL: 'https://tools.example.com/',
+      DATA_DIR: '/tmp/x',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'netops',
+      TEMPORAL_CLI: '/opt/temporal',
+      TEMPORAL_DEV_PORT: '7300',
+      TEMPORAL_UI_PORT: '8300',
+      DATABASE_URL: 'postgres://u:p@db:5432/netops',
+      REDIS_URL: 'redis://cache:6379/0',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_ACCESS_KEY: 'a',
+      S3_SECRET_KEY: 'b',
+      S3_BUCKET: 'netops',
+      ROLE: 'worker:network',
+      DNS_SERVERS: '127.0.0.1:5353, [::1]:5353',
+      WHOIS_SERVER: '127.0.0.1:4343',
+      RDAP_BASE_URL: 'http://127.0.0.1:8081/rdap',
+      NETWORK_ALLOW: '127.0.0.0/8,::1/128',
+      LOOKUP_TIMEOUT_MS: '1500',
+      PAYLOAD_KEY: Buffer.alloc(32, 7).toString('base64'),
     });
     expect(c.baseUrl).toBe('https://tools.example.com');
-    expect(c.temporal).toEqual({ address: 'temporal:7233', namespace: 'netops', cli: '/opt/temporal', devPort: 7300, uiPort: 8300 });
+    expect(c.temporal).toEqual({
+      address: 'temporal:7233',
+      namespace: 'netops',
+      cli: '/opt/temporal',
+      devPort: 7300,
+      uiPort: 8300,
+    });
     expect(c.s3).toEqual({ endpoint: 'http://minio:9000', accessKey: 'a', secretKey: 'b', bucket: 'netops' });
     expect(c.role).toBe('worker:network');
     expect(c.dnsServers).toEqual(['127.0.0.1:5353', '[::1]:5353']);
@@ -47,9 +78,16 @@ describe('configuration', () => {
 
   it('reads the registry pace: one rate for every server, and overrides by server', () => {
     expect(loadConfig({}).registryRate).toEqual({ default: 5, byServer: {} });
-    expect(loadConfig({ REGISTRY_RATE: '2.5', REGISTRY_RATES: 'WHOIS.Example.net=1, rdap.example.org:8443=0.5' }).registryRate).toEqual({ default: 2.5, byServer: { 'whois.example.net': 1, 'rdap.example.org:8443': 0.5 } });
-    expect(() => loadConfig({ REGISTRY_RATE: '0' })).toThrow(/^Invalid configuration: REGISTRY_RATE must be from 0.01 to 1000/);
-    expect(() => loadConfig({ REGISTRY_RATES: 'whois.example.net' })).toThrow(/^Invalid configuration: REGISTRY_RATES.*must be host=queries per second/);
+    expect(
+      loadConfig({ REGISTRY_RATE: '2.5', REGISTRY_RATES: 'WHOIS.Example.net=1, rdap.example.org:8443=0.5' })
+        .registryRate,
+    ).toEqual({ default: 2.5, byServer: { 'whois.example.net': 1, 'rdap.example.org:8443': 0.5 } });
+    expect(() => loadConfig({ REGISTRY_RATE: '0' })).toThrow(
+      /^Invalid configuration: REGISTRY_RATE must be from 0.01 to 1000/,
+    );
+    expect(() => loadConfig({ REGISTRY_RATES: 'whois.example.net' })).toThrow(
+      /^Invalid configuration: REGISTRY_RATES.*must be host=queries per second/,
+    );
   });
 
   it('takes an operator token of 24 characters or more', () => {
@@ -77,7 +115,10 @@ describe('configuration', () => {
     [{ LOOKUP_TIMEOUT_MS: '99' }, /^Invalid configuration: LOOKUP_TIMEOUT_MS must be from 100 to 60000/],
     [{ LOOKUP_TIMEOUT_MS: 'soon' }, /^Invalid configuration: LOOKUP_TIMEOUT_MS must be a number of milliseconds/],
     [{ PAYLOAD_KEY: 'c2hvcnQ=' }, /^Invalid configuration: PAYLOAD_KEY must be 32 bytes in base64/],
-    [{ TEMPORAL_ADDRESS: 'temporal:7233' }, /^Invalid configuration: PAYLOAD_KEY is required when TEMPORAL_ADDRESS is set/],
+    [
+      { TEMPORAL_ADDRESS: 'temporal:7233' },
+      /^Invalid configuration: PAYLOAD_KEY is required when TEMPORAL_ADDRESS is set/,
+    ],
     [{ OPERATOR_TOKEN: 'x'.repeat(23) }, /^Invalid configuration: OPERATOR_TOKEN must be at least 24 characters/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -93,6 +134,8 @@ describe('configuration', () => {
     const result = await runScript('workers/all.ts', [], { ...baseEnv(), PORT: 'eighty' });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be a port number (got "eighty")']);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: PORT must be a port number (got "eighty")',
+    ]);
   });
 });

@@ -17,13 +17,21 @@ describe('DNS lookup against a loopback DNS server', () => {
     const records = await lookup('example.test', DNS_TYPES);
     expect(records.A?.sort()).toEqual(['192.0.2.10', '192.0.2.11']);
     expect(records.AAAA).toEqual(['2001:db8::10']);
-    expect(records.MX).toEqual([{ priority: 10, host: 'mx1.example.test' }, { priority: 20, host: 'mx2.example.test' }]);
+    expect(records.MX).toEqual([
+      { priority: 10, host: 'mx1.example.test' },
+      { priority: 20, host: 'mx2.example.test' },
+    ]);
     expect(records.NS?.sort()).toEqual(['ns1.example.test', 'ns2.example.test']);
     expect(records.TXT?.sort()).toEqual(['first part, second part', 'v=spf1 -all']);
     expect(records.CNAME).toEqual([]);
     expect(records.SOA).toEqual({
-      primary_ns: ZONE_SOA.mname, hostmaster: ZONE_SOA.rname, serial: ZONE_SOA.serial, refresh: ZONE_SOA.refresh,
-      retry: ZONE_SOA.retry, expire: ZONE_SOA.expire, minimum_ttl: ZONE_SOA.minimum,
+      primary_ns: ZONE_SOA.mname,
+      hostmaster: ZONE_SOA.rname,
+      serial: ZONE_SOA.serial,
+      refresh: ZONE_SOA.refresh,
+      retry: ZONE_SOA.retry,
+      expire: ZONE_SOA.expire,
+      minimum_ttl: ZONE_SOA.minimum,
     });
     expect(server.queries.map((q) => q.type).sort()).toEqual([...DNS_TYPES].sort());
   });
@@ -34,7 +42,10 @@ describe('DNS lookup against a loopback DNS server', () => {
 
   it('answers no-data with empty records and NXDOMAIN with 404', async () => {
     expect(await lookup('empty.example.test', ['A', 'MX', 'SOA'])).toEqual({ A: [], MX: [], SOA: null });
-    await expect(lookup('missing.example.test', DNS_TYPES)).rejects.toMatchObject({ status: 404, message: 'missing.example.test does not exist (NXDOMAIN)' });
+    await expect(lookup('missing.example.test', DNS_TYPES)).rejects.toMatchObject({
+      status: 404,
+      message: 'missing.example.test does not exist (NXDOMAIN)',
+    });
   });
 
   it('answers 504 when the DNS server stays silent', async () => {

@@ -6,7 +6,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
 
-const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 /** Markdown without its fenced code blocks (a link or a path in an example is not one to follow). */
 const prose = (text: string) => text.replace(/```[\s\S]*?```/g, '');
@@ -21,7 +27,21 @@ const slug = (heading: string) =>
     .replace(/ /g, '-');
 const anchorsOf = (file: string) => new Set([...read(file).matchAll(/^#{1,6} (.*)$/gm)].map((m) => slug(m[1]!)));
 
-const ROOTS = ['api', 'activities', 'bench', 'cli', 'db', 'docs', 'lib', 'scripts', 'test', 'workers', 'workflows', '.ci', 'bin'];
+const ROOTS = [
+  'api',
+  'activities',
+  'bench',
+  'cli',
+  'db',
+  'docs',
+  'lib',
+  'scripts',
+  'test',
+  'workers',
+  'workflows',
+  '.ci',
+  'bin',
+];
 
 describe('the README and docs/', () => {
   it('link only to files and headings that exist', () => {
@@ -33,7 +53,8 @@ describe('the README and docs/', () => {
         const [where, anchor] = target.split('#') as [string, string | undefined];
         const resolved = where === '' ? file : path.normalize(path.join(path.dirname(file), where));
         if (!fs.existsSync(path.join(ROOT, resolved))) broken.push(`${file}: ${target} (no ${resolved})`);
-        else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) broken.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
+        else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor))
+          broken.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
       }
     }
     expect(broken).toEqual([]);
@@ -59,7 +80,21 @@ describe('the README and docs/', () => {
     // .ci/run starts the service with the first sh block under "## Start" that runs `npm start`.
     expect(/^## Start\n+```sh\n[^`]*npm start/m.test(readme)).toBe(true);
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
-    for (const page of ['webhooks', 'load-testing', 'domains', 'lookups', 'site-audit', 'videos', 'mcp', 'dashboard', 'cli', 'operating', 'configuration', 'api', 'decisions']) {
+    for (const page of [
+      'webhooks',
+      'load-testing',
+      'domains',
+      'lookups',
+      'site-audit',
+      'videos',
+      'mcp',
+      'dashboard',
+      'cli',
+      'operating',
+      'configuration',
+      'api',
+      'decisions',
+    ]) {
       expect(readme, page).toContain(`(docs/${page}.md`);
     }
   });

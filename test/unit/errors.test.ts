@@ -1,6 +1,16 @@
 // Coded errors: callers test the code; the status and the reason phrase follow from it.
 import { describe, expect, it } from 'vitest';
-import { AppError, ConflictError, ERROR_CODES, InvalidInputError, JobTimeoutError, NotFoundError, RateLimitedError, UnavailableError, UpstreamError } from '../../lib/errors.ts';
+import {
+  AppError,
+  ConflictError,
+  ERROR_CODES,
+  InvalidInputError,
+  JobTimeoutError,
+  NotFoundError,
+  RateLimitedError,
+  UnavailableError,
+  UpstreamError,
+} from '../../lib/errors.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
 
 describe('AppError', () => {
@@ -26,11 +36,15 @@ describe('AppError', () => {
     expect(AppError.ofStatus(404, 'No route')).toMatchObject({ code: 'not_found', status: 404, reason: 'Not Found' });
     expect(AppError.ofStatus(501, 'x')).toMatchObject({ code: 'not_implemented', status: 501 });
     expect(AppError.ofStatus(400, 'x')).toMatchObject({ code: 'invalid_input', status: 400 });
-    expect(AppError.ofStatus(422, 'x')).toMatchObject({ code: 'invalid_input', status: 422, reason: 'Unprocessable Entity' });
+    expect(AppError.ofStatus(422, 'x')).toMatchObject({
+      code: 'invalid_input',
+      status: 422,
+      reason: 'Unprocessable Entity',
+    });
     expect(AppError.ofStatus(599, 'x')).toMatchObject({ code: 'internal', status: 599 });
   });
 
-  it('says what another attempt can fix: server-side failures and rate limits, not the caller\'s mistakes', () => {
+  it("says what another attempt can fix: server-side failures and rate limits, not the caller's mistakes", () => {
     expect(new UpstreamError('x').retryable).toBe(true);
     expect(new RateLimitedError('x', 3).retryable).toBe(true);
     expect(new NotFoundError('x').retryable).toBe(false);
@@ -45,7 +59,8 @@ describe('AppError', () => {
 describe('what the API logs of a failure', () => {
   const logged = () => {
     const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
-    const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, fields, message });
+    const at = (level: string) => (fields: Record<string, unknown>, message: string) =>
+      void lines.push({ level, fields, message });
     return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } as never };
   };
 
@@ -58,8 +73,15 @@ describe('what the API logs of a failure', () => {
     logFailure(logger, toAppError(bug), bug, { path: '/api/v1/network/dns-lookup' });
     const mistake = new InvalidInputError('domain: is required', 'domain');
     logFailure(logger, mistake, mistake, {});
-    expect(lines.map((l) => [l.level, l.message])).toEqual([['info', 'an upstream failed'], ['error', 'request failed']]);
-    expect(lines[0]!.fields).toEqual({ error_code: 'upstream_failed', message: 'https://example.com/ answered 404', path: '/api/v1/site/audit' });
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['info', 'an upstream failed'],
+      ['error', 'request failed'],
+    ]);
+    expect(lines[0]!.fields).toEqual({
+      error_code: 'upstream_failed',
+      message: 'https://example.com/ answered 404',
+      path: '/api/v1/site/audit',
+    });
     expect(lines[1]!.fields.err).toBe(bug);
   });
 });

@@ -7,7 +7,8 @@ import { grade } from '../../activities/http-headers/grades.ts';
 const HARDENED = {
   'content-type': 'text/html; charset=utf-8',
   'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
-  'content-security-policy': "default-src 'self'; script-src 'self' 'nonce-abc'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self' 'nonce-abc'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'strict-origin-when-cross-origin',
@@ -23,21 +24,71 @@ const HARDENED = {
 };
 
 /** A response over HTTPS (plain HTTP not answering, no preflight answer) unless `site` says otherwise. */
-const analyze = (headers: Record<string, string>, setCookies: string[] = [], https = true, site: Partial<Parameters<typeof analyzeHeaders>[0]['site']> = {}) =>
-  analyzeHeaders({ headers, setCookies, https, httpVersion: 1.1, site: { certValid: https, html: '<!doctype html><title>t</title>', url: `${https ? 'https' : 'http'}://site.example/`, httpChain: null, preflight: null, ...site } });
+const analyze = (
+  headers: Record<string, string>,
+  setCookies: string[] = [],
+  https = true,
+  site: Partial<Parameters<typeof analyzeHeaders>[0]['site']> = {},
+) =>
+  analyzeHeaders({
+    headers,
+    setCookies,
+    https,
+    httpVersion: 1.1,
+    site: {
+      certValid: https,
+      html: '<!doctype html><title>t</title>',
+      url: `${https ? 'https' : 'http'}://site.example/`,
+      httpChain: null,
+      preflight: null,
+      ...site,
+    },
+  });
 
 describe('HTTP header analysis', () => {
   it("grades a bare response by the Observatory's method, and says what each failing test wants", () => {
-    const analysis = analyze({ 'content-type': 'text/html', server: 'Apache/2.4.41 (Ubuntu)', 'x-powered-by': 'PHP/7.4.3' }, ['PHPSESSID=abc; path=/']);
+    const analysis = analyze(
+      { 'content-type': 'text/html', server: 'Apache/2.4.41 (Ubuntu)', 'x-powered-by': 'PHP/7.4.3' },
+      ['PHPSESSID=abc; path=/'],
+    );
     const s = analysis.security;
     // CSP -25, a session cookie without Secure and no HSTS -40, HSTS -20, nosniff -5, framing -20: below 0, so 0.
-    expect(s).toMatchObject({ score: 0, max_score: 100, percentage: 0, grade: 'F', observatory: { algorithm_version: 5, tests_quantity: 10 } });
+    expect(s).toMatchObject({
+      score: 0,
+      max_score: 100,
+      percentage: 0,
+      grade: 'F',
+      observatory: { algorithm_version: 5, tests_quantity: 10 },
+    });
     const byName = Object.fromEntries(s.checks.map((c) => [c.name, c]));
-    expect(byName['Content-Security-Policy']).toMatchObject({ present: false, passed: false, score: -25, max_score: 10, category: 'critical', observatory_test: 'content-security-policy', observatory_result: 'csp-not-implemented' });
+    expect(byName['Content-Security-Policy']).toMatchObject({
+      present: false,
+      passed: false,
+      score: -25,
+      max_score: 10,
+      category: 'critical',
+      observatory_test: 'content-security-policy',
+      observatory_result: 'csp-not-implemented',
+    });
     expect(byName['Content-Security-Policy']!.recommendation).toMatch(/default-src 'self'/);
-    expect(byName['Set-Cookie']).toMatchObject({ score: -40, observatory_result: 'cookies-session-without-secure-flag' });
-    expect(byName.Server).toMatchObject({ present: true, passed: false, value: 'Apache/2.4.41 (Ubuntu)', max_score: 0, score: 0, observatory_test: null });
-    expect(analysis.cookies.cookies[0]).toMatchObject({ name: 'PHPSESSID', secure: false, httponly: false, samesite: '' });
+    expect(byName['Set-Cookie']).toMatchObject({
+      score: -40,
+      observatory_result: 'cookies-session-without-secure-flag',
+    });
+    expect(byName.Server).toMatchObject({
+      present: true,
+      passed: false,
+      value: 'Apache/2.4.41 (Ubuntu)',
+      max_score: 0,
+      score: 0,
+      observatory_test: null,
+    });
+    expect(analysis.cookies.cookies[0]).toMatchObject({
+      name: 'PHPSESSID',
+      secure: false,
+      httponly: false,
+      samesite: '',
+    });
     expect(analysis.performance).toMatchObject({ compression: 'none', http2: false, http3: false });
     expect(overallScore(analysis, 100).grade).toMatch(/^[DF]/);
   });
@@ -47,8 +98,15 @@ describe('HTTP header analysis', () => {
     const tested = analysis.security.checks.filter((c) => c.observatory_test);
     expect(tested.filter((c) => !c.passed).map((c) => c.name)).toEqual([]);
     // CSP +5 (default-src 'self', not 'none'), cookies +5, referrer +5, framing via CSP +5, CORP +10.
-    expect(analysis.security).toMatchObject({ score: 130, percentage: 100, grade: 'A+', summary: { critical: 0, high: 0, medium: 0, low: 0 } });
-    expect(analysis.security.checks.filter((c) => !c.observatory_test).every((c) => c.max_score === 0 && c.score === 0)).toBe(true);
+    expect(analysis.security).toMatchObject({
+      score: 130,
+      percentage: 100,
+      grade: 'A+',
+      summary: { critical: 0, high: 0, medium: 0, low: 0 },
+    });
+    expect(
+      analysis.security.checks.filter((c) => !c.observatory_test).every((c) => c.max_score === 0 && c.score === 0),
+    ).toBe(true);
     // Each header checked once: Cross-Origin-Resource-Policy is the Observatory's test, not also one of ours.
     const names = analysis.security.checks.map((c) => c.name);
     expect(names.filter((n) => n === 'Cross-Origin-Resource-Policy')).toHaveLength(1);
@@ -64,32 +122,79 @@ describe('HTTP header analysis', () => {
   });
 
   it('counts HSTS max-age=0 as short, and CSP frame-ancestors * as framing control (as the Observatory does)', () => {
-    const checks = analyze({ 'content-security-policy': "default-src 'none'; frame-ancestors *", 'strict-transport-security': 'max-age=0' }).security.checks;
-    expect(checks.find((c) => c.name === 'X-Frame-Options')).toMatchObject({ score: 5, observatory_result: 'x-frame-options-implemented-via-csp' });
+    const checks = analyze({
+      'content-security-policy': "default-src 'none'; frame-ancestors *",
+      'strict-transport-security': 'max-age=0',
+    }).security.checks;
+    expect(checks.find((c) => c.name === 'X-Frame-Options')).toMatchObject({
+      score: 5,
+      observatory_result: 'x-frame-options-implemented-via-csp',
+    });
     expect(checks.find((c) => c.name === 'Strict-Transport-Security')).toMatchObject({ score: -10, passed: false });
   });
 
   it('flags an API that lets any origin read it with credentials, from its preflight answer', () => {
-    const reflecting = { origin: 'https://cors-probe.netops.invalid', headers: { 'access-control-allow-origin': 'https://cors-probe.netops.invalid', 'access-control-allow-credentials': 'true' } };
-    const cors = analyze({}, [], true, { preflight: reflecting }).security.checks.find((c) => c.name === 'Access-Control-Allow-Origin')!;
-    expect(cors).toMatchObject({ score: -50, passed: false, observatory_result: 'cross-origin-resource-sharing-implemented-with-universal-access' });
+    const reflecting = {
+      origin: 'https://cors-probe.netops.invalid',
+      headers: {
+        'access-control-allow-origin': 'https://cors-probe.netops.invalid',
+        'access-control-allow-credentials': 'true',
+      },
+    };
+    const cors = analyze({}, [], true, { preflight: reflecting }).security.checks.find(
+      (c) => c.name === 'Access-Control-Allow-Origin',
+    )!;
+    expect(cors).toMatchObject({
+      score: -50,
+      passed: false,
+      observatory_result: 'cross-origin-resource-sharing-implemented-with-universal-access',
+    });
   });
 
   it('reads cookie attributes and prefix rules', () => {
-    expect(parseSetCookie('id=1; Secure; HttpOnly; SameSite=strict', true)).toMatchObject({ secure: true, httponly: true, samesite: 'Strict', score: 10, issues: [] });
-    expect(parseSetCookie('x=1; SameSite=None; HttpOnly', true).issues).toContain('SameSite=None without Secure: browsers reject this cookie');
-    expect(parseSetCookie('__Host-x=1; Secure; HttpOnly; SameSite=Lax; Domain=example.com; Path=/', true).issues).toContain('__Host- prefix requires Path=/ and no Domain');
+    expect(parseSetCookie('id=1; Secure; HttpOnly; SameSite=strict', true)).toMatchObject({
+      secure: true,
+      httponly: true,
+      samesite: 'Strict',
+      score: 10,
+      issues: [],
+    });
+    expect(parseSetCookie('x=1; SameSite=None; HttpOnly', true).issues).toContain(
+      'SameSite=None without Secure: browsers reject this cookie',
+    );
+    expect(
+      parseSetCookie('__Host-x=1; Secure; HttpOnly; SameSite=Lax; Domain=example.com; Path=/', true).issues,
+    ).toContain('__Host- prefix requires Path=/ and no Domain');
   });
 
   it('detects at least 15 CDNs and WAFs from their signatures', () => {
     expect(CDN_WAF_SIGNATURE_COUNT).toBeGreaterThanOrEqual(15);
-    expect(detectCdnWaf({ 'cf-ray': '8abc-FRA', server: 'cloudflare' }, [])).toMatchObject({ cdn: 'Cloudflare', waf: 'Cloudflare' });
-    expect(detectCdnWaf({ 'x-amz-cf-id': 'x', via: '1.1 abc.cloudfront.net (CloudFront)' }, ['aws-waf-token'])).toMatchObject({ cdn: 'Amazon CloudFront', waf: 'AWS WAF' });
+    expect(detectCdnWaf({ 'cf-ray': '8abc-FRA', server: 'cloudflare' }, [])).toMatchObject({
+      cdn: 'Cloudflare',
+      waf: 'Cloudflare',
+    });
+    expect(
+      detectCdnWaf({ 'x-amz-cf-id': 'x', via: '1.1 abc.cloudfront.net (CloudFront)' }, ['aws-waf-token']),
+    ).toMatchObject({ cdn: 'Amazon CloudFront', waf: 'AWS WAF' });
     expect(detectCdnWaf({ 'x-served-by': 'cache-fra-etou8220088-FRA' }, [])).toMatchObject({ cdn: 'Fastly', waf: '' });
     expect(detectCdnWaf({}, [])).toEqual({ cdn: '', waf: '', details: ['no CDN or WAF signature found'] });
   });
 
   it('grades on the Observatory scale', () => {
-    expect([100, 95, 89, 84, 75, 66, 61, 55, 46, 41, 31, 26, 10].map(grade)).toEqual(['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F']);
+    expect([100, 95, 89, 84, 75, 66, 61, 55, 46, 41, 31, 26, 10].map(grade)).toEqual([
+      'A+',
+      'A',
+      'A-',
+      'B+',
+      'B',
+      'B-',
+      'C+',
+      'C',
+      'C-',
+      'D+',
+      'D',
+      'D-',
+      'F',
+    ]);
   });
 });

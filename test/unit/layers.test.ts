@@ -22,7 +22,9 @@ const files = SOURCE_DIRS.flatMap(sourceFiles);
 const imports = new Map(
   files.map((file) => {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-    const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) => m[1] ?? m[2]!);
+    const specs = [
+      ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g),
+    ].map((m) => m[1] ?? m[2]!);
     return [file, specs.map((s) => path.normalize(path.join(path.dirname(file), s)))];
   }),
 );
@@ -44,20 +46,34 @@ describe('layers', () => {
   });
 
   it('doors reach the database only through a service', () => {
-    const direct = [...imports].flatMap(([file, targets]) => (doorsOf(file) ? targets.filter((t) => under(t, 'db') && !t.endsWith('/schema.ts') && !t.endsWith('/users.ts')).map((t) => `${file} -> ${t}`) : []));
+    const direct = [...imports].flatMap(([file, targets]) =>
+      doorsOf(file)
+        ? targets
+            .filter((t) => under(t, 'db') && !t.endsWith('/schema.ts') && !t.endsWith('/users.ts'))
+            .map((t) => `${file} -> ${t}`)
+        : [],
+    );
     expect(direct).toEqual([]);
   });
 
   it('activities, lib and db import nothing from workflows, workers or the API', () => {
     const upward = [...imports].flatMap(([file, targets]) =>
-      ['activities', 'lib', 'db'].some((d) => under(file, d)) ? targets.filter((t) => ['workflows', 'workers', 'api'].some((d) => under(t, d))).map((t) => `${file} -> ${t}`) : [],
+      ['activities', 'lib', 'db'].some((d) => under(file, d))
+        ? targets.filter((t) => ['workflows', 'workers', 'api'].some((d) => under(t, d))).map((t) => `${file} -> ${t}`)
+        : [],
     );
     expect(upward).toEqual([]);
   });
 
-  it('the command line is a client of the REST API: it imports the API\'s schemas and validation and pure lib modules, nothing else of the server', () => {
-    const allowed = (t: string) => under(t, 'cli') || under(t, 'api/schemas') || t === 'api/validate.ts' || (under(t, 'lib') && !under(t, 'lib/temporal') && !under(t, 'lib/kv') && !under(t, 'lib/blob'));
-    const reached = [...imports].flatMap(([file, targets]) => (under(file, 'cli') ? targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`) : []));
+  it("the command line is a client of the REST API: it imports the API's schemas and validation and pure lib modules, nothing else of the server", () => {
+    const allowed = (t: string) =>
+      under(t, 'cli') ||
+      under(t, 'api/schemas') ||
+      t === 'api/validate.ts' ||
+      (under(t, 'lib') && !under(t, 'lib/temporal') && !under(t, 'lib/kv') && !under(t, 'lib/blob'));
+    const reached = [...imports].flatMap(([file, targets]) =>
+      under(file, 'cli') ? targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`) : [],
+    );
     expect(reached).toEqual([]);
     expect(files.filter((f) => under(f, 'cli')).length).toBeGreaterThan(5);
   });

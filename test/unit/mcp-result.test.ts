@@ -7,13 +7,24 @@ describe('toolResult', () => {
 
   it('carries the data as JSON text beside the summary while it is small', () => {
     const out = { test_id: 'abc', total: 3 };
-    expect(toolResult(out, 'three', link)).toEqual({ content: [{ type: 'text', text: 'three' }, { type: 'text', text: JSON.stringify(out) }], structuredContent: out });
+    expect(toolResult(out, 'three', link)).toEqual({
+      content: [
+        { type: 'text', text: 'three' },
+        { type: 'text', text: JSON.stringify(out) },
+      ],
+      structuredContent: out,
+    });
   });
 
   it('offers a resource_link instead of JSON text past the limit, and keeps structuredContent whole', () => {
     const out = { test_id: 'abc', series: 'x'.repeat(INLINE_JSON_BYTES) };
     const result = toolResult(out, 'big', link);
-    expect(result.content[1]).toMatchObject({ type: 'resource_link', uri: link, mimeType: 'application/json', name: 'results/abc' });
+    expect(result.content[1]).toMatchObject({
+      type: 'resource_link',
+      uri: link,
+      mimeType: 'application/json',
+      name: 'results/abc',
+    });
     expect(result.structuredContent).toBe(out);
     // Without a REST resource to point at, the JSON stays inline however large.
     expect(toolResult(out, 'big').content[1]).toEqual({ type: 'text', text: JSON.stringify(out) });

@@ -32,17 +32,27 @@ describe('npm run refresh-data', () => {
 
   it('writes a checked file from the source and says what it did', async () => {
     const out = await tempDir('refresh');
-    const result = await runScript('scripts/refresh-data.ts', ['--only', 'rates', '--out', out], { ...baseEnv(), REFRESH_RATES_URL: `${base}/rates.xml` });
+    const result = await runScript('scripts/refresh-data.ts', ['--only', 'rates', '--out', out], {
+      ...baseEnv(),
+      REFRESH_RATES_URL: `${base}/rates.xml`,
+    });
     expect(result.stdout).toMatch(/rates: updated exchange-rates\.json/);
     expect(result.code).toBe(0);
     const written = JSON.parse(await fs.readFile(`${out}/exchange-rates.json`, 'utf8'));
-    expect(written).toMatchObject({ date: '2026-11-20', base: 'EUR', rates: { EUR: 1, USD: 1.15, GBP: 0.87, JPY: 180.1 } });
+    expect(written).toMatchObject({
+      date: '2026-11-20',
+      base: 'EUR',
+      rates: { EUR: 1, USD: 1.15, GBP: 0.87, JPY: 180.1 },
+    });
   });
 
   it('keeps the old file when the source answers something else, and fails', async () => {
     const out = await tempDir('refresh');
     await fs.writeFile(`${out}/exchange-rates.json`, 'old');
-    const result = await runScript('scripts/refresh-data.ts', ['--only', 'rates', '--out', out], { ...baseEnv(), REFRESH_RATES_URL: `${base}/broken.xml` });
+    const result = await runScript('scripts/refresh-data.ts', ['--only', 'rates', '--out', out], {
+      ...baseEnv(),
+      REFRESH_RATES_URL: `${base}/broken.xml`,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/rates: kept exchange-rates\.json: not the ECB daily reference rates/);
     expect(await fs.readFile(`${out}/exchange-rates.json`, 'utf8')).toBe('old');

@@ -18,7 +18,13 @@ afterEach(async () => {
 async function which(name: string): Promise<string> {
   for (const dir of (process.env.PATH ?? '').split(':')) {
     const candidate = path.join(dir, name);
-    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await fs.access(candidate, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   throw new Error(`${name} not on PATH`);
 }
@@ -35,9 +41,16 @@ async function bareMachine(): Promise<{ bin: string; tools: string }> {
 }
 
 async function setup(args: string[], env: Record<string, string> & { PATH: string }) {
-  const result = await promisify(execFile)(path.join(env.PATH.split(':')[0]!, 'bash'), [SETUP, ...args], { env, cwd: ROOT }).then(
+  const result = await promisify(execFile)(path.join(env.PATH.split(':')[0]!, 'bash'), [SETUP, ...args], {
+    env,
+    cwd: ROOT,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
   );
   return result;
 }
@@ -50,7 +63,11 @@ async function executable(file: string, body: string) {
 describe('scripts/setup', () => {
   it('without a Temporal CLI or a Go toolchain, stops with one line that says what to install or set', async () => {
     const { bin, tools } = await bareMachine();
-    const r = await setup(['--temporal', '--', 'node', '-e', 'console.log("ran")'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools });
+    const r = await setup(['--temporal', '--', 'node', '-e', 'console.log("ran")'], {
+      PATH: bin,
+      HOME: tools,
+      NETOPS_TOOLS: tools,
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([
@@ -63,7 +80,10 @@ describe('scripts/setup', () => {
     const base = { PATH: bin, HOME: tools, NETOPS_TOOLS: tools };
     const admin = await setup(['--', 'node', '-e', 'console.log("admin ran")'], base);
     expect(admin).toEqual({ code: 0, stdout: 'admin ran\n', stderr: '' });
-    const worker = await setup(['--engine', '--', 'node', '-e', 'console.log("worker ran")'], { ...base, TEMPORAL_ADDRESS: '127.0.0.1:7233' });
+    const worker = await setup(['--engine', '--', 'node', '-e', 'console.log("worker ran")'], {
+      ...base,
+      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+    });
     expect(worker).toEqual({ code: 0, stdout: 'worker ran\n', stderr: '' });
     const embedded = await setup(['--engine', '--', 'node', '-e', 'console.log("embedded ran")'], base);
     expect(embedded.code).toBe(1);
@@ -72,7 +92,12 @@ describe('scripts/setup', () => {
 
   it('refuses a TEMPORAL_CLI that cannot be run, naming it', async () => {
     const { bin, tools } = await bareMachine();
-    const r = await setup(['--temporal', '--', 'true'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools, TEMPORAL_CLI: '/nonexistent/temporal' });
+    const r = await setup(['--temporal', '--', 'true'], {
+      PATH: bin,
+      HOME: tools,
+      NETOPS_TOOLS: tools,
+      TEMPORAL_CLI: '/nonexistent/temporal',
+    });
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe('setup: TEMPORAL_CLI=/nonexistent/temporal is not a program that can be run');
   });
@@ -91,7 +116,7 @@ describe('scripts/setup', () => {
     expect(printed.stderr).toContain(`setup: Temporal CLI found: ${tools}/bin/temporal`);
   });
 
-  it('builds a missing Temporal CLI with go install at the pinned version into the tools folder, outside npm\'s configuration', async () => {
+  it("builds a missing Temporal CLI with go install at the pinned version into the tools folder, outside npm's configuration", async () => {
     const { bin, tools } = await bareMachine();
     // A stand-in for Go that records how it was called and "builds" into GOBIN, as go install does.
     await executable(
@@ -99,19 +124,32 @@ describe('scripts/setup', () => {
       'mkdir -p "$GOBIN" && echo "$* GOBIN=$GOBIN npm_config_loglevel=${npm_config_loglevel:-unset}" >"$NETOPS_TOOLS/go-call"\n' +
         'printf "#!/bin/sh\\necho built temporal\\n" >"$GOBIN/temporal" && chmod +x "$GOBIN/temporal"',
     );
-    const r = await setup(['--temporal', '--', 'temporal'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools, npm_config_loglevel: 'silent' });
+    const r = await setup(['--temporal', '--', 'temporal'], {
+      PATH: bin,
+      HOME: tools,
+      NETOPS_TOOLS: tools,
+      npm_config_loglevel: 'silent',
+    });
     expect(r.stdout).toBe('built temporal\n');
     expect(r.code).toBe(0);
     expect(await fs.readFile(path.join(tools, 'go-call'), 'utf8')).toBe(
       `install github.com/temporalio/cli/cmd/temporal@v1.5.1 GOBIN=${tools}/bin npm_config_loglevel=unset\n`,
     );
-    expect(r.stderr).toMatch(/^setup: temporal not found: building it with go install .*first run only, a few minutes\)\nsetup: temporal built: /);
+    expect(r.stderr).toMatch(
+      /^setup: temporal not found: building it with go install .*first run only, a few minutes\)\nsetup: temporal built: /,
+    );
   });
 
   it('before the tests, names the tools a machine lacks and it may not install, in one line, and runs nothing', async () => {
     const { bin, tools } = await bareMachine();
     await executable(path.join(tools, 'stub', 'temporal'), 'exit 0');
-    const r = await setup(['--test', '--', 'node', '-e', 'console.log("ran")'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools, TEMPORAL_CLI: path.join(tools, 'stub', 'temporal'), CHROMIUM_PATH: path.join(tools, 'no-chromium') });
+    const r = await setup(['--test', '--', 'node', '-e', 'console.log("ran")'], {
+      PATH: bin,
+      HOME: tools,
+      NETOPS_TOOLS: tools,
+      TEMPORAL_CLI: path.join(tools, 'stub', 'temporal'),
+      CHROMIUM_PATH: path.join(tools, 'no-chromium'),
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([
@@ -120,12 +158,20 @@ describe('scripts/setup', () => {
     // With them there (a Chromium where CHROMIUM_PATH says), the command runs.
     for (const tool of ['ffmpeg', 'openssl']) await executable(path.join(bin, tool), 'exit 0');
     await executable(path.join(tools, 'no-chromium'), 'exit 0');
-    const ok = await setup(['--test', '--', 'node', '-e', 'console.log("ran")'], { PATH: bin, HOME: tools, NETOPS_TOOLS: tools, TEMPORAL_CLI: path.join(tools, 'stub', 'temporal'), CHROMIUM_PATH: path.join(tools, 'no-chromium') });
+    const ok = await setup(['--test', '--', 'node', '-e', 'console.log("ran")'], {
+      PATH: bin,
+      HOME: tools,
+      NETOPS_TOOLS: tools,
+      TEMPORAL_CLI: path.join(tools, 'stub', 'temporal'),
+      CHROMIUM_PATH: path.join(tools, 'no-chromium'),
+    });
     expect([ok.code, ok.stdout]).toEqual([0, 'ran\n']);
   });
 
   it('every npm script that runs code goes through it, with the needs of its command', async () => {
-    const { scripts } = JSON.parse(await fs.readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(await fs.readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     for (const [name, command] of Object.entries(scripts)) {
       expect(command, name).toMatch(/^scripts\/setup (--\w+ )?-- /);
     }

@@ -2,7 +2,13 @@
 // guard: each fixture page asserts its specific findings (rule, selector, measured, threshold), the
 // clean page asserts none; contrast is checked against known WCAG pairs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditPage, inferPageType, PAGE_MAX_BYTES, STYLESHEET_MAX_BYTES, type Finding } from '../../activities/site/audit/index.ts';
+import {
+  auditPage,
+  inferPageType,
+  PAGE_MAX_BYTES,
+  STYLESHEET_MAX_BYTES,
+  type Finding,
+} from '../../activities/site/audit/index.ts';
 import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex } from '../../activities/site/audit/colors.ts';
 import { spacingScale } from '../../activities/site/audit/rules-alignment.ts';
 import { discoverPages, normalisePageUrl, sitemapLocs } from '../../activities/site/discover.ts';
@@ -60,17 +66,28 @@ describe('page discovery', () => {
     const found = await discoverPages(`${sitemapSite.url}/docs/page-3`, fetchText, 20);
     expect(found.source).toBe('sitemap');
     expect(found.pages).toHaveLength(20);
-    expect(found.pages.slice(0, 12)).toEqual(Array.from({ length: 12 }, (_, i) => `${sitemapSite.url}/docs/page-${i + 1}`));
+    expect(found.pages.slice(0, 12)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `${sitemapSite.url}/docs/page-${i + 1}`),
+    );
     expect(found.pages.slice(12)).toEqual(Array.from({ length: 8 }, (_, i) => `${sitemapSite.url}/blog/post-${i + 1}`));
     expect(found.pages.some((p) => p.includes('elsewhere.example') || p.includes('#'))).toBe(false);
-    expect(found.read).toEqual([`${sitemapSite.url}/sitemap_index.xml`, `${sitemapSite.url}/sitemap-docs.xml.gz`, `${sitemapSite.url}/sitemap-blog.xml`]);
+    expect(found.read).toEqual([
+      `${sitemapSite.url}/sitemap_index.xml`,
+      `${sitemapSite.url}/sitemap-docs.xml.gz`,
+      `${sitemapSite.url}/sitemap-blog.xml`,
+    ]);
     expect((await discoverPages(sitemapSite.url, fetchText, 5)).pages).toHaveLength(5);
   });
 
   it('falls back to the home page links: same origin, no anchors, mail, phone, script or assets', async () => {
     const found = await discoverPages(`${linksSite.url}/whatever`, fetchText, 20);
     expect(found.source).toBe('homepage_links');
-    expect(found.pages).toEqual([`${linksSite.url}/`, `${linksSite.url}/about`, `${linksSite.url}/pricing`, `${linksSite.url}/docs/`]);
+    expect(found.pages).toEqual([
+      `${linksSite.url}/`,
+      `${linksSite.url}/about`,
+      `${linksSite.url}/pricing`,
+      `${linksSite.url}/docs/`,
+    ]);
   });
 
   it("reads each entry's own <loc> from a sitemap as a stream, CDATA and entities included, not the image locs inside it", () => {
@@ -79,10 +96,16 @@ describe('page discovery', () => {
       <url><lastmod>2026-01-01</lastmod><loc><![CDATA[https://a.test/two]]></loc></url>
       <sm:url xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:loc> https://a.test/three </sm:loc></sm:url>
     </urlset>`;
-    expect(sitemapLocs(xml)).toEqual({ sitemaps: [], urls: ['https://a.test/one?x=1&y=2', 'https://a.test/two', 'https://a.test/three'] });
-    const index = '<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap><sitemap><loc>https://a.test/s2.xml</loc></sitemap></sitemapindex>';
+    expect(sitemapLocs(xml)).toEqual({
+      sitemaps: [],
+      urls: ['https://a.test/one?x=1&y=2', 'https://a.test/two', 'https://a.test/three'],
+    });
+    const index =
+      '<sitemapindex><sitemap><loc>https://a.test/s1.xml</loc></sitemap><sitemap><loc>https://a.test/s2.xml</loc></sitemap></sitemapindex>';
     expect(sitemapLocs(index)).toEqual({ sitemaps: ['https://a.test/s1.xml', 'https://a.test/s2.xml'], urls: [] });
-    expect(sitemapLocs(`<urlset>${'<url><loc>https://a.test/p</loc></url>'.repeat(10)}</urlset>`, 3).urls).toHaveLength(3);
+    expect(sitemapLocs(`<urlset>${'<url><loc>https://a.test/p</loc></url>'.repeat(10)}</urlset>`, 3).urls).toHaveLength(
+      3,
+    );
   });
 
   it('normalises page URLs', () => {
@@ -92,7 +115,9 @@ describe('page discovery', () => {
   });
 
   it('refuses private addresses before connecting', async () => {
-    await expect(discoverPages('http://10.255.255.1/', fetchText, 20)).rejects.toThrow(/not allowed|private|forbidden|refus/i);
+    await expect(discoverPages('http://10.255.255.1/', fetchText, 20)).rejects.toThrow(
+      /not allowed|private|forbidden|refus/i,
+    );
   });
 });
 
@@ -103,14 +128,21 @@ describe('design audit', () => {
   });
   afterAll(() => site?.close());
 
-  const audit = (path: string, pageType?: Parameters<typeof auditPage>[0]['pageType']) => auditPage({ url: `${site.url}${path}`, pageType, fetchPage, fetchStylesheet, now });
-  const find = (findings: Finding[], rule: string, selector?: string) => findings.filter((f) => f.rule === rule && (selector === undefined || f.selector === selector));
+  const audit = (path: string, pageType?: Parameters<typeof auditPage>[0]['pageType']) =>
+    auditPage({ url: `${site.url}${path}`, pageType, fetchPage, fetchStylesheet, now });
+  const find = (findings: Finding[], rule: string, selector?: string) =>
+    findings.filter((f) => f.rule === rule && (selector === undefined || f.selector === selector));
 
   it('finds nothing on the clean page', async () => {
     const result = await audit('/clean');
     expect(result.findings).toEqual([]);
     expect(result.needs_review).toEqual([]);
-    expect(result.summary).toMatchObject({ score: 100, total_findings: 0, needs_review: 0, stylesheets: { read: 1, skipped: [] } });
+    expect(result.summary).toMatchObject({
+      score: 100,
+      total_findings: 0,
+      needs_review: 0,
+      stylesheets: { read: 1, skipped: [] },
+    });
     expect(result.summary.limitations).toMatch(/no browser/);
   });
 
@@ -118,12 +150,40 @@ describe('design audit', () => {
     const { findings, page_type } = await audit('/template', 'landing');
     expect(page_type).toBe('landing');
     const rules = new Set(findings.map((f) => f.rule));
-    for (const rule of ['default-title', 'default-meta-description', 'default-favicon', 'starter-class-names', 'starter-comment', 'placeholder-text', 'placeholder-image', 'empty-nav-link', 'stale-copyright']) expect(rules, rule).toContain(rule);
-    expect(find(findings, 'default-title')[0]).toMatchObject({ selector: 'title', measured: 'title "React App"', severity: 'high' });
-    expect(find(findings, 'placeholder-text').map((f) => f.measured)).toEqual(expect.arrayContaining(['placeholder text: lorem ipsum', 'placeholder text: Your Company', 'placeholder text: numbered placeholder ("Feature 1")']));
+    for (const rule of [
+      'default-title',
+      'default-meta-description',
+      'default-favicon',
+      'starter-class-names',
+      'starter-comment',
+      'placeholder-text',
+      'placeholder-image',
+      'empty-nav-link',
+      'stale-copyright',
+    ])
+      expect(rules, rule).toContain(rule);
+    expect(find(findings, 'default-title')[0]).toMatchObject({
+      selector: 'title',
+      measured: 'title "React App"',
+      severity: 'high',
+    });
+    expect(find(findings, 'placeholder-text').map((f) => f.measured)).toEqual(
+      expect.arrayContaining([
+        'placeholder text: lorem ipsum',
+        'placeholder text: Your Company',
+        'placeholder text: numbered placeholder ("Feature 1")',
+      ]),
+    );
     expect(find(findings, 'placeholder-text').every((f) => f.severity === 'high')).toBe(true); // a landing page
-    expect(find(findings, 'empty-nav-link')[0]).toMatchObject({ measured: '2 navigation link(s) going nowhere', threshold: '0' });
-    expect(find(findings, 'stale-copyright')[0]).toMatchObject({ measured: 'copyright 2019', threshold: '2024 or later', fix: 'Update the year to 2026 (or render it from the current date)' });
+    expect(find(findings, 'empty-nav-link')[0]).toMatchObject({
+      measured: '2 navigation link(s) going nowhere',
+      threshold: '0',
+    });
+    expect(find(findings, 'stale-copyright')[0]).toMatchObject({
+      measured: 'copyright 2019',
+      threshold: '2024 or later',
+      fix: 'Update the year to 2026 (or render it from the current date)',
+    });
     expect(find(findings, 'starter-class-names')[0]!.selector).toBe('.App-header');
     expect(find(findings, 'placeholder-image')[0]!.evidence).toBe('https://via.placeholder.com/150');
     expect(findings.every((f) => f.category === 'template')).toBe(true);
@@ -131,21 +191,55 @@ describe('design audit', () => {
 
   it('finds each alignment bug in the CSS', async () => {
     const { findings } = await audit('/alignment');
-    expect(find(findings, 'mixed-text-align', 'div.features')[0]).toMatchObject({ property: 'text-align', measured: 'siblings aligned center and left', threshold: 'one text-align among siblings' });
-    expect(find(findings, 'off-scale-spacing').map((f) => f.measured).sort()).toEqual(['12px', '13px', '15px']);
-    expect(find(findings, 'off-scale-spacing').find((f) => f.measured === '13px')).toMatchObject({ selector: '.card-footer', property: 'margin-top', fix: 'margin-top: 16px' });
+    expect(find(findings, 'mixed-text-align', 'div.features')[0]).toMatchObject({
+      property: 'text-align',
+      measured: 'siblings aligned center and left',
+      threshold: 'one text-align among siblings',
+    });
+    expect(
+      find(findings, 'off-scale-spacing')
+        .map((f) => f.measured)
+        .sort(),
+    ).toEqual(['12px', '13px', '15px']);
+    expect(find(findings, 'off-scale-spacing').find((f) => f.measured === '13px')).toMatchObject({
+      selector: '.card-footer',
+      property: 'margin-top',
+      fix: 'margin-top: 16px',
+    });
     expect(find(findings, 'off-scale-spacing')[0]!.threshold).toMatch(/^multiples of 8px/);
-    expect(find(findings, 'negative-margin-compensation', '.row')[0]).toMatchObject({ property: 'margin-left', measured: 'margin-left: -15px with padding-left: 15px' });
-    expect(find(findings, 'fixed-width-overflow', '.banner')[0]).toMatchObject({ measured: 'width: 960px', threshold: 'at most 375px, or capped with max-width: 100%', fix: 'width: 100%; max-width: 960px' });
-    expect(find(findings, 'magic-absolute-offset', '.badge')[0]).toMatchObject({ measured: 'top: 37px; left: 13px', threshold: 'offsets of 0, 50% or multiples of 8px' });
-    expect(find(findings, 'inconsistent-radius')[0]).toMatchObject({ selector: '.card, .card-header', measured: '2 values in .card: 8px, 4px' });
-    expect(find(findings, 'inconsistent-gap')[0]).toMatchObject({ selector: '.grid, .grid-tight', measured: '2 values in .grid: 16px, 12px' });
+    expect(find(findings, 'negative-margin-compensation', '.row')[0]).toMatchObject({
+      property: 'margin-left',
+      measured: 'margin-left: -15px with padding-left: 15px',
+    });
+    expect(find(findings, 'fixed-width-overflow', '.banner')[0]).toMatchObject({
+      measured: 'width: 960px',
+      threshold: 'at most 375px, or capped with max-width: 100%',
+      fix: 'width: 100%; max-width: 960px',
+    });
+    expect(find(findings, 'magic-absolute-offset', '.badge')[0]).toMatchObject({
+      measured: 'top: 37px; left: 13px',
+      threshold: 'offsets of 0, 50% or multiples of 8px',
+    });
+    expect(find(findings, 'inconsistent-radius')[0]).toMatchObject({
+      selector: '.card, .card-header',
+      measured: '2 values in .card: 8px, 4px',
+    });
+    expect(find(findings, 'inconsistent-gap')[0]).toMatchObject({
+      selector: '.grid, .grid-tight',
+      measured: '2 values in .grid: 16px, 12px',
+    });
   });
 
   it('finds each accessibility failure, with the measured ratio and a passing colour', async () => {
     const { findings, needs_review, summary } = await audit('/a11y');
     expect(find(findings, 'contrast', '.muted')).toEqual([
-      expect.objectContaining({ property: 'color', measured: '4.48:1 (#777777 on #ffffff)', threshold: '4.5:1', fix: 'color: #767676 (4.54:1 on #ffffff)', severity: 'medium' }),
+      expect.objectContaining({
+        property: 'color',
+        measured: '4.48:1 (#777777 on #ffffff)',
+        threshold: '4.5:1',
+        fix: 'color: #767676 (4.54:1 on #ffffff)',
+        severity: 'medium',
+      }),
     ]);
     const inherited = find(findings, 'contrast', '.hero p')[0]!;
     expect(inherited).toMatchObject({ measured: '2.20:1 (#666666 on #333333)', threshold: '4.5:1', severity: 'high' });
@@ -154,10 +248,14 @@ describe('design audit', () => {
     // An h2 is 1.5em in every browser (24px here), not the body's 16px: large text, 3:1 passes.
     expect(find(findings, 'contrast', '.section-title')).toEqual([]);
     // 75% of 24px is 18px, normal weight: no longer large text.
-    expect(find(findings, 'contrast', '.fine-print')[0]).toMatchObject({ measured: '3.03:1 (#949494 on #ffffff)', threshold: '4.5:1' });
+    expect(find(findings, 'contrast', '.fine-print')[0]).toMatchObject({
+      measured: '3.03:1 (#949494 on #ffffff)',
+      threshold: '4.5:1',
+    });
     // Text over a background image or gradient, a picture, a translucent panel or a variable colour: not
     // judged against a colour that is not what it sits on, but listed for a person to look at.
-    for (const selector of ['.photo', '.photo-dark', '.caption', '.themed', '.glass', '.glass p', '.gradient']) expect(find(findings, 'contrast', selector), selector).toEqual([]);
+    for (const selector of ['.photo', '.photo-dark', '.caption', '.themed', '.glass', '.glass p', '.gradient'])
+      expect(find(findings, 'contrast', selector), selector).toEqual([]);
     const review = (selector: string) => needs_review.filter((r) => r.selector === selector).map((r) => r.reason);
     expect(review('.photo')).toEqual(['text over a background image or gradient']);
     expect(review('.photo-dark')).toEqual(['text over a background image or gradient']);
@@ -169,20 +267,42 @@ describe('design audit', () => {
     expect(summary.needs_review).toBe(needs_review.length);
     // A caption with its own opaque box is decided on that box: #777 on white fails 4.5:1.
     expect(find(findings, 'contrast', '.boxed-caption')[0]).toMatchObject({ measured: '4.48:1 (#777777 on #ffffff)' });
-    expect(find(findings, 'target-size', '.icon-btn')[0]).toMatchObject({ measured: '16×16 px', threshold: '24×24 px' });
-    expect(find(findings, 'img-missing-alt')[0]).toMatchObject({ selector: 'img[src="/photo.jpg"]', measured: '1 image(s) without alt' });
+    expect(find(findings, 'target-size', '.icon-btn')[0]).toMatchObject({
+      measured: '16×16 px',
+      threshold: '24×24 px',
+    });
+    expect(find(findings, 'img-missing-alt')[0]).toMatchObject({
+      selector: 'img[src="/photo.jpg"]',
+      measured: '1 image(s) without alt',
+    });
     expect(find(findings, 'input-missing-label').map((f) => f.selector)).toEqual(['input[name="q"]']);
-    expect(find(findings, 'missing-lang')[0]).toMatchObject({ selector: 'html', fix: '<html lang="en"> (the language of the page)' });
+    expect(find(findings, 'missing-lang')[0]).toMatchObject({
+      selector: 'html',
+      fix: '<html lang="en"> (the language of the page)',
+    });
     expect(find(findings, 'missing-title')[0]).toMatchObject({ measured: 'no <title>' });
-    expect(find(findings, 'skipped-heading-level')[0]).toMatchObject({ measured: 'h1 followed by h3', threshold: 'h2 at most' });
+    expect(find(findings, 'skipped-heading-level')[0]).toMatchObject({
+      measured: 'h1 followed by h3',
+      threshold: 'h2 at most',
+    });
   });
 
   it('counts the style budget and lists the values over it', async () => {
     const { findings, summary } = await audit('/budget');
-    expect(find(findings, 'budget-colors')[0]).toMatchObject({ category: 'style_budget', measured: '20 unique colors', threshold: 'at most 16' });
-    expect(find(findings, 'budget-font-sizes')[0]).toMatchObject({ measured: '14 unique font sizes', threshold: 'at most 10' });
+    expect(find(findings, 'budget-colors')[0]).toMatchObject({
+      category: 'style_budget',
+      measured: '20 unique colors',
+      threshold: 'at most 16',
+    });
+    expect(find(findings, 'budget-font-sizes')[0]).toMatchObject({
+      measured: '14 unique font sizes',
+      threshold: 'at most 10',
+    });
     expect(find(findings, 'budget-font-sizes')[0]!.evidence).toContain('11px, 12px, 13px');
-    expect(find(findings, 'budget-important')[0]).toMatchObject({ measured: '12 !important uses', threshold: 'at most 10' });
+    expect(find(findings, 'budget-important')[0]).toMatchObject({
+      measured: '12 !important uses',
+      threshold: 'at most 10',
+    });
     expect(summary.style_counts).toMatchObject({ colors: 20, font_sizes: 14, important: 12 });
     // Docs pages may use more type sizes.
     expect(find((await audit('/budget', 'docs')).findings, 'budget-font-sizes')[0]!.threshold).toBe('at most 12');
@@ -201,7 +321,10 @@ describe('design audit', () => {
   it('refuses stylesheets at private addresses without connecting, and audits the rest', async () => {
     const { summary } = await audit('/private-style');
     expect(summary.stylesheets.read).toBe(1);
-    expect(summary.stylesheets.skipped.map((s) => s.url)).toEqual(['http://127.0.0.2:9/evil.css', 'http://10.255.255.1/internal.css']);
+    expect(summary.stylesheets.skipped.map((s) => s.url)).toEqual([
+      'http://127.0.0.2:9/evil.css',
+      'http://10.255.255.1/internal.css',
+    ]);
     for (const s of summary.stylesheets.skipped) expect(s.reason).toMatch(/not allowed/i); // the guard's refusal, not a failed connection
   });
 
@@ -222,7 +345,10 @@ describe('design audit', () => {
   it('infers the page type and says how', async () => {
     expect((await audit('/pricing')).page_type_source).toBe('inferred from the URL path /pricing');
     expect((await audit('/pricing')).page_type).toBe('pricing');
-    expect(inferPageType('https://x.test/', [])).toEqual({ type: 'landing', source: 'inferred from the URL path / (the home page)' });
+    expect(inferPageType('https://x.test/', [])).toEqual({
+      type: 'landing',
+      source: 'inferred from the URL path / (the home page)',
+    });
     expect(inferPageType('https://x.test/misc', [])).toEqual({ type: 'other', source: 'inferred: no signal matched' });
   });
 });

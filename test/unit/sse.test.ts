@@ -8,7 +8,10 @@ import { startSse, type SseOptions } from '../../api/sse.ts';
 const servers: http.Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));
 
-async function serve(tick: () => Promise<{ events: Array<{ event: string; data: unknown }>; done: boolean }>, options: SseOptions = { pollMs: 50 }): Promise<string> {
+async function serve(
+  tick: () => Promise<{ events: Array<{ event: string; data: unknown }>; done: boolean }>,
+  options: SseOptions = { pollMs: 50 },
+): Promise<string> {
   const app = new Koa();
   app.use((ctx) => startSse(ctx, tick, options));
   const server = http.createServer(app.callback());
@@ -33,7 +36,10 @@ describe('startSse', () => {
       if (ctx.path === '/before') await left;
       startSse(ctx, late, { pollMs: 50 });
       // (Koa ends the body with a premature close when the client leaves: that one is not ours.)
-      (ctx.body as NodeJS.EventEmitter).on('error', (err: NodeJS.ErrnoException) => err.code !== 'ERR_STREAM_PREMATURE_CLOSE' && errors.push(err));
+      (ctx.body as NodeJS.EventEmitter).on(
+        'error',
+        (err: NodeJS.ErrnoException) => err.code !== 'ERR_STREAM_PREMATURE_CLOSE' && errors.push(err),
+      );
     });
     const server = http.createServer(app.callback());
     servers.push(server);
@@ -101,6 +107,8 @@ describe('startSse', () => {
     let n = 0;
     const url = await serve(async () => ({ events: [{ event: 'step', data: { n: ++n } }], done: n >= 3 }));
     const text = await (await fetch(url)).text();
-    expect(text).toBe('retry: 3000\n\nevent: step\ndata: {"n":1}\n\nevent: step\ndata: {"n":2}\n\nevent: step\ndata: {"n":3}\n\n');
+    expect(text).toBe(
+      'retry: 3000\n\nevent: step\ndata: {"n":1}\n\nevent: step\ndata: {"n":2}\n\nevent: step\ndata: {"n":3}\n\n',
+    );
   });
 });

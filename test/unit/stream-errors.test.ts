@@ -19,17 +19,26 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = SOURCE_DIRS.flatMap(sourceFiles).map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), 'utf8') }));
+const files = SOURCE_DIRS.flatMap(sourceFiles).map((file) => ({
+  file,
+  text: fs.readFileSync(path.join(ROOT, file), 'utf8'),
+}));
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const listensForErrors = (text: string, stream: string) => new RegExp(`${escape(stream)}\\s*\\.\\s*(on|once)\\(\\s*'error'`).test(text);
+const listensForErrors = (text: string, stream: string) =>
+  new RegExp(`${escape(stream)}\\s*\\.\\s*(on|once)\\(\\s*'error'`).test(text);
 
 /** `source.pipe(destination)` of streams (zod's `.pipe(z...)` and schema chains are not streams). */
 function unhandledPipes(text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/([A-Za-z_$][\w$.]*)\.pipe\(\s*([A-Za-z_$][\w$.]*)\s*[,)]/g)) {
     const [, source, destination] = m as unknown as [string, string, string];
-    if (/^z\b|^z\./.test(destination) || !/\bstream\b|Readable|Writable|PassThrough|Transform|\.req\b|createReadStream|createWriteStream/.test(text)) continue;
-    if (!listensForErrors(text, source) || !listensForErrors(text, destination)) found.push(`${source}.pipe(${destination})`);
+    if (
+      /^z\b|^z\./.test(destination) ||
+      !/\bstream\b|Readable|Writable|PassThrough|Transform|\.req\b|createReadStream|createWriteStream/.test(text)
+    )
+      continue;
+    if (!listensForErrors(text, source) || !listensForErrors(text, destination))
+      found.push(`${source}.pipe(${destination})`);
   }
   return found;
 }
@@ -50,16 +59,24 @@ function unhandledPipelines(text: string): string[] {
 
 describe('stream errors', () => {
   it('finds what it looks for', () => {
-    expect(unhandledPipes("import { PassThrough } from 'node:stream';\nsource.pipe(out);")).toEqual(['source.pipe(out)']);
-    expect(unhandledPipes("import { PassThrough } from 'node:stream';\nsource.on('error', f);\nout.once('error', g);\nsource.pipe(out);")).toEqual([]);
+    expect(unhandledPipes("import { PassThrough } from 'node:stream';\nsource.pipe(out);")).toEqual([
+      'source.pipe(out)',
+    ]);
+    expect(
+      unhandledPipes(
+        "import { PassThrough } from 'node:stream';\nsource.on('error', f);\nout.once('error', g);\nsource.pipe(out);",
+      ),
+    ).toEqual([]);
     expect(unhandledPipes("const s = z.string().pipe(z.enum(['a']));")).toEqual([]);
-    expect(unhandledPipelines("const p = pipeline(a, b);\n")).toEqual(['const p = pipeline(']);
-    expect(unhandledPipelines("const p = pipeline(a, b);\np.catch(() => {});")).toEqual([]);
+    expect(unhandledPipelines('const p = pipeline(a, b);\n')).toEqual(['const p = pipeline(']);
+    expect(unhandledPipelines('const p = pipeline(a, b);\np.catch(() => {});')).toEqual([]);
     expect(unhandledPipelines('  await pipeline(a, b);\n  pipeline(c, d);')).toEqual(['pipeline(']);
   });
 
   it('every pipe and pipeline in the source tree handles its errors', () => {
-    const unhandled = files.flatMap(({ file, text }) => [...unhandledPipes(text), ...unhandledPipelines(text)].map((use) => `${file}: ${use}`));
+    const unhandled = files.flatMap(({ file, text }) =>
+      [...unhandledPipes(text), ...unhandledPipelines(text)].map((use) => `${file}: ${use}`),
+    );
     expect(unhandled).toEqual([]);
     // The check looked at something: the tree pipes streams in several places.
     expect(files.filter(({ text }) => /\bpipeline\(|\.pipe\(/.test(text)).length).toBeGreaterThan(4);

@@ -19,7 +19,10 @@ ${body}
 
 async function node(body: string): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await run(process.execPath, [...NODE_SCRIPT_FLAGS, '--input-type=module', '-e', script(body)], { cwd: ROOT, timeout: 20_000 });
+    const { stdout } = await run(process.execPath, [...NODE_SCRIPT_FLAGS, '--input-type=module', '-e', script(body)], {
+      cwd: ROOT,
+      timeout: 20_000,
+    });
     return { code: 0, stdout };
   } catch (err) {
     const e = err as { code?: number; stdout?: string };
@@ -36,7 +39,11 @@ describe('errors nobody handled', () => {
     `);
     expect(code).toBe(0);
     expect(stdout).toContain('still serving');
-    const lines = stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.err?.message)).toEqual(['a socket broke', 'nobody awaited this']);
     expect(lines[0].err.stack).toMatch(/a socket broke\n\s+at /);
     expect(lines.map((l) => l.origin)).toEqual(['uncaughtException', 'unhandledRejection']);

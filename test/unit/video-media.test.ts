@@ -30,11 +30,34 @@ async function scan(bytes: Buffer) {
 describe('the MP4 box scan', () => {
   const ftyp = box('ftyp', Buffer.from('isom\0\0\0\0isomiso2'));
   it('finds a C2PA manifest box at the top level or inside moov, and no other uuid box', async () => {
-    expect(await scan(Buffer.concat([ftyp, box('moov', box('mvhd', Buffer.alloc(20))), box('mdat', Buffer.alloc(100)), c2paBox()]))).toEqual({ first: 'ftyp', c2pa: 'top level' });
-    expect(await scan(Buffer.concat([ftyp, box('moov', Buffer.concat([box('mvhd', Buffer.alloc(20)), c2paBox()])), box('mdat', Buffer.alloc(10))]))).toEqual({ first: 'ftyp', c2pa: 'inside moov' });
-    expect(await scan(Buffer.concat([ftyp, box('moov', otherUuid()), otherUuid(), box('mdat', Buffer.from('d8fec3d61b0e483c92975828877ec481'))]))).toEqual({ first: 'ftyp', c2pa: null });
+    expect(
+      await scan(
+        Buffer.concat([ftyp, box('moov', box('mvhd', Buffer.alloc(20))), box('mdat', Buffer.alloc(100)), c2paBox()]),
+      ),
+    ).toEqual({ first: 'ftyp', c2pa: 'top level' });
+    expect(
+      await scan(
+        Buffer.concat([
+          ftyp,
+          box('moov', Buffer.concat([box('mvhd', Buffer.alloc(20)), c2paBox()])),
+          box('mdat', Buffer.alloc(10)),
+        ]),
+      ),
+    ).toEqual({ first: 'ftyp', c2pa: 'inside moov' });
+    expect(
+      await scan(
+        Buffer.concat([
+          ftyp,
+          box('moov', otherUuid()),
+          otherUuid(),
+          box('mdat', Buffer.from('d8fec3d61b0e483c92975828877ec481')),
+        ]),
+      ),
+    ).toEqual({ first: 'ftyp', c2pa: null });
     // The UUID's bytes inside a payload are not a box: the scan follows the structure.
-    expect((await scan(Buffer.concat([ftyp, box('mdat', Buffer.concat([Buffer.alloc(4), c2paBox()]))]))).c2pa).toBeNull();
+    expect(
+      (await scan(Buffer.concat([ftyp, box('mdat', Buffer.concat([Buffer.alloc(4), c2paBox()]))]))).c2pa,
+    ).toBeNull();
   });
 
   it('reads 64-bit sizes and a last box that runs to the end', async () => {
@@ -43,21 +66,41 @@ describe('the MP4 box scan', () => {
     large.write('mdat', 4, 'latin1');
     large.writeBigUInt64BE(16n + 50n, 8);
     const toEnd = Buffer.concat([Buffer.from([0, 0, 0, 0]), Buffer.from('free'), Buffer.alloc(30)]);
-    expect(await scan(Buffer.concat([ftyp, large, Buffer.alloc(50), c2paBox(), toEnd]))).toEqual({ first: 'ftyp', c2pa: 'top level' });
+    expect(await scan(Buffer.concat([ftyp, large, Buffer.alloc(50), c2paBox(), toEnd]))).toEqual({
+      first: 'ftyp',
+      c2pa: 'top level',
+    });
   });
 
   it('refuses a box that claims more than its container holds, or a header cut short', async () => {
     const lying = box('moov', Buffer.alloc(10));
     lying.writeUInt32BE(1000, 0);
     await expect(scan(Buffer.concat([ftyp, lying]))).rejects.toBeInstanceOf(MalformedBoxError);
-    await expect(scan(Buffer.concat([ftyp, Buffer.from([0, 0, 0, 4]), Buffer.from('free')]))).rejects.toBeInstanceOf(MalformedBoxError);
+    await expect(scan(Buffer.concat([ftyp, Buffer.from([0, 0, 0, 4]), Buffer.from('free')]))).rejects.toBeInstanceOf(
+      MalformedBoxError,
+    );
   });
 });
 
 describe('the region filter graph', () => {
-  const source = { width: 320, height: 240, duration_seconds: 10, frame_rate: 25, video_codec: 'h264', has_audio: false, audio_codec: null };
+  const source = {
+    width: 320,
+    height: 240,
+    duration_seconds: 10,
+    frame_rate: 25,
+    video_codec: 'h264',
+    has_audio: false,
+    audio_codec: null,
+  };
   it('uses delogo inside the frame and a bounded blur at its edge, each in its time range, then pads to even sizes', () => {
-    const { graph, output } = removalGraph([{ x: 10, y: 10, width: 50, height: 20, start_seconds: 1, end_seconds: 2 }, { x: 0, y: 239, width: 1, height: 1 }, { x: 0, y: 0, width: 320, height: 240 }], source);
+    const { graph, output } = removalGraph(
+      [
+        { x: 10, y: 10, width: 50, height: 20, start_seconds: 1, end_seconds: 2 },
+        { x: 0, y: 239, width: 1, height: 1 },
+        { x: 0, y: 0, width: 320, height: 240 },
+      ],
+      source,
+    );
     expect(output).toBe('out');
     expect(graph).toBe(
       [
@@ -74,8 +117,12 @@ describe('the region filter graph', () => {
   });
 
   it('names a region that reaches outside the frame, or starts after the end', () => {
-    expect(regionProblem({ x: 300, y: 0, width: 30, height: 10 }, 2, source)).toBe('regions[2] (30x10 at 300,0) reaches outside the 320x240 frame');
-    expect(regionProblem({ x: 0, y: 0, width: 10, height: 10, start_seconds: 12 }, 0, source)).toMatch(/starts at 12 s, after the video's end/);
+    expect(regionProblem({ x: 300, y: 0, width: 30, height: 10 }, 2, source)).toBe(
+      'regions[2] (30x10 at 300,0) reaches outside the 320x240 frame',
+    );
+    expect(regionProblem({ x: 0, y: 0, width: 10, height: 10, start_seconds: 12 }, 0, source)).toMatch(
+      /starts at 12 s, after the video's end/,
+    );
     expect(regionProblem({ x: 0, y: 0, width: 320, height: 240 }, 0, source)).toBeNull();
   });
 });

@@ -49,7 +49,7 @@ describe('waking the webhook forwarder', () => {
     expect(signals.mock.calls.length - 6).toBeGreaterThanOrEqual(10);
   });
 
-  it('wakes only for forwarding webhooks, and counts every webhook\'s captures toward the pace', async () => {
+  it("wakes only for forwarding webhooks, and counts every webhook's captures toward the pace", async () => {
     const { forwarding, signals } = service();
     forwarding.stored(10_000, false);
     await vi.advanceTimersByTimeAsync(5 * WAKE_EVERY_MS);

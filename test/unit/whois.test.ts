@@ -1,6 +1,13 @@
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoDate, mentionsReserved, parseRdap, parseWhois, whoisReferral, whoisVerdict } from '../../activities/whois/parse.ts';
+import {
+  isoDate,
+  mentionsReserved,
+  parseRdap,
+  parseWhois,
+  whoisReferral,
+  whoisVerdict,
+} from '../../activities/whois/parse.ts';
 import { convert, priceOf, usdPrice } from '../../activities/whois/pricing.ts';
 import { createDomainLookup } from '../../activities/whois/lookup.ts';
 import { bootstrapBase } from '../../activities/whois/rdap.ts';
@@ -95,7 +102,11 @@ describe('WHOIS answers', () => {
   });
 
   it('reads lower-case key answers (.de, .ru style)', () => {
-    expect(parseWhois('domain: EXAMPLE.RU\nnserver: ns1.example.ru.\nstate: REGISTERED, DELEGATED\ncreated: 2000-01-01T00:00:00Z\npaid-till: 2027-01-01T00:00:00Z\n')).toMatchObject({
+    expect(
+      parseWhois(
+        'domain: EXAMPLE.RU\nnserver: ns1.example.ru.\nstate: REGISTERED, DELEGATED\ncreated: 2000-01-01T00:00:00Z\npaid-till: 2027-01-01T00:00:00Z\n',
+      ),
+    ).toMatchObject({
       domain_name: 'example.ru',
       name_servers: ['ns1.example.ru'],
       status: ['REGISTERED, DELEGATED'],
@@ -103,7 +114,9 @@ describe('WHOIS answers', () => {
       expiration_date: '2027-01-01T00:00:00.000Z',
     });
     expect(whoisVerdict('Domain: example.de\nStatus: free\n')).toBe('available');
-    expect(parseWhois('Domain: example.de\nNserver: ns1.example.de\nStatus: connect\nChanged: 2018-03-12T21:44:25+01:00\n')).toMatchObject({ status: ['connect'], updated_date: '2018-03-12T20:44:25.000Z' });
+    expect(
+      parseWhois('Domain: example.de\nNserver: ns1.example.de\nStatus: connect\nChanged: 2018-03-12T21:44:25+01:00\n'),
+    ).toMatchObject({ status: ['connect'], updated_date: '2018-03-12T20:44:25.000Z' });
   });
 
   it.each([
@@ -125,13 +138,25 @@ describe('WHOIS answers', () => {
   ])('%s -> %s', (text, verdict) => expect(whoisVerdict(text)).toBe(verdict));
 
   it('reads a refusal in a short answer or its first lines, not in the terms of use after a real answer', () => {
-    const terms = Array.from({ length: 12 }, (_, i) => `TERMS OF USE ${i}: queries are subject to a daily quota and may be rate limited; if access is denied, try again later.`).join('\n');
-    expect(whoisVerdict(`No match for "FREE-NAME.ORG".\n>>> Last update of WHOIS database: 2026-11-23T00:00:00Z <<<\n\n${terms}`)).toBe('available');
+    const terms = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `TERMS OF USE ${i}: queries are subject to a daily quota and may be rate limited; if access is denied, try again later.`,
+    ).join('\n');
+    expect(
+      whoisVerdict(
+        `No match for "FREE-NAME.ORG".\n>>> Last update of WHOIS database: 2026-11-23T00:00:00Z <<<\n\n${terms}`,
+      ),
+    ).toBe('available');
     expect(whoisVerdict(`WHOIS LIMIT EXCEEDED - SEE WWW.PIR.ORG/WHOIS FOR DETAILS\n\n${terms}`)).toBe('rate_limited');
   });
 
   it('dates win over boilerplate that mentions availability', () => {
-    expect(whoisVerdict('Creation Date: 2001-01-01\nNOTICE: names not found are available for registration at your registrar\n')).toBe('registered');
+    expect(
+      whoisVerdict(
+        'Creation Date: 2001-01-01\nNOTICE: names not found are available for registration at your registrar\n',
+      ),
+    ).toBe('registered');
   });
 
   it('tells "reserved" statuses from legal boilerplate', () => {
@@ -141,8 +166,14 @@ describe('WHOIS answers', () => {
   });
 
   it('finds referrals in the forms servers write them', () => {
-    expect(whoisReferral('refer:        whois.verisign-grs.com\n\ndomain: COM')).toEqual({ kind: 'refer', server: 'whois.verisign-grs.com' });
-    expect(whoisReferral('Registrar WHOIS Server: whois://whois.example.net:4343/')).toEqual({ kind: 'registrar', server: 'whois.example.net:4343' });
+    expect(whoisReferral('refer:        whois.verisign-grs.com\n\ndomain: COM')).toEqual({
+      kind: 'refer',
+      server: 'whois.verisign-grs.com',
+    });
+    expect(whoisReferral('Registrar WHOIS Server: whois://whois.example.net:4343/')).toEqual({
+      kind: 'registrar',
+      server: 'whois.example.net:4343',
+    });
     expect(whoisReferral('Registrar WHOIS Server: http://www.example.net/whois')).toBeNull();
     expect(whoisReferral('Domain Name: X.COM')).toBeNull();
   });
@@ -171,8 +202,18 @@ describe('RDAP answers', () => {
 
 describe('registrable domains', () => {
   it('finds the name under its public suffix, in ASCII', () => {
-    expect(registrableDomain('www.Example.co.uk.')).toEqual({ domain: 'example.co.uk', suffix: 'co.uk', tld: 'uk', label: 'example' });
-    expect(registrableDomain('bücher.de')).toEqual({ domain: 'xn--bcher-kva.de', suffix: 'de', tld: 'de', label: 'xn--bcher-kva' });
+    expect(registrableDomain('www.Example.co.uk.')).toEqual({
+      domain: 'example.co.uk',
+      suffix: 'co.uk',
+      tld: 'uk',
+      label: 'example',
+    });
+    expect(registrableDomain('bücher.de')).toEqual({
+      domain: 'xn--bcher-kva.de',
+      suffix: 'de',
+      tld: 'de',
+      label: 'xn--bcher-kva',
+    });
     expect(registrableDomain('a.b.foo.test')).toMatchObject({ domain: 'foo.test', tld: 'test' });
   });
 
@@ -226,21 +267,37 @@ describe('the WHOIS referral chain and the address policy', () => {
   afterAll(() => servers.close());
 
   it('follows root -> registry -> registrar when the policy allows loopback', async () => {
-    const answer = await whoisLookup('whois-taken-chain.com', 'com', { server: servers.root, allow: ['127.0.0.1/32'], timeoutMs: 2000 });
-    expect(answer).toMatchObject({ verdict: 'registered', server: servers.registry, parsed: { registrar: FIXTURE_REGISTRAR } });
+    const answer = await whoisLookup('whois-taken-chain.com', 'com', {
+      server: servers.root,
+      allow: ['127.0.0.1/32'],
+      timeoutMs: 2000,
+    });
+    expect(answer).toMatchObject({
+      verdict: 'registered',
+      server: servers.registry,
+      parsed: { registrar: FIXTURE_REGISTRAR },
+    });
     expect(servers.queries.registrar).toContain('whois-taken-chain.com');
   });
 
   it('refuses a referral to a forbidden address without connecting', async () => {
     const before = servers.queries.registry.length;
-    const answer = await whoisLookup('whois-taken-refused.com', 'com', { server: servers.root, allow: [], timeoutMs: 2000 });
+    const answer = await whoisLookup('whois-taken-refused.com', 'com', {
+      server: servers.root,
+      allow: [],
+      timeoutMs: 2000,
+    });
     expect(answer.verdict).toBe('error');
     expect(answer.reason).toMatch(/not allowed: 127\.0\.0\.1 is a private, loopback/);
     expect(servers.queries.registry.length).toBe(before);
   });
 
   it('keeps the registry answer when the registrar it names is refused', async () => {
-    const answer = await whoisLookup('whois-taken-registrar.com', 'com', { server: servers.registry, allow: [], timeoutMs: 2000 });
+    const answer = await whoisLookup('whois-taken-registrar.com', 'com', {
+      server: servers.registry,
+      allow: [],
+      timeoutMs: 2000,
+    });
     expect(answer).toMatchObject({ verdict: 'registered', server: servers.registry });
     expect(answer.parsed.registrar).toBeNull(); // only the registrar's answer names it
     expect(servers.queries.registrar).not.toContain('whois-taken-registrar.com');
@@ -257,13 +314,27 @@ describe('the WHOIS referral chain and the address policy', () => {
 
 describe('a lookup when no registry answers', () => {
   // RDAP, WHOIS and DNS all on a loopback port nobody listens on: every question is refused at once.
-  const lookup = createDomainLookup({ kv: new MemoryKvStore(), rdapBaseUrl: 'http://127.0.0.1:9/', whoisServer: '127.0.0.1:9', dnsServers: ['127.0.0.1:9'], allow: ['127.0.0.1/32'], timeoutMs: 500 });
-  const check = async (domain: string, mode: LookupMode = 'full') => (await lookup.check(lookup.registrable(domain), mode)).check;
+  const lookup = createDomainLookup({
+    kv: new MemoryKvStore(),
+    rdapBaseUrl: 'http://127.0.0.1:9/',
+    whoisServer: '127.0.0.1:9',
+    dnsServers: ['127.0.0.1:9'],
+    allow: ['127.0.0.1/32'],
+    timeoutMs: 500,
+  });
+  const check = async (domain: string, mode: LookupMode = 'full') =>
+    (await lookup.check(lookup.registrable(domain), mode)).check;
 
   it('answers RFC 6761 names, example.com included, by rule without asking anyone', async () => {
     for (const domain of ['example.com', 'example.net', 'www.example.org', 'anything.test']) {
       const answer = await check(domain);
-      expect(answer, domain).toMatchObject({ evidence: 'rule', is_reserved: true, available: false, confidence: 'high', problems: [] });
+      expect(answer, domain).toMatchObject({
+        evidence: 'rule',
+        is_reserved: true,
+        available: false,
+        confidence: 'high',
+        problems: [],
+      });
       expect(answer.whois_server).toMatch(/^none \(RFC 6761/);
       // IANA holds example.com/.net/.org (registered); a special-use TLD has no registry at all.
       expect(answer.is_registered, domain).toBe(!domain.endsWith('.test'));
@@ -277,6 +348,11 @@ describe('a lookup when no registry answers', () => {
     const spec5 = await check('nic.shop');
     expect(spec5).toMatchObject({ available: null, is_registered: null, confidence: 'low', is_reserved: true });
     expect(spec5.reserved_reason).toMatch(/Specification 5/);
-    expect(await check('nic.shop', 'fast')).toMatchObject({ available: null, is_registered: null, confidence: 'low', is_reserved: true });
+    expect(await check('nic.shop', 'fast')).toMatchObject({
+      available: null,
+      is_registered: null,
+      confidence: 'low',
+      is_reserved: true,
+    });
   });
 });

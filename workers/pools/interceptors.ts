@@ -39,7 +39,13 @@ export const callersFaultsFailAtOnce: ActivityInterceptorsFactory = () => ({
       } catch (err) {
         if (!(err instanceof AppError) || err.retryable) throw err;
         const field = err instanceof InvalidInputError ? err.field : undefined;
-        throw ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: true, details: [{ code: err.code, ...(field ? { field } : {}) }], cause: err });
+        throw ApplicationFailure.create({
+          message: err.message,
+          type: err.name,
+          nonRetryable: true,
+          details: [{ code: err.code, ...(field ? { field } : {}) }],
+          cause: err,
+        });
       }
     },
   },

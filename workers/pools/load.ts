@@ -6,7 +6,11 @@ import { SHARD_HEARTBEAT_EVERY } from '../../workflows/load-test-plan.ts';
 
 export function createLoadWorker(ctx: PoolContext): Promise<Worker> {
   if (!ctx.storage) throw new Error('the load pool needs storage (shard totals)');
-  const activities = createLoadActivities({ db: ctx.storage.database.db, allow: ctx.config.networkAllow, threads: ctx.config.loadThreads });
+  const activities = createLoadActivities({
+    db: ctx.storage.database.db,
+    allow: ctx.config.networkAllow,
+    threads: ctx.config.loadThreads,
+  });
   // Temporal hears each heartbeat a shard gives (workflows/load-test-plan.ts: how a lost shard comes back).
   return createActivityWorker('load', ctx, { ...activities }, { maxHeartbeatThrottleInterval: SHARD_HEARTBEAT_EVERY });
 }

@@ -11,6 +11,10 @@ export function createNetworkWorker(ctx: PoolContext): Promise<Worker> {
   return createActivityWorker('network', ctx, {
     ...createWhoisActivities(createConfiguredDomainLookup(ctx.config, ctx.storage.kv)),
     ...createSiteActivities({ kv: ctx.storage.kv, allow: ctx.config.networkAllow }),
-    ...createWebhookActivities({ db: ctx.storage.database.db, embedded: ctx.storage.database.kind !== 'postgres', allow: ctx.config.networkAllow }),
+    ...createWebhookActivities({
+      db: ctx.storage.database.db,
+      embedded: ctx.storage.database.kind !== 'postgres',
+      allow: ctx.config.networkAllow,
+    }),
   });
 }

@@ -17,7 +17,12 @@ export interface PoolContext {
 }
 
 /** An activity-only worker on one pool's task queue: it never runs workflow code. */
-export function createActivityWorker(pool: ActivityPool, ctx: PoolContext, activities: Record<string, (...args: any[]) => Promise<unknown>>, options: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval'> = {}): Promise<Worker> {
+export function createActivityWorker(
+  pool: ActivityPool,
+  ctx: PoolContext,
+  activities: Record<string, (...args: any[]) => Promise<unknown>>,
+  options: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval'> = {},
+): Promise<Worker> {
   return Worker.create({
     ...options,
     connection: ctx.connection,

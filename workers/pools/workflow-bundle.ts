@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { runNodeScript } from '../../lib/node-script.ts';
 
 /** What of the SDK's bundle options the pool sets (passed to the bundler as JSON). */
-export type WorkflowBundleOptions = Pick<BundleOptions, 'workflowsPath' | 'failureConverterPath' | 'workflowInterceptorModules'>;
+export type WorkflowBundleOptions = Pick<
+  BundleOptions,
+  'workflowsPath' | 'failureConverterPath' | 'workflowInterceptorModules'
+>;
 
 export async function bundleWorkflows(options: WorkflowBundleOptions): Promise<{ code: string }> {
   const bundler = fileURLToPath(new URL('./workflow-bundler.ts', import.meta.url));

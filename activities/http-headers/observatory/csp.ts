@@ -54,27 +54,57 @@ export interface CspInput {
 }
 
 export function cspTest(input: CspInput): TestResult {
-  const result = resultsOf({ test: 'content-security-policy', name: 'Content-Security-Policy', best: 10, description: 'Limits where scripts, styles and other resources may come from; the main defence against XSS.' });
+  const result = resultsOf({
+    test: 'content-security-policy',
+    name: 'Content-Security-Policy',
+    best: 10,
+    description: 'Limits where scripts, styles and other resources may come from; the main defence against XSS.',
+  });
   let policy: Policy;
   let duplicateReporting = false;
   try {
     const split = (values: readonly string[]) => values.flatMap((v) => v.split(','));
     const headerPolicies = split(input.headers).map(parsePolicy);
     // A meta policy cannot carry frame-ancestors, report-uri or sandbox: browsers ignore them there.
-    const metaPolicies = split(input.meta).map(parsePolicy).map((p) => new Map([...p].filter(([n]) => !['frame-ancestors', 'report-uri', 'sandbox'].includes(n))));
-    duplicateReporting = [...input.headers, ...input.meta].some((v) => v.split(',').some((p) => (p.match(/(^|;)\s*report-(uri|to)\b/gi) ?? []).length > 1));
+    const metaPolicies = split(input.meta)
+      .map(parsePolicy)
+      .map((p) => new Map([...p].filter(([n]) => !['frame-ancestors', 'report-uri', 'sandbox'].includes(n))));
+    duplicateReporting = [...input.headers, ...input.meta].some((v) =>
+      v.split(',').some((p) => (p.match(/(^|;)\s*report-(uri|to)\b/gi) ?? []).length > 1),
+    );
     policy = combine([...headerPolicies, ...metaPolicies]);
   } catch (err) {
     if (!(err instanceof InvalidPolicy)) throw err;
-    return result('csp-header-invalid', -25, false, 'Fix the policy: one directive once per policy, no empty policies (a trailing comma makes one)', [err.message]);
+    return result(
+      'csp-header-invalid',
+      -25,
+      false,
+      'Fix the policy: one directive once per policy, no empty policies (a trailing comma makes one)',
+      [err.message],
+    );
   }
   if (policy.size === 0) {
     return input.reportOnly
-      ? result('csp-not-implemented-but-reporting-enabled', -25, false, "Enforce the policy you report on: send it as Content-Security-Policy (starting from default-src 'self'; object-src 'none')", ['only Content-Security-Policy-Report-Only is set: nothing is enforced'])
-      : result('csp-not-implemented', -25, false, "Set a policy, starting from default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'");
+      ? result(
+          'csp-not-implemented-but-reporting-enabled',
+          -25,
+          false,
+          "Enforce the policy you report on: send it as Content-Security-Policy (starting from default-src 'self'; object-src 'none')",
+          ['only Content-Security-Policy-Report-Only is set: nothing is enforced'],
+        )
+      : result(
+          'csp-not-implemented',
+          -25,
+          false,
+          "Set a policy, starting from default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
+        );
   }
   const evaluated = evaluate(policy, input, result);
-  return evaluated.pass && duplicateReporting ? result('csp-implemented-but-duplicate-directives', 0, true, 'Name report-uri or report-to once per policy', ['a reporting directive is repeated']) : evaluated;
+  return evaluated.pass && duplicateReporting
+    ? result('csp-implemented-but-duplicate-directives', 0, true, 'Name report-uri or report-to once per policy', [
+        'a reporting directive is repeated',
+      ])
+    : evaluated;
 }
 
 type Result = ReturnType<typeof resultsOf>;
@@ -88,23 +118,64 @@ function evaluate(policy: Policy, input: CspInput, result: Result): TestResult {
   const style = new Set(fallback('style-src'));
   for (const list of [script, style]) if ([...list].some((s) => NONCE_OR_HASH.test(s))) list.delete("'unsafe-inline'");
   if (script.has("'strict-dynamic'")) {
-    if (![...script].some((s) => NONCE_OR_HASH.test(s))) return result('csp-header-invalid', -25, false, "'strict-dynamic' needs a nonce or a hash in script-src", ["'strict-dynamic' without a nonce or hash"]);
+    if (![...script].some((s) => NONCE_OR_HASH.test(s)))
+      return result('csp-header-invalid', -25, false, "'strict-dynamic' needs a nonce or a hash in script-src", [
+        "'strict-dynamic' without a nonce or hash",
+      ]);
     // With 'strict-dynamic', browsers ignore host and scheme sources, 'self' and 'unsafe-inline'.
-    for (const s of [...script]) if (s === "'self'" || s === "'unsafe-inline'" || /^(\*|https?:|ftp:)/.test(s)) script.delete(s);
+    for (const s of [...script])
+      if (s === "'self'" || s === "'unsafe-inline'" || /^(\*|https?:|ftp:)/.test(s)) script.delete(s);
   }
   if (script.has("'unsafe-inline'") || script.has('data:') || [...script].some(isBroad) || [...object].some(isBroad)) {
-    return result('csp-implemented-with-unsafe-inline', -20, false, "Remove 'unsafe-inline', data: and any-host sources from script-src (use nonces or hashes), and set object-src 'none'");
+    return result(
+      'csp-implemented-with-unsafe-inline',
+      -20,
+      false,
+      "Remove 'unsafe-inline', data: and any-host sources from script-src (use nonces or hashes), and set object-src 'none'",
+    );
   }
-  const active = [...[...policy].filter(([n]) => n !== 'img-src' && n !== 'media-src' && n !== 'script-src').flatMap(([, s]) => [...s]), ...script];
-  if (input.https && active.some(insecure)) return result('csp-implemented-with-insecure-scheme', -20, false, 'Load scripts, styles, frames and connections over https: only (no http: sources)');
-  if (script.has("'unsafe-eval'") || style.has("'unsafe-eval'")) return result('csp-implemented-with-unsafe-eval', -10, false, "Remove 'unsafe-eval': code built from strings (eval, new Function) can be injected");
-  if (input.https && [...fallback('img-src'), ...fallback('media-src')].some(insecure)) return result('csp-implemented-with-insecure-scheme-in-passive-content-only', -10, true, 'Load images and media over https: too');
+  const active = [
+    ...[...policy]
+      .filter(([n]) => n !== 'img-src' && n !== 'media-src' && n !== 'script-src')
+      .flatMap(([, s]) => [...s]),
+    ...script,
+  ];
+  if (input.https && active.some(insecure))
+    return result(
+      'csp-implemented-with-insecure-scheme',
+      -20,
+      false,
+      'Load scripts, styles, frames and connections over https: only (no http: sources)',
+    );
+  if (script.has("'unsafe-eval'") || style.has("'unsafe-eval'"))
+    return result(
+      'csp-implemented-with-unsafe-eval',
+      -10,
+      false,
+      "Remove 'unsafe-eval': code built from strings (eval, new Function) can be injected",
+    );
+  if (input.https && [...fallback('img-src'), ...fallback('media-src')].some(insecure))
+    return result(
+      'csp-implemented-with-insecure-scheme-in-passive-content-only',
+      -10,
+      true,
+      'Load images and media over https: too',
+    );
   if (style.has("'unsafe-inline'") || style.has('data:') || [...style].some(isBroad)) {
-    return result('csp-implemented-with-unsafe-inline-in-style-src-only', 0, true, "Remove 'unsafe-inline' from style-src for the bonus (use nonces or hashes)", ["style-src allows 'unsafe-inline', data: or any host (styles only: no points lost)"]);
+    return result(
+      'csp-implemented-with-unsafe-inline-in-style-src-only',
+      0,
+      true,
+      "Remove 'unsafe-inline' from style-src for the bonus (use nonces or hashes)",
+      ["style-src allows 'unsafe-inline', data: or any host (styles only: no points lost)"],
+    );
   }
   const defaultSrc = policy.get('default-src');
-  if (defaultSrc && defaultSrc.size === 1 && defaultSrc.has("'none'")) return result('csp-implemented-with-no-unsafe-default-src-none', 10, true);
-  return result('csp-implemented-with-no-unsafe', 5, true, undefined, ["for the best score, start from default-src 'none' and allow what the page needs"]);
+  if (defaultSrc && defaultSrc.size === 1 && defaultSrc.has("'none'"))
+    return result('csp-implemented-with-no-unsafe-default-src-none', 10, true);
+  return result('csp-implemented-with-no-unsafe', 5, true, undefined, [
+    "for the best score, start from default-src 'none' and allow what the page needs",
+  ]);
 }
 
 /**
@@ -113,7 +184,10 @@ function evaluate(policy: Policy, input: CspInput, result: Result): TestResult {
  */
 export function hasFrameAncestors(policies: readonly string[]): boolean {
   try {
-    return policies.flatMap((v) => v.split(',')).map(parsePolicy).some((p) => p.has('frame-ancestors'));
+    return policies
+      .flatMap((v) => v.split(','))
+      .map(parsePolicy)
+      .some((p) => p.has('frame-ancestors'));
   } catch (err) {
     if (err instanceof InvalidPolicy) return false;
     throw err;

@@ -4,7 +4,14 @@
 // comes from the score by MDN's chart. Ten tests, each with MDN's test and result identifiers.
 import { grade } from '../grades.ts';
 import { cspTest, hasFrameAncestors } from './csp.ts';
-import { contentTypeOptionsTest, cookiesTest, frameOptionsTest, hstsTest, referrerTest, resourcePolicyTest } from './headers.ts';
+import {
+  contentTypeOptionsTest,
+  cookiesTest,
+  frameOptionsTest,
+  hstsTest,
+  referrerTest,
+  resourcePolicyTest,
+} from './headers.ts';
 import { corsTest, pageFacts, redirectionTest, subresourceIntegrityTest } from './site.ts';
 import type { ObservatoryInput, TestResult } from './types.ts';
 
@@ -24,7 +31,12 @@ export function runObservatory(input: ObservatoryInput) {
   const facts = pageFacts(input.html);
   const hsts = hstsTest(input.headers['strict-transport-security'], input.https, input.certValid);
   const tests: TestResult[] = [
-    cspTest({ headers: input.cspHeaders, meta: facts.metaCsp, reportOnly: input.headers['content-security-policy-report-only'] !== undefined, https: input.https }),
+    cspTest({
+      headers: input.cspHeaders,
+      meta: facts.metaCsp,
+      reportOnly: input.headers['content-security-policy-report-only'] !== undefined,
+      https: input.https,
+    }),
     cookiesTest(input.setCookies, hsts.pass),
     corsTest(input.preflight),
     redirectionTest(input.httpChain),
@@ -37,5 +49,12 @@ export function runObservatory(input: ObservatoryInput) {
   ];
   const score = observatoryScore(tests);
   const passed = tests.filter((t) => t.pass).length;
-  return { tests, score, grade: observatoryGrade(score), tests_passed: passed, tests_failed: tests.length - passed, tests_quantity: tests.length };
+  return {
+    tests,
+    score,
+    grade: observatoryGrade(score),
+    tests_passed: passed,
+    tests_failed: tests.length - passed,
+    tests_quantity: tests.length,
+  };
 }

@@ -41,4 +41,11 @@ type Base = Pick<TestResult, 'test' | 'name' | 'best' | 'description'>;
 /** The results of one test: its result identifier, modifier, pass, and what to do (when it says). */
 export const resultsOf =
   (base: Base) =>
-  (result: string, modifier: number, pass: boolean, recommendation?: string, details: string[] = []): TestResult => ({ ...base, result, modifier, pass, details, ...(recommendation ? { recommendation } : {}) });
+  (result: string, modifier: number, pass: boolean, recommendation?: string, details: string[] = []): TestResult => ({
+    ...base,
+    result,
+    modifier,
+    pass,
+    details,
+    ...(recommendation ? { recommendation } : {}),
+  });

@@ -10,11 +10,35 @@ export interface Rgba {
 
 // The named colours pages use most; others are left unparsed (and counted as their name in budgets).
 const NAMED: Record<string, string> = {
-  black: '#000000', white: '#ffffff', red: '#ff0000', green: '#008000', blue: '#0000ff', yellow: '#ffff00',
-  gray: '#808080', grey: '#808080', silver: '#c0c0c0', maroon: '#800000', navy: '#000080', purple: '#800080',
-  teal: '#008080', olive: '#808000', orange: '#ffa500', lime: '#00ff00', aqua: '#00ffff', fuchsia: '#ff00ff',
-  lightgray: '#d3d3d3', lightgrey: '#d3d3d3', darkgray: '#a9a9a9', darkgrey: '#a9a9a9', dimgray: '#696969',
-  whitesmoke: '#f5f5f5', gainsboro: '#dcdcdc', pink: '#ffc0cb', brown: '#a52a2a', gold: '#ffd700', transparent: '#00000000',
+  black: '#000000',
+  white: '#ffffff',
+  red: '#ff0000',
+  green: '#008000',
+  blue: '#0000ff',
+  yellow: '#ffff00',
+  gray: '#808080',
+  grey: '#808080',
+  silver: '#c0c0c0',
+  maroon: '#800000',
+  navy: '#000080',
+  purple: '#800080',
+  teal: '#008080',
+  olive: '#808000',
+  orange: '#ffa500',
+  lime: '#00ff00',
+  aqua: '#00ffff',
+  fuchsia: '#ff00ff',
+  lightgray: '#d3d3d3',
+  lightgrey: '#d3d3d3',
+  darkgray: '#a9a9a9',
+  darkgrey: '#a9a9a9',
+  dimgray: '#696969',
+  whitesmoke: '#f5f5f5',
+  gainsboro: '#dcdcdc',
+  pink: '#ffc0cb',
+  brown: '#a52a2a',
+  gold: '#ffd700',
+  transparent: '#00000000',
 };
 
 /** The colour of a CSS value, or null when it is not a plain colour (var(), gradients, currentColor...). */
@@ -75,7 +99,15 @@ export function luminance(c: Rgba): number {
 
 /** `fg` over `bg` (alpha composited), as WCAG's ratio (1..21). */
 export function contrastRatio(fg: Rgba, bg: Rgba): number {
-  const over = fg.a < 1 ? { r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a), a: 1 } : fg;
+  const over =
+    fg.a < 1
+      ? {
+          r: fg.r * fg.a + bg.r * (1 - fg.a),
+          g: fg.g * fg.a + bg.g * (1 - fg.a),
+          b: fg.b * fg.a + bg.b * (1 - fg.a),
+          a: 1,
+        }
+      : fg;
   const [l1, l2] = [luminance(over), luminance(bg)].sort((a, b) => b - a) as [number, number];
   return (l1 + 0.05) / (l2 + 0.05);
 }
@@ -94,13 +126,16 @@ export function nearestPassing(fg: Rgba, bg: Rgba, target: number): Rgba {
     }
     return null;
   };
-  const options = [towards(0), towards(255)].filter((o): o is { colour: Rgba; step: number } => o !== null).sort((a, b) => a.step - b.step);
+  const options = [towards(0), towards(255)]
+    .filter((o): o is { colour: Rgba; step: number } => o !== null)
+    .sort((a, b) => a.step - b.step);
   return options[0]?.colour ?? (luminance(bg) > 0.5 ? { r: 0, g: 0, b: 0, a: 1 } : { r: 255, g: 255, b: 255, a: 1 });
 }
 
 /** Ratio to two decimals (#777 on #fff is 4.48:1), never rounded up onto a threshold it misses. */
 export function formatRatio(ratio: number): string {
   let shown = Math.round(ratio * 100) / 100;
-  for (const threshold of [3, 4.5, 7]) if (ratio < threshold && shown >= threshold) shown = Math.floor(ratio * 100) / 100;
+  for (const threshold of [3, 4.5, 7])
+    if (ratio < threshold && shown >= threshold) shown = Math.floor(ratio * 100) / 100;
   return `${shown.toFixed(2)}:1`;
 }

@@ -35,10 +35,14 @@ const SEVERITY_WEIGHT: Record<Severity, number> = { high: 10, medium: 5, low: 2 
 
 export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   const page = await options.fetchPage(options.url, { headers: { accept: 'text/html,application/xhtml+xml' } });
-  if (page.status >= 400) throw new UpstreamError(`${options.url} answered HTTP ${page.status}: there is no page to audit`);
+  if (page.status >= 400)
+    throw new UpstreamError(`${options.url} answered HTTP ${page.status}: there is no page to audit`);
   const type = (page.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   // The site chooses this header: it is echoed only when it looks like a media type.
-  if (type && !/html|xml/.test(type)) throw new UpstreamError(`${options.url} answered ${/^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,60}$/.test(type) ? type : 'a non-HTML media type'}, not an HTML page: there is nothing to audit`);
+  if (type && !/html|xml/.test(type))
+    throw new UpstreamError(
+      `${options.url} answered ${/^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,60}$/.test(type) ? type : 'a non-HTML media type'}, not an HTML page: there is nothing to audit`,
+    );
   const html = page.body.toString('utf8');
   const doc = parseDocument(html, { lowerCaseAttributeNames: true });
   const elements = getElementsByTagName(() => true, doc, true) as Element[];
@@ -46,7 +50,13 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   const base = safeBase(elements.find((e) => e.name === 'base')?.attribs.href, page.url);
   const sheets: StyleSheetText[] = [];
   const skipped: Array<{ url: string; reason: string }> = [];
-  const links = elements.filter((e) => e.name === 'link' && /\bstylesheet\b/i.test(e.attribs.rel ?? '') && e.attribs.href && !/\balternate\b/i.test(e.attribs.rel ?? ''));
+  const links = elements.filter(
+    (e) =>
+      e.name === 'link' &&
+      /\bstylesheet\b/i.test(e.attribs.rel ?? '') &&
+      e.attribs.href &&
+      !/\balternate\b/i.test(e.attribs.rel ?? ''),
+  );
   let read = 0;
   for (const link of links) {
     const href = safeUrl(link.attribs.href!, base);
@@ -73,12 +83,28 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   const styles = new StyleIndex(rules);
   const styled = elements.filter((e) => e.attribs.style);
 
-  const inferred = options.pageType ? { type: options.pageType, source: 'given by the caller' } : inferPageType(page.url, elements);
-  const input = { url: page.url, doc, elements, styles, pageType: inferred.type, year: (options.now ?? new Date()).getUTCFullYear() };
+  const inferred = options.pageType
+    ? { type: options.pageType, source: 'given by the caller' }
+    : inferPageType(page.url, elements);
+  const input = {
+    url: page.url,
+    doc,
+    elements,
+    styles,
+    pageType: inferred.type,
+    year: (options.now ?? new Date()).getUTCFullYear(),
+  };
   // A rule with a selector list is one Rule per selector sharing its declarations: count them once.
-  const unique = [...new Set(rules.map((r) => r.declarations))].flat().concat(styled.flatMap((e) => parseInlineStyle(e.attribs.style!)));
+  const unique = [...new Set(rules.map((r) => r.declarations))]
+    .flat()
+    .concat(styled.flatMap((e) => parseInlineStyle(e.attribs.style!)));
   const accessibility = accessibilityFindings(input);
-  const all = [...templateFindings(input), ...alignmentFindings(input), ...accessibility.findings, ...budgetFindings(input, unique)];
+  const all = [
+    ...templateFindings(input),
+    ...alignmentFindings(input),
+    ...accessibility.findings,
+    ...budgetFindings(input, unique),
+  ];
   // At most MAX_FINDINGS_PER_RULE of each rule (a page with 10,000 unlabelled inputs is one problem, not 10,000 lines).
   const perRule = new Map<string, number>();
   const findings = all.filter((f) => {
@@ -86,7 +112,9 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
     perRule.set(f.rule, n);
     return n <= MAX_FINDINGS_PER_RULE;
   });
-  const omitted = Object.fromEntries([...perRule].filter(([, n]) => n > MAX_FINDINGS_PER_RULE).map(([rule, n]) => [rule, n - MAX_FINDINGS_PER_RULE]));
+  const omitted = Object.fromEntries(
+    [...perRule].filter(([, n]) => n > MAX_FINDINGS_PER_RULE).map(([rule, n]) => [rule, n - MAX_FINDINGS_PER_RULE]),
+  );
 
   const by_category: Record<Category, number> = { template: 0, alignment: 0, accessibility: 0, style_budget: 0 };
   const by_severity: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
@@ -109,8 +137,18 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
       needs_review: accessibility.needsReview.length,
       by_category,
       by_severity,
-      stylesheets: { read: sheets.filter((s) => s.source !== '<style>').length, skipped, style_blocks: styleBlocks.length, style_attributes: styled.length },
-      style_counts: Object.fromEntries((Object.keys(budgets) as Array<keyof typeof budgets>).map((k) => [k, k === 'important' ? counts.important_count : counts[k].length])),
+      stylesheets: {
+        read: sheets.filter((s) => s.source !== '<style>').length,
+        skipped,
+        style_blocks: styleBlocks.length,
+        style_attributes: styled.length,
+      },
+      style_counts: Object.fromEntries(
+        (Object.keys(budgets) as Array<keyof typeof budgets>).map((k) => [
+          k,
+          k === 'important' ? counts.important_count : counts[k].length,
+        ]),
+      ),
       page_bytes: page.body.length,
       findings_omitted: omitted,
       limitations: LIMITATIONS,
@@ -148,11 +186,30 @@ const PATH_TYPES: Array<[RegExp, PageType]> = [
 /** The page type from the URL path, then from the markup; the answer says which signal decided. */
 export function inferPageType(url: string, elements: Element[]): { type: PageType; source: string } {
   const path = new URL(url).pathname;
-  for (const [pattern, type] of PATH_TYPES) if (pattern.test(path)) return { type, source: `inferred from the URL path ${path}` };
-  if (elements.some((e) => e.name === 'article') && elements.filter((e) => e.name === 'p').length >= 5) return { type: 'article', source: 'inferred from the markup: an <article> with paragraphs' };
-  if (elements.some((e) => e.name === 'meta' && (e.attribs.property === 'og:type' || e.attribs.name === 'og:type') && /product/i.test(e.attribs.content ?? ''))) return { type: 'product', source: 'inferred from the markup: og:type product' };
-  const fields = elements.filter((e) => ['input', 'select', 'textarea'].includes(e.name) && !/^(hidden|submit|button)$/i.test(e.attribs.type ?? '')).length;
-  if (fields >= 3) return { type: path === '/' ? 'landing' : 'form', source: path === '/' ? 'inferred from the URL path / (the home page)' : `inferred from the markup: a form with ${fields} fields` };
+  for (const [pattern, type] of PATH_TYPES)
+    if (pattern.test(path)) return { type, source: `inferred from the URL path ${path}` };
+  if (elements.some((e) => e.name === 'article') && elements.filter((e) => e.name === 'p').length >= 5)
+    return { type: 'article', source: 'inferred from the markup: an <article> with paragraphs' };
+  if (
+    elements.some(
+      (e) =>
+        e.name === 'meta' &&
+        (e.attribs.property === 'og:type' || e.attribs.name === 'og:type') &&
+        /product/i.test(e.attribs.content ?? ''),
+    )
+  )
+    return { type: 'product', source: 'inferred from the markup: og:type product' };
+  const fields = elements.filter(
+    (e) => ['input', 'select', 'textarea'].includes(e.name) && !/^(hidden|submit|button)$/i.test(e.attribs.type ?? ''),
+  ).length;
+  if (fields >= 3)
+    return {
+      type: path === '/' ? 'landing' : 'form',
+      source:
+        path === '/'
+          ? 'inferred from the URL path / (the home page)'
+          : `inferred from the markup: a form with ${fields} fields`,
+    };
   if (path === '/' || path === '') return { type: 'landing', source: 'inferred from the URL path / (the home page)' };
   return { type: 'other', source: 'inferred: no signal matched' };
 }

@@ -4,7 +4,14 @@ import type { PageType } from '../../../lib/jobs/site.ts';
 import type { StyleIndex } from './styles.ts';
 
 // What an audit answers is the page audit job's contract (lib/jobs/site.ts), re-exported for the rules.
-export { PAGE_TYPES, type Category, type Finding, type PageType, type Review, type Severity } from '../../../lib/jobs/site.ts';
+export {
+  PAGE_TYPES,
+  type Category,
+  type Finding,
+  type PageType,
+  type Review,
+  type Severity,
+} from '../../../lib/jobs/site.ts';
 
 export interface AuditInput {
   url: string;

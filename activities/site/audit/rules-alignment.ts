@@ -10,7 +10,14 @@ export const NARROW_VIEWPORT_PX = 375;
 const SPACING_PROPS = /^(margin|padding)(-(top|right|bottom|left))?$|^(row-|column-)?gap$/;
 
 export function alignmentFindings(input: AuditInput): Finding[] {
-  return [...mixedTextAlign(input), ...offScale(input.styles.rules), ...negativeMargins(input.styles.rules), ...fixedWidths(input.styles.rules), ...magicOffsets(input.styles.rules), ...componentConsistency(input.styles.rules)];
+  return [
+    ...mixedTextAlign(input),
+    ...offScale(input.styles.rules),
+    ...negativeMargins(input.styles.rules),
+    ...fixedWidths(input.styles.rules),
+    ...magicOffsets(input.styles.rules),
+    ...componentConsistency(input.styles.rules),
+  ];
 }
 
 function mixedTextAlign(input: AuditInput): Finding[] {
@@ -30,7 +37,9 @@ function mixedTextAlign(input: AuditInput): Finding[] {
       measured: `siblings aligned ${[...values].sort().join(' and ')}`,
       threshold: 'one text-align among siblings',
       fix: `text-align: ${mostCommon(declared.map((x) => normaliseAlign(x.d!.value)))} on every child of ${describe(parent)} (or set it once on ${describe(parent)})`,
-      evidence: excerpt(declared.map((x) => `${describe(x.el)} { text-align: ${x.d!.value} } (${x.d!.from})`).join('; ')),
+      evidence: excerpt(
+        declared.map((x) => `${describe(x.el)} { text-align: ${x.d!.value} } (${x.d!.from})`).join('; '),
+      ),
     });
   }
   return out;
@@ -100,7 +109,12 @@ function offScale(rules: Rule[]): Finding[] {
       measured: `${px}px`,
       threshold: `multiples of ${scale.base}px (the page's scale: ${Math.round(scale.share * 100)}% of its spacing values)`,
       fix: `${list[0]!.property}: ${nearest}px`,
-      evidence: excerpt(list.slice(0, 3).map((u) => `${u.selector} { ${u.property}: ${u.raw} }`).join('; ')),
+      evidence: excerpt(
+        list
+          .slice(0, 3)
+          .map((u) => `${u.selector} { ${u.property}: ${u.raw} }`)
+          .join('; '),
+      ),
     };
   });
 }
@@ -122,7 +136,9 @@ function negativeMargins(rules: Rule[]): Finding[] {
         measured: `margin-${side}: ${margin}px with padding-${side}: ${padding}px`,
         threshold: 'no negative margin cancelling the same padding',
         fix: `margin-${side}: 0; padding-${side}: 0 (the two cancel out; align the parent instead)`,
-        evidence: excerpt(`${rule.selector} { margin-${side}: ${props.get(`margin-${side}`)}; padding-${side}: ${props.get(`padding-${side}`)} }`),
+        evidence: excerpt(
+          `${rule.selector} { margin-${side}: ${props.get(`margin-${side}`)}; padding-${side}: ${props.get(`padding-${side}`)} }`,
+        ),
       });
     }
   }
@@ -159,10 +175,12 @@ function magicOffsets(rules: Rule[]): Finding[] {
   const scale = spacingScale(spacingUses(rules).map((u) => u.px))?.base ?? 4;
   for (const rule of rules) {
     if (!rule.declarations.some((d) => d.property === 'position' && d.value === 'absolute')) continue;
-    const odd = rule.declarations.filter((d) => ['top', 'right', 'bottom', 'left'].includes(d.property)).filter((d) => {
-      const px = toPx(d.value);
-      return px !== null && Math.abs(px) > 2 && Math.abs(px) % scale !== 0;
-    });
+    const odd = rule.declarations
+      .filter((d) => ['top', 'right', 'bottom', 'left'].includes(d.property))
+      .filter((d) => {
+        const px = toPx(d.value);
+        return px !== null && Math.abs(px) > 2 && Math.abs(px) % scale !== 0;
+      });
     if (!odd.length) continue;
     out.push({
       rule: 'magic-absolute-offset',
@@ -173,7 +191,9 @@ function magicOffsets(rules: Rule[]): Finding[] {
       measured: odd.map((d) => `${d.property}: ${d.value}`).join('; '),
       threshold: `offsets of 0, 50% or multiples of ${scale}px`,
       fix: `Position with flex or grid alignment, or use ${odd.map((d) => `${d.property}: ${Math.round((toPx(d.value) ?? 0) / scale) * scale}px`).join('; ')}`,
-      evidence: excerpt(`${rule.selector} { position: absolute; ${odd.map((d) => `${d.property}: ${d.value}`).join('; ')} }`),
+      evidence: excerpt(
+        `${rule.selector} { position: absolute; ${odd.map((d) => `${d.property}: ${d.value}`).join('; ')} }`,
+      ),
     });
   }
   return out;

@@ -25,11 +25,24 @@ export function budgetsFor(pageType: PageType): Record<BudgetName, number> {
   return pageType === 'docs' || pageType === 'article' ? { ...STYLE_BUDGETS, font_sizes: 12 } : { ...STYLE_BUDGETS };
 }
 
-const COLOR_TOKEN = /#[0-9a-fA-F]{3,8}\b|(?:rgba?|hsla?)\([^)]*\)|\b(?:black|white|red|green|blue|yellow|gray|grey|silver|maroon|navy|purple|teal|olive|orange|lime|aqua|fuchsia|lightgray|lightgrey|darkgray|darkgrey|dimgray|whitesmoke|gainsboro|pink|brown|gold)\b/g;
-const COLOR_PROPS = /^(color|background(-color)?|border(-(top|right|bottom|left))?(-color)?|outline(-color)?|fill|stroke|box-shadow|text-shadow|text-decoration(-color)?|caret-color|accent-color)$/;
+const COLOR_TOKEN =
+  /#[0-9a-fA-F]{3,8}\b|(?:rgba?|hsla?)\([^)]*\)|\b(?:black|white|red|green|blue|yellow|gray|grey|silver|maroon|navy|purple|teal|olive|orange|lime|aqua|fuchsia|lightgray|lightgrey|darkgray|darkgrey|dimgray|whitesmoke|gainsboro|pink|brown|gold)\b/g;
+const COLOR_PROPS =
+  /^(color|background(-color)?|border(-(top|right|bottom|left))?(-color)?|outline(-color)?|fill|stroke|box-shadow|text-shadow|text-decoration(-color)?|caret-color|accent-color)$/;
 
 export function styleCounts(declarations: Declaration[]): Record<BudgetName, string[]> & { important_count: number } {
-  const sets: Record<BudgetName, Set<string>> = { colors: new Set(), font_families: new Set(), font_sizes: new Set(), font_weights: new Set(), line_heights: new Set(), spacing_values: new Set(), border_radii: new Set(), box_shadows: new Set(), z_indexes: new Set(), important: new Set() };
+  const sets: Record<BudgetName, Set<string>> = {
+    colors: new Set(),
+    font_families: new Set(),
+    font_sizes: new Set(),
+    font_weights: new Set(),
+    line_heights: new Set(),
+    spacing_values: new Set(),
+    border_radii: new Set(),
+    box_shadows: new Set(),
+    z_indexes: new Set(),
+    important: new Set(),
+  };
   let important = 0;
   for (const d of declarations) {
     if (d.important) important++;
@@ -42,7 +55,13 @@ export function styleCounts(declarations: Declaration[]): Record<BudgetName, str
     }
     switch (d.property) {
       case 'font-family':
-        sets.font_families.add(value.split(',')[0]!.trim().replace(/^["']|["']$/g, '').toLowerCase());
+        sets.font_families.add(
+          value
+            .split(',')[0]!
+            .trim()
+            .replace(/^["']|["']$/g, '')
+            .toLowerCase(),
+        );
         break;
       case 'font-size':
         sets.font_sizes.add(value.toLowerCase());
@@ -64,10 +83,16 @@ export function styleCounts(declarations: Declaration[]): Record<BudgetName, str
         break;
     }
     for (const [property, v] of expandShorthand(d)) {
-      if (/^(margin|padding)-|^(row-|column-)?gap$/.test(property)) for (const token of v.split(/\s+/)) if (/^-?\d*\.?\d+(px|rem|em)$/.test(token) && parseFloat(token) !== 0) sets.spacing_values.add(token.replace(/^-/, ''));
+      if (/^(margin|padding)-|^(row-|column-)?gap$/.test(property))
+        for (const token of v.split(/\s+/))
+          if (/^-?\d*\.?\d+(px|rem|em)$/.test(token) && parseFloat(token) !== 0)
+            sets.spacing_values.add(token.replace(/^-/, ''));
     }
   }
-  const out = Object.fromEntries(Object.entries(sets).map(([k, s]) => [k, [...s].sort()])) as Record<BudgetName, string[]>;
+  const out = Object.fromEntries(Object.entries(sets).map(([k, s]) => [k, [...s].sort()])) as Record<
+    BudgetName,
+    string[]
+  >;
   return { ...out, important_count: important };
 }
 
@@ -88,8 +113,12 @@ export function budgetFindings(input: AuditInput, declarations: Declaration[]): 
       property: PROPERTY_OF[name],
       measured: `${count} ${name === 'important' ? '!important uses' : `unique ${label}`}`,
       threshold: `at most ${budget}`,
-      fix: name === 'important' ? 'Remove !important by fixing the specificity of the rules it overrides' : `Define ${budget} or fewer ${label} as custom properties (design tokens) and use only those`,
-      evidence: name === 'important' ? `${count} declarations marked !important` : counts[name].join(', ').slice(0, 160),
+      fix:
+        name === 'important'
+          ? 'Remove !important by fixing the specificity of the rules it overrides'
+          : `Define ${budget} or fewer ${label} as custom properties (design tokens) and use only those`,
+      evidence:
+        name === 'important' ? `${count} declarations marked !important` : counts[name].join(', ').slice(0, 160),
     });
   }
   return out;

@@ -56,7 +56,13 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
     const bg = parseColor(background ?? '');
     const evidenceOf = `${rule.selector} { color: ${color}${background ? `; background-color: ${background}` : ''}${hasImage(image) ? `; background-image: ${image}` : ''} }`;
     if (bg?.a === 0 && !hasImage(image)) continue; // transparent: the element's own backdrop decides (the walk below)
-    const why = hasImage(image) ? 'text over a background image or gradient' : !fg || !bg ? 'a colour the source does not resolve (a variable or function)' : bg.a < 1 ? 'a translucent background: what shows through is decided by the layout' : null;
+    const why = hasImage(image)
+      ? 'text over a background image or gradient'
+      : !fg || !bg
+        ? 'a colour the source does not resolve (a variable or function)'
+        : bg.a < 1
+          ? 'a translucent background: what shows through is decided by the layout'
+          : null;
     if (why) {
       undecided(rule.selector, why, evidenceOf);
       continue;
@@ -64,7 +70,13 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
     if (!fg || !bg) continue;
     const size = toPx(props.get('font-size'));
     const bold = Number(normaliseWeight(props.get('font-weight') ?? '400')) >= 700;
-    report(rule.selector, fg, bg, isLarge(size ?? 16, bold), `${rule.selector} { color: ${props.get('color')}; background-color: ${props.get('background-color')} }`);
+    report(
+      rule.selector,
+      fg,
+      bg,
+      isLarge(size ?? 16, bold),
+      `${rule.selector} { color: ${props.get('color')}; background-color: ${props.get('background-color')} }`,
+    );
   }
 
   // Text on elements, with colour and background inherited from the rules that match the ancestors.
@@ -76,25 +88,48 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
     if (over) {
       const position = input.styles.own(over.positioned).get('position')!;
       const where = position.from === 'style attribute' ? describe(over.positioned) : position.from;
-      undecided(where, `text positioned over ${over.media}: its contrast depends on the picture`, `<${el.name}> "${text}" in ${describe(over.positioned)} (position: ${position.value} from ${position.from})`);
+      undecided(
+        where,
+        `text positioned over ${over.media}: its contrast depends on the picture`,
+        `<${el.name}> "${text}" in ${describe(over.positioned)} (position: ${position.value} from ${position.from})`,
+      );
       continue;
     }
     const background = visibleBackground(input.styles, el);
     if (background && 'unknown' in background) {
-      undecided(background.from, background.unknown, `<${el.name}> "${text}" on ${background.value} from ${background.from}`);
+      undecided(
+        background.from,
+        background.unknown,
+        `<${el.name}> "${text}" on ${background.value} from ${background.from}`,
+      );
       continue;
     }
     if (!color && !background) continue; // browser defaults only: black on white
     const fg = color ? parseColor(color.value) : BLACK;
     const bg = background?.colour ?? WHITE;
     if (!fg) {
-      undecided(color!.from, 'a colour the source does not resolve (a variable or function)', `<${el.name}> "${text}" color ${color!.value} from ${color!.from}`);
+      undecided(
+        color!.from,
+        'a colour the source does not resolve (a variable or function)',
+        `<${el.name}> "${text}" color ${color!.value} from ${color!.from}`,
+      );
       continue;
     }
     const size = fontSizePx(input.styles, el);
-    const bold = Number(normaliseWeight(input.styles.get(el, 'font-weight')?.value ?? (/^h[1-6]$|^(b|strong|th)$/.test(el.name) ? '700' : '400'))) >= 700;
+    const bold =
+      Number(
+        normaliseWeight(
+          input.styles.get(el, 'font-weight')?.value ?? (/^h[1-6]$|^(b|strong|th)$/.test(el.name) ? '700' : '400'),
+        ),
+      ) >= 700;
     const selector = color && color.from !== 'style attribute' ? color.from : describe(el);
-    report(selector, fg, bg, isLarge(size, bold), `<${el.name}> "${text}" color ${color?.value ?? 'default'} from ${color?.from ?? 'the browser'}, background ${background ? `${background.value} from ${background.from}` : 'default white'}`);
+    report(
+      selector,
+      fg,
+      bg,
+      isLarge(size, bold),
+      `<${el.name}> "${text}" color ${color?.value ?? 'default'} from ${color?.from ?? 'the browser'}, background ${background ? `${background.value} from ${background.from}` : 'default white'}`,
+    );
   }
   return { findings: out, needsReview };
 }
@@ -111,7 +146,9 @@ function mediaBeneath(styles: StyleIndex, el: Element): { positioned: Element; m
     const position = styles.own(current).get('position')?.value.trim().toLowerCase();
     if (position !== 'absolute' && position !== 'fixed') continue;
     const parent = current.parent as Element | null;
-    const media = parent?.children?.flatMap((c) => (c === current || c.type !== 'tag' ? [] : findMedia(c as Element)))[0];
+    const media = parent?.children?.flatMap((c) =>
+      c === current || c.type !== 'tag' ? [] : findMedia(c as Element),
+    )[0];
     return media ? { positioned: current, media: media === 'img' ? 'an image' : `a ${media}` } : null;
   }
   return null;
@@ -156,16 +193,30 @@ function hasImage(value: string | undefined): boolean {
  * null when none is declared (the browser's white); `unknown` with the reason when the CSS cannot
  * tell (a background image or gradient, a variable, a translucent colour).
  */
-function visibleBackground(styles: StyleIndex, el: Element): { colour: Rgba; value: string; from: string } | { unknown: string; value: string; from: string } | null {
+function visibleBackground(
+  styles: StyleIndex,
+  el: Element,
+): { colour: Rgba; value: string; from: string } | { unknown: string; value: string; from: string } | null {
   for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
     const image = styles.own(current).get('background-image');
-    if (image && hasImage(image.value)) return { unknown: 'text over a background image or gradient', value: image.value, from: image.from };
+    if (image && hasImage(image.value))
+      return { unknown: 'text over a background image or gradient', value: image.value, from: image.from };
     const d = styles.own(current).get('background-color');
     if (!d) continue;
     const colour = parseColor(d.value);
-    if (!colour) return { unknown: 'a background colour the source does not resolve (a variable or function)', value: d.value, from: d.from };
+    if (!colour)
+      return {
+        unknown: 'a background colour the source does not resolve (a variable or function)',
+        value: d.value,
+        from: d.from,
+      };
     if (colour.a === 0) continue;
-    if (colour.a < 1) return { unknown: 'a translucent background: what shows through is decided by the layout', value: d.value, from: d.from };
+    if (colour.a < 1)
+      return {
+        unknown: 'a translucent background: what shows through is decided by the layout',
+        value: d.value,
+        from: d.from,
+      };
     return { colour, value: d.value, from: d.from };
   }
   return null;

@@ -45,7 +45,12 @@ export function parseRules(sheets: StyleSheetText[]): { rules: Rule[]; parseErro
   let parseErrors = 0;
   let order = 0;
   for (const sheet of sheets) {
-    const ast = csstree.parse(sheet.text, { parseValue: false, parseRulePrelude: false, parseAtrulePrelude: false, onParseError: () => parseErrors++ });
+    const ast = csstree.parse(sheet.text, {
+      parseValue: false,
+      parseRulePrelude: false,
+      parseAtrulePrelude: false,
+      onParseError: () => parseErrors++,
+    });
     csstree.walk(ast, {
       visit: 'Rule',
       enter(node) {
@@ -53,7 +58,14 @@ export function parseRules(sheets: StyleSheetText[]): { rules: Rule[]; parseErro
         const declarations = declarationsOf(node.block);
         if (declarations.length === 0) return;
         for (const selector of splitSelectorList(prelude)) {
-          rules.push({ selector, declarations, source: sheet.source, order: order++, specificity: specificityOf(selector), compounds: compile(selector) });
+          rules.push({
+            selector,
+            declarations,
+            source: sheet.source,
+            order: order++,
+            specificity: specificityOf(selector),
+            compounds: compile(selector),
+          });
         }
       },
     });
@@ -64,7 +76,9 @@ export function parseRules(sheets: StyleSheetText[]): { rules: Rule[]; parseErro
 /** The declarations of a `style` attribute. */
 export function parseInlineStyle(text: string): Declaration[] {
   try {
-    return declarationsOf(csstree.parse(text, { context: 'declarationList', parseValue: false }) as csstree.DeclarationList);
+    return declarationsOf(
+      csstree.parse(text, { context: 'declarationList', parseValue: false }) as csstree.DeclarationList,
+    );
   } catch {
     return [];
   }
@@ -98,12 +112,17 @@ function splitSelectorList(prelude: string): string[] {
   return out;
 }
 
-const STATE_PSEUDO = /:(hover|focus|focus-visible|focus-within|active|visited|target|checked|disabled|enabled|invalid|valid|placeholder-shown|autofill)\b|::?(before|after|placeholder|selection|marker|first-line|first-letter|backdrop|-webkit-[a-z-]+|-moz-[a-z-]+)\b/;
+const STATE_PSEUDO =
+  /:(hover|focus|focus-visible|focus-within|active|visited|target|checked|disabled|enabled|invalid|valid|placeholder-shown|autofill)\b|::?(before|after|placeholder|selection|marker|first-line|first-letter|backdrop|-webkit-[a-z-]+|-moz-[a-z-]+)\b/;
 
 /** The selector as compounds, right-most last; null when element matching would be a guess. */
 function compile(selector: string): Compound[] | null {
-  if (STATE_PSEUDO.test(selector) || /[+~]/.test(selector.replace(/\[[^\]]*\]/g, '').replace(/\([^)]*\)/g, ''))) return null;
-  const tokens = selector.replace(/\s*>\s*/g, ' > ').split(' ').filter(Boolean);
+  if (STATE_PSEUDO.test(selector) || /[+~]/.test(selector.replace(/\[[^\]]*\]/g, '').replace(/\([^)]*\)/g, '')))
+    return null;
+  const tokens = selector
+    .replace(/\s*>\s*/g, ' > ')
+    .split(' ')
+    .filter(Boolean);
   const compounds: Compound[] = [];
   let combinator: ' ' | '>' = ' ';
   for (const token of tokens) {
@@ -123,7 +142,12 @@ function compileCompound(token: string, combinator: ' ' | '>'): Compound | null 
   // Negations and selector lists inside a compound are not matched statically (a guess would be wrong
   // both ways); :root is the html element; structural pseudo-classes are treated as matching.
   if (/:(not|is|where|has|matches)\(/.test(token)) return null;
-  const stripped = token.replace(/:root\b/g, 'html').replace(/:(first-child|last-child|nth-child\([^)]*\)|nth-of-type\([^)]*\)|first-of-type|last-of-type|only-child)/g, '');
+  const stripped = token
+    .replace(/:root\b/g, 'html')
+    .replace(
+      /:(first-child|last-child|nth-child\([^)]*\)|nth-of-type\([^)]*\)|first-of-type|last-of-type|only-child)/g,
+      '',
+    );
   if (stripped.includes(':')) return null;
   // An attribute selector with a value ([type=checkbox]) narrows what it names: not matched statically.
   if (/\[[^\]]*[=~|^$*]/.test(stripped)) return null;
@@ -142,10 +166,15 @@ function compileCompound(token: string, combinator: ' ' | '>'): Compound | null 
 }
 
 function specificityOf(selector: string): number {
-  const s = selector.replace(/\[[^\]]*\]/g, '[]').replace(/:where\([^)]*\)/g, '').replace(/::?(before|after|placeholder|selection|marker)/g, '');
+  const s = selector
+    .replace(/\[[^\]]*\]/g, '[]')
+    .replace(/:where\([^)]*\)/g, '')
+    .replace(/::?(before|after|placeholder|selection|marker)/g, '');
   const ids = (s.match(/#[a-zA-Z0-9_-]+/g) ?? []).length;
   const classes = (s.match(/\.[a-zA-Z0-9_-]+|\[[^\]]*\]|:[a-z-]+/g) ?? []).length;
-  const tags = (s.replace(/[.#][a-zA-Z0-9_-]+|\[[^\]]*\]|:[a-z-]+(\([^)]*\))?/g, ' ').match(/(^|[\s>])[a-zA-Z][a-zA-Z0-9-]*/g) ?? []).length;
+  const tags = (
+    s.replace(/[.#][a-zA-Z0-9_-]+|\[[^\]]*\]|:[a-z-]+(\([^)]*\))?/g, ' ').match(/(^|[\s>])[a-zA-Z][a-zA-Z0-9-]*/g) ?? []
+  ).length;
   return ids * 10_000 + classes * 100 + tags;
 }
 
@@ -213,7 +242,15 @@ export class StyleIndex {
   }
 
   #candidates(el: Element): Rule[] {
-    const keys = ['*', el.name.toLowerCase(), ...(el.attribs.id ? [`#${el.attribs.id}`] : []), ...(el.attribs.class ?? '').split(/\s+/).filter(Boolean).map((c) => `.${c}`)];
+    const keys = [
+      '*',
+      el.name.toLowerCase(),
+      ...(el.attribs.id ? [`#${el.attribs.id}`] : []),
+      ...(el.attribs.class ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((c) => `.${c}`),
+    ];
     const out = new Set<Rule>();
     for (const key of keys) for (const rule of this.#byKey.get(key) ?? []) out.add(rule);
     return [...out];
@@ -231,8 +268,12 @@ export class StyleIndex {
         if (!prev || compareRank(rank, prev.rank) >= 0) winners.set(property, { d: { value, from }, rank });
       }
     };
-    for (const rule of this.#candidates(el)) if (matches(rule, el)) for (const d of rule.declarations) consider(d, rule.selector, rule.specificity, rule.order);
-    if (el.attribs.style) for (const d of parseInlineStyle(el.attribs.style)) consider(d, 'style attribute', 1_000_000, Number.MAX_SAFE_INTEGER);
+    for (const rule of this.#candidates(el))
+      if (matches(rule, el))
+        for (const d of rule.declarations) consider(d, rule.selector, rule.specificity, rule.order);
+    if (el.attribs.style)
+      for (const d of parseInlineStyle(el.attribs.style))
+        consider(d, 'style attribute', 1_000_000, Number.MAX_SAFE_INTEGER);
     props = new Map([...winners].map(([k, v]) => [k, v.d]));
     this.#own.set(el, props);
     return props;
@@ -264,7 +305,10 @@ export function expandShorthand(d: Declaration): Array<[string, string]> {
       const parts = v.split(/\s+(?![^(]*\))/);
       const image = parts.find((part) => /^(url|image-set|(repeating-)?(linear|radial|conic)-gradient)\(/i.test(part));
       const colour = parts.find((part) => parseColor(part) !== null || /^var\(/i.test(part));
-      return [...(image ? [['background-image', image] as [string, string]] : []), ...(colour ? [['background-color', colour] as [string, string]] : [])];
+      return [
+        ...(image ? [['background-image', image] as [string, string]] : []),
+        ...(colour ? [['background-color', colour] as [string, string]] : []),
+      ];
     }
     case 'padding':
     case 'margin': {
@@ -295,6 +339,11 @@ export function toPx(value: string | undefined, emBase = 16): number | null {
 /** A short, readable selector for an element (`button.icon-btn`, `a#home`). */
 export function describe(el: Element): string {
   const id = el.attribs.id ? `#${el.attribs.id}` : '';
-  const classes = (el.attribs.class ?? '').split(/\s+/).filter(Boolean).slice(0, 2).map((c) => `.${c}`).join('');
+  const classes = (el.attribs.class ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((c) => `.${c}`)
+    .join('');
   return `${el.name}${id}${classes}`;
 }

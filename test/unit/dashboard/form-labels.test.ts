@@ -18,28 +18,60 @@ const refusal = (run: () => unknown): Error => {
 };
 
 describe('form labels', () => {
-  const form = { targetUrl: 'http://127.0.0.1:9/', httpMethod: 'GET', concurrentUsers: '3', testDuration: '10', rampUpTime: '20' };
+  const form = {
+    targetUrl: 'http://127.0.0.1:9/',
+    httpMethod: 'GET',
+    concurrentUsers: '3',
+    testDuration: '10',
+    rampUpTime: '20',
+  };
 
   it("names the load-test form's fields by their labels, keeping the field and the code", () => {
-    const err = labelled(refusal(() => validate(startBody, startBodyFromForm(form), 'form')), START_LABELS) as InvalidInputError;
+    const err = labelled(
+      refusal(() => validate(startBody, startBodyFromForm(form), 'form')),
+      START_LABELS,
+    ) as InvalidInputError;
     expect(err.message).toBe('Ramp-up in seconds: must not exceed testDuration');
     expect(err.field).toBe('rampUpTime');
     expect(err.code).toBe('invalid_input');
-    expect(labelled(refusal(() => validate(startBody, startBodyFromForm({ ...form, rampUpTime: '0', concurrentUsers: '0' }), 'form')), START_LABELS).message).toMatch(/^Concurrent users: /);
+    expect(
+      labelled(
+        refusal(() =>
+          validate(startBody, startBodyFromForm({ ...form, rampUpTime: '0', concurrentUsers: '0' }), 'form'),
+        ),
+        START_LABELS,
+      ).message,
+    ).toMatch(/^Concurrent users: /);
   });
 
   it('names a nested field by the label of the part it sits in', () => {
-    const webhook = { response: null, forward_url: null, signature: null, retention: { max_requests: 100, max_age_days: 7 } } as never;
-    const err = labelled(refusal(() => settingsFromForm({ status: '700', body: '' }, webhook, 'abcdefghijklmnopqrstuv')), WEBHOOK_FORM_LABELS);
+    const webhook = {
+      response: null,
+      forward_url: null,
+      signature: null,
+      retention: { max_requests: 100, max_age_days: 7 },
+    } as never;
+    const err = labelled(
+      refusal(() => settingsFromForm({ status: '700', body: '' }, webhook, 'abcdefghijklmnopqrstuv')),
+      WEBHOOK_FORM_LABELS,
+    );
     expect(err.message).toMatch(/^Status: /);
-    expect(labelled(new InvalidInputError('response.headers.X Y: must be a header name', 'response.headers.X Y'), WEBHOOK_FORM_LABELS).message).toBe('Headers (X Y): must be a header name');
+    expect(
+      labelled(
+        new InvalidInputError('response.headers.X Y: must be a header name', 'response.headers.X Y'),
+        WEBHOOK_FORM_LABELS,
+      ).message,
+    ).toBe('Headers (X Y): must be a header name');
   });
 
   it('leaves alone what names no labelled field first, and keeps a refused target a refused target', () => {
     const other = new InvalidInputError('Headers: "x" is not "Name: value"', 'headers');
     expect(labelled(other, START_LABELS)).toBe(other);
     expect(labelled(new Error('boom'), START_LABELS).message).toBe('boom');
-    const target = labelled(new InvalidInputError('targetUrl: target not allowed', 'targetUrl', 'target_not_allowed'), START_LABELS) as InvalidInputError;
+    const target = labelled(
+      new InvalidInputError('targetUrl: target not allowed', 'targetUrl', 'target_not_allowed'),
+      START_LABELS,
+    ) as InvalidInputError;
     expect([target.message, target.code]).toEqual(['Target URL: target not allowed', 'target_not_allowed']);
   });
 

@@ -29,21 +29,50 @@ describe('curlOf', () => {
 
   it('repeats a query name given several times, and keeps every header but those curl sets', async () => {
     const command = curlOf(
-      { method: 'POST', path: '/webhook/abc/deep/path', query_params: JSON.stringify({ x: ['1', '2'], y: "it's" }), headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', host: 'elsewhere', 'content-length': '9', 'x-sig': "t=1,v1='q'" }, body: '{"a":"b"}', body_encoding: 'utf8' },
+      {
+        method: 'POST',
+        path: '/webhook/abc/deep/path',
+        query_params: JSON.stringify({ x: ['1', '2'], y: "it's" }),
+        headers: {
+          'content-type': 'application/json',
+          'accept-encoding': 'gzip',
+          host: 'elsewhere',
+          'content-length': '9',
+          'x-sig': "t=1,v1='q'",
+        },
+        body: '{"a":"b"}',
+        body_encoding: 'utf8',
+      },
       url,
     );
     const { args } = await replay(command);
-    expect(args).toEqual(['-X', 'POST', 'https://hooks.example.test/webhook/abc/deep/path?x=1&x=2&y=it%27s', '-H', 'content-type: application/json', '-H', 'accept-encoding: gzip', '-H', "x-sig: t=1,v1='q'", '--data-raw', '{"a":"b"}']);
+    expect(args).toEqual([
+      '-X',
+      'POST',
+      'https://hooks.example.test/webhook/abc/deep/path?x=1&x=2&y=it%27s',
+      '-H',
+      'content-type: application/json',
+      '-H',
+      'accept-encoding: gzip',
+      '-H',
+      "x-sig: t=1,v1='q'",
+      '--data-raw',
+      '{"a":"b"}',
+    ]);
   });
 
   it('sends a body starting with @ as text, never as a file to read, and keeps empty headers', async () => {
-    const { args } = await replay(curlOf({ method: 'POST', headers: { 'x-empty': '' }, body: '@/etc/passwd', body_encoding: 'utf8' }, url));
+    const { args } = await replay(
+      curlOf({ method: 'POST', headers: { 'x-empty': '' }, body: '@/etc/passwd', body_encoding: 'utf8' }, url),
+    );
     expect(args).toEqual(['-X', 'POST', url, '-H', 'x-empty;', '--data-raw', '@/etc/passwd']);
   });
 
   it('sends a binary body byte for byte, decoded from what was stored', async () => {
     const bytes = Buffer.concat([randomBytes(300), Buffer.from([0, 39, 10, 255])]);
-    const { args, stdin } = await replay(curlOf({ method: 'PUT', headers: {}, body: bytes.toString('base64'), body_encoding: 'base64' }, url));
+    const { args, stdin } = await replay(
+      curlOf({ method: 'PUT', headers: {}, body: bytes.toString('base64'), body_encoding: 'base64' }, url),
+    );
     expect(args).toEqual(['-X', 'PUT', url, '--data-binary', '@-']);
     expect(stdin.equals(bytes)).toBe(true);
   });

@@ -31,15 +31,24 @@ describe('shard generator target', () => {
   });
   afterAll(() => site.close());
 
-  it.each(['http://10.0.0.1/', 'http://[::ffff:10.0.0.1]/', 'http://169.254.169.254/latest/meta-data/'])('refuses the literal private address of %s with the guard error', async (url) => {
-    const refusal = ShardGenerator.create(plan(url));
-    await expect(refusal).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(refusal).rejects.toMatchObject({ status: 400, field: 'targetUrl', message: expect.stringMatching(/^targetUrl: target not allowed: /) });
-  });
+  it.each(['http://10.0.0.1/', 'http://[::ffff:10.0.0.1]/', 'http://169.254.169.254/latest/meta-data/'])(
+    'refuses the literal private address of %s with the guard error',
+    async (url) => {
+      const refusal = ShardGenerator.create(plan(url));
+      await expect(refusal).rejects.toBeInstanceOf(ForbiddenAddressError);
+      await expect(refusal).rejects.toMatchObject({
+        status: 400,
+        field: 'targetUrl',
+        message: expect.stringMatching(/^targetUrl: target not allowed: /),
+      });
+    },
+  );
 
   it('refuses a loopback target: a literal before the test, a name resolving to it on every connection, never connecting', async () => {
     const before = site.connections;
-    await expect(ShardGenerator.create(plan(`http://127.0.0.1:${port}/`))).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(ShardGenerator.create(plan(`http://127.0.0.1:${port}/`))).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
     await expect(ShardGenerator.create(plan(`http://[::1]:${port}/`))).rejects.toBeInstanceOf(ForbiddenAddressError);
     const byName = await (await ShardGenerator.create(plan(`http://localhost:${port}/`, [], 300))).run();
     expect(byName.total).toBeGreaterThan(0);
@@ -49,7 +58,11 @@ describe('shard generator target', () => {
   });
 
   it('refuses what is not an http(s) URL as invalid input naming targetUrl', async () => {
-    await expect(ShardGenerator.create(plan('ftp://example.com/'))).rejects.toMatchObject({ status: 400, field: 'targetUrl', message: expect.stringMatching(/only http and https/) });
+    await expect(ShardGenerator.create(plan('ftp://example.com/'))).rejects.toMatchObject({
+      status: 400,
+      field: 'targetUrl',
+      message: expect.stringMatching(/only http and https/),
+    });
   });
 
   it('loads an allowed target through the checked URL', async () => {

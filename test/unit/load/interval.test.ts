@@ -8,12 +8,24 @@ function snapshot(latenciesMs: number[], failed: number, firstSentAt: number, ta
   const h = newHistogram();
   for (const l of latenciesMs) h.recordValue(l * 1000);
   return {
-    total: latenciesMs.length, successful: latenciesMs.length - failed, failed, bytesSent: 0, bytesReceived: 0,
-    latencySumUs: latenciesMs.reduce((a, b) => a + b, 0) * 1000, histogram: hdr.encodeIntoCompressedBase64(h),
-    statusCodes: {}, errors: {}, inFlight: 0, dropped: 0, firstSentAt, takenAt, perSecond: [],
+    total: latenciesMs.length,
+    successful: latenciesMs.length - failed,
+    failed,
+    bytesSent: 0,
+    bytesReceived: 0,
+    latencySumUs: latenciesMs.reduce((a, b) => a + b, 0) * 1000,
+    histogram: hdr.encodeIntoCompressedBase64(h),
+    statusCodes: {},
+    errors: {},
+    inFlight: 0,
+    dropped: 0,
+    firstSentAt,
+    takenAt,
+    perSecond: [],
   };
 }
-const row = (s: ShardSnapshot) => ({ testId: 't', shard: 0, attempt: 1, snapshot: s, final: false, updatedAt: new Date() }) as never;
+const row = (s: ShardSnapshot) =>
+  ({ testId: 't', shard: 0, attempt: 1, snapshot: s, final: false, updatedAt: new Date() }) as never;
 
 describe('intervalTracker', () => {
   it('gives the percentiles and rate of each interval', () => {
@@ -40,9 +52,23 @@ describe('intervalTracker', () => {
 
 describe('finalResults per second', () => {
   it("merges each second's answers across shards exactly: failures, mean and slowest latency", () => {
-    const shard = (perSecond: number[], seconds: NonNullable<ShardSnapshot['seconds']>): ShardSnapshot => ({ ...snapshot([], 0, 1000, 4000), perSecond, seconds });
-    const a = shard([2, 2], { answered: [2, 2], failed: [0, 1], latencySumUs: [20_000, 300_000], latencyMaxUs: [12_000, 250_000] });
-    const b = shard([2, 0, 1], { answered: [2, 0, 1], failed: [2, 0, 0], latencySumUs: [60_000, 0, 5_000], latencyMaxUs: [40_000, 0, 5_000] });
+    const shard = (perSecond: number[], seconds: NonNullable<ShardSnapshot['seconds']>): ShardSnapshot => ({
+      ...snapshot([], 0, 1000, 4000),
+      perSecond,
+      seconds,
+    });
+    const a = shard([2, 2], {
+      answered: [2, 2],
+      failed: [0, 1],
+      latencySumUs: [20_000, 300_000],
+      latencyMaxUs: [12_000, 250_000],
+    });
+    const b = shard([2, 0, 1], {
+      answered: [2, 0, 1],
+      failed: [2, 0, 0],
+      latencySumUs: [60_000, 0, 5_000],
+      latencyMaxUs: [40_000, 0, 5_000],
+    });
     const r = finalResults([row(a), row(b)]);
     expect(r.requests_per_second).toEqual([4, 2, 1]);
     expect(r.error_rate_per_second).toEqual([50, 50, 0]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, targetAt } from '../../../activities/load/profile.ts';
+import {
+  arrivalAt,
+  firstArrivalFrom,
+  nextAbove,
+  peakOf,
+  rampStages,
+  targetAt,
+} from '../../../activities/load/profile.ts';
 
 describe('load profiles (stages)', () => {
   const stages = [
@@ -10,11 +17,13 @@ describe('load profiles (stages)', () => {
   ];
 
   it('moves the target linearly within a stage, jumps on a stage of no length', () => {
-    expect([0, 1000, 2000, 3000, 3999, 4000, 5000, 6000, 9000].map((t) => targetAt(stages, t))).toEqual([0, 5, 10, 10, 10, 30, 15, 0, 0]);
+    expect([0, 1000, 2000, 3000, 3999, 4000, 5000, 6000, 9000].map((t) => targetAt(stages, t))).toEqual([
+      0, 5, 10, 10, 10, 30, 15, 0, 0,
+    ]);
     expect(peakOf(stages)).toBe(30);
   });
 
-  it("wakes a user when the target passes its index, and never when it will not", () => {
+  it('wakes a user when the target passes its index, and never when it will not', () => {
     expect(nextAbove(stages, 0, 0)).toBeCloseTo(0, 3);
     expect(nextAbove(stages, 4, 0)).toBeCloseTo(800, 3); // 5 users at 1 s: index 4 is the 5th
     expect(nextAbove(stages, 12, 0)).toBe(4000); // only after the jump
@@ -23,7 +32,10 @@ describe('load profiles (stages)', () => {
   });
 
   it('finds the first arrival due at or after a moment (where a retried shard takes over)', () => {
-    const steady = [{ durationMs: 0, target: 100 }, { durationMs: 30_000, target: 100 }];
+    const steady = [
+      { durationMs: 0, target: 100 },
+      { durationMs: 30_000, target: 100 },
+    ];
     expect(firstArrivalFrom(steady, 0)).toBe(0);
     expect(firstArrivalFrom(steady, 8000)).toBe(800);
     expect(firstArrivalFrom(steady, 8005)).toBe(801);
@@ -47,12 +59,15 @@ describe('load profiles (stages)', () => {
     // Without a ramp: the rate from the first moment.
     expect(arrivalAt(rampStages(50, 0, 10_000), 10)).toBeCloseTo(200, 6);
     // A falling rate: 100/s -> 0 over 2 s is 100 arrivals; the last of them comes near the end.
-    const falling = [{ durationMs: 0, target: 100 }, { durationMs: 2000, target: 0 }];
-    expect(arrivalAt(falling, 50)).toBeCloseTo(2000 - Math.sqrt(2000 * 2000 / 2), 3);
+    const falling = [
+      { durationMs: 0, target: 100 },
+      { durationMs: 2000, target: 0 },
+    ];
+    expect(arrivalAt(falling, 50)).toBeCloseTo(2000 - Math.sqrt((2000 * 2000) / 2), 3);
     expect(arrivalAt(falling, 100)).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('starts the users of the contract\'s ramp where they always started: user g at rampUp * g / users', () => {
+  it("starts the users of the contract's ramp where they always started: user g at rampUp * g / users", () => {
     const ramp = rampStages(8, 4000, 10_000);
     for (let g = 0; g < 8; g++) expect(nextAbove(ramp, g, 0)).toBeCloseTo((4000 * g) / 8, 3);
     const noRamp = rampStages(8, 0, 10_000);

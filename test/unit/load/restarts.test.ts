@@ -16,17 +16,40 @@ describe('shard restarts', () => {
   });
 
   it('is no restart while the last attempt runs, or when a shard failed for good', () => {
-    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: attempt([10]) }, { shard: 1, attempt: 1, final: false, snapshot: attempt([10]) }])).toEqual([]);
+    expect(
+      shardRestarts([
+        { shard: 0, attempt: 1, final: false, snapshot: attempt([10]) },
+        { shard: 1, attempt: 1, final: false, snapshot: attempt([10]) },
+      ]),
+    ).toEqual([]);
   });
 
   it('counts the rest of the window when the next attempt sent nothing (it came after the window)', () => {
-    const windowed = (perSecond: number[], takenAt: number) => ({ ...attempt(perSecond, 0, takenAt), windowSeconds: 10 });
+    const windowed = (perSecond: number[], takenAt: number) => ({
+      ...attempt(perSecond, 0, takenAt),
+      windowSeconds: 10,
+    });
     // Died at second 5 of 10: seconds 6 to 9 sent nothing.
-    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: windowed([5, 5, 5, 5, 5, 5], 6000) }, { shard: 0, attempt: 2, final: true, snapshot: windowed([], 40_000) }])[0]!.seconds_without_traffic).toBe(4);
+    expect(
+      shardRestarts([
+        { shard: 0, attempt: 1, final: false, snapshot: windowed([5, 5, 5, 5, 5, 5], 6000) },
+        { shard: 0, attempt: 2, final: true, snapshot: windowed([], 40_000) },
+      ])[0]!.seconds_without_traffic,
+    ).toBe(4);
     // Sent to the window's end and failed storing its end (a database blip): a restart that cost nothing.
-    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: windowed(new Array(10).fill(5), 10_000) }, { shard: 0, attempt: 2, final: true, snapshot: windowed([], 12_000) }])[0]!.seconds_without_traffic).toBe(0);
+    expect(
+      shardRestarts([
+        { shard: 0, attempt: 1, final: false, snapshot: windowed(new Array(10).fill(5), 10_000) },
+        { shard: 0, attempt: 2, final: true, snapshot: windowed([], 12_000) },
+      ])[0]!.seconds_without_traffic,
+    ).toBe(0);
     // Snapshots from before the window was stored: the time between the two.
-    expect(shardRestarts([{ shard: 0, attempt: 1, final: false, snapshot: attempt([5, 5], 0, 10_000) }, { shard: 0, attempt: 2, final: true, snapshot: attempt([], 0, 17_400) }])[0]!.seconds_without_traffic).toBe(7);
+    expect(
+      shardRestarts([
+        { shard: 0, attempt: 1, final: false, snapshot: attempt([5, 5], 0, 10_000) },
+        { shard: 0, attempt: 2, final: true, snapshot: attempt([], 0, 17_400) },
+      ])[0]!.seconds_without_traffic,
+    ).toBe(7);
   });
 
   it('counts a superseded attempt (Temporal retried it while it still sent) as a restart without a gap or a loss', () => {

@@ -13,15 +13,34 @@ import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts'
 
 function plan(url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan {
   const startAt = Date.now() + 100;
-  return { target: { url, method: 'GET', headers: {} }, users, firstUser: 0, totalUsers: users, startAt, endAt: startAt + durationMs, rampUpMs: 0, rate: 0, requestTimeoutMs: 2000, allow };
+  return {
+    target: { url, method: 'GET', headers: {} },
+    users,
+    firstUser: 0,
+    totalUsers: users,
+    startAt,
+    endAt: startAt + durationMs,
+    rampUpMs: 0,
+    rate: 0,
+    requestTimeoutMs: 2000,
+    allow,
+  };
 }
 
 describe('splitting users', () => {
-  it('splits users evenly and numbers them on, shares the rate and an open model\'s stages, keeps a closed model\'s', () => {
+  it("splits users evenly and numbers them on, shares the rate and an open model's stages, keeps a closed model's", () => {
     const closed = splitUsers({ users: 5, firstUser: 10, rate: 0, stages: [{ durationMs: 1000, target: 40 }] }, 2);
-    expect(closed.map((p) => [p.users, p.firstUser, p.rate, p.stages![0]!.target])).toEqual([[3, 10, 0, 40], [2, 13, 0, 40]]);
+    expect(closed.map((p) => [p.users, p.firstUser, p.rate, p.stages![0]!.target])).toEqual([
+      [3, 10, 0, 40],
+      [2, 13, 0, 40],
+    ]);
     const open = splitUsers({ users: 4, firstUser: 0, rate: 100, stages: [{ durationMs: 1000, target: 80 }] }, 4);
-    expect(open.map((p) => [p.users, p.rate, p.stages![0]!.target])).toEqual([[1, 25, 20], [1, 25, 20], [1, 25, 20], [1, 25, 20]]);
+    expect(open.map((p) => [p.users, p.rate, p.stages![0]!.target])).toEqual([
+      [1, 25, 20],
+      [1, 25, 20],
+      [1, 25, 20],
+      [1, 25, 20],
+    ]);
     expect(splitUsers({ users: 2, firstUser: 0, rate: 0 }, 8)).toHaveLength(2); // never a part without users
   });
 });
@@ -49,7 +68,9 @@ describe('a shard on two threads', () => {
     expect(hdr.decodeFromCompressedBase64(result.histogram, 64, false).totalCount).toBe(result.total);
     expect(result.perSecond.reduce((a, b) => a + b, 0)).toBe(result.total);
     expect(result.statusCodes).toEqual({ 200: result.total });
-    expect(result.phases && hdr.decodeFromCompressedBase64(result.phases.ttfb, 64, false).totalCount).toBe(result.total);
+    expect(result.phases && hdr.decodeFromCompressedBase64(result.phases.ttfb, 64, false).totalCount).toBe(
+      result.total,
+    );
   });
 
   it('stops every part, and refuses a forbidden target before any thread starts', async () => {
@@ -68,7 +89,10 @@ describe('a shard on two threads', () => {
     expect(partsOf({ rate: 0 }, 0)).toBe(1);
     expect(partsOf({ rate: 50 }, 2)).toBe(1); // one schedule of arrivals
     // Two shards on two idle threads: the first takes both, the second finds none idle and runs whole.
-    const shards = [ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2), ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2)];
+    const shards = [
+      ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2),
+      ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2),
+    ];
     expect(shards.map((s) => s.partCount)).toEqual([2, 1]);
     const results = await Promise.all(shards.map((s) => s.run()));
     expect(results[0]!.total + results[1]!.total).toBe(site.count('/delay/5'));
@@ -76,11 +100,40 @@ describe('a shard on two threads', () => {
   });
 
   it('merges parts exactly: counts add, times take the earliest and latest', () => {
-    const base = { bytesSent: 1, bytesReceived: 2, latencySumUs: 3, histogram: hdr.encodeIntoCompressedBase64(newHistogram()), errors: {}, inFlight: 1, dropped: 0, perSecond: [1, 2] };
+    const base = {
+      bytesSent: 1,
+      bytesReceived: 2,
+      latencySumUs: 3,
+      histogram: hdr.encodeIntoCompressedBase64(newHistogram()),
+      errors: {},
+      inFlight: 1,
+      dropped: 0,
+      perSecond: [1, 2],
+    };
     const merged = mergeSnapshots([
       { ...base, total: 3, successful: 3, failed: 0, statusCodes: { 200: 3 }, firstSentAt: 50, takenAt: 100 },
-      { ...base, total: 2, successful: 1, failed: 1, statusCodes: { 200: 1, 500: 1 }, firstSentAt: 40, takenAt: 90, errors: { ECONNRESET: 1 } },
+      {
+        ...base,
+        total: 2,
+        successful: 1,
+        failed: 1,
+        statusCodes: { 200: 1, 500: 1 },
+        firstSentAt: 40,
+        takenAt: 90,
+        errors: { ECONNRESET: 1 },
+      },
     ]);
-    expect(merged).toMatchObject({ total: 5, successful: 4, failed: 1, bytesSent: 2, inFlight: 2, statusCodes: { 200: 4, 500: 1 }, errors: { ECONNRESET: 1 }, firstSentAt: 40, takenAt: 100, perSecond: [2, 4] });
+    expect(merged).toMatchObject({
+      total: 5,
+      successful: 4,
+      failed: 1,
+      bytesSent: 2,
+      inFlight: 2,
+      statusCodes: { 200: 4, 500: 1 },
+      errors: { ECONNRESET: 1 },
+      firstSentAt: 40,
+      takenAt: 100,
+      perSecond: [2, 4],
+    });
   });
 });

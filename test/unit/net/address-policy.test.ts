@@ -17,7 +17,8 @@ function v6(text: string): bigint {
   expect(groups, text).toHaveLength(8);
   return groups.reduce((n, g) => (n << 16n) | BigInt(`0x${g}`), 0n);
 }
-const v6Text = (n: bigint) => Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
+const v6Text = (n: bigint) =>
+  Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
 
 /** First and last address of a CIDR, and whether the CIDR has host bits set (a typo in the table). */
 function bounds(cidr: string): { first: string; last: string; aligned: boolean } {
@@ -34,11 +35,39 @@ describe('address policy', () => {
   const policy = createAddressPolicy();
 
   it.each([
-    '0.0.0.0', '10.0.0.1', '10.255.255.255', '100.64.0.1', '127.0.0.1', '127.255.255.254', '169.254.169.254', '172.16.0.1',
-    '172.31.255.255', '192.0.0.8', '192.0.2.1', '192.168.1.1', '198.18.0.1', '198.51.100.7', '203.0.113.9', '224.0.0.1',
-    '239.255.255.250', '240.0.0.1', '255.255.255.255',
-    '::', '::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::127.0.0.1', '64:ff9b::a00:1', '2001::1', '2001:db8::1', '2002:a00:1::1',
-    'fc00::1', 'fd12:3456::1', 'fe80::1', 'fec0::1', 'ff02::1',
+    '0.0.0.0',
+    '10.0.0.1',
+    '10.255.255.255',
+    '100.64.0.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '169.254.169.254',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.0.0.8',
+    '192.0.2.1',
+    '192.168.1.1',
+    '198.18.0.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    '224.0.0.1',
+    '239.255.255.250',
+    '240.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::127.0.0.1',
+    '64:ff9b::a00:1',
+    '2001::1',
+    '2001:db8::1',
+    '2002:a00:1::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    'fec0::1',
+    'ff02::1',
   ])('refuses %s', (address) => {
     expect(policy.refusal(address)).toMatch(REFUSED);
   });
@@ -51,13 +80,31 @@ describe('address policy', () => {
     ['5f00::1', /Segment Routing \(SRv6\) SIDs, RFC 9602/],
   ])('refuses %s (issue 17)', (address, why) => {
     const refusal = policy.refusal(address);
-    expect(refusal).toMatch(new RegExp(`^${address.replaceAll('.', '\\.')} is a private, loopback, link-local or reserved address \\(`));
+    expect(refusal).toMatch(
+      new RegExp(`^${address.replaceAll('.', '\\.')} is a private, loopback, link-local or reserved address \\(`),
+    );
     expect(refusal).toMatch(why);
   });
 
   it.each([
-    '1.1.1.1', '8.8.8.8', '93.184.215.14', '172.32.0.1', '172.15.255.255', '100.128.0.1', '100.63.255.255', '192.0.1.1', '192.88.98.255',
-    '198.17.255.255', '198.20.0.0', '2606:4700:4700::1111', '2a00:1450:4001::1', '2001:200::1', '2001:db9::1', '2003::1', '3ffe::1', '3fff:1000::1',
+    '1.1.1.1',
+    '8.8.8.8',
+    '93.184.215.14',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '100.63.255.255',
+    '192.0.1.1',
+    '192.88.98.255',
+    '198.17.255.255',
+    '198.20.0.0',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::1',
+    '2001:200::1',
+    '2001:db9::1',
+    '2003::1',
+    '3ffe::1',
+    '3fff:1000::1',
   ])('allows public %s', (address) => {
     expect(policy.refusal(address)).toBeNull();
   });
@@ -79,12 +126,15 @@ describe('address policy', () => {
 
     // The embedding forms are here too: their first and last addresses carry 0.0.0.0 and
     // 255.255.255.255 (or, for Teredo, a 0.0.0.0 server), which are refused whatever the form.
-    it.each(rows.flatMap((row) => Object.entries(bounds(row.cidr)).filter(([edge]) => edge !== 'aligned').map(([edge, address]) => [row.cidr, edge, address as string])))(
-      '%s: refuses its %s address %s',
-      (_cidr, _edge, address) => {
-        expect(policy.refusal(address)).toMatch(REFUSED);
-      },
-    );
+    it.each(
+      rows.flatMap((row) =>
+        Object.entries(bounds(row.cidr))
+          .filter(([edge]) => edge !== 'aligned')
+          .map(([edge, address]) => [row.cidr, edge, address as string]),
+      ),
+    )('%s: refuses its %s address %s', (_cidr, _edge, address) => {
+      expect(policy.refusal(address)).toMatch(REFUSED);
+    });
 
     it('names the most specific block', () => {
       expect(policy.refusal('192.0.0.8')).toMatch(/\(IPv4 dummy address, RFC 7600\)$/);
@@ -110,11 +160,22 @@ describe('address policy', () => {
       ['IPv4-translated ::ffff:0:0:0/96', (a) => `::ffff:0:${a}`, false, true],
       ['IPv4-compatible ::/96 (deprecated)', (a) => `::${hex(a)}`, false, true],
       ['6to4 2002::/16', (a) => `2002:${hex(a)}::1`, false, true],
-      ['Teredo 2001::/32, client (server 65.54.227.120)', (a) => `2001:0:4136:e378:8000:63bf:${hex(a, 0xffffffffn)}`, false, true],
+      [
+        'Teredo 2001::/32, client (server 65.54.227.120)',
+        (a) => `2001:0:4136:e378:8000:63bf:${hex(a, 0xffffffffn)}`,
+        false,
+        true,
+      ],
       ['Teredo 2001::/32, server (client 8.8.8.8)', (a) => `2001:0:${hex(a)}:8000:63bf:f7f7:f7f7`, false, true],
       ['local-use NAT64 64:ff9b:1::/48, /96 layout', (a) => `64:ff9b:1::${hex(a)}`, false, false],
       // RFC 6052 §2.2 with a /48 prefix: 16 bits of IPv4, the zero u octet, the other 16 bits.
-      ['local-use NAT64 64:ff9b:1::/48, /48 layout', (a) => `64:ff9b:1:${(v4(a) >> 16n).toString(16)}:${((v4(a) >> 8n) & 0xffn).toString(16)}:${((v4(a) & 0xffn) << 8n).toString(16)}::`, false, false],
+      [
+        'local-use NAT64 64:ff9b:1::/48, /48 layout',
+        (a) =>
+          `64:ff9b:1:${(v4(a) >> 16n).toString(16)}:${((v4(a) >> 8n) & 0xffn).toString(16)}:${((v4(a) & 0xffn) << 8n).toString(16)}::`,
+        false,
+        false,
+      ],
     ];
 
     describe.each(forms)('%s', (_form, wrap, followsEmbedded, namesEmbedded) => {
@@ -132,8 +193,12 @@ describe('address policy', () => {
     });
 
     it('decodes Teredo as RFC 4380 §4 does', () => {
-      expect(policy.refusal('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toMatch(/TEREDO client 192\.0\.2\.45: Documentation \(TEST-NET-1\)/);
-      expect(policy.refusal('2001:0:4136:e378:8000:63bf:f7f7:f7f7')).toMatch(/refused whatever it carries \(server 65\.54\.227\.120, client 8\.8\.8\.8\)/);
+      expect(policy.refusal('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toMatch(
+        /TEREDO client 192\.0\.2\.45: Documentation \(TEST-NET-1\)/,
+      );
+      expect(policy.refusal('2001:0:4136:e378:8000:63bf:f7f7:f7f7')).toMatch(
+        /refused whatever it carries \(server 65\.54\.227\.120, client 8\.8\.8\.8\)/,
+      );
     });
   });
 

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { createClientIp } from '../../../lib/net/client-ip.ts';
 
 const req = (remoteAddress: string, xff?: string) =>
-  ({ socket: { remoteAddress }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } }) as unknown as IncomingMessage;
+  ({
+    socket: { remoteAddress },
+    headers: xff === undefined ? {} : { 'x-forwarded-for': xff },
+  }) as unknown as IncomingMessage;
 
 describe('client address', () => {
   it('is the socket peer when no proxy is trusted, whatever X-Forwarded-For says', () => {

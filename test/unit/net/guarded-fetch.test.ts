@@ -33,11 +33,13 @@ describe('guarded fetch', () => {
     other = await serve('127.0.0.2', (_req, res) => res.end('should never be reached'));
     target = await serve('127.0.0.1', (req, res) => {
       const u = new URL(req.url!, 'http://x');
-      if (u.pathname === '/hello') return res.writeHead(200, { 'content-type': 'text/plain', 'x-a': 'b' }).end(`hello ${req.method}`);
+      if (u.pathname === '/hello')
+        return res.writeHead(200, { 'content-type': 'text/plain', 'x-a': 'b' }).end(`hello ${req.method}`);
       if (u.pathname === '/to-hello') return res.writeHead(302, { location: '/hello' }).end();
       if (u.pathname === '/see-other') return res.writeHead(303, { location: '/hello' }).end();
       if (u.pathname === '/to-other') return res.writeHead(302, { location: `${other.url}/` }).end();
-      if (u.pathname === '/to-mapped') return res.writeHead(301, { location: `http://[::ffff:127.0.0.2]:${new URL(other.url).port}/` }).end();
+      if (u.pathname === '/to-mapped')
+        return res.writeHead(301, { location: `http://[::ffff:127.0.0.2]:${new URL(other.url).port}/` }).end();
       if (u.pathname === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (u.pathname === '/big') return res.end(Buffer.alloc(2048, 97));
       if (u.pathname === '/exact') return res.end(Buffer.alloc(1024, 97));
@@ -60,21 +62,31 @@ describe('guarded fetch', () => {
     const guarded = createGuardedFetch();
     const before = target.connections;
     await expect(guarded(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(guarded(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toThrow(/localhost resolves to .*private, loopback/);
-    await expect(guarded(`http://[::ffff:127.0.0.1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(guarded(`http://[::1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(guarded(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toThrow(
+      /localhost resolves to .*private, loopback/,
+    );
+    await expect(guarded(`http://[::ffff:127.0.0.1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
+    await expect(guarded(`http://[::1]:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
     await expect(guarded('http://169.254.169.254/latest/meta-data/')).rejects.toBeInstanceOf(ForbiddenAddressError);
     await expect(guarded('http://10.0.0.1/')).rejects.toBeInstanceOf(ForbiddenAddressError);
     // Decimal, octal and hexadecimal spellings of 127.0.0.1 are the same address to the URL parser.
     for (const host of ['2130706433', '0177.0.0.1', '0x7f.0.0.1', '127.1']) {
-      await expect(guarded(`http://${host}:${new URL(target.url).port}/hello`), host).rejects.toThrow(/target not allowed: 127\.0\.0\.1/);
+      await expect(guarded(`http://${host}:${new URL(target.url).port}/hello`), host).rejects.toThrow(
+        /target not allowed: 127\.0\.0\.1/,
+      );
     }
     expect(target.connections).toBe(before);
   });
 
   it('refuses a name with any forbidden answer, even beside a public one', async () => {
     const guarded = createGuardedFetch({ resolve: async () => ['93.184.215.14', '127.0.0.1'] });
-    await expect(guarded(`http://rebind.example:${new URL(target.url).port}/hello`)).rejects.toThrow(/resolves to 127\.0\.0\.1/);
+    await expect(guarded(`http://rebind.example:${new URL(target.url).port}/hello`)).rejects.toThrow(
+      /resolves to 127\.0\.0\.1/,
+    );
   });
 
   it('refuses other schemes, credentials and malformed URLs with 400', async () => {
@@ -122,17 +134,26 @@ describe('guarded fetch', () => {
   });
 
   it('answers 502 for an unrequested 101, without hanging', async () => {
-    const raw = net.createServer((socket) => socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')));
+    const raw = net.createServer((socket) =>
+      socket.once('data', () =>
+        socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'),
+      ),
+    );
     await new Promise<void>((r) => raw.listen(0, '127.0.0.1', () => r()));
     const guarded = allowTarget();
-    await expect(guarded(`http://127.0.0.1:${(raw.address() as AddressInfo).port}/`)).rejects.toMatchObject({ status: 502 });
+    await expect(guarded(`http://127.0.0.1:${(raw.address() as AddressInfo).port}/`)).rejects.toMatchObject({
+      status: 502,
+    });
     await new Promise<void>((r) => raw.close(() => r()));
   });
 
   it('opens a connection per request, unless asked to keep them alive; either way the guard refuses before connecting', async () => {
     const count = async (guarded: ReturnType<typeof createGuardedFetch>) => {
       const before = target.connections;
-      for (let i = 0; i < 3; i++) expect((await guarded(`${target.url}/hello`, { method: 'POST', body: 'x' })).body.toString()).toBe('hello POST');
+      for (let i = 0; i < 3; i++)
+        expect((await guarded(`${target.url}/hello`, { method: 'POST', body: 'x' })).body.toString()).toBe(
+          'hello POST',
+        );
       return target.connections - before;
     };
     expect(await count(allowTarget())).toBe(3);
@@ -149,7 +170,9 @@ describe('guarded fetch', () => {
     const refusing = createGuardedFetch({ keepAlive: true });
     const before = target.connections;
     await expect(refusing(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(refusing(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(refusing(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
     expect(target.connections).toBe(before);
   });
 
@@ -165,7 +188,11 @@ describe('guarded fetch', () => {
     const site = await startHttpsServer();
     const port = new URL(site.url).port;
     try {
-      const allowed = createGuardedFetch({ allow: ['127.0.0.1/32'], allowInvalidCertificates: true, resolve: async () => ['127.0.0.1'] });
+      const allowed = createGuardedFetch({
+        allow: ['127.0.0.1/32'],
+        allowInvalidCertificates: true,
+        resolve: async () => ['127.0.0.1'],
+      });
       const res = await allowed(`https://site.example:${port}/hardened`);
       expect(res.status).toBe(200);
       expect(res.tls).toMatchObject({ authorized: false, protocol: 'TLSv1.3', certificate: { subject: 'localhost' } });
@@ -176,7 +203,11 @@ describe('guarded fetch', () => {
       await expect(refused(`https://site.example:${port}/hardened`)).rejects.toBeInstanceOf(ForbiddenAddressError);
       expect(site.connections).toBe(before);
       // Without allowInvalidCertificates, a self-signed certificate is a 502.
-      await expect(createGuardedFetch({ allow: ['127.0.0.1/32'], resolve: async () => ['127.0.0.1'] })(`https://site.example:${port}/`)).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/TLS failed/) });
+      await expect(
+        createGuardedFetch({ allow: ['127.0.0.1/32'], resolve: async () => ['127.0.0.1'] })(
+          `https://site.example:${port}/`,
+        ),
+      ).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/TLS failed/) });
     } finally {
       await site.close();
     }
@@ -188,27 +219,57 @@ describe('guarded fetch', () => {
     };
     const names = async (host: string) => (host === 'gone.example' ? failing('ENOTFOUND')() : ['127.0.0.1']);
     const port = new URL(target.url).port;
-    const asInput = createGuardedFetch({ allow: ['127.0.0.1/32'], timeoutMs: 1000, resolve: failing('ENOTFOUND'), field: 'url' });
+    const asInput = createGuardedFetch({
+      allow: ['127.0.0.1/32'],
+      timeoutMs: 1000,
+      resolve: failing('ENOTFOUND'),
+      field: 'url',
+    });
     // A host the caller named that does not exist is the caller's input: 400 naming the field, as checkTarget says it.
-    const nxdomain = { status: 400, code: 'invalid_input', field: 'url', message: 'url: gone.example does not resolve to an address' };
+    const nxdomain = {
+      status: 400,
+      code: 'invalid_input',
+      field: 'url',
+      message: 'url: gone.example does not resolve to an address',
+    };
     await expect(asInput('http://gone.example/')).rejects.toMatchObject(nxdomain);
-    await expect(checkTarget('http://gone.example/', { resolve: failing('ENOTFOUND') })).rejects.toMatchObject(nxdomain);
+    await expect(checkTarget('http://gone.example/', { resolve: failing('ENOTFOUND') })).rejects.toMatchObject(
+      nxdomain,
+    );
     // Without a field (not the caller's input), and behind a redirect, it is the upstream's failure: 502.
-    await expect(createGuardedFetch({ resolve: failing('ENOTFOUND') })('http://gone.example/')).rejects.toMatchObject({ status: 502, message: 'http://gone.example/: gone.example does not resolve to an address' });
-    const redirecting = await serve('127.0.0.1', (_req, res) => res.writeHead(302, { location: `http://gone.example:${port}/` }).end());
+    await expect(createGuardedFetch({ resolve: failing('ENOTFOUND') })('http://gone.example/')).rejects.toMatchObject({
+      status: 502,
+      message: 'http://gone.example/: gone.example does not resolve to an address',
+    });
+    const redirecting = await serve('127.0.0.1', (_req, res) =>
+      res.writeHead(302, { location: `http://gone.example:${port}/` }).end(),
+    );
     try {
-      await expect(createGuardedFetch({ allow: ['127.0.0.1/32'], resolve: names, field: 'url' })(`${redirecting.url}/`)).rejects.toMatchObject({ status: 502, code: 'upstream_failed' });
+      await expect(
+        createGuardedFetch({ allow: ['127.0.0.1/32'], resolve: names, field: 'url' })(`${redirecting.url}/`),
+      ).rejects.toMatchObject({ status: 502, code: 'upstream_failed' });
     } finally {
       await redirecting.close();
     }
     // A resolver that fails is not the name's fault: 502 from both.
-    const resolverDown = { status: 502, code: 'upstream_failed', message: expect.stringMatching(/gone\.example could not be resolved .*EAI_AGAIN/) };
-    await expect(createGuardedFetch({ resolve: failing('EAI_AGAIN'), field: 'url' })('http://gone.example/')).rejects.toMatchObject(resolverDown);
-    await expect(checkTarget('http://gone.example/', { resolve: failing('EAI_AGAIN') })).rejects.toMatchObject(resolverDown);
+    const resolverDown = {
+      status: 502,
+      code: 'upstream_failed',
+      message: expect.stringMatching(/gone\.example could not be resolved .*EAI_AGAIN/),
+    };
+    await expect(
+      createGuardedFetch({ resolve: failing('EAI_AGAIN'), field: 'url' })('http://gone.example/'),
+    ).rejects.toMatchObject(resolverDown);
+    await expect(checkTarget('http://gone.example/', { resolve: failing('EAI_AGAIN') })).rejects.toMatchObject(
+      resolverDown,
+    );
     // No answer in time: 504.
     await expect(allowTarget()(`${target.url}/slow`)).rejects.toMatchObject({ status: 504, code: 'timeout' });
     // RFC 6761: a .invalid name is refused as nonexistent without asking any resolver.
-    await expect(checkTarget('https://anything.invalid/path')).rejects.toMatchObject({ status: 400, message: 'url: anything.invalid does not resolve to an address' });
+    await expect(checkTarget('https://anything.invalid/path')).rejects.toMatchObject({
+      status: 400,
+      message: 'url: anything.invalid does not resolve to an address',
+    });
   });
 
   it('answers 502 when nothing listens', async () => {

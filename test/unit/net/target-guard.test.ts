@@ -5,7 +5,15 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.ts';
 import { createAddressPolicy } from '../../../lib/net/address-policy.ts';
-import { addressesOf, checkTarget, checkUrl, ForbiddenAddressError, guardedLookup, pinnedResolve, type Resolve } from '../../../lib/net/target-guard.ts';
+import {
+  addressesOf,
+  checkTarget,
+  checkUrl,
+  ForbiddenAddressError,
+  guardedLookup,
+  pinnedResolve,
+  type Resolve,
+} from '../../../lib/net/target-guard.ts';
 
 const answers =
   (...sets: string[][]): Resolve =>
@@ -15,7 +23,9 @@ const answers =
 /** The lookup hook's answer for `hostname`, as a socket would get it. */
 function lookUp(lookup: net.LookupFunction, hostname: string, all: boolean): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    lookup(hostname, { all }, (err: Error | null, address: unknown, family?: number) => (err ? reject(err) : resolve(all ? address : { address, family })));
+    lookup(hostname, { all }, (err: Error | null, address: unknown, family?: number) =>
+      err ? reject(err) : resolve(all ? address : { address, family }),
+    );
   });
 }
 
@@ -27,13 +37,17 @@ describe('checkUrl', () => {
     expect(checkUrl('http://[2606:4700:4700::1111]:8080/', policy).hostname).toBe('[2606:4700:4700::1111]');
   });
 
-  it.each(['http://10.0.0.1/', 'http://[::1]/', 'http://[::ffff:10.0.0.1]/', 'http://0x7f.0.0.1/', 'http://2130706433/', 'https://169.254.169.254/'])(
-    'refuses the literal address of %s with the field named',
-    (url) => {
-      expect(() => checkUrl(url, policy, 'targetUrl')).toThrow(ForbiddenAddressError);
-      expect(() => checkUrl(url, policy, 'targetUrl')).toThrow(/^targetUrl: target not allowed: .*private, loopback/);
-    },
-  );
+  it.each([
+    'http://10.0.0.1/',
+    'http://[::1]/',
+    'http://[::ffff:10.0.0.1]/',
+    'http://0x7f.0.0.1/',
+    'http://2130706433/',
+    'https://169.254.169.254/',
+  ])('refuses the literal address of %s with the field named', (url) => {
+    expect(() => checkUrl(url, policy, 'targetUrl')).toThrow(ForbiddenAddressError);
+    expect(() => checkUrl(url, policy, 'targetUrl')).toThrow(/^targetUrl: target not allowed: .*private, loopback/);
+  });
 
   it('refuses other schemes, credentials and malformed URLs as invalid input, not as forbidden addresses', () => {
     for (const [url, message] of [
@@ -56,13 +70,17 @@ describe('checkUrl', () => {
 
 describe('checkTarget', () => {
   it('lets a public name through, with its URL', async () => {
-    const checked = await checkTarget('https://example.com/x', { resolve: answers(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']) });
+    const checked = await checkTarget('https://example.com/x', {
+      resolve: answers(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']),
+    });
     expect(checked.url.href).toBe('https://example.com/x');
   });
 
   it('refuses a name with any forbidden answer, even beside a public one (400, the field named)', async () => {
     const resolve = answers(['93.184.215.14', '10.1.2.3']);
-    await expect(checkTarget('http://rebind.example/', { resolve, field: 'targetUrl' })).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(checkTarget('http://rebind.example/', { resolve, field: 'targetUrl' })).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
     await expect(checkTarget('http://rebind.example/', { resolve, field: 'targetUrl' })).rejects.toMatchObject({
       status: 400,
       field: 'targetUrl',
@@ -74,8 +92,12 @@ describe('checkTarget', () => {
     const resolve: Resolve = async () => expect.unreachable('an IP literal is not resolved');
     await expect(checkTarget('http://127.0.0.1:9/', { resolve })).rejects.toBeInstanceOf(ForbiddenAddressError);
     expect((await checkTarget('http://127.0.0.1:9/', { resolve, allow: ['127.0.0.1/32'] })).url.port).toBe('9');
-    await expect(checkTarget('http://127.0.0.2:9/', { resolve, allow: ['127.0.0.1/32'] })).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(checkTarget('http://[::1]:9/', { resolve, allow: ['127.0.0.1/32'] })).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(checkTarget('http://127.0.0.2:9/', { resolve, allow: ['127.0.0.1/32'] })).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
+    await expect(checkTarget('http://[::1]:9/', { resolve, allow: ['127.0.0.1/32'] })).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
   });
 
   it('answers a name that does not resolve as invalid input naming the field', async () => {
@@ -83,7 +105,11 @@ describe('checkTarget', () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
     const refusal = checkTarget('http://nowhere.example/', { resolve, field: 'targetUrl' });
-    await expect(refusal).rejects.toMatchObject({ status: 400, field: 'targetUrl', message: 'targetUrl: nowhere.example does not resolve to an address' });
+    await expect(refusal).rejects.toMatchObject({
+      status: 400,
+      field: 'targetUrl',
+      message: 'targetUrl: nowhere.example does not resolve to an address',
+    });
     await expect(refusal).rejects.not.toBeInstanceOf(ForbiddenAddressError);
   });
 
@@ -102,7 +128,10 @@ describe('checkTarget', () => {
     it('checks the name again when a socket connects: a name that answers differently then is refused before connecting', async () => {
       const { port } = server.address() as AddressInfo;
       // Public when checked, loopback when the socket asks: the rebinding the hook exists for.
-      const checked = await checkTarget(`http://rebind.example:${port}/`, { field: 'targetUrl', resolve: answers(['93.184.215.14'], ['127.0.0.1']) });
+      const checked = await checkTarget(`http://rebind.example:${port}/`, {
+        field: 'targetUrl',
+        resolve: answers(['93.184.215.14'], ['127.0.0.1']),
+      });
       const socket = net.connect({ host: 'rebind.example', port, lookup: checked.lookup });
       const error = await new Promise<Error>((resolve) => socket.once('error', resolve));
       expect(error).toBeInstanceOf(ForbiddenAddressError);
@@ -126,15 +155,23 @@ describe('guardedLookup', () => {
 
   it('refuses when any answer is forbidden, naming the field', async () => {
     const lookup = guardedLookup(policy, answers(['127.0.0.1', '10.0.0.1']), 'targetUrl');
-    await expect(lookUp(lookup, 'site.example', true)).rejects.toMatchObject({ name: 'ForbiddenAddressError', field: 'targetUrl', message: expect.stringMatching(/site\.example resolves to 10\.0\.0\.1/) });
+    await expect(lookUp(lookup, 'site.example', true)).rejects.toMatchObject({
+      name: 'ForbiddenAddressError',
+      field: 'targetUrl',
+      message: expect.stringMatching(/site\.example resolves to 10\.0\.0\.1/),
+    });
   });
 
   it('fails like DNS when there is no answer, and passes resolver errors on', async () => {
-    await expect(lookUp(guardedLookup(policy, answers([])), 'empty.example', false)).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await expect(lookUp(guardedLookup(policy, answers([])), 'empty.example', false)).rejects.toMatchObject({
+      code: 'ENOTFOUND',
+    });
     const failing: Resolve = async () => {
       throw Object.assign(new Error('queryA ESERVFAIL'), { code: 'ESERVFAIL' });
     };
-    await expect(lookUp(guardedLookup(policy, failing), 'broken.example', false)).rejects.toMatchObject({ code: 'ESERVFAIL' });
+    await expect(lookUp(guardedLookup(policy, failing), 'broken.example', false)).rejects.toMatchObject({
+      code: 'ESERVFAIL',
+    });
   });
 
   it('keeps a verified target to its proven addresses: a name that resolves elsewhere is refused', async () => {

@@ -15,7 +15,9 @@ const execute = (thrown: unknown) => {
 
 describe('callersFaultsFailAtOnce', () => {
   it('turns a refused target into a non-retryable failure with its code and field', async () => {
-    const err = await execute(new ForbiddenAddressError('targetUrl: target not allowed: 10.0.0.1 is private', 'targetUrl')).catch((e: unknown) => e);
+    const err = await execute(
+      new ForbiddenAddressError('targetUrl: target not allowed: 10.0.0.1 is private', 'targetUrl'),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApplicationFailure);
     const failure = err as ApplicationFailure;
     expect(failure.nonRetryable).toBe(true);
@@ -26,11 +28,19 @@ describe('callersFaultsFailAtOnce', () => {
 
   it('does the same for an unknown id', async () => {
     const failure = (await execute(new NotFoundError('No webhook x')).catch((e: unknown) => e)) as ApplicationFailure;
-    expect([failure.nonRetryable, failure.type, failure.details]).toEqual([true, 'NotFoundError', [{ code: 'not_found' }]]);
+    expect([failure.nonRetryable, failure.type, failure.details]).toEqual([
+      true,
+      'NotFoundError',
+      [{ code: 'not_found' }],
+    ]);
   });
 
   it('leaves what a later attempt can fix to the retry policy: upstream failures, rate limits, any other error', async () => {
-    for (const thrown of [new UpstreamError('the registry timed out', true), new RateLimitedError('slow down', 5), new Error('socket hang up')]) {
+    for (const thrown of [
+      new UpstreamError('the registry timed out', true),
+      new RateLimitedError('slow down', 5),
+      new Error('socket hang up'),
+    ]) {
       expect(await execute(thrown).catch((e: unknown) => e)).toBe(thrown);
     }
   });

@@ -15,7 +15,20 @@ const input = (concurrentUsers: number, requestsPerSecond = 0): LoadTestInput =>
 
 describe('planShards', () => {
   it('keeps a test of up to USERS_PER_SHARD users in one shard', () => {
-    expect(planShards(input(1), 1000, 61_000)).toEqual([{ shard: 0, target: input(1).target, users: 1, firstUser: 0, totalUsers: 1, startAt: 1000, endAt: 61_000, rampUpMs: 5000, rate: 0, heartbeatEveryMs: 1000 }]);
+    expect(planShards(input(1), 1000, 61_000)).toEqual([
+      {
+        shard: 0,
+        target: input(1).target,
+        users: 1,
+        firstUser: 0,
+        totalUsers: 1,
+        startAt: 1000,
+        endAt: 61_000,
+        rampUpMs: 5000,
+        rate: 0,
+        heartbeatEveryMs: 1000,
+      },
+    ]);
     expect(planShards(input(USERS_PER_SHARD), 0, 1)).toHaveLength(1);
   });
 
@@ -40,7 +53,12 @@ describe('planShards', () => {
   it('heartbeats every second with a 3-s timeout up to FAST_FAILOVER_SHARDS shards, every 10 s with 15 s beyond', () => {
     expect(shardLiveness(1)).toEqual({ heartbeatEveryMs: 1000, heartbeatTimeout: '3 seconds' });
     expect(shardLiveness(FAST_FAILOVER_SHARDS)).toEqual({ heartbeatEveryMs: 1000, heartbeatTimeout: '3 seconds' });
-    expect(shardLiveness(FAST_FAILOVER_SHARDS + 1)).toEqual({ heartbeatEveryMs: 10_000, heartbeatTimeout: '15 seconds' });
-    expect(planShards(input(USERS_PER_SHARD * (FAST_FAILOVER_SHARDS + 1)), 0, 1).every((s) => s.heartbeatEveryMs === 10_000)).toBe(true);
+    expect(shardLiveness(FAST_FAILOVER_SHARDS + 1)).toEqual({
+      heartbeatEveryMs: 10_000,
+      heartbeatTimeout: '15 seconds',
+    });
+    expect(
+      planShards(input(USERS_PER_SHARD * (FAST_FAILOVER_SHARDS + 1)), 0, 1).every((s) => s.heartbeatEveryMs === 10_000),
+    ).toBe(true);
   });
 });
