@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AppError, InvalidInputError, PayloadTooLargeError } from '../lib/errors.ts';
+import { InvalidInputError, PayloadTooLargeError } from '../lib/errors.ts';
 
 /**
  * The whole body; refused with 413 as soon as it is known to pass `limit` (declared or streamed).

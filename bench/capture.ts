@@ -100,15 +100,13 @@ async function webhookSet(
   const remove = async () => {
     for (let i = 0; i < paths.length; i += 20) {
       await Promise.all(
-        paths
-          .slice(i, i + 20)
-          .map((p) =>
-            fetch(`${service.baseUrl}/api/v1/network/my-webhook-delete`, {
-              method: 'POST',
-              headers,
-              body: JSON.stringify({ webhook_id: p.split('/')[2] }),
-            }),
-          ),
+        paths.slice(i, i + 20).map((p) =>
+          fetch(`${service.baseUrl}/api/v1/network/my-webhook-delete`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ webhook_id: p.split('/')[2] }),
+          }),
+        ),
       );
     }
   };
@@ -241,7 +239,7 @@ try {
     const peer = median(r.rounds.map((x) => x.bare.requestsPerSecond));
     const plain = median(r.rounds.map((x) => x.ours[VARIANTS[0]![0]]!.requestsPerSecond));
     console.log(`\n  ${label}`);
-    r.rounds.forEach((x, n) =>
+    for (const [n, x] of r.rounds.entries()) {
       console.log(
         `    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)` +
           VARIANTS.map(([name]): [string, WrkResult] => [name, x.ours[name]!])
@@ -253,8 +251,8 @@ try {
           (x.ours.forwarding
             ? `\n      forwarding: ${fmt(x.forwardedDuring)} delivered during its run (deliveries yield to captures), then ${fmt(x.forwardedAfter)} in ${x.drainSeconds.toFixed(1)} s after it (${fmt(x.forwardedAfter / Math.max(x.drainSeconds, 0.001))}/s), of ${fmt(x.forwardable)} captured`
             : ''),
-      ),
-    );
+      );
+    }
     for (const [name] of VARIANTS) {
       const ours = median(r.rounds.map((x) => x.ours[name]!.requestsPerSecond));
       // Beside the ratio of medians, the median of each round's own ratio (both kinds ran in that round).

@@ -1,6 +1,7 @@
 // The service's public REST API, as the command calls it: the key in X-API-Key, paths from the API's
 // own operation declarations (api/schemas/), every failure an ApiError (status, error_code, message)
 // or a NetworkError naming what was asked.
+import type { z } from 'zod';
 import type { Operation } from '../api/schemas/operation.ts';
 import { ApiError, NetworkError } from './errors.ts';
 import type { Service } from './config.ts';
@@ -59,7 +60,7 @@ export function client(service: Service) {
     url: service.url,
     send,
     /** The JSON answer of a call. */
-    async call<T = any>(method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<T> {
+    async call<T = unknown>(method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<T> {
       const res = await send(method, path, options);
       const text = await res.text();
       try {
@@ -100,3 +101,8 @@ async function apiError(what: string, res: Response): Promise<ApiError> {
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   );
 }
+
+/** The answer of an operation as its schema (api/schemas/) reads it: what `call` answers for it. */
+export type AnswerOf<O extends { success: { schema: z.ZodType | null } }> = z.output<
+  NonNullable<O['success']['schema']>
+>;

@@ -9,7 +9,8 @@ import { ApiError, NetworkError } from './errors.ts';
 export interface ServerEvent {
   event: string;
   id: string | undefined;
-  data: any;
+  /** The event's JSON data (the reader knows the shape its stream sends). */
+  data: unknown;
 }
 
 export async function* serverEvents(body: ReadableStream | null): AsyncGenerator<ServerEvent> {
@@ -60,7 +61,12 @@ export async function follow(o: FollowOptions): Promise<void> {
     try {
       touch();
       const res = await o.open(AbortSignal.any([o.stop, idle.signal]));
-      const tap = new TransformStream({ transform: (chunk, out) => (touch(), out.enqueue(chunk)) });
+      const tap = new TransformStream({
+        transform: (chunk, out) => {
+          touch();
+          out.enqueue(chunk);
+        },
+      });
       for await (const event of serverEvents(res.body ? res.body.pipeThrough(tap) : null)) {
         if (event.event !== 'error') {
           backoff = FIRST_BACKOFF_MS;

@@ -101,7 +101,7 @@ export class CaptureWriter {
       )
         .then(
           (stored) => {
-            batch.forEach((p) => p.resolve(stored.has(p.record.webhookId)));
+            for (const p of batch) p.resolve(stored.has(p.record.webhookId));
             let added = 0;
             const touched: string[] = [];
             const forwarding: string[] = [];
@@ -113,12 +113,14 @@ export class CaptureWriter {
             if (added > 0) this.#onStored(added, touched, forwarding);
             this.#countForTrim(stored.values());
           },
-          (err) => batch.forEach((p) => p.reject(err)),
+          (err) => {
+            for (const p of batch) p.reject(err);
+          },
         )
         .finally(() => {
           this.#inFlight -= 1;
           this.#pump();
-          if (this.#queue.length === 0 && this.#inFlight === 0) this.#idle.splice(0).forEach((r) => r());
+          if (this.#queue.length === 0 && this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
         });
     }
   }
@@ -156,7 +158,7 @@ export class CaptureWriter {
     this.#toTrim = new Set();
     this.#trimming = trimCaptures(this.#db, refs, this.#keep)
       .catch((err) => {
-        refs.forEach((r) => this.#toTrim.add(r)); // try again with the next batch
+        for (const r of refs) this.#toTrim.add(r); // try again with the next batch
         this.#onError(err);
       })
       .finally(() => {

@@ -1,7 +1,7 @@
 // Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
 // totals (live metrics, the stop flag's way back to the shards, and the final merge).
-import { sql, type Kysely } from 'kysely';
-import type { Database, LoadTestStatus } from './schema.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
 
 export interface LoadTestRow {
   id: string;
@@ -26,7 +26,7 @@ export interface ShardSnapshotRow<S = Record<string, unknown>> {
 const json = (v: unknown) =>
   typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>);
 
-function toRow(r: Record<string, any>): LoadTestRow {
+function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
   return {
     id: r.id,
     userId: Number(r.user_id),

@@ -54,16 +54,14 @@ export class OauthStore {
       .insertInto('oauth_records')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .columns(['kind', 'id'])
-          .doUpdateSet({
-            payload: row.payload,
-            grant_id: row.grant_id,
-            user_code: row.user_code,
-            uid: row.uid,
-            account_id: row.account_id,
-            expires_at: expiresAt,
-          }),
+        oc.columns(['kind', 'id']).doUpdateSet({
+          payload: row.payload,
+          grant_id: row.grant_id,
+          user_code: row.user_code,
+          uid: row.uid,
+          account_id: row.account_id,
+          expires_at: expiresAt,
+        }),
       )
       .execute();
     if (this.#kind === 'Grant' && typeof payload.clientId === 'string') {

@@ -74,7 +74,7 @@ export async function checkUserPassword(
     .where(sql<string>`lower(email)`, '=', sql<string>`lower(${email})`)
     .executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? UNUSABLE_HASH);
-  return row && row.password_hash && ok ? { id: Number(row.id), email: row.email, plan: row.plan } : null;
+  return row?.password_hash && ok ? { id: Number(row.id), email: row.email, plan: row.plan } : null;
 }
 
 export async function findUser(db: Kysely<Database>, id: number): Promise<Account | null> {

@@ -14,7 +14,7 @@ export function busyGate(busy: () => boolean | Promise<boolean>, perSecond: numb
   const isBusy = () => askBusy(busy);
   const step = async () => {
     if (await isBusy()) waiting.shift()?.();
-    else waiting.splice(0).forEach((go) => go());
+    else for (const go of waiting.splice(0)) go();
     stepping = waiting.length > 0;
     if (stepping) setTimeout(step, interval);
   };

@@ -2,20 +2,10 @@
 // headers (without the hop-by-hop ones and those that frame the request, which the client sets) and
 // body byte for byte; the URL is the target plus the path the sender called below the webhook and
 // its query.
+import { CONNECTION_HEADERS } from './net/header-object.ts';
 
 /** Not sent again: the connection's own, and those the client computes for the new request. */
-const NOT_RESENT = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'content-length',
-  'expect',
-]);
+const NOT_RESENT = new Set(['host', ...CONNECTION_HEADERS, 'expect']);
 
 /**
  * What a forwarded capture carries besides the sender's headers: which capture it is (receivers can

@@ -29,14 +29,18 @@ const client = new FormSignInClient(
 );
 try {
   // First round: registration and the authorization step (the forms); second: the code for tokens.
-  if ((await auth(client as any, { serverUrl: values.url, scope: values.scope })) === 'REDIRECT') {
-    await auth(client as any, { serverUrl: values.url, authorizationCode: client.code, scope: values.scope });
+  if ((await auth(client, { serverUrl: values.url, scope: values.scope })) === 'REDIRECT') {
+    await auth(client, { serverUrl: values.url, authorizationCode: client.code, scope: values.scope });
   }
 } catch (err) {
   console.error(`sign-in failed: ${(err as Error).message}`);
   process.exit(1);
 }
 const tokens = client.tokens();
+if (!tokens) {
+  console.error('sign-in failed: the service gave no tokens');
+  process.exit(1);
+}
 console.log(
   JSON.stringify({
     access_token: tokens.access_token,

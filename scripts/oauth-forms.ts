@@ -1,6 +1,8 @@
 // Drives the service's own sign-in, consent and dashboard forms over plain HTTP, the way a browser
 // would (cookies kept, redirects followed by hand, the CSRF field echoed). Used by scripts/mcp-token.ts
 // to get a token for the MCP Inspector, and by the end-to-end tests.
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
 export interface Page {
   url: string;
@@ -131,7 +133,7 @@ export async function authorizeInBrowser(
  * authorization step with `authorizeInBrowser`: a native-app style client with a loopback redirect URI
  * that is never actually served (the browser stops at it and hands the code over).
  */
-export class FormSignInClient {
+export class FormSignInClient implements OAuthClientProvider {
   readonly redirectUrl: string;
   readonly clientMetadata: {
     client_name: string;
@@ -142,10 +144,10 @@ export class FormSignInClient {
     scope?: string;
   };
   lastRedirect: URL | undefined;
-  #client: any;
-  #tokens: any;
+  #client: OAuthClientInformationMixed | undefined;
+  #tokens: OAuthTokens | undefined;
   #verifier = '';
-  #discovery: unknown;
+  #discovery: OAuthDiscoveryState | undefined;
   readonly #credentials: { email: string; password: string; approve?: boolean };
   /** An https URL of this client's metadata document: the SDK then uses it as the client id instead of registering. */
   readonly clientMetadataUrl: string | undefined;
@@ -170,13 +172,13 @@ export class FormSignInClient {
   clientInformation() {
     return this.#client;
   }
-  saveClientInformation(info: unknown) {
+  saveClientInformation(info: OAuthClientInformationMixed) {
     this.#client = info;
   }
   tokens() {
     return this.#tokens;
   }
-  saveTokens(tokens: unknown) {
+  saveTokens(tokens: OAuthTokens) {
     this.#tokens = tokens;
   }
   saveCodeVerifier(verifier: string) {
@@ -186,7 +188,7 @@ export class FormSignInClient {
     return this.#verifier;
   }
   /** What the SDK found about the authorization server, kept for the callback leg (it checks the issuer against it). */
-  saveDiscoveryState(state: unknown) {
+  saveDiscoveryState(state: OAuthDiscoveryState) {
     this.#discovery = state;
   }
   discoveryState() {

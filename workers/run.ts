@@ -3,7 +3,8 @@
 import type { Worker } from '@temporalio/worker';
 import { startApiServer, type ApiServer } from '../api/server.ts';
 import { ensureFirstAdminKey } from '../db/bootstrap.ts';
-import { ConfigError, loadConfig, type Config, type Role } from '../lib/config.ts';
+import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
+import type { Role } from '../lib/config-schema.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { installUnhandledPolicy } from '../lib/unhandled.ts';
 import { connectClient, connectWorkerConnection } from '../lib/temporal/client.ts';
@@ -69,7 +70,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
     if (wants('worker:media')) workers.push(await createMediaWorker(ctx));
     const running = workers.map((w) => w.run());
     closers.push(async () => {
-      workers.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
     });
     void Promise.all(running).catch((err) => {

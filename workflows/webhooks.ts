@@ -63,7 +63,7 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
   let delivered = 0;
   const deliver = async (groups: DeliveryGroup[]) => {
     running += 1;
-    groups.forEach((g) => busy.add(g.webhookId));
+    for (const g of groups) busy.add(g.webhookId);
     try {
       const done = await deliverCaptures(groups);
       delivered += done.delivered;
@@ -73,7 +73,7 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
       // what is still due comes up again.
       await sleep('1 minute');
     } finally {
-      groups.forEach((g) => busy.delete(g.webhookId));
+      for (const g of groups) busy.delete(g.webhookId);
       running -= 1;
       look = true; // what was stored meanwhile may have found no lane free
     }

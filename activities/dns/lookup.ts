@@ -91,7 +91,8 @@ export function createDnsLookup(options: DnsLookupOptions = {}) {
     const answers = await Promise.all(types.map((t) => query(r, domain, t)));
     if (answers.every((a) => a === 'nxdomain')) throw new NotFoundError(`${domain} does not exist (NXDOMAIN)`);
     const records: Record<string, unknown> = {};
-    types.forEach((t, i) => (records[t] = answers[i] === 'nxdomain' ? (t === 'SOA' ? null : []) : answers[i]));
+    for (const [i, t] of types.entries())
+      records[t] = answers[i] === 'nxdomain' ? (t === 'SOA' ? null : []) : answers[i];
     return records as DnsRecords;
   };
 }

@@ -46,7 +46,7 @@ export function detectCdnWaf(headers: Readonly<Record<string, string>>, cookieNa
     const value = s.header ? headers[s.header] : undefined;
     const hit =
       (s.header !== undefined && value !== undefined && (!s.value || s.value.test(value))) ||
-      (s.server !== undefined && s.server.test(headers.server ?? '')) ||
+      s.server?.test(headers.server ?? '') ||
       (s.cookie !== undefined && cookieNames.some((n) => s.cookie!.test(n)));
     if (!hit) continue;
     const evidence = s.header ? `header ${s.header}` : s.server ? `Server: ${headers.server}` : 'cookie name';

@@ -74,7 +74,7 @@ export function ipv6ToBigInt(ip: string): bigint {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const n = ipv4ToNumber(dotted[1]!);
-    text = text.slice(0, -dotted[1]!.length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+    text = `${text.slice(0, -dotted[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const headGroups = head ? head.split(':') : [];

@@ -4,7 +4,7 @@
 // - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
-// Latencies go into an HDR histogram in microseconds; bytes are counted on the sockets.
+// Latencies go into an HDR histogram in microseconds; bytes are counted on the sockets (socket-bytes.ts).
 import type { Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
@@ -16,6 +16,7 @@ import { PhaseHistograms } from './phases.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
 import { newHistogram } from './histogram.ts';
+import { SocketBytes } from './socket-bytes.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
 
 export { newHistogram } from './histogram.ts';
@@ -25,9 +26,7 @@ export class ShardGenerator {
   private readonly plan: ShardPlan;
   private readonly histogram = newHistogram();
   private readonly phases = new PhaseHistograms();
-  private readonly sockets = new Set<Socket>();
-  private closedBytesRead = 0;
-  private closedBytesWritten = 0;
+  private readonly bytes = new SocketBytes();
   private readonly stats = {
     total: 0,
     successful: 0,
@@ -80,7 +79,7 @@ export class ShardGenerator {
       url,
       lookup,
       rejectUnauthorized: !plan.target.insecureTls,
-      onSocket: (socket: Socket) => this.track(socket),
+      onSocket: (socket: Socket) => this.bytes.track(socket),
     };
     const request = requestBytes({
       url,
@@ -94,15 +93,6 @@ export class ShardGenerator {
     this.scenario = plan.target.steps?.length ? new Scenario(url, plan.target.steps) : null;
     this.stages =
       plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
-  }
-
-  private track(socket: Socket) {
-    this.sockets.add(socket);
-    socket.once('close', () => {
-      this.closedBytesRead += socket.bytesRead;
-      this.closedBytesWritten += socket.bytesWritten;
-      this.sockets.delete(socket);
-    });
   }
 
   /** ms since the test's start on the monotonic clock. */
@@ -156,7 +146,10 @@ export class ShardGenerator {
         const latencyUs = this.record(scheduledAt, status, error);
         if (scenario) {
           const failed = error !== null || status >= 400;
-          const captured = failed ? ((user.step = 0), true) : scenario.advance(user, connection.body);
+          // A failed step sends its user back to the scenario's start.
+          let captured = true;
+          if (failed) user.step = 0;
+          else captured = scenario.advance(user, connection.body);
           scenario.stats.record(step, latencyUs, error ? 0 : status, failed || !captured, !captured);
         }
         then(error !== null);
@@ -251,16 +244,9 @@ export class ShardGenerator {
   }
 
   snapshot(): ShardSnapshot {
-    let bytesRead = this.closedBytesRead;
-    let bytesWritten = this.closedBytesWritten;
-    for (const socket of this.sockets) {
-      bytesRead += socket.bytesRead;
-      bytesWritten += socket.bytesWritten;
-    }
     return {
       ...this.stats,
-      bytesSent: bytesWritten,
-      bytesReceived: bytesRead,
+      ...this.bytes.totals(),
       histogram: hdr.encodeIntoCompressedBase64(this.histogram),
       statusCodes: { ...this.statusCodes },
       errors: { ...this.errors },

@@ -1,11 +1,9 @@
-// A minimal HTTP/1.1 client connection for load generation: one request at a time on one keep-alive
-// socket, the request written from one prebuilt buffer, the response parsed only as far as a load
-// tester needs (status code, where the body ends: Content-Length, chunked, or the connection's end).
-// It does what wrk does in C, which general-purpose clients cannot: no header objects, no body
-// buffers, no promise or allocation per request. Bytes are counted on the socket.
-import net, { type LookupFunction } from 'node:net';
-import tls from 'node:tls';
-import { bareHost } from '../../lib/net/bare-host.ts';
+// A minimal HTTP/1.1 client connection for load generation: one request at a time on one keep-alive socket, the
+// request written from one prebuilt buffer, the response parsed only as far as a load tester needs (status code, where
+// the body ends: Content-Length, chunked, or the connection's end). It does what wrk does in C, which general-purpose
+// clients cannot: no header objects, no body buffers, no promise or allocation per request; the socket counts bytes.
+import type net from 'node:net';
+import { openSocket, type ConnectionOptions } from './connect.ts';
 import { newPhaseTimes, type PhaseTimes } from './phases.ts';
 
 const CRLF = Buffer.from('\r\n');
@@ -19,15 +17,6 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 const State = { Idle: 0, Head: 1, Body: 2, ChunkSize: 3, ChunkData: 4, Trailers: 5, UntilClose: 6 } as const;
 type State = (typeof State)[keyof typeof State];
-
-export interface ConnectionOptions {
-  url: URL;
-  lookup: LookupFunction;
-  /** For https: check the certificate (true) or not. */
-  rejectUnauthorized: boolean;
-  /** Called with the socket each time one is opened (byte counting). */
-  onSocket(socket: net.Socket): void;
-}
 
 export type Completion = (status: number, error: Error | null) => void;
 
@@ -114,21 +103,8 @@ export class Http1Connection {
   }
 
   private open() {
-    const { url, lookup, rejectUnauthorized } = this.options;
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const host = bareHost(url);
-    const socket =
-      url.protocol === 'https:'
-        ? tls.connect({
-            host,
-            port,
-            lookup,
-            servername: net.isIP(host) ? undefined : host,
-            rejectUnauthorized,
-            ALPNProtocols: ['http/1.1'],
-          })
-        : net.connect({ host, port, lookup });
-    socket.setNoDelay(true);
+    const { url } = this.options;
+    const socket = openSocket(this.options);
     this.socket = socket;
     this.connected = false;
     this.openedAt = performance.now();
@@ -136,8 +112,12 @@ export class Http1Connection {
     this.options.onSocket(socket);
     // Events of a socket this connection has moved on from are ignored.
     const current = () => this.socket === socket;
-    socket.once('lookup', () => current() && (this.lookedUpAt = performance.now()));
-    socket.once('connect', () => current() && (this.connectedAt = performance.now()));
+    socket.once('lookup', () => {
+      if (current()) this.lookedUpAt = performance.now();
+    });
+    socket.once('connect', () => {
+      if (current()) this.connectedAt = performance.now();
+    });
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       if (!current()) return;
       if (url.protocol === 'https:') this.securedAt = performance.now();
@@ -217,7 +197,7 @@ export class Http1Connection {
 
   private onData(chunk: Buffer) {
     if (this.firstByteAt === 0) this.firstByteAt = performance.now();
-    let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = null;
     let off = 0;
     while (off < data.length) {

@@ -46,7 +46,7 @@ export class PerSecondCounts {
 
 /** Adds `from` into `into`, index by index. */
 function addEach(into: number[], from: number[]) {
-  from.forEach((n, i) => (into[i] = (into[i] ?? 0) + n));
+  for (let i = 0; i < from.length; i += 1) into[i] = (into[i] ?? 0) + from[i]!;
 }
 
 /** Merges the shards' per-second counts (`seconds` is absent in snapshots written before it existed). */
@@ -62,7 +62,8 @@ export function mergePerSecond(shards: Array<{ perSecond: number[]; seconds?: Pe
     addEach(answers.answered, s.seconds.answered);
     addEach(answers.failed, s.seconds.failed);
     addEach(answers.latencySumUs, s.seconds.latencySumUs);
-    s.seconds.latencyMaxUs.forEach((n, i) => (answers.latencyMaxUs[i] = Math.max(answers.latencyMaxUs[i] ?? 0, n)));
+    const max = s.seconds.latencyMaxUs;
+    for (let i = 0; i < max.length; i += 1) answers.latencyMaxUs[i] = Math.max(answers.latencyMaxUs[i] ?? 0, max[i]!);
   }
   return { sent: dense(sent), answers };
 }

@@ -19,7 +19,7 @@ import {
   type Region,
   type VideoSource,
 } from '../../lib/jobs/video.ts';
-import { MalformedBoxError, scanBoxes } from './boxes.ts';
+import { MalformedBoxError, scanBoxes, type BoxScan } from './boxes.ts';
 import { FfmpegFailure, probe, regionProblem, removeWithFfmpeg } from './ffmpeg.ts';
 
 /** The contract's limit on the length of a video: 2 hours. */
@@ -63,7 +63,7 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
       return inWorkFolder(jobId, async (dir) => {
         const { file, size } = await copyUpload(jobId, dir);
         const handle = await open(file);
-        let boxes;
+        let boxes: BoxScan;
         try {
           boxes = await scanBoxes(handle, size);
         } catch (err) {

@@ -1,4 +1,5 @@
-// Domain availability: which evidence each mode uses, how sure it is, and how long it is kept.
+// Domain availability: which evidence each mode uses, how sure it is, and how long it is kept
+// (check-cache.ts).
 //
 // | mode              | evidence                                           | confidence                      |
 // |-------------------|----------------------------------------------------|---------------------------------|
@@ -14,7 +15,9 @@ import { createDnsLookup } from '../dns/lookup.ts';
 import type { Config } from '../../lib/config.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { emptyParsedData, mentionsReserved, type ParsedData } from './parse.ts';
+import { readCache, writeCache } from './check-cache.ts';
+import { emptyParsedData, type ParsedData } from './parse.ts';
+import { mentionsReserved } from './whois-text.ts';
 import { createPace, type Pace } from './pace.ts';
 import { bootstrapBase, rdapLookup } from './rdap.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
@@ -22,12 +25,6 @@ import { registrableDomain, SPECIAL_USE_TLDS, type RegistrableDomain } from './r
 import { isAbsoluteReservation, reservedReason } from './reserved.ts';
 import { registryWhoisServer, whoisLookup } from './whois-client.ts';
 import type { CheckSummary, Confidence, LookupMode } from '../../lib/jobs/domain-check.ts';
-
-/** Seconds a result is cached, by what it says and how it was learnt. Unknown results are not cached. */
-export const CACHE_TTL_SECONDS = {
-  registry: { registered: 6 * 3600, available: 10 * 60, reserved: 24 * 3600 },
-  dns: { registered: 3600, available: 5 * 60, reserved: 24 * 3600 },
-} as const;
 
 /**
  * Aftermarket rule: a registered name delegated to the name servers of a domain marketplace's
@@ -77,34 +74,13 @@ export interface DomainLookupDeps {
   pace?: Pace;
 }
 
-// v2: v1 answers held a Specification 5 name nobody answered for as not available (medium), not unknown.
-const cacheKey = (tier: 'registry' | 'dns', domain: string) => `domain-check:v2:${tier}:${domain}`;
-
 export function createDomainLookup(deps: DomainLookupDeps) {
   // Two tries, c-ares doubling the wait for the second: t + 2t within the budget, so a lost UDP packet is retried.
   const dns = createDnsLookup({ servers: deps.dnsServers, timeoutMs: Math.max(50, Math.floor(deps.timeoutMs / 3)) });
   const dnsLabel = `dns ${deps.dnsServers?.join(',') ?? 'system resolver'}`;
 
-  async function readCache(tier: 'registry' | 'dns', domain: string): Promise<CachedCheck | null> {
-    const hit = await deps.kv.get(cacheKey(tier, domain));
-    if (!hit) return null;
-    const { check, expires } = JSON.parse(hit) as { check: DomainCheck; expires: number };
-    return { check, cached: true, cacheExpires: expires };
-  }
-
-  async function writeCache(tier: 'registry' | 'dns', check: DomainCheck): Promise<number> {
-    const now = Math.floor(Date.now() / 1000);
-    if (check.confidence === 'low') return now;
-    const kind = check.is_reserved ? 'reserved' : check.is_registered ? 'registered' : 'available';
-    const ttl = CACHE_TTL_SECONDS[tier][kind];
-    await deps.kv.set(cacheKey(tier, check.domain), JSON.stringify({ check, expires: now + ttl }), ttl);
-    return now + ttl;
-  }
-
   /** NS of the name: delegated (registered), NXDOMAIN (not in the TLD's zone), or unknown. */
-  async function dnsEvidence(
-    name: RegistrableDomain,
-  ): Promise<{
+  async function dnsEvidence(name: RegistrableDomain): Promise<{
     verdict: 'registered' | 'available' | 'unknown';
     nameServers: string[];
     raw: string;
@@ -159,7 +135,7 @@ export function createDomainLookup(deps: DomainLookupDeps) {
         if (isAbsoluteReservation(rule))
           Object.assign(check, {
             available: false,
-            is_registered: SPECIAL_USE_TLDS.has(name.tld) ? false : true,
+            is_registered: !SPECIAL_USE_TLDS.has(name.tld),
             confidence: 'high',
           });
         else if (check.is_registered === false) check.available = false;
@@ -255,7 +231,7 @@ export function createDomainLookup(deps: DomainLookupDeps) {
     const result = finish(name, mode === 'full' ? await registryCheck(name) : await dnsCheck(name));
     // A full check that fell back to DNS is DNS-grade evidence: cached as such, so the next full check asks the registry again.
     const tier = result.evidence === 'rdap' || result.evidence === 'whois' ? 'registry' : 'dns';
-    return { check: result, cached: false, cacheExpires: await writeCache(tier, result) };
+    return { check: result, cached: false, cacheExpires: await writeCache(deps.kv, tier, result) };
   }
 
   /**
@@ -271,7 +247,10 @@ export function createDomainLookup(deps: DomainLookupDeps) {
         cacheExpires: Math.floor(Date.now() / 1000),
       };
     }
-    return (await readCache('registry', name.domain)) ?? (mode === 'full' ? null : await readCache('dns', name.domain));
+    return (
+      (await readCache<DomainCheck>(deps.kv, 'registry', name.domain)) ??
+      (mode === 'full' ? null : await readCache<DomainCheck>(deps.kv, 'dns', name.domain))
+    );
   }
 
   /**

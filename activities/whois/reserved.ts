@@ -36,7 +36,7 @@ function spec5Labels(): Map<string, string> {
       const label = line.replace(/#.*/, '').trim().toLowerCase();
       if (!label) continue;
       // §4 lists hold U-labels; a name is looked up by its A-label.
-      const ascii = /^[\x00-\x7f]*$/.test(label) ? label : domainToASCII(label);
+      const ascii = /^\p{ASCII}*$/u.test(label) ? label : domainToASCII(label);
       if (ascii && !spec5.has(ascii)) spec5.set(ascii, clause);
     }
   }

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import net, { isIP } from 'node:net';
 import { createAddressPolicy } from '../../lib/net/address-policy.ts';
 import { bareHost } from '../../lib/net/bare-host.ts';
-import { emptyParsedData, mentionsPremium, mergeParsed, parseWhois, whoisReferral, whoisVerdict } from './parse.ts';
+import { emptyParsedData, mentionsPremium, mergeParsed } from './parse.ts';
+import { parseWhois, whoisReferral, whoisVerdict } from './whois-text.ts';
 import type { Pace } from './pace.ts';
 import type { RegistryAnswer } from './registry-answer.ts';
 

@@ -4,7 +4,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
-import type { Logger } from '../../lib/log.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { HTTP_METHODS, listQuery, startBody, verifyTargetBody } from '../schemas/load-tests.ts';
 import {
@@ -13,11 +12,9 @@ import {
   loadTestResultsAnswer,
   loadTestStatusAnswer,
   loadTestStopResult,
-} from '../schemas/responses.ts';
+} from '../schemas/responses-load-tests.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
 import { VERIFICATION_PATH, type TargetVerificationService } from '../services/target-verification.ts';
-import type { QuotaService } from '../services/quota.ts';
-import type { TaskService } from '../services/tasks.ts';
 import { toolArgs, validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';

@@ -3,7 +3,7 @@
 // schemas (api/schemas/webhooks.ts), so both doors refuse the same things with the same words.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { capturedRequest, webhookReplayResult, webhookSettings } from '../schemas/responses.ts';
+import { capturedRequest, webhookReplayResult, webhookSettings } from '../schemas/responses-webhooks.ts';
 import { createBody, replayBody, searchQuery, updateBody, webhookIdField } from '../schemas/webhooks.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { WebhookReplayService } from '../services/webhook-replay.ts';

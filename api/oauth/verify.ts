@@ -2,7 +2,7 @@
 // authorization server, for our issuer and for the audience `{BASE_URL}/mcp`, unexpired, whose grant
 // still exists (revoking an app or reusing a rotated refresh token deletes the grant: the token dies
 // at once), for a user who still exists.
-import { createLocalJWKSet, errors as joseErrors, jwtVerify } from 'jose';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import { grantIsLive } from '../../db/oauth-store.ts';
 import type { Database } from '../../db/schema.ts';
@@ -26,7 +26,7 @@ export function createTokenVerifier(deps: {
 }) {
   const jwks = createLocalJWKSet({ keys: [deps.oauth.publicJwk] });
   return async (token: string): Promise<Verification> => {
-    let payload;
+    let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, jwks, {
         issuer: deps.oauth.issuer,

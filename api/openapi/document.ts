@@ -77,7 +77,8 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
         description: ERROR_TEXT[status] ?? 'Error',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
-    (paths[`/api/v1${op.path}`] ??= {})[op.method] = {
+    paths[`/api/v1${op.path}`] ??= {};
+    paths[`/api/v1${op.path}`]![op.method] = {
       summary: op.summary,
       tags: [op.tag],
       operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,

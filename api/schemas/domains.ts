@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LOOKUP_MODES } from '../../lib/lookup-modes.ts';
 import { CURRENCIES } from '../../activities/whois/pricing.ts';
 import { operation } from './operation.ts';
-import * as R from './responses.ts';
+import * as R from './responses-domains.ts';
 
 export const BULK_MAX_DOMAINS = 100;
 

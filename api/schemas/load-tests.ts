@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { operation } from './operation.ts';
-import * as R from './responses.ts';
+import * as R from './responses-load-tests.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);

@@ -1,9 +1,9 @@
 // Webhooks and what they captured.
 import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
-import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
 import { operation } from './operation.ts';
-import * as R from './responses.ts';
+import * as R from './responses-webhooks.ts';
+import { forwardUrlSchema, responseSchema, retentionSchema, signatureSchema } from './webhook-settings.ts';
 
 export const webhookIdField = z
   .string({ error: 'must be a string' })
@@ -66,129 +66,6 @@ export const resumeHeaders = z.object({
 });
 export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
 
-/** Hop-by-hop headers and those that frame the answer: the server sets them. */
-const NOT_SETTABLE = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'content-length',
-  'date',
-]);
-/**
- * Capture URLs share the service's origin with the dashboard and the API: an answer must not set
- * cookies there, loosen its sandbox or vouch for credentials (custom answers always go sandboxed).
- */
-const NOT_ON_OUR_ORIGIN = new Set([
-  'set-cookie',
-  'set-cookie2',
-  'content-security-policy',
-  'content-security-policy-report-only',
-  'x-content-type-options',
-  'access-control-allow-credentials',
-  'clear-site-data',
-  'service-worker-allowed',
-  'refresh',
-]);
-/** What Node can write as a header value: tabs, visible ASCII and Latin-1. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
-
-/** What a webhook answers its senders (its owner's choice); the default is the JSON acknowledgement. */
-export const responseSchema = z
-  .object(
-    {
-      status: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(200, 'must be from 200 to 599 (1xx are not answers)')
-        .max(599, 'must be from 200 to 599 (1xx are not answers)')
-        .default(200),
-      headers: z
-        .record(
-          z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'),
-          z
-            .string({ error: 'must be strings' })
-            .max(1024, 'must be at most 1024 characters')
-            .regex(HEADER_VALUE, 'must be tabs, visible ASCII or Latin-1 characters (no line breaks)'),
-        )
-        .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
-        .refine(
-          (h) => !Object.keys(h).some((k) => NOT_SETTABLE.has(k.toLowerCase())),
-          `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`,
-        )
-        .refine(
-          (h) => !Object.keys(h).some((k) => NOT_ON_OUR_ORIGIN.has(k.toLowerCase())),
-          `must not set ${[...NOT_ON_OUR_ORIGIN].join(', ')}: capture URLs share the service's origin`,
-        )
-        .default({}),
-      body: z
-        .string({ error: 'must be a string' })
-        .refine((b) => Buffer.byteLength(b) <= MAX_RESPONSE_BODY_BYTES, 'must be at most 64 KiB')
-        .default(''),
-      delay_ms: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(0, 'must be from 0 to 30000')
-        .max(30_000, 'must be from 0 to 30000')
-        .default(0),
-    },
-    { error: 'must be an object {status, headers, body, delay_ms}, or null for the default answer' },
-  )
-  .strict();
-/** How the captures' signatures are checked (lib/webhook-signatures.ts); the secret is never answered back. */
-export const signatureSchema = z
-  .object(
-    {
-      scheme: z.enum(SIGNATURE_SCHEMES, { error: `must be one of ${SIGNATURE_SCHEMES.join(', ')}` }),
-      secret: z.string({ error: 'must be a string' }).min(1, 'is required').max(256, 'must be at most 256 characters'),
-      header: z
-        .string()
-        .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be a header name')
-        .transform((h) => h.toLowerCase())
-        .optional(),
-    },
-    { error: 'must be an object {scheme, secret, header}, or null for no check' },
-  )
-  .strict()
-  .superRefine((s, ctx) => {
-    if (s.header !== undefined && s.scheme !== 'hmac-sha256')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['header'],
-        message: `is named by the ${s.scheme} scheme itself: give it only with hmac-sha256`,
-      });
-  })
-  .transform((s) => ({ ...s, header: s.header ?? (s.scheme === 'hmac-sha256' ? 'x-signature' : '') }));
-
-/** Where captures are passed on: an http(s) URL (the SSRF guard checks it when set and at each delivery). */
-export const forwardUrlSchema = z
-  .string({ error: 'must be an http or https URL, or null for no forwarding' })
-  .max(2000, 'must be at most 2000 characters')
-  .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an http or https URL');
-/** What a webhook keeps (the plan bounds both: lib/plans.ts); either left out is the plan's default. */
-export const retentionSchema = z
-  .object(
-    {
-      max_requests: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be from 1 to 10000')
-        .max(10_000, 'must be from 1 to 10000')
-        .optional(),
-      max_age_days: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be from 1 to 30')
-        .max(30, 'must be from 1 to 30')
-        .optional(),
-    },
-    { error: "must be an object {max_requests, max_age_days}, or null for the plan's defaults" },
-  )
-  .strict();
 const SETTING_NAMES = ['response', 'signature', 'forward_url', 'retention'] as const;
 
 export const createBody = z.preprocess(

@@ -18,7 +18,8 @@ import { secretBox } from '../../lib/secret-box.ts';
 import { webhookExportService } from './webhook-export.ts';
 import { webhookForwardingService } from './webhook-jobs.ts';
 import { webhookReplayService } from './webhook-replay.ts';
-import { WEBHOOK_SETTINGS_CHANNEL, webhookService } from './webhooks.ts';
+import { WEBHOOK_SETTINGS_CHANNEL } from './webhook-settings.ts';
+import { webhookService } from './webhooks.ts';
 
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;

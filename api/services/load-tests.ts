@@ -4,8 +4,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { ShardSnapshot } from '../../activities/load/generator.ts';
-import { intervalTracker, liveMetrics, thresholdFigures } from '../../activities/load/metrics.ts';
-import { evaluateThresholds, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
+import { intervalTracker, liveMetrics } from '../../activities/load/metrics.ts';
 import {
   createLoadTest,
   findOwnedLoadTest,
@@ -26,95 +25,17 @@ import {
   getLoadTestState,
   LOAD_TEST_KIND,
   stopLoadTest,
-  type FinalResults,
   type LoadTestInput,
   type LoadTestState,
-  type ScenarioStep,
-  type ThresholdOutcome,
 } from '../../lib/jobs/load-test.ts';
 import type { StartBody } from '../schemas/load-tests.ts';
-import type { StepInput } from '../schemas/load-steps.ts';
 import type { SseTick } from '../sse.ts';
+import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
+import { publicConfig, targetOf } from './load-test-input.ts';
 import type { TargetVerificationService } from './target-verification.ts';
 
 /** How long the stop answer waits for the shards' final totals before answering with the live ones. */
 const STOP_WAIT_MS = 15_000;
-
-/** The request every user sends: method, URL, headers with the credentials, body. */
-function targetOf(b: StartBody): LoadTestInput['target'] {
-  const headers: Record<string, string> = { 'user-agent': 'netops-load/0.1', ...b.headers };
-  if (b.authType === 'basic')
-    headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
-  if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;
-  if (b.authType === 'apikey') headers[b.apiKeyHeader.toLowerCase()] = b.apiKeyValue!;
-  const withType = (h: Record<string, string>, body: string | undefined) =>
-    body !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')
-      ? { ...h, 'content-type': 'application/json' }
-      : h;
-  return {
-    url: b.targetUrl,
-    method: b.httpMethod,
-    headers: withType(headers, b.body),
-    body: b.body,
-    ...(b.insecureTls ? { insecureTls: true } : {}),
-    ...(b.steps
-      ? { steps: b.steps.map((st) => scenarioStep(st, b, withType({ ...headers, ...st.headers }, st.body))) }
-      : {}),
-  };
-}
-
-/** A step as the shards run it: its method, its path on the target's origin (placeholders kept as written), every header. */
-function scenarioStep(st: StepInput, b: StartBody, headers: Record<string, string>): ScenarioStep {
-  const target = new URL(b.targetUrl);
-  const path =
-    st.path === undefined
-      ? `${target.pathname}${target.search}`
-      : st.path.startsWith('/')
-        ? st.path
-        : st.path.slice(target.origin.length) || '/';
-  return {
-    ...(st.name ? { name: st.name } : {}),
-    method: st.method ?? b.httpMethod,
-    path,
-    headers,
-    ...(st.body !== undefined ? { body: st.body } : {}),
-    capture: st.capture,
-  };
-}
-
-/** What is shown of a test's configuration: never the credentials or header values. */
-function publicConfig(b: StartBody) {
-  return {
-    target_url: b.targetUrl,
-    concurrent_users: b.concurrentUsers,
-    test_duration: b.testDuration,
-    ramp_up_time: b.rampUpTime,
-    requests_per_second: b.requestsPerSecond,
-    http_method: b.httpMethod,
-    auth_type: b.authType,
-    header_names: Object.keys(b.headers),
-    body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
-    insecure_tls: b.insecureTls,
-    ...(b.stages ? { stages: b.stages, stage_target: b.stageTarget } : {}),
-    ...(b.steps
-      ? {
-          steps: b.steps.map((st) => ({
-            name: st.name ?? null,
-            method: st.method ?? b.httpMethod,
-            path: st.path ?? null,
-            header_names: Object.keys(st.headers),
-            body_bytes: st.body === undefined ? 0 : Buffer.byteLength(st.body),
-            capture: st.capture,
-          })),
-        }
-      : {}),
-    thresholds: b.thresholds.map((t) =>
-      t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold,
-    ),
-  };
-}
-
-const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
 export function loadTestService({
   config,
@@ -230,50 +151,7 @@ export function loadTestService({
     const state = await stateOf(row);
     const now = Date.now();
     const rows = state.results ? [] : await readShardSnapshots<ShardSnapshot>(db, row.id);
-    // The merged histograms so far (for the live p95 and the thresholds); the stored results once ended.
-    // No figures before the first answer: an attempt's row exists from its start, with nothing in it yet.
-    const figures = state.results || !rows.some((r) => r.snapshot.total > 0) ? null : thresholdFigures(rows, now);
-    const metrics = state.results
-      ? pick(state.results, [
-          'total_requests',
-          'successful_requests',
-          'failed_requests',
-          'avg_response_time',
-          'throughput',
-          'error_rate',
-          'p95_response_time',
-        ])
-      : { ...liveMetrics(rows, now), p95_response_time: figures?.p95 ?? 0 };
-    // Live pass/fail on the merged totals so far; the verdict once ended.
-    const thresholds = state.results
-      ? state.results.thresholds
-      : figures
-        ? liveThresholds(row.config.thresholds, figures)
-        : undefined;
-    const span = state.startAt !== null && state.endAt !== null ? state.endAt - state.startAt : 0;
-    const until = state.completedAt ?? now;
-    const progress =
-      state.status === 'completed'
-        ? 100
-        : span > 0 && state.startAt !== null
-          ? Math.max(0, Math.min(100, Math.floor(((until - state.startAt) / span) * 100)))
-          : 0;
-    return {
-      success: true,
-      test_id: row.id,
-      status: state.status,
-      progress,
-      metrics,
-      started_at: iso(state.startAt),
-      estimated_completion: iso(state.endAt),
-      completed_at: iso(state.completedAt),
-      stop_requested: state.stopRequested,
-      ...(state.failureReason ? { failure_reason: state.failureReason } : {}),
-      ...(thresholds?.length
-        ? { thresholds, ...(state.results?.verdict ? { verdict: state.results.verdict } : {}) }
-        : {}),
-      config: row.config,
-    };
+    return statusAnswer(row, state, rows, now);
   }
 
   /** A Server-Sent Events source of the status answer: an event each time it changes, ending with the test. */
@@ -318,37 +196,11 @@ export function loadTestService({
       throw new ConflictError(
         `Load test ${row.id} is ${row.status}: its results are ready when it ends (poll its status)`,
       );
-    return {
-      success: true,
-      test_id: row.id,
-      status: row.status,
-      results: row.results as FinalResults | null,
-      started_at: iso(row.startedAt?.getTime()),
-      completed_at: iso(row.completedAt?.getTime()),
-      ...(row.failureReason ? { failure_reason: row.failureReason } : {}),
-      config: row.config,
-    };
+    return resultsAnswer(row);
   }
 
   async function list(userId: number, limit: number) {
-    const rows = await listLoadTests(db, userId, limit);
-    return {
-      success: true,
-      data: {
-        total: rows.length,
-        tests: rows.map((r) => ({
-          test_id: r.id,
-          status: r.status,
-          config: r.config,
-          created_at: r.createdAt.toISOString(),
-          started_at: iso(r.startedAt?.getTime()),
-          completed_at: iso(r.completedAt?.getTime()),
-          summary: r.results
-            ? pick(r.results, ['total_requests', 'error_rate', 'throughput', 'p95_response_time', 'verdict'])
-            : null,
-        })),
-      },
-    };
+    return listAnswer(await listLoadTests(db, userId, limit));
   }
 
   /** The status stream plus a chart point (the last interval's rate, errors and percentiles) each tick. */
@@ -366,14 +218,3 @@ export function loadTestService({
 }
 
 export type LoadTestService = ReturnType<typeof loadTestService>;
-
-/** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
-function liveThresholds(config: unknown, figures: ReturnType<typeof thresholdFigures>): ThresholdOutcome[] | undefined {
-  if (!Array.isArray(config) || config.length === 0) return undefined;
-  const parsed = config.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
-  return evaluateThresholds(parsed, figures);
-}
-
-function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.map((k) => [k, (from as Record<string, unknown>)[k]]));
-}

@@ -14,7 +14,7 @@ export interface QuotaVerdict {
   full: string[];
 }
 
-const PER: Record<number, string> = { 60: 'minute', 86_400: 'day' };
+const PER: Record<number, string> = { 60: 'minute', 86400: 'day' };
 
 export function quotaService(kv: KvStore) {
   return {

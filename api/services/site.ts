@@ -50,13 +50,13 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
       throw new JobTimeoutError(
         `The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); its answer fills the cache when it does: ask again later`,
       );
-    return valueOf(outcome.value);
+    return outcomeValue(outcome.value);
   }
 
   const age = (c: Pick<CachedAnswer<unknown>, 'storedAt'>) => Math.max(0, Math.floor((Date.now() - c.storedAt) / 1000));
 
   /** A site job's value, or its failure as the REST endpoint would answer it. */
-  function valueOf<T>(answer: Outcome<T>): T {
+  function outcomeValue<T>(answer: Outcome<T>): T {
     // A worker of the release before error codes sends only the status.
     if (!answer.ok)
       throw answer.code ? new AppError(answer.code, answer.message) : AppError.ofStatus(answer.status, answer.message);
@@ -94,7 +94,7 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
     async jobAnswer(workflowId: string): Promise<DiscoverAnswer | AuditAnswer> {
       const handle = deps.temporal.workflow.getHandle(workflowId);
       const outcome = (await handle.result()) as Outcome<Discovery | AuditResult>;
-      const value = valueOf(outcome);
+      const value = outcomeValue(outcome);
       const cached =
         outcome.ok && outcome.storedAt !== undefined
           ? { cached: true, cache_age_seconds: age({ storedAt: outcome.storedAt }) }

@@ -1,20 +1,16 @@
 // Video jobs for every door (REST, MCP, dashboard, the upload and download links): start a job, read
 // its status from the workflow, take its one upload into the blob store, and hand out its result once.
-// The links carry the job id and an HMAC of it under a secret of the server: unguessable, the same on
-// every poll and in every API process, and nothing to store. Single use is a set-if-absent mark in the
-// key-value store; the workflow deletes the blobs whatever the ending.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+// The links carry the job id and an HMAC of it (api/services/video-links.ts). Single use is a
+// set-if-absent mark in the key-value store; the workflow deletes the blobs whatever the ending.
+import type { Readable } from 'node:stream';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { sharedSecret } from '../../db/server-secrets.ts';
 import type { BlobStore, ByteRange } from '../../lib/blob/index.ts';
 import type { Config } from '../../lib/config.ts';
-import { AppError, GoneError, InvalidInputError, NotFoundError, UnsupportedMediaTypeError } from '../../lib/errors.ts';
+import { AppError, GoneError, InvalidInputError, NotFoundError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { findOwnedJob, newJobId, readJobState, startJob, workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import {
   getVideoJobState,
   VIDEO_JOB_KIND,
@@ -28,9 +24,9 @@ import {
   type VideoProfile,
 } from '../../lib/jobs/video.ts';
 import type { VideoJobBody } from '../schemas/video.ts';
+import { videoLinks } from './video-links.ts';
+import { ftypSignature } from './video-upload.ts';
 
-type Purpose = 'upload' | 'download';
-const LINK_PATH: Record<Purpose, string> = { upload: 'uploads', download: 'downloads' };
 /** Single-use marks outlive any link (a week is the longest a link can live). */
 const USED_MARK_SECONDS = 8 * 86_400;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -43,27 +39,8 @@ export function videoService(deps: {
   temporal: Client;
 }) {
   const { config, kv, blobs, temporal } = deps;
-  let secret: Promise<string> | undefined;
-  const mac = async (purpose: Purpose, jobId: string) =>
-    createHmac(
-      'sha256',
-      await (secret ??= sharedSecret(deps.db, 'video-links', () => randomBytes(32).toString('base64url'))),
-    )
-      .update(`${purpose}:${jobId}`)
-      .digest('base64url');
-  const link = async (purpose: Purpose, jobId: string) =>
-    `${config.baseUrl}/${LINK_PATH[purpose]}/${jobId}.${await mac(purpose, jobId)}`;
+  const { link, jobOfLink } = videoLinks({ config, db: deps.db });
   const handleOf = (jobId: string): WorkflowHandle => temporal.workflow.getHandle(workflowIdOf(VIDEO_JOB_KIND, jobId));
-
-  /** The job a link names, when its HMAC is right; NotFound for anything else (nothing is told apart). */
-  async function jobOfLink(purpose: Purpose, token: string): Promise<string> {
-    const [jobId = '', givenText = ''] = token.split('.');
-    const given = Buffer.from(givenText);
-    const expected = PUBLIC_ID_PATTERN.test(jobId) ? Buffer.from(await mac(purpose, jobId)) : null;
-    if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected))
-      throw new NotFoundError(`No such ${purpose} link`);
-    return jobId;
-  }
 
   async function stateOf(handle: WorkflowHandle): Promise<VideoJobState | null> {
     try {
@@ -296,26 +273,4 @@ export function videoNextStep(
     default:
       return `Video job ${o.job_id} is ${o.status}${o.status === 'processing' ? ` (${o.progress}%)` : ''}${o.reason ? `: ${o.reason}` : ''}.`;
   }
-}
-
-/** Passes the bytes through once their start shows an ISO media file (`ftyp` at offset 4); 415 otherwise. */
-function ftypSignature(): Transform {
-  let head = Buffer.alloc(0);
-  let checked = false;
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      if (checked) return done(null, chunk);
-      head = Buffer.concat([head, chunk]);
-      if (head.length < 8) return done();
-      checked = true;
-      if (head.toString('latin1', 4, 8) !== 'ftyp')
-        return done(
-          new UnsupportedMediaTypeError('video: the file is not an MP4 or MOV (it does not start with an ftyp box)'),
-        );
-      done(null, head);
-    },
-    flush(done) {
-      done(checked ? null : new UnsupportedMediaTypeError('video: the file is too short to be an MP4 or MOV'));
-    },
-  });
 }

@@ -4,7 +4,7 @@
 // capture reaches the local service once (listen-state.ts).
 import type { Command } from 'commander';
 import { webhookOperations as ops } from '../../api/schemas/webhooks.ts';
-import { client, pathOf, type Client } from '../client.ts';
+import { client, pathOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { ApiError, UsageError } from '../errors.ts';
 import { forward, type Forwarded } from '../forward.ts';
@@ -98,12 +98,14 @@ export function registerListen(program: Command): void {
           onDisconnect: (reason, waitMs) =>
             note(err.yellow(`Disconnected (${reason}); reconnecting in ${(waitMs / 1000).toFixed(1)} s`)),
           onEvent: async (event) => {
+            // The events of the captures stream: `requests` with a page of captures; `end` and `error` with a message.
+            const data = event.data as { message?: string; data?: { requests: Capture[] } } | null;
             if (event.event === 'end')
-              throw new ApiError(`listen ${id}`, 404, 'not_found', event.data?.message ?? 'the webhook was deleted');
+              throw new ApiError(`listen ${id}`, 404, 'not_found', data?.message ?? 'the webhook was deleted');
             if (event.event === 'error')
-              throw new ApiError(`listen ${id}`, 503, 'stream_failed', event.data?.message ?? 'the stream failed');
+              throw new ApiError(`listen ${id}`, 503, 'stream_failed', data?.message ?? 'the stream failed');
             if (event.event !== 'requests') return;
-            const captures = (event.data.data.requests as Capture[])
+            const captures = (data?.data?.requests ?? [])
               .filter((r) => !position.isHandled(r.id))
               .sort((a, b) => a.id - b.id);
             for (const capture of captures) {

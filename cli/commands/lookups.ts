@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { examples } from './parse.ts';
 import { domainOperations } from '../../api/schemas/domains.ts';
 import { lookupOperations } from '../../api/schemas/lookups.ts';
-import { client, pathOf } from '../client.ts';
+import { client, pathOf, type AnswerOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { UsageError } from '../errors.ts';
 import { fields, out, print, printJson, table } from '../output.ts';
@@ -28,7 +28,7 @@ export function registerLookups(program: Command): void {
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('netops whois example.com --currency EUR'))
     .action(async (domain: string, o: { mode?: string; currency?: string; json?: boolean }) => {
-      const a = await api().call(
+      const a = await api().call<AnswerOf<typeof domainOperations.whois>>(
         'GET',
         pathOf(domainOperations.whois, {}, { domain, mode: o.mode, currency: o.currency }),
       );
@@ -70,11 +70,11 @@ export function registerLookups(program: Command): void {
         .map((d) => d.trim())
         .filter(Boolean);
       if (!domains.length) throw new UsageError('no domains given');
-      const a = await api().call('POST', pathOf(domainOperations.bulk), {
+      const a = await api().call<AnswerOf<typeof domainOperations.bulk>>('POST', pathOf(domainOperations.bulk), {
         json: { domains, mode: o.mode, currency: o.currency },
       });
       if (o.json) return printJson(a);
-      const rows = Object.entries(a.results as Record<string, any>).map(([name, r]) =>
+      const rows = Object.entries(a.results).map(([name, r]) =>
         r.success
           ? [
               name,
@@ -96,7 +96,10 @@ export function registerLookups(program: Command): void {
     .option('--type <type>', 'one record type (A, AAAA, MX, TXT, NS, CNAME, SOA, ...; default all)')
     .option('--json', 'print the API answer')
     .action(async (domain: string, o: { type?: string; json?: boolean }) => {
-      const a = await api().call('GET', pathOf(lookupOperations.dns, {}, { domain, type: o.type }));
+      const a = await api().call<AnswerOf<typeof lookupOperations.dns>>(
+        'GET',
+        pathOf(lookupOperations.dns, {}, { domain, type: o.type }),
+      );
       if (o.json) return printJson(a);
       const rows = Object.entries(a.records as Record<string, unknown>).flatMap(([type, values]) =>
         values === null || values === undefined
@@ -116,7 +119,7 @@ export function registerLookups(program: Command): void {
     .argument('[ip]')
     .option('--json', 'print the API answer')
     .action(async (ip: string | undefined, o: { json?: boolean }) => {
-      const a = await api().call('GET', pathOf(lookupOperations.ip, {}, { ip }));
+      const a = await api().call<AnswerOf<typeof lookupOperations.ip>>('GET', pathOf(lookupOperations.ip, {}, { ip }));
       if (o.json) return printJson(a);
       const d = a.data;
       print(
@@ -125,7 +128,8 @@ export function registerLookups(program: Command): void {
           ['Location', [d.city, d.region, d.country].filter(Boolean).join(', ') || 'unknown'],
           ['Network', [d.isp, d.organization].filter(Boolean).join(' / ')],
           ['Time zone', d.timezone],
-          ['Reverse DNS', d.hostname ?? d.reverse_dns],
+          // Beyond the contract's fields, as the API answers it.
+          ['Reverse DNS', (d as { reverse_dns?: string | null }).reverse_dns],
         ]),
       );
     });
@@ -137,7 +141,10 @@ export function registerLookups(program: Command): void {
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('netops headers https://example.com'))
     .action(async (url: string, o: { json?: boolean }) => {
-      const a = await api().call('GET', pathOf(lookupOperations.headers, {}, { url }));
+      const a = await api().call<AnswerOf<typeof lookupOperations.headers>>(
+        'GET',
+        pathOf(lookupOperations.headers, {}, { url }),
+      );
       if (o.json) return printJson(a);
       const sec = a.analysis.security;
       const gradeColor = sec.grade.startsWith('A')

@@ -1,6 +1,6 @@
 // Which addresses a user-chosen URL may reach: none that the IANA IPv4 and IPv6 Special-Purpose
-// Address Registries set apart. The table, its sources and the version followed are in
-// special-addresses.ts: private, loopback, link-local, shared (CGNAT), documentation, benchmarking,
+// Address Registries set apart. The tables, their sources and the version followed are in
+// special-addresses*.ts: private, loopback, link-local, shared (CGNAT), documentation, benchmarking,
 // reserved, broadcast, multicast, unique-local, discard-only, protocol anycast, AS112, ORCHID, SRv6
 // SIDs, and all IPv6 space outside global unicast 2000::/3.
 // IPv6 forms that carry an IPv4 address are unwrapped and the IPv4 address is judged too, so a
@@ -16,13 +16,9 @@
 // address as written: 127.0.0.0/8 opens 127.0.0.1, not ::ffff:127.0.0.1 (::ffff:127.0.0.0/104 would).
 import { BlockList, isIP } from 'node:net';
 import { parseCidr } from './cidr.ts';
-import {
-  IPV4_EMBEDDINGS,
-  SPECIAL_IPV4,
-  SPECIAL_IPV6,
-  type Ipv4Embedding,
-  type SpecialBlock,
-} from './special-addresses.ts';
+import { SPECIAL_IPV4, type SpecialBlock } from './special-addresses.ts';
+import { IPV4_EMBEDDINGS, type Ipv4Embedding } from './special-addresses-embeddings.ts';
+import { SPECIAL_IPV6 } from './special-addresses-ipv6.ts';
 
 type Family = 4 | 6;
 

@@ -1,4 +1,17 @@
-// One way to read an HTTP message's headers, for requests we capture and responses we fetch.
+// One way to read an HTTP message's headers, for requests we capture and responses we fetch, and the
+// headers that belong to a connection or frame a message rather than to what it says.
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and those that frame a message's body: never copied from one message to another. */
+export const CONNECTION_HEADERS = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+] as const;
 
 /** Lower-case names; a repeated header's values joined with ", " as HTTP allows. */
 export function headerObject(rawHeaders: string[]): Record<string, string> {

@@ -5,7 +5,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
+import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 
 const { temporal } = proto; // a CommonJS module: no named ES exports

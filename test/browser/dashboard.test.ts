@@ -242,7 +242,7 @@ describe('dashboard in a browser', () => {
     const url = new URL(`${target.baseUrl}/mcp`);
     expect(await auth(oauth as never, { serverUrl: url })).toBe('REDIRECT');
     expect(await auth(oauth as never, { serverUrl: url, authorizationCode: oauth.code })).toBe('AUTHORIZED');
-    const token = oauth.tokens().access_token as string;
+    const token = oauth.tokens()!.access_token as string;
     const list = () =>
       fetch(`${target.baseUrl}/mcp`, {
         method: 'POST',

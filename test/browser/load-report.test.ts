@@ -84,7 +84,7 @@ describe('load test report', () => {
         })),
       })),
     );
-    const text = await page.locator('main').innerText();
+    const text = await page.locator('main').textContent();
     await context.close();
     return { requests, drawn, text };
   }

@@ -157,7 +157,13 @@ describe('dependencies restart, the service stays up', () => {
       loop('rest', () => api('/api/v1/network/my-webhooks'), 100),
       loop('mcp', () => mcp('webhook_list', {}), 200),
     ];
-    return { answers, stop: async () => ((running = false), await Promise.all(loops)) };
+    return {
+      answers,
+      stop: async () => {
+        running = false;
+        await Promise.all(loops);
+      },
+    };
   }
 
   /**

@@ -30,8 +30,7 @@ async function openEvents(target: Target, path: string, key: string, headers: Re
       const { value, done } = await reader.read();
       if (done) ended = true;
       buffer += value ?? '';
-      let at: number;
-      while ((at = buffer.indexOf('\n\n')) >= 0) {
+      for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, at);
         buffer = buffer.slice(at + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1];

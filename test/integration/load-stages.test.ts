@@ -71,11 +71,12 @@ describe.each(targets())('load test stages ($name)', (target) => {
     // Users active in each second since the load's start: the distinct connections that sent in it.
     const path = '/delay/100/stages-users';
     const users: Array<Set<number>> = [];
-    site()
-      .arrivals(path)
-      .forEach((t, i) =>
-        (users[Math.floor((t - Date.parse(startedAt)) / 1000)] ??= new Set()).add(site().ports(path)[i]!),
-      );
+    const ports = site().ports(path);
+    for (const [i, t] of site().arrivals(path).entries()) {
+      const second = Math.floor((t - Date.parse(startedAt)) / 1000);
+      users[second] ??= new Set();
+      users[second].add(ports[i]!);
+    }
     const counts = Array.from(users, (u) => u?.size ?? 0);
     console.log(`user stages, users active each second: ${counts.join(', ')}`);
     expect(counts.slice(0, 4)).toEqual([2, 2, 2, 2]);

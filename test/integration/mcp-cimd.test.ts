@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeInBrowser, FormBrowser, FormSignInClient } from '../../scripts/oauth-forms.ts';
+import { FormBrowser, FormSignInClient } from '../../scripts/oauth-forms.ts';
 import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -110,7 +110,7 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
     expect(tools.map((t) => t.name)).toContain('webhook_create');
     const created = await client.callTool({ name: 'webhook_create', arguments: {} });
     expect(created.isError, JSON.stringify(created)).toBeFalsy();
-    const claims = JSON.parse(Buffer.from(oauth.tokens().access_token.split('.')[1], 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(oauth.tokens()!.access_token.split('.')[1]!, 'base64url').toString());
     expect(claims).toMatchObject({ client_id: clientId, aud: `${app.baseUrl}/mcp` });
     await client.close();
   });

@@ -3,6 +3,7 @@
 // a forged or missing issuer stops the flow before any token request), and the Tasks extension's
 // generation-agnostic requester (@modelcontextprotocol/ext-tasks) running a job as a 2025-11-25 task
 // on this server to its end, and cancelling one.
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { auth, Client, IssuerMismatchError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ for (const target of targets()) {
   describe(`MCP with the 2.x client and the Tasks extension (${target.name})`, () => {
     const serverUrl = new URL(`${target.baseUrl}/mcp`);
     /** Registered once (registrations are limited per address), then used by each new user. */
-    let clientInformation: unknown;
+    let clientInformation: OAuthClientInformationMixed | undefined;
     /** A provider that counts the token requests it would make (through the SDK's fetch). */
     const signIn = async () => {
       const user = await newUser(target);

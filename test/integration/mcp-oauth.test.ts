@@ -65,10 +65,10 @@ for (const target of targets()) {
 
       const { client, oauth, url } = await connectedClient(target, user.email, { name: 'E2E assistant' });
       expect(oauth.clientInformation()?.client_id).toBeTruthy();
-      const tokens = oauth.tokens();
+      const tokens = oauth.tokens()!;
       expect(tokens.refresh_token).toBeTruthy();
       expect(tokens.expires_in).toBe(600);
-      const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString());
+      const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString());
       expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
 
       const { tools } = await client.listTools();
@@ -132,9 +132,9 @@ for (const target of targets()) {
       );
 
       // Refresh: a new pair; the old refresh token is then refused, and its reuse revokes the grant.
-      const oldRefresh = tokens.refresh_token;
+      const oldRefresh = tokens.refresh_token!;
       expect(await auth(oauth as any, { serverUrl: url })).toBe('AUTHORIZED');
-      const rotated = oauth.tokens();
+      const rotated = oauth.tokens()!;
       expect(rotated.refresh_token).not.toBe(oldRefresh);
       expect(rotated.access_token).not.toBe(tokens.access_token);
       expect((await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(
@@ -144,7 +144,7 @@ for (const target of targets()) {
       await expect(
         refreshAuthorization(target.baseUrl, {
           metadata,
-          clientInformation: oauth.clientInformation(),
+          clientInformation: oauth.clientInformation()!,
           refreshToken: oldRefresh,
           resource: new URL(`${target.baseUrl}/mcp`),
         }),
@@ -155,8 +155,8 @@ for (const target of targets()) {
       await expect(
         refreshAuthorization(target.baseUrl, {
           metadata,
-          clientInformation: oauth.clientInformation(),
-          refreshToken: rotated.refresh_token,
+          clientInformation: oauth.clientInformation()!,
+          refreshToken: rotated.refresh_token!,
           resource: new URL(`${target.baseUrl}/mcp`),
         }),
       ).rejects.toThrow();
@@ -177,9 +177,9 @@ for (const target of targets()) {
       expect(page.html).toContain('127.0.0.1:8976');
       expect(page.html).toMatch(/<time datetime="[^"]+">/); // first and last use are shown
 
-      const token = oauth.tokens().access_token;
+      const token = oauth.tokens()!.access_token;
       expect((await rpc(target, token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
-      const clientId = oauth.clientInformation().client_id;
+      const clientId = oauth.clientInformation()!.client_id;
       const forms = [
         ...page.html.matchAll(/<form method="post" action="\/dashboard\/connected-apps\/revoke">[\s\S]*?<\/form>/g),
       ].map((m) => m[0]);
@@ -193,8 +193,8 @@ for (const target of targets()) {
       await expect(
         refreshAuthorization(target.baseUrl, {
           metadata: await discoverAuthorizationServerMetadata(target.baseUrl),
-          clientInformation: oauth.clientInformation(),
-          refreshToken: oauth.tokens().refresh_token,
+          clientInformation: oauth.clientInformation()!,
+          refreshToken: oauth.tokens()!.refresh_token!,
         }),
       ).rejects.toThrow();
       await client.close();
@@ -321,8 +321,8 @@ for (const target of targets()) {
       expect((await rpc(target, null, list, { 'x-api-key': key })).status).toBe(401);
 
       const { client, oauth } = await connectedClient(target, user.email, { scope: 'mcp:read', name: 'Read only' });
-      const token = oauth.tokens().access_token as string;
-      expect(oauth.tokens().scope).toBe('mcp:read');
+      const token = oauth.tokens()!.access_token as string;
+      expect(oauth.tokens()!.scope).toBe('mcp:read');
 
       // A token whose audience was changed no longer carries a valid signature.
       const [h, p, s] = token.split('.');

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/provider.ts';
+import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
 import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
 import { targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';

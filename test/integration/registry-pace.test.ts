@@ -18,7 +18,7 @@ const OUR_RATE = 4; // REGISTRY_RATE, below the registry's documented rate as an
 async function startRateLimitedRdap() {
   const arrivals: number[] = [];
   let refused = 0;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((_req, res) => {
     const now = performance.now();
     const inLastSecond = arrivals.filter((t) => now - t < 1000).length;
     arrivals.push(now);

@@ -37,7 +37,7 @@ export async function call<T = any>(
   }
   const res = await fetch(target.baseUrl + path, { method, headers, body });
   const text = await res.text();
-  let parsed: any = undefined;
+  let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
@@ -97,8 +97,7 @@ export function expectErrorShape(reply: Reply, status: number): void {
   if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status}: ${reply.text}`);
   const b = reply.body;
   if (
-    !b ||
-    b.success !== false ||
+    b?.success !== false ||
     b.code !== status ||
     typeof b.error !== 'string' ||
     typeof b.message !== 'string' ||

@@ -1,5 +1,6 @@
 // MCP clients for the integration suites: users with passwords, and the SDK's client signed in
 // through the service's real OAuth forms (see scripts/oauth-forms.ts).
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -23,14 +24,15 @@ export async function newUser(target: Target, plan = 'pro'): Promise<{ email: st
  * as the users of one MCP client app do (the server allows 20 registrations an hour per address, and
  * every suite runs from 127.0.0.1).
  */
-const registered = new Map<string, unknown>();
+const registered = new Map<string, OAuthClientInformationMixed | undefined>();
 
 /** An SDK client signed in as `email` (registration, authorization and token through the SDK). */
 export async function connectedClient(target: Target, email: string, options: { scope?: string; name?: string } = {}) {
   const url = new URL(`${target.baseUrl}/mcp`);
   const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
   const app = `${target.baseUrl} ${options.name ?? ''} ${options.scope ?? ''}`;
-  if (registered.has(app)) oauth.saveClientInformation(registered.get(app));
+  const known = registered.get(app);
+  if (known) oauth.saveClientInformation(known);
   if (options.scope) {
     // A narrower scope than the server's challenge asks for: the SDK's auth() takes it directly.
     expect(await auth(oauth as any, { serverUrl: url, scope: options.scope })).toBe('REDIRECT');

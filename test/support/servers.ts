@@ -131,7 +131,10 @@ async function childServer(
     address: `127.0.0.1:${port}`,
     stop,
     start,
-    close: async () => (await stop(), fs.rmSync(dir, { recursive: true, force: true })),
+    close: async () => {
+      await stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -219,7 +222,10 @@ export async function startFreezingProxy(
       sockets.add(from);
       from.on('data', (chunk) => to.write(chunk));
       from.on('error', () => to.destroy());
-      from.on('close', () => (sockets.delete(from), to.destroy()));
+      from.on('close', () => {
+        sockets.delete(from);
+        to.destroy();
+      });
       if (frozen) from.pause();
     }
   });
@@ -227,8 +233,18 @@ export async function startFreezingProxy(
   return {
     port: (server.address() as net.AddressInfo).port,
     connections: () => connections,
-    freeze: () => ((frozen = true), sockets.forEach((s) => s.pause())),
-    thaw: () => ((frozen = false), sockets.forEach((s) => s.resume())),
-    close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
+    freeze: () => {
+      frozen = true;
+      for (const s of sockets) s.pause();
+    },
+    thaw: () => {
+      frozen = false;
+      for (const s of sockets) s.resume();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

@@ -27,10 +27,17 @@ describe('batcher', () => {
   it('runs one batch at a time, in order, the next gathering meanwhile', async () => {
     const started: number[][] = [];
     const finish: Array<() => void> = [];
-    const b = batcher<number>((items) => new Promise<void>((done) => (started.push(items), finish.push(done))), {
-      maxItems: 2,
-      maxWaitMs: 1000,
-    });
+    const b = batcher<number>(
+      (items) =>
+        new Promise<void>((done) => {
+          started.push(items);
+          finish.push(done);
+        }),
+      {
+        maxItems: 2,
+        maxWaitMs: 1000,
+      },
+    );
     for (const n of [1, 2, 3, 4, 5, 6]) b.add(n);
     await vi.advanceTimersByTimeAsync(0);
     expect(started).toEqual([[1, 2]]);

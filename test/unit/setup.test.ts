@@ -121,6 +121,7 @@ describe('scripts/setup', () => {
     // A stand-in for Go that records how it was called and "builds" into GOBIN, as go install does.
     await executable(
       path.join(bin, 'go'),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
       'mkdir -p "$GOBIN" && echo "$* GOBIN=$GOBIN npm_config_loglevel=${npm_config_loglevel:-unset}" >"$NETOPS_TOOLS/go-call"\n' +
         'printf "#!/bin/sh\\necho built temporal\\n" >"$GOBIN/temporal" && chmod +x "$GOBIN/temporal"',
     );

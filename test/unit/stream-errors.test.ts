@@ -23,9 +23,9 @@ const files = SOURCE_DIRS.flatMap(sourceFiles).map((file) => ({
   file,
   text: fs.readFileSync(path.join(ROOT, file), 'utf8'),
 }));
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const listensForErrors = (text: string, stream: string) =>
-  new RegExp(`${escape(stream)}\\s*\\.\\s*(on|once)\\(\\s*'error'`).test(text);
+  new RegExp(`${escapeRegExp(stream)}\\s*\\.\\s*(on|once)\\(\\s*'error'`).test(text);
 
 /** `source.pipe(destination)` of streams (zod's `.pipe(z...)` and schema chains are not streams). */
 function unhandledPipes(text: string): string[] {
@@ -51,7 +51,7 @@ function unhandledPipelines(text: string): string[] {
     if (/^\s*(import|\/\/|\*)/.test(before) || /function\s*$/.test(before)) continue;
     if (/\b(await|return)\s*$/.test(before) || /=>\s*$/.test(before)) continue;
     const kept = /(?:const|let)\s+([\w$]+)\s*=\s*$/.exec(before)?.[1];
-    if (kept && new RegExp(`\\b${escape(kept)}\\s*\\.\\s*(catch|then)\\(`).test(text)) continue;
+    if (kept && new RegExp(`\\b${escapeRegExp(kept)}\\s*\\.\\s*(catch|then)\\(`).test(text)) continue;
     found.push(`${before.trimStart()}pipeline(`);
   }
   return found;

@@ -1,13 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  isoDate,
-  mentionsReserved,
-  parseRdap,
-  parseWhois,
-  whoisReferral,
-  whoisVerdict,
-} from '../../activities/whois/parse.ts';
+import { isoDate, parseRdap } from '../../activities/whois/parse.ts';
+import { mentionsReserved, parseWhois, whoisReferral, whoisVerdict } from '../../activities/whois/whois-text.ts';
 import { convert, priceOf, usdPrice } from '../../activities/whois/pricing.ts';
 import { createDomainLookup } from '../../activities/whois/lookup.ts';
 import { bootstrapBase } from '../../activities/whois/rdap.ts';

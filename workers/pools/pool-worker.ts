@@ -20,7 +20,7 @@ export interface PoolContext {
 export function createActivityWorker(
   pool: ActivityPool,
   ctx: PoolContext,
-  activities: Record<string, (...args: any[]) => Promise<unknown>>,
+  activities: object,
   options: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval'> = {},
 ): Promise<Worker> {
   return Worker.create({

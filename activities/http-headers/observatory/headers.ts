@@ -19,7 +19,7 @@ export function hstsTest(value: string | undefined, https: boolean, certValid: b
       'hsts-not-implemented-no-https',
       -20,
       false,
-      'Serve the site over HTTPS, redirect HTTP to it, then set ' + HSTS_ADVICE,
+      `Serve the site over HTTPS, redirect HTTP to it, then set ${HSTS_ADVICE}`,
       ['served over plain HTTP: HSTS cannot apply'],
     );
   if (!certValid)

@@ -141,7 +141,7 @@ function labels(input: AuditInput): Finding[] {
 }
 
 function insideLabel(el: Element): boolean {
-  for (let p = el.parent as Element | null; p && p.name; p = p.parent as Element | null)
+  for (let p = el.parent as Element | null; p?.name; p = p.parent as Element | null)
     if (p.name === 'label') return true;
   return false;
 }

@@ -4,7 +4,7 @@
 // a page that needs more than these is usually accreting one-off styles rather than using a system.
 import { parseColor, toHex } from './colors.ts';
 import { expandShorthand, type Declaration } from './styles.ts';
-import { type AuditInput, type Finding, type PageType } from './model.ts';
+import type { AuditInput, Finding, PageType } from './model.ts';
 
 export const STYLE_BUDGETS = {
   colors: 16,

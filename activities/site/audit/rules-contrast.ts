@@ -2,7 +2,6 @@
 // inherited through the selectors that match an element and its ancestors. What the source cannot
 // decide (text over images, gradients, translucent or variable colours) is returned for review.
 import type { Element } from 'domhandler';
-import { textContent } from 'domutils';
 import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex, type Rgba } from './colors.ts';
 import { describe, expandShorthand, toPx, type StyleIndex } from './styles.ts';
 import { excerpt, type AuditInput, type Finding, type Review } from './model.ts';
@@ -139,7 +138,7 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
  * fixed) inside a parent that also holds an image, video, canvas or svg outside it (a hero caption).
  */
 function mediaBeneath(styles: StyleIndex, el: Element): { positioned: Element; media: string } | null {
-  for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
+  for (let current: Element | null = el; current?.name; current = current.parent as Element | null) {
     // A caption with its own opaque background is decided on that background.
     const own = parseColor(styles.own(current).get('background-color')?.value ?? '');
     if (own && own.a === 1) return null;
@@ -172,7 +171,7 @@ const HEADING_EM: Record<string, number> = { h1: 2, h2: 1.5, h3: 1.17, h4: 1, h5
  * the browsers' stylesheet (which beats inheriting the body's), else the parent's; 16px at the root.
  */
 function fontSizePx(styles: StyleIndex, el: Element | null): number {
-  if (!el || !el.name) return 16;
+  if (!el?.name) return 16;
   const parent = () => fontSizePx(styles, el.parent as Element | null);
   const own = styles.own(el).get('font-size')?.value;
   if (own !== undefined) {
@@ -197,7 +196,7 @@ function visibleBackground(
   styles: StyleIndex,
   el: Element,
 ): { colour: Rgba; value: string; from: string } | { unknown: string; value: string; from: string } | null {
-  for (let current: Element | null = el; current && current.name; current = current.parent as Element | null) {
+  for (let current: Element | null = el; current?.name; current = current.parent as Element | null) {
     const image = styles.own(current).get('background-image');
     if (image && hasImage(image.value))
       return { unknown: 'text over a background image or gradient', value: image.value, from: image.from };

@@ -233,7 +233,7 @@ function visibleText(elements: Element[]): Array<{ el: Element; text: string }> 
 }
 
 function inside(el: Element, names: string[]): boolean {
-  for (let p = el.parent as Element | null; p && p.name; p = p.parent as Element | null)
+  for (let p = el.parent as Element | null; p?.name; p = p.parent as Element | null)
     if (names.includes(p.name)) return true;
   return false;
 }

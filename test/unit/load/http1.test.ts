@@ -27,8 +27,7 @@ async function rawServer(
     let buffered = '';
     socket.on('data', (chunk) => {
       buffered += chunk.toString('latin1');
-      let end: number;
-      while ((end = buffered.indexOf('\r\n\r\n')) >= 0) {
+      for (let end = buffered.indexOf('\r\n\r\n'); end >= 0; end = buffered.indexOf('\r\n\r\n')) {
         requests.push(buffered.slice(0, end + 4));
         buffered = buffered.slice(end + 4);
         const answer = Buffer.from(answers[Math.min(requests.length - 1, answers.length - 1)]!, 'latin1');

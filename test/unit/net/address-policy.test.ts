@@ -2,7 +2,9 @@
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createAddressPolicy } from '../../../lib/net/address-policy.ts';
-import { IPV4_EMBEDDINGS, SPECIAL_IPV4, SPECIAL_IPV6 } from '../../../lib/net/special-addresses.ts';
+import { SPECIAL_IPV4 } from '../../../lib/net/special-addresses.ts';
+import { IPV4_EMBEDDINGS } from '../../../lib/net/special-addresses-embeddings.ts';
+import { SPECIAL_IPV6 } from '../../../lib/net/special-addresses-ipv6.ts';
 
 const REFUSED = /private, loopback, link-local or reserved/;
 

@@ -1,0 +1,115 @@
+// The answers about webhooks and what they captured (spec/interface.md), as every door (REST, MCP,
+// export) gives them.
+import { z } from 'zod';
+import { int, num, str } from './responses-fields.ts';
+
+const webhookResponse = z
+  .object({ status: int, headers: z.record(str, str), body: str, delay_ms: int })
+  .nullable()
+  .describe('What senders get; null: the default JSON acknowledgement');
+const webhookSignature = z
+  .object({ scheme: str, header: str })
+  .nullable()
+  .describe("How captures' signatures are checked (the secret is never shown); null: not checked");
+/** What an owner sets on a webhook, as every door (REST, MCP) answers it. */
+export const webhookSettings = {
+  response: webhookResponse,
+  signature: webhookSignature,
+  forward_url: str
+    .nullable()
+    .describe('Where each new capture is passed on (its delivery shows in my-webhook-requests); null: not forwarded'),
+  retention: z
+    .object({ max_requests: int, max_age_days: int })
+    .describe("How many captures the webhook keeps, and for how many days (the plan's defaults unless set)"),
+};
+const webhook = z.object({
+  id: int,
+  webhook_id: str,
+  webhook_url: str,
+  request_count: int,
+  created_at: z.iso.datetime(),
+  ...webhookSettings,
+});
+const deliveryAttempt = z.object({
+  attempt: int,
+  at: z.iso.datetime(),
+  response_status: int.nullable(),
+  duration_ms: num,
+  error: str.nullable(),
+});
+/** One captured request as every door (REST, MCP, export) answers it. */
+export const capturedRequest = z.object({
+  id: int,
+  method: str,
+  path: str.describe('The whole path the sender called: /webhook/<webhook_id> and anything below it'),
+  headers: z.record(str, str),
+  body: str.nullable().describe('null when the request had none; binary bodies in base64 (body_encoding)'),
+  body_encoding: z
+    .enum(['utf8', 'base64'])
+    .describe(
+      'How body holds the bytes: utf8 text as sent, or base64 of bodies that are not valid UTF-8 (decode it to get them back)',
+    ),
+  body_size: int.describe("The body's size in bytes as sent"),
+  query_params: str.nullable().describe('The query as a JSON object (repeated names as lists), or null'),
+  ip_address: str,
+  user_agent: str,
+  created_at: z.iso.datetime(),
+  signature: z
+    .object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str })
+    .optional()
+    .describe("With a signature check set on the webhook: whether this capture's signature verifies"),
+  delivery: z
+    .object({
+      status: z.enum(['pending', 'success', 'failed']),
+      attempts: int,
+      response_status: int.nullable(),
+      duration_ms: num.nullable(),
+      next_attempt_at: z.iso
+        .datetime()
+        .nullable()
+        .optional()
+        .describe('While pending after a failure: when the next attempt is due'),
+      history: z.array(deliveryAttempt),
+    })
+    .optional()
+    .describe('When the webhook forwarded this capture: its delivery to forward_url, every attempt in history'),
+});
+
+export const webhookReplayResult = z.object({
+  success: z.literal(true),
+  request_id: int,
+  target_url: str,
+  sent: z.object({ method: str, header_names: z.array(str), body_size: int }),
+  response: z.object({ status: int, headers: z.record(str, str), body: str, truncated: z.boolean() }),
+  duration_ms: num,
+});
+export const webhookUpdateResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  ...webhookSettings,
+  message: str,
+});
+
+export const webhookCreateResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  webhook_url: str,
+  created_at: z.iso.datetime(),
+  ...webhookSettings,
+  message: str,
+});
+export const webhookListResult = z.object({
+  success: z.literal(true),
+  data: z.object({ total: int, webhooks: z.array(webhook) }),
+});
+export const webhookRequestsResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  data: z.object({
+    total: int.describe('Every capture that matches, on every page'),
+    count: int.describe('The captures on this page'),
+    requests: z.array(capturedRequest),
+    next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page'),
+  }),
+});
+export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });

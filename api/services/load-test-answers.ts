@@ -1,0 +1,108 @@
+// The answers about a load test, assembled from what the service read: its status (live totals and
+// thresholds from the shards' snapshots while it runs, the stored results once ended), its results, the list.
+import type { ShardSnapshot } from '../../activities/load/generator.ts';
+import { liveMetrics, thresholdFigures } from '../../activities/load/metrics.ts';
+import { evaluateThresholds, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
+import type { LoadTestRow, ShardSnapshotRow } from '../../db/load-tests.ts';
+import type { FinalResults, LoadTestState, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
+
+export const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
+
+/** The status answer of `row` in `state`, from its shards' snapshots (`rows`, none once ended) at `now`. */
+export function statusAnswer(
+  row: LoadTestRow,
+  state: LoadTestState,
+  rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  now: number,
+) {
+  // The merged histograms so far (for the live p95 and the thresholds); the stored results once ended.
+  // No figures before the first answer: an attempt's row exists from its start, with nothing in it yet.
+  const figures = state.results || !rows.some((r) => r.snapshot.total > 0) ? null : thresholdFigures(rows, now);
+  const metrics = state.results
+    ? pick(state.results, [
+        'total_requests',
+        'successful_requests',
+        'failed_requests',
+        'avg_response_time',
+        'throughput',
+        'error_rate',
+        'p95_response_time',
+      ])
+    : { ...liveMetrics(rows, now), p95_response_time: figures?.p95 ?? 0 };
+  // Live pass/fail on the merged totals so far; the verdict once ended.
+  const thresholds = state.results
+    ? state.results.thresholds
+    : figures
+      ? liveThresholds(row.config.thresholds, figures)
+      : undefined;
+  const span = state.startAt !== null && state.endAt !== null ? state.endAt - state.startAt : 0;
+  const until = state.completedAt ?? now;
+  const progress =
+    state.status === 'completed'
+      ? 100
+      : span > 0 && state.startAt !== null
+        ? Math.max(0, Math.min(100, Math.floor(((until - state.startAt) / span) * 100)))
+        : 0;
+  return {
+    success: true,
+    test_id: row.id,
+    status: state.status,
+    progress,
+    metrics,
+    started_at: iso(state.startAt),
+    estimated_completion: iso(state.endAt),
+    completed_at: iso(state.completedAt),
+    stop_requested: state.stopRequested,
+    ...(state.failureReason ? { failure_reason: state.failureReason } : {}),
+    ...(thresholds?.length
+      ? { thresholds, ...(state.results?.verdict ? { verdict: state.results.verdict } : {}) }
+      : {}),
+    config: row.config,
+  };
+}
+
+/** The results answer of an ended test's row. */
+export function resultsAnswer(row: LoadTestRow) {
+  return {
+    success: true,
+    test_id: row.id,
+    status: row.status,
+    results: row.results as FinalResults | null,
+    started_at: iso(row.startedAt?.getTime()),
+    completed_at: iso(row.completedAt?.getTime()),
+    ...(row.failureReason ? { failure_reason: row.failureReason } : {}),
+    config: row.config,
+  };
+}
+
+/** The history answer: each test with a summary of its results once it has them. */
+export function listAnswer(rows: LoadTestRow[]) {
+  return {
+    success: true,
+    data: {
+      total: rows.length,
+      tests: rows.map((r) => ({
+        test_id: r.id,
+        status: r.status,
+        config: r.config,
+        created_at: r.createdAt.toISOString(),
+        started_at: iso(r.startedAt?.getTime()),
+        completed_at: iso(r.completedAt?.getTime()),
+        summary: r.results
+          ? pick(r.results, ['total_requests', 'error_rate', 'throughput', 'p95_response_time', 'verdict'])
+          : null,
+      })),
+    },
+  };
+}
+
+/** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
+function liveThresholds(config: unknown, figures: ReturnType<typeof thresholdFigures>): ThresholdOutcome[] | undefined {
+  if (!Array.isArray(config) || config.length === 0) return undefined;
+  const parsed = config.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
+  return evaluateThresholds(parsed, figures);
+}
+
+export function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, (from as Record<string, unknown>)[k]]));
+}

@@ -1,0 +1,79 @@
+// What a load test's start body becomes: the request the shards send (credentials in its headers) and
+// the configuration shown back (never the credentials or header values).
+import type { LoadTestInput, ScenarioStep } from '../../lib/jobs/load-test.ts';
+import type { StartBody } from '../schemas/load-tests.ts';
+import type { StepInput } from '../schemas/load-steps.ts';
+
+/** The request every user sends: method, URL, headers with the credentials, body. */
+export function targetOf(b: StartBody): LoadTestInput['target'] {
+  const headers: Record<string, string> = { 'user-agent': 'netops-load/0.1', ...b.headers };
+  if (b.authType === 'basic')
+    headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
+  if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;
+  if (b.authType === 'apikey') headers[b.apiKeyHeader.toLowerCase()] = b.apiKeyValue!;
+  const withType = (h: Record<string, string>, body: string | undefined) =>
+    body !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')
+      ? { ...h, 'content-type': 'application/json' }
+      : h;
+  return {
+    url: b.targetUrl,
+    method: b.httpMethod,
+    headers: withType(headers, b.body),
+    body: b.body,
+    ...(b.insecureTls ? { insecureTls: true } : {}),
+    ...(b.steps
+      ? { steps: b.steps.map((st) => scenarioStep(st, b, withType({ ...headers, ...st.headers }, st.body))) }
+      : {}),
+  };
+}
+
+/** A step as the shards run it: its method, its path on the target's origin (placeholders kept as written), every header. */
+function scenarioStep(st: StepInput, b: StartBody, headers: Record<string, string>): ScenarioStep {
+  const target = new URL(b.targetUrl);
+  const path =
+    st.path === undefined
+      ? `${target.pathname}${target.search}`
+      : st.path.startsWith('/')
+        ? st.path
+        : st.path.slice(target.origin.length) || '/';
+  return {
+    ...(st.name ? { name: st.name } : {}),
+    method: st.method ?? b.httpMethod,
+    path,
+    headers,
+    ...(st.body !== undefined ? { body: st.body } : {}),
+    capture: st.capture,
+  };
+}
+
+/** What is shown of a test's configuration: never the credentials or header values. */
+export function publicConfig(b: StartBody) {
+  return {
+    target_url: b.targetUrl,
+    concurrent_users: b.concurrentUsers,
+    test_duration: b.testDuration,
+    ramp_up_time: b.rampUpTime,
+    requests_per_second: b.requestsPerSecond,
+    http_method: b.httpMethod,
+    auth_type: b.authType,
+    header_names: Object.keys(b.headers),
+    body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
+    insecure_tls: b.insecureTls,
+    ...(b.stages ? { stages: b.stages, stage_target: b.stageTarget } : {}),
+    ...(b.steps
+      ? {
+          steps: b.steps.map((st) => ({
+            name: st.name ?? null,
+            method: st.method ?? b.httpMethod,
+            path: st.path ?? null,
+            header_names: Object.keys(st.headers),
+            body_bytes: st.body === undefined ? 0 : Buffer.byteLength(st.body),
+            capture: st.capture,
+          })),
+        }
+      : {}),
+    thresholds: b.thresholds.map((t) =>
+      t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold,
+    ),
+  };
+}

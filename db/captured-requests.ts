@@ -1,0 +1,186 @@
+// The captured_requests table: what a capture URL received, stored a batch at a time, and read back
+// (listed, searched, counted, one by id) a webhook at a time.
+import { sql, type Kysely } from 'kysely';
+import type { CaptureDelivery, Database } from './schema.ts';
+
+/** One request as the capture URL received it. */
+export interface Capture {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | null;
+  bodyEncoding: 'utf8' | 'base64';
+  bodySize: number;
+  queryParams: string | null;
+  ipAddress: string;
+  userAgent: string;
+  createdAt: Date;
+}
+
+/** A capture on its way to a webhook. */
+export interface CaptureRecord extends Capture {
+  webhookId: string;
+}
+
+/** A stored capture. */
+export interface CapturedRequest extends Capture {
+  id: number;
+  delivery: CaptureDelivery | null;
+}
+
+/** A capture in snake_case: the column names, and the API's field names, which are the same on purpose. */
+export function captureFields(c: Capture) {
+  return {
+    method: c.method,
+    path: c.path,
+    headers: c.headers,
+    body: c.body,
+    body_encoding: c.bodyEncoding,
+    body_size: c.bodySize,
+    query_params: c.queryParams,
+    ip_address: c.ipAddress,
+    user_agent: c.userAgent,
+    created_at: c.createdAt.toISOString(),
+  };
+}
+
+/** A jsonb value as it comes back: parsed by Postgres's driver, a string from some others. */
+export function parsedJson<T>(v: T | string | null): T | null {
+  return typeof v === 'string' ? (JSON.parse(v) as T) : v;
+}
+
+/** One capture of a webhook (by its id), or null. */
+export async function findCapture(
+  db: Kysely<Database>,
+  webhookRef: number,
+  captureId: number,
+): Promise<CapturedRequest | null> {
+  const [row] = await listCapturedRequests(db, webhookRef, 1, captureId - 1, { beforeId: captureId + 1 });
+  return row ?? null;
+}
+
+/** What a search of captures keeps: every filter given must hold. */
+export interface CaptureFilter {
+  method?: string;
+  /** A header present (value undefined) or with exactly this value; the name lower-case. */
+  header?: { name: string; value?: string };
+  /** Text anywhere in a UTF-8 body, case-insensitive. */
+  text?: string;
+  since?: Date;
+  until?: Date;
+  /** Only captures older than this one (the next page, newest first). */
+  beforeId?: number;
+  /** Only this capture and newer ones (what the webhook keeps by count). */
+  minId?: number;
+  /** Only these captures. */
+  ids?: readonly number[];
+  /** None of these (a stream's captures already sent). */
+  notIds?: readonly number[];
+  /** Only captures whose delivery to the forward URL is pending. */
+  pendingDelivery?: boolean;
+  /** The oldest `limit` instead of the newest (a stream catching up after a gap, a page at a time). */
+  oldestFirst?: boolean;
+}
+
+/**
+ * The newest `limit` captured requests of one webhook (only those after `afterId` when given), newest
+ * first, keeping to `filter`.
+ */
+export async function listCapturedRequests(
+  db: Kysely<Database>,
+  webhookRef: number,
+  limit: number,
+  afterId = 0,
+  filter: CaptureFilter = {},
+): Promise<CapturedRequest[]> {
+  const rows = await capturesWhere(db, webhookRef, afterId, filter)
+    .selectAll()
+    .orderBy('id', filter.oldestFirst ? 'asc' : 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    method: r.method,
+    path: r.path,
+    headers: r.headers,
+    body: r.body,
+    bodyEncoding: r.body_encoding,
+    bodySize: r.body_size,
+    queryParams: r.query_params,
+    ipAddress: r.ip_address,
+    userAgent: r.user_agent,
+    createdAt: r.created_at,
+    delivery: parsedJson(r.delivery),
+  }));
+}
+
+/** How many captured requests of one webhook keep to `filter` (all of them, not a page). */
+export async function countCapturedRequests(
+  db: Kysely<Database>,
+  webhookRef: number,
+  filter: CaptureFilter = {},
+): Promise<number> {
+  const row = await capturesWhere(db, webhookRef, 0, filter)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The captures of one webhook after `afterId` that keep to `filter`, as a query to select from. */
+function capturesWhere(db: Kysely<Database>, webhookRef: number, afterId: number, filter: CaptureFilter) {
+  let q = db.selectFrom('captured_requests').where('webhook_ref', '=', webhookRef).where('id', '>', afterId);
+  if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
+  if (filter.minId) q = q.where('id', '>=', filter.minId);
+  if (filter.ids) q = q.where('id', '=', sql<number>`any(${filter.ids.map(Number)}::bigint[])`);
+  if (filter.notIds?.length) q = q.where('id', '<>', sql<number>`all(${filter.notIds.map(Number)}::bigint[])`);
+  if (filter.pendingDelivery) q = q.where(sql<boolean>`(delivery ->> 'status') = 'pending'`);
+  if (filter.method) q = q.where('method', '=', filter.method);
+  if (filter.since) q = q.where('created_at', '>=', filter.since);
+  if (filter.until) q = q.where('created_at', '<', filter.until);
+  if (filter.header) {
+    const { name, value } = filter.header;
+    q =
+      value === undefined
+        ? q.where(sql<boolean>`headers ? ${name}`)
+        : q.where(sql<boolean>`headers ->> ${name} = ${value}`);
+  }
+  if (filter.text) {
+    // LIKE's own characters taken literally.
+    const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where('body_encoding', '=', 'utf8').where(sql<boolean>`body ilike ${pattern}`);
+  }
+  return q;
+}
+
+/**
+ * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
+ * dropped, not stored. Returns, per stored webhook public id, its row id, how many rows this batch
+ * added to it, whether it forwards them (they are then stored with their delivery pending) and how
+ * many captures it keeps when it says (null: the default).
+ */
+export async function insertCaptures(
+  db: Kysely<Database>,
+  records: readonly CaptureRecord[],
+): Promise<Map<string, { ref: number; added: number; forwarding: boolean; keep: number | null }>> {
+  const payload = JSON.stringify(records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })));
+  // See migrations 2026-11-22-006 and 2026-11-23-011: one call, its plan kept by the session.
+  const found = await sql<{
+    webhook_id: string;
+    webhook_ref: string | number;
+    forwarding: boolean;
+    keep: number | null;
+  }>`
+    select webhook_id, webhook_ref, forwarding, keep from store_captures_v2(${payload}::json)
+  `.execute(db);
+  const stored = new Map(
+    found.rows.map((r) => [
+      r.webhook_id,
+      { ref: Number(r.webhook_ref), added: 0, forwarding: r.forwarding, keep: r.keep === null ? null : Number(r.keep) },
+    ]),
+  );
+  for (const r of records) {
+    const entry = stored.get(r.webhookId);
+    if (entry) entry.added += 1;
+  }
+  return stored;
+}
