@@ -16,12 +16,8 @@ export interface LoadTestRow {
   completedAt: Date | null;
 }
 
-export interface ShardSnapshotRow<S = Record<string, unknown>> {
-  shard: number;
-  attempt: number;
-  snapshot: S;
-  final: boolean;
-}
+export type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
+import type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
 
 const json = (v: unknown) =>
   typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>);

@@ -1,4 +1,4 @@
-// Refreshes the data the domain lookup ships (activities/whois/data/) from its public sources, where
+// Refreshes the data the domain lookup ships (domain/whois/data/) from its public sources, where
 // the service has internet access:
 //   npm run --silent refresh-data [-- --only rdap,rates,porkbun,dynadot,whois] [--out <dir>]
 // Each download is checked for the shape the code reads before it replaces the file; a failed source
@@ -6,9 +6,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CURRENCIES } from '../activities/whois/pricing.ts';
+import { CURRENCIES } from '../domain/whois/pricing.ts';
 
-const DATA_DIR = fileURLToPath(new URL('../activities/whois/data/', import.meta.url));
+const DATA_DIR = fileURLToPath(new URL('../domain/whois/data/', import.meta.url));
 
 interface Source {
   file: string;
@@ -123,7 +123,7 @@ const { only, out } = args(process.argv.slice(2));
 await fs.mkdir(out, { recursive: true });
 const results = await Promise.all(only.map((name) => refresh(name, SOURCES[name]!, out)));
 if (results.includes(false)) {
-  console.error('Some sources failed; update activities/whois/data/SOURCES.md for the ones that changed.');
+  console.error('Some sources failed; update domain/whois/data/SOURCES.md for the ones that changed.');
   process.exit(1);
 }
-console.log('Done: record the new dates in activities/whois/data/SOURCES.md.');
+console.log('Done: record the new dates in domain/whois/data/SOURCES.md.');

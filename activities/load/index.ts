@@ -11,11 +11,11 @@ import {
   writeShardSnapshot,
 } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
-import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './generator.ts';
-import { ThreadedShard } from './threads.ts';
+import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
+import { ThreadedShard } from '../../domain/load/threads.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
-import { finalResults, thresholdFigures } from './metrics.ts';
-import { abortingFailure, evaluateThresholds } from './thresholds.ts';
+import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
+import { abortingFailure, evaluateThresholds } from '../../domain/load/thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;

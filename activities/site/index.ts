@@ -6,36 +6,19 @@ import { AppError } from '../../lib/errors.ts';
 import type { Outcome } from '../../lib/jobs/site.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
-import { auditPage, PAGE_MAX_BYTES, STYLESHEET_MAX_BYTES, type AuditResult, type PageType } from './audit/index.ts';
-import { discoverPages, MAX_PAGES, normalisePageUrl, SITEMAP_MAX_BYTES, type Discovery } from './discover.ts';
+import {
+  auditPage,
+  PAGE_MAX_BYTES,
+  STYLESHEET_MAX_BYTES,
+  type AuditResult,
+  type PageType,
+} from '../../domain/site/audit/index.ts';
+import { discoverPages, MAX_PAGES, SITEMAP_MAX_BYTES, type Discovery } from '../../domain/site/discover.ts';
+import { auditCacheKey, discoveryCacheKey, readCached, store } from '../../domain/site/cache.ts';
 
 export const DISCOVERY_CACHE_SECONDS = 30 * 60;
 export const AUDIT_CACHE_SECONDS = 5 * 60;
 export const SITE_FETCH_TIMEOUT_MS = 10_000;
-
-export interface CachedAnswer<T> {
-  value: T;
-  storedAt: number;
-}
-
-/** Discovery reads the site's origin whatever page of it is given: one answer per origin. */
-export const discoveryCacheKey = (url: string) => `site:pages:${URL.canParse(url) ? new URL(url).origin : url}`;
-export const auditCacheKey = (url: string, pageType: PageType | undefined) =>
-  `site:audit:v2:${pageType ?? 'auto'}:${normalisePageUrl(url) ?? url}`;
-
-export async function readCached<T>(kv: KvStore, key: string): Promise<CachedAnswer<T> | null> {
-  const raw = await kv.get(key);
-  if (!raw) return null;
-  try {
-    return JSON.parse(raw) as CachedAnswer<T>;
-  } catch {
-    return null;
-  }
-}
-
-async function store<T>(kv: KvStore, key: string, value: T, ttlSeconds: number): Promise<void> {
-  await kv.set(key, JSON.stringify({ value, storedAt: Date.now() } satisfies CachedAnswer<T>), ttlSeconds);
-}
 
 async function outcome<T>(work: () => Promise<T>): Promise<Outcome<T>> {
   try {

@@ -3,8 +3,8 @@
 import { heartbeat } from '@temporalio/activity';
 import type { CheckedDomain, LookupMode } from '../../lib/jobs/domain-check.ts';
 import { inLanes } from '../../lib/lanes.ts';
-import type { DomainLookup } from './lookup.ts';
-import { summarize } from './lookup.ts';
+import type { DomainLookup } from '../../domain/whois/lookup.ts';
+import { summarize } from '../../domain/whois/lookup.ts';
 
 export function createWhoisActivities(lookup: DomainLookup) {
   return {

@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createClientIp } from '../../lib/net/client-ip.ts';
-import { CURRENCIES } from '../../activities/whois/pricing.ts';
+import { CURRENCIES } from '../../domain/whois/pricing.ts';
 import { html, type Html } from '../pages/html.ts';
 import { whoisQuery } from '../schemas/domains.ts';
 import { DNS_TYPES, dnsQuery, ipQuery, urlInput } from '../schemas/lookups.ts';

@@ -2,7 +2,7 @@
 // client asks for one), answered as POST /api/v1/network/domains/check answers.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CURRENCIES } from '../../activities/whois/pricing.ts';
+import { CURRENCIES } from '../../domain/whois/pricing.ts';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { BULK_MAX_DOMAINS, bulkBody } from '../schemas/domains.ts';

@@ -1,7 +1,7 @@
 // Domain registration lookups: one name, or up to BULK_MAX_DOMAINS at once.
 import { z } from 'zod';
 import { LOOKUP_MODES } from '../../lib/lookup-modes.ts';
-import { CURRENCIES } from '../../activities/whois/pricing.ts';
+import { CURRENCIES } from '../../domain/whois/pricing.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-domains.ts';
 

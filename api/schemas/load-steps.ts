@@ -1,4 +1,4 @@
-// The `steps` of a load test's start body: a scenario each user runs in order (activities/load/scenario.ts).
+// The `steps` of a load test's start body: a scenario each user runs in order (domain/load/scenario.ts).
 import { z } from 'zod';
 import { placeholdersOf } from '../../lib/load/placeholders.ts';
 

@@ -1,6 +1,6 @@
 // Load tests: start, status (also as a stream), stop, results, history.
 import { z } from 'zod';
-import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
+import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-load-tests.ts';

@@ -1,7 +1,7 @@
 // Lookups answered in the request: DNS, IP information, HTTP headers.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { DNS_TYPES } from '../../activities/dns/lookup.ts';
+import { DNS_TYPES } from '../../domain/dns/lookup.ts';
 
 export { DNS_TYPES };
 import { operation } from './operation.ts';

@@ -1,7 +1,7 @@
 // Site page discovery and page design audits.
 import { z } from 'zod';
 import { PAGE_TYPES } from '../../lib/jobs/site.ts';
-import { MAX_PAGES } from '../../activities/site/discover.ts';
+import { MAX_PAGES } from '../../domain/site/discover.ts';
 import { urlInput } from './lookups.ts';
 
 export { MAX_PAGES, PAGE_TYPES };

@@ -1,9 +1,9 @@
 // Domain registration lookups: one name in the request, many as a workflow on the network pool
 // (only the names the cache does not answer), waited for until bulkDeadlineMs.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { createConfiguredDomainLookup } from '../../activities/whois/lookup.ts';
-import { bulkEntry, whoisResponse } from '../../activities/whois/present.ts';
-import type { RegistrableDomain } from '../../activities/whois/registrable.ts';
+import { createConfiguredDomainLookup } from '../../domain/whois/lookup.ts';
+import { bulkEntry, whoisResponse } from '../../domain/whois/present.ts';
+import type { RegistrableDomain } from '../../domain/whois/registrable.ts';
 import type { Config } from '../../lib/config.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';

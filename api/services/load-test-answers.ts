@@ -1,8 +1,8 @@
 // The answers about a load test, assembled from what the service read: its status (live totals and
 // thresholds from the shards' snapshots while it runs, the stored results once ended), its results, the list.
-import type { ShardSnapshot } from '../../activities/load/generator.ts';
-import { liveMetrics, thresholdFigures } from '../../activities/load/metrics.ts';
-import { evaluateThresholds, parseThreshold, type Threshold } from '../../activities/load/thresholds.ts';
+import type { ShardSnapshot } from '../../domain/load/generator.ts';
+import { liveMetrics, thresholdFigures } from '../../domain/load/metrics.ts';
+import { evaluateThresholds, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import type { LoadTestRow, ShardSnapshotRow } from '../../db/load-tests.ts';
 import type { FinalResults, LoadTestState, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 

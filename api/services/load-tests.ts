@@ -3,8 +3,8 @@
 // it has ended (it outlives Temporal's retention).
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
-import type { ShardSnapshot } from '../../activities/load/generator.ts';
-import { intervalTracker, liveMetrics } from '../../activities/load/metrics.ts';
+import type { ShardSnapshot } from '../../domain/load/generator.ts';
+import { intervalTracker, liveMetrics } from '../../domain/load/metrics.ts';
 import {
   createLoadTest,
   findOwnedLoadTest,

@@ -1,8 +1,8 @@
 // Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). Built
 // once per process: the IP database and the resolvers are not rebuilt per request or per MCP session.
-import { createDnsLookup, DNS_TYPES, type DnsType } from '../../activities/dns/lookup.ts';
-import { createHeaderCheck } from '../../activities/http-headers/check-url.ts';
-import { createIpInfo } from '../../activities/ip-info/lookup.ts';
+import { createDnsLookup, DNS_TYPES, type DnsType } from '../../domain/dns/lookup.ts';
+import { createHeaderCheck } from '../../domain/http-headers/check-url.ts';
+import { createIpInfo } from '../../domain/ip-info/lookup.ts';
 import type { Config } from '../../lib/config.ts';
 import { normalizeDomain } from '../../lib/domain-name.ts';
 import { plainIp } from '../../lib/net/client-ip.ts';

@@ -3,7 +3,7 @@
 // `cache_age_seconds`; `fresh: true` bypasses and refreshes it), and one workflow per miss.
 import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
-import { auditCacheKey, discoveryCacheKey, readCached, type CachedAnswer } from '../../activities/site/index.ts';
+import { auditCacheKey, discoveryCacheKey, readCached, type CachedAnswer } from '../../domain/site/cache.ts';
 import { AppError, JobTimeoutError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';

@@ -8,7 +8,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
-import { createDnsLookup } from '../../activities/dns/lookup.ts';
+import { createDnsLookup } from '../../domain/dns/lookup.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';

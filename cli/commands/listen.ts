@@ -105,9 +105,9 @@ export function registerListen(program: Command): void {
             if (event.event === 'error')
               throw new ApiError(`listen ${id}`, 503, 'stream_failed', data?.message ?? 'the stream failed');
             if (event.event !== 'requests') return;
-            const captures = (data?.data?.requests ?? [])
-              .filter((r) => !position.isHandled(r.id))
-              .sort((a, b) => a.id - b.id);
+            if (!Array.isArray(data?.data?.requests))
+              throw new ApiError(`listen ${id}`, 502, 'bad_event', 'the stream sent a requests event without requests');
+            const captures = data.data.requests.filter((r) => !position.isHandled(r.id)).sort((a, b) => a.id - b.id);
             for (const capture of captures) {
               busy = true;
               const handled = await handle(capture, id, position, o, stop.signal);

@@ -10,7 +10,7 @@ export type Confidence = 'high' | 'medium' | 'low';
 
 /**
  * What is known about one name, without the registration record and raw answer: what a bulk check
- * carries around (activities/whois/lookup.ts's DomainCheck adds them).
+ * carries around (domain/whois/lookup.ts's DomainCheck adds them).
  */
 export interface CheckSummary {
   domain: string;

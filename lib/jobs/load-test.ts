@@ -7,7 +7,7 @@ export const LOAD_TEST_KIND = 'load-test';
 /** The one definition: db/schema.ts stores it (the `load_tests.status` column) and re-exports it. */
 export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';
 
-/** A step of a scenario (activities/load/scenario.ts); `path` and the values may hold `{{name}}` placeholders. */
+/** A step of a scenario (domain/load/scenario.ts); `path` and the values may hold `{{name}}` placeholders. */
 export interface ScenarioStep {
   name?: string;
   method: string;
@@ -34,7 +34,7 @@ export interface ShardTarget {
   steps?: ScenarioStep[];
 }
 
-/** A pass/fail threshold as parsed from the start body (activities/load/thresholds.ts). */
+/** A pass/fail threshold as parsed from the start body (domain/load/thresholds.ts). */
 export interface LoadThreshold {
   threshold: string;
   metric: string;
@@ -61,7 +61,7 @@ export interface LoadTestInput {
   /** Evaluated on the merged results every second and at the end; absent in tests started before they existed. */
   thresholds?: LoadThreshold[];
   /**
-   * Stages instead of the ramp (activities/load/profile.ts): targets are users when
+   * Stages instead of the ramp (domain/load/profile.ts): targets are users when
    * requestsPerSecond is 0, else arrivals per second (requestsPerSecond is then their peak).
    */
   stages?: Array<{ durationMs: number; target: number }>;
@@ -69,7 +69,7 @@ export interface LoadTestInput {
   waitForWorkerSeconds?: number;
 }
 
-/** The totals of a running test (activities/load/metrics.ts builds them from the shard snapshots). */
+/** The totals of a running test (domain/load/metrics.ts builds them from the shard snapshots). */
 export interface LiveMetrics {
   total_requests: number;
   successful_requests: number;
@@ -169,7 +169,7 @@ export interface UserShare {
 /**
  * `share` cut into `parts` (at most one per user): users split evenly and numbered on from its first,
  * the arrival rate and an open model's stage targets shared in proportion. How a test becomes shards
- * (workflows/load-test-plan.ts), and a shard the parts its threads run (activities/load/threads.ts).
+ * (workflows/load-test-plan.ts), and a shard the parts its threads run (domain/load/threads.ts).
  */
 export function splitUsers<T extends UserShare>(share: T, parts: number): T[] {
   const n = Math.max(1, Math.min(parts, share.users));
@@ -188,4 +188,12 @@ export function splitUsers<T extends UserShare>(share: T, parts: number): T[] {
     firstUser += users;
     return part;
   });
+}
+
+/** A shard attempt's stored snapshot, as the database gives it back (db/load-tests.ts). */
+export interface ShardSnapshotRow<S = Record<string, unknown>> {
+  shard: number;
+  attempt: number;
+  snapshot: S;
+  final: boolean;
 }

@@ -75,7 +75,7 @@ export interface AuditResult {
     };
     style_counts: Record<string, number>;
     page_bytes: number;
-    /** Findings left out per rule beyond MAX_FINDINGS_PER_RULE (activities/site/audit). */
+    /** Findings left out per rule beyond MAX_FINDINGS_PER_RULE (domain/site/audit). */
     findings_omitted: Record<string, number>;
     limitations: string;
   };

@@ -32,7 +32,7 @@ export interface VideoJobInput {
   downloadTtlSeconds: number;
 }
 
-/** What ffprobe says of the upload (activities/media/probe.ts). */
+/** What ffprobe says of the upload (activities/media/ffmpeg.ts). */
 export interface VideoSource {
   width: number;
   height: number;

@@ -1,4 +1,4 @@
-// The phases of a request and the figures kept of each, by name (activities/load/phases.ts measures
+// The phases of a request and the figures kept of each, by name (domain/load/phases.ts measures
 // them): what the API's thresholds may name, without the histograms that measure them.
 export const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
 export type Phase = (typeof PHASES)[number];

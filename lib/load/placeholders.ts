@@ -1,4 +1,4 @@
-// `{{name}}` placeholders in a scenario's steps (activities/load/scenario.ts fills them with what an
+// `{{name}}` placeholders in a scenario's steps (domain/load/scenario.ts fills them with what an
 // earlier step captured; the API's schema checks each is captured before it is used).
 export const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]{0,31})\}\}/g;
 

@@ -84,7 +84,9 @@ describe('load test report', () => {
         })),
       })),
     );
-    const text = await page.locator('main').textContent();
+    // The text as a reader sees it: innerText breaks lines between blocks, which the assertions read.
+    // biome-ignore lint/performance/useDomNodeTextContent: textContent has no line breaks between blocks
+    const text = await page.locator('main').innerText();
     await context.close();
     return { requests, drawn, text };
   }

@@ -3,7 +3,7 @@
 // with the modifiers the Observatory's documentation gives for it written beside it. The expected
 // score comes from those modifiers by the documented rounds (penalties; bonuses only from 90 up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHeaderCheck } from '../../activities/http-headers/check-url.ts';
+import { createHeaderCheck } from '../../domain/http-headers/check-url.ts';
 import { startObservatorySite, type ObservatorySite, type SiteCase } from '../fixtures/observatory-site.ts';
 
 const GOOD_CSP =

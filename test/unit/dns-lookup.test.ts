@@ -1,6 +1,6 @@
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDnsLookup, DNS_TYPES, type DnsLookup } from '../../activities/dns/lookup.ts';
+import { createDnsLookup, DNS_TYPES, type DnsLookup } from '../../domain/dns/lookup.ts';
 import { startDnsServer, ZONE_SOA, type DnsFixture } from '../fixtures/dns-server.ts';
 
 describe('DNS lookup against a loopback DNS server', () => {
@@ -59,7 +59,7 @@ describe('DNS lookup against a loopback DNS server', () => {
 
 describe('IP info reverse lookups', () => {
   it('asks DNS for the PTR of public addresses only', async () => {
-    const { createIpInfo } = await import('../../activities/ip-info/lookup.ts');
+    const { createIpInfo } = await import('../../domain/ip-info/lookup.ts');
     const server = await startDnsServer();
     try {
       const ipInfo = createIpInfo({ dnsServers: [server.address], reverseTimeoutMs: 500 });

@@ -34,6 +34,7 @@ const ROOTS = [
   'cli',
   'db',
   'docs',
+  'domain',
   'lib',
   'scripts',
   'test',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeHeaders, overallScore } from '../../activities/http-headers/analyze.ts';
-import { CDN_WAF_SIGNATURE_COUNT, detectCdnWaf } from '../../activities/http-headers/cdn-waf.ts';
-import { parseSetCookie } from '../../activities/http-headers/cookies.ts';
-import { grade } from '../../activities/http-headers/grades.ts';
+import { analyzeHeaders, overallScore } from '../../domain/http-headers/analyze.ts';
+import { CDN_WAF_SIGNATURE_COUNT, detectCdnWaf } from '../../domain/http-headers/cdn-waf.ts';
+import { parseSetCookie } from '../../domain/http-headers/cookies.ts';
+import { grade } from '../../domain/http-headers/grades.ts';
 
 const HARDENED = {
   'content-type': 'text/html; charset=utf-8',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress } from '../../activities/ip-info/address-class.ts';
-import { ipv4ToNumber, ipv6ToBigInt, lookupAsn } from '../../activities/ip-info/asn-table.ts';
+import { classifyAddress } from '../../domain/ip-info/address-class.ts';
+import { ipv4ToNumber, ipv6ToBigInt, lookupAsn } from '../../domain/ip-info/asn-table.ts';
 
 describe('ip-info building blocks', () => {
   it('classifies addresses', () => {

@@ -1,12 +1,13 @@
 // The layers of ARCHITECTURE.md, checked on the import graph of the source tree: doors reach the
-// database and Temporal only through services, nothing low imports from above it, no module imports
-// itself back through others, and no module grows past 300 lines.
+// database and Temporal only through services, the API reaches domain code and never the activities,
+// domain code stands on lib alone, nothing low imports from above it, no module imports itself back
+// through others, and no module grows past 300 lines.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
 
-const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'lib', 'scripts', 'workers', 'workflows'];
+const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'domain', 'lib', 'scripts', 'workers', 'workflows'];
 const MAX_LINES = 300;
 
 function sourceFiles(dir: string): string[] {
@@ -56,9 +57,26 @@ describe('layers', () => {
     expect(direct).toEqual([]);
   });
 
-  it('activities, lib and db import nothing from workflows, workers or the API', () => {
+  it('the API never reaches the activities: what both need is domain code, below both', () => {
+    const sideways = [...imports].flatMap(([file, targets]) =>
+      under(file, 'api') ? targets.filter((t) => under(t, 'activities')).map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(sideways).toEqual([]);
+  });
+
+  it('domain code imports only lib and other domain code', () => {
+    const reached = [...imports].flatMap(([file, targets]) =>
+      under(file, 'domain')
+        ? targets.filter((t) => !under(t, 'domain') && !under(t, 'lib')).map((t) => `${file} -> ${t}`)
+        : [],
+    );
+    expect(reached).toEqual([]);
+    expect(files.filter((f) => under(f, 'domain')).length).toBeGreaterThan(30);
+  });
+
+  it('activities, domain, lib and db import nothing from workflows, workers or the API', () => {
     const upward = [...imports].flatMap(([file, targets]) =>
-      ['activities', 'lib', 'db'].some((d) => under(file, d))
+      ['activities', 'domain', 'lib', 'db'].some((d) => under(file, d))
         ? targets.filter((t) => ['workflows', 'workers', 'api'].some((d) => under(t, d))).map((t) => `${file} -> ${t}`)
         : [],
     );

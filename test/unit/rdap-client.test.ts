@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RDAP_MAX_BYTES, rdapLookup } from '../../activities/whois/rdap.ts';
+import { RDAP_MAX_BYTES, rdapLookup } from '../../domain/whois/rdap.ts';
 import { rdapDomain } from '../fixtures/rdap-server.ts';
 
 const servers: http.Server[] = [];

@@ -8,10 +8,10 @@ import {
   PAGE_MAX_BYTES,
   STYLESHEET_MAX_BYTES,
   type Finding,
-} from '../../activities/site/audit/index.ts';
-import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex } from '../../activities/site/audit/colors.ts';
-import { spacingScale } from '../../activities/site/audit/rules-alignment.ts';
-import { discoverPages, normalisePageUrl, sitemapLocs } from '../../activities/site/discover.ts';
+} from '../../domain/site/audit/index.ts';
+import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex } from '../../domain/site/audit/colors.ts';
+import { spacingScale } from '../../domain/site/audit/rules-alignment.ts';
+import { discoverPages, normalisePageUrl, sitemapLocs } from '../../domain/site/discover.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { startAuditSite, startLinksSite, startSitemapSite, type SiteFixture } from '../fixtures/sites.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
 
-const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'lib', 'scripts', 'workers', 'workflows'];
+const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'domain', 'lib', 'scripts', 'workers', 'workflows'];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {

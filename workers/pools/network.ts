@@ -1,7 +1,7 @@
 // The `network` pool: activities only, on the `network` task queue.
 import type { Worker } from '@temporalio/worker';
 import { createWhoisActivities } from '../../activities/whois/index.ts';
-import { createConfiguredDomainLookup } from '../../activities/whois/lookup.ts';
+import { createConfiguredDomainLookup } from '../../domain/whois/lookup.ts';
 import { createSiteActivities } from '../../activities/site/index.ts';
 import { createWebhookActivities } from '../../activities/webhooks/index.ts';
 import { createActivityWorker, type PoolContext } from './pool-worker.ts';

@@ -2,7 +2,7 @@
 // before any connection; a name is checked by each connection's lookup, and a refusal there is that
 // request's error. The one server is on loopback, started here, and counts the connections it accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ShardGenerator, type ShardPlan } from '../../../activities/load/generator.ts';
+import { ShardGenerator, type ShardPlan } from '../../../domain/load/generator.ts';
 import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
 import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
 

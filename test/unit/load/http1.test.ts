@@ -1,8 +1,8 @@
 // The load generator's HTTP/1.1 connection against raw loopback servers that answer in every framing.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Http1Connection } from '../../../activities/load/http1.ts';
-import { requestBytes } from '../../../activities/load/request.ts';
+import { Http1Connection } from '../../../domain/load/http1.ts';
+import { requestBytes } from '../../../domain/load/request.ts';
 import { guardedLookup } from '../../../lib/net/target-guard.ts';
 import { createAddressPolicy } from '../../../lib/net/address-policy.ts';
 

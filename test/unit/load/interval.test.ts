@@ -1,8 +1,8 @@
 // The live chart's points: rate, errors and percentiles of the last interval, not since the start.
 import hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
-import { newHistogram, type ShardSnapshot } from '../../../activities/load/generator.ts';
-import { finalResults, intervalTracker } from '../../../activities/load/metrics.ts';
+import { newHistogram, type ShardSnapshot } from '../../../domain/load/generator.ts';
+import { finalResults, intervalTracker } from '../../../domain/load/metrics.ts';
 
 function snapshot(latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number): ShardSnapshot {
   const h = newHistogram();

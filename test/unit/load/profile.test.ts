@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  arrivalAt,
-  firstArrivalFrom,
-  nextAbove,
-  peakOf,
-  rampStages,
-  targetAt,
-} from '../../../activities/load/profile.ts';
+import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, targetAt } from '../../../domain/load/profile.ts';
 
 describe('load profiles (stages)', () => {
   const stages = [

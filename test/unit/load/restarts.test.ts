@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lostBy, shardRestarts } from '../../../activities/load/restarts.ts';
+import { lostBy, shardRestarts } from '../../../domain/load/restarts.ts';
 
 const attempt = (perSecond: number[], inFlight = 0, takenAt = 0) => ({ perSecond, inFlight, takenAt });
 

@@ -3,10 +3,10 @@
 // loopback target started here, on two real worker threads.
 import hdr from 'hdr-histogram-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ShardPlan } from '../../../activities/load/shard.ts';
-import { newHistogram } from '../../../activities/load/histogram.ts';
-import { mergeSnapshots } from '../../../activities/load/snapshot-merge.ts';
-import { partsOf, ThreadedShard } from '../../../activities/load/threads.ts';
+import type { ShardPlan } from '../../../domain/load/shard.ts';
+import { newHistogram } from '../../../domain/load/histogram.ts';
+import { mergeSnapshots } from '../../../domain/load/snapshot-merge.ts';
+import { partsOf, ThreadedShard } from '../../../domain/load/threads.ts';
 import { splitUsers } from '../../../lib/jobs/load-test.ts';
 import { ForbiddenAddressError } from '../../../lib/net/target-guard.ts';
 import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';

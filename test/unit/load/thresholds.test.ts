@@ -7,7 +7,7 @@ import {
   verdictOf,
   type Threshold,
   type ThresholdMetric,
-} from '../../../activities/load/thresholds.ts';
+} from '../../../domain/load/thresholds.ts';
 
 const figures = {
   p50: 20,

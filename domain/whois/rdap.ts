@@ -29,7 +29,7 @@ export interface RdapOptions {
   timeoutMs: number;
   /** NETWORK_ALLOW: a redirect leaves the trusted base URL, so it goes through the address guard. */
   allow: readonly string[];
-  /** Waits for the RDAP host's turn (activities/whois/pace.ts); the wait counts in `timeoutMs`. */
+  /** Waits for the RDAP host's turn (domain/whois/pace.ts); the wait counts in `timeoutMs`. */
   pace?: Pace;
 }
 

@@ -94,7 +94,7 @@ export interface WhoisOptions {
   server?: string;
   allow: readonly string[];
   timeoutMs: number;
-  /** Waits for each server's turn (activities/whois/pace.ts); the waits count in `timeoutMs`. */
+  /** Waits for each server's turn (domain/whois/pace.ts); the waits count in `timeoutMs`. */
   pace?: Pace;
 }
 

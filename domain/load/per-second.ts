@@ -46,7 +46,7 @@ export class PerSecondCounts {
 
 /** Adds `from` into `into`, index by index. */
 function addEach(into: number[], from: number[]) {
-  for (let i = 0; i < from.length; i += 1) into[i] = (into[i] ?? 0) + from[i]!;
+  for (let i = 0; i < from.length; i += 1) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
 }
 
 /** Merges the shards' per-second counts (`seconds` is absent in snapshots written before it existed). */
@@ -63,7 +63,8 @@ export function mergePerSecond(shards: Array<{ perSecond: number[]; seconds?: Pe
     addEach(answers.failed, s.seconds.failed);
     addEach(answers.latencySumUs, s.seconds.latencySumUs);
     const max = s.seconds.latencyMaxUs;
-    for (let i = 0; i < max.length; i += 1) answers.latencyMaxUs[i] = Math.max(answers.latencyMaxUs[i] ?? 0, max[i]!);
+    for (let i = 0; i < max.length; i += 1)
+      answers.latencyMaxUs[i] = Math.max(answers.latencyMaxUs[i] ?? 0, max[i] ?? 0);
   }
   return { sent: dense(sent), answers };
 }

@@ -2,7 +2,7 @@
 // never averaged; throughput is requests over the measured duration (first request sent to the last
 // snapshot); times are milliseconds; error_rate is a percentage of requests.
 import hdr from 'hdr-histogram-js';
-import type { ShardSnapshotRow } from '../../db/load-tests.ts';
+import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
 import { mergePerSecond } from './per-second.ts';

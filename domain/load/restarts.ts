@@ -3,7 +3,7 @@
 // was restarted; so was one that stopped because a later attempt had started (superseded). The gap is counted in whole seconds of the test (the per-second index of what was
 // sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
 // attempt may have sent after its last stored snapshot is counted lost, with what it had in flight.
-import type { ShardSnapshotRow } from '../../db/load-tests.ts';
+import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 
 interface Attempt {
   perSecond: number[];
