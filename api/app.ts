@@ -34,12 +34,11 @@ export interface Api {
 
 /**
  * How the capture writer batches for a database. Postgres: up to 8 batches of at most 32 captures at
- * once, leaving two pooled connections to the rest of the API. Several smaller batches keep more than
- * one database process busy where one large batch kept one (bench:capture on two cores, runs taking
- * turns: 4 batches of any size 9.0-9.6k captures/s, 8 of 32 9.6-10.2k while the machine was slow;
- * 11k and 14.9k while it was fast). PGlite, behind its socket (served by a thread of this process or
- * of another), runs one statement at a time: one batch at a time, as large as the writer allows,
- * costs it least.
+ * once, leaving two pooled connections to the rest of the API: several smaller batches keep more than
+ * one database process busy where one large batch keeps one (measured with `npm run bench:capture`,
+ * figures in docs/benchmarks.md). PGlite, behind its socket (served by a thread of this process or of
+ * another), runs one statement at a time: one batch at a time, as large as the writer allows, costs
+ * it least.
  */
 export function captureBatching(parallelism: number): Pick<CaptureWriterOptions, 'maxConcurrent' | 'maxBatch'> {
   if (parallelism <= 1) return { maxConcurrent: 1 };

@@ -1,5 +1,6 @@
 // Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
 // totals (live metrics, the stop flag's way back to the shards, and the final merge).
+import { MAX_TEST_SECONDS, MAX_WORKER_WAIT_SECONDS } from '../lib/jobs/load-test.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
 
@@ -18,6 +19,9 @@ export interface LoadTestRow {
 
 export type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
 import type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
+
+/** How long a pending or running row counts against its user's tests at once: the longest wait for a worker and the longest test. */
+const OPEN_ROW_SECONDS = MAX_WORKER_WAIT_SECONDS + MAX_TEST_SECONDS;
 
 const json = (v: unknown) =>
   typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>);
@@ -53,8 +57,8 @@ export async function createLoadTest(
       .select((eb) => eb.fn.countAll<string>().as('open'))
       .where('user_id', '=', row.userId)
       .where('status', 'in', ['pending', 'running'])
-      // A row left open by a process that died counts no longer than the longest test could run.
-      .where('created_at', '>', sql<Date>`now() - interval '2 hours'`)
+      // A row left open by a process that died counts no longer than the longest test could wait and run.
+      .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${OPEN_ROW_SECONDS})`)
       .executeTakeFirstOrThrow();
     if (Number(open) >= maxOpen) return false;
     await trx
@@ -149,7 +153,6 @@ export async function finishLoadTestRow(
   await q.execute();
 }
 
-/** Stores a shard attempt's totals; answers whether the test was asked to stop (one round trip). */
 /**
  * Stores a shard attempt's snapshot, and says whether the attempt should stop: the test's stop was
  * asked for, or a later attempt of the same shard exists (`superseded`: Temporal retried it while this

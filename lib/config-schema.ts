@@ -1,5 +1,6 @@
 // The environment variables config.ts reads, with their types, bounds, defaults and the rules between them.
 // Names are a contract with deployment tooling (ARCHITECTURE.md, "Configuration"): do not rename them.
+import { MAX_WORKER_WAIT_SECONDS } from './jobs/load-test.ts';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseCidr } from './net/cidr.ts';
@@ -143,7 +144,7 @@ export const envSchema = z
       .max(1_000_000, 'must be from 0 to 1000000')
       .default(50),
     TARGET_VERIFICATION_SECONDS: seconds(0, 3600, 60),
-    LOAD_WORKER_WAIT_SECONDS: seconds(1, 3600, 60),
+    LOAD_WORKER_WAIT_SECONDS: seconds(1, MAX_WORKER_WAIT_SECONDS, 60),
     LOAD_THREADS: z.coerce
       .number({ error: 'must be a whole number' })
       .int('must be a whole number')

@@ -1,4 +1,5 @@
 // Load tests: start, status (also as a stream), stop, results, history.
+import { MAX_TEST_SECONDS } from '../../lib/jobs/load-test.ts';
 import { z } from 'zod';
 import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
@@ -42,14 +43,14 @@ export const startBody = z
       .transform((m) => m.toUpperCase())
       .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` })),
     concurrentUsers: int(1, 10_000).optional().describe('Required, unless user stages give it (their peak)'),
-    testDuration: int(10, 3600).optional().describe('Required, unless stages give it (their total)'),
-    rampUpTime: int(0, 3600).optional(),
+    testDuration: int(10, MAX_TEST_SECONDS).optional().describe('Required, unless stages give it (their total)'),
+    rampUpTime: int(0, MAX_TEST_SECONDS).optional(),
     requestsPerSecond: int(0, 1_000_000).optional(),
     stages: z
       .array(
         z
           .object(
-            { duration: int(0, 3600), target: int(0, 1_000_000) },
+            { duration: int(0, MAX_TEST_SECONDS), target: int(0, 1_000_000) },
             { error: 'must be objects {duration, target}' },
           )
           .strict(),
@@ -116,7 +117,8 @@ export const startBody = z
     } else {
       const total = b.stages.reduce((n, st) => n + st.duration, 0);
       const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
-      if (total < 10 || total > 3600) issue('stages', `must last 10 to 3600 seconds in all (they last ${total})`);
+      if (total < 10 || total > MAX_TEST_SECONDS)
+        issue('stages', `must last 10 to ${MAX_TEST_SECONDS} seconds in all (they last ${total})`);
       if (b.testDuration !== undefined && b.testDuration !== total)
         issue('testDuration', `must be the stages' total (${total}), or left out`);
       if (b.rampUpTime !== undefined) issue('rampUpTime', 'is replaced by stages: leave it out');

@@ -29,7 +29,7 @@ const BYTES_CHECK_AFTER_MS = 10_000;
 const BYTES_CHECK_FROM = 0.9;
 /**
  * A user this process has not checked yet is checked once it stored this share of the bound here:
- * summing a user's captures costs (bench:capture: a 0.7-0.9 s stall on PGlite for 100k captures),
+ * summing a user's captures costs (bench:capture: a stall of most of a second on PGlite for 100k captures),
  * so a user writing small bodies far below the bound is never summed; at most this share over it.
  */
 const BYTES_FIRST_CHECK_FROM = 0.1;

@@ -1,4 +1,4 @@
-// Lookups answered in the request (ARCHITECTURE.md: the API calls the activity code directly). Built
+// Lookups answered in the request (ARCHITECTURE.md: the API calls the domain code directly). Built
 // once per process: the IP database and the resolvers are not rebuilt per request or per MCP session.
 import { createDnsLookup, DNS_TYPES, type DnsType } from '../../domain/dns/lookup.ts';
 import { createHeaderCheck } from '../../domain/http-headers/check-url.ts';

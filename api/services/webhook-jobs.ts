@@ -15,8 +15,8 @@ import {
 export const WAKE_EVERY_MS = 250;
 /**
  * ...or this long while this process stores more than BUSY_CAPTURES captures a second: deliveries
- * yield to captures then, and each wake is a workflow task for Temporal (four a second took the
- * Temporal server 5-9 % of a core during bench:capture's forwarding bursts, measured).
+ * yield to captures then, and each wake is a workflow task for Temporal (a few a second cost the
+ * Temporal server a noticeable share of a core during bench:capture's forwarding bursts).
  */
 export const BUSY_WAKE_EVERY_MS = 2_000;
 

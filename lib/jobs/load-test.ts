@@ -3,6 +3,10 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const LOAD_TEST_KIND = 'load-test';
+/** The longest test, in seconds (its duration, or its stages' total). */
+export const MAX_TEST_SECONDS = 3600;
+/** The longest a test may wait for a load worker (LOAD_WORKER_WAIT_SECONDS is at most this). */
+export const MAX_WORKER_WAIT_SECONDS = 3600;
 
 /** The one definition: db/schema.ts stores it (the `load_tests.status` column) and re-exports it. */
 export type LoadTestStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed';

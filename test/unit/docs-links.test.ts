@@ -76,6 +76,35 @@ describe('the README and docs/', () => {
     expect(checked).toBeGreaterThan(20); // the docs do name the source: the check saw them
   });
 
+  it('and the comments of the code name only repository paths that exist', () => {
+    const missing: string[] = [];
+    let checked = 0;
+    const code = (dir: string): string[] =>
+      fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+        const rel = path.join(dir, e.name);
+        if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'data' ? [] : code(rel);
+        return /\.(ts|js)$/.test(e.name) ? [rel] : [];
+      });
+    const files = ROOTS.filter((r) => !['docs', '.ci', 'bin'].includes(r) && fs.existsSync(path.join(ROOT, r))).flatMap(
+      code,
+    );
+    for (const file of files) {
+      // Comments only: a line comment, or a line of a block comment.
+      const comments = read(file)
+        .split('\n')
+        .filter((line) => /^\s*(\/\/|\/\*|\*)/.test(line))
+        .join('\n');
+      for (const m of comments.matchAll(/(?<![\w./-])((?:[\w-]+\/)+[\w.-]+\.(?:ts|js|md|json|txt))\b/g)) {
+        const named = m[1]!;
+        if (!ROOTS.includes(named.split('/')[0]!)) continue;
+        checked += 1;
+        if (!fs.existsSync(path.join(ROOT, named))) missing.push(`${file}: ${named}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  });
+
   it('keep the README a short manual: at most 300 lines, a link to each capability page', () => {
     const readme = read('README.md');
     // .ci/run starts the service with the first sh block under "## Start" that runs `npm start`.
