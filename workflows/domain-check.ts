@@ -2,7 +2,7 @@
 // of groups at a time and, within a group, at most `concurrency` names at once (politeness: many .com
 // names never hammer one registry). Every answer is kept in the workflow's state as it comes, so the
 // API can answer by its deadline with what is known (getDomainCheckState) while the rest goes on.
-import { ActivityFailure, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
 import { inLanes } from '../lib/lanes.ts';
 import {
@@ -22,15 +22,6 @@ const { checkDomain } = proxyActivities<WhoisActivities>({
   retry: { maximumAttempts: 2 },
 });
 
-/** Deprecated: the one-activity-per-group step of checks started before ONE_NAME_PER_ACTIVITY. */
-const { checkDomains } = proxyActivities<WhoisActivities>({
-  taskQueue: TASK_QUEUES.network,
-  startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 2 },
-});
-/** The patch that made each name its own activity; checks started before it replay the old way. */
-const ONE_NAME_PER_ACTIVITY = 'bulk-check-one-name-per-activity';
-
 export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers> {
   const results: BulkAnswers = { ...job.known };
   const state: DomainCheckState = {
@@ -40,13 +31,7 @@ export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers>
     results,
   };
   setHandler(getDomainCheckState, () => state);
-  const perName = patched(ONE_NAME_PER_ACTIVITY);
   await inLanes(job.groups, MAX_PARALLEL_GROUPS, async (group) => {
-    if (!perName) {
-      Object.assign(results, await checkDomains(group.domains, job.mode, group.concurrency));
-      state.done += group.domains.length;
-      return;
-    }
     await inLanes(group.domains, group.concurrency, async (domain) => {
       try {
         results[domain] = await checkDomain(domain, job.mode);

@@ -24,7 +24,7 @@ async function outcome<T>(work: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (err) {
-    if (err instanceof AppError) return { ok: false, code: err.code, status: err.status, message: err.message };
+    if (err instanceof AppError) return { ok: false, code: err.code, message: err.message };
     throw err;
   }
 }

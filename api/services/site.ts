@@ -57,9 +57,7 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
 
   /** A site job's value, or its failure as the REST endpoint would answer it. */
   function outcomeValue<T>(answer: Outcome<T>): T {
-    // A worker of the release before error codes sends only the status.
-    if (!answer.ok)
-      throw answer.code ? new AppError(answer.code, answer.message) : AppError.ofStatus(answer.status, answer.message);
+    if (!answer.ok) throw new AppError(answer.code, answer.message);
     return answer.value;
   }
 

@@ -49,7 +49,7 @@ function addEach(into: number[], from: number[]) {
   for (let i = 0; i < from.length; i += 1) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
 }
 
-/** Merges the shards' per-second counts (`seconds` is absent in snapshots written before it existed). */
+/** Merges the shards' per-second counts (an empty snapshot has no `seconds`). */
 export function mergePerSecond(shards: Array<{ perSecond: number[]; seconds?: PerSecondAnswers }>): {
   sent: number[];
   answers: PerSecondAnswers;

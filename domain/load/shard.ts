@@ -61,13 +61,13 @@ export interface ShardSnapshot {
   perSecond: number[];
   /**
    * The answers to the requests sent in each second (same index as perSecond: per-second.ts), so
-   * the results chart each second's error rate, mean and slowest latency. Absent in snapshots
-   * written before it existed.
+   * the results chart each second's error rate, mean and slowest latency. Absent in the empty
+   * snapshot of a shard none of whose threads has reported.
    */
   seconds?: PerSecondAnswers;
   /**
    * HDR histograms (compressed base64, microseconds) of each phase of every request: DNS, connect,
-   * TLS, time to first byte, transfer (phases.ts). Absent in snapshots written before they existed.
+   * TLS, time to first byte, transfer (phases.ts). Absent in an empty snapshot, as `seconds` is.
    */
   phases?: Record<Phase, string>;
   /** A scenario's steps (scenario.ts), in order. */

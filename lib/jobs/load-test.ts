@@ -62,7 +62,7 @@ export interface LoadTestInput {
   testDurationSeconds: number;
   rampUpSeconds: number;
   requestsPerSecond: number;
-  /** Evaluated on the merged results every second and at the end; absent in tests started before they existed. */
+  /** Evaluated on the merged results every second and at the end; absent when the test has none. */
   thresholds?: LoadThreshold[];
   /**
    * Stages instead of the ramp (domain/load/profile.ts): targets are users when

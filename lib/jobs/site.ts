@@ -5,12 +5,11 @@ import type { ErrorCode } from '../errors.ts';
 export const SITE_DISCOVERY_KIND = 'site-discovery';
 export const PAGE_AUDIT_KIND = 'page-audit';
 
-/** A failure is the AppError's code and message (lib/errors.ts): the API answers with the same error. */
-/** A failure carries its error code and, for API processes of the release before codes, its HTTP status. */
-/** `storedAt` (ms) when the value came from the cache (a job asked to use it: an MCP call without `fresh`). */
-export type Outcome<T> =
-  | { ok: true; value: T; storedAt?: number }
-  | { ok: false; code?: ErrorCode; status: number; message: string };
+/**
+ * A failure is the AppError's code and message (lib/errors.ts): the API answers with the same error.
+ * `storedAt` (ms) when the value came from the cache (a job asked to use it: an MCP call without `fresh`).
+ */
+export type Outcome<T> = { ok: true; value: T; storedAt?: number } | { ok: false; code: ErrorCode; message: string };
 
 export interface Discovery {
   source: 'sitemap' | 'homepage_links';

@@ -452,28 +452,15 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(left).toEqual([]);
   });
 
-  it("keeps the previous release's insert_captures working (rolling upgrades), and a webhook's captures go with it however it is deleted", async () => {
+  it("has one capture write (no earlier release's functions), and a webhook's captures go with it however it is deleted", async () => {
+    const functions = await sql<{
+      proname: string;
+    }>`select proname from pg_proc where proname like '%captures%' order by proname`.execute(handle.db);
+    expect(functions.rows.map((r) => r.proname)).toEqual(['delete_webhook_captures', 'store_captures_v2']);
     const u = await user();
     const w = await createWebhook(handle.db, u.id);
-    const payload = JSON.stringify([
-      {
-        ord: 0,
-        webhook_id: w.webhookId,
-        method: 'POST',
-        path: '/p',
-        headers: {},
-        body: 'old',
-        body_encoding: 'utf8',
-        body_size: 3,
-        query_params: null,
-        ip_address: '127.0.0.1',
-        user_agent: '',
-        created_at: new Date().toISOString(),
-      },
-    ]);
-    const old = await sql<{ added: string }>`select added from insert_captures(${payload}::json)`.execute(handle.db);
-    expect(Number(old.rows[0]!.added)).toBe(1);
-    expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['old']);
+    await insertCaptures(handle.db, [capture(w.webhookId, 'kept')]);
+    expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['kept']);
     await sql`delete from users where id = ${u.id}`.execute(handle.db); // cascades to the webhook, then the trigger
     expect(
       await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute(),
