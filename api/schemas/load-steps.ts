@@ -1,10 +1,9 @@
 // The `steps` of a load test's start body: a scenario each user runs in order (domain/load/scenario.ts).
+import { HEADER_NAME, METHODS_WITH_BODY, noLineBreaks } from './http-fields.ts';
 import { z } from 'zod';
 import { placeholdersOf } from '../../lib/load/placeholders.ts';
 
 export const MAX_STEPS = 10;
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 export const stepSchema = (methods: readonly [string, ...string[]], reservedHeaders: ReadonlySet<string>) =>
   z
@@ -18,10 +17,7 @@ export const stepSchema = (methods: readonly [string, ...string[]], reservedHead
           .optional(),
         path: z.string({ error: 'must be a string' }).min(1).max(2000, 'must be at most 2000 characters').optional(),
         headers: z
-          .record(
-            z.string().regex(HEADER_NAME, 'must be header names'),
-            z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'),
-          )
+          .record(z.string().regex(HEADER_NAME, 'must be header names'), noLineBreaks('must be strings'))
           .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
           .refine(
             (h) => !Object.keys(h).some((k) => reservedHeaders.has(k.toLowerCase())),
@@ -77,7 +73,7 @@ export function stepFaults(
       else if (new URL(plain, origin).origin !== origin)
         faults.push([['steps', i, 'path'], `must be on the target's origin ${origin}`]);
     }
-    if (step.body !== undefined && !WITH_BODY.has(method))
+    if (step.body !== undefined && !METHODS_WITH_BODY.has(method))
       faults.push([['steps', i, 'body'], 'is sent only with POST, PUT and PATCH']);
     const used = [step.path, step.body, ...headers]
       .filter((t): t is string => typeof t === 'string')

@@ -1,4 +1,5 @@
 // Load tests: start, status (also as a stream), stop, results, history.
+import { HEADER_NAME, METHODS_WITH_BODY, noLineBreaks } from './http-fields.ts';
 import { MAX_TEST_SECONDS } from '../../lib/jobs/load-test.ts';
 import { z } from 'zod';
 import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
@@ -7,7 +8,6 @@ import { operation } from './operation.ts';
 import * as R from './responses-load-tests.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 /** Headers the client sets itself (per connection or per body): a user cannot override them. */
 const RESERVED_HEADERS = new Set([
   'host',
@@ -21,9 +21,7 @@ const RESERVED_HEADERS = new Set([
   'trailer',
 ]);
 /** A header value: no line breaks or NUL (they would let a value write its own header lines). */
-const headerValue = z
-  .string({ error: 'must be a string' })
-  .refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
+const headerValue = noLineBreaks('must be a string');
 
 /** Stages of one test, at most. */
 export const MAX_STAGES = 20;
@@ -78,10 +76,7 @@ export const startBody = z
       .default('X-API-Key'),
     apiKeyValue: headerValue.optional(),
     headers: z
-      .record(
-        z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'),
-        z.string({ error: 'must be strings' }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'),
-      )
+      .record(z.string().regex(HEADER_NAME, 'must be header names'), noLineBreaks('must be strings'))
       .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
       .refine(
         (h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())),
@@ -147,7 +142,7 @@ export const startBody = z
       for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod))
         ctx.addIssue({ code: 'custom', path, message });
     }
-    if (b.body !== undefined && !WITH_BODY.has(b.httpMethod))
+    if (b.body !== undefined && !METHODS_WITH_BODY.has(b.httpMethod))
       ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
     const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[
       b.authType

@@ -1,5 +1,6 @@
 // What an owner sets on a webhook, as request bodies give it: the answer its senders get, how its
 // captures' signatures are checked, where they are forwarded and how many are kept.
+import { HEADER_NAME } from './http-fields.ts';
 import { CONNECTION_HEADERS } from '../../lib/net/header-object.ts';
 import { z } from 'zod';
 import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
@@ -37,7 +38,7 @@ export const responseSchema = z
         .default(200),
       headers: z
         .record(
-          z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be header names'),
+          z.string().regex(HEADER_NAME, 'must be header names'),
           z
             .string({ error: 'must be strings' })
             .max(1024, 'must be at most 1024 characters')
@@ -75,7 +76,8 @@ export const signatureSchema = z
       secret: z.string({ error: 'must be a string' }).min(1, 'is required').max(256, 'must be at most 256 characters'),
       header: z
         .string()
-        .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be a header name')
+        .regex(HEADER_NAME, 'must be a header name')
+        .max(100, 'must be a header name')
         .transform((h) => h.toLowerCase())
         .optional(),
     },

@@ -1,10 +1,12 @@
 // Webhooks and what they captured.
+import { HEADER_NAME_TOKEN } from './http-fields.ts';
 import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-webhooks.ts';
 import { forwardUrlSchema, responseSchema, retentionSchema, signatureSchema } from './webhook-settings.ts';
 
+const NAME_OR_NAME_VALUE = new RegExp(`^${HEADER_NAME_TOKEN}+(:.*)?$`, 's');
 export const webhookIdField = z
   .string({ error: 'must be a string' })
   .trim()
@@ -33,7 +35,7 @@ export const searchQuery = requestsQuery.extend({
   header: z
     .string()
     .max(1000, 'must be at most 1000 characters')
-    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+(:.*)?$/s, 'must be name or name:value')
+    .regex(NAME_OR_NAME_VALUE, 'must be name or name:value')
     .refine((v) => !v.includes('\0'), 'must not contain NUL')
     .transform((h) => {
       const at = h.indexOf(':');

@@ -1,0 +1,15 @@
+// The rules of HTTP's own fields that every input naming a header, a method or a body follows
+// (RFC 9110): a header name is a token; a value we write into a request may not carry a line break or
+// NUL (it would write header lines of its own); only some methods carry a body.
+import { z } from 'zod';
+
+/** A header name: an RFC 9110 token. */
+export const HEADER_NAME_TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]";
+export const HEADER_NAME = new RegExp(`^${HEADER_NAME_TOKEN}+$`);
+
+/** A header value written into a request: no line breaks or NUL (`typeError`: what a non-string is told). */
+export const noLineBreaks = (typeError: string) =>
+  z.string({ error: typeError }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
+
+/** The methods whose requests carry a body. */
+export const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
