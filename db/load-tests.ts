@@ -1,6 +1,6 @@
 // Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
 // totals (live metrics, the stop flag's way back to the shards, and the final merge).
-import { MAX_TEST_SECONDS, MAX_WORKER_WAIT_SECONDS } from '../lib/jobs/load-test.ts';
+import { MAX_TEST_SECONDS, MAX_WORKER_WAIT_SECONDS, type FinalResults } from '../lib/jobs/load-test.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
 
@@ -136,7 +136,7 @@ export async function finishLoadTestRow(
   db: Kysely<Database>,
   id: string,
   status: LoadTestStatus,
-  results: Record<string, unknown> | null,
+  results: FinalResults | null,
   reason: string | null,
   options: { onlyIfOpen?: boolean } = {},
 ): Promise<void> {

@@ -166,7 +166,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const rows = await readShardSnapshots<ShardSnapshot>(deps.db, testId);
       const results = finalResults(rows, thresholds);
       if (abortedBy) Object.assign(results, { verdict: 'failed', aborted_by: abortedBy });
-      await finishLoadTestRow(deps.db, testId, status, results as unknown as Record<string, unknown>, reason);
+      await finishLoadTestRow(deps.db, testId, status, results, reason);
       return results;
     },
   };

@@ -55,15 +55,9 @@ export function registerLookupTools(server: McpServer, run: Run, lookups: Lookup
           const { ip } = validate(ipQuery, args, 'arguments');
           if (!ip) throw new InvalidInputError('ip is required: give an IPv4 or IPv6 address', 'ip');
           const answer = await lookups.ip(ip);
-          return { ...answer, data: answer.data as unknown as Record<string, unknown> };
+          return answer;
         },
-        (o) =>
-          `${o.ip}: ${
-            ['city', 'country', 'isp']
-              .map((k) => o.data[k])
-              .filter(Boolean)
-              .join(', ') || 'no location data'
-          }`,
+        (o) => `${o.ip}: ${[o.data.city, o.data.country, o.data.isp].filter(Boolean).join(', ') || 'no location data'}`,
       ),
   );
 
@@ -95,11 +89,7 @@ export function registerLookupTools(server: McpServer, run: Run, lookups: Lookup
         'http_headers',
         async () => {
           const { url } = validate(urlInput, args, 'arguments');
-          return (await lookups.headers(url)) as unknown as Record<string, unknown> & {
-            url: string;
-            http_code: number;
-            overall_score: { grade?: string };
-          };
+          return lookups.headers(url);
         },
         (o) => `${o.url}: HTTP ${o.http_code}, overall grade ${o.overall_score.grade ?? '?'}`,
       ),

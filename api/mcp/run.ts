@@ -46,7 +46,7 @@ export function scopesAllowing(tool: string): readonly string[] {
   return hints?.readOnlyHint ? ['mcp:read', 'mcp:tools'] : ['mcp:tools'];
 }
 
-export type Run = <T extends Record<string, unknown>>(
+export type Run = <T extends object>(
   name: string,
   body: () => Promise<T>,
   summary: (out: T) => string,
@@ -61,7 +61,7 @@ export const INLINE_JSON_BYTES = 8 * 1024;
  * structured output) or, past INLINE_JSON_BYTES and when the data has a REST resource, a
  * `resource_link` to it; always the data as `structuredContent`.
  */
-export function toolResult<T extends Record<string, unknown>>(out: T, summary: string, link?: string): CallToolResult {
+export function toolResult<T extends object>(out: T, summary: string, link?: string): CallToolResult {
   const json = JSON.stringify(out);
   const twin =
     link && Buffer.byteLength(json) > INLINE_JSON_BYTES
@@ -73,7 +73,8 @@ export function toolResult<T extends Record<string, unknown>>(out: T, summary: s
           description: `The full answer (${Buffer.byteLength(json)} bytes of JSON): GET it with an API key`,
         }
       : { type: 'text' as const, text: json };
-  return { content: [{ type: 'text', text: summary }, twin], structuredContent: out };
+  // A tool's answer is a plain JSON object (an interface type has no index signature to say so).
+  return { content: [{ type: 'text', text: summary }, twin], structuredContent: out as Record<string, unknown> };
 }
 
 /** Runs a tool body under the user's rate limit; errors become results a model can read. */

@@ -65,14 +65,7 @@ export function loadTestService({
         state.status !== 'running' &&
         (await temporalRead(temporal, () => handle.describe(), 'test')).status.name !== 'RUNNING'
       ) {
-        await finishLoadTestRow(
-          db,
-          row.id,
-          state.status,
-          state.results as unknown as Record<string, unknown> | null,
-          state.failureReason,
-          { onlyIfOpen: true },
-        );
+        await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, { onlyIfOpen: true });
       }
       return state;
     }

@@ -53,7 +53,7 @@ async function fetchTrusted(
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of res.body) {
     size += chunk.byteLength;
     if (size > RDAP_MAX_BYTES) throw new Error(`answer larger than ${RDAP_MAX_BYTES} bytes`);
     chunks.push(chunk);

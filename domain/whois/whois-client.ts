@@ -55,8 +55,7 @@ export function whoisQuery(server: string, query: string, options: WhoisQueryOpt
             if (err) return callback(err, '', 4);
             const refused = addresses.map((a) => policy.refusal(a.address)).find(Boolean);
             if (refused) return callback(new Error(`WHOIS server ${server} not allowed: ${refused}`), '', 4);
-            if ((opts as { all?: boolean }).all)
-              return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+            if ((opts as { all?: boolean }).all) return callback(null, addresses);
             callback(null, addresses[0]!.address, addresses[0]!.family);
           })
       : undefined;

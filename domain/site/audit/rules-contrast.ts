@@ -1,7 +1,7 @@
 // Contrast of text (WCAG 2.x: 4.5:1 normal, 3:1 large text) from declared colours: the same rule, or
 // inherited through the selectors that match an element and its ancestors. What the source cannot
 // decide (text over images, gradients, translucent or variable colours) is returned for review.
-import type { Element } from 'domhandler';
+import { isText, type Element } from 'domhandler';
 import { contrastRatio, formatRatio, nearestPassing, parseColor, toHex, type Rgba } from './colors.ts';
 import { describe, expandShorthand, toPx, type StyleIndex } from './styles.ts';
 import { excerpt, type AuditInput, type Finding, type Review } from './model.ts';
@@ -228,8 +228,8 @@ function normaliseWeight(v: string): string {
 
 function ownText(el: Element): string {
   return el.children
-    .filter((c) => c.type === 'text')
-    .map((c) => (c as unknown as { data: string }).data)
+    .filter(isText)
+    .map((c) => c.data)
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();

@@ -1,5 +1,5 @@
 // Family 1: signs of an unedited generated template (starter kits, page builders, AI site builders).
-import type { Element } from 'domhandler';
+import { isText, type Element } from 'domhandler';
 import { textContent } from 'domutils';
 import { describe } from './styles.ts';
 import { excerpt, type AuditInput, type Finding } from './model.ts';
@@ -222,8 +222,8 @@ function visibleText(elements: Element[]): Array<{ el: Element; text: string }> 
     )
       continue;
     const own = el.children
-      .filter((c) => c.type === 'text')
-      .map((c) => (c as unknown as { data: string }).data)
+      .filter(isText)
+      .map((c) => c.data)
       .join(' ')
       .replace(/\s+/g, ' ')
       .trim();
