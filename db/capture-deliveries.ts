@@ -19,7 +19,7 @@ const RETRY_DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.deli
  * chosen webhooks' only: walking `perWebhook` captures of every forwarding webhook to keep
  * `webhooks` of them took 57 ms with 200 of them, holding up the captures queued behind it.
  */
-export async function dueDeliveries(
+export async function findDueDeliveries(
   db: Kysely<Database>,
   busy: readonly string[],
   perWebhook: number,
@@ -159,7 +159,7 @@ export async function failPendingDeliveries(db: Kysely<Database>, webhookRef: nu
 }
 
 /** Whether any delivery has been due for more than `seconds` (the forwarder should be at it): one probe per forwarding webhook. */
-export async function deliveriesStalled(db: Kysely<Database>, seconds: number): Promise<boolean> {
+export async function hasStalledDeliveries(db: Kysely<Database>, seconds: number): Promise<boolean> {
   const row = await sql<{ stalled: boolean }>`
     select exists (
       select 1 from webhooks w

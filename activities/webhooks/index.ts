@@ -9,8 +9,8 @@ import type { Kysely } from 'kysely';
 import {
   capturesEverStored,
   capturesToDeliver,
-  deliveriesStalled,
-  dueDeliveries,
+  findDueDeliveries,
+  hasStalledDeliveries,
   nextRetryAt,
   raiseDeliveryFloors,
   recordDeliveryAttempts,
@@ -139,7 +139,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
       // theirs, and batches under way go on at the busy rate meanwhile. (Waiting a second, four looks
       // and the reading of the captures of four batches came in a burst's first seconds.)
       await waitWhileBusy(capturesPourIn, LOOK_WAIT_MS, 500);
-      const [groups, next] = await Promise.all([dueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
+      const [groups, next] = await Promise.all([findDueDeliveries(db, busy, perWebhook, webhooks), nextRetryAt(db)]);
       return { groups, nextRetryAt: next };
     },
 
@@ -192,7 +192,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
 
     /** Whether deliveries have waited over a minute past their time (the forwarder needs a wake). */
     async deliveriesStalled(): Promise<boolean> {
-      return deliveriesStalled(db, STALLED_DELIVERY_SECONDS);
+      return hasStalledDeliveries(db, STALLED_DELIVERY_SECONDS);
     },
   };
 }

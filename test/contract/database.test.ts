@@ -9,8 +9,8 @@ import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
 import {
   capturesEverStored,
-  deliveriesStalled,
-  dueDeliveries,
+  hasStalledDeliveries,
+  findDueDeliveries,
   raiseDeliveryFloors,
   recordDeliveryAttempts,
   type AttemptRecord,
@@ -167,7 +167,7 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
       .execute();
     await insertCaptures(handle.db, [capture(own!.webhookId, '4'), capture(own!.webhookId, '5')]);
     // Its old pending delivery is a stalled one (the upkeep wakes the forwarder for it).
-    expect(await deliveriesStalled(handle.db, 60)).toBe(true);
+    expect(await hasStalledDeliveries(handle.db, 60)).toBe(true);
     const defaults = { max_requests: 500, max_age_days: 30 };
     const caps = { max_requests: 10_000, max_age_days: 30 };
     const deleted = await expireCaptures(
@@ -194,7 +194,7 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
         ).delivery_floor,
       );
     const due = async () =>
-      (await dueDeliveries(handle.db, [], 10, 10_000)).find((g) => g.webhookId === w.webhookId)?.ids ?? [];
+      (await findDueDeliveries(handle.db, [], 10, 10_000)).find((g) => g.webhookId === w.webhookId)?.ids ?? [];
     await insertCaptures(
       handle.db,
       ['1', '2', '3'].map((n) => capture(w.webhookId, n)),
@@ -319,12 +319,12 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
           trx,
           ['a2', 'a3', 'a4'].map((n) => capture(a!.webhookId, n)),
         );
-        const ours = (groups: Awaited<ReturnType<typeof dueDeliveries>>) =>
+        const ours = (groups: Awaited<ReturnType<typeof findDueDeliveries>>) =>
           groups.filter((g) => [a, b, c].some((w) => w!.webhookId === g.webhookId));
-        const all = ours(await dueDeliveries(trx, [], 2, 10_000));
+        const all = ours(await findDueDeliveries(trx, [], 2, 10_000));
         expect(all.map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
         expect(all.map((g) => g.ids.length)).toEqual([1, 2, 1]); // at most 2 each, oldest first
-        expect(ours(await dueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([
+        expect(ours(await findDueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([
           a!.webhookId,
           c!.webhookId,
         ]);
@@ -337,15 +337,15 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
             nextAttemptAt: new Date(Date.now() - 1000).toISOString(),
           },
         ]);
-        expect(ours(await dueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([
+        expect(ours(await findDueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([
           b!.webhookId,
           a!.webhookId,
           c!.webhookId,
         ]);
         // Every forwarding webhook of the database counts toward `webhooks`: the first ones of the whole answer.
-        const whole = await dueDeliveries(trx, [], 2, 10_000);
-        for (const n of [1, 2]) expect(await dueDeliveries(trx, [], 2, n)).toEqual(whole.slice(0, n));
-        expect(await dueDeliveries(trx, [], 0, 10_000)).toEqual([]);
+        const whole = await findDueDeliveries(trx, [], 2, 10_000);
+        for (const n of [1, 2]) expect(await findDueDeliveries(trx, [], 2, n)).toEqual(whole.slice(0, n));
+        expect(await findDueDeliveries(trx, [], 0, 10_000)).toEqual([]);
         throw new Error('roll back');
       })
       .catch((err: Error) => {

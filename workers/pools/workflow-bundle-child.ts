@@ -1,5 +1,5 @@
-// Bundles the workflow code (workflow-bundle.ts) in a process of its own and writes it to the file
-// named: webpack and all it allocates go when this process ends.
+// The child process of workflow-bundle.ts: bundles the workflow code and writes it to the file named;
+// webpack and all it allocates go when this process ends.
 import fs from 'node:fs/promises';
 import { bundleWorkflowCode } from '@temporalio/worker/lib/workflow/bundler.js';
 import type { WorkflowBundleOptions } from './workflow-bundle.ts';
