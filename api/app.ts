@@ -32,6 +32,10 @@ export interface Api {
   drain(): Promise<void>;
 }
 
+const MAX_CAPTURE_BATCHES = 8;
+const CAPTURE_BATCH_SIZE = 32;
+const CONNECTIONS_LEFT_TO_THE_API = 2;
+
 /**
  * How the capture writer batches for a database. Postgres: up to 8 batches of at most 32 captures at
  * once, leaving two pooled connections to the rest of the API: several smaller batches keep more than
@@ -42,7 +46,8 @@ export interface Api {
  */
 export function captureBatching(parallelism: number): Pick<CaptureWriterOptions, 'maxConcurrent' | 'maxBatch'> {
   if (parallelism <= 1) return { maxConcurrent: 1 };
-  return { maxConcurrent: Math.max(1, Math.min(8, parallelism - 2)), maxBatch: 32 };
+  const batches = Math.max(1, Math.min(MAX_CAPTURE_BATCHES, parallelism - CONNECTIONS_LEFT_TO_THE_API));
+  return { maxConcurrent: batches, maxBatch: CAPTURE_BATCH_SIZE };
 }
 
 export function createApi(deps: ApiDeps, oauth: OauthServer): Api {

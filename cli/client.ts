@@ -6,7 +6,8 @@ import type { Operation } from '../api/schemas/operation.ts';
 import { ApiError, NetworkError } from './errors.ts';
 import type { Service } from './config.ts';
 
-export const VERSION = '0.1.0';
+export { VERSION } from '../lib/version.ts';
+import { VERSION } from '../lib/version.ts';
 /** A plain call that gets no answer in this long has failed (streams and downloads have none). */
 const CALL_TIMEOUT_MS = 120_000;
 

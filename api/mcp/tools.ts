@@ -1,6 +1,7 @@
 // The MCP tools: the lookups, the webhooks, the site jobs and the video jobs, acting as the signed-in user, through the
 // same services, validation, SSRF guard, owner checks and rate limits as the REST endpoints. A new
 // server per session or request (the SDK's servers are not shared across connections).
+import { VERSION } from '../../lib/version.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Plan } from '../../db/schema.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -54,7 +55,7 @@ export interface McpRequestInfo {
   gone?: AbortSignal;
 }
 
-const MCP_SERVER_INFO = { name: 'netops', version: '0.1.0' };
+const MCP_SERVER_INFO = { name: 'netops', version: VERSION };
 
 export function createMcpServer(deps: McpToolDeps, account: McpAccount, request: McpRequestInfo = {}): McpServer {
   // Tasks (2025-11-25): a task is a job's workflow; the store only knows who asks.

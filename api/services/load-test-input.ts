@@ -1,12 +1,16 @@
 // What a load test's start body becomes: the request the shards send (credentials in its headers) and
 // the configuration shown back (never the credentials or header values).
+import { VERSION } from '../../lib/version.ts';
 import type { LoadTestInput, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import type { StartBody } from '../schemas/load-tests.ts';
 import type { StepInput } from '../schemas/load-steps.ts';
 
 /** The request every user sends: method, URL, headers with the credentials, body. */
+
+/** What every request of a load test says it is, unless the test sets its own User-Agent. */
+const LOAD_USER_AGENT = `netops-load/${VERSION}`;
 export function targetOf(b: StartBody): LoadTestInput['target'] {
-  const headers: Record<string, string> = { 'user-agent': 'netops-load/0.1', ...b.headers };
+  const headers: Record<string, string> = { 'user-agent': LOAD_USER_AGENT, ...b.headers };
   if (b.authType === 'basic')
     headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
   if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;

@@ -1,6 +1,7 @@
 // A webhook's captures taken away: as JSON (the shape of my-webhook-requests) or as HAR 1.2 (the
 // HTTP Archive format browsers' devtools and proxies open: http://www.softwareishard.com/blog/har-12-spec/),
 // written out a capture at a time, never built whole in memory.
+import { VERSION } from '../../lib/version.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { listCapturedRequests, type CapturedRequest, type CaptureFilter } from '../../db/webhooks.ts';
@@ -71,7 +72,7 @@ export function webhookExportService(
         const [open, close] =
           format === 'har'
             ? [
-                `{"log":{"version":"1.2","creator":{"name":"netops","version":"0.1.0"},"comment":"captures of webhook ${webhookId}","entries":[`,
+                `{"log":{"version":"1.2","creator":{"name":"netops","version":"${VERSION}"},"comment":"captures of webhook ${webhookId}","entries":[`,
                 ']}}\n',
               ]
             : [

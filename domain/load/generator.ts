@@ -17,7 +17,7 @@ import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage 
 import { Scenario, type ScenarioUser } from './scenario.ts';
 import { newHistogram } from './histogram.ts';
 import { SocketBytes } from './socket-bytes.ts';
-import type { ShardPlan, ShardSnapshot } from './shard.ts';
+import { END_GRACE_MS, TIMEOUT_SWEEP_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
 
 export { newHistogram } from './histogram.ts';
 export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
@@ -261,15 +261,15 @@ export class ShardGenerator {
   async run(): Promise<ShardSnapshot> {
     if (this.plan.rate > 0) this.runOpen();
     else this.runClosed();
-    // Requests waiting longer than the request timeout are given up, by one sweep rather than a timer each.
     const sweep = setInterval(() => {
       const limit = performance.now() - this.plan.requestTimeoutMs;
       for (const c of this.connections) {
         if (c.busy && c.sentAt < limit)
           c.abort(Object.assign(new Error(`no answer within ${this.plan.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
       }
-    }, 250);
-    const guard = setTimeout(() => this.done(), this.endMs - this.elapsed() + this.plan.requestTimeoutMs + 2000);
+    }, TIMEOUT_SWEEP_MS);
+    const untilEnd = this.endMs - this.elapsed() + this.plan.requestTimeoutMs + END_GRACE_MS;
+    const guard = setTimeout(() => this.done(), untilEnd);
     await this.finished;
     clearInterval(sweep);
     clearTimeout(guard);

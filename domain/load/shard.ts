@@ -74,4 +74,9 @@ export interface ShardSnapshot {
   steps?: StepSnapshot[];
 }
 
+/** A request unanswered this long is given up (the test's `errors` count it as a timeout). */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** How often a shard looks for requests past the timeout: one sweep for all, rather than a timer each. */
+export const TIMEOUT_SWEEP_MS = 250;
+/** After its window and the request timeout, a shard ends this much later whatever is still open. */
+export const END_GRACE_MS = 2000;
