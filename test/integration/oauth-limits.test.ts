@@ -4,7 +4,7 @@
 // counts kept in Redis by an earlier run (the external target) never meet these.
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
 import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
 import { targets } from '../support/client.ts';
@@ -148,6 +148,13 @@ function decode(s: string): string {
     .replace(/&#39;/g, "'");
 }
 
+/** Waits until at least `seconds` remain in every fixed window of these lengths (aligned to the clock, as the key-value store's are). */
+async function outsideWindowEdges(windows: number[], seconds: number): Promise<void> {
+  const now = Date.now() / 1000;
+  const wait = Math.max(0, ...windows.map((w) => (w - (now % w) < seconds ? w - (now % w) + 1 : 0)));
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait * 1000));
+}
+
 for (const target of targets()) {
   describe(`sign-in and registration limits (${target.name})`, () => {
     const dashboardSignIn = async (browser: BrowserAt, email: string, password: string): Promise<Page> => {
@@ -174,6 +181,11 @@ for (const target of targets()) {
     let user: { email: string };
     beforeAll(async () => {
       user = await newUser(target);
+    });
+    // The limits count in fixed windows aligned to the clock (a quarter hour, an hour): a test that
+    // straddled a window's end would see its counts start again halfway. Each starts well inside one.
+    beforeEach(async () => {
+      await outsideWindowEdges([SIGN_IN_LIMITS.windowSeconds, CLIENT_REGISTRATION_LIMITS.windowSeconds], 30);
     });
 
     it('ten wrong passwords for an email from one address lock out that address only: the right password signs in from another, on the dashboard and the OAuth page', async () => {

@@ -113,6 +113,24 @@ describe('layers', () => {
     expect(circles).toEqual([]);
   });
 
+  it('keeps the unit tests beside the source they test: test/unit/<folder>/<file>.test.ts tests <folder>/<file>.ts', () => {
+    const tests = (dir: string): string[] =>
+      fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+        const rel = path.join(dir, e.name);
+        return e.isDirectory() ? tests(rel) : e.name.endsWith('.test.ts') ? [rel] : [];
+      });
+    // Checks of the whole tree sit at the top.
+    const WHOLE_TREE = ['layers.test.ts', 'docs-links.test.ts', 'stream-errors.test.ts'];
+    const strays = tests('test/unit')
+      .map((t) => path.relative('test/unit', t))
+      .filter((t) => !WHOLE_TREE.includes(t))
+      .filter((t) => {
+        const source = t.replace(/\.test\.ts$/, '');
+        return !['.ts', '.js', ''].some((ext) => fs.existsSync(path.join(ROOT, source + ext)));
+      });
+    expect(strays).toEqual([]);
+  });
+
   it(`keeps every module within ${MAX_LINES} lines`, () => {
     const long = files.flatMap((file) => {
       const lines = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1;

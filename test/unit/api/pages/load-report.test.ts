@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { loadReportPage } from '../../../../api/pages/load-report.ts';
+import type { ReportTest } from '../../../../api/services/load-report.ts';
+
+const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+const test = (id: string): ReportTest => ({
+  test_id: id,
+  status: 'failed',
+  config: {
+    target_url: `https://example.test/${evil}`,
+    http_method: 'GET',
+    concurrent_users: 2,
+    test_duration: 10,
+    ramp_up_time: 0,
+  },
+  started_at: '2026-11-23T10:00:00.000Z',
+  completed_at: '2026-11-23T10:00:10.000Z',
+  failure_reason: evil,
+  verdict: 'failed',
+  aborted_by: evil,
+  thresholds: [{ threshold: 'p99 < 1', observed: 3, pass: false }],
+  summary: { total_requests: 10, throughput: 1, p95_response_time: 2 },
+  phases: null,
+  steps: [
+    {
+      step: 1,
+      name: evil,
+      requests: 1,
+      failed_requests: 0,
+      error_rate: 0,
+      capture_failures: 0,
+      avg_response_time: 1,
+      p50_response_time: 1,
+      p95_response_time: 1,
+      p99_response_time: 1,
+      max_response_time: 1,
+      status_codes: {},
+    },
+  ],
+  status_codes: { '200': 10 },
+  errors: { [evil]: 1 },
+  series: {
+    requests_per_second: [1, 2, 3],
+    error_rate_per_second: [0, 0, 0],
+    avg_response_time_per_second: [1, 1, 1],
+    max_response_time_per_second: [2, 2, 2],
+  },
+});
+
+describe('load test report page', () => {
+  it('escapes everything a test or its target chose, and forbids every fetch', () => {
+    const page = loadReportPage({
+      success: true,
+      generated_at: '2026-11-23T10:01:00.000Z',
+      tests: [test('AAAAAAAAAAAAAAAAAAAAAA'), test('BBBBBBBBBBBBBBBBBBBBBB')],
+    });
+    expect(page).not.toContain('<script>');
+    expect(page).not.toContain('<img');
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).toContain(
+      'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;; img-src data:"',
+    ); // (quotes as entities)
+    expect(page.match(/<polyline /g)).toHaveLength(8); // 2 tests: requests, mean, slowest, errors
+  });
+});

@@ -1,0 +1,80 @@
+// A shard on the load threads: its users cut into one part per thread (splitUsers) and the parts'
+// totals merged into one snapshot (mergeSnapshots), as one generator would report them. Against a
+// loopback target started here, on two real worker threads.
+import hdr from 'hdr-histogram-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ShardPlan } from '../../../../domain/load/shard.ts';
+import { partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';
+import { ForbiddenAddressError } from '../../../../lib/net/target-guard.ts';
+import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
+
+function plan(url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan {
+  const startAt = Date.now() + 100;
+  return {
+    target: { url, method: 'GET', headers: {} },
+    users,
+    firstUser: 0,
+    totalUsers: users,
+    startAt,
+    endAt: startAt + durationMs,
+    rampUpMs: 0,
+    rate: 0,
+    requestTimeoutMs: 2000,
+    allow,
+  };
+}
+
+describe('a shard on two threads', () => {
+  let site: LoadTarget;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+  });
+  afterAll(() => site.close());
+
+  it('runs its users across the threads and reports them as one', async () => {
+    const shard = ThreadedShard.start(plan(`${site.url}/delay/20`, 6, 3000), 2);
+    // Live totals while it runs (the threads may take a while to start on a busy machine: asked until some come).
+    let live = await shard.snapshot();
+    for (let i = 0; i < 50 && live.total === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      live = await shard.snapshot();
+    }
+    expect(live.total).toBeGreaterThan(0);
+    const result = await shard.run();
+    expect(result.total).toBe(site.count('/delay/20'));
+    expect(result.successful).toBe(result.total);
+    expect(new Set(site.ports('/delay/20')).size).toBe(6); // one connection per user, over both threads
+    expect(hdr.decodeFromCompressedBase64(result.histogram, 64, false).totalCount).toBe(result.total);
+    expect(result.perSecond.reduce((a, b) => a + b, 0)).toBe(result.total);
+    expect(result.statusCodes).toEqual({ 200: result.total });
+    expect(result.phases && hdr.decodeFromCompressedBase64(result.phases.ttfb, 64, false).totalCount).toBe(
+      result.total,
+    );
+  });
+
+  it('stops every part, and refuses a forbidden target before any thread starts', async () => {
+    const shard = ThreadedShard.start(plan(`${site.url}/delay/10`, 4, 60_000), 2);
+    await new Promise((r) => setTimeout(r, 500));
+    const began = Date.now();
+    shard.stop();
+    const result = await shard.run();
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(result.total).toBe(site.count('/delay/10'));
+    expect(() => ThreadedShard.start(plan('http://10.0.0.1/', 2, 1000, []), 2)).toThrow(ForbiddenAddressError);
+  });
+
+  it('cuts a shard across the idle threads, and runs it whole once every thread is busy', async () => {
+    expect(partsOf({ rate: 0 }, 2)).toBe(2);
+    expect(partsOf({ rate: 0 }, 0)).toBe(1);
+    expect(partsOf({ rate: 50 }, 2)).toBe(1); // one schedule of arrivals
+    // Two shards on two idle threads: the first takes both, the second finds none idle and runs whole.
+    const shards = [
+      ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2),
+      ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2),
+    ];
+    expect(shards.map((s) => s.partCount)).toEqual([2, 1]);
+    const results = await Promise.all(shards.map((s) => s.run()));
+    expect(results[0]!.total + results[1]!.total).toBe(site.count('/delay/5'));
+    expect(new Set(site.ports('/delay/5')).size).toBe(6);
+  });
+});
