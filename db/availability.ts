@@ -55,18 +55,27 @@ export function availablePool(pool: pg.Pool): PostgresPool {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       // A statement that timed out may still be answered on this connection: it goes back to no one.
       let timedOut = false;
-      // What Kysely uses of a pooled client: its queries (a cursor passes through) and its release.
-      return {
-        query: ((...args: unknown[]) => {
-          const result = query(...args);
-          if (!(result instanceof Promise)) return result;
-          return result.catch((err: unknown) => {
-            if (/Query read timeout/.test(String((err as Error)?.message))) timedOut = true;
-            return Promise.reject(unavailable(err));
-          });
-        }) as PostgresPoolClient['query'],
-        release: () => client.release(timedOut ? new Error('a statement timed out on this connection') : undefined),
-      };
+      // The client as it is (Kysely also reads its processID and passes release its discard flag), but
+      // for its queries' failures and the release of a connection a statement timed out on.
+      return new Proxy<PostgresPoolClient>(client, {
+        get(target, prop, receiver) {
+          if (prop === 'release')
+            return (err?: Error | boolean) =>
+              client.release(err || (timedOut ? new Error('a statement timed out on this connection') : undefined));
+          if (prop !== 'query') {
+            const value = Reflect.get(target, prop, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return (...args: unknown[]) => {
+            const result = query(...args);
+            if (!(result instanceof Promise)) return result;
+            return result.catch((err: unknown) => {
+              if (/Query read timeout/.test(String((err as Error)?.message))) timedOut = true;
+              return Promise.reject(unavailable(err));
+            });
+          };
+        },
+      });
     },
     end: () => pool.end(),
   };
