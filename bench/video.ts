@@ -16,7 +16,7 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { removalGraph } from '../activities/media/ffmpeg.ts';
+import { removalGraph, VIDEO_ENCODING } from '../activities/media/ffmpeg.ts';
 import { newAccountKey, startService } from './service.ts';
 
 const run = promisify(execFile);
@@ -82,14 +82,7 @@ await run('ffmpeg', [
   '0:a?',
   '-map_metadata',
   '0',
-  '-c:v',
-  'libx264',
-  '-preset',
-  'veryfast',
-  '-crf',
-  '18',
-  '-pix_fmt',
-  'yuv420p',
+  ...VIDEO_ENCODING,
   '-c:a',
   'copy',
   '-movflags',

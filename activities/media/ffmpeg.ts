@@ -6,6 +6,9 @@ import type { Region, VideoSource } from '../../lib/jobs/video.ts';
 
 const run = promisify(execFile);
 
+/** How a cleaned video is encoded: H.264, fast, visually lossless, in the pixel format every player reads. */
+export const VIDEO_ENCODING = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p'];
+
 /** What ffprobe reads of `path`; an error message in plain words when it is not a readable video. */
 export async function probe(path: string): Promise<VideoSource> {
   let out: string;
@@ -140,14 +143,7 @@ export function removeWithFfmpeg(
     '0:a?',
     '-map_metadata',
     '0',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-crf',
-    '18',
-    '-pix_fmt',
-    'yuv420p',
+    ...VIDEO_ENCODING,
     ...audio,
     '-movflags',
     '+faststart',
