@@ -75,7 +75,7 @@ async function capture(
   };
   if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
   // As stored: a UTF-8 body is its bytes, a binary one its base64 (no second pass over the body).
-  captures.stored(owner, body === null ? 0 : encoding === 'base64' ? body.length : raw.length);
+  captures.countBytes(owner, body === null ? 0 : encoding === 'base64' ? body.length : raw.length);
 
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };

@@ -3,7 +3,7 @@
 // the API's words before anything starts.
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { startBody } from '../api/schemas/load-tests.ts';
+import { startBody } from '../api/schemas/load-test-start.ts';
 import { validate } from '../api/validate.ts';
 import { InvalidInputError } from '../lib/errors.ts';
 import { UsageError } from './errors.ts';

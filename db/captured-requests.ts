@@ -1,6 +1,7 @@
 // The captured_requests table: what a capture URL received, stored a batch at a time, and read back
 // (listed, searched, counted, one by id) a webhook at a time.
 import { sql, type Kysely } from 'kysely';
+import { captureDeliveryColumn, captureHeadersColumn, readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
 import type { CaptureDelivery, Database } from './schema.ts';
 
 /** One request as the capture URL received it. */
@@ -42,11 +43,6 @@ export function captureFields(c: Capture) {
     user_agent: c.userAgent,
     created_at: c.createdAt.toISOString(),
   };
-}
-
-/** A jsonb value as it comes back: parsed by Postgres's driver, a string from some others. */
-export function parsedJson<T>(v: T | string | null): T | null {
-  return typeof v === 'string' ? (JSON.parse(v) as T) : v;
 }
 
 /** One capture of a webhook (by its id), or null. */
@@ -102,7 +98,7 @@ export async function listCapturedRequests(
     id: Number(r.id),
     method: r.method,
     path: r.path,
-    headers: r.headers,
+    headers: readJsonColumn('captured_requests.headers', captureHeadersColumn, r.headers),
     body: r.body,
     bodyEncoding: r.body_encoding,
     bodySize: r.body_size,
@@ -110,7 +106,7 @@ export async function listCapturedRequests(
     ipAddress: r.ip_address,
     userAgent: r.user_agent,
     createdAt: r.created_at,
-    delivery: parsedJson(r.delivery),
+    delivery: readNullableJsonColumn('captured_requests.delivery', captureDeliveryColumn, r.delivery),
   }));
 }
 

@@ -1,40 +1,50 @@
 // Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
 // totals (live metrics, the stop flag's way back to the shards, and the final merge).
-import { MAX_TEST_SECONDS, MAX_WORKER_WAIT_SECONDS, type FinalResults } from '../lib/jobs/load-test.ts';
+import {
+  MAX_TEST_SECONDS,
+  MAX_WORKER_WAIT_SECONDS,
+  type FinalResults,
+  type LoadTestConfig,
+  type ShardSnapshotRow,
+} from '../lib/jobs/load-test.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
+import type { ShardSnapshot } from '../domain/load/shard.ts';
+import {
+  loadTestConfigColumn,
+  loadTestResultsColumn,
+  readJsonColumn,
+  readNullableJsonColumn,
+  shardSnapshotColumn,
+} from './json-columns.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
+
+export type { ShardSnapshotRow };
 
 export interface LoadTestRow {
   id: string;
   userId: number;
   status: LoadTestStatus;
-  config: Record<string, unknown>;
+  config: LoadTestConfig;
   stopRequested: boolean;
   failureReason: string | null;
-  results: Record<string, unknown> | null;
+  results: FinalResults | null;
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;
 }
 
-export type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
-import type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
-
 /** How long a pending or running row counts against its user's tests at once: the longest wait for a worker and the longest test. */
 const OPEN_ROW_SECONDS = MAX_WORKER_WAIT_SECONDS + MAX_TEST_SECONDS;
-
-const json = (v: unknown) =>
-  typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>);
 
 function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
   return {
     id: r.id,
     userId: Number(r.user_id),
     status: r.status,
-    config: json(r.config),
+    config: readJsonColumn('load_tests.config', loadTestConfigColumn, r.config),
     stopRequested: r.stop_requested,
     failureReason: r.failure_reason,
-    results: r.results === null ? null : json(r.results),
+    results: readNullableJsonColumn('load_tests.results', loadTestResultsColumn, r.results),
     createdAt: new Date(r.created_at),
     startedAt: r.started_at ? new Date(r.started_at) : null,
     completedAt: r.completed_at ? new Date(r.completed_at) : null,
@@ -47,7 +57,7 @@ function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
  */
 export async function createLoadTest(
   db: Kysely<Database>,
-  row: { id: string; userId: number; config: Record<string, unknown> },
+  row: { id: string; userId: number; config: LoadTestConfig },
   maxOpen = Number.MAX_SAFE_INTEGER,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -113,7 +123,7 @@ export async function markLoadTestRunning(db: Kysely<Database>, id: string, star
     .execute();
 }
 
-/** Asks the shards to stop; true when the test was running (and is now asked to stop). */
+/** Asks the shards to stop (the test's workflow does, activities/load/index.ts); true when the test was running. */
 export async function requestLoadTestStop(db: Kysely<Database>, id: string): Promise<boolean> {
   const r = await db
     .updateTable('load_tests')
@@ -163,7 +173,7 @@ export async function writeShardSnapshot(
   testId: string,
   shard: number,
   attempt: number,
-  snapshot: unknown,
+  snapshot: ShardSnapshot,
   final: boolean,
 ): Promise<{ stop: boolean; superseded: boolean }> {
   await db
@@ -187,7 +197,11 @@ export async function writeShardSnapshot(
   return { superseded, stop: superseded || (await loadTestStopRequested(db, testId)) };
 }
 
-export async function readShardSnapshots<S>(db: Kysely<Database>, testId: string): Promise<Array<ShardSnapshotRow<S>>> {
+/** Every shard attempt's snapshot of a test, by shard and attempt. */
+export async function readShardSnapshots(
+  db: Kysely<Database>,
+  testId: string,
+): Promise<Array<ShardSnapshotRow<ShardSnapshot>>> {
   const rows = await db
     .selectFrom('load_test_shards')
     .select(['shard', 'attempt', 'snapshot', 'final'])
@@ -195,5 +209,10 @@ export async function readShardSnapshots<S>(db: Kysely<Database>, testId: string
     .orderBy('shard')
     .orderBy('attempt')
     .execute();
-  return rows.map((r) => ({ shard: r.shard, attempt: r.attempt, snapshot: json(r.snapshot) as S, final: r.final }));
+  return rows.map((r) => ({
+    shard: r.shard,
+    attempt: r.attempt,
+    snapshot: readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
+    final: r.final,
+  }));
 }

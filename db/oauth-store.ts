@@ -6,18 +6,13 @@
 // they registered, unless they get a grant: saving a grant makes its client permanent. So a registration
 // that nobody signs in to is gone the next day, while an app a user connected stays.
 import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import { oauthPayloadColumn, readJsonColumn } from './json-columns.ts';
+import type { Database, OauthPayload } from './schema.ts';
 
 /** How long a registered client without a grant lives: a day (documented in the README). */
 export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 
-export type OauthPayload = Record<string, unknown> & {
-  grantId?: string;
-  userCode?: string;
-  uid?: string;
-  accountId?: string;
-  consumed?: number;
-};
+export type { OauthPayload };
 
 export class OauthStore {
   readonly #db: Kysely<Database>;
@@ -115,7 +110,7 @@ export class OauthStore {
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
       .executeTakeFirst();
     if (!row) return undefined;
-    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as OauthPayload;
+    const payload = readJsonColumn('oauth_records.payload', oauthPayloadColumn, row.payload);
     return row.consumed_at ? { ...payload, consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) } : payload;
   }
 }
@@ -135,7 +130,7 @@ export async function oauthRecordsOfAccount(
     .execute();
   return rows.map((r) => ({
     id: r.id,
-    payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as OauthPayload,
+    payload: readJsonColumn('oauth_records.payload', oauthPayloadColumn, r.payload),
   }));
 }
 

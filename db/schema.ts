@@ -1,7 +1,9 @@
 // Kysely's view of the tables. Nullable columns are `T | null`; ids the database assigns are Generated.
 // bigint columns arrive as strings from `pg` and as numbers from PGlite: read them through Number().
-import type { ColumnType, Generated } from 'kysely';
-import type { LoadTestStatus } from '../lib/jobs/load-test.ts';
+// JSON columns are written as JSON text and read as their shapes, checked by db/json-columns.ts.
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { ShardSnapshot } from '../domain/load/shard.ts';
+import type { FinalResults, LoadTestConfig, LoadTestStatus } from '../lib/jobs/load-test.ts';
 import type { Plan } from '../lib/plans.ts';
 
 /** Written by the database when omitted; read back as a Date. */
@@ -39,13 +41,13 @@ export interface WebhooksTable {
   user_id: string | number;
   created_at: CreatedAt;
   /** What captures are answered with (WebhookResponse), or null for the default JSON. */
-  response: ColumnType<WebhookResponse | null, string | null, string | null>;
+  response: JSONColumnType<WebhookResponse | null, string | null, string | null>;
   /** How captures' signatures are checked (the secret sealed), or null. */
-  signature: ColumnType<WebhookSignature | null, string | null, string | null>;
+  signature: JSONColumnType<WebhookSignature | null, string | null, string | null>;
   /** Where captures are passed on (checked by the SSRF guard when set and at each delivery), or null. */
   forward_url: string | null;
   /** How many captures, and for how long, this webhook keeps; null: its owner's plan's defaults. */
-  retention: ColumnType<WebhookRetention | null, string | null, string | null>;
+  retention: JSONColumnType<WebhookRetention | null, string | null, string | null>;
   /** No delivery of this webhook's captures at or below this id is pending (capture-deliveries.ts). */
   delivery_floor: ColumnType<string | number, never, string | number>;
 }
@@ -73,7 +75,7 @@ export interface CaptureDelivery {
   response_status: number | null;
   duration_ms: number | null;
   /** While pending after a failed attempt: when the next one is due (ISO time). */
-  next_attempt_at?: string | null;
+  next_attempt_at: string | null;
   /** Every attempt, oldest first. */
   history: DeliveryAttempt[];
 }
@@ -98,7 +100,7 @@ export interface CapturedRequestsTable {
   webhook_ref: string | number;
   method: string;
   path: string;
-  headers: ColumnType<Record<string, string>, string, string>;
+  headers: JSONColumnType<Record<string, string>>;
   body: string | null;
   body_encoding: 'utf8' | 'base64';
   body_size: number;
@@ -107,7 +109,7 @@ export interface CapturedRequestsTable {
   user_agent: string;
   created_at: CreatedAt;
   /** Its delivery to the webhook's forward URL; null when the webhook did not forward it. */
-  delivery: ColumnType<CaptureDelivery | null, string | null, string | null>;
+  delivery: JSONColumnType<CaptureDelivery | null, string | null, string | null>;
 }
 
 // Defined with the load test job (lib/jobs/, below db/ in the layers); the column stores it.
@@ -118,10 +120,10 @@ export interface LoadTestsTable {
   id: string;
   user_id: string | number;
   status: LoadTestStatus;
-  config: ColumnType<Record<string, unknown>, string, string>;
+  config: JSONColumnType<LoadTestConfig>;
   stop_requested: ColumnType<boolean, boolean | undefined, boolean>;
   failure_reason: string | null;
-  results: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  results: JSONColumnType<FinalResults | null, string | null, string | null>;
   created_at: CreatedAt;
   started_at: Timestamp | null;
   completed_at: Timestamp | null;
@@ -131,16 +133,25 @@ export interface LoadTestShardsTable {
   test_id: string;
   shard: number;
   attempt: number;
-  snapshot: ColumnType<Record<string, unknown>, string, string>;
+  snapshot: JSONColumnType<ShardSnapshot>;
   final: ColumnType<boolean, boolean | undefined, boolean>;
   updated_at: CreatedAt;
 }
+
+/** An OAuth record as oidc-provider stores it: its own open shape, with the fields the store indexes. */
+export type OauthPayload = Record<string, unknown> & {
+  grantId?: string;
+  userCode?: string;
+  uid?: string;
+  accountId?: string;
+  consumed?: number;
+};
 
 /** One record of the OAuth authorization server: a client, grant, code, token, session, ... by kind. */
 export interface OauthRecordsTable {
   kind: string;
   id: string;
-  payload: ColumnType<Record<string, unknown>, string, string>;
+  payload: JSONColumnType<OauthPayload>;
   grant_id: string | null;
   user_code: string | null;
   uid: string | null;

@@ -4,7 +4,12 @@ import { sql, type Kysely } from 'kysely';
 import { newPublicId } from '../lib/tokens.ts';
 import type { Plan } from '../lib/plans.ts';
 import type { Database, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
-import { parsedJson } from './captured-requests.ts';
+import {
+  readNullableJsonColumn,
+  webhookResponseColumn,
+  webhookRetentionColumn,
+  webhookSignatureColumn,
+} from './json-columns.ts';
 
 export {
   captureFields,
@@ -92,7 +97,13 @@ export async function webhookOwner(
     .select(['users.id as userId', 'users.plan as plan', 'webhooks.response as response'])
     .where('webhooks.webhook_id', '=', webhookId)
     .executeTakeFirst();
-  return row ? { userId: Number(row.userId), plan: row.plan, response: parsedJson(row.response) } : null;
+  return row
+    ? {
+        userId: Number(row.userId),
+        plan: row.plan,
+        response: readNullableJsonColumn('webhooks.response', webhookResponseColumn, row.response),
+      }
+    : null;
 }
 
 /** Changes the settings given of the caller's webhook (the others stay); false when it is not theirs. */
@@ -166,10 +177,10 @@ function settingsOf(r: {
   retention: WebhookRetention | null;
 }): WebhookSettings {
   return {
-    response: parsedJson(r.response),
-    signature: parsedJson(r.signature),
+    response: readNullableJsonColumn('webhooks.response', webhookResponseColumn, r.response),
+    signature: readNullableJsonColumn('webhooks.signature', webhookSignatureColumn, r.signature),
     forwardUrl: r.forward_url,
-    retention: parsedJson(r.retention),
+    retention: readNullableJsonColumn('webhooks.retention', webhookRetentionColumn, r.retention),
   };
 }
 

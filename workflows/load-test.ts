@@ -1,7 +1,9 @@
 // A load test: pending until a load worker takes it, running while its shards (activities on the
 // load pool, at most USERS_PER_SHARD users each) send the load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
-// signal per stop; live totals travel through the database, not through events.
+// signal per stop; live totals travel through the database, not through events. A stop has one way
+// in, this workflow (its owner's signal, a failing threshold), and one way out: the workflow asks the
+// shards (stopLoadShards), which read it with their next snapshot.
 import {
   ActivityFailure,
   CancellationScope,
@@ -24,7 +26,7 @@ import { planShards, SHARD_RETRY, shardLiveness } from './load-test-plan.ts';
 export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   // How long the test may wait for a load worker before it fails (LOAD_WORKER_WAIT_SECONDS).
   const waitForWorker = `${input.waitForWorkerSeconds ?? 60} seconds`;
-  const { beginLoadTest, finishLoadTest } = proxyActivities<LoadActivities>({
+  const { beginLoadTest, finishLoadTest, stopLoadShards } = proxyActivities<LoadActivities>({
     taskQueue: TASK_QUEUES.load,
     scheduleToStartTimeout: waitForWorker,
     startToCloseTimeout: '1 minute',
@@ -72,6 +74,12 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   state.startAt = startAt;
   state.endAt = startAt + input.testDurationSeconds * 1000;
 
+  // Once running, a stop (asked now or later) reaches the shards; not cancellable, as the merge is not.
+  // (A stop that cannot be stored loses only its haste: the shards end with the test's window.)
+  const stopping = condition(() => state.stopRequested)
+    .then(() => CancellationScope.nonCancellable(() => stopLoadShards(input.testId)))
+    .catch(() => {});
+
   // A shard attempt whose worker dies stops heartbeating and is retried on another worker, inside
   // the same time window; what the dead attempt had sent stays counted, and the gap is in the results.
   const { watchThresholds } = proxyActivities<LoadActivities>({
@@ -110,15 +118,15 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     watchScope.cancel();
   }
   const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+  // The stop's request is stored before the end is, so that the row never ends still asking.
+  if (state.stopRequested) await stopping;
 
   // The workflow cancelled (a task cancelled just as a load worker took the test): its shards stopped.
   const cancelled = failures.length > 0 && failures.every((f) => isCancellation(f.reason));
   if (failures.length === shards.length && !cancelled)
     return finish('failed', `every shard failed: ${reasonOf(failures[0]!.reason)}`);
   if (cancelled) return finish('stopped', null);
-  // The stop may have reached the shards through the database first; wait for the signal briefly.
-  const stopped = state.stopRequested || outcomes.some((o) => o.status === 'fulfilled' && o.value.stopped);
-  if (stopped && !state.stopRequested) await condition(() => state.stopRequested, '5 seconds');
+  const stopped = state.stopRequested;
   const shardTrouble = failures.length
     ? `${failures.length} of ${shards.length} shards failed: ${reasonOf(failures[0]!.reason)}`
     : null;

@@ -129,9 +129,17 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     },
 
     /**
+     * Asks every shard of the test to stop (each reads it with its next snapshot, within a second).
+     * Only the test's workflow calls it: a stop's one way to the shards.
+     */
+    async stopLoadShards(testId: string): Promise<void> {
+      await requestLoadTestStop(deps.db, testId);
+    },
+
+    /**
      * Every second while the test runs, the thresholds on the shards' merged totals; the first
-     * aborting one that fails (past its delay) stops every shard (they read the stop with their next
-     * snapshot, within a second) and is answered. Ends with the test, a stop, or a cancellation.
+     * aborting one that fails (past its delay) is answered, and the workflow stops the shards. Ends
+     * with the test, a stop, or a cancellation.
      */
     async watchThresholds(input: ThresholdWatch): Promise<{ abortedBy: string | null }> {
       const ctx = Context.current();
@@ -140,17 +148,14 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         ctx.heartbeat();
         if (await loadTestStopRequested(deps.db, input.testId)) break;
         const now = Date.now();
-        const rows = await readShardSnapshots<ShardSnapshot>(deps.db, input.testId);
+        const rows = await readShardSnapshots(deps.db, input.testId);
         if (!rows.some((r) => r.snapshot.total > 0)) continue; // nothing answered yet: nothing to judge
         const failed = abortingFailure(
           input.thresholds,
           evaluateThresholds(input.thresholds, thresholdFigures(rows, now)),
           (now - input.startAt) / 1000,
         );
-        if (failed) {
-          await requestLoadTestStop(deps.db, input.testId);
-          return { abortedBy: failed };
-        }
+        if (failed) return { abortedBy: failed };
       }
       return { abortedBy: null };
     },
@@ -163,7 +168,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       thresholds: LoadThreshold[] = [],
       abortedBy: string | null = null,
     ): Promise<FinalResults> {
-      const rows = await readShardSnapshots<ShardSnapshot>(deps.db, testId);
+      const rows = await readShardSnapshots(deps.db, testId);
       const results = finalResults(rows, thresholds);
       if (abortedBy) Object.assign(results, { verdict: 'failed', aborted_by: abortedBy });
       await finishLoadTestRow(deps.db, testId, status, results, reason);

@@ -4,7 +4,7 @@
 // (load-form.js; without scripts they all do).
 import { InvalidInputError } from '../../lib/errors.ts';
 import { html, type Html } from '../pages/html.ts';
-import { HTTP_METHODS } from '../schemas/load-tests.ts';
+import { HTTP_METHODS } from '../schemas/load-test-start.ts';
 import type { FormLabels } from './form-labels.ts';
 
 const AUTH_TYPES = ['none', 'basic', 'bearer', 'apikey'] as const;

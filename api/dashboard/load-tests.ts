@@ -6,7 +6,7 @@ import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
 import { sendReport } from '../pages/load-report.ts';
-import { startBody } from '../schemas/load-tests.ts';
+import { startBody } from '../schemas/load-test-start.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
@@ -44,10 +44,10 @@ export function loadTestSection(
             : dataTable(
                 ['Target', 'Status', 'Verdict', 'Users', 'Requests', 'Errors', 'p95 (ms)', 'Created'],
                 data.tests.map((t) => [
-                  html`<a href="/dashboard/load-tests/${t.test_id}">${String(t.config.http_method ?? '')} ${String(t.config.target_url ?? '')}</a>`,
+                  html`<a href="/dashboard/load-tests/${t.test_id}">${t.config.http_method} ${t.config.target_url}</a>`,
                   t.status,
                   t.summary?.verdict ?? '',
-                  String(t.config.concurrent_users ?? ''),
+                  String(t.config.concurrent_users),
                   t.summary ? String(t.summary.total_requests) : '',
                   t.summary ? `${t.summary.error_rate}%` : '',
                   t.summary ? String(t.summary.p95_response_time) : '',
@@ -94,8 +94,8 @@ export function loadTestSection(
         'load-tests',
         `Load test ${row.id}`,
         html`<h1>Load test</h1>
-        <p><code>${String(row.config.http_method)} ${String(row.config.target_url)}</code>, ${String(row.config.concurrent_users)} users for ${String(row.config.test_duration)} s</p>
-        <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-duration="${String(row.config.test_duration ?? '')}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
+        <p><code>${row.config.http_method} ${row.config.target_url}</code>, ${row.config.concurrent_users} users for ${row.config.test_duration} s</p>
+        <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-duration="${row.config.test_duration}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
         <form method="post" action="/dashboard/load-tests/${row.id}/stop" id="load-stop"${ended ? html` hidden` : ''}><input type="hidden" name="csrf" value="${page.csrf(ctx)}"><button type="submit" class="danger">Stop the test</button></form></div>
         <p id="load-totals">${m.total_requests ?? 0} requests, ${m.throughput ?? 0} per second, ${m.error_rate ?? 0}% errors, average ${m.avg_response_time ?? 0} ms</p>
         ${verdictSection(status.thresholds, status.verdict, final?.aborted_by)}
@@ -114,7 +114,7 @@ export function loadTestSection(
       (t) => t.test_id !== testId && !['pending', 'running'].includes(t.status),
     );
     return html`<h2>Report</h2><p><a id="load-report" href="/dashboard/load-tests/${testId}/report">Open the report</a>: one HTML file to keep (save it from the browser); it needs no network to open.</p>
-      ${others.length ? html`<form method="get" action="/dashboard/load-tests/${testId}/report"><label for="compare">Compare with</label><select id="compare" name="compare">${others.map((t) => html`<option value="${t.test_id}">${t.test_id}: ${String(t.config.target_url)} (${t.status}, ${t.created_at.slice(0, 16)})</option>`)}</select><button type="submit" class="secondary">Compare</button></form>` : ''}`;
+      ${others.length ? html`<form method="get" action="/dashboard/load-tests/${testId}/report"><label for="compare">Compare with</label><select id="compare" name="compare">${others.map((t) => html`<option value="${t.test_id}">${t.test_id}: ${t.config.target_url} (${t.status}, ${t.created_at.slice(0, 16)})</option>`)}</select><button type="submit" class="secondary">Compare</button></form>` : ''}`;
   }
 
   page.get('/load-tests/:test_id/report', async (ctx, account) => {

@@ -5,7 +5,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { HTTP_METHODS, listQuery, startBody, verifyTargetBody } from '../schemas/load-tests.ts';
+import { startBody, startFields } from '../schemas/load-test-start.ts';
+import { listQuery, verifyTargetBody } from '../schemas/load-tests.ts';
 import {
   targetVerificationResult,
   loadTestListResult,
@@ -19,74 +20,6 @@ import { toolArgs, validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
-
-const startShape = {
-  targetUrl: z.string().describe('The URL to load, http(s); private and internal addresses are refused'),
-  httpMethod: z.enum(HTTP_METHODS).describe('The method of every request'),
-  concurrentUsers: z
-    .number()
-    .int()
-    .optional()
-    .describe("Virtual users, 1 to 10000 (at most your plan's); required unless user stages give it"),
-  testDuration: z
-    .number()
-    .int()
-    .optional()
-    .describe("Seconds, 10 to 3600 (at most your plan's); required unless stages give it"),
-  rampUpTime: z.number().int().optional().describe('Seconds to reach all users (default 10, at most testDuration)'),
-  requestsPerSecond: z.number().int().optional().describe('Total arrival rate; 0 (default) = as fast as the users can'),
-  authType: z.enum(['none', 'basic', 'bearer', 'apikey']).optional(),
-  authUsername: z.string().optional(),
-  authPassword: z.string().optional(),
-  authToken: z.string().optional(),
-  apiKeyHeader: z.string().optional(),
-  apiKeyValue: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (at most 50)'),
-  body: z.string().optional().describe('Request body, with POST, PUT and PATCH'),
-  insecureTls: z.boolean().optional().describe("true: accept the target's invalid certificate"),
-  stages: z
-    .array(toolArgs({ duration: z.number().int(), target: z.number().int() }))
-    .optional()
-    .describe(
-      'Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors',
-    ),
-  steps: z
-    .array(
-      toolArgs({
-        name: z.string().optional(),
-        method: z.enum(HTTP_METHODS).optional(),
-        path: z.string().optional(),
-        headers: z.record(z.string(), z.string()).optional(),
-        body: z.string().optional(),
-        capture: z.record(z.string(), z.string()).optional(),
-      }),
-    )
-    .optional()
-    .describe(
-      "A scenario each user runs in order (closed model): paths on the target's origin, {{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
-    ),
-  stageTarget: z
-    .enum(['users', 'rate'])
-    .optional()
-    .describe(
-      'What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)',
-    ),
-  thresholds: z
-    .array(
-      z.union([
-        z.string(),
-        toolArgs({
-          threshold: z.string(),
-          abortOnFail: z.boolean().optional(),
-          delayAbortEval: z.union([z.number(), z.string()]).optional(),
-        }),
-      ]),
-    )
-    .optional()
-    .describe(
-      'Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails',
-    ),
-};
 
 const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
 // The REST answers' schemas without `success`, open to fields beyond them (clients check structuredContent against these).
@@ -134,8 +67,9 @@ export function registerLoadTestTools(
       title: 'Start a load test',
       description:
         'Starts a load test of a URL you own (the same body as POST /api/v1/load-testing/start). As a task (tools/call with "task"), it answers at once with the task; tasks/get shows its progress, tasks/result gives the final results, tasks/cancel stops every shard and keeps the partial results. As a plain call it waits for the end, sending notifications/progress every 5 seconds when the call carries a progressToken, and answers the results. The test id is the task id without its "load-test-" prefix.',
-      // Strict, as the REST body is: a typo (requestPerSecond) is refused, not dropped into an unlimited test.
-      inputSchema: toolArgs(startShape),
+      // The REST body's fields, strict as it is: a typo (requestPerSecond) is refused, not dropped into an
+      // unlimited test. The rules between fields are startBody's, checked in the call.
+      inputSchema: toolArgs(startFields),
       outputSchema: resultsShape,
       annotations: { title: 'Start a load test', ...TOOL_HINTS.load_test_start },
     },

@@ -90,9 +90,9 @@ function header(t: ReportTest, i: number, many: boolean): Html {
   const c = t.config;
   const shape = Array.isArray(c.stages)
     ? `stages of ${c.stage_target}: ${(c.stages as Array<{ duration: number; target: number }>).map((s) => `${s.target} over ${s.duration} s`).join(', ')}`
-    : `${fmt(c.concurrent_users as number)} users for ${fmt(c.test_duration as number)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second as number)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time as number)} s`;
+    : `${fmt(c.concurrent_users)} users for ${fmt(c.test_duration)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time)} s`;
   return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${COLORS[i]}"></i>${label(t, i, many)}: ${t.status}${t.verdict ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>` : ''}</h2>
-<p><code>${String(c.http_method)} ${String(c.target_url)}</code>: ${shape}. From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
+<p><code>${c.http_method} ${c.target_url}</code>: ${shape}. From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
 ${t.thresholds.length ? html`<table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${fmt(th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table>` : ''}</section>`;
 }
 

@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.ts';
 import { findUser } from '../../db/users.ts';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 
-export function accountService(db: Kysely<Database>) {
+export function accountService({ db }: { db: Kysely<Database> }) {
   return {
     find: (userId: number) => findUser(db, userId),
     /** What the caller's key says of its account: its email, plan and the plan's limits, named as the API names things. */

@@ -124,7 +124,7 @@ export function captureService({
      * Counts `storedBytes` (a capture's body as stored) against its owner's bound; schedules a check
      * of their bytes when this process has never checked them or they may be near it.
      */
-    stored(owner: { userId: number; plan: Plan }, storedBytes: number): void {
+    countBytes(owner: { userId: number; plan: Plan }, storedBytes: number): void {
       if (bytes.size >= OWNER_CACHE_MAX && !bytes.has(owner.userId)) bytes.clear();
       const entry = bytes.get(owner.userId) ?? { known: undefined, since: 0 };
       entry.since += storedBytes;

@@ -9,7 +9,7 @@ import {
   type PoolResult,
 } from '../../lib/jobs/pipeline-check.ts';
 
-export function diagnosticsService(temporal: Client) {
+export function diagnosticsService({ temporal }: { temporal: Client }) {
   return {
     async startCheck(ownerId: number) {
       const { publicId } = await startJob(temporal, {

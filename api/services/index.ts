@@ -16,7 +16,7 @@ import { taskService } from './tasks.ts';
 import { videoService } from './video.ts';
 import { secretBox } from '../../lib/secret-box.ts';
 import { webhookExportService } from './webhook-export.ts';
-import { webhookForwardingService } from './webhook-jobs.ts';
+import { webhookForwardingService } from './webhook-forwarding.ts';
 import { webhookReplayService } from './webhook-replay.ts';
 import { WEBHOOK_SETTINGS_CHANNEL } from './webhook-settings.ts';
 import { webhookService } from './webhooks.ts';
@@ -28,36 +28,38 @@ export function createServices(deps: ApiDeps) {
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
   const captures = captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL });
-  const webhooks = webhookService(
+  const webhooks = webhookService({
     db,
-    config.baseUrl,
+    baseUrl: config.baseUrl,
     kv,
-    secretBox(deps.codec),
-    config.networkAllow,
-    captures.settingsChanged,
-  );
+    box: secretBox(deps.codec),
+    allow: config.networkAllow,
+    settingsChanged: captures.settingsChanged,
+  });
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,
-    accounts: accountService(db),
+    accounts: accountService({ db }),
     captures,
-    diagnostics: diagnosticsService(temporal),
+    diagnostics: diagnosticsService({ temporal }),
     domains,
     loadTests,
     reports: loadReportService({ loadTests }),
-    lookups: lookupService(config),
-    quota: quotaService(kv),
+    lookups: lookupService({ config }),
+    quota: quotaService({ kv }),
     site,
-    streams: streamService(kv),
+    streams: streamService({ kv }),
     targets,
     tasks: taskService({ temporal, loadTests, domains, site, video }),
     video,
     webhooks,
-    webhookExports: webhookExportService(db, config.baseUrl, webhooks),
+    webhookExports: webhookExportService({ db, baseUrl: config.baseUrl, webhooks }),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
-    forwarding: webhookForwardingService(temporal, (err) =>
-      deps.logger.warn({ err }, 'waking a webhook forwarder failed (its captures go at the next wake)'),
-    ),
+    forwarding: webhookForwardingService({
+      temporal,
+      onError: (err) =>
+        deps.logger.warn({ err }, 'waking a webhook forwarder failed (its captures go at the next wake)'),
+    }),
   };
 }
 

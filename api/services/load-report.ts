@@ -3,7 +3,7 @@
 // percentiles, phases, status codes and error kinds, the per-second series), as one JSON document
 // that api/pages/load-report.ts turns into one self-contained HTML file. Owner checks as everywhere:
 // another user's test is an unknown one.
-import type { FinalResults } from '../../lib/jobs/load-test.ts';
+import type { FinalResults, LoadTestConfig } from '../../lib/jobs/load-test.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { LoadTestService } from './load-tests.ts';
 
@@ -33,7 +33,7 @@ const SUMMARY = [
 export interface ReportTest {
   test_id: string;
   status: string;
-  config: Record<string, unknown>;
+  config: LoadTestConfig;
   started_at: string | null;
   completed_at: string | null;
   failure_reason: string | null;

@@ -4,7 +4,7 @@ import type { ShardSnapshot } from '../../domain/load/generator.ts';
 import { liveMetrics, thresholdFigures } from '../../domain/load/metrics.ts';
 import { evaluateThresholds, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import type { LoadTestRow, ShardSnapshotRow } from '../../db/load-tests.ts';
-import type { FinalResults, LoadTestState, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
+import type { LoadTestConfig, LoadTestState, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 
 export const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
@@ -67,7 +67,7 @@ export function resultsAnswer(row: LoadTestRow) {
     success: true,
     test_id: row.id,
     status: row.status,
-    results: row.results as FinalResults | null,
+    results: row.results,
     started_at: iso(row.startedAt?.getTime()),
     completed_at: iso(row.completedAt?.getTime()),
     ...(row.failureReason ? { failure_reason: row.failureReason } : {}),
@@ -97,8 +97,11 @@ export function listAnswer(rows: LoadTestRow[]) {
 }
 
 /** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
-function liveThresholds(config: unknown, figures: ReturnType<typeof thresholdFigures>): ThresholdOutcome[] | undefined {
-  if (!Array.isArray(config) || config.length === 0) return undefined;
+function liveThresholds(
+  config: LoadTestConfig['thresholds'],
+  figures: ReturnType<typeof thresholdFigures>,
+): ThresholdOutcome[] | undefined {
+  if (config.length === 0) return undefined;
   const parsed = config.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
   return evaluateThresholds(parsed, figures);
 }

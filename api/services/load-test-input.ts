@@ -1,15 +1,15 @@
 // What a load test's start body becomes: the request the shards send (credentials in its headers) and
 // the configuration shown back (never the credentials or header values).
 import { VERSION } from '../../lib/version.ts';
-import type { LoadTestInput, ScenarioStep } from '../../lib/jobs/load-test.ts';
-import type { StartBody } from '../schemas/load-tests.ts';
+import type { LoadTestConfig, LoadTestInput, ScenarioStep } from '../../lib/jobs/load-test.ts';
+import type { StartBody } from '../schemas/load-test-start.ts';
 import type { StepInput } from '../schemas/load-steps.ts';
 
 /** The request every user sends: method, URL, headers with the credentials, body. */
 
 /** What every request of a load test says it is, unless the test sets its own User-Agent. */
 const LOAD_USER_AGENT = `netops-load/${VERSION}`;
-export function targetOf(b: StartBody): LoadTestInput['target'] {
+export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
   const headers: Record<string, string> = { 'user-agent': LOAD_USER_AGENT, ...b.headers };
   if (b.authType === 'basic')
     headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
@@ -20,20 +20,19 @@ export function targetOf(b: StartBody): LoadTestInput['target'] {
       ? { ...h, 'content-type': 'application/json' }
       : h;
   return {
-    url: b.targetUrl,
+    url: url.href,
     method: b.httpMethod,
     headers: withType(headers, b.body),
     body: b.body,
     ...(b.insecureTls ? { insecureTls: true } : {}),
     ...(b.steps
-      ? { steps: b.steps.map((st) => scenarioStep(st, b, withType({ ...headers, ...st.headers }, st.body))) }
+      ? { steps: b.steps.map((st) => scenarioStep(st, b, url, withType({ ...headers, ...st.headers }, st.body))) }
       : {}),
   };
 }
 
 /** A step as the shards run it: its method, its path on the target's origin (placeholders kept as written), every header. */
-function scenarioStep(st: StepInput, b: StartBody, headers: Record<string, string>): ScenarioStep {
-  const target = new URL(b.targetUrl);
+function scenarioStep(st: StepInput, b: StartBody, target: URL, headers: Record<string, string>): ScenarioStep {
   const path =
     st.path === undefined
       ? `${target.pathname}${target.search}`
@@ -51,7 +50,7 @@ function scenarioStep(st: StepInput, b: StartBody, headers: Record<string, strin
 }
 
 /** What is shown of a test's configuration: never the credentials or header values. */
-export function publicConfig(b: StartBody) {
+export function publicConfig(b: StartBody): LoadTestConfig {
   return {
     target_url: b.targetUrl,
     concurrent_users: b.concurrentUsers,

@@ -1,9 +1,8 @@
 // Load tests for every door (REST, dashboard): start, status (also as a stream, with chart points for
 // the dashboard), stop, results, history. The workflow's state while a test runs; the stored row once
 // it has ended (it outlives Temporal's retention).
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
-import type { ShardSnapshot } from '../../domain/load/generator.ts';
 import { intervalTracker, liveMetrics } from '../../domain/load/metrics.ts';
 import {
   createLoadTest,
@@ -11,7 +10,6 @@ import {
   finishLoadTestRow,
   listLoadTests,
   readShardSnapshots,
-  requestLoadTestStop,
   type LoadTestRow,
 } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
@@ -28,7 +26,7 @@ import {
   type LoadTestInput,
   type LoadTestState,
 } from '../../lib/jobs/load-test.ts';
-import type { StartBody } from '../schemas/load-tests.ts';
+import type { StartBody } from '../schemas/load-test-start.ts';
 import type { SseTick } from '../sse.ts';
 import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
 import { publicConfig, targetOf } from './load-test-input.ts';
@@ -69,7 +67,7 @@ export function loadTestService({
       }
       return state;
     }
-    const durationMs = Number(row.config.test_duration) * 1000;
+    const durationMs = row.config.test_duration * 1000;
     return {
       status: row.status,
       startAt: row.startedAt?.getTime() ?? null,
@@ -77,7 +75,7 @@ export function loadTestService({
       completedAt: row.completedAt?.getTime() ?? null,
       stopRequested: row.stopRequested,
       failureReason: row.failureReason,
-      results: row.results as LoadTestState['results'],
+      results: row.results,
     };
   }
 
@@ -89,8 +87,9 @@ export function loadTestService({
       throw new PlanLimitError(`concurrentUsers: at most ${limits.loadTestUsers} on the ${plan} plan`);
     if (body.testDuration > limits.loadTestSeconds)
       throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
-    await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
-    const pinned = await targets.ensure(body.targetUrl, body, userId);
+    // The target as the guard checked it: the one URL the proof, the shards' requests and their steps are of.
+    const { url } = await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+    const pinned = await targets.ensure(url, body, userId);
     const testId = newJobId();
     const cfg = publicConfig(body);
     if (!(await createLoadTest(db, { id: testId, userId, config: cfg }, limits.loadTestsAtOnce))) {
@@ -101,7 +100,7 @@ export function loadTestService({
     }
     const input: LoadTestInput = {
       testId,
-      target: { ...targetOf(body), ...(pinned ? { addresses: pinned } : {}) },
+      target: { ...targetOf(body, url), ...(pinned ? { addresses: pinned } : {}) },
       concurrentUsers: body.concurrentUsers,
       testDurationSeconds: body.testDuration,
       rampUpSeconds: body.rampUpTime,
@@ -143,7 +142,7 @@ export function loadTestService({
   async function status(row: LoadTestRow) {
     const state = await stateOf(row);
     const now = Date.now();
-    const rows = state.results ? [] : await readShardSnapshots<ShardSnapshot>(db, row.id);
+    const rows = state.results ? [] : await readShardSnapshots(db, row.id);
     return statusAnswer(row, state, rows, now);
   }
 
@@ -162,14 +161,24 @@ export function loadTestService({
     };
   }
 
+  /**
+   * Stops a running test: one signal to its workflow, which alone tells the shards (and ends the test).
+   * A test that is not running, or whose workflow has closed meanwhile, is a conflict.
+   */
   async function stop(row: LoadTestRow) {
-    if (!(await requestLoadTestStop(db, row.id)))
-      throw new ConflictError(`Load test ${row.id} is ${row.status}, not running: only a running test can be stopped`);
+    const notRunning = () =>
+      new ConflictError(`Load test ${row.id} is ${row.status}, not running: only a running test can be stopped`);
+    if (row.status !== 'running') throw notRunning();
     const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
-    await handle.signal(stopLoadTest);
+    try {
+      await handle.signal(stopLoadTest);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw notRunning();
+      throw err;
+    }
     // The shards see the stop within a second; their final totals cover everything sent until then.
     const final = (await resultWithin<LoadTestState>(handle, STOP_WAIT_MS))?.value;
-    const totals = final?.results ?? liveMetrics(await readShardSnapshots<ShardSnapshot>(db, row.id));
+    const totals = final?.results ?? liveMetrics(await readShardSnapshots(db, row.id));
     return {
       success: true,
       test_id: row.id,
@@ -202,7 +211,7 @@ export function loadTestService({
     const track = intervalTracker();
     return async () => {
       const t = await statusTick();
-      const point = track(await readShardSnapshots<ShardSnapshot>(db, testId));
+      const point = track(await readShardSnapshots(db, testId));
       return { events: [...t.events, ...(point && !t.done ? [{ event: 'point', data: point }] : [])], done: t.done };
     };
   }

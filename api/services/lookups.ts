@@ -8,7 +8,7 @@ import { normalizeDomain } from '../../lib/domain-name.ts';
 import { plainIp } from '../../lib/net/client-ip.ts';
 import type { DnsQuery } from '../schemas/lookups.ts';
 
-export function lookupService(config: Pick<Config, 'dnsServers' | 'networkAllow'>) {
+export function lookupService({ config }: { config: Pick<Config, 'dnsServers' | 'networkAllow'> }) {
   const dnsLookup = createDnsLookup({ servers: config.dnsServers });
   const ipInfo = createIpInfo({ dnsServers: config.dnsServers });
   const headerCheck = createHeaderCheck({ allow: config.networkAllow });

@@ -16,7 +16,7 @@ export interface QuotaVerdict {
 
 const PER: Record<number, string> = { 60: 'minute', 86400: 'day' };
 
-export function quotaService(kv: KvStore) {
+export function quotaService({ kv }: { kv: KvStore }) {
   return {
     /** Spends one request of the account's plan. */
     async spend(account: { userId: number; plan: Plan }): Promise<QuotaVerdict> {

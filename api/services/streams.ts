@@ -15,7 +15,7 @@ export interface StreamLease {
   release(): Promise<void>;
 }
 
-export function streamService(kv: KvStore) {
+export function streamService({ kv }: { kv: KvStore }) {
   return {
     /** A slot for one more live stream of the account, or 429 when the plan's are all open. */
     async open(account: { userId: number; plan: Plan }): Promise<StreamLease> {

@@ -119,10 +119,8 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
   }
 
   /** The target's URL and host. */
-  function targetOf(targetUrl: string) {
-    const url = new URL(targetUrl);
-    return { url, host: bareHost(url.hostname).toLowerCase() };
-  }
+  /** The checked URL and its host as proofs name it. */
+  const targetOf = (url: URL) => ({ url, host: bareHost(url.hostname).toLowerCase() });
 
   /** A remembered proof whose addresses are still the host's, else a fresh one (remembered for ttlSeconds), else null. */
   async function check(
@@ -145,7 +143,7 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
   /** Whether the user has a test of this origin pending or running. */
   const busyOn = async (url: URL, userId: number) =>
     (await openLoadTests(db, userId)).some(
-      (t) => URL.canParse(String(t.config.target_url)) && new URL(String(t.config.target_url)).origin === url.origin,
+      (t) => URL.canParse(t.config.target_url) && new URL(t.config.target_url).origin === url.origin,
     );
 
   /** A test above the small size: more users, no rate bound or a higher one, or longer. */
@@ -162,8 +160,8 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     /** The caller's token for the target's host, how to serve it, and whether the host serves it now. */
     async issue(targetUrl: string, userId: number) {
       // Private and internal addresses are refused before any proof is fetched, as on start.
-      await checkTarget(targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
-      const { url, host } = targetOf(targetUrl);
+      const checked = await checkTarget(targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+      const { url, host } = targetOf(checked.url);
       const token = await tokenOf(userId, host);
       const proof = await check(url, host, userId, token);
       return {
@@ -186,10 +184,11 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
      * target_not_verified saying how). Answers the proven addresses a large test must keep to.
      * `targetUrl` is one the caller checked through the SSRF guard.
      */
-    async ensure(targetUrl: string, size: TestSize, userId: number): Promise<string[] | undefined> {
+    /** `target`: the start's URL as the guard checked it. */
+    async ensure(target: URL, size: TestSize, userId: number): Promise<string[] | undefined> {
       if (!required) return undefined;
       const large = isLarge(size);
-      const { url, host } = targetOf(targetUrl); // the start checked it through the guard
+      const { url, host } = targetOf(target);
       if (!large && !(await busyOn(url, userId))) return undefined;
       const token = await tokenOf(userId, host);
       const proof = await check(url, host, userId, token);

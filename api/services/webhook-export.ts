@@ -54,11 +54,15 @@ function harEntry(c: CapturedRequest, baseUrl: string) {
   };
 }
 
-export function webhookExportService(
-  db: Kysely<Database>,
-  baseUrl: string,
-  webhooks: Pick<WebhookService, 'present' | 'scoped'>,
-) {
+export function webhookExportService({
+  db,
+  baseUrl,
+  webhooks,
+}: {
+  db: Kysely<Database>;
+  baseUrl: string;
+  webhooks: Pick<WebhookService, 'present' | 'scoped'>;
+}) {
   return {
     /** The matching captures (newest first) as text chunks of one JSON or HAR document; 404 unless the caller owns the webhook. */
     async export(

@@ -45,6 +45,21 @@ export async function ownedWebhook(db: Kysely<Database>, userId: number, webhook
   return webhook;
 }
 
+/** What the webhooks' services are built from (webhooks.ts builds the three). */
+export interface WebhookDeps {
+  db: Kysely<Database>;
+  /** The service's public URL, which capture URLs start with. */
+  baseUrl: string;
+  /** Live streams and settings changes go through it; without it, no live stream. */
+  kv?: KvStore;
+  /** Seals signature secrets; without it, signatures cannot be set. */
+  box?: SecretBox;
+  /** NETWORK_ALLOW: private addresses a forward URL may reach. */
+  allow?: readonly string[];
+  /** This process's cached answer of the webhook goes (the others hear it on WEBHOOK_SETTINGS_CHANNEL). */
+  settingsChanged?: (webhookId: string) => void;
+}
+
 export function webhookSettingsService({
   db,
   baseUrl,
@@ -53,14 +68,7 @@ export function webhookSettingsService({
   allow = [],
   settingsChanged = () => {},
   live,
-}: {
-  db: Kysely<Database>;
-  baseUrl: string;
-  kv?: KvStore;
-  box?: SecretBox;
-  allow?: readonly string[];
-  /** This process's cached answer of the webhook goes (the others hear it on WEBHOOK_SETTINGS_CHANNEL). */
-  settingsChanged?: (webhookId: string) => void;
+}: WebhookDeps & {
   /** Tells every process's streams that these webhooks changed (webhook-live.ts). */
   live: { changed(webhookIds: Iterable<string>): Promise<void> };
 }) {
@@ -74,7 +82,7 @@ export function webhookSettingsService({
     retention: effectiveRetention(plan, w.retention),
   });
   /** The settings checked against the plan and the SSRF guard, the secret sealed: ready to store. */
-  async function stored(
+  async function checkedSettings(
     account: { userId: number; plan: Plan },
     input: WebhookSettingsInput,
     webhookId: string | null = null,
@@ -125,7 +133,7 @@ export function webhookSettingsService({
     /** A new webhook, or 403 when the account owns as many as its plan allows. */
     async create(account: { userId: number; plan: Plan }, settings: WebhookSettingsInput = {}) {
       const max = PLAN_LIMITS[account.plan].webhooks;
-      const given = await stored(account, settings);
+      const given = await checkedSettings(account, settings);
       const webhook = await createWebhook(db, account.userId, max, given);
       if (!webhook)
         throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
@@ -152,7 +160,7 @@ export function webhookSettingsService({
      * process drops its cached answer at once. Forwarding applies to captures from then on.
      */
     async update(account: { userId: number; plan: Plan }, webhookId: string, settings: WebhookSettingsInput) {
-      const given = await stored(account, settings, webhookId);
+      const given = await checkedSettings(account, settings, webhookId);
       if (!(await setWebhookSettings(db, account.userId, webhookId, given)))
         throw new NotFoundError(`No webhook ${webhookId} among yours`);
       if (settings.response !== undefined) {

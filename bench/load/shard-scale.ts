@@ -22,6 +22,7 @@ import { openDatabase } from '../../db/connect.ts';
 import { createLoadTest, writeShardSnapshot } from '../../db/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
 import { newHistogram } from '../../domain/load/histogram.ts';
+import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
 import { PerSecondCounts } from '../../domain/load/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
 import type { ShardSnapshot } from '../../domain/load/shard.ts';
@@ -185,7 +186,23 @@ try {
   for (const n of COUNTS) {
     run = { late: [], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: 0, writes: 0 };
     const testId = `shard-scale-${n}-${Date.now()}`;
-    await createLoadTest(db, { id: testId, userId: user.id, config: { bench: 'shard-scale', shards: n } });
+    await createLoadTest(db, {
+      id: testId,
+      userId: user.id,
+      config: {
+        target_url: 'http://127.0.0.1:9/',
+        concurrent_users: n * USERS_PER_SHARD,
+        test_duration: SECONDS,
+        ramp_up_time: 0,
+        requests_per_second: 0,
+        http_method: 'GET',
+        auth_type: 'none',
+        header_names: [],
+        body_bytes: 0,
+        insecure_tls: false,
+        thresholds: [],
+      },
+    });
     const startAt = Date.now();
     const endAt = startAt + SECONDS * 1000;
     const handle = await client.workflow.start('idleShards', {

@@ -144,6 +144,35 @@ export interface FinalResults extends LiveMetrics {
   aborted_by?: string;
 }
 
+/**
+ * A test's configuration as it is stored and shown (`config` in every answer): what was asked, never
+ * the credentials or header values (only their names and the bodies' sizes).
+ */
+export interface LoadTestConfig {
+  target_url: string;
+  concurrent_users: number;
+  test_duration: number;
+  ramp_up_time: number;
+  requests_per_second: number;
+  http_method: string;
+  auth_type: string;
+  header_names: string[];
+  body_bytes: number;
+  insecure_tls: boolean;
+  stages?: Array<{ duration: number; target: number }>;
+  stage_target?: 'users' | 'rate';
+  steps?: Array<{
+    name: string | null;
+    method: string;
+    path: string | null;
+    header_names: string[];
+    body_bytes: number;
+    capture: Record<string, string>;
+  }>;
+  /** Each threshold as given: its expression, or k6's object form when it aborts the test. */
+  thresholds: Array<string | { threshold: string; abortOnFail: true; delayAbortEval: number }>;
+}
+
 export interface LoadTestState {
   status: LoadTestStatus;
   /** Epoch ms of the load's start and planned end, once running. */

@@ -16,7 +16,7 @@ export const capturesStored = defineSignal('capturesStored');
 /**
  * Deliveries yield to captures: while more than BUSY_CAPTURES a second are stored, deliveries go at
  * most BUSY_RATE a second (activities/webhooks/index.ts), and API processes wake the forwarder less
- * often (api/services/webhook-jobs.ts).
+ * often (api/services/webhook-forwarding.ts).
  */
 export const BUSY_CAPTURES = 200;
 export const BUSY_RATE = 20;

@@ -59,7 +59,7 @@ describe.each(databases)('search over 10,000 captures (%s)', (_kind, open) => {
 
   /** Every page of a search, concatenated: the bodies' event numbers, newest first. */
   async function all(filter: CaptureFilter, limit = 500): Promise<number[]> {
-    const service = webhookService(handle.db, 'https://tools.example.test');
+    const service = webhookService({ db: handle.db, baseUrl: 'https://tools.example.test' });
     const found: number[] = [];
     let cursor: string | undefined;
     do {

@@ -40,7 +40,7 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
         );
       }
     };
-    const views = webhookService(handle.db, 'https://x.test');
+    const views = webhookService({ db: handle.db, baseUrl: 'https://x.test' });
     const stream = (after?: number) => {
       const tick = views.requestsStream(user.id, hook.webhookId, after === undefined ? 0 : base + after);
       return async () => {

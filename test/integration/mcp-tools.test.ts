@@ -33,9 +33,9 @@ describe('MCP tools', () => {
       BASE_URL: 'https://tools.example.test',
     });
     deps = {
-      lookups: lookupService(config),
-      webhooks: webhookService(database.db, config.baseUrl),
-      quota: quotaService(kv),
+      lookups: lookupService({ config }),
+      webhooks: webhookService({ db: database.db, baseUrl: config.baseUrl }),
+      quota: quotaService({ kv }),
       logger: createLogger('silent'),
     };
   });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { closest, toolArgs, validate } from '../../../api/validate.ts';
-import { startBody } from '../../../api/schemas/load-tests.ts';
+import { startBody } from '../../../api/schemas/load-test-start.ts';
 import { createBody, updateBody } from '../../../api/schemas/webhooks.ts';
 
 const refusal = (run: () => unknown) => {

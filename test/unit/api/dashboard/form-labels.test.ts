@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { labelled } from '../../../../api/dashboard/form-labels.ts';
 import { START_LABELS, startBodyFromForm } from '../../../../api/dashboard/load-test-form.ts';
 import { WEBHOOK_FORM_LABELS, settingsFromForm } from '../../../../api/dashboard/webhook-settings.ts';
-import { startBody } from '../../../../api/schemas/load-tests.ts';
+import { startBody } from '../../../../api/schemas/load-test-start.ts';
 import { replayBody, searchQuery, updateBody } from '../../../../api/schemas/webhooks.ts';
 import { fieldsOf, validate } from '../../../../api/validate.ts';
 import { InvalidInputError } from '../../../../lib/errors.ts';

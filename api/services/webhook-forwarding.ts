@@ -26,7 +26,14 @@ export const BUSY_WAKE_EVERY_MS = 2_000;
  * after that when captures of forwarding webhooks were stored meanwhile: the forwarder reads every
  * delivery due at each look, so nothing is owed to a signal.
  */
-export function webhookForwardingService(temporal: Pick<Client, 'workflow'>, onError: (err: unknown) => void) {
+export function webhookForwardingService({
+  temporal,
+  onError,
+}: {
+  temporal: Pick<Client, 'workflow'>;
+  /** A wake that failed (its captures go at the next wake). */
+  onError: (err: unknown) => void;
+}) {
   let waking = false;
   let again = false;
   /** Captures this process stored since the last wake was sent (any webhook's: they all share the database). */
@@ -67,7 +74,7 @@ export function webhookForwardingService(temporal: Pick<Client, 'workflow'>, onE
   }
   return {
     /** `count` captures were stored, some of forwarding webhooks (`forwarding`) or not. */
-    stored(count: number, forwarding: boolean): void {
+    capturesStored(count: number, forwarding: boolean): void {
       if (forwarding) wake(); // first: a wake sent now counts from here, these captures included
       storedSince += count;
     },

@@ -1,0 +1,220 @@
+// A load test's start body: one shape for REST, the MCP tool (its input schema) and the dashboard's form.
+import { HEADER_NAME, METHODS_WITH_BODY, noLineBreaks } from './http-fields.ts';
+import { MAX_TEST_SECONDS } from '../../lib/jobs/load-test.ts';
+import { z } from 'zod';
+import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
+import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+/** Headers the client sets itself (per connection or per body): a user cannot override them. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+]);
+/** A header value: no line breaks or NUL (they would let a value write its own header lines). */
+const headerValue = noLineBreaks('must be a string');
+
+/** Stages of one test, at most. */
+export const MAX_STAGES = 20;
+
+const int = (min: number, max: number) =>
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(min, `must be from ${min} to ${max}`)
+    .max(max, `must be from ${min} to ${max}`);
+
+/**
+ * The start body's fields, each checked on its own. REST's body and the MCP tool's arguments are this
+ * one shape (the tool's input schema is built from it); `startBody` adds the rules between fields.
+ * A field's own transforms must give the same value when run twice (the MCP SDK parses the arguments
+ * with these before `startBody` does): the thresholds are parsed by `startBody`'s transform.
+ */
+export const startFields = {
+  targetUrl: z
+    .string({ error: 'must be a string' })
+    .min(1, 'is required')
+    .describe('The URL to load, http(s); private and internal addresses are refused'),
+  httpMethod: z
+    .string({ error: 'must be a string' })
+    .transform((m) => m.toUpperCase())
+    .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }))
+    .describe('The method of every request'),
+  concurrentUsers: int(1, 10_000)
+    .optional()
+    .describe("Virtual users, 1 to 10000 (at most your plan's); required unless user stages give it (their peak)"),
+  testDuration: int(10, MAX_TEST_SECONDS)
+    .optional()
+    .describe("Seconds, 10 to 3600 (at most your plan's); required unless stages give it (their total)"),
+  rampUpTime: int(0, MAX_TEST_SECONDS)
+    .optional()
+    .describe('Seconds to reach all users (default 10, at most testDuration)'),
+  requestsPerSecond: int(0, 1_000_000)
+    .optional()
+    .describe('Total arrival rate; 0 (default) = as fast as the users can'),
+  stages: z
+    .array(
+      z
+        .object(
+          { duration: int(0, MAX_TEST_SECONDS), target: int(0, 1_000_000) },
+          { error: 'must be objects {duration, target}' },
+        )
+        .strict(),
+      { error: 'must be a list of {duration, target}' },
+    )
+    .min(1, 'must hold 1 to 20 stages')
+    .max(MAX_STAGES, 'must hold 1 to 20 stages')
+    .optional()
+    .describe(
+      'Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors',
+    ),
+  stageTarget: z
+    .enum(['users', 'rate'], { error: 'must be users or rate' })
+    .optional()
+    .describe(
+      'What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)',
+    ),
+  steps: z
+    .array(stepSchema(HTTP_METHODS, RESERVED_HEADERS), { error: 'must be a list of steps' })
+    .min(1, `must hold 1 to ${MAX_STEPS} steps`)
+    .max(MAX_STEPS, `must hold 1 to ${MAX_STEPS} steps`)
+    .optional()
+    .describe(
+      "A scenario each user runs in order (closed model): paths on the target's origin, {{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
+    ),
+  authType: z
+    .enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' })
+    .default('none')
+    .describe(
+      'Credentials sent with every request (authUsername and authPassword, authToken, or apiKeyHeader and apiKeyValue)',
+    ),
+  authUsername: headerValue.optional(),
+  authPassword: headerValue.optional(),
+  authToken: headerValue.optional(),
+  apiKeyHeader: z
+    .string({ error: 'must be a string' })
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be a header name')
+    .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'must not be a header the client sets itself')
+    .default('X-API-Key'),
+  apiKeyValue: headerValue.optional(),
+  headers: z
+    .record(z.string().regex(HEADER_NAME, 'must be header names'), noLineBreaks('must be strings'))
+    .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
+    .refine(
+      (h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())),
+      `must not set ${[...RESERVED_HEADERS].join(', ')}: the client sets them`,
+    )
+    .default({})
+    .describe('Extra request headers (at most 50)'),
+  body: z.string({ error: 'must be a string' }).optional().describe('Request body, with POST, PUT and PATCH'),
+  insecureTls: z
+    .boolean({ error: 'must be true or false' })
+    .default(false)
+    .describe("true: accept the target's invalid certificate"),
+  thresholds: z
+    .array(z.unknown(), { error: 'must be a list of expressions such as "p99 < 300"' })
+    .max(MAX_THRESHOLDS, `must hold at most ${MAX_THRESHOLDS} thresholds`)
+    .superRefine((list, ctx) =>
+      list.forEach((given, i) => {
+        const parsed = parseThreshold(given);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', path: [i], message: parsed });
+      }),
+    )
+    .default([])
+    .describe(
+      'Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails',
+    ),
+};
+
+export const startBody = z
+  .object(startFields)
+  .strict()
+  .superRefine((b, ctx) => {
+    const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    // Required as the contract has them, unless stages say them (a missing one reads "x is required").
+    const required = (field: 'concurrentUsers' | 'testDuration') =>
+      ctx.addIssue({ code: 'invalid_type', expected: 'number', path: [field], message: 'is required' });
+    if (!b.stages) {
+      if (b.stageTarget !== undefined) issue('stageTarget', 'is given only with stages');
+      if (b.concurrentUsers === undefined) required('concurrentUsers');
+      if (b.testDuration === undefined) required('testDuration');
+      if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration)
+        issue('rampUpTime', 'must not exceed testDuration');
+    } else {
+      const total = b.stages.reduce((n, st) => n + st.duration, 0);
+      const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
+      if (total < 10 || total > MAX_TEST_SECONDS)
+        issue('stages', `must last 10 to ${MAX_TEST_SECONDS} seconds in all (they last ${total})`);
+      if (b.testDuration !== undefined && b.testDuration !== total)
+        issue('testDuration', `must be the stages' total (${total}), or left out`);
+      if (b.rampUpTime !== undefined) issue('rampUpTime', 'is replaced by stages: leave it out');
+      if (b.requestsPerSecond !== undefined)
+        issue(
+          'requestsPerSecond',
+          `is replaced by stages${b.stageTarget === 'rate' ? '' : ' with stageTarget "rate"'}: leave it out`,
+        );
+      if (peak === 0) issue('stages', 'must reach a target above 0');
+      // The test ends as the last stage does: a jump there would never be in effect.
+      if (b.stages.at(-1)?.duration === 0)
+        issue('stages', 'must not end with a stage of duration 0 (it would never be in effect)');
+      if ((b.stageTarget ?? 'users') === 'users') {
+        if (peak > 10_000) issue('stages', 'targets are users: at most 10000');
+        if (b.concurrentUsers !== undefined && b.concurrentUsers !== peak)
+          issue('concurrentUsers', `must be the stages' peak (${peak}), or left out`);
+      } else if (b.concurrentUsers === undefined) required('concurrentUsers');
+    }
+    if (b.steps) {
+      if ((b.requestsPerSecond ?? 0) > 0 || b.stageTarget === 'rate')
+        issue(
+          'steps',
+          'run in the closed model (each user runs them in order): leave out requestsPerSecond and rate stages',
+        );
+      if (b.body !== undefined) issue('body', 'is given per step with steps');
+      for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod))
+        ctx.addIssue({ code: 'custom', path, message });
+    }
+    if (b.body !== undefined && !METHODS_WITH_BODY.has(b.httpMethod))
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
+    const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[
+      b.authType
+    ] as Array<keyof typeof b>;
+    for (const field of need) {
+      if (!b[field])
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required when authType is ${b.authType}` });
+    }
+  })
+  .transform(({ thresholds: given, ...b }) => {
+    const thresholds = given.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
+    // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's limits and the proof of control).
+    if (!b.stages)
+      return {
+        ...b,
+        thresholds,
+        stageTarget: 'users' as const,
+        concurrentUsers: b.concurrentUsers!,
+        testDuration: b.testDuration!,
+        rampUpTime: b.rampUpTime ?? 10,
+        requestsPerSecond: b.requestsPerSecond ?? 0,
+      };
+    const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
+    const testDuration = b.stages.reduce((n, st) => n + st.duration, 0);
+    const users = (b.stageTarget ?? 'users') === 'users';
+    return {
+      ...b,
+      thresholds,
+      stageTarget: users ? ('users' as const) : ('rate' as const),
+      concurrentUsers: b.concurrentUsers ?? peak,
+      testDuration,
+      rampUpTime: 0,
+      requestsPerSecond: users ? 0 : peak,
+    };
+  });
+
+export type StartBody = z.output<typeof startBody>;

@@ -1,0 +1,91 @@
+// The JSON columns read back as the shapes the code writes: a real shard's snapshot and a real test's
+// results survive the database's JSON unchanged, and a value that lost its shape fails naming its column.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  captureDeliveryColumn,
+  loadTestResultsColumn,
+  readJsonColumn,
+  readNullableJsonColumn,
+  shardSnapshotColumn,
+} from '../../../db/json-columns.ts';
+import { ShardGenerator, type ShardSnapshot } from '../../../domain/load/generator.ts';
+import { finalResults } from '../../../domain/load/metrics.ts';
+import { parseThreshold, type Threshold } from '../../../domain/load/thresholds.ts';
+import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
+
+/** What the database gives back: the JSON text parsed (jsonb does the same to holes: null). */
+const stored = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+describe('JSON columns', () => {
+  let site: LoadTarget;
+  let snapshot: ShardSnapshot;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+    const startAt = Date.now();
+    const path = new URL(site.url).pathname;
+    // Two steps: the snapshot then has every optional part (per-second answers, phases, steps).
+    const generator = await ShardGenerator.create({
+      target: {
+        url: site.url,
+        method: 'GET',
+        headers: {},
+        steps: [
+          { name: 'first', method: 'GET', path, headers: {}, capture: {} },
+          { name: 'second', method: 'GET', path, headers: {}, capture: {} },
+        ],
+      },
+      users: 2,
+      firstUser: 0,
+      totalUsers: 2,
+      startAt,
+      endAt: startAt + 1200,
+      rampUpMs: 0,
+      rate: 0,
+      requestTimeoutMs: 1000,
+      allow: ['127.0.0.1/32'],
+    });
+    snapshot = { ...(await generator.run()), windowSeconds: 2 };
+  });
+  afterAll(() => site.close());
+
+  it("reads a real shard's snapshot back as it was written", () => {
+    expect(snapshot.total).toBeGreaterThan(0);
+    expect(snapshot.steps?.length).toBe(2);
+    expect(snapshot.phases).toBeDefined();
+    expect(snapshot.seconds).toBeDefined();
+    expect(readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored(snapshot))).toEqual(snapshot);
+  });
+
+  it("reads a real test's results back as they were written, thresholds and steps included", () => {
+    const thresholds = ['p95 < 10000', 'error_rate < 1'].map((t) => parseThreshold(t) as Threshold);
+    const results = finalResults([{ shard: 0, attempt: 1, snapshot, final: true }], thresholds);
+    expect(results.thresholds).toHaveLength(2);
+    expect(results.steps).toHaveLength(2);
+    expect(readJsonColumn('load_tests.results', loadTestResultsColumn, stored(results))).toEqual(results);
+    // Text (json given as a string) is parsed first.
+    expect(readJsonColumn('load_tests.results', loadTestResultsColumn, JSON.stringify(results))).toEqual(results);
+  });
+
+  it('reads the seconds nothing happened in (holes, stored as null) as zeros', () => {
+    const perSecond = [3];
+    perSecond[2] = 4;
+    const read = readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored({ ...snapshot, perSecond }));
+    expect(read.perSecond).toEqual([3, 0, 4]);
+  });
+
+  it('fails naming the column when a value lost its shape', () => {
+    const { histogram: _gone, ...broken } = snapshot;
+    expect(() => readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored(broken))).toThrow(
+      /load_test_shards\.snapshot does not hold its shape: .*histogram/s,
+    );
+  });
+
+  it('reads a delivery not yet tried (no next attempt stored) with next_attempt_at null, and null as null', () => {
+    const fresh = { status: 'pending', attempts: 0, response_status: null, duration_ms: null, history: [] };
+    expect(readNullableJsonColumn('captured_requests.delivery', captureDeliveryColumn, fresh)).toEqual({
+      ...fresh,
+      next_attempt_at: null,
+    });
+    expect(readNullableJsonColumn('captured_requests.delivery', captureDeliveryColumn, null)).toBeNull();
+  });
+});
