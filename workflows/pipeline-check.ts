@@ -4,7 +4,7 @@
 // - its state lives in one object, read by the API through a query of the shared definitions (lib/jobs/),
 //   whose name, input and output types the API, the workers and the activities share without this code.
 // What it does is useful on its own: it proves that every activity pool has a live worker.
-import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { DiagnosticsActivities } from '../activities/diagnostics/index.ts';
 import { ACTIVITY_POOLS, getPipelineCheckState, TASK_QUEUES, type PipelineCheckState } from '../lib/jobs/index.ts';
 /** How long a pool may take to pick the task up and answer before the check calls it down. */
@@ -29,9 +29,14 @@ export async function pipelineCheck(): Promise<PipelineCheckState> {
       try {
         state.pools[pool] = { status: 'ok', worker: await reportWorker() };
       } catch (err) {
+        // No worker took it in time, or one took it and failed: each said as it is.
+        const cause = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
         state.pools[pool] = {
           status: 'failed',
-          reason: `no ${pool} worker answered within ${POOL_DEADLINE}: ${(err as Error).message}`,
+          reason:
+            cause instanceof TimeoutFailure
+              ? `no ${pool} worker answered within ${POOL_DEADLINE}`
+              : `the ${pool} worker failed: ${cause.message}`,
         };
       }
     }),

@@ -14,6 +14,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  isCancellation,
   ParentClosePolicy,
   proxyActivities,
   setHandler,
@@ -68,10 +69,12 @@ export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null)
       const done = await deliverCaptures(groups);
       delivered += done.delivered;
       if (done.nextRetryAt !== null) nextRetryAt = Math.min(nextRetryAt ?? Infinity, done.nextRetryAt);
-    } catch {
+    } catch (err) {
       // Three tries of this batch lost (what they recorded stays): its webhooks rest a minute, then
-      // what is still due comes up again.
-      await sleep('1 minute');
+      // what is still due comes up again. A batch cancelled with the forwarder rests no more: the
+      // forwarder's own wait ends it (a rejection here, in a batch nobody awaits, would fail every
+      // workflow task instead).
+      if (!isCancellation(err)) await sleep('1 minute').catch(() => {});
     } finally {
       for (const g of groups) busy.delete(g.webhookId);
       running -= 1;
