@@ -189,11 +189,13 @@ export function webhookSettingsService({
           : `it keeps ${retention ? `${retention.max_requests} captures for ${retention.max_age_days} days` : 'what the plan keeps by default'}`,
       ].filter(Boolean);
       const after = await findOwnedWebhook(db, account.userId, webhookId);
+      // Deleted by another request since the update: gone, as it would be a moment later.
+      if (!after) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       if (forwardUrl === null)
-        await failPendingDeliveries(db, after!.id, 'forwarding was turned off before this capture was delivered');
+        await failPendingDeliveries(db, after.id, 'forwarding was turned off before this capture was delivered');
       // What was captured before is not forwarded: the forwarder's walk starts past it.
-      if (forwardUrl) await raiseDeliveryFloors(db, [after!.id]);
-      return { webhook_id: webhookId, ...shownSettings(after!, account.plan), message: `Updated: ${said.join('; ')}` };
+      if (forwardUrl) await raiseDeliveryFloors(db, [after.id]);
+      return { webhook_id: webhookId, ...shownSettings(after, account.plan), message: `Updated: ${said.join('; ')}` };
     },
 
     /** One of the caller's webhooks with its settings (404 otherwise). */

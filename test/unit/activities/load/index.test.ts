@@ -1,0 +1,134 @@
+// The load pool's activities with their real dependencies: an embedded database (PGlite, migrated, its
+// own for this file), the shard threads, and a target on loopback that counts what it receives, the
+// address guard allowing loopback only. A test begins, its shards send and store their totals, a stop
+// asked through stopLoadShards reaches a running shard, a failing aborting threshold is answered (the
+// workflow stops the shards: the watcher asks nothing itself), and the end merges what was stored.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLoadActivities,
+  type LoadActivities,
+  type ShardInput,
+  type ThresholdWatch,
+} from '../../../../activities/load/index.ts';
+import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
+import { createLoadTest, findOwnedLoadTest, readShardSnapshots } from '../../../../db/load-tests.ts';
+import { upsertUser } from '../../../../db/users.ts';
+import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
+import type { LoadTestConfig } from '../../../../lib/jobs/load-test.ts';
+import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
+import { tempDir } from '../../../support/processes.ts';
+
+let database: DatabaseHandle;
+let activities: LoadActivities;
+let site: LoadTarget;
+let userId: number;
+
+beforeAll(async () => {
+  database = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('load-activities') });
+  site = await startLoadTarget();
+  activities = createLoadActivities({ db: database.db, allow: ['127.0.0.1/32'], threads: 1 });
+  userId = (await upsertUser(database.db, 'load-activities@example.test', 'free')).id;
+});
+afterAll(async () => {
+  await site?.close();
+  await database?.close();
+});
+
+const config = (url: string, seconds: number): LoadTestConfig => ({
+  target_url: url,
+  concurrent_users: 2,
+  test_duration: seconds,
+  ramp_up_time: 0,
+  requests_per_second: 0,
+  http_method: 'GET',
+  auth_type: 'none',
+  header_names: [],
+  body_bytes: 0,
+  insecure_tls: false,
+  thresholds: [],
+});
+
+/** A stored pending test of `seconds` on `path` of the target, begun by a load worker. */
+async function begun(path: string, seconds: number) {
+  const url = `${site.url}${path}`;
+  const testId = `t${Math.random().toString(36).slice(2, 12)}`;
+  expect(await createLoadTest(database.db, { id: testId, userId, config: config(url, seconds) })).toBe(true);
+  const startAt = await activities.beginLoadTest(testId);
+  const shard: ShardInput = {
+    testId,
+    shard: 0,
+    target: { url, method: 'GET', headers: {} },
+    users: 2,
+    firstUser: 0,
+    totalUsers: 2,
+    startAt,
+    endAt: startAt + seconds * 1000,
+    rampUpMs: 0,
+    rate: 0,
+  };
+  return { testId, startAt, shard };
+}
+
+/** A shard and the threshold watcher as a load worker runs them (they read their activity context). */
+const runShard = (input: ShardInput) =>
+  new MockActivityEnvironment().run(activities.runLoadShard, input) as ReturnType<LoadActivities['runLoadShard']>;
+const watch = (input: ThresholdWatch) =>
+  new MockActivityEnvironment().run(activities.watchThresholds, input) as ReturnType<LoadActivities['watchThresholds']>;
+
+const row = async (testId: string) => (await findOwnedLoadTest(database.db, testId, userId))!;
+
+describe('load activities', () => {
+  it('begins a test, runs a shard to its end storing its totals, and merges them into the stored end', async () => {
+    const { testId, startAt, shard } = await begun('/ok', 2);
+    expect(await row(testId)).toMatchObject({ status: 'running', startedAt: new Date(startAt) });
+
+    const outcome = await runShard({
+      ...shard,
+      endAt: startAt + 1500,
+    });
+    expect(outcome.stopped).toBe(false);
+    expect(outcome.total).toBeGreaterThan(0);
+    expect(outcome.total).toBe(site.count('/ok'));
+    const [stored] = await readShardSnapshots(database.db, testId);
+    expect(stored).toMatchObject({ shard: 0, attempt: 1, final: true, snapshot: { total: outcome.total } });
+
+    const results = await activities.finishLoadTest(testId, 'completed', null);
+    expect(results).toMatchObject({ total_requests: outcome.total, successful_requests: outcome.total });
+    expect(await row(testId)).toMatchObject({ status: 'completed', results, failureReason: null });
+  });
+
+  it('stops a running shard when the workflow asks the shards to stop', async () => {
+    const { testId, shard } = await begun('/stopped', 60);
+    const running = runShard(shard);
+    // Once it has sent, the workflow's stop: the shard reads it with its next snapshot.
+    for (let i = 0; i < 100 && site.count('/stopped') === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await activities.stopLoadShards(testId);
+    expect((await row(testId)).stopRequested).toBe(true);
+    const outcome = await running;
+    expect(outcome.stopped).toBe(true);
+    const [stored] = await readShardSnapshots(database.db, testId);
+    expect(stored).toMatchObject({ final: true, snapshot: { total: outcome.total } });
+    await activities.finishLoadTest(testId, 'stopped', null);
+    expect((await row(testId)).status).toBe('stopped');
+  });
+
+  it('answers the failing aborting threshold and leaves the stop to the workflow', async () => {
+    const { testId, startAt, shard } = await begun('/status/500', 3);
+    const thresholds = [parseThreshold({ threshold: 'error_rate < 1', abortOnFail: true }) as Threshold];
+    const sending = runShard(shard);
+    const { abortedBy } = await watch({
+      testId,
+      thresholds,
+      startAt,
+      endAt: startAt + 3000,
+    });
+    expect(abortedBy).toBe('error_rate < 1');
+    expect((await row(testId)).stopRequested).toBe(false);
+    await activities.stopLoadShards(testId);
+    expect((await sending).stopped).toBe(true);
+    const results = await activities.finishLoadTest(testId, 'stopped', 'stopped by a threshold', thresholds, abortedBy);
+    expect(results).toMatchObject({ verdict: 'failed', aborted_by: 'error_rate < 1', error_rate: 100 });
+    expect(results.status_codes).toEqual({ '500': results.total_requests });
+  });
+});
