@@ -65,7 +65,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
     onStored: (n, webhookIds, forwarding) => {
       processMetrics().capturesStored.inc(n);
-      services.forwarding.capturesStored(n, forwarding.length > 0);
+      services.forwarding.afterCapturesStored(n, forwarding.length > 0);
       services.webhooks
         .changed(webhookIds)
         .catch((err) => deps.logger.warn({ err }, 'telling live streams of new captures failed'));

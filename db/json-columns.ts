@@ -8,6 +8,8 @@ import type { FinalResults, LoadTestConfig } from '../lib/jobs/load-test.ts';
 import type { CaptureDelivery, OauthPayload, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
 
 const counts = z.record(z.string(), z.number());
+// Rows written before a field existed read with the value it has had since for such a test (the
+// defaults below): nothing stored becomes unreadable when a shape grows.
 /** A per-second series: the seconds nothing happened in are holes, stored as null, read as zeros. */
 const perSecond = z.array(z.number().nullable()).transform((a) => a.map((n) => n ?? 0));
 
@@ -21,7 +23,7 @@ export const loadTestConfigColumn = z.object({
   auth_type: z.string(),
   header_names: z.array(z.string()),
   body_bytes: z.number(),
-  insecure_tls: z.boolean(),
+  insecure_tls: z.boolean().default(false),
   stages: z.array(z.object({ duration: z.number(), target: z.number() })).optional(),
   stage_target: z.enum(['users', 'rate']).optional(),
   steps: z
@@ -36,13 +38,15 @@ export const loadTestConfigColumn = z.object({
       }),
     )
     .optional(),
-  thresholds: z.array(
-    z.union([
-      z.string(),
-      z.object({ threshold: z.string(), abortOnFail: z.literal(true), delayAbortEval: z.number() }),
-    ]),
-  ),
-}) satisfies z.ZodType<LoadTestConfig>;
+  thresholds: z
+    .array(
+      z.union([
+        z.string(),
+        z.object({ threshold: z.string(), abortOnFail: z.literal(true), delayAbortEval: z.number() }),
+      ]),
+    )
+    .default([]),
+}) satisfies z.ZodType<LoadTestConfig, unknown>;
 
 const phaseFigures = z.record(z.string(), z.number());
 
@@ -68,8 +72,8 @@ export const loadTestResultsColumn = z.object({
   dropped_requests: z.number(),
   shard_failures: z.number(),
   requests_lost: z.number(),
-  shard_restarts: z.number(),
-  seconds_without_traffic: z.number(),
+  shard_restarts: z.number().default(0),
+  seconds_without_traffic: z.number().default(0),
   restarts: z
     .array(
       z.object({
@@ -81,9 +85,9 @@ export const loadTestResultsColumn = z.object({
     )
     .optional(),
   requests_per_second: perSecond,
-  error_rate_per_second: perSecond,
-  avg_response_time_per_second: perSecond,
-  max_response_time_per_second: perSecond,
+  error_rate_per_second: perSecond.default([]),
+  avg_response_time_per_second: perSecond.default([]),
+  max_response_time_per_second: perSecond.default([]),
   steps: z
     .array(
       z.object({

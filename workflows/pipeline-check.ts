@@ -29,8 +29,10 @@ export async function pipelineCheck(): Promise<PipelineCheckState> {
       try {
         state.pools[pool] = { status: 'ok', worker: await reportWorker() };
       } catch (err) {
-        // No worker took it in time, or one took it and failed: each said as it is.
-        const cause = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
+        // No worker took it in time, or one took it and failed (at once, or on every try until the
+        // deadline: the timeout then carries the last try's failure): each said as it is.
+        let cause = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
+        if (cause instanceof TimeoutFailure && cause.cause) cause = cause.cause;
         state.pools[pool] = {
           status: 'failed',
           reason:

@@ -166,14 +166,15 @@ export function loadTestService({
    * A test that is not running, or whose workflow has closed meanwhile, is a conflict.
    */
   async function stop(row: LoadTestRow) {
-    const notRunning = () =>
-      new ConflictError(`Load test ${row.id} is ${row.status}, not running: only a running test can be stopped`);
-    if (row.status !== 'running') throw notRunning();
+    const notRunning = (status: string) =>
+      new ConflictError(`Load test ${row.id} is ${status}, not running: only a running test can be stopped`);
+    if (row.status !== 'running') throw notRunning(row.status);
     const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
     try {
       await handle.signal(stopLoadTest);
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw notRunning();
+      // Its workflow closed meanwhile: the test has ended (its row says how once read again).
+      if (err instanceof WorkflowNotFoundError) throw notRunning('ended');
       throw err;
     }
     // The shards see the stop within a second; their final totals cover everything sent until then.

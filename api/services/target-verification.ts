@@ -118,7 +118,6 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     return null;
   }
 
-  /** The target's URL and host. */
   /** The checked URL and its host as proofs name it. */
   const targetOf = (url: URL) => ({ url, host: bareHost(url.hostname).toLowerCase() });
 
@@ -182,9 +181,8 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
      * Nothing when verification is off; else a large test, or a second small one on the same origin
      * at once (small tests side by side would add up to a large one), needs the host's proof (403
      * target_not_verified saying how). Answers the proven addresses a large test must keep to.
-     * `targetUrl` is one the caller checked through the SSRF guard.
+     * `target` is the start's URL as the SSRF guard checked it.
      */
-    /** `target`: the start's URL as the guard checked it. */
     async ensure(target: URL, size: TestSize, userId: number): Promise<string[] | undefined> {
       if (!required) return undefined;
       const large = isLarge(size);

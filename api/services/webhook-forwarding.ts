@@ -74,7 +74,7 @@ export function webhookForwardingService({
   }
   return {
     /** `count` captures were stored, some of forwarding webhooks (`forwarding`) or not. */
-    capturesStored(count: number, forwarding: boolean): void {
+    afterCapturesStored(count: number, forwarding: boolean): void {
       if (forwarding) wake(); // first: a wake sent now counts from here, these captures included
       storedSince += count;
     },

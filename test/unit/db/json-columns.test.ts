@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   captureDeliveryColumn,
+  loadTestConfigColumn,
   loadTestResultsColumn,
   readJsonColumn,
   readNullableJsonColumn,
@@ -71,6 +72,48 @@ describe('JSON columns', () => {
     perSecond[2] = 4;
     const read = readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored({ ...snapshot, perSecond }));
     expect(read.perSecond).toEqual([3, 0, 4]);
+  });
+
+  it('reads rows written before a field existed, with the value the field has had since', () => {
+    // A test's configuration as the first release of load tests stored it (no TLS option, no thresholds).
+    const first = {
+      target_url: 'https://shop.example/',
+      concurrent_users: 10,
+      test_duration: 30,
+      ramp_up_time: 5,
+      requests_per_second: 0,
+      http_method: 'GET',
+      auth_type: 'none',
+      header_names: [],
+      body_bytes: 0,
+    };
+    expect(readJsonColumn('load_tests.config', loadTestConfigColumn, first)).toEqual({
+      ...first,
+      insecure_tls: false,
+      thresholds: [],
+    });
+    // Its results then: no restarts counted, no per-second answers (only the requests sent each second).
+    const {
+      shard_restarts: _r,
+      seconds_without_traffic: _s,
+      error_rate_per_second: _e,
+      avg_response_time_per_second: _a,
+      max_response_time_per_second: _m,
+      restarts: _list,
+      steps: _steps,
+      phases: _phases,
+      thresholds: _thresholds,
+      verdict: _verdict,
+      ...firstResults
+    } = finalResults([{ shard: 0, attempt: 1, snapshot, final: true }]);
+    expect(readJsonColumn('load_tests.results', loadTestResultsColumn, stored(firstResults))).toEqual({
+      ...firstResults,
+      shard_restarts: 0,
+      seconds_without_traffic: 0,
+      error_rate_per_second: [],
+      avg_response_time_per_second: [],
+      max_response_time_per_second: [],
+    });
   });
 
   it('fails naming the column when a value lost its shape', () => {

@@ -88,8 +88,10 @@ beforeEach(() => {
     return { abortedBy: null };
   });
   load.stopLoadShards.mockReset().mockImplementation(async (testId) => {
-    log.push(`stop ${testId}`);
+    // The shards end before the stop is stored: the end must wait for it all the same.
     shardsEnd.open();
+    await sleep(300);
+    log.push(`stop ${testId}`);
   });
   load.finishLoadTest.mockReset().mockImplementation(async (_testId, status, reason, _thresholds, abortedBy) => {
     log.push(`finish ${status}${reason ? `: ${reason}` : ''}${abortedBy ? ` (aborted by ${abortedBy})` : ''}`);
@@ -151,6 +153,7 @@ describe('loadTest', () => {
       failureReason: 'stopped by the failing threshold "p95 < 1"',
     });
     expect(load.stopLoadShards.mock.calls).toEqual([[test.testId]]);
+    expect(log.at(-2)).toBe(`stop ${test.testId}`);
     expect(log.at(-1)).toBe('finish stopped: stopped by the failing threshold "p95 < 1" (aborted by p95 < 1)');
   });
 

@@ -25,14 +25,14 @@ describe('waking the webhook forwarder', () => {
   /** Stores `perSecond` captures a second, of forwarding webhooks, in batches every 10 ms, for `ms`. */
   async function storeFor(forwarding: ReturnType<typeof service>['forwarding'], perSecond: number, ms: number) {
     for (let t = 0; t < ms; t += 10) {
-      forwarding.capturesStored(perSecond / 100, true);
+      forwarding.afterCapturesStored(perSecond / 100, true);
       await vi.advanceTimersByTimeAsync(10);
     }
   }
 
   it('wakes at once, then at most once per WAKE_EVERY_MS while captures trickle in', async () => {
     const { forwarding, signals } = service();
-    forwarding.capturesStored(1, true);
+    forwarding.afterCapturesStored(1, true);
     await vi.advanceTimersByTimeAsync(0);
     expect(signals).toHaveBeenCalledTimes(1);
     await storeFor(forwarding, BUSY_CAPTURES / 2, 10 * WAKE_EVERY_MS);
@@ -55,15 +55,15 @@ describe('waking the webhook forwarder', () => {
 
   it("wakes only for forwarding webhooks, and counts every webhook's captures toward the pace", async () => {
     const { forwarding, signals } = service();
-    forwarding.capturesStored(10_000, false);
+    forwarding.afterCapturesStored(10_000, false);
     await vi.advanceTimersByTimeAsync(5 * WAKE_EVERY_MS);
     expect(signals).not.toHaveBeenCalled();
-    forwarding.capturesStored(1, true);
+    forwarding.afterCapturesStored(1, true);
     await vi.advanceTimersByTimeAsync(10);
     expect(signals).toHaveBeenCalledTimes(1);
     // 10,000 captures of plain webhooks and one to forward within the pause: captures pour in, so the next wake waits.
-    forwarding.capturesStored(10_000, false);
-    forwarding.capturesStored(1, true);
+    forwarding.afterCapturesStored(10_000, false);
+    forwarding.afterCapturesStored(1, true);
     await vi.advanceTimersByTimeAsync(BUSY_WAKE_EVERY_MS - 11);
     expect(signals).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
