@@ -32,6 +32,26 @@ const int = (min: number, max: number) =>
     .max(max, `must be from ${min} to ${max}`);
 
 /**
+ * One threshold as given: checked by parseThreshold (its messages name what is wrong), shown to
+ * clients (the OpenAPI document, the MCP tool's schema) as the two forms it takes.
+ */
+const thresholdItem = z.unknown().meta({
+  anyOf: [
+    { type: 'string', examples: ['p99 < 300'] },
+    {
+      type: 'object',
+      properties: {
+        threshold: { type: 'string' },
+        abortOnFail: { type: 'boolean' },
+        delayAbortEval: { anyOf: [{ type: 'number' }, { type: 'string', examples: ['10s'] }] },
+      },
+      required: ['threshold'],
+      additionalProperties: false,
+    },
+  ],
+});
+
+/**
  * The start body's fields, each checked on its own. REST's body and the MCP tool's arguments are this
  * one shape (the tool's input schema is built from it); `startBody` adds the rules between fields.
  * A field's own transforms must give the same value when run twice (the MCP SDK parses the arguments
@@ -119,7 +139,7 @@ export const startFields = {
     .default(false)
     .describe("true: accept the target's invalid certificate"),
   thresholds: z
-    .array(z.unknown(), { error: 'must be a list of expressions such as "p99 < 300"' })
+    .array(thresholdItem, { error: 'must be a list of expressions such as "p99 < 300"' })
     .max(MAX_THRESHOLDS, `must hold at most ${MAX_THRESHOLDS} thresholds`)
     .superRefine((list, ctx) =>
       list.forEach((given, i) => {

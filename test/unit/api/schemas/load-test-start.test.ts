@@ -1,0 +1,78 @@
+// One start body for every door: the MCP tool's input schema is built from the REST body's fields, so
+// a client reads the same fields (thresholds in both of their forms), and the tool's two passes (the
+// SDK's parse with the fields, then startBody's) give what the REST body's one pass gives.
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { startBody, startFields } from '../../../../api/schemas/load-test-start.ts';
+import { toolArgs } from '../../../../api/validate.ts';
+
+const toolSchema = toolArgs(startFields);
+
+describe('the load test start body', () => {
+  it("shows MCP clients the REST body's fields, each threshold as an expression or k6's object", () => {
+    const json = z.toJSONSchema(toolSchema, { io: 'input' }) as {
+      properties: Record<string, { items?: { anyOf?: Array<{ type: string; required?: string[] }> } }>;
+      additionalProperties: boolean;
+    };
+    expect(Object.keys(json.properties)).toEqual(Object.keys(startFields));
+    expect(json.additionalProperties).toBe(false);
+    expect(json.properties.thresholds!.items!.anyOf!.map((f) => f.type)).toEqual(['string', 'object']);
+    expect(json.properties.thresholds!.items!.anyOf![1]!.required).toEqual(['threshold']);
+  });
+
+  it.each([
+    {
+      name: 'a plain test',
+      body: { targetUrl: 'https://shop.example/', httpMethod: 'get', concurrentUsers: 5, testDuration: 10 },
+    },
+    {
+      name: 'stages at a rate, thresholds in both forms',
+      body: {
+        targetUrl: 'https://shop.example/',
+        httpMethod: 'GET',
+        stages: [
+          { duration: 5, target: 10 },
+          { duration: 10, target: 10 },
+        ],
+        stageTarget: 'rate',
+        concurrentUsers: 20,
+        thresholds: ['p99 < 300', { threshold: 'error_rate < 1', abortOnFail: true, delayAbortEval: '10s' }],
+      },
+    },
+    {
+      name: 'steps with credentials',
+      body: {
+        targetUrl: 'https://shop.example/cart',
+        httpMethod: 'post',
+        concurrentUsers: 2,
+        testDuration: 10,
+        authType: 'bearer',
+        authToken: 't0ken',
+        steps: [{ method: 'post', path: '/cart', body: '{}', capture: { id: '/id' } }, { path: '/cart/{{id}}' }],
+      },
+    },
+  ])('gives the same start through the MCP tool as through REST: $name', ({ body }) => {
+    const rest = startBody.parse(body);
+    const viaTool = startBody.parse(toolSchema.parse(body));
+    expect(viaTool).toEqual(rest);
+  });
+
+  it.each([
+    { concurrentUsers: 0 },
+    { thresholds: ['p99 <'] },
+    { thresholds: [{ threshold: 'p99 < 1', abortOnFail: 'yes' }] },
+    { headers: { 'x-a': 'one\r\ntwo' } },
+    { rampUpTime: 20 },
+  ])('refuses through the MCP tool what REST refuses: %o', (fault) => {
+    const body = {
+      targetUrl: 'https://shop.example/',
+      httpMethod: 'GET',
+      concurrentUsers: 5,
+      testDuration: 10,
+      ...fault,
+    };
+    expect(startBody.safeParse(body).success).toBe(false);
+    const first = toolSchema.safeParse(body);
+    expect(first.success && startBody.safeParse(first.data).success).toBe(false);
+  });
+});
