@@ -18,6 +18,8 @@ export interface RunFlags {
   rate?: number;
   header?: string[];
   body?: string;
+  httpVersion?: string;
+  streamsPerConnection?: number;
   threshold?: string[];
   stage?: Array<{ duration: number; target: number }>;
 }
@@ -73,6 +75,9 @@ export function startBodyOf(file: string | undefined, f: RunFlags): Record<strin
   set('rampUpTime', f.rampUp);
   set('requestsPerSecond', f.rate);
   set('body', f.body);
+  set('httpVersion', f.httpVersion);
+  if (f.streamsPerConnection !== undefined)
+    body.http2 = { ...(body.http2 as object), streamsPerConnection: f.streamsPerConnection };
   if (f.header?.length) body.headers = { ...(body.headers as object), ...headerPairs(f.header, '--header') };
   // Lists given as flags replace the file's.
   set('thresholds', f.threshold);

@@ -21,6 +21,8 @@ export interface Results {
   dropped_requests?: number;
   status_codes?: Record<string, number>;
   errors?: Record<string, number>;
+  protocols?: Record<string, number>;
+  http2?: { connections: number; server_max_concurrent_streams: number | null };
   phases?: Record<string, Record<string, number>>;
   thresholds?: Array<{ threshold: string; observed: number; pass: boolean }>;
   verdict?: 'passed' | 'failed';
@@ -84,6 +86,13 @@ export function summary(a: ResultsAnswer): string {
   const failed = `${r.error_rate}% ${out.dim(`(${r.failed_requests} of ${r.total_requests})`)}`;
   lines.push(line('http_req_failed', r.failed_requests ? out.red(failed) : failed));
   lines.push(line('data', `${bytes(r.total_bytes_sent)} sent, ${bytes(r.total_bytes_received)} received`));
+  if (r.protocols && Object.keys(r.protocols).length)
+    lines.push(
+      line(
+        'protocols',
+        `${counts(r.protocols)}${r.http2 ? out.dim(` (${r.http2.connections} connections${r.http2.server_max_concurrent_streams === null ? '' : `, server allows ${r.http2.server_max_concurrent_streams} streams each`})`) : ''}`,
+      ),
+    );
   const phases = Object.entries(r.phases ?? {}).sort(([a], [b]) => phaseOrder(a) - phaseOrder(b));
   for (const [phase, f] of phases)
     lines.push(line(`phase ${phase}`, `avg=${ms(f.avg ?? 0)} p95=${ms(f.p95 ?? 0)} max=${ms(f.max ?? 0)}`));

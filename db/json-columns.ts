@@ -24,6 +24,8 @@ export const loadTestConfigColumn = z.object({
   header_names: z.array(z.string()),
   body_bytes: z.number(),
   insecure_tls: z.boolean().default(false),
+  http_version: z.enum(['1.1', '2']).default('1.1'),
+  http2: z.object({ streams_per_connection: z.number() }).optional(),
   stages: z.array(z.object({ duration: z.number(), target: z.number() })).optional(),
   stage_target: z.enum(['users', 'rate']).optional(),
   steps: z
@@ -106,6 +108,8 @@ export const loadTestResultsColumn = z.object({
       }),
     )
     .optional(),
+  protocols: counts.optional(),
+  http2: z.object({ connections: z.number(), server_max_concurrent_streams: z.number().nullable() }).optional(),
   phases: z.record(z.string(), phaseFigures).optional(),
   thresholds: z.array(z.object({ threshold: z.string(), observed: z.number(), pass: z.boolean() })).optional(),
   verdict: z.enum(['passed', 'failed']).optional(),
@@ -146,6 +150,8 @@ export const shardSnapshotColumn = z.object({
       }),
     )
     .optional(),
+  protocols: counts.optional(),
+  http2: z.object({ connections: z.number(), serverMaxStreams: z.number().nullable() }).optional(),
 }) satisfies z.ZodType<ShardSnapshot, unknown>;
 
 export const webhookResponseColumn = z.object({

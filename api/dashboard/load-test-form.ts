@@ -17,6 +17,8 @@ export const START_LABELS = {
   testDuration: 'Duration in seconds',
   rampUpTime: 'Ramp-up in seconds',
   requestsPerSecond: 'Requests per second',
+  httpVersion: 'HTTP version',
+  http2: 'HTTP/2: users per connection',
   thresholds: 'Thresholds',
   headers: 'Headers',
   body: 'Body',
@@ -47,6 +49,16 @@ export function startForm(csrf: string, form: Record<string, string>): Html {
       ${input('testDuration', ' (10 to 3600)', html`type="number" min="10" max="3600"`)}
       ${input('rampUpTime', ' (default 10)', html`type="number" min="0" max="3600"`)}
       ${input('requestsPerSecond', ' (0: as fast as answered)', html`type="number" min="0"`)}
+    </div>
+    <div class="row">
+      <div class="field">${label('httpVersion')}<select id="httpVersion" name="httpVersion">${[
+        ['1.1', 'HTTP/1.1'],
+        ['2', 'HTTP/2 (h2 over https, h2c over http)'],
+      ].map(
+        ([value, text]) =>
+          html`<option value="${value}"${value === v('httpVersion', '1.1') ? html` selected` : ''}>${text}</option>`,
+      )}</select></div>
+      <div class="field">${label('http2', ' (1 to 1000, default 1)')}<input id="http2" name="streamsPerConnection" type="number" min="1" max="1000" value="${v('streamsPerConnection')}"></div>
     </div>
     <div class="field">${label('thresholds', ', one per line')}<textarea id="thresholds" name="thresholds" rows="2" placeholder="p95 < 300&#10;error_rate < 1">${v('thresholds')}</textarea><small>Pass/fail figures, as k6 writes them: p50 to p99.9, avg, max, error_rate, throughput, ...</small></div>
     <div class="field">${label('headers', ', one "Name: value" per line')}<textarea id="headers" name="headers" rows="2">${v('headers')}</textarea></div>
@@ -97,6 +109,16 @@ export function startBodyFromForm(form: Record<string, string>): Record<string, 
     authType,
     ...Object.fromEntries(credentials.map((c) => [c, optional(c)])),
     insecureTls: form.insecureTls === 'true',
+    ...(form.httpVersion === '2'
+      ? {
+          httpVersion: '2',
+          ...(num('streamsPerConnection') !== undefined
+            ? { http2: { streamsPerConnection: num('streamsPerConnection') } }
+            : {}),
+        }
+      : form.httpVersion
+        ? { httpVersion: form.httpVersion }
+        : {}),
     ...(thresholds.length ? { thresholds } : {}),
   };
   return { ...fields, ...jsonFields(form.startBody) };

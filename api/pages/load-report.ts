@@ -91,8 +91,14 @@ function header(t: ReportTest, i: number, many: boolean): Html {
   const shape = Array.isArray(c.stages)
     ? `stages of ${c.stage_target}: ${(c.stages as Array<{ duration: number; target: number }>).map((s) => `${s.target} over ${s.duration} s`).join(', ')}`
     : `${fmt(c.concurrent_users)} users for ${fmt(c.test_duration)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time)} s`;
+  const spc = c.http2?.streams_per_connection ?? 1;
+  const limit = t.http2?.server_max_concurrent_streams ?? null;
+  const protocol =
+    c.http_version === '2'
+      ? html` Over HTTP/2, ${spc === 1 ? 'a connection per user' : `${fmt(spc)} users per connection`}${t.http2 ? `: ${fmt(t.http2.connections)} connections opened` : ''}.${limit !== null && limit < spc ? html` <strong data-limit="${limit}">The server allowed only ${fmt(limit)} streams at once per connection</strong>: the other users waited for one.` : ''}`
+      : '';
   return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${COLORS[i]}"></i>${label(t, i, many)}: ${t.status}${t.verdict ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>` : ''}</h2>
-<p><code>${c.http_method} ${c.target_url}</code>: ${shape}. From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
+<p><code>${c.http_method} ${c.target_url}</code>: ${shape}.${protocol} From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
 ${t.thresholds.length ? html`<table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${fmt(th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table>` : ''}</section>`;
 }
 
@@ -167,6 +173,7 @@ ${chart(
 <h2>Phases</h2>
 ${tests.some((t) => t.phases) ? figures(tests, phaseRows) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}
 ${tests.some((t) => t.steps.length) ? html`<h2>Steps</h2>${tests.map((t, i) => (t.steps.length ? html`<p>${label(t, i, many)}</p><table><thead><tr><th>Step</th><th class="n">Requests</th><th class="n">Failed</th><th class="n">Captures that found nothing</th><th class="n">Average</th><th class="n">p95</th><th class="n">p99</th><th class="n">Max</th></tr></thead><tbody>${t.steps.map((st) => html`<tr><td>${st.step}. ${st.name}</td><td class="n">${fmt(st.requests)}</td><td class="n">${fmt(st.failed_requests)}</td><td class="n">${fmt(st.capture_failures)}</td><td class="n">${fmt(st.avg_response_time)}</td><td class="n">${fmt(st.p95_response_time)}</td><td class="n">${fmt(st.p99_response_time)}</td><td class="n">${fmt(st.max_response_time)}</td></tr>`)}</tbody></table>` : ''))}` : ''}
+${counts('Answers by protocol', tests, (t) => t.protocols)}
 ${counts('Status codes', tests, (t) => t.status_codes)}
 ${counts('Errors by kind', tests, (t) => t.errors)}
 <h2>Configuration</h2>${tests.map((t, i) => html`<p>${label(t, i, many)}</p><pre>${JSON.stringify(t.config, null, 2)}</pre>`)}

@@ -138,6 +138,26 @@ export const startFields = {
     .boolean({ error: 'must be true or false' })
     .default(false)
     .describe("true: accept the target's invalid certificate"),
+  httpVersion: z
+    .enum(['1.1', '2'], { error: 'must be "1.1" or "2"' })
+    .default('1.1')
+    .describe(
+      'HTTP/1.1 (default) or HTTP/2: over https negotiated by ALPN (a server without h2 fails the requests with http2_not_offered), over http with prior knowledge (h2c)',
+    ),
+  http2: z
+    .object(
+      {
+        streamsPerConnection: int(1, 1000)
+          .default(1)
+          .describe(
+            "Users sharing one connection, each its own stream, 1 to 1000 (default 1: a connection per user); the server's SETTINGS_MAX_CONCURRENT_STREAMS bounds the streams open at once",
+          ),
+      },
+      { error: 'must be an object {streamsPerConnection}' },
+    )
+    .strict()
+    .optional()
+    .describe('HTTP/2 options, with httpVersion "2"'),
   thresholds: z
     .array(thresholdItem, { error: 'must be a list of expressions such as "p99 < 300"' })
     .max(MAX_THRESHOLDS, `must hold at most ${MAX_THRESHOLDS} thresholds`)
@@ -200,6 +220,7 @@ export const startBody = z
       for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod))
         ctx.addIssue({ code: 'custom', path, message });
     }
+    if (b.http2 !== undefined && b.httpVersion !== '2') issue('http2', 'is given only with httpVersion "2"');
     if (b.body !== undefined && !METHODS_WITH_BODY.has(b.httpMethod))
       ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
     const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[

@@ -45,6 +45,9 @@ export interface ReportTest {
   steps: NonNullable<FinalResults['steps']>;
   status_codes: Record<string, number>;
   errors: Record<string, number>;
+  /** Answers by protocol (empty for tests run before it was counted); HTTP/2's connections and the server's stream limit. */
+  protocols: Record<string, number>;
+  http2: FinalResults['http2'] | null;
   /** Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms). */
   series: {
     requests_per_second: number[];
@@ -80,6 +83,8 @@ export function loadReportService({ loadTests }: { loadTests: LoadTestService })
       steps: r.steps ?? [],
       status_codes: r.status_codes ?? {},
       errors: r.errors ?? {},
+      protocols: r.protocols ?? {},
+      http2: r.http2 ?? null,
       series: {
         requests_per_second: r.requests_per_second ?? [],
         error_rate_per_second: r.error_rate_per_second ?? [],

@@ -25,6 +25,9 @@ export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
     headers: withType(headers, b.body),
     body: b.body,
     ...(b.insecureTls ? { insecureTls: true } : {}),
+    ...(b.httpVersion === '2'
+      ? { httpVersion: '2' as const, streamsPerConnection: b.http2?.streamsPerConnection ?? 1 }
+      : {}),
     ...(b.steps
       ? { steps: b.steps.map((st) => scenarioStep(st, b, url, withType({ ...headers, ...st.headers }, st.body))) }
       : {}),
@@ -62,6 +65,8 @@ export function publicConfig(b: StartBody): LoadTestConfig {
     header_names: Object.keys(b.headers),
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
     insecure_tls: b.insecureTls,
+    http_version: b.httpVersion,
+    ...(b.httpVersion === '2' ? { http2: { streams_per_connection: b.http2?.streamsPerConnection ?? 1 } } : {}),
     ...(b.stages ? { stages: b.stages, stage_target: b.stageTarget } : {}),
     ...(b.steps
       ? {

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { selfSignedCertificate } from '../../test/fixtures/https-server.ts';
 import { freePort } from '../../test/support/processes.ts';
 
 export interface Row {
@@ -12,10 +13,14 @@ export interface Row {
   p99: number | null;
 }
 
-/** nginx with one worker serving a small static file on loopback. */
-export async function startNginx(): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * nginx with one worker serving a small static file on loopback: over HTTP/1.1 (`url`), HTTP/2 over
+ * TLS with a self-signed certificate (`h2Url`) and HTTP/2 with prior knowledge (`h2cUrl`).
+ */
+export async function startNginx(): Promise<{ url: string; h2Url: string; h2cUrl: string; stop(): Promise<void> }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'netops-nginx-'));
-  const port = await freePort();
+  const [port, h2Port, h2cPort] = [await freePort(), await freePort(), await freePort()];
+  const tls = await selfSignedCertificate();
   await fs.writeFile(path.join(dir, 'index.html'), 'hello from nginx\n');
   await fs.writeFile(
     path.join(dir, 'nginx.conf'),
@@ -29,6 +34,8 @@ http {
   keepalive_requests 100000000;
   client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
   server { listen 127.0.0.1:${port}; root ${dir}; location / { } }
+  server { listen 127.0.0.1:${h2Port} ssl http2; ssl_certificate ${tls.dir}/cert.pem; ssl_certificate_key ${tls.dir}/key.pem; root ${dir}; location / { } }
+  server { listen 127.0.0.1:${h2cPort} http2; root ${dir}; location / { } }
 }
 `,
   );
@@ -45,10 +52,13 @@ http {
   }
   return {
     url: `http://127.0.0.1:${port}/index.html`,
+    h2Url: `https://127.0.0.1:${h2Port}/index.html`,
+    h2cUrl: `http://127.0.0.1:${h2cPort}/index.html`,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       await fs.rm(dir, { recursive: true, force: true });
+      await fs.rm(tls.dir, { recursive: true, force: true });
     },
   };
 }

@@ -200,6 +200,7 @@ try {
         header_names: [],
         body_bytes: 0,
         insecure_tls: false,
+        http_version: '1.1',
         thresholds: [],
       },
     });

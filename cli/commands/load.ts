@@ -75,6 +75,12 @@ export function registerLoad(program: Command): void {
     .option('--rate <n>', 'requestsPerSecond (0: as fast as the users go)', wholeNumber('--rate'))
     .option('--header <name:value>', 'a header of every request (repeat it)', repeat)
     .option('--body <text>', 'the body of every request')
+    .option('--http-version <version>', 'httpVersion: 1.1 (default) or 2 (h2 by ALPN over https, h2c over http)')
+    .option(
+      '--streams-per-connection <n>',
+      'http2.streamsPerConnection: HTTP/2 users sharing a connection (default 1)',
+      positiveInt('--streams-per-connection'),
+    )
     .option('--threshold <expr>', 'a pass/fail threshold such as "p95 < 300" (repeat it; replaces the file\'s)', repeat)
     .option('--stage <duration:target>', "a stage such as 30s:100 (repeat it; replaces the file's)", stage)
     .option('--report <file>', 'save the HTML report here at the end')

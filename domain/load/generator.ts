@@ -1,5 +1,7 @@
-// The load generator of one shard: `users` virtual users, one keep-alive connection each
-// (http1.ts: a prebuilt request, a response parsed only as far as a load tester needs).
+// The load generator of one shard: `users` virtual users, each with its connection (connection.ts):
+// HTTP/1.1, one keep-alive connection each (http1.ts: a prebuilt request, a response parsed only as
+// far as a load tester needs), or HTTP/2, streams on connections `streamsPerConnection` users share
+// (http2.ts).
 // - Closed model (rate 0): each user sends its next request when the previous answer has ended.
 // - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
@@ -9,8 +11,11 @@ import type { Socket } from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
+import type { ConnectionOptions } from './connect.ts';
+import type { LoadConnection } from './connection.ts';
 import { Http1Connection } from './http1.ts';
-import { requestBytes } from './request.ts';
+import { type Http2Counts, Http2Connection, Http2Slot } from './http2.ts';
+import { http2Request, requestBytes, type RequestSpec } from './request.ts';
 import { PerSecondCounts } from './per-second.ts';
 import { PhaseHistograms } from './phases.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
@@ -21,6 +26,33 @@ import { END_GRACE_MS, TIMEOUT_SWEEP_MS, type ShardPlan, type ShardSnapshot } fr
 
 export { newHistogram } from './histogram.ts';
 export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
+
+/** A protocol as the generator uses it: its requests built once, and a user's connection. */
+interface Wire<R> {
+  encode(spec: RequestSpec): R;
+  connection(request: R, user: number): LoadConnection<R>;
+}
+
+const http1Wire = (options: ConnectionOptions, headOnly: boolean): Wire<Buffer> => ({
+  encode: requestBytes,
+  connection: (request) => new Http1Connection(options, request, headOnly),
+});
+
+/** Users 0..n-1 of a shard: each run of `streams` of them shares a connection. */
+function http2Wire(
+  options: ConnectionOptions,
+  streams: number,
+  counts: Http2Counts,
+): Wire<ReturnType<typeof http2Request>> {
+  let shared: Http2Connection | null = null;
+  return {
+    encode: http2Request,
+    connection: (request, user) => {
+      if (user % streams === 0 || !shared) shared = new Http2Connection(options, streams, counts);
+      return new Http2Slot(shared, request);
+    },
+  };
+}
 
 export class ShardGenerator {
   private readonly plan: ShardPlan;
@@ -39,14 +71,18 @@ export class ShardGenerator {
   private readonly statusCodes: Record<string, number> = {};
   private readonly errors: Record<string, number> = {};
   private readonly perSecond = new PerSecondCounts();
+  /** Answers by the protocol that gave them (http/1.1, h2). */
+  private readonly protocols: Record<string, number> = {};
+  /** HTTP/2: the connections opened, and the lowest stream limit a server set. */
+  private readonly http2: Http2Counts | null;
   private stopping = false;
-  private readonly connections: Http1Connection[] = [];
+  private readonly connections: LoadConnection<unknown>[] = [];
   /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
   private readonly t0: number;
   /** Users (closed model) or this shard's arrivals per second (open model) over time. */
   private readonly stages: Stage[];
   /** The steps each user runs in order, when the test is a scenario. */
-  private readonly scenario: Scenario | null;
+  private readonly scenario: Scenario<unknown> | null;
   private finishedUsers = 0;
   private done!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
@@ -54,7 +90,7 @@ export class ShardGenerator {
   /** Ramp-up: users whose start time has not come yet. */
   private readonly pendingStarts = new Set<NodeJS.Timeout>();
   /** Open model: idle connections, and scheduled send times waiting for one. */
-  private readonly idle: Http1Connection[] = [];
+  private readonly idle: LoadConnection<unknown>[] = [];
   private readonly queue: number[] = [];
   private openFinished = false;
 
@@ -81,16 +117,20 @@ export class ShardGenerator {
       rejectUnauthorized: !plan.target.insecureTls,
       onSocket: (socket: Socket) => this.bytes.track(socket),
     };
-    const request = requestBytes({
+    const { httpVersion, streamsPerConnection = 1 } = plan.target;
+    this.http2 = httpVersion === '2' ? { connections: 0, serverMaxStreams: null } : null;
+    const wire: Wire<unknown> = this.http2
+      ? http2Wire(options, streamsPerConnection, this.http2)
+      : http1Wire(options, plan.target.method === 'HEAD');
+    const request = wire.encode({
       url,
       method: plan.target.method,
       headers: plan.target.headers,
       body: plan.target.body,
     });
-    for (let i = 0; i < plan.users; i++)
-      this.connections.push(new Http1Connection(options, request, plan.target.method === 'HEAD'));
+    for (let i = 0; i < plan.users; i++) this.connections.push(wire.connection(request, i));
     this.t0 = performance.now() + (plan.startAt - Date.now());
-    this.scenario = plan.target.steps?.length ? new Scenario(url, plan.target.steps) : null;
+    this.scenario = plan.target.steps?.length ? new Scenario(url, plan.target.steps, wire.encode) : null;
     this.stages =
       plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
   }
@@ -134,7 +174,12 @@ export class ShardGenerator {
    * With a scenario user: that user's current step, its captures taken, the user moved on (a failed
    * step, or a capture that found nothing, starts the user's scenario again).
    */
-  private send(connection: Http1Connection, scheduledAt: number, then: (failed: boolean) => void, user?: ScenarioUser) {
+  private send(
+    connection: LoadConnection<unknown>,
+    scheduledAt: number,
+    then: (failed: boolean) => void,
+    user?: ScenarioUser,
+  ) {
     this.perSecond.countSent(this.secondOf(scheduledAt));
     this.stats.inFlight += 1;
     this.stats.firstSentAt ??= Date.now();
@@ -142,7 +187,10 @@ export class ShardGenerator {
     const step = user?.step ?? 0;
     connection.send(
       (status, error) => {
-        if (!error) this.phases.record(connection.phases);
+        if (!error) {
+          this.phases.record(connection.phases);
+          this.protocols[connection.protocol] = (this.protocols[connection.protocol] ?? 0) + 1;
+        }
         const latencyUs = this.record(scheduledAt, status, error);
         if (scenario) {
           const failed = error !== null || status >= 400;
@@ -210,7 +258,7 @@ export class ShardGenerator {
     this.idle.push(...this.connections);
     const maxWaiting = Math.ceil(peakOf(this.stages));
     let k = this.plan.resume ? firstArrivalFrom(this.stages, Math.min(this.elapsed(), this.endMs)) : 0;
-    const release = (connection: Http1Connection) => {
+    const release = (connection: LoadConnection<unknown>) => {
       const next = this.queue.shift();
       if (next !== undefined && !this.stopping) this.send(connection, next, () => release(connection));
       else {
@@ -252,6 +300,8 @@ export class ShardGenerator {
       errors: { ...this.errors },
       takenAt: Date.now(),
       phases: this.phases.snapshot(),
+      protocols: { ...this.protocols },
+      ...(this.http2 ? { http2: { ...this.http2 } } : {}),
       ...(this.scenario ? { steps: this.scenario.stats.snapshot() } : {}),
       ...this.perSecond.snapshot(),
     };

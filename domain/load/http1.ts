@@ -4,6 +4,7 @@
 // clients cannot: no header objects, no body buffers, no promise or allocation per request; the socket counts bytes.
 import type net from 'node:net';
 import { openSocket, type ConnectionOptions } from './connect.ts';
+import { type Completion, KeptBody, type LoadConnection, type Step } from './connection.ts';
 import { newPhaseTimes, type PhaseTimes } from './phases.ts';
 
 const CRLF = Buffer.from('\r\n');
@@ -12,15 +13,11 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
 /** A chunk-size or trailer line longer than this is refused. */
 const MAX_LINE_BYTES = 8 * 1024;
-/** The most of an answer's body kept for a scenario's captures. */
-const MAX_BODY_BYTES = 64 * 1024;
 
 const State = { Idle: 0, Head: 1, Body: 2, ChunkSize: 3, ChunkData: 4, Trailers: 5, UntilClose: 6 } as const;
 type State = (typeof State)[keyof typeof State];
 
-export type Completion = (status: number, error: Error | null) => void;
-
-export class Http1Connection {
+export class Http1Connection implements LoadConnection<Buffer> {
   private socket: net.Socket | null = null;
   private connected = false;
   private state: State = State.Idle;
@@ -45,10 +42,8 @@ export class Http1Connection {
   private readonly options: ConnectionOptions;
   private request: Buffer;
   private readonly headOnly: boolean;
-  /** Keep the answer's body (at most MAX_BODY_BYTES) in `body`, for a scenario's captures. */
-  private keepBody = false;
-  private kept: Buffer[] = [];
-  private keptBytes = 0;
+  private readonly kept = new KeptBody();
+  protocol = 'http/1.1';
 
   constructor(options: ConnectionOptions, request: Buffer, headOnly: boolean) {
     this.options = options;
@@ -57,36 +52,20 @@ export class Http1Connection {
     this.noBody = headOnly;
   }
 
-  /** The body of the last answer, when the send asked to keep it. */
   get body(): Buffer | null {
-    return this.keepBody ? Buffer.concat(this.kept) : null;
-  }
-
-  private keep(chunk: Buffer) {
-    if (!this.keepBody || this.keptBytes >= MAX_BODY_BYTES) return;
-    const part = chunk.subarray(0, MAX_BODY_BYTES - this.keptBytes);
-    this.kept.push(Buffer.from(part));
-    this.keptBytes += part.length;
+    return this.kept.body;
   }
 
   get busy(): boolean {
     return this.onDone !== null;
   }
 
-  /**
-   * Sends the request (or `step`: another request on the same origin, a scenario's, with or without
-   * keeping its answer's body); `done` is called once, with the status or the error.
-   */
-  send(done: Completion, step?: { request: Buffer; method: string; keepBody: boolean }): void {
+  send(done: Completion, step?: Step<Buffer>): void {
     this.onDone = done;
     if (step) {
       this.request = step.request;
       this.noBody = step.method === 'HEAD';
-      this.keepBody = step.keepBody;
-      if (step.keepBody) {
-        this.kept = [];
-        this.keptBytes = 0;
-      }
+      this.kept.reset(step.keepBody);
     } else this.noBody = this.headOnly;
     this.sentAt = performance.now();
     this.state = State.Head;
@@ -219,6 +198,7 @@ export class Http1Connection {
           off = end + 4;
           if (this.status < 200) continue; // 1xx: the real answer follows
           const http10 = data[start + 7] === 0x30;
+          this.protocol = http10 ? 'http/1.0' : 'http/1.1';
           this.closeAfter =
             /\r\nconnection:[ \t]*close/i.test(head) || (http10 && !/\r\nconnection:[ \t]*keep-alive/i.test(head));
           if (this.noBody || this.status === 204 || this.status === 304) {
@@ -243,8 +223,8 @@ export class Http1Connection {
         case State.ChunkData: {
           const take = Math.min(this.remaining, data.length - off);
           // A chunk's data, not the CRLF after it (the last 2 of `remaining`).
-          if (this.keepBody)
-            this.keep(
+          if (this.kept.keeping)
+            this.kept.add(
               data.subarray(
                 off,
                 off + (this.state === State.Body ? take : Math.max(0, Math.min(take, this.remaining - 2))),
@@ -288,7 +268,7 @@ export class Http1Connection {
           break;
         }
         case State.UntilClose:
-          if (this.keepBody) this.keep(data.subarray(off));
+          if (this.kept.keeping) this.kept.add(data.subarray(off));
           off = data.length;
           break;
         case State.Idle:

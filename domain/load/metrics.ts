@@ -9,6 +9,7 @@ import { mergePerSecond } from './per-second.ts';
 import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
+import { mergeHttp2 } from './snapshot-merge.ts';
 import { evaluateThresholds, PERCENTILES, verdictOf, type ThresholdMetric } from './thresholds.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -16,6 +17,7 @@ const ms = (us: number) => round2(us / 1000);
 
 function addCounts(into: Record<string, number>, from: Record<string, number>) {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+  return into;
 }
 
 interface Totals {
@@ -90,7 +92,12 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
     }
   }
   const restarts = shardRestarts(rows);
+  const snapshots = rows.map((r) => r.snapshot);
   return {
+    protocols: snapshots.some((s) => s.protocols)
+      ? snapshots.reduce((into, s) => addCounts(into, s.protocols ?? {}), {} as Record<string, number>)
+      : null,
+    http2: mergeHttp2(snapshots),
     histogram,
     statusCodes,
     errors,
@@ -179,6 +186,10 @@ export function finalResults(
       a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0,
     ),
     max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
+    ...(m.protocols ? { protocols: m.protocols } : {}),
+    ...(m.http2
+      ? { http2: { connections: m.http2.connections, server_max_concurrent_streams: m.http2.serverMaxStreams } }
+      : {}),
     ...(m.phases ? { phases: phaseSummary(m.phases) } : {}),
     ...(rows.some((r) => r.snapshot.steps) ? { steps: mergeSteps(rows.map((r) => r.snapshot)) } : {}),
     ...(outcomes ? { thresholds: outcomes, verdict: verdictOf(outcomes) } : {}),

@@ -1,5 +1,7 @@
-// A load test's request as the bytes written for it: built once per test (or per scenario step and
-// its values), never per request.
+// A load test's request as its protocol sends it: built once per test (or per scenario step and its
+// values), never per request. HTTP/1.1: the bytes written as they are; HTTP/2: the header list (the
+// pseudo-headers, the names in lower case as HTTP/2 requires) and the body.
+import type { OutgoingHttpHeaders } from 'node:http2';
 
 export interface RequestSpec {
   url: URL;
@@ -16,4 +18,24 @@ export function requestBytes(spec: RequestSpec): Buffer {
   if (body) lines.push(`content-length: ${body.length}`);
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
   return body ? Buffer.concat([head, body]) : head;
+}
+
+export interface Http2Request {
+  headers: OutgoingHttpHeaders;
+  /** null: the headers end the stream. */
+  body: Buffer | null;
+}
+
+/** The request as an HTTP/2 stream opens it: its header list and body. */
+export function http2Request(spec: RequestSpec): Http2Request {
+  const body = spec.body === undefined ? null : Buffer.from(spec.body);
+  const headers: OutgoingHttpHeaders = {
+    ':method': spec.method,
+    ':scheme': spec.url.protocol.slice(0, -1),
+    ':authority': spec.url.host,
+    ':path': `${spec.url.pathname}${spec.url.search}`,
+  };
+  for (const [name, value] of Object.entries(spec.headers)) headers[name.toLowerCase()] = value;
+  if (body) headers['content-length'] = String(body.length);
+  return { headers, body: body?.length ? body : null };
 }

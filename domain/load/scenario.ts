@@ -6,7 +6,7 @@
 import hdr from 'hdr-histogram-js';
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import { newHistogram } from './histogram.ts';
-import { requestBytes } from './request.ts';
+import type { RequestSpec } from './request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
 
 /** The value at a JSON pointer (RFC 6901: "" is the whole document, ~1 is "/", ~0 is "~"), or undefined. */
@@ -31,33 +31,36 @@ export interface ScenarioUser {
   values: Record<string, string>;
 }
 
-export class Scenario {
+/** The steps of a scenario, each built as its protocol sends it (`encode`: request.ts). */
+export class Scenario<R> {
   readonly steps: readonly ScenarioStep[];
   private readonly url: URL;
-  /** The bytes of each step without placeholders, built once. */
-  private readonly fixed: Array<Buffer | null>;
+  private readonly encode: (spec: RequestSpec) => R;
+  /** The request of each step without placeholders, built once. */
+  private readonly fixed: Array<R | null>;
   readonly stats: StepStats;
 
-  constructor(url: URL, steps: readonly ScenarioStep[]) {
+  constructor(url: URL, steps: readonly ScenarioStep[], encode: (spec: RequestSpec) => R) {
     this.url = url;
     this.steps = steps;
+    this.encode = encode;
     this.fixed = steps.map((s) => (placeholdersOf(JSON.stringify(s)).length ? null : this.build(s, {})));
     this.stats = new StepStats(steps.map((st) => st.name ?? `${st.method} ${st.path}`));
   }
 
   /** The request of the user's current step, its values in place (never a line break in a header). */
-  request(user: ScenarioUser): Buffer {
+  request(user: ScenarioUser): R {
     return this.fixed[user.step] ?? this.build(this.steps[user.step]!, user.values);
   }
 
-  private build(step: ScenarioStep, values: Record<string, string>): Buffer {
+  private build(step: ScenarioStep, values: Record<string, string>): R {
     const fill = (text: string, inHeader = false) =>
       text.replace(PLACEHOLDER, (_, name: string) =>
         inHeader ? (values[name] ?? '').replace(/[\r\n\0]/g, '') : (values[name] ?? ''),
       );
     const target = new URL(fill(step.path), this.url);
     const headers = Object.fromEntries(Object.entries(step.headers).map(([k, v]) => [k, fill(v, true)]));
-    return requestBytes({
+    return this.encode({
       url: target,
       method: step.method,
       headers,

@@ -72,6 +72,10 @@ export interface ShardSnapshot {
   phases?: Record<Phase, string>;
   /** A scenario's steps (scenario.ts), in order. */
   steps?: StepSnapshot[];
+  /** Answers by the protocol that gave them, as ALPN names it (http/1.1, h2). */
+  protocols?: Record<string, number>;
+  /** HTTP/2: the connections opened, and the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server set (null: none). */
+  http2?: { connections: number; serverMaxStreams: number | null };
 }
 
 /** A request unanswered this long is given up (the test's `errors` count it as a timeout). */

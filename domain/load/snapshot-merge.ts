@@ -26,6 +26,7 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
   const { sent, answers } = mergePerSecond([...parts]);
   const withPhases = parts.filter((s) => s.phases);
   const withSteps = parts.filter((s) => s.steps?.length);
+  const http2 = mergeHttp2(parts);
   return {
     total: sum((s) => s.total),
     successful: sum((s) => s.successful),
@@ -50,6 +51,21 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
         }
       : {}),
     ...(withSteps.length ? { steps: mergeStepSnapshots(withSteps.map((s) => s.steps!)) } : {}),
+    ...(parts.some((s) => s.protocols)
+      ? { protocols: parts.reduce((into, s) => add(into, s.protocols ?? {}), {} as Record<string, number>) }
+      : {}),
+    ...(http2 ? { http2 } : {}),
+  };
+}
+
+/** HTTP/2's counts of several snapshots: connections add up, the lowest stream limit a server set (null when none did). */
+export function mergeHttp2(parts: ReadonlyArray<Pick<ShardSnapshot, 'http2'>>): ShardSnapshot['http2'] {
+  const with_ = parts.flatMap((s) => (s.http2 ? [s.http2] : []));
+  if (!with_.length) return undefined;
+  const limits = with_.flatMap((h) => (h.serverMaxStreams === null ? [] : [h.serverMaxStreams]));
+  return {
+    connections: with_.reduce((n, h) => n + h.connections, 0),
+    serverMaxStreams: limits.length ? Math.min(...limits) : null,
   };
 }
 

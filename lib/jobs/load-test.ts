@@ -36,6 +36,10 @@ export interface ShardTarget {
   addresses?: string[];
   /** A scenario: each user runs these in order instead of the one request (closed model only). */
   steps?: ScenarioStep[];
+  /** HTTP/2 (absent: HTTP/1.1): over https by ALPN, over http with prior knowledge (h2c). */
+  httpVersion?: '2';
+  /** HTTP/2: how many users share a connection, each its own stream (absent: 1). */
+  streamsPerConnection?: number;
 }
 
 /** A pass/fail threshold as parsed from the start body (domain/load/thresholds.ts). */
@@ -136,6 +140,10 @@ export interface FinalResults extends LiveMetrics {
     max_response_time: number;
     status_codes: Record<string, number>;
   }>;
+  /** Answers by the protocol that gave them, as ALPN names it: http/1.1, http/1.0, h2. */
+  protocols?: Record<string, number>;
+  /** HTTP/2: connections opened, and the lowest stream limit (SETTINGS_MAX_CONCURRENT_STREAMS) the server set, null when none. */
+  http2?: { connections: number; server_max_concurrent_streams: number | null };
   /** Per phase of the answered requests (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99, max in ms. */
   phases?: Record<string, Record<string, number>>;
   /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */
@@ -159,6 +167,10 @@ export interface LoadTestConfig {
   header_names: string[];
   body_bytes: number;
   insecure_tls: boolean;
+  /** "1.1" or "2". */
+  http_version: '1.1' | '2';
+  /** HTTP/2: users per connection. */
+  http2?: { streams_per_connection: number };
   stages?: Array<{ duration: number; target: number }>;
   stage_target?: 'users' | 'rate';
   steps?: Array<{
@@ -203,12 +215,17 @@ export interface UserShare {
  * `share` cut into `parts` (at most one per user): users split evenly and numbered on from its first,
  * the arrival rate and an open model's stage targets shared in proportion. How a test becomes shards
  * (workflows/load-test-plan.ts), and a shard the parts its threads run (domain/load/threads.ts).
+ * With `unit` (HTTP/2's users per connection), users are cut only between whole runs of `unit`, so
+ * that no connection is split across parts (50 users of 10 per connection on 2 parts: 30 and 20).
  */
-export function splitUsers<T extends UserShare>(share: T, parts: number): T[] {
-  const n = Math.max(1, Math.min(parts, share.users));
+export function splitUsers<T extends UserShare>(share: T, parts: number, unit = 1): T[] {
+  const groups = Math.ceil(share.users / unit);
+  const n = Math.max(1, Math.min(parts, groups));
   let firstUser = share.firstUser;
+  let left = share.users;
   return Array.from({ length: n }, (_, i) => {
-    const users = Math.floor(share.users / n) + (i < share.users % n ? 1 : 0);
+    const users = Math.min(left, (Math.floor(groups / n) + (i < groups % n ? 1 : 0)) * unit);
+    left -= users;
     const part: T = {
       ...share,
       users,
@@ -222,6 +239,10 @@ export function splitUsers<T extends UserShare>(share: T, parts: number): T[] {
     return part;
   });
 }
+
+/** The users that share a connection in a test to `target`: HTTP/2's streams per connection, else 1. */
+export const usersPerConnection = (target: ShardTarget): number =>
+  target.httpVersion === '2' ? (target.streamsPerConnection ?? 1) : 1;
 
 /** A shard attempt's stored snapshot, as the database gives it back (db/load-tests.ts). */
 export interface ShardSnapshotRow<S = Record<string, unknown>> {

@@ -90,6 +90,7 @@ describe('JSON columns', () => {
     expect(readJsonColumn('load_tests.config', loadTestConfigColumn, first)).toEqual({
       ...first,
       insecure_tls: false,
+      http_version: '1.1',
       thresholds: [],
     });
     // Its results then: no restarts counted, no per-second answers (only the requests sent each second).

@@ -46,6 +46,7 @@ const config = (url: string, seconds: number): LoadTestConfig => ({
   header_names: [],
   body_bytes: 0,
   insecure_tls: false,
+  http_version: '1.1',
   thresholds: [],
 });
 

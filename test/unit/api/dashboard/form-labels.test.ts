@@ -44,6 +44,21 @@ describe('form labels', () => {
     ).toMatch(/^Concurrent users: /);
   });
 
+  it('sends HTTP/2 with its users per connection, and names a refusal by the form’s label', () => {
+    const h2 = { ...form, rampUpTime: '0', httpVersion: '2', streamsPerConnection: '10' };
+    expect(validate(startBody, startBodyFromForm(h2), 'form')).toMatchObject({
+      httpVersion: '2',
+      http2: { streamsPerConnection: 10 },
+    });
+    expect(
+      labelled(
+        refusal(() => validate(startBody, startBodyFromForm({ ...h2, streamsPerConnection: '2000' }), 'form')),
+        START_LABELS,
+      ).message,
+    ).toBe('HTTP/2: users per connection (streamsPerConnection): must be from 1 to 1000');
+    expect(startBodyFromForm({ ...h2, httpVersion: '1.1' })).not.toHaveProperty('http2');
+  });
+
   it('names a nested field by the label of the part it sits in', () => {
     const webhook = {
       response: null,

@@ -17,6 +17,7 @@ const test = (id: string): ReportTest => ({
     header_names: [],
     body_bytes: 0,
     insecure_tls: false,
+    http_version: '1.1',
     thresholds: [],
   },
   started_at: '2026-11-23T10:00:00.000Z',
@@ -45,6 +46,8 @@ const test = (id: string): ReportTest => ({
   ],
   status_codes: { '200': 10 },
   errors: { [evil]: 1 },
+  protocols: { 'http/1.1': 10 },
+  http2: null,
   series: {
     requests_per_second: [1, 2, 3],
     error_rate_per_second: [0, 0, 0],
@@ -67,5 +70,19 @@ describe('load test report page', () => {
       'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;; img-src data:"',
     ); // (quotes as entities)
     expect(page.match(/<polyline /g)).toHaveLength(8); // 2 tests: requests, mean, slowest, errors
+  });
+
+  it('says which protocol answered, and over HTTP/2 how users shared connections and what the server allowed', () => {
+    const h2 = test('CCCCCCCCCCCCCCCCCCCCCC');
+    h2.config = { ...h2.config, http_version: '2', http2: { streams_per_connection: 10 } };
+    h2.protocols = { h2: 10 };
+    h2.http2 = { connections: 5, server_max_concurrent_streams: 4 };
+    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [h2] });
+    expect(page).toContain('Over HTTP/2, 10 users per connection: 5 connections opened.');
+    expect(page).toContain('data-limit="4"');
+    expect(page).toMatch(/Answers by protocol<\/h2><table>.*<td>h2<\/td><td class="n">10<\/td>/s);
+    const h1 = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('D')] });
+    expect(h1).not.toContain('HTTP/2');
+    expect(h1).toMatch(/<td>http\/1.1<\/td><td class="n">10<\/td>/);
   });
 });

@@ -17,4 +17,26 @@ describe('splitting users', () => {
     ]);
     expect(splitUsers({ users: 2, firstUser: 0, rate: 0 }, 8)).toHaveLength(2); // never a part without users
   });
+
+  it('cuts HTTP/2 users only between whole connections', () => {
+    const users = (n: number, parts: number, unit: number) =>
+      splitUsers({ users: n, firstUser: 0, rate: 0 }, parts, unit).map((p) => [p.users, p.firstUser]);
+    expect(users(50, 2, 10)).toEqual([
+      [30, 0],
+      [20, 30],
+    ]);
+    expect(users(45, 2, 10)).toEqual([
+      [30, 0],
+      [15, 30],
+    ]); // the last connection is the one not full
+    expect(users(1000, 2, 300)).toEqual([
+      [600, 0],
+      [400, 600],
+    ]);
+    expect(users(8, 4, 10)).toEqual([[8, 0]]); // one connection: one part
+    expect(users(5, 2, 1)).toEqual([
+      [3, 0],
+      [2, 3],
+    ]);
+  });
 });
