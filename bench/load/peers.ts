@@ -6,7 +6,9 @@
 // 2. Accuracy: a Node target answering after a fixed 50 ms; our p50 beside wrk's.
 // 3. Coordinated omission: a fixed arrival rate against a target that stalls once for 1 s; our p99
 //    (measured from the scheduled send) beside wrk's (measured from the actual send).
-//   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100)
+// 4. HTTP/2: the same nginx over h2 (TLS) and h2c; our load worker with one thread beside h2load
+//    (nghttp2's benchmarker, one thread), the same connections and streams per connection.
+//   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100 BENCH_H2_STREAMS=10)
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +21,8 @@ import { runLoadTest, startNginx, type Row } from './common.ts';
 const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+/** HTTP/2: users per connection; the connections are BENCH_CONNECTIONS / this. */
+const h2Streams = Number(process.env.BENCH_H2_STREAMS ?? 10);
 const bin = (name: string) => path.resolve('node_modules/.bin', name);
 
 /** wrk's latency figure ("50.00%   1.23ms") in ms. */
@@ -54,6 +58,20 @@ async function hey(url: string, c: number, s: number): Promise<Row> {
     return m ? Number(m[1]) * 1000 : null;
   };
   return { tool: 'hey', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: sec('50'), p99: sec('99') };
+}
+
+/** h2load with one thread: `c` connections, `m` streams each, for `s` seconds. */
+async function h2load(url: string, c: number, m: number, s: number): Promise<Row> {
+  const { stdout } = await run('h2load', ['-t1', `-c${c}`, `-m${m}`, '-D', String(s), url], { maxBuffer: 1 << 24 });
+  const failed = Number(/requests: .*?(\d+) failed/.exec(stdout)?.[1] ?? 0);
+  if (failed) throw new Error(`h2load: ${failed} requests failed\n${stdout}`);
+  // "time for request:  min  max  mean  sd  +/- sd": no percentiles.
+  return {
+    tool: 'h2load (1 thread)',
+    rps: Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)![1]),
+    p50: null,
+    p99: null,
+  };
 }
 
 function table(title: string, rows: Row[], reference: string) {
@@ -99,19 +117,40 @@ const app = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: St
 try {
   const key = await newAccountKey(app.env);
   const single = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: '1' });
+  const singleKey = await newAccountKey(single.env);
+  const test = {
+    targetUrl: nginx.url,
+    httpMethod: 'GET',
+    concurrentUsers: connections,
+    testDuration: Math.max(10, seconds),
+    rampUpTime: 0,
+  };
   let one: Row;
+  // 4. HTTP/2, on the one-thread worker (its figures are printed last, beside h2load's and the HTTP/1.1 ones of this run).
+  const h2Rows: Array<[string, Row, Row]> = [];
+  const h2Ours: Array<[string, string, Row]> = [];
   try {
-    const test = {
-      targetUrl: nginx.url,
-      httpMethod: 'GET',
-      concurrentUsers: connections,
-      testDuration: Math.max(10, seconds),
-      rampUpTime: 0,
-    };
-    one = { ...(await runLoadTest(single.baseUrl, await newAccountKey(single.env), test)), tool: 'netops, 1 thread' };
+    one = { ...(await runLoadTest(single.baseUrl, singleKey, test)), tool: 'netops, 1 thread' };
+    for (const [name, url] of [
+      ['h2 (TLS)', nginx.h2Url],
+      ['h2c', nginx.h2cUrl],
+    ] as const) {
+      const ours = await runLoadTest(single.baseUrl, singleKey, {
+        ...test,
+        targetUrl: url,
+        insecureTls: true,
+        httpVersion: '2',
+        http2: { streamsPerConnection: h2Streams },
+      });
+      if (ours.results.failed_requests || !ours.results.protocols?.h2)
+        throw new Error(`netops over ${name}: ${JSON.stringify(ours.results.errors)}`);
+      h2Ours.push([name, url, { ...ours, tool: 'netops, 1 thread' }]);
+    }
   } finally {
     await single.stop();
   }
+  for (const [name, url, ours] of h2Ours)
+    h2Rows.push([name, ours, await h2load(url, connections / h2Streams, h2Streams, seconds)]);
   console.log(
     `load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`,
   );
@@ -184,6 +223,16 @@ try {
   } finally {
     await slow.close();
   }
+
+  console.log(
+    `\n4. HTTP/2 against the same nginx: ${connections / h2Streams} connections x ${h2Streams} streams, ${seconds} s, one thread each`,
+  );
+  console.log('  protocol    netops req/s   h2load req/s   netops / h2load');
+  for (const [name, ours, peer] of h2Rows)
+    console.log(
+      `  ${name.padEnd(10)} ${Math.round(ours.rps).toString().padStart(12)}   ${Math.round(peer.rps).toString().padStart(12)}   ${(ours.rps / peer.rps).toFixed(2).padStart(15)}`,
+    );
+  console.log(`  (HTTP/1.1 in the same run, 1 thread, ${connections} connections: ${Math.round(one.rps)} req/s)`);
 } finally {
   await app.stop();
   await nginx.stop();

@@ -4,6 +4,7 @@
 import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { bareHost } from '../../lib/net/bare-host.ts';
+import type { PhaseTimes } from './phases.ts';
 
 export interface ConnectionOptions {
   url: URL;
@@ -38,4 +39,41 @@ export function openSocket(
       : net.connect({ host, port, lookup });
   socket.setNoDelay(true);
   return socket;
+}
+
+/** performance.now() of a connection's opening steps (0: not happened), for the phases of the requests that waited for it. */
+export class OpeningTimes {
+  openedAt = 0;
+  lookedUpAt = 0;
+  connectedAt = 0;
+  securedAt = 0;
+
+  /** Times `socket`'s lookup, connect and TLS handshake, while `current()` says it is still the one in use. */
+  watch(socket: net.Socket, secure: boolean, current: () => boolean) {
+    this.openedAt = performance.now();
+    this.lookedUpAt = this.connectedAt = this.securedAt = 0;
+    socket.once('lookup', () => {
+      if (current()) this.lookedUpAt = performance.now();
+    });
+    socket.once('connect', () => {
+      if (current()) this.connectedAt = performance.now();
+    });
+    if (secure)
+      socket.once('secureConnect', () => {
+        if (current()) this.securedAt = performance.now();
+      });
+  }
+
+  /** The DNS, connect and TLS phases (µs) of a request that waited for this opening: `opened`, else zeros. */
+  phasesInto(p: PhaseTimes, opened: boolean) {
+    if (!opened) {
+      p.dns = p.connect = p.tls = 0;
+      return;
+    }
+    const looked = this.lookedUpAt || this.openedAt;
+    const connected = this.connectedAt || looked;
+    p.dns = (looked - this.openedAt) * 1000;
+    p.connect = (connected - looked) * 1000;
+    p.tls = this.securedAt ? (this.securedAt - connected) * 1000 : 0;
+  }
 }

@@ -48,7 +48,7 @@ function http2Wire(
   return {
     encode: http2Request,
     connection: (request, user) => {
-      if (user % streams === 0 || !shared) shared = new Http2Connection(options, streams, counts);
+      if (user % streams === 0 || !shared) shared = new Http2Connection(options, counts);
       return new Http2Slot(shared, request);
     },
   };

@@ -3,7 +3,7 @@
 // the body ends: Content-Length, chunked, or the connection's end). It does what wrk does in C, which general-purpose
 // clients cannot: no header objects, no body buffers, no promise or allocation per request; the socket counts bytes.
 import type net from 'node:net';
-import { openSocket, type ConnectionOptions } from './connect.ts';
+import { OpeningTimes, openSocket, type ConnectionOptions } from './connect.ts';
 import { type Completion, KeptBody, type LoadConnection, type Step } from './connection.ts';
 import { newPhaseTimes, type PhaseTimes } from './phases.ts';
 
@@ -31,11 +31,8 @@ export class Http1Connection implements LoadConnection<Buffer> {
   sentAt = 0;
   /** The phases of the last request answered, µs (phases.ts): DNS, connect and TLS only when it opened the socket. */
   readonly phases: PhaseTimes = newPhaseTimes();
-  // performance.now() of this socket's steps and of the request's (0: not happened).
-  private openedAt = 0;
-  private lookedUpAt = 0;
-  private connectedAt = 0;
-  private securedAt = 0;
+  private readonly opening = new OpeningTimes();
+  // performance.now() of the request's steps (0: not happened).
   private writtenAt = 0;
   private firstByteAt = 0;
   private openedForRequest = false;
@@ -86,20 +83,12 @@ export class Http1Connection implements LoadConnection<Buffer> {
     const socket = openSocket(this.options);
     this.socket = socket;
     this.connected = false;
-    this.openedAt = performance.now();
-    this.lookedUpAt = this.connectedAt = this.securedAt = 0;
     this.options.onSocket(socket);
     // Events of a socket this connection has moved on from are ignored.
     const current = () => this.socket === socket;
-    socket.once('lookup', () => {
-      if (current()) this.lookedUpAt = performance.now();
-    });
-    socket.once('connect', () => {
-      if (current()) this.connectedAt = performance.now();
-    });
+    this.opening.watch(socket, url.protocol === 'https:', current);
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       if (!current()) return;
-      if (url.protocol === 'https:') this.securedAt = performance.now();
       this.connected = true;
       if (this.onDone) this.write();
     });
@@ -137,15 +126,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
   private measure() {
     const now = performance.now();
     const p = this.phases;
-    if (this.openedForRequest) {
-      const looked = this.lookedUpAt || this.openedAt;
-      const connected = this.connectedAt || looked;
-      p.dns = (looked - this.openedAt) * 1000;
-      p.connect = (connected - looked) * 1000;
-      p.tls = this.securedAt ? (this.securedAt - connected) * 1000 : 0;
-    } else {
-      p.dns = p.connect = p.tls = 0;
-    }
+    this.opening.phasesInto(p, this.openedForRequest);
     const firstByte = this.firstByteAt || now;
     p.ttfb = (firstByte - this.writtenAt) * 1000;
     p.transfer = (now - firstByte) * 1000;

@@ -1,7 +1,7 @@
 // A load test's request as its protocol sends it: built once per test (or per scenario step and its
-// values), never per request. HTTP/1.1: the bytes written as they are; HTTP/2: the header list (the
-// pseudo-headers, the names in lower case as HTTP/2 requires) and the body.
-import type { OutgoingHttpHeaders } from 'node:http2';
+// values), never per request. HTTP/1.1: the bytes written as they are; HTTP/2: the header block (the
+// pseudo-headers, the names in lower case as HTTP/2 requires, HPACK-encoded) and the body.
+import { encodeHeaders } from './hpack.ts';
 
 export interface RequestSpec {
   url: URL;
@@ -21,21 +21,22 @@ export function requestBytes(spec: RequestSpec): Buffer {
 }
 
 export interface Http2Request {
-  headers: OutgoingHttpHeaders;
+  /** The HPACK header block (hpack.ts: the same bytes for every stream). */
+  block: Buffer;
   /** null: the headers end the stream. */
   body: Buffer | null;
 }
 
-/** The request as an HTTP/2 stream opens it: its header list and body. */
+/** The request as an HTTP/2 stream opens it: its header block and body. */
 export function http2Request(spec: RequestSpec): Http2Request {
   const body = spec.body === undefined ? null : Buffer.from(spec.body);
-  const headers: OutgoingHttpHeaders = {
-    ':method': spec.method,
-    ':scheme': spec.url.protocol.slice(0, -1),
-    ':authority': spec.url.host,
-    ':path': `${spec.url.pathname}${spec.url.search}`,
-  };
-  for (const [name, value] of Object.entries(spec.headers)) headers[name.toLowerCase()] = value;
-  if (body) headers['content-length'] = String(body.length);
-  return { headers, body: body?.length ? body : null };
+  const headers: Array<[string, string]> = [
+    [':method', spec.method],
+    [':scheme', spec.url.protocol.slice(0, -1)],
+    [':authority', spec.url.host],
+    [':path', `${spec.url.pathname}${spec.url.search}`],
+  ];
+  for (const [name, value] of Object.entries(spec.headers)) headers.push([name.toLowerCase(), value]);
+  if (body) headers.push(['content-length', String(body.length)]);
+  return { block: encodeHeaders(headers), body: body?.length ? body : null };
 }

@@ -169,6 +169,47 @@ describe('load generator over HTTP/2', () => {
     expect(phase('ttfb').getValueAtPercentile(50)).toBeGreaterThanOrEqual(10_000);
   });
 
+  it('reads answers in many frames and padded ones, headers in CONTINUATION frames, and acknowledges PINGs', async () => {
+    const padded = await startH2Target({ padding: true });
+    try {
+      for (const [url, kind] of [
+        [`${site.h2cUrl}/big/1000000`, 'large'],
+        [`${padded.h2cUrl}/big/100000`, 'padded'],
+        [`${padded.h2Url}/long-header/40000`, 'long header'],
+        [`${site.h2Url}/ping`, 'ping'],
+      ] as const) {
+        const result = await run(plan(url, { users: 2, ms: 500, streams: 2 }));
+        expect(result.errors, kind).toEqual({});
+        expect(result.statusCodes, kind).toEqual({ 200: result.total });
+        expect(result.total, kind).toBeGreaterThan(2);
+      }
+    } finally {
+      await padded.close();
+    }
+  });
+
+  it('sends a body larger than the server’s window, waiting for its WINDOW_UPDATEs', async () => {
+    const body = 'x'.repeat(200_000);
+    const result = await run(
+      plan(`${site.h2cUrl}/echo-length`, { users: 2, streams: 2, ms: 500, target: { method: 'POST', body } }),
+    );
+    expect(result.errors).toEqual({});
+    expect(result.total).toBeGreaterThan(2);
+    expect(site.lengths).toEqual(Array(result.total).fill(200_000));
+  });
+
+  it('fails the streams a GOAWAY left unprocessed with goaway, and opens a new connection for the next', async () => {
+    // Each connection answers its first stream and sends GOAWAY for its second.
+    const result = await run(plan(`${site.h2cUrl}/goaway`, { users: 1, ms: 300 }));
+    const refused = result.errors.goaway ?? 0;
+    expect(refused).toBeGreaterThan(2);
+    expect(result.errors).toEqual({ goaway: refused });
+    expect(result.statusCodes[200]! - refused).toBeGreaterThanOrEqual(0);
+    expect(result.statusCodes[200]! - refused).toBeLessThanOrEqual(1);
+    expect(site.sessions).toBe(result.http2?.connections);
+    expect(result.http2?.connections).toBe(result.statusCodes[200]);
+  });
+
   it('refuses a private target before any connection, as over HTTP/1.1', async () => {
     await expect(ShardGenerator.create(plan('https://10.0.0.1/', { allow: [] }))).rejects.toBeInstanceOf(
       ForbiddenAddressError,
