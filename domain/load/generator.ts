@@ -6,77 +6,27 @@
 // - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
-// Latencies go into an HDR histogram in microseconds; bytes are counted on the sockets (socket-bytes.ts).
+// What the requests did is counted in a tally (tally.ts).
 import type { Socket } from 'node:net';
-import hdr from 'hdr-histogram-js';
-import { AppError } from '../../lib/errors.ts';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
-import type { ConnectionOptions } from './connect.ts';
 import type { LoadConnection } from './connection.ts';
-import { Http1Connection } from './http1.ts';
-import { type Http2Counts, Http2Connection, Http2Slot } from './http2.ts';
-import { http2Request, requestBytes, type RequestSpec } from './request.ts';
-import { PerSecondCounts } from './per-second.ts';
-import { PhaseHistograms } from './phases.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
-import { newHistogram } from './histogram.ts';
-import { SocketBytes } from './socket-bytes.ts';
+import { ShardTally } from './tally.ts';
+import { wireOf } from './wire.ts';
 import { END_GRACE_MS, TIMEOUT_SWEEP_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
 
 export { newHistogram } from './histogram.ts';
 export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
 
-/** A protocol as the generator uses it: its requests built once, and a user's connection. */
-interface Wire<R> {
-  encode(spec: RequestSpec): R;
-  connection(request: R, user: number): LoadConnection<R>;
-}
-
-const http1Wire = (options: ConnectionOptions, headOnly: boolean): Wire<Buffer> => ({
-  encode: requestBytes,
-  connection: (request) => new Http1Connection(options, request, headOnly),
-});
-
-/** Users 0..n-1 of a shard: each run of `streams` of them shares a connection. */
-function http2Wire(
-  options: ConnectionOptions,
-  streams: number,
-  counts: Http2Counts,
-): Wire<ReturnType<typeof http2Request>> {
-  let shared: Http2Connection | null = null;
-  return {
-    encode: http2Request,
-    connection: (request, user) => {
-      if (user % streams === 0 || !shared) shared = new Http2Connection(options, counts);
-      return new Http2Slot(shared, request);
-    },
-  };
-}
+type Connection = LoadConnection<unknown>;
 
 export class ShardGenerator {
   private readonly plan: ShardPlan;
-  private readonly histogram = newHistogram();
-  private readonly phases = new PhaseHistograms();
-  private readonly bytes = new SocketBytes();
-  private readonly stats = {
-    total: 0,
-    successful: 0,
-    failed: 0,
-    latencySumUs: 0,
-    inFlight: 0,
-    dropped: 0,
-    firstSentAt: null as number | null,
-  };
-  private readonly statusCodes: Record<string, number> = {};
-  private readonly errors: Record<string, number> = {};
-  private readonly perSecond = new PerSecondCounts();
-  /** Answers by the protocol that gave them (http/1.1, h2). */
-  private readonly protocols: Record<string, number> = {};
-  /** HTTP/2: the connections opened, and the lowest stream limit a server set. */
-  private readonly http2: Http2Counts | null;
+  private readonly tally: ShardTally;
+  private readonly stats: ShardTally['stats'];
   private stopping = false;
-  private readonly connections: LoadConnection<unknown>[] = [];
+  private readonly connections: Connection[] = [];
   /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
   private readonly t0: number;
   /** Users (closed model) or this shard's arrivals per second (open model) over time. */
@@ -90,7 +40,7 @@ export class ShardGenerator {
   /** Ramp-up: users whose start time has not come yet. */
   private readonly pendingStarts = new Set<NodeJS.Timeout>();
   /** Open model: idle connections, and scheduled send times waiting for one. */
-  private readonly idle: LoadConnection<unknown>[] = [];
+  private readonly idle: Connection[] = [];
   private readonly queue: number[] = [];
   private openFinished = false;
 
@@ -115,13 +65,11 @@ export class ShardGenerator {
       url,
       lookup,
       rejectUnauthorized: !plan.target.insecureTls,
-      onSocket: (socket: Socket) => this.bytes.track(socket),
+      onSocket: (socket: Socket) => this.tally.bytes.track(socket),
     };
-    const { httpVersion, streamsPerConnection = 1 } = plan.target;
-    this.http2 = httpVersion === '2' ? { connections: 0, serverMaxStreams: null } : null;
-    const wire: Wire<unknown> = this.http2
-      ? http2Wire(options, streamsPerConnection, this.http2)
-      : http1Wire(options, plan.target.method === 'HEAD');
+    this.tally = new ShardTally(plan.target.httpVersion === '2');
+    this.stats = this.tally.stats;
+    const wire = wireOf(plan.target, options, this.tally.http2);
     const request = wire.encode({
       url,
       method: plan.target.method,
@@ -144,26 +92,6 @@ export class ShardGenerator {
     return this.plan.endAt - this.plan.startAt;
   }
 
-  private record(scheduledAt: number, statusCode: number, error: Error | null): number {
-    const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
-    this.stats.inFlight -= 1;
-    this.stats.total += 1;
-    this.stats.latencySumUs += latencyUs;
-    this.histogram.recordValue(latencyUs);
-    this.perSecond.countAnswer(this.secondOf(scheduledAt), latencyUs, error !== null || statusCode >= 400);
-    if (error) {
-      this.stats.failed += 1;
-      // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
-      const kind = (error instanceof AppError ? undefined : (error as NodeJS.ErrnoException).code) ?? error.name;
-      this.errors[kind] = (this.errors[kind] ?? 0) + 1;
-    } else {
-      if (statusCode < 400) this.stats.successful += 1;
-      else this.stats.failed += 1;
-      this.statusCodes[statusCode] = (this.statusCodes[statusCode] ?? 0) + 1;
-    }
-    return latencyUs;
-  }
-
   /** The second of the test (since startAt) a request scheduled at `scheduledAt` belongs to. */
   private secondOf(scheduledAt: number): number {
     return Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
@@ -174,24 +102,14 @@ export class ShardGenerator {
    * With a scenario user: that user's current step, its captures taken, the user moved on (a failed
    * step, or a capture that found nothing, starts the user's scenario again).
    */
-  private send(
-    connection: LoadConnection<unknown>,
-    scheduledAt: number,
-    then: (failed: boolean) => void,
-    user?: ScenarioUser,
-  ) {
-    this.perSecond.countSent(this.secondOf(scheduledAt));
-    this.stats.inFlight += 1;
-    this.stats.firstSentAt ??= Date.now();
+  private send(connection: Connection, scheduledAt: number, then: (failed: boolean) => void, user?: ScenarioUser) {
+    const second = this.secondOf(scheduledAt);
+    this.tally.sent(second);
     const scenario = user && this.scenario;
     const step = user?.step ?? 0;
     connection.send(
       (status, error) => {
-        if (!error) {
-          this.phases.record(connection.phases);
-          this.protocols[connection.protocol] = (this.protocols[connection.protocol] ?? 0) + 1;
-        }
-        const latencyUs = this.record(scheduledAt, status, error);
+        const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
         if (scenario) {
           const failed = error !== null || status >= 400;
           // A failed step sends its user back to the scenario's start.
@@ -258,7 +176,7 @@ export class ShardGenerator {
     this.idle.push(...this.connections);
     const maxWaiting = Math.ceil(peakOf(this.stages));
     let k = this.plan.resume ? firstArrivalFrom(this.stages, Math.min(this.elapsed(), this.endMs)) : 0;
-    const release = (connection: LoadConnection<unknown>) => {
+    const release = (connection: Connection) => {
       const next = this.queue.shift();
       if (next !== undefined && !this.stopping) this.send(connection, next, () => release(connection));
       else {
@@ -292,19 +210,7 @@ export class ShardGenerator {
   }
 
   snapshot(): ShardSnapshot {
-    return {
-      ...this.stats,
-      ...this.bytes.totals(),
-      histogram: hdr.encodeIntoCompressedBase64(this.histogram),
-      statusCodes: { ...this.statusCodes },
-      errors: { ...this.errors },
-      takenAt: Date.now(),
-      phases: this.phases.snapshot(),
-      protocols: { ...this.protocols },
-      ...(this.http2 ? { http2: { ...this.http2 } } : {}),
-      ...(this.scenario ? { steps: this.scenario.stats.snapshot() } : {}),
-      ...this.perSecond.snapshot(),
-    };
+    return { ...this.tally.snapshot(), ...(this.scenario ? { steps: this.scenario.stats.snapshot() } : {}) };
   }
 
   /** Runs until the end of the test window, or until stop(); answers in flight are awaited (up to the request timeout). */

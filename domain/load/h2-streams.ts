@@ -1,0 +1,183 @@
+// The sending side of an HTTP/2 connection of the load client (http2.ts): its streams, the users
+// waiting for one (the connection not ready yet, or at the server's SETTINGS_MAX_CONCURRENT_STREAMS),
+// the header blocks and bodies written within the server's windows and frame size, and the frames of
+// one tick written at once. The reading side (h2-session.ts) extends it.
+import type { Socket } from 'node:net';
+import { OpeningTimes } from './connect.ts';
+import {
+  CANCEL,
+  CONTINUATION,
+  DATA,
+  END_HEADERS,
+  END_STREAM,
+  frameHeader,
+  HEADERS,
+  LAST_STREAM_ID,
+  RST_STREAM,
+} from './h2-frames.ts';
+import type { Http2Request } from './request.ts';
+
+/** What a connection needs of a user's stream (http2.ts's Http2Slot). */
+export interface StreamUser {
+  /** Its stream's id on the connection it is on (0: none yet). */
+  streamId: number;
+  /** The body not sent yet, the stream's send window, and the DATA received since its window was last topped up. */
+  unsent: Buffer | null;
+  window: number;
+  received: number;
+  /** Its answer's head has come. */
+  answered: boolean;
+  /** Its stream is opening on `connection` as `id`: the request to send (`waited`: it waited for the connection to open). */
+  opened(connection: { opening: OpeningTimes }, id: number, waited: boolean): Http2Request;
+  response(status: number): void;
+  data(chunk: Buffer, start: number, end: number): void;
+  complete(): void;
+  /** The server reset the stream with `code`. */
+  reset(code: number): void;
+  fail(error: Error): void;
+}
+
+/** What a connection tells the users' group it belongs to (http2.ts's Http2Connection). */
+export interface ConnectionOwner {
+  serverLimit(max: number): void;
+  /** The users still waiting on a connection going away: to another. */
+  moveWaiting(from: H2Streams): void;
+  lost(connection: H2Streams): void;
+}
+
+export class H2Streams {
+  readonly socket: Socket;
+  protected readonly owner: ConnectionOwner;
+  readonly opening = new OpeningTimes();
+  /** The server's SETTINGS have come: streams may open. */
+  ready = false;
+  /** GOAWAY received (or ids used up): no new streams here. */
+  goingAway = false;
+  closed = false;
+  /** We found the server breaking the protocol (or not speaking HTTP/2): nothing more is read. */
+  protected broken = false;
+  private nextId = 1;
+  protected readonly streams = new Map<number, StreamUser>();
+  /** Users waiting for the connection to be ready, or for a stream under the server's limit. */
+  readonly waiting: Array<[StreamUser, boolean]> = [];
+  // The server's settings.
+  protected maxStreams = Number.POSITIVE_INFINITY;
+  protected peerWindow = 65_535;
+  protected peerMaxFrame = 16_384;
+  /** The connection's send window. */
+  protected sendWindow = 65_535;
+  private out: Buffer[] = [];
+  private flushing = false;
+  /** Streams whose body waits for the server's windows. */
+  protected readonly blocked = new Set<StreamUser>();
+
+  constructor(owner: ConnectionOwner, socket: Socket) {
+    this.owner = owner;
+    this.socket = socket;
+  }
+
+  /** Whether `slot` can have a stream here now. */
+  get open(): boolean {
+    return !this.closed && !this.broken && !this.goingAway;
+  }
+
+  /** `slot`'s stream now if it may open, else once it may (`opened`: it waited for the connection to open). */
+  request(slot: StreamUser, opened: boolean) {
+    if (this.ready && this.streams.size < this.maxStreams && this.waiting.length === 0) this.stream(slot, opened);
+    else this.waiting.push([slot, opened]);
+  }
+
+  dequeue(slot: StreamUser) {
+    const at = this.waiting.findIndex(([s]) => s === slot);
+    if (at >= 0) this.waiting.splice(at, 1);
+  }
+
+  protected stream(slot: StreamUser, opened: boolean) {
+    const id = this.nextId;
+    this.nextId += 2;
+    if (this.nextId > LAST_STREAM_ID) this.goingAway = true;
+    this.streams.set(id, slot);
+    const { block, body } = slot.opened(this, id, opened);
+    // The header block, in CONTINUATION frames past the server's frame size.
+    const first = Math.min(block.length, this.peerMaxFrame);
+    const flags = (body ? 0 : END_STREAM) | (first === block.length ? END_HEADERS : 0);
+    this.write(frameHeader(first, HEADERS, flags, id));
+    this.write(first === block.length ? block : block.subarray(0, first));
+    for (let at = first; at < block.length; at += this.peerMaxFrame) {
+      const end = Math.min(block.length, at + this.peerMaxFrame);
+      this.write(frameHeader(end - at, CONTINUATION, end === block.length ? END_HEADERS : 0, id));
+      this.write(block.subarray(at, end));
+    }
+    if (body) {
+      slot.unsent = body;
+      slot.window = this.peerWindow;
+      this.sendBody(slot);
+    }
+  }
+
+  /** As much of the slot's body as the windows allow, in frames of the server's size. */
+  protected sendBody(slot: StreamUser) {
+    while (slot.unsent && this.sendWindow > 0 && slot.window > 0) {
+      const n = Math.min(slot.unsent.length, this.sendWindow, slot.window, this.peerMaxFrame);
+      const last = n === slot.unsent.length;
+      this.write(frameHeader(n, DATA, last ? END_STREAM : 0, slot.streamId));
+      this.write(slot.unsent.subarray(0, n));
+      this.sendWindow -= n;
+      slot.window -= n;
+      slot.unsent = last ? null : slot.unsent.subarray(n);
+    }
+    if (slot.unsent) this.blocked.add(slot);
+    else this.blocked.delete(slot);
+  }
+
+  protected write(b: Buffer) {
+    this.out.push(b);
+    if (this.flushing) return;
+    this.flushing = true;
+    process.nextTick(() => this.flush());
+  }
+
+  private flush() {
+    this.flushing = false;
+    const out = this.out;
+    this.out = [];
+    if (this.closed || out.length === 0) return;
+    this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
+  }
+
+  /** Ends `slot`'s stream on our side (a timeout or a stop): RST_STREAM CANCEL. */
+  cancel(slot: StreamUser) {
+    if (!this.streams.delete(slot.streamId)) return;
+    this.blocked.delete(slot);
+    this.resetStream(slot.streamId);
+    this.next();
+  }
+
+  /** A stream ended: the next waiting user may have one. */
+  protected ended(id: number): StreamUser | undefined {
+    const slot = this.streams.get(id);
+    if (slot) {
+      this.streams.delete(id);
+      this.blocked.delete(slot);
+      // Answered before its body was all sent (a 401 to a large upload): our side of the stream ends too.
+      if (slot.unsent) this.resetStream(id);
+    }
+    return slot;
+  }
+
+  protected resetStream(id: number) {
+    if (this.closed) return;
+    this.write(Buffer.concat([frameHeader(4, RST_STREAM, 0, id), Buffer.from([0, 0, 0, CANCEL])]));
+  }
+
+  protected next() {
+    while (this.ready && this.open && this.waiting.length && this.streams.size < this.maxStreams) {
+      const [slot, opened] = this.waiting.shift()!;
+      this.stream(slot, opened);
+    }
+    if (this.goingAway && this.streams.size === 0) {
+      this.owner.moveWaiting(this);
+      this.socket.end();
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// What a shard's generator (generator.ts) counts of its requests: sent and in flight, answered by
+// status, failed by kind, latencies (HDR histogram, µs) and their phases, requests per second, answers
+// by protocol, bytes on the sockets; and the snapshot made of them.
+import hdr from 'hdr-histogram-js';
+import { AppError } from '../../lib/errors.ts';
+import type { LoadConnection } from './connection.ts';
+import { newHistogram } from './histogram.ts';
+import type { Http2Counts } from './http2.ts';
+import { PerSecondCounts } from './per-second.ts';
+import { PhaseHistograms } from './phases.ts';
+import type { ShardSnapshot } from './shard.ts';
+import { SocketBytes } from './socket-bytes.ts';
+
+export class ShardTally {
+  readonly stats = {
+    total: 0,
+    successful: 0,
+    failed: 0,
+    latencySumUs: 0,
+    inFlight: 0,
+    dropped: 0,
+    firstSentAt: null as number | null,
+  };
+  readonly bytes = new SocketBytes();
+  private readonly histogram = newHistogram();
+  private readonly phases = new PhaseHistograms();
+  private readonly statusCodes: Record<string, number> = {};
+  private readonly errors: Record<string, number> = {};
+  private readonly perSecond = new PerSecondCounts();
+  /** Answers by the protocol that gave them (http/1.1, h2). */
+  private readonly protocols: Record<string, number> = {};
+  /** HTTP/2: the connections opened, and the lowest stream limit a server set (its connections count here). */
+  readonly http2: Http2Counts | null;
+
+  constructor(http2: boolean) {
+    this.http2 = http2 ? { connections: 0, serverMaxStreams: null } : null;
+  }
+
+  /** A request sent in `second` of the test. */
+  sent(second: number) {
+    this.perSecond.countSent(second);
+    this.stats.inFlight += 1;
+    this.stats.firstSentAt ??= Date.now();
+  }
+
+  /** The answer (or error) to a request of `second`, scheduled at `scheduledAt`, on `connection`: its latency in µs. */
+  answered(
+    second: number,
+    scheduledAt: number,
+    status: number,
+    error: Error | null,
+    connection: LoadConnection<unknown>,
+  ) {
+    const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
+    const s = this.stats;
+    s.inFlight -= 1;
+    s.total += 1;
+    s.latencySumUs += latencyUs;
+    this.histogram.recordValue(latencyUs);
+    this.perSecond.countAnswer(second, latencyUs, error !== null || status >= 400);
+    if (error) {
+      s.failed += 1;
+      // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
+      const kind = (error instanceof AppError ? undefined : (error as NodeJS.ErrnoException).code) ?? error.name;
+      this.errors[kind] = (this.errors[kind] ?? 0) + 1;
+    } else {
+      if (status < 400) s.successful += 1;
+      else s.failed += 1;
+      this.statusCodes[status] = (this.statusCodes[status] ?? 0) + 1;
+      this.phases.record(connection.phases);
+      this.protocols[connection.protocol] = (this.protocols[connection.protocol] ?? 0) + 1;
+    }
+    return latencyUs;
+  }
+
+  snapshot(): ShardSnapshot {
+    return {
+      ...this.stats,
+      ...this.bytes.totals(),
+      histogram: hdr.encodeIntoCompressedBase64(this.histogram),
+      statusCodes: { ...this.statusCodes },
+      errors: { ...this.errors },
+      takenAt: Date.now(),
+      phases: this.phases.snapshot(),
+      protocols: { ...this.protocols },
+      ...(this.http2 ? { http2: { ...this.http2 } } : {}),
+      ...this.perSecond.snapshot(),
+    };
+  }
+}
