@@ -9,12 +9,14 @@ import { loadTestCalls } from '../support/load-tests.ts';
 
 describe.each(targets())('load tests over HTTP/2 ($name)', (target) => {
   let site: H2Target;
+  /** The server of the test of users sharing connections alone, so that its connections are its own. */
+  let shares: H2Target;
   const account = newAccount(target);
   const { start, results, waitFor } = loadTestCalls(target, account);
   beforeAll(async () => {
-    site = await startH2Target();
+    [site, shares] = await Promise.all([startH2Target(), startH2Target()]);
   });
-  afterAll(() => site.close());
+  afterAll(() => Promise.all([site.close(), shares.close()]));
 
   /** Starts a 10-second test over HTTP/2 and answers its results once it has ended. */
   const runTest = async (body: Record<string, unknown>) => {
@@ -68,7 +70,7 @@ describe.each(targets())('load tests over HTTP/2 ($name)', (target) => {
         http2: { streamsPerConnection: 4 },
       }),
       runTest({
-        targetUrl: `${site.h2cUrl}/delay/100`,
+        targetUrl: `${shares.h2cUrl}/delay/100`,
         concurrentUsers: 50,
         http2: { streamsPerConnection: 10 },
         thresholds: ['p95 < 5000', 'ttfb.p50 >= 100', 'connect.max > 0'],
@@ -106,9 +108,12 @@ describe.each(targets())('load tests over HTTP/2 ($name)', (target) => {
       expect(r.total_requests + r.dropped_requests).toBeLessThanOrEqual(500);
     }
 
-    // 50 users at 10 streams per connection: 5 connections, as the server counted them.
+    // 50 users at 10 streams per connection: 5 connections, as the server (this test's own) counted them.
     expect(shared.r.http2.connections).toBe(5);
-    expect(site.paths['/delay/100']).toEqual({ h2: shared.r.total_requests });
+    expect(shares.connections.h2c).toBe(5);
+    expect(shares.sessions).toBe(5);
+    expect(shares.maxOpenStreams).toBe(10);
+    expect(shares.paths['/delay/100']).toEqual({ h2: shared.r.total_requests });
     expect(shared.r.failed_requests).toBe(0);
     expect(shared.r.verdict).toBe('passed');
     expect(Object.keys(shared.r.phases).sort()).toEqual(['connect', 'dns', 'tls', 'transfer', 'ttfb']);
