@@ -23,6 +23,7 @@ export const TOOL_HINTS = {
   webhook_delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   webhook_update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   webhook_replay: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  webhook_wait_for_request: READ_OWN,
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
   domain_check_bulk: LOOKUP,

@@ -22,6 +22,7 @@ import { toolRunner } from './run.ts';
 import { registerSiteTools } from './site-tools.ts';
 import { registerVideoTools } from './video-tools.ts';
 import { jobTaskStore, type TaskPresenter } from './task-store.ts';
+import type { StreamService } from '../services/streams.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
 
 export interface McpAccount {
@@ -33,6 +34,8 @@ export interface McpToolDeps {
   lookups: LookupService;
   webhooks: WebhookService;
   webhookReplays?: WebhookReplayService;
+  /** Live-stream slots: a wait for a capture holds one, as a live stream does. */
+  streams?: StreamService;
   quota: QuotaService;
   /** The site tools need Temporal (jobs on the network pool, as tasks); without it they are not offered. */
   site?: SiteService;
@@ -72,7 +75,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   );
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
-  registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays);
+  registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays, deps.streams);
   if (tasks) {
     const jobDeps = {
       tasks,

@@ -112,4 +112,10 @@ export const webhookRequestsResult = z.object({
     next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page'),
   }),
 });
+export const webhookWaitResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  request: capturedRequest.nullable().describe('The first matching capture; null when none came in time'),
+  timed_out: z.boolean(),
+});
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });

@@ -108,6 +108,21 @@ export const replayBody = z
       .max(2000, 'must be at most 2000 characters'),
   })
   .strict();
+/**
+ * my-webhook-wait: the search's filters, and how long to wait. Strict: a mistyped filter would
+ * otherwise wait for any capture.
+ */
+export const waitQuery = searchQuery
+  .omit({ limit: true, cursor: true, until: true })
+  .extend({
+    timeout: z.coerce
+      .number({ error: 'must be a whole number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(1, 'must be from 1 to 120 seconds')
+      .max(120, 'must be from 1 to 120 seconds')
+      .default(30),
+  })
+  .strict();
 export const exportQuery = searchQuery
   .omit({ limit: true, cursor: true })
   .extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
@@ -150,6 +165,16 @@ export const webhookOperations = {
     query: searchQuery,
     success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' },
     errors: [400, 404],
+  }),
+  wait: operation({
+    method: 'get',
+    path: path('my-webhook-wait'),
+    summary:
+      'Wait for the first capture matching the filters (method, header, q) that arrives after the call, or since `since`: answered when it arrives, or with request null and timed_out true after `timeout` seconds (1-120, default 30)',
+    tag: 'Webhooks',
+    query: waitQuery,
+    success: { status: 200, schema: R.webhookWaitResult, description: 'The capture, or null at the timeout' },
+    errors: [400, 404, 429],
   }),
   replay: operation({
     method: 'post',

@@ -2,7 +2,7 @@
 // over the key-value store's pub/sub, and the Server-Sent Events source a door streams them with.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { listCapturedRequests } from '../../db/captured-requests.ts';
+import { type CaptureFilter, listCapturedRequests } from '../../db/captured-requests.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from '../../lib/plans.ts';
@@ -22,7 +22,7 @@ export function webhookLiveService({
   db: Kysely<Database>;
   kv?: KvStore;
   /** How captures are answered (webhook-requests.ts): the stream sends them as the polling answer does. */
-  views: Pick<WebhookRequestService, 'present'>;
+  views: Pick<WebhookRequestService, 'present' | 'scoped'>;
 }) {
   // One subscription per process; each message wakes only the streams of that webhook.
   const watchers = new Map<string, Set<() => void>>();
@@ -31,22 +31,24 @@ export function webhookLiveService({
     watchers.get(webhookId)?.forEach((notify) => {
       notify();
     });
+  /** Calls `notify` whenever `webhookId` stores captures or is deleted, in any API process. */
+  function watch(webhookId: string, notify: () => void): () => void {
+    if (!kv) throw new Error('live streams need the key-value store');
+    if (!subscribed) {
+      kv.subscribe(CAPTURES_CHANNEL, wakeStreamsOf);
+      subscribed = true;
+    }
+    const set = watchers.get(webhookId) ?? new Set();
+    set.add(notify);
+    watchers.set(webhookId, set);
+    return () => {
+      set.delete(notify);
+      if (set.size === 0) watchers.delete(webhookId);
+    };
+  }
+
   return {
-    /** Calls `notify` whenever `webhookId` stores captures or is deleted, in any API process. */
-    watch(webhookId: string, notify: () => void): () => void {
-      if (!kv) throw new Error('live streams need the key-value store');
-      if (!subscribed) {
-        kv.subscribe(CAPTURES_CHANNEL, wakeStreamsOf);
-        subscribed = true;
-      }
-      const set = watchers.get(webhookId) ?? new Set();
-      set.add(notify);
-      watchers.set(webhookId, set);
-      return () => {
-        set.delete(notify);
-        if (set.size === 0) watchers.delete(webhookId);
-      };
-    },
+    watch,
 
     /** Tells every process's streams that these webhooks changed. */
     async changed(webhookIds: Iterable<string>): Promise<void> {
@@ -120,6 +122,53 @@ export function webhookLiveService({
           more,
         };
       };
+    },
+
+    /**
+     * The first capture matching `filter` that arrives after the call (or since `filter.since`), oldest
+     * first, or null once `timeoutMs` have passed (or `signal` aborts). The database is read at the
+     * start and each time this webhook stores captures (the notification that wakes live streams),
+     * never on a timer; a webhook deleted meanwhile is a 404.
+     */
+    async waitFor(
+      userId: number,
+      webhookId: string,
+      filter: CaptureFilter,
+      timeoutMs: number,
+      signal?: AbortSignal,
+    ): Promise<{ request: Awaited<ReturnType<typeof views.present>>[number] | null; timed_out: boolean }> {
+      const deadline = Date.now() + timeoutMs;
+      const since = filter.since ?? new Date();
+      let woken = () => {};
+      // Subscribed before the first look, and noted during each: a capture stored meanwhile is looked for again.
+      let stored = false;
+      const unwatch = watch(webhookId, () => {
+        stored = true;
+        woken();
+      });
+      try {
+        for (;;) {
+          stored = false;
+          const { webhook, filter: kept } = await views.scoped(userId, webhookId, { ...filter, since });
+          const [first] = await listCapturedRequests(db, webhook.id, 1, 0, { ...kept, oldestFirst: true });
+          if (first) return { request: (await views.present(webhook, [first]))[0]!, timed_out: false };
+          const left = deadline - Date.now();
+          if (left <= 0 || signal?.aborted) return { request: null, timed_out: true };
+          if (stored) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, left);
+            function done() {
+              clearTimeout(timer);
+              signal?.removeEventListener('abort', done);
+              resolve();
+            }
+            woken = done;
+            signal?.addEventListener('abort', done);
+          });
+        }
+      } finally {
+        unwatch();
+      }
     },
   };
 }

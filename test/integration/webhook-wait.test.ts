@@ -1,0 +1,108 @@
+// Waiting for a capture (my-webhook-wait, MCP webhook_wait_for_request): the first matching capture
+// that arrives after the call answers it, at once (a capture that does not match does not); since a
+// time, one already there answers; at the timeout, request null and timed_out true with 200; bad
+// input and someone else's webhook refused; a wait holds one of the plan's live-stream slots.
+import { describe, expect, it } from 'vitest';
+import { call, newAccount, targets } from '../support/client.ts';
+import { connectedClient, newUser } from '../support/mcp.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(targets())('waiting for a capture ($name)', (target) => {
+  const account = newAccount(target);
+  const api = async (path: string, init: { method?: string; json?: unknown } = {}) =>
+    call(target, init.method ?? 'GET', `/api/v1/network/${path}`, {
+      key: (await account).key,
+      ...(init.json === undefined ? {} : { json: init.json }),
+    });
+
+  it('answers the first matching capture as it arrives, not one that does not match; since a time; at the timeout, null', {
+    timeout: 30_000,
+  }, async () => {
+    const created = (await api('my-webhook-create', { method: 'POST' })).body;
+    const id = created.webhook_id as string;
+    await fetch(`${created.webhook_url}/before`, { method: 'POST', body: '{"type":"old"}' });
+
+    const started = Date.now();
+    const waiting = api(`my-webhook-wait?webhook_id=${id}&method=POST&q=checkout&timeout=20`);
+    await sleep(500);
+    // Not matching: a GET, and a POST without the text.
+    await fetch(`${created.webhook_url}/ping`);
+    await fetch(`${created.webhook_url}/other`, { method: 'POST', body: '{"type":"refund"}' });
+    await sleep(500);
+    const sentAt = Date.now();
+    await fetch(`${created.webhook_url}/events`, { method: 'POST', body: '{"type":"checkout.completed"}' });
+    const answer = await waiting;
+    const answeredAt = Date.now();
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toMatchObject({ success: true, webhook_id: id, timed_out: false });
+    expect(answer.body.request).toMatchObject({ method: 'POST', body: '{"type":"checkout.completed"}' });
+    // Within 200 ms of the capture's arrival (its created_at, on this machine's clock).
+    const arrived = Date.parse(answer.body.request.created_at);
+    console.log(
+      `wait answered ${answeredAt - arrived} ms after the capture arrived (${answeredAt - sentAt} ms after it was sent)`,
+    );
+    expect(answeredAt - arrived).toBeLessThan(200);
+    expect(answeredAt - started).toBeGreaterThan(1000);
+
+    // Since a time before the first capture: it is there already.
+    const since = new Date(started - 60_000).toISOString();
+    const already = await api(`my-webhook-wait?webhook_id=${id}&since=${encodeURIComponent(since)}&timeout=5`);
+    expect(already.body.request).toMatchObject({ body: '{"type":"old"}' });
+
+    const t0 = Date.now();
+    const none = await api(`my-webhook-wait?webhook_id=${id}&method=DELETE&timeout=1`);
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual({ success: true, webhook_id: id, request: null, timed_out: true });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('refuses bad input and webhooks that are not yours; holds a live-stream slot while it waits', {
+    timeout: 30_000,
+  }, async () => {
+    const created = (await api('my-webhook-create', { method: 'POST' })).body;
+    const id = created.webhook_id as string;
+    const tooLong = await api(`my-webhook-wait?webhook_id=${id}&timeout=121`);
+    expect([tooLong.status, tooLong.body.message]).toEqual([400, 'timeout: must be from 1 to 120 seconds (query)']);
+    const unknown = await api(`my-webhook-wait?webhook_id=${id}&metod=POST`);
+    expect([unknown.status, unknown.body.message]).toEqual([400, expect.stringMatching(/^metod: is not a field/)]);
+    expect((await api('my-webhook-wait?webhook_id=nope&timeout=1')).status).toBe(404);
+
+    // A free plan has 2 live streams: two waits hold both, a third is refused until one ends.
+    const free = newAccount(target, 'free');
+    const freeApi = async (path: string) => call(target, 'GET', `/api/v1/network/${path}`, { key: (await free).key });
+    const own = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key: (await free).key })).body;
+    const waits = [1, 2].map(() => freeApi(`my-webhook-wait?webhook_id=${own.webhook_id}&timeout=4`));
+    await sleep(1000);
+    const third = await freeApi(`my-webhook-wait?webhook_id=${own.webhook_id}&timeout=1`);
+    expect(third.status).toBe(429);
+    expect((await Promise.all(waits)).map((w) => w.body.timed_out)).toEqual([true, true]);
+    expect((await freeApi(`my-webhook-wait?webhook_id=${own.webhook_id}&timeout=1`)).status).toBe(200);
+  });
+
+  it('waits through MCP: webhook_wait_for_request answers the capture that arrives', { timeout: 30_000 }, async () => {
+    const { email } = await newUser(target);
+    const { client } = await connectedClient(target, email);
+    const created = (await client.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as any;
+    const waiting = client.callTool(
+      { name: 'webhook_wait_for_request', arguments: { webhook_id: created.webhook_id, method: 'PUT', timeout: 20 } },
+      undefined,
+      { timeout: 30_000 },
+    );
+    await sleep(500);
+    await fetch(created.webhook_url, { method: 'POST', body: 'not this one' });
+    await fetch(`${created.webhook_url}/orders/7`, { method: 'PUT', body: 'this one' });
+    const result = await waiting;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      webhook_id: created.webhook_id,
+      timed_out: false,
+      request: { method: 'PUT', body: 'this one' },
+    });
+    const timedOut = await client.callTool({
+      name: 'webhook_wait_for_request',
+      arguments: { webhook_id: created.webhook_id, timeout: 1 },
+    });
+    expect(timedOut.structuredContent).toMatchObject({ request: null, timed_out: true });
+  });
+});
