@@ -196,22 +196,20 @@ export function registerWebhookTools(
           'webhook_wait_for_request',
           async () => {
             const { webhook_id, timeout, method, header, q, since } = validate(waitQuery, args, 'arguments');
-            const lease = await streams.open(account);
             const progress = waitProgress(extra, timeout * 1000);
             try {
-              return {
-                webhook_id,
-                ...(await webhooks.waitFor(
+              const answer = await streams.hold(account, (lost) =>
+                webhooks.waitFor(
                   userId,
                   webhook_id,
                   { method, header, text: q, since },
                   timeout * 1000,
-                  extra.signal,
-                )),
-              };
+                  AbortSignal.any([extra.signal, lost]),
+                ),
+              );
+              return { webhook_id, ...answer };
             } finally {
               clearInterval(progress);
-              await lease.release();
             }
           },
           (o) =>

@@ -3,7 +3,6 @@ import { webhookOperations as ops } from '../schemas/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { sendDownload } from '../download.ts';
-import { LEASE_TTL_SECONDS } from '../services/streams.ts';
 import { serve, type V1Router } from './serve.ts';
 
 export function webhookRoutes({
@@ -34,30 +33,26 @@ export function webhookRoutes({
       }),
     };
   });
-  // Waiting counts as one of the account's live streams while it lasts, and ends with the client.
+  // Waiting holds one of the account's live-stream slots while it lasts, and ends with the client.
   serve(router, ops.wait, async (ctx, { query }) => {
     const { webhook_id, timeout, method, header, q, since } = query;
-    const lease = await streams.open(ctx.state.account);
     const gone = new AbortController();
     const onClose = () => gone.abort();
     ctx.res.once('close', onClose);
-    const renew = setInterval(() => void lease.renew(), (LEASE_TTL_SECONDS * 1000) / 2);
+    if (ctx.res.destroyed || ctx.req.socket.destroyed) gone.abort();
     try {
-      return {
-        success: true,
-        webhook_id,
-        ...(await webhooks.waitFor(
+      const answer = await streams.hold(ctx.state.account, (lost) =>
+        webhooks.waitFor(
           ctx.state.account.userId,
           webhook_id,
           { method, header, text: q, since },
           timeout * 1000,
-          gone.signal,
-        )),
-      };
+          AbortSignal.any([gone.signal, lost]),
+        ),
+      );
+      return { success: true, webhook_id, ...answer };
     } finally {
-      clearInterval(renew);
       ctx.res.off('close', onClose);
-      await lease.release();
     }
   });
   serve(router, ops.replay, async (ctx, { body }) => ({

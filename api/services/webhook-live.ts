@@ -11,6 +11,9 @@ import { OUT_OF_ORDER_WINDOW } from '../schemas/webhooks.ts';
 import { keptOf, type WebhookRequestService } from './webhook-requests.ts';
 import { ownedWebhook } from './webhook-settings.ts';
 
+/** A wait for a capture looks again this often even without a notification (one may be lost with the store's connection). */
+const LOOK_AGAIN_MS = 5000;
+
 /** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
 export const CAPTURES_CHANNEL = 'captures';
 
@@ -125,10 +128,11 @@ export function webhookLiveService({
     },
 
     /**
-     * The first capture matching `filter` that arrives after the call (or since `filter.since`), oldest
-     * first, or null once `timeoutMs` have passed (or `signal` aborts). The database is read at the
-     * start and each time this webhook stores captures (the notification that wakes live streams),
-     * never on a timer; a webhook deleted meanwhile is a 404.
+     * The first capture matching `filter` stored after the call (a higher id than any stored before
+     * it: no clock involved), or since `filter.since`, oldest first; null once `timeoutMs` have passed
+     * or `signal` aborts. The database is read at the start, each time this webhook stores captures
+     * (the notification that wakes live streams) and, in case a notification was lost, at least every
+     * LOOK_AGAIN_MS; a webhook deleted meanwhile is a 404.
      */
     async waitFor(
       userId: number,
@@ -138,7 +142,6 @@ export function webhookLiveService({
       signal?: AbortSignal,
     ): Promise<{ request: Awaited<ReturnType<typeof views.present>>[number] | null; timed_out: boolean }> {
       const deadline = Date.now() + timeoutMs;
-      const since = filter.since ?? new Date();
       let woken = () => {};
       // Subscribed before the first look, and noted during each: a capture stored meanwhile is looked for again.
       let stored = false;
@@ -147,16 +150,21 @@ export function webhookLiveService({
         woken();
       });
       try {
+        let afterId = 0;
+        if (!filter.since) {
+          const { webhook, filter: kept } = await views.scoped(userId, webhookId, {});
+          afterId = (await listCapturedRequests(db, webhook.id, 1, 0, kept))[0]?.id ?? 0;
+        }
         for (;;) {
           stored = false;
-          const { webhook, filter: kept } = await views.scoped(userId, webhookId, { ...filter, since });
-          const [first] = await listCapturedRequests(db, webhook.id, 1, 0, { ...kept, oldestFirst: true });
+          const { webhook, filter: kept } = await views.scoped(userId, webhookId, filter);
+          const [first] = await listCapturedRequests(db, webhook.id, 1, afterId, { ...kept, oldestFirst: true });
           if (first) return { request: (await views.present(webhook, [first]))[0]!, timed_out: false };
           const left = deadline - Date.now();
           if (left <= 0 || signal?.aborted) return { request: null, timed_out: true };
           if (stored) continue;
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, left);
+            const timer = setTimeout(done, Math.min(left, LOOK_AGAIN_MS));
             function done() {
               clearTimeout(timer);
               signal?.removeEventListener('abort', done);

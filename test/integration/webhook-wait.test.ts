@@ -21,7 +21,8 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
   }, async () => {
     const created = (await api('my-webhook-create', { method: 'POST' })).body;
     const id = created.webhook_id as string;
-    await fetch(`${created.webhook_url}/before`, { method: 'POST', body: '{"type":"old"}' });
+    // Before the call, and matching every filter: not what the wait answers.
+    await fetch(`${created.webhook_url}/before`, { method: 'POST', body: '{"type":"checkout.old"}' });
 
     const started = Date.now();
     const waiting = api(`my-webhook-wait?webhook_id=${id}&method=POST&q=checkout&timeout=20`);
@@ -48,7 +49,7 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
     // Since a time before the first capture: it is there already.
     const since = new Date(started - 60_000).toISOString();
     const already = await api(`my-webhook-wait?webhook_id=${id}&since=${encodeURIComponent(since)}&timeout=5`);
-    expect(already.body.request).toMatchObject({ body: '{"type":"old"}' });
+    expect(already.body.request).toMatchObject({ body: '{"type":"checkout.old"}' });
 
     const t0 = Date.now();
     const none = await api(`my-webhook-wait?webhook_id=${id}&method=DELETE&timeout=1`);

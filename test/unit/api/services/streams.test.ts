@@ -1,0 +1,33 @@
+// Live-stream slots: `hold` keeps one while its work runs (renewed past the lease's time to live),
+// frees it when the work ends however it ends, and refuses with 429 when the plan's are all held.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LEASE_TTL_SECONDS, streamService } from '../../../../api/services/streams.ts';
+import { RateLimitedError } from '../../../../lib/errors.ts';
+import { MemoryKvStore } from '../../../../lib/kv/index.ts';
+
+describe('live-stream slots', () => {
+  afterEach(() => vi.useRealTimers());
+  const free = { userId: 7, plan: 'free' as const }; // 2 live streams
+
+  it('holds a slot past the lease’s time to live, and frees it when the work ends or fails', async () => {
+    vi.useFakeTimers();
+    const streams = streamService({ kv: new MemoryKvStore() });
+    let finish = () => {};
+    const long = streams.hold(free, () => new Promise<string>((resolve) => (finish = () => resolve('done'))));
+    const other = streams.hold(free, () => new Promise<void>(() => {}));
+    await vi.advanceTimersByTimeAsync(0);
+    // Two minutes on (twice the time to live), both slots are still held: a third is refused.
+    await vi.advanceTimersByTimeAsync(2 * LEASE_TTL_SECONDS * 1000);
+    await expect(streams.hold(free, async () => 'third')).rejects.toBeInstanceOf(RateLimitedError);
+    finish();
+    expect(await long).toBe('done');
+    expect(await streams.hold(free, async () => 'again')).toBe('again');
+    await expect(
+      streams.hold(free, async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await streams.hold(free, async () => 'after a failure')).toBe('after a failure');
+    void other;
+  });
+});
