@@ -93,6 +93,7 @@ for (const target of targets()) {
         'webhook_replay',
         'webhook_requests',
         'webhook_update',
+        'webhook_wait_for_request',
       ]);
       for (const t of tools)
         expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual([
