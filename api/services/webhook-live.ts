@@ -151,15 +151,22 @@ export function webhookLiveService({
       });
       try {
         let afterId = 0;
+        // Without `since`, nothing can match yet: the first look is the newest id, then waiting (unless a
+        // capture was stored meanwhile).
+        let look = true;
         if (!filter.since) {
           const { webhook, filter: kept } = await views.scoped(userId, webhookId, {});
           afterId = (await listCapturedRequests(db, webhook.id, 1, 0, kept))[0]?.id ?? 0;
+          look = stored;
         }
         for (;;) {
-          stored = false;
-          const { webhook, filter: kept } = await views.scoped(userId, webhookId, filter);
-          const [first] = await listCapturedRequests(db, webhook.id, 1, afterId, { ...kept, oldestFirst: true });
-          if (first) return { request: (await views.present(webhook, [first]))[0]!, timed_out: false };
+          if (look) {
+            stored = false;
+            const { webhook, filter: kept } = await views.scoped(userId, webhookId, filter);
+            const [first] = await listCapturedRequests(db, webhook.id, 1, afterId, { ...kept, oldestFirst: true });
+            if (first) return { request: (await views.present(webhook, [first]))[0]!, timed_out: false };
+          }
+          look = true;
           const left = deadline - Date.now();
           if (left <= 0 || signal?.aborted) return { request: null, timed_out: true };
           if (stored) continue;
