@@ -13,6 +13,7 @@ import { readBody, settleUnreadBody } from './read-body.ts';
 import { headerObject } from '../lib/net/header-object.ts';
 import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
 import type { CaptureService } from './services/captures.ts';
+import { captureAcknowledgement, RuleRequest } from '../lib/webhook-rules.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -59,6 +60,21 @@ async function capture(
   const headers = headerObject(req.rawHeaders);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);
   const { body, encoding } = decodeBody(raw);
+  // A browser's CORS preflight gets the CORS answer, whatever the owner set: the request it asks about comes next.
+  const preflight = req.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
+  // The first of the owner's rules whose match holds answers (off the database path: compiled with the owner).
+  let ruleRequest: RuleRequest | undefined;
+  let matched = -1;
+  if (owner.rules && !preflight) {
+    ruleRequest = new RuleRequest({
+      method: req.method ?? 'GET',
+      path: path.slice(CAPTURE_PREFIX.length + webhookId.length) || '/',
+      search: queryAt === -1 ? '' : url.slice(queryAt + 1),
+      headers,
+      text: encoding === 'utf8' ? body : null,
+    });
+    matched = owner.rules.pick(ruleRequest);
+  }
   const record: CaptureRecord = {
     webhookId,
     method: req.method ?? 'GET',
@@ -72,6 +88,7 @@ async function capture(
     ipAddress,
     userAgent: headers['user-agent'] ?? '',
     createdAt: new Date(),
+    matchedRule: matched === -1 ? null : matched,
   };
   if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
   // As stored: a UTF-8 body is its bytes, a binary one its base64 (no second pass over the body).
@@ -79,15 +96,15 @@ async function capture(
 
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
-  const preflight = req.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
   // The owner's answer, once the capture is stored: a delay holds only this connection, not the writer.
-  if (owner.response && !preflight) return answerAsOwnerSet(res, owner.response, answer, req.method === 'HEAD');
+  const owners = matched === -1 ? owner.response : owner.rules!.answer(matched, ruleRequest!);
+  if (owners && !preflight) return answerAsOwnerSet(res, owners, answer, req.method === 'HEAD');
   if (req.method === 'OPTIONS') {
     answer['Access-Control-Allow-Methods'] = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
     answer['Access-Control-Allow-Headers'] = headers['access-control-request-headers'] || '*';
     answer['Access-Control-Max-Age'] = '600';
   }
-  send(res, 200, { success: true, message: 'Request captured', webhook_id: webhookId }, answer, req.method === 'HEAD');
+  send(res, 200, captureAcknowledgement(webhookId), answer, req.method === 'HEAD');
 }
 
 /**

@@ -2,8 +2,10 @@
 // Webhook capture on loopback against a bare node:http server answering the same JSON, in one run:
 // captures per second and p99 under wrk (one thread, 100 connections, POSTs spread over 200 webhooks
 // so the per-webhook cap never drops a row), the ratio to the bare server, and whether the database
-// holds every capture that got a 2xx; for three kinds of webhook in turn (BENCH_VARIANTS): plain,
-// with a custom response (201, a text body), and forwarding every capture to a loopback receiver
+// holds every capture that got a 2xx; for four kinds of webhook in turn (BENCH_VARIANTS): plain,
+// with a custom response (201, a text body), with 20 response rules none of which holds for the
+// bench's request (so every one is tried: method, globs, header and query tests, JSON pointers and
+// regular expressions over the body; the answer is then plain's), and forwarding every capture to a loopback receiver
 // of this process (NETWORK_ALLOW=127.0.0.1/32), whose deliveries are counted; its webhooks are
 // deleted after their round so their backlog does not weigh on the next measurement:
 // - rounds: the bare server and ours take turns (BENCH_ROUNDS, 3, of BENCH_SECONDS, 10, each), and the
@@ -43,11 +45,26 @@ const receiver = http.createServer((req, res) => {
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+/** 20 rules that the bench's request meets none of, each failing at its last test (the most work). */
+const RULES = Array.from({ length: 20 }, (_, i) => ({
+  match: [
+    { method: 'POST', body: { pointer: '/id', equals: `evt_${i}` } },
+    { header: { 'content-type': { regex: '^application/json' } }, path: `/orders/${i}/**` },
+    { method: ['POST', 'PUT'], query: { mode: `m${i}` } },
+    { header: { 'content-type': true }, body: { regex: `"amount":\\s*${i}99\\b` } },
+  ][i % 4],
+  response: {
+    status: 409,
+    headers: { 'Content-Type': 'application/json' },
+    body: `{"rule":${i},"id":"{{uuid}}"}`,
+  },
+}));
 /** The kinds of webhook, each keeping up to 10,000 captures (so no round reaches a webhook's bound). */
 const VARIANTS: Array<[string, Record<string, unknown>]> = (
   [
     ['plain', {}],
     ['custom response', { response: { status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'queued' } }],
+    ['20 rules', { rules: RULES }],
     ['forwarding', { forward_url: receiverUrl }],
   ] as Array<[string, Record<string, unknown>]>
 )

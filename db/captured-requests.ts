@@ -16,6 +16,8 @@ export interface Capture {
   ipAddress: string;
   userAgent: string;
   createdAt: Date;
+  /** The index of the webhook's response rule that answered it; null (or left out): none did. */
+  matchedRule?: number | null;
 }
 
 /** A capture on its way to a webhook. */
@@ -42,6 +44,7 @@ export function captureFields(c: Capture) {
     ip_address: c.ipAddress,
     user_agent: c.userAgent,
     created_at: c.createdAt.toISOString(),
+    matched_rule: c.matchedRule ?? null,
   };
 }
 
@@ -106,6 +109,7 @@ export async function listCapturedRequests(
     ipAddress: r.ip_address,
     userAgent: r.user_agent,
     createdAt: r.created_at,
+    matchedRule: r.matched_rule,
     delivery: readNullableJsonColumn('captured_requests.delivery', captureDeliveryColumn, r.delivery),
   }));
 }

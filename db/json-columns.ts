@@ -6,6 +6,7 @@ import type { ShardSnapshot } from '../domain/load/shard.ts';
 import { PHASES } from '../lib/load/phases.ts';
 import type { FinalResults, LoadTestConfig } from '../lib/jobs/load-test.ts';
 import type { CaptureDelivery, OauthPayload, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
+import type { ResponseRule } from '../lib/webhook-rules.ts';
 
 const counts = z.record(z.string(), z.number());
 // Rows written before a field existed read with the value it has had since for such a test (the
@@ -160,6 +161,31 @@ export const webhookResponseColumn = z.object({
   body: z.string(),
   delay_ms: z.number(),
 }) satisfies z.ZodType<WebhookResponse>;
+
+const valueTest = z.object({
+  equals: z.string().optional(),
+  present: z.boolean().optional(),
+  regex: z.string().optional(),
+});
+export const webhookRulesColumn = z.array(
+  z.object({
+    match: z.object({
+      method: z.array(z.string()).optional(),
+      path: z.string().optional(),
+      query: z.record(z.string(), valueTest).optional(),
+      header: z.record(z.string(), valueTest).optional(),
+      body: z
+        .object({
+          pointer: z.string().optional(),
+          equals: z.json().optional(),
+          exists: z.boolean().optional(),
+          regex: z.string().optional(),
+        })
+        .optional(),
+    }),
+    response: webhookResponseColumn,
+  }),
+) satisfies z.ZodType<ResponseRule[], unknown>;
 
 export const webhookSignatureColumn = z.object({
   scheme: z.string(),

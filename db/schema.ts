@@ -5,13 +5,14 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { FinalResults, LoadTestConfig, LoadTestStatus } from '../lib/jobs/load-test.ts';
 import type { Plan } from '../lib/plans.ts';
+import type { ResponseRule } from '../lib/webhook-rules.ts';
 
 /** Written by the database when omitted; read back as a Date. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type BigId = string | number;
 
-export type { Plan };
+export type { Plan, ResponseRule };
 
 export interface UsersTable {
   id: Generated<BigId>;
@@ -42,6 +43,8 @@ export interface WebhooksTable {
   created_at: CreatedAt;
   /** What captures are answered with (WebhookResponse), or null for the default JSON. */
   response: JSONColumnType<WebhookResponse | null, string | null, string | null>;
+  /** The ordered response rules (the first whose match holds answers), or null for none. */
+  rules: JSONColumnType<ResponseRule[] | null, string | null, string | null>;
   /** How captures' signatures are checked (the secret sealed), or null. */
   signature: JSONColumnType<WebhookSignature | null, string | null, string | null>;
   /** Where captures are passed on (checked by the SSRF guard when set and at each delivery), or null. */
@@ -108,6 +111,8 @@ export interface CapturedRequestsTable {
   ip_address: string;
   user_agent: string;
   created_at: CreatedAt;
+  /** The index of the webhook's response rule that answered it; null when none did. */
+  matched_rule: ColumnType<number | null, never, never>;
   /** Its delivery to the webhook's forward URL; null when the webhook did not forward it. */
   delivery: JSONColumnType<CaptureDelivery | null, string | null, string | null>;
 }

@@ -3,11 +3,12 @@
 import { sql, type Kysely } from 'kysely';
 import { newPublicId } from '../lib/tokens.ts';
 import type { Plan } from '../lib/plans.ts';
-import type { Database, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
+import type { Database, ResponseRule, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
 import {
   readNullableJsonColumn,
   webhookResponseColumn,
   webhookRetentionColumn,
+  webhookRulesColumn,
   webhookSignatureColumn,
 } from './json-columns.ts';
 
@@ -32,6 +33,7 @@ export interface Webhook {
 /** What an owner sets on a webhook (each null: the default / none). */
 export interface WebhookSettings {
   response: WebhookResponse | null;
+  rules: ResponseRule[] | null;
   signature: WebhookSignature | null;
   forwardUrl: string | null;
   retention: WebhookRetention | null;
@@ -80,6 +82,7 @@ function settingColumns(settings: Partial<WebhookSettings>) {
   const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   return {
     ...(settings.response !== undefined ? { response: json(settings.response) } : {}),
+    ...(settings.rules !== undefined ? { rules: json(settings.rules) } : {}),
     ...(settings.signature !== undefined ? { signature: json(settings.signature) } : {}),
     ...(settings.retention !== undefined ? { retention: json(settings.retention) } : {}),
     ...(settings.forwardUrl !== undefined ? { forward_url: settings.forwardUrl } : {}),
@@ -90,11 +93,11 @@ function settingColumns(settings: Partial<WebhookSettings>) {
 export async function webhookOwner(
   db: Kysely<Database>,
   webhookId: string,
-): Promise<{ userId: number; plan: Plan; response: WebhookResponse | null } | null> {
+): Promise<{ userId: number; plan: Plan; response: WebhookResponse | null; rules: ResponseRule[] | null } | null> {
   const row = await db
     .selectFrom('webhooks')
     .innerJoin('users', 'users.id', 'webhooks.user_id')
-    .select(['users.id as userId', 'users.plan as plan', 'webhooks.response as response'])
+    .select(['users.id as userId', 'users.plan as plan', 'webhooks.response as response', 'webhooks.rules as rules'])
     .where('webhooks.webhook_id', '=', webhookId)
     .executeTakeFirst();
   return row
@@ -102,6 +105,7 @@ export async function webhookOwner(
         userId: Number(row.userId),
         plan: row.plan,
         response: readNullableJsonColumn('webhooks.response', webhookResponseColumn, row.response),
+        rules: readNullableJsonColumn('webhooks.rules', webhookRulesColumn, row.rules),
       }
     : null;
 }
@@ -138,7 +142,7 @@ export async function listWebhooks(
 ): Promise<WebhookWithCount[]> {
   const rows = await db
     .selectFrom('webhooks as w')
-    .select(['w.id', 'w.webhook_id', 'w.created_at', 'w.response', 'w.signature', 'w.forward_url', 'w.retention'])
+    .select(WEBHOOK_COLUMNS)
     .select(
       sql<string>`(select count(*) from (
         select 1 from captured_requests c where c.webhook_ref = w.id
@@ -169,15 +173,29 @@ export async function countForwarding(db: Kysely<Database>, userId: number, exce
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
+/** The columns of a webhook row that settingsOf reads, besides its ids and time. */
+const WEBHOOK_COLUMNS = [
+  'w.id',
+  'w.webhook_id',
+  'w.created_at',
+  'w.response',
+  'w.rules',
+  'w.signature',
+  'w.forward_url',
+  'w.retention',
+] as const;
+
 /** A webhook row's settings as the code uses them. */
 function settingsOf(r: {
   response: WebhookResponse | null;
+  rules: ResponseRule[] | null;
   signature: WebhookSignature | null;
   forward_url: string | null;
   retention: WebhookRetention | null;
 }): WebhookSettings {
   return {
     response: readNullableJsonColumn('webhooks.response', webhookResponseColumn, r.response),
+    rules: readNullableJsonColumn('webhooks.rules', webhookRulesColumn, r.rules),
     signature: readNullableJsonColumn('webhooks.signature', webhookSignatureColumn, r.signature),
     forwardUrl: r.forward_url,
     retention: readNullableJsonColumn('webhooks.retention', webhookRetentionColumn, r.retention),
@@ -193,16 +211,7 @@ export async function findOwnedWebhook(
   const row = await db
     .selectFrom('webhooks as w')
     .innerJoin('users as u', 'u.id', 'w.user_id')
-    .select([
-      'w.id',
-      'w.webhook_id',
-      'w.created_at',
-      'w.response',
-      'w.signature',
-      'w.forward_url',
-      'w.retention',
-      'u.plan',
-    ])
+    .select([...WEBHOOK_COLUMNS, 'u.plan'])
     .where('w.webhook_id', '=', webhookId)
     .where('w.user_id', '=', userId)
     .executeTakeFirst();

@@ -12,6 +12,7 @@ import type { Services } from '../services/index.ts';
 import { validate } from '../validate.ts';
 import { sendDownload } from '../download.ts';
 import type { DashboardPages } from './page.ts';
+import { headerLines, RULE_FORM_LABELS, rulesFieldset, rulesFromForm } from './webhook-rules.ts';
 
 export type WebhookView = Awaited<ReturnType<Services['webhooks']['one']>>;
 const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'cursor'] as const;
@@ -28,6 +29,7 @@ export function searchOf(query: Record<string, unknown>, webhookId: string) {
 
 /** The labels of the webhook page's forms (settings, search, replay), by the API field each fills. */
 export const WEBHOOK_FORM_LABELS = {
+  rules: RULE_FORM_LABELS.rules,
   'response.status': 'Status',
   'response.headers': 'Headers',
   'response.body': 'Body',
@@ -56,7 +58,8 @@ export function settingsForm(w: WebhookView, csrf: string): Html {
   return html`<details class="settings-panel"><summary>Settings</summary>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/settings" class="settings">
       <input type="hidden" name="csrf" value="${csrf}">
-      <fieldset><legend>Answer to senders</legend>
+      ${rulesFieldset(w)}
+      <fieldset><legend>${w.rules.length ? 'Answer when no rule holds' : 'Answer to senders'}</legend>
         ${field('response.status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200">`, 'empty: the default JSON acknowledgement')}
         ${field(
           'response.headers',
@@ -89,14 +92,7 @@ export function settingsForm(w: WebhookView, csrf: string): Html {
 /** The update a posted settings form asks for (checked by the REST schema). */
 export function settingsFromForm(form: Record<string, string>, w: WebhookView, webhookId: string) {
   const number = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : Number(v));
-  const headers = Object.fromEntries(
-    (form.headers ?? '')
-      .split(/\r?\n/)
-      .filter((l) => l.trim() !== '')
-      .map((l) =>
-        l.includes(':') ? [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()] : [l.trim(), ''],
-      ),
-  );
+  const headers = headerLines(form.headers);
   const status = number(form.status);
   const scheme = form.scheme ?? '';
   const keepSecret = scheme !== '' && scheme === w.signature?.scheme && !form.secret;
@@ -106,6 +102,7 @@ export function settingsFromForm(form: Record<string, string>, w: WebhookView, w
       webhook_id: webhookId,
       response:
         status === undefined ? null : { status, headers, body: form.body ?? '', delay_ms: number(form.delay_ms) ?? 0 },
+      rules: rulesFromForm(form.rules),
       forward_url: form.forward_url?.trim() ? form.forward_url.trim() : null,
       retention: { max_requests: number(form.max_requests), max_age_days: number(form.max_age_days) },
       ...(keepSecret

@@ -10,6 +10,7 @@ import { validate } from '../validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 import { captureItem, forPage, requestCard } from './webhook-cards.ts';
 import { labelled } from './form-labels.ts';
+import { rulesTestForm, webhookRuleRoutes } from './webhook-rules.ts';
 import {
   searchForm,
   searchOf,
@@ -78,7 +79,11 @@ export function webhookSection(
   );
 
   /** One webhook's page: its settings and tools, then its captures (live, or those a search found); `notice` above. */
-  async function webhookPage(ctx: Context, account: Account, notice: { error?: AppError; message?: Html } = {}) {
+  async function webhookPage(
+    ctx: Context,
+    account: Account,
+    notice: { error?: AppError; message?: Html; tried?: Record<string, string> } = {},
+  ) {
     const id = ctx.params.id!;
     const owner = { userId: account.id, plan: account.plan };
     const webhook = await webhooks.one(owner, id);
@@ -137,6 +142,7 @@ export function webhookSection(
         </div>
         ${toolsOf(webhook, csrf, search?.given ?? null)}
         ${settingsForm(webhook, csrf)}
+        ${rulesTestForm(webhook, csrf, notice.tried)}
         <script src="/dashboard/assets/live-webhook.js"></script>`,
       error ? error.status : 200,
     );
@@ -144,10 +150,13 @@ export function webhookSection(
 
   /** What the webhook does besides capturing, in one line: its answer, forwarding, signature check. */
   function summaryOf(w: Awaited<ReturnType<typeof webhooks.one>>): Html {
+    const answer = w.response
+      ? `${w.response.status}${w.response.delay_ms ? ` after ${w.response.delay_ms} ms` : ''}`
+      : 'the default 200 JSON';
     const parts = [
-      w.response
-        ? `answers ${w.response.status}${w.response.delay_ms ? ` after ${w.response.delay_ms} ms` : ''}`
-        : 'answers the default 200 JSON',
+      w.rules.length
+        ? `answers by its ${w.rules.length} rule${w.rules.length === 1 ? '' : 's'}, else ${answer}`
+        : `answers ${answer}`,
       w.forward_url ? `forwards to ${w.forward_url}` : null,
       w.signature ? `checks ${w.signature.scheme} signatures` : null,
       `keeps ${w.retention.max_requests} captures for ${w.retention.max_age_days} days`,
@@ -167,6 +176,7 @@ export function webhookSection(
     },
   );
   webhookToolRoutes(page, services, webhookPage);
+  webhookRuleRoutes(page, services, webhookPage);
 
   page.get('/webhooks/:webhook_id/events', async (ctx, account) => {
     const id = ctx.params.webhook_id!;

@@ -36,6 +36,13 @@ const settingsIn = {
     .describe(
       'What senders are answered: status 200-599, up to 20 headers, a body up to 64 KiB, a delay up to 30000 ms; null: the default JSON',
     ),
+  rules: z
+    .array(z.object({ match: z.record(z.string(), z.unknown()), response: z.record(z.string(), z.unknown()) }).strict())
+    .nullable()
+    .optional()
+    .describe(
+      'Response rules, in order (at most 50): the first whose match holds answers with its response instead of the default. match: any of method, path (a glob below the webhook URL), query and header ({name: value | true | false | {regex}}), body ({pointer, equals | exists | regex} or {regex}); response as above, its body may use {{request.body./json/pointer}}, {{request.header.NAME}}, {{uuid}}, {{now}}. null or []: none',
+    ),
   forward_url: z
     .string()
     .nullable()

@@ -3,10 +3,32 @@
 import { z } from 'zod';
 import { int, num, str } from './responses-fields.ts';
 
-const webhookResponse = z
-  .object({ status: int, headers: z.record(str, str), body: str, delay_ms: int })
+const answer = z.object({ status: int, headers: z.record(str, str), body: str, delay_ms: int });
+const webhookResponse = answer
   .nullable()
-  .describe('What senders get; null: the default JSON acknowledgement');
+  .describe('What senders get when no rule answers; null: the default JSON acknowledgement');
+const valueTest = z.object({ equals: str.optional(), present: z.boolean().optional(), regex: str.optional() });
+const webhookRules = z
+  .array(
+    z.object({
+      match: z.object({
+        method: z.array(str).optional(),
+        path: str.optional(),
+        query: z.record(str, valueTest).optional(),
+        header: z.record(str, valueTest).optional(),
+        body: z
+          .object({
+            pointer: str.optional(),
+            equals: z.json().optional(),
+            exists: z.boolean().optional(),
+            regex: str.optional(),
+          })
+          .optional(),
+      }),
+      response: answer,
+    }),
+  )
+  .describe("The response rules in order: the first whose match holds answers (its index is a capture's matched_rule)");
 const webhookSignature = z
   .object({ scheme: str, header: str })
   .nullable()
@@ -14,6 +36,7 @@ const webhookSignature = z
 /** What an owner sets on a webhook, as every door (REST, MCP) answers it. */
 export const webhookSettings = {
   response: webhookResponse,
+  rules: webhookRules,
   signature: webhookSignature,
   forward_url: str
     .nullable()
@@ -54,6 +77,9 @@ export const capturedRequest = z.object({
   ip_address: str,
   user_agent: str,
   created_at: z.iso.datetime(),
+  matched_rule: int
+    .nullable()
+    .describe("The index (from 0) of the webhook's response rule that answered it; null: none did"),
   signature: z
     .object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str })
     .optional()

@@ -5,6 +5,7 @@ import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-webhooks.ts';
 import { forwardUrlSchema, responseSchema, retentionSchema, signatureSchema } from './webhook-settings.ts';
+import { rulesSchema } from './webhook-rules.ts';
 
 const NAME_OR_NAME_VALUE = new RegExp(`^${HEADER_NAME_TOKEN}+(:.*)?$`, 's');
 export const webhookIdField = z
@@ -68,13 +69,14 @@ export const resumeHeaders = z.object({
 });
 export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
 
-const SETTING_NAMES = ['response', 'signature', 'forward_url', 'retention'] as const;
+const SETTING_NAMES = ['response', 'rules', 'signature', 'forward_url', 'retention'] as const;
 
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
   z
     .object({
       response: responseSchema.optional(),
+      rules: rulesSchema.optional(),
       signature: signatureSchema.optional(),
       forward_url: forwardUrlSchema.optional(),
       retention: retentionSchema.optional(),
@@ -85,6 +87,7 @@ export const updateBody = z
   .object({
     webhook_id: webhookIdField,
     response: responseSchema.nullable().optional(),
+    rules: rulesSchema.nullable().optional(),
     signature: signatureSchema.nullable().optional(),
     forward_url: forwardUrlSchema.nullable().optional(),
     retention: retentionSchema.nullable().optional(),

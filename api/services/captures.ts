@@ -15,6 +15,7 @@ import { processMetrics } from '../../lib/metrics.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../../lib/plans.ts';
 import type { WebhookResponse } from '../../db/schema.ts';
 import { addressKey } from '../../lib/net/client-ip.ts';
+import { compileRules, type CompiledRules } from '../../lib/webhook-rules.ts';
 
 const OWNER_CACHE_MS = 60_000;
 /**
@@ -42,6 +43,8 @@ export interface CaptureOwner {
   userId: number;
   plan: Plan;
   response: WebhookResponse | null;
+  /** Its response rules, compiled once per change (null: none). */
+  rules: CompiledRules | null;
 }
 
 export function captureService({
@@ -103,10 +106,13 @@ export function captureService({
   };
   async function lookUpOwner(webhookId: string) {
     const generation = changes.get(webhookId);
-    const owner = await webhookOwner(db, webhookId);
-    if (!owner) return undefined; // unknown ids are not cached: a webhook made a moment later must work
+    const row = await webhookOwner(db, webhookId);
+    if (!row) return undefined; // unknown ids are not cached: a webhook made a moment later must work
+    const owner: CaptureOwner = { ...row, rules: row.rules?.length ? compileRules(row.rules) : null };
     if (changes.get(webhookId) !== generation) return owner; // changed while it was read: use it once, keep nothing
-    const size = owner.response ? owner.response.body.length + JSON.stringify(owner.response.headers).length : 0;
+    const size =
+      (owner.response ? owner.response.body.length + JSON.stringify(owner.response.headers).length : 0) +
+      (row.rules ? JSON.stringify(row.rules).length : 0);
     if (owners.size >= OWNER_CACHE_MAX || cachedBytes + size > OWNER_CACHE_MAX_BYTES) {
       owners.clear();
       cachedBytes = 0;

@@ -1,7 +1,7 @@
 // Webhooks themselves, for every door: create, read, list, update and delete, each setting checked
 // against the plan and the SSRF guard, the signature secret sealed. Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
-import type { Database, WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
+import type { Database, ResponseRule, WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
 import { failPendingDeliveries, raiseDeliveryFloors } from '../../db/capture-deliveries.ts';
 import {
   countForwarding,
@@ -13,6 +13,7 @@ import {
   type WebhookSettings,
 } from '../../db/webhooks.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
+import { captureAcknowledgement, compileRules, RuleRequest } from '../../lib/webhook-rules.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
@@ -32,6 +33,7 @@ export interface SignatureSetting {
 /** What an owner sets on a webhook, as the doors take it (undefined: unchanged, null: the default / none). */
 export interface WebhookSettingsInput {
   response?: WebhookResponse | null;
+  rules?: ResponseRule[] | null;
   signature?: SignatureSetting | null;
   forward_url?: string | null;
   /** Either left out: the plan's default. */
@@ -77,6 +79,7 @@ export function webhookSettingsService({
   /** A webhook's settings as every door answers them (never the secret; the retention in force). */
   const shownSettings = (w: WebhookSettings, plan: Plan) => ({
     response: w.response,
+    rules: w.rules ?? [],
     signature: shown(w.signature),
     forward_url: w.forwardUrl,
     retention: effectiveRetention(plan, w.retention),
@@ -122,7 +125,9 @@ export function webhookSettingsService({
           `forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan (stop one with forward_url null)`,
         );
     }
-    return { response: input.response, signature: await sealed(input.signature), forwardUrl, retention };
+    // No rules is stored as none (null), whichever way it was said.
+    const rules = input.rules === undefined ? undefined : input.rules?.length ? input.rules : null;
+    return { response: input.response, rules, signature: await sealed(input.signature), forwardUrl, retention };
   }
   async function sealed(s: SignatureSetting | null | undefined): Promise<WebhookSignature | null | undefined> {
     if (!s) return s;
@@ -144,6 +149,7 @@ export function webhookSettingsService({
         ...shownSettings(
           {
             response: given.response ?? null,
+            rules: given.rules ?? null,
             signature: given.signature ?? null,
             forwardUrl: given.forwardUrl ?? null,
             retention: given.retention ?? null,
@@ -163,17 +169,22 @@ export function webhookSettingsService({
       const given = await checkedSettings(account, settings, webhookId);
       if (!(await setWebhookSettings(db, account.userId, webhookId, given)))
         throw new NotFoundError(`No webhook ${webhookId} among yours`);
-      if (settings.response !== undefined) {
+      if (settings.response !== undefined || settings.rules !== undefined) {
         settingsChanged(webhookId); // this process at once: the next capture here gets the new answer
         if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
       }
-      const { response, signature, forwardUrl, retention } = given;
+      const { response, rules, signature, forwardUrl, retention } = given;
       const said = [
         response === undefined
           ? ''
           : response
             ? `captures are now answered with ${response.status} after ${response.delay_ms} ms`
             : 'captures are now answered with the default JSON',
+        rules === undefined
+          ? ''
+          : rules
+            ? `${rules.length} response rule${rules.length === 1 ? '' : 's'} now answer${rules.length === 1 ? 's' : ''} first`
+            : 'no response rules',
         signature === undefined
           ? ''
           : signature
@@ -196,6 +207,38 @@ export function webhookSettingsService({
       // What was captured before is not forwarded: the forwarder's walk starts past it.
       if (forwardUrl) await raiseDeliveryFloors(db, [after.id]);
       return { webhook_id: webhookId, ...shownSettings(after, account.plan), message: `Updated: ${said.join('; ')}` };
+    },
+
+    /**
+     * What a request would get from the webhook (the dashboard's test box): the rule that holds (null:
+     * none) and its answer filled from the request, else the webhook's response, else the default.
+     */
+    async tryRules(
+      account: { userId: number },
+      webhookId: string,
+      request: { method: string; path: string; headers: Record<string, string>; body: string },
+    ) {
+      const w = await ownedWebhook(db, account.userId, webhookId);
+      const queryAt = request.path.indexOf('?');
+      const asSent = new RuleRequest({
+        method: request.method.toUpperCase(),
+        path: queryAt === -1 ? request.path : request.path.slice(0, queryAt),
+        search: queryAt === -1 ? '' : request.path.slice(queryAt + 1),
+        headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        text: request.body === '' ? null : request.body,
+      });
+      const rules = w.rules?.length ? compileRules(w.rules) : null;
+      const index = rules ? rules.pick(asSent) : -1;
+      const response =
+        index !== -1
+          ? rules!.answer(index, asSent)
+          : (w.response ?? {
+              status: 200,
+              headers: { 'Content-Type': 'application/json; charset=utf-8' },
+              body: JSON.stringify(captureAcknowledgement(webhookId)),
+              delay_ms: 0,
+            });
+      return { matched_rule: index === -1 ? null : index, response };
     },
 
     /** One of the caller's webhooks with its settings (404 otherwise). */

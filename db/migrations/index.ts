@@ -12,6 +12,7 @@ import * as webhookSignatures from './2026-11-23-010-webhook-signatures.ts';
 import * as webhookForwardingAndRetention from './2026-11-23-011-webhook-forwarding-and-retention.ts';
 import * as deliveryFloor from './2026-11-23-012-delivery-floor.ts';
 import * as noPreviousCaptureFunctions from './2026-11-26-013-no-previous-capture-functions.ts';
+import * as webhookRules from './2026-11-27-014-webhook-rules.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-011-webhook-forwarding-and-retention': webhookForwardingAndRetention,
   '2026-11-23-012-delivery-floor': deliveryFloor,
   '2026-11-26-013-no-previous-capture-functions': noPreviousCaptureFunctions,
+  '2026-11-27-014-webhook-rules': webhookRules,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -180,6 +180,58 @@ describe('dashboard in a browser', () => {
     }
   });
 
+  it("sets a webhook's response rules, lists them in order and tries a request against them", async () => {
+    await page.goto('/dashboard/webhooks');
+    await page.getByRole('button', { name: 'Create a webhook' }).click();
+    await page.waitForURL(/\/dashboard\/webhooks\/[A-Za-z0-9_-]+$/);
+    const webhookId = page.url().split('/').pop()!;
+    await page.getByText('Settings', { exact: true }).click();
+    const rules = [
+      {
+        match: { method: 'POST', body: { pointer: '/order/id', equals: 'dup-1' } },
+        response: {
+          status: 409,
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"error":"order {{request.body./order/id}} exists"}',
+        },
+      },
+      { match: { header: { authorization: false } }, response: { status: 401, body: 'token?' } },
+    ];
+    await page.getByLabel('Rules').fill(JSON.stringify(rules));
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('2 response rules now answer first');
+    await page.getByText('Settings', { exact: true }).click();
+    expect(await page.locator('ol.rules li').allTextContents()).toEqual([
+      'POST, body /order/id = "dup-1" → 409',
+      'header authorization absent → 401',
+    ]);
+    expect(await page.locator('p.summary').textContent()).toContain(
+      'answers by its 2 rules, else the default 200 JSON',
+    );
+
+    await page.getByText('Try the rules', { exact: true }).click();
+    await page.getByLabel('Request headers').fill('Authorization: Bearer t');
+    await page.getByLabel('Request body').fill('{"order": {"id": "dup-1"}}');
+    await page.getByRole('button', { name: 'Try', exact: true }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain("rule #0's answer: 409");
+    expect(await page.locator('.notice pre').textContent()).toContain('{"error":"order dup-1 exists"}');
+    // The box keeps what was tried; without the token, the second rule.
+    expect(await page.getByLabel('Request body').inputValue()).toBe('{"order": {"id": "dup-1"}}');
+    await page.getByLabel('Request headers').fill('');
+    await page.getByLabel('Request body').fill('{}');
+    await page.getByRole('button', { name: 'Try', exact: true }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain("rule #1's answer: 401");
+    await shot('03c-webhook-rules');
+    const sent = await fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: '{}' });
+    expect([sent.status, await sent.text()]).toEqual([401, 'token?']);
+
+    // A box that is not JSON is named by its label.
+    await page.getByText('Settings', { exact: true }).click();
+    await page.getByLabel('Rules').fill('[{"match": ');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.locator('p.error').textContent()).toMatch(/^Rules: is not JSON/);
+  });
+
   it('checks a URL, a domain, DNS records and an IP in the Lookups section', async () => {
     await page.goto('/dashboard/lookups');
     // Headers of the loopback fixture's bare page: a low grade, and each failing check says what to do.

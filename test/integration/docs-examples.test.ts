@@ -1,6 +1,7 @@
 // Every curl example of the README and of each page under docs/, run as it stands against the
 // running service (the embedded one): each `sh` block that calls `$BASE` runs in its own bash, and
-// - every request it makes answers 2xx (or 304),
+// - every request it makes answers 2xx (or 304), or the status its comment shows (`# 409 {...}`:
+//   a capture URL answering by its owner's rules),
 // - the block exits 0 (a `node -p` that cannot read the answer, a `grep` that finds nothing, fail it),
 // - where a comment shows the answer (`# {"success":true,"test_id":...}` right after a command),
 //   every field the comment names is in the answer the command got.
@@ -38,19 +39,24 @@ function blocksOf(page: string): Block[] {
   return blocks;
 }
 
-/** Before each comment that shows an answer (`# {...}` after a command), a check of the fields it names. */
+/**
+ * Before each comment that shows an answer (`# {...}` or `# 409 {...}` after a command), a check of
+ * its status when it shows one, and of the fields it names.
+ */
 function withAnswerChecks(script: string): string {
   const lines = script.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i]!;
     const previous = out.at(-1) ?? '';
-    if (/^# \{/.test(line) && previous.trim() !== '' && !previous.trimStart().startsWith('#')) {
+    const shown = /^# (\d{3})(?: |$)/.exec(line);
+    if ((shown || /^# \{/.test(line)) && previous.trim() !== '' && !previous.trimStart().startsWith('#')) {
+      if (shown) out.push(`__answer_status ${shown[1]}`);
       let group = line;
       // The answer goes on over lines indented under its first (`#  "more": ...`).
       for (let j = i + 1; j < lines.length && /^# {2}/.test(lines[j]!); j += 1) group += `\n${lines[j]}`;
       const fields = [...new Set([...group.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)":/g)].map((f) => f[1]!))];
-      out.push(`__answer_has ${fields.join(' ')}`);
+      if (/^# (\d{3} )?\{/.test(line)) out.push(`__answer_has ${fields.join(' ')}`);
     }
     out.push(line);
   }
@@ -270,8 +276,16 @@ describe('the curl examples of README.md and docs/', () => {
       // Every curl the block ran answered (a status, 000 when it could not connect), and there was at least one.
       expect(answered.length, calls).toBeGreaterThan(0);
       expect(answered.length, calls).toBe([...calls.matchAll(/^@@ exit /gm)].length);
+      // A status a comment showed (and __answer_status found) is the answer expected there.
+      const shownStatuses = [...calls.matchAll(/^@@ shown (\d{3})$/gm)].map((m) => Number(m[1]));
       expect(
-        answered.filter((a) => !(a.status >= 200 && a.status < 300) && a.status !== 304),
+        answered.filter((a) => {
+          if ((a.status >= 200 && a.status < 300) || a.status === 304) return false;
+          const at = shownStatuses.indexOf(a.status);
+          if (at === -1) return true;
+          shownStatuses.splice(at, 1);
+          return false;
+        }),
         calls,
       ).toEqual([]);
     },

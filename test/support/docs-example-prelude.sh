@@ -1,7 +1,7 @@
 # Sourced before each example block of test/integration/docs-examples.test.ts.
 # curl: the examples' sites are the loopback one ($SITE); each answer's status goes to $LOG/calls
 # (after what the example's own --write-out prints), its body to $LOG/last.body.
-# __answer_has: the last answer has every field named.
+# __answer_has: the last answer has every field named. __answer_status: the last answer's status is the one named.
 set -e
 curl() {
   local args=() a stream= own= next=
@@ -34,4 +34,10 @@ __answer_has() {
     const missing = process.argv.slice(2).filter((k) => !keys.has(k));
     if (missing.length) { console.error("@@ the answer lacks " + missing.join(", ") + " that the comment shows"); process.exit(1); }
   ' "$LOG/last.body" "$@" 2>>"$LOG/calls"
+}
+__answer_status() {
+  local last
+  last=$(grep -E '^@@ [0-9]{3} ' "$LOG/calls" | tail -n 1 | cut -d' ' -f2)
+  if [ "$last" != "$1" ]; then echo "@@ the answer was $last, not the $1 the comment shows" >>"$LOG/calls"; return 1; fi
+  echo "@@ shown $1" >>"$LOG/calls"
 }

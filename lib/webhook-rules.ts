@@ -1,0 +1,158 @@
+// A webhook's response rules: an ordered list of {match, response}; the first rule whose match holds
+// for a capture answers it. Compiled once per change of the rules (the capture path keeps the
+// compiled form with the webhook's owner); matching a capture parses only what some rule asks for:
+// the query string and the JSON body at most once each. Every regular expression (the path globs'
+// included) runs on RE2 (re2js): linear time whatever the pattern and the input, so no owner's rule
+// can stall the capture path for everyone else.
+import { isDeepStrictEqual } from 'node:util';
+import { RE2JS } from 're2js';
+import { getPointer, type JsonValue } from './json-pointer.ts';
+import { compileTemplate, RuleRequest } from './webhook-templates.ts';
+
+export { RuleRequest };
+
+/** One test of a named value (a query parameter, a header): exactly one of the three is set. */
+export interface ValueTest {
+  equals?: string;
+  /** true: the name is there (any value); false: it is not. */
+  present?: boolean;
+  /** RE2 syntax, unanchored (as JavaScript's `test`): `(?i)` for case-insensitive. */
+  regex?: string;
+}
+
+/** A test of the body: at a JSON pointer (`equals`, `exists` or `regex`), or a `regex` over the text. */
+export interface BodyTest {
+  pointer?: string;
+  equals?: JsonValue;
+  exists?: boolean;
+  regex?: string;
+}
+
+/** What a rule asks of a request; every test given must hold (an empty match holds for every request). */
+export interface RuleMatch {
+  /** Upper-case method names, any of which. */
+  method?: string[];
+  /** A glob over the path below the webhook URL: `*` within a segment, `**` across them, `?` one character. */
+  path?: string;
+  query?: Record<string, ValueTest>;
+  /** Header names lower-case. */
+  header?: Record<string, ValueTest>;
+  body?: BodyTest;
+}
+
+/** What a rule answers (the same shape and limits as a webhook's single response). */
+export interface RuleAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  delay_ms: number;
+}
+
+export interface ResponseRule {
+  match: RuleMatch;
+  response: RuleAnswer;
+}
+
+export interface CompiledRules {
+  /** The index of the first rule whose match holds, or -1. */
+  pick(request: RuleRequest): number;
+  /** Rule `index`'s answer to `request`. */
+  answer(index: number, request: RuleRequest): RuleAnswer;
+}
+
+/** What a capture is answered when its webhook sets no answer and no rule holds. */
+export const captureAcknowledgement = (webhookId: string) => ({
+  success: true,
+  message: 'Request captured',
+  webhook_id: webhookId,
+});
+
+/** Why `pattern` is not an RE2 expression, or null when it is one. */
+export function regexProblem(pattern: string): string | null {
+  try {
+    RE2JS.compile(pattern);
+    return null;
+  } catch (err) {
+    return `is not a regular expression RE2 accepts (${(err as Error).message})`;
+  }
+}
+
+/** A path glob as an RE2 expression matching the whole path. */
+export function globPattern(glob: string): string {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*' && glob[i + 1] === '*') {
+      out += '.*';
+      i++;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else out += RE2JS.quote(c);
+  }
+  return out;
+}
+
+type Test = (request: RuleRequest) => boolean;
+
+function valueTest(test: ValueTest): (value: string | undefined) => boolean {
+  if (test.present !== undefined) return (v) => (v !== undefined) === test.present;
+  if (test.regex !== undefined) {
+    const re = RE2JS.compile(test.regex);
+    return (v) => v !== undefined && re.test(v);
+  }
+  return (v) => v === test.equals;
+}
+
+function bodyTest(test: BodyTest): Test {
+  const re = test.regex === undefined ? null : RE2JS.compile(test.regex);
+  if (test.pointer === undefined) return (p) => p.text !== null && re!.test(p.text);
+  const pointer = test.pointer;
+  return (p) => {
+    const found = p.json ? getPointer(p.json.value, pointer) : undefined;
+    if (test.exists !== undefined) return (found !== undefined) === test.exists;
+    if (found === undefined) return false;
+    if (re) return re.test(typeof found.value === 'string' ? found.value : JSON.stringify(found.value));
+    return isDeepStrictEqual(found.value, test.equals);
+  };
+}
+
+function matchTests(match: RuleMatch): Test[] {
+  const tests: Test[] = [];
+  if (match.method) {
+    const methods = new Set(match.method);
+    tests.push((p) => methods.has(p.method.toUpperCase()));
+  }
+  if (match.path !== undefined) {
+    const re = RE2JS.compile(globPattern(match.path));
+    tests.push((p) => re.testExact(p.path));
+  }
+  for (const [name, test] of Object.entries(match.query ?? {})) {
+    const holds = valueTest(test);
+    tests.push((p) => holds(p.query.get(name) ?? undefined));
+  }
+  for (const [name, test] of Object.entries(match.header ?? {})) {
+    const holds = valueTest(test);
+    tests.push((p) => holds(p.headers[name]));
+  }
+  if (match.body) tests.push(bodyTest(match.body));
+  return tests;
+}
+
+/** The rules, compiled (they are checked when set: an expression RE2 refuses throws here). */
+export function compileRules(rules: readonly ResponseRule[]): CompiledRules {
+  const compiled = rules.map((rule) => {
+    const isJson = Object.entries(rule.response.headers).some(
+      ([k, v]) => k.toLowerCase() === 'content-type' && /\bjson\b|\+json\b/i.test(v),
+    );
+    return { tests: matchTests(rule.match), body: compileTemplate(rule.response.body, isJson) };
+  });
+  return {
+    pick(request) {
+      return compiled.findIndex((rule) => rule.tests.every((test) => test(request)));
+    },
+    answer(index, request) {
+      const { body, ...rest } = rules[index]!.response;
+      return { ...rest, body: compiled[index]!.body.fill(request) };
+    },
+  };
+}

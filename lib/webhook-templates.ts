@@ -1,0 +1,120 @@
+// The request a webhook's rules look at, and the placeholders a rule's body fills from it:
+// {{request.method}}, {{request.path}}, {{request.query.NAME}}, {{request.header.NAME}},
+// {{request.body}}, {{request.body./json/pointer}}, {{uuid}}, {{now}}. Inside a JSON answer (its
+// Content-Type says json) each value is JSON-escaped, so it can stand between quotes; a JSON value
+// that is not a string is written as JSON. What a request does not hold fills as nothing.
+import { randomUUID } from 'node:crypto';
+import { getPointer, pointerProblem, type JsonValue } from './json-pointer.ts';
+
+/** A filled body is at most this many characters: what the placeholders would add past it is cut. */
+export const MAX_FILLED_BODY = 1024 * 1024;
+
+/** A request as the rules see it; the query string and the JSON body are parsed on first use, once. */
+export class RuleRequest {
+  #query: URLSearchParams | undefined;
+  #json: { value: JsonValue } | null | undefined;
+  readonly method: string;
+  /** The path below the webhook URL ("/" for the URL itself), without the query string. */
+  readonly path: string;
+  /** The query string without its "?" ("" for none). */
+  readonly search: string;
+  /** Header names lower-case. */
+  readonly headers: Record<string, string>;
+  /** The body as text, null when there is none or it is not UTF-8. */
+  readonly text: string | null;
+  constructor(fields: Pick<RuleRequest, 'method' | 'path' | 'search' | 'headers' | 'text'>) {
+    this.method = fields.method;
+    this.path = fields.path;
+    this.search = fields.search;
+    this.headers = fields.headers;
+    this.text = fields.text;
+  }
+  get query(): URLSearchParams {
+    this.#query ??= new URLSearchParams(this.search);
+    return this.#query;
+  }
+  /** The body as JSON ({value}), or null when there is none or it is not JSON. */
+  get json(): { value: JsonValue } | null {
+    if (this.#json === undefined) {
+      try {
+        this.#json = this.text === null ? null : { value: JSON.parse(this.text) as JsonValue };
+      } catch {
+        this.#json = null;
+      }
+    }
+    return this.#json;
+  }
+}
+
+type Source = (request: RuleRequest) => JsonValue | undefined;
+
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const NAMES =
+  '{{request.method}}, {{request.path}}, {{request.query.NAME}}, {{request.header.NAME}}, {{request.body}}, {{request.body./json/pointer}}, {{uuid}}, {{now}}';
+
+/** What placeholder `name` stands for, or the reason it stands for nothing. */
+function sourceOf(name: string): Source | string {
+  if (name === 'request.method') return (r) => r.method;
+  if (name === 'request.path') return (r) => r.path;
+  if (name === 'request.body') return (r) => r.text ?? undefined;
+  if (name === 'uuid') return () => randomUUID();
+  if (name === 'now') return () => new Date().toISOString();
+  if (name.startsWith('request.query.') && name.length > 'request.query.'.length) {
+    const key = name.slice('request.query.'.length);
+    return (r) => r.query.get(key) ?? undefined;
+  }
+  if (name.startsWith('request.header.') && name.length > 'request.header.'.length) {
+    const key = name.slice('request.header.'.length).toLowerCase();
+    return (r) => r.headers[key];
+  }
+  if (name.startsWith('request.body.')) {
+    const pointer = name.slice('request.body.'.length);
+    const problem = pointerProblem(pointer);
+    if (problem || pointer === '')
+      return `{{${name}}}: the pointer ${problem ?? 'must not be empty ({{request.body}} is the whole body)'}`;
+    return (r) => (r.json ? getPointer(r.json.value, pointer)?.value : undefined);
+  }
+  return `{{${name}}} is not a placeholder (there are ${NAMES})`;
+}
+
+export interface Template {
+  fill(request: RuleRequest): string;
+}
+
+/** Why `template` cannot be filled (an unknown placeholder), or null. */
+export function templateProblem(template: string): string | null {
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const source = sourceOf(m[1]!);
+    if (typeof source === 'string') return source;
+  }
+  return null;
+}
+
+/** `template` ready to fill; `json`: values are JSON-escaped (the answer is JSON). */
+export function compileTemplate(template: string, json: boolean): Template {
+  const literals: string[] = [];
+  const sources: Source[] = [];
+  let last = 0;
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const source = sourceOf(m[1]!);
+    if (typeof source === 'string') throw new Error(source);
+    literals.push(template.slice(last, m.index));
+    sources.push(source);
+    last = m.index + m[0].length;
+  }
+  if (sources.length === 0) return { fill: () => template };
+  literals.push(template.slice(last));
+  const text = (v: JsonValue | undefined) => {
+    if (v === undefined) return '';
+    if (typeof v !== 'string') return JSON.stringify(v);
+    return json ? JSON.stringify(v).slice(1, -1) : v;
+  };
+  return {
+    fill(request) {
+      let out = literals[0]!;
+      for (let i = 0; i < sources.length && out.length < MAX_FILLED_BODY; i++)
+        out += text(sources[i]!(request)) + literals[i + 1]!;
+      return out.length > MAX_FILLED_BODY ? out.slice(0, MAX_FILLED_BODY) : out;
+    },
+  };
+}

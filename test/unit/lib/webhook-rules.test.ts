@@ -1,0 +1,125 @@
+// Response rules: which rule a request meets (every kind of test), the first of several, none; the
+// answers filled from the request; RE2 keeping a pattern that backtracks in JavaScript linear.
+import { describe, expect, it } from 'vitest';
+import { compileRules, globPattern, regexProblem, RuleRequest, type ResponseRule } from '../../../lib/webhook-rules.ts';
+
+const answer = (status: number, body = '', headers: Record<string, string> = {}) => ({
+  status,
+  headers,
+  body,
+  delay_ms: 0,
+});
+const request = (over: Partial<ConstructorParameters<typeof RuleRequest>[0]> = {}) =>
+  new RuleRequest({ method: 'POST', path: '/', search: '', headers: {}, text: null, ...over });
+
+describe('response rules', () => {
+  const rules: ResponseRule[] = [
+    { match: { body: { pointer: '/order/id', equals: 42 } }, response: answer(409, 'duplicate') },
+    { match: { header: { authorization: { present: false } } }, response: answer(401) },
+    { match: { method: ['GET'], path: '/orders/*/items' }, response: answer(200, 'items') },
+    { match: { query: { page: { regex: '^[0-9]+$' } } }, response: answer(206) },
+    { match: { body: { regex: '(?i)refund' } }, response: answer(202) },
+    {
+      match: { header: { 'x-env': { equals: 'test' } }, body: { pointer: '/tags/1', exists: true } },
+      response: answer(204),
+    },
+  ];
+  const compiled = compileRules(rules);
+  const auth = { authorization: 'Bearer t' };
+
+  it('picks the first rule whose every test holds', () => {
+    expect(compiled.pick(request({ text: '{"order":{"id":42}}', headers: auth }))).toBe(0);
+    // Not equal (a string is not the number), so the next rule that holds: no authorization.
+    expect(compiled.pick(request({ text: '{"order":{"id":"42"}}' }))).toBe(1);
+    expect(compiled.pick(request({ method: 'get', path: '/orders/7/items', headers: auth }))).toBe(2);
+    // * stays within a segment; POST is not GET.
+    expect(compiled.pick(request({ method: 'GET', path: '/orders/7/x/items', headers: auth }))).toBe(-1);
+    expect(compiled.pick(request({ method: 'POST', path: '/orders/7/items', headers: auth }))).toBe(-1);
+    expect(compiled.pick(request({ search: 'page=12', headers: auth }))).toBe(3);
+    expect(compiled.pick(request({ search: 'page=12a', headers: auth }))).toBe(-1);
+    expect(compiled.pick(request({ text: 'please REFUND this', headers: auth }))).toBe(4);
+    expect(compiled.pick(request({ text: '{"tags":["a","b"]}', headers: { ...auth, 'x-env': 'test' } }))).toBe(5);
+    expect(compiled.pick(request({ text: '{"tags":["a"]}', headers: { ...auth, 'x-env': 'test' } }))).toBe(-1);
+    // A body that is not JSON meets no pointer test, and a binary one (null text) no regex either.
+    expect(compiled.pick(request({ text: '{"order":', headers: auth }))).toBe(-1);
+    expect(compiled.pick(request({ text: null, headers: auth }))).toBe(-1);
+  });
+
+  it('an empty match holds for every request; no rules pick none', () => {
+    expect(compileRules([{ match: {}, response: answer(418) }]).pick(request())).toBe(0);
+    expect(compileRules([]).pick(request())).toBe(-1);
+  });
+
+  it('a body test compares any JSON value, and tests a value that is not a string as its JSON', () => {
+    const r = compileRules([
+      { match: { body: { pointer: '/items', equals: [{ sku: 'a', n: 1 }] } }, response: answer(200) },
+      { match: { body: { pointer: '/n', regex: '^1[0-9]$' } }, response: answer(201) },
+      { match: { body: { pointer: '/a~1b', exists: true } }, response: answer(202) },
+    ]);
+    expect(r.pick(request({ text: '{"items":[{"n":1,"sku":"a"}]}' }))).toBe(0);
+    expect(r.pick(request({ text: '{"n":15}' }))).toBe(1);
+    expect(r.pick(request({ text: '{"a/b":null}' }))).toBe(2);
+  });
+
+  it('fills placeholders from the request, JSON-escaped in a JSON answer', () => {
+    const r = compileRules([
+      {
+        match: {},
+        response: answer(
+          201,
+          '{"id":"{{request.body./order/id}}","note":"{{ request.body./note }}","n":{{request.body./n}},"q":"{{request.query.q}}","who":"{{request.header.X-User}}","m":"{{request.method}}","p":"{{request.path}}","none":"{{request.body./missing}}"}',
+          { 'Content-Type': 'application/json' },
+        ),
+      },
+    ]);
+    const req = request({
+      path: '/orders',
+      search: 'q=a%20b',
+      headers: { 'x-user': 'ann' },
+      text: '{"order":{"id":"o-1"},"note":"say \\"hi\\"\\n","n":3}',
+    });
+    const filled = r.answer(r.pick(req), req);
+    expect(JSON.parse(filled.body)).toEqual({
+      id: 'o-1',
+      note: 'say "hi"\n',
+      n: 3,
+      q: 'a b',
+      who: 'ann',
+      m: 'POST',
+      p: '/orders',
+      none: '',
+    });
+    expect(filled.status).toBe(201);
+  });
+
+  it('fills text answers as they are, and {{uuid}} and {{now}} anew each time', () => {
+    const r = compileRules([{ match: {}, response: answer(200, '{{request.body}}|{{uuid}}|{{now}}') }]);
+    const one = r.answer(0, request({ text: 'a"b' })).body.split('|');
+    const two = r.answer(0, request({ text: 'a"b' })).body.split('|');
+    expect(one[0]).toBe('a"b');
+    expect(one[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(one[1]).not.toBe(two[1]);
+    expect(new Date(one[2]!).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('globs: * within a segment, ** across, ? one character, the rest literal', () => {
+    const matches = (glob: string, path: string) =>
+      compileRules([{ match: { path: glob }, response: answer(200) }]).pick(request({ path })) === 0;
+    expect(matches('/a/**', '/a/b/c')).toBe(true);
+    expect(matches('/a/*', '/a/b/c')).toBe(false);
+    expect(matches('/v?/x', '/v2/x')).toBe(true);
+    expect(matches('/v?/x', '/v22/x')).toBe(false);
+    expect(matches('/a.b(c)', '/a.b(c)')).toBe(true);
+    expect(matches('/a.b', '/aXb')).toBe(false);
+    expect(globPattern('/a/*')).toBe('/a/[^/]*');
+  });
+
+  it('runs a pattern that backtracks exponentially in JavaScript in linear time', () => {
+    const r = compileRules([{ match: { body: { regex: '^(a|a)*$' } }, response: answer(200) }]);
+    const text = `${'a'.repeat(50_000)}!`;
+    expect(r.pick(request({ text }))).toBe(-1);
+    expect(regexProblem('(?<=a)b')).toMatch(/RE2/);
+    expect(regexProblem('a(b')).toMatch(/RE2/);
+    expect(regexProblem('(?i)ok')).toBeNull();
+  });
+});
