@@ -10,12 +10,19 @@ export function pointerProblem(pointer: string): string | null {
   return null;
 }
 
-/** The value at `pointer` in `doc` ({value}), or undefined when there is none. */
-export function getPointer(doc: JsonValue, pointer: string): { value: JsonValue } | undefined {
-  if (pointer === '') return { value: doc };
+/** A pointer's names, unescaped (parse once what is read many times). */
+export const pointerTokens = (pointer: string): string[] =>
+  pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+/** The value at `pointer` (or its tokens) in `doc` ({value}), or undefined when there is none. */
+export function getPointer(doc: JsonValue, pointer: string | readonly string[]): { value: JsonValue } | undefined {
   let at: JsonValue = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const token of typeof pointer === 'string' ? pointerTokens(pointer) : pointer) {
     if (Array.isArray(at)) {
       // An index is digits without a leading zero (RFC 6901 section 4); "-" (past the end) names nothing.
       if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= at.length) return undefined;

@@ -4,7 +4,7 @@
 // Content-Type says json) each value is JSON-escaped, so it can stand between quotes; a JSON value
 // that is not a string is written as JSON. What a request does not hold fills as nothing.
 import { randomUUID } from 'node:crypto';
-import { getPointer, pointerProblem, type JsonValue } from './json-pointer.ts';
+import { getPointer, pointerProblem, pointerTokens, type JsonValue } from './json-pointer.ts';
 
 /** A filled body is at most this many characters: what the placeholders would add past it is cut. */
 export const MAX_FILLED_BODY = 1024 * 1024;
@@ -72,7 +72,8 @@ function sourceOf(name: string): Source | string {
     const problem = pointerProblem(pointer);
     if (problem || pointer === '')
       return `{{${name}}}: the pointer ${problem ?? 'must not be empty ({{request.body}} is the whole body)'}`;
-    return (r) => (r.json ? getPointer(r.json.value, pointer)?.value : undefined);
+    const tokens = pointerTokens(pointer);
+    return (r) => (r.json ? getPointer(r.json.value, tokens)?.value : undefined);
   }
   return `{{${name}}} is not a placeholder (there are ${NAMES})`;
 }

@@ -52,7 +52,7 @@ export function requestCard(r: Card, url: string, selected = true): Html {
   const binary = r.body_encoding === 'base64';
   return html`<article class="req" id="capture-${r.id}" data-id="${r.id}"${selected ? '' : html` hidden`}>
     <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}</code></h2>
-    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}</p>
+    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}${r.matched_rule === null || r.matched_rule === undefined ? '' : ` · answered by rule #${r.matched_rule}`}</p>
     ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
     ${delivery ? deliveryLog(delivery) : ''}
     <div class="actions"><button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button> <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button></div>

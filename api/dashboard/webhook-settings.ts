@@ -13,6 +13,7 @@ import { validate } from '../validate.ts';
 import { sendDownload } from '../download.ts';
 import type { DashboardPages } from './page.ts';
 import { headerLines, RULE_FORM_LABELS, rulesFieldset, rulesFromForm } from './webhook-rules.ts';
+import { compareForm } from './webhook-diff.ts';
 
 export type WebhookView = Awaited<ReturnType<Services['webhooks']['one']>>;
 const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'cursor'] as const;
@@ -136,18 +137,19 @@ export function searchForm(w: WebhookView, search: Record<string, string> | null
     </form></details>`;
 }
 
-/** The export links (with the search's filters) and the replay form. */
-export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null): Html {
+/** The export links (with the search's filters), the replay form and the comparison of two captures (`shown`: the ids listed, newest first). */
+export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null, shown: number[]): Html {
   const filters = new URLSearchParams(Object.entries(search ?? {}).filter(([k]) => k !== 'cursor'));
   const exportLink = (format: string) =>
     `/dashboard/webhooks/${w.webhook_id}/export?${new URLSearchParams([...filters, ['format', format]])}`;
-  return html`<section class="tools"><h2>Replay and export</h2>
+  return html`<section class="tools"><h2>Replay, compare and export</h2>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/replay" class="replay settings" id="replay">
       <input type="hidden" name="csrf" value="${csrf}">
       <label>Replay capture # <input name="request_id" type="number" min="1" required></label>
       <label>to <input name="target_url" type="url" required placeholder="http://localhost:3000/hooks" value="${w.forward_url ?? ''}"></label>
       <button type="submit">Replay</button>
     </form>
+    ${compareForm(w.webhook_id, shown[1] ?? '', shown[0] ?? '')}
     <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · <a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p></section>`;
 }
 

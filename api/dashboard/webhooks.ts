@@ -11,6 +11,7 @@ import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 import { captureItem, forPage, requestCard } from './webhook-cards.ts';
 import { labelled } from './form-labels.ts';
 import { rulesTestForm, webhookRuleRoutes } from './webhook-rules.ts';
+import { webhookDiffRoutes } from './webhook-diff.ts';
 import {
   searchForm,
   searchOf,
@@ -140,7 +141,12 @@ export function webhookSection(
             ${found.requests.map((r) => requestCard(r, url, r.id === selected))}
           </section>
         </div>
-        ${toolsOf(webhook, csrf, search?.given ?? null)}
+        ${toolsOf(
+          webhook,
+          csrf,
+          search?.given ?? null,
+          found.requests.map((r) => r.id),
+        )}
         ${settingsForm(webhook, csrf)}
         ${rulesTestForm(webhook, csrf, notice.tried)}
         <script src="/dashboard/assets/live-webhook.js"></script>`,
@@ -177,6 +183,7 @@ export function webhookSection(
   );
   webhookToolRoutes(page, services, webhookPage);
   webhookRuleRoutes(page, services, webhookPage);
+  webhookDiffRoutes(page, services);
 
   page.get('/webhooks/:webhook_id/events', async (ctx, account) => {
     const id = ctx.params.webhook_id!;

@@ -24,6 +24,7 @@ export const TOOL_HINTS = {
   webhook_update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   webhook_replay: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   webhook_wait_for_request: READ_OWN,
+  webhook_diff: READ_OWN,
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
   domain_check_bulk: LOOKUP,

@@ -24,6 +24,7 @@ import { registerVideoTools } from './video-tools.ts';
 import { jobTaskStore, type TaskPresenter } from './task-store.ts';
 import type { StreamService } from '../services/streams.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
+import { registerWebhookDiffTool } from './webhook-diff-tool.ts';
 
 export interface McpAccount {
   userId: number;
@@ -76,6 +77,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays, deps.streams);
+  registerWebhookDiffTool(server, run, deps.webhooks, account.userId);
   if (tasks) {
     const jobDeps = {
       tasks,

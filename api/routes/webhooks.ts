@@ -33,6 +33,11 @@ export function webhookRoutes({
       }),
     };
   });
+  serve(router, ops.diff, async (ctx, { query }) => ({
+    success: true,
+    webhook_id: query.webhook_id,
+    ...(await webhooks.diff(ctx.state.account.userId, query.webhook_id, query.a, query.b, query.ignore_headers)),
+  }));
   // Waiting holds one of the account's live-stream slots while it lasts, and ends with the client.
   serve(router, ops.wait, async (ctx, { query }) => {
     const { webhook_id, timeout, method, header, q, since } = query;

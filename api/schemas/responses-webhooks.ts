@@ -144,4 +144,46 @@ export const webhookWaitResult = z.object({
   request: capturedRequest.nullable().describe('The first matching capture; null when none came in time'),
   timed_out: z.boolean(),
 });
+const named = <V extends z.ZodType>(value: V) =>
+  z.object({
+    added: z.record(str, value).describe('Names only b has, with their values'),
+    removed: z.record(str, value).describe('Names only a has, with their values'),
+    changed: z.record(str, z.object({ a: value, b: value })).describe('Names both have, with different values'),
+  });
+const json = z.json();
+export const webhookDiffResult = z.object({
+  success: z.literal(true),
+  webhook_id: str,
+  a: z.object({ id: int, created_at: z.iso.datetime() }),
+  b: z.object({ id: int, created_at: z.iso.datetime() }),
+  same: z.boolean().describe('No difference anywhere (headers ignored aside)'),
+  method: z.object({ a: str, b: str }).nullable().describe('null: the same'),
+  path: z.object({ a: str, b: str }).nullable().describe('null: the same'),
+  query: named(z.union([str, z.array(str)])),
+  headers: named(str).extend({
+    ignored: z.array(str).describe('Header names left out of the comparison (ignore_headers, or the default list)'),
+  }),
+  body: z
+    .discriminatedUnion('format', [
+      z.object({
+        format: z.literal('json'),
+        same: z.boolean(),
+        changes: z.array(
+          z.object({
+            change: z.enum(['added', 'removed', 'changed']),
+            pointer: str.describe('Where, as an RFC 6901 JSON Pointer ("" is the whole body)'),
+            a: json.optional().describe("a's value (not for added)"),
+            b: json.optional().describe("b's value (not for removed)"),
+          }),
+        ),
+      }),
+      z.object({
+        format: z.literal('text'),
+        same: z.boolean(),
+        patch: str.nullable().describe('Unified diff hunks (3 lines of context); null when over 5,000 lines changed'),
+      }),
+      z.object({ format: z.literal('binary'), same: z.boolean(), a_size: int, b_size: int }),
+    ])
+    .describe('JSON bodies (both parse) by pointer, arrays index by index; other text by lines; base64 ones by bytes'),
+});
 export const webhookDeleteResult = z.object({ success: z.literal(true), message: str, webhook_id: str });

@@ -1,5 +1,5 @@
 // Webhooks and what they captured.
-import { HEADER_NAME_TOKEN } from './http-fields.ts';
+import { HEADER_NAME, HEADER_NAME_TOKEN } from './http-fields.ts';
 import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { operation } from './operation.ts';
@@ -126,6 +126,29 @@ export const waitQuery = searchQuery
       .default(30),
   })
   .strict();
+const captureId = z.coerce
+  .number({ error: 'must be the id of a captured request' })
+  .int('must be the id of a captured request')
+  .min(1, 'must be the id of a captured request');
+/** my-webhook-diff: two captures of one webhook, and the headers to leave out (comma-separated; empty: none). */
+export const diffQuery = z
+  .object({
+    webhook_id: webhookIdField,
+    a: captureId,
+    b: captureId,
+    ignore_headers: z
+      .string()
+      .max(2000, 'must be at most 2000 characters')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((names) => names.every((h) => HEADER_NAME.test(h)), 'must be header names, separated by commas')
+      .optional(),
+  })
+  .strict();
 export const exportQuery = searchQuery
   .omit({ limit: true, cursor: true })
   .extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
@@ -178,6 +201,16 @@ export const webhookOperations = {
     query: waitQuery,
     success: { status: 200, schema: R.webhookWaitResult, description: 'The capture, or null at the timeout' },
     errors: [400, 404, 429],
+  }),
+  diff: operation({
+    method: 'get',
+    path: path('my-webhook-diff'),
+    summary:
+      'What changed between two captures of a webhook: method, path, query and headers by name (added, removed, changed; headers that differ on every delivery left out unless ignore_headers names others), and the body: JSON by pointer, text by lines',
+    tag: 'Webhooks',
+    query: diffQuery,
+    success: { status: 200, schema: R.webhookDiffResult, description: 'The differences' },
+    errors: [400, 404],
   }),
   replay: operation({
     method: 'post',

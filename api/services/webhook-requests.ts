@@ -12,7 +12,8 @@ import {
 } from '../../db/captured-requests.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
-import { InvalidInputError } from '../../lib/errors.ts';
+import { InvalidInputError, NotFoundError } from '../../lib/errors.ts';
+import { DEFAULT_IGNORED_HEADERS, diffCaptures } from '../../lib/capture-diff.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK, effectiveRetention, type Plan } from '../../lib/plans.ts';
 import { ownedWebhook } from './webhook-settings.ts';
 
@@ -71,6 +72,26 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
         await keptOf(db, webhook),
       );
       return { total: requests.length, requests: await present(webhook, requests) };
+    },
+
+    /**
+     * What changed from capture `a` to capture `b` of the caller's webhook (both among those it
+     * keeps, else 404); `ignore`: header names to leave out (undefined: the usual ones).
+     */
+    async diff(userId: number, webhookId: string, a: number, b: number, ignore?: readonly string[]) {
+      const webhook = await ownedWebhook(db, userId, webhookId);
+      const rows = await listCapturedRequests(db, webhook.id, 2, 0, { ...(await keptOf(db, webhook)), ids: [a, b] });
+      const side = (id: number) => {
+        const row = rows.find((r) => r.id === id);
+        if (!row) throw new NotFoundError(`No capture ${id} among those webhook ${webhookId} keeps`);
+        return row;
+      };
+      const [x, y] = [side(a), side(b)];
+      return {
+        a: { id: x.id, created_at: x.createdAt.toISOString() },
+        b: { id: y.id, created_at: y.createdAt.toISOString() },
+        ...diffCaptures(x, y, ignore ?? DEFAULT_IGNORED_HEADERS),
+      };
     },
 
     /**

@@ -224,8 +224,25 @@ describe('dashboard in a browser', () => {
     await shot('03c-webhook-rules');
     const sent = await fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: '{}' });
     expect([sent.status, await sent.text()]).toEqual([401, 'token?']);
+    // The card says which rule answered; two captures compared from the tools, the newest two filled in.
+    const second = await fetch(`${target.baseUrl}/webhook/${webhookId}?v=2`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+      body: '{"order": {"id": "dup-1"}}',
+    });
+    expect(second.status).toBe(409);
+    await page.goto(`/dashboard/webhooks/${webhookId}`);
+    await expect.poll(() => page.locator('article.req .meta').first().textContent()).toContain('answered by rule #0');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.waitForURL(/\/diff\?/);
+    expect(await page.locator('section.diff [role=status]').textContent()).toMatch(/→ #\d+ .*: they differ/);
+    expect(await page.locator('table.diff tr.added th').allTextContents()).toEqual(
+      expect.arrayContaining(['v', 'authorization', '/order']),
+    );
+    await shot('03d-webhook-diff');
 
     // A box that is not JSON is named by its label.
+    await page.goto(`/dashboard/webhooks/${webhookId}`);
     await page.getByText('Settings', { exact: true }).click();
     await page.getByLabel('Rules').fill('[{"match": ');
     await page.getByRole('button', { name: 'Save settings' }).click();

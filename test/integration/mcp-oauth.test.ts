@@ -89,6 +89,7 @@ for (const target of targets()) {
         'watermark_status',
         'webhook_create',
         'webhook_delete',
+        'webhook_diff',
         'webhook_list',
         'webhook_replay',
         'webhook_requests',

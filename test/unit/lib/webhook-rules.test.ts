@@ -1,7 +1,15 @@
 // Response rules: which rule a request meets (every kind of test), the first of several, none; the
 // answers filled from the request; RE2 keeping a pattern that backtracks in JavaScript linear.
 import { describe, expect, it } from 'vitest';
-import { compileRules, globPattern, regexProblem, RuleRequest, type ResponseRule } from '../../../lib/webhook-rules.ts';
+import { RE2JS } from 're2js';
+import {
+  compileRules,
+  globPattern,
+  patternTest,
+  regexProblem,
+  RuleRequest,
+  type ResponseRule,
+} from '../../../lib/webhook-rules.ts';
 
 const answer = (status: number, body = '', headers: Record<string, string> = {}) => ({
   status,
@@ -112,6 +120,40 @@ describe('response rules', () => {
     expect(matches('/a.b(c)', '/a.b(c)')).toBe(true);
     expect(matches('/a.b', '/aXb')).toBe(false);
     expect(globPattern('/a/*')).toBe('/a/[^/]*');
+  });
+
+  it('answers as RE2 does where a pattern is plain text and runs as a string comparison', () => {
+    const inputs = [
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/application/json',
+      'APPLICATION/JSON',
+      '',
+      'a$b',
+      'x.y',
+    ];
+    for (const pattern of [
+      '^application/json',
+      'application/json$',
+      '^application/json$',
+      'application/json',
+      'a\\$b',
+      'x.y',
+      '^$',
+      '(?i)^application/json',
+    ]) {
+      const re = RE2JS.compile(pattern);
+      for (const input of inputs) expect(patternTest(pattern)(input), `${pattern} on ${input}`).toBe(re.test(input));
+    }
+    const glob = (g: string, path: string) =>
+      compileRules([{ match: { path: g }, response: answer(200) }]).pick(request({ path })) === 0;
+    expect([
+      glob('/a/**', '/a/b/c'),
+      glob('/a/**', '/a'),
+      glob('/a/**', '/a/'),
+      glob('/exact', '/exact'),
+      glob('/exact', '/exact/'),
+    ]).toEqual([true, false, true, true, false]);
   });
 
   it('runs a pattern that backtracks exponentially in JavaScript in linear time', () => {
