@@ -114,6 +114,22 @@ export async function listCapturedRequests(
   }));
 }
 
+/** The ids of every captured request of one webhook that keeps to `filter`, newest first. */
+export async function listCaptureIds(
+  db: Kysely<Database>,
+  webhookRef: number,
+  filter: CaptureFilter,
+): Promise<number[]> {
+  const rows = await capturesWhere(db, webhookRef, 0, filter).select('id').orderBy('id', 'desc').execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/** The bodies of some captured requests of one webhook (those of `ids` it holds). */
+export async function captureBodies(db: Kysely<Database>, webhookRef: number, ids: readonly number[]) {
+  const rows = await capturesWhere(db, webhookRef, 0, { ids }).select(['id', 'body', 'body_encoding']).execute();
+  return rows.map((r) => ({ id: Number(r.id), body: r.body, bodyEncoding: r.body_encoding }));
+}
+
 /** How many captured requests of one webhook keep to `filter` (all of them, not a page). */
 export async function countCapturedRequests(
   db: Kysely<Database>,

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import { PHASES } from '../lib/load/phases.ts';
 import type { FinalResults, LoadTestConfig } from '../lib/jobs/load-test.ts';
-import type { CaptureDelivery, OauthPayload, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
+import type {
+  CaptureDelivery,
+  JsonSchema,
+  OauthPayload,
+  WebhookResponse,
+  WebhookRetention,
+  WebhookSignature,
+} from './schema.ts';
 import type { ResponseRule } from '../lib/webhook-rules.ts';
 
 const counts = z.record(z.string(), z.number());
@@ -186,6 +193,8 @@ export const webhookRulesColumn = z.array(
     response: webhookResponseColumn,
   }),
 ) satisfies z.ZodType<ResponseRule[], unknown>;
+
+export const webhookSchemaColumn = z.record(z.string(), z.unknown()) satisfies z.ZodType<JsonSchema, unknown>;
 
 export const webhookSignatureColumn = z.object({
   scheme: z.string(),

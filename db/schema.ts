@@ -45,6 +45,8 @@ export interface WebhooksTable {
   response: JSONColumnType<WebhookResponse | null, string | null, string | null>;
   /** The ordered response rules (the first whose match holds answers), or null for none. */
   rules: JSONColumnType<ResponseRule[] | null, string | null, string | null>;
+  /** The JSON Schema (draft 2020-12) its captures' bodies are checked against, or null for none. */
+  json_schema: JSONColumnType<JsonSchema | null, string | null, string | null>;
   /** How captures' signatures are checked (the secret sealed), or null. */
   signature: JSONColumnType<WebhookSignature | null, string | null, string | null>;
   /** Where captures are passed on (checked by the SSRF guard when set and at each delivery), or null. */
@@ -54,6 +56,9 @@ export interface WebhooksTable {
   /** No delivery of this webhook's captures at or below this id is pending (capture-deliveries.ts). */
   delivery_floor: ColumnType<string | number, never, string | number>;
 }
+
+/** A JSON Schema object as its owner gave it. */
+export type JsonSchema = Record<string, unknown>;
 
 /** What a webhook keeps: its newest `max_requests` captures, none older than `max_age_days`. */
 export interface WebhookRetention {

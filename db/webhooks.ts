@@ -3,12 +3,20 @@
 import { sql, type Kysely } from 'kysely';
 import { newPublicId } from '../lib/tokens.ts';
 import type { Plan } from '../lib/plans.ts';
-import type { Database, ResponseRule, WebhookResponse, WebhookRetention, WebhookSignature } from './schema.ts';
+import type {
+  Database,
+  JsonSchema,
+  ResponseRule,
+  WebhookResponse,
+  WebhookRetention,
+  WebhookSignature,
+} from './schema.ts';
 import {
   readNullableJsonColumn,
   webhookResponseColumn,
   webhookRetentionColumn,
   webhookRulesColumn,
+  webhookSchemaColumn,
   webhookSignatureColumn,
 } from './json-columns.ts';
 
@@ -34,6 +42,7 @@ export interface Webhook {
 export interface WebhookSettings {
   response: WebhookResponse | null;
   rules: ResponseRule[] | null;
+  schema: JsonSchema | null;
   signature: WebhookSignature | null;
   forwardUrl: string | null;
   retention: WebhookRetention | null;
@@ -83,6 +92,7 @@ function settingColumns(settings: Partial<WebhookSettings>) {
   return {
     ...(settings.response !== undefined ? { response: json(settings.response) } : {}),
     ...(settings.rules !== undefined ? { rules: json(settings.rules) } : {}),
+    ...(settings.schema !== undefined ? { json_schema: json(settings.schema) } : {}),
     ...(settings.signature !== undefined ? { signature: json(settings.signature) } : {}),
     ...(settings.retention !== undefined ? { retention: json(settings.retention) } : {}),
     ...(settings.forwardUrl !== undefined ? { forward_url: settings.forwardUrl } : {}),
@@ -180,6 +190,7 @@ const WEBHOOK_COLUMNS = [
   'w.created_at',
   'w.response',
   'w.rules',
+  'w.json_schema',
   'w.signature',
   'w.forward_url',
   'w.retention',
@@ -189,6 +200,7 @@ const WEBHOOK_COLUMNS = [
 function settingsOf(r: {
   response: WebhookResponse | null;
   rules: ResponseRule[] | null;
+  json_schema: JsonSchema | null;
   signature: WebhookSignature | null;
   forward_url: string | null;
   retention: WebhookRetention | null;
@@ -196,6 +208,7 @@ function settingsOf(r: {
   return {
     response: readNullableJsonColumn('webhooks.response', webhookResponseColumn, r.response),
     rules: readNullableJsonColumn('webhooks.rules', webhookRulesColumn, r.rules),
+    schema: readNullableJsonColumn('webhooks.json_schema', webhookSchemaColumn, r.json_schema),
     signature: readNullableJsonColumn('webhooks.signature', webhookSignatureColumn, r.signature),
     forwardUrl: r.forward_url,
     retention: readNullableJsonColumn('webhooks.retention', webhookRetentionColumn, r.retention),

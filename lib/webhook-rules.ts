@@ -157,7 +157,7 @@ function matchTests(match: RuleMatch): Test[] {
   const tests: Test[] = [];
   if (match.method) {
     const methods = new Set(match.method);
-    tests.push((p) => methods.has(p.method.toUpperCase()));
+    tests.push((p) => methods.has(p.method));
   }
   if (match.path !== undefined) {
     tests.push(globTest(match.path));
@@ -184,7 +184,12 @@ export function compileRules(rules: readonly ResponseRule[]): CompiledRules {
   });
   return {
     pick(request) {
-      return compiled.findIndex((rule) => rule.tests.every((test) => test(request)));
+      // Plain loops: this runs for every capture of the webhook, each rule's tests until one fails.
+      next: for (let i = 0; i < compiled.length; i++) {
+        for (const test of compiled[i]!.tests) if (!test(request)) continue next;
+        return i;
+      }
+      return -1;
     },
     answer(index, request) {
       const { body, ...rest } = rules[index]!.response;

@@ -13,6 +13,7 @@ export const MAX_FILLED_BODY = 1024 * 1024;
 export class RuleRequest {
   #query: URLSearchParams | undefined;
   #json: { value: JsonValue } | null | undefined;
+  /** Upper-case. */
   readonly method: string;
   /** The path below the webhook URL ("/" for the URL itself), without the query string. */
   readonly path: string;
@@ -23,7 +24,7 @@ export class RuleRequest {
   /** The body as text, null when there is none or it is not UTF-8. */
   readonly text: string | null;
   constructor(fields: Pick<RuleRequest, 'method' | 'path' | 'search' | 'headers' | 'text'>) {
-    this.method = fields.method;
+    this.method = fields.method.toUpperCase();
     this.path = fields.path;
     this.search = fields.search;
     this.headers = fields.headers;

@@ -35,18 +35,22 @@ export function size(bytes: number): string {
 /** The path after the capture URL's own (`/webhook/<id>`): what the sender added, or `/`. */
 const shortPath = (path: string) => path.replace(/^\/webhook\/[^/]+/, '') || '/';
 
-type Card = CapturedView & { delivery?: CaptureDelivery | null; signature?: { status: string; reason: string } };
+type Card = CapturedView & {
+  delivery?: CaptureDelivery | null;
+  signature?: { status: string; reason: string };
+  schema?: { valid: boolean; errors: Array<{ path: string; message: string }> };
+};
 
 /** A capture in the list: method, path, when, size, and its signature and delivery outcomes; a link to its detail. */
 export function captureItem(r: Card, selected: boolean): Html {
   return html`<li><a href="#capture-${r.id}" data-id="${r.id}"${selected ? html` aria-current="true"` : ''}>
     <span class="method">${r.method}</span><code class="path" title="${r.path}">${shortPath(r.path)}</code><time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
-    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
+    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.schema ? html` · <span class="mark ${r.schema.valid ? 'valid' : 'invalid'}">schema ${r.schema.valid ? 'valid' : 'invalid'}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
 }
 
 /** One captured request in full, escaped: headers and query as tables, the body pretty-printed when JSON (raw beside), binary as a hex preview; copy as curl and replay. */
 export function requestCard(r: Card, url: string, selected = true): Html {
-  const { delivery, signature } = r;
+  const { delivery, signature, schema } = r;
   const query = r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : null;
   const pretty = prettyBody(r.body);
   const binary = r.body_encoding === 'base64';
@@ -54,6 +58,15 @@ export function requestCard(r: Card, url: string, selected = true): Html {
     <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}</code></h2>
     <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}${r.matched_rule === null || r.matched_rule === undefined ? '' : ` · answered by rule #${r.matched_rule}`}</p>
     ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
+    ${
+      schema
+        ? html`<div class="schema ${schema.valid ? 'valid' : 'invalid'}"><p>Schema <strong>${schema.valid ? 'valid' : 'invalid'}</strong>${schema.valid ? '' : ':'}</p>${
+            schema.errors.length
+              ? html`<ul>${schema.errors.map((e) => html`<li><code>${e.path || '(body)'}</code> ${e.message}</li>`)}</ul>`
+              : ''
+          }</div>`
+        : ''
+    }
     ${delivery ? deliveryLog(delivery) : ''}
     <div class="actions"><button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button> <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button></div>
     <h3>Headers</h3>${pairs(Object.entries(r.headers))}

@@ -65,13 +65,13 @@ export function rulesFieldset(w: WithRules): Html {
   </fieldset>`;
 }
 
-/** The rules a posted settings form gives: null when the box is empty. */
-export function rulesFromForm(text: string | undefined): unknown {
+/** A JSON box of a posted settings form (the rules, the schema), as `field`: null when it is empty. */
+export function jsonFromForm(text: string | undefined, field: string): unknown {
   if (!text?.trim()) return null;
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new InvalidInputError(`rules: is not JSON (${(err as Error).message})`, 'rules');
+    throw new InvalidInputError(`${field}: is not JSON (${(err as Error).message})`, field);
   }
 }
 

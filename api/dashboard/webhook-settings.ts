@@ -12,11 +12,11 @@ import type { Services } from '../services/index.ts';
 import { validate } from '../validate.ts';
 import { sendDownload } from '../download.ts';
 import type { DashboardPages } from './page.ts';
-import { headerLines, RULE_FORM_LABELS, rulesFieldset, rulesFromForm } from './webhook-rules.ts';
+import { headerLines, jsonFromForm, RULE_FORM_LABELS, rulesFieldset } from './webhook-rules.ts';
 import { compareForm } from './webhook-diff.ts';
 
 export type WebhookView = Awaited<ReturnType<Services['webhooks']['one']>>;
-const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'cursor'] as const;
+const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'schema', 'cursor'] as const;
 
 /** The search the page's query asks for, or null for the live view of everything. */
 export function searchOf(query: Record<string, unknown>, webhookId: string) {
@@ -31,6 +31,7 @@ export function searchOf(query: Record<string, unknown>, webhookId: string) {
 /** The labels of the webhook page's forms (settings, search, replay), by the API field each fills. */
 export const WEBHOOK_FORM_LABELS = {
   rules: RULE_FORM_LABELS.rules,
+  schema: 'JSON Schema',
   'response.status': 'Status',
   'response.headers': 'Headers',
   'response.body': 'Body',
@@ -74,6 +75,9 @@ export function settingsForm(w: WebhookView, csrf: string): Html {
         ${field('response.body', html`<textarea name="body" rows="3">${r?.body ?? ''}</textarea>`)}
         ${field('response.delay_ms', html`<input name="delay_ms" type="number" min="0" max="30000" value="${r?.delay_ms ?? 0}">`)}
       </fieldset>
+      <fieldset><legend>JSON Schema check</legend>
+        ${field('schema', html`<textarea name="json_schema" rows="${w.schema ? 8 : 2}" class="code" spellcheck="false" placeholder='{"type": "object", "required": ["id"]}'>${w.schema ? JSON.stringify(w.schema, null, 2) : ''}</textarea>`, "draft 2020-12; each capture's body is checked against it when read; empty: no check")}
+      </fieldset>
       <fieldset><legend>Forwarding</legend>
         ${field('forward_url', html`<input name="forward_url" type="url" value="${w.forward_url ?? ''}" placeholder="https://staging.example.com/hooks">`, 'each new capture is sent on, byte for byte; empty: off')}
       </fieldset>
@@ -103,7 +107,8 @@ export function settingsFromForm(form: Record<string, string>, w: WebhookView, w
       webhook_id: webhookId,
       response:
         status === undefined ? null : { status, headers, body: form.body ?? '', delay_ms: number(form.delay_ms) ?? 0 },
-      rules: rulesFromForm(form.rules),
+      rules: jsonFromForm(form.rules, 'rules'),
+      schema: jsonFromForm(form.json_schema, 'schema'),
       forward_url: form.forward_url?.trim() ? form.forward_url.trim() : null,
       retention: { max_requests: number(form.max_requests), max_age_days: number(form.max_age_days) },
       ...(keepSecret
@@ -131,6 +136,7 @@ export function searchForm(w: WebhookView, search: Record<string, string> | null
       <label>Method <input name="method" size="6" value="${value('method')}"></label>
       <label>Header <input name="header" placeholder="name or name:value" value="${value('header')}"></label>
       <label>Body text <input name="q" value="${value('q')}"></label>
+      ${w.schema ? html`<label>Schema <select name="schema"><option value="">any</option>${['valid', 'invalid'].map((v) => html`<option value="${v}"${value('schema') === v ? ' selected' : ''}>${v}</option>`)}</select></label>` : ''}
       <label>Since <input name="since" placeholder="2026-11-23T10:00:00Z" value="${value('since')}"></label>
       <label>Until <input name="until" value="${value('until')}"></label>
       <button type="submit">Search</button> ${search ? html`<a href="/dashboard/webhooks/${w.webhook_id}">Clear (live view)</a>` : ''}

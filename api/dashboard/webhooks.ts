@@ -107,6 +107,7 @@ export function webhookSection(
           },
           limit: search.parsed.limit,
           cursor: search.parsed.cursor,
+          schema: search.parsed.schema,
         })
       : await webhooks.requests(account.id, id);
     const url = webhook.webhook_url;

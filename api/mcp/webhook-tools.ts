@@ -15,6 +15,7 @@ import type { Plan } from '../../lib/plans.ts';
 import type { WebhookReplayService } from '../services/webhook-replay.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import { toolArgs, validate } from '../validate.ts';
+import { captureFilterIn, settingsIn, webhookIdIn } from './webhook-inputs.ts';
 import { TOOL_HINTS, withoutSuccess, type Run } from './run.ts';
 import { PROGRESS_EVERY_MS } from './task-store.ts';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -22,55 +23,6 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 
 const webhookOut = { webhook_id: z.string(), webhook_url: z.string(), created_at: z.string(), ...webhookSettings };
 const webhookIdInput = z.object({ webhook_id: webhookIdField });
-/** What an owner may set, as the tools take it (checked by the REST schemas). */
-const settingsIn = {
-  // Nested objects are strict too: a typo inside one (max_request) would otherwise reset what it sets.
-  response: toolArgs({
-    status: z.number().int().optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    body: z.string().optional(),
-    delay_ms: z.number().int().optional(),
-  })
-    .nullable()
-    .optional()
-    .describe(
-      'What senders are answered: status 200-599, up to 20 headers, a body up to 64 KiB, a delay up to 30000 ms; null: the default JSON',
-    ),
-  rules: z
-    .array(z.object({ match: z.record(z.string(), z.unknown()), response: z.record(z.string(), z.unknown()) }).strict())
-    .nullable()
-    .optional()
-    .describe(
-      'Response rules, in order (at most 50): the first whose match holds answers with its response instead of the default. match: any of method, path (a glob below the webhook URL), query and header ({name: value | true | false | {regex}}), body ({pointer, equals | exists | regex} or {regex}); response as above, its body may use {{request.body./json/pointer}}, {{request.header.NAME}}, {{uuid}}, {{now}}. null or []: none',
-    ),
-  forward_url: z
-    .string()
-    .nullable()
-    .optional()
-    .describe('Pass every new capture on to this http(s) URL (private addresses are refused); null: stop forwarding'),
-  signature: toolArgs({ scheme: z.string(), secret: z.string(), header: z.string().optional() })
-    .nullable()
-    .optional()
-    .describe(
-      "Check each capture's signature: scheme stripe, github, slack, standard-webhooks or hmac-sha256 (header: where its hex digest comes, x-signature by default); null: no check",
-    ),
-  retention: toolArgs({ max_requests: z.number().int().optional(), max_age_days: z.number().int().optional() })
-    .nullable()
-    .optional()
-    .describe(
-      'How many captures to keep (default 500, at most 10000 by plan) and for how many days (at most 7 or 30 by plan)',
-    ),
-};
-const webhookIdIn = z.string().describe('The id returned by webhook_create or webhook_list');
-/** A webhook and the filters of a search (checked by the REST schemas). */
-const captureFilterIn = {
-  webhook_id: webhookIdIn,
-  method: z.string().optional(),
-  header: z.string().optional(),
-  q: z.string().optional(),
-  since: z.string().optional(),
-};
-
 export function registerWebhookTools(
   server: McpServer,
   run: Run,
@@ -149,6 +101,10 @@ export function registerWebhookTools(
       inputSchema: toolArgs({
         ...captureFilterIn,
         until: z.string().optional(),
+        schema: z
+          .enum(['valid', 'invalid'])
+          .optional()
+          .describe("Only captures whose body is valid (or invalid) against the webhook's JSON Schema"),
         limit: z.number().int().optional(),
         cursor: z.string().optional(),
       }),
@@ -165,7 +121,7 @@ export function registerWebhookTools(
       run(
         'webhook_requests',
         async () => {
-          const { webhook_id, limit, cursor, method, header, q, since, until } = validate(
+          const { webhook_id, limit, cursor, method, header, q, since, until, schema } = validate(
             searchQuery,
             args,
             'arguments',
@@ -176,6 +132,7 @@ export function registerWebhookTools(
               filter: { method, header, text: q, since, until },
               limit,
               cursor,
+              schema,
             })),
           };
         },

@@ -95,6 +95,7 @@ form.settings label small{grid-column:2}form.settings input,form.settings textar
 fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0 0;padding:.25rem .75rem .75rem}legend{font-weight:600;padding:0 .25rem}
 section.tools{margin-top:1.5rem}
 textarea.code{font:.85rem/1.4 ui-monospace,monospace}ol.rules{margin:.5rem 0 0;padding-left:2rem}ol.rules li{margin:.2rem 0}ol.rules code{white-space:normal;overflow-wrap:anywhere}p.hint{color:#57606a;margin:.5rem 0 0}
+.schema.valid strong{color:#1a7f37}.schema.invalid strong{color:#a40e26}.schema ul{margin:.25rem 0;font-size:.9rem}
 table.diff td,table.diff th{font:.85rem ui-monospace,monospace;overflow-wrap:anywhere;vertical-align:top}table.diff tr.added td:first-child{color:#1a7f37}table.diff tr.removed td:first-child{color:#a40e26}table.diff tr.changed td:first-child{color:#9a6700}
 pre.patch ins{color:#1a7f37;background:#dafbe1;text-decoration:none}pre.patch del{color:#a40e26;background:#ffebe9;text-decoration:none}pre.patch .hunk{color:#57606a}
 @media (max-width:800px){.inspector{grid-template-columns:minmax(0,1fr)}}

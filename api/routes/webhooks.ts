@@ -22,7 +22,7 @@ export function webhookRoutes({
   }));
   serve(router, ops.list, async (ctx) => ({ success: true, data: await webhooks.list(ctx.state.account) }));
   serve(router, ops.requests, async (ctx, { query }) => {
-    const { webhook_id, limit, cursor, method, header, q, since, until } = query;
+    const { webhook_id, limit, cursor, method, header, q, since, until, schema } = query;
     return {
       success: true,
       webhook_id,
@@ -30,6 +30,7 @@ export function webhookRoutes({
         filter: { method, header, text: q, since, until },
         limit,
         cursor,
+        schema,
       }),
     };
   });

@@ -37,6 +37,10 @@ const webhookSignature = z
 export const webhookSettings = {
   response: webhookResponse,
   rules: webhookRules,
+  schema: z
+    .record(str, z.unknown())
+    .nullable()
+    .describe("The JSON Schema (draft 2020-12) its captures' bodies are checked against; null: none"),
   signature: webhookSignature,
   forward_url: str
     .nullable()
@@ -80,6 +84,15 @@ export const capturedRequest = z.object({
   matched_rule: int
     .nullable()
     .describe("The index (from 0) of the webhook's response rule that answered it; null: none did"),
+  schema: z
+    .object({
+      valid: z.boolean(),
+      errors: z
+        .array(z.object({ path: str.describe('A JSON Pointer into the body ("" for the whole)'), message: str }))
+        .describe('At most 20'),
+    })
+    .optional()
+    .describe("With a JSON Schema set on the webhook: whether this capture's body is valid against it"),
   signature: z
     .object({ status: z.enum(['valid', 'invalid', 'missing']), reason: str })
     .optional()

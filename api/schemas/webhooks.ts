@@ -4,7 +4,13 @@ import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-webhooks.ts';
-import { forwardUrlSchema, responseSchema, retentionSchema, signatureSchema } from './webhook-settings.ts';
+import {
+  forwardUrlSchema,
+  jsonSchemaSchema,
+  responseSchema,
+  retentionSchema,
+  signatureSchema,
+} from './webhook-settings.ts';
 import { rulesSchema } from './webhook-rules.ts';
 
 const NAME_OR_NAME_VALUE = new RegExp(`^${HEADER_NAME_TOKEN}+(:.*)?$`, 's');
@@ -58,6 +64,9 @@ export const searchQuery = requestsQuery.extend({
     .max(500, 'must be from 1 to 500')
     .default(500),
   cursor: z.string().max(100).optional(),
+  schema: z
+    .enum(['valid', 'invalid'], { error: "must be valid or invalid (against the webhook's JSON Schema)" })
+    .optional(),
 });
 /** A reconnecting Server-Sent Events client sends the last event id it received: the stream resumes after it. */
 export const resumeHeaders = z.object({
@@ -69,7 +78,7 @@ export const resumeHeaders = z.object({
 });
 export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
 
-const SETTING_NAMES = ['response', 'rules', 'signature', 'forward_url', 'retention'] as const;
+const SETTING_NAMES = ['response', 'rules', 'schema', 'signature', 'forward_url', 'retention'] as const;
 
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
@@ -77,6 +86,7 @@ export const createBody = z.preprocess(
     .object({
       response: responseSchema.optional(),
       rules: rulesSchema.optional(),
+      schema: jsonSchemaSchema.optional(),
       signature: signatureSchema.optional(),
       forward_url: forwardUrlSchema.optional(),
       retention: retentionSchema.optional(),
@@ -88,6 +98,7 @@ export const updateBody = z
     webhook_id: webhookIdField,
     response: responseSchema.nullable().optional(),
     rules: rulesSchema.nullable().optional(),
+    schema: jsonSchemaSchema.nullable().optional(),
     signature: signatureSchema.nullable().optional(),
     forward_url: forwardUrlSchema.nullable().optional(),
     retention: retentionSchema.nullable().optional(),
@@ -116,7 +127,7 @@ export const replayBody = z
  * otherwise wait for any capture.
  */
 export const waitQuery = searchQuery
-  .omit({ limit: true, cursor: true, until: true })
+  .omit({ limit: true, cursor: true, until: true, schema: true })
   .extend({
     timeout: z.coerce
       .number({ error: 'must be a whole number of seconds' })
@@ -150,7 +161,7 @@ export const diffQuery = z
   })
   .strict();
 export const exportQuery = searchQuery
-  .omit({ limit: true, cursor: true })
+  .omit({ limit: true, cursor: true, schema: true })
   .extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
 
 const path = (name: string) => `/network/${name}`;
@@ -186,7 +197,7 @@ export const webhookOperations = {
     method: 'get',
     path: path('my-webhook-requests'),
     summary:
-      'Read the captured requests of a webhook, newest first; filter by method, header, body text and time; page with cursor',
+      "Read the captured requests of a webhook, newest first; filter by method, header, body text, time and whether the body is valid against the webhook's JSON Schema; page with cursor",
     tag: 'Webhooks',
     query: searchQuery,
     success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' },

@@ -1,10 +1,13 @@
 // A webhook's captures as its owner reads them, for every door: the listing and the search (paged by an
 // opaque cursor), kept to what the webhook keeps, each capture with its signature's check (an HMAC a row).
 import type { Kysely } from 'kysely';
-import type { Database, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
+import type { Database, JsonSchema, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
+import { schemaChecks } from './webhook-schema-checks.ts';
 import { keptBounds } from '../../db/capture-retention.ts';
 import {
+  captureBodies,
   captureFields,
+  listCaptureIds,
   countCapturedRequests,
   listCapturedRequests,
   type CapturedRequest,
@@ -25,15 +28,24 @@ export async function keptOf(
   return keptBounds(db, webhook.id, effectiveRetention(webhook.plan, webhook.retention));
 }
 
+/** Bodies read at a time to check against a schema. */
+const SCHEMA_CHECK_BATCH = 100;
+
 export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?: SecretBox }) {
-  /** The captures as answered, each with its signature's check when the webhook has one. */
-  async function present(webhook: { signature: WebhookSignature | null }, rows: CapturedRequest[]) {
+  const checks = schemaChecks();
+  /** The captures as answered, each with its signature's check and its schema's when the webhook has them. */
+  async function present(
+    webhook: { signature: WebhookSignature | null; schema: JsonSchema | null },
+    rows: CapturedRequest[],
+  ) {
     const setting = rows.length && box ? webhook.signature : null;
     const secret = setting ? await box!.open(setting.sealed_secret) : '';
+    const schema = rows.length && webhook.schema ? checks.against(webhook.schema) : null;
     return rows.map((r) => ({
       id: r.id,
       ...captureFields(r),
       ...(r.delivery ? { delivery: r.delivery } : {}),
+      ...(schema ? { schema: schema.verdict(r) } : {}),
       ...(setting
         ? {
             signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, {
@@ -47,6 +59,34 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
           }
         : {}),
     }));
+  }
+  /**
+   * The captures that keep to `filter` and whose body is `wanted` against the webhook's schema: each
+   * kept body is checked once (verdicts are kept), a page read after it; with every match counted.
+   */
+  async function bySchema(
+    webhook: { id: number; schema: JsonSchema | null; signature: WebhookSignature | null },
+    filter: CaptureFilter,
+    wanted: 'valid' | 'invalid',
+    limit: number,
+    before: number | undefined,
+  ): Promise<[CapturedRequest[], number]> {
+    if (!webhook.schema)
+      throw new InvalidInputError(
+        'schema: this webhook has no JSON Schema to check captures against (set one with my-webhook-update)',
+        'schema',
+      );
+    const schema = checks.against(webhook.schema);
+    const ids = await listCaptureIds(db, webhook.id, filter);
+    const unchecked = ids.filter((id) => !schema.known(id));
+    for (let i = 0; i < unchecked.length; i += SCHEMA_CHECK_BATCH)
+      for (const body of await captureBodies(db, webhook.id, unchecked.slice(i, i + SCHEMA_CHECK_BATCH)))
+        schema.verdict(body);
+    // A capture deleted between the two reads has no verdict: it is no match.
+    const matching = ids.filter((id) => schema.known(id)?.valid === (wanted === 'valid'));
+    const page = matching.filter((id) => before === undefined || id < before).slice(0, limit);
+    const rows = page.length ? await listCapturedRequests(db, webhook.id, page.length, 0, { ids: page }) : [];
+    return [rows, matching.length];
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
     const webhook = await ownedWebhook(db, userId, webhookId);
@@ -98,7 +138,11 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
      * The captures that match every filter given, newest first, `limit` at a time: `next_cursor`
      * (opaque) asks for the next page, absent on the last.
      */
-    async search(userId: number, webhookId: string, query: { filter: CaptureFilter; limit: number; cursor?: string }) {
+    async search(
+      userId: number,
+      webhookId: string,
+      query: { filter: CaptureFilter; limit: number; cursor?: string; schema?: 'valid' | 'invalid' },
+    ) {
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (before === null)
         throw new InvalidInputError(
@@ -107,10 +151,13 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
         );
       const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
       const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
-      const [rows, total] = await Promise.all([
-        listCapturedRequests(db, webhook.id, Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK) + 1, 0, filter),
-        countCapturedRequests(db, webhook.id, kept),
-      ]);
+      const limit = Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK);
+      const [rows, total] = query.schema
+        ? await bySchema(webhook, kept, query.schema, limit + 1, before)
+        : await Promise.all([
+            listCapturedRequests(db, webhook.id, limit + 1, 0, filter),
+            countCapturedRequests(db, webhook.id, kept),
+          ]);
       const page = rows.slice(0, query.limit);
       const more = rows.length > query.limit;
       // total: every match, on every page; count: this page's.

@@ -1,7 +1,14 @@
 // Webhooks themselves, for every door: create, read, list, update and delete, each setting checked
 // against the plan and the SSRF guard, the signature secret sealed. Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
-import type { Database, ResponseRule, WebhookResponse, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
+import type {
+  Database,
+  JsonSchema,
+  ResponseRule,
+  WebhookResponse,
+  WebhookRetention,
+  WebhookSignature,
+} from '../../db/schema.ts';
 import { failPendingDeliveries, raiseDeliveryFloors } from '../../db/capture-deliveries.ts';
 import {
   countForwarding,
@@ -13,7 +20,6 @@ import {
   type WebhookSettings,
 } from '../../db/webhooks.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
-import { captureAcknowledgement, compileRules, RuleRequest } from '../../lib/webhook-rules.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
@@ -34,6 +40,7 @@ export interface SignatureSetting {
 export interface WebhookSettingsInput {
   response?: WebhookResponse | null;
   rules?: ResponseRule[] | null;
+  schema?: JsonSchema | null;
   signature?: SignatureSetting | null;
   forward_url?: string | null;
   /** Either left out: the plan's default. */
@@ -80,6 +87,7 @@ export function webhookSettingsService({
   const shownSettings = (w: WebhookSettings, plan: Plan) => ({
     response: w.response,
     rules: w.rules ?? [],
+    schema: w.schema,
     signature: shown(w.signature),
     forward_url: w.forwardUrl,
     retention: effectiveRetention(plan, w.retention),
@@ -127,7 +135,14 @@ export function webhookSettingsService({
     }
     // No rules is stored as none (null), whichever way it was said.
     const rules = input.rules === undefined ? undefined : input.rules?.length ? input.rules : null;
-    return { response: input.response, rules, signature: await sealed(input.signature), forwardUrl, retention };
+    return {
+      response: input.response,
+      rules,
+      schema: input.schema,
+      signature: await sealed(input.signature),
+      forwardUrl,
+      retention,
+    };
   }
   async function sealed(s: SignatureSetting | null | undefined): Promise<WebhookSignature | null | undefined> {
     if (!s) return s;
@@ -150,6 +165,7 @@ export function webhookSettingsService({
           {
             response: given.response ?? null,
             rules: given.rules ?? null,
+            schema: given.schema ?? null,
             signature: given.signature ?? null,
             forwardUrl: given.forwardUrl ?? null,
             retention: given.retention ?? null,
@@ -173,7 +189,7 @@ export function webhookSettingsService({
         settingsChanged(webhookId); // this process at once: the next capture here gets the new answer
         if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
       }
-      const { response, rules, signature, forwardUrl, retention } = given;
+      const { response, rules, schema, signature, forwardUrl, retention } = given;
       const said = [
         response === undefined
           ? ''
@@ -185,6 +201,11 @@ export function webhookSettingsService({
           : rules
             ? `${rules.length} response rule${rules.length === 1 ? '' : 's'} now answer${rules.length === 1 ? 's' : ''} first`
             : 'no response rules',
+        schema === undefined
+          ? ''
+          : schema
+            ? 'bodies are checked against the JSON Schema'
+            : 'bodies are not checked against a schema',
         signature === undefined
           ? ''
           : signature
@@ -207,38 +228,6 @@ export function webhookSettingsService({
       // What was captured before is not forwarded: the forwarder's walk starts past it.
       if (forwardUrl) await raiseDeliveryFloors(db, [after.id]);
       return { webhook_id: webhookId, ...shownSettings(after, account.plan), message: `Updated: ${said.join('; ')}` };
-    },
-
-    /**
-     * What a request would get from the webhook (the dashboard's test box): the rule that holds (null:
-     * none) and its answer filled from the request, else the webhook's response, else the default.
-     */
-    async tryRules(
-      account: { userId: number },
-      webhookId: string,
-      request: { method: string; path: string; headers: Record<string, string>; body: string },
-    ) {
-      const w = await ownedWebhook(db, account.userId, webhookId);
-      const queryAt = request.path.indexOf('?');
-      const asSent = new RuleRequest({
-        method: request.method.toUpperCase(),
-        path: queryAt === -1 ? request.path : request.path.slice(0, queryAt),
-        search: queryAt === -1 ? '' : request.path.slice(queryAt + 1),
-        headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
-        text: request.body === '' ? null : request.body,
-      });
-      const rules = w.rules?.length ? compileRules(w.rules) : null;
-      const index = rules ? rules.pick(asSent) : -1;
-      const response =
-        index !== -1
-          ? rules!.answer(index, asSent)
-          : (w.response ?? {
-              status: 200,
-              headers: { 'Content-Type': 'application/json; charset=utf-8' },
-              body: JSON.stringify(captureAcknowledgement(webhookId)),
-              delay_ms: 0,
-            });
-      return { matched_rule: index === -1 ? null : index, response };
     },
 
     /** One of the caller's webhooks with its settings (404 otherwise). */

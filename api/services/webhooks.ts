@@ -1,7 +1,9 @@
 // Webhooks as a user sees them, for every door (REST, MCP, dashboard): one owner check, one shape.
-// One object of three services: webhook-settings.ts (CRUD), webhook-requests.ts (list, search), webhook-live.ts (SSE).
+// One object of four services: webhook-settings.ts (CRUD), webhook-requests.ts (list, search, diff),
+// webhook-live.ts (SSE, wait), webhook-rules.ts (trying a request against the rules).
 import { webhookLiveService } from './webhook-live.ts';
 import { webhookRequestService } from './webhook-requests.ts';
+import { webhookRuleService } from './webhook-rules.ts';
 import { type WebhookDeps, webhookSettingsService } from './webhook-settings.ts';
 
 export function webhookService(deps: WebhookDeps) {
@@ -9,7 +11,7 @@ export function webhookService(deps: WebhookDeps) {
   const views = webhookRequestService({ db, box });
   const live = webhookLiveService({ db, kv, views });
   const settings = webhookSettingsService({ ...deps, live });
-  return { ...settings, ...views, ...live };
+  return { ...settings, ...views, ...live, ...webhookRuleService({ db }) };
 }
 
 export type WebhookService = ReturnType<typeof webhookService>;

@@ -13,6 +13,7 @@ import * as webhookForwardingAndRetention from './2026-11-23-011-webhook-forward
 import * as deliveryFloor from './2026-11-23-012-delivery-floor.ts';
 import * as noPreviousCaptureFunctions from './2026-11-26-013-no-previous-capture-functions.ts';
 import * as webhookRules from './2026-11-27-014-webhook-rules.ts';
+import * as webhookSchemas from './2026-11-27-015-webhook-schemas.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-012-delivery-floor': deliveryFloor,
   '2026-11-26-013-no-previous-capture-functions': noPreviousCaptureFunctions,
   '2026-11-27-014-webhook-rules': webhookRules,
+  '2026-11-27-015-webhook-schemas': webhookSchemas,
 };
 
 export const migrationProvider: MigrationProvider = {

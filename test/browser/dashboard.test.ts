@@ -241,6 +241,23 @@ describe('dashboard in a browser', () => {
     );
     await shot('03d-webhook-diff');
 
+    // A JSON Schema: each capture says whether its body keeps to it; the search finds the ones that do not.
+    await page.goto(`/dashboard/webhooks/${webhookId}`);
+    await page.getByText('Settings', { exact: true }).click();
+    await page.getByLabel('JSON Schema').fill('{"type": "object", "required": ["order"]}');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect
+      .poll(() => page.locator('.notice').textContent())
+      .toContain('bodies are checked against the JSON Schema');
+    await page.goto(`/dashboard/webhooks/${webhookId}`);
+    expect(await page.locator('.capture-list .mark').allTextContents()).toEqual(['schema valid', 'schema invalid']);
+    await page.getByText('Search and filter', { exact: true }).click();
+    await page.locator('form.search select[name=schema]').selectOption('invalid');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('.capture-list li').count()).toBe(1);
+    expect(await page.locator('article.req .schema li').allTextContents()).toEqual(['/order is required']);
+    await shot('03e-webhook-schema');
+
     // A box that is not JSON is named by its label.
     await page.goto(`/dashboard/webhooks/${webhookId}`);
     await page.getByText('Settings', { exact: true }).click();

@@ -1,0 +1,92 @@
+// JSON Schema checks of captured bodies (draft 2020-12, by Ajv). An owner's schema is untrusted
+// input run in a shared process, so: at most 64 KiB and 32 levels deep (Ajv's advice for untrusted
+// schemas), `pattern` and `patternProperties` on RE2 (linear time), no remote $ref (nothing is
+// fetched), unknown keywords and formats ignored (schemas copied from an OpenAPI document carry
+// `example` and `x-` keys), and at most 20 errors kept per body.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
+
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+const MAX_DEPTH = 32;
+export const MAX_SCHEMA_ERRORS = 20;
+
+/**
+ * RE2 in place of RegExp for the schema's own patterns (`code` names it in generated code). Ajv keeps
+ * one compiled pattern per `toString()`, so each says which pattern it is.
+ */
+const re2 = Object.assign(
+  (pattern: string, flags: string) => {
+    const re = RE2JS.compile(pattern);
+    return { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
+  },
+  { code: 're2js' },
+);
+
+function newAjv() {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    logger: false,
+    code: { regExp: re2 },
+    // Nothing is fetched: a $ref to anything but the schema itself does not compile.
+    loadSchema: undefined,
+  });
+  // The package is CommonJS: under Node's ESM its default import is the plugin function itself.
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  return ajv;
+}
+
+/** One problem with a body: where (a JSON Pointer into it, "" for the whole) and what. */
+export interface SchemaError {
+  path: string;
+  message: string;
+}
+export interface SchemaVerdict {
+  valid: boolean;
+  errors: SchemaError[];
+}
+
+function depth(value: unknown, at = 0): number {
+  if (value === null || typeof value !== 'object' || at > MAX_DEPTH) return at;
+  let most = at;
+  for (const v of Object.values(value)) most = Math.max(most, depth(v, at + 1));
+  return most;
+}
+
+/** A schema compiled, or why it cannot be used. */
+export function compileSchema(schema: unknown): ValidateFunction | string {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return 'must be a JSON Schema object';
+  if (Buffer.byteLength(JSON.stringify(schema)) > MAX_SCHEMA_BYTES) return 'must be at most 64 KiB as JSON';
+  if (depth(schema) > MAX_DEPTH) return `must nest at most ${MAX_DEPTH} levels deep`;
+  try {
+    // An instance of its own: schemas of different owners with the same $id cannot clash, and
+    // nothing of a replaced schema stays in a shared cache.
+    return newAjv().compile(schema);
+  } catch (err) {
+    return `is not a JSON Schema this service can check with (${(err as Error).message})`;
+  }
+}
+
+const errorOf = (e: ErrorObject): SchemaError =>
+  e.keyword === 'required'
+    ? {
+        path: `${e.instancePath}/${String(e.params.missingProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        message: 'is required',
+      }
+    : { path: e.instancePath, message: e.message ?? e.keyword };
+
+/** `body` (as stored) checked against a compiled schema. */
+export function checkBody(validate: ValidateFunction, body: string | null, encoding: 'utf8' | 'base64'): SchemaVerdict {
+  if (body === null) return { valid: false, errors: [{ path: '', message: 'is missing: the request had no body' }] };
+  if (encoding === 'base64')
+    return { valid: false, errors: [{ path: '', message: 'is not JSON: the body is binary' }] };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    return { valid: false, errors: [{ path: '', message: `is not JSON (${(err as Error).message})` }] };
+  }
+  if (validate(value)) return { valid: true, errors: [] };
+  return { valid: false, errors: (validate.errors ?? []).slice(0, MAX_SCHEMA_ERRORS).map(errorOf) };
+}
