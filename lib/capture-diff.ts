@@ -20,8 +20,11 @@ export const DEFAULT_IGNORED_HEADERS = [
   'x-forwarded-for',
   'x-real-ip',
 ] as const;
-/** Past this many lines changed, a text diff is not computed (its cost grows with them): `patch` is null. */
+/** Past this many line edits (or this long), a text diff is given up: `patch` is null. */
 const MAX_EDIT_LINES = 5_000;
+const TEXT_DIFF_MS = 500;
+/** At most this many changes of a JSON body are listed (`truncated` says when there were more). */
+export const MAX_BODY_CHANGES = 1_000;
 
 /** A capture as the diff reads it (the stored fields). */
 export type DiffSide = StoredCapture;
@@ -37,7 +40,7 @@ export type BodyChange =
   | { change: 'removed'; pointer: string; a: JsonValue }
   | { change: 'changed'; pointer: string; a: JsonValue; b: JsonValue };
 export type BodyDiff =
-  | { format: 'json'; same: boolean; changes: BodyChange[] }
+  | { format: 'json'; same: boolean; changes: BodyChange[]; truncated: boolean }
   | { format: 'text'; same: boolean; patch: string | null }
   | { format: 'binary'; same: boolean; a_size: number; b_size: number };
 
@@ -50,8 +53,11 @@ export interface CaptureDiff {
   body: BodyDiff;
 }
 
+/** An object without a prototype: a name such as __proto__ or constructor is data like any other. */
+const bare = <T>(): Record<string, T> => Object.create(null);
+
 function named<V>(a: Record<string, V>, b: Record<string, V>): NamedChanges<V> {
-  const out: NamedChanges<V> = { added: {}, removed: {}, changed: {} };
+  const out: NamedChanges<V> = { added: bare(), removed: bare(), changed: bare() };
   for (const [k, v] of Object.entries(a)) {
     if (!Object.hasOwn(b, k)) out.removed[k] = v;
     else if (!isDeepStrictEqual(v, b[k])) out.changed[k] = { a: v, b: b[k]! };
@@ -62,14 +68,37 @@ function named<V>(a: Record<string, V>, b: Record<string, V>): NamedChanges<V> {
 const none = (c: NamedChanges<unknown>) =>
   !Object.keys(c.added).length && !Object.keys(c.removed).length && !Object.keys(c.changed).length;
 
+/** The body as JSON, its objects without a prototype (microdiff looks names up with `in`). */
 const parseJson = (text: string | null): { value: JsonValue } | null => {
   if (text === null) return null;
   try {
-    return { value: JSON.parse(text) as JsonValue };
+    return {
+      value: JSON.parse(text, (_k, v) =>
+        v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.assign(bare(), v) : v,
+      ) as JsonValue,
+    };
   } catch {
     return null;
   }
 };
+
+/** The changes from `a` to `b` by pointer, or null when they cannot be walked (nested deeper than the stack). */
+function jsonChanges(a: JsonValue, b: JsonValue): BodyChange[] | null {
+  const objects = (v: JsonValue) => v !== null && typeof v === 'object';
+  // An object and an array are not the same, whatever their entries: one change at the whole.
+  if (!objects(a) || !objects(b) || Array.isArray(a) !== Array.isArray(b))
+    return isDeepStrictEqual(a, b) ? [] : [{ change: 'changed', pointer: '', a, b }];
+  try {
+    return microdiff(a as object, b as object).map((d) => {
+      const pointer = d.path.map((p) => `/${pointerToken(p)}`).join('');
+      if (d.type === 'CREATE') return { change: 'added', pointer, b: d.value };
+      if (d.type === 'REMOVE') return { change: 'removed', pointer, a: d.oldValue };
+      return { change: 'changed', pointer, a: d.oldValue, b: d.value };
+    });
+  } catch {
+    return null;
+  }
+}
 
 function bodyDiff(a: DiffSide, b: DiffSide): BodyDiff {
   if (a.bodyEncoding === 'base64' || b.bodyEncoding === 'base64') {
@@ -78,24 +107,21 @@ function bodyDiff(a: DiffSide, b: DiffSide): BodyDiff {
     return { format: 'binary', same: x.equals(y), a_size: x.length, b_size: y.length };
   }
   const [x, y] = [parseJson(a.body), parseJson(b.body)];
-  if (x && y) {
-    const objects = (v: JsonValue) => v !== null && typeof v === 'object';
-    const changes: BodyChange[] =
-      objects(x.value) && objects(y.value)
-        ? microdiff(x.value as object, y.value as object).map((d) => {
-            const pointer = d.path.map((p) => `/${pointerToken(p)}`).join('');
-            if (d.type === 'CREATE') return { change: 'added', pointer, b: d.value };
-            if (d.type === 'REMOVE') return { change: 'removed', pointer, a: d.oldValue };
-            return { change: 'changed', pointer, a: d.oldValue, b: d.value };
-          })
-        : isDeepStrictEqual(x.value, y.value)
-          ? []
-          : [{ change: 'changed', pointer: '', a: x.value, b: y.value }];
-    return { format: 'json', same: changes.length === 0, changes };
-  }
+  const changes = x && y ? jsonChanges(x.value, y.value) : null;
+  if (changes)
+    return {
+      format: 'json',
+      same: changes.length === 0,
+      changes: changes.slice(0, MAX_BODY_CHANGES),
+      truncated: changes.length > MAX_BODY_CHANGES,
+    };
   const [s, t] = [a.body ?? '', b.body ?? ''];
   if (s === t) return { format: 'text', same: true, patch: '' };
-  const patch = structuredPatch('a', 'b', s, t, undefined, undefined, { context: 3, maxEditLength: MAX_EDIT_LINES });
+  const patch = structuredPatch('a', 'b', s, t, undefined, undefined, {
+    context: 3,
+    maxEditLength: MAX_EDIT_LINES,
+    timeout: TEXT_DIFF_MS,
+  });
   return {
     format: 'text',
     same: false,

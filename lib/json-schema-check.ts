@@ -1,10 +1,11 @@
 // JSON Schema checks of captured bodies (draft 2020-12, by Ajv). An owner's schema is untrusted
 // input run in a shared process, so: at most 64 KiB and 32 levels deep (Ajv's advice for untrusted
-// schemas), `pattern` and `patternProperties` on RE2 (linear time), no remote $ref (nothing is
-// fetched), unknown keywords and formats ignored (schemas copied from an OpenAPI document carry
-// `example` and `x-` keys), and at most 20 errors kept per body.
+// schemas), `pattern` and `patternProperties` on RE2 (linear time), `uniqueItems` (which compares
+// every pair) only with a `maxItems` of at most 1,000, no remote $ref (nothing is fetched), `format`
+// an annotation as draft 2020-12 makes it by default (no format's regular expression runs), unknown
+// keywords ignored (schemas copied from an OpenAPI document carry `example` and `x-` keys), and at
+// most 20 errors kept per body.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
@@ -31,9 +32,9 @@ function newAjv() {
     code: { regExp: re2 },
     // Nothing is fetched: a $ref to anything but the schema itself does not compile.
     loadSchema: undefined,
+    // An annotation (draft 2020-12's default): no format is asserted, unknown ones included.
+    validateFormats: false,
   });
-  // The package is CommonJS: under Node's ESM its default import is the plugin function itself.
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   return ajv;
 }
 
@@ -45,6 +46,25 @@ export interface SchemaError {
 export interface SchemaVerdict {
   valid: boolean;
   errors: SchemaError[];
+}
+
+const MAX_UNIQUE_ITEMS = 1_000;
+
+/** Where a schema asks for unique items of an array it does not bound (each pair is compared), or null. */
+function unboundedUnique(value: unknown, at = ''): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  const o = value as Record<string, unknown>;
+  if (
+    !Array.isArray(value) &&
+    o.uniqueItems === true &&
+    !(typeof o.maxItems === 'number' && o.maxItems <= MAX_UNIQUE_ITEMS)
+  )
+    return at || '/';
+  for (const [k, v] of Object.entries(value)) {
+    const found = unboundedUnique(v, `${at}/${k}`);
+    if (found) return found;
+  }
+  return null;
 }
 
 function depth(value: unknown, at = 0): number {
@@ -59,6 +79,9 @@ export function compileSchema(schema: unknown): ValidateFunction | string {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return 'must be a JSON Schema object';
   if (Buffer.byteLength(JSON.stringify(schema)) > MAX_SCHEMA_BYTES) return 'must be at most 64 KiB as JSON';
   if (depth(schema) > MAX_DEPTH) return `must nest at most ${MAX_DEPTH} levels deep`;
+  const unique = unboundedUnique(schema);
+  if (unique)
+    return `must give uniqueItems a maxItems of at most ${MAX_UNIQUE_ITEMS} (at ${unique}): it compares every pair of items`;
   try {
     // An instance of its own: schemas of different owners with the same $id cannot clash, and
     // nothing of a replaced schema stays in a shared cache.
@@ -87,6 +110,11 @@ export function checkBody(validate: ValidateFunction, body: string | null, encod
   } catch (err) {
     return { valid: false, errors: [{ path: '', message: `is not JSON (${(err as Error).message})` }] };
   }
-  if (validate(value)) return { valid: true, errors: [] };
+  try {
+    if (validate(value)) return { valid: true, errors: [] };
+  } catch {
+    // A recursive schema over a body nested deeper than the stack goes: a verdict, never a throw.
+    return { valid: false, errors: [{ path: '', message: 'could not be checked: the body is nested too deeply' }] };
+  }
   return { valid: false, errors: (validate.errors ?? []).slice(0, MAX_SCHEMA_ERRORS).map(errorOf) };
 }

@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { RE2JS } from 're2js';
 import { getPointer, pointerTokens, type JsonValue } from './json-pointer.ts';
-import { compileTemplate, RuleRequest } from './webhook-templates.ts';
+import { compileTemplate, MAX_PATTERN_INPUT, RuleRequest } from './webhook-templates.ts';
 
 export { RuleRequest };
 
@@ -67,13 +67,51 @@ export const captureAcknowledgement = (webhookId: string) => ({
   webhook_id: webhookId,
 });
 
-/** Why `pattern` is not an RE2 expression, or null when it is one. */
-export function regexProblem(pattern: string): string | null {
+/**
+ * RE2 runs in time linear in the input times the size of the pattern's program, so both are bounded:
+ * a pattern's program (`a{999}` is a thousand steps a character), all the rules' programs together,
+ * and the text a body's pattern reads (its first 64 KiB).
+ */
+export const MAX_PROGRAM = 200;
+export const MAX_RULES_PROGRAM = 2_000;
+
+/** The size of `pattern`'s RE2 program, or why it is not one this service runs. */
+export function regexProgram(pattern: string): number | string {
+  let size: number;
   try {
-    RE2JS.compile(pattern);
-    return null;
+    size = RE2JS.compile(pattern).programSize();
   } catch (err) {
     return `is not a regular expression RE2 accepts (${(err as Error).message})`;
+  }
+  return size > MAX_PROGRAM
+    ? `is too costly a regular expression (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer or smaller repeats)`
+    : size;
+}
+
+/** Every pattern of a rule set, its path globs' as RE2 runs them included (what MAX_RULES_PROGRAM bounds together). */
+export function rulePatterns(rules: readonly ResponseRule[]): string[] {
+  const tests = (t: Record<string, ValueTest> | undefined) =>
+    Object.values(t ?? {}).flatMap((v) => (v.regex === undefined ? [] : [v.regex]));
+  return rules.flatMap(({ match }) => [
+    ...(match.path !== undefined && /[*?]/.test(match.path) ? [globPattern(match.path)] : []),
+    ...tests(match.query),
+    ...tests(match.header),
+    ...(match.body?.regex === undefined ? [] : [match.body.regex]),
+  ]);
+}
+
+/** Why `pattern` is not an RE2 expression this service runs, or null when it is one. */
+export function regexProblem(pattern: string): string | null {
+  const program = regexProgram(pattern);
+  return typeof program === 'string' ? program : null;
+}
+
+/** JSON text of a value, or undefined for one too deeply nested to write (never a throw on a sender's data). */
+export function jsonText(value: JsonValue): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
 }
 
@@ -139,17 +177,20 @@ function valueTest(test: ValueTest): (value: string | undefined) => boolean {
 
 function bodyTest(test: BodyTest): Test {
   const re = test.regex === undefined ? null : patternTest(test.regex);
-  if (test.pointer === undefined) return (p) => p.text !== null && re!(p.text);
+  if (test.pointer === undefined) return (p) => p.text !== null && re!(p.textHead);
   const pointer = pointerTokens(test.pointer);
   const equals = test.equals;
   const same: (v: JsonValue) => boolean =
     equals === null || typeof equals !== 'object' ? (v) => v === equals : (v) => isDeepStrictEqual(v, equals);
   return (p) => {
-    const found = p.json ? getPointer(p.json.value, pointer) : undefined;
+    // A body that is not JSON passes no pointer test, `exists: false` included.
+    if (!p.json) return false;
+    const found = getPointer(p.json.value, pointer);
     if (test.exists !== undefined) return (found !== undefined) === test.exists;
     if (found === undefined) return false;
-    if (re) return re(typeof found.value === 'string' ? found.value : JSON.stringify(found.value));
-    return same(found.value);
+    if (!re) return same(found.value);
+    const text = typeof found.value === 'string' ? found.value : jsonText(found.value);
+    return text !== undefined && re(text.length > MAX_PATTERN_INPUT ? text.slice(0, MAX_PATTERN_INPUT) : text);
   };
 }
 
@@ -174,13 +215,27 @@ function matchTests(match: RuleMatch): Test[] {
   return tests;
 }
 
-/** The rules, compiled (they are checked when set: an expression RE2 refuses throws here). */
-export function compileRules(rules: readonly ResponseRule[]): CompiledRules {
-  const compiled = rules.map((rule) => {
+/** A rule that cannot be compiled any more (rules are checked when set): it never holds. */
+const NEVER: Test = () => false;
+
+/**
+ * The rules, compiled. Rules are checked when set; one stored that no longer compiles (an engine's
+ * upgrade) is told to `onBroken` and never holds, so the webhook's other rules and its captures go on.
+ */
+export function compileRules(
+  rules: readonly ResponseRule[],
+  onBroken: (index: number, err: unknown) => void = () => {},
+): CompiledRules {
+  const compiled = rules.map((rule, index) => {
     const isJson = Object.entries(rule.response.headers).some(
       ([k, v]) => k.toLowerCase() === 'content-type' && /\bjson\b|\+json\b/i.test(v),
     );
-    return { tests: matchTests(rule.match), body: compileTemplate(rule.response.body, isJson) };
+    try {
+      return { tests: matchTests(rule.match), body: compileTemplate(rule.response.body, isJson) };
+    } catch (err) {
+      onBroken(index, err);
+      return { tests: [NEVER], body: { fill: () => '' } };
+    }
   });
   return {
     pick(request) {

@@ -6,6 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { getPointer, pointerProblem, pointerTokens, type JsonValue } from './json-pointer.ts';
 
+/** A pattern over the body (or a value in it) reads its first 64 Ki characters: RE2's time is bounded by it. */
+export const MAX_PATTERN_INPUT = 64 * 1024;
+
 /** A filled body is at most this many characters: what the placeholders would add past it is cut. */
 export const MAX_FILLED_BODY = 1024 * 1024;
 
@@ -33,6 +36,17 @@ export class RuleRequest {
   get query(): URLSearchParams {
     this.#query ??= new URLSearchParams(this.search);
     return this.#query;
+  }
+  #head: string | undefined;
+  /** The first 64 KiB of the body's text, what a pattern over the body reads ('' for none). */
+  get textHead(): string {
+    this.#head ??=
+      this.text === null
+        ? ''
+        : this.text.length > MAX_PATTERN_INPUT
+          ? this.text.slice(0, MAX_PATTERN_INPUT)
+          : this.text;
+    return this.#head;
   }
   /** The body as JSON ({value}), or null when there is none or it is not JSON. */
   get json(): { value: JsonValue } | null {
@@ -108,7 +122,14 @@ export function compileTemplate(template: string, json: boolean): Template {
   literals.push(template.slice(last));
   const text = (v: JsonValue | undefined) => {
     if (v === undefined) return '';
-    if (typeof v !== 'string') return JSON.stringify(v);
+    if (typeof v !== 'string') {
+      // Too deeply nested to write: as if the request did not hold it (a sender's data never throws here).
+      try {
+        return JSON.stringify(v);
+      } catch {
+        return '';
+      }
+    }
     return json ? JSON.stringify(v).slice(1, -1) : v;
   };
   return {

@@ -181,6 +181,7 @@ export const webhookDiffResult = z.object({
       z.object({
         format: z.literal('json'),
         same: z.boolean(),
+        truncated: z.boolean().describe('More than 1,000 changes: the first 1,000 are listed'),
         changes: z.array(
           z.object({
             change: z.enum(['added', 'removed', 'changed']),
@@ -193,7 +194,9 @@ export const webhookDiffResult = z.object({
       z.object({
         format: z.literal('text'),
         same: z.boolean(),
-        patch: str.nullable().describe('Unified diff hunks (3 lines of context); null when over 5,000 lines changed'),
+        patch: str
+          .nullable()
+          .describe('Unified diff hunks (3 lines of context); null past 5,000 line edits or half a second of work'),
       }),
       z.object({ format: z.literal('binary'), same: z.boolean(), a_size: int, b_size: int }),
     ])

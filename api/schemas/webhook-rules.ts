@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { pointerProblem } from '../../lib/json-pointer.ts';
 import type { ResponseRule, ValueTest } from '../../lib/webhook-rules.ts';
-import { regexProblem } from '../../lib/webhook-rules.ts';
+import { MAX_RULES_PROGRAM, regexProblem, regexProgram, rulePatterns } from '../../lib/webhook-rules.ts';
 import { templateProblem } from '../../lib/webhook-templates.ts';
 import { HEADER_NAME } from './http-fields.ts';
 import { responseSchema } from './webhook-settings.ts';
@@ -151,4 +151,15 @@ export const ruleTryBody = z
 /** The ordered rules; the first whose match holds answers. */
 export const rulesSchema = z
   .array(ruleSchema, { error: `must be a list of at most ${MAX_RULES} rules {match, response}, or null for none` })
-  .max(MAX_RULES, `must hold at most ${MAX_RULES} rules`) satisfies z.ZodType<ResponseRule[], unknown>;
+  .max(MAX_RULES, `must hold at most ${MAX_RULES} rules`)
+  .superRefine((rules, ctx) => {
+    const total = rulePatterns(rules).reduce((sum, p) => {
+      const size = regexProgram(p);
+      return sum + (typeof size === 'number' ? size : 0);
+    }, 0);
+    if (total > MAX_RULES_PROGRAM)
+      ctx.addIssue({
+        code: 'custom',
+        message: `hold regular expressions and globs too costly together (programs of ${total} steps, at most ${MAX_RULES_PROGRAM}: every capture runs them)`,
+      });
+  }) satisfies z.ZodType<ResponseRule[], unknown>;

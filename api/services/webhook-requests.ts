@@ -78,12 +78,19 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
       );
     const schema = checks.against(webhook.schema);
     const ids = await listCaptureIds(db, webhook.id, filter);
-    const unchecked = ids.filter((id) => !schema.known(id));
+    // This search's verdicts, kept here: the process's cache may start again while it reads.
+    const valid = new Map<number, boolean>();
+    const unchecked: number[] = [];
+    for (const id of ids) {
+      const known = schema.known(id);
+      if (known) valid.set(id, known.valid);
+      else unchecked.push(id);
+    }
     for (let i = 0; i < unchecked.length; i += SCHEMA_CHECK_BATCH)
       for (const body of await captureBodies(db, webhook.id, unchecked.slice(i, i + SCHEMA_CHECK_BATCH)))
-        schema.verdict(body);
+        valid.set(body.id, schema.verdict(body).valid);
     // A capture deleted between the two reads has no verdict: it is no match.
-    const matching = ids.filter((id) => schema.known(id)?.valid === (wanted === 'valid'));
+    const matching = ids.filter((id) => valid.get(id) === (wanted === 'valid'));
     const page = matching.filter((id) => before === undefined || id < before).slice(0, limit);
     const rows = page.length ? await listCapturedRequests(db, webhook.id, page.length, 0, { ids: page }) : [];
     return [rows, matching.length];

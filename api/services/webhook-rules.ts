@@ -22,7 +22,11 @@ export function webhookRuleService({ db }: { db: Kysely<Database> }) {
         method: request.method.toUpperCase(),
         path: queryAt === -1 ? request.path : request.path.slice(0, queryAt),
         search: queryAt === -1 ? '' : request.path.slice(queryAt + 1),
-        headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        // As the capture path has them: lower-case names on an object without a prototype.
+        headers: Object.assign(
+          Object.create(null) as Record<string, string>,
+          Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        ),
         text: request.body === '' ? null : request.body,
       });
       const rules = w.rules?.length ? compileRules(w.rules) : null;

@@ -19,7 +19,7 @@ export interface CheckedBody {
 }
 
 export function schemaChecks() {
-  const compiled = new Map<string, ValidateFunction>();
+  const compiled = new Map<string, ValidateFunction | string>();
   const verdicts = new Map<string, SchemaVerdict>();
   const keyOf = (schema: object) => createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
 
@@ -28,7 +28,6 @@ export function schemaChecks() {
     const known = compiled.get(key);
     if (known) return known;
     const made = compileSchema(schema);
-    if (typeof made === 'string') return made;
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, made);
     return made;

@@ -52,6 +52,7 @@ describe.each(targets())('webhook capture diffs ($name)', (target) => {
     expect(diff.body.body).toEqual({
       format: 'json',
       same: false,
+      truncated: false,
       changes: [{ change: 'changed', pointer: '/data/order/total', a: 10, b: 125 }],
     });
 

@@ -32,6 +32,7 @@ describe('capture diffs', () => {
     expect(d.body).toEqual({
       format: 'json',
       same: false,
+      truncated: false,
       changes: [{ change: 'changed', pointer: '/order/lines/0/n', a: 1, b: 2 }],
     });
   });
@@ -57,6 +58,32 @@ describe('capture diffs', () => {
         { change: 'added', pointer: '/new~0', b: null },
       ],
     });
+  });
+
+  it('takes names such as __proto__ and constructor as data, and an object and an array as different', () => {
+    const d = diffCaptures(
+      side({ body: '{"a":1}', headers: {}, queryParams: '{"__proto__":"x"}' }),
+      side({ body: '{"a":1,"constructor":2,"__proto__":3}', headers: { constructor: 'y' }, queryParams: '{}' }),
+    );
+    expect(d.body).toMatchObject({
+      changes: [
+        { change: 'added', pointer: '/constructor', b: 2 },
+        { change: 'added', pointer: '/__proto__', b: 3 },
+      ],
+    });
+    expect(Object.keys(d.headers.added)).toEqual(['constructor']);
+    expect(Object.keys(d.query.removed)).toEqual(['__proto__']);
+    expect(diffCaptures(side({ body: '{}' }), side({ body: '[]' })).body).toMatchObject({
+      same: false,
+      changes: [{ change: 'changed', pointer: '', a: {}, b: [] }],
+    });
+  });
+
+  it('lists at most 1,000 changes of a body, saying it cut them', () => {
+    const many = (n: number) => JSON.stringify(Array.from({ length: 1_500 }, (_, i) => i + n));
+    const d = diffCaptures(side({ body: many(0) }), side({ body: many(1) }));
+    expect(d.body).toMatchObject({ format: 'json', same: false, truncated: true });
+    expect(d.body.format === 'json' && d.body.changes.length).toBe(1_000);
   });
 
   it('diffs text line by line, JSON against text as text, and binary bodies by their bytes', () => {

@@ -53,6 +53,43 @@ describe('response rules', () => {
     expect(compiled.pick(request({ text: null, headers: auth }))).toBe(-1);
   });
 
+  it('a body that is not JSON passes no pointer test, exists: false included', () => {
+    const r = compileRules([{ match: { body: { pointer: '/id', exists: false } }, response: answer(200) }]);
+    expect(r.pick(request({ text: '{"other":1}' }))).toBe(0);
+    expect(r.pick(request({ text: 'id=1' }))).toBe(-1);
+    expect(r.pick(request({ text: null }))).toBe(-1);
+  });
+
+  it("never throws on a sender's data, and a stored rule that no longer compiles never holds", () => {
+    const deep = `{"v":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const r = compileRules([
+      { match: { body: { pointer: '/v', regex: 'x' } }, response: answer(200, '{{request.body./v}}') },
+      { match: {}, response: answer(201, '{{request.body./v}}') },
+    ]);
+    expect(r.pick(request({ text: deep }))).toBe(1);
+    expect(r.answer(1, request({ text: deep })).body).toBeTypeOf('string');
+    const broken: unknown[] = [];
+    const stored = compileRules(
+      [
+        { match: { body: { regex: 'a(b' } }, response: answer(500) },
+        { match: {}, response: answer(202) },
+      ],
+      (i) => broken.push(i),
+    );
+    expect(broken).toEqual([0]);
+    expect(stored.pick(request({ text: 'ab' }))).toBe(1);
+  });
+
+  it('bounds what a pattern costs: its program, and the body text it reads', () => {
+    expect(regexProblem('a[^\\n]{999}z')).toMatch(
+      /^is too costly a regular expression \(a program of \d+ steps, at most 200/,
+    );
+    expect(regexProblem('a{50}')).toBeNull();
+    const r = compileRules([{ match: { body: { regex: 'needle' } }, response: answer(200) }]);
+    expect(r.pick(request({ text: `${'x'.repeat(70_000)}needle` }))).toBe(-1);
+    expect(r.pick(request({ text: `${'x'.repeat(60_000)}needle` }))).toBe(0);
+  });
+
   it('an empty match holds for every request; no rules pick none', () => {
     expect(compileRules([{ match: {}, response: answer(418) }]).pick(request())).toBe(0);
     expect(compileRules([]).pick(request())).toBe(-1);
