@@ -2,10 +2,11 @@
 // Webhook capture on loopback against a bare node:http server answering the same JSON, in one run:
 // captures per second and p99 under wrk (one thread, 100 connections, POSTs spread over 200 webhooks
 // so the per-webhook cap never drops a row), the ratio to the bare server, and whether the database
-// holds every capture that got a 2xx; for four kinds of webhook in turn (BENCH_VARIANTS): plain,
+// holds every capture that got a 2xx; for five kinds of webhook in turn (BENCH_VARIANTS): plain,
 // with a custom response (201, a text body), with 20 response rules none of which holds for the
 // bench's request (so every one is tried: method, globs, header and query tests, JSON pointers and
-// regular expressions over the body; the answer is then plain's), and forwarding every capture to a loopback receiver
+// regular expressions over the body; the answer is then plain's), with 20 simple rules (a method and
+// a path each: what the rule count alone costs), and forwarding every capture to a loopback receiver
 // of this process (NETWORK_ALLOW=127.0.0.1/32), whose deliveries are counted; its webhooks are
 // deleted after their round so their backlog does not weigh on the next measurement:
 // - rounds: the bare server and ours take turns (BENCH_ROUNDS, 3, of BENCH_SECONDS, 10, each), and the
@@ -65,6 +66,15 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = (
     ['plain', {}],
     ['custom response', { response: { status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'queued' } }],
     ['20 rules', { rules: RULES }],
+    [
+      '20 simple rules',
+      {
+        rules: Array.from({ length: 20 }, (_, i) => ({
+          match: { method: 'DELETE', path: `/x${i}` },
+          response: { status: 409 },
+        })),
+      },
+    ],
     ['forwarding', { forward_url: receiverUrl }],
   ] as Array<[string, Record<string, unknown>]>
 )
