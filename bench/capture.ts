@@ -25,6 +25,7 @@ import { NODE_SCRIPT_FLAGS } from '../lib/node-script.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
+import { captureVariants } from './capture-variants.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -46,43 +47,9 @@ const receiver = http.createServer((req, res) => {
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-/** 20 rules that the bench's request meets none of, each failing at its last test (the most work). */
-const RULES = Array.from({ length: 20 }, (_, i) => ({
-  match: [
-    { method: 'POST', body: { pointer: '/id', equals: `evt_${i}` } },
-    { header: { 'content-type': { regex: '^application/json' } }, path: `/orders/${i}/**` },
-    { method: ['POST', 'PUT'], query: { mode: `m${i}` } },
-    { header: { 'content-type': true }, body: { regex: `"amount":\\s*${i}99\\b` } },
-  ][i % 4],
-  response: {
-    status: 409,
-    headers: { 'Content-Type': 'application/json' },
-    body: `{"rule":${i},"id":"{{uuid}}"}`,
-  },
-}));
-/** The kinds of webhook, each keeping up to 10,000 captures (so no round reaches a webhook's bound). */
-const VARIANTS: Array<[string, Record<string, unknown>]> = (
-  [
-    ['plain', {}],
-    ['custom response', { response: { status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'queued' } }],
-    ['20 rules', { rules: RULES }],
-    [
-      '20 simple rules',
-      {
-        rules: Array.from({ length: 20 }, (_, i) => ({
-          match: { method: 'DELETE', path: `/x${i}` },
-          response: { status: 409 },
-        })),
-      },
-    ],
-    ['forwarding', { forward_url: receiverUrl }],
-  ] as Array<[string, Record<string, unknown>]>
-)
-  .map(([name, settings]): [string, Record<string, unknown>] => [
-    name,
-    { ...settings, retention: { max_requests: 10_000 } },
-  ])
-  .filter(([name]) => !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name));
+const VARIANTS = captureVariants(receiverUrl).filter(
+  ([name]) => !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name),
+);
 
 async function startBare(): Promise<{ url: string; paths: string[]; child: ChildProcess }> {
   const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, 'bench/bare-server.ts'], {

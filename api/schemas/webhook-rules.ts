@@ -48,6 +48,10 @@ const valueTests = (name: z.ZodString, lower: boolean) =>
   z
     .record(name, valueTest, { error: 'must be an object of name: test' })
     .refine((t) => Object.keys(t).length <= 20, 'must hold at most 20 names')
+    .refine(
+      (t) => !lower || new Set(Object.keys(t).map((k) => k.toLowerCase())).size === Object.keys(t).length,
+      'must name each header once (names are the same in any case)',
+    )
     .transform((t) => (lower ? Object.fromEntries(Object.entries(t).map(([k, v]) => [k.toLowerCase(), v])) : t));
 
 const bodyTest = z

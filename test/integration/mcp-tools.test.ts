@@ -54,7 +54,7 @@ describe('MCP tools', () => {
     return client;
   }
 
-  it('lists the seven tools with titles, descriptions, schemas and truthful annotations', async () => {
+  it('lists its tools with titles, descriptions, schemas and truthful annotations', async () => {
     const client = await connect('mcp-list@example.test');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
@@ -63,6 +63,7 @@ describe('MCP tools', () => {
       'ip_info',
       'webhook_create',
       'webhook_delete',
+      'webhook_diff',
       'webhook_list',
       'webhook_requests',
       'webhook_update',

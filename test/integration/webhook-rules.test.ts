@@ -132,6 +132,18 @@ describe.each(targets())('webhook response rules ($name)', (target) => {
         rule({ body: { pointer: '/a', equals: 1, exists: true } }),
         /^rules\.0\.match\.body: must give one of equals, exists, regex/,
       ],
+      [rule({ header: { 'X-A': '1', 'x-a': '2' } }), /^rules\.0\.match\.header: must name each header once/],
+      [rule({ body: { regex: 'a[^x]{999}z' } }), /^rules\.0\.match\.body\.regex: is too costly a regular expression/],
+      [
+        {
+          webhook_id: id,
+          rules: Array.from({ length: 20 }, () => ({
+            match: { body: { regex: '[a-z]{50}[0-9]{50}' } },
+            response: { status: 200 },
+          })),
+        },
+        /^rules: hold regular expressions and globs too costly together/,
+      ],
       [rule({ path: 'orders' }), /^rules\.0\.match\.path: must be a glob starting with "\/"/],
       [rule({ method: 'GE T' }), /^rules\.0\.match\.method: must be method names/],
       [rule({ methods: 'GET' }), /^rules\.0\.match\.methods: is not a field of this body \(did you mean method\?\)/],
