@@ -108,9 +108,9 @@ export function captureService({
   };
   /**
    * One database read (and one compile of its rules) per webhook at a time: the captures that arrive
-   * for an uncached webhook while it is read wait for that read (a burst to 200 new webhooks read and
-   * compiled each one once per capture in flight: bench:capture, 20 rules at 0.78 of plain). A change
-   * of its settings starts the next read afresh.
+   * for an uncached webhook while it is read wait for that read (a burst to many new webhooks read
+   * and compiled each one once per capture in flight). A change of its settings starts the next read
+   * afresh.
    */
   function lookUpOwner(webhookId: string): Promise<CaptureOwner | undefined> {
     let read = reading.get(webhookId);
