@@ -36,3 +36,12 @@ export function getPointer(doc: JsonValue, pointer: string | readonly string[]):
 
 /** A name as one token of a pointer. */
 export const pointerToken = (name: string | number) => String(name).replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** JSON text of a value, or undefined for one too deeply nested to write (never a throw on a sender's data). */
+export function jsonText(value: JsonValue): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,7 @@
 // can stall the capture path for everyone else.
 import { isDeepStrictEqual } from 'node:util';
 import { RE2JS } from 're2js';
-import { getPointer, pointerTokens, type JsonValue } from './json-pointer.ts';
+import { getPointer, jsonText, pointerTokens, type JsonValue } from './json-pointer.ts';
 import { compileTemplate, MAX_PATTERN_INPUT, RuleRequest } from './webhook-templates.ts';
 
 export { RuleRequest };
@@ -104,15 +104,6 @@ export function rulePatterns(rules: readonly ResponseRule[]): string[] {
 export function regexProblem(pattern: string): string | null {
   const program = regexProgram(pattern);
   return typeof program === 'string' ? program : null;
-}
-
-/** JSON text of a value, or undefined for one too deeply nested to write (never a throw on a sender's data). */
-export function jsonText(value: JsonValue): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A test of the whole path against `glob`: text without wildcards (or but a trailing `**`) is a string comparison. */

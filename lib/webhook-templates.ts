@@ -4,7 +4,7 @@
 // Content-Type says json) each value is JSON-escaped, so it can stand between quotes; a JSON value
 // that is not a string is written as JSON. What a request does not hold fills as nothing.
 import { randomUUID } from 'node:crypto';
-import { getPointer, pointerProblem, pointerTokens, type JsonValue } from './json-pointer.ts';
+import { getPointer, jsonText, pointerProblem, pointerTokens, type JsonValue } from './json-pointer.ts';
 
 /** A pattern over the body (or a value in it) reads its first 64 Ki characters: RE2's time is bounded by it. */
 export const MAX_PATTERN_INPUT = 64 * 1024;
@@ -122,14 +122,8 @@ export function compileTemplate(template: string, json: boolean): Template {
   literals.push(template.slice(last));
   const text = (v: JsonValue | undefined) => {
     if (v === undefined) return '';
-    if (typeof v !== 'string') {
-      // Too deeply nested to write: as if the request did not hold it (a sender's data never throws here).
-      try {
-        return JSON.stringify(v);
-      } catch {
-        return '';
-      }
-    }
+    // Too deeply nested to write: as if the request did not hold it (a sender's data never throws here).
+    if (typeof v !== 'string') return jsonText(v) ?? '';
     return json ? JSON.stringify(v).slice(1, -1) : v;
   };
   return {

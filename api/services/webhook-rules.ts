@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { captureAcknowledgement, compileRules, RuleRequest } from '../../lib/webhook-rules.ts';
 import { ownedWebhook } from './webhook-settings.ts';
+import { headerObject } from '../../lib/net/header-object.ts';
 
 export function webhookRuleService({ db }: { db: Kysely<Database> }) {
   return {
@@ -23,10 +24,7 @@ export function webhookRuleService({ db }: { db: Kysely<Database> }) {
         path: queryAt === -1 ? request.path : request.path.slice(0, queryAt),
         search: queryAt === -1 ? '' : request.path.slice(queryAt + 1),
         // As the capture path has them: lower-case names on an object without a prototype.
-        headers: Object.assign(
-          Object.create(null) as Record<string, string>,
-          Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
-        ),
+        headers: headerObject(Object.entries(request.headers).flat()),
         text: request.body === '' ? null : request.body,
       });
       const rules = w.rules?.length ? compileRules(w.rules) : null;
