@@ -7,6 +7,8 @@ import type { ApiDeps } from './deps.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
+import { REPLAY_BODY_LIMIT_BYTES } from './schemas/load-replay.ts';
+import { loadTestOperations } from './schemas/load-tests.ts';
 import { conditionalGet } from './middleware/conditional-get.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -92,7 +94,9 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   app.use(docs.routes());
 
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
-  v1.use(apiKeyAuth(deps.db), rateLimit(services.quota), conditionalGet(), jsonBody());
+  // A load test's start may carry a HAR of up to 10 MB.
+  const larger = { [`/api/v1${loadTestOperations.start.path}`]: REPLAY_BODY_LIMIT_BYTES };
+  v1.use(apiKeyAuth(deps.db), rateLimit(services.quota), conditionalGet(), jsonBody(larger));
   for (const router of v1Routers(services)) {
     v1.use(router.routes(), router.allowedMethods());
   }

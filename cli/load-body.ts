@@ -22,6 +22,11 @@ export interface RunFlags {
   streamsPerConnection?: number;
   threshold?: string[];
   stage?: Array<{ duration: number; target: number }>;
+  /** replay: a HAR file's entries, or a webhook's captures; at a speed, in a loop. */
+  replayHar?: string;
+  replayWebhook?: string;
+  speed?: number;
+  loop?: boolean;
 }
 
 /** "30", "30s", "5m", "1h", "1m30s": whole seconds. */
@@ -42,7 +47,7 @@ export function stage(value: string, all: Array<{ duration: number; target: numb
   return [...all, { duration: seconds('--stage')(value.slice(0, at)), target }];
 }
 
-function readFile(file: string): Record<string, unknown> {
+function readFile(file: string, what = 'the start body'): Record<string, unknown> {
   let text: string;
   try {
     text = file === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(file, 'utf8');
@@ -58,7 +63,7 @@ function readFile(file: string): Record<string, unknown> {
     throw new UsageError(`${file} does not parse: ${(e as Error).message.split('\n')[0]}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UsageError(`${file} must hold one object: the start body`);
+    throw new UsageError(`${file} must hold one object: ${what}`);
   return value as Record<string, unknown>;
 }
 
@@ -68,8 +73,17 @@ export function startBodyOf(file: string | undefined, f: RunFlags): Record<strin
   const set = (key: string, value: unknown) => {
     if (value !== undefined) body[key] = value;
   };
+  // A replay's flags add to the file's replay (each request of a replay has its own method).
+  if (f.replayHar !== undefined || f.replayWebhook !== undefined || f.speed !== undefined || f.loop !== undefined) {
+    const replay: Record<string, unknown> = { ...(body.replay as object) };
+    if (f.replayHar !== undefined) replay.har = readFile(f.replayHar, 'a HAR log {"log": {"entries": [...]}}');
+    if (f.replayWebhook !== undefined) replay.webhook_id = f.replayWebhook;
+    if (f.speed !== undefined) replay.speed = f.speed;
+    if (f.loop !== undefined) replay.loop = f.loop;
+    body.replay = replay;
+  }
   set('targetUrl', f.url);
-  set('httpMethod', f.method ?? (body.httpMethod === undefined ? 'GET' : undefined));
+  set('httpMethod', f.method ?? (body.httpMethod === undefined && body.replay === undefined ? 'GET' : undefined));
   set('concurrentUsers', f.users);
   set('testDuration', f.duration);
   set('rampUpTime', f.rampUp);

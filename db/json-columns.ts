@@ -48,6 +48,17 @@ export const loadTestConfigColumn = z.object({
       }),
     )
     .optional(),
+  replay: z
+    .object({
+      source: z.enum(['webhook', 'har']),
+      webhook_id: z.string().optional(),
+      requests: z.number(),
+      distinct_requests: z.number(),
+      span_ms: z.number(),
+      speed: z.number(),
+      loop: z.boolean(),
+    })
+    .optional(),
   thresholds: z
     .array(
       z.union([

@@ -5,6 +5,7 @@ import {
   MAX_WORKER_WAIT_SECONDS,
   type FinalResults,
   type LoadTestConfig,
+  type ReplayRequest,
   type ShardSnapshotRow,
 } from '../lib/jobs/load-test.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -57,7 +58,7 @@ function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
  */
 export async function createLoadTest(
   db: Kysely<Database>,
-  row: { id: string; userId: number; config: LoadTestConfig },
+  row: { id: string; userId: number; config: LoadTestConfig; replay?: readonly ReplayRequest[] },
   maxOpen = Number.MAX_SAFE_INTEGER,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -75,6 +76,11 @@ export async function createLoadTest(
       .insertInto('load_tests')
       .values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) })
       .execute();
+    if (row.replay)
+      await trx
+        .insertInto('load_test_replays')
+        .values({ test_id: row.id, requests: JSON.stringify(row.replay) })
+        .execute();
     return true;
   });
 }
@@ -161,6 +167,8 @@ export async function finishLoadTestRow(
     .where('id', '=', id);
   if (options.onlyIfOpen) q = q.where('status', 'in', ['pending', 'running']);
   await q.execute();
+  // A replay's sequence is no longer needed once the test has ended (its results say what it sent).
+  await db.deleteFrom('load_test_replays').where('test_id', '=', id).execute();
 }
 
 /**
@@ -215,4 +223,14 @@ export async function readShardSnapshots(
     snapshot: readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
     final: r.final,
   }));
+}
+
+/** A replaying test's sequence (stored with the test), or null when it has none (or has ended). */
+export async function readReplayRequests(db: Kysely<Database>, testId: string): Promise<ReplayRequest[] | null> {
+  const row = await db
+    .selectFrom('load_test_replays')
+    .select('requests')
+    .where('test_id', '=', testId)
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.requests) as ReplayRequest[]) : null;
 }

@@ -148,6 +148,12 @@ export interface LoadTestShardsTable {
   updated_at: CreatedAt;
 }
 
+/** A replaying test's sequence (ReplayRequest[] as JSON text) while it runs. */
+export interface LoadTestReplaysTable {
+  test_id: string;
+  requests: string;
+}
+
 /** An OAuth record as oidc-provider stores it: its own open shape, with the fields the store indexes. */
 export type OauthPayload = Record<string, unknown> & {
   grantId?: string;
@@ -189,6 +195,7 @@ export interface Database {
   captured_requests: CapturedRequestsTable;
   load_tests: LoadTestsTable;
   load_test_shards: LoadTestShardsTable;
+  load_test_replays: LoadTestReplaysTable;
   oauth_records: OauthRecordsTable;
   server_secrets: ServerSecretsTable;
   oauth_grant_use: OauthGrantUseTable;

@@ -31,19 +31,35 @@ export function resentRequest(
   targetUrl: string,
 ): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
   const below = capture.path.slice(`/webhook/${webhookId}`.length);
-  const target = new URL(targetUrl);
   const query = capture.queryParams
     ? new URLSearchParams(
         Object.entries(JSON.parse(capture.queryParams) as Record<string, string | string[]>).flatMap(([k, v]) =>
           (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]),
         ),
-      )
-    : null;
-  const url = `${target.origin}${target.pathname.replace(/\/$/, '')}${below}${target.search}${query ? `${target.search ? '&' : '?'}${query}` : ''}`;
-  const headers = Object.fromEntries(Object.entries(capture.headers).filter(([name]) => !NOT_RESENT.has(name)));
+      ).toString()
+    : '';
+  const url = appendedUrl(new URL(targetUrl), below, query);
+  const headers = resentHeaders(Object.entries(capture.headers));
   const body =
     capture.body === null
       ? undefined
       : Buffer.from(capture.body, capture.bodyEncoding === 'base64' ? 'base64' : 'utf8');
   return { url, method: capture.method, headers, body };
+}
+
+/** `target` with `below` after its path and `query` (without its "?") after its own query. */
+export function appendedUrl(target: URL, below: string, query: string): string {
+  const search = query ? `${target.search ? `${target.search}&` : '?'}${query}` : target.search;
+  return `${target.origin}${target.pathname.replace(/\/$/, '')}${below}${search}`;
+}
+
+/** The headers that are sent again, names in lower case: not the connection's own, those the client sets, HTTP/2's pseudo-headers. */
+export function resentHeaders(headers: Iterable<[string, string]>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [given, value] of headers) {
+    const name = given.toLowerCase();
+    if (NOT_RESENT.has(name) || name.startsWith(':')) continue;
+    kept[name] = name in kept ? `${kept[name]}${name === 'cookie' ? '; ' : ', '}${value}` : value;
+  }
+  return kept;
 }

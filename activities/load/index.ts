@@ -1,11 +1,12 @@
 // Activities of the load pool: a test's start, its shards (the load itself, on the pool's threads:
 // threads.ts), and its end.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import {
   finishLoadTestRow,
   loadTestStopRequested,
   markLoadTestRunning,
+  readReplayRequests,
   readShardSnapshots,
   requestLoadTestStop,
   writeShardSnapshot,
@@ -56,12 +57,18 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
       const { testId: _testId, shard: _shard, heartbeatEveryMs = SNAPSHOT_EVERY_MS, ...shardPlan } = input;
+      // A replay's sequence is stored with the test, not in the history (it may be megabytes).
+      const { replay } = shardPlan.target;
+      const requests = replay ? await readReplayRequests(deps.db, input.testId) : null;
+      if (replay && !requests)
+        throw ApplicationFailure.nonRetryable(`the replay of test ${input.testId} is no longer stored`);
       // A retry takes over from a lost attempt now: the arrivals due meanwhile are the gap, not a burst.
       const plan: ShardPlan = {
         ...shardPlan,
         requestTimeoutMs: REQUEST_TIMEOUT_MS,
         allow: deps.allow,
         ...(attempt > 1 ? { resume: true } : {}),
+        ...(replay && requests ? { replay: { ...replay, requests } } : {}),
       };
       const generator = ThreadedShard.start(plan, deps.threads);
       let stopped = false;

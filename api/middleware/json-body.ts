@@ -11,11 +11,15 @@ declare module 'koa' {
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Reads a JSON body into ctx.request.body ({} when empty). Malformed JSON is 400, oversized 413. */
-export function jsonBody(limit = JSON_BODY_LIMIT_BYTES): Middleware {
+/**
+ * Reads a JSON body into ctx.request.body ({} when empty). Malformed JSON is 400, oversized 413:
+ * past JSON_BODY_LIMIT_BYTES, or the larger limit `larger` gives the request's path.
+ */
+export function jsonBody(larger: Readonly<Record<string, number>> = {}): Middleware {
   return async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS')
       return next();
+    const limit = Object.hasOwn(larger, ctx.path) ? larger[ctx.path]! : JSON_BODY_LIMIT_BYTES;
     const text = (await readBody(ctx.req, limit)).toString('utf8');
     let body: unknown = {};
     if (text.trim() !== '') {

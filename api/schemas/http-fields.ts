@@ -11,5 +11,8 @@ export const HEADER_NAME = new RegExp(`^${HEADER_NAME_TOKEN}+$`);
 export const noLineBreaks = (typeError: string) =>
   z.string({ error: typeError }).refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks');
 
+/** The methods a load test sends. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+
 /** The methods whose requests carry a body. */
 export const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);

@@ -1,11 +1,12 @@
 // A load test's start body: one shape for REST, the MCP tool (its input schema) and the dashboard's form.
-import { HEADER_NAME, METHODS_WITH_BODY, noLineBreaks } from './http-fields.ts';
+import { HEADER_NAME, HTTP_METHODS, METHODS_WITH_BODY, noLineBreaks } from './http-fields.ts';
 import { MAX_TEST_SECONDS } from '../../lib/jobs/load-test.ts';
 import { z } from 'zod';
 import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
+import { replayDefaults, replayFaults, replaySchema } from './load-replay.ts';
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+export { HTTP_METHODS };
 /** Headers the client sets itself (per connection or per body): a user cannot override them. */
 const RESERVED_HEADERS = new Set([
   'host',
@@ -61,12 +62,16 @@ export const startFields = {
   targetUrl: z
     .string({ error: 'must be a string' })
     .min(1, 'is required')
-    .describe('The URL to load, http(s); private and internal addresses are refused'),
+    .optional()
+    .describe(
+      "The URL to load, http(s); private and internal addresses are refused. Required, but a HAR replay on one origin goes there when it is left out; a replay's requests go to its origin and path, their own path and query appended",
+    ),
   httpMethod: z
     .string({ error: 'must be a string' })
     .transform((m) => m.toUpperCase())
     .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }))
-    .describe('The method of every request'),
+    .optional()
+    .describe('The method of every request (required, but not given with replay: each request has its own)'),
   concurrentUsers: int(1, 10_000)
     .optional()
     .describe("Virtual users, 1 to 10000 (at most your plan's); required unless user stages give it (their peak)"),
@@ -109,6 +114,7 @@ export const startFields = {
     .describe(
       "A scenario each user runs in order (closed model): paths on the target's origin, {{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
     ),
+  replay: replaySchema.optional(),
   authType: z
     .enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' })
     .default('none')
@@ -179,12 +185,18 @@ export const startBody = z
   .superRefine((b, ctx) => {
     const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
     // Required as the contract has them, unless stages say them (a missing one reads "x is required").
-    const required = (field: 'concurrentUsers' | 'testDuration') =>
-      ctx.addIssue({ code: 'invalid_type', expected: 'number', path: [field], message: 'is required' });
+    const required = (field: string, expected: 'number' | 'string' = 'number') =>
+      ctx.addIssue({ code: 'invalid_type', expected, path: [field], message: 'is required' });
+    if (b.replay) for (const [path, message] of replayFaults(b)) ctx.addIssue({ code: 'custom', path, message });
+    else {
+      if (b.targetUrl === undefined) required('targetUrl', 'string');
+      if (b.httpMethod === undefined) required('httpMethod', 'string');
+    }
     if (!b.stages) {
       if (b.stageTarget !== undefined) issue('stageTarget', 'is given only with stages');
-      if (b.concurrentUsers === undefined) required('concurrentUsers');
-      if (b.testDuration === undefined) required('testDuration');
+      // A replay's users and length have defaults (load-replay.ts).
+      if (b.concurrentUsers === undefined && !b.replay) required('concurrentUsers');
+      if (b.testDuration === undefined && !b.replay) required('testDuration');
       if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration)
         issue('rampUpTime', 'must not exceed testDuration');
     } else {
@@ -217,11 +229,11 @@ export const startBody = z
           'run in the closed model (each user runs them in order): leave out requestsPerSecond and rate stages',
         );
       if (b.body !== undefined) issue('body', 'is given per step with steps');
-      for (const [path, message] of stepFaults(b.steps, b.targetUrl, b.httpMethod))
+      for (const [path, message] of stepFaults(b.steps, b.targetUrl ?? '', b.httpMethod ?? 'GET'))
         ctx.addIssue({ code: 'custom', path, message });
     }
     if (b.http2 !== undefined && b.httpVersion !== '2') issue('http2', 'is given only with httpVersion "2"');
-    if (b.body !== undefined && !METHODS_WITH_BODY.has(b.httpMethod))
+    if (b.body !== undefined && b.httpMethod && !METHODS_WITH_BODY.has(b.httpMethod))
       ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });
     const need = { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyValue'], none: [] }[
       b.authType
@@ -231,8 +243,9 @@ export const startBody = z
         ctx.addIssue({ code: 'custom', path: [field], message: `is required when authType is ${b.authType}` });
     }
   })
-  .transform(({ thresholds: given, ...b }) => {
+  .transform(({ thresholds: given, ...given_ }) => {
     const thresholds = given.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
+    const b = { ...given_, ...replayDefaults(given_) };
     // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's limits and the proof of control).
     if (!b.stages)
       return {

@@ -54,7 +54,8 @@ export const loadTestOperations = {
     tag: 'Load testing',
     body: startBody,
     success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' },
-    errors: [400, 403],
+    // 404: a replay of a webhook that is not the caller's.
+    errors: [400, 403, 404],
   }),
   status: operation({
     method: 'get',

@@ -6,6 +6,7 @@ import { captureService } from './captures.ts';
 import { diagnosticsService } from './diagnostics.ts';
 import { domainService } from './domains.ts';
 import { loadReportService } from './load-report.ts';
+import { loadReplayService } from './load-replay.ts';
 import { loadTestService } from './load-tests.ts';
 import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
@@ -24,7 +25,6 @@ import { webhookService } from './webhooks.ts';
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
   const targets = targetVerificationService({ config, db, kv });
-  const loadTests = loadTestService({ config, db, temporal, targets });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
   const captures = captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL });
@@ -36,6 +36,8 @@ export function createServices(deps: ApiDeps) {
     allow: config.networkAllow,
     settingsChanged: captures.settingsChanged,
   });
+  const replays = loadReplayService({ db, captures: webhooks });
+  const loadTests = loadTestService({ config, db, temporal, targets, replays });
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   return {
     config,

@@ -5,16 +5,22 @@ import type { LoadTestConfig, LoadTestInput, ScenarioStep } from '../../lib/jobs
 import type { StartBody } from '../schemas/load-test-start.ts';
 import type { StepInput } from '../schemas/load-steps.ts';
 
-/** The request every user sends: method, URL, headers with the credentials, body. */
+/** What every request of a load test says it is, unless the test (or a replayed request) sets its own User-Agent. */
+export const LOAD_USER_AGENT = `netops-load/${VERSION}`;
 
-/** What every request of a load test says it is, unless the test sets its own User-Agent. */
-const LOAD_USER_AGENT = `netops-load/${VERSION}`;
-export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
-  const headers: Record<string, string> = { 'user-agent': LOAD_USER_AGENT, ...b.headers };
+/** The test's own headers and its credentials, names in lower case: on every request it sends. */
+export function testHeaders(b: StartBody): Record<string, string> {
+  const headers = Object.fromEntries(Object.entries(b.headers).map(([k, v]) => [k.toLowerCase(), v]));
   if (b.authType === 'basic')
     headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
   if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;
   if (b.authType === 'apikey') headers[b.apiKeyHeader.toLowerCase()] = b.apiKeyValue!;
+  return headers;
+}
+
+/** The request every user sends: method, URL, headers with the credentials, body. */
+export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
+  const headers: Record<string, string> = { 'user-agent': LOAD_USER_AGENT, ...testHeaders(b) };
   const withType = (h: Record<string, string>, body: string | undefined) =>
     body !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')
       ? { ...h, 'content-type': 'application/json' }
@@ -31,6 +37,7 @@ export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
     ...(b.steps
       ? { steps: b.steps.map((st) => scenarioStep(st, b, url, withType({ ...headers, ...st.headers }, st.body))) }
       : {}),
+    ...(b.replay ? { replay: { speed: b.replay.speed, loop: b.replay.loop } } : {}),
   };
 }
 
@@ -53,14 +60,14 @@ function scenarioStep(st: StepInput, b: StartBody, target: URL, headers: Record<
 }
 
 /** What is shown of a test's configuration: never the credentials or header values. */
-export function publicConfig(b: StartBody): LoadTestConfig {
+export function publicConfig(b: StartBody, replay?: LoadTestConfig['replay']): LoadTestConfig {
   return {
     target_url: b.targetUrl,
     concurrent_users: b.concurrentUsers,
     test_duration: b.testDuration,
     ramp_up_time: b.rampUpTime,
     requests_per_second: b.requestsPerSecond,
-    http_method: b.httpMethod,
+    http_method: replay ? 'REPLAY' : b.httpMethod,
     auth_type: b.authType,
     header_names: Object.keys(b.headers),
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
@@ -80,6 +87,7 @@ export function publicConfig(b: StartBody): LoadTestConfig {
           })),
         }
       : {}),
+    ...(replay ? { replay } : {}),
     thresholds: b.thresholds.map((t) =>
       t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold,
     ),

@@ -30,6 +30,7 @@ import type { StartBody } from '../schemas/load-test-start.ts';
 import type { SseTick } from '../sse.ts';
 import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
 import { publicConfig, targetOf } from './load-test-input.ts';
+import type { LoadReplayService } from './load-replay.ts';
 import type { TargetVerificationService } from './target-verification.ts';
 
 /** How long the stop answer waits for the shards' final totals before answering with the live ones. */
@@ -40,11 +41,13 @@ export function loadTestService({
   db,
   temporal,
   targets,
+  replays,
 }: {
   config: Config;
   db: Kysely<Database>;
   temporal: Client;
   targets: TargetVerificationService;
+  replays: LoadReplayService;
 }) {
   async function owned(testId: string, userId: number): Promise<LoadTestRow> {
     const row = PUBLIC_ID_PATTERN.test(testId) ? await findOwnedLoadTest(db, testId, userId) : null;
@@ -80,19 +83,23 @@ export function loadTestService({
   }
 
   /** Starts a test within the account's plan: its size (403 past it) and its tests at once (429). */
-  async function start(body: StartBody, account: { userId: number; plan: Plan }) {
+  async function start(given: StartBody, account: { userId: number; plan: Plan }) {
     const { userId, plan } = account;
     const limits = PLAN_LIMITS[plan];
-    if (body.concurrentUsers > limits.loadTestUsers)
+    if (given.concurrentUsers > limits.loadTestUsers)
       throw new PlanLimitError(`concurrentUsers: at most ${limits.loadTestUsers} on the ${plan} plan`);
-    if (body.testDuration > limits.loadTestSeconds)
+    if (given.testDuration > limits.loadTestSeconds)
       throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
     // The target as the guard checked it: the one URL the proof, the shards' requests and their steps are of.
-    const { url } = await checkTarget(body.targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+    const { url } = await checkTarget(given.targetUrl, { allow: config.networkAllow, field: given.targetField });
+    // A replay's requests, and its length when the test does not give one.
+    const replay = given.replay ? await replays.sequence(userId, plan, given, url) : null;
+    const body = replay ? { ...given, testDuration: replay.testDuration } : given;
     const pinned = await targets.ensure(url, body, userId);
     const testId = newJobId();
-    const cfg = publicConfig(body);
-    if (!(await createLoadTest(db, { id: testId, userId, config: cfg }, limits.loadTestsAtOnce))) {
+    const cfg = publicConfig(body, replay?.config);
+    const row = { id: testId, userId, config: cfg, ...(replay ? { replay: replay.requests } : {}) };
+    if (!(await createLoadTest(db, row, limits.loadTestsAtOnce))) {
       throw new RateLimitedError(
         `At most ${limits.loadTestsAtOnce} load test${limits.loadTestsAtOnce === 1 ? '' : 's'} at once on the ${plan} plan: wait for one of yours to end, or stop it`,
         10,

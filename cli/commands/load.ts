@@ -10,7 +10,7 @@ import { startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
 import { followTest } from '../load-progress.ts';
 import { summary, type ResultsAnswer } from '../load-summary.ts';
 import { fields, localTime, note, out, print, printJson, table } from '../output.ts';
-import { examples, positiveInt, wholeNumber } from './parse.ts';
+import { examples, number, positiveInt, wholeNumber } from './parse.ts';
 
 const api = () => client(currentService());
 const repeat = (v: string, all: string[] = []) => [...all, v];
@@ -81,6 +81,14 @@ export function registerLoad(program: Command): void {
       'http2.streamsPerConnection: HTTP/2 users sharing a connection (default 1)',
       positiveInt('--streams-per-connection'),
     )
+    .option('--replay-har <file>', "replay.har: send the requests of this HAR file (a browser's or a proxy's export)")
+    .option('--replay-webhook <id>', "replay.webhook_id: send this webhook's captures (with --url: where to)")
+    .option(
+      '--speed <n>',
+      'replay.speed: 1 recorded timing (default), 10 ten times faster, 0 in order as fast as answered',
+      number('--speed'),
+    )
+    .option('--loop', 'replay.loop: repeat the recorded requests until --duration ends')
     .option('--threshold <expr>', 'a pass/fail threshold such as "p95 < 300" (repeat it; replaces the file\'s)', repeat)
     .option('--stage <duration:target>', "a stage such as 30s:100 (repeat it; replaces the file's)", stage)
     .option('--report <file>', 'save the HTML report here at the end')
@@ -91,6 +99,7 @@ export function registerLoad(program: Command): void {
 Examples:
   $ netops load run --url https://staging.example.com/ --users 20 --duration 30s --threshold "p95 < 300"
   $ netops load run smoke.json --threshold "error_rate < 1" --report report.html
+  $ netops load run --replay-har session.har --speed 0 --loop --users 20 --duration 5m
 
 Flags override the file's fields; the body is checked with the API's own schema before it starts.
 Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
@@ -98,8 +107,10 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .action(async (file: string | undefined, o: RunFlags & { report?: string; json?: boolean }) => {
       const body = startBodyOf(file, o);
       const c = api();
-      const started = await c.call<{ test_id: string }>('POST', pathOf(ops.start), { json: body });
-      note(`Load test ${out.bold(started.test_id)} started against ${body.targetUrl}`);
+      const started = await c.call<{ test_id: string; config: { target_url: string } }>('POST', pathOf(ops.start), {
+        json: body,
+      });
+      note(`Load test ${out.bold(started.test_id)} started against ${started.config.target_url}`);
       const final = await followTest(c, started.test_id);
       const results = await c.call<ResultsAnswer>('GET', pathOf(ops.results, { test_id: started.test_id }));
       if (o.json) printJson(results);

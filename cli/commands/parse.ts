@@ -17,6 +17,16 @@ export const wholeNumber =
   (value: string): number =>
     value.trim() === '0' ? 0 : positiveInt(flag)(value);
 
+/** A number, 0 or more (a fraction too). */
+export const number =
+  (flag: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n))
+      throw new InvalidArgumentError(`${flag} must be a number, 0 or more`);
+    return n;
+  };
+
 /** "Name: value" flags as a header object. */
 export function headerPairs(lines: string[], flag: string): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -14,6 +14,7 @@ import * as deliveryFloor from './2026-11-23-012-delivery-floor.ts';
 import * as noPreviousCaptureFunctions from './2026-11-26-013-no-previous-capture-functions.ts';
 import * as webhookRules from './2026-11-27-014-webhook-rules.ts';
 import * as webhookSchemas from './2026-11-27-015-webhook-schemas.ts';
+import * as loadTestReplays from './2026-11-27-016-load-test-replays.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-013-no-previous-capture-functions': noPreviousCaptureFunctions,
   '2026-11-27-014-webhook-rules': webhookRules,
   '2026-11-27-015-webhook-schemas': webhookSchemas,
+  '2026-11-27-016-load-test-replays': loadTestReplays,
 };
 
 export const migrationProvider: MigrationProvider = {

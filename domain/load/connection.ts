@@ -13,6 +13,11 @@ export interface Step<R> {
   keepBody: boolean;
 }
 
+/** A step as the generator sends it, and what follows its answer (a scenario's captures, a replay's counts). */
+export interface Job<R> extends Step<R> {
+  answered(latencyUs: number, status: number, error: Error | null, body: Buffer | null): void;
+}
+
 export interface LoadConnection<R> {
   /** A request is in flight. */
   readonly busy: boolean;
@@ -26,6 +31,8 @@ export interface LoadConnection<R> {
   readonly body: Buffer | null;
   /** Sends the test's request, or `step`'s; `done` is called once. */
   send(done: Completion, step?: Step<R>): void;
+  /** Opens the connection before its first request, when the protocol can (a timed replay's start must not wait for it). */
+  warm?(): void;
   /** Gives up on the request in flight (timeout or stop). */
   abort(error: Error): void;
   close(): void;

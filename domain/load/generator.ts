@@ -9,8 +9,9 @@
 // What the requests did is counted in a tally (tally.ts).
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
-import type { LoadConnection } from './connection.ts';
+import type { Job, LoadConnection } from './connection.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
+import { Replay, type ReplayUser } from './replay.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
 import { ShardTally } from './tally.ts';
 import { wireOf } from './wire.ts';
@@ -33,13 +34,15 @@ export class ShardGenerator {
   private readonly stages: Stage[];
   /** The steps each user runs in order, when the test is a scenario. */
   private readonly scenario: Scenario<unknown> | null;
+  /** The recorded requests sent instead, when the test replays some. */
+  private readonly replay: Replay<unknown> | null;
   private finishedUsers = 0;
   private done!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
   private readonly timers: NodeJS.Timeout[] = [];
   /** Ramp-up: users whose start time has not come yet. */
   private readonly pendingStarts = new Set<NodeJS.Timeout>();
-  /** Open model: idle connections, and scheduled send times waiting for one. */
+  /** Open model: idle connections, and the arrivals (their index) waiting for one. */
   private readonly idle: Connection[] = [];
   private readonly queue: number[] = [];
   private openFinished = false;
@@ -79,6 +82,7 @@ export class ShardGenerator {
     for (let i = 0; i < plan.users; i++) this.connections.push(wire.connection(request, i));
     this.t0 = performance.now() + (plan.startAt - Date.now());
     this.scenario = plan.target.steps?.length ? new Scenario(url, plan.target.steps, wire.encode) : null;
+    this.replay = plan.replay?.requests.length ? new Replay(url, plan.replay, wire.encode) : null;
     this.stages =
       plan.stages ?? rampStages(plan.rate > 0 ? plan.rate : plan.totalUsers, plan.rampUpMs, plan.endAt - plan.startAt);
   }
@@ -97,33 +101,15 @@ export class ShardGenerator {
     return Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
   }
 
-  /**
-   * One request on `connection`, latency counted from `scheduledAt`; `then` runs after the answer.
-   * With a scenario user: that user's current step, its captures taken, the user moved on (a failed
-   * step, or a capture that found nothing, starts the user's scenario again).
-   */
-  private send(connection: Connection, scheduledAt: number, then: (failed: boolean) => void, user?: ScenarioUser) {
+  /** One request on `connection` (the test's, or `job`'s), latency counted from `scheduledAt`; `then` runs after the answer. */
+  private send(connection: Connection, scheduledAt: number, then: (failed: boolean) => void, job?: Job<unknown>) {
     const second = this.secondOf(scheduledAt);
     this.tally.sent(second);
-    const scenario = user && this.scenario;
-    const step = user?.step ?? 0;
-    connection.send(
-      (status, error) => {
-        const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
-        if (scenario) {
-          const failed = error !== null || status >= 400;
-          // A failed step sends its user back to the scenario's start.
-          let captured = true;
-          if (failed) user.step = 0;
-          else captured = scenario.advance(user, connection.body);
-          scenario.stats.record(step, latencyUs, error ? 0 : status, failed || !captured, !captured);
-        }
-        then(error !== null);
-      },
-      scenario
-        ? { request: scenario.request(user), method: scenario.steps[step]!.method, keepBody: scenario.captures(user) }
-        : undefined,
-    );
+    connection.send((status, error) => {
+      const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
+      job?.answered(latencyUs, status, error, connection.body);
+      then(error !== null);
+    }, job);
   }
 
   /**
@@ -136,13 +122,20 @@ export class ShardGenerator {
       const connection = this.connections[i]!;
       const index = firstUser + i;
       const user: ScenarioUser | undefined = this.scenario ? { step: 0, values: {} } : undefined;
+      const replaying: ReplayUser | undefined = this.replay ? { next: 0, finished: false } : undefined;
       const loop = () => {
-        if (this.stopping || this.elapsed() >= this.endMs) return this.userDone();
+        if (this.stopping || this.elapsed() >= this.endMs || replaying?.finished) return this.userDone();
         const now = this.elapsed();
         const wake = nextAbove(this.stages, index, now);
         if (wake === null || wake >= this.endMs) return this.userDone();
         if (wake > now) return this.sleep(loop, wake - now);
-        this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()), user);
+        const job =
+          this.scenario && user
+            ? this.scenario.job(user)
+            : this.replay && replaying
+              ? this.replay.job(replaying.next, replaying)
+              : undefined;
+        this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()), job);
       };
       loop();
     }
@@ -162,9 +155,15 @@ export class ShardGenerator {
     if (this.finishedUsers === this.plan.users && this.stats.inFlight === 0) this.done();
   }
 
-  /** Scheduled time (ms since start) of the k-th arrival, from the profile's rate. */
+  /** Scheduled time (ms since start) of the k-th arrival: from the profile's rate, or when this shard's k-th replayed request is due. */
   private arrivalAt(k: number): number {
-    return arrivalAt(this.stages, k);
+    return this.replay ? this.replay.dueAt(k) : arrivalAt(this.stages, k);
+  }
+
+  /** The k-th arrival on `connection` (the k-th replayed request of this shard's, when replaying). */
+  private sendArrival(connection: Connection, k: number, then: () => void) {
+    const job = this.replay?.job(k % this.replay.size);
+    this.send(connection, this.t0 + this.arrivalAt(k), then, job);
   }
 
   /**
@@ -173,12 +172,14 @@ export class ShardGenerator {
    * second of arrivals waiting, an arrival is dropped and counted.
    */
   private runOpen() {
+    // A replay's requests are due at their recorded times: its connections open before the first one.
+    if (this.replay) for (const c of this.connections) c.warm?.();
     this.idle.push(...this.connections);
-    const maxWaiting = Math.ceil(peakOf(this.stages));
-    let k = this.plan.resume ? firstArrivalFrom(this.stages, Math.min(this.elapsed(), this.endMs)) : 0;
+    const maxWaiting = this.replay ? this.replay.size : Math.ceil(peakOf(this.stages));
+    let k = this.plan.resume ? this.firstArrivalFrom(Math.min(this.elapsed(), this.endMs)) : 0;
     const release = (connection: Connection) => {
       const next = this.queue.shift();
-      if (next !== undefined && !this.stopping) this.send(connection, next, () => release(connection));
+      if (next !== undefined && !this.stopping) this.sendArrival(connection, next, () => release(connection));
       else {
         this.idle.push(connection);
         this.maybeDone();
@@ -191,8 +192,8 @@ export class ShardGenerator {
         if (at >= this.endMs || at > now) break;
         k += 1;
         const connection = this.idle.pop();
-        if (connection) this.send(connection, this.t0 + at, () => release(connection));
-        else if (this.queue.length < maxWaiting) this.queue.push(this.t0 + at);
+        if (connection) this.sendArrival(connection, k - 1, () => release(connection));
+        else if (this.queue.length < maxWaiting) this.queue.push(k - 1);
         else this.stats.dropped += 1;
       }
       if (this.stopping || this.arrivalAt(k) >= this.endMs) {
@@ -205,17 +206,37 @@ export class ShardGenerator {
     this.timers.push(timer);
   }
 
+  /** The first arrival due at or after `ms` (arrival times only grow with k). */
+  private firstArrivalFrom(ms: number): number {
+    if (!this.replay) return firstArrivalFrom(this.stages, ms);
+    let hi = 1;
+    while (this.arrivalAt(hi) < ms) hi *= 2;
+    let lo = 0;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.arrivalAt(mid) < ms) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Arrivals on a schedule (open model): a rate, or a replay faster than 0. */
+  private get open(): boolean {
+    return this.replay ? this.replay.speed > 0 : this.plan.rate > 0;
+  }
+
   private maybeDone() {
     if (this.openFinished && this.stats.inFlight === 0 && (this.queue.length === 0 || this.stopping)) this.done();
   }
 
   snapshot(): ShardSnapshot {
-    return { ...this.tally.snapshot(), ...(this.scenario ? { steps: this.scenario.stats.snapshot() } : {}) };
+    const steps = (this.scenario ?? this.replay)?.stats.snapshot();
+    return { ...this.tally.snapshot(), ...(steps ? { steps } : {}) };
   }
 
   /** Runs until the end of the test window, or until stop(); answers in flight are awaited (up to the request timeout). */
   async run(): Promise<ShardSnapshot> {
-    if (this.plan.rate > 0) this.runOpen();
+    if (this.open) this.runOpen();
     else this.runClosed();
     const sweep = setInterval(() => {
       const limit = performance.now() - this.plan.requestTimeoutMs;
@@ -239,7 +260,7 @@ export class ShardGenerator {
   stop() {
     if (this.stopping) return;
     this.stopping = true;
-    if (this.plan.rate > 0) {
+    if (this.open) {
       this.queue.length = 0;
       this.openFinished = true;
       this.maybeDone();

@@ -73,6 +73,10 @@ export class Http1Connection implements LoadConnection<Buffer> {
     else if (this.connected) this.write();
   }
 
+  warm(): void {
+    if (!this.socket) this.open();
+  }
+
   private write() {
     this.writtenAt = performance.now();
     this.socket!.write(this.request);

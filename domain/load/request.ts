@@ -7,12 +7,15 @@ export interface RequestSpec {
   url: URL;
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
+
+const bodyOf = ({ body }: RequestSpec): Buffer | null =>
+  body === undefined ? null : typeof body === 'string' ? Buffer.from(body) : body;
 
 /** The request as bytes, written as is for every request. */
 export function requestBytes(spec: RequestSpec): Buffer {
-  const body = spec.body === undefined ? null : Buffer.from(spec.body);
+  const body = bodyOf(spec);
   const lines = [`${spec.method} ${spec.url.pathname}${spec.url.search} HTTP/1.1`, `host: ${spec.url.host}`];
   for (const [name, value] of Object.entries(spec.headers)) lines.push(`${name}: ${value}`);
   if (body) lines.push(`content-length: ${body.length}`);
@@ -29,7 +32,7 @@ export interface Http2Request {
 
 /** The request as an HTTP/2 stream opens it: its header block and body. */
 export function http2Request(spec: RequestSpec): Http2Request {
-  const body = spec.body === undefined ? null : Buffer.from(spec.body);
+  const body = bodyOf(spec);
   const headers: Array<[string, string]> = [
     [':method', spec.method],
     [':scheme', spec.url.protocol.slice(0, -1)],

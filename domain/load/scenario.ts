@@ -6,6 +6,7 @@
 import hdr from 'hdr-histogram-js';
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import { newHistogram } from './histogram.ts';
+import type { Job } from './connection.ts';
 import type { RequestSpec } from './request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
 
@@ -68,6 +69,26 @@ export class Scenario<R> {
     });
   }
 
+  /**
+   * The user's current step as the generator sends it: after the answer its captures are taken and
+   * the user moves on (a failed step, or a capture that found nothing, starts the scenario again).
+   */
+  job(user: ScenarioUser): Job<R> {
+    const step = user.step;
+    return {
+      request: this.request(user),
+      method: this.steps[step]!.method,
+      keepBody: this.captures(user),
+      answered: (latencyUs, status, error, body) => {
+        const failed = error !== null || status >= 400;
+        let captured = true;
+        if (failed) user.step = 0;
+        else captured = this.advance(user, body);
+        this.stats.record(step, latencyUs, error ? 0 : status, failed || !captured, !captured);
+      },
+    };
+  }
+
   /** Whether the current step captures from its answer (the connection then keeps the body). */
   captures(user: ScenarioUser): boolean {
     return Object.keys(this.steps[user.step]!.capture).length > 0;
@@ -111,7 +132,9 @@ export interface StepSnapshot {
 }
 
 export class StepStats {
-  private readonly steps: Array<Omit<StepSnapshot, 'histogram'> & { h: ReturnType<typeof newHistogram> }>;
+  private readonly steps: Array<
+    Omit<StepSnapshot, 'histogram'> & { h: ReturnType<typeof newHistogram>; encoded: string | null }
+  >;
 
   constructor(names: string[]) {
     this.steps = names.map((name) => ({
@@ -122,6 +145,7 @@ export class StepStats {
       statusCodes: {},
       captureFailures: 0,
       h: newHistogram(),
+      encoded: null,
     }));
   }
 
@@ -130,17 +154,19 @@ export class StepStats {
     s.requests += 1;
     s.latencySumUs += latencyUs;
     s.h.recordValue(latencyUs);
+    s.encoded = null;
     if (failed) s.failed += 1;
     if (captureFailed) s.captureFailures += 1;
     if (status) s.statusCodes[status] = (s.statusCodes[status] ?? 0) + 1;
   }
 
+  /** Every step's totals; a histogram is encoded again only when it has changed (a replay may count 51 names). */
   snapshot(): StepSnapshot[] {
-    return this.steps.map(({ h, statusCodes, ...s }) => ({
-      ...s,
-      statusCodes: { ...statusCodes },
-      histogram: hdr.encodeIntoCompressedBase64(h),
-    }));
+    return this.steps.map((s) => {
+      s.encoded ??= hdr.encodeIntoCompressedBase64(s.h);
+      const { h: _h, encoded, statusCodes, ...rest } = s;
+      return { ...rest, statusCodes: { ...statusCodes }, histogram: encoded };
+    });
   }
 }
 

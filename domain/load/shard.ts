@@ -1,6 +1,6 @@
 // What a shard of a load test is given (its plan) and what it reports (its snapshots, stored every
 // second and merged into the status and the results: metrics.ts).
-import type { ShardTarget } from '../../lib/jobs/load-test.ts';
+import type { ReplayPlan, ShardTarget } from '../../lib/jobs/load-test.ts';
 import type { PerSecondAnswers } from './per-second.ts';
 import type { Phase } from './phases.ts';
 import type { Stage } from './profile.ts';
@@ -30,6 +30,8 @@ export interface ShardPlan {
    */
   stages?: Stage[];
   requestTimeoutMs: number;
+  /** With the target's replay: the sequence, as the activity read it. */
+  replay?: ReplayPlan;
   /** NETWORK_ALLOW: the SSRF guard checks every connection the pool opens. */
   allow: readonly string[];
 }

@@ -40,6 +40,29 @@ export interface ShardTarget {
   httpVersion?: '2';
   /** HTTP/2: how many users share a connection, each its own stream (absent: 1). */
   streamsPerConnection?: number;
+  /**
+   * Replay as load (domain/load/replay.ts): recorded requests instead of the one request, their
+   * sequence stored with the test (too large for history) and read by each shard.
+   */
+  replay?: { speed: number; loop: boolean };
+}
+
+/** One recorded request of a replay: ms since the recording's start, and what it sent. */
+export interface ReplayRequest {
+  at: number;
+  method: string;
+  /** Path and query on the target's origin (the target's own path in front). */
+  path: string;
+  headers: Record<string, string>;
+  /** The body's bytes, base64. */
+  body?: string;
+}
+
+/** A replay as a shard runs it. */
+export interface ReplayPlan {
+  speed: number;
+  loop: boolean;
+  requests: ReplayRequest[];
 }
 
 /** A pass/fail threshold as parsed from the start body (domain/load/thresholds.ts). */
@@ -181,6 +204,16 @@ export interface LoadTestConfig {
     body_bytes: number;
     capture: Record<string, string>;
   }>;
+  /** A replay: where its requests came from, how many (and how many distinct method + path), their recorded span, its speed and loop. */
+  replay?: {
+    source: 'webhook' | 'har';
+    webhook_id?: string;
+    requests: number;
+    distinct_requests: number;
+    span_ms: number;
+    speed: number;
+    loop: boolean;
+  };
   /** Each threshold as given: its expression, or k6's object form when it aborts the test. */
   thresholds: Array<string | { threshold: string; abortOnFail: true; delayAbortEval: number }>;
 }
@@ -240,9 +273,17 @@ export function splitUsers<T extends UserShare>(share: T, parts: number, unit = 
   });
 }
 
-/** The users that share a connection in a test to `target`: HTTP/2's streams per connection, else 1. */
+/**
+ * The users that are never split between shards or threads in a test to `target`: those sharing a
+ * connection (HTTP/2's streams per connection, else 1), or all of a timed replay's (one scheduler
+ * sends its requests, so their order holds).
+ */
 export const usersPerConnection = (target: ShardTarget): number =>
-  target.httpVersion === '2' ? (target.streamsPerConnection ?? 1) : 1;
+  target.replay && target.replay.speed > 0
+    ? Number.MAX_SAFE_INTEGER
+    : target.httpVersion === '2'
+      ? (target.streamsPerConnection ?? 1)
+      : 1;
 
 /** A shard attempt's stored snapshot, as the database gives it back (db/load-tests.ts). */
 export interface ShardSnapshotRow<S = Record<string, unknown>> {

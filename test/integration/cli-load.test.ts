@@ -139,4 +139,35 @@ describe.each(targets())('netops load ($name)', (target) => {
     expect(short.stderr).toMatch(/testDuration: must be from 10 to 3600/);
     expect(site().count('/cli-typo')).toBe(0);
   });
+
+  it("run --replay-har sends a HAR file's requests to its origin, each counted in the summary", {
+    timeout: 60_000,
+  }, async () => {
+    const entry = (i: number, method: string, path: string, body?: string) => ({
+      startedDateTime: new Date(Date.UTC(2026, 10, 27, 9, 0, 0, i * 50)).toISOString(),
+      request: {
+        method,
+        url: `${site().url}${path}`,
+        headers: [{ name: 'X-From', value: 'har' }],
+        ...(body ? { postData: { mimeType: 'application/json', text: body } } : {}),
+      },
+    });
+    const har = path.join(await tempDir('cli-har'), 'session.har');
+    fs.writeFileSync(
+      har,
+      JSON.stringify({
+        log: { entries: [entry(0, 'GET', '/cli-har/page'), entry(1, 'POST', '/cli-har/api', '{"a":1}')] },
+      }),
+    );
+    const run = await runCli(['load', 'run', '--replay-har', har, '--speed', '0', '--users', '2'], await env());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`started against ${site().url}`);
+    expect(run.stdout).toMatch(/step 1 GET \/cli-har\/page \.+ 2 reqs, 0% failed/);
+    expect(run.stdout).toMatch(/step 2 POST \/cli-har\/api \.+ 2 reqs, 0% failed/);
+    // Each of the 2 users sent the sequence once, byte for byte.
+    expect(site().count('/cli-har/page')).toBe(2);
+    expect(site().count('/cli-har/api')).toBe(2);
+    expect(site().lastBody('/cli-har/api')).toBe('{"a":1}');
+    expect(site().lastHeaders('/cli-har/api')?.['x-from']).toBe('har');
+  });
 });

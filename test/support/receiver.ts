@@ -8,6 +8,7 @@ export interface Received {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
+  /** Epoch ms (fractional) when its head arrived. */
   at: number;
 }
 
@@ -23,6 +24,8 @@ export async function startReceiver(
   answer: (got: Received, res: http.ServerResponse) => void,
 ): Promise<Receiver> {
   const server = http.createServer((req, res) => {
+    // When the request arrived (its head), to the fraction of a millisecond.
+    const at = performance.timeOrigin + performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -31,7 +34,7 @@ export async function startReceiver(
         url: req.url!,
         headers: req.headers,
         body: Buffer.concat(chunks),
-        at: Date.now(),
+        at,
       };
       received.push(got);
       answer(got, res);

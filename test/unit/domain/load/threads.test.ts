@@ -2,27 +2,15 @@
 // totals merged into one snapshot (mergeSnapshots), as one generator would report them. Against a
 // loopback target started here, on two real worker threads.
 import hdr from 'hdr-histogram-js';
+import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShardPlan } from '../../../../domain/load/shard.ts';
 import { partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';
 import { ForbiddenAddressError } from '../../../../lib/net/target-guard.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
 
-function plan(url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan {
-  const startAt = Date.now() + 100;
-  return {
-    target: { url, method: 'GET', headers: {} },
-    users,
-    firstUser: 0,
-    totalUsers: users,
-    startAt,
-    endAt: startAt + durationMs,
-    rampUpMs: 0,
-    rate: 0,
-    requestTimeoutMs: 2000,
-    allow,
-  };
-}
+const plan = (url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan =>
+  shardPlan(url, users, durationMs, { allow });
 
 describe('a shard on two threads', () => {
   let site: LoadTarget;
