@@ -55,11 +55,11 @@ export function appendedUrl(target: URL, below: string, query: string): string {
 
 /** The headers that are sent again, names in lower case: not the connection's own, those the client sets, HTTP/2's pseudo-headers. */
 export function resentHeaders(headers: Iterable<[string, string]>): Record<string, string> {
-  const kept: Record<string, string> = {};
+  const kept: Record<string, string> = Object.create(null); // a header named __proto__ is data too
   for (const [given, value] of headers) {
     const name = given.toLowerCase();
     if (NOT_RESENT.has(name) || name.startsWith(':')) continue;
-    kept[name] = name in kept ? `${kept[name]}${name === 'cookie' ? '; ' : ', '}${value}` : value;
+    kept[name] = Object.hasOwn(kept, name) ? `${kept[name]}${name === 'cookie' ? '; ' : ', '}${value}` : value;
   }
   return kept;
 }

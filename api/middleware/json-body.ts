@@ -19,7 +19,8 @@ export function jsonBody(larger: Readonly<Record<string, number>> = {}): Middlew
   return async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS')
       return next();
-    const limit = Object.hasOwn(larger, ctx.path) ? larger[ctx.path]! : JSON_BODY_LIMIT_BYTES;
+    const path = ctx.path.length > 1 ? ctx.path.replace(/\/$/, '') : ctx.path; // the router takes /start/ as /start
+    const limit = Object.hasOwn(larger, path) ? larger[path]! : JSON_BODY_LIMIT_BYTES;
     const text = (await readBody(ctx.req, limit)).toString('utf8');
     let body: unknown = {};
     if (text.trim() !== '') {

@@ -6,8 +6,9 @@ import { searchQuery, webhookIdField } from './webhooks.ts';
 
 /** The most requests one replay sends in a pass. */
 export const MAX_REPLAY_REQUESTS = 10_000;
-/** The fastest replay: a thousand times the recorded pace. */
+/** The fastest replay: a thousand times the recorded pace; the slowest, a hundredth of it. */
 export const MAX_REPLAY_SPEED = 1000;
+export const MIN_REPLAY_SPEED = 0.01;
 /** The start body's size with a HAR in it: a 10 MB HAR and the rest of the body. */
 export const REPLAY_BODY_LIMIT_BYTES = 10 * 1024 * 1024 + 64 * 1024;
 
@@ -99,8 +100,10 @@ export const replaySchema = z
         .optional(),
       speed: z
         .number({ error: 'must be a number' })
-        .min(0, `must be from 0 to ${MAX_REPLAY_SPEED}`)
-        .max(MAX_REPLAY_SPEED, `must be from 0 to ${MAX_REPLAY_SPEED}`)
+        .refine(
+          (n) => n === 0 || (n >= MIN_REPLAY_SPEED && n <= MAX_REPLAY_SPEED),
+          `must be 0, or from ${MIN_REPLAY_SPEED} to ${MAX_REPLAY_SPEED}`,
+        )
         .default(1),
       loop: z.boolean({ error: 'must be true or false' }).default(false),
     },
@@ -142,7 +145,7 @@ interface GivenBody {
   body?: string;
 }
 
-/** The origin of a HAR's first entry. */
+/** The origin of a HAR's first entry (its entries are http(s) URLs once harSchema has taken it). */
 const harOrigin = (har: Har): string => new URL(har.log.entries[0]!.request.url).origin;
 
 /** The faults of a start body with a replay, each as [path, message]. */
@@ -168,7 +171,8 @@ export function replayFaults(b: GivenBody): Array<[Array<string | number>, strin
   if (b.targetUrl === undefined) {
     if (r.webhook_id !== undefined)
       fault(['targetUrl'], 'is required with a replay of captures: the URL their paths and queries are appended to');
-    else if (r.har) {
+    else if (r.har && harSchema.safeParse(r.har).success) {
+      // (A HAR harSchema refused has its own faults already: its entries' URLs may not parse.)
       const origin = harOrigin(r.har);
       const other = r.har.log.entries.findIndex((e) => new URL(e.request.url).origin !== origin);
       if (other >= 0)
@@ -183,7 +187,7 @@ export function replayFaults(b: GivenBody): Array<[Array<string | number>, strin
 
 /**
  * What a replay leaves out, filled: the target (a HAR's own origin), users (10 connections at a
- * speed above 0, 1 user at speed 0), no ramp, and 0 for a length the sequence decides
+ * speed above 0, 1 user at speed 0; with stages, their peak), no ramp, and 0 for a length the sequence decides
  * (api/services/load-replay.ts computes it once the requests are known).
  */
 export function replayDefaults<B extends GivenBody>(b: B) {
@@ -196,7 +200,8 @@ export function replayDefaults<B extends GivenBody>(b: B) {
     httpMethod: (b.httpMethod ?? 'GET') as NonNullable<B['httpMethod']> | 'GET',
     ...(r
       ? {
-          concurrentUsers: b.concurrentUsers ?? (r.speed > 0 ? 10 : 1),
+          // With stages, their peak (load-test-start.ts).
+          ...(b.stages ? {} : { concurrentUsers: b.concurrentUsers ?? (r.speed > 0 ? 10 : 1) }),
           testDuration: b.testDuration ?? 0,
           rampUpTime: b.rampUpTime ?? 0,
         }

@@ -10,13 +10,17 @@ export const LOAD_USER_AGENT = `netops-load/${VERSION}`;
 
 /** The test's own headers and its credentials, names in lower case: on every request it sends. */
 export function testHeaders(b: StartBody): Record<string, string> {
-  const headers = Object.fromEntries(Object.entries(b.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const headers = lowerCaseNames(b.headers);
   if (b.authType === 'basic')
     headers.authorization = `Basic ${Buffer.from(`${b.authUsername}:${b.authPassword}`).toString('base64')}`;
   if (b.authType === 'bearer') headers.authorization = `Bearer ${b.authToken}`;
   if (b.authType === 'apikey') headers[b.apiKeyHeader.toLowerCase()] = b.apiKeyValue!;
   return headers;
 }
+
+/** Header names in lower case, so that one set over another replaces it whatever the case (a later value wins). */
+const lowerCaseNames = (headers: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 
 /** The request every user sends: method, URL, headers with the credentials, body. */
 export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
@@ -35,7 +39,11 @@ export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
       ? { httpVersion: '2' as const, streamsPerConnection: b.http2?.streamsPerConnection ?? 1 }
       : {}),
     ...(b.steps
-      ? { steps: b.steps.map((st) => scenarioStep(st, b, url, withType({ ...headers, ...st.headers }, st.body))) }
+      ? {
+          steps: b.steps.map((st) =>
+            scenarioStep(st, b, url, withType({ ...headers, ...lowerCaseNames(st.headers) }, st.body)),
+          ),
+        }
       : {}),
     ...(b.replay ? { replay: { speed: b.replay.speed, loop: b.replay.loop } } : {}),
   };

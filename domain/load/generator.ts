@@ -22,6 +22,9 @@ export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.
 
 type Connection = LoadConnection<unknown>;
 
+/** A timed replay's shard that starts after the test's start sends its first request this much later (its connections opening meanwhile). */
+const REPLAY_LATE_START_MS = 20;
+
 export class ShardGenerator {
   private readonly plan: ShardPlan;
   private readonly tally: ShardTally;
@@ -34,8 +37,9 @@ export class ShardGenerator {
   private readonly stages: Stage[];
   /** The steps each user runs in order, when the test is a scenario. */
   private readonly scenario: Scenario<unknown> | null;
-  /** The recorded requests sent instead, when the test replays some. */
+  /** The recorded requests sent instead, when the test replays some; ms after the start its recording starts. */
   private readonly replay: Replay<unknown> | null;
+  private replayFrom = 0;
   private finishedUsers = 0;
   private done!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.done = resolve));
@@ -157,7 +161,7 @@ export class ShardGenerator {
 
   /** Scheduled time (ms since start) of the k-th arrival: from the profile's rate, or when this shard's k-th replayed request is due. */
   private arrivalAt(k: number): number {
-    return this.replay ? this.replay.dueAt(k) : arrivalAt(this.stages, k);
+    return this.replay ? this.replayFrom + this.replay.dueAt(k) : arrivalAt(this.stages, k);
   }
 
   /** The k-th arrival on `connection` (the k-th replayed request of this shard's, when replaying). */
@@ -172,8 +176,13 @@ export class ShardGenerator {
    * second of arrivals waiting, an arrival is dropped and counted.
    */
   private runOpen() {
-    // A replay's requests are due at their recorded times: its connections open before the first one.
-    if (this.replay) for (const c of this.connections) c.warm?.();
+    // A replay's requests are due at their recorded times: its connections open before the first one,
+    // and a shard that starts late (a busy machine) starts the recording then rather than sending
+    // what is overdue at once (a retried one keeps the test's clock: what was due meanwhile is the gap).
+    if (this.replay) {
+      for (const c of this.connections) c.warm?.();
+      if (!this.plan.resume) this.replayFrom = Math.max(0, this.elapsed() + REPLAY_LATE_START_MS);
+    }
     this.idle.push(...this.connections);
     const maxWaiting = this.replay ? this.replay.size : Math.ceil(peakOf(this.stages));
     let k = this.plan.resume ? this.firstArrivalFrom(Math.min(this.elapsed(), this.endMs)) : 0;

@@ -20,6 +20,8 @@ type State = (typeof State)[keyof typeof State];
 export class Http1Connection implements LoadConnection<Buffer> {
   private socket: net.Socket | null = null;
   private connected = false;
+  /** Opened by warm(), its opening not yet counted in a request's phases. */
+  private warmed = false;
   private state: State = State.Idle;
   private pending: Buffer | null = null;
   private remaining = 0;
@@ -68,13 +70,17 @@ export class Http1Connection implements LoadConnection<Buffer> {
     this.state = State.Head;
     this.pending = null;
     this.firstByteAt = 0;
-    this.openedForRequest = !this.socket;
+    // A connection opened early (warm) gives its opening's phases to its first request.
+    this.openedForRequest = !this.socket || this.warmed;
+    this.warmed = false;
     if (!this.socket) this.open();
     else if (this.connected) this.write();
   }
 
   warm(): void {
-    if (!this.socket) this.open();
+    if (this.socket) return;
+    this.open();
+    this.warmed = true;
   }
 
   private write() {

@@ -82,7 +82,8 @@ export class Replay<R> {
     this.stats = new StepStats(names);
     this.steps = requests.map((r) => ({
       request: encode({
-        url: new URL(r.path, url),
+        // On the target's origin whatever the path holds (a path "//host/x" is a path here, not a host).
+        url: new URL(`${url.origin}${r.path}`),
         method: r.method,
         headers: r.headers,
         body: r.body === undefined ? undefined : Buffer.from(r.body, 'base64'),
@@ -103,8 +104,8 @@ export class Replay<R> {
    */
   dueAt(k: number): number {
     const pass = Math.floor(k / this.size);
-    if (pass > 0 && !this.loop) return Infinity;
-    return pass * this.period + this.due[k % this.size]!;
+    if (pass === 0) return this.due[k]!;
+    return this.loop ? pass * this.period + this.due[k % this.size]! : Infinity;
   }
 
   /** Request i as the generator sends it: its answer counted under its name, a replay user (speed 0) then moved on. */

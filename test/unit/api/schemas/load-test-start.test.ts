@@ -51,6 +51,29 @@ describe('the load test start body', () => {
         steps: [{ method: 'post', path: '/cart', body: '{}', capture: { id: '/id' } }, { path: '/cart/{{id}}' }],
       },
     },
+    {
+      name: 'a HAR replay on its own origin, at speed 0 with user stages',
+      body: {
+        replay: {
+          har: {
+            log: {
+              entries: [
+                {
+                  startedDateTime: '2026-11-27T10:00:00.000Z',
+                  request: { method: 'get', url: 'https://shop.example/', headers: [{ name: 'Accept', value: '*/*' }] },
+                  _priority: 'High',
+                },
+              ],
+            },
+          },
+          speed: 0,
+        },
+        stages: [
+          { duration: 5, target: 3 },
+          { duration: 5, target: 1 },
+        ],
+      },
+    },
   ])('gives the same start through the MCP tool as through REST: $name', ({ body }) => {
     const rest = startBody.parse(body);
     const viaTool = startBody.parse(toolSchema.parse(body));

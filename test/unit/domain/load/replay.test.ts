@@ -122,4 +122,14 @@ describe('replay in the shard generator', () => {
     // Each user's requests in sequence order: the POSTs are half, one user at most a pass ahead of the other.
     expect(Math.abs(names['POST /orders']! - 2 * names['GET /orders/1']!)).toBeLessThanOrEqual(4);
   });
+
+  it('keeps every request on the target: a path that looks like a host is a path', async () => {
+    arrivals.length = 0;
+    const p = shardPlan(`${origin}/`, 1, 2000, {
+      target: { url: `${origin}/`, method: 'GET', headers: {}, replay: { speed: 0, loop: false } },
+      replay: { speed: 0, loop: false, requests: [{ at: 0, method: 'GET', path: '//evil.example/x', headers: {} }] },
+    });
+    expect((await (await ShardGenerator.create(p)).run()).total).toBe(1);
+    expect(arrivals.map((a) => [a.url, a.headers.host])).toEqual([['//evil.example/x', new URL(origin).host]]);
+  });
 });
