@@ -32,19 +32,73 @@ export interface SseOptions {
   pollMs?: number;
 }
 
+/** How a stream writes: its type, its first text, each event, a failure, and its keepalive (null: none). */
+export interface StreamFormat {
+  contentType: string;
+  opening: string;
+  encode(event: SseTick['events'][number]): string;
+  failure(message: string): string;
+  keepalive: string | null;
+}
+
+/** Server-Sent Events (EventSource reconnects after 3 s). */
+const SSE: StreamFormat = {
+  contentType: 'text/event-stream; charset=utf-8',
+  opening: 'retry: 3000\n\n',
+  encode: (e) => `${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`,
+  failure: (message) => `event: error\ndata: ${JSON.stringify({ success: false, message })}\n\n`,
+  keepalive: ': keepalive\n\n',
+};
+
+/** Each event's data as one JSON line (NDJSON); a failure as a last line {success: false, message}. */
+export const NDJSON: StreamFormat = {
+  contentType: 'application/x-ndjson; charset=utf-8',
+  opening: '',
+  encode: (e) => `${JSON.stringify(e.data)}\n`,
+  failure: (message) => `${JSON.stringify({ success: false, message })}\n`,
+  keepalive: null,
+};
+
+/** Each event's data as a CSV row (RFC 4180) of `columns`, under a header row; a failure ends the rows. */
+export function csvFormat(columns: readonly string[]): StreamFormat {
+  const cell = (v: unknown) => {
+    const text = v === null || v === undefined ? '' : String(v);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  return {
+    contentType: 'text/csv; charset=utf-8; header=present',
+    opening: `${columns.join(',')}\r\n`,
+    encode: (e) => `${columns.map((c) => cell((e.data as Record<string, unknown>)[c])).join(',')}\r\n`,
+    failure: () => '',
+    keepalive: null,
+  };
+}
+
 export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: SseOptions = {}): void {
+  startStream(ctx, tick, SSE, options);
+}
+
+/** A live stream in `format` (SSE, NDJSON, CSV): the same looks at the source, lease and lifetime. */
+export function startStream(
+  ctx: Context,
+  tick: () => Promise<SseTick>,
+  format: StreamFormat,
+  options: SseOptions = {},
+): void {
   const { lease, wake, pollMs = SSE_POLL_MS } = options;
   const stream = new PassThrough();
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
   ctx.status = 200;
   ctx.set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Content-Type': format.contentType,
     'Cache-Control': 'no-cache, no-transform',
     Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
   });
   ctx.body = stream;
+  // The status and headers now, whatever the first text waits for (NDJSON and CSV have none before their first row).
+  ctx.flushHeaders();
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -80,7 +134,7 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   const keeper = setInterval(async () => {
     if (closed) return;
     if (overdue()) return close();
-    if (Date.now() - lastWrite >= KEEPALIVE_MS) write(': keepalive\n\n');
+    if (format.keepalive !== null && Date.now() - lastWrite >= KEEPALIVE_MS) write(format.keepalive);
     try {
       if (lease && !(await lease.renew())) close(); // the slot was lost and the plan's are all taken now
     } catch {
@@ -104,12 +158,11 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
     lastRun = Date.now();
     try {
       const answer = await tick();
-      for (const e of answer.events)
-        write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      for (const e of answer.events) write(format.encode(e));
       if (answer.done) return close();
       more = answer.more === true;
     } catch (err) {
-      write(`event: error\ndata: ${JSON.stringify({ success: false, message: (err as Error).message })}\n\n`);
+      write(format.failure((err as Error).message));
       return close();
     } finally {
       running = false;
@@ -139,6 +192,6 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
       else wakeUp();
     });
   }
-  write('retry: 3000\n\n');
+  if (format.opening) write(format.opening);
   void run();
 }

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { loadTestOperations as ops } from '../schemas/load-tests.ts';
 import type { Services } from '../services/index.ts';
-import { startSse } from '../sse.ts';
+import { SERIES_COLUMNS } from '../../domain/load/series.ts';
+import { csvFormat, NDJSON, startSse, startStream } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
 import { sendReport } from '../pages/load-report.ts';
 
@@ -11,7 +12,8 @@ export function loadTestingRoutes({
   streams,
   targets,
   reports,
-}: Pick<Services, 'loadTests' | 'streams' | 'targets' | 'reports'>): V1Router {
+  series,
+}: Pick<Services, 'loadTests' | 'streams' | 'targets' | 'reports' | 'series'>): V1Router {
   const router: V1Router = new Router();
   const owned = (ctx: { params: Record<string, string>; state: { account: { userId: number } } }) =>
     loadTests.owned(ctx.params.test_id!, ctx.state.account.userId);
@@ -22,6 +24,14 @@ export function loadTestingRoutes({
   serve(router, ops.events, async (ctx) => {
     const row = await owned(ctx);
     startSse(ctx, loadTests.statusStream(row.id, ctx.state.account.userId), {
+      lease: await streams.open(ctx.state.account),
+    });
+  });
+  // Every second's figures, streamed while the test runs (a live-stream slot of the plan while open).
+  serve(router, ops.series, async (ctx, { query }) => {
+    const row = await owned(ctx);
+    const format = query.format === 'csv' ? csvFormat(SERIES_COLUMNS) : NDJSON;
+    startStream(ctx, series.stream(row.id, ctx.state.account.userId), format, {
       lease: await streams.open(ctx.state.account),
     });
   });

@@ -13,6 +13,10 @@ export const listQuery = z.object({
     .default(20),
 });
 
+export const seriesQuery = z.object({
+  format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).default('ndjson'),
+});
+
 export const verifyTargetBody = z.strictObject({
   targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required'),
 });
@@ -76,6 +80,20 @@ export const loadTestOperations = {
       description: 'text/event-stream: `status` events with the shape of the status answer',
     },
     errors: [404],
+  }),
+  series: operation({
+    method: 'get',
+    path: '/load-testing/series/{test_id}',
+    summary: "A load test's figures for every second, as NDJSON or CSV: streamed while it runs, all at once after",
+    tag: 'Load testing',
+    query: seriesQuery,
+    success: {
+      status: 200,
+      schema: null,
+      description:
+        'application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a second): second, time, requests, answered, failed, error_rate, avg_response_time, max_response_time',
+    },
+    errors: [400, 404],
   }),
   stop: operation({
     method: 'post',

@@ -7,6 +7,7 @@ import { diagnosticsService } from './diagnostics.ts';
 import { domainService } from './domains.ts';
 import { loadReportService } from './load-report.ts';
 import { loadReplayService } from './load-replay.ts';
+import { loadSeriesService } from './load-series.ts';
 import { loadTestService } from './load-tests.ts';
 import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
@@ -47,6 +48,7 @@ export function createServices(deps: ApiDeps) {
     domains,
     loadTests,
     reports: loadReportService({ loadTests }),
+    series: loadSeriesService({ db, loadTests }),
     lookups: lookupService({ config }),
     quota: quotaService({ kv }),
     site,

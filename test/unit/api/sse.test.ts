@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSse, type SseOptions } from '../../../api/sse.ts';
+import { csvFormat, NDJSON, startSse, startStream, type SseOptions } from '../../../api/sse.ts';
 
 const servers: http.Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));
@@ -110,5 +110,29 @@ describe('startSse', () => {
     expect(text).toBe(
       'retry: 3000\n\nevent: step\ndata: {"n":1}\n\nevent: step\ndata: {"n":2}\n\nevent: step\ndata: {"n":3}\n\n',
     );
+  });
+  it('writes the same looks as NDJSON lines or CSV rows under a header, quoting what needs it', async () => {
+    const looks = () => {
+      let n = 0;
+      return async () => {
+        n += 1;
+        return {
+          events: [{ event: 'row', data: n === 1 ? { a: 1, b: 'x,"y"' } : { a: 2, b: 'z' } }],
+          done: n === 2,
+        };
+      };
+    };
+    const app = new Koa();
+    app.use((ctx) => startStream(ctx, looks(), ctx.path === '/csv' ? csvFormat(['a', 'b']) : NDJSON, { pollMs: 20 }));
+    const server = http.createServer(app.callback());
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const ndjson = await fetch(`${base}/ndjson`);
+    expect(ndjson.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+    expect(await ndjson.text()).toBe(`${JSON.stringify({ a: 1, b: 'x,"y"' })}\n${JSON.stringify({ a: 2, b: 'z' })}\n`);
+    const csv = await fetch(`${base}/csv`);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(await csv.text()).toBe('a,b\r\n1,"x,""y"""\r\n2,z\r\n');
   });
 });
