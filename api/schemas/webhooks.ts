@@ -83,13 +83,14 @@ const SETTING_NAMES = ['response', 'rules', 'schema', 'signature', 'forward_url'
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
   z
+    // null is none, as my-webhook-update says it (and webhook_create's schema shows it).
     .object({
-      response: responseSchema.optional(),
-      rules: rulesSchema.optional(),
-      schema: jsonSchemaSchema.optional(),
-      signature: signatureSchema.optional(),
-      forward_url: forwardUrlSchema.optional(),
-      retention: retentionSchema.optional(),
+      response: responseSchema.nullable().optional(),
+      rules: rulesSchema.nullable().optional(),
+      schema: jsonSchemaSchema.nullable().optional(),
+      signature: signatureSchema.nullable().optional(),
+      forward_url: forwardUrlSchema.nullable().optional(),
+      retention: retentionSchema.nullable().optional(),
     })
     .strict(),
 );

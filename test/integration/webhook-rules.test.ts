@@ -92,6 +92,14 @@ describe.each(targets())('webhook response rules ($name)', (target) => {
     ]);
   });
 
+  it('takes null for none at creation, as an update does', async () => {
+    const settings = { response: null, rules: null, schema: null, signature: null, forward_url: null, retention: null };
+    const created = await api('POST', 'my-webhook-create', settings);
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ rules: [], schema: null, response: null, forward_url: null });
+    expect((await fetch(created.body.webhook_url, { method: 'POST' })).status).toBe(200);
+  });
+
   it('falls back to the default JSON, changes at once on update, and goes with null', async () => {
     const created = await api('POST', 'my-webhook-create', {});
     const id = created.body.webhook_id as string;
