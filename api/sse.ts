@@ -14,6 +14,8 @@ const KEEPALIVE_MS = 15_000;
 /** A stream ends after this long; browsers' EventSource reconnects by itself. */
 export const MAX_STREAM_MS = 30 * 60 * 1000;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** What a stream cut before its source ended says (its lifetime, a reader too slow, its plan slot lost). */
+const CUT = 'the stream ended before what it follows did: open it again to go on';
 
 export interface SseTick {
   /** Events to send now (none when nothing changed); an `id` is what a reconnecting client sends back as Last-Event-ID. */
@@ -39,6 +41,10 @@ export interface StreamFormat {
   encode(event: SseTick['events'][number]): string;
   failure(message: string): string;
   keepalive: string | null;
+  /** A stream cut before its source ended (its lifetime, a slow reader, its slot lost) says so in a last failure (NDJSON)... */
+  saysWhenCut?: boolean;
+  /** ...or is cut on the wire too (CSV cannot say so in its rows). SSE ends quietly: EventSource reconnects. */
+  abortIncomplete?: boolean;
 }
 
 /** Server-Sent Events (EventSource reconnects after 3 s). */
@@ -57,6 +63,7 @@ export const NDJSON: StreamFormat = {
   encode: (e) => `${JSON.stringify(e.data)}\n`,
   failure: (message) => `${JSON.stringify({ success: false, message })}\n`,
   keepalive: null,
+  saysWhenCut: true,
 };
 
 /** Each event's data as a CSV row (RFC 4180) of `columns`, under a header row; a failure ends the rows. */
@@ -71,6 +78,7 @@ export function csvFormat(columns: readonly string[]): StreamFormat {
     encode: (e) => `${columns.map((c) => cell((e.data as Record<string, unknown>)[c])).join(',')}\r\n`,
     failure: () => '',
     keepalive: null,
+    abortIncomplete: true,
   };
 }
 
@@ -78,7 +86,11 @@ export function startSse(ctx: Context, tick: () => Promise<SseTick>, options: Ss
   startStream(ctx, tick, SSE, options);
 }
 
-/** A live stream in `format` (SSE, NDJSON, CSV): the same looks at the source, lease and lifetime. */
+/**
+ * A live stream in `format` (SSE, NDJSON, CSV): the same looks at the source, lease and lifetime.
+ * The status and headers are sent at once: it is the last thing a handler does (what throws before
+ * it, a 404 or a 429, is still answered as an error).
+ */
 export function startStream(
   ctx: Context,
   tick: () => Promise<SseTick>,
@@ -108,14 +120,17 @@ export function startStream(
   let lastWrite = Date.now();
   let unsubscribe = () => {};
   const lookAgain = () => void run();
-  const close = () => {
+  /** `cut`: the stream ends before its source did (said in the format's way, or on the wire when it cannot). */
+  const close = (cut: 'no' | 'said' | 'unsaid' = 'no') => {
     if (closed) return;
+    if (cut === 'unsaid' && format.saysWhenCut && !ctx.res.destroyed) write(format.failure(CUT));
     closed = true;
     clearTimeout(timer);
     stream.off('drain', lookAgain);
     clearInterval(keeper);
     unsubscribe();
-    stream.end();
+    if (cut !== 'no' && format.abortIncomplete) ctx.res.destroy();
+    else stream.end();
     lease?.release().catch(() => {}); // a slot not freed here expires by itself
   };
   const ends = Date.now() + MAX_STREAM_MS;
@@ -133,22 +148,22 @@ export function startStream(
   // Whatever the source does: keepalive comments, the lease renewed, the lifetime kept.
   const keeper = setInterval(async () => {
     if (closed) return;
-    if (overdue()) return close();
+    if (overdue()) return close('unsaid');
     if (format.keepalive !== null && Date.now() - lastWrite >= KEEPALIVE_MS) write(format.keepalive);
     try {
-      if (lease && !(await lease.renew())) close(); // the slot was lost and the plan's are all taken now
+      if (lease && !(await lease.renew())) close('unsaid'); // the slot was lost and the plan's are all taken now
     } catch {
       // The store is unreachable: keep streaming; the slot expires by itself if this goes on.
     }
   }, KEEPALIVE_MS);
   // The response closes when the client goes away (or the stream ends): stop then. A client that
   // left while the stream was being set up closed it already.
-  ctx.res.once('close', close);
+  ctx.res.once('close', () => close());
   if (ctx.res.destroyed || ctx.req.socket.destroyed) close();
 
   const run = async () => {
     if (closed) return;
-    if (overdue()) return close();
+    if (overdue()) return close('unsaid');
     if (running) {
       woken = true; // looked at again once this look ends
       return;
@@ -163,7 +178,7 @@ export function startStream(
       more = answer.more === true;
     } catch (err) {
       write(format.failure((err as Error).message));
-      return close();
+      return close('said');
     } finally {
       running = false;
     }

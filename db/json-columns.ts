@@ -149,6 +149,7 @@ export const shardSnapshotColumn = z.object({
   dropped: z.number(),
   superseded: z.boolean().optional(),
   windowSeconds: z.number().optional(),
+  shards: z.number().optional(),
   firstSentAt: z.number().nullable(),
   takenAt: z.number(),
   perSecond,

@@ -46,5 +46,5 @@ export function planShards(input: LoadTestInput, startAt: number, endAt: number)
   };
   const parts = splitUsers(whole, Math.ceil(input.concurrentUsers / USERS_PER_SHARD), usersPerConnection(input.target));
   const { heartbeatEveryMs } = shardLiveness(parts.length);
-  return parts.map((part, shard) => ({ shard, heartbeatEveryMs, ...part }));
+  return parts.map((part, shard) => ({ shard, shards: parts.length, heartbeatEveryMs, ...part }));
 }

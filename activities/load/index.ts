@@ -27,6 +27,8 @@ const SNAPSHOT_EVERY_MS = 1000;
 export type ShardInput = Omit<ShardPlan, 'requestTimeoutMs' | 'allow'> & {
   testId: string;
   shard: number;
+  /** The test's shards in all (stored with each snapshot: the series waits for every one). */
+  shards?: number;
   /** How often the shard heartbeats (workflows/load-test-plan.ts: shardLiveness); every second when absent. */
   heartbeatEveryMs?: number;
 };
@@ -56,7 +58,13 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     async runLoadShard(input: ShardInput): Promise<ShardOutcome> {
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
-      const { testId: _testId, shard: _shard, heartbeatEveryMs = SNAPSHOT_EVERY_MS, ...shardPlan } = input;
+      const {
+        testId: _testId,
+        shard: _shard,
+        shards: _shards,
+        heartbeatEveryMs = SNAPSHOT_EVERY_MS,
+        ...shardPlan
+      } = input;
       // A replay's sequence is stored with the test, not in the history (it may be megabytes).
       const { replay } = shardPlan.target;
       const requests = replay ? await readReplayRequests(deps.db, input.testId) : null;
@@ -80,7 +88,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
           input.testId,
           input.shard,
           attempt,
-          { ...snapshot, windowSeconds },
+          { ...snapshot, windowSeconds, ...(input.shards ? { shards: input.shards } : {}) },
           final,
         );
         superseded ||= told.superseded;
@@ -124,7 +132,12 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
           input.testId,
           input.shard,
           attempt,
-          { ...result, windowSeconds, ...(superseded ? { superseded } : {}) },
+          {
+            ...result,
+            windowSeconds,
+            ...(input.shards ? { shards: input.shards } : {}),
+            ...(superseded ? { superseded } : {}),
+          },
           true,
         );
         return { total: result.total, stopped };

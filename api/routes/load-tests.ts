@@ -31,7 +31,7 @@ export function loadTestingRoutes({
   serve(router, ops.series, async (ctx, { query }) => {
     const row = await owned(ctx);
     const format = query.format === 'csv' ? csvFormat(SERIES_COLUMNS) : NDJSON;
-    startStream(ctx, series.stream(row.id, ctx.state.account.userId), format, {
+    startStream(ctx, series.stream(row.id, ctx.state.account.userId, query.from), format, {
       lease: await streams.open(ctx.state.account),
     });
   });

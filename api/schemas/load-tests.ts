@@ -15,6 +15,12 @@ export const listQuery = z.object({
 
 export const seriesQuery = z.object({
   format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).default('ndjson'),
+  from: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be from 0 to 3600')
+    .max(3600, 'must be from 0 to 3600')
+    .default(0),
 });
 
 export const verifyTargetBody = z.strictObject({

@@ -1,49 +1,71 @@
-// A load test's per-second series (domain/load/series.ts) as a live stream: each second's row once it
-// is over and the shards have reported past it, while the test runs; every row at once after its end.
+// A load test's per-second series (domain/load/series.ts) as a live stream: each second's row once its
+// figures are final, while the test runs; every row at once after its end. A row sent is never sent
+// again, so a second waits until every request sent in it is answered, or until every shard has
+// reported past the longest an answer may take.
 import type { Kysely } from 'kysely';
 import { readShardSnapshots } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import { secondsIn, seriesRows } from '../../domain/load/series.ts';
+import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from '../../domain/load/shard.ts';
 import type { SseTick } from '../sse.ts';
 import type { LoadTestService } from './load-tests.ts';
 
-/** A second's row is sent once every shard has reported this long past its end (its answers mostly in). */
-const ANSWER_GRACE_MS = 1000;
+/** A second is over for the series once every shard has reported this long past its end (a request due then may still be queued). */
+const SECOND_OVER_MS = 1000;
 
 export function loadSeriesService({
   db,
   loadTests,
 }: {
   db: Kysely<Database>;
-  loadTests: Pick<LoadTestService, 'owned'>;
+  loadTests: Pick<LoadTestService, 'owned' | 'status'>;
 }) {
   return {
-    /** The series of the caller's test as stream ticks: the rows not sent yet, ending with the test. */
-    stream(testId: string, userId: number): () => Promise<SseTick> {
-      let next = 0;
+    /** The series of the caller's test from second `from` on, as stream ticks: the rows not sent yet, ending with the test. */
+    stream(testId: string, userId: number, from = 0): () => Promise<SseTick> {
+      let next = from;
       return async () => {
         const row = await loadTests.owned(testId, userId);
-        const ended = row.status !== 'pending' && row.status !== 'running';
+        // A row still open is read through the workflow (which tells a test no worker ever took).
+        const status =
+          row.status === 'pending' || row.status === 'running' ? (await loadTests.status(row)).status : row.status;
+        const ended = status !== 'pending' && status !== 'running';
         if (!row.startedAt) return { events: [], done: ended };
+        const startAt = row.startedAt.getTime();
         const rows = await readShardSnapshots(db, testId);
         const snapshots = rows.map((r) => r.snapshot);
         let upTo = secondsIn(snapshots);
-        if (!ended) {
-          // Each shard's latest report, the oldest of them: the seconds over by then, less the grace.
-          const latest = new Map<number, number>();
-          for (const r of rows) latest.set(r.shard, Math.max(latest.get(r.shard) ?? 0, r.snapshot.takenAt));
-          const seen = latest.size ? Math.min(...latest.values()) : 0;
-          upTo = Math.min(upTo, Math.floor((seen - ANSWER_GRACE_MS - row.startedAt.getTime()) / 1000));
-        }
+        if (!ended) upTo = Math.min(upTo, finalSeconds(rows, startAt, next));
         const events =
-          upTo > next
-            ? seriesRows(snapshots, row.startedAt.getTime(), next, upTo).map((data) => ({ event: 'second', data }))
-            : [];
+          upTo > next ? seriesRows(snapshots, startAt, next, upTo).map((data) => ({ event: 'second', data })) : [];
         next = Math.max(next, upTo);
         return { events, done: ended };
       };
     },
   };
+}
+
+/**
+ * While the test runs: the seconds from `next` on whose figures are final. None before every shard
+ * has reported (the count each stores); then each second over for every shard whose requests have
+ * all been answered, or that is older than the longest an answer may take.
+ */
+function finalSeconds(rows: Awaited<ReturnType<typeof readShardSnapshots>>, startAt: number, next: number): number {
+  const latest = new Map<number, number>();
+  for (const r of rows) latest.set(r.shard, Math.max(latest.get(r.shard) ?? 0, r.snapshot.takenAt));
+  const shards = Math.max(0, ...rows.map((r) => r.snapshot.shards ?? 0));
+  if (!latest.size || latest.size < shards) return next;
+  const seen = Math.min(...latest.values());
+  const over = Math.floor((seen - SECOND_OVER_MS - startAt) / 1000);
+  const settled = Math.floor((seen - SECOND_OVER_MS - REQUEST_TIMEOUT_MS - END_GRACE_MS - startAt) / 1000);
+  const snapshots = rows.map((r) => r.snapshot);
+  const all = seriesRows(snapshots, startAt, next, Math.max(next, over));
+  let upTo = next;
+  for (const r of all) {
+    if (r.answered !== r.requests && (r.second as number) >= settled) break;
+    upTo = (r.second as number) + 1;
+  }
+  return upTo;
 }
 
 export type LoadSeriesService = ReturnType<typeof loadSeriesService>;

@@ -56,6 +56,8 @@ export interface ShardSnapshot {
   superseded?: boolean;
   /** The test window's length in seconds, as the activity stores it (restarts.ts bounds a gap by it). */
   windowSeconds?: number;
+  /** The test's shards in all, as the activity stores it (the series waits for a report of each). */
+  shards?: number;
   /** Epoch ms of the first request sent and of this snapshot. */
   firstSentAt: number | null;
   takenAt: number;

@@ -59,6 +59,7 @@ describe.each(targets())('load test series ($name)', (target) => {
     await waitFor(id, (b) => b.status === 'completed');
     const total = (await results(id)).body.results.total_requests as number;
     expect(total).toBeGreaterThan(150);
+    expect(lines.reduce((n, l) => n + (l.answered as number), 0)).toBe(total);
     expect(lines.reduce((n, l) => n + (l.requests as number), 0)).toBe(total);
     expect(lines.every((l) => l.failed === 0 && (l.requests as number) > 0)).toBe(true);
     expect(Date.parse(lines[1]!.time as string) - Date.parse(lines[0]!.time as string)).toBe(1000);
@@ -71,6 +72,8 @@ describe.each(targets())('load test series ($name)', (target) => {
     expect(rows).toHaveLength(11);
     expect(rows.slice(1).reduce((n, r) => n + Number(r.split(',')[2]), 0)).toBe(total);
     expect(rows[1]!.split(',').slice(0, 1)).toEqual(['0']);
+    const later = (await (await series(id, '?format=csv&from=7')).text()).trim().split('\r\n');
+    expect(later.slice(1).map((r) => r.split(',')[0])).toEqual(['7', '8', '9']);
   });
 
   it('refuses a format it does not write, and a test that is not yours', async () => {

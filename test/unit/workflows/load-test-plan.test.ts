@@ -18,6 +18,7 @@ describe('planShards', () => {
     expect(planShards(input(1), 1000, 61_000)).toEqual([
       {
         shard: 0,
+        shards: 1,
         target: input(1).target,
         users: 1,
         firstUser: 0,
