@@ -78,32 +78,23 @@ export const resumeHeaders = z.object({
 });
 export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
 
-const SETTING_NAMES = ['response', 'rules', 'schema', 'signature', 'forward_url', 'retention'] as const;
+/** A webhook's settings, each optional, null for none: at creation and in an update alike. */
+const settingFields = {
+  response: responseSchema.nullable().optional(),
+  rules: rulesSchema.nullable().optional(),
+  schema: jsonSchemaSchema.nullable().optional(),
+  signature: signatureSchema.nullable().optional(),
+  forward_url: forwardUrlSchema.nullable().optional(),
+  retention: retentionSchema.nullable().optional(),
+};
+const SETTING_NAMES = Object.keys(settingFields) as Array<keyof typeof settingFields>;
 
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
-  z
-    // null is none, as my-webhook-update says it (and webhook_create's schema shows it).
-    .object({
-      response: responseSchema.nullable().optional(),
-      rules: rulesSchema.nullable().optional(),
-      schema: jsonSchemaSchema.nullable().optional(),
-      signature: signatureSchema.nullable().optional(),
-      forward_url: forwardUrlSchema.nullable().optional(),
-      retention: retentionSchema.nullable().optional(),
-    })
-    .strict(),
+  z.object(settingFields).strict(),
 );
 export const updateBody = z
-  .object({
-    webhook_id: webhookIdField,
-    response: responseSchema.nullable().optional(),
-    rules: rulesSchema.nullable().optional(),
-    schema: jsonSchemaSchema.nullable().optional(),
-    signature: signatureSchema.nullable().optional(),
-    forward_url: forwardUrlSchema.nullable().optional(),
-    retention: retentionSchema.nullable().optional(),
-  })
+  .object({ webhook_id: webhookIdField, ...settingFields })
   .strict()
   .refine((b) => SETTING_NAMES.some((k) => b[k] !== undefined), {
     message: `give at least one of ${SETTING_NAMES.join(', ')} (null removes one)`,
