@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { readShardSnapshots } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
-import { secondsIn, seriesRows } from '../../domain/load/series.ts';
+import { type SeriesRow, secondsIn, seriesRows } from '../../domain/load/series.ts';
 import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from '../../domain/load/shard.ts';
 import type { SseTick } from '../sse.ts';
 import type { LoadTestService } from './load-tests.ts';
@@ -34,11 +34,10 @@ export function loadSeriesService({
         const startAt = row.startedAt.getTime();
         const rows = await readShardSnapshots(db, testId);
         const snapshots = rows.map((r) => r.snapshot);
-        let upTo = secondsIn(snapshots);
-        if (!ended) upTo = Math.min(upTo, finalSeconds(rows, startAt, next));
-        const events =
-          upTo > next ? seriesRows(snapshots, startAt, next, upTo).map((data) => ({ event: 'second', data })) : [];
-        next = Math.max(next, upTo);
+        const all = seriesRows(snapshots, startAt, next, secondsIn(snapshots));
+        const sent = ended ? all : finalRows(all, rows, startAt);
+        next += sent.length;
+        const events = sent.map((data) => ({ event: 'second', data }));
         return { events, done: ended };
       };
     },
@@ -46,26 +45,26 @@ export function loadSeriesService({
 }
 
 /**
- * While the test runs: the seconds from `next` on whose figures are final. None before every shard
+ * While the test runs: the leading rows of `all` whose figures are final. None before every shard
  * has reported (the count each stores); then each second over for every shard whose requests have
  * all been answered, or that is older than the longest an answer may take.
  */
-function finalSeconds(rows: Awaited<ReturnType<typeof readShardSnapshots>>, startAt: number, next: number): number {
+function finalRows(
+  all: SeriesRow[],
+  rows: Awaited<ReturnType<typeof readShardSnapshots>>,
+  startAt: number,
+): SeriesRow[] {
   const latest = new Map<number, number>();
   for (const r of rows) latest.set(r.shard, Math.max(latest.get(r.shard) ?? 0, r.snapshot.takenAt));
   const shards = Math.max(0, ...rows.map((r) => r.snapshot.shards ?? 0));
-  if (!latest.size || latest.size < shards) return next;
+  if (!latest.size || latest.size < shards) return [];
   const seen = Math.min(...latest.values());
   const over = Math.floor((seen - SECOND_OVER_MS - startAt) / 1000);
   const settled = Math.floor((seen - SECOND_OVER_MS - REQUEST_TIMEOUT_MS - END_GRACE_MS - startAt) / 1000);
-  const snapshots = rows.map((r) => r.snapshot);
-  const all = seriesRows(snapshots, startAt, next, Math.max(next, over));
-  let upTo = next;
-  for (const r of all) {
-    if (r.answered !== r.requests && (r.second as number) >= settled) break;
-    upTo = (r.second as number) + 1;
-  }
-  return upTo;
+  const pending = all.findIndex(
+    (r) => (r.second as number) >= over || (r.answered !== r.requests && (r.second as number) >= settled),
+  );
+  return pending < 0 ? all : all.slice(0, pending);
 }
 
 export type LoadSeriesService = ReturnType<typeof loadSeriesService>;
