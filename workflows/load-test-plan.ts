@@ -1,7 +1,7 @@
 // How a load test is cut into shards (activities on the load pool): pure, so the workflow and the
 // tests share it.
 import type { ShardInput } from '../activities/load/index.ts';
-import { splitUsers, usersPerConnection, type LoadTestInput } from '../lib/jobs/load-test.ts';
+import { splitUsers, usersKeptTogether, type LoadTestInput } from '../lib/jobs/load-test.ts';
 
 /**
  * How a lost load worker's shard comes back: its shard stops heartbeating and, after the heartbeat
@@ -44,7 +44,7 @@ export function planShards(input: LoadTestInput, startAt: number, endAt: number)
     // a rate is shared in proportion, as the fixed rate is.
     ...(input.stages ? { stages: input.stages } : {}),
   };
-  const parts = splitUsers(whole, Math.ceil(input.concurrentUsers / USERS_PER_SHARD), usersPerConnection(input.target));
+  const parts = splitUsers(whole, Math.ceil(input.concurrentUsers / USERS_PER_SHARD), usersKeptTogether(input.target));
   const { heartbeatEveryMs } = shardLiveness(parts.length);
   return parts.map((part, shard) => ({ shard, shards: parts.length, heartbeatEveryMs, ...part }));
 }

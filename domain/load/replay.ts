@@ -100,7 +100,7 @@ export class Replay<R> {
   /**
    * Speed above 0: when the k-th request sent is due, ms after the start (the sequence again and
    * again with a loop; Infinity past it without). One scheduler sends a timed replay whole
-   * (usersPerConnection keeps its users together), so the order holds.
+   * (usersKeptTogether keeps its users together), so the order holds.
    */
   dueAt(k: number): number {
     const pass = Math.floor(k / this.size);

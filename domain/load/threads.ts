@@ -7,7 +7,7 @@
 // use and kept; every shard of the process shares them.
 import { Worker } from 'node:worker_threads';
 import hdr from 'hdr-histogram-js';
-import { splitUsers, usersPerConnection } from '../../lib/jobs/load-test.ts';
+import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
 import type { ThreadRequest } from './shard-thread.ts';
@@ -97,7 +97,7 @@ export class ThreadedShard {
     const all = threads(threadCount);
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
     const idle = chosen.filter((t) => t.parts === 0).length;
-    const parts = splitUsers(plan, partsOf(plan, idle), usersPerConnection(plan.target)).map((sub, i): Part => {
+    const parts = splitUsers(plan, partsOf(plan, idle), usersKeptTogether(plan.target)).map((sub, i): Part => {
       const thread = chosen[i % chosen.length]!;
       const id = nextPartId++;
       thread.parts += 1;

@@ -278,7 +278,7 @@ export function splitUsers<T extends UserShare>(share: T, parts: number, unit = 
  * connection (HTTP/2's streams per connection, else 1), or all of a timed replay's (one scheduler
  * sends its requests, so their order holds).
  */
-export const usersPerConnection = (target: ShardTarget): number =>
+export const usersKeptTogether = (target: ShardTarget): number =>
   target.replay && target.replay.speed > 0
     ? Number.MAX_SAFE_INTEGER
     : target.httpVersion === '2'

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShardGenerator, type ShardPlan } from '../../../../domain/load/generator.ts';
 import { loopPeriodMs, MAX_REPLAY_NAMES, OTHER_REQUESTS, Replay, replayNames } from '../../../../domain/load/replay.ts';
-import { type ReplayRequest, splitUsers, usersPerConnection } from '../../../../lib/jobs/load-test.ts';
+import { type ReplayRequest, splitUsers, usersKeptTogether } from '../../../../lib/jobs/load-test.ts';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { type Received, type Receiver, startReceiver } from '../../../support/receiver.ts';
 
@@ -50,9 +50,9 @@ describe('replay names and timing', () => {
     const target = { url: 'http://127.0.0.1/', method: 'GET', headers: {} };
     const share = { users: 10, firstUser: 0, rate: 0 };
     const timed = { ...target, replay: { speed: 2, loop: false } };
-    expect(splitUsers(share, 4, usersPerConnection(timed)).map((p) => p.users)).toEqual([10]);
+    expect(splitUsers(share, 4, usersKeptTogether(timed)).map((p) => p.users)).toEqual([10]);
     const paced = { ...target, replay: { speed: 0, loop: false } };
-    expect(splitUsers(share, 4, usersPerConnection(paced)).map((p) => p.users)).toEqual([3, 3, 2, 2]);
+    expect(splitUsers(share, 4, usersKeptTogether(paced)).map((p) => p.users)).toEqual([3, 3, 2, 2]);
   });
 });
 
