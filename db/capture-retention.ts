@@ -4,7 +4,8 @@
 // deleted; deleting happens off the capture path: by count after a capture batch (capture-writer.ts),
 // by age and count for every webhook in the scheduled expiry job (workflows/webhooks.ts).
 import { sql, type Kysely } from 'kysely';
-import type { Plan } from '../lib/plans.ts';
+import { effectiveRetention, type Plan } from '../lib/plans.ts';
+import { listCapturedRequests, type CapturedRequest, type CaptureFilter } from './captured-requests.ts';
 import type { Database, WebhookRetention } from './schema.ts';
 
 /** The oldest capture id and time a listing shows for a webhook that keeps by `retention`. */
@@ -22,6 +23,39 @@ export async function keptBounds(
     .limit(1)
     .executeTakeFirst();
   return { minId: floor ? Number(floor.id) : 0, since: new Date(Date.now() - retention.max_age_days * 86_400_000) };
+}
+
+/** What a listing of the webhook shows: keptBounds of the retention in effect (its own, within its owner's plan now). */
+export async function keptOf(
+  db: Kysely<Database>,
+  webhook: { id: number; plan: Plan; retention: WebhookRetention | null },
+): Promise<{ minId: number; since: Date }> {
+  return keptBounds(db, webhook.id, effectiveRetention(webhook.plan, webhook.retention));
+}
+
+/** `filter` narrowed to what the webhook keeps (a `since` before what it keeps is raised to it). */
+export async function keptFilter(
+  db: Kysely<Database>,
+  webhook: { id: number; plan: Plan; retention: WebhookRetention | null },
+  filter: CaptureFilter,
+): Promise<CaptureFilter & { minId: number; since: Date }> {
+  const bounds = await keptOf(db, webhook);
+  const since = filter.since && filter.since > bounds.since ? filter.since : bounds.since;
+  return { ...filter, ...bounds, since };
+}
+
+/**
+ * What a wait for a capture looks for: the first capture (oldest first) the webhook keeps that matches
+ * `filter` with an id above `afterId`, or null (a wait that starts now waits beyond newestCaptureId).
+ */
+export async function firstKeptCapture(
+  db: Kysely<Database>,
+  webhook: { id: number; plan: Plan; retention: WebhookRetention | null },
+  filter: CaptureFilter,
+  afterId: number,
+): Promise<CapturedRequest | null> {
+  const kept = await keptFilter(db, webhook, filter);
+  return (await listCapturedRequests(db, webhook.id, 1, afterId, { ...kept, oldestFirst: true }))[0] ?? null;
 }
 
 /** Deletes all but the newest captures each webhook keeps (its retention's max_requests, else `defaultKeep`). */

@@ -124,6 +124,12 @@ export async function listCaptureIds(
   return rows.map((r) => Number(r.id));
 }
 
+/** The id of the webhook's newest capture (0: none): a capture stored after now has a higher one. */
+export async function newestCaptureId(db: Kysely<Database>, webhookRef: number): Promise<number> {
+  const row = await capturesWhere(db, webhookRef, 0, {}).select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row ? Number(row.id) : 0;
+}
+
 /** The bodies of some captured requests of one webhook (those of `ids` it holds). */
 export async function captureBodies(db: Kysely<Database>, webhookRef: number, ids: readonly number[]) {
   const rows = await capturesWhere(db, webhookRef, 0, { ids }).select(['id', 'body', 'body_encoding']).execute();

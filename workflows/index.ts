@@ -5,4 +5,4 @@ export { bulkDomainCheck } from './domain-check.ts';
 export { loadTest } from './load-test.ts';
 export { siteDiscovery, pageAudit } from './site.ts';
 export { videoJob } from './video.ts';
-export { webhookForwarder, webhookUpkeep } from './webhooks.ts';
+export { webhookForwarder, webhookUpkeep, webhookWait } from './webhooks.ts';

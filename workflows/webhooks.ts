@@ -10,6 +10,7 @@
 //   it again. It continues as new every CONTINUE_AFTER activities (its history stays short).
 // - webhookUpkeep: started by a schedule: deletes what webhooks no longer keep, and wakes the
 //   forwarder when deliveries have waited past their time (an API process died before it signalled).
+// - webhookWait: a wait for a capture as a job (an MCP task): one activity on the network pool.
 import {
   condition,
   continueAsNew,
@@ -24,6 +25,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WebhookActivities } from '../activities/webhooks/index.ts';
+import type { WebhookWaitActivities } from '../activities/webhooks/wait.ts';
 import {
   capturesStored,
   FORWARDER_WORKFLOW_ID,
@@ -31,6 +33,7 @@ import {
   type DeliveryGroup,
   type WebhookForwarderWorkflow,
   type WebhookUpkeepWorkflow,
+  type WebhookWaitWorkflow,
 } from '../lib/jobs/index.ts';
 
 const IDLE_MS = 10 * 60_000;
@@ -51,6 +54,18 @@ const { dueDeliveries, expireCaptures, deliveriesStalled } = proxyActivities<Web
   taskQueue: TASK_QUEUES.network,
   startToCloseTimeout: '5 minutes',
 });
+
+// A wait lasts at most 120 s and heartbeats every second (sent at most every 4 s: 0.8 x the timeout):
+// a lost worker's is retried elsewhere within seconds (until the same deadline). A cancelled task ends
+// at once (the API frees its live-stream slot); its wait hears it at its next heartbeat sent.
+const { waitForCapture } = proxyActivities<WebhookWaitActivities>({
+  taskQueue: TASK_QUEUES.network,
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '5 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '1 second' },
+});
+
+export const webhookWait: WebhookWaitWorkflow = (input) => waitForCapture(input);
 
 export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null) => {
   let look = true; // a new run looks at once

@@ -30,7 +30,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     lookups: services.lookups,
     webhooks: services.webhooks,
     webhookReplays: services.webhookReplays,
-    streams: services.streams,
+    webhookWaits: services.webhookWaits,
     quota: services.quota,
     site: services.site,
     video: services.video,

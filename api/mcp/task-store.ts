@@ -158,8 +158,8 @@ export interface JobToolDeps {
 
 /**
  * A tool whose work is a job (taskSupport "optional"): with `task` in the call it answers the job's
- * task at once; without, the SDK waits for the task's end (tasks/get, then tasks/result), and this
- * sends progress meanwhile when the call carries a progress token. `start` validates the arguments,
+ * task at once; without, it answers when the job's workflow closes (the SDK then reads the result:
+ * tasks/result), sending progress meanwhile when the call carries a progress token. `start` validates the arguments,
  * starts the job and answers its workflow id; the job's result is shown by the kind's presenter in
  * the task store. A job that needs the caller between its start and its end (a video job waits for
  * the caller's upload) sets `plainCallAnswersAtOnce`: a plain call then answers the job as it stands
@@ -209,6 +209,11 @@ export function registerJobTool(
             // job that waits for the caller is read at once (this task never leaves the process).
             if (options.plainCallAnswersAtOnce) return { task: { ...task, status: 'completed' as const } };
             reportProgress(extra, tasks, taskId, account.userId);
+            // It polls every pollInterval: waiting here for the job's workflow to close answers the call
+            // as soon as the job ends (a job not ended by then, or a read that fails, is polled as before).
+            await tasks.closed(taskId, extra.signal);
+            const ended = await tasks.get(taskId, account.userId).catch(() => null);
+            if (ended && ended.status !== 'working') return { task: sdkTask(ended) };
           }
           return { task };
         } catch (err) {

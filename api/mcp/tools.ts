@@ -22,8 +22,9 @@ import { toolRunner } from './run.ts';
 import { registerSiteTools } from './site-tools.ts';
 import { registerVideoTools } from './video-tools.ts';
 import { jobTaskStore, type TaskPresenter } from './task-store.ts';
-import type { StreamService } from '../services/streams.ts';
+import type { WebhookWaitService } from '../services/webhook-waits.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
+import { registerWebhookWaitTool } from './webhook-wait-tool.ts';
 import { registerWebhookDiffTool } from './webhook-diff-tool.ts';
 
 export interface McpAccount {
@@ -35,8 +36,8 @@ export interface McpToolDeps {
   lookups: LookupService;
   webhooks: WebhookService;
   webhookReplays?: WebhookReplayService;
-  /** Live-stream slots: a wait for a capture holds one, as a live stream does. */
-  streams?: StreamService;
+  /** Waits for a capture, as jobs (Temporal; each holds a live-stream slot, as a live stream does). */
+  webhookWaits?: WebhookWaitService;
   quota: QuotaService;
   /** The site tools need Temporal (jobs on the network pool, as tasks); without it they are not offered. */
   site?: SiteService;
@@ -76,7 +77,7 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   );
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
-  registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays, deps.streams);
+  registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays);
   registerWebhookDiffTool(server, run, deps.webhooks, account.userId);
   if (tasks) {
     const jobDeps = {
@@ -99,6 +100,8 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
       Object.assign(presenters, registerDomainTools(server, { ...jobDeps, domains: deps.domains }, account));
     if (deps.site) Object.assign(presenters, registerSiteTools(server, jobDeps, deps.site, account));
     if (deps.video) Object.assign(presenters, registerVideoTools(server, run, jobDeps, deps.video, account));
+    if (deps.webhookWaits)
+      Object.assign(presenters, registerWebhookWaitTool(server, { ...jobDeps, waits: deps.webhookWaits }, account));
   }
   return server;
 }

@@ -22,6 +22,7 @@ import { webhookForwardingService } from './webhook-forwarding.ts';
 import { webhookReplayService } from './webhook-replay.ts';
 import { WEBHOOK_SETTINGS_CHANNEL } from './webhook-settings.ts';
 import { webhookService } from './webhooks.ts';
+import { webhookWaitService } from './webhook-waits.ts';
 
 export function createServices(deps: ApiDeps) {
   const { config, db, kv, temporal } = deps;
@@ -40,6 +41,8 @@ export function createServices(deps: ApiDeps) {
   const replays = loadReplayService({ db, captures: webhooks });
   const loadTests = loadTestService({ config, db, temporal, targets, replays });
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
+  const streams = streamService({ kv });
+  const webhookWaits = webhookWaitService({ temporal, streams, webhooks });
   return {
     config,
     accounts: accountService({ db }),
@@ -52,11 +55,12 @@ export function createServices(deps: ApiDeps) {
     lookups: lookupService({ config }),
     quota: quotaService({ kv }),
     site,
-    streams: streamService({ kv }),
+    streams,
     targets,
-    tasks: taskService({ temporal, loadTests, domains, site, video }),
+    tasks: taskService({ temporal, loadTests, domains, site, video, webhookWaits }),
     video,
     webhooks,
+    webhookWaits,
     webhookExports: webhookExportService({ db, baseUrl: config.baseUrl, webhooks }),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
     forwarding: webhookForwardingService({

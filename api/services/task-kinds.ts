@@ -17,6 +17,8 @@ import type { LoadTestService } from './load-tests.ts';
 import type { SiteService } from './site.ts';
 import { videoNextStep, type VideoService } from './video.ts';
 import { VIDEO_JOB_KIND } from '../../lib/jobs/video.ts';
+import { WEBHOOK_WAIT_KIND } from '../../lib/jobs/webhooks.ts';
+import type { WebhookWaitService } from './webhook-waits.ts';
 
 /** How long a cancellation waits for the job's workflow to close. */
 const CANCEL_WAIT_MS = 5000;
@@ -58,10 +60,18 @@ export interface TaskDeps {
   domains: DomainService;
   site: SiteService;
   video: VideoService;
+  webhookWaits: WebhookWaitService;
 }
 
 /** The kinds of job that are tasks, by job kind (the workflow id's prefix). */
-export function taskKinds({ temporal, loadTests, domains, site, video }: TaskDeps): Record<string, TaskKind> {
+export function taskKinds({
+  temporal,
+  loadTests,
+  domains,
+  site,
+  video,
+  webhookWaits,
+}: TaskDeps): Record<string, TaskKind> {
   const workflowOf = (kind: string, publicId: string) => temporal.workflow.getHandle(`${kind}-${publicId}`);
   /** Cancels a job whose workflow's end is the job's end, and waits (briefly) for it to close. */
   const cancelWorkflow = async (kind: string, publicId: string) => {
@@ -193,6 +203,26 @@ export function taskKinds({ temporal, loadTests, domains, site, video }: TaskDep
       cancel: (id) => cancelWorkflow(DOMAIN_CHECK_KIND, id),
     },
     [SITE_DISCOVERY_KIND]: siteKind(SITE_DISCOVERY_KIND),
+    // A wait for a capture: done when a capture came (or the time ran out); failed when its webhook went.
+    [WEBHOOK_WAIT_KIND]: {
+      async view(id, _userId, execution) {
+        const status = fromExecution(execution);
+        if (status === 'working') return { status, statusMessage: 'waiting for a matching capture' };
+        if (status !== 'completed') return { status, statusMessage: execution.toLowerCase() };
+        const o = await webhookWaits.outcome(id);
+        if ('error' in o || o.gone) return { status: 'failed', statusMessage: 'failed: the webhook was deleted' };
+        return {
+          status,
+          statusMessage: o.requestId === null ? 'timed out: no matching capture' : `captured request ${o.requestId}`,
+          progress: 100,
+        };
+      },
+      result: (id, userId) => webhookWaits.answer(id, userId),
+      async cancel(id, userId) {
+        await cancelWorkflow(WEBHOOK_WAIT_KIND, id);
+        await webhookWaits.freeSlot(id, userId);
+      },
+    },
     [PAGE_AUDIT_KIND]: siteKind(PAGE_AUDIT_KIND),
     // A video job's task is done when its result is ready (the workflow then waits for the download):
     // while it awaits the upload it is working, and its message says where to upload.

@@ -2,20 +2,16 @@
 // over the key-value store's pub/sub, and the Server-Sent Events source a door streams them with.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { type CaptureFilter, listCapturedRequests } from '../../db/captured-requests.ts';
+import { type CaptureFilter, listCapturedRequests, newestCaptureId } from '../../db/captured-requests.ts';
+import { firstKeptCapture, keptOf } from '../../db/capture-retention.ts';
+import { CAPTURES_CHANNEL, captureWatcher, waitForCapture } from '../../lib/capture-wait.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
 import { OUT_OF_ORDER_WINDOW } from '../schemas/webhooks.ts';
-import { keptOf, type WebhookRequestService } from './webhook-requests.ts';
+import type { WebhookRequestService } from './webhook-requests.ts';
 import { ownedWebhook } from './webhook-settings.ts';
-
-/** A wait for a capture looks again this often even without a notification (one may be lost with the store's connection). */
-const LOOK_AGAIN_MS = 5000;
-
-/** The channel on which every API process hears which webhooks just stored captures (or were deleted). */
-export const CAPTURES_CHANNEL = 'captures';
 
 export function webhookLiveService({
   db,
@@ -25,29 +21,22 @@ export function webhookLiveService({
   db: Kysely<Database>;
   kv?: KvStore;
   /** How captures are answered (webhook-requests.ts): the stream sends them as the polling answer does. */
-  views: Pick<WebhookRequestService, 'present' | 'scoped'>;
+  views: Pick<WebhookRequestService, 'present'>;
 }) {
-  // One subscription per process; each message wakes only the streams of that webhook.
-  const watchers = new Map<string, Set<() => void>>();
-  let subscribed = false;
-  const wakeStreamsOf = (webhookId: string) =>
-    watchers.get(webhookId)?.forEach((notify) => {
-      notify();
-    });
+  const watcher = kv ? captureWatcher(kv) : null;
   /** Calls `notify` whenever `webhookId` stores captures or is deleted, in any API process. */
   function watch(webhookId: string, notify: () => void): () => void {
-    if (!kv) throw new Error('live streams need the key-value store');
-    if (!subscribed) {
-      kv.subscribe(CAPTURES_CHANNEL, wakeStreamsOf);
-      subscribed = true;
-    }
-    const set = watchers.get(webhookId) ?? new Set();
-    set.add(notify);
-    watchers.set(webhookId, set);
-    return () => {
-      set.delete(notify);
-      if (set.size === 0) watchers.delete(webhookId);
-    };
+    if (!watcher) throw new Error('live streams need the key-value store');
+    return watcher(webhookId, notify);
+  }
+
+  /**
+   * Where a wait that starts now begins: the caller's webhook (404 otherwise) and the id beyond which
+   * a capture counts (its newest now; 0 with `since`, whose captures already there count).
+   */
+  async function waitStart(userId: number, webhookId: string, since: Date | undefined) {
+    const webhook = await ownedWebhook(db, userId, webhookId);
+    return { webhook, afterId: since ? 0 : await newestCaptureId(db, webhook.id) };
   }
 
   return {
@@ -127,12 +116,13 @@ export function webhookLiveService({
       };
     },
 
+    waitStart,
+
     /**
      * The first capture matching `filter` stored after the call (a higher id than any stored before
      * it: no clock involved), or since `filter.since`, oldest first; null once `timeoutMs` have passed
-     * or `signal` aborts. The database is read at the start, each time this webhook stores captures
-     * (the notification that wakes live streams) and, in case a notification was lost, at least every
-     * LOOK_AGAIN_MS; a webhook deleted meanwhile is a 404.
+     * or `signal` aborts. Looks as lib/capture-wait.ts says (woken by the notification that wakes
+     * live streams); a webhook deleted meanwhile is a 404.
      */
     async waitFor(
       userId: number,
@@ -142,48 +132,19 @@ export function webhookLiveService({
       signal?: AbortSignal,
     ): Promise<{ request: Awaited<ReturnType<typeof views.present>>[number] | null; timed_out: boolean }> {
       const deadline = Date.now() + timeoutMs;
-      let woken = () => {};
-      // Subscribed before the first look, and noted during each: a capture stored meanwhile is looked for again.
-      let stored = false;
-      const unwatch = watch(webhookId, () => {
-        stored = true;
-        woken();
+      const { afterId } = await waitStart(userId, webhookId, filter.since);
+      const found = await waitForCapture({
+        watch,
+        webhookId,
+        deadline,
+        signal,
+        look: async () => {
+          const webhook = await ownedWebhook(db, userId, webhookId);
+          const first = await firstKeptCapture(db, webhook, filter, afterId);
+          return first && (await views.present(webhook, [first]))[0]!;
+        },
       });
-      try {
-        let afterId = 0;
-        // Without `since`, nothing can match yet: the first look is the newest id, then waiting (unless a
-        // capture was stored meanwhile).
-        let look = true;
-        if (!filter.since) {
-          const { webhook, filter: kept } = await views.scoped(userId, webhookId, {});
-          afterId = (await listCapturedRequests(db, webhook.id, 1, 0, kept))[0]?.id ?? 0;
-          look = stored;
-        }
-        for (;;) {
-          if (look) {
-            stored = false;
-            const { webhook, filter: kept } = await views.scoped(userId, webhookId, filter);
-            const [first] = await listCapturedRequests(db, webhook.id, 1, afterId, { ...kept, oldestFirst: true });
-            if (first) return { request: (await views.present(webhook, [first]))[0]!, timed_out: false };
-          }
-          look = true;
-          const left = deadline - Date.now();
-          if (left <= 0 || signal?.aborted) return { request: null, timed_out: true };
-          if (stored) continue;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, Math.min(left, LOOK_AGAIN_MS));
-            function done() {
-              clearTimeout(timer);
-              signal?.removeEventListener('abort', done);
-              resolve();
-            }
-            woken = done;
-            signal?.addEventListener('abort', done);
-          });
-        }
-      } finally {
-        unwatch();
-      }
+      return found ? { request: found, timed_out: false } : { request: null, timed_out: true };
     },
   };
 }

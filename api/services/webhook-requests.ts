@@ -1,9 +1,9 @@
 // A webhook's captures as its owner reads them, for every door: the listing and the search (paged by an
 // opaque cursor), kept to what the webhook keeps, each capture with its signature's check (an HMAC a row).
 import type { Kysely } from 'kysely';
-import type { Database, JsonSchema, WebhookRetention, WebhookSignature } from '../../db/schema.ts';
+import type { Database, JsonSchema, WebhookSignature } from '../../db/schema.ts';
 import { schemaChecks } from './webhook-schema-checks.ts';
-import { keptBounds } from '../../db/capture-retention.ts';
+import { keptFilter, keptOf } from '../../db/capture-retention.ts';
 import {
   captureBodies,
   captureFields,
@@ -17,16 +17,8 @@ import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError } from '../../lib/errors.ts';
 import { DEFAULT_IGNORED_HEADERS, diffCaptures } from '../../lib/capture-diff.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK, effectiveRetention, type Plan } from '../../lib/plans.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK } from '../../lib/plans.ts';
 import { ownedWebhook } from './webhook-settings.ts';
-
-/** The filter that keeps a listing to what the webhook keeps (what waits for deletion is never shown). */
-export async function keptOf(
-  db: Kysely<Database>,
-  webhook: { id: number; plan: Plan; retention: WebhookRetention | null },
-): Promise<{ minId: number; since: Date }> {
-  return keptBounds(db, webhook.id, effectiveRetention(webhook.plan, webhook.retention));
-}
 
 /** Bodies read at a time to check against a schema. */
 const SCHEMA_CHECK_BATCH = 100;
@@ -97,9 +89,7 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
     const webhook = await ownedWebhook(db, userId, webhookId);
-    const bounds = await keptOf(db, webhook);
-    const since = filter.since && filter.since > bounds.since ? filter.since : bounds.since;
-    return { webhook, filter: { ...filter, ...bounds, since } };
+    return { webhook, filter: await keptFilter(db, webhook, filter) };
   }
   return {
     /** The captures as every door answers them (with their signature checks): the export's too. */
@@ -119,6 +109,14 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
         await keptOf(db, webhook),
       );
       return { total: requests.length, requests: await present(webhook, requests) };
+    },
+
+    /** One capture the webhook keeps, as every door shows it (404 when it keeps no such capture). */
+    async captured(userId: number, webhookId: string, id: number) {
+      const webhook = await ownedWebhook(db, userId, webhookId);
+      const [row] = await listCapturedRequests(db, webhook.id, 1, 0, { ...(await keptOf(db, webhook)), ids: [id] });
+      if (!row) throw new NotFoundError(`No capture ${id} among those webhook ${webhookId} keeps`);
+      return (await present(webhook, [row]))[0]!;
     },
 
     /**

@@ -9,7 +9,7 @@ import type { LoadTestWorkflow } from './load-test.ts';
 import type { PipelineCheckWorkflow } from './pipeline-check.ts';
 import type { PageAuditWorkflow, SiteDiscoveryWorkflow } from './site.ts';
 import type { VideoJobWorkflow } from './video.ts';
-import type { WebhookUpkeepWorkflow, WebhookForwarderWorkflow } from './webhooks.ts';
+import type { WebhookUpkeepWorkflow, WebhookForwarderWorkflow, WebhookWaitWorkflow } from './webhooks.ts';
 
 export * from './task-queues.ts';
 export * from './pipeline-check.ts';
@@ -33,6 +33,7 @@ export interface JobWorkflows {
   videoJob: VideoJobWorkflow;
   webhookForwarder: WebhookForwarderWorkflow;
   webhookUpkeep: WebhookUpkeepWorkflow;
+  webhookWait: WebhookWaitWorkflow;
 }
 
 export type JobWorkflowType = keyof JobWorkflows;
@@ -47,4 +48,5 @@ export const JOB_WORKFLOW_TYPES = Object.keys({
   videoJob: true,
   webhookForwarder: true,
   webhookUpkeep: true,
+  webhookWait: true,
 } satisfies Record<JobWorkflowType, true>) as JobWorkflowType[];

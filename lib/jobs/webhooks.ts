@@ -39,3 +39,28 @@ export const WEBHOOK_UPKEEP_EVERY = '5 minutes';
 /** A delivery due this long with nothing done gets the forwarder woken (the upkeep's look). */
 export const STALLED_DELIVERY_SECONDS = 60;
 export type WebhookUpkeepWorkflow = () => Promise<{ deleted: number; woken: boolean }>;
+
+/**
+ * A wait for a capture as a job (an MCP task: workflows/webhooks.ts `webhookWait`): one activity on the
+ * network pool waits as my-webhook-wait does (lib/capture-wait.ts) and answers the capture's id.
+ */
+export const WEBHOOK_WAIT_KIND = 'webhook-wait';
+export interface WebhookWaitInput {
+  userId: number;
+  webhookId: string;
+  /** The filters of my-webhook-wait; `since` an ISO 8601 time. */
+  filter: { method?: string; header?: { name: string; value?: string }; text?: string; since?: string };
+  /** Only captures with a higher id count (the webhook's newest when the call came; 0 with `since`). */
+  afterId: number;
+  /** When the wait ends without one (epoch ms): a retried activity waits until the same time. */
+  deadline: number;
+  /** The live-stream slot the API took for it (api/services/streams.ts): the activity keeps it, then frees it. */
+  slot: { holder: string; limit: number };
+}
+/** The capture found (its id), none in time (null), or the webhook deleted meanwhile (`gone`). */
+export interface WebhookWaitOutcome {
+  webhookId: string;
+  requestId: number | null;
+  gone?: boolean;
+}
+export type WebhookWaitWorkflow = (input: WebhookWaitInput) => Promise<WebhookWaitOutcome>;

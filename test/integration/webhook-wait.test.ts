@@ -1,9 +1,12 @@
 // Waiting for a capture (my-webhook-wait, MCP webhook_wait_for_request): the first matching capture
 // that arrives after the call answers it, at once (a capture that does not match does not); since a
 // time, one already there answers; at the timeout, request null and timed_out true with 200; bad
-// input and someone else's webhook refused; a wait holds one of the plan's live-stream slots.
+// input and someone else's webhook refused; a wait holds one of the plan's live-stream slots. Through
+// MCP, as a plain call and as a task (a workflow: tasks/result answers the capture, tasks/cancel ends
+// the wait and frees its slot).
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { call, newAccount, targets } from '../support/client.ts';
+import { admin, call, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -105,5 +108,57 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
       arguments: { webhook_id: created.webhook_id, timeout: 1 },
     });
     expect(timedOut.structuredContent).toMatchObject({ request: null, timed_out: true });
+  });
+
+  it('waits as an MCP task: tasks/result answers the capture; each wait holds a live-stream slot until it ends or is cancelled', {
+    timeout: 60_000,
+  }, async () => {
+    const { email } = await newUser(target, 'free');
+    const { client } = await connectedClient(target, email);
+    const key = JSON.parse((await admin(target, ['create-key', '--email', email, '--plan', 'free'])).stdout).api_key;
+    const created = (await client.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as any;
+    const id = created.webhook_id as string;
+    const restWait = () => call(target, 'GET', `/api/v1/network/my-webhook-wait?webhook_id=${id}&timeout=1`, { key });
+    const startWait = (args: Record<string, unknown>) =>
+      client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'webhook_wait_for_request', arguments: { webhook_id: id, ...args }, task: {} },
+        },
+        CreateTaskResultSchema,
+      );
+    // Sent before the call, matching: not what the wait answers.
+    await fetch(`${created.webhook_url}/orders/1`, { method: 'PUT', body: 'before the wait' });
+    const first = await startWait({ method: 'PUT', timeout: 60 });
+    const second = await startWait({ method: 'PATCH', timeout: 60 });
+    expect(first.task).toMatchObject({ taskId: expect.stringMatching(/^webhook-wait-/), status: 'working' });
+    // The free plan's two slots are both held by the tasks: a REST wait is refused.
+    expect((await restWait()).status).toBe(429);
+    // A foreign or unknown webhook is refused at the call.
+    const unknown = await client.callTool({ name: 'webhook_wait_for_request', arguments: { webhook_id: 'nope' } });
+    expect(unknown.isError).toBe(true);
+
+    await fetch(created.webhook_url, { method: 'POST', body: 'not this one' });
+    await fetch(`${created.webhook_url}/orders/8`, { method: 'PUT', body: 'the awaited one' });
+    const result = await client.experimental.tasks.getTaskResult(first.task.taskId, CallToolResultSchema);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      webhook_id: id,
+      timed_out: false,
+      request: { method: 'PUT', path: expect.stringMatching(/\/orders\/8$/), body: 'the awaited one' },
+    });
+    expect(await client.experimental.tasks.getTask(first.task.taskId)).toMatchObject({
+      status: 'completed',
+      statusMessage: expect.stringMatching(/^captured request \d+$/),
+    });
+
+    // Cancelled, the other wait ends and frees its slot: both of the plan's are free again.
+    const asked = Date.now();
+    expect((await client.experimental.tasks.cancelTask(second.task.taskId)).status).toBe('cancelled');
+    const cancelled = await client.experimental.tasks.getTaskResult(second.task.taskId, CallToolResultSchema);
+    expect(cancelled).toMatchObject({ isError: true, content: [{ text: 'The wait was cancelled.' }] });
+    const both = await Promise.all([restWait(), restWait()]);
+    console.log(`a cancelled wait's slot was free ${Date.now() - asked} ms after tasks/cancel`);
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
   });
 });

@@ -1,7 +1,8 @@
 // Live-stream slots: `hold` keeps one while its work runs (renewed past the lease's time to live),
 // frees it when the work ends however it ends, and refuses with 429 when the plan's are all held.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LEASE_TTL_SECONDS, streamService } from '../../../../api/services/streams.ts';
+import { streamService } from '../../../../api/services/streams.ts';
+import { LEASE_TTL_SECONDS } from '../../../../lib/stream-slots.ts';
 import { RateLimitedError } from '../../../../lib/errors.ts';
 import { MemoryKvStore } from '../../../../lib/kv/index.ts';
 
