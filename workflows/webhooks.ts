@@ -55,17 +55,22 @@ const { dueDeliveries, expireCaptures, deliveriesStalled } = proxyActivities<Web
   startToCloseTimeout: '5 minutes',
 });
 
-// A wait lasts at most 120 s and heartbeats every second (sent at most every 4 s: 0.8 x the timeout):
-// a lost worker's is retried elsewhere within seconds (until the same deadline). A cancelled task ends
-// at once (the API frees its live-stream slot); its wait hears it at its next heartbeat sent.
-const { waitForCapture } = proxyActivities<WebhookWaitActivities>({
-  taskQueue: TASK_QUEUES.network,
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '1 second' },
-});
+// A wait lasts at most 120 s and heartbeats every second (sent at most every 12 s: 0.8 x the timeout):
+// a lost worker's is retried elsewhere (until the same deadline). A cancelled task ends at once (the
+// API frees its live-stream slot); its wait hears it at its next heartbeat sent. However busy the
+// network pool, the wait ends by its deadline (and a little margin): then it timed out.
+const WAIT_MARGIN_MS = 30_000;
 
-export const webhookWait: WebhookWaitWorkflow = (input) => waitForCapture(input);
+export const webhookWait: WebhookWaitWorkflow = (input) => {
+  const { waitForCapture } = proxyActivities<WebhookWaitActivities>({
+    taskQueue: TASK_QUEUES.network,
+    startToCloseTimeout: '3 minutes',
+    scheduleToCloseTimeout: Math.max(1000, input.deadline - Date.now()) + WAIT_MARGIN_MS,
+    heartbeatTimeout: '15 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  });
+  return waitForCapture(input);
+};
 
 export const webhookForwarder: WebhookForwarderWorkflow = async (retryAt = null) => {
   let look = true; // a new run looks at once

@@ -163,7 +163,9 @@ export interface JobToolDeps {
  * starts the job and answers its workflow id; the job's result is shown by the kind's presenter in
  * the task store. A job that needs the caller between its start and its end (a video job waits for
  * the caller's upload) sets `plainCallAnswersAtOnce`: a plain call then answers the job as it stands
- * (with its upload link) instead of waiting for an end that cannot come without the caller.
+ * (with its upload link) instead of waiting for an end that cannot come without the caller. A job
+ * worth nothing once its caller has gone (a wait for a capture) sets `cancelWhenAbandoned`: a plain
+ * call's job is cancelled when the call is.
  */
 export function registerJobTool(
   server: McpServer,
@@ -178,7 +180,7 @@ export function registerJobTool(
   deps: JobToolDeps,
   account: { userId: number; plan: Plan },
   start: (args: Record<string, unknown>) => Promise<string | { taskId: string; statusMessage: string }>,
-  options: { plainCallAnswersAtOnce?: boolean } = {},
+  options: { plainCallAnswersAtOnce?: boolean; cancelWhenAbandoned?: boolean } = {},
 ): void {
   const { tasks } = deps;
   server.experimental.tasks.registerToolTask(
@@ -212,6 +214,11 @@ export function registerJobTool(
             // It polls every pollInterval: waiting here for the job's workflow to close answers the call
             // as soon as the job ends (a job not ended by then, or a read that fails, is polled as before).
             await tasks.closed(taskId, extra.signal);
+            if (extra.signal.aborted) {
+              // The caller went away: a job that only it wanted (a wait) ends with the call.
+              if (options.cancelWhenAbandoned) await tasks.cancel(taskId, account.userId).catch(() => false);
+              return { task };
+            }
             const ended = await tasks.get(taskId, account.userId).catch(() => null);
             if (ended && ended.status !== 'working') return { task: sdkTask(ended) };
           }

@@ -54,6 +54,7 @@ export function registerWebhookWaitTool(
       const { webhook_id, timeout, method, header, q, since } = validate(waitQuery, args, 'arguments');
       return deps.waits.start(account, webhook_id, { method, header, text: q, since }, timeout * 1000);
     },
+    { cancelWhenAbandoned: true },
   );
   return { [WEBHOOK_WAIT_KIND]: present };
 }

@@ -74,21 +74,13 @@ export function taskService(deps: TaskDeps) {
   return {
     get,
     /**
-     * Resolves when the task's job has ended (its workflow closed, however it closed), or at once when
-     * `signal` aborts: a plain call answers when its job ends instead of at its next poll.
+     * Resolves when the task's job has ended (its workflow closed, however it closed), when `signal`
+     * aborts, or when Temporal cannot say: a plain call answers when its job ends instead of at its next poll.
      */
     async closed(taskId: string, signal: AbortSignal): Promise<void> {
       if (signal.aborted) return;
-      let stop = () => {};
-      const aborted = new Promise<void>((resolve) => {
-        stop = resolve;
-        signal.addEventListener('abort', stop, { once: true });
-      });
-      try {
-        await Promise.race([temporal.workflow.getHandle(taskId).result().then(noop, noop), aborted]);
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
+      // The long poll for the result ends with the signal (not left running until the job ends).
+      await temporal.withAbortSignal(signal, () => temporal.workflow.getHandle(taskId).result()).then(noop, noop);
     },
     /** The job's result (REST's answer), or null when the task is unknown or not the caller's. */
     async result(taskId: string, userId: number): Promise<{ task: JobTask; value: Record<string, unknown> } | null> {

@@ -10,6 +10,13 @@ import { admin, call, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (done: () => Promise<boolean>, what: string | (() => string), ms = 15_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(typeof what === 'string' ? what : what());
+    await sleep(1000);
+  }
+};
 
 describe.each(targets())('waiting for a capture ($name)', (target) => {
   const account = newAccount(target);
@@ -136,7 +143,7 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
     expect((await restWait()).status).toBe(429);
     // A foreign or unknown webhook is refused at the call.
     const unknown = await client.callTool({ name: 'webhook_wait_for_request', arguments: { webhook_id: 'nope' } });
-    expect(unknown.isError).toBe(true);
+    expect(unknown).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/No webhook nope/) }] });
 
     await fetch(created.webhook_url, { method: 'POST', body: 'not this one' });
     await fetch(`${created.webhook_url}/orders/8`, { method: 'PUT', body: 'the awaited one' });
@@ -160,5 +167,50 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
     const both = await Promise.all([restWait(), restWait()]);
     console.log(`a cancelled wait's slot was free ${Date.now() - asked} ms after tasks/cancel`);
     expect(both.map((r) => r.status)).toEqual([200, 200]);
+  });
+
+  it('a plain MCP wait whose client goes away ends, and frees its live-stream slot', { timeout: 60_000 }, async () => {
+    // A new free account (the plan's 2 slots; 10 requests a minute, so this test makes few).
+    const { email } = await newUser(target, 'free');
+    const { client, oauth, url } = await connectedClient(target, email);
+    const key = JSON.parse((await admin(target, ['create-key', '--email', email, '--plan', 'free'])).stdout).api_key;
+    const id = ((await client.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as any)
+      .webhook_id as string;
+    const restWait = () => call(target, 'GET', `/api/v1/network/my-webhook-wait?webhook_id=${id}&timeout=1`, { key });
+    // Two plain calls hold both slots; their clients go away (the HTTP requests closed): the waits end.
+    const callers = [1, 2].map(() => new AbortController());
+    const plain = callers.map((caller, i) =>
+      fetch(url, {
+        method: 'POST',
+        signal: caller.signal,
+        headers: {
+          authorization: `Bearer ${oauth.tokens()!.access_token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i + 1,
+          method: 'tools/call',
+          params: { name: 'webhook_wait_for_request', arguments: { webhook_id: id, timeout: 60 } },
+        }),
+      }).catch(() => null),
+    );
+    await sleep(1500);
+    const held = await restWait();
+    expect([held.status, held.body.message]).toEqual([429, expect.stringMatching(/^At most 2 live streams/)]);
+    for (const caller of callers) caller.abort();
+    await Promise.all(plain);
+    const gone = Date.now();
+    // (Once a second: each refused look counts against the free plan's request rate too.)
+    let last: { status: number; body: { message?: string } } = { status: 0, body: {} };
+    await until(
+      async () => {
+        last = await restWait();
+        return last.status === 200;
+      },
+      () => `the abandoned waits kept their slots: ${JSON.stringify(last.body)}`,
+    );
+    console.log(`an abandoned plain wait's slot was free within ${Date.now() - gone} ms`);
   });
 });
