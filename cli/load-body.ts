@@ -27,6 +27,31 @@ export interface RunFlags {
   replayWebhook?: string;
   speed?: number;
   loop?: boolean;
+  /** tags: NAME=VALUE each. */
+  tag?: string[];
+  /** outputs: prometheus=URL, ndjson or csv each. */
+  out?: string[];
+}
+
+/** `--tag NAME=VALUE` flags as the start body's tags. */
+function tagPairs(lines: string[]): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const line of lines) {
+    const at = line.indexOf('=');
+    if (at <= 0) throw new UsageError(`--tag: "${line}" is not NAME=VALUE`);
+    tags[line.slice(0, at).trim()] = line.slice(at + 1);
+  }
+  return tags;
+}
+
+/** `--out` flags as the start body's outputs: prometheus=URL (remote write), ndjson, csv. */
+function outputsOf(lines: string[]): Array<Record<string, unknown>> {
+  return lines.map((line) => {
+    if (line === 'ndjson' || line === 'csv') return { type: line };
+    const m = /^prometheus=(.+)$/.exec(line);
+    if (!m) throw new UsageError(`--out: "${line}" is not prometheus=URL, ndjson or csv`);
+    return { type: 'prometheus_remote_write', url: m[1] };
+  });
 }
 
 /** "30", "30s", "5m", "1h", "1m30s": whole seconds. */
@@ -93,9 +118,11 @@ export function startBodyOf(file: string | undefined, f: RunFlags): Record<strin
   if (f.streamsPerConnection !== undefined)
     body.http2 = { ...(body.http2 as object), streamsPerConnection: f.streamsPerConnection };
   if (f.header?.length) body.headers = { ...(body.headers as object), ...headerPairs(f.header, '--header') };
+  if (f.tag?.length) body.tags = { ...(body.tags as object), ...tagPairs(f.tag) };
   // Lists given as flags replace the file's.
   set('thresholds', f.threshold);
   set('stages', f.stage);
+  if (f.out?.length) body.outputs = outputsOf(f.out);
   try {
     validate(startBody, body, 'body');
   } catch (e) {

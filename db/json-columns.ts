@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import { PHASES } from '../lib/load/phases.ts';
 import type { FinalResults, LoadTestConfig } from '../lib/jobs/load-test.ts';
+import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
 import type {
   CaptureDelivery,
   JsonSchema,
@@ -67,7 +68,33 @@ export const loadTestConfigColumn = z.object({
       ]),
     )
     .default([]),
+  outputs: z
+    .array(
+      z.union([
+        z.object({
+          type: z.literal('prometheus_remote_write'),
+          url: z.string(),
+          header_names: z.array(z.string()),
+          interval_seconds: z.number(),
+        }),
+        z.object({ type: z.enum(['ndjson', 'csv']) }),
+      ]),
+    )
+    .optional(),
+  tags: z.record(z.string(), z.string()).optional(),
 }) satisfies z.ZodType<LoadTestConfig, unknown>;
+
+/** Each output's state (null for those that send nothing), by its place in the config's outputs. */
+export const loadOutputStatesColumn = z.array(
+  z
+    .object({
+      writes: z.number(),
+      errors: z.number(),
+      last_error: z.string().nullable(),
+      last_write_at: z.string().nullable(),
+    })
+    .nullable(),
+) satisfies z.ZodType<Array<LoadOutputState | null>, unknown>;
 
 const phaseFigures = z.record(z.string(), z.number());
 

@@ -8,9 +8,11 @@ import {
   type ReplayRequest,
   type ShardSnapshotRow,
 } from '../lib/jobs/load-test.ts';
+import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import {
+  loadOutputStatesColumn,
   loadTestConfigColumn,
   loadTestResultsColumn,
   readJsonColumn,
@@ -29,6 +31,8 @@ export interface LoadTestRow {
   stopRequested: boolean;
   failureReason: string | null;
   results: FinalResults | null;
+  /** Each metrics output's state, by its place in config.outputs (null: it sends nothing, or has not yet). */
+  outputs: Array<LoadOutputState | null> | null;
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;
@@ -46,6 +50,7 @@ function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
     stopRequested: r.stop_requested,
     failureReason: r.failure_reason,
     results: readNullableJsonColumn('load_tests.results', loadTestResultsColumn, r.results),
+    outputs: readNullableJsonColumn('load_tests.outputs', loadOutputStatesColumn, r.outputs),
     createdAt: new Date(r.created_at),
     startedAt: r.started_at ? new Date(r.started_at) : null,
     completedAt: r.completed_at ? new Date(r.completed_at) : null,
@@ -169,6 +174,25 @@ export async function finishLoadTestRow(
   await q.execute();
   // A replay's sequence is no longer needed once the test has ended (its results say what it sent).
   await db.deleteFrom('load_test_replays').where('test_id', '=', id).execute();
+}
+
+/** The test's outputs' states as stored (null: none yet). */
+export async function readLoadOutputs(db: Kysely<Database>, id: string): Promise<Array<LoadOutputState | null> | null> {
+  const row = await db.selectFrom('load_tests').select('outputs').where('id', '=', id).executeTakeFirst();
+  return readNullableJsonColumn('load_tests.outputs', loadOutputStatesColumn, row?.outputs ?? null);
+}
+
+/** Stores the test's outputs' states (their sender's, the only writer). */
+export async function recordLoadOutputs(
+  db: Kysely<Database>,
+  id: string,
+  states: ReadonlyArray<LoadOutputState | null>,
+): Promise<void> {
+  await db
+    .updateTable('load_tests')
+    .set({ outputs: JSON.stringify(states) })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

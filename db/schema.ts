@@ -134,6 +134,8 @@ export interface LoadTestsTable {
   stop_requested: ColumnType<boolean, boolean | undefined, boolean>;
   failure_reason: string | null;
   results: JSONColumnType<FinalResults | null, string | null, string | null>;
+  /** Each metrics output's state (LoadOutputState, null for those that send nothing); null without outputs. */
+  outputs: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: CreatedAt;
   started_at: Timestamp | null;
   completed_at: Timestamp | null;

@@ -5,6 +5,7 @@
 // in, this workflow (its owner's signal, a failing threshold), and one way out: the workflow asks the
 // shards (stopLoadShards), which read it with their next snapshot.
 import {
+  ActivityCancellationType,
   ActivityFailure,
   CancellationScope,
   condition,
@@ -14,6 +15,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
+import type { LoadOutputActivities } from '../activities/load/outputs.ts';
 import {
   getLoadTestState,
   stopLoadTest,
@@ -49,14 +51,26 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   // When the row cannot be written here (no load worker to run the merge), the API writes it from
   // the closed workflow's state when it next reads the test.
   let abortedBy: string | null = null;
+  // The metrics outputs' sender, and its writes while the shards run (none without outputs).
+  let outputs: ReturnType<typeof outputSender> | null = null;
+  let writing: Promise<void> | null = null;
   const finish = async (status: LoadTestStatus, reason: string | null, merge = true) => {
     const completedAt = Date.now();
     // Queries see the end only with its results, so that the end is never shown without them.
     // Not cancellable: a test cancelled as a task still merges and stores what its shards sent.
-    if (merge)
+    if (merge) {
       state.results = await CancellationScope.nonCancellable(() =>
         finishLoadTest(input.testId, status, reason, input.thresholds ?? [], abortedBy),
       );
+      // The outputs' last write, from the results' own merge, once the live writes have stopped (so it
+      // is the last, and counted after them); a failed one is the output's, not the test's.
+      const sender = outputs;
+      if (sender)
+        await CancellationScope.nonCancellable(async () => {
+          await writing;
+          await sender.send(true).catch(() => {});
+        });
+    }
     Object.assign(state, { status, failureReason: reason, completedAt });
     return state;
   };
@@ -73,6 +87,11 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   state.status = 'running';
   state.startAt = startAt;
   state.endAt = startAt + input.testDurationSeconds * 1000;
+  // The metrics outputs: written every interval while the shards run (cancelled when they end).
+  outputs = input.outputs?.length ? outputSender(input, startAt, state.endAt) : null;
+  const outputScope = new CancellationScope();
+  const sender = outputs;
+  if (sender) writing = outputScope.run(() => sender.send(false)).catch(() => {});
 
   // Once running, a stop (asked now or later) reaches the shards; not cancellable, as the merge is not.
   // (A stop that cannot be stored loses only its haste: the shards end with the test's window.)
@@ -117,6 +136,7 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     await CancellationScope.nonCancellable(() => Promise.race([watch, sleep('3 seconds')]));
     watchScope.cancel();
   }
+  outputScope.cancel();
   const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
   // The stop's request is stored before the end is, so that the row never ends still asking.
   if (state.stopRequested) await stopping;
@@ -141,4 +161,36 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
 function reasonOf(err: unknown): string {
   const e = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
   return e?.message ?? String(err);
+}
+
+/** The test's one sender of its remote-write outputs (activities/load/outputs.ts). */
+function outputSender(input: LoadTestInput, startAt: number, endAt: number) {
+  const { sendLoadOutputs } = proxyActivities<LoadOutputActivities>({
+    taskQueue: TASK_QUEUES.load,
+    startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+    // A cancelled live sender has stopped (its last state stored) before the last write starts.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  const profile = {
+    concurrentUsers: input.concurrentUsers,
+    rampUpSeconds: input.rampUpSeconds,
+    testDurationSeconds: input.testDurationSeconds,
+    requestsPerSecond: input.requestsPerSecond,
+    ...(input.stages ? { stages: input.stages } : {}),
+  };
+  return {
+    send: (final: boolean) =>
+      sendLoadOutputs({
+        testId: input.testId,
+        outputs: input.outputs!,
+        targetUrl: input.target.url,
+        tags: input.tags ?? {},
+        profile,
+        startAt,
+        endAt,
+        final,
+      }),
+  };
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { replayDefaults, replayFaults, replaySchema } from './load-replay.ts';
+import { outputsSchema, tagsSchema } from './load-outputs.ts';
 
 export { HTTP_METHODS };
 /** Headers the client sets itself (per connection or per body): a user cannot override them. */
@@ -115,6 +116,8 @@ export const startFields = {
       "A scenario each user runs in order (closed model): paths on the target's origin, {{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
     ),
   replay: replaySchema.optional(),
+  outputs: outputsSchema.optional(),
+  tags: tagsSchema.optional(),
   authType: z
     .enum(['none', 'basic', 'bearer', 'apikey'], { error: 'must be one of none, basic, bearer, apikey' })
     .default('none')

@@ -84,6 +84,20 @@ export const loadTestResultsResult = z.object({
 // Beyond the contract: the full answers, for the OpenAPI document (extra fields allowed).
 const nullableIso = isoTime.nullable();
 const thresholdOutcome = z.object({ threshold: str, observed: num, pass: z.boolean() });
+const outputsAnswer = z
+  .array(
+    z.object({
+      type: z.enum(['prometheus_remote_write', 'ndjson', 'csv']),
+      url: str.optional().describe('The receiver (remote write), or the series to read (ndjson, csv)'),
+      interval_seconds: int.optional(),
+      writes: int.optional().describe('Writes the receiver took'),
+      errors: int.optional().describe('Writes that failed after three tries (the test goes on)'),
+      last_error: str.nullable().optional(),
+      last_write_at: nullableIso.optional(),
+    }),
+  )
+  .optional()
+  .describe('Each metrics output of the start body and how it fares');
 
 export const loadTestStatusAnswer = loadTestStatusResult.extend({
   status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),
@@ -100,6 +114,7 @@ export const loadTestStatusAnswer = loadTestStatusResult.extend({
     .optional()
     .describe('Each threshold on the merged totals: live while the test runs, final once it ended'),
   verdict: z.enum(['passed', 'failed']).optional(),
+  outputs: outputsAnswer,
   config: z.record(str, z.unknown()),
 });
 export const loadTestResultsAnswer = loadTestResultsResult.extend({
@@ -154,6 +169,7 @@ export const loadTestResultsAnswer = loadTestResultsResult.extend({
     .nullable(),
   started_at: nullableIso,
   failure_reason: str.optional(),
+  outputs: outputsAnswer,
 });
 export const loadTestListResult = z.object({
   success: z.literal(true),

@@ -57,7 +57,22 @@ export function statusAnswer(
     ...(thresholds?.length
       ? { thresholds, ...(state.results?.verdict ? { verdict: state.results.verdict } : {}) }
       : {}),
+    ...outputsOf(row),
     config: row.config,
+  };
+}
+
+/** Each metrics output and how it fares (its sender's state), when the test has outputs. */
+function outputsOf(row: LoadTestRow) {
+  const outputs = row.config.outputs;
+  if (!outputs?.length) return {};
+  return {
+    outputs: outputs.map((o, i) => {
+      if (o.type !== 'prometheus_remote_write')
+        return { type: o.type, url: `/api/v1/load-testing/series/${row.id}?format=${o.type}` };
+      const state = row.outputs?.[i] ?? { writes: 0, errors: 0, last_error: null, last_write_at: null };
+      return { type: o.type, url: o.url, interval_seconds: o.interval_seconds, ...state };
+    }),
   };
 }
 
@@ -71,6 +86,7 @@ export function resultsAnswer(row: LoadTestRow) {
     started_at: iso(row.startedAt?.getTime()),
     completed_at: iso(row.completedAt?.getTime()),
     ...(row.failureReason ? { failure_reason: row.failureReason } : {}),
+    ...outputsOf(row),
     config: row.config,
   };
 }

@@ -2,6 +2,7 @@
 // the configuration shown back (never the credentials or header values).
 import { VERSION } from '../../lib/version.ts';
 import type { LoadTestConfig, LoadTestInput, ScenarioStep } from '../../lib/jobs/load-test.ts';
+import type { RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
 import type { StartBody } from '../schemas/load-test-start.ts';
 import type { StepInput } from '../schemas/load-steps.ts';
 
@@ -99,5 +100,37 @@ export function publicConfig(b: StartBody, replay?: LoadTestConfig['replay']): L
     thresholds: b.thresholds.map((t) =>
       t.abortOnFail ? { threshold: t.threshold, abortOnFail: true, delayAbortEval: t.delayAbortEval } : t.threshold,
     ),
+    ...(b.outputs
+      ? {
+          outputs: b.outputs.map((o) =>
+            o.type === 'prometheus_remote_write'
+              ? {
+                  type: o.type,
+                  url: withoutCredentials(o.url),
+                  header_names: Object.keys(o.headers),
+                  interval_seconds: o.interval_seconds,
+                }
+              : { type: o.type },
+          ),
+        }
+      : {}),
+    ...(b.tags ? { tags: b.tags } : {}),
   };
 }
+
+/** The start body's remote-write outputs as the workflow sends them, each with its place in `outputs`. */
+export function remoteWriteTargets(outputs: StartBody['outputs']): RemoteWriteTarget[] {
+  return (outputs ?? []).flatMap((o, index) =>
+    o.type === 'prometheus_remote_write'
+      ? [{ index, url: o.url, headers: o.headers, intervalSeconds: o.interval_seconds }]
+      : [],
+  );
+}
+
+/** A URL as shown back: its user and password left out (they are credentials). */
+const withoutCredentials = (url: string) => {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString();
+};

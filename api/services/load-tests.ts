@@ -29,7 +29,7 @@ import {
 import type { StartBody } from '../schemas/load-test-start.ts';
 import type { SseTick } from '../sse.ts';
 import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
-import { publicConfig, targetOf } from './load-test-input.ts';
+import { publicConfig, remoteWriteTargets, targetOf } from './load-test-input.ts';
 import type { LoadReplayService } from './load-replay.ts';
 import type { TargetVerificationService } from './target-verification.ts';
 
@@ -92,6 +92,9 @@ export function loadTestService({
       throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
     // The target as the guard checked it: the one URL the proof, the shards' requests and their steps are of.
     const { url } = await checkTarget(given.targetUrl, { allow: config.networkAllow, field: given.targetField });
+    // Where the metrics go: checked by the guard as the target is (each write is, again, when sent).
+    const outputs = remoteWriteTargets(given.outputs);
+    for (const o of outputs) await checkTarget(o.url, { allow: config.networkAllow, field: `outputs.${o.index}.url` });
     // A replay's requests, and its length when the test does not give one.
     const replay = given.replay ? await replays.sequence(userId, plan, given, url) : null;
     const body = replay ? { ...given, testDuration: replay.testDuration } : given;
@@ -114,6 +117,7 @@ export function loadTestService({
       requestsPerSecond: body.requestsPerSecond,
       waitForWorkerSeconds: config.loadWorkerWaitSeconds,
       ...(body.thresholds.length ? { thresholds: body.thresholds } : {}),
+      ...(outputs.length ? { outputs, tags: body.tags ?? {} } : {}),
       ...(body.stages
         ? { stages: body.stages.map((st) => ({ durationMs: st.duration * 1000, target: st.target })) }
         : {}),

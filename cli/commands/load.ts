@@ -91,6 +91,12 @@ export function registerLoad(program: Command): void {
     .option('--loop', 'replay.loop: repeat the recorded requests until --duration ends')
     .option('--threshold <expr>', 'a pass/fail threshold such as "p95 < 300" (repeat it; replaces the file\'s)', repeat)
     .option('--stage <duration:target>', "a stage such as 30s:100 (repeat it; replaces the file's)", stage)
+    .option('--tag <name=value>', 'tags: a label on every series the outputs send (repeat it)', repeat)
+    .option(
+      '--out <output>',
+      "outputs: prometheus=URL (remote write every 5 s), ndjson or csv (repeat it; replaces the file's)",
+      repeat,
+    )
     .option('--report <file>', 'save the HTML report here at the end')
     .option('--json', 'print the results as the API answers them instead of the summary')
     .addHelpText(
@@ -100,6 +106,7 @@ Examples:
   $ netops load run --url https://staging.example.com/ --users 20 --duration 30s --threshold "p95 < 300"
   $ netops load run smoke.json --threshold "error_rate < 1" --report report.html
   $ netops load run --replay-har session.har --speed 0 --loop --users 20 --duration 5m
+  $ netops load run smoke.json --out prometheus=http://prometheus:9090/api/v1/write --tag env=staging
 
 Flags override the file's fields; the body is checked with the API's own schema before it starts.
 Ctrl-C stops the test on the service and prints its partial results (exit 1).`,

@@ -15,6 +15,7 @@ import * as noPreviousCaptureFunctions from './2026-11-26-013-no-previous-captur
 import * as webhookRules from './2026-11-27-014-webhook-rules.ts';
 import * as webhookSchemas from './2026-11-27-015-webhook-schemas.ts';
 import * as loadTestReplays from './2026-11-27-016-load-test-replays.ts';
+import * as loadTestOutputs from './2026-11-27-017-load-test-outputs.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-014-webhook-rules': webhookRules,
   '2026-11-27-015-webhook-schemas': webhookSchemas,
   '2026-11-27-016-load-test-replays': loadTestReplays,
+  '2026-11-27-017-load-test-outputs': loadTestOutputs,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -139,12 +139,26 @@ export function thresholdFigures(
   rows: Array<ShardSnapshotRow<ShardSnapshot>>,
   now?: number,
 ): Record<ThresholdMetric, number> {
+  return mergedFigures(rows, now).figures;
+}
+
+/**
+ * The threshold figures (as thresholdFigures) with the totals and counts of the same merge: what a
+ * metrics output sends (domain/load/outputs.ts).
+ */
+export function mergedFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number) {
   const t = totals(rows);
-  return figuresOf(
-    t,
-    merge(rows),
-    now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt,
-  );
+  const m = merge(rows);
+  const durationMs = now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt;
+  return {
+    total: t.total,
+    failed: t.failed,
+    bytesSent: t.bytesSent,
+    bytesReceived: t.bytesReceived,
+    statusCodes: m.statusCodes,
+    errors: m.errors,
+    figures: figuresOf(t, m, durationMs),
+  };
 }
 
 /** The results, with each threshold's outcome read from the same merge (thresholds.ts). */

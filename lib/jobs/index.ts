@@ -15,6 +15,7 @@ export * from './task-queues.ts';
 export * from './pipeline-check.ts';
 export * from './domain-check.ts';
 export * from './load-test.ts';
+export * from './load-outputs.ts';
 export * from './site.ts';
 export * from './video.ts';
 export * from './webhooks.ts';

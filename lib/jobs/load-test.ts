@@ -1,6 +1,7 @@
 // A load test (workflows/load-test.ts): pending until a load worker takes it, running while its shards
 // (activities on the load pool) send the load, then completed, stopped or failed.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { LoadOutputConfig, RemoteWriteTarget } from './load-outputs.ts';
 
 export const LOAD_TEST_KIND = 'load-test';
 /** The longest test, in seconds (its duration, or its stages' total). */
@@ -98,6 +99,9 @@ export interface LoadTestInput {
   stages?: Array<{ durationMs: number; target: number }>;
   /** How long the test waits for a load worker before it fails (LOAD_WORKER_WAIT_SECONDS; 60 when absent). */
   waitForWorkerSeconds?: number;
+  /** Its remote-write outputs (their headers encrypted in history by the payload codec), and their series' labels. */
+  outputs?: RemoteWriteTarget[];
+  tags?: Record<string, string>;
 }
 
 /** The totals of a running test (domain/load/metrics.ts builds them from the shard snapshots). */
@@ -216,6 +220,8 @@ export interface LoadTestConfig {
   };
   /** Each threshold as given: its expression, or k6's object form when it aborts the test. */
   thresholds: Array<string | { threshold: string; abortOnFail: true; delayAbortEval: number }>;
+  outputs?: LoadOutputConfig[];
+  tags?: Record<string, string>;
 }
 
 export interface LoadTestState {

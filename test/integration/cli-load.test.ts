@@ -137,6 +137,11 @@ describe.each(targets())('netops load ($name)', (target) => {
     const short = await runCli(['load', 'run', yaml], await env());
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/testDuration: must be from 10 to 3600/);
+    const influx = await runCli(['load', 'run', file, '--out', 'influxdb=http://127.0.0.1:8086'], await env());
+    expect([influx.code, influx.stderr]).toEqual([
+      2,
+      'netops: --out: "influxdb=http://127.0.0.1:8086" is not prometheus=URL, ndjson or csv\n',
+    ]);
     expect(site().count('/cli-typo')).toBe(0);
   });
 
@@ -159,8 +164,14 @@ describe.each(targets())('netops load ($name)', (target) => {
         log: { entries: [entry(0, 'GET', '/cli-har/page'), entry(1, 'POST', '/cli-har/api', '{"a":1}')] },
       }),
     );
-    const run = await runCli(['load', 'run', '--replay-har', har, '--speed', '0', '--users', '2'], await env());
+    const run = await runCli(
+      ['load', 'run', '--replay-har', har, '--speed', '0', '--users', '2', '--tag', 'env=ci', '--out', 'ndjson'],
+      await env(),
+    );
     expect(run.code, run.stderr).toBe(0);
+    // --tag and --out became the body's tags and outputs.
+    const id = /Load test (\S+) started/.exec(run.stderr)![1]!;
+    expect((await status(id)).body.config).toMatchObject({ tags: { env: 'ci' }, outputs: [{ type: 'ndjson' }] });
     expect(run.stderr).toContain(`started against ${site().url}`);
     expect(run.stdout).toMatch(/step 1 GET \/cli-har\/page \.+ 2 reqs, 0% failed/);
     expect(run.stdout).toMatch(/step 2 POST \/cli-har\/api \.+ 2 reqs, 0% failed/);

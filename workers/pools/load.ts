@@ -1,6 +1,7 @@
 // The `load` pool: activities only, on the `load` task queue.
 import type { Worker } from '@temporalio/worker';
 import { createLoadActivities } from '../../activities/load/index.ts';
+import { createLoadOutputActivities } from '../../activities/load/outputs.ts';
 import { createActivityWorker, type PoolContext } from './pool-worker.ts';
 import { SHARD_HEARTBEAT_EVERY } from '../../workflows/load-test-plan.ts';
 
@@ -12,5 +13,11 @@ export function createLoadWorker(ctx: PoolContext): Promise<Worker> {
     threads: ctx.config.loadThreads,
   });
   // Temporal hears each heartbeat a shard gives (workflows/load-test-plan.ts: how a lost shard comes back).
-  return createActivityWorker('load', ctx, { ...activities }, { maxHeartbeatThrottleInterval: SHARD_HEARTBEAT_EVERY });
+  const outputs = createLoadOutputActivities({ db: ctx.storage.database.db, allow: ctx.config.networkAllow });
+  return createActivityWorker(
+    'load',
+    ctx,
+    { ...activities, ...outputs },
+    { maxHeartbeatThrottleInterval: SHARD_HEARTBEAT_EVERY },
+  );
 }

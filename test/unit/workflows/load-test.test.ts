@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LoadActivities } from '../../../activities/load/index.ts';
+import type { LoadOutputActivities } from '../../../activities/load/outputs.ts';
 import {
   getLoadTestState,
   stopLoadTest,
@@ -54,6 +55,7 @@ const load = {
   watchThresholds: vi.fn<LoadActivities['watchThresholds']>(),
   stopLoadShards: vi.fn<LoadActivities['stopLoadShards']>(),
   finishLoadTest: vi.fn<LoadActivities['finishLoadTest']>(),
+  sendLoadOutputs: vi.fn<LoadOutputActivities['sendLoadOutputs']>(),
 };
 
 let env: WorkflowEnv;
@@ -96,6 +98,16 @@ beforeEach(() => {
   load.finishLoadTest.mockReset().mockImplementation(async (_testId, status, reason, _thresholds, abortedBy) => {
     log.push(`finish ${status}${reason ? `: ${reason}` : ''}${abortedBy ? ` (aborted by ${abortedBy})` : ''}`);
     return results;
+  });
+  load.sendLoadOutputs.mockReset().mockImplementation(async (o) => {
+    log.push(`outputs ${o.final ? 'final' : 'live'}`);
+    // The live sender runs until the workflow cancels it, when the shards have ended.
+    if (!o.final)
+      while (!Context.current().cancellationSignal.aborted) {
+        Context.current().heartbeat();
+        await sleep(50);
+      }
+    else throw ApplicationFailure.nonRetryable('the receiver refused');
   });
 });
 
@@ -172,6 +184,24 @@ describe('loadTest', () => {
     expect(state.failureReason).toMatch(/^no load worker took the test within 10 seconds: no worker$/);
     expect(load.runLoadShard).not.toHaveBeenCalled();
     expect(load.finishLoadTest).not.toHaveBeenCalled();
+  });
+
+  it("with outputs: one sender while the shards run, cancelled when they end; a last write after the results, whose failure is not the test's", async () => {
+    const output = { index: 0, url: 'http://metrics.example/api/v1/write', headers: {}, intervalSeconds: 5 };
+    const test = input({ concurrentUsers: 2, outputs: [output], tags: { env: 'ci' } });
+    const handle = await env.start('loadTest', [test]);
+    const state = await handle.result();
+    expect(state).toMatchObject({ status: 'completed', results });
+    expect(log.filter((l) => !l.startsWith('shard'))).toEqual([
+      'begin',
+      'outputs live',
+      'finish completed',
+      'outputs final',
+    ]);
+    expect(load.sendLoadOutputs.mock.calls.map(([o]) => o)).toEqual([
+      expect.objectContaining({ testId: test.testId, outputs: [output], tags: { env: 'ci' }, final: false }),
+      expect.objectContaining({ targetUrl: 'http://load.example/', final: true }),
+    ]);
   });
 
   it('replays the recorded history with the current code', async () => {

@@ -1,0 +1,79 @@
+// What a load test's metrics outputs send (docs/load-testing.md "Outputs"): the merged figures of every
+// shard at one moment as Prometheus series, named as k6's Prometheus output names them where k6 has the
+// figure (`netops_` for `k6_`: http_reqs_total, http_req_failed_rate, vus, data sent and received in
+// bytes), times in seconds. Latency is one gauge per statistic (`stat` label: avg, p50, p90, p95, p99,
+// max) of the requests so far, not a histogram: the same figures the results give, so the last sample
+// equals the results. Every series carries `test_id`, `target_host` and the test's tags.
+import type { RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';
+import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
+import { mergedFigures } from './metrics.ts';
+import { PHASES } from './phases.ts';
+import { rampStages, targetAt, type Stage } from './profile.ts';
+import type { ShardSnapshot } from './shard.ts';
+import type { ThresholdMetric } from './thresholds.ts';
+
+/** The latency statistics sent, each a gauge of netops_http_req_duration_seconds. */
+export const DURATION_STATS = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
+/** The statistics of each phase sent (netops_http_req_phase_seconds). */
+export const PHASE_OUTPUT_STATS = ['avg', 'p95'] as const;
+
+/** Every metric name an output sends (the Grafana dashboard's queries use them). */
+export const OUTPUT_METRICS = [
+  'netops_http_reqs_total',
+  'netops_http_req_failed_rate',
+  'netops_http_req_duration_seconds',
+  'netops_http_req_phase_seconds',
+  'netops_http_responses_total',
+  'netops_vus',
+  'netops_data_sent_bytes_total',
+  'netops_data_received_bytes_total',
+] as const;
+
+/**
+ * The series of one moment: `now` for a running test (its figures so far), undefined for an ended
+ * one (the results' own merge). `vus`: the users the test's profile has at that moment.
+ */
+export function outputSeries(
+  rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  labels: Record<string, string>,
+  vus: number,
+  timestamp: number,
+  now?: number,
+): RemoteWriteSeries[] {
+  const m = mergedFigures(rows, now);
+  const series: RemoteWriteSeries[] = [];
+  const add = (name: (typeof OUTPUT_METRICS)[number], value: number, extra: Record<string, string> = {}) =>
+    series.push({ name, labels: { ...labels, ...extra }, value, timestamp });
+  add('netops_http_reqs_total', m.total);
+  add('netops_http_req_failed_rate', m.total ? m.failed / m.total : 0);
+  for (const stat of DURATION_STATS)
+    add('netops_http_req_duration_seconds', m.figures[stat as ThresholdMetric] / 1000, { stat });
+  for (const phase of PHASES)
+    for (const stat of PHASE_OUTPUT_STATS)
+      add('netops_http_req_phase_seconds', m.figures[`${phase}.${stat}`] / 1000, { phase, stat });
+  for (const [status, count] of Object.entries(m.statusCodes)) add('netops_http_responses_total', count, { status });
+  add('netops_vus', vus);
+  add('netops_data_sent_bytes_total', m.bytesSent);
+  add('netops_data_received_bytes_total', m.bytesReceived);
+  return series;
+}
+
+/** What a test's users are over time: its ramp, or its stages. */
+export interface UserProfile {
+  concurrentUsers: number;
+  rampUpSeconds: number;
+  testDurationSeconds: number;
+  requestsPerSecond: number;
+  stages?: Stage[];
+}
+
+/**
+ * The virtual users at `t` ms since the load's start: the closed model's target (the ramp's or the
+ * stages'), or in the open model (arrivals per second) the users that bound the requests in flight.
+ */
+export function usersAt(p: UserProfile, t: number): number {
+  if (t < 0 || t > p.testDurationSeconds * 1000) return 0;
+  if (p.requestsPerSecond > 0) return p.concurrentUsers;
+  const stages = p.stages ?? rampStages(p.concurrentUsers, p.rampUpSeconds * 1000, p.testDurationSeconds * 1000);
+  return Math.ceil(targetAt(stages, t));
+}

@@ -1,0 +1,101 @@
+// What an output sends: every series named and labelled, the latency gauges in seconds equal to the
+// results' own figures once ended, counts per status; the users a profile has at a moment.
+import hdr from 'hdr-histogram-js';
+import { describe, expect, it } from 'vitest';
+import { newHistogram, type ShardSnapshot } from '../../../../domain/load/generator.ts';
+import { finalResults } from '../../../../domain/load/metrics.ts';
+import { OUTPUT_METRICS, outputSeries, usersAt } from '../../../../domain/load/outputs.ts';
+
+function snapshot(latenciesMs: number[], failed: number, statusCodes: Record<string, number>): ShardSnapshot {
+  const h = newHistogram();
+  for (const l of latenciesMs) h.recordValue(l * 1000);
+  return {
+    total: latenciesMs.length,
+    successful: latenciesMs.length - failed,
+    failed,
+    bytesSent: 1000,
+    bytesReceived: 5000,
+    latencySumUs: latenciesMs.reduce((a, b) => a + b, 0) * 1000,
+    histogram: hdr.encodeIntoCompressedBase64(h),
+    statusCodes,
+    errors: {},
+    inFlight: 0,
+    dropped: 0,
+    firstSentAt: 1_000_000,
+    takenAt: 1_010_000,
+    perSecond: [],
+  };
+}
+const row = (s: ShardSnapshot) =>
+  ({ testId: 't', shard: 0, attempt: 1, snapshot: s, final: true, updatedAt: new Date() }) as never;
+
+describe('outputSeries', () => {
+  const rows = [
+    row(
+      snapshot(
+        Array.from({ length: 90 }, (_, i) => 10 + i),
+        0,
+        { '200': 90 },
+      ),
+    ),
+    row(
+      snapshot(
+        Array.from({ length: 10 }, () => 500),
+        10,
+        { '503': 10 },
+      ),
+    ),
+  ];
+  const labels = { test_id: 't', target_host: 'app.example:8080', env: 'ci' };
+
+  it('sends every metric with the common labels, times in seconds, the results own figures once ended', () => {
+    const series = outputSeries(rows, labels, 0, 42);
+    expect(new Set(series.map((s) => s.name))).toEqual(new Set(OUTPUT_METRICS));
+    for (const s of series) {
+      expect(s.labels).toMatchObject(labels);
+      expect(s.timestamp).toBe(42);
+    }
+    const one = (name: string, extra: Record<string, string> = {}) =>
+      series.filter((s) => s.name === name && Object.entries(extra).every(([k, v]) => s.labels[k] === v));
+    const results = finalResults(rows);
+    expect(one('netops_http_reqs_total')[0]!.value).toBe(results.total_requests);
+    expect(one('netops_http_req_failed_rate')[0]!.value).toBe(0.1);
+    expect(one('netops_http_req_duration_seconds', { stat: 'p95' })[0]!.value).toBe(results.p95_response_time / 1000);
+    expect(one('netops_http_req_duration_seconds', { stat: 'max' })[0]!.value).toBe(results.max_response_time / 1000);
+    expect(one('netops_http_req_duration_seconds').map((s) => s.labels.stat)).toEqual([
+      'avg',
+      'p50',
+      'p90',
+      'p95',
+      'p99',
+      'max',
+    ]);
+    expect(one('netops_http_responses_total').map((s) => [s.labels.status, s.value])).toEqual([
+      ['200', 90],
+      ['503', 10],
+    ]);
+    expect(one('netops_data_sent_bytes_total')[0]!.value).toBe(2000);
+    expect(one('netops_data_received_bytes_total')[0]!.value).toBe(10_000);
+    expect(one('netops_http_req_phase_seconds')).toHaveLength(10);
+  });
+
+  it('sends the users it is given', () => {
+    expect(outputSeries(rows, labels, 7, 1, 1_005_000).find((s) => s.name === 'netops_vus')!.value).toBe(7);
+  });
+});
+
+describe('usersAt', () => {
+  const profile = { concurrentUsers: 100, rampUpSeconds: 10, testDurationSeconds: 60, requestsPerSecond: 0 };
+  it('follows the ramp, then holds; none before the start or after the end', () => {
+    expect([-1, 0, 5000, 10_000, 30_000, 60_001].map((t) => usersAt(profile, t))).toEqual([0, 0, 50, 100, 100, 0]);
+  });
+  it('follows user stages; in the open model, the users that bound the requests in flight', () => {
+    const stages = [
+      { durationMs: 20_000, target: 40 },
+      { durationMs: 40_000, target: 10 },
+    ];
+    expect(usersAt({ ...profile, stages }, 10_000)).toBe(20);
+    expect(usersAt({ ...profile, stages }, 40_000)).toBe(25);
+    expect(usersAt({ ...profile, requestsPerSecond: 200 }, 1000)).toBe(100);
+  });
+});
