@@ -63,9 +63,22 @@ export function decodeWriteRequest(body: Buffer): RemoteWriteSeries[] {
   });
 }
 
+/** A write the receiver did not take: its status, and whether the spec lets the sender try it again. */
+export class RemoteWriteRefused extends Error {
+  readonly status: number;
+  constructor(status: number, text: string) {
+    super(`the receiver answered ${status}${text ? `: ${text}` : ''}`);
+    this.status = status;
+  }
+  /** 5xx and 429 may be tried again; other 4xx must not be (the same data would be refused again). */
+  get retryable(): boolean {
+    return this.status >= 500 || this.status === 429;
+  }
+}
+
 /**
- * Sends `series` to a remote-write receiver through `fetch` (the SSRF guard's). Throws with the
- * receiver's status and the start of its answer when it does not take them (a 2xx takes them).
+ * Sends `series` to a remote-write receiver through `fetch` (the SSRF guard's). A 2xx takes them;
+ * any other answer throws RemoteWriteRefused with the start of the receiver's answer.
  */
 export async function remoteWrite(
   fetch: GuardedFetch,
@@ -84,8 +97,6 @@ export async function remoteWrite(
     },
     body: encodeWriteRequest(series),
   });
-  if (answer.status < 200 || answer.status > 299) {
-    const text = answer.body.subarray(0, 200).toString('utf8').trim();
-    throw new Error(`the receiver answered ${answer.status}${text ? `: ${text}` : ''}`);
-  }
+  if (answer.status < 200 || answer.status > 299)
+    throw new RemoteWriteRefused(answer.status, answer.body.subarray(0, 200).toString('utf8').trim());
 }

@@ -58,20 +58,19 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     const completedAt = Date.now();
     // Queries see the end only with its results, so that the end is never shown without them.
     // Not cancellable: a test cancelled as a task still merges and stores what its shards sent.
-    if (merge) {
+    if (merge)
       state.results = await CancellationScope.nonCancellable(() =>
         finishLoadTest(input.testId, status, reason, input.thresholds ?? [], abortedBy),
       );
-      // The outputs' last write, from the results' own merge, once the live writes have stopped (so it
-      // is the last, and counted after them); a failed one is the output's, not the test's.
-      const sender = outputs;
-      if (sender)
-        await CancellationScope.nonCancellable(async () => {
-          await writing;
-          await sender.send(true).catch(() => {});
-        });
-    }
     Object.assign(state, { status, failureReason: reason, completedAt });
+    // The outputs' last write, from the results' own merge, once the live writes have stopped (so it
+    // is the last, and counted after them); a failed one is the output's, not the test's.
+    const sender = outputs;
+    if (merge && sender)
+      await CancellationScope.nonCancellable(async () => {
+        await Promise.race([writing, sleep('20 seconds')]);
+        await sender.last().catch(() => {});
+      });
     return state;
   };
 
@@ -91,7 +90,7 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
   outputs = input.outputs?.length ? outputSender(input, startAt, state.endAt) : null;
   const outputScope = new CancellationScope();
   const sender = outputs;
-  if (sender) writing = outputScope.run(() => sender.send(false)).catch(() => {});
+  if (sender) writing = outputScope.run(() => sender.live()).catch(() => {});
 
   // Once running, a stop (asked now or later) reaches the shards; not cancellable, as the merge is not.
   // (A stop that cannot be stored loses only its haste: the shards end with the test's window.)
@@ -163,15 +162,22 @@ function reasonOf(err: unknown): string {
   return e?.message ?? String(err);
 }
 
-/** The test's one sender of its remote-write outputs (activities/load/outputs.ts). */
+/** The test's one sender of its remote-write outputs (activities/load/outputs.ts): its live writes, then its last. */
 function outputSender(input: LoadTestInput, startAt: number, endAt: number) {
-  const { sendLoadOutputs } = proxyActivities<LoadOutputActivities>({
+  const { sendLoadOutputs: live } = proxyActivities<LoadOutputActivities>({
     taskQueue: TASK_QUEUES.load,
     startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
     heartbeatTimeout: '30 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
     // A cancelled live sender has stopped (its last state stored) before the last write starts.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  // Never retried: a second attempt beside a slow first would write, and count, twice.
+  const { sendLoadOutputs: last } = proxyActivities<LoadOutputActivities>({
+    taskQueue: TASK_QUEUES.load,
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 1 },
   });
   const profile = {
     concurrentUsers: input.concurrentUsers,
@@ -180,17 +186,15 @@ function outputSender(input: LoadTestInput, startAt: number, endAt: number) {
     requestsPerSecond: input.requestsPerSecond,
     ...(input.stages ? { stages: input.stages } : {}),
   };
-  return {
-    send: (final: boolean) =>
-      sendLoadOutputs({
-        testId: input.testId,
-        outputs: input.outputs!,
-        targetUrl: input.target.url,
-        tags: input.tags ?? {},
-        profile,
-        startAt,
-        endAt,
-        final,
-      }),
-  };
+  const sent = (final: boolean) => ({
+    testId: input.testId,
+    outputs: input.outputs!,
+    targetUrl: input.target.url,
+    tags: input.tags ?? {},
+    profile,
+    startAt,
+    endAt,
+    final,
+  });
+  return { live: () => live(sent(false)), last: () => last(sent(true)) };
 }

@@ -1,9 +1,11 @@
 // A load test's remote-write outputs (docs/load-testing.md "Outputs"), sent from the workflow's side:
 // one sender per test, whatever its shards. While the test runs, each output gets the merged figures
 // every interval_seconds; after the results are stored, once more from the same merge as the results.
-// Each write goes through the SSRF guard and is tried three times; a write that still fails is
-// counted with its reason in the output's state (load_tests.outputs, shown in status and results),
-// and never fails the test.
+// Each write goes through the SSRF guard and is tried up to three times (a network failure, a 5xx or
+// a 429; never another 4xx, as the spec says); a write that still fails is counted with its reason
+// in the output's state (load_tests.outputs, shown in status and results), and never fails the test.
+// One writer per test at a time (the workflow starts the last write once the live sender has
+// stopped, and never retries it), so the state is read once and written whole.
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { readLoadOutputs, readShardSnapshots, recordLoadOutputs } from '../../db/load-tests.ts';
@@ -11,13 +13,15 @@ import type { Database } from '../../db/schema.ts';
 import { outputSeries, usersAt, type UserProfile } from '../../domain/load/outputs.ts';
 import type { LoadOutputState, RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
 import { createGuardedFetch, type GuardedFetch } from '../../lib/net/guarded-fetch.ts';
-import { remoteWrite, type RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';
+import { RemoteWriteRefused, remoteWrite, type RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';
 
 /** Tries of one write, and the pause before each retry. */
 const WRITE_TRIES = 3;
 const RETRY_PAUSE_MS = 500;
 /** How long a receiver has to take one write. */
-const WRITE_TIMEOUT_MS = 10_000;
+const WRITE_TIMEOUT_MS = 5000;
+/** Outputs whose writes fall due this close together share one reading of the shards' figures. */
+const SHARED_READ_MS = 500;
 
 export interface LoadOutputsInput {
   testId: string;
@@ -39,7 +43,6 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
     maxBytes: 64 * 1024,
     onOversize: 'truncate',
     followRedirects: false,
-    keepAlive: true,
   });
 
   /** One write to one output, tried WRITE_TRIES times; its state says how it went. */
@@ -53,6 +56,7 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
         return;
       } catch (err) {
         reason = (err as Error).message;
+        if (err instanceof RemoteWriteRefused && !err.retryable) break;
         if (attempt < WRITE_TRIES) await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS * attempt));
       }
     }
@@ -77,11 +81,25 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
           input.testId,
           Array.from({ length: Math.max(...input.outputs.map((o) => o.index)) + 1 }, (_, i) => states.get(i) ?? null),
         );
-      const seriesNow = async (final: boolean) => {
+      // The shards' figures read once for the outputs due together; never stamped before a write already
+      // made (the last write may run on another worker, whose clock may be behind).
+      let shared: { at: number; series: Promise<RemoteWriteSeries[]> } | null = null;
+      const lastWrite = Math.max(0, ...[...states.values()].map((st) => Date.parse(st.last_write_at ?? '') || 0));
+      const seriesNow = (final: boolean) => {
         const now = Date.now();
-        const rows = await readShardSnapshots(deps.db, input.testId);
-        const vus = final ? 0 : usersAt(input.profile, now - input.startAt);
-        return outputSeries(rows, labels, vus, now, final ? undefined : now);
+        if (shared && now - shared.at < SHARED_READ_MS) return shared.series;
+        const stamp = Math.max(now, lastWrite + 1);
+        const series = readShardSnapshots(deps.db, input.testId).then((rows) =>
+          outputSeries(
+            rows,
+            labels,
+            final ? 0 : usersAt(input.profile, now - input.startAt),
+            stamp,
+            final ? undefined : now,
+          ),
+        );
+        shared = { at: now, series };
+        return series;
       };
       /** One output's writes every interval until the test's end or a cancellation (each on its own: a slow one holds back no other). */
       async function live(output: RemoteWriteTarget) {
@@ -103,16 +121,14 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
           await save();
         }
       }
-      if (input.final) {
-        const series = await seriesNow(true);
-        await Promise.all(input.outputs.map((o) => write(o, series, states.get(o.index)!)));
-        await save();
-        return;
-      }
-      // Heard while a slow receiver holds a write (three tries of up to 10 s).
+      // Heard while a slow receiver holds a write (three tries of up to 5 s).
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
-        await Promise.all(input.outputs.map(live));
+        if (input.final) {
+          const series = await seriesNow(true);
+          await Promise.all(input.outputs.map((o) => write(o, series, states.get(o.index)!)));
+          await save();
+        } else await Promise.all(input.outputs.map(live));
       } finally {
         clearInterval(beat);
       }

@@ -6,6 +6,23 @@ import { HEADER_NAME, noLineBreaks } from './http-fields.ts';
 /** Outputs of one test, at most; tags, at most. */
 export const MAX_OUTPUTS = 3;
 export const MAX_TAGS = 10;
+/** Headers a write sets itself, or the connection's: an output's `headers` may not set them. */
+const WRITE_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'user-agent',
+  'x-prometheus-remote-write-version',
+]);
+
 /** The labels every series carries already (and the ones some series carry): a tag may not take them. */
 export const RESERVED_LABELS = ['test_id', 'target_host', 'stat', 'phase', 'status', 'job', 'instance'];
 
@@ -16,6 +33,10 @@ const remoteWrite = z
     headers: z
       .record(z.string().regex(HEADER_NAME, 'must be header names'), noLineBreaks('must be strings'))
       .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
+      .refine(
+        (h) => !Object.keys(h).some((k) => WRITE_HEADERS.has(k.toLowerCase())),
+        `must not set ${[...WRITE_HEADERS].join(', ')}: the write sets them`,
+      )
       .default({})
       .describe('Headers sent with each write (an Authorization, a tenant id); shown by name only'),
     interval_seconds: z
@@ -41,6 +62,16 @@ export const outputsSchema = z
     { error: 'must be a list of outputs' },
   )
   .max(MAX_OUTPUTS, `must hold at most ${MAX_OUTPUTS} outputs`)
+  // The same series twice to one receiver would collide (the same samples at interleaved times).
+  .superRefine((outputs, ctx) => {
+    const seen = new Map<string, number>();
+    outputs.forEach((o, i) => {
+      if (o.type !== 'prometheus_remote_write') return;
+      const first = seen.get(o.url);
+      if (first === undefined) seen.set(o.url, i);
+      else ctx.addIssue({ code: 'custom', path: [i, 'url'], message: `is the receiver of outputs.${first} already` });
+    });
+  })
   .describe(
     "Where the test's metrics go while it runs: Prometheus remote write every interval_seconds (and once at the end), or a series format",
   );
@@ -49,7 +80,9 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,62}$/;
 export const tagsSchema = z
   .record(
     z.string(),
-    z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    noLineBreaks('must be a string').pipe(
+      z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    ),
     { error: 'must be an object of label names and values' },
   )
   .superRefine((tags, ctx) => {

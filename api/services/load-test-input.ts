@@ -106,7 +106,7 @@ export function publicConfig(b: StartBody, replay?: LoadTestConfig['replay']): L
             o.type === 'prometheus_remote_write'
               ? {
                   type: o.type,
-                  url: withoutCredentials(o.url),
+                  url: o.url,
                   header_names: Object.keys(o.headers),
                   interval_seconds: o.interval_seconds,
                 }
@@ -126,11 +126,3 @@ export function remoteWriteTargets(outputs: StartBody['outputs']): RemoteWriteTa
       : [],
   );
 }
-
-/** A URL as shown back: its user and password left out (they are credentials). */
-const withoutCredentials = (url: string) => {
-  const u = new URL(url);
-  u.username = '';
-  u.password = '';
-  return u.toString();
-};

@@ -1,9 +1,10 @@
 // What a load test's metrics outputs send (docs/load-testing.md "Outputs"): the merged figures of every
-// shard at one moment as Prometheus series, named as k6's Prometheus output names them where k6 has the
-// figure (`netops_` for `k6_`: http_reqs_total, http_req_failed_rate, vus, data sent and received in
-// bytes), times in seconds. Latency is one gauge per statistic (`stat` label: avg, p50, p90, p95, p99,
-// max) of the requests so far, not a histogram: the same figures the results give, so the last sample
-// equals the results. Every series carries `test_id`, `target_host` and the test's tags.
+// shard at one moment as Prometheus series, with k6's names where they are the same figure
+// (http_reqs_total, http_req_failed_rate, vus) and Prometheus's naming otherwise (units in the name;
+// a statistic as a `stat` label where k6 puts it in the name), times in seconds. Latency is one gauge
+// per statistic (avg, p50, p90, p95, p99, max) of the requests so far, not a histogram: the same
+// figures the results give, so the last sample equals the results. Every series carries `test_id`,
+// `target_host` and the test's tags.
 import type { RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { mergedFigures } from './metrics.ts';

@@ -122,6 +122,31 @@ describe.each(targets())('load test outputs ($name)', (target) => {
       ],
       [{ outputs: [{ type: 'csv', url: 'x' }] }, 400, /^outputs\.0\.url: is not a field/],
       [
+        {
+          outputs: [
+            { type: 'prometheus_remote_write', url: 'http://127.0.0.1:9/w', headers: { 'Content-Length': '1' } },
+          ],
+        },
+        400,
+        /^outputs\.0\.headers: must not set host, content-length/,
+      ],
+      [
+        {
+          outputs: [
+            { type: 'prometheus_remote_write', url: 'http://127.0.0.1:9/w' },
+            { type: 'prometheus_remote_write', url: 'http://127.0.0.1:9/w', interval_seconds: 1 },
+          ],
+        },
+        400,
+        /^outputs\.1\.url: is the receiver of outputs\.0 already/,
+      ],
+      [
+        { outputs: [{ type: 'prometheus_remote_write', url: 'http://user:pass@127.0.0.1:9/w' }] },
+        400,
+        /^outputs\.0\.url: credentials in the URL are not allowed/,
+      ],
+      [{ tags: { env: 'a\r\nb' } }, 400, /^tags\.env: must not contain line breaks/],
+      [
         { outputs: [{ type: 'csv' }, { type: 'csv' }, { type: 'csv' }, { type: 'csv' }] },
         400,
         /^outputs: must hold at most 3/,

@@ -7,6 +7,7 @@ import type { GuardedFetch } from '../../../lib/net/guarded-fetch.ts';
 import {
   decodeWriteRequest,
   encodeWriteRequest,
+  RemoteWriteRefused,
   remoteWrite,
   type RemoteWriteSeries,
 } from '../../../lib/prometheus-remote-write.ts';
@@ -54,5 +55,16 @@ describe('remoteWrite', () => {
     await expect(remoteWrite(fetch, 'http://127.0.0.1:9090/api/v1/write', series)).rejects.toThrow(
       'the receiver answered 400: out of order sample',
     );
+  });
+
+  it('lets 5xx and 429 be tried again, never another 4xx (the spec)', () => {
+    expect([500, 503, 429, 400, 401, 404].map((s) => new RemoteWriteRefused(s, '').retryable)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -102,12 +102,14 @@ beforeEach(() => {
   load.sendLoadOutputs.mockReset().mockImplementation(async (o) => {
     log.push(`outputs ${o.final ? 'final' : 'live'}`);
     // The live sender runs until the workflow cancels it, when the shards have ended.
-    if (!o.final)
+    if (!o.final) {
       while (!Context.current().cancellationSignal.aborted) {
         Context.current().heartbeat();
         await sleep(50);
       }
-    else throw ApplicationFailure.nonRetryable('the receiver refused');
+      await sleep(300); // its last state stored: the last write must wait for it
+      log.push('outputs live stopped');
+    } else throw new Error('the receiver refused');
   });
 });
 
@@ -196,12 +198,15 @@ describe('loadTest', () => {
       'begin',
       'outputs live',
       'finish completed',
+      'outputs live stopped',
       'outputs final',
     ]);
+    // The last write is tried once (a second attempt beside a slow first would count twice).
     expect(load.sendLoadOutputs.mock.calls.map(([o]) => o)).toEqual([
       expect.objectContaining({ testId: test.testId, outputs: [output], tags: { env: 'ci' }, final: false }),
       expect.objectContaining({ targetUrl: 'http://load.example/', final: true }),
     ]);
+    expect(load.sendLoadOutputs).toHaveBeenCalledTimes(2);
   });
 
   it('replays the recorded history with the current code', async () => {
