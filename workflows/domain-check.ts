@@ -1,6 +1,6 @@
 // Bulk domain check: the API groups the names by registry and starts this; it checks a bounded number
 // of groups at a time and, within a group, at most `concurrency` names at once (politeness: many .com
-// names never hammer one registry). Every answer is kept in the workflow's state as it comes, so the
+// names never hammer one registry): an activity per name, or per `batch` of names (the fast modes). Every answer is kept in the workflow's state as it comes, so the
 // API can answer by its deadline with what is known (getDomainCheckState) while the rest goes on.
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
@@ -15,9 +15,10 @@ import {
 /** Groups (registries) checked at the same time. */
 export const MAX_PARALLEL_GROUPS = 8;
 
-const { checkDomain } = proxyActivities<WhoisActivities>({
+const { checkDomain, checkDomains } = proxyActivities<WhoisActivities>({
   taskQueue: TASK_QUEUES.network,
-  // One name: RDAP, WHOIS and DNS, each bounded by LOOKUP_TIMEOUT_MS (at most 60 s).
+  // One name: RDAP, WHOIS and DNS, each bounded by LOOKUP_TIMEOUT_MS (at most 60 s); a batch of the
+  // fast modes' names, each DNS only.
   startToCloseTimeout: '4 minutes',
   retry: { maximumAttempts: 2 },
 });
@@ -31,16 +32,37 @@ export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers>
     results,
   };
   setHandler(getDomainCheckState, () => state);
+  const failed = (err: unknown) => {
+    // A check that failed twice (a worker lost, a bug) is reported for its names, not the whole check.
+    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    return { error: `the check failed: ${err.cause?.message ?? err.message}` };
+  };
+  const batch = Math.max(1, job.batch ?? 1);
   await inLanes(job.groups, MAX_PARALLEL_GROUPS, async (group) => {
-    await inLanes(group.domains, group.concurrency, async (domain) => {
+    if (batch === 1) {
+      await inLanes(group.domains, group.concurrency, async (domain) => {
+        try {
+          results[domain] = await checkDomain(domain, job.mode);
+        } catch (err) {
+          results[domain] = failed(err);
+        }
+        state.done++;
+      });
+      return;
+    }
+    // Batches of a group's names, each checked `concurrency` at once at most, the group's bound kept.
+    const batches = Array.from({ length: Math.ceil(group.domains.length / batch) }, (_, i) =>
+      group.domains.slice(i * batch, (i + 1) * batch),
+    );
+    const inside = Math.min(batch, group.concurrency);
+    await inLanes(batches, Math.max(1, Math.floor(group.concurrency / inside)), async (names) => {
       try {
-        results[domain] = await checkDomain(domain, job.mode);
+        Object.assign(results, await checkDomains(names, job.mode, inside));
       } catch (err) {
-        // A name whose check failed twice (a worker lost, a bug) is reported, not the whole check.
-        if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
-        results[domain] = { error: `the check failed: ${err.cause?.message ?? err.message}` };
+        const why = failed(err);
+        for (const domain of names) results[domain] = why;
       }
-      state.done++;
+      state.done += names.length;
     });
   });
   state.status = 'completed';

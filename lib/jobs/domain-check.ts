@@ -51,6 +51,8 @@ export interface DomainCheckJob {
    * the job's result holds every name asked (an MCP task's result is the job's).
    */
   known?: BulkAnswers;
+  /** Names checked by one activity (absent: 1, an activity per name). */
+  batch?: number;
 }
 
 export interface DomainCheckState {

@@ -19,14 +19,21 @@ import {
 } from '../../support/workflow-env.ts';
 
 const checkDomain = vi.fn<WhoisActivities['checkDomain']>();
+const checkDomains = vi.fn<WhoisActivities['checkDomains']>();
 
 let env: WorkflowEnv;
 beforeAll(async () => {
-  env = await startWorkflowEnv({ workflows: 'workflows/domain-check.ts', activities: { network: { checkDomain } } });
+  env = await startWorkflowEnv({
+    workflows: 'workflows/domain-check.ts',
+    activities: { network: { checkDomain, checkDomains } },
+  });
 });
 afterAll(() => env?.close());
 beforeEach(() => {
   checkDomain.mockReset().mockImplementation(async (domain) => answer(domain));
+  checkDomains
+    .mockReset()
+    .mockImplementation(async (domains) => Object.fromEntries(domains.map((d) => [d, answer(d)])));
 });
 
 const answer = (domain: string): CheckedDomain => ({
@@ -179,6 +186,35 @@ describe('bulkDomainCheck', () => {
     } finally {
       slow.open();
     }
+  });
+
+  it("checks the fast modes' names in batches: a group's bound kept across them, a failed batch reported for its names", async () => {
+    const com = Array.from({ length: 60 }, (_, i) => `n${i}.com`);
+    const org = ['a.org', 'b.org'];
+    checkDomains.mockImplementation(async (domains) => {
+      if (domains.includes('b.org')) throw ApplicationFailure.nonRetryable('the worker fell over');
+      return Object.fromEntries(domains.map((d) => [d, answer(d)]));
+    });
+    const job: DomainCheckJob = {
+      mode: 'fast',
+      batch: 25,
+      groups: [group('verisign', com, 50), group('pir', org, 50)],
+    };
+    const handle = await env.start('bulkDomainCheck', [job]);
+    const result = await handle.result();
+    expect(checkDomain).not.toHaveBeenCalled();
+    // 60 names of one registry: batches of 25, 25 and 10, each checking at most 25 at once, 2 batches at a time (50).
+    const calls = checkDomains.mock.calls.map(([domains, mode, inside]) => [domains.length, mode, inside]);
+    expect(calls.sort()).toEqual([
+      [10, 'fast', 25],
+      [2, 'fast', 25],
+      [25, 'fast', 25],
+      [25, 'fast', 25],
+    ]);
+    expect(Object.keys(result)).toHaveLength(62);
+    expect(result['n59.com']).toEqual(answer('n59.com'));
+    expect(result['a.org']).toEqual({ error: 'the check failed: the worker fell over' });
+    expect(await handle.query(getDomainCheckState)).toMatchObject({ status: 'completed', total: 62, done: 62 });
   });
 
   it('replays the recorded history with the current code', async () => {

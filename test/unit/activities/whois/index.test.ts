@@ -93,3 +93,20 @@ describe('checkDomain', () => {
     expect(asked('example.com')).toEqual({ rdap: 0, whois: 0, dns: 0 });
   });
 });
+
+describe('checkDomains', () => {
+  it('checks a batch of names (at most `concurrency` at once), each answered as checkDomain answers it', async () => {
+    const names = ['free-b1.com', 'taken-b2.com', 'free-b3.com', 'taken-b4.com', 'free-b5.com'];
+    const answers = await activities.checkDomains(names, 'fast', 2);
+    expect(Object.keys(answers).sort()).toEqual([...names].sort());
+    expect(answers['free-b1.com']).toMatchObject({ check: { available: true, evidence: 'dns' } });
+    expect(answers['taken-b2.com']).toMatchObject({ check: { available: false, is_registered: true } });
+    for (const name of names) expect(asked(name)).toEqual({ rdap: 0, whois: 0, dns: 1 });
+  });
+
+  it('reports a name it cannot check with the reason, and checks the others', async () => {
+    const answers = await activities.checkDomains(['free-b6.com', 'not a name'], 'fast', 4);
+    expect(answers['free-b6.com']).toMatchObject({ check: { available: true } });
+    expect(answers['not a name']).toEqual({ error: expect.stringMatching(/^the check failed: /) });
+  });
+});
