@@ -55,9 +55,14 @@ export function loadTestService({
     return row;
   }
 
-  /** The workflow's state while it runs; the stored row once it has ended (it outlives Temporal's retention). */
+  /**
+   * A test's state. Pending: the workflow's (asked with a query: it may have closed with no load worker
+   * to store its end). Running or ended: the stored row, which holds all a status needs (the start, the
+   * window, a stop asked for, the end with its results): a poll is a read of the database, never a
+   * workflow task on the workflows worker, whatever the number of users.
+   */
   async function stateOf(row: LoadTestRow): Promise<LoadTestState> {
-    if (row.status === 'pending' || row.status === 'running') {
+    if (row.status === 'pending') {
       const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
       const state = await temporalRead(temporal, () => handle.query(getLoadTestState), 'test');
       // The workflow closed without a worker to store its end (no load worker ever took it): store it now.

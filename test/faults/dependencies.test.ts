@@ -438,7 +438,7 @@ describe('dependencies restart, the service stays up', () => {
     expect(after.status, after.body).toBe(202);
   });
 
-  it('Temporal restarted mid-test: status reads answer within 6 s meanwhile, and the test completes', {
+  it('Temporal restarted mid-test: status reads answer (200) within 6 s meanwhile, and the test completes', {
     timeout: 180_000,
   }, async () => {
     const started = JSON.parse(
@@ -498,7 +498,8 @@ describe('dependencies restart, the service stays up', () => {
         start: { status: refused.status, ms: Date.now() - began },
       }),
     );
-    expect(reads.every((r) => r.status === 200 || r.status === 503)).toBe(true);
+    // A running test's status is a read of the database: Temporal away changes nothing in it.
+    expect(reads.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
     expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(6500);
     expect(refused.status, refused.body).toBe(503);
     expect(JSON.parse(refused.body)).toMatchObject({ error_code: 'dependency_unavailable' });
