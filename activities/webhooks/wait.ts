@@ -1,8 +1,8 @@
 // The network pool's wait for a capture (an MCP task's wait: workflows/webhooks.ts `webhookWait`): the
 // same looks as my-webhook-wait (lib/capture-wait.ts), woken by the notification every process hears,
-// keeping the live-stream slot the API took for it until it ends. It heartbeats while it waits, so a
-// cancelled task ends it (and frees the slot) at once, and a lost worker's wait is retried elsewhere
-// until the same deadline.
+// keeping the live-stream slot the API took for it until it ends. It heartbeats while it waits: a
+// cancelled task's wait hears it at its next heartbeat sent (the API has freed the slot already), and
+// a lost worker's wait is retried elsewhere until the same deadline.
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { firstKeptCapture } from '../../db/capture-retention.ts';
