@@ -1,7 +1,8 @@
 // Bulk domain check: the API groups the names by registry and starts this; it checks a bounded number
 // of groups at a time and, within a group, at most `concurrency` names at once (politeness: many .com
-// names never hammer one registry): an activity per name, or per `batch` of names (the fast modes). Every answer is kept in the workflow's state as it comes, so the
-// API can answer by its deadline with what is known (getDomainCheckState) while the rest goes on.
+// names never hammer one registry): an activity per name, or per `batch` of names (the fast modes).
+// Every answer is kept in the workflow's state as it comes, so the API can answer by its deadline
+// with what is known (getDomainCheckState) while the rest goes on.
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
 import { inLanes } from '../lib/lanes.ts';
