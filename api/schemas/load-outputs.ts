@@ -1,24 +1,16 @@
 // The `outputs` and `tags` of a load test's start body: where the test's metrics go while it runs
 // (domain/load/outputs.ts builds them; activities/load/outputs.ts sends them) and the labels they carry.
 import { z } from 'zod';
-import { HEADER_NAME, noLineBreaks } from './http-fields.ts';
+import { CLIENT_HEADERS, headerMap, noLineBreaks } from './http-fields.ts';
 
 /** Outputs of one test, at most; tags, at most. */
 export const MAX_OUTPUTS = 3;
 export const MAX_TAGS = 10;
 /** Headers a write sets itself, or the connection's: an output's `headers` may not set them. */
-const WRITE_HEADERS = new Set([
-  'host',
-  'content-length',
+const WRITE_HEADERS: ReadonlySet<string> = new Set([
+  ...CLIENT_HEADERS,
   'content-type',
   'content-encoding',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'expect',
-  'te',
-  'trailer',
   'user-agent',
   'x-prometheus-remote-write-version',
 ]);
@@ -30,15 +22,11 @@ const remoteWrite = z
   .object({
     type: z.literal('prometheus_remote_write'),
     url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe("The receiver's write URL"),
-    headers: z
-      .record(z.string().regex(HEADER_NAME, 'must be header names'), noLineBreaks('must be strings'))
-      .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
-      .refine(
-        (h) => !Object.keys(h).some((k) => WRITE_HEADERS.has(k.toLowerCase())),
-        `must not set ${[...WRITE_HEADERS].join(', ')}: the write sets them`,
-      )
-      .default({})
-      .describe('Headers sent with each write (an Authorization, a tenant id); shown by name only'),
+    headers: headerMap(
+      20,
+      WRITE_HEADERS,
+      `must not set ${[...WRITE_HEADERS].join(', ')}: the write sets them`,
+    ).describe('Headers sent with each write (an Authorization, a tenant id); shown by name only'),
     interval_seconds: z
       .number({ error: 'must be a whole number' })
       .int('must be a whole number')

@@ -1,5 +1,5 @@
 // The `steps` of a load test's start body: a scenario each user runs in order (domain/load/scenario.ts).
-import { HEADER_NAME, METHODS_WITH_BODY, noLineBreaks } from './http-fields.ts';
+import { headerMap, METHODS_WITH_BODY } from './http-fields.ts';
 import { z } from 'zod';
 import { placeholdersOf } from '../../lib/load/placeholders.ts';
 
@@ -16,14 +16,7 @@ export const stepSchema = (methods: readonly [string, ...string[]], reservedHead
           .pipe(z.enum(methods, { error: `must be one of ${methods.join(', ')}` }))
           .optional(),
         path: z.string({ error: 'must be a string' }).min(1).max(2000, 'must be at most 2000 characters').optional(),
-        headers: z
-          .record(z.string().regex(HEADER_NAME, 'must be header names'), noLineBreaks('must be strings'))
-          .refine((h) => Object.keys(h).length <= 50, 'must hold at most 50 headers')
-          .refine(
-            (h) => !Object.keys(h).some((k) => reservedHeaders.has(k.toLowerCase())),
-            'must not set the headers the client sets',
-          )
-          .default({}),
+        headers: headerMap(50, reservedHeaders, 'must not set the headers the client sets'),
         body: z
           .string({ error: 'must be a string' })
           .max(64 * 1024, 'must be at most 64 KiB')
