@@ -1,31 +1,12 @@
 // The live chart's points: rate, errors and percentiles of the last interval, not since the start.
-import hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
-import { newHistogram, type ShardSnapshot } from '../../../../domain/load/generator.ts';
+import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
+import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults, intervalTracker } from '../../../../domain/load/metrics.ts';
 
-function snapshot(latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number): ShardSnapshot {
-  const h = newHistogram();
-  for (const l of latenciesMs) h.recordValue(l * 1000);
-  return {
-    total: latenciesMs.length,
-    successful: latenciesMs.length - failed,
-    failed,
-    bytesSent: 0,
-    bytesReceived: 0,
-    latencySumUs: latenciesMs.reduce((a, b) => a + b, 0) * 1000,
-    histogram: hdr.encodeIntoCompressedBase64(h),
-    statusCodes: {},
-    errors: {},
-    inFlight: 0,
-    dropped: 0,
-    firstSentAt,
-    takenAt,
-    perSecond: [],
-  };
-}
-const row = (s: ShardSnapshot) =>
-  ({ testId: 't', shard: 0, attempt: 1, snapshot: s, final: false, updatedAt: new Date() }) as never;
+const snapshot = (latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number) =>
+  shardSnapshot(latenciesMs, { failed, firstSentAt, takenAt });
+const row = (s: ShardSnapshot) => snapshotRow(s);
 
 describe('intervalTracker', () => {
   it('gives the percentiles and rate of each interval', () => {

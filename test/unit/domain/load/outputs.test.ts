@@ -1,33 +1,21 @@
 // What an output sends: every series named and labelled, the latency gauges in seconds equal to the
 // results' own figures once ended, counts per status; the users a profile has at a moment.
-import hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
-import { newHistogram, type ShardSnapshot } from '../../../../domain/load/generator.ts';
+import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
+import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults } from '../../../../domain/load/metrics.ts';
 import { OUTPUT_METRICS, outputSeries, usersAt } from '../../../../domain/load/outputs.ts';
 
-function snapshot(latenciesMs: number[], failed: number, statusCodes: Record<string, number>): ShardSnapshot {
-  const h = newHistogram();
-  for (const l of latenciesMs) h.recordValue(l * 1000);
-  return {
-    total: latenciesMs.length,
-    successful: latenciesMs.length - failed,
+const snapshot = (latenciesMs: number[], failed: number, statusCodes: Record<string, number>) =>
+  shardSnapshot(latenciesMs, {
     failed,
+    statusCodes,
     bytesSent: 1000,
     bytesReceived: 5000,
-    latencySumUs: latenciesMs.reduce((a, b) => a + b, 0) * 1000,
-    histogram: hdr.encodeIntoCompressedBase64(h),
-    statusCodes,
-    errors: {},
-    inFlight: 0,
-    dropped: 0,
     firstSentAt: 1_000_000,
     takenAt: 1_010_000,
-    perSecond: [],
-  };
-}
-const row = (s: ShardSnapshot) =>
-  ({ testId: 't', shard: 0, attempt: 1, snapshot: s, final: true, updatedAt: new Date() }) as never;
+  });
+const row = (s: ShardSnapshot) => snapshotRow(s, true);
 
 describe('outputSeries', () => {
   const rows = [
