@@ -6,6 +6,7 @@
 // in the output's state (load_tests.outputs, shown in status and results), and never fails the test.
 // One writer per test at a time (the workflow starts the last write once the live sender has
 // stopped, and never retries it), so the state is read once and written whole.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { readLoadOutputs, readShardSnapshots, recordLoadOutputs } from '../../db/load-tests.ts';
@@ -105,20 +106,18 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
       async function live(output: RemoteWriteTarget) {
         let nextAt = input.startAt + output.intervalSeconds * 1000;
         while (!ctx.cancellationSignal.aborted && Date.now() < input.endAt) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, Math.max(0, Math.min(nextAt, input.endAt) - Date.now()));
-            function done() {
-              clearTimeout(timer);
-              ctx.cancellationSignal.removeEventListener('abort', done);
-              resolve();
-            }
-            ctx.cancellationSignal.addEventListener('abort', done);
-          });
+          const wait = Math.max(0, Math.min(nextAt, input.endAt) - Date.now());
+          await sleep(wait, undefined, { signal: ctx.cancellationSignal }).catch(() => {});
           if (ctx.cancellationSignal.aborted || Date.now() < nextAt) continue;
           // On its schedule; after a write slower than the interval, an interval from now.
           nextAt = Math.max(nextAt + output.intervalSeconds * 1000, Date.now() + 1000);
-          await write(output, await seriesNow(false), states.get(output.index)!);
-          await save();
+          try {
+            await write(output, await seriesNow(false), states.get(output.index)!);
+            await save();
+          } catch {
+            // The database away (the figures or the state not read or stored): this write is skipped,
+            // the next one tries again; the receiver is not at fault, so nothing is counted against it.
+          }
         }
       }
       // Heard while a slow receiver holds a write (three tries of up to 5 s).

@@ -75,8 +75,12 @@ export function webhookWaitService({
       return workflowId;
     },
 
-    /** Frees a cancelled wait's live-stream slot at once (its activity frees it too, when it hears). */
-    freeSlot: (publicId: string, userId: number) => streams.release(userId, workflowIdOf(WEBHOOK_WAIT_KIND, publicId)),
+    /**
+     * Frees a cancelled wait's live-stream slot at once. The key-value store away leaves it to expire by
+     * itself (its activity, hearing the cancel, frees it too): the cancel has happened all the same.
+     */
+    freeSlot: (publicId: string, userId: number) =>
+      streams.release(userId, workflowIdOf(WEBHOOK_WAIT_KIND, publicId)).catch(() => {}),
 
     /** my-webhook-wait's answer for an ended wait; a wait whose webhook went, or that was cancelled, says so. */
     async answer(publicId: string, userId: number): Promise<Record<string, unknown>> {
