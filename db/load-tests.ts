@@ -1,27 +1,17 @@
-// Load tests as rows: the record that outlives Temporal's retention, and each shard attempt's running
-// totals (live metrics, the stop flag's way back to the shards, and the final merge).
+// Load tests as rows: the record that outlives Temporal's retention, its stop flag (the shards read it
+// with each report: load-test-shards.ts), its outputs' states and a replay's sequence.
 import {
   MAX_TEST_SECONDS,
   MAX_WORKER_WAIT_SECONDS,
   type FinalResults,
   type LoadTestConfig,
   type ReplayRequest,
-  type ShardSnapshotRow,
 } from '../lib/jobs/load-test.ts';
 import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ShardSnapshot } from '../domain/load/shard.ts';
-import {
-  loadOutputStatesColumn,
-  loadTestConfigColumn,
-  loadTestResultsColumn,
-  readJsonColumn,
-  readNullableJsonColumn,
-  shardSnapshotColumn,
-} from './json-columns.ts';
+import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
+import { loadOutputStatesColumn, loadTestConfigColumn, loadTestResultsColumn } from './load-test-columns.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
-
-export type { ShardSnapshotRow };
 
 export interface LoadTestRow {
   id: string;
@@ -193,60 +183,6 @@ export async function recordLoadOutputs(
     .set({ outputs: JSON.stringify(states) })
     .where('id', '=', id)
     .execute();
-}
-
-/**
- * Stores a shard attempt's snapshot, and says whether the attempt should stop: the test's stop was
- * asked for, or a later attempt of the same shard exists (`superseded`: Temporal retried it while this
- * one still ran, after heartbeats that did not arrive in time), so a shard never sends twice for long.
- */
-export async function writeShardSnapshot(
-  db: Kysely<Database>,
-  testId: string,
-  shard: number,
-  attempt: number,
-  snapshot: ShardSnapshot,
-  final: boolean,
-): Promise<{ stop: boolean; superseded: boolean }> {
-  await db
-    .insertInto('load_test_shards')
-    .values({ test_id: testId, shard, attempt, snapshot: JSON.stringify(snapshot), final })
-    .onConflict((oc) =>
-      oc
-        .columns(['test_id', 'shard', 'attempt'])
-        .doUpdateSet({ snapshot: JSON.stringify(snapshot), final, updated_at: new Date() }),
-    )
-    .execute();
-  const later = await db
-    .selectFrom('load_test_shards')
-    .select('attempt')
-    .where('test_id', '=', testId)
-    .where('shard', '=', shard)
-    .where('attempt', '>', attempt)
-    .limit(1)
-    .executeTakeFirst();
-  const superseded = later !== undefined;
-  return { superseded, stop: superseded || (await loadTestStopRequested(db, testId)) };
-}
-
-/** Every shard attempt's snapshot of a test, by shard and attempt. */
-export async function readShardSnapshots(
-  db: Kysely<Database>,
-  testId: string,
-): Promise<Array<ShardSnapshotRow<ShardSnapshot>>> {
-  const rows = await db
-    .selectFrom('load_test_shards')
-    .select(['shard', 'attempt', 'snapshot', 'final'])
-    .where('test_id', '=', testId)
-    .orderBy('shard')
-    .orderBy('attempt')
-    .execute();
-  return rows.map((r) => ({
-    shard: r.shard,
-    attempt: r.attempt,
-    snapshot: readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
-    final: r.final,
-  }));
 }
 
 /** A replaying test's sequence (stored with the test), or null when it has none (or has ended). */

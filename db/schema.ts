@@ -150,6 +150,18 @@ export interface LoadTestShardsTable {
   updated_at: CreatedAt;
 }
 
+/** Each shard report's seconds (SecondFigures[] as JSON text): appended, never rewritten. */
+export interface LoadTestSecondsTable {
+  test_id: string;
+  shard: number;
+  attempt: number;
+  /** The report's number within its attempt: a report stored twice (a retried write) is kept once. */
+  seq: number;
+  /** The latest second it holds (a live series reads only the rows that reach its next second). */
+  last_second: number;
+  seconds: string;
+}
+
 /** A replaying test's sequence (ReplayRequest[] as JSON text) while it runs. */
 export interface LoadTestReplaysTable {
   test_id: string;
@@ -197,6 +209,7 @@ export interface Database {
   captured_requests: CapturedRequestsTable;
   load_tests: LoadTestsTable;
   load_test_shards: LoadTestShardsTable;
+  load_test_seconds: LoadTestSecondsTable;
   load_test_replays: LoadTestReplaysTable;
   oauth_records: OauthRecordsTable;
   server_secrets: ServerSecretsTable;

@@ -7,15 +7,15 @@ import {
   loadTestStopRequested,
   markLoadTestRunning,
   readReplayRequests,
-  readShardSnapshots,
   requestLoadTestStop,
-  writeShardSnapshot,
 } from '../../db/load-tests.ts';
+import { readShardSeconds, readShardSnapshots, shardWriter } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
+import { mergeSeconds } from '../../domain/load/per-second.ts';
 import { abortingFailure, evaluateThresholds } from '../../domain/load/thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
@@ -82,15 +82,11 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       let stopped = false;
       let superseded = false;
       const windowSeconds = Math.ceil((input.endAt - input.startAt) / 1000);
+      const writer = shardWriter(deps.db, input.testId, input.shard, attempt);
+      const store = (snapshot: ShardSnapshot, final: boolean) =>
+        writer.write({ ...snapshot, windowSeconds, ...(input.shards ? { shards: input.shards } : {}) }, final);
       const save = async (snapshot: ShardSnapshot, final: boolean) => {
-        const told = await writeShardSnapshot(
-          deps.db,
-          input.testId,
-          input.shard,
-          attempt,
-          { ...snapshot, windowSeconds, ...(input.shards ? { shards: input.shards } : {}) },
-          final,
-        );
+        const told = await store(snapshot, final);
         superseded ||= told.superseded;
         if (told.stop) {
           stopped = true;
@@ -127,19 +123,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         clearInterval(timer);
         await saving;
         // A superseded attempt's end says so: the results count the restart (it sent all it counted).
-        await writeShardSnapshot(
-          deps.db,
-          input.testId,
-          input.shard,
-          attempt,
-          {
-            ...result,
-            windowSeconds,
-            ...(input.shards ? { shards: input.shards } : {}),
-            ...(superseded ? { superseded } : {}),
-          },
-          true,
-        );
+        await store({ ...result, ...(superseded ? { superseded } : {}) }, true);
         return { total: result.total, stopped };
       } finally {
         clearInterval(timer);
@@ -189,7 +173,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       abortedBy: string | null = null,
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
-      const results = finalResults(rows, thresholds);
+      const results = finalResults(rows, mergeSeconds(await readShardSeconds(deps.db, testId)), thresholds);
       if (abortedBy) Object.assign(results, { verdict: 'failed', aborted_by: abortedBy });
       await finishLoadTestRow(deps.db, testId, status, results, reason);
       return results;

@@ -9,9 +9,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { readLoadOutputs, readShardSnapshots, recordLoadOutputs } from '../../db/load-tests.ts';
+import { readShardSnapshots } from '../../db/load-test-shards.ts';
+import { readLoadOutputs, recordLoadOutputs } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
-import { outputSeries, usersAt, type UserProfile } from '../../domain/load/outputs.ts';
+import { outputSeries } from '../../domain/load/outputs.ts';
+import { usersAt, type UserProfile } from '../../domain/load/profile.ts';
 import type { LoadOutputState, RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
 import { createGuardedFetch, type GuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { RemoteWriteRefused, remoteWrite, type RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';

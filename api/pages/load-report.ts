@@ -169,7 +169,7 @@ ${chart(
   '%',
   lines((t) => t.series.error_rate_per_second),
 )}
-<p>Percentiles per second would need a histogram per second; the whole test's are under Figures, from histograms merged exactly across shards.</p>
+<p>Each second's percentiles are in the test's series (<code>GET /api/v1/load-testing/series/{test_id}</code>); the whole test's are under Figures, from histograms merged exactly across shards.</p>
 <h2>Phases</h2>
 ${tests.some((t) => t.phases) ? figures(tests, phaseRows) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}
 ${tests.some((t) => t.steps.length) ? html`<h2>Steps</h2>${tests.map((t, i) => (t.steps.length ? html`<p>${label(t, i, many)}</p><table><thead><tr><th>Step</th><th class="n">Requests</th><th class="n">Failed</th><th class="n">Captures that found nothing</th><th class="n">Average</th><th class="n">p95</th><th class="n">p99</th><th class="n">Max</th></tr></thead><tbody>${t.steps.map((st) => html`<tr><td>${st.step}. ${st.name}</td><td class="n">${fmt(st.requests)}</td><td class="n">${fmt(st.failed_requests)}</td><td class="n">${fmt(st.capture_failures)}</td><td class="n">${fmt(st.avg_response_time)}</td><td class="n">${fmt(st.p95_response_time)}</td><td class="n">${fmt(st.p99_response_time)}</td><td class="n">${fmt(st.max_response_time)}</td></tr>`)}</tbody></table>` : ''))}` : ''}

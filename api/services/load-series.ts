@@ -3,9 +3,11 @@
 // again, so a second waits until every request sent in it is answered, or until every shard has
 // reported past the longest an answer may take.
 import type { Kysely } from 'kysely';
-import { readShardSnapshots } from '../../db/load-tests.ts';
+import { readShardSeconds, readShardSnapshots } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
-import { type SeriesRow, secondsIn, seriesRows } from '../../domain/load/series.ts';
+import { mergeSeconds } from '../../domain/load/per-second.ts';
+import { profileOf, usersAt } from '../../domain/load/profile.ts';
+import { type SeriesRow, seriesRows } from '../../domain/load/series.ts';
 import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from '../../domain/load/shard.ts';
 import type { SseTick } from '../sse.ts';
 import type { LoadTestService } from './load-tests.ts';
@@ -33,8 +35,11 @@ export function loadSeriesService({
         if (!row.startedAt) return { events: [], done: ended };
         const startAt = row.startedAt.getTime();
         const rows = await readShardSnapshots(db, testId);
-        const snapshots = rows.map((r) => r.snapshot);
-        const all = seriesRows(snapshots, startAt, next, secondsIn(snapshots));
+        const from = next;
+        // Only the reports that reach the rows not sent yet, and only their histograms decoded.
+        const seconds = mergeSeconds(await readShardSeconds(db, testId, from), (s) => s >= from);
+        const profile = profileOf(row.config);
+        const all = seriesRows(seconds, startAt, from, seconds.length, (s) => usersAt(profile, s * 1000 + 500));
         const sent = ended ? all : finalRows(all, rows, startAt);
         next += sent.length;
         const events = sent.map((data) => ({ event: 'second', data }));

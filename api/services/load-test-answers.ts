@@ -3,7 +3,8 @@
 import type { ShardSnapshot } from '../../domain/load/generator.ts';
 import { liveMetrics, thresholdFigures } from '../../domain/load/metrics.ts';
 import { evaluateThresholds, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
-import type { LoadTestRow, ShardSnapshotRow } from '../../db/load-tests.ts';
+import type { ShardSnapshotRow } from '../../db/load-test-shards.ts';
+import type { LoadTestRow } from '../../db/load-tests.ts';
 import type { LoadTestConfig, LoadTestState, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 
 export const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);

@@ -9,9 +9,9 @@ import {
   findOwnedLoadTest,
   finishLoadTestRow,
   listLoadTests,
-  readShardSnapshots,
   type LoadTestRow,
 } from '../../db/load-tests.ts';
+import { readShardSnapshots } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '../../lib/errors.ts';

@@ -19,7 +19,8 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import hdr from 'hdr-histogram-js';
 import { openDatabase } from '../../db/connect.ts';
-import { createLoadTest, writeShardSnapshot } from '../../db/load-tests.ts';
+import { shardWriter } from '../../db/load-test-shards.ts';
+import { createLoadTest } from '../../db/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
 import { newHistogram } from '../../domain/load/histogram.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
@@ -45,8 +46,8 @@ let run = {
   retried: 0,
   failedWrites: 0,
   reporting: new Set<number>(),
-  bytes: 0,
-  writes: 0,
+  /** Bytes stored per write (a sample of them), by minute of the shard's run. */
+  bytes: new Map<number, { bytes: number; writes: number }>(),
 };
 
 const dataDir = await tempDir('bench-shards');
@@ -66,11 +67,14 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   const ctx = Context.current();
   const attempt = ctx.info.attempt;
   if (attempt > 1) run.retried += 1;
+  const writer = shardWriter(db, input.testId, input.shard, attempt);
   const histogram = newHistogram();
   const phases = new PhaseHistograms();
   const perSecond = new PerSecondCounts();
   const stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0 };
   const snapshot = (): ShardSnapshot => ({
+    sending: perSecond.sent(),
+    newSeconds: perSecond.drain(),
     ...stats,
     bytesSent: stats.total * 80,
     bytesReceived: stats.total * 250,
@@ -82,15 +86,15 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     firstSentAt: input.startAt,
     takenAt: Date.now(),
     phases: phases.snapshot(),
-    ...perSecond.snapshot(),
   });
   const answers = (second: number) => {
     for (let i = 0; i < SAMPLES; i++) {
       const us = Math.round(300 + 2000 * -Math.log(1 - Math.random())); // a long-tailed latency, 0.3 ms and up
+      const times = { dns: 0, connect: i === 0 ? 150 : 0, tls: 0, ttfb: us - 40, transfer: 40 };
       histogram.recordValue(us);
-      phases.record({ dns: 0, connect: i === 0 ? 150 : 0, tls: 0, ttfb: us - 40, transfer: 40 });
+      phases.record(times);
       perSecond.countSent(second);
-      perSecond.countAnswer(second, us, false);
+      perSecond.countAnswer(second, us, false, 200, times);
       Object.assign(stats, {
         total: stats.total + 1,
         successful: stats.successful + 1,
@@ -115,10 +119,13 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     answers(Math.floor((Date.now() - input.startAt) / 1000));
     const s = snapshot();
     if (k % 10 === 0) {
-      run.bytes += JSON.stringify(s).length; // a sample: measuring every one would add to the worker's CPU
-      run.writes += 1;
+      // A sample (measuring every one would add to the worker's CPU): the totals and the seconds' report.
+      const minute = Math.floor(k / 60);
+      const m = run.bytes.get(minute) ?? { bytes: 0, writes: 0 };
+      run.bytes.set(minute, { bytes: m.bytes + JSON.stringify(s).length, writes: m.writes + 1 });
     }
-    void writeShardSnapshot(db, input.testId, input.shard, attempt, s, false)
+    void writer
+      .write(s, false)
       .then(
         () => {
           run.late.push(Date.now() - due);
@@ -128,7 +135,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       )
       .finally(() => (storing = false));
   }
-  await writeShardSnapshot(db, input.testId, input.shard, attempt, snapshot(), true);
+  await writer.write(snapshot(), true);
   return stats.total;
 }
 
@@ -179,12 +186,12 @@ console.log(
   `\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : " (in the worker process: its CPU is in the worker's)"}, ${DB_CONNECTIONS} connections`,
 );
 console.log(
-  '  shards | all reporting after | Temporal server CPU | worker CPU | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | snapshot size (JSON, mean)',
+  '  shards | all reporting after | Temporal server CPU | worker CPU | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes stored per shard-second (JSON, mean)',
 );
 let largestOnTime: number | null = null;
 try {
   for (const n of COUNTS) {
-    run = { late: [], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: 0, writes: 0 };
+    run = { late: [], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: new Map() };
     const testId = `shard-scale-${n}-${Date.now()}`;
     await createLoadTest(db, {
       id: testId,
@@ -243,7 +250,13 @@ try {
       pg: pgPid ? await postgresCpu() : 0,
     };
     const failed = await handle.result();
-    const snapshotKb = run.writes ? run.bytes / run.writes / 1024 : 0;
+    // Bytes stored per shard-second in the first minute and in the last one measured.
+    const minutes = [...run.bytes.keys()].sort((a, b) => a - b);
+    const perWrite = (minute: number | undefined) => {
+      const m = minute === undefined ? undefined : run.bytes.get(minute);
+      return m ? `${(m.bytes / m.writes / 1024).toFixed(2)} KB` : '-';
+    };
+    const written = `${perWrite(minutes[0])} in minute 1, ${perWrite(minutes.at(-1))} in minute ${(minutes.at(-1) ?? 0) + 1}`;
     const span = (to.at - from.at) / 1000;
     // Per shard reporting in the window: when not every shard ever reported, the window is the run's
     // last seconds and the figure is marked (start-up work, not steady reporting).
@@ -262,7 +275,7 @@ try {
       failed === 0;
     if (onTime) largestOnTime = n;
     console.log(
-      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${snapshotKb.toFixed(1)} KB`,
+      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written}`,
     );
   }
   console.log(`  largest N on time: ${largestOnTime ?? `none of ${COUNTS.join(', ')}`}`);

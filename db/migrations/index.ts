@@ -16,6 +16,7 @@ import * as webhookRules from './2026-11-27-014-webhook-rules.ts';
 import * as webhookSchemas from './2026-11-27-015-webhook-schemas.ts';
 import * as loadTestReplays from './2026-11-27-016-load-test-replays.ts';
 import * as loadTestOutputs from './2026-11-27-017-load-test-outputs.ts';
+import * as loadTestSeconds from './2026-11-27-018-load-test-seconds.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-015-webhook-schemas': webhookSchemas,
   '2026-11-27-016-load-test-replays': loadTestReplays,
   '2026-11-27-017-load-test-outputs': loadTestOutputs,
+  '2026-11-27-018-load-test-seconds': loadTestSeconds,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,7 +5,7 @@ import hdr from 'hdr-histogram-js';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
-import { mergePerSecond } from './per-second.ts';
+import type { MergedSecond } from './per-second.ts';
 import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
@@ -161,9 +161,13 @@ export function mergedFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?
   };
 }
 
-/** The results, with each threshold's outcome read from the same merge (thresholds.ts). */
+/**
+ * The results from every attempt's last snapshot and every second's figures merged (per-second.ts:
+ * mergeSeconds), with each threshold's outcome read from the same merge (thresholds.ts).
+ */
 export function finalResults(
   rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  seconds: readonly MergedSecond[],
   thresholds: readonly LoadThreshold[] = [],
 ): FinalResults {
   const t = totals(rows);
@@ -171,7 +175,6 @@ export function finalResults(
   const m = merge(rows);
   const f = figuresOf(t, m, durationMs);
   const outcomes = thresholds.length ? evaluateThresholds(thresholds, f) : null;
-  const { sent, answers: a } = mergePerSecond(rows.map((r) => r.snapshot));
   return {
     ...liveOf(t, durationMs),
     total_bytes_sent: t.bytesSent,
@@ -192,14 +195,10 @@ export function finalResults(
     shard_restarts: f.shard_restarts,
     seconds_without_traffic: f.seconds_without_traffic,
     ...(m.restarts.length ? { restarts: m.restarts } : {}),
-    requests_per_second: sent,
-    error_rate_per_second: sent.map((_, i) =>
-      a.answered[i] ? round2(((a.failed[i] ?? 0) / a.answered[i]!) * 100) : 0,
-    ),
-    avg_response_time_per_second: sent.map((_, i) =>
-      a.answered[i] ? ms((a.latencySumUs[i] ?? 0) / a.answered[i]!) : 0,
-    ),
-    max_response_time_per_second: sent.map((_, i) => ms(a.latencyMaxUs[i] ?? 0)),
+    requests_per_second: seconds.map((s) => s.sent),
+    error_rate_per_second: seconds.map((s) => (s.answered ? round2((s.failed / s.answered) * 100) : 0)),
+    avg_response_time_per_second: seconds.map((s) => (s.answered ? ms(s.latencySumUs / s.answered) : 0)),
+    max_response_time_per_second: seconds.map((s) => ms(s.latencyMaxUs)),
     ...(m.protocols ? { protocols: m.protocols } : {}),
     ...(m.http2
       ? { http2: { connections: m.http2.connections, server_max_concurrent_streams: m.http2.serverMaxStreams } }

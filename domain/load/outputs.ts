@@ -9,7 +9,6 @@ import type { RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { mergedFigures } from './metrics.ts';
 import { PHASES } from './phases.ts';
-import { rampStages, targetAt, type Stage } from './profile.ts';
 import type { ShardSnapshot } from './shard.ts';
 import type { ThresholdMetric } from './thresholds.ts';
 
@@ -57,24 +56,4 @@ export function outputSeries(
   add('netops_data_sent_bytes_total', m.bytesSent);
   add('netops_data_received_bytes_total', m.bytesReceived);
   return series;
-}
-
-/** What a test's users are over time: its ramp, or its stages. */
-export interface UserProfile {
-  concurrentUsers: number;
-  rampUpSeconds: number;
-  testDurationSeconds: number;
-  requestsPerSecond: number;
-  stages?: Stage[];
-}
-
-/**
- * The virtual users at `t` ms since the load's start: the closed model's target (the ramp's or the
- * stages'), or in the open model (arrivals per second) the users that bound the requests in flight.
- */
-export function usersAt(p: UserProfile, t: number): number {
-  if (t < 0 || t > p.testDurationSeconds * 1000) return 0;
-  if (p.requestsPerSecond > 0) return p.concurrentUsers;
-  const stages = p.stages ?? rampStages(p.concurrentUsers, p.rampUpSeconds * 1000, p.testDurationSeconds * 1000);
-  return Math.ceil(targetAt(stages, t));
 }

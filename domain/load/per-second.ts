@@ -1,70 +1,187 @@
 // What happened in each second of a load test, by the second a request was sent in (since startAt):
-// how many were sent, and of their answers how many came, how many failed, the sum and the maximum of
-// their latencies. Counts and sums add and maxima take the larger across shards, so the merge is exact.
+// how many were sent, and of their answers how many came, how many failed, their latencies (sum,
+// maximum and an HDR histogram), their status codes and the sums of their phases. A shard keeps only
+// the seconds that changed since it last reported (`drain`), and stores those figures once, as rows
+// that are never rewritten (db/load-tests.ts); every report of a second adds to the earlier ones, so
+// a second split across reports, threads, shards and attempts merges exactly (`mergeSeconds`):
+// counts and sums add, maxima take the larger, histograms add bucket by bucket.
+import hdr from 'hdr-histogram-js';
+import { PHASES, type PhaseTimes } from './phases.ts';
 
-/** The answers to the requests sent in each second (index = second since startAt). */
-export interface PerSecondAnswers {
-  answered: number[];
-  failed: number[];
-  latencySumUs: number[];
-  latencyMaxUs: number[];
+/** One second's figures as one report holds them (what it added since the previous one). */
+export interface SecondFigures {
+  second: number;
+  sent: number;
+  answered: number;
+  failed: number;
+  latencySumUs: number;
+  latencyMaxUs: number;
+  /** HDR histogram of the answers' latencies in µs, compressed base64 (absent: no answer). */
+  histogram?: string;
+  /** Answers by status code (answers with a status; socket errors and timeouts have none). */
+  statusCodes?: Record<string, number>;
+  /** Of the answers with a status: their count and the sums of their phases in µs (PHASES' order). */
+  phased?: number;
+  phaseSumUs?: number[];
 }
 
-/** A per-second array with its holes (seconds nothing happened in) as zeros. */
-const dense = (a: number[]) => Array.from(a, (n) => n ?? 0);
+/** Which seconds a shard attempt sent in, and its last pace (what a lost attempt's gap and loss are read from: restarts.ts). */
+export interface Sending {
+  first: number;
+  last: number;
+  /** The larger of the requests sent in the last second and in the one before it. */
+  pace: number;
+}
+
+type Histogram = ReturnType<typeof hdr.build>;
+
+/** A second's histogram: packed counts (a second's answers fill few buckets), µs, 3 significant digits. */
+const secondHistogram = (): Histogram =>
+  hdr.build({ bitBucketSize: 'packed', autoResize: true, numberOfSignificantValueDigits: 3, useWebAssembly: false });
 
 export class PerSecondCounts {
-  private readonly sent: number[] = [];
-  private readonly answers: PerSecondAnswers = { answered: [], failed: [], latencySumUs: [], latencyMaxUs: [] };
+  /** The seconds counted in since the last drain. */
+  private readonly open = new Map<number, MergedSecond>();
+  private sending: Sending | null = null;
+  private sentBeforeLast = 0;
+  private sentInLast = 0;
+
+  private at(second: number): MergedSecond {
+    const known = this.open.get(second);
+    if (known) return known;
+    const s = emptySecond();
+    this.open.set(second, s);
+    return s;
+  }
 
   countSent(second: number): void {
-    this.sent[second] = (this.sent[second] ?? 0) + 1;
+    this.at(second).sent += 1;
+    const s = this.sending;
+    if (!s) {
+      this.sending = { first: second, last: second, pace: 1 };
+      this.sentInLast = 1;
+      return;
+    }
+    if (second > s.last) {
+      this.sentBeforeLast = second === s.last + 1 ? this.sentInLast : 0;
+      this.sentInLast = 0;
+      s.last = second;
+    }
+    if (second === s.last) this.sentInLast += 1;
+    else if (second === s.last - 1) this.sentBeforeLast += 1;
+    s.first = Math.min(s.first, second);
+    s.pace = Math.max(this.sentInLast, this.sentBeforeLast);
   }
 
-  countAnswer(second: number, latencyUs: number, failed: boolean): void {
-    const a = this.answers;
-    a.answered[second] = (a.answered[second] ?? 0) + 1;
-    a.latencySumUs[second] = (a.latencySumUs[second] ?? 0) + latencyUs;
-    a.latencyMaxUs[second] = Math.max(a.latencyMaxUs[second] ?? 0, latencyUs);
-    if (failed) a.failed[second] = (a.failed[second] ?? 0) + 1;
+  /** An answer to a request of `second`: its latency, whether it failed, and (when it has one) its status and phases. */
+  countAnswer(second: number, latencyUs: number, failed: boolean, status?: number, phases?: PhaseTimes): void {
+    const s = this.at(second);
+    s.answered += 1;
+    s.latencySumUs += latencyUs;
+    s.latencyMaxUs = Math.max(s.latencyMaxUs, latencyUs);
+    s.histogram ??= secondHistogram();
+    s.histogram.recordValue(latencyUs);
+    if (failed) s.failed += 1;
+    if (status === undefined) return;
+    s.statusCodes[status] = (s.statusCodes[status] ?? 0) + 1;
+    if (!phases) return;
+    s.phased += 1;
+    for (let i = 0; i < PHASES.length; i++) s.phaseSumUs[i]! += Math.max(0, Math.round(phases[PHASES[i]!]));
   }
 
-  /** The snapshot's `perSecond` (requests sent) and `seconds` (their answers). */
-  snapshot(): { perSecond: number[]; seconds: PerSecondAnswers } {
-    const a = this.answers;
-    return {
-      perSecond: dense(this.sent),
-      seconds: {
-        answered: dense(a.answered),
-        failed: dense(a.failed),
-        latencySumUs: dense(a.latencySumUs),
-        latencyMaxUs: dense(a.latencyMaxUs),
-      },
-    };
+  /** The seconds sent in so far (null: none yet). */
+  sent(): Sending | null {
+    return this.sending ? { ...this.sending } : null;
+  }
+
+  /** What changed since the last drain, by second, and forgets it: each figure is handed out once. */
+  drain(): SecondFigures[] {
+    const out = [...this.open.entries()].sort(([a], [b]) => a - b).map(([second, s]) => figuresOf(second, s));
+    this.open.clear();
+    return out;
   }
 }
 
-/** Adds `from` into `into`, index by index. */
-function addEach(into: number[], from: number[]) {
-  for (let i = 0; i < from.length; i += 1) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
+function figuresOf(second: number, s: MergedSecond): SecondFigures {
+  return {
+    second,
+    sent: s.sent,
+    answered: s.answered,
+    failed: s.failed,
+    latencySumUs: s.latencySumUs,
+    latencyMaxUs: s.latencyMaxUs,
+    ...(s.histogram ? { histogram: hdr.encodeIntoCompressedBase64(s.histogram) } : {}),
+    ...(Object.keys(s.statusCodes).length ? { statusCodes: s.statusCodes } : {}),
+    ...(s.phased ? { phased: s.phased, phaseSumUs: s.phaseSumUs } : {}),
+  };
 }
 
-/** Merges the shards' per-second counts (an empty snapshot has no `seconds`). */
-export function mergePerSecond(shards: Array<{ perSecond: number[]; seconds?: PerSecondAnswers }>): {
-  sent: number[];
-  answers: PerSecondAnswers;
-} {
-  const sent: number[] = [];
-  const answers: PerSecondAnswers = { answered: [], failed: [], latencySumUs: [], latencyMaxUs: [] };
-  for (const s of shards) {
-    addEach(sent, s.perSecond);
-    if (!s.seconds) continue;
-    addEach(answers.answered, s.seconds.answered);
-    addEach(answers.failed, s.seconds.failed);
-    addEach(answers.latencySumUs, s.seconds.latencySumUs);
-    const max = s.seconds.latencyMaxUs;
-    for (let i = 0; i < max.length; i += 1)
-      answers.latencyMaxUs[i] = Math.max(answers.latencyMaxUs[i] ?? 0, max[i] ?? 0);
+/** Several parts' sending merged: the earliest first second, the latest last, and the paces of the parts sending then added. */
+export function mergeSending(parts: ReadonlyArray<Sending | null | undefined>): Sending | null {
+  const known = parts.filter((s): s is Sending => !!s);
+  if (!known.length) return null;
+  const last = Math.max(...known.map((s) => s.last));
+  return {
+    first: Math.min(...known.map((s) => s.first)),
+    last,
+    pace: known.reduce((n, s) => n + (s.last >= last - 1 ? s.pace : 0), 0),
+  };
+}
+
+/** A second's figures: counted by a shard until its next report, or merged from every report of it. */
+export interface MergedSecond {
+  sent: number;
+  answered: number;
+  failed: number;
+  latencySumUs: number;
+  latencyMaxUs: number;
+  /** None before an answer; merged only when asked for (decoding every second's histograms is the merge's main cost). */
+  histogram: Histogram | null;
+  statusCodes: Record<string, number>;
+  phased: number;
+  phaseSumUs: number[];
+}
+
+const emptySecond = (): MergedSecond => ({
+  sent: 0,
+  answered: 0,
+  failed: 0,
+  latencySumUs: 0,
+  latencyMaxUs: 0,
+  histogram: null,
+  statusCodes: {},
+  phased: 0,
+  phaseSumUs: PHASES.map(() => 0),
+});
+
+/**
+ * Every report's seconds merged, indexed by second (seconds nothing was reported in are empty, up to
+ * the last one reported). Histograms are decoded only for the seconds `withHistograms` accepts.
+ */
+export function mergeSeconds(
+  reports: Iterable<readonly SecondFigures[]>,
+  withHistograms: (second: number) => boolean = () => false,
+): MergedSecond[] {
+  const merged: MergedSecond[] = [];
+  for (const report of reports) {
+    for (const f of report) {
+      for (let i = merged.length; i <= f.second; i++) merged.push(emptySecond());
+      const m = merged[f.second]!;
+      m.sent += f.sent;
+      m.answered += f.answered;
+      m.failed += f.failed;
+      m.latencySumUs += f.latencySumUs;
+      m.latencyMaxUs = Math.max(m.latencyMaxUs, f.latencyMaxUs);
+      for (const [code, n] of Object.entries(f.statusCodes ?? {})) m.statusCodes[code] = (m.statusCodes[code] ?? 0) + n;
+      m.phased += f.phased ?? 0;
+      for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i]! += us;
+      if (f.histogram && withHistograms(f.second)) {
+        const h = hdr.decodeFromCompressedBase64(f.histogram, 'packed', false);
+        m.histogram ??= secondHistogram(); // a decoded one does not grow: add into one that does
+        m.histogram.add(h);
+        h.destroy();
+      }
+    }
   }
-  return { sent: dense(sent), answers };
+  return merged;
 }

@@ -2,6 +2,7 @@
 // target (users, or arrivals per second) linearly from where the previous stage left it (0 at the
 // start) to its own target over its duration. The single ramp-up of the contract is two stages: up to
 // the target over rampUpTime, then holding it.
+import type { LoadTestConfig } from '../../lib/jobs/load-test.ts';
 
 export interface Stage {
   durationMs: number;
@@ -92,3 +93,34 @@ export function firstArrivalFrom(stages: readonly Stage[], ms: number): number {
 
 /** The highest target of the profile. */
 export const peakOf = (stages: readonly Stage[]) => stages.reduce((m, s) => Math.max(m, s.target), 0);
+
+/** What a test's users are over time: its ramp, or its stages. */
+export interface UserProfile {
+  concurrentUsers: number;
+  rampUpSeconds: number;
+  testDurationSeconds: number;
+  requestsPerSecond: number;
+  stages?: Stage[];
+}
+
+/**
+ * The virtual users at `t` ms since the load's start: the closed model's target (the ramp's or the
+ * stages'), or in the open model (arrivals per second) the users that bound the requests in flight.
+ */
+export function usersAt(p: UserProfile, t: number): number {
+  if (t < 0 || t > p.testDurationSeconds * 1000) return 0;
+  if (p.requestsPerSecond > 0) return p.concurrentUsers;
+  const stages = p.stages ?? rampStages(p.concurrentUsers, p.rampUpSeconds * 1000, p.testDurationSeconds * 1000);
+  return Math.ceil(targetAt(stages, t));
+}
+
+/** The users of a test as its stored configuration gives them (the workflow's input has the same). */
+export function profileOf(c: LoadTestConfig): UserProfile {
+  return {
+    concurrentUsers: c.concurrent_users,
+    rampUpSeconds: c.ramp_up_time,
+    testDurationSeconds: c.test_duration,
+    requestsPerSecond: c.requests_per_second,
+    ...(c.stages ? { stages: c.stages.map((st) => ({ durationMs: st.duration * 1000, target: st.target })) } : {}),
+  };
+}

@@ -4,9 +4,11 @@
 // sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
 // attempt may have sent after its last stored snapshot is counted lost, with what it had in flight.
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
+import type { Sending } from './per-second.ts';
 
 interface Attempt {
-  perSecond: number[];
+  /** The seconds it sent in and its last pace (absent or null: it sent nothing). */
+  sending?: Sending | null;
   inFlight: number;
   takenAt: number;
   /** The test window's length in seconds (snapshots written before it was recorded lack it). */
@@ -24,24 +26,19 @@ export interface ShardRestart {
   requests_lost: number;
 }
 
-const lastSent = (perSecond: number[]) => perSecond.findLastIndex((n) => n > 0);
-const firstSent = (perSecond: number[]) => perSecond.findIndex((n) => n > 0);
-
 /**
  * An upper estimate of what a dead attempt sent that no snapshot counted: what it had in flight at its
  * last snapshot, and a second at its last pace (the next snapshot, a second later, never came).
  */
 export function lostBy(a: Attempt): number {
-  const last = lastSent(a.perSecond);
-  const pace = last < 0 ? 0 : Math.max(a.perSecond[last]!, a.perSecond[last - 1] ?? 0);
-  return a.inFlight + pace;
+  return a.inFlight + (a.sending?.pace ?? 0);
 }
 
 /** Seconds of the test window in which a shard sent nothing between `dead` and the attempt after it. */
 function gapSeconds(dead: Attempt, next: Attempt): number {
-  const from = lastSent(dead.perSecond);
+  const from = dead.sending?.last ?? -1;
   const window = dead.windowSeconds ?? Number.POSITIVE_INFINITY;
-  let to = firstSent(next.perSecond);
+  let to = next.sending?.first ?? -1;
   if (to < 0) {
     // The next attempt sent nothing (it came after the window): the rest of the window, when known.
     if (dead.windowSeconds === undefined) return Math.max(0, Math.round((next.takenAt - dead.takenAt) / 1000));

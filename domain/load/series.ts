@@ -1,51 +1,80 @@
 // A load test's per-second series, as the series endpoint streams it: for each second of the test
-// (by the second a request was sent in, since the load's start), the requests sent, the answers to
-// them, how many failed, their mean and slowest latency. Merged exactly across shards and attempts
-// (per-second.ts); per-second percentiles would need a histogram per second, which the shards do not keep.
-import type { ShardSnapshot } from './shard.ts';
-import { mergePerSecond } from './per-second.ts';
+// (by the second a request was sent in, since the load's start), the users, the requests sent, the
+// answers to them, how many failed, their latency (mean, percentiles, slowest), their status classes
+// and errors, and the mean of each phase. Merged exactly across reports, shards and attempts
+// (per-second.ts): the percentiles come from each second's histograms added bucket by bucket.
+import { PHASES } from './phases.ts';
+import type { MergedSecond } from './per-second.ts';
+
+const PERCENTILES = { p50: 50, p90: 90, p95: 95, p99: 99 } as const;
+const STATUS_CLASSES = ['2', '3', '4', '5'] as const;
 
 export const SERIES_COLUMNS = [
   'second',
   'time',
+  'users',
   'requests',
   'answered',
   'failed',
   'error_rate',
   'avg_response_time',
+  ...(Object.keys(PERCENTILES) as Array<keyof typeof PERCENTILES>).map((p) => `${p}_response_time` as const),
   'max_response_time',
+  ...STATUS_CLASSES.map((c) => `status_${c}xx` as const),
+  'errors',
+  ...PHASES.map((p) => `${p}_avg` as const),
 ] as const;
 
 export type SeriesRow = Record<(typeof SERIES_COLUMNS)[number], number | string>;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
+const ms = (us: number) => round2(us / 1000);
 
-/** The rows of seconds [from, to) of a test that started at `startAt` (epoch ms), from its shards' snapshots. */
+/**
+ * The rows of seconds [from, to) of a test that started at `startAt` (epoch ms), from its seconds
+ * merged with their histograms (mergeSeconds) and its users at each second.
+ */
 export function seriesRows(
-  snapshots: readonly ShardSnapshot[],
+  seconds: readonly MergedSecond[],
   startAt: number,
   from: number,
   to: number,
+  usersAt: (second: number) => number,
 ): SeriesRow[] {
-  const { sent, answers: a } = mergePerSecond([...snapshots]);
   const rows: SeriesRow[] = [];
-  for (let s = from; s < to; s += 1) {
-    const answered = a.answered[s] ?? 0;
-    const failed = a.failed[s] ?? 0;
+  for (let second = from; second < to; second += 1) {
+    const s = seconds[second];
+    const answered = s?.answered ?? 0;
+    const h = s?.histogram ?? null;
+    const statuses = Object.entries(s?.statusCodes ?? {});
+    const inClass = (c: string) => statuses.reduce((n, [code, count]) => n + (code.startsWith(c) ? count : 0), 0);
+    const withStatus = statuses.reduce((n, [, count]) => n + count, 0);
     rows.push({
-      second: s,
-      time: new Date(startAt + s * 1000).toISOString(),
-      requests: sent[s] ?? 0,
+      second,
+      time: new Date(startAt + second * 1000).toISOString(),
+      users: usersAt(second),
+      requests: s?.sent ?? 0,
       answered,
-      failed,
-      error_rate: answered ? round2((failed / answered) * 100) : 0,
-      avg_response_time: answered ? round2((a.latencySumUs[s] ?? 0) / answered / 1000) : 0,
-      max_response_time: round2((a.latencyMaxUs[s] ?? 0) / 1000),
+      failed: s?.failed ?? 0,
+      error_rate: answered ? round2(((s?.failed ?? 0) / answered) * 100) : 0,
+      avg_response_time: answered ? ms(s!.latencySumUs / answered) : 0,
+      ...(Object.fromEntries(
+        Object.entries(PERCENTILES).map(([p, q]) => [
+          `${p}_response_time`,
+          // HDR gives a bucket's highest value: never above the slowest answer measured.
+          h?.totalCount ? ms(Math.min(h.getValueAtPercentile(q), s!.latencyMaxUs)) : 0,
+        ]),
+      ) as Record<`${keyof typeof PERCENTILES}_response_time`, number>),
+      max_response_time: ms(s?.latencyMaxUs ?? 0),
+      ...(Object.fromEntries(STATUS_CLASSES.map((c) => [`status_${c}xx`, inClass(c)])) as Record<
+        `status_${(typeof STATUS_CLASSES)[number]}xx`,
+        number
+      >),
+      errors: answered - withStatus,
+      ...(Object.fromEntries(
+        PHASES.map((p, i) => [`${p}_avg`, s?.phased ? ms(s.phaseSumUs[i]! / s.phased) : 0]),
+      ) as Record<`${(typeof PHASES)[number]}_avg`, number>),
     });
   }
   return rows;
 }
-
-/** The seconds the snapshots hold any request in (the length of the longest per-second series). */
-export const secondsIn = (snapshots: readonly ShardSnapshot[]): number =>
-  Math.max(0, ...snapshots.map((s) => s.perSecond.length));

@@ -1,7 +1,7 @@
 // What a shard of a load test is given (its plan) and what it reports (its snapshots, stored every
 // second and merged into the status and the results: metrics.ts).
 import type { ReplayPlan, ShardTarget } from '../../lib/jobs/load-test.ts';
-import type { PerSecondAnswers } from './per-second.ts';
+import type { SecondFigures, Sending } from './per-second.ts';
 import type { Phase } from './phases.ts';
 import type { Stage } from './profile.ts';
 import type { StepSnapshot } from './scenario.ts';
@@ -61,17 +61,17 @@ export interface ShardSnapshot {
   /** Epoch ms of the first request sent and of this snapshot. */
   firstSentAt: number | null;
   takenAt: number;
-  /** Requests sent per second of the test, by second since startAt (for the ramp and rate shapes). */
-  perSecond: number[];
+  /** The seconds it sent in and its last pace (restarts.ts); absent before it sent anything. */
+  sending?: Sending | null;
   /**
-   * The answers to the requests sent in each second (same index as perSecond: per-second.ts), so
-   * the results chart each second's error rate, mean and slowest latency. Absent in the empty
-   * snapshot of a shard none of whose threads has reported.
+   * Each second's figures added since the previous snapshot (per-second.ts): handed out once, stored
+   * once beside the snapshot (db/load-tests.ts: writeShardSnapshot), never in it, so a stored snapshot
+   * keeps the same size however long the test runs.
    */
-  seconds?: PerSecondAnswers;
+  newSeconds?: SecondFigures[];
   /**
    * HDR histograms (compressed base64, microseconds) of each phase of every request: DNS, connect,
-   * TLS, time to first byte, transfer (phases.ts). Absent in an empty snapshot, as `seconds` is.
+   * TLS, time to first byte, transfer (phases.ts). Absent in an empty snapshot.
    */
   phases?: Record<Phase, string>;
   /** A scenario's steps (scenario.ts), in order. */

@@ -3,7 +3,7 @@
 // and the latest snapshot: the shard reports as if one generator had run all its users.
 import hdr from 'hdr-histogram-js';
 import { newHistogram } from './histogram.ts';
-import { mergePerSecond } from './per-second.ts';
+import { mergeSending } from './per-second.ts';
 import { PHASES, type Phase } from './phases.ts';
 import type { StepSnapshot } from './scenario.ts';
 import type { ShardSnapshot } from './shard.ts';
@@ -23,7 +23,6 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
   if (parts.length === 1) return parts[0]!;
   const sum = (pick: (s: ShardSnapshot) => number) => parts.reduce((n, s) => n + pick(s), 0);
   const firsts = parts.flatMap((s) => (s.firstSentAt === null ? [] : [s.firstSentAt]));
-  const { sent, answers } = mergePerSecond([...parts]);
   const withPhases = parts.filter((s) => s.phases);
   const withSteps = parts.filter((s) => s.steps?.length);
   const http2 = mergeHttp2(parts);
@@ -41,8 +40,9 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
     dropped: sum((s) => s.dropped),
     firstSentAt: firsts.length ? Math.min(...firsts) : null,
     takenAt: Math.max(...parts.map((s) => s.takenAt)),
-    perSecond: sent,
-    seconds: answers,
+    sending: mergeSending(parts.map((s) => s.sending)),
+    // Each part's seconds as they came: they add up wherever they are merged (per-second.ts).
+    newSeconds: parts.flatMap((s) => s.newSeconds ?? []),
     ...(withPhases.length
       ? {
           phases: Object.fromEntries(

@@ -1,6 +1,6 @@
 // What a shard's generator (generator.ts) counts of its requests: sent and in flight, answered by
 // status, failed by kind, latencies (HDR histogram, µs) and their phases, requests per second, answers
-// by protocol, bytes on the sockets; and the snapshot made of them.
+// by protocol, bytes on the sockets, each second's figures; and the snapshot made of them.
 import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
 import type { LoadConnection } from './connection.ts';
@@ -57,8 +57,8 @@ export class ShardTally {
     s.total += 1;
     s.latencySumUs += latencyUs;
     this.histogram.recordValue(latencyUs);
-    this.perSecond.countAnswer(second, latencyUs, error !== null || status >= 400);
     if (error) {
+      this.perSecond.countAnswer(second, latencyUs, true);
       s.failed += 1;
       // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
       const kind = (error instanceof AppError ? undefined : (error as NodeJS.ErrnoException).code) ?? error.name;
@@ -68,11 +68,13 @@ export class ShardTally {
       else s.failed += 1;
       this.statusCodes[status] = (this.statusCodes[status] ?? 0) + 1;
       this.phases.record(connection.phases);
+      this.perSecond.countAnswer(second, latencyUs, status >= 400, status, connection.phases);
       this.protocols[connection.protocol] = (this.protocols[connection.protocol] ?? 0) + 1;
     }
     return latencyUs;
   }
 
+  /** The running totals, with the seconds' figures counted since the previous snapshot (handed out once: per-second.ts). */
   snapshot(): ShardSnapshot {
     return {
       ...this.stats,
@@ -84,7 +86,8 @@ export class ShardTally {
       phases: this.phases.snapshot(),
       protocols: { ...this.protocols },
       ...(this.http2 ? { http2: { ...this.http2 } } : {}),
-      ...this.perSecond.snapshot(),
+      sending: this.perSecond.sent(),
+      newSeconds: this.perSecond.drain(),
     };
   }
 }

@@ -12,6 +12,7 @@ import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
 import type { ThreadRequest } from './shard-thread.ts';
 import { newHistogram } from './histogram.ts';
+import type { SecondFigures } from './per-second.ts';
 import { mergeSnapshots } from './snapshot-merge.ts';
 
 type ThreadAnswer =
@@ -23,14 +24,19 @@ interface Part {
   id: number;
   thread: LoadThread;
   done: Promise<ShardSnapshot>;
+  /** Its latest totals, without their seconds' figures (those wait in `unsent`). */
   last: ShardSnapshot | null;
+  /** The seconds' figures it reported that no merged snapshot has handed out yet (each is handed out once). */
+  unsent: SecondFigures[];
   /** Its final totals once it ended (it is not asked again). */
   finished: boolean;
 }
 
 class LoadThread {
   readonly worker = new Worker(new URL('./shard-thread.ts', import.meta.url));
-  readonly waiting = new Map<string, (snapshot: ShardSnapshot) => void>();
+  /** Each running part's keeper of its snapshots: one that comes after its asker gave up is kept too (its seconds are not sent again). */
+  readonly receivers = new Map<number, (snapshot: ShardSnapshot) => void>();
+  readonly waiting = new Map<string, () => void>();
   readonly finished = new Map<number, { resolve: (s: ShardSnapshot) => void; reject: (e: Error) => void }>();
   parts = 0;
   alive = true;
@@ -44,7 +50,8 @@ class LoadThread {
     });
     this.worker.on('message', (m: ThreadAnswer) => {
       if (m.op === 'snapshot') {
-        this.waiting.get(`${m.id}:${m.seq}`)?.(m.snapshot);
+        this.receivers.get(m.id)?.(m.snapshot);
+        this.waiting.get(`${m.id}:${m.seq}`)?.();
         this.waiting.delete(`${m.id}:${m.seq}`);
         return;
       }
@@ -109,14 +116,16 @@ export class ThreadedShard {
         if (thread.parts === 0) thread.worker.unref();
       });
       thread.send({ op: 'start', id, plan: sub });
-      const part: Part = { id, thread, done, last: null, finished: false };
+      const part: Part = { id, thread, done, last: null, unsent: [], finished: false };
+      thread.receivers.set(id, (snapshot) => kept(part, snapshot));
       done.then(
         (final) => {
-          part.last = final;
+          kept(part, final);
           part.finished = true;
         },
         () => {},
       );
+      void done.finally(() => thread.receivers.delete(id)).catch(() => {});
       return part;
     });
     return new ThreadedShard(parts);
@@ -133,29 +142,35 @@ export class ThreadedShard {
       this.parts.map(async (p) => {
         if (p.finished) return p.last;
         const seq = nextSeq++;
-        const fresh = await new Promise<ShardSnapshot | null>((resolve) => {
+        await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             p.thread.waiting.delete(`${p.id}:${seq}`);
-            resolve(null);
+            resolve();
           }, 1000);
-          p.thread.waiting.set(`${p.id}:${seq}`, (s) => {
+          p.thread.waiting.set(`${p.id}:${seq}`, () => {
             clearTimeout(timer);
-            resolve(s);
+            resolve();
           });
           p.thread.send({ op: 'snapshot', id: p.id, seq });
         });
-        p.last = fresh ?? p.last;
-        return p.last;
+        return p.last; // kept by the thread's receiver when it came
       }),
     );
     const known = answers.filter((s): s is ShardSnapshot => s !== null);
-    return known.length ? mergeSnapshots(known) : emptySnapshot();
+    return known.length ? this.merged(known) : emptySnapshot();
+  }
+
+  /** The parts' totals merged, with every second's figures not handed out yet. */
+  private merged(lasts: ShardSnapshot[]): ShardSnapshot {
+    const newSeconds = this.parts.flatMap((p) => p.unsent.splice(0));
+    return { ...mergeSnapshots(lasts), newSeconds };
   }
 
   /** Runs every part to its end; the merged final totals. A part that fails stops the others (the activity fails, and is retried whole). */
   async run(): Promise<ShardSnapshot> {
     try {
-      return mergeSnapshots(await Promise.all(this.parts.map((p) => p.done)));
+      await Promise.all(this.parts.map((p) => p.done)); // each part's end is kept first (start)
+      return this.merged(this.parts.map((p) => p.last!));
     } catch (err) {
       this.stop();
       throw err;
@@ -179,6 +194,13 @@ export function partsOf(plan: Pick<ShardPlan, 'rate'>, idleThreads: number): num
   return plan.rate > 0 ? 1 : Math.max(1, idleThreads);
 }
 
+/** A part's snapshot kept: its totals as its latest, its seconds' figures until they are handed out. */
+function kept(part: Part, s: ShardSnapshot): void {
+  const { newSeconds = [], ...totals } = s;
+  part.last = totals;
+  part.unsent.push(...newSeconds);
+}
+
 /** Totals before any part answered. */
 function emptySnapshot(): ShardSnapshot {
   return {
@@ -195,6 +217,6 @@ function emptySnapshot(): ShardSnapshot {
     dropped: 0,
     firstSentAt: null,
     takenAt: Date.now(),
-    perSecond: [],
+    newSeconds: [],
   };
 }

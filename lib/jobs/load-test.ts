@@ -146,8 +146,8 @@ export interface FinalResults extends LiveMetrics {
   requests_per_second: number[];
   /**
    * Of the requests sent in each second (same index): the percentage that failed, their mean and
-   * their slowest latency in ms (sums and maxima merged exactly across shards; per-second
-   * percentiles would need a histogram per second).
+   * their slowest latency in ms, merged exactly across shards (each second's percentiles are in the
+   * series: domain/load/series.ts).
    */
   error_rate_per_second: number[];
   avg_response_time_per_second: number[];

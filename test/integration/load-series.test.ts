@@ -1,6 +1,7 @@
 // A load test's figures for every second (GET /load-testing/series/{id}): NDJSON streamed while the
 // test runs (the first line before its end), a line for every second of a 10-second test whose
-// requests add up to the results' total; the same rows as CSV once it has ended.
+// requests add up to the results' total, each with its users, percentiles, status classes and phases;
+// the same rows as CSV once it has ended.
 import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, targets } from '../support/client.ts';
 import { loadTestSuite } from '../support/load-tests.ts';
@@ -8,12 +9,27 @@ import { loadTestSuite } from '../support/load-tests.ts';
 const COLUMNS = [
   'second',
   'time',
+  'users',
   'requests',
   'answered',
   'failed',
   'error_rate',
   'avg_response_time',
+  'p50_response_time',
+  'p90_response_time',
+  'p95_response_time',
+  'p99_response_time',
   'max_response_time',
+  'status_2xx',
+  'status_3xx',
+  'status_4xx',
+  'status_5xx',
+  'errors',
+  'dns_avg',
+  'connect_avg',
+  'tls_avg',
+  'ttfb_avg',
+  'transfer_avg',
 ];
 
 describe.each(targets())('load test series ($name)', (target) => {
@@ -63,6 +79,17 @@ describe.each(targets())('load test series ($name)', (target) => {
     expect(lines.reduce((n, l) => n + (l.requests as number), 0)).toBe(total);
     expect(lines.every((l) => l.failed === 0 && (l.requests as number) > 0)).toBe(true);
     expect(Date.parse(lines[1]!.time as string) - Date.parse(lines[0]!.time as string)).toBe(1000);
+    // Each second's users, latency percentiles, status classes and phases.
+    for (const l of lines) {
+      expect(l.users).toBe(2);
+      const latency = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'].map((s) => l[`${s}_response_time`] as number);
+      expect(latency[1]).toBeGreaterThan(0);
+      expect(latency.slice(1)).toEqual([...latency.slice(1)].sort((a, b) => a - b));
+      expect(l.max_response_time as number).toBeGreaterThanOrEqual(l.avg_response_time as number);
+      expect([l.status_2xx, l.status_3xx, l.status_4xx, l.status_5xx, l.errors]).toEqual([l.answered, 0, 0, 0, 0]);
+      expect(l.ttfb_avg as number).toBeGreaterThan(0);
+      expect(l.ttfb_avg as number).toBeLessThanOrEqual(l.max_response_time as number);
+    }
 
     // Once ended: every row at once, as CSV.
     const csv = await series(id, '?format=csv');
@@ -70,7 +97,8 @@ describe.each(targets())('load test series ($name)', (target) => {
     const rows = (await csv.text()).trim().split('\r\n');
     expect(rows[0]).toBe(COLUMNS.join(','));
     expect(rows).toHaveLength(11);
-    expect(rows.slice(1).reduce((n, r) => n + Number(r.split(',')[2]), 0)).toBe(total);
+    const requests = COLUMNS.indexOf('requests');
+    expect(rows.slice(1).reduce((n, r) => n + Number(r.split(',')[requests]), 0)).toBe(total);
     expect(rows[1]!.split(',').slice(0, 1)).toEqual(['0']);
     const later = (await (await series(id, '?format=csv&from=7')).text()).trim().split('\r\n');
     expect(later.slice(1).map((r) => r.split(',')[0])).toEqual(['7', '8', '9']);

@@ -22,7 +22,6 @@ export function shardSnapshot(latenciesMs: number[], over: Partial<ShardSnapshot
     dropped: 0,
     firstSentAt: null,
     takenAt: 0,
-    perSecond: [],
     ...over,
   };
 }

@@ -1,16 +1,16 @@
 // The JSON columns read back as the shapes the code writes: a real shard's snapshot and a real test's
 // results survive the database's JSON unchanged, and a value that lost its shape fails naming its column.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureDeliveryColumn, readJsonColumn, readNullableJsonColumn } from '../../../db/json-columns.ts';
 import {
-  captureDeliveryColumn,
   loadTestConfigColumn,
   loadTestResultsColumn,
-  readJsonColumn,
-  readNullableJsonColumn,
+  shardSecondsColumn,
   shardSnapshotColumn,
-} from '../../../db/json-columns.ts';
+} from '../../../db/load-test-columns.ts';
 import { ShardGenerator, type ShardSnapshot } from '../../../domain/load/generator.ts';
 import { finalResults } from '../../../domain/load/metrics.ts';
+import { mergeSeconds } from '../../../domain/load/per-second.ts';
 import { parseThreshold, type Threshold } from '../../../domain/load/thresholds.ts';
 import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
 
@@ -20,11 +20,12 @@ const stored = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 describe('JSON columns', () => {
   let site: LoadTarget;
   let snapshot: ShardSnapshot;
+  const seconds = () => mergeSeconds([snapshot.newSeconds ?? []]);
   beforeAll(async () => {
     site = await startLoadTarget();
     const startAt = Date.now();
     const path = new URL(site.url).pathname;
-    // Two steps: the snapshot then has every optional part (per-second answers, phases, steps).
+    // Two steps: the snapshot then has every optional part (sending, phases, steps).
     const generator = await ShardGenerator.create({
       target: {
         url: site.url,
@@ -53,25 +54,24 @@ describe('JSON columns', () => {
     expect(snapshot.total).toBeGreaterThan(0);
     expect(snapshot.steps?.length).toBe(2);
     expect(snapshot.phases).toBeDefined();
-    expect(snapshot.seconds).toBeDefined();
-    expect(readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored(snapshot))).toEqual(snapshot);
+    expect(snapshot.sending).toMatchObject({ first: 0 });
+    // Its seconds are stored apart (load_test_seconds), its totals in the snapshot.
+    const { newSeconds, ...totals } = snapshot;
+    expect(newSeconds?.length).toBeGreaterThan(0);
+    expect(readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored(totals))).toEqual(totals);
+    expect(readJsonColumn('load_test_seconds.seconds', shardSecondsColumn, JSON.stringify(newSeconds))).toEqual(
+      newSeconds,
+    );
   });
 
   it("reads a real test's results back as they were written, thresholds and steps included", () => {
     const thresholds = ['p95 < 10000', 'error_rate < 1'].map((t) => parseThreshold(t) as Threshold);
-    const results = finalResults([{ shard: 0, attempt: 1, snapshot, final: true }], thresholds);
+    const results = finalResults([{ shard: 0, attempt: 1, snapshot, final: true }], seconds(), thresholds);
     expect(results.thresholds).toHaveLength(2);
     expect(results.steps).toHaveLength(2);
     expect(readJsonColumn('load_tests.results', loadTestResultsColumn, stored(results))).toEqual(results);
     // Text (json given as a string) is parsed first.
     expect(readJsonColumn('load_tests.results', loadTestResultsColumn, JSON.stringify(results))).toEqual(results);
-  });
-
-  it('reads the seconds nothing happened in (holes, stored as null) as zeros', () => {
-    const perSecond = [3];
-    perSecond[2] = 4;
-    const read = readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored({ ...snapshot, perSecond }));
-    expect(read.perSecond).toEqual([3, 0, 4]);
   });
 
   it('reads rows written before a field existed, with the value the field has had since', () => {
@@ -106,7 +106,7 @@ describe('JSON columns', () => {
       thresholds: _thresholds,
       verdict: _verdict,
       ...firstResults
-    } = finalResults([{ shard: 0, attempt: 1, snapshot, final: true }]);
+    } = finalResults([{ shard: 0, attempt: 1, snapshot, final: true }], seconds());
     expect(readJsonColumn('load_tests.results', loadTestResultsColumn, stored(firstResults))).toEqual({
       ...firstResults,
       shard_restarts: 0,

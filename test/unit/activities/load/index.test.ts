@@ -12,7 +12,8 @@ import {
   type ThresholdWatch,
 } from '../../../../activities/load/index.ts';
 import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
-import { createLoadTest, findOwnedLoadTest, readShardSnapshots } from '../../../../db/load-tests.ts';
+import { readShardSnapshots } from '../../../../db/load-test-shards.ts';
+import { createLoadTest, findOwnedLoadTest } from '../../../../db/load-tests.ts';
 import { upsertUser } from '../../../../db/users.ts';
 import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
 import type { LoadTestConfig } from '../../../../lib/jobs/load-test.ts';
@@ -93,6 +94,9 @@ describe('load activities', () => {
 
     const results = await activities.finishLoadTest(testId, 'completed', null);
     expect(results).toMatchObject({ total_requests: outcome.total, successful_requests: outcome.total });
+    // Each second's figures, stored once apart from the snapshot, add up to the total.
+    expect(results.requests_per_second.reduce((a, b) => a + b, 0)).toBe(outcome.total);
+    expect(results.requests_per_second.length).toBeGreaterThanOrEqual(3);
     expect(await row(testId)).toMatchObject({ status: 'completed', results, failureReason: null });
   });
 

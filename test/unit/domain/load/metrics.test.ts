@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
 import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults, intervalTracker } from '../../../../domain/load/metrics.ts';
+import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
 
 const snapshot = (latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number) =>
   shardSnapshot(latenciesMs, { failed, firstSentAt, takenAt });
@@ -32,30 +33,34 @@ describe('intervalTracker', () => {
 });
 
 describe('finalResults per second', () => {
-  it("merges each second's answers across shards exactly: failures, mean and slowest latency", () => {
-    const shard = (perSecond: number[], seconds: NonNullable<ShardSnapshot['seconds']>): ShardSnapshot => ({
-      ...snapshot([], 0, 1000, 4000),
-      perSecond,
-      seconds,
-    });
-    const a = shard([2, 2], {
-      answered: [2, 2],
-      failed: [0, 1],
-      latencySumUs: [20_000, 300_000],
-      latencyMaxUs: [12_000, 250_000],
-    });
-    const b = shard([2, 0, 1], {
-      answered: [2, 0, 1],
-      failed: [2, 0, 0],
-      latencySumUs: [60_000, 0, 5_000],
-      latencyMaxUs: [40_000, 0, 5_000],
-    });
-    const r = finalResults([row(a), row(b)]);
+  it("merges each second's figures across shards and reports exactly: failures, mean and slowest latency", () => {
+    const ms = (n: number) => n * 1000;
+    // Shard a: two requests in second 0, two in second 1, one of which is answered (failed) after its first report.
+    const a = new PerSecondCounts();
+    for (const latency of [12, 8]) {
+      a.countSent(0);
+      a.countAnswer(0, ms(latency), false, 200);
+    }
+    a.countSent(1);
+    a.countSent(1);
+    a.countAnswer(1, ms(250), false, 200);
+    const aFirst = a.drain();
+    a.countAnswer(1, ms(50), true);
+    const aLater = a.drain();
+    expect(a.drain()).toEqual([]); // each figure is handed out once
+    // Shard b: two failed in second 0, one in second 2.
+    const b = new PerSecondCounts();
+    for (const latency of [20, 40]) {
+      b.countSent(0);
+      b.countAnswer(0, ms(latency), true, 503);
+    }
+    b.countSent(2);
+    b.countAnswer(2, ms(5), false, 200);
+    const rows = [row(snapshot([], 0, 1000, 4000)), row(snapshot([], 0, 1000, 4000))];
+    const r = finalResults(rows, mergeSeconds([aFirst, b.drain(), aLater]));
     expect(r.requests_per_second).toEqual([4, 2, 1]);
     expect(r.error_rate_per_second).toEqual([50, 50, 0]);
     expect(r.avg_response_time_per_second).toEqual([20, 150, 5]);
     expect(r.max_response_time_per_second).toEqual([40, 250, 5]);
-    // A snapshot written before the per-second answers existed still merges (its seconds count as unanswered).
-    expect(finalResults([row({ ...snapshot([], 0, 1000, 4000), perSecond: [3] })]).error_rate_per_second).toEqual([0]);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
 import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults } from '../../../../domain/load/metrics.ts';
-import { OUTPUT_METRICS, outputSeries, usersAt } from '../../../../domain/load/outputs.ts';
+import { OUTPUT_METRICS, outputSeries } from '../../../../domain/load/outputs.ts';
 
 const snapshot = (latenciesMs: number[], failed: number, statusCodes: Record<string, number>) =>
   shardSnapshot(latenciesMs, {
@@ -45,7 +45,7 @@ describe('outputSeries', () => {
     }
     const one = (name: string, extra: Record<string, string> = {}) =>
       series.filter((s) => s.name === name && Object.entries(extra).every(([k, v]) => s.labels[k] === v));
-    const results = finalResults(rows);
+    const results = finalResults(rows, []);
     expect(one('netops_http_reqs_total')[0]!.value).toBe(results.total_requests);
     expect(one('netops_http_req_failed_rate')[0]!.value).toBe(0.1);
     expect(one('netops_http_req_duration_seconds', { stat: 'p95' })[0]!.value).toBe(results.p95_response_time / 1000);
@@ -69,21 +69,5 @@ describe('outputSeries', () => {
 
   it('sends the users it is given', () => {
     expect(outputSeries(rows, labels, 7, 1, 1_005_000).find((s) => s.name === 'netops_vus')!.value).toBe(7);
-  });
-});
-
-describe('usersAt', () => {
-  const profile = { concurrentUsers: 100, rampUpSeconds: 10, testDurationSeconds: 60, requestsPerSecond: 0 };
-  it('follows the ramp, then holds; none before the start or after the end', () => {
-    expect([-1, 0, 5000, 10_000, 30_000, 60_001].map((t) => usersAt(profile, t))).toEqual([0, 0, 50, 100, 100, 0]);
-  });
-  it('follows user stages; in the open model, the users that bound the requests in flight', () => {
-    const stages = [
-      { durationMs: 20_000, target: 40 },
-      { durationMs: 40_000, target: 10 },
-    ];
-    expect(usersAt({ ...profile, stages }, 10_000)).toBe(20);
-    expect(usersAt({ ...profile, stages }, 40_000)).toBe(25);
-    expect(usersAt({ ...profile, requestsPerSecond: 200 }, 1000)).toBe(100);
   });
 });

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { LoadTestConfig } from '../../../../lib/jobs/load-test.ts';
 import {
   arrivalAt,
   firstArrivalFrom,
   nextAbove,
   peakOf,
   rampStages,
+  profileOf,
   targetAt,
+  usersAt,
 } from '../../../../domain/load/profile.ts';
 
 describe('load profiles (stages)', () => {
@@ -72,5 +75,27 @@ describe('load profiles (stages)', () => {
     for (let g = 0; g < 8; g++) expect(nextAbove(ramp, g, 0)).toBeCloseTo((4000 * g) / 8, 3);
     const noRamp = rampStages(8, 0, 10_000);
     for (let g = 0; g < 8; g++) expect(nextAbove(noRamp, g, 0)).toBe(0);
+  });
+});
+
+describe('usersAt', () => {
+  const profile = { concurrentUsers: 100, rampUpSeconds: 10, testDurationSeconds: 60, requestsPerSecond: 0 };
+  it('follows the ramp, then holds; none before the start or after the end', () => {
+    expect([-1, 0, 5000, 10_000, 30_000, 60_001].map((t) => usersAt(profile, t))).toEqual([0, 0, 50, 100, 100, 0]);
+  });
+  it('follows user stages; in the open model, the users that bound the requests in flight', () => {
+    const stages = [
+      { durationMs: 20_000, target: 40 },
+      { durationMs: 40_000, target: 10 },
+    ];
+    expect(usersAt({ ...profile, stages }, 10_000)).toBe(20);
+    expect(usersAt({ ...profile, stages }, 40_000)).toBe(25);
+    expect(usersAt({ ...profile, requestsPerSecond: 200 }, 1000)).toBe(100);
+  });
+  it('reads a stored configuration as the workflow is given it', () => {
+    const config = { concurrent_users: 100, ramp_up_time: 10, test_duration: 60, requests_per_second: 0 };
+    expect(profileOf(config as LoadTestConfig)).toEqual(profile);
+    const staged = { ...config, stages: [{ duration: 20, target: 40 }], stage_target: 'users' } as LoadTestConfig;
+    expect(usersAt(profileOf(staged), 10_000)).toBe(20);
   });
 });

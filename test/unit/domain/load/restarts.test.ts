@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { PerSecondCounts } from '../../../../domain/load/per-second.ts';
 import { lostBy, shardRestarts } from '../../../../domain/load/restarts.ts';
 
-const attempt = (perSecond: number[], inFlight = 0, takenAt = 0) => ({ perSecond, inFlight, takenAt });
+/** An attempt that sent `perSecond[s]` requests in each second s (its snapshot's `sending`, as the shard counts it). */
+const attempt = (perSecond: number[], inFlight = 0, takenAt = 0) => {
+  const counts = new PerSecondCounts();
+  perSecond.forEach((n, second) => {
+    for (let i = 0; i < n; i++) counts.countSent(second);
+  });
+  return { sending: counts.sent(), inFlight, takenAt };
+};
 
 describe('shard restarts', () => {
   it('counts the seconds a shard sent nothing between a dead attempt and the next', () => {

@@ -1,45 +1,77 @@
-// A test's per-second series from its shards' snapshots: each second's figures added exactly across
-// shards, the slowest the larger of theirs, seconds without answers as zeros.
+// A test's per-second series from its shards' reports: each second's figures added exactly across
+// shards and reports, its percentiles from its histograms merged, the slowest the larger of theirs,
+// status classes and errors adding up to the answers, seconds without answers as zeros.
 import { describe, expect, it } from 'vitest';
-import { secondsIn, seriesRows } from '../../../../domain/load/series.ts';
-import type { ShardSnapshot } from '../../../../domain/load/shard.ts';
+import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
+import { newPhaseTimes } from '../../../../domain/load/phases.ts';
+import { seriesRows, SERIES_COLUMNS } from '../../../../domain/load/series.ts';
 
-const shard = (perSecond: number[], answered: number[], failed: number[], sumUs: number[], maxUs: number[]) =>
-  ({ perSecond, seconds: { answered, failed, latencySumUs: sumUs, latencyMaxUs: maxUs } }) as unknown as ShardSnapshot;
+const phases = (ttfbMs: number) => ({ ...newPhaseTimes(), connect: 100, ttfb: ttfbMs * 1000 });
 
 describe('the per-second series', () => {
-  it('adds the shards second by second', () => {
-    const a = shard([10, 5], [10, 4], [1, 0], [10_000, 8000], [2000, 3000]);
-    const b = shard([6, 5, 2], [6, 5, 2], [0, 5, 0], [30_000, 5000, 2000], [9000, 1000, 1000]);
-    expect(secondsIn([a, b])).toBe(3);
+  it('adds the shards second by second, with percentiles, status classes, errors and phases', () => {
+    const a = new PerSecondCounts();
+    const b = new PerSecondCounts();
+    // Second 1: 100 answers, 1..100 ms, split across two shards and, for shard a, two reports.
+    for (let ms = 1; ms <= 100; ms++) {
+      const shard = ms % 2 ? a : b;
+      shard.countSent(1);
+      if (ms === 100) continue; // answered after a's first report
+      shard.countAnswer(1, ms * 1000, ms > 90, ms > 90 ? 503 : 200, phases(ms));
+    }
+    const first = a.drain();
+    b.countAnswer(1, 100_000, true); // a timeout: no status
+    b.countSent(2);
+    b.countAnswer(2, 4000, false, 301, phases(4));
+    const seconds = mergeSeconds([first, a.drain(), b.drain()], (s) => s >= 1);
+    expect(seconds).toHaveLength(3);
     const start = Date.parse('2026-11-27T10:00:00Z');
-    expect(seriesRows([a, b], start, 1, 3)).toEqual([
-      {
-        second: 1,
-        time: '2026-11-27T10:00:01.000Z',
-        requests: 10,
-        answered: 9,
-        failed: 5,
-        error_rate: 55.56,
-        avg_response_time: 1.44,
-        max_response_time: 3,
-      },
-      {
-        second: 2,
-        time: '2026-11-27T10:00:02.000Z',
-        requests: 2,
-        answered: 2,
-        failed: 0,
-        error_rate: 0,
-        avg_response_time: 1,
-        max_response_time: 1,
-      },
-    ]);
-    expect(seriesRows([a, b], start, 0, 1)[0]).toMatchObject({
-      requests: 16,
-      answered: 16,
-      failed: 1,
-      max_response_time: 9,
+    const rows = seriesRows(seconds, start, 1, 3, (s) => s * 10);
+    expect(rows.map((r) => Object.keys(r))).toEqual([[...SERIES_COLUMNS], [...SERIES_COLUMNS]]);
+    // HDR's percentiles: within its 3 significant digits of the exact ones.
+    const { p50_response_time, p90_response_time, p95_response_time, p99_response_time, ...exact } = rows[0]!;
+    expect([p50_response_time, p90_response_time, p95_response_time, p99_response_time]).toEqual(
+      [50, 90, 95, 99].map((ms) => expect.closeTo(ms, 1)),
+    );
+    expect(exact).toEqual({
+      second: 1,
+      time: '2026-11-27T10:00:01.000Z',
+      users: 10,
+      requests: 100,
+      answered: 100,
+      failed: 10,
+      error_rate: 10,
+      avg_response_time: 50.5,
+      max_response_time: 100,
+      status_2xx: 90,
+      status_3xx: 0,
+      status_4xx: 0,
+      status_5xx: 9,
+      errors: 1,
+      dns_avg: 0,
+      connect_avg: 0.1,
+      tls_avg: 0,
+      ttfb_avg: 50,
+      transfer_avg: 0,
     });
+    expect(rows[1]).toMatchObject({ second: 2, users: 20, requests: 1, status_3xx: 1, max_response_time: 4 });
+    expect(rows[1]!.p99_response_time).toBeCloseTo(4, 1);
+    // A second no shard reported in, and one past the last: zeros.
+    expect(seriesRows(seconds, start, 0, 1, () => 0)[0]).toMatchObject({
+      requests: 0,
+      answered: 0,
+      p50_response_time: 0,
+    });
+  });
+
+  it('decodes only the histograms of the seconds asked for', () => {
+    const a = new PerSecondCounts();
+    for (const second of [0, 1]) {
+      a.countSent(second);
+      a.countAnswer(second, 5000, false, 200);
+    }
+    const seconds = mergeSeconds([a.drain()], (s) => s >= 1);
+    expect(seconds[0]!.histogram).toBeNull();
+    expect(seconds[1]!.histogram?.totalCount).toBe(1);
   });
 });

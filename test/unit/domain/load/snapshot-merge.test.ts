@@ -13,10 +13,20 @@ describe('a shard on two threads', () => {
       errors: {},
       inFlight: 1,
       dropped: 0,
-      perSecond: [1, 2],
     };
+    const report = (second: number) => [{ second, sent: 1, answered: 1, failed: 0, latencySumUs: 3, latencyMaxUs: 3 }];
     const merged = mergeSnapshots([
-      { ...base, total: 3, successful: 3, failed: 0, statusCodes: { 200: 3 }, firstSentAt: 50, takenAt: 100 },
+      {
+        ...base,
+        total: 3,
+        successful: 3,
+        failed: 0,
+        statusCodes: { 200: 3 },
+        firstSentAt: 50,
+        takenAt: 100,
+        sending: { first: 0, last: 1, pace: 2 },
+        newSeconds: report(1),
+      },
       {
         ...base,
         total: 2,
@@ -26,6 +36,8 @@ describe('a shard on two threads', () => {
         firstSentAt: 40,
         takenAt: 90,
         errors: { ECONNRESET: 1 },
+        sending: { first: 0, last: 1, pace: 2 },
+        newSeconds: report(0),
       },
     ]);
     expect(merged).toMatchObject({
@@ -38,7 +50,8 @@ describe('a shard on two threads', () => {
       errors: { ECONNRESET: 1 },
       firstSentAt: 40,
       takenAt: 100,
-      perSecond: [2, 4],
+      sending: { first: 0, last: 1, pace: 4 },
+      newSeconds: [...report(1), ...report(0)], // each part's, to be merged where they are read
     });
   });
 });

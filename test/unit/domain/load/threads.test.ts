@@ -4,6 +4,7 @@
 import hdr from 'hdr-histogram-js';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mergeSeconds, type SecondFigures } from '../../../../domain/load/per-second.ts';
 import type { ShardPlan } from '../../../../domain/load/shard.ts';
 import { partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';
 import { ForbiddenAddressError } from '../../../../lib/net/target-guard.ts';
@@ -22,18 +23,31 @@ describe('a shard on two threads', () => {
   it('runs its users across the threads and reports them as one', async () => {
     const shard = ThreadedShard.start(plan(`${site.url}/delay/20`, 6, 3000), 2);
     // Live totals while it runs (the threads may take a while to start on a busy machine: asked until some come).
-    let live = await shard.snapshot();
+    const reports: SecondFigures[][] = [];
+    const snapshot = async () => {
+      const s = await shard.snapshot();
+      reports.push(s.newSeconds ?? []);
+      return s;
+    };
+    let live = await snapshot();
     for (let i = 0; i < 50 && live.total === 0; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      live = await shard.snapshot();
+      live = await snapshot();
     }
     expect(live.total).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 1500));
+    await snapshot(); // another live one, in the middle
     const result = await shard.run();
+    reports.push(result.newSeconds ?? []);
     expect(result.total).toBe(site.count('/delay/20'));
     expect(result.successful).toBe(result.total);
     expect(new Set(site.ports('/delay/20')).size).toBe(6); // one connection per user, over both threads
     expect(hdr.decodeFromCompressedBase64(result.histogram, 64, false).totalCount).toBe(result.total);
-    expect(result.perSecond.reduce((a, b) => a + b, 0)).toBe(result.total);
+    // Every second's figures were handed out once, between the live snapshots and the end.
+    const seconds = mergeSeconds(reports);
+    expect(seconds.reduce((n, s) => n + s.sent, 0)).toBe(result.total);
+    expect(seconds.reduce((n, s) => n + s.answered, 0)).toBe(result.total);
+    expect(result.sending).toMatchObject({ first: 0, last: seconds.length - 1 });
     expect(result.statusCodes).toEqual({ 200: result.total });
     expect(result.phases && hdr.decodeFromCompressedBase64(result.phases.ttfb, 64, false).totalCount).toBe(
       result.total,
