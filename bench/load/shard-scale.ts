@@ -17,12 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import hdr from 'hdr-histogram-js';
 import { openDatabase } from '../../db/connect.ts';
 import { shardWriter } from '../../db/load-test-shards.ts';
 import { createLoadTest } from '../../db/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
-import { newHistogram } from '../../domain/load/histogram.ts';
+import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
 import { PerSecondCounts } from '../../domain/load/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
@@ -78,7 +77,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     ...stats,
     bytesSent: stats.total * 80,
     bytesReceived: stats.total * 250,
-    histogram: hdr.encodeIntoCompressedBase64(histogram),
+    histogram: encodeHistogram(histogram),
     statusCodes: { '200': stats.total },
     errors: {},
     inFlight: 0,

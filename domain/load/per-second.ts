@@ -5,6 +5,7 @@
 // that are never rewritten (db/load-tests.ts); every report of a second adds to the earlier ones, so
 // a second split across reports, threads, shards and attempts merges exactly (`mergeSeconds`):
 // counts and sums add, maxima take the larger, histograms add bucket by bucket.
+import { encodeHistogram } from './histogram.ts';
 import hdr from 'hdr-histogram-js';
 import { PHASES, type PhaseTimes } from './phases.ts';
 
@@ -35,9 +36,9 @@ export interface Sending {
 
 type Histogram = ReturnType<typeof hdr.build>;
 
-/** A second's histogram: packed counts (a second's answers fill few buckets), µs, 3 significant digits. */
+/** A second's histogram: µs, 3 significant digits as the test's; 32-bit counts (a second's never near 2^32). */
 const secondHistogram = (): Histogram =>
-  hdr.build({ bitBucketSize: 'packed', autoResize: true, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+  hdr.build({ bitBucketSize: 32, autoResize: true, numberOfSignificantValueDigits: 3, useWebAssembly: false });
 
 export class PerSecondCounts {
   /** The seconds counted in since the last drain. */
@@ -110,7 +111,7 @@ function figuresOf(second: number, s: MergedSecond): SecondFigures {
     failed: s.failed,
     latencySumUs: s.latencySumUs,
     latencyMaxUs: s.latencyMaxUs,
-    ...(s.histogram ? { histogram: hdr.encodeIntoCompressedBase64(s.histogram) } : {}),
+    ...(s.histogram ? { histogram: encodeHistogram(s.histogram) } : {}),
     ...(Object.keys(s.statusCodes).length ? { statusCodes: s.statusCodes } : {}),
     ...(s.phased ? { phased: s.phased, phaseSumUs: s.phaseSumUs } : {}),
   };
@@ -176,7 +177,7 @@ export function mergeSeconds(
       m.phased += f.phased ?? 0;
       for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i]! += us;
       if (f.histogram && withHistograms(f.second)) {
-        const h = hdr.decodeFromCompressedBase64(f.histogram, 'packed', false);
+        const h = hdr.decodeFromCompressedBase64(f.histogram, 32, false);
         m.histogram ??= secondHistogram(); // a decoded one does not grow: add into one that does
         m.histogram.add(h);
         h.destroy();

@@ -7,7 +7,7 @@
 // the total (measured from the scheduled send) but in no phase, so the phases add up to at most it.
 import hdr from 'hdr-histogram-js';
 import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
-import { newHistogram } from './histogram.ts';
+import { encodeHistogram, newHistogram } from './histogram.ts';
 
 export { PHASE_STATS, PHASES, type Phase, type PhaseStat };
 
@@ -25,10 +25,7 @@ export class PhaseHistograms {
   }
 
   snapshot(): Record<Phase, string> {
-    return Object.fromEntries(PHASES.map((p, i) => [p, hdr.encodeIntoCompressedBase64(this.histograms[i]!)])) as Record<
-      Phase,
-      string
-    >;
+    return Object.fromEntries(PHASES.map((p, i) => [p, encodeHistogram(this.histograms[i]!)])) as Record<Phase, string>;
   }
 }
 

@@ -5,7 +5,7 @@
 // kept per step (HDR histograms, merged exactly across shards like the totals).
 import hdr from 'hdr-histogram-js';
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
-import { newHistogram } from './histogram.ts';
+import { encodeHistogram, newHistogram } from './histogram.ts';
 import type { Job } from './connection.ts';
 import type { RequestSpec } from './request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
@@ -163,7 +163,7 @@ export class StepStats {
   /** Every step's totals; a histogram is encoded again only when it has changed (a replay may count 51 names). */
   snapshot(): StepSnapshot[] {
     return this.steps.map((s) => {
-      s.encoded ??= hdr.encodeIntoCompressedBase64(s.h);
+      s.encoded ??= encodeHistogram(s.h);
       const { h: _h, encoded, statusCodes, ...rest } = s;
       return { ...rest, statusCodes: { ...statusCodes }, histogram: encoded };
     });

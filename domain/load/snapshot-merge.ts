@@ -2,7 +2,7 @@
 // threads.ts). Counts add, histograms merge bucket by bucket, times take the earliest first request
 // and the latest snapshot: the shard reports as if one generator had run all its users.
 import hdr from 'hdr-histogram-js';
-import { newHistogram } from './histogram.ts';
+import { encodeHistogram, newHistogram } from './histogram.ts';
 import { mergeSending } from './per-second.ts';
 import { PHASES, type Phase } from './phases.ts';
 import type { StepSnapshot } from './scenario.ts';
@@ -16,7 +16,7 @@ const add = (into: Record<string, number>, from: Record<string, number>) => {
 const mergedHistogram = (encoded: string[]) => {
   const h = newHistogram();
   for (const e of encoded) h.add(hdr.decodeFromCompressedBase64(e, 64, false));
-  return hdr.encodeIntoCompressedBase64(h);
+  return encodeHistogram(h);
 };
 
 export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {

@@ -1,10 +1,9 @@
 // What a shard's generator (generator.ts) counts of its requests: sent and in flight, answered by
 // status, failed by kind, latencies (HDR histogram, µs) and their phases, requests per second, answers
 // by protocol, bytes on the sockets, each second's figures; and the snapshot made of them.
-import hdr from 'hdr-histogram-js';
 import { AppError } from '../../lib/errors.ts';
 import type { LoadConnection } from './connection.ts';
-import { newHistogram } from './histogram.ts';
+import { encodeHistogram, newHistogram } from './histogram.ts';
 import type { Http2Counts } from './http2.ts';
 import { PerSecondCounts } from './per-second.ts';
 import { PhaseHistograms } from './phases.ts';
@@ -79,7 +78,7 @@ export class ShardTally {
     return {
       ...this.stats,
       ...this.bytes.totals(),
-      histogram: hdr.encodeIntoCompressedBase64(this.histogram),
+      histogram: encodeHistogram(this.histogram),
       statusCodes: { ...this.statusCodes },
       errors: { ...this.errors },
       takenAt: Date.now(),

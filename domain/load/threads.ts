@@ -6,12 +6,11 @@
 // (snapshot-merge.ts), exactly as one generator would. Threads are started on first
 // use and kept; every shard of the process shares them.
 import { Worker } from 'node:worker_threads';
-import hdr from 'hdr-histogram-js';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
 import type { ThreadRequest } from './shard-thread.ts';
-import { newHistogram } from './histogram.ts';
+import { encodeHistogram, newHistogram } from './histogram.ts';
 import type { SecondFigures } from './per-second.ts';
 import { mergeSnapshots } from './snapshot-merge.ts';
 
@@ -210,7 +209,7 @@ function emptySnapshot(): ShardSnapshot {
     bytesSent: 0,
     bytesReceived: 0,
     latencySumUs: 0,
-    histogram: hdr.encodeIntoCompressedBase64(newHistogram()),
+    histogram: encodeHistogram(newHistogram()),
     statusCodes: {},
     errors: {},
     inFlight: 0,
