@@ -66,7 +66,7 @@ export async function writeShardSnapshot(
 /**
  * A shard attempt's writer (writeShardSnapshot): each snapshot's seconds become a numbered report,
  * kept until a write took it, so a write that fails leaves them for the next one, and one stored
- * twice (by a write that failed after it) counts once.
+ * twice (by a write that failed after it) counts once. Its writes must not overlap: its caller awaits each.
  */
 export function shardWriter(db: Kysely<Database>, testId: string, shard: number, attempt: number) {
   const unstored: SecondsReport[] = [];

@@ -1,4 +1,5 @@
 // Load tests: start (its body: load-test-start.ts), status (also as a stream), stop, results, history.
+import { SERIES_COLUMNS } from '../../domain/load/series.ts';
 import { z } from 'zod';
 import { startBody } from './load-test-start.ts';
 import { operation } from './operation.ts';
@@ -96,8 +97,7 @@ export const loadTestOperations = {
     success: {
       status: 200,
       schema: null,
-      description:
-        'application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a second): second, time, requests, answered, failed, error_rate, avg_response_time, max_response_time',
+      description: `application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a second): ${SERIES_COLUMNS.join(', ')}`,
     },
     errors: [400, 404],
   }),

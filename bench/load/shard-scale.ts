@@ -107,6 +107,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   // last snapshot still being stored is skipped, as the real shard skips it.
   const began = Date.now();
   let storing = false;
+  let stored: Promise<unknown> = Promise.resolve();
   for (let k = 1; ; k++) {
     const due = began + k * 1000;
     if (due >= input.endAt || ctx.cancellationSignal.aborted) break;
@@ -128,7 +129,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       const m = run.bytes.get(minute) ?? { bytes: 0, writes: 0 };
       run.bytes.set(minute, { bytes: m.bytes + JSON.stringify(s).length, writes: m.writes + 1 });
     }
-    void writer
+    stored = writer
       .write(s, false)
       .then(
         () => {
@@ -139,6 +140,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       )
       .finally(() => (storing = false));
   }
+  await stored; // the last live write first (a shard's writes never overlap)
   await writer.write(snapshot(), true);
   return stats.total;
 }

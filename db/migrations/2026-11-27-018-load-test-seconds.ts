@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 
 interface LegacySeries {
-  perSecond: Array<number | null>;
+  perSecond: Array<number | null> | null;
   seconds?: {
     answered: Array<number | null>;
     failed: Array<number | null>;
@@ -29,8 +29,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('load_test_seconds_pk', ['test_id', 'shard', 'attempt', 'seq'])
     .execute();
 
+  // In key order, a batch at a time (each row read once).
+  let after: { test_id: string; shard: number; attempt: number } | null = null;
   for (;;) {
-    const rows = await db
+    let q = db
       .selectFrom('load_test_shards')
       .select([
         'test_id',
@@ -41,11 +43,18 @@ export async function up(db: Kysely<any>): Promise<void> {
         ),
       ])
       .where(sql<boolean>`snapshot ? 'perSecond'`)
-      .limit(BATCH)
-      .execute();
+      .orderBy('test_id')
+      .orderBy('shard')
+      .orderBy('attempt')
+      .limit(BATCH);
+    if (after)
+      q = q.where(sql<boolean>`(test_id, shard, attempt) > (${after.test_id}, ${after.shard}, ${after.attempt})`);
+    const rows = await q.execute();
     if (!rows.length) break;
+    after = rows[rows.length - 1]!;
     for (const r of rows) {
-      const { perSecond, seconds: a } = r.series as LegacySeries;
+      const { perSecond: sent, seconds: a } = r.series as LegacySeries;
+      const perSecond = sent ?? [];
       const at = (list: Array<number | null> | undefined, i: number) => list?.[i] ?? 0;
       const length = Math.max(perSecond.length, a?.answered.length ?? 0);
       const figures = Array.from({ length }, (_, second) => ({
@@ -87,6 +96,47 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
+/** Puts each attempt's series back into its snapshot (the shape before), then drops the table. */
 export async function down(db: Kysely<any>): Promise<void> {
+  const reports = await db.selectFrom('load_test_seconds').select(['test_id', 'shard', 'attempt', 'seconds']).execute();
+  const series = new Map<
+    string,
+    { key: (typeof reports)[number]; s: Required<LegacySeries['seconds']> & { perSecond: number[] } }
+  >();
+  for (const r of reports) {
+    const id = JSON.stringify([r.test_id, r.shard, r.attempt]);
+    const m = series.get(id) ?? {
+      key: r,
+      s: { perSecond: [], answered: [], failed: [], latencySumUs: [], latencyMaxUs: [] },
+    };
+    series.set(id, m);
+    for (const f of JSON.parse(r.seconds) as Array<Record<string, number>>) {
+      const add = (list: Array<number | null>, v: number) => {
+        for (let i = list.length; i <= f.second!; i++) list.push(0);
+        list[f.second!] = (list[f.second!] ?? 0) + v;
+      };
+      add(m.s.perSecond, f.sent!);
+      add(m.s.answered, f.answered!);
+      add(m.s.failed, f.failed!);
+      add(m.s.latencySumUs, f.latencySumUs!);
+      add(m.s.latencyMaxUs, 0);
+      m.s.latencyMaxUs[f.second!] = Math.max(m.s.latencyMaxUs[f.second!] ?? 0, f.latencyMaxUs!);
+    }
+  }
+  for (const { key, s } of series.values()) {
+    const { perSecond, ...seconds } = s;
+    await db
+      .updateTable('load_test_shards')
+      .set({
+        snapshot: sql`(snapshot - 'sending') || jsonb_build_object('perSecond', ${JSON.stringify(perSecond)}::jsonb, 'seconds', ${JSON.stringify(seconds)}::jsonb)`,
+      })
+      .where('test_id', '=', key.test_id)
+      .where('shard', '=', key.shard)
+      .where('attempt', '=', key.attempt)
+      .execute();
+  }
+  await sql`update load_test_shards set snapshot = (snapshot - 'sending') || '{"perSecond": []}'::jsonb where not snapshot ? 'perSecond'`.execute(
+    db,
+  );
   await db.schema.dropTable('load_test_seconds').execute();
 }

@@ -2,7 +2,7 @@
 // how many were sent, and of their answers how many came, how many failed, their latencies (sum,
 // maximum and an HDR histogram), their status codes and the sums of their phases. A shard keeps only
 // the seconds that changed since it last reported (`drain`), and stores those figures once, as rows
-// that are never rewritten (db/load-tests.ts); every report of a second adds to the earlier ones, so
+// that are never rewritten (db/load-test-shards.ts); every report of a second adds to the earlier ones, so
 // a second split across reports, threads, shards and attempts merges exactly (`mergeSeconds`):
 // counts and sums add, maxima take the larger, histograms add bucket by bucket.
 import { encodeHistogram } from './histogram.ts';
@@ -141,6 +141,8 @@ export interface MergedSecond {
   statusCodes: Record<string, number>;
   phased: number;
   phaseSumUs: number[];
+  /** Of the answers, those reported with their latencies' histogram and statuses (all but a series stored before they were). */
+  detailed: number;
 }
 
 const emptySecond = (): MergedSecond => ({
@@ -153,6 +155,7 @@ const emptySecond = (): MergedSecond => ({
   statusCodes: {},
   phased: 0,
   phaseSumUs: PHASES.map(() => 0),
+  detailed: 0,
 });
 
 /**
@@ -175,6 +178,7 @@ export function mergeSeconds(
       m.latencyMaxUs = Math.max(m.latencyMaxUs, f.latencyMaxUs);
       for (const [code, n] of Object.entries(f.statusCodes ?? {})) m.statusCodes[code] = (m.statusCodes[code] ?? 0) + n;
       m.phased += f.phased ?? 0;
+      if (f.histogram) m.detailed += f.answered;
       for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i]! += us;
       if (f.histogram && withHistograms(f.second)) {
         const h = hdr.decodeFromCompressedBase64(f.histogram, 32, false);

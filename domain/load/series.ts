@@ -25,7 +25,8 @@ export const SERIES_COLUMNS = [
   ...PHASES.map((p) => `${p}_avg` as const),
 ] as const;
 
-export type SeriesRow = Record<(typeof SERIES_COLUMNS)[number], number | string>;
+/** A row; a second of a test stored before its seconds had histograms and statuses has null (an empty CSV cell) for what they give. */
+export type SeriesRow = Record<(typeof SERIES_COLUMNS)[number], number | string | null>;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);
@@ -49,6 +50,8 @@ export function seriesRows(
     const statuses = Object.entries(s?.statusCodes ?? {});
     const inClass = (c: string) => statuses.reduce((n, [code, count]) => n + (code.startsWith(c) ? count : 0), 0);
     const withStatus = statuses.reduce((n, [, count]) => n + count, 0);
+    const known = !s || s.detailed === answered;
+    const detail = <T>(v: T): T | null => (known ? v : null);
     rows.push({
       second,
       time: new Date(startAt + second * 1000).toISOString(),
@@ -62,18 +65,18 @@ export function seriesRows(
         Object.entries(PERCENTILES).map(([p, q]) => [
           `${p}_response_time`,
           // HDR gives a bucket's highest value: never above the slowest answer measured.
-          h?.totalCount ? ms(Math.min(h.getValueAtPercentile(q), s!.latencyMaxUs)) : 0,
+          detail(h?.totalCount ? ms(Math.min(h.getValueAtPercentile(q), s!.latencyMaxUs)) : 0),
         ]),
-      ) as Record<`${keyof typeof PERCENTILES}_response_time`, number>),
+      ) as Record<`${keyof typeof PERCENTILES}_response_time`, number | null>),
       max_response_time: ms(s?.latencyMaxUs ?? 0),
-      ...(Object.fromEntries(STATUS_CLASSES.map((c) => [`status_${c}xx`, inClass(c)])) as Record<
+      ...(Object.fromEntries(STATUS_CLASSES.map((c) => [`status_${c}xx`, detail(inClass(c))])) as Record<
         `status_${(typeof STATUS_CLASSES)[number]}xx`,
-        number
+        number | null
       >),
-      errors: answered - withStatus,
+      errors: detail(answered - withStatus),
       ...(Object.fromEntries(
-        PHASES.map((p, i) => [`${p}_avg`, s?.phased ? ms(s.phaseSumUs[i]! / s.phased) : 0]),
-      ) as Record<`${(typeof PHASES)[number]}_avg`, number>),
+        PHASES.map((p, i) => [`${p}_avg`, detail(s?.phased ? ms(s.phaseSumUs[i]! / s.phased) : 0)]),
+      ) as Record<`${(typeof PHASES)[number]}_avg`, number | null>),
     });
   }
   return rows;

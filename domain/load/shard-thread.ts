@@ -11,7 +11,7 @@ import { LOAD_THREAD_NICE, type ShardPlan } from './shard.ts';
 // Below the main thread (shard.ts: LOAD_THREAD_NICE); Linux sets it per thread, by its id from /proc.
 try {
   const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), LOAD_THREAD_NICE));
+  if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + LOAD_THREAD_NICE));
 } catch {
   // Not Linux, or not allowed: the process's priority.
 }

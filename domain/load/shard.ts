@@ -65,7 +65,7 @@ export interface ShardSnapshot {
   sending?: Sending | null;
   /**
    * Each second's figures added since the previous snapshot (per-second.ts): handed out once, stored
-   * once beside the snapshot (db/load-tests.ts: writeShardSnapshot), never in it, so a stored snapshot
+   * once beside the snapshot (db/load-test-shards.ts: writeShardSnapshot), never in it, so a stored snapshot
    * keeps the same size however long the test runs.
    */
   newSeconds?: SecondFigures[];
@@ -89,8 +89,9 @@ export const TIMEOUT_SWEEP_MS = 250;
 /** After its window and the request timeout, a shard ends this much later whatever is still open. */
 export const END_GRACE_MS = 2000;
 /**
- * A load thread's scheduling priority (nice), below its process's main thread: when the cores are
- * busy, the API (in the embedded mode), the shards' heartbeats and reports, and the database go first,
- * and the generators take what is left. Set by each thread on Linux; elsewhere the process's.
+ * How far below its process's main thread a load thread runs (nice, added to the priority it starts
+ * with): when the cores are busy, the API (in the embedded mode), the shards' heartbeats and reports,
+ * and the database go first, and the generators take what is left. Set by each thread on Linux;
+ * elsewhere the process's.
  */
 export const LOAD_THREAD_NICE = 10;

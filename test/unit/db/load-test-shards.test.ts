@@ -1,7 +1,7 @@
 // A shard's reports in the database (PGlite, migrated, its own for this file): each snapshot's seconds
 // stored once beside a snapshot that does not grow, a failed write's seconds kept for the next one, the
 // stop and a later attempt told in the same round trip, and the snapshots stored before the seconds
-// had their own table moved there by the migration, nothing lost.
+// had their own table moved there by the migration, nothing lost (and back when it is undone).
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,5 +139,15 @@ describe('shard reports', () => {
     const [row] = await readShardSnapshots(database.db, testId);
     expect(row!.snapshot).toMatchObject({ total: 2, sending: { first: 0, last: 3, pace: 9 } });
     expect(row!.snapshot).not.toHaveProperty('perSecond');
+    // Undone, the series is back in the snapshot.
+    expect((await migrator.migrateDown()).error).toBeUndefined();
+    const back = await database.db
+      .selectFrom('load_test_shards')
+      .select(sql<{ perSecond: number[]; seconds: { failed: number[] } }>`snapshot`.as('s'))
+      .where('test_id', '=', testId)
+      .executeTakeFirstOrThrow();
+    expect(back.s.perSecond).toEqual([4, 0, 9, 2]);
+    expect(back.s.seconds.failed).toEqual([1, 0, 0, 0]);
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
   });
 });

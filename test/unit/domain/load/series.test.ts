@@ -74,4 +74,17 @@ describe('the per-second series', () => {
     expect(seconds[0]!.histogram).toBeNull();
     expect(seconds[1]!.histogram?.totalCount).toBe(1);
   });
+
+  it('leaves what a second stored before its details does not know empty, not zero', () => {
+    const legacy = [{ second: 0, sent: 3, answered: 3, failed: 1, latencySumUs: 9000, latencyMaxUs: 5000 }];
+    const [row] = seriesRows(
+      mergeSeconds([legacy], () => true),
+      0,
+      0,
+      1,
+      () => 3,
+    );
+    expect(row).toMatchObject({ requests: 3, answered: 3, failed: 1, avg_response_time: 3, max_response_time: 5 });
+    expect([row!.p50_response_time, row!.status_2xx, row!.errors, row!.ttfb_avg]).toEqual([null, null, null, null]);
+  });
 });

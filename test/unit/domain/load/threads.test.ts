@@ -2,7 +2,6 @@
 // totals merged into one snapshot (mergeSnapshots), as one generator would report them. Against a
 // loopback target started here, on two real worker threads.
 import fs from 'node:fs';
-import os from 'node:os';
 import hdr from 'hdr-histogram-js';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,14 +84,16 @@ describe('a shard on two threads', () => {
   it.runIf(process.platform === 'linux')(
     'runs its threads below the main thread, so that the API and the reports go first on busy cores',
     async () => {
+      // Each thread of this process, by its nice value (the 19th field of /proc's stat).
+      const nice = (tid: number | string) =>
+        Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      const main = nice(process.pid);
       const shard = ThreadedShard.start(plan(`${site.url}/delay/5`, 2, 300), 2);
       await shard.run();
-      // Each thread of this process, by its nice value (the 19th field of /proc's stat).
-      const nice = (tid: string) =>
-        Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
       const tasks = fs.readdirSync('/proc/self/task');
-      expect(nice(String(process.pid))).toBe(os.getPriority());
-      expect(tasks.filter((tid) => nice(tid) === LOAD_THREAD_NICE).length).toBeGreaterThanOrEqual(2);
+      expect(nice(process.pid)).toBe(main);
+      const below = Math.min(19, main + LOAD_THREAD_NICE);
+      expect(tasks.filter((tid) => nice(tid) === below).length).toBeGreaterThanOrEqual(2);
     },
   );
 });
