@@ -5,7 +5,7 @@ import { liveMetrics, thresholdFigures } from '../../domain/load/metrics.ts';
 import { evaluateThresholds, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import type { ShardSnapshotRow } from '../../db/load-test-shards.ts';
 import type { LoadTestRow } from '../../db/load-tests.ts';
-import type { LoadTestConfig, LoadTestState, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
+import type { LoadTestState } from '../../lib/jobs/load-test.ts';
 
 export const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
@@ -16,9 +16,14 @@ export function statusAnswer(
   rows: Array<ShardSnapshotRow<ShardSnapshot>>,
   now: number,
 ) {
-  // The merged histograms so far (for the live p95 and the thresholds); the stored results once ended.
-  // No figures before the first answer: an attempt's row exists from its start, with nothing in it yet.
-  const figures = state.results || !rows.some((r) => r.snapshot.total > 0) ? null : thresholdFigures(rows, now);
+  // The merged histograms so far (for the live p95 and the thresholds' metrics only: a poll merges no
+  // phase unless a threshold names one); the stored results once ended. No figures before the first
+  // answer: an attempt's row exists from its start, with nothing in it yet.
+  const parsed = row.config.thresholds.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
+  const figures =
+    state.results || !rows.some((r) => r.snapshot.total > 0)
+      ? null
+      : thresholdFigures(rows, now, ['p95', ...parsed.map((t) => t.metric)]);
   const metrics = state.results
     ? pick(state.results, [
         'total_requests',
@@ -33,8 +38,8 @@ export function statusAnswer(
   // Live pass/fail on the merged totals so far; the verdict once ended.
   const thresholds = state.results
     ? state.results.thresholds
-    : figures
-      ? liveThresholds(row.config.thresholds, figures)
+    : figures && parsed.length
+      ? evaluateThresholds(parsed, figures)
       : undefined;
   const span = state.startAt !== null && state.endAt !== null ? state.endAt - state.startAt : 0;
   const until = state.completedAt ?? now;
@@ -114,15 +119,6 @@ export function listAnswer(rows: LoadTestRow[]) {
 }
 
 /** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
-function liveThresholds(
-  config: LoadTestConfig['thresholds'],
-  figures: ReturnType<typeof thresholdFigures>,
-): ThresholdOutcome[] | undefined {
-  if (config.length === 0) return undefined;
-  const parsed = config.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
-  return evaluateThresholds(parsed, figures);
-}
-
 export function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, (from as Record<string, unknown>)[k]]));
 }

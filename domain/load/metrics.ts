@@ -75,8 +75,11 @@ export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = 
   return liveOf(t, t.firstSentAt === null ? 0 : now - t.firstSentAt);
 }
 
-/** Every attempt's histograms, status codes and errors merged exactly, with the lost attempts counted. */
-function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
+/**
+ * Every attempt's histograms, status codes and errors merged exactly, with the lost attempts counted;
+ * the phases' histograms only when asked for (six decodes a snapshot instead of one).
+ */
+function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, withPhases = true) {
   const histogram = newHistogram();
   const statusCodes: Record<string, number> = {};
   const errors: Record<string, number> = {};
@@ -104,12 +107,20 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>) {
     shardFailures,
     lost,
     restarts,
-    phases: mergePhases(rows.map((r) => r.snapshot)),
+    phases: withPhases ? mergePhases(rows.map((r) => r.snapshot)) : null,
   };
 }
 
-/** The figures thresholds read (thresholds.ts), from the same merge and rounding as the results. */
-function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): Record<ThresholdMetric, number> {
+/**
+ * The figures thresholds read (thresholds.ts), from the same merge and rounding as the results; with
+ * `wanted`, the percentiles and phases' figures only of those metrics (the others are cheap and all there).
+ */
+function figuresOf(
+  t: Totals,
+  m: ReturnType<typeof merge>,
+  durationMs: number,
+  wanted?: ReadonlySet<ThresholdMetric>,
+): Record<ThresholdMetric, number> {
   const live = liveOf(t, durationMs);
   const h = m.histogram;
   const fiveXx = Object.entries(m.statusCodes).reduce((n, [code, count]) => n + (code.startsWith('5') ? count : 0), 0);
@@ -123,24 +134,37 @@ function figuresOf(t: Totals, m: ReturnType<typeof merge>, durationMs: number): 
     shard_restarts: m.restarts.length,
     seconds_without_traffic: Math.max(0, ...m.restarts.map((r) => r.seconds_without_traffic)),
   } as Record<ThresholdMetric, number>;
+  const asked = (metric: ThresholdMetric) => !wanted || wanted.has(metric);
   for (const [metric, q] of Object.entries(PERCENTILES))
-    figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
+    if (asked(metric as ThresholdMetric))
+      figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
   for (const phase of PHASES) {
     for (const stat of Object.keys(PHASE_STATS) as Array<keyof typeof PHASE_STATS>)
-      figures[`${phase}.${stat}`] = m.phases ? phaseStat(m.phases[phase], stat) : 0;
+      if (asked(`${phase}.${stat}`)) figures[`${phase}.${stat}`] = m.phases ? phaseStat(m.phases[phase], stat) : 0;
   }
   return figures;
 }
 
 const finalDuration = (t: Totals) => (t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt);
 
-/** The threshold figures of a running test (throughput up to `now`), or of an ended one (`now` omitted). */
+/**
+ * The threshold figures of a running test (throughput up to `now`), or of an ended one (`now`
+ * omitted); with `wanted`, only those metrics' percentiles and phases (a status poll asks for its p95
+ * and its thresholds' metrics: the phases' histograms are decoded only when one names a phase).
+ */
 export function thresholdFigures(
   rows: Array<ShardSnapshotRow<ShardSnapshot>>,
   now?: number,
+  wanted?: readonly ThresholdMetric[],
 ): Record<ThresholdMetric, number> {
-  return mergedFigures(rows, now).figures;
+  const t = totals(rows);
+  const asked = wanted && new Set(wanted);
+  const m = merge(rows, !asked || [...asked].some((metric) => metric.includes('.')));
+  return figuresOf(t, m, durationOf(t, now), asked);
 }
+
+const durationOf = (t: Totals, now?: number) =>
+  now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt;
 
 /**
  * The threshold figures (as thresholdFigures) with the totals and counts of the same merge: what a
@@ -149,7 +173,7 @@ export function thresholdFigures(
 export function mergedFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number) {
   const t = totals(rows);
   const m = merge(rows);
-  const durationMs = now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt;
+  const durationMs = durationOf(t, now);
   return {
     total: t.total,
     failed: t.failed,

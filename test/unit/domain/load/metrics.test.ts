@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
 import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
-import { finalResults, intervalTracker } from '../../../../domain/load/metrics.ts';
+import { finalResults, intervalTracker, thresholdFigures } from '../../../../domain/load/metrics.ts';
+import { newPhaseTimes, PhaseHistograms } from '../../../../domain/load/phases.ts';
 import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
 
 const snapshot = (latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number) =>
@@ -62,5 +63,22 @@ describe('finalResults per second', () => {
     expect(r.error_rate_per_second).toEqual([50, 50, 0]);
     expect(r.avg_response_time_per_second).toEqual([20, 150, 5]);
     expect(r.max_response_time_per_second).toEqual([40, 250, 5]);
+  });
+});
+
+describe('thresholdFigures for a status poll', () => {
+  it('merges the phases and reads percentiles only for the metrics asked for, with the same values', () => {
+    const phases = new PhaseHistograms();
+    for (let i = 1; i <= 100; i++) phases.record({ ...newPhaseTimes(), connect: 100, ttfb: i * 1000 });
+    const rows = [row({ ...snapshot([5, 10, 20, 40], 0, 1000, 4000), phases: phases.snapshot() })];
+    const all = thresholdFigures(rows, 5000);
+    const poll = thresholdFigures(rows, 5000, ['p95']);
+    expect(poll.p95).toBe(all.p95);
+    expect(poll).not.toHaveProperty('p99');
+    expect(poll).not.toHaveProperty('ttfb.p95');
+    expect(poll.error_rate).toBe(all.error_rate); // the cheap figures are all there
+    const phased = thresholdFigures(rows, 5000, ['p95', 'ttfb.p95']);
+    expect(phased['ttfb.p95']).toBe(all['ttfb.p95']);
+    expect(all['ttfb.p95']).toBeGreaterThan(90);
   });
 });
