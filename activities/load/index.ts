@@ -16,7 +16,7 @@ import { ThreadedShard } from '../../domain/load/threads.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
-import { abortingFailure, evaluateThresholds } from '../../domain/load/thresholds.ts';
+import { abortingFailure, evaluateThresholds, type ThresholdMetric } from '../../domain/load/thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -156,7 +156,15 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         if (!rows.some((r) => r.snapshot.total > 0)) continue; // nothing answered yet: nothing to judge
         const failed = abortingFailure(
           input.thresholds,
-          evaluateThresholds(input.thresholds, thresholdFigures(rows, now)),
+          evaluateThresholds(
+            input.thresholds,
+            // Only the thresholds' own metrics: the phases are merged only when one names a phase.
+            thresholdFigures(
+              rows,
+              now,
+              input.thresholds.map((t) => t.metric as ThresholdMetric),
+            ),
+          ),
           (now - input.startAt) / 1000,
         );
         if (failed) return { abortedBy: failed };

@@ -2,19 +2,9 @@
 // thread's own event loop, and answers snapshots when asked. Messages:
 //   in:  {op: 'start', id, plan} | {op: 'snapshot', id, seq} | {op: 'stop', id}
 //   out: {op: 'snapshot', id, seq, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
-import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
-import { LOAD_THREAD_NICE, type ShardPlan } from './shard.ts';
-
-// Below the main thread (shard.ts: LOAD_THREAD_NICE); Linux sets it per thread, by its id from /proc.
-try {
-  const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + LOAD_THREAD_NICE));
-} catch {
-  // Not Linux, or not allowed: the process's priority.
-}
+import type { ShardPlan } from './shard.ts';
 
 export type ThreadRequest =
   | { op: 'start'; id: number; plan: ShardPlan }

@@ -88,10 +88,3 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const TIMEOUT_SWEEP_MS = 250;
 /** After its window and the request timeout, a shard ends this much later whatever is still open. */
 export const END_GRACE_MS = 2000;
-/**
- * How far below its process's main thread a load thread runs (nice, added to the priority it starts
- * with): when the cores are busy, the API (in the embedded mode), the shards' heartbeats and reports,
- * and the database go first, and the generators take what is left. Set by each thread on Linux;
- * elsewhere the process's.
- */
-export const LOAD_THREAD_NICE = 10;

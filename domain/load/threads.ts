@@ -5,7 +5,6 @@
 // cuts its users across the idle ones (partsOf, splitUsers) and reports the parts merged
 // (snapshot-merge.ts), exactly as one generator would. Threads are started on first
 // use and kept; every shard of the process shares them.
-import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
@@ -78,9 +77,6 @@ let nextSeq = 1;
 
 /** The threads, started on first use (and again for any that died): `size` of them. */
 function threads(size: number): LoadThread[] {
-  // libuv's thread pool (files, DNS, crypto) is started by its first user and its threads inherit that
-  // thread's priority: started here, by the main thread, it never runs at a load thread's (shard-thread.ts).
-  if (!pool.length) fs.stat(process.execPath, () => {});
   pool = pool.filter((t) => t.alive).slice(0, size);
   while (pool.length < size) pool.push(new LoadThread());
   return pool;

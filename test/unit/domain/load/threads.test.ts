@@ -1,12 +1,11 @@
 // A shard on the load threads: its users cut into one part per thread (splitUsers) and the parts'
 // totals merged into one snapshot (mergeSnapshots), as one generator would report them. Against a
 // loopback target started here, on two real worker threads.
-import fs from 'node:fs';
 import hdr from 'hdr-histogram-js';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeSeconds, type SecondFigures } from '../../../../domain/load/per-second.ts';
-import { LOAD_THREAD_NICE, type ShardPlan } from '../../../../domain/load/shard.ts';
+import type { ShardPlan } from '../../../../domain/load/shard.ts';
 import { partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';
 import { ForbiddenAddressError } from '../../../../lib/net/target-guard.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
@@ -80,20 +79,4 @@ describe('a shard on two threads', () => {
     expect(results[0]!.total + results[1]!.total).toBe(site.count('/delay/5'));
     expect(new Set(site.ports('/delay/5')).size).toBe(6);
   });
-
-  it.runIf(process.platform === 'linux')(
-    'runs its threads below the main thread, so that the API and the reports go first on busy cores',
-    async () => {
-      // Each thread of this process, by its nice value (the 19th field of /proc's stat).
-      const nice = (tid: number | string) =>
-        Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
-      const main = nice(process.pid);
-      const shard = ThreadedShard.start(plan(`${site.url}/delay/5`, 2, 300), 2);
-      await shard.run();
-      const tasks = fs.readdirSync('/proc/self/task');
-      expect(nice(process.pid)).toBe(main);
-      const below = Math.min(19, main + LOAD_THREAD_NICE);
-      expect(tasks.filter((tid) => nice(tid) === below).length).toBeGreaterThanOrEqual(2);
-    },
-  );
 });
