@@ -118,7 +118,6 @@ export function listAnswer(rows: LoadTestRow[]) {
   };
 }
 
-/** The thresholds of a running test (as its public config keeps them) on its shards' totals so far. */
 export function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, (from as Record<string, unknown>)[k]]));
 }
