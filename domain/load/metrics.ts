@@ -147,6 +147,17 @@ function figuresOf(
 
 const finalDuration = (t: Totals) => (t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt);
 
+const durationOf = (t: Totals, now?: number) =>
+  now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt;
+
+/** One merge and its figures: every metric, or with `wanted` only those metrics' percentiles and phases. */
+function mergeFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number, wanted?: readonly ThresholdMetric[]) {
+  const t = totals(rows);
+  const asked = wanted && new Set(wanted);
+  const m = merge(rows, !asked || [...asked].some((metric) => metric.includes('.')));
+  return { t, m, figures: figuresOf(t, m, durationOf(t, now), asked) };
+}
+
 /**
  * The threshold figures of a running test (throughput up to `now`), or of an ended one (`now`
  * omitted); with `wanted`, only those metrics' percentiles and phases (a status poll asks for its p95
@@ -157,23 +168,15 @@ export function thresholdFigures(
   now?: number,
   wanted?: readonly ThresholdMetric[],
 ): Record<ThresholdMetric, number> {
-  const t = totals(rows);
-  const asked = wanted && new Set(wanted);
-  const m = merge(rows, !asked || [...asked].some((metric) => metric.includes('.')));
-  return figuresOf(t, m, durationOf(t, now), asked);
+  return mergeFigures(rows, now, wanted).figures;
 }
-
-const durationOf = (t: Totals, now?: number) =>
-  now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt;
 
 /**
  * The threshold figures (as thresholdFigures) with the totals and counts of the same merge: what a
  * metrics output sends (domain/load/outputs.ts).
  */
 export function mergedFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number) {
-  const t = totals(rows);
-  const m = merge(rows);
-  const durationMs = durationOf(t, now);
+  const { t, m, figures } = mergeFigures(rows, now);
   return {
     total: t.total,
     failed: t.failed,
@@ -181,7 +184,7 @@ export function mergedFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?
     bytesReceived: t.bytesReceived,
     statusCodes: m.statusCodes,
     errors: m.errors,
-    figures: figuresOf(t, m, durationMs),
+    figures,
   };
 }
 
@@ -194,10 +197,8 @@ export function finalResults(
   seconds: readonly MergedSecond[],
   thresholds: readonly LoadThreshold[] = [],
 ): FinalResults {
-  const t = totals(rows);
+  const { t, m, figures: f } = mergeFigures(rows);
   const durationMs = finalDuration(t);
-  const m = merge(rows);
-  const f = figuresOf(t, m, durationMs);
   const outcomes = thresholds.length ? evaluateThresholds(thresholds, f) : null;
   return {
     ...liveOf(t, durationMs),
