@@ -13,6 +13,7 @@ import { readShardSeconds, readShardSnapshots, shardWriter } from '../../db/load
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
+import { reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
@@ -104,7 +105,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       let saving = (async () => save(await generator.snapshot(), false))()
         .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
         .finally(() => (ticking = false));
-      const timer = setInterval(() => {
+      const tick = () => {
         // Alive whatever the database does: a slow or missing database delays the snapshots, never
         // makes Temporal retry a shard that is still sending (its heartbeat timeout is seconds).
         if (Date.now() - beatAt >= heartbeatEveryMs - SNAPSHOT_EVERY_MS / 2) {
@@ -117,16 +118,27 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
           .then(async () => save(await generator.snapshot(), false))
           .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
           .finally(() => (ticking = false));
-      }, SNAPSHOT_EVERY_MS);
+      };
+      // The test's shards report a fraction of a second apart, not all at once: a reader of the
+      // database (a status poll) then waits behind one shard's write, not behind every shard's.
+      let timer: ReturnType<typeof setInterval> | undefined;
+      const phase = setTimeout(
+        () => (timer = setInterval(tick, SNAPSHOT_EVERY_MS)),
+        reportPhaseMs(input.shard, input.shards, SNAPSHOT_EVERY_MS),
+      );
+      const stopTicking = () => {
+        clearTimeout(phase);
+        clearInterval(timer);
+      };
       try {
         const result = await generator.run();
-        clearInterval(timer);
+        stopTicking();
         await saving;
         // A superseded attempt's end says so: the results count the restart (it sent all it counted).
         await store({ ...result, ...(superseded ? { superseded } : {}) }, true);
         return { total: result.total, stopped };
       } finally {
-        clearInterval(timer);
+        stopTicking();
         generator.stop(); // after a failure too: no part keeps sending
         ctx.cancellationSignal.removeEventListener('abort', cancelled);
       }

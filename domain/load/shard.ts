@@ -88,3 +88,12 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const TIMEOUT_SWEEP_MS = 250;
 /** After its window and the request timeout, a shard ends this much later whatever is still open. */
 export const END_GRACE_MS = 2000;
+
+/**
+ * When, within each report interval, shard `shard` of `shards` reports: spread evenly, so a test's
+ * writes reach the database one shard at a time rather than all in the same instant.
+ */
+export function reportPhaseMs(shard: number, shards: number | undefined, everyMs: number): number {
+  if (!shards || shards <= 1) return 0;
+  return Math.floor(((shard % shards) / shards) * everyMs);
+}

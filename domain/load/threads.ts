@@ -4,7 +4,8 @@
 // runLoadShard activity, which runs whole on the least busy thread when every thread is busy, else
 // cuts its users across the idle ones (partsOf, splitUsers) and reports the parts merged
 // (snapshot-merge.ts), exactly as one generator would. Threads are started on first
-// use and kept; every shard of the process shares them.
+// use and kept; every shard of the process shares them (a replay's shards, those of its priority).
+import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
@@ -32,7 +33,7 @@ interface Part {
 }
 
 class LoadThread {
-  readonly worker = new Worker(new URL('./shard-thread.ts', import.meta.url));
+  readonly worker: Worker;
   /** Each running part's keeper of its snapshots: one that comes after its asker gave up is kept too (its seconds are not sent again). */
   readonly receivers = new Map<number, (snapshot: ShardSnapshot) => void>();
   readonly waiting = new Map<string, () => void>();
@@ -40,7 +41,8 @@ class LoadThread {
   parts = 0;
   alive = true;
 
-  constructor() {
+  constructor(nice: number) {
+    this.worker = new Worker(new URL('./shard-thread.ts', import.meta.url), { workerData: { nice } });
     this.worker.unref();
     this.worker.on('exit', () => {
       this.alive = false;
@@ -71,14 +73,28 @@ class LoadThread {
   }
 }
 
-let pool: LoadThread[] = [];
+/**
+ * How far below its process's main thread a load thread runs (nice, added to the priority it starts
+ * with): when the cores are busy, the API (in the embedded mode), the shards' heartbeats and reports,
+ * and the database go first, and the generators take what is left. A replay runs at the main thread's
+ * priority: it promises the recorded gaps between requests, which a thread kept waiting would stretch.
+ */
+export const LOAD_THREAD_NICE = 10;
+export const threadNice = (plan: ShardPlan) => (plan.target.replay ? 0 : LOAD_THREAD_NICE);
+
+/** The threads of each priority. */
+const pools = new Map<number, LoadThread[]>();
 let nextPartId = 1;
 let nextSeq = 1;
 
-/** The threads, started on first use (and again for any that died): `size` of them. */
-function threads(size: number): LoadThread[] {
-  pool = pool.filter((t) => t.alive).slice(0, size);
-  while (pool.length < size) pool.push(new LoadThread());
+/** The threads of priority `nice`, started on first use (and again for any that died): `size` of them. */
+function threads(size: number, nice: number): LoadThread[] {
+  // libuv's thread pool (files, DNS, crypto) is started by its first user and its threads inherit that
+  // thread's priority: started here, by the main thread, it never runs at a load thread's (shard-thread.ts).
+  if (!pools.size) fs.stat(process.execPath, () => {});
+  const pool = (pools.get(nice) ?? []).filter((t) => t.alive).slice(0, size);
+  while (pool.length < size) pool.push(new LoadThread(nice));
+  pools.set(nice, pool);
   return pool;
 }
 
@@ -100,7 +116,7 @@ export class ThreadedShard {
       field: 'targetUrl',
       ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}),
     });
-    const all = threads(threadCount);
+    const all = threads(threadCount, threadNice(plan));
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
     const idle = chosen.filter((t) => t.parts === 0).length;
     const parts = splitUsers(plan, partsOf(plan, idle), usersKeptTogether(plan.target)).map((sub, i): Part => {
