@@ -53,7 +53,12 @@ export async function writeShardSnapshot(
       insert into load_test_shards (test_id, shard, attempt, snapshot, final)
       values (${testId}, ${shard}, ${attempt}, ${JSON.stringify(totals)}, ${final})
       on conflict (test_id, shard, attempt)
-      do update set snapshot = excluded.snapshot, final = excluded.final, updated_at = now()
+      -- A snapshot without the phases (domain/load/shard.ts: PHASES_EVERY) keeps the ones stored.
+      do update set snapshot = case
+          when excluded.snapshot ? 'phases' or not load_test_shards.snapshot ? 'phases' then excluded.snapshot
+          else excluded.snapshot || jsonb_build_object('phases', load_test_shards.snapshot -> 'phases')
+        end,
+        final = excluded.final, updated_at = now()
     )${append}
     select
       exists (select 1 from load_test_shards where test_id = ${testId} and shard = ${shard} and attempt > ${attempt}) as superseded,

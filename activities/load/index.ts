@@ -13,7 +13,7 @@ import { readShardSeconds, readShardSnapshots, shardWriter } from '../../db/load
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
-import { reportPhaseMs } from '../../domain/load/shard.ts';
+import { PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
@@ -102,7 +102,9 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       // seen (a failure, and the gap it left counted from the window's start). Not awaited here: a
       // slow database must not hold back the heartbeats below.
       let ticking = true;
-      let saving = (async () => save(await generator.snapshot(), false))()
+      let reports = 0;
+      const live = () => generator.snapshot(reports++ % PHASES_EVERY === 0); // the phases one report in PHASES_EVERY
+      let saving = (async () => save(await live(), false))()
         .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
         .finally(() => (ticking = false));
       const tick = () => {
@@ -115,7 +117,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         if (ticking) return; // the last second's snapshot is still on its way: no backlog
         ticking = true;
         saving = saving
-          .then(async () => save(await generator.snapshot(), false))
+          .then(async () => save(await live(), false))
           .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
           .finally(() => (ticking = false));
       };

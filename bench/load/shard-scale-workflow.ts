@@ -7,6 +7,7 @@ import { SHARD_RETRY, shardLiveness } from '../../workflows/load-test-plan.ts';
 export interface IdleShardInput {
   testId: string;
   shard: number;
+  shards: number;
   startAt: number;
   endAt: number;
   heartbeatEveryMs: number;
@@ -27,7 +28,7 @@ export async function idleShards(testId: string, shards: number, startAt: number
   });
   const outcomes = await Promise.allSettled(
     Array.from({ length: shards }, (_, shard) =>
-      idleShard({ testId, shard, startAt, endAt, heartbeatEveryMs: shardLiveness(shards).heartbeatEveryMs }),
+      idleShard({ testId, shard, shards, startAt, endAt, heartbeatEveryMs: shardLiveness(shards).heartbeatEveryMs }),
     ),
   );
   return outcomes.filter((o) => o.status === 'rejected').length;

@@ -25,7 +25,7 @@ import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
 import { PerSecondCounts } from '../../domain/load/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
-import type { ShardSnapshot } from '../../domain/load/shard.ts';
+import { PHASES_EVERY, reportPhaseMs, type ShardSnapshot } from '../../domain/load/shard.ts';
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
 import { freePort, tempDir } from '../../test/support/processes.ts';
 import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';
@@ -73,7 +73,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   const phases = new PhaseHistograms();
   const perSecond = new PerSecondCounts();
   const stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0 };
-  const snapshot = (): ShardSnapshot => ({
+  const snapshot = (withPhases: boolean): ShardSnapshot => ({
     sending: perSecond.sent(),
     newSeconds: perSecond.drain(),
     ...stats,
@@ -86,7 +86,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     dropped: 0,
     firstSentAt: input.startAt,
     takenAt: Date.now(),
-    phases: phases.snapshot(),
+    ...(withPhases ? { phases: phases.snapshot() } : {}),
   });
   const answers = (second: number) => {
     for (let i = 0; i < SAMPLES; i++) {
@@ -103,9 +103,10 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       });
     }
   };
-  // Ticks every second from this attempt's start, as the real shard's interval; a tick that finds the
-  // last snapshot still being stored is skipped, as the real shard skips it.
-  const began = Date.now();
+  // Ticks every second from this attempt's start and the shard's moment of the second, as the real
+  // shard's interval (reportPhaseMs); a tick that finds the last snapshot still being stored is
+  // skipped, as the real shard skips it.
+  const began = Date.now() + reportPhaseMs(input.shard, input.shards, 1000);
   let storing = false;
   let stored: Promise<unknown> = Promise.resolve();
   for (let k = 1; ; k++) {
@@ -121,10 +122,11 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     // What a real shard does on its load threads, not on the worker's event loop: timed apart (synchronous, so its time is CPU).
     const building = performance.now();
     answers(Math.floor((Date.now() - input.startAt) / 1000));
-    const s = snapshot();
+    const s = snapshot(k % PHASES_EVERY === 0); // the phases one report in PHASES_EVERY, as the real shard
     run.buildingMs += performance.now() - building;
-    if (k % 10 === 0) {
-      // A sample (measuring every one would add to the worker's CPU): the totals and the seconds' report.
+    if (input.shard % 10 === 0) {
+      // A sample, every report of one shard in ten (measuring every one would add to the worker's
+      // CPU; every tenth report would always be one with the phases): the totals and the seconds' report.
       const minute = Math.floor(k / 60);
       const m = run.bytes.get(minute) ?? { bytes: 0, writes: 0 };
       run.bytes.set(minute, { bytes: m.bytes + JSON.stringify(s).length, writes: m.writes + 1 });
@@ -141,7 +143,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       .finally(() => (storing = false));
   }
   await stored; // the last live write first (a shard's writes never overlap)
-  await writer.write(snapshot(), true);
+  await writer.write(snapshot(true), true);
   return stats.total;
 }
 

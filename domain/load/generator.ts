@@ -238,9 +238,10 @@ export class ShardGenerator {
     if (this.openFinished && this.stats.inFlight === 0 && (this.queue.length === 0 || this.stopping)) this.done();
   }
 
-  snapshot(): ShardSnapshot {
+  /** The running totals (tally.ts: snapshot); the final one, from run(), always has the phases. */
+  snapshot(withPhases = true): ShardSnapshot {
     const steps = (this.scenario ?? this.replay)?.stats.snapshot();
-    return { ...this.tally.snapshot(), ...(steps ? { steps } : {}) };
+    return { ...this.tally.snapshot(withPhases), ...(steps ? { steps } : {}) };
   }
 
   /** Runs until the end of the test window, or until stop(); answers in flight are awaited (up to the request timeout). */

@@ -1,6 +1,6 @@
 // A load thread (threads.ts): runs the shard parts it is given, each a ShardGenerator on this
 // thread's own event loop, and answers snapshots when asked. Messages:
-//   in:  {op: 'start', id, plan} | {op: 'snapshot', id, seq} | {op: 'stop', id}
+//   in:  {op: 'start', id, plan} | {op: 'snapshot', id, seq, phases} | {op: 'stop', id}
 //   out: {op: 'snapshot', id, seq, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,7 @@ if (nice > 0) {
 
 export type ThreadRequest =
   | { op: 'start'; id: number; plan: ShardPlan }
-  | { op: 'snapshot'; id: number; seq: number }
+  | { op: 'snapshot'; id: number; seq: number; phases: boolean }
   | { op: 'stop'; id: number };
 
 const port = parentPort!;
@@ -51,7 +51,7 @@ port.on('message', (m: ThreadRequest) => {
     );
   } else if (m.op === 'snapshot') {
     const generator = running.get(m.id);
-    if (generator) port.postMessage({ op: 'snapshot', id: m.id, seq: m.seq, snapshot: generator.snapshot() });
+    if (generator) port.postMessage({ op: 'snapshot', id: m.id, seq: m.seq, snapshot: generator.snapshot(m.phases) });
   } else {
     const generator = running.get(m.id);
     if (generator) generator.stop();

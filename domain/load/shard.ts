@@ -90,6 +90,15 @@ export const TIMEOUT_SWEEP_MS = 250;
 export const END_GRACE_MS = 2000;
 
 /**
+ * A shard's live snapshots carry its phases' cumulative histograms (five of its six) one report in
+ * this many, and its final one always: encoding them was most of a report's cost, and the database
+ * keeps the last ones a shard stored until new ones come (db/load-test-shards.ts). What reads the
+ * phases while a test runs (a threshold naming a phase, a metrics output) sees them at most this many
+ * seconds old; the latency histogram, the status codes and the counts are in every report.
+ */
+export const PHASES_EVERY = 5;
+
+/**
  * When, within each report interval, shard `shard` of `shards` reports: spread evenly, so a test's
  * writes reach the database one shard at a time rather than all in the same instant.
  */

@@ -19,11 +19,15 @@ const mergedHistogram = (encoded: string[]) => {
   return encodeHistogram(h);
 };
 
-export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
-  if (parts.length === 1) return parts[0]!;
+/** The parts' snapshots as one; their phases only `withPhases` (merging them decodes and encodes five histograms a part). */
+export function mergeSnapshots(parts: readonly ShardSnapshot[], withPhases = true): ShardSnapshot {
+  if (parts.length === 1) {
+    const { phases, ...rest } = parts[0]!;
+    return withPhases && phases ? parts[0]! : rest;
+  }
   const sum = (pick: (s: ShardSnapshot) => number) => parts.reduce((n, s) => n + pick(s), 0);
   const firsts = parts.flatMap((s) => (s.firstSentAt === null ? [] : [s.firstSentAt]));
-  const withPhases = parts.filter((s) => s.phases);
+  const phased = withPhases ? parts.filter((s) => s.phases) : [];
   const withSteps = parts.filter((s) => s.steps?.length);
   const http2 = mergeHttp2(parts);
   return {
@@ -43,10 +47,10 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[]): ShardSnapshot {
     sending: mergeSending(parts.map((s) => s.sending)),
     // Each part's seconds as they came: they add up wherever they are merged (per-second.ts).
     newSeconds: parts.flatMap((s) => s.newSeconds ?? []),
-    ...(withPhases.length
+    ...(phased.length
       ? {
           phases: Object.fromEntries(
-            PHASES.map((p) => [p, mergedHistogram(withPhases.map((s) => s.phases![p]))]),
+            PHASES.map((p) => [p, mergedHistogram(phased.map((s) => s.phases![p]))]),
           ) as Record<Phase, string>,
         }
       : {}),

@@ -73,8 +73,11 @@ export class ShardTally {
     return latencyUs;
   }
 
-  /** The running totals, with the seconds' figures counted since the previous snapshot (handed out once: per-second.ts). */
-  snapshot(): ShardSnapshot {
+  /**
+   * The running totals, with the seconds' figures counted since the previous snapshot (handed out
+   * once: per-second.ts); the phases' histograms only `withPhases` (five encodes: shard.ts, PHASES_EVERY).
+   */
+  snapshot(withPhases = true): ShardSnapshot {
     return {
       ...this.stats,
       ...this.bytes.totals(),
@@ -82,7 +85,7 @@ export class ShardTally {
       statusCodes: { ...this.statusCodes },
       errors: { ...this.errors },
       takenAt: Date.now(),
-      phases: this.phases.snapshot(),
+      ...(withPhases ? { phases: this.phases.snapshot() } : {}),
       protocols: { ...this.protocols },
       ...(this.http2 ? { http2: { ...this.http2 } } : {}),
       sending: this.perSecond.sent(),

@@ -151,8 +151,11 @@ export class ThreadedShard {
     return this.parts.length;
   }
 
-  /** Every part's running totals, merged; a part that does not answer within a second counts with its last ones. */
-  async snapshot(): Promise<ShardSnapshot> {
+  /**
+   * Every part's running totals, merged (the phases' histograms only `withPhases`); a part that does
+   * not answer within a second counts with its last ones.
+   */
+  async snapshot(withPhases = true): Promise<ShardSnapshot> {
     const answers = await Promise.all(
       this.parts.map(async (p) => {
         if (p.finished) return p.last;
@@ -166,19 +169,19 @@ export class ThreadedShard {
             clearTimeout(timer);
             resolve();
           });
-          p.thread.send({ op: 'snapshot', id: p.id, seq });
+          p.thread.send({ op: 'snapshot', id: p.id, seq, phases: withPhases });
         });
         return p.last; // kept by the thread's receiver when it came
       }),
     );
     const known = answers.filter((s): s is ShardSnapshot => s !== null);
-    return known.length ? this.merged(known) : emptySnapshot();
+    return known.length ? this.merged(known, withPhases) : emptySnapshot();
   }
 
-  /** The parts' totals merged, with every second's figures not handed out yet. */
-  private merged(lasts: ShardSnapshot[]): ShardSnapshot {
+  /** The parts' totals merged (their phases `withPhases`), with every second's figures not handed out yet. */
+  private merged(lasts: ShardSnapshot[], withPhases = true): ShardSnapshot {
     const newSeconds = this.parts.flatMap((p) => p.unsent.splice(0));
-    return { ...mergeSnapshots(lasts), newSeconds };
+    return { ...mergeSnapshots(lasts, withPhases), newSeconds };
   }
 
   /** Runs every part to its end; the merged final totals. A part that fails stops the others (the activity fails, and is retried whole). */
@@ -209,10 +212,13 @@ export function partsOf(plan: Pick<ShardPlan, 'rate'>, idleThreads: number): num
   return plan.rate > 0 ? 1 : Math.max(1, idleThreads);
 }
 
-/** A part's snapshot kept: its totals as its latest, its seconds' figures until they are handed out. */
+/**
+ * A part's snapshot kept: its totals as its latest (with its last phases when these came without),
+ * its seconds' figures until they are handed out.
+ */
 function kept(part: Part, s: ShardSnapshot): void {
   const { newSeconds = [], ...totals } = s;
-  part.last = totals;
+  part.last = totals.phases || !part.last?.phases ? totals : { ...totals, phases: part.last.phases };
   part.unsent.push(...newSeconds);
 }
 

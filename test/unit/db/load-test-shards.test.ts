@@ -109,6 +109,27 @@ describe('shard reports', () => {
     });
   });
 
+  it('keeps the phases stored when a snapshot comes without them, and takes the next ones', async () => {
+    const testId = await newTest();
+    const writer = shardWriter(database.db, testId, 0, 1);
+    const next = shard();
+    const phases = (tag: string) =>
+      Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `${tag}-${p}`])) as NonNullable<
+        ShardSnapshot['phases']
+      >;
+    const stored = async () => (await readShardSnapshots(database.db, testId))[0]!.snapshot;
+    await writer.write({ ...next(0, 1), phases: phases('first') }, false);
+    await writer.write(next(1, 2), false); // without: the first ones stay, beside the new totals
+    expect(await stored()).toMatchObject({ total: 3, phases: phases('first') });
+    await writer.write({ ...next(2, 1), phases: phases('second') }, true);
+    expect(await stored()).toMatchObject({ total: 4, phases: phases('second') });
+    // A shard whose first snapshots come without phases stores none (no null in their place).
+    const bare = await newTest();
+    await shardWriter(database.db, bare, 0, 1).write(next(3, 1), false);
+    await shardWriter(database.db, bare, 0, 1).write(next(4, 1), false);
+    expect((await readShardSnapshots(database.db, bare))[0]!.snapshot).not.toHaveProperty('phases');
+  });
+
   it('moves the series of snapshots stored before into the reports, nothing lost', async () => {
     const migrator = new Migrator({ db: database.db, provider: migrationProvider });
     const testId = await newTest();

@@ -54,4 +54,29 @@ describe('a shard on two threads', () => {
       newSeconds: [...report(1), ...report(0)], // each part's, to be merged where they are read
     });
   });
+
+  it('leaves the phases out when not asked for them, one part or several', () => {
+    const h = hdr.encodeIntoCompressedBase64(newHistogram());
+    const phases = { dns: h, connect: h, tls: h, ttfb: h, transfer: h };
+    const part = {
+      total: 1,
+      successful: 1,
+      failed: 0,
+      bytesSent: 1,
+      bytesReceived: 2,
+      latencySumUs: 3,
+      histogram: h,
+      statusCodes: { 200: 1 },
+      errors: {},
+      inFlight: 0,
+      dropped: 0,
+      firstSentAt: 1,
+      takenAt: 2,
+      phases,
+    };
+    expect(mergeSnapshots([part], false)).not.toHaveProperty('phases');
+    expect(mergeSnapshots([part, part], false)).not.toHaveProperty('phases');
+    expect(mergeSnapshots([part])).toHaveProperty('phases', phases);
+    expect(Object.keys(mergeSnapshots([part, part]).phases ?? {})).toEqual(Object.keys(phases));
+  });
 });
