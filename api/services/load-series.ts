@@ -5,9 +5,9 @@
 import type { Kysely } from 'kysely';
 import { readShardSeconds, readShardSnapshots } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
-import { mergeSeconds } from '../../domain/load/per-second.ts';
+import { type MergedSecond, mergeSeconds } from '../../domain/load/per-second.ts';
 import { profileOf, usersAt } from '../../domain/load/profile.ts';
-import { type SeriesRow, seriesRows } from '../../domain/load/series.ts';
+import { seriesRows } from '../../domain/load/series.ts';
 import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from '../../domain/load/shard.ts';
 import type { SseTick } from '../sse.ts';
 import type { LoadTestService } from './load-tests.ts';
@@ -34,13 +34,17 @@ export function loadSeriesService({
         const ended = status !== 'pending' && status !== 'running';
         if (!row.startedAt) return { events: [], done: ended };
         const startAt = row.startedAt.getTime();
-        const rows = await readShardSnapshots(db, testId);
         const from = next;
-        // Only the reports that reach the rows not sent yet, and only their histograms decoded.
-        const seconds = mergeSeconds(await readShardSeconds(db, testId, from), (s) => s >= from);
+        // Only the reports that reach the rows not sent yet; their counts say which seconds are final,
+        // and only those seconds' histograms are decoded (an unsettled second's, again at each tick, were not).
+        const reports = await readShardSeconds(db, testId, from);
+        const counted = mergeSeconds(reports);
+        const to = ended
+          ? counted.length
+          : from + finalCount(counted, from, await readShardSnapshots(db, testId), startAt);
+        const seconds = to > from ? mergeSeconds(reports, (s) => s >= from && s < to) : counted;
         const profile = profileOf(row.config);
-        const all = seriesRows(seconds, startAt, from, seconds.length, (s) => usersAt(profile, s * 1000 + 500));
-        const sent = ended ? all : finalRows(all, rows, startAt);
+        const sent = seriesRows(seconds, startAt, from, to, (s) => usersAt(profile, s * 1000 + 500));
         next += sent.length;
         const events = sent.map((data) => ({ event: 'second', data }));
         return { events, done: ended };
@@ -50,26 +54,30 @@ export function loadSeriesService({
 }
 
 /**
- * While the test runs: the leading rows of `all` whose figures are final. None before every shard
- * has reported (the count each stores); then each second over for every shard whose requests have
- * all been answered, or that is older than the longest an answer may take.
+ * While the test runs: how many of the seconds from `from` on are final. None before every shard has
+ * reported (the count each stores); then each second over for every shard whose requests have all
+ * been answered, or that is older than the longest an answer may take.
  */
-function finalRows(
-  all: SeriesRow[],
+function finalCount(
+  seconds: readonly MergedSecond[],
+  from: number,
   rows: Awaited<ReturnType<typeof readShardSnapshots>>,
   startAt: number,
-): SeriesRow[] {
+): number {
   const latest = new Map<number, number>();
   for (const r of rows) latest.set(r.shard, Math.max(latest.get(r.shard) ?? 0, r.snapshot.takenAt));
   const shards = Math.max(0, ...rows.map((r) => r.snapshot.shards ?? 0));
-  if (!latest.size || latest.size < shards) return [];
+  if (!latest.size || latest.size < shards) return 0;
   const seen = Math.min(...latest.values());
   const over = Math.floor((seen - SECOND_OVER_MS - startAt) / 1000);
   const settled = Math.floor((seen - SECOND_OVER_MS - REQUEST_TIMEOUT_MS - END_GRACE_MS - startAt) / 1000);
-  const pending = all.findIndex(
-    (r) => (r.second as number) >= over || (r.answered !== r.requests && (r.second as number) >= settled),
-  );
-  return pending < 0 ? all : all.slice(0, pending);
+  let second = from;
+  // A second no report holds yet counts as nothing sent, nothing answered (seriesRows gives it zeros).
+  for (; second < seconds.length; second++) {
+    const s = seconds[second]!;
+    if (second >= over || (s.answered !== s.sent && second >= settled)) break;
+  }
+  return second - from;
 }
 
 export type LoadSeriesService = ReturnType<typeof loadSeriesService>;
