@@ -154,6 +154,9 @@ export const loadTestResultsColumn = z.object({
   aborted_by: z.string().optional(),
 }) satisfies z.ZodType<FinalResults, unknown>;
 
+/** A shard attempt's phases' histograms (compressed base64 HDR), by phase: load_test_shards.phases. */
+export const shardPhasesColumn = z.record(z.enum(PHASES), z.string());
+
 export const shardSnapshotColumn = z.object({
   total: z.number(),
   successful: z.number(),
@@ -172,7 +175,7 @@ export const shardSnapshotColumn = z.object({
   firstSentAt: z.number().nullable(),
   takenAt: z.number(),
   sending: z.object({ first: z.number(), last: z.number(), pace: z.number() }).nullable().optional(),
-  phases: z.record(z.enum(PHASES), z.string()).optional(),
+  phases: shardPhasesColumn.optional(),
   steps: z
     .array(
       z.object({

@@ -1,13 +1,14 @@
 // A load test's shard reports: each shard attempt's running totals, rewritten every second (live
-// metrics, the stop flag's way back to the shards, and the final merge), and the seconds each report
-// counted, appended once and never rewritten (the series and the results' per-second figures), so a
-// report's size does not grow with the test's length.
+// metrics, the stop flag's way back to the shards, and the final merge), its phases' histograms in a
+// column of their own, written only by the reports that carry them (one in five), and the seconds
+// each report counted, appended once and never rewritten (the series and the results' per-second
+// figures), so a report's size does not grow with the test's length.
 import { sql, type Kysely } from 'kysely';
 import type { SecondFigures } from '../domain/load/per-second.ts';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
-import { readJsonColumn } from './json-columns.ts';
-import { shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
+import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
+import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
 import type { Database } from './schema.ts';
 
 export type { ShardSnapshotRow };
@@ -34,7 +35,7 @@ export async function writeShardSnapshot(
   final: boolean,
   reports: readonly SecondsReport[] = [],
 ): Promise<{ stop: boolean; superseded: boolean }> {
-  const { newSeconds: _handedOut, ...totals } = snapshot;
+  const { newSeconds: _handedOut, phases, ...totals } = snapshot;
   const appended = reports.filter((r) => r.seconds.length);
   const append = appended.length
     ? sql`, appended as (
@@ -50,14 +51,11 @@ export async function writeShardSnapshot(
     : sql``;
   const { rows } = await sql<{ superseded: boolean; stop: boolean | null }>`
     with stored as (
-      insert into load_test_shards (test_id, shard, attempt, snapshot, final)
-      values (${testId}, ${shard}, ${attempt}, ${JSON.stringify(totals)}, ${final})
+      insert into load_test_shards (test_id, shard, attempt, snapshot, phases, final)
+      values (${testId}, ${shard}, ${attempt}, ${JSON.stringify(totals)}, ${phases ? JSON.stringify(phases) : null}, ${final})
       on conflict (test_id, shard, attempt)
-      -- A snapshot without the phases (domain/load/shard.ts: PHASES_EVERY) keeps the ones stored.
-      do update set snapshot = case
-          when excluded.snapshot ? 'phases' or not load_test_shards.snapshot ? 'phases' then excluded.snapshot
-          else excluded.snapshot || jsonb_build_object('phases', load_test_shards.snapshot -> 'phases')
-        end,
+      -- A snapshot without the phases (domain/load/shard.ts: PHASES_EVERY) leaves the stored ones as they are.
+      do update set snapshot = excluded.snapshot, phases = coalesce(excluded.phases, load_test_shards.phases),
         final = excluded.final, updated_at = now()
     )${append}
     select
@@ -94,7 +92,7 @@ export async function readShardSnapshots(
 ): Promise<Array<ShardSnapshotRow<ShardSnapshot>>> {
   const rows = await db
     .selectFrom('load_test_shards')
-    .select(['shard', 'attempt', 'snapshot', 'final'])
+    .select(['shard', 'attempt', 'snapshot', 'phases', 'final'])
     .where('test_id', '=', testId)
     .orderBy('shard')
     .orderBy('attempt')
@@ -102,7 +100,10 @@ export async function readShardSnapshots(
   return rows.map((r) => ({
     shard: r.shard,
     attempt: r.attempt,
-    snapshot: readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
+    snapshot: withPhases(
+      readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
+      readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases),
+    ),
     final: r.final,
   }));
 }
@@ -124,3 +125,7 @@ export async function readShardSeconds(
     .execute();
   return rows.map((r) => readJsonColumn('load_test_seconds.seconds', shardSecondsColumn, r.seconds));
 }
+
+/** A snapshot with its phases from their column (a row stored before that column has them in the snapshot). */
+const withPhases = (snapshot: ShardSnapshot, phases: NonNullable<ShardSnapshot['phases']> | null): ShardSnapshot =>
+  phases ? { ...snapshot, phases } : snapshot;

@@ -145,7 +145,9 @@ export interface LoadTestShardsTable {
   test_id: string;
   shard: number;
   attempt: number;
+  /** Without its phases, which are in `phases` (null: none stored yet; rows stored before keep them in here). */
   snapshot: JSONColumnType<ShardSnapshot>;
+  phases: JSONColumnType<NonNullable<ShardSnapshot['phases']> | null, string | null, string | null>;
   final: ColumnType<boolean, boolean | undefined, boolean>;
   updated_at: CreatedAt;
 }

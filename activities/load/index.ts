@@ -125,7 +125,10 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       // database (a status poll) then waits behind one shard's write, not behind every shard's.
       let timer: ReturnType<typeof setInterval> | undefined;
       const phase = setTimeout(
-        () => (timer = setInterval(tick, SNAPSHOT_EVERY_MS)),
+        () => {
+          tick(); // from the shard's moment on: no gap between heartbeats longer than a second
+          timer = setInterval(tick, SNAPSHOT_EVERY_MS);
+        },
         reportPhaseMs(input.shard, input.shards, SNAPSHOT_EVERY_MS),
       );
       const stopTicking = () => {

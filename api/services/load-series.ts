@@ -35,13 +35,14 @@ export function loadSeriesService({
         if (!row.startedAt) return { events: [], done: ended };
         const startAt = row.startedAt.getTime();
         const from = next;
+        // The snapshots first: a report stored after them only adds seconds, never makes a second
+        // look final that the seconds read next do not hold in full (each report writes both at once).
+        const snapshots = ended ? [] : await readShardSnapshots(db, testId);
         // Only the reports that reach the rows not sent yet; their counts say which seconds are final,
         // and only those seconds' histograms are decoded (an unsettled second's, again at each tick, were not).
         const reports = await readShardSeconds(db, testId, from);
         const counted = mergeSeconds(reports);
-        const to = ended
-          ? counted.length
-          : from + finalCount(counted, from, await readShardSnapshots(db, testId), startAt);
+        const to = ended ? counted.length : from + finalCount(counted, from, snapshots, startAt);
         const seconds = to > from ? mergeSeconds(reports, (s) => s >= from && s < to) : counted;
         const profile = profileOf(row.config);
         const sent = seriesRows(seconds, startAt, from, to, (s) => usersAt(profile, s * 1000 + 500));

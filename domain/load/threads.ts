@@ -76,7 +76,7 @@ class LoadThread {
 /**
  * How far below its process's main thread a load thread runs (nice, added to the priority it starts
  * with): when the cores are busy, the API (in the embedded mode), the shards' heartbeats and reports,
- * and the database go first, and the generators take what is left. A replay runs at the main thread's
+ * and the embedded database go first, and the generators take what is left. A replay runs at the main thread's
  * priority: it promises the recorded gaps between requests, which a thread kept waiting would stretch.
  */
 export const LOAD_THREAD_NICE = 10;

@@ -16,6 +16,10 @@ import type { LoadTestConfig } from '../../../lib/jobs/load-test.ts';
 import { shardSnapshot } from '../../support/snapshots.ts';
 import { tempDir } from '../../support/processes.ts';
 
+/** The migrations before the seconds' table (018) and before the phases' column (019). */
+const BEFORE_SECONDS = '2026-11-27-017-load-test-outputs';
+const BEFORE_PHASES = '2026-11-27-018-load-test-seconds';
+
 let database: DatabaseHandle;
 let userId: number;
 
@@ -130,10 +134,46 @@ describe('shard reports', () => {
     expect((await readShardSnapshots(database.db, bare))[0]!.snapshot).not.toHaveProperty('phases');
   });
 
+  it('reads the phases of rows stored before their column, and puts them back in the snapshot when undone', async () => {
+    const migrator = new Migrator({ db: database.db, provider: migrationProvider });
+    const next = shard();
+    const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
+    const [before, after] = [await newTest(), await newTest()];
+    expect((await migrator.migrateTo(BEFORE_PHASES)).error).toBeUndefined();
+    await database.db
+      .insertInto('load_test_shards')
+      .values({
+        test_id: before,
+        shard: 0,
+        attempt: 1,
+        snapshot: JSON.stringify({ ...next(0, 1), phases }),
+        final: true,
+      })
+      .execute();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect((await readShardSnapshots(database.db, before))[0]!.snapshot).toMatchObject({ phases });
+    await shardWriter(database.db, after, 0, 1).write({ ...next(1, 1), phases } as ShardSnapshot, true);
+    const stored = await database.db
+      .selectFrom('load_test_shards')
+      .select(['snapshot', 'phases'])
+      .where('test_id', '=', after)
+      .executeTakeFirstOrThrow();
+    expect(stored.phases).toEqual(phases); // in its own column, not in the snapshot
+    expect(stored.snapshot).not.toHaveProperty('phases');
+    expect((await migrator.migrateTo(BEFORE_PHASES)).error).toBeUndefined();
+    const back = await database.db
+      .selectFrom('load_test_shards')
+      .select(sql<{ phases: unknown }>`snapshot`.as('s'))
+      .where('test_id', '=', after)
+      .executeTakeFirstOrThrow();
+    expect(back.s.phases).toEqual(phases);
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+  });
+
   it('moves the series of snapshots stored before into the reports, nothing lost', async () => {
     const migrator = new Migrator({ db: database.db, provider: migrationProvider });
     const testId = await newTest();
-    expect((await migrator.migrateDown()).error).toBeUndefined();
+    expect((await migrator.migrateTo(BEFORE_SECONDS)).error).toBeUndefined();
     // A snapshot as the shards stored them before: the whole series in it, holes stored as null.
     const legacy = {
       ...shardSnapshot([3, 5]),
@@ -161,7 +201,7 @@ describe('shard reports', () => {
     expect(row!.snapshot).toMatchObject({ total: 2, sending: { first: 0, last: 3, pace: 9 } });
     expect(row!.snapshot).not.toHaveProperty('perSecond');
     // Undone, the series is back in the snapshot.
-    expect((await migrator.migrateDown()).error).toBeUndefined();
+    expect((await migrator.migrateTo(BEFORE_SECONDS)).error).toBeUndefined();
     const back = await database.db
       .selectFrom('load_test_shards')
       .select(sql<{ perSecond: number[]; seconds: { failed: number[] } }>`snapshot`.as('s'))

@@ -84,41 +84,46 @@ describe('a shard on two threads', () => {
     expect(new Set(site.ports('/delay/5')).size).toBe(6);
   });
 
-  it("runs a test's threads below the main thread, and a replay's at the main thread's priority", async () => {
-    // Each thread of this process and its nice value (/proc/<pid>/task/<tid>/stat: the 19th field).
-    const niceness = () =>
-      new Map(
-        fs.readdirSync('/proc/self/task').map((tid) => {
-          const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-          return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-        }),
+  it.runIf(process.platform === 'linux')(
+    "runs a test's threads below the main thread, and a replay's at the main thread's priority",
+    async () => {
+      // Each thread of this process and its nice value (/proc/<pid>/task/<tid>/stat: the 19th field).
+      const niceness = () =>
+        new Map(
+          fs.readdirSync('/proc/self/task').map((tid) => {
+            const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+          }),
+        );
+      const main = niceness().get(String(process.pid))!;
+      const lowered = (m: Map<string, number>) =>
+        [...m].filter(([, n]) => n === Math.min(19, main + LOAD_THREAD_NICE)).length;
+
+      const load = ThreadedShard.start(plan(`${site.url}/delay/5`, 2, 1500), 2);
+      // Asked until its threads answer: they have started and set their priority.
+      const answering = async (shard: ThreadedShard) => {
+        for (let i = 0; i < 100 && (await shard.snapshot()).total === 0; i++)
+          await new Promise((r) => setTimeout(r, 50));
+      };
+      await answering(load);
+      const afterLoad = niceness();
+      expect(lowered(afterLoad)).toBeGreaterThanOrEqual(2);
+
+      const replay = ThreadedShard.start(
+        {
+          ...plan(`${site.url}/delay/5`, 1, 1500),
+          target: { url: `${site.url}/`, method: 'GET', headers: {}, replay: { speed: 1, loop: false } },
+          replay: { speed: 1, loop: false, requests: [{ at: 0, method: 'GET', path: '/delay/5', headers: {} }] },
+        },
+        2,
       );
-    const main = niceness().get(String(process.pid))!;
-    const lowered = (m: Map<string, number>) => [...m].filter(([, n]) => n === main + LOAD_THREAD_NICE).length;
-
-    const load = ThreadedShard.start(plan(`${site.url}/delay/5`, 2, 1500), 2);
-    // Asked until its threads answer: they have started and set their priority.
-    const answering = async (shard: ThreadedShard) => {
-      for (let i = 0; i < 100 && (await shard.snapshot()).total === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    };
-    await answering(load);
-    const afterLoad = niceness();
-    expect(lowered(afterLoad)).toBeGreaterThanOrEqual(2);
-
-    const replay = ThreadedShard.start(
-      {
-        ...plan(`${site.url}/delay/5`, 1, 1500),
-        target: { url: `${site.url}/`, method: 'GET', headers: {}, replay: { speed: 1, loop: false } },
-        replay: { speed: 1, loop: false, requests: [{ at: 0, method: 'GET', path: '/delay/5', headers: {} }] },
-      },
-      2,
-    );
-    await answering(replay);
-    const afterReplay = niceness();
-    const started = [...afterReplay.keys()].filter((tid) => !afterLoad.has(tid));
-    expect(started.length).toBeGreaterThanOrEqual(2); // the replay's own threads
-    expect(started.map((tid) => afterReplay.get(tid))).toEqual(started.map(() => main));
-    expect(lowered(afterReplay)).toBe(lowered(afterLoad));
-    await Promise.all([load.run(), replay.run()]);
-  });
+      await answering(replay);
+      const afterReplay = niceness();
+      const started = [...afterReplay.keys()].filter((tid) => !afterLoad.has(tid));
+      expect(started.length).toBeGreaterThanOrEqual(2); // the replay's own threads
+      expect(started.map((tid) => afterReplay.get(tid))).toEqual(started.map(() => main));
+      expect(lowered(afterReplay)).toBe(lowered(afterLoad));
+      await Promise.all([load.run(), replay.run()]);
+    },
+  );
 });
