@@ -10,13 +10,16 @@
 // Prints, for each N, over the seconds when every shard was reporting: the Temporal server's and the
 // worker's CPU (in total, and per shard), how long after its second each snapshot was stored (p50,
 // p99, max) and how many seconds were skipped because the last one was still being stored, the
-// oldest heartbeat the server held, and the shards retried; then the largest N on time (every
-// snapshot stored within its second, no second skipped, no heartbeat older than its timeout: workflows/load-test-plan.ts).
+// oldest heartbeat the server held, the shards retried, the bytes a report sends (its JSON, first and
+// last minute) and, on Postgres, the write-ahead log it wrote per shard-second (every table and index
+// with their overhead); then the largest N on time (every snapshot stored within its second, no
+// second skipped, no heartbeat older than its timeout: workflows/load-test-plan.ts).
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { sql } from 'kysely';
 import { openDatabase } from '../../db/connect.ts';
 import { shardWriter } from '../../db/load-test-shards.ts';
 import { createLoadTest } from '../../db/load-tests.ts';
@@ -154,6 +157,14 @@ async function cpuOf(pid: number): Promise<number> {
   return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS;
 }
 
+/** The Postgres server's write-ahead log position in bytes: what it wrote, every table and index with its overhead. */
+async function walBytes(): Promise<number> {
+  const { rows } = await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at`.execute(
+    db,
+  );
+  return Number(rows[0]!.at);
+}
+
 /** CPU seconds of every `postgres` process on this machine (the database server, when DATABASE_URL is local). */
 async function postgresCpu(): Promise<number> {
   let total = 0;
@@ -194,7 +205,7 @@ console.log(
   `\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : " (in the worker process: its CPU is in the worker's)"}, ${DB_CONNECTIONS} connections`,
 );
 console.log(
-  '  shards | all reporting after | Temporal server CPU | worker CPU | of it, reporting (without building snapshots, which load threads do) | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes stored per shard-second (JSON, mean)',
+  '  shards | all reporting after | Temporal server CPU | worker CPU | of it, reporting (without building snapshots, which load threads do) | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes a report sends per shard-second (JSON, mean) | Postgres WAL per shard-second',
 );
 let largestOnTime: number | null = null;
 try {
@@ -235,6 +246,7 @@ try {
       worker: selfCpu(),
       building: run.buildingMs / 1000,
       pg: pgPid ? await postgresCpu() : 0,
+      wal: pgPid ? await walBytes() : 0,
     };
     // The oldest heartbeat the server holds, looked at every 5 s (shardLiveness: every second up to FAST_FAILOVER_SHARDS shards, else every 10 s).
     let oldestHeartbeat: number | null = null;
@@ -258,6 +270,7 @@ try {
       worker: selfCpu(),
       building: run.buildingMs / 1000,
       pg: pgPid ? await postgresCpu() : 0,
+      wal: pgPid ? await walBytes() : 0,
     };
     const failed = await handle.result();
     // Bytes stored per shard-second in the first minute and in the last one measured.
@@ -285,7 +298,7 @@ try {
       failed === 0;
     if (onTime) largestOnTime = n;
     console.log(
-      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.worker - from.worker - (to.building - from.building))} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written}`,
+      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.worker - from.worker - (to.building - from.building))} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
     );
   }
   console.log(`  largest N on time: ${largestOnTime ?? `none of ${COUNTS.join(', ')}`}`);
