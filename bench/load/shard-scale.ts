@@ -19,7 +19,6 @@ import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { sql } from 'kysely';
 import { openDatabase } from '../../db/connect.ts';
 import { shardWriter } from '../../db/load-test-shards.ts';
 import { createLoadTest } from '../../db/load-tests.ts';
@@ -32,6 +31,7 @@ import { PHASES_EVERY, reportPhaseMs, type ShardSnapshot } from '../../domain/lo
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
 import { freePort, tempDir } from '../../test/support/processes.ts';
 import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';
+import { cpuOf, postgresCpu, quantile, selfCpu, walBytes } from './machine.ts';
 import { FAST_FAILOVER_SHARDS, SHARD_HEARTBEAT_EVERY } from '../../workflows/load-test-plan.ts';
 
 const COUNTS = (process.env.BENCH_SHARDS ?? '20,200,500,1000,2000').split(',').map(Number);
@@ -39,7 +39,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const DB_CONNECTIONS = Number(process.env.BENCH_DB_CONNECTIONS ?? 10);
 const TASK_QUEUE = 'bench-shard-scale';
-const CLOCK_TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
 
 /** What the shards of the current N saw. */
 let run = {
@@ -150,40 +149,6 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   return stats.total;
 }
 
-/** CPU seconds used so far by a process (user + system), from /proc. */
-async function cpuOf(pid: number): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS;
-}
-
-/** The Postgres server's write-ahead log position in bytes: what it wrote, every table and index with its overhead. */
-async function walBytes(): Promise<number> {
-  const { rows } = await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at`.execute(
-    db,
-  );
-  return Number(rows[0]!.at);
-}
-
-/** CPU seconds of every `postgres` process on this machine (the database server, when DATABASE_URL is local). */
-async function postgresCpu(): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const comm = await fs.readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
-    if (comm.trim() === 'postgres') total += await cpuOf(Number(entry));
-  }
-  return total;
-}
-
-const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
-
 const workflowBundle = await bundleWorkflowCode({
   workflowsPath: fileURLToPath(new URL('./shard-scale-workflow.ts', import.meta.url)),
   logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
@@ -246,7 +211,7 @@ try {
       worker: selfCpu(),
       building: run.buildingMs / 1000,
       pg: pgPid ? await postgresCpu() : 0,
-      wal: pgPid ? await walBytes() : 0,
+      wal: pgPid ? await walBytes(db) : 0,
     };
     // The oldest heartbeat the server holds, looked at every 5 s (shardLiveness: every second up to FAST_FAILOVER_SHARDS shards, else every 10 s).
     let oldestHeartbeat: number | null = null;
@@ -270,7 +235,7 @@ try {
       worker: selfCpu(),
       building: run.buildingMs / 1000,
       pg: pgPid ? await postgresCpu() : 0,
-      wal: pgPid ? await walBytes() : 0,
+      wal: pgPid ? await walBytes(db) : 0,
     };
     const failed = await handle.result();
     // Bytes stored per shard-second in the first minute and in the last one measured.

@@ -1,0 +1,41 @@
+// What the shard benchmark reads of the machine: processes' CPU from /proc, the Postgres server's
+// write-ahead log position, this process's CPU, and a quantile of sorted figures.
+import fs from 'node:fs/promises';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+
+const CLOCK_TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
+
+/** CPU seconds used so far by a process (user + system), from /proc. */
+export async function cpuOf(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS;
+}
+
+/** The Postgres server's write-ahead log position in bytes: what it wrote, every table and index with its overhead. */
+export async function walBytes(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at`.execute(
+    db,
+  );
+  return Number(rows[0]!.at);
+}
+
+/** CPU seconds of every `postgres` process on this machine (the database server, when DATABASE_URL is local). */
+export async function postgresCpu(): Promise<number> {
+  let total = 0;
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = await fs.readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() === 'postgres') total += await cpuOf(Number(entry));
+  }
+  return total;
+}
+
+export const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+export const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
