@@ -1,7 +1,8 @@
 // A load test's report as one self-contained HTML file (api/services/load-report.ts gives the data):
 // inline CSS, charts drawn as inline SVG on the server, no script, and a Content-Security-Policy that
 // forbids every fetch, so the file opened from a disk years later shows the same and asks nothing of
-// any network. Two tests are shown side by side: their lines on the same charts, their figures in
+// any network. On a phone the page takes the whole width and a table wider than it scrolls inside its
+// own box. Two tests are shown side by side: their lines on the same charts, their figures in
 // neighbouring columns with the change.
 import type { Context } from 'koa';
 import type { LoadReport, ReportTest } from '../services/load-report.ts';
@@ -16,7 +17,8 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}th,t
 td.n{text-align:right}.pass{color:#116329;font-weight:700}.fail{color:#a40e26;font-weight:700}
 figure{margin:1rem 0}figcaption{font-weight:600}svg{width:100%;height:auto;background:#fbfcfd;border:1px solid #e4e8ec}
 .legend span{display:inline-block;margin-right:1rem}.swatch{display:inline-block;width:1.5rem;height:.25rem;vertical-align:middle;margin-right:.3rem}
-pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}`;
+pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}
+@media (max-width:40rem){main{margin:0;padding:.75rem;border:0;border-radius:0}table{display:block;overflow-x:auto;font-size:.9rem}}`;
 
 const fmt = (n: number | undefined | null) =>
   n === undefined || n === null

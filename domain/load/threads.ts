@@ -80,7 +80,7 @@ class LoadThread {
  * priority: it promises the recorded gaps between requests, which a thread kept waiting would stretch.
  */
 export const LOAD_THREAD_NICE = 10;
-export const threadNice = (plan: ShardPlan) => (plan.target.replay ? 0 : LOAD_THREAD_NICE);
+const threadNice = (plan: ShardPlan) => (plan.target.replay ? 0 : LOAD_THREAD_NICE);
 
 /** The threads of each priority. */
 const pools = new Map<number, LoadThread[]>();

@@ -537,6 +537,23 @@ describe('dashboard in a browser', () => {
         .evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect().height));
       expect(Math.min(...tickHeights)).toBeGreaterThanOrEqual(11);
       await shot('06d-load-test-all-500-375px');
+      // The report to keep, beside the test before (the one form on the page offers it), at 1280 px
+      // and at 375 px: both tests' headers, figures and lines, and no sideways scroll on a phone.
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.waitForURL(/\/report\?compare=/);
+      expect(await page.locator('section[data-test]').count()).toBe(2);
+      expect(await page.locator('figure[data-chart="requests"] polyline').count()).toBe(2);
+      expect(await page.locator('tr:has(th:text-is("Figure"))').first().locator('th').allTextContents()).toEqual([
+        'Figure',
+        expect.stringMatching(/^A /),
+        expect.stringMatching(/^B /),
+        'B against A',
+      ]);
+      await shot('06e-load-report-compare');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await shot('06f-load-report-compare-375px');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
       await page.setViewportSize({ width: 1200, height: 900 });
     } finally {
       await site.close();

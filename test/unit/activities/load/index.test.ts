@@ -4,7 +4,7 @@
 // asked through stopLoadShards reaches a running shard, a failing aborting threshold is answered (the
 // workflow stops the shards: the watcher asks nothing itself), and the end merges what was stored.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createLoadActivities,
   type LoadActivities,
@@ -15,6 +15,7 @@ import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
 import { readShardSnapshots } from '../../../../db/load-test-shards.ts';
 import { createLoadTest, findOwnedLoadTest } from '../../../../db/load-tests.ts';
 import { upsertUser } from '../../../../db/users.ts';
+import { ThreadedShard } from '../../../../domain/load/threads.ts';
 import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
 import type { LoadTestConfig } from '../../../../lib/jobs/load-test.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
@@ -98,6 +99,35 @@ describe('load activities', () => {
     expect(results.requests_per_second.reduce((a, b) => a + b, 0)).toBe(outcome.total);
     expect(results.requests_per_second.length).toBeGreaterThanOrEqual(3);
     expect(await row(testId)).toMatchObject({ status: 'completed', results, failureReason: null });
+  });
+
+  it('reports at its moment of the second, the phases one report in five', async () => {
+    // Shard 1 of 2 reports half a second into each of its seconds (shard 0 at their start), its first
+    // report at once; the phases' histograms with the first report and every fifth after it.
+    const { shard } = await begun('/moment', 7);
+    const asked: Array<{ at: number; withPhases: boolean }> = [];
+    const original = ThreadedShard.prototype.snapshot;
+    const spy = vi.spyOn(ThreadedShard.prototype, 'snapshot').mockImplementation(function (
+      this: ThreadedShard,
+      withPhases?: boolean,
+    ) {
+      asked.push({ at: performance.now(), withPhases: withPhases ?? true });
+      return original.call(this, withPhases);
+    });
+    try {
+      await runShard({ ...shard, shard: 1, shards: 2 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(asked.length).toBeGreaterThanOrEqual(7);
+    expect(asked.slice(0, 7).map((a) => a.withPhases)).toEqual([true, false, false, false, false, true, false]);
+    // Each report after the first comes half a second past a whole second from the first (timers
+    // fire late, never early: a lower bound and a wide upper one).
+    for (const a of asked.slice(1, 7)) {
+      const past = (a.at - asked[0]!.at) % 1000;
+      expect(past).toBeGreaterThanOrEqual(495);
+      expect(past).toBeLessThan(900);
+    }
   });
 
   it('stops a running shard when the workflow asks the shards to stop', async () => {
