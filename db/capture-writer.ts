@@ -8,15 +8,10 @@
 // may hold a few rows more, which the listings never show (db/capture-retention.ts). Ages are the
 // scheduled expiry's (workflows/webhooks.ts).
 import type { Kysely } from 'kysely';
+import { GroupCommit } from '../lib/group-commit.ts';
 import type { Database } from './schema.ts';
 import { trimCaptures } from './capture-retention.ts';
 import { insertCaptures, type CaptureRecord } from './webhooks.ts';
-
-interface Pending {
-  record: CaptureRecord;
-  resolve: (stored: boolean) => void;
-  reject: (err: unknown) => void;
-}
 
 export interface CaptureWriterOptions {
   /** Captured requests kept per webhook that sets no retention of its own; older ones are dropped. */
@@ -45,15 +40,9 @@ export class CaptureWriter {
   readonly #db: Kysely<Database>;
   readonly #keep: number;
   readonly #trimEvery: number;
-  readonly #maxBatch: number;
-  readonly #maxBatchBytes: number;
-  readonly #maxConcurrent: number;
   readonly #onError: (err: unknown) => void;
   readonly #onStored: (count: number, webhookIds: string[], forwarding: string[]) => void;
-  #queue: Pending[] = [];
-  #inFlight = 0;
-  #scheduled = false;
-  #idle: Array<() => void> = [];
+  readonly #writes: GroupCommit<CaptureRecord, boolean>;
   /** Rows added per webhook since its last trim. */
   readonly #untrimmed = new Map<number, number>();
   #toTrim = new Set<number>();
@@ -63,78 +52,41 @@ export class CaptureWriter {
     this.#db = db;
     this.#keep = options.keepPerWebhook;
     this.#trimEvery = options.trimEvery ?? 50;
-    this.#maxBatch = options.maxBatch ?? 1000;
-    this.#maxBatchBytes = options.maxBatchBytes ?? 16 * 1024 * 1024;
-    this.#maxConcurrent = options.maxConcurrent ?? 4;
     this.#onError = options.onError ?? (() => {});
     this.#onStored = options.onStored ?? (() => {});
+    this.#writes = new GroupCommit((records) => this.#insert(records), {
+      maxItems: options.maxBatch ?? 1000,
+      maxConcurrent: options.maxConcurrent ?? 4,
+      weight: (record) => record.bodySize,
+      maxWeight: options.maxBatchBytes ?? 16 * 1024 * 1024,
+    });
   }
 
   /** Resolves true once stored, false when the webhook does not exist. */
   write(record: CaptureRecord): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ record, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        // Let the captures parsed in this turn of the event loop join the same batch.
-        setImmediate(() => {
-          this.#scheduled = false;
-          this.#pump();
-        });
-      }
-    });
+    return this.#writes.submit(record);
   }
 
   /** Resolves when everything written so far is committed and trimmed. */
   async drain(): Promise<void> {
-    if (this.#queue.length > 0 || this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    await this.#writes.drain();
     while (this.#trimming) await this.#trimming;
   }
 
-  #pump(): void {
-    while (this.#inFlight < this.#maxConcurrent && this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.#batchLength());
-      this.#inFlight += 1;
-      insertCaptures(
-        this.#db,
-        batch.map((p) => p.record),
-      )
-        .then(
-          (stored) => {
-            for (const p of batch) p.resolve(stored.has(p.record.webhookId));
-            let added = 0;
-            const touched: string[] = [];
-            const forwarding: string[] = [];
-            for (const [webhookId, { added: n, forwarding: forwards }] of stored) {
-              added += n;
-              if (n > 0) touched.push(webhookId);
-              if (n > 0 && forwards) forwarding.push(webhookId);
-            }
-            if (added > 0) this.#onStored(added, touched, forwarding);
-            this.#countForTrim(stored.values());
-          },
-          (err) => {
-            for (const p of batch) p.reject(err);
-          },
-        )
-        .finally(() => {
-          this.#inFlight -= 1;
-          this.#pump();
-          if (this.#queue.length === 0 && this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
-        });
+  /** One batch: its rows in one INSERT; each capture's answer is whether its webhook exists. */
+  async #insert(records: CaptureRecord[]): Promise<boolean[]> {
+    const stored = await insertCaptures(this.#db, records);
+    let added = 0;
+    const touched: string[] = [];
+    const forwarding: string[] = [];
+    for (const [webhookId, { added: n, forwarding: forwards }] of stored) {
+      added += n;
+      if (n > 0) touched.push(webhookId);
+      if (n > 0 && forwards) forwarding.push(webhookId);
     }
-  }
-
-  /** How many queued captures the next batch takes: up to maxBatch rows and maxBatchBytes of bodies. */
-  #batchLength(): number {
-    let bytes = 0;
-    let n = 0;
-    while (n < this.#queue.length && n < this.#maxBatch) {
-      bytes += this.#queue[n]!.record.bodySize;
-      if (n > 0 && bytes > this.#maxBatchBytes) break;
-      n += 1;
-    }
-    return n;
+    if (added > 0) this.#onStored(added, touched, forwarding);
+    this.#countForTrim(stored.values());
+    return records.map((r) => stored.has(r.webhookId));
   }
 
   #countForTrim(stored: Iterable<{ ref: number; added: number; keep?: number | null }>): void {

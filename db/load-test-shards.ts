@@ -7,8 +7,11 @@ import { sql, type Kysely } from 'kysely';
 import type { SecondFigures } from '../domain/load/per-second.ts';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
+import { DependencyUnavailableError } from '../lib/errors.ts';
+import { GroupCommit } from '../lib/group-commit.ts';
 import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
 import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
+import { type LoadTestRow, toRow } from './load-tests.ts';
 import type { Database } from './schema.ts';
 
 export type { ShardSnapshotRow };
@@ -19,71 +22,123 @@ export interface SecondsReport {
   seconds: SecondFigures[];
 }
 
+/** A shard attempt's report: its snapshot, and the reports of seconds not stored yet. */
+export interface ShardReport {
+  testId: string;
+  shard: number;
+  attempt: number;
+  snapshot: ShardSnapshot;
+  final: boolean;
+  seconds: readonly SecondsReport[];
+}
+
+/** What a shard attempt is told when its report is stored. */
+export interface ShardTold {
+  stop: boolean;
+  superseded: boolean;
+}
+
 /**
- * Stores a shard attempt's snapshot with the reports of seconds not stored yet (appended, never
- * rewritten), and says whether the attempt should stop: the test's stop was asked for, or a later
+ * Stores shard attempts' snapshots with the reports of seconds not stored yet (appended, never
+ * rewritten), and tells each whether it should stop: its test's stop was asked for, or a later
  * attempt of the same shard exists (`superseded`: Temporal retried it while this one still ran,
  * after heartbeats that did not arrive in time), so a shard never sends twice for long. One statement,
- * one round trip: every shard makes it every second.
+ * one round trip for all of them (every shard reports every second); at most one report per attempt.
  */
-export async function writeShardSnapshot(
-  db: Kysely<Database>,
-  testId: string,
-  shard: number,
-  attempt: number,
-  snapshot: ShardSnapshot,
-  final: boolean,
-  reports: readonly SecondsReport[] = [],
-): Promise<{ stop: boolean; superseded: boolean }> {
-  const { newSeconds: _handedOut, phases, ...totals } = snapshot;
-  const appended = reports.filter((r) => r.seconds.length);
+export async function writeShardReports(db: Kysely<Database>, reports: readonly ShardReport[]): Promise<ShardTold[]> {
+  const rows = reports.map((r, i) => {
+    const { newSeconds: _handedOut, phases, ...totals } = r.snapshot;
+    return sql`(${i}::integer, ${r.testId}::text, ${r.shard}::integer, ${r.attempt}::integer, ${JSON.stringify(totals)}::jsonb, ${phases ? JSON.stringify(phases) : null}::jsonb, ${r.final}::boolean)`;
+  });
+  const appended = reports.flatMap((r) =>
+    r.seconds
+      .filter((s) => s.seconds.length)
+      .map(
+        (s) =>
+          sql`(${r.testId}, ${r.shard}, ${r.attempt}, ${s.seq}, ${Math.max(...s.seconds.map((f) => f.second))}, ${JSON.stringify(s.seconds)})`,
+      ),
+  );
   const append = appended.length
     ? sql`, appended as (
         insert into load_test_seconds (test_id, shard, attempt, seq, last_second, seconds)
-        values ${sql.join(
-          appended.map(
-            (r) =>
-              sql`(${testId}, ${shard}, ${attempt}, ${r.seq}, ${Math.max(...r.seconds.map((f) => f.second))}, ${JSON.stringify(r.seconds)})`,
-          ),
-        )}
+        values ${sql.join(appended)}
         on conflict do nothing
       )`
     : sql``;
-  const { rows } = await sql<{ superseded: boolean; stop: boolean | null }>`
-    with stored as (
+  const { rows: told } = await sql<{ superseded: boolean; stop: boolean | null }>`
+    with input (i, test_id, shard, attempt, snapshot, phases, final) as (values ${sql.join(rows)}),
+    stored as (
       insert into load_test_shards (test_id, shard, attempt, snapshot, phases, final)
-      values (${testId}, ${shard}, ${attempt}, ${JSON.stringify(totals)}, ${phases ? JSON.stringify(phases) : null}, ${final})
+      select test_id, shard, attempt, snapshot, phases, final from input
       on conflict (test_id, shard, attempt)
       -- A snapshot without the phases (domain/load/shard.ts: PHASES_EVERY) leaves the stored ones as they are.
       do update set snapshot = excluded.snapshot, phases = coalesce(excluded.phases, load_test_shards.phases),
         final = excluded.final, updated_at = now()
     )${append}
     select
-      exists (select 1 from load_test_shards where test_id = ${testId} and shard = ${shard} and attempt > ${attempt}) as superseded,
-      (select stop_requested from load_tests where id = ${testId}) as stop
+      exists (select 1 from load_test_shards s where s.test_id = input.test_id and s.shard = input.shard and s.attempt > input.attempt) as superseded,
+      (select stop_requested from load_tests where id = input.test_id) as stop
+    from input order by i
   `.execute(db);
-  const { superseded, stop } = rows[0]!;
-  return { superseded, stop: superseded || (stop ?? true) };
+  return told.map(({ superseded, stop }) => ({ superseded, stop: superseded || (stop ?? true) }));
 }
 
 /**
- * A shard attempt's writer (writeShardSnapshot): each snapshot's seconds become a numbered report,
- * kept until a write took it, so a write that fails leaves them for the next one, and one stored
- * twice (by a write that failed after it) counts once. Its writes must not overlap: its caller awaits each.
+ * The shards' reports of one worker process, written together: the reports that come while the
+ * writes before are under way share one statement (lib/group-commit.ts), so a worker running
+ * hundreds of shards makes a few writes a second, not one per shard. A write that fails is tried
+ * again a report at a time (unless the database is out): one report that cannot be stored (its test
+ * deleted) fails only its shard.
  */
-export function shardWriter(db: Kysely<Database>, testId: string, shard: number, attempt: number) {
-  const unstored: SecondsReport[] = [];
-  let next = 0;
+export function shardReports(db: Kysely<Database>, { maxReports = 100, maxConcurrent = 2, waitMs = 50 } = {}) {
+  const writes = new GroupCommit<ShardReport, ShardTold>((reports) => writeShardReports(db, reports), {
+    maxItems: maxReports,
+    maxConcurrent,
+    waitMs,
+    alone: (err) => !(err instanceof DependencyUnavailableError), // an outage would fail each one again
+  });
   return {
-    async write(snapshot: ShardSnapshot, final: boolean): Promise<{ stop: boolean; superseded: boolean }> {
-      if (snapshot.newSeconds?.length) unstored.push({ seq: next++, seconds: snapshot.newSeconds });
-      const reports = [...unstored];
-      const told = await writeShardSnapshot(db, testId, shard, attempt, snapshot, final, reports);
-      unstored.splice(0, reports.length);
-      return told;
+    /**
+     * A shard attempt's writer: each snapshot's seconds become a numbered report, kept until a write
+     * took it, so a write that fails leaves them for the next one, and one stored twice (by a write
+     * that failed after it) counts once. Its writes must not overlap: its caller awaits each.
+     */
+    writer(testId: string, shard: number, attempt: number) {
+      const unstored: SecondsReport[] = [];
+      let next = 0;
+      return {
+        async write(snapshot: ShardSnapshot, final: boolean): Promise<ShardTold> {
+          if (snapshot.newSeconds?.length) unstored.push({ seq: next++, seconds: snapshot.newSeconds });
+          const seconds = [...unstored];
+          const told = await writes.submit({ testId, shard, attempt, snapshot, final, seconds });
+          unstored.splice(0, seconds.length);
+          return told;
+        },
+      };
     },
   };
 }
+
+export type ShardReports = ReturnType<typeof shardReports>;
+
+/** A row of load_test_shards as read. */
+interface StoredShard {
+  shard: number;
+  attempt: number;
+  snapshot: unknown;
+  phases: unknown;
+  final: boolean;
+}
+
+const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => ({
+  shard: r.shard,
+  attempt: r.attempt,
+  snapshot: withPhases(
+    readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
+    readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases),
+  ),
+  final: r.final,
+});
 
 /** Every shard attempt's snapshot of a test, by shard and attempt. */
 export async function readShardSnapshots(
@@ -97,15 +152,34 @@ export async function readShardSnapshots(
     .orderBy('shard')
     .orderBy('attempt')
     .execute();
-  return rows.map((r) => ({
-    shard: r.shard,
-    attempt: r.attempt,
-    snapshot: withPhases(
-      readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
-      readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases),
-    ),
-    final: r.final,
-  }));
+  return rows.map(toShardRow);
+}
+
+/**
+ * The user's test (null when it is not theirs) and, while it runs, every shard attempt's snapshot as
+ * readShardSnapshots gives them (null otherwise), in one statement: a status poll waits behind the
+ * shards' writes once, not once for the row and again for the snapshots.
+ */
+export async function findOwnedLoadTestLive(
+  db: Kysely<Database>,
+  id: string,
+  userId: number,
+): Promise<{ row: LoadTestRow; shards: Array<ShardSnapshotRow<ShardSnapshot>> | null } | null> {
+  const found = await db
+    .selectFrom('load_tests')
+    .selectAll()
+    .select(
+      sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
+        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'snapshot', s.snapshot,
+          'phases', s.phases, 'final', s.final) order by s.shard, s.attempt), '[]'::jsonb)
+        from load_test_shards s where s.test_id = load_tests.id) end`.as('shards'),
+    )
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!found) return null;
+  const { shards, ...test } = found;
+  return { row: toRow(test), shards: shards?.map(toShardRow) ?? null };
 }
 
 /**

@@ -31,7 +31,8 @@ export interface LoadTestRow {
 /** How long a pending or running row counts against its user's tests at once: the longest wait for a worker and the longest test. */
 const OPEN_ROW_SECONDS = MAX_WORKER_WAIT_SECONDS + MAX_TEST_SECONDS;
 
-function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
+/** A stored test as the services read it (its JSON columns checked). */
+export function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
   return {
     id: r.id,
     userId: Number(r.user_id),

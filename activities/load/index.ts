@@ -9,7 +9,7 @@ import {
   readReplayRequests,
   requestLoadTestStop,
 } from '../../db/load-tests.ts';
-import { readShardSeconds, readShardSnapshots, shardWriter } from '../../db/load-test-shards.ts';
+import { readShardSeconds, readShardSnapshots, shardReports } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
@@ -47,6 +47,8 @@ export interface ShardOutcome {
 }
 
 export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[]; threads: number }) {
+  // Every shard of this worker reports through one writer: reports that come together share a statement.
+  const shardWrites = shardReports(deps.db);
   return {
     /** A load worker has the test: it starts now (plus a moment for the shards to be placed). */
     async beginLoadTest(testId: string): Promise<number> {
@@ -83,7 +85,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       let stopped = false;
       let superseded = false;
       const windowSeconds = Math.ceil((input.endAt - input.startAt) / 1000);
-      const writer = shardWriter(deps.db, input.testId, input.shard, attempt);
+      const writer = shardWrites.writer(input.testId, input.shard, attempt);
       const store = (snapshot: ShardSnapshot, final: boolean) =>
         writer.write({ ...snapshot, windowSeconds, ...(input.shards ? { shards: input.shards } : {}) }, final);
       const save = async (snapshot: ShardSnapshot, final: boolean) => {

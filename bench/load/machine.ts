@@ -1,5 +1,5 @@
 // What the shard benchmark reads of the machine: processes' CPU from /proc, the Postgres server's
-// write-ahead log position, this process's CPU, and a quantile of sorted figures.
+// write-ahead log position, this process's and its main thread's CPU, and a quantile of sorted figures.
 import fs from 'node:fs/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
@@ -32,8 +32,13 @@ export async function postgresCpu(): Promise<number> {
   return total;
 }
 
+/** CPU seconds used so far by this process (every thread), and by the thread calling it (its event loop). */
 export const selfCpu = () => {
   const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+export const threadCpu = () => {
+  const u = process.threadCpuUsage();
   return (u.user + u.system) / 1e6;
 };
 

@@ -2,41 +2,47 @@
 // Scale on paper, from a measurement: how many load shards Temporal and the database carry. N shard
 // activities (BENCH_SHARDS, 20,200,500,1000,2000) that send no traffic but do for Temporal and the database
 // what a real shard does (activities/load/index.ts): a heartbeat and a snapshot stored every second,
-// built from histograms fed at BENCH_SAMPLES answers a second (the real shard's encoding work), for
+// built from histograms fed at BENCH_SAMPLES answers a second (the real shard's encoding work, on
+// BENCH_BUILD_THREADS threads, one per core, as a load worker's load threads: shard-scale-builder.ts), for
 // BENCH_SECONDS (60) each, with the load test's activity options (shard-scale-workflow.ts). Against the
 // embedded Temporal server (the `temporal` CLI's dev server, started here) and PGlite in this process,
 // or Postgres with DATABASE_URL (its server's CPU counted when it runs on this machine). One worker
-// (this process) runs every shard, BENCH_DB_CONNECTIONS (10, as a load worker's pool) to the database.
+// (this process) runs every shard, BENCH_DB_CONNECTIONS (10, as a load worker's pool) to the database,
+// the reports written together as a load worker writes them (db/load-test-shards.ts: shardReports).
 // Prints, for each N, over the seconds when every shard was reporting: the Temporal server's and the
-// worker's CPU (in total, and per shard), how long after its second each snapshot was stored (p50,
+// worker's CPU (in total, and per shard; of the worker's, its event loop's: the heartbeats and the
+// reports, without building the snapshots), how long after its second each snapshot was stored (p50,
 // p99, max) and how many seconds were skipped because the last one was still being stored, the
 // oldest heartbeat the server held, the shards retried, the bytes a report sends (its JSON, first and
 // last minute) and, on Postgres, the write-ahead log it wrote per shard-second (every table and index
 // with their overhead); then the largest N on time (every snapshot stored within its second, no
 // second skipped, no heartbeat older than its timeout: workflows/load-test-plan.ts).
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import { Worker as Thread } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { openDatabase } from '../../db/connect.ts';
-import { shardWriter } from '../../db/load-test-shards.ts';
+import { shardReports } from '../../db/load-test-shards.ts';
 import { createLoadTest } from '../../db/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
-import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
-import { PerSecondCounts } from '../../domain/load/per-second.ts';
-import { PhaseHistograms } from '../../domain/load/phases.ts';
-import { PHASES_EVERY, reportPhaseMs, type ShardSnapshot } from '../../domain/load/shard.ts';
+import { PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
+import { LOAD_THREAD_NICE } from '../../domain/load/threads.ts';
+import type { BuildRequest, Built } from './shard-scale-builder.ts';
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
 import { freePort, tempDir } from '../../test/support/processes.ts';
+import { loadTestConfig } from '../../test/support/load-config.ts';
 import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';
-import { cpuOf, postgresCpu, quantile, selfCpu, walBytes } from './machine.ts';
+import { cpuOf, postgresCpu, quantile, selfCpu, threadCpu, walBytes } from './machine.ts';
 import { FAST_FAILOVER_SHARDS, SHARD_HEARTBEAT_EVERY } from '../../workflows/load-test-plan.ts';
 
 const COUNTS = (process.env.BENCH_SHARDS ?? '20,200,500,1000,2000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const BUILD_THREADS = Number(process.env.BENCH_BUILD_THREADS ?? os.availableParallelism());
 const DB_CONNECTIONS = Number(process.env.BENCH_DB_CONNECTIONS ?? 10);
 const TASK_QUEUE = 'bench-shard-scale';
 
@@ -46,8 +52,6 @@ let run = {
   skipped: 0,
   retried: 0,
   failedWrites: 0,
-  /** Time spent feeding the histograms and building snapshots (the load threads' part). */
-  buildingMs: 0,
   reporting: new Set<number>(),
   /** Bytes stored per write (a sample of them), by minute of the shard's run. */
   bytes: new Map<number, { bytes: number; writes: number }>(),
@@ -63,69 +67,64 @@ const temporal = await startDevServer({
 });
 const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, maxConnections: DB_CONNECTIONS });
 const db = database.db;
+const shardWrites = shardReports(db); // one for the worker, as a load worker's (activities/load/index.ts)
 Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
 
-/** A shard that sends nothing: every second, a snapshot of histograms fed as if answers came, a heartbeat, the snapshot stored. */
+/** The threads that feed the shards' histograms and build their snapshots, as a load worker's load threads. */
+const builders = Array.from({ length: BUILD_THREADS }, () => {
+  const thread = new Thread(new URL('./shard-scale-builder.ts', import.meta.url), {
+    workerData: { samples: SAMPLES, nice: LOAD_THREAD_NICE },
+  });
+  const waiting = new Map<number, (built: Built) => void>();
+  thread.on('message', (built: Built) => {
+    waiting.get(built.seq)?.(built);
+    waiting.delete(built.seq);
+  });
+  let seq = 0;
+  return {
+    thread,
+    build(key: string, startAt: number, withPhases: boolean): Promise<Built> {
+      const m = { op: 'build', key, seq: seq++, startAt, withPhases } satisfies BuildRequest;
+      return new Promise((resolve) => {
+        waiting.set(m.seq, resolve);
+        thread.postMessage(m);
+      });
+    },
+    forget: (key: string) => thread.postMessage({ op: 'forget', key } satisfies BuildRequest),
+  };
+});
+
+/** A shard that sends nothing: every second, a snapshot of histograms fed as if answers came (on a builder thread), a heartbeat, the snapshot stored. */
 async function idleShard(input: IdleShardInput): Promise<number> {
   const ctx = Context.current();
   const attempt = ctx.info.attempt;
   if (attempt > 1) run.retried += 1;
-  const writer = shardWriter(db, input.testId, input.shard, attempt);
-  const histogram = newHistogram();
-  const phases = new PhaseHistograms();
-  const perSecond = new PerSecondCounts();
-  const stats = { total: 0, successful: 0, failed: 0, latencySumUs: 0 };
-  const snapshot = (withPhases: boolean): ShardSnapshot => ({
-    sending: perSecond.sent(),
-    newSeconds: perSecond.drain(),
-    ...stats,
-    bytesSent: stats.total * 80,
-    bytesReceived: stats.total * 250,
-    histogram: encodeHistogram(histogram),
-    statusCodes: { '200': stats.total },
-    errors: {},
-    inFlight: 0,
-    dropped: 0,
-    firstSentAt: input.startAt,
-    takenAt: Date.now(),
-    ...(withPhases ? { phases: phases.snapshot() } : {}),
-  });
-  const answers = (second: number) => {
-    for (let i = 0; i < SAMPLES; i++) {
-      const us = Math.round(300 + 2000 * -Math.log(1 - Math.random())); // a long-tailed latency, 0.3 ms and up
-      const times = { dns: 0, connect: i === 0 ? 150 : 0, tls: 0, ttfb: us - 40, transfer: 40 };
-      histogram.recordValue(us);
-      phases.record(times);
-      perSecond.countSent(second);
-      perSecond.countAnswer(second, us, false, 200, times);
-      Object.assign(stats, {
-        total: stats.total + 1,
-        successful: stats.successful + 1,
-        latencySumUs: stats.latencySumUs + us,
-      });
-    }
+  const writer = shardWrites.writer(input.testId, input.shard, attempt);
+  const builder = builders[input.shard % builders.length]!;
+  const key = `${input.testId}/${input.shard}/${attempt}`;
+  const snapshot = async (withPhases: boolean) => {
+    const built = await builder.build(key, input.startAt, withPhases);
+    return built.snapshot;
   };
   // Ticks every second from this attempt's start and the shard's moment of the second, as the real
   // shard's interval (reportPhaseMs); a tick that finds the last snapshot still being stored is
   // skipped, as the real shard skips it.
   const began = Date.now() + reportPhaseMs(input.shard, input.shards, 1000);
+  let total = 0;
   let storing = false;
   let stored: Promise<unknown> = Promise.resolve();
   for (let k = 1; ; k++) {
     const due = began + k * 1000;
     if (due >= input.endAt || ctx.cancellationSignal.aborted) break;
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-    if (k % (input.heartbeatEveryMs / 1000) === 0) ctx.heartbeat({ total: stats.total }); // whatever the database does, as the real shard
+    if (k % (input.heartbeatEveryMs / 1000) === 0) ctx.heartbeat({ total }); // whatever the database does, as the real shard
     if (storing) {
       run.skipped += 1;
       continue;
     }
     storing = true;
-    // What a real shard does on its load threads, not on the worker's event loop: timed apart (synchronous, so its time is CPU).
-    const building = performance.now();
-    answers(Math.floor((Date.now() - input.startAt) / 1000));
-    const s = snapshot(k % PHASES_EVERY === 0); // the phases one report in PHASES_EVERY, as the real shard
-    run.buildingMs += performance.now() - building;
+    const s = await snapshot(k % PHASES_EVERY === 0); // the phases one report in PHASES_EVERY, as the real shard
+    total = s.total;
     if (input.shard % 10 === 0) {
       // A sample, every report of one shard in ten (measuring every one would add to the worker's
       // CPU; every tenth report would always be one with the phases): the totals and the seconds' report.
@@ -145,8 +144,10 @@ async function idleShard(input: IdleShardInput): Promise<number> {
       .finally(() => (storing = false));
   }
   await stored; // the last live write first (a shard's writes never overlap)
-  await writer.write(snapshot(true), true);
-  return stats.total;
+  const last = await snapshot(true);
+  await writer.write(last, true);
+  builder.forget(key);
+  return last.total;
 }
 
 const workflowBundle = await bundleWorkflowCode({
@@ -170,30 +171,17 @@ console.log(
   `\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : " (in the worker process: its CPU is in the worker's)"}, ${DB_CONNECTIONS} connections`,
 );
 console.log(
-  '  shards | all reporting after | Temporal server CPU | worker CPU | of it, reporting (without building snapshots, which load threads do) | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes a report sends per shard-second (JSON, mean) | Postgres WAL per shard-second',
+  '  shards | all reporting after | Temporal server CPU | worker CPU | of it, its event loop (the heartbeats and reports; the snapshots are built on other threads) | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes a report sends per shard-second (JSON, mean) | Postgres WAL per shard-second',
 );
 let largestOnTime: number | null = null;
 try {
   for (const n of COUNTS) {
-    run = { late: [], skipped: 0, retried: 0, failedWrites: 0, buildingMs: 0, reporting: new Set(), bytes: new Map() };
+    run = { late: [], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: new Map() };
     const testId = `shard-scale-${n}-${Date.now()}`;
     await createLoadTest(db, {
       id: testId,
       userId: user.id,
-      config: {
-        target_url: 'http://127.0.0.1:9/',
-        concurrent_users: n * USERS_PER_SHARD,
-        test_duration: SECONDS,
-        ramp_up_time: 0,
-        requests_per_second: 0,
-        http_method: 'GET',
-        auth_type: 'none',
-        header_names: [],
-        body_bytes: 0,
-        insecure_tls: false,
-        http_version: '1.1',
-        thresholds: [],
-      },
+      config: loadTestConfig('http://127.0.0.1:9/', { concurrent_users: n * USERS_PER_SHARD, test_duration: SECONDS }),
     });
     const startAt = Date.now();
     const endAt = startAt + SECONDS * 1000;
@@ -209,7 +197,7 @@ try {
       at: Date.now(),
       temporal: await cpuOf(temporal.pid!),
       worker: selfCpu(),
-      building: run.buildingMs / 1000,
+      eventLoop: threadCpu(),
       pg: pgPid ? await postgresCpu() : 0,
       wal: pgPid ? await walBytes(db) : 0,
     };
@@ -233,7 +221,7 @@ try {
       at: Date.now(),
       temporal: await cpuOf(temporal.pid!),
       worker: selfCpu(),
-      building: run.buildingMs / 1000,
+      eventLoop: threadCpu(),
       pg: pgPid ? await postgresCpu() : 0,
       wal: pgPid ? await walBytes(db) : 0,
     };
@@ -263,13 +251,14 @@ try {
       failed === 0;
     if (onTime) largestOnTime = n;
     console.log(
-      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.worker - from.worker - (to.building - from.building))} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
+      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.eventLoop - from.eventLoop)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
     );
   }
   console.log(`  largest N on time: ${largestOnTime ?? `none of ${COUNTS.join(', ')}`}`);
 } finally {
   worker.shutdown();
   await running;
+  for (const b of builders) await b.thread.terminate();
   await database.close();
   await temporal.stop();
   await fs.rm(dataDir, { recursive: true, force: true });

@@ -2,23 +2,13 @@
 // thread's own event loop, and answers snapshots when asked. Messages:
 //   in:  {op: 'start', id, plan} | {op: 'snapshot', id, seq, phases} | {op: 'stop', id}
 //   out: {op: 'snapshot', id, seq, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
-import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
 import type { ShardPlan } from './shard.ts';
+import { lowerThisThread } from './thread-priority.ts';
 
-// How far below the main thread this thread runs (threads.ts: threadNice); Linux sets it per thread,
-// by its id from /proc.
-const nice = Number((workerData as { nice?: number } | null)?.nice ?? 0);
-if (nice > 0) {
-  try {
-    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-    if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + nice));
-  } catch {
-    // Not Linux, or not allowed: the process's priority.
-  }
-}
+// How far below the main thread this thread runs (threads.ts: threadNice).
+lowerThisThread(Number((workerData as { nice?: number } | null)?.nice ?? 0));
 
 export type ThreadRequest =
   | { op: 'start'; id: number; plan: ShardPlan }

@@ -65,7 +65,7 @@ export interface ShardSnapshot {
   sending?: Sending | null;
   /**
    * Each second's figures added since the previous snapshot (per-second.ts): handed out once, stored
-   * once beside the snapshot (db/load-test-shards.ts: writeShardSnapshot), never in it, so a stored snapshot
+   * once beside the snapshot (db/load-test-shards.ts: writeShardReports), never in it, so a stored snapshot
    * keeps the same size however long the test runs.
    */
   newSeconds?: SecondFigures[];

@@ -6,14 +6,20 @@ import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../db/connect.ts';
-import { readShardSeconds, readShardSnapshots, shardWriter, writeShardSnapshot } from '../../../db/load-test-shards.ts';
-import { createLoadTest, requestLoadTestStop } from '../../../db/load-tests.ts';
+import {
+  findOwnedLoadTestLive,
+  readShardSeconds,
+  readShardSnapshots,
+  shardReports,
+  writeShardReports,
+} from '../../../db/load-test-shards.ts';
+import { createLoadTest, finishLoadTestRow, findOwnedLoadTest, requestLoadTestStop } from '../../../db/load-tests.ts';
 import { migrationProvider } from '../../../db/migrations/index.ts';
 import { upsertUser } from '../../../db/users.ts';
 import { mergeSeconds, PerSecondCounts } from '../../../domain/load/per-second.ts';
 import type { ShardSnapshot } from '../../../domain/load/shard.ts';
-import type { LoadTestConfig } from '../../../lib/jobs/load-test.ts';
 import { shardSnapshot } from '../../support/snapshots.ts';
+import { loadTestConfig } from '../../support/load-config.ts';
 import { tempDir } from '../../support/processes.ts';
 
 /** The migrations before the seconds' table (018) and before the phases' column (019). */
@@ -31,7 +37,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-const config = { target_url: 'http://127.0.0.1:9/', thresholds: [] } as unknown as LoadTestConfig;
+const config = loadTestConfig('http://127.0.0.1:9/');
 const newTest = async (id = `t${Math.random().toString(36).slice(2, 12)}`) => {
   expect(await createLoadTest(database.db, { id, userId, config })).toBe(true);
   await database.db.updateTable('load_tests').set({ status: 'running' }).where('id', '=', id).execute();
@@ -58,7 +64,7 @@ const sentIn = async (testId: string, from?: number) =>
 describe('shard reports', () => {
   it('stores each snapshot’s seconds once, beside a snapshot that keeps its size', async () => {
     const testId = await newTest();
-    const writer = shardWriter(database.db, testId, 0, 1);
+    const writer = shardReports(database.db).writer(testId, 0, 1);
     const next = shard();
     const sizes: number[] = [];
     for (let second = 0; second < 30; second++) {
@@ -84,7 +90,7 @@ describe('shard reports', () => {
   it('keeps a failed write’s seconds for the next one, and counts a report stored twice once', async () => {
     const testId = `t${Math.random().toString(36).slice(2, 12)}`;
     // Its test is not stored yet: the first write fails (the reports' table refers to it).
-    const writer = shardWriter(database.db, testId, 0, 1);
+    const writer = shardReports(database.db).writer(testId, 0, 1);
     const next = shard();
     await expect(writer.write(next(0, 5), false)).rejects.toThrow();
     await newTest(testId);
@@ -93,29 +99,90 @@ describe('shard reports', () => {
     // A write that stored its report and then failed to answer: the same report again counts once.
     const again = next(2, 3);
     const report = [{ seq: 99, seconds: again.newSeconds! }];
-    await writeShardSnapshot(database.db, testId, 0, 1, again, false, report);
-    await writeShardSnapshot(database.db, testId, 0, 1, again, true, report);
+    const twice = { testId, shard: 0, attempt: 1, snapshot: again, seconds: report };
+    await writeShardReports(database.db, [{ ...twice, final: false }]);
+    await writeShardReports(database.db, [{ ...twice, final: true }]);
     expect(await sentIn(testId)).toEqual([5, 7, 3]);
   });
 
   it('tells a stop and a later attempt in the same round trip', async () => {
     const testId = await newTest();
     const next = shard();
-    await shardWriter(database.db, testId, 0, 2).write(next(0, 1), false);
-    expect(await shardWriter(database.db, testId, 0, 1).write(next(1, 1), false)).toEqual({
+    await shardReports(database.db).writer(testId, 0, 2).write(next(0, 1), false);
+    expect(await shardReports(database.db).writer(testId, 0, 1).write(next(1, 1), false)).toEqual({
       stop: true,
       superseded: true,
     });
     expect(await requestLoadTestStop(database.db, testId)).toBe(true);
-    expect(await shardWriter(database.db, testId, 1, 1).write(next(2, 1), false)).toEqual({
+    expect(await shardReports(database.db).writer(testId, 1, 1).write(next(2, 1), false)).toEqual({
       stop: true,
       superseded: false,
     });
   });
 
+  it('writes the reports that come together in one statement, each shard told its own, a bad one failing alone', async () => {
+    const [one, stopped] = [await newTest(), await newTest()];
+    expect(await requestLoadTestStop(database.db, stopped)).toBe(true);
+    const statements: string[] = [];
+    const counted = database.db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'RawNode') statements.push(args.queryId.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const reports = shardReports(counted);
+    const next = shard();
+    const told = await Promise.all([
+      reports.writer(one, 0, 1).write(next(0, 1), false),
+      reports.writer(one, 1, 1).write(next(0, 2), false),
+      reports.writer(stopped, 0, 1).write(next(0, 3), false),
+    ]);
+    expect(told).toEqual([
+      { stop: false, superseded: false },
+      { stop: false, superseded: false },
+      { stop: true, superseded: false },
+    ]);
+    expect(statements).toHaveLength(1);
+    expect((await readShardSnapshots(database.db, one)).map((r) => r.snapshot.total)).toEqual([1, 3]);
+    expect(await sentIn(stopped)).toEqual([3]);
+    // A report of a test not stored (deleted, say) fails its own write only: the others are stored.
+    statements.length = 0;
+    const [fine, gone] = await Promise.allSettled([
+      reports.writer(one, 2, 1).write(next(1, 4), false),
+      reports.writer('no-such-test', 0, 1).write(next(1, 5), false),
+    ]);
+    expect(fine).toEqual({ status: 'fulfilled', value: { stop: false, superseded: false } });
+    expect(gone.status).toBe('rejected');
+    expect(statements).toHaveLength(3); // together, then each alone
+    expect((await readShardSnapshots(database.db, one)).map((r) => r.shard)).toEqual([0, 1, 2]);
+  });
+
+  it('reads a running test with its snapshots in one statement, its owner’s only', async () => {
+    const testId = await newTest();
+    const next = shard();
+    const reports = shardReports(database.db);
+    const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
+    await reports.writer(testId, 1, 1).write({ ...next(0, 2), phases } as ShardSnapshot, false);
+    await reports.writer(testId, 0, 1).write(next(0, 3), false);
+    const live = await findOwnedLoadTestLive(database.db, testId, userId);
+    expect(live?.row).toEqual(await findOwnedLoadTest(database.db, testId, userId));
+    expect(live?.shards).toEqual(await readShardSnapshots(database.db, testId));
+    expect(live?.shards?.map((r) => [r.shard, r.snapshot.total, r.snapshot.phases])).toEqual([
+      [0, 5, undefined],
+      [1, 2, phases],
+    ]);
+    expect(await findOwnedLoadTestLive(database.db, testId, userId + 1000)).toBeNull();
+    // Ended: the row only (its results hold the totals).
+    await finishLoadTestRow(database.db, testId, 'completed', null, null);
+    expect((await findOwnedLoadTestLive(database.db, testId, userId))?.shards).toBeNull();
+    // Running with no snapshot yet: none, not null.
+    expect((await findOwnedLoadTestLive(database.db, await newTest(), userId))?.shards).toEqual([]);
+  });
+
   it('keeps the phases stored when a snapshot comes without them, and takes the next ones', async () => {
     const testId = await newTest();
-    const writer = shardWriter(database.db, testId, 0, 1);
+    const writer = shardReports(database.db).writer(testId, 0, 1);
     const next = shard();
     const phases = (tag: string) =>
       Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `${tag}-${p}`])) as NonNullable<
@@ -129,8 +196,8 @@ describe('shard reports', () => {
     expect(await stored()).toMatchObject({ total: 4, phases: phases('second') });
     // A shard whose first snapshots come without phases stores none (no null in their place).
     const bare = await newTest();
-    await shardWriter(database.db, bare, 0, 1).write(next(3, 1), false);
-    await shardWriter(database.db, bare, 0, 1).write(next(4, 1), false);
+    await shardReports(database.db).writer(bare, 0, 1).write(next(3, 1), false);
+    await shardReports(database.db).writer(bare, 0, 1).write(next(4, 1), false);
     expect((await readShardSnapshots(database.db, bare))[0]!.snapshot).not.toHaveProperty('phases');
   });
 
@@ -152,7 +219,9 @@ describe('shard reports', () => {
       .execute();
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
     expect((await readShardSnapshots(database.db, before))[0]!.snapshot).toMatchObject({ phases });
-    await shardWriter(database.db, after, 0, 1).write({ ...next(1, 1), phases } as ShardSnapshot, true);
+    await shardReports(database.db)
+      .writer(after, 0, 1)
+      .write({ ...next(1, 1), phases } as ShardSnapshot, true);
     const stored = await database.db
       .selectFrom('load_test_shards')
       .select(['snapshot', 'phases'])

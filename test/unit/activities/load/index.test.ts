@@ -17,9 +17,9 @@ import { createLoadTest, findOwnedLoadTest } from '../../../../db/load-tests.ts'
 import { upsertUser } from '../../../../db/users.ts';
 import { ThreadedShard } from '../../../../domain/load/threads.ts';
 import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
-import type { LoadTestConfig } from '../../../../lib/jobs/load-test.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
 import { tempDir } from '../../../support/processes.ts';
+import { loadTestConfig } from '../../../support/load-config.ts';
 
 let database: DatabaseHandle;
 let activities: LoadActivities;
@@ -37,26 +37,13 @@ afterAll(async () => {
   await database?.close();
 });
 
-const config = (url: string, seconds: number): LoadTestConfig => ({
-  target_url: url,
-  concurrent_users: 2,
-  test_duration: seconds,
-  ramp_up_time: 0,
-  requests_per_second: 0,
-  http_method: 'GET',
-  auth_type: 'none',
-  header_names: [],
-  body_bytes: 0,
-  insecure_tls: false,
-  http_version: '1.1',
-  thresholds: [],
-});
-
 /** A stored pending test of `seconds` on `path` of the target, begun by a load worker. */
 async function begun(path: string, seconds: number) {
   const url = `${site.url}${path}`;
   const testId = `t${Math.random().toString(36).slice(2, 12)}`;
-  expect(await createLoadTest(database.db, { id: testId, userId, config: config(url, seconds) })).toBe(true);
+  expect(
+    await createLoadTest(database.db, { id: testId, userId, config: loadTestConfig(url, { test_duration: seconds }) }),
+  ).toBe(true);
   const startAt = await activities.beginLoadTest(testId);
   const shard: ShardInput = {
     testId,

@@ -1,25 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadReportPage } from '../../../../api/pages/load-report.ts';
 import type { ReportTest } from '../../../../api/services/load-report.ts';
+import { loadTestConfig } from '../../../support/load-config.ts';
 
 const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 const test = (id: string): ReportTest => ({
   test_id: id,
   status: 'failed',
-  config: {
-    target_url: `https://example.test/${evil}`,
-    http_method: 'GET',
-    concurrent_users: 2,
-    test_duration: 10,
-    ramp_up_time: 0,
-    requests_per_second: 0,
-    auth_type: 'none',
-    header_names: [],
-    body_bytes: 0,
-    insecure_tls: false,
-    http_version: '1.1',
-    thresholds: [],
-  },
+  config: loadTestConfig(`https://example.test/${evil}`),
   started_at: '2026-11-23T10:00:00.000Z',
   completed_at: '2026-11-23T10:00:10.000Z',
   failure_reason: evil,

@@ -1,0 +1,111 @@
+// Group commit: items written one by one, each caller waiting for its own outcome, share one write
+// with the others that came while the writes before were under way. At low load a write takes one
+// item and adds no wait; under load the writes grow, and the per-item cost of a round trip and a
+// commit falls with them. `maxConcurrent` writes at once (one per database connection it may use),
+// each of at most `maxItems` items and `maxWeight` of their weight (a write always takes one). A
+// failed write rejects each of its items' callers (or, when `alone` says so of its error, is tried
+// again an item at a time, so that one bad item fails only its own caller); the next writes still go.
+
+export interface GroupCommitOptions<T> {
+  maxItems: number;
+  maxConcurrent: number;
+  /** An item's weight (bytes, say), and a write's most; unbounded without them. */
+  weight?: (item: T) => number;
+  maxWeight?: number;
+  /**
+   * How long the first item waits for others to join its write (none: only those submitted in the
+   * same turn of the event loop, or while every write allowed is under way, join it).
+   */
+  waitMs?: number;
+  /**
+   * Whether a failed write of several items is tried again an item at a time (one bad item must not
+   * fail the others): for an error of the data, say, not for an outage, which would fail each again.
+   */
+  alone?: (err: unknown) => boolean;
+}
+
+interface Pending<T, R> {
+  item: T;
+  resolve: (outcome: R) => void;
+  reject: (err: unknown) => void;
+}
+
+export class GroupCommit<T, R> {
+  readonly #write: (items: T[]) => Promise<R[]>;
+  readonly #options: GroupCommitOptions<T>;
+  #queue: Array<Pending<T, R>> = [];
+  #inFlight = 0;
+  #scheduled = false;
+  #idle: Array<() => void> = [];
+
+  /** `write` stores the items and answers each one's outcome, in their order. */
+  constructor(write: (items: T[]) => Promise<R[]>, options: GroupCommitOptions<T>) {
+    this.#write = write;
+    this.#options = options;
+  }
+
+  /** Resolves with the item's outcome once its write is done. */
+  submit(item: T): Promise<R> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      if (this.#queue.length >= this.#options.maxItems)
+        this.#pump(); // a full write goes at once
+      else if (!this.#scheduled) {
+        this.#scheduled = true;
+        // The items submitted in this turn of the event loop (or within waitMs) join the same write.
+        const go = () => {
+          this.#scheduled = false;
+          this.#pump();
+        };
+        if (this.#options.waitMs) setTimeout(go, this.#options.waitMs);
+        else setImmediate(go);
+      }
+    });
+  }
+
+  /** Resolves when every item submitted so far is written (or its write failed). */
+  async drain(): Promise<void> {
+    if (this.#queue.length > 0 || this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#options.maxConcurrent && this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#batchLength());
+      this.#inFlight += 1;
+      this.#run(batch)
+        .catch(async (err) => {
+          if (batch.length === 1 || !this.#options.alone?.(err)) {
+            for (const p of batch) p.reject(err);
+            return;
+          }
+          for (const p of batch) await this.#run([p]).catch((one) => p.reject(one));
+        })
+        .finally(() => {
+          this.#inFlight -= 1;
+          this.#pump();
+          if (this.#queue.length === 0 && this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
+        });
+    }
+  }
+
+  /** Writes the items and answers each caller; rejects when the write fails (no caller answered). */
+  async #run(batch: Array<Pending<T, R>>): Promise<void> {
+    const outcomes = await this.#write(batch.map((p) => p.item));
+    if (outcomes.length !== batch.length)
+      throw new Error(`group commit: ${outcomes.length} outcomes for ${batch.length} items`);
+    for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
+  }
+
+  /** How many queued items the next write takes. */
+  #batchLength(): number {
+    const { maxItems, weight, maxWeight = Number.POSITIVE_INFINITY } = this.#options;
+    let total = 0;
+    let n = 0;
+    while (n < this.#queue.length && n < maxItems) {
+      total += weight ? weight(this.#queue[n]!.item) : 0;
+      if (n > 0 && total > maxWeight) break;
+      n += 1;
+    }
+    return n;
+  }
+}

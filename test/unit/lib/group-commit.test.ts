@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GroupCommit } from '../../../lib/group-commit.ts';
+
+/** A write that records its batches and answers each item doubled, held until `release` is called. */
+function held() {
+  const batches: number[][] = [];
+  const waiting: Array<() => void> = [];
+  const write = async (items: number[]) => {
+    batches.push(items);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    if (items.includes(13)) throw new Error('13 cannot be stored');
+    return items.map((i) => i * 2);
+  };
+  const release = async () => {
+    while (waiting.length === 0) await new Promise((r) => setImmediate(r));
+    waiting.shift()!();
+  };
+  return { batches, write, release };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('GroupCommit', () => {
+  it('writes an item alone at low load, and those that come meanwhile together, each caller told its own', async () => {
+    const w = held();
+    const group = new GroupCommit(w.write, { maxItems: 10, maxConcurrent: 1 });
+    const first = group.submit(1);
+    await new Promise((r) => setImmediate(r));
+    const rest = [2, 3, 4].map((i) => group.submit(i));
+    await w.release();
+    expect(await first).toBe(2);
+    await w.release();
+    expect(await Promise.all(rest)).toEqual([4, 6, 8]);
+    expect(w.batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('lets the items of waitMs join the first one’s write, and sends a full write at once', async () => {
+    vi.useFakeTimers();
+    const batches: number[][] = [];
+    const group = new GroupCommit(
+      async (items: number[]) => {
+        batches.push(items);
+        return items;
+      },
+      {
+        maxItems: 4,
+        maxConcurrent: 1,
+        waitMs: 50,
+      },
+    );
+    const all = [group.submit(1)];
+    await vi.advanceTimersByTimeAsync(30);
+    all.push(group.submit(2));
+    await vi.advanceTimersByTimeAsync(19);
+    expect(batches).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(batches).toEqual([[1, 2]]);
+    all.push(...[3, 4, 5, 6].map((i) => group.submit(i)));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4, 5, 6],
+    ]);
+    expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('keeps to its most items, weight and writes at once', async () => {
+    const w = held();
+    const group = new GroupCommit(w.write, { maxItems: 3, maxConcurrent: 2, weight: (i) => i, maxWeight: 10 });
+    const all = [1, 2, 3, 4, 5, 20].map((i) => group.submit(i));
+    await new Promise((r) => setImmediate(r));
+    expect(w.batches).toEqual([
+      [1, 2, 3],
+      [4, 5], // with 20 they would pass the weight
+    ]);
+    await w.release();
+    await w.release();
+    await w.release();
+    expect(await Promise.all(all)).toEqual([2, 4, 6, 8, 10, 40]);
+    expect(w.batches.at(-1)).toEqual([20]); // heavier than the most alone: still written
+  });
+
+  it('fails every caller of a failed write, or when `alone` says so of its error only the bad item’s, and drains', async () => {
+    for (const alone of [false, true]) {
+      const w = held();
+      const group = new GroupCommit(w.write, {
+        maxItems: 10,
+        maxConcurrent: 1,
+        alone: (err) => alone && String(err).includes('cannot be stored'),
+      });
+      const all = Promise.allSettled([12, 13, 14].map((i) => group.submit(i)));
+      const drained = group.drain();
+      for (let i = 0; i < (alone ? 4 : 1); i++) await w.release();
+      const settled = await all;
+      await drained;
+      expect(settled.map((s) => s.status)).toEqual(
+        alone ? ['fulfilled', 'rejected', 'fulfilled'] : ['rejected', 'rejected', 'rejected'],
+      );
+      expect(w.batches).toEqual(alone ? [[12, 13, 14], [12], [13], [14]] : [[12, 13, 14]]);
+    }
+  });
+
+  it('refuses a write that answers fewer outcomes than items', async () => {
+    const group = new GroupCommit(async (items: number[]) => items.slice(1), { maxItems: 10, maxConcurrent: 1 });
+    await expect(Promise.all([group.submit(1), group.submit(2)])).rejects.toThrow('1 outcomes for 2 items');
+  });
+});
