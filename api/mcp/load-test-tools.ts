@@ -92,7 +92,7 @@ export function registerLoadTestTools(
     (args) =>
       run(
         'load_test_status',
-        async () => strip(await loadTests.status(await loadTests.owned(String(args.test_id ?? ''), account.userId))),
+        async () => strip(await loadTests.statusOf(String(args.test_id ?? ''), account.userId)),
         (o) => `Load test ${o.test_id} is ${o.status} (${o.progress}%).`,
       ),
   );

@@ -19,7 +19,7 @@ export function loadTestingRoutes({
     loadTests.owned(ctx.params.test_id!, ctx.state.account.userId);
   serve(router, ops.start, (ctx, { body }) => loadTests.start(body, ctx.state.account));
   serve(router, ops.verifyTarget, (ctx, { body }) => targets.issue(body.targetUrl, ctx.state.account.userId));
-  serve(router, ops.status, async (ctx) => loadTests.status(await owned(ctx)));
+  serve(router, ops.status, (ctx) => loadTests.statusOf(ctx.params.test_id!, ctx.state.account.userId));
   // The same answer as a Server-Sent Events stream: an event each time it changes, ending with the test.
   serve(router, ops.events, async (ctx) => {
     const row = await owned(ctx);

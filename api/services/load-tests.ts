@@ -11,7 +11,7 @@ import {
   listLoadTests,
   type LoadTestRow,
 } from '../../db/load-tests.ts';
-import { readShardSnapshots } from '../../db/load-test-shards.ts';
+import { findOwnedLoadTestLive, readShardSnapshots } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '../../lib/errors.ts';
@@ -25,7 +25,9 @@ import {
   stopLoadTest,
   type LoadTestInput,
   type LoadTestState,
+  type ShardSnapshotRow,
 } from '../../lib/jobs/load-test.ts';
+import type { ShardSnapshot } from '../../domain/load/shard.ts';
 import type { StartBody } from '../schemas/load-test-start.ts';
 import type { SseTick } from '../sse.ts';
 import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
@@ -51,9 +53,10 @@ export function loadTestService({
 }) {
   async function owned(testId: string, userId: number): Promise<LoadTestRow> {
     const row = PUBLIC_ID_PATTERN.test(testId) ? await findOwnedLoadTest(db, testId, userId) : null;
-    if (!row) throw new NotFoundError(`No load test ${testId} among yours`);
+    if (!row) throw notYours(testId);
     return row;
   }
+  const notYours = (testId: string) => new NotFoundError(`No load test ${testId} among yours`);
 
   /**
    * A test's state. Pending: the workflow's (asked with a query: it may have closed with no load worker
@@ -154,19 +157,29 @@ export function loadTestService({
     };
   }
 
-  /** The status answer: live totals from the shards while running, the stored results once ended. */
-  async function status(row: LoadTestRow) {
+  /**
+   * The status answer: live totals from the shards while running, the stored results once ended.
+   * `shards`: the running test's snapshots when read with its row (else read here).
+   */
+  async function status(row: LoadTestRow, shards: Array<ShardSnapshotRow<ShardSnapshot>> | null = null) {
     const state = await stateOf(row);
     const now = Date.now();
-    const rows = state.results ? [] : await readShardSnapshots(db, row.id);
+    const rows = state.results ? [] : (shards ?? (await readShardSnapshots(db, row.id)));
     return statusAnswer(row, state, rows, now);
+  }
+
+  /** The status of the user's test (404 when not theirs): while it runs, its row and snapshots in one read. */
+  async function statusOf(testId: string, userId: number) {
+    const found = PUBLIC_ID_PATTERN.test(testId) ? await findOwnedLoadTestLive(db, testId, userId) : null;
+    if (!found) throw notYours(testId);
+    return status(found.row, found.shards);
   }
 
   /** A Server-Sent Events source of the status answer: an event each time it changes, ending with the test. */
   function statusStream(testId: string, userId: number): () => Promise<SseTick> {
     let last = '';
     return async () => {
-      const body = await status(await owned(testId, userId));
+      const body = await statusOf(testId, userId);
       const json = JSON.stringify(body);
       const changed = json !== last;
       last = json;
@@ -233,7 +246,7 @@ export function loadTestService({
     };
   }
 
-  return { owned, start, status, statusStream, chartStream, stop, results, list };
+  return { owned, start, status, statusOf, statusStream, chartStream, stop, results, list };
 }
 
 export type LoadTestService = ReturnType<typeof loadTestService>;

@@ -120,7 +120,7 @@ export function taskKinds({
     [LOAD_TEST_KIND]: {
       restStartedIsTask: true,
       async view(testId, userId) {
-        const s = await loadTests.status(await loadTests.owned(testId, userId));
+        const s = await loadTests.statusOf(testId, userId);
         const totals = s.metrics
           ? `, ${s.metrics.total_requests ?? 0} requests, ${s.metrics.failed_requests ?? 0} failed`
           : '';
