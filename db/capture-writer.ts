@@ -84,8 +84,13 @@ export class CaptureWriter {
       if (n > 0) touched.push(webhookId);
       if (n > 0 && forwards) forwarding.push(webhookId);
     }
-    if (added > 0) this.#onStored(added, touched, forwarding);
-    this.#countForTrim(stored.values());
+    // The rows are committed: whatever the telling and the trim's counting do, the captures are stored.
+    try {
+      if (added > 0) this.#onStored(added, touched, forwarding);
+      this.#countForTrim(stored.values());
+    } catch (err) {
+      this.#onError(err);
+    }
     return records.map((r) => stored.has(r.webhookId));
   }
 

@@ -11,7 +11,6 @@ import { DependencyUnavailableError } from '../lib/errors.ts';
 import { GroupCommit } from '../lib/group-commit.ts';
 import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
 import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
-import { type LoadTestRow, toRow } from './load-tests.ts';
 import type { Database } from './schema.ts';
 
 export type { ShardSnapshotRow };
@@ -40,10 +39,11 @@ export interface ShardTold {
 
 /**
  * Stores shard attempts' snapshots with the reports of seconds not stored yet (appended, never
- * rewritten), and tells each whether it should stop: its test's stop was asked for, or a later
- * attempt of the same shard exists (`superseded`: Temporal retried it while this one still ran,
- * after heartbeats that did not arrive in time), so a shard never sends twice for long. One statement,
- * one round trip for all of them (every shard reports every second); at most one report per attempt.
+ * rewritten), and tells each whether it should stop: its test's stop was asked for, its test is no
+ * longer stored (nothing of it is written then), or a later attempt of the same shard exists
+ * (`superseded`: Temporal retried it while this one still ran, after heartbeats that did not arrive
+ * in time), so a shard never sends twice for long. One statement, one round trip for all of them
+ * (every shard reports every second); at most one report per attempt.
  */
 export async function writeShardReports(db: Kysely<Database>, reports: readonly ShardReport[]): Promise<ShardTold[]> {
   const rows = reports.map((r, i) => {
@@ -55,45 +55,59 @@ export async function writeShardReports(db: Kysely<Database>, reports: readonly 
       .filter((s) => s.seconds.length)
       .map(
         (s) =>
-          sql`(${r.testId}, ${r.shard}, ${r.attempt}, ${s.seq}, ${Math.max(...s.seconds.map((f) => f.second))}, ${JSON.stringify(s.seconds)})`,
+          sql`(${r.testId}::text, ${r.shard}::integer, ${r.attempt}::integer, ${s.seq}::integer, ${Math.max(...s.seconds.map((f) => f.second))}::integer, ${JSON.stringify(s.seconds)}::text)`,
       ),
   );
   const append = appended.length
     ? sql`, appended as (
         insert into load_test_seconds (test_id, shard, attempt, seq, last_second, seconds)
-        values ${sql.join(appended)}
+        select * from (values ${sql.join(appended)}) as v (test_id, shard, attempt, seq, last_second, seconds)
+        where exists (select 1 from load_tests t where t.id = v.test_id)
         on conflict do nothing
       )`
     : sql``;
+  // A statement sees the tables as they were before it: a later attempt in the same statement is
+  // looked for in its input.
   const { rows: told } = await sql<{ superseded: boolean; stop: boolean | null }>`
     with input (i, test_id, shard, attempt, snapshot, phases, final) as (values ${sql.join(rows)}),
     stored as (
       insert into load_test_shards (test_id, shard, attempt, snapshot, phases, final)
       select test_id, shard, attempt, snapshot, phases, final from input
+      where exists (select 1 from load_tests t where t.id = input.test_id)
       on conflict (test_id, shard, attempt)
       -- A snapshot without the phases (domain/load/shard.ts: PHASES_EVERY) leaves the stored ones as they are.
       do update set snapshot = excluded.snapshot, phases = coalesce(excluded.phases, load_test_shards.phases),
         final = excluded.final, updated_at = now()
     )${append}
     select
-      exists (select 1 from load_test_shards s where s.test_id = input.test_id and s.shard = input.shard and s.attempt > input.attempt) as superseded,
+      exists (select 1 from load_test_shards s where s.test_id = input.test_id and s.shard = input.shard and s.attempt > input.attempt)
+        or exists (select 1 from input later where later.test_id = input.test_id and later.shard = input.shard and later.attempt > input.attempt)
+        as superseded,
       (select stop_requested from load_tests where id = input.test_id) as stop
     from input order by i
   `.execute(db);
+  // No test row (deleted meanwhile): stop.
   return told.map(({ superseded, stop }) => ({ superseded, stop: superseded || (stop ?? true) }));
 }
 
 /**
- * The shards' reports of one worker process, written together: the reports that come while the
- * writes before are under way share one statement (lib/group-commit.ts), so a worker running
- * hundreds of shards makes a few writes a second, not one per shard. A write that fails is tried
- * again a report at a time (unless the database is out): one report that cannot be stored (its test
- * deleted) fails only its shard.
+ * The shards' reports of one worker process, written together: the reports that come within
+ * `waitMs` of each other, or while `maxConcurrent` writes are under way, share one statement
+ * (lib/group-commit.ts), so a worker running hundreds of shards makes a few writes a second, not one
+ * per shard. A statement takes at most `maxReports` reports and `maxParameters` bound values (a shard
+ * whose writes failed for a while brings every second it has not stored yet; Postgres takes at most
+ * 65,535). A write that fails is tried again a report at a time (unless the database is out), so a
+ * report that cannot be written fails only its own shard.
  */
-export function shardReports(db: Kysely<Database>, { maxReports = 100, maxConcurrent = 2, waitMs = 50 } = {}) {
+export function shardReports(
+  db: Kysely<Database>,
+  { maxReports = 100, maxParameters = 30_000, maxConcurrent = 2, waitMs = 50 } = {},
+) {
   const writes = new GroupCommit<ShardReport, ShardTold>((reports) => writeShardReports(db, reports), {
     maxItems: maxReports,
     maxConcurrent,
+    weight: (r) => 7 + 6 * r.seconds.length, // writeShardReports's values: 7 a report, 6 a second's report
+    maxWeight: maxParameters,
     waitMs,
     alone: (err) => !(err instanceof DependencyUnavailableError), // an outage would fail each one again
   });
@@ -119,10 +133,8 @@ export function shardReports(db: Kysely<Database>, { maxReports = 100, maxConcur
   };
 }
 
-export type ShardReports = ReturnType<typeof shardReports>;
-
 /** A row of load_test_shards as read. */
-interface StoredShard {
+export interface StoredShard {
   shard: number;
   attempt: number;
   snapshot: unknown;
@@ -130,7 +142,7 @@ interface StoredShard {
   final: boolean;
 }
 
-const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => ({
+export const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => ({
   shard: r.shard,
   attempt: r.attempt,
   snapshot: withPhases(
@@ -153,33 +165,6 @@ export async function readShardSnapshots(
     .orderBy('attempt')
     .execute();
   return rows.map(toShardRow);
-}
-
-/**
- * The user's test (null when it is not theirs) and, while it runs, every shard attempt's snapshot as
- * readShardSnapshots gives them (null otherwise), in one statement: a status poll waits behind the
- * shards' writes once, not once for the row and again for the snapshots.
- */
-export async function findOwnedLoadTestLive(
-  db: Kysely<Database>,
-  id: string,
-  userId: number,
-): Promise<{ row: LoadTestRow; shards: Array<ShardSnapshotRow<ShardSnapshot>> | null } | null> {
-  const found = await db
-    .selectFrom('load_tests')
-    .selectAll()
-    .select(
-      sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
-        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'snapshot', s.snapshot,
-          'phases', s.phases, 'final', s.final) order by s.shard, s.attempt), '[]'::jsonb)
-        from load_test_shards s where s.test_id = load_tests.id) end`.as('shards'),
-    )
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  if (!found) return null;
-  const { shards, ...test } = found;
-  return { row: toRow(test), shards: shards?.map(toShardRow) ?? null };
 }
 
 /**

@@ -6,12 +6,15 @@ import {
   type FinalResults,
   type LoadTestConfig,
   type ReplayRequest,
+  type ShardSnapshotRow,
 } from '../lib/jobs/load-test.ts';
 import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
 import { loadOutputStatesColumn, loadTestConfigColumn, loadTestResultsColumn } from './load-test-columns.ts';
+import { type StoredShard, toShardRow } from './load-test-shards.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
+import type { ShardSnapshot } from '../domain/load/shard.ts';
 
 export interface LoadTestRow {
   id: string;
@@ -31,8 +34,7 @@ export interface LoadTestRow {
 /** How long a pending or running row counts against its user's tests at once: the longest wait for a worker and the longest test. */
 const OPEN_ROW_SECONDS = MAX_WORKER_WAIT_SECONDS + MAX_TEST_SECONDS;
 
-/** A stored test as the services read it (its JSON columns checked). */
-export function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
+function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
   return {
     id: r.id,
     userId: Number(r.user_id),
@@ -90,6 +92,33 @@ export async function findOwnedLoadTest(db: Kysely<Database>, id: string, userId
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return r ? toRow(r) : null;
+}
+
+/**
+ * The user's test (null when it is not theirs) and, while it runs, every shard attempt's snapshot as
+ * readShardSnapshots gives them (null otherwise), in one statement: a status poll waits behind the
+ * shards' writes once, not once for the row and again for the snapshots.
+ */
+export async function findOwnedLoadTestLive(
+  db: Kysely<Database>,
+  id: string,
+  userId: number,
+): Promise<{ row: LoadTestRow; shards: Array<ShardSnapshotRow<ShardSnapshot>> | null } | null> {
+  const found = await db
+    .selectFrom('load_tests')
+    .selectAll()
+    .select(
+      sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
+        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'snapshot', s.snapshot,
+          'phases', s.phases, 'final', s.final) order by s.shard, s.attempt), '[]'::jsonb)
+        from load_test_shards s where s.test_id = load_tests.id) end`.as('shards'),
+    )
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!found) return null;
+  const { shards, ...test } = found;
+  return { row: toRow(test), shards: shards?.map(toShardRow) ?? null };
 }
 
 /** The caller's tests, newest first. */

@@ -1,10 +1,11 @@
 // Group commit: items written one by one, each caller waiting for its own outcome, share one write
-// with the others that came while the writes before were under way. At low load a write takes one
-// item and adds no wait; under load the writes grow, and the per-item cost of a round trip and a
-// commit falls with them. `maxConcurrent` writes at once (one per database connection it may use),
-// each of at most `maxItems` items and `maxWeight` of their weight (a write always takes one). A
-// failed write rejects each of its items' callers (or, when `alone` says so of its error, is tried
-// again an item at a time, so that one bad item fails only its own caller); the next writes still go.
+// with the others that came while the writes before were under way (or within `waitMs` of the first:
+// without it, an item at low load is written at once, alone). Under load the writes grow, and the
+// per-item cost of a round trip and a commit falls with them. `maxConcurrent` writes at once (one
+// per database connection it may use), each of at most `maxItems` items and `maxWeight` of their
+// weight (a write always takes one). A failed write rejects each of its items' callers (or, when
+// `alone` says so of its error, is tried again an item at a time, so that one bad item fails only
+// its own caller); the next writes still go.
 
 export interface GroupCommitOptions<T> {
   maxItems: number;
@@ -22,6 +23,13 @@ export interface GroupCommitOptions<T> {
    * fail the others): for an error of the data, say, not for an outage, which would fail each again.
    */
   alone?: (err: unknown) => boolean;
+}
+
+/** A write answered for fewer or more items than it took: a bug of the write, never tried again. */
+class MissingOutcomes extends Error {
+  constructor(outcomes: number, items: number) {
+    super(`group commit: ${outcomes} outcomes for ${items} items`);
+  }
 }
 
 interface Pending<T, R> {
@@ -74,7 +82,7 @@ export class GroupCommit<T, R> {
       this.#inFlight += 1;
       this.#run(batch)
         .catch(async (err) => {
-          if (batch.length === 1 || !this.#options.alone?.(err)) {
+          if (batch.length === 1 || err instanceof MissingOutcomes || !this.#alone(err)) {
             for (const p of batch) p.reject(err);
             return;
           }
@@ -88,11 +96,18 @@ export class GroupCommit<T, R> {
     }
   }
 
+  #alone(err: unknown): boolean {
+    try {
+      return this.#options.alone?.(err) ?? false;
+    } catch {
+      return false;
+    }
+  }
+
   /** Writes the items and answers each caller; rejects when the write fails (no caller answered). */
   async #run(batch: Array<Pending<T, R>>): Promise<void> {
     const outcomes = await this.#write(batch.map((p) => p.item));
-    if (outcomes.length !== batch.length)
-      throw new Error(`group commit: ${outcomes.length} outcomes for ${batch.length} items`);
+    if (outcomes.length !== batch.length) throw new MissingOutcomes(outcomes.length, batch.length);
     for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
   }
 

@@ -124,7 +124,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
           .finally(() => (ticking = false));
       };
       // The test's shards report a fraction of a second apart, not all at once: a reader of the
-      // database (a status poll) then waits behind one shard's write, not behind every shard's.
+      // database (a status poll) then waits behind a few shards' write, not behind every shard's.
       let timer: ReturnType<typeof setInterval> | undefined;
       const phase = setTimeout(
         () => {

@@ -20,7 +20,7 @@ export function loadSeriesService({
   loadTests,
 }: {
   db: Kysely<Database>;
-  loadTests: Pick<LoadTestService, 'owned' | 'status'>;
+  loadTests: Pick<LoadTestService, 'owned' | 'state'>;
 }) {
   return {
     /** The series of the caller's test from second `from` on, as stream ticks: the rows not sent yet, ending with the test. */
@@ -29,8 +29,7 @@ export function loadSeriesService({
       return async () => {
         const row = await loadTests.owned(testId, userId);
         // A row still open is read through the workflow (which tells a test no worker ever took).
-        const status =
-          row.status === 'pending' || row.status === 'running' ? (await loadTests.status(row)).status : row.status;
+        const { status } = await loadTests.state(row);
         const ended = status !== 'pending' && status !== 'running';
         if (!row.startedAt) return { events: [], done: ended };
         const startAt = row.startedAt.getTime();

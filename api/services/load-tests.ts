@@ -7,11 +7,12 @@ import { intervalTracker, liveMetrics } from '../../domain/load/metrics.ts';
 import {
   createLoadTest,
   findOwnedLoadTest,
+  findOwnedLoadTestLive,
   finishLoadTestRow,
   listLoadTests,
   type LoadTestRow,
 } from '../../db/load-tests.ts';
-import { findOwnedLoadTestLive, readShardSnapshots } from '../../db/load-test-shards.ts';
+import { readShardSnapshots } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '../../lib/errors.ts';
@@ -246,7 +247,7 @@ export function loadTestService({
     };
   }
 
-  return { owned, start, status, statusOf, statusStream, chartStream, stop, results, list };
+  return { owned, state: stateOf, start, status, statusOf, statusStream, chartStream, stop, results, list };
 }
 
 export type LoadTestService = ReturnType<typeof loadTestService>;

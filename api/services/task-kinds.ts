@@ -146,8 +146,7 @@ export function taskKinds({
         // A stopping test's results come when its shards have reported (a few seconds).
         const deadline = Date.now() + RESULT_WAIT_MS;
         for (;;) {
-          const row = await loadTests.owned(testId, userId);
-          const status = await loadTests.status(row);
+          const status = await loadTests.statusOf(testId, userId);
           if (!['pending', 'running'].includes(status.status)) return loadTests.results(testId, userId);
           // Still open past the wait (shards slow to report): what is known, never an error on an ended task.
           if (Date.now() > deadline)

@@ -421,6 +421,22 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(await listCapturedRequests(handle.db, w.id, 1000)).toHaveLength(200);
   });
 
+  it('answers a committed capture as stored even when telling of it fails', async () => {
+    const u = await user();
+    const w = await createWebhook(handle.db, u.id);
+    const errors: unknown[] = [];
+    const writer = new CaptureWriter(handle.db, {
+      keepPerWebhook: 1000,
+      onStored: () => {
+        throw new Error('a live stream broke');
+      },
+      onError: (err) => errors.push(err),
+    });
+    expect(await writer.write(capture(w.webhookId, 'kept'))).toBe(true);
+    expect(String(errors[0])).toBe('Error: a live stream broke');
+    expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['kept']);
+  });
+
   it('splits batches by body bytes, and still stores every capture', async () => {
     const u = await user();
     const w = await createWebhook(handle.db, u.id);

@@ -6,14 +6,15 @@ import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../db/connect.ts';
+import { readShardSeconds, readShardSnapshots, shardReports, writeShardReports } from '../../../db/load-test-shards.ts';
 import {
+  createLoadTest,
+  findOwnedLoadTest,
   findOwnedLoadTestLive,
-  readShardSeconds,
-  readShardSnapshots,
-  shardReports,
-  writeShardReports,
-} from '../../../db/load-test-shards.ts';
-import { createLoadTest, finishLoadTestRow, findOwnedLoadTest, requestLoadTestStop } from '../../../db/load-tests.ts';
+  finishLoadTestRow,
+  requestLoadTestStop,
+} from '../../../db/load-tests.ts';
+import { DependencyUnavailableError } from '../../../lib/errors.ts';
 import { migrationProvider } from '../../../db/migrations/index.ts';
 import { upsertUser } from '../../../db/users.ts';
 import { mergeSeconds, PerSecondCounts } from '../../../domain/load/per-second.ts';
@@ -61,6 +62,29 @@ function shard() {
 const sentIn = async (testId: string, from?: number) =>
   mergeSeconds(await readShardSeconds(database.db, testId, from)).map((s) => s.sent);
 
+/** The database with its statements counted; the next `failing` of them fail with `error` (an outage by default). */
+function watched() {
+  const state = {
+    statements: 0,
+    failing: 0,
+    error: (): unknown => new DependencyUnavailableError('database', new Error('connection refused')),
+  };
+  const db = database.db.withPlugin({
+    transformQuery: (args) => {
+      if (args.node.kind === 'RawNode' || args.node.kind === 'SelectQueryNode') {
+        state.statements += 1;
+        if (state.failing > 0) {
+          state.failing -= 1;
+          throw state.error();
+        }
+      }
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  return { db, state };
+}
+
 describe('shard reports', () => {
   it('stores each snapshot’s seconds once, beside a snapshot that keeps its size', async () => {
     const testId = await newTest();
@@ -88,12 +112,12 @@ describe('shard reports', () => {
   });
 
   it('keeps a failed write’s seconds for the next one, and counts a report stored twice once', async () => {
-    const testId = `t${Math.random().toString(36).slice(2, 12)}`;
-    // Its test is not stored yet: the first write fails (the reports' table refers to it).
-    const writer = shardReports(database.db).writer(testId, 0, 1);
+    const testId = await newTest();
+    const { db, state } = watched();
+    const writer = shardReports(db).writer(testId, 0, 1);
     const next = shard();
-    await expect(writer.write(next(0, 5), false)).rejects.toThrow();
-    await newTest(testId);
+    state.failing = 1;
+    await expect(writer.write(next(0, 5), false)).rejects.toThrow(DependencyUnavailableError);
     await writer.write(next(1, 7), false);
     expect(await sentIn(testId)).toEqual([5, 7]);
     // A write that stored its report and then failed to answer: the same report again counts once.
@@ -120,42 +144,69 @@ describe('shard reports', () => {
     });
   });
 
-  it('writes the reports that come together in one statement, each shard told its own, a bad one failing alone', async () => {
+  it('writes the reports that come together in one statement, each shard told its own', async () => {
     const [one, stopped] = [await newTest(), await newTest()];
     expect(await requestLoadTestStop(database.db, stopped)).toBe(true);
-    const statements: string[] = [];
-    const counted = database.db.withPlugin({
-      transformQuery: (args) => {
-        if (args.node.kind === 'RawNode') statements.push(args.queryId.queryId);
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
-    const reports = shardReports(counted);
+    const { db, state } = watched();
+    const reports = shardReports(db);
     const next = shard();
     const told = await Promise.all([
       reports.writer(one, 0, 1).write(next(0, 1), false),
       reports.writer(one, 1, 1).write(next(0, 2), false),
       reports.writer(stopped, 0, 1).write(next(0, 3), false),
+      // A test no longer stored (deleted meanwhile): told to stop, nothing of it written.
+      reports.writer('no-such-test', 0, 1).write(next(0, 4), false),
+      // Two attempts of one shard: the earlier one is told of the later in the same statement.
+      reports.writer(one, 3, 1).write(next(0, 5), false),
+      reports.writer(one, 3, 2).write(next(0, 6), false),
     ]);
     expect(told).toEqual([
       { stop: false, superseded: false },
       { stop: false, superseded: false },
       { stop: true, superseded: false },
+      { stop: true, superseded: false },
+      { stop: true, superseded: true },
+      { stop: false, superseded: false },
     ]);
-    expect(statements).toHaveLength(1);
-    expect((await readShardSnapshots(database.db, one)).map((r) => r.snapshot.total)).toEqual([1, 3]);
+    expect(state.statements).toBe(1);
+    expect((await readShardSnapshots(database.db, one)).map((r) => [r.shard, r.attempt, r.snapshot.total])).toEqual([
+      [0, 1, 1],
+      [1, 1, 3],
+      [3, 1, 15],
+      [3, 2, 21],
+    ]);
     expect(await sentIn(stopped)).toEqual([3]);
-    // A report of a test not stored (deleted, say) fails its own write only: the others are stored.
-    statements.length = 0;
-    const [fine, gone] = await Promise.allSettled([
-      reports.writer(one, 2, 1).write(next(1, 4), false),
-      reports.writer('no-such-test', 0, 1).write(next(1, 5), false),
+    expect(await readShardSnapshots(database.db, 'no-such-test')).toEqual([]);
+  });
+
+  it('fails only the report that cannot be written, every report in an outage, and keeps to its most values', async () => {
+    const testId = await newTest();
+    const { db, state } = watched();
+    const reports = shardReports(db, { maxParameters: 60 });
+    const next = shard();
+    // A report that cannot be written: the statement fails, and each report is tried alone.
+    const bad = { ...next(0, 1), total: 10n as unknown as number };
+    const [fine, failed] = await Promise.allSettled([
+      reports.writer(testId, 0, 1).write(next(0, 2), false),
+      reports.writer(testId, 1, 1).write(bad, false),
     ]);
     expect(fine).toEqual({ status: 'fulfilled', value: { stop: false, superseded: false } });
-    expect(gone.status).toBe('rejected');
-    expect(statements).toHaveLength(3); // together, then each alone
-    expect((await readShardSnapshots(database.db, one)).map((r) => r.shard)).toEqual([0, 1, 2]);
+    expect(failed.status).toBe('rejected');
+    expect(state.statements).toBe(1); // the good one alone (the others failed before being sent)
+    // An outage: every report of the statement fails with it, none tried alone. Twice: each of the
+    // three shards then brings 3 seconds' reports, 25 values each, two shards at most a statement.
+    const writers = [2, 3, 4].map((s) => reports.writer(testId, s, 1));
+    for (const second of [0, 1]) {
+      state.statements = 0;
+      state.failing = 1;
+      const out = await Promise.allSettled(writers.map((w) => w.write(next(second, 1), false)));
+      expect(out.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(state.statements).toBe(1);
+    }
+    state.statements = 0;
+    await Promise.all(writers.map((w) => w.write(next(2, 1), false)));
+    expect(state.statements).toBe(2);
+    expect(await sentIn(testId)).toEqual([2 + 3, 3, 3]);
   });
 
   it('reads a running test with its snapshots in one statement, its owner’s only', async () => {
@@ -165,7 +216,9 @@ describe('shard reports', () => {
     const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
     await reports.writer(testId, 1, 1).write({ ...next(0, 2), phases } as ShardSnapshot, false);
     await reports.writer(testId, 0, 1).write(next(0, 3), false);
-    const live = await findOwnedLoadTestLive(database.db, testId, userId);
+    const { db, state } = watched();
+    const live = await findOwnedLoadTestLive(db, testId, userId);
+    expect(state.statements).toBe(1);
     expect(live?.row).toEqual(await findOwnedLoadTest(database.db, testId, userId));
     expect(live?.shards).toEqual(await readShardSnapshots(database.db, testId));
     expect(live?.shards?.map((r) => [r.shard, r.snapshot.total, r.snapshot.phases])).toEqual([

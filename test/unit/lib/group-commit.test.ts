@@ -11,8 +11,12 @@ function held() {
     if (items.includes(13)) throw new Error('13 cannot be stored');
     return items.map((i) => i * 2);
   };
+  /** Lets the oldest write under way finish (failing if none comes). */
   const release = async () => {
-    while (waiting.length === 0) await new Promise((r) => setImmediate(r));
+    for (let i = 0; waiting.length === 0; i++) {
+      if (i > 100) throw new Error('no write to release');
+      await new Promise((r) => setImmediate(r));
+    }
     waiting.shift()!();
   };
   return { batches, write, release };
@@ -102,8 +106,53 @@ describe('GroupCommit', () => {
     }
   });
 
-  it('refuses a write that answers fewer outcomes than items', async () => {
-    const group = new GroupCommit(async (items: number[]) => items.slice(1), { maxItems: 10, maxConcurrent: 1 });
+  it('refuses a write that answers fewer outcomes than items, without writing them again', async () => {
+    let writes = 0;
+    const group = new GroupCommit(
+      async (items: number[]) => {
+        writes += 1;
+        return items.slice(1);
+      },
+      { maxItems: 10, maxConcurrent: 1, alone: () => true },
+    );
     await expect(Promise.all([group.submit(1), group.submit(2)])).rejects.toThrow('1 outcomes for 2 items');
+    expect(writes).toBe(1);
+  });
+
+  it('drains the items still waiting for their write', async () => {
+    vi.useFakeTimers();
+    const written: number[] = [];
+    const group = new GroupCommit(
+      async (items: number[]) => {
+        written.push(...items);
+        return items;
+      },
+      { maxItems: 10, maxConcurrent: 1, waitMs: 50 },
+    );
+    void group.submit(1);
+    const drained = group.drain();
+    await vi.advanceTimersByTimeAsync(50);
+    await drained;
+    expect(written).toEqual([1]);
+  });
+
+  it('fails the callers of a failed write when its `alone` itself throws', async () => {
+    const group = new GroupCommit(
+      async (): Promise<number[]> => {
+        throw new Error('the write failed');
+      },
+      {
+        maxItems: 10,
+        maxConcurrent: 1,
+        alone: () => {
+          throw new Error('a broken predicate');
+        },
+      },
+    );
+    const settled = await Promise.allSettled([group.submit(1), group.submit(2)]);
+    expect(settled.map((s) => s.status === 'rejected' && String(s.reason))).toEqual([
+      'Error: the write failed',
+      'Error: the write failed',
+    ]);
   });
 });
