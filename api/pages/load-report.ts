@@ -13,12 +13,12 @@ const CSS = `
 :root{font-family:system-ui,sans-serif;line-height:1.45;color:#1b1f24}
 body{margin:0;background:#f6f7f9}main{max-width:64rem;margin:1.5rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
 h1{font-size:1.4rem;margin:0 0 .5rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
-table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}.scroll{overflow-x:auto}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de}
 td.n{text-align:right}.pass{color:#116329;font-weight:700}.fail{color:#a40e26;font-weight:700}
 figure{margin:1rem 0}figcaption{font-weight:600}svg{width:100%;height:auto;background:#fbfcfd;border:1px solid #e4e8ec}
 .legend span{display:inline-block;margin-right:1rem}.swatch{display:inline-block;width:1.5rem;height:.25rem;vertical-align:middle;margin-right:.3rem}
 pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}
-@media (max-width:40rem){main{margin:0;padding:.75rem;border:0;border-radius:0}table{display:block;overflow-x:auto;font-size:.9rem}}`;
+@media (max-width:40rem){main{margin:0;padding:.75rem;border:0;border-radius:0}table{font-size:.9rem}}`;
 
 const fmt = (n: number | undefined | null) =>
   n === undefined || n === null
@@ -66,7 +66,7 @@ const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 
 /** Rows of figures, a column per test, and the change from A to B when there are two. */
 function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => number | undefined | null]>): Html {
   const two = tests.length === 2;
-  return html`<table><thead><tr><th>Figure</th>${tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`)}${two ? html`<th class="n">B against A</th>` : ''}</tr></thead><tbody>
+  return html`<div class="scroll"><table><thead><tr><th>Figure</th>${tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`)}${two ? html`<th class="n">B against A</th>` : ''}</tr></thead><tbody>
 ${rows.map(([name, get]) => {
   const [a, b] = tests.map(get);
   const change =
@@ -76,7 +76,7 @@ ${rows.map(([name, get]) => {
         ? '–'
         : null;
   return html`<tr><td>${name}</td>${tests.map((t) => html`<td class="n">${fmt(get(t))}</td>`)}${change !== null ? html`<td class="n">${change}</td>` : ''}</tr>`;
-})}</tbody></table>`;
+})}</tbody></table></div>`;
 }
 
 function counts(title: string, tests: ReportTest[], of: (t: ReportTest) => Record<string, number>): Html {
@@ -101,7 +101,7 @@ function header(t: ReportTest, i: number, many: boolean): Html {
       : '';
   return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${COLORS[i]}"></i>${label(t, i, many)}: ${t.status}${t.verdict ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>` : ''}</h2>
 <p><code>${c.http_method} ${c.target_url}</code>: ${shape}.${protocol} From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
-${t.thresholds.length ? html`<table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${fmt(th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table>` : ''}</section>`;
+${t.thresholds.length ? html`<div class="scroll"><table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${fmt(th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table></div>` : ''}</section>`;
 }
 
 /** Policy of the report, in its header and in the file: nothing may be fetched. */
@@ -174,7 +174,7 @@ ${chart(
 <p>Each second's percentiles are in the test's series (<code>GET /api/v1/load-testing/series/{test_id}</code>); the whole test's are under Figures, from histograms merged exactly across shards.</p>
 <h2>Phases</h2>
 ${tests.some((t) => t.phases) ? figures(tests, phaseRows) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}
-${tests.some((t) => t.steps.length) ? html`<h2>Steps</h2>${tests.map((t, i) => (t.steps.length ? html`<p>${label(t, i, many)}</p><table><thead><tr><th>Step</th><th class="n">Requests</th><th class="n">Failed</th><th class="n">Captures that found nothing</th><th class="n">Average</th><th class="n">p95</th><th class="n">p99</th><th class="n">Max</th></tr></thead><tbody>${t.steps.map((st) => html`<tr><td>${st.step}. ${st.name}</td><td class="n">${fmt(st.requests)}</td><td class="n">${fmt(st.failed_requests)}</td><td class="n">${fmt(st.capture_failures)}</td><td class="n">${fmt(st.avg_response_time)}</td><td class="n">${fmt(st.p95_response_time)}</td><td class="n">${fmt(st.p99_response_time)}</td><td class="n">${fmt(st.max_response_time)}</td></tr>`)}</tbody></table>` : ''))}` : ''}
+${tests.some((t) => t.steps.length) ? html`<h2>Steps</h2>${tests.map((t, i) => (t.steps.length ? html`<p>${label(t, i, many)}</p><div class="scroll"><table><thead><tr><th>Step</th><th class="n">Requests</th><th class="n">Failed</th><th class="n">Captures that found nothing</th><th class="n">Average</th><th class="n">p95</th><th class="n">p99</th><th class="n">Max</th></tr></thead><tbody>${t.steps.map((st) => html`<tr><td>${st.step}. ${st.name}</td><td class="n">${fmt(st.requests)}</td><td class="n">${fmt(st.failed_requests)}</td><td class="n">${fmt(st.capture_failures)}</td><td class="n">${fmt(st.avg_response_time)}</td><td class="n">${fmt(st.p95_response_time)}</td><td class="n">${fmt(st.p99_response_time)}</td><td class="n">${fmt(st.max_response_time)}</td></tr>`)}</tbody></table></div>` : ''))}` : ''}
 ${counts('Answers by protocol', tests, (t) => t.protocols)}
 ${counts('Status codes', tests, (t) => t.status_codes)}
 ${counts('Errors by kind', tests, (t) => t.errors)}

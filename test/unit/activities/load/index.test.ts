@@ -89,9 +89,11 @@ describe('load activities', () => {
   });
 
   it('reports at its moment of the second, the phases one report in five', async () => {
-    // Shard 1 of 2 reports half a second into each of its seconds (shard 0 at their start), its first
-    // report at once; the phases' histograms with the first report and every fifth after it.
-    const { shard } = await begun('/moment', 7);
+    // Shard 1 of 2 reports half a second into each of its seconds (shard 0 at their start): its first
+    // report at once, its second at half a second, then every second. A tick that finds the last
+    // report still being stored is skipped. The phases' histograms come with the first report asked
+    // for and every fifth after it.
+    const { shard } = await begun('/moment', 8);
     const asked: Array<{ at: number; withPhases: boolean }> = [];
     const original = ThreadedShard.prototype.snapshot;
     const spy = vi.spyOn(ThreadedShard.prototype, 'snapshot').mockImplementation(function (
@@ -106,13 +108,14 @@ describe('load activities', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(asked.length).toBeGreaterThanOrEqual(7);
-    expect(asked.slice(0, 7).map((a) => a.withPhases)).toEqual([true, false, false, false, false, true, false]);
-    // Each report after the first comes half a second past a whole second from the first (timers
-    // fire late, never early: a lower bound and a wide upper one).
-    for (const a of asked.slice(1, 7)) {
+    expect(asked.length).toBeGreaterThanOrEqual(6);
+    expect(asked.map((a) => a.withPhases)).toEqual(asked.map((_, i) => i % 5 === 0));
+    // Each report after the first comes half a second past a whole second from it (without the moment,
+    // at whole seconds). Timers fire late, never early but for the loop's clock (a little behind), and
+    // an interval's lateness adds up: a wide window.
+    for (const a of asked.slice(1)) {
       const past = (a.at - asked[0]!.at) % 1000;
-      expect(past).toBeGreaterThanOrEqual(495);
+      expect(past).toBeGreaterThanOrEqual(400);
       expect(past).toBeLessThan(900);
     }
   });

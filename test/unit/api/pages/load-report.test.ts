@@ -68,7 +68,7 @@ describe('load test report page', () => {
     const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [h2] });
     expect(page).toContain('Over HTTP/2, 10 users per connection: 5 connections opened.');
     expect(page).toContain('data-limit="4"');
-    expect(page).toMatch(/Answers by protocol<\/h2><table>.*<td>h2<\/td><td class="n">10<\/td>/s);
+    expect(page).toMatch(/Answers by protocol<\/h2><div class="scroll"><table>.*<td>h2<\/td><td class="n">10<\/td>/s);
     const h1 = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('D')] });
     expect(h1).not.toContain('HTTP/2');
     expect(h1).toMatch(/<td>http\/1.1<\/td><td class="n">10<\/td>/);
