@@ -64,7 +64,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
     ...captureBatching(deps.dbParallelism),
-    onError: (err) => deps.logger.error({ err }, 'trimming captured requests failed'),
+    onError: (err) => deps.logger.error({ err }, 'after storing captures: trimming them or telling of them failed'),
     onStored: (n, webhookIds, forwarding) => {
       processMetrics().capturesStored.inc(n);
       services.forwarding.afterCapturesStored(n, forwarding.length > 0);

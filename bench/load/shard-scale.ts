@@ -76,6 +76,9 @@ const builders = Array.from({ length: BUILD_THREADS }, () => {
     workerData: { samples: SAMPLES, nice: LOAD_THREAD_NICE },
   });
   const waiting = new Map<number, (built: Built) => void>();
+  thread.on('error', (err) => {
+    throw err; // a builder that died would leave its shards waiting: the bench stops instead
+  });
   thread.on('message', (built: Built) => {
     waiting.get(built.seq)?.(built);
     waiting.delete(built.seq);
