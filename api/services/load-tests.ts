@@ -52,12 +52,17 @@ export function loadTestService({
   targets: TargetVerificationService;
   replays: LoadReplayService;
 }) {
-  async function owned(testId: string, userId: number): Promise<LoadTestRow> {
-    const row = PUBLIC_ID_PATTERN.test(testId) ? await findOwnedLoadTest(db, testId, userId) : null;
-    if (!row) throw notYours(testId);
-    return row;
+  /** What `find` reads of the user's test; 404 when it is not theirs (or not a test id at all). */
+  async function ownedBy<T>(
+    testId: string,
+    userId: number,
+    find: (db: Kysely<Database>, id: string, userId: number) => Promise<T | null>,
+  ): Promise<T> {
+    const found = PUBLIC_ID_PATTERN.test(testId) ? await find(db, testId, userId) : null;
+    if (!found) throw new NotFoundError(`No load test ${testId} among yours`);
+    return found;
   }
-  const notYours = (testId: string) => new NotFoundError(`No load test ${testId} among yours`);
+  const owned = (testId: string, userId: number): Promise<LoadTestRow> => ownedBy(testId, userId, findOwnedLoadTest);
 
   /**
    * A test's state. Pending: the workflow's (asked with a query: it may have closed with no load worker
@@ -171,8 +176,7 @@ export function loadTestService({
 
   /** The status of the user's test (404 when not theirs): while it runs, its row and snapshots in one read. */
   async function statusOf(testId: string, userId: number) {
-    const found = PUBLIC_ID_PATTERN.test(testId) ? await findOwnedLoadTestLive(db, testId, userId) : null;
-    if (!found) throw notYours(testId);
+    const found = await ownedBy(testId, userId, findOwnedLoadTestLive);
     return status(found.row, found.shards);
   }
 

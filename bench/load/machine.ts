@@ -1,4 +1,4 @@
-// What the shard benchmark reads of the machine: processes' CPU from /proc, the Postgres server's
+// What the load benchmarks read of the machine: processes' CPU from /proc, the Postgres server's
 // write-ahead log position, this process's and its main thread's CPU, and a quantile of sorted figures.
 import fs from 'node:fs/promises';
 import { sql, type Kysely } from 'kysely';

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import { newAccountKey } from '../service.ts';
 import { startApp, tempDir, type AppProcess } from '../../test/support/processes.ts';
 import { runLoadTest, startNginx } from './common.ts';
+import { quantile } from './machine.ts';
 
 const users = Number(process.env.BENCH_USERS ?? 10_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
@@ -38,7 +39,7 @@ async function measure(app: AppProcess, label: string, memoryOf: AppProcess): Pr
   );
   const after = await rssMb(memoryOf.pid);
   polls.sort((a, b) => a - b);
-  const p99 = polls[Math.min(polls.length - 1, Math.floor(polls.length * 0.99))] ?? NaN;
+  const p99 = quantile(polls, 0.99);
   const r = run.results;
   console.log(`\n${users} concurrent users for ${seconds} s (ramp-up 10 s) against nginx on loopback; ${label}`);
   console.log(
