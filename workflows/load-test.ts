@@ -112,7 +112,7 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
     startToCloseTimeout: `${input.testDurationSeconds + 120} seconds`,
     // Every attempt shares the test's window; past it a retry has nothing left to send.
     scheduleToCloseTimeout: `${input.testDurationSeconds + 180} seconds`,
-    heartbeatTimeout: shardLiveness(shards.length).heartbeatTimeout,
+    heartbeatTimeout: shardLiveness(shards.length).heartbeatTimeoutMs,
     retry: SHARD_RETRY,
   });
   // Aborting thresholds are watched on the merged totals every second; a failing one stops the shards.

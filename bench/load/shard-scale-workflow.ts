@@ -23,7 +23,7 @@ export async function idleShards(testId: string, shards: number, startAt: number
   const { idleShard } = proxyActivities<IdleShardActivities>({
     startToCloseTimeout: `${seconds + 120} seconds`,
     scheduleToCloseTimeout: `${seconds + 180} seconds`,
-    heartbeatTimeout: shardLiveness(shards).heartbeatTimeout,
+    heartbeatTimeout: shardLiveness(shards).heartbeatTimeoutMs,
     retry: SHARD_RETRY,
   });
   const outcomes = await Promise.allSettled(

@@ -37,7 +37,7 @@ import { freePort, tempDir } from '../../test/support/processes.ts';
 import { loadTestConfig } from '../../test/support/load-config.ts';
 import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';
 import { cpuOf, postgresCpu, quantile, selfCpu, threadCpu, walBytes } from './machine.ts';
-import { FAST_FAILOVER_SHARDS, SHARD_HEARTBEAT_EVERY } from '../../workflows/load-test-plan.ts';
+import { SHARD_HEARTBEAT_EVERY, shardLiveness } from '../../workflows/load-test-plan.ts';
 
 const COUNTS = (process.env.BENCH_SHARDS ?? '20,200,500,1000,2000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -204,7 +204,7 @@ try {
       pg: pgPid ? await postgresCpu() : 0,
       wal: pgPid ? await walBytes(db) : 0,
     };
-    // The oldest heartbeat the server holds, looked at every 5 s (shardLiveness: every second up to FAST_FAILOVER_SHARDS shards, else every 10 s).
+    // The oldest heartbeat the server holds, looked at every 5 s (against its timeout: shardLiveness).
     let oldestHeartbeat: number | null = null;
     while (Date.now() < endAt - 6000) {
       await new Promise((r) => setTimeout(r, 5000));
@@ -249,7 +249,7 @@ try {
       run.skipped === 0 &&
       run.failedWrites === 0 &&
       oldestHeartbeat !== null &&
-      oldestHeartbeat < (n <= FAST_FAILOVER_SHARDS ? 3000 : 15_000) &&
+      oldestHeartbeat < shardLiveness(n).heartbeatTimeoutMs &&
       run.retried === 0 &&
       failed === 0;
     if (onTime) largestOnTime = n;
