@@ -8,6 +8,9 @@
 // and the integer-to-double ratio (int64 each), all big-endian; then the counts from index 0 to the
 // maximum's, each a ZigZag LEB128 (9 bytes at most) long, a run of N > 1 zeros written as -N. The
 // compressed form is cookie 0x1c849314, the deflated length (int32), and the zlib-deflated V2 bytes.
+// Deflated with Huffman codes only (no search for repeats, which the run-length form leaves few of):
+// any zlib reader inflates it, and for a shard's histograms it is faster than zlib's default level
+// and about as small (bench:shard-scale, docs/benchmarks.md).
 import zlib from 'node:zlib';
 import hdr from 'hdr-histogram-js';
 
@@ -32,6 +35,7 @@ interface Counts {
 const V2_COOKIE = 0x1c849313;
 const V2_COMPRESSED_COOKIE = 0x1c849314;
 const HEADER_BYTES = 40;
+const HUFFMAN_ONLY = { strategy: zlib.constants.Z_HUFFMAN_ONLY };
 const TWO_POW_32 = 2 ** 32;
 let scratch = Buffer.alloc(64 * 1024);
 
@@ -74,7 +78,7 @@ export function encodeHistogram(h: Histogram): string {
   writeInt64(buf, c.lowestDiscernibleValue, 16);
   writeInt64(buf, c.highestTrackableValue, 24);
   writeInt64(buf, 1, 32);
-  const deflated = zlib.deflateSync(buf.subarray(0, p));
+  const deflated = zlib.deflateSync(buf.subarray(0, p), HUFFMAN_ONLY);
   const out = Buffer.allocUnsafe(8 + deflated.length);
   out.writeInt32BE(V2_COMPRESSED_COOKIE, 0);
   out.writeInt32BE(deflated.length, 4);
