@@ -74,7 +74,7 @@ export async function servePglite(
     const turn = async (messages: Message[]) => {
       clearTimeout(idleTimer);
       session ??= await takeSession();
-      for (const m of messages) {
+      for (const m of inRuns(messages)) {
         if (socket.destroyed) break;
         await run(m.bytes, send);
         atTurnEnd = TURN_ENDS.has(m.type);
@@ -141,7 +141,7 @@ export async function servePglite(
         if (!FRONTEND_TYPES.has(type) || length < 5 || length > MAX_MESSAGE_LENGTH) refuse();
         else if (buffer.length < length) needed = length;
         if (closing || needed) break;
-        const bytes = new Uint8Array(buffer.subarray(0, length));
+        const bytes = buffer.subarray(0, length); // copied into its run (inRuns)
         buffer = buffer.subarray(length);
         if (type === 'X') closing = true;
         else messages.push({ type, bytes });
@@ -191,4 +191,28 @@ function message(type: string, body: Buffer): Uint8Array {
   bytes.writeInt32BE(4 + body.length, 1);
   body.copy(bytes, 5);
   return new Uint8Array(bytes);
+}
+
+/**
+ * The messages as PGlite takes them: the messages after the startup one, as many as came together, in
+ * one call (PGlite reads them one after the other, as Postgres reads its socket: one call a message
+ * cost a call into PGlite, its flush and a socket write each), each run a copy of its own.
+ */
+function inRuns(messages: Message[]): Message[] {
+  const runs: Message[] = [];
+  let i = 0;
+  while (i < messages.length) {
+    let j = i + 1;
+    if (messages[i]!.type !== 'startup') while (j < messages.length && messages[j]!.type !== 'startup') j++;
+    const run = messages.slice(i, j);
+    const bytes = new Uint8Array(run.reduce((n, m) => n + m.bytes.length, 0));
+    let at = 0;
+    for (const m of run) {
+      bytes.set(m.bytes, at);
+      at += m.bytes.length;
+    }
+    runs.push({ type: run.at(-1)!.type, bytes });
+    i = j;
+  }
+  return runs;
 }

@@ -139,7 +139,51 @@ describe('the embedded database served on its socket', () => {
     expect((await pool.query('select 1 as one')).rows[0].one).toBe(1);
     expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows[0]!.one).toBe(1);
   });
+
+  it('answers statement sequences sent together, with the startup, as Postgres does: a failed one skipped to its Sync, the next one run', async () => {
+    const sequence = (query: string) =>
+      Buffer.concat([
+        typed('P', Buffer.concat([Buffer.from(`\0${query}\0`), Buffer.alloc(2)])), // unnamed, no parameter types
+        typed('B', Buffer.alloc(2 + 2 + 2 + 2)), // unnamed portal and statement, no formats, no parameters
+        typed('E', Buffer.alloc(1 + 4)),
+        typed('S', Buffer.alloc(0)),
+      ]);
+    const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
+    let received = Buffer.alloc(0);
+    const types: string[] = [];
+    const answered = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        while (received.length >= 5 && received.length >= 1 + received.readInt32BE(1)) {
+          types.push(String.fromCharCode(received[0]!));
+          received = received.subarray(1 + received.readInt32BE(1));
+        }
+        if (types.filter((t) => t === 'Z').length === 3) resolve(); // after the startup and both sequences
+      }),
+    );
+    socket.write(
+      Buffer.concat([
+        startup(),
+        sequence('insert into no_such_table values (1)'),
+        sequence("insert into t values ('piped')"),
+      ]),
+    );
+    await answered;
+    socket.end();
+    const sequences = types.join('').split('Z').slice(1, 3);
+    expect(sequences[0]).toBe('E'); // the error, then nothing of the failed sequence's Bind and Execute
+    expect(sequences[1]).toBe('12C'); // ParseComplete, BindComplete, CommandComplete
+    expect(await values(handle)).toContain('piped');
+  });
 });
+
+/** A typed protocol message: its type, its length (counting itself), its body. */
+function typed(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'latin1');
+  head.writeInt32BE(4 + body.length, 1);
+  return Buffer.concat([head, body]);
+}
 
 /** A startup message for user postgres, database postgres. */
 function startup(): Buffer {
