@@ -8,7 +8,7 @@ import { splitUsers, usersKeptTogether, type LoadTestInput } from '../lib/jobs/l
  * timeout, Temporal runs it again on another load worker half a second later (SHARD_RETRY), inside the
  * same time window. A load worker sends Temporal every heartbeat a shard gives (SHARD_HEARTBEAT_EVERY,
  * its throttle: the SDK would send at most one per 80 % of the timeout), and each costs the Temporal
- * server a write (~7 ms of the dev server's CPU, measured by bench:shard-scale): so a test of up to
+ * server a write (~6-7 ms of the dev server's CPU, measured by bench:shard-scale): so a test of up to
  * FAST_FAILOVER_SHARDS shards heartbeats every second with a 3-s timeout (a lost shard sends again
  * about 4 s after its worker died); a larger one every 10 s, or less often, so that one test sends
  * Temporal at most TEST_HEARTBEATS_PER_SECOND (every 20 s for 1,000 shards, 40 s for 2,000), with a

@@ -99,7 +99,10 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const cancelled = () => generator.stop();
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       ctx.heartbeat();
-      let beatAt = Date.now();
+      // A test's shards start together: each beats next a part of its interval early (by its number),
+      // so that their heartbeats reach Temporal spread over the interval rather than all at once.
+      const beatsApart = Math.max(1, Math.floor(heartbeatEveryMs / SNAPSHOT_EVERY_MS));
+      let beatAt = Date.now() - (input.shard % beatsApart) * SNAPSHOT_EVERY_MS;
       // Every attempt has its row from its start: one that dies before its first snapshot is still
       // seen (a failure, and the gap it left counted from the window's start). Not awaited here: a
       // slow database must not hold back the heartbeats below.

@@ -1,8 +1,9 @@
 // npm run bench:shard-scale
 // Scale on paper, from a measurement: how many load shards Temporal and the database carry. N shard
 // activities (BENCH_SHARDS, 20,200,500,1000,2000) that send no traffic but do for Temporal and the database
-// what a real shard does (activities/load/index.ts): a heartbeat and a snapshot stored every second,
-// built from histograms fed at BENCH_SAMPLES answers a second (the real shard's encoding work, on
+// what a real shard does (activities/load/index.ts): a snapshot stored every second and heartbeats
+// as often as the test's size says (workflows/load-test-plan.ts: shardLiveness), spread by shard number;
+// the snapshots built from histograms fed at BENCH_SAMPLES answers a second (the real shard's encoding work, on
 // BENCH_BUILD_THREADS threads, one per core, as a load worker's load threads: shard-scale-builder.ts), for
 // BENCH_SECONDS (60) each, with the load test's activity options (shard-scale-workflow.ts). Against the
 // embedded Temporal server (the `temporal` CLI's dev server, started here) and PGlite in this process,
@@ -120,7 +121,8 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     const due = began + k * 1000;
     if (due >= input.endAt || ctx.cancellationSignal.aborted) break;
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-    if (k % (input.heartbeatEveryMs / 1000) === 0) ctx.heartbeat({ total }); // whatever the database does, as the real shard
+    // Whatever the database does, and spread by shard number over the interval, as the real shard.
+    if ((k + input.shard) % (input.heartbeatEveryMs / 1000) === 0) ctx.heartbeat({ total });
     if (storing) {
       run.skipped += 1;
       continue;

@@ -120,6 +120,19 @@ describe('load activities', () => {
     }
   });
 
+  it("spreads a test's heartbeats over their interval: a shard beats at its start, then as early as its number says", async () => {
+    // Shard 3 of 4, beating every 5 s: its second beat 3 s early, at its first tick 1.5 s or more in
+    // (ticks at 0.75 s past each second); without the spread, 4.5 s or more in.
+    const { shard } = await begun('/beats', 3);
+    const env = new MockActivityEnvironment();
+    const beats: number[] = [];
+    env.on('heartbeat', () => beats.push(performance.now()));
+    await env.run(activities.runLoadShard, { ...shard, shard: 3, shards: 4, heartbeatEveryMs: 5000 });
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats[1]! - beats[0]!).toBeGreaterThanOrEqual(1400);
+    expect(beats[1]! - beats[0]!).toBeLessThan(2900);
+  });
+
   it('stops a running shard when the workflow asks the shards to stop', async () => {
     const { testId, shard } = await begun('/stopped', 60);
     const running = runShard(shard);

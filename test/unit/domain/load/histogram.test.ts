@@ -22,6 +22,7 @@ describe('encodeHistogram', () => {
       const theirs = Buffer.from(hdr.encodeIntoCompressedBase64(h), 'base64');
       expect(oursBytes.subarray(0, 4)).toEqual(theirs.subarray(0, 4)); // the compressed form's cookie
       expect(oursBytes.readInt32BE(4)).toBe(oursBytes.length - 8);
+      expect(oursBytes.readUInt16BE(8)).toBe(0x7801); // zlib's header: deflated the fastest way (Huffman codes only)
       expect(zlib.inflateSync(oursBytes.subarray(8))).toEqual(zlib.inflateSync(theirs.subarray(8)));
       const back = hdr.decodeFromCompressedBase64(ours, 64, false);
       expect([back.totalCount, back.getValueAtPercentile(50), back.getValueAtPercentile(99)]).toEqual([
