@@ -76,8 +76,14 @@ export async function servePglite(
       session ??= await takeSession();
       for (const m of inRuns(messages)) {
         if (socket.destroyed) break;
-        await run(m.bytes, send);
-        atTurnEnd = TURN_ENDS.has(m.type);
+        let ready = false;
+        await run(m.bytes, (data) => {
+          ready = endsWithReadyForQuery(data);
+          send(data);
+        });
+        // A Sync or a Query ends a turn; so does any run PGlite answered with ReadyForQuery (the end
+        // of a COPY FROM STDIN sent in one go: its last message is CopyDone).
+        atTurnEnd = TURN_ENDS.has(m.type) || ready;
       }
       if (atTurnEnd && !pglite.isInTransaction()) {
         session();
@@ -191,6 +197,14 @@ function message(type: string, body: Buffer): Uint8Array {
   bytes.writeInt32BE(4 + body.length, 1);
   body.copy(bytes, 5);
   return new Uint8Array(bytes);
+}
+
+/** Whether `data` ends with a ReadyForQuery message ('Z', length 5, the transaction status). */
+function endsWithReadyForQuery(data: Uint8Array): boolean {
+  const at = data.length - 6;
+  return (
+    at >= 0 && data[at] === 0x5a && data[at + 1] === 0 && data[at + 2] === 0 && data[at + 3] === 0 && data[at + 4] === 5
+  );
 }
 
 /**

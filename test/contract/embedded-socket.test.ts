@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { openPglite, startPgliteThread } from '../../db/pglite.ts';
 import { servePglite } from '../../db/pglite-socket.ts';
@@ -141,41 +141,77 @@ describe('the embedded database served on its socket', () => {
   });
 
   it('answers statement sequences sent together, with the startup, as Postgres does: a failed one skipped to its Sync, the next one run', async () => {
-    const sequence = (query: string) =>
-      Buffer.concat([
-        typed('P', Buffer.concat([Buffer.from(`\0${query}\0`), Buffer.alloc(2)])), // unnamed, no parameter types
-        typed('B', Buffer.alloc(2 + 2 + 2 + 2)), // unnamed portal and statement, no formats, no parameters
-        typed('E', Buffer.alloc(1 + 4)),
-        typed('S', Buffer.alloc(0)),
-      ]);
-    const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
-    let received = Buffer.alloc(0);
-    const types: string[] = [];
-    const answered = new Promise<void>((resolve) =>
-      socket.on('data', (chunk: Buffer) => {
-        received = Buffer.concat([received, chunk]);
-        while (received.length >= 5 && received.length >= 1 + received.readInt32BE(1)) {
-          types.push(String.fromCharCode(received[0]!));
-          received = received.subarray(1 + received.readInt32BE(1));
-        }
-        if (types.filter((t) => t === 'Z').length === 3) resolve(); // after the startup and both sequences
-      }),
-    );
-    socket.write(
+    const types = await converse(
+      path.join(dataDir, 'run', '.s.PGSQL.5432'),
       Buffer.concat([
         startup(),
         sequence('insert into no_such_table values (1)'),
         sequence("insert into t values ('piped')"),
       ]),
+      3, // after the startup and both sequences
     );
-    await answered;
-    socket.end();
     const sequences = types.join('').split('Z').slice(1, 3);
     expect(sequences[0]).toBe('E'); // the error, then nothing of the failed sequence's Bind and Execute
     expect(sequences[1]).toBe('12C'); // ParseComplete, BindComplete, CommandComplete
     expect(await values(handle)).toContain('piped');
   });
+
+  it('gives the session back after a COPY FROM STDIN sent in one go, while its client stays connected', async () => {
+    const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
+    const types = await converse(
+      socket,
+      Buffer.concat([
+        startup(),
+        typed('Q', Buffer.from('copy t from stdin\0')),
+        typed('d', Buffer.from('copied\n')),
+        typed('c', Buffer.alloc(0)),
+      ]),
+      2,
+    );
+    expect(types.join('').split('Z')[1]).toBe('GC'); // CopyInResponse, CommandComplete
+    // Another client is served now, not when the silent client's session would time out (60 s).
+    const next = pool.query('select 1 as one').then((r) => r.rows[0].one);
+    const held = new Promise((resolve) => setTimeout(() => resolve('held'), 10_000).unref());
+    expect(await Promise.race([next, held])).toBe(1);
+    socket.destroy();
+    expect(await values(handle)).toContain('copied');
+  });
 });
+
+/** A statement sequence of the extended protocol: Parse, Bind, Execute, Sync (unnamed, no parameters). */
+function sequence(query: string): Buffer {
+  return Buffer.concat([
+    typed('P', Buffer.concat([Buffer.from(`\0${query}\0`), Buffer.alloc(2)])), // no parameter types
+    typed('B', Buffer.alloc(2 + 2 + 2 + 2)), // unnamed portal and statement, no formats, no parameters
+    typed('E', Buffer.alloc(1 + 4)),
+    typed('S', Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * Sends `bytes` on a socket (a path: a new one, ended after) and answers the types of the messages
+ * received once `readyCount` ReadyForQuery came; fails if the server closes first.
+ */
+async function converse(to: string | net.Socket, bytes: Buffer, readyCount: number): Promise<string[]> {
+  const socket = typeof to === 'string' ? net.connect(to) : to;
+  let received = Buffer.alloc(0);
+  const types: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    socket.on('close', () => reject(new Error(`closed after ${types.join('')}`)));
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      while (received.length >= 5 && received.length >= 1 + received.readInt32BE(1)) {
+        types.push(String.fromCharCode(received[0]!));
+        received = received.subarray(1 + received.readInt32BE(1));
+      }
+      if (types.filter((t) => t === 'Z').length === readyCount) resolve();
+    });
+    socket.write(bytes);
+  });
+  if (typeof to === 'string') socket.end();
+  return types;
+}
 
 /** A typed protocol message: its type, its length (counting itself), its body. */
 function typed(type: string, body: Buffer): Buffer {
@@ -207,6 +243,22 @@ describe('a client that keeps the session and falls silent', () => {
   afterAll(async () => {
     await server.close();
     await pglite.close();
+  });
+
+  it('hands PGlite the messages a client sent together in one call, the startup in one of its own', async () => {
+    const calls = vi.spyOn(pglite, 'execProtocolRawStream');
+    try {
+      const types = await converse(
+        path.join(dir, '.s.PGSQL.5432'),
+        Buffer.concat([startup(), sequence('select 1'), sequence('select 2')]),
+        3,
+      );
+      // ParseComplete, BindComplete, DataRow, CommandComplete (then, at times, ParameterStatus reports)
+      for (const answer of types.join('').split('Z').slice(1, 3)) expect(answer).toMatch(/^12DCS*$/);
+      expect(calls).toHaveBeenCalledTimes(2);
+    } finally {
+      calls.mockRestore();
+    }
   });
 
   it('is disconnected after the limit in an open transaction, which is rolled back', async () => {
