@@ -82,9 +82,8 @@ export function loadTestSection(
     '/load-tests/:id',
     'load-tests',
     'load test',
-    (id, account) => loadTests.owned(id, account.id),
-    async (ctx, account, row) => {
-      const status = await loadTests.status(row);
+    (id, account) => loadTests.live(id, account.id),
+    async (ctx, account, { row, status }) => {
       const ended = !['pending', 'running'].includes(status.status);
       const final = ended ? (await loadTests.results(row.id, account.id)).results : null;
       const m = status.metrics as Record<string, number>;

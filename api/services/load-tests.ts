@@ -165,19 +165,24 @@ export function loadTestService({
 
   /**
    * The status answer: live totals from the shards while running, the stored results once ended.
-   * `shards`: the running test's snapshots when read with its row (else read here).
+   * `shards`: the running test's snapshots as read with its row (null: not read with it, read here).
    */
-  async function status(row: LoadTestRow, shards: Array<ShardSnapshotRow<ShardSnapshot>> | null = null) {
+  async function status(row: LoadTestRow, shards: Array<ShardSnapshotRow<ShardSnapshot>> | null) {
     const state = await stateOf(row);
     const now = Date.now();
     const rows = state.results ? [] : (shards ?? (await readShardSnapshots(db, row.id)));
     return statusAnswer(row, state, rows, now);
   }
 
-  /** The status of the user's test (404 when not theirs): while it runs, its row and snapshots in one read. */
-  async function statusOf(testId: string, userId: number) {
+  /** The user's test and its status (404 when not theirs): while it runs, its row and snapshots in one read. */
+  async function live(testId: string, userId: number) {
     const found = await ownedBy(testId, userId, findOwnedLoadTestLive);
-    return status(found.row, found.shards);
+    return { row: found.row, status: await status(found.row, found.shards) };
+  }
+
+  /** The status of the user's test (404 when not theirs). */
+  async function statusOf(testId: string, userId: number) {
+    return (await live(testId, userId)).status;
   }
 
   /** A Server-Sent Events source of the status answer: an event each time it changes, ending with the test. */
@@ -251,7 +256,7 @@ export function loadTestService({
     };
   }
 
-  return { owned, state: stateOf, start, status, statusOf, statusStream, chartStream, stop, results, list };
+  return { owned, state: stateOf, start, live, statusOf, statusStream, chartStream, stop, results, list };
 }
 
 export type LoadTestService = ReturnType<typeof loadTestService>;
