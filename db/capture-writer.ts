@@ -84,10 +84,10 @@ export class CaptureWriter {
       if (n > 0) touched.push(webhookId);
       if (n > 0 && forwards) forwarding.push(webhookId);
     }
-    // The rows are committed: whatever the telling and the trim's counting do, the captures are stored.
+    // The rows are committed: whatever the telling does, the captures are stored, and counted for the trim.
+    this.#countForTrim(stored.values());
     try {
       if (added > 0) this.#onStored(added, touched, forwarding);
-      this.#countForTrim(stored.values());
     } catch (err) {
       this.#onError(err);
     }
