@@ -13,7 +13,7 @@ import { readShardSeconds, readShardSnapshots, shardReports } from '../../db/loa
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
-import { PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
+import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
@@ -99,10 +99,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const cancelled = () => generator.stop();
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       ctx.heartbeat();
-      // A test's shards start together: each beats next a part of its interval early (by its number),
-      // so that their heartbeats reach Temporal spread over the interval rather than all at once.
-      const beatsApart = Math.max(1, Math.floor(heartbeatEveryMs / SNAPSHOT_EVERY_MS));
-      let beatAt = Date.now() - (input.shard % beatsApart) * SNAPSHOT_EVERY_MS;
+      const beats = heartbeatsOf(input.shard, heartbeatEveryMs, SNAPSHOT_EVERY_MS, Date.now());
       // Every attempt has its row from its start: one that dies before its first snapshot is still
       // seen (a failure, and the gap it left counted from the window's start). Not awaited here: a
       // slow database must not hold back the heartbeats below.
@@ -115,10 +112,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       const tick = () => {
         // Alive whatever the database does: a slow or missing database delays the snapshots, never
         // makes Temporal retry a shard that is still sending (its heartbeat timeout is seconds).
-        if (Date.now() - beatAt >= heartbeatEveryMs - SNAPSHOT_EVERY_MS / 2) {
-          beatAt = Date.now();
-          ctx.heartbeat();
-        }
+        if (beats.due(Date.now())) ctx.heartbeat();
         if (ticking) return; // the last second's snapshot is still on its way: no backlog
         ticking = true;
         saving = saving

@@ -30,7 +30,7 @@ import { shardReports } from '../../db/load-test-shards.ts';
 import { createLoadTest } from '../../db/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
-import { PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
+import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import { LOAD_THREAD_NICE } from '../../domain/load/threads.ts';
 import type { BuildRequest, Built } from './shard-scale-builder.ts';
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
@@ -114,6 +114,8 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   // shard's interval (reportPhaseMs); a tick that finds the last snapshot still being stored is
   // skipped, as the real shard skips it.
   const began = Date.now() + reportPhaseMs(input.shard, input.shards, 1000);
+  ctx.heartbeat({ total: 0 });
+  const beats = heartbeatsOf(input.shard, input.heartbeatEveryMs, 1000, Date.now());
   let total = 0;
   let storing = false;
   let stored: Promise<unknown> = Promise.resolve();
@@ -121,8 +123,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     const due = began + k * 1000;
     if (due >= input.endAt || ctx.cancellationSignal.aborted) break;
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-    // Whatever the database does, and spread by shard number over the interval, as the real shard.
-    if ((k + input.shard) % (input.heartbeatEveryMs / 1000) === 0) ctx.heartbeat({ total });
+    if (beats.due(Date.now())) ctx.heartbeat({ total }); // whatever the database does, as the real shard
     if (storing) {
       run.skipped += 1;
       continue;

@@ -107,3 +107,21 @@ export function reportPhaseMs(shard: number, shards: number | undefined, everyMs
   if (!shards || shards <= 1) return 0;
   return Math.floor(((shard % shards) / shards) * everyMs);
 }
+
+/**
+ * When shard `shard`, which ticks every `tickMs` and beat at `startedAt`, heartbeats next: `due(now)`
+ * at the first tick `everyMs` (less half a tick) after its last beat. Its first interval is cut short
+ * by a part of it that its number says, so that a test's shards, which start together, beat spread
+ * over the interval rather than all at once.
+ */
+export function heartbeatsOf(shard: number, everyMs: number, tickMs: number, startedAt: number) {
+  const apart = Math.max(1, Math.floor(everyMs / tickMs));
+  let beatAt = startedAt - (shard % apart) * tickMs;
+  return {
+    due(now: number): boolean {
+      if (now - beatAt < everyMs - tickMs / 2) return false;
+      beatAt = now;
+      return true;
+    },
+  };
+}
