@@ -191,7 +191,7 @@ export async function servePglite(
 }
 
 /** A typed protocol message: its type, its length (counting itself), its body. */
-function message(type: string, body: Buffer): Uint8Array {
+export function message(type: string, body: Buffer): Uint8Array {
   const bytes = Buffer.alloc(5 + body.length);
   bytes.write(type, 0, 'latin1');
   bytes.writeInt32BE(4 + body.length, 1);

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { openPglite, startPgliteThread } from '../../db/pglite.ts';
-import { servePglite } from '../../db/pglite-socket.ts';
+import { message, servePglite } from '../../db/pglite-socket.ts';
 import { tempDir } from '../support/processes.ts';
 
 const socketOf = (dataDir: string) => ({
@@ -162,9 +162,9 @@ describe('the embedded database served on its socket', () => {
       socket,
       Buffer.concat([
         startup(),
-        typed('Q', Buffer.from('copy t from stdin\0')),
-        typed('d', Buffer.from('copied\n')),
-        typed('c', Buffer.alloc(0)),
+        message('Q', Buffer.from('copy t from stdin\0')),
+        message('d', Buffer.from('copied\n')),
+        message('c', Buffer.alloc(0)),
       ]),
       2,
     );
@@ -181,10 +181,10 @@ describe('the embedded database served on its socket', () => {
 /** A statement sequence of the extended protocol: Parse, Bind, Execute, Sync (unnamed, no parameters). */
 function sequence(query: string): Buffer {
   return Buffer.concat([
-    typed('P', Buffer.concat([Buffer.from(`\0${query}\0`), Buffer.alloc(2)])), // no parameter types
-    typed('B', Buffer.alloc(2 + 2 + 2 + 2)), // unnamed portal and statement, no formats, no parameters
-    typed('E', Buffer.alloc(1 + 4)),
-    typed('S', Buffer.alloc(0)),
+    message('P', Buffer.concat([Buffer.from(`\0${query}\0`), Buffer.alloc(2)])), // no parameter types
+    message('B', Buffer.alloc(2 + 2 + 2 + 2)), // unnamed portal and statement, no formats, no parameters
+    message('E', Buffer.alloc(1 + 4)),
+    message('S', Buffer.alloc(0)),
   ]);
 }
 
@@ -211,14 +211,6 @@ async function converse(to: string | net.Socket, bytes: Buffer, readyCount: numb
   });
   if (typeof to === 'string') socket.end();
   return types;
-}
-
-/** A typed protocol message: its type, its length (counting itself), its body. */
-function typed(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(4 + body.length, 1);
-  return Buffer.concat([head, body]);
 }
 
 /** A startup message for user postgres, database postgres. */

@@ -22,6 +22,7 @@ import type { ShardSnapshot } from '../../../domain/load/shard.ts';
 import { shardSnapshot } from '../../support/snapshots.ts';
 import { loadTestConfig } from '../../support/load-config.ts';
 import { tempDir } from '../../support/processes.ts';
+import { watchStatements } from '../../support/statements.ts';
 
 /** The migrations before the seconds' table (018) and before the phases' column (019). */
 const BEFORE_SECONDS = '2026-11-27-017-load-test-outputs';
@@ -69,18 +70,14 @@ function watched() {
     failing: 0,
     error: (): unknown => new DependencyUnavailableError('database', new Error('connection refused')),
   };
-  const db = database.db.withPlugin({
-    transformQuery: (args) => {
-      if (args.node.kind === 'RawNode' || args.node.kind === 'SelectQueryNode') {
-        state.statements += 1;
-        if (state.failing > 0) {
-          state.failing -= 1;
-          throw state.error();
-        }
+  const db = watchStatements(database.db, (node) => {
+    if (node.kind === 'RawNode' || node.kind === 'SelectQueryNode') {
+      state.statements += 1;
+      if (state.failing > 0) {
+        state.failing -= 1;
+        throw state.error();
       }
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
+    }
   });
   return { db, state };
 }
