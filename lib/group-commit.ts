@@ -34,6 +34,8 @@ class MissingOutcomes extends Error {
 
 interface Pending<T, R> {
   item: T;
+  /** Its weight, taken once when it is submitted. */
+  weight: number;
   resolve: (outcome: R) => void;
   reject: (err: unknown) => void;
 }
@@ -55,7 +57,10 @@ export class GroupCommit<T, R> {
   /** Resolves with the item's outcome once its write is done. */
   submit(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
+      // Weighed here, in its caller's turn: a weight that throws fails this item only, never a write
+      // started from a timer.
+      const weight = this.#options.weight ? this.#options.weight(item) : 0;
+      this.#queue.push({ item, weight, resolve, reject });
       if (this.#queue.length >= this.#options.maxItems)
         this.#pump(); // a full write goes at once
       else if (!this.#scheduled) {
@@ -113,11 +118,11 @@ export class GroupCommit<T, R> {
 
   /** How many queued items the next write takes. */
   #batchLength(): number {
-    const { maxItems, weight, maxWeight = Number.POSITIVE_INFINITY } = this.#options;
+    const { maxItems, maxWeight = Number.POSITIVE_INFINITY } = this.#options;
     let total = 0;
     let n = 0;
     while (n < this.#queue.length && n < maxItems) {
-      total += weight ? weight(this.#queue[n]!.item) : 0;
+      total += this.#queue[n]!.weight;
       if (n > 0 && total > maxWeight) break;
       n += 1;
     }

@@ -86,6 +86,27 @@ describe('GroupCommit', () => {
     expect(w.batches.at(-1)).toEqual([20]); // heavier than the most alone: still written
   });
 
+  it('fails only the caller of an item whose weight cannot be taken, and writes the others', async () => {
+    const w = held();
+    const group = new GroupCommit(w.write, {
+      maxItems: 10,
+      maxConcurrent: 1,
+      weight: (i) => {
+        if (i === 7) throw new Error('7 has no weight');
+        return i;
+      },
+      maxWeight: 100,
+    });
+    const all = Promise.allSettled([1, 7, 2].map((i) => group.submit(i)));
+    await w.release();
+    expect((await all).map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason)))).toEqual([
+      2,
+      'Error: 7 has no weight',
+      4,
+    ]);
+    expect(w.batches).toEqual([[1, 2]]);
+  });
+
   it('fails every caller of a failed write, or when `alone` says so of its error only the bad item’s, and drains', async () => {
     for (const alone of [false, true]) {
       const w = held();
