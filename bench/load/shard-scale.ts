@@ -71,17 +71,23 @@ const db = database.db;
 const shardWrites = shardReports(db); // one for the worker, as a load worker's (activities/load/index.ts)
 Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
 
+/** The first error of a builder thread (it died): the bench stops. */
+let builderFailure: Error | undefined;
 /** The threads that feed the shards' histograms and build their snapshots, as a load worker's load threads. */
 const builders = Array.from({ length: BUILD_THREADS }, () => {
   const thread = new Thread(new URL('./shard-scale-builder.ts', import.meta.url), {
     workerData: { samples: SAMPLES, nice: LOAD_THREAD_NICE },
   });
-  const waiting = new Map<number, (built: Built) => void>();
-  thread.on('error', (err) => {
-    throw err; // a builder that died would leave its shards waiting: the bench stops instead
+  const waiting = new Map<number, { resolve: (built: Built) => void; reject: (err: Error) => void }>();
+  thread.on('error', (err: Error) => {
+    // A builder that died would leave its shards waiting: they fail, and the bench stops after this N
+    // (through its cleanup below: the dev server and its data folder go with it).
+    builderFailure ??= err;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
   });
   thread.on('message', (built: Built) => {
-    waiting.get(built.seq)?.(built);
+    waiting.get(built.seq)?.resolve(built);
     waiting.delete(built.seq);
   });
   let seq = 0;
@@ -89,8 +95,9 @@ const builders = Array.from({ length: BUILD_THREADS }, () => {
     thread,
     build(key: string, startAt: number, withPhases: boolean): Promise<Built> {
       const m = { op: 'build', key, seq: seq++, startAt, withPhases } satisfies BuildRequest;
-      return new Promise((resolve) => {
-        waiting.set(m.seq, resolve);
+      return new Promise((resolve, reject) => {
+        if (builderFailure) return reject(builderFailure);
+        waiting.set(m.seq, { resolve, reject });
         thread.postMessage(m);
       });
     },
@@ -259,6 +266,7 @@ try {
     console.log(
       `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.eventLoop - from.eventLoop)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
     );
+    if (builderFailure) throw new Error('a builder thread died', { cause: builderFailure });
   }
   console.log(`  largest N on time: ${largestOnTime ?? `none of ${COUNTS.join(', ')}`}`);
 } finally {
