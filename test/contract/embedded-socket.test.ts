@@ -176,6 +176,44 @@ describe('the embedded database served on its socket', () => {
     socket.destroy();
     expect(await values(handle)).toContain('copied');
   });
+
+  it('refuses a COPY FROM STDIN whose data is still to come (as psql sends it), and serves everyone after', async () => {
+    const client = new pg.Client(socketOf(dataDir));
+    await client.connect();
+    try {
+      for (const query of ['copy t from stdin', '-- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)']) {
+        await expect(client.query(query)).rejects.toMatchObject({
+          code: '0A000',
+          message: expect.stringContaining('COPY FROM STDIN is not served by the embedded database'),
+        });
+      }
+      // Inside a transaction: refused, and the transaction goes on.
+      await client.query('begin');
+      await client.query("insert into t values ('before the refused copy')");
+      await expect(client.query('copy t from stdin')).rejects.toMatchObject({ code: '0A000' });
+      await client.query('commit');
+      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.end();
+    }
+    // PGlite is alive (a COPY left waiting for its data ended its Postgres) and the session was given back.
+    expect(await values(handle)).toContain('before the refused copy');
+    expect((await pool.query('select 2 as two')).rows).toEqual([{ two: 2 }]);
+    // Its data sent after the refusal: ignored (outside a COPY), and the session not kept for it.
+    const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
+    const types = await converse(
+      socket,
+      Buffer.concat([startup(), message('Q', Buffer.from('copy t from stdin\0'))]),
+      2,
+    );
+    expect(types.join('').split('Z')[1]).toBe('E');
+    socket.write(Buffer.concat([message('d', Buffer.from('late\n')), message('c', Buffer.alloc(0))]));
+    const next = pool.query('select 3 as three').then((r) => r.rows[0].three);
+    const held = new Promise((resolve) => setTimeout(() => resolve('held'), 10_000).unref());
+    expect(await Promise.race([next, held])).toBe(3);
+    socket.destroy();
+    expect(await values(handle)).not.toContain('late');
+  });
 });
 
 /** A statement sequence of the extended protocol: Parse, Bind, Execute, Sync (unnamed, no parameters). */
