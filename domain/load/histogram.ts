@@ -85,3 +85,117 @@ export function encodeHistogram(h: Histogram): string {
   deflated.copy(out, 8);
   return out.toString('base64');
 }
+
+/** What addEncodedHistogram reads and calls of hdr-histogram-js's histograms (JsHistogram: not in the Histogram interface). */
+interface Target {
+  autoResize: boolean;
+  numberOfSignificantValueDigits: number;
+  lowestDiscernibleValue: number;
+  lowestDiscernibleValueRounded: number;
+  unitMagnitudeMask: number;
+  countsArrayLength: number;
+  totalCount: number;
+  maxValue: number;
+  minNonZeroValue: number;
+  valueFromIndex(index: number): number;
+  highestEquivalentValue(value: number): number;
+  resize(highestTrackableValue: number): void;
+  addToCountAtIndex(index: number, count: number): void;
+  setTotalCount(count: number): void;
+  updatedMaxValue(value: number): void;
+  updateMinNonZeroValue(value: number): void;
+}
+
+/** The non-zero counts read from an encoding, by index (reused from one call to the next). */
+let found = { index: new Int32Array(4096), count: new Float64Array(4096) };
+
+/**
+ * Adds a histogram in the compressed V2 encoding (encodeHistogram's, or the library's) to `into`,
+ * exactly as `into.add(hdr.decodeFromCompressedBase64(encoded, 64, false))` does, without building
+ * the decoded histogram (a counts array sized for its highest trackable value, filled a byte at a
+ * time: three quarters of a merge's time). One with another layout (significant digits, lowest
+ * value) goes through the library.
+ */
+export function addEncodedHistogram(into: Histogram, encoded: string): void {
+  const t = into as unknown as Target;
+  const raw = Buffer.from(encoded, 'base64');
+  const v2 =
+    raw.length >= 8 && raw.readInt32BE(0) === V2_COMPRESSED_COOKIE
+      ? zlib.inflateSync(raw.subarray(8, 8 + raw.readInt32BE(4)))
+      : null;
+  if (
+    !v2 ||
+    v2.length < HEADER_BYTES ||
+    v2.readInt32BE(0) !== V2_COOKIE ||
+    v2.readInt32BE(12) !== t.numberOfSignificantValueDigits ||
+    readInt64(v2, 16) !== t.lowestDiscernibleValue
+  ) {
+    into.add(hdr.decodeFromCompressedBase64(encoded, 64, false));
+    return;
+  }
+  const end = Math.min(v2.length, HEADER_BYTES + v2.readInt32BE(4));
+  let p = HEADER_BYTES;
+  let index = 0;
+  let n = 0;
+  let { index: indexes, count: counts } = found;
+  let total = 0;
+  let minIndex = -1;
+  while (p < end) {
+    // LEB128 (7 bits a byte, the ninth byte's 8 whole), then ZigZag: a negative value is a run of zeros.
+    let z = v2[p++]!;
+    if (z >= 0x80) {
+      z &= 0x7f;
+      let scale = 0x80;
+      for (let k = 1; k < 9 && p < end; k++) {
+        const b = v2[p++]!;
+        if (k === 8) {
+          z += b * scale;
+          break;
+        }
+        z += (b & 0x7f) * scale;
+        scale *= 0x80;
+        if (b < 0x80) break;
+      }
+    }
+    const value = z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    if (value < 0) {
+      index -= value;
+      continue;
+    }
+    if (value > 0) {
+      if (n === indexes.length) {
+        found = { index: new Int32Array(2 * n), count: new Float64Array(2 * n) };
+        found.index.set(indexes);
+        found.count.set(counts);
+        ({ index: indexes, count: counts } = found);
+      }
+      indexes[n] = index;
+      counts[n++] = value;
+      total += value;
+      if (minIndex === -1 && index !== 0) minIndex = index;
+    }
+    index += 1;
+  }
+  if (n === 0) return;
+  // As the library's add of its decoded histogram: grown to the other's maximum, the counts added
+  // index by index (the same layout), then the total, maximum and lowest non-zero value.
+  const otherMax = t.highestEquivalentValue(t.valueFromIndex(indexes[n - 1]!)) + t.unitMagnitudeMask;
+  if (t.highestEquivalentValue(t.valueFromIndex(t.countsArrayLength - 1)) < otherMax) {
+    if (!t.autoResize)
+      throw new Error("The other histogram includes values that do not fit in this histogram's range.");
+    t.resize(otherMax);
+  }
+  for (let k = 0; k < n; k++) t.addToCountAtIndex(indexes[k]!, counts[k]!);
+  t.setTotalCount(t.totalCount + total);
+  t.updatedMaxValue(Math.max(t.maxValue, otherMax));
+  const lowest = minIndex === -1 ? 0 : t.valueFromIndex(minIndex);
+  const otherMin =
+    lowest <= t.unitMagnitudeMask
+      ? Number.MAX_VALUE
+      : Math.floor(lowest / t.lowestDiscernibleValueRounded) * t.lowestDiscernibleValueRounded;
+  t.updateMinNonZeroValue(Math.min(t.minNonZeroValue, otherMin));
+}
+
+function readInt64(buf: Buffer, at: number): number {
+  return buf.readUInt32BE(at) * TWO_POW_32 + buf.readUInt32BE(at + 4);
+}

@@ -1,10 +1,10 @@
 // From shard snapshots to the contract's metrics. Histograms are merged exactly (bucket by bucket),
 // never averaged; throughput is requests over the measured duration (first request sent to the last
 // snapshot); times are milliseconds; error_rate is a percentage of requests.
-import hdr from 'hdr-histogram-js';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
+import { addEncodedHistogram } from './histogram.ts';
 import type { MergedSecond } from './per-second.ts';
 import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
@@ -77,16 +77,16 @@ export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = 
 
 /**
  * Every attempt's histograms, status codes and errors merged exactly, with the lost attempts counted;
- * the phases' histograms only when asked for (six decodes a snapshot instead of one).
+ * the latency histograms only when asked for (a decode a snapshot), the phases' too (five more).
  */
-function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, withPhases = true) {
+function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, { latency = true, phases = true } = {}) {
   const histogram = newHistogram();
   const statusCodes: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let shardFailures = 0;
   let lost = 0;
   for (const { snapshot: s, final } of rows) {
-    if (s.histogram) histogram.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+    if (latency && s.histogram) addEncodedHistogram(histogram, s.histogram);
     addCounts(statusCodes, s.statusCodes);
     addCounts(errors, s.errors);
     if (!final) {
@@ -107,13 +107,14 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, withPhases = true) 
     shardFailures,
     lost,
     restarts,
-    phases: withPhases ? mergePhases(rows.map((r) => r.snapshot)) : null,
+    phases: phases ? mergePhases(rows.map((r) => r.snapshot)) : null,
   };
 }
 
 /**
  * The figures thresholds read (thresholds.ts), from the same merge and rounding as the results; with
- * `wanted`, the percentiles and phases' figures only of those metrics (the others are cheap and all there).
+ * `wanted`, the latency histogram's figures (percentiles, min, max) and the phases' only of those
+ * metrics (the others are cheap and all there).
  */
 function figuresOf(
   t: Totals,
@@ -126,8 +127,6 @@ function figuresOf(
   const fiveXx = Object.entries(m.statusCodes).reduce((n, [code, count]) => n + (code.startsWith('5') ? count : 0), 0);
   const figures = {
     avg: live.avg_response_time,
-    min: h.totalCount ? ms(h.minNonZeroValue) : 0,
-    max: h.totalCount ? ms(h.maxValue) : 0,
     error_rate: live.error_rate,
     throughput: live.throughput,
     status_5xx_rate: t.total ? round2((fiveXx / t.total) * 100) : 0,
@@ -135,6 +134,8 @@ function figuresOf(
     seconds_without_traffic: Math.max(0, ...m.restarts.map((r) => r.seconds_without_traffic)),
   } as Record<ThresholdMetric, number>;
   const asked = (metric: ThresholdMetric) => !wanted || wanted.has(metric);
+  if (asked('min')) figures.min = h.totalCount ? ms(h.minNonZeroValue) : 0;
+  if (asked('max')) figures.max = h.totalCount ? ms(h.maxValue) : 0;
   for (const [metric, q] of Object.entries(PERCENTILES))
     if (asked(metric as ThresholdMetric))
       figures[metric as ThresholdMetric] = h.totalCount ? ms(h.getValueAtPercentile(q)) : 0;
@@ -145,23 +146,37 @@ function figuresOf(
   return figures;
 }
 
+/** The figures read from the merged latency histogram. */
+const LATENCY_METRICS: ReadonlySet<ThresholdMetric> = new Set([
+  'min',
+  'max',
+  ...(Object.keys(PERCENTILES) as ThresholdMetric[]),
+]);
+
 const finalDuration = (t: Totals) => (t.firstSentAt === null || t.lastAt === null ? 0 : t.lastAt - t.firstSentAt);
 
 const durationOf = (t: Totals, now?: number) =>
   now === undefined ? finalDuration(t) : t.firstSentAt === null ? 0 : now - t.firstSentAt;
 
-/** One merge and its figures: every metric, or with `wanted` only those metrics' percentiles and phases. */
+/**
+ * One merge and its figures: every metric, or with `wanted` only those metrics' histogram figures
+ * (the latency histograms are decoded only when one of them needs it, the phases' when one names a phase).
+ */
 function mergeFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number, wanted?: readonly ThresholdMetric[]) {
   const t = totals(rows);
   const asked = wanted && new Set(wanted);
-  const m = merge(rows, !asked || [...asked].some((metric) => metric.includes('.')));
+  const m = merge(rows, {
+    latency: !asked || [...asked].some((metric) => LATENCY_METRICS.has(metric)),
+    phases: !asked || [...asked].some((metric) => metric.includes('.')),
+  });
   return { t, m, figures: figuresOf(t, m, durationOf(t, now), asked) };
 }
 
 /**
  * The threshold figures of a running test (throughput up to `now`), or of an ended one (`now`
- * omitted); with `wanted`, only those metrics' percentiles and phases (a status poll asks for its p95
- * and its thresholds' metrics: the phases' histograms are decoded only when one names a phase).
+ * omitted); with `wanted`, only those metrics' histogram figures (a status poll asks for its p95 and
+ * its thresholds' metrics; the threshold watch only its thresholds', so an error rate's threshold
+ * decodes no histogram at all).
  */
 export function thresholdFigures(
   rows: Array<ShardSnapshotRow<ShardSnapshot>>,
@@ -256,8 +271,7 @@ export function intervalTracker() {
   return (rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): IntervalPoint | null => {
     const t = totals(rows);
     const merged = newHistogram();
-    for (const { snapshot: s } of rows)
-      if (s.histogram) merged.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+    for (const { snapshot: s } of rows) if (s.histogram) addEncodedHistogram(merged, s.histogram);
     const interval = newHistogram();
     interval.add(merged);
     if (previous) interval.subtract(previous);

@@ -5,9 +5,8 @@
 // for DNS. Each phase has its own HDR histogram in microseconds, merged exactly across shards like the
 // total latency. In the open model a request may also wait for a free connection; that wait is in
 // the total (measured from the scheduled send) but in no phase, so the phases add up to at most it.
-import hdr from 'hdr-histogram-js';
 import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
-import { encodeHistogram, newHistogram } from './histogram.ts';
+import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
 
 export { PHASE_STATS, PHASES, type Phase, type PhaseStat };
 
@@ -38,7 +37,7 @@ export function mergePhases(
   const with_ = snapshots.filter((s) => s.phases);
   if (with_.length === 0) return null;
   const merged = Object.fromEntries(PHASES.map((p) => [p, newHistogram()])) as Record<Phase, Histogram>;
-  for (const s of with_) for (const p of PHASES) merged[p].add(hdr.decodeFromCompressedBase64(s.phases![p], 64, false));
+  for (const s of with_) for (const p of PHASES) addEncodedHistogram(merged[p], s.phases![p]);
   return merged;
 }
 

@@ -3,9 +3,8 @@
 // JSON answer by JSON pointer (RFC 6901) into `{{name}}` placeholders of later steps (a login's token
 // into the next request's header, a created order's id into the next path). Counts and latencies are
 // kept per step (HDR histograms, merged exactly across shards like the totals).
-import hdr from 'hdr-histogram-js';
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
-import { encodeHistogram, newHistogram } from './histogram.ts';
+import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
 import type { Job } from './connection.ts';
 import type { RequestSpec } from './request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
@@ -189,7 +188,7 @@ export function mergeSteps(snapshots: ReadonlyArray<{ steps?: StepSnapshot[] }>)
       failed += s.failed;
       sum += s.latencySumUs;
       captureFailures += s.captureFailures;
-      h.add(hdr.decodeFromCompressedBase64(s.histogram, 64, false));
+      addEncodedHistogram(h, s.histogram);
       for (const [k, v] of Object.entries(s.statusCodes)) codes[k] = (codes[k] ?? 0) + v;
     }
     const p = (q: number) => (h.totalCount ? ms(h.getValueAtPercentile(q)) : 0);

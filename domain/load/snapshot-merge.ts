@@ -1,8 +1,7 @@
 // One shard's snapshot from the snapshots of its parts (a shard runs its users on several threads:
 // threads.ts). Counts add, histograms merge bucket by bucket, times take the earliest first request
 // and the latest snapshot: the shard reports as if one generator had run all its users.
-import hdr from 'hdr-histogram-js';
-import { encodeHistogram, newHistogram } from './histogram.ts';
+import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
 import { mergeSending } from './per-second.ts';
 import { PHASES, type Phase } from './phases.ts';
 import type { StepSnapshot } from './scenario.ts';
@@ -15,7 +14,7 @@ const add = (into: Record<string, number>, from: Record<string, number>) => {
 /** Compressed base64 HDR histograms merged into one, encoded the same way. */
 const mergedHistogram = (encoded: string[]) => {
   const h = newHistogram();
-  for (const e of encoded) h.add(hdr.decodeFromCompressedBase64(e, 64, false));
+  for (const e of encoded) addEncodedHistogram(h, e);
   return encodeHistogram(h);
 };
 

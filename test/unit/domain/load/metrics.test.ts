@@ -80,5 +80,16 @@ describe('thresholdFigures for a status poll', () => {
     const phased = thresholdFigures(rows, 5000, ['p95', 'ttfb.p95']);
     expect(phased['ttfb.p95']).toBe(all['ttfb.p95']);
     expect(all['ttfb.p95']).toBeGreaterThan(90);
+    expect(thresholdFigures(rows, 5000, ['max']).max).toBe(all.max);
+  });
+
+  it('decodes no histogram for metrics that need none (an error rate’s threshold)', () => {
+    // A histogram that cannot be decoded fails any merge that reads it.
+    const rows = [row({ ...snapshot([5, 10], 1, 1000, 4000), histogram: 'not a histogram' })];
+    const figures = thresholdFigures(rows, 5000, ['error_rate', 'throughput', 'avg']);
+    expect(figures).toMatchObject({ error_rate: 50, avg: 7.5 });
+    expect(figures).not.toHaveProperty('max');
+    expect(() => thresholdFigures(rows, 5000, ['min'])).toThrow();
+    expect(() => thresholdFigures(rows, 5000, ['p99.9'])).toThrow();
   });
 });
