@@ -152,14 +152,18 @@ export const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => (
   final: r.final,
 });
 
-/** Every shard attempt's snapshot of a test, by shard and attempt. */
+/**
+ * Every shard attempt's snapshot of a test, by shard and attempt; without their phases' histograms
+ * with `phases: false` (the largest part of a row: a reader that merges no phase leaves them).
+ */
 export async function readShardSnapshots(
   db: Kysely<Database>,
   testId: string,
+  { phases = true } = {},
 ): Promise<Array<ShardSnapshotRow<ShardSnapshot>>> {
   const rows = await db
     .selectFrom('load_test_shards')
-    .select(['shard', 'attempt', 'snapshot', 'phases', 'final'])
+    .select(['shard', 'attempt', 'snapshot', phases ? 'phases' : sql<null>`null`.as('phases'), 'final'])
     .where('test_id', '=', testId)
     .orderBy('shard')
     .orderBy('attempt')

@@ -17,7 +17,12 @@ import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/sha
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
-import { abortingFailure, evaluateThresholds, type ThresholdMetric } from '../../domain/load/thresholds.ts';
+import {
+  abortingFailure,
+  evaluateThresholds,
+  isPhaseMetric,
+  type ThresholdMetric,
+} from '../../domain/load/thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -163,23 +168,21 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
      */
     async watchThresholds(input: ThresholdWatch): Promise<{ abortedBy: string | null }> {
       const ctx = Context.current();
+      const metrics = input.thresholds.map((t) => t.metric as ThresholdMetric);
+      const phases = metrics.some(isPhaseMetric); // read and merged only for a threshold that names one
       while (!ctx.cancellationSignal.aborted && Date.now() < input.endAt + SNAPSHOT_EVERY_MS) {
         await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_EVERY_MS));
         ctx.heartbeat();
         if (await loadTestStopRequested(deps.db, input.testId)) break;
         const now = Date.now();
-        const rows = await readShardSnapshots(deps.db, input.testId);
+        const rows = await readShardSnapshots(deps.db, input.testId, { phases });
         if (!rows.some((r) => r.snapshot.total > 0)) continue; // nothing answered yet: nothing to judge
         const failed = abortingFailure(
           input.thresholds,
           evaluateThresholds(
             input.thresholds,
-            // Only the thresholds' own metrics: the phases are merged only when one names a phase.
-            thresholdFigures(
-              rows,
-              now,
-              input.thresholds.map((t) => t.metric as ThresholdMetric),
-            ),
+            // Only the thresholds' own metrics: a histogram is merged only for a metric that reads it.
+            thresholdFigures(rows, now, metrics),
           ),
           (now - input.startAt) / 1000,
         );

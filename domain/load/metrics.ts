@@ -10,7 +10,7 @@ import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
 import { mergeHttp2 } from './snapshot-merge.ts';
-import { evaluateThresholds, PERCENTILES, verdictOf, type ThresholdMetric } from './thresholds.ts';
+import { evaluateThresholds, isPhaseMetric, PERCENTILES, verdictOf, type ThresholdMetric } from './thresholds.ts';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const ms = (us: number) => round2(us / 1000);
@@ -167,7 +167,7 @@ function mergeFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number
   const asked = wanted && new Set(wanted);
   const m = merge(rows, {
     latency: !asked || [...asked].some((metric) => LATENCY_METRICS.has(metric)),
-    phases: !asked || [...asked].some((metric) => metric.includes('.')),
+    phases: !asked || [...asked].some(isPhaseMetric),
   });
   return { t, m, figures: figuresOf(t, m, durationOf(t, now), asked) };
 }

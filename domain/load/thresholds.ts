@@ -25,6 +25,9 @@ const TOTAL_METRICS = [
 /** A phase's statistic: `ttfb.p95`, `connect.max`, ... (phases.ts). */
 export type PhaseMetric = `${Phase}.${PhaseStat}`;
 export const PHASE_METRICS = PHASES.flatMap((p) => Object.keys(PHASE_STATS).map((s) => `${p}.${s}` as PhaseMetric));
+const PHASE_METRIC_SET: ReadonlySet<string> = new Set(PHASE_METRICS);
+/** Whether a metric is a phase's (read from the phases' histograms): `ttfb.p95` is, `p99.9` is not. */
+export const isPhaseMetric = (metric: string): metric is PhaseMetric => PHASE_METRIC_SET.has(metric);
 /** The metrics a threshold can name. */
 export const THRESHOLD_METRICS: ReadonlyArray<(typeof TOTAL_METRICS)[number] | PhaseMetric> = [
   ...TOTAL_METRICS,

@@ -230,7 +230,7 @@ describe('shard reports', () => {
     expect((await findOwnedLoadTestLive(database.db, await newTest(), userId))?.shards).toEqual([]);
   });
 
-  it('keeps the phases stored when a snapshot comes without them, and takes the next ones', async () => {
+  it('keeps the phases stored when a snapshot comes without them, takes the next ones, and reads them only when asked', async () => {
     const testId = await newTest();
     const writer = shardReports(database.db).writer(testId, 0, 1);
     const next = shard();
@@ -244,6 +244,10 @@ describe('shard reports', () => {
     expect(await stored()).toMatchObject({ total: 3, phases: phases('first') });
     await writer.write({ ...next(2, 1), phases: phases('second') }, true);
     expect(await stored()).toMatchObject({ total: 4, phases: phases('second') });
+    // A reader that merges no phase leaves them in the database.
+    const [light] = await readShardSnapshots(database.db, testId, { phases: false });
+    expect(light!.snapshot).toMatchObject({ total: 4 });
+    expect(light!.snapshot).not.toHaveProperty('phases');
     // A shard whose first snapshots come without phases stores none (no null in their place).
     const bare = await newTest();
     await shardReports(database.db).writer(bare, 0, 1).write(next(3, 1), false);

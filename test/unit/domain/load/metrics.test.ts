@@ -83,6 +83,14 @@ describe('thresholdFigures for a status poll', () => {
     expect(thresholdFigures(rows, 5000, ['max']).max).toBe(all.max);
   });
 
+  it('merges the phases only for a phase’s metric (p99.9 is the latency’s)', () => {
+    // Phases' histograms that cannot be decoded fail any merge that reads them.
+    const broken = Object.fromEntries(Object.keys(new PhaseHistograms().snapshot()).map((p) => [p, 'not a histogram']));
+    const rows = [row({ ...snapshot([5, 10, 20], 0, 1000, 4000), phases: broken as ShardSnapshot['phases'] })];
+    expect(thresholdFigures(rows, 5000, ['p99.9', 'p95', 'max']).max).toBeCloseTo(20, 0);
+    expect(() => thresholdFigures(rows, 5000, ['ttfb.p95'])).toThrow();
+  });
+
   it('decodes no histogram for metrics that need none (an error rate’s threshold)', () => {
     // A histogram that cannot be decoded fails any merge that reads it.
     const rows = [row({ ...snapshot([5, 10], 1, 1000, 4000), histogram: 'not a histogram' })];
