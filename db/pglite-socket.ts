@@ -27,18 +27,20 @@ const MAX_STARTUP_LENGTH = 10_000;
 const MAX_MESSAGE_LENGTH = 0x3fffffff;
 /** The message types a client may send once started (the protocol's frontend messages). */
 const FRONTEND_TYPES = new Set('BCcdDEfFHPpQSX');
-/** Messages after which a client's turn may end: Sync, a simple Query, the startup message, a refusal. */
-const TURN_ENDS = new Set(['S', 'Q', 'startup', 'refused']);
+/** Messages after which a client's turn may end: Sync, a simple Query, the startup message. */
+const TURN_ENDS = new Set(['S', 'Q', 'startup']);
 /** A COPY's data from its client: CopyData, CopyDone, CopyFail. */
 const COPY_DATA = new Set(['d', 'c', 'f']);
-/** Messages handed to PGlite alone, or (a refusal) answered without it. */
-const ALONE = new Set(['startup', 'refused']);
 /**
- * A simple Query with a COPY ... FROM STDIN among its statements (at a statement's start, after any
- * comments): PGlite takes a statement's input whole, and one whose data is still to come ends it
- * (its Postgres exits on the missing input).
+ * A statement text with a COPY ... FROM STDIN among its statements (at a statement's start, after any
+ * comments; a block comment matched without backtracking over its own end): PGlite takes a
+ * statement's input whole, and one whose data is still to come ends it (its Postgres exits on the
+ * missing input).
  */
-const COPY_FROM_STDIN = /(?:^|;)\s*(?:(?:--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)\s*)*copy\b[^;]*?\bfrom\s+stdin\b/i;
+const COPY_FROM_STDIN =
+  /(?:^|;)\s*(?:(?:--[^\n]*(?:\n|$)|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/)\s*)*copy\b[^;]*?\bfrom\s+stdin\b/i;
+/** What PGlite runs in place of such a COPY: it fails as Postgres fails a statement (its transaction aborted). */
+const REFUSED_COPY = `DO $refused$ BEGIN RAISE EXCEPTION USING ERRCODE = '0A000', MESSAGE = 'COPY FROM STDIN is not served by the embedded database: its data must come with the statement', HINT = 'Send the rows with INSERT, or use Postgres (DATABASE_URL).'; END $refused$`;
 
 interface Message {
   type: string;
@@ -86,13 +88,6 @@ export async function servePglite(
       session ??= await takeSession();
       for (const m of inRuns(messages)) {
         if (socket.destroyed) break;
-        if (m.type === 'refused') {
-          // Answered here, as Postgres answers a statement that fails: PGlite never saw it.
-          send(m.bytes);
-          send(message('Z', Buffer.from(pglite.isInTransaction() ? 'T' : 'I')));
-          atTurnEnd = true;
-          continue;
-        }
         let ready = false;
         let answered = false;
         await run(m.bytes, (data) => {
@@ -101,8 +96,8 @@ export async function servePglite(
           send(data);
         });
         // A Sync or a Query ends a turn; so does any run PGlite answered with ReadyForQuery (the end
-        // of a COPY FROM STDIN sent in one go: its last message is CopyDone). A COPY's data outside
-        // one (after its refusal), which PGlite ignores without a word, leaves the turn as it was.
+        // of a COPY FROM STDIN that came with its data: its last message is CopyDone). A COPY's data
+        // outside one (after its refusal), which PGlite ignores without a word, leaves the turn as it was.
         if (answered || !COPY_DATA.has(m.type)) atTurnEnd = TURN_ENDS.has(m.type) || ready;
       }
       if (atTurnEnd && !pglite.isInTransaction()) {
@@ -221,40 +216,27 @@ export function message(type: string, body: Buffer): Uint8Array {
 }
 
 /**
- * A COPY FROM STDIN whose data did not come with it (CopyData up to its CopyDone or CopyFail): its
- * Query is answered with an error, and never reaches PGlite. A client sends its data once told the
- * COPY started, so only a client that sends them together (as the tests do) copies this way; the
- * CopyData that came with a refused one reaches PGlite outside a COPY, which ignores it, as Postgres does.
+ * A COPY FROM STDIN whose data did not come with it (CopyData up to its CopyDone or CopyFail, in the
+ * same read), in a simple Query or a Parse: PGlite is given a statement that fails in its place, so
+ * the client has the error, and its transaction is aborted, as Postgres would have it. A client sends
+ * its data once told the COPY started, so only one that sends them together copies this way; the
+ * CopyData sent after a refused one reaches PGlite outside a COPY, which ignores it, as Postgres does.
  */
 function refuseCopyWithoutItsData(messages: Message[]): void {
   for (const [i, m] of messages.entries()) {
-    if (m.type !== 'Q' || !COPY_FROM_STDIN.test(Buffer.from(m.bytes.subarray(5)).toString('utf8'))) continue;
+    if (m.type !== 'Q' && m.type !== 'P') continue;
+    const body = Buffer.from(m.bytes.buffer, m.bytes.byteOffset + 5, m.bytes.length - 5);
+    // Parse: the statement's name, its text, then its parameters' types; Query: the text alone.
+    const from = m.type === 'P' ? body.indexOf(0) + 1 : 0;
+    const to = body.indexOf(0, from);
+    if (from < 0 || to < 0 || !COPY_FROM_STDIN.test(body.toString('utf8', from, to))) continue;
     if (messages.slice(i + 1).some((next) => next.type === 'c' || next.type === 'f')) continue;
+    const text = Buffer.from(REFUSED_COPY);
     messages[i] = {
-      type: 'refused',
-      bytes: errorResponse(
-        '0A000', // feature_not_supported
-        'COPY FROM STDIN is not served by the embedded database: its data must come with the statement',
-        'Send the rows with INSERT, or use Postgres (DATABASE_URL).',
-      ),
+      type: m.type,
+      bytes: message(m.type, Buffer.concat([body.subarray(0, from), text, body.subarray(to)])),
     };
   }
-}
-
-/** An ErrorResponse message: severity ERROR, its SQLSTATE, message and hint. */
-function errorResponse(code: string, text: string, hint: string): Uint8Array {
-  const field = (tag: string, value: string) => Buffer.from(`${tag}${value}\0`);
-  return message(
-    'E',
-    Buffer.concat([
-      field('S', 'ERROR'),
-      field('V', 'ERROR'),
-      field('C', code),
-      field('M', text),
-      field('H', hint),
-      Buffer.alloc(1),
-    ]),
-  );
 }
 
 /** Whether `data` ends with a ReadyForQuery message ('Z', length 5, the transaction status). */
@@ -266,17 +248,16 @@ function endsWithReadyForQuery(data: Uint8Array): boolean {
 }
 
 /**
- * The messages as PGlite takes them: the messages after the startup one (and around a refusal), as
- * many as came together, in one call (PGlite reads them one after the other, as Postgres reads its
- * socket: one call a message cost a call into PGlite, its flush and a socket write each), each run a
- * copy of its own.
+ * The messages as PGlite takes them: the messages after the startup one, as many as came together, in
+ * one call (PGlite reads them one after the other, as Postgres reads its socket: one call a message
+ * cost a call into PGlite, its flush and a socket write each), each run a copy of its own.
  */
 function inRuns(messages: Message[]): Message[] {
   const runs: Message[] = [];
   let i = 0;
   while (i < messages.length) {
     let j = i + 1;
-    if (!ALONE.has(messages[i]!.type)) while (j < messages.length && !ALONE.has(messages[j]!.type)) j++;
+    if (messages[i]!.type !== 'startup') while (j < messages.length && messages[j]!.type !== 'startup') j++;
     const run = messages.slice(i, j);
     const bytes = new Uint8Array(run.reduce((n, m) => n + m.bytes.length, 0));
     let at = 0;

@@ -177,28 +177,36 @@ describe('the embedded database served on its socket', () => {
     expect(await values(handle)).toContain('copied');
   });
 
-  it('refuses a COPY FROM STDIN whose data is still to come (as psql sends it), and serves everyone after', async () => {
+  it('refuses a COPY FROM STDIN whose data is still to come (as psql sends it), as Postgres fails a statement, and serves everyone after', async () => {
     const client = new pg.Client(socketOf(dataDir));
     await client.connect();
     try {
-      for (const query of ['copy t from stdin', '-- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)']) {
+      for (const query of ['copy t from stdin', '/* a */ /* b */ -- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)']) {
         await expect(client.query(query)).rejects.toMatchObject({
           code: '0A000',
           message: expect.stringContaining('COPY FROM STDIN is not served by the embedded database'),
         });
       }
-      // Inside a transaction: refused, and the transaction goes on.
+      // Inside a transaction: the transaction is aborted, as by any failed statement.
       await client.query('begin');
       await client.query("insert into t values ('before the refused copy')");
       await expect(client.query('copy t from stdin')).rejects.toMatchObject({ code: '0A000' });
-      await client.query('commit');
+      await expect(client.query('select 1')).rejects.toMatchObject({ code: '25P02' }); // in failed transaction
+      expect((await client.query('commit')).command).toBe('ROLLBACK');
       expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
     } finally {
       await client.end();
     }
     // PGlite is alive (a COPY left waiting for its data ended its Postgres) and the session was given back.
-    expect(await values(handle)).toContain('before the refused copy');
+    expect(await values(handle)).not.toContain('before the refused copy');
     expect((await pool.query('select 2 as two')).rows).toEqual([{ two: 2 }]);
+    // The extended protocol's COPY (Parse, Bind, Execute) the same.
+    const extended = await converse(
+      path.join(dataDir, 'run', '.s.PGSQL.5432'),
+      Buffer.concat([startup(), sequence('copy t from stdin')]),
+      2,
+    );
+    expect(extended.join('').split('Z')[1]).toBe('12E'); // ParseComplete, BindComplete, the error
     // Its data sent after the refusal: ignored (outside a COPY), and the session not kept for it.
     const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
     const types = await converse(
@@ -208,6 +216,7 @@ describe('the embedded database served on its socket', () => {
     );
     expect(types.join('').split('Z')[1]).toBe('E');
     socket.write(Buffer.concat([message('d', Buffer.from('late\n')), message('c', Buffer.alloc(0))]));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the stray data handled first
     const next = pool.query('select 3 as three').then((r) => r.rows[0].three);
     const held = new Promise((resolve) => setTimeout(() => resolve('held'), 10_000).unref());
     expect(await Promise.race([next, held])).toBe(3);
