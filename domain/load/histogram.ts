@@ -97,6 +97,8 @@ interface Target {
   totalCount: number;
   maxValue: number;
   minNonZeroValue: number;
+  bucketCount: number;
+  getBucketsNeededToCoverValue(value: number): number;
   valueFromIndex(index: number): number;
   highestEquivalentValue(value: number): number;
   resize(highestTrackableValue: number): void;
@@ -111,7 +113,8 @@ let found = { index: new Int32Array(4096), count: new Float64Array(4096) };
 
 /**
  * Adds a histogram in the compressed V2 encoding (encodeHistogram's, or the library's) to `into`,
- * exactly as `into.add(hdr.decodeFromCompressedBase64(encoded, 64, false))` does, without building
+ * with what `into.add(hdr.decodeFromCompressedBase64(encoded, 64, false))` gives (its counts, total,
+ * maximum and lowest non-zero value), without building
  * the decoded histogram (a counts array sized for its highest trackable value, filled a byte at a
  * time: three quarters of a merge's time). One with another layout (significant digits, lowest
  * value) goes through the library.
@@ -179,7 +182,8 @@ export function addEncodedHistogram(into: Histogram, encoded: string): void {
   if (n === 0) return;
   // As the library's add of its decoded histogram: grown to the other's maximum, the counts added
   // index by index (the same layout), then the total, maximum and lowest non-zero value.
-  const otherMax = t.highestEquivalentValue(t.valueFromIndex(indexes[n - 1]!)) + t.unitMagnitudeMask;
+  const top = t.valueFromIndex(indexes[n - 1]!);
+  const otherMax = t.highestEquivalentValue(top) + t.unitMagnitudeMask;
   if (t.highestEquivalentValue(t.valueFromIndex(t.countsArrayLength - 1)) < otherMax) {
     if (!t.autoResize)
       throw new Error("The other histogram includes values that do not fit in this histogram's range.");
@@ -187,7 +191,11 @@ export function addEncodedHistogram(into: Histogram, encoded: string): void {
   }
   for (let k = 0; k < n; k++) t.addToCountAtIndex(indexes[k]!, counts[k]!);
   t.setTotalCount(t.totalCount + total);
-  t.updatedMaxValue(Math.max(t.maxValue, otherMax));
+  // The library adds a histogram whose range (its header's highest trackable value) spans other
+  // buckets than this one's value by value instead: its maximum then counts as the lowest of its bucket.
+  if (t.bucketCount === t.getBucketsNeededToCoverValue(readInt64(v2, 24)))
+    t.updatedMaxValue(Math.max(t.maxValue, otherMax));
+  else if (top > t.maxValue) t.updatedMaxValue(top);
   const lowest = minIndex === -1 ? 0 : t.valueFromIndex(minIndex);
   const otherMin =
     lowest <= t.unitMagnitudeMask

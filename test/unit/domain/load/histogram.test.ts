@@ -67,7 +67,11 @@ describe('addEncodedHistogram', () => {
       one.recordValue(1);
       const twoDigits = hdr.build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 2 });
       twoDigits.recordValue(12_345); // another layout: through the library
-      return [long, perSecond, zeros, one, newHistogram(), twoDigits];
+      // A range set when built, far beyond its values: the library adds it value by value.
+      const wide = hdr.build({ bitBucketSize: 64, highestTrackableValue: 3.6e9, numberOfSignificantValueDigits: 3 });
+      wide.recordValue(40_000_000);
+      wide.recordValue(333);
+      return [long, perSecond, zeros, one, newHistogram(), twoDigits, wide];
     };
     const base = () => {
       const h = newHistogram();
@@ -84,12 +88,23 @@ describe('addEncodedHistogram', () => {
           theirs.add(hdr.decodeFromCompressedBase64(encoded, 64, false));
           expect(seen(ours)).toEqual(seen(theirs));
         }
-        expect(ours.totalCount).toBe(2 ** 33 + 20_001 + 200 + 1001 + 1 + 1 + (into === base ? 4 : 0));
+        expect(ours.totalCount).toBe(2 ** 33 + 20_001 + 200 + 1001 + 1 + 1 + 2 + (into === base ? 4 : 0));
       }
     }
   });
 
-  it('refuses what is not an encoded histogram, as the library does', () => {
+  it('refuses what is not an encoded histogram, and what does not fit a histogram that cannot grow, as the library does', () => {
     expect(() => addEncodedHistogram(newHistogram(), Buffer.from('not a histogram').toString('base64'))).toThrow();
+    const small = () =>
+      hdr.build({
+        bitBucketSize: 64,
+        autoResize: false,
+        highestTrackableValue: 1000,
+        numberOfSignificantValueDigits: 3,
+      });
+    const far = newHistogram();
+    far.recordValue(50_000);
+    expect(() => small().add(hdr.decodeFromCompressedBase64(encodeHistogram(far), 64, false))).toThrow('range');
+    expect(() => addEncodedHistogram(small(), encodeHistogram(far))).toThrow('range');
   });
 });
