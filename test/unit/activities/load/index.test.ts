@@ -167,4 +167,16 @@ describe('load activities', () => {
     expect(results).toMatchObject({ verdict: 'failed', aborted_by: 'error_rate < 1', error_rate: 100 });
     expect(results.status_codes).toEqual({ '500': results.total_requests });
   });
+
+  it('judges a threshold on a phase from the phases the shards stored (read only for such a threshold)', async () => {
+    // Every answer takes some time to its first byte: a ttfb.p95 under a microsecond fails once the
+    // phases come (one report in five). Read without them, it would be 0 and hold.
+    const { testId, startAt, shard } = await begun('/ok', 9);
+    const thresholds = [parseThreshold({ threshold: 'ttfb.p95 < 0.001', abortOnFail: true }) as Threshold];
+    const sending = runShard(shard);
+    const { abortedBy } = await watch({ testId, thresholds, startAt, endAt: startAt + 9000 });
+    expect(abortedBy).toBe('ttfb.p95 < 0.001');
+    await activities.stopLoadShards(testId);
+    await sending;
+  });
 });
