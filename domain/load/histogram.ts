@@ -114,10 +114,9 @@ let found = { index: new Int32Array(4096), count: new Float64Array(4096) };
 /**
  * Adds a histogram in the compressed V2 encoding (encodeHistogram's, or the library's) to `into`,
  * with what `into.add(hdr.decodeFromCompressedBase64(encoded, 64, false))` gives (its counts, total,
- * maximum and lowest non-zero value), without building
- * the decoded histogram (a counts array sized for its highest trackable value, filled a byte at a
- * time: three quarters of a merge's time). One with another layout (significant digits, lowest
- * value) goes through the library.
+ * maximum and lowest non-zero value), without building the decoded histogram (a counts array sized
+ * for its highest trackable value, filled a byte at a time: three quarters of a merge's time). One
+ * with another layout (significant digits, lowest value) goes through the library.
  */
 export function addEncodedHistogram(into: Histogram, encoded: string): void {
   const t = into as unknown as Target;
