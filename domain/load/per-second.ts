@@ -5,7 +5,7 @@
 // that are never rewritten (db/load-test-shards.ts); every report of a second adds to the earlier ones, so
 // a second split across reports, threads, shards and attempts merges exactly (`mergeSeconds`):
 // counts and sums add, maxima take the larger, histograms add bucket by bucket.
-import { encodeHistogram } from './histogram.ts';
+import { addEncodedHistogram, encodeHistogram } from './histogram.ts';
 import hdr from 'hdr-histogram-js';
 import { PHASES, type PhaseTimes } from './phases.ts';
 
@@ -181,10 +181,8 @@ export function mergeSeconds(
       if (f.histogram) m.detailed += f.answered;
       for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i]! += us;
       if (f.histogram && withHistograms(f.second)) {
-        const h = hdr.decodeFromCompressedBase64(f.histogram, 32, false);
-        m.histogram ??= secondHistogram(); // a decoded one does not grow: add into one that does
-        m.histogram.add(h);
-        h.destroy();
+        m.histogram ??= secondHistogram();
+        addEncodedHistogram(m.histogram, f.histogram);
       }
     }
   }
