@@ -17,6 +17,7 @@ import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/sha
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
+import { sharedTicker } from '../../lib/ticker.ts';
 import {
   abortingFailure,
   evaluateThresholds,
@@ -54,6 +55,8 @@ export interface ShardOutcome {
 export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[]; threads: number }) {
   // Every shard of this worker reports through one writer: reports that come together share a statement.
   const shardWrites = shardReports(deps.db);
+  // Their heartbeat ticks share one timer (lib/ticker.ts): a worker with hundreds of shards wakes once a second for them.
+  const ticks = sharedTicker(SNAPSHOT_EVERY_MS);
   return {
     /** A load worker has the test: it starts now (plus a moment for the shards to be placed). */
     async beginLoadTest(testId: string): Promise<number> {
@@ -86,7 +89,6 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         ...(attempt > 1 ? { resume: true } : {}),
         ...(replay && requests ? { replay: { ...replay, requests } } : {}),
       };
-      const generator = ThreadedShard.start(plan, deps.threads);
       let stopped = false;
       let superseded = false;
       const windowSeconds = Math.ceil((input.endAt - input.startAt) / 1000);
@@ -101,43 +103,50 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
           generator.stop();
         }
       };
+      // Each report stores the shard's totals; one that comes while the last is still being stored is
+      // not (no backlog: its seconds go with the next). The first comes once the parts have started.
+      // Never awaited here: a slow database must not hold back the heartbeats below.
+      let storing = false;
+      let ended = false;
+      let reported = false;
+      let reportedAt = Date.now();
+      let saving: Promise<void> = Promise.resolve();
+      const report = () => {
+        if (storing || ended) return;
+        storing = true;
+        reported = true;
+        reportedAt = Date.now();
+        saving = save(generator.latest(), false)
+          .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
+          .finally(() => (storing = false));
+      };
+      // The test's shards report a fraction of a second apart, not all at once: a reader of the
+      // database (a status poll) then waits behind a few shards' write, not behind every shard's.
+      // The load threads keep that clock (threads.ts): this thread is woken once per report.
+      const moment = reportPhaseMs(input.shard, input.shards, SNAPSHOT_EVERY_MS);
+      const generator = ThreadedShard.start(plan, deps.threads, {
+        firstAt: Date.now() + moment,
+        everyMs: SNAPSHOT_EVERY_MS,
+        phasesEvery: PHASES_EVERY,
+        onReport: report,
+      });
       const cancelled = () => generator.stop();
       ctx.cancellationSignal.addEventListener('abort', cancelled);
       ctx.heartbeat();
       const beats = heartbeatsOf(input.shard, heartbeatEveryMs, SNAPSHOT_EVERY_MS, Date.now());
-      // Every attempt has its row from its start: one that dies before its first snapshot is still
-      // seen (a failure, and the gap it left counted from the window's start). Not awaited here: a
-      // slow database must not hold back the heartbeats below.
-      let ticking = true;
-      let reports = 0;
-      const live = () => generator.snapshot(reports++ % PHASES_EVERY === 0); // the phases one report in PHASES_EVERY
-      let saving = (async () => save(await live(), false))()
-        .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
-        .finally(() => (ticking = false));
       const tick = () => {
         // Alive whatever the database does: a slow or missing database delays the snapshots, never
         // makes Temporal retry a shard that is still sending (its heartbeat timeout is seconds).
-        if (beats.due(Date.now())) ctx.heartbeat();
-        if (ticking) return; // the last second's snapshot is still on its way: no backlog
-        ticking = true;
-        saving = saving
-          .then(async () => save(await live(), false))
-          .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
-          .finally(() => (ticking = false));
+        const now = Date.now();
+        if (beats.due(now)) ctx.heartbeat();
+        // A thread that has not reported for a second and a half (held up on a busy machine): the
+        // totals as they are, so that the row stays fresh and a stop is still read.
+        if (now - reportedAt >= 1.5 * SNAPSHOT_EVERY_MS) report();
       };
-      // The test's shards report a fraction of a second apart, not all at once: a reader of the
-      // database (a status poll) then waits behind a few shards' write, not behind every shard's.
-      let timer: ReturnType<typeof setInterval> | undefined;
-      const phase = setTimeout(
-        () => {
-          tick(); // from the shard's moment on: no gap between heartbeats longer than a second
-          timer = setInterval(tick, SNAPSHOT_EVERY_MS);
-        },
-        reportPhaseMs(input.shard, input.shards, SNAPSHOT_EVERY_MS),
-      );
+      const untick = ticks.add(tick);
       const stopTicking = () => {
-        clearTimeout(phase);
-        clearInterval(timer);
+        ended = true;
+        untick();
       };
       try {
         const result = await generator.run();
@@ -146,6 +155,11 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         // A superseded attempt's end says so: the results count the restart (it sent all it counted).
         await store({ ...result, ...(superseded ? { superseded } : {}) }, true);
         return { total: result.total, stopped };
+      } catch (err) {
+        // An attempt that fails before its first report still has its row: it is seen (a failure, and
+        // the gap it left counted from the window's start).
+        if (!reported) await store(generator.latest(), false).catch(() => {});
+        throw err;
       } finally {
         stopTicking();
         generator.stop(); // after a failure too: no part keeps sending

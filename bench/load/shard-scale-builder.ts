@@ -1,22 +1,28 @@
 // bench:shard-scale's simulated shards' own work, on threads of their own as a real shard's is on its
 // load threads (domain/load/threads.ts, at their lower priority): each second, histograms fed as if
-// `samples` answers had come, and the shard's snapshot built from them. The worker's event loop keeps
-// what a load worker's keeps: the heartbeats and the reports. Messages:
-//   in:  {op: 'build', key, seq, startAt, withPhases} | {op: 'forget', key}
-//   out: {seq, snapshot}
+// `samples` answers had come, and the shard's snapshot built from them and reported on the shard's
+// clock, unasked, as a load thread reports (domain/load/report-clock.ts: onClock). The worker's
+// event loop keeps what a load worker's keeps: the heartbeats and storing the reports. Messages:
+//   in:  {op: 'start', key, startAt, clock} | {op: 'end', key}
+//   out: {key, due, snapshot, final}
 import { parentPort, workerData } from 'node:worker_threads';
 import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { PerSecondCounts } from '../../domain/load/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
 import type { ShardSnapshot } from '../../domain/load/shard.ts';
+import { onClock, type ReportClock } from '../../domain/load/report-clock.ts';
 import { lowerThisThread } from '../../domain/load/thread-priority.ts';
 
 export type BuildRequest =
-  | { op: 'build'; key: string; seq: number; startAt: number; withPhases: boolean }
-  | { op: 'forget'; key: string };
+  | { op: 'start'; key: string; startAt: number; clock: ReportClock }
+  | { op: 'end'; key: string };
 export interface Built {
-  seq: number;
+  key: string;
+  /** When the report was due (its lateness is counted from here). */
+  due: number;
   snapshot: ShardSnapshot;
+  /** The shard's last (asked for with 'end'). */
+  final: boolean;
 }
 
 const { samples, nice } = workerData as { samples: number; nice: number };
@@ -59,15 +65,24 @@ function simulated(startAt: number) {
   };
 }
 
-const shards = new Map<string, ReturnType<typeof simulated>>();
+/** Each running shard: its snapshots, and how to stop reporting them. */
+const shards = new Map<string, { build: ReturnType<typeof simulated>; quiet: () => void }>();
 const port = parentPort!;
 port.on('message', (m: BuildRequest) => {
-  if (m.op === 'forget') {
+  if (m.op === 'end') {
+    const shard = shards.get(m.key);
+    if (!shard) return;
+    shard.quiet();
     shards.delete(m.key);
+    port.postMessage({ key: m.key, due: Date.now(), snapshot: shard.build(true), final: true } satisfies Built);
     return;
   }
-  const shard = shards.get(m.key) ?? simulated(m.startAt);
-  shards.set(m.key, shard);
-  const snapshot = shard(m.withPhases);
-  port.postMessage({ seq: m.seq, snapshot } satisfies Built);
+  const build = simulated(m.startAt);
+  let round = 0;
+  const quiet = onClock(m.clock, (due) => {
+    const snapshot = build(round % m.clock.phasesEvery === 0);
+    round += 1;
+    port.postMessage({ key: m.key, due, snapshot, final: false } satisfies Built);
+  });
+  shards.set(m.key, { build, quiet });
 });

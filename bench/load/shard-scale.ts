@@ -3,8 +3,9 @@
 // activities (BENCH_SHARDS, 20,200,500,1000,2000) that send no traffic but do for Temporal and the database
 // what a real shard does (activities/load/index.ts): a snapshot stored every second and heartbeats
 // as often as the test's size says (workflows/load-test-plan.ts: shardLiveness), spread by shard number;
-// the snapshots built from histograms fed at BENCH_SAMPLES answers a second (the real shard's encoding work, on
-// BENCH_BUILD_THREADS threads, one per core, as a load worker's load threads: shard-scale-builder.ts), for
+// the snapshots built from histograms fed at BENCH_SAMPLES answers a second and reported unasked on the shard's
+// clock (the real shard's encoding work, on BENCH_BUILD_THREADS threads, one per core, as a load
+// worker's load threads: shard-scale-builder.ts), for
 // BENCH_SECONDS (60) each, with the load test's activity options (shard-scale-workflow.ts). Against the
 // embedded Temporal server (the `temporal` CLI's dev server, started here) and PGlite in this process,
 // or Postgres with DATABASE_URL (its server's CPU counted when it runs on this machine). One worker
@@ -20,7 +21,6 @@
 // second skipped, no heartbeat older than its timeout: workflows/load-test-plan.ts).
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import { Worker as Thread } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
@@ -31,9 +31,10 @@ import { createLoadTest } from '../../db/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
-import { LOAD_THREAD_NICE } from '../../domain/load/threads.ts';
-import type { BuildRequest, Built } from './shard-scale-builder.ts';
+import { startBuilders } from './shard-scale-builders.ts';
+import type { ShardSnapshot } from '../../domain/load/shard.ts';
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
+import { sharedTicker } from '../../lib/ticker.ts';
 import { freePort, tempDir } from '../../test/support/processes.ts';
 import { loadTestConfig } from '../../test/support/load-config.ts';
 import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';
@@ -51,6 +52,8 @@ const TASK_QUEUE = 'bench-shard-scale';
 let run = {
   late: [] as number[],
   skipped: 0,
+  /** Ticks that found no report for a second and a half (a builder thread held up). */
+  stale: 0,
   retried: 0,
   failedWrites: 0,
   reporting: new Set<number>(),
@@ -69,43 +72,16 @@ const temporal = await startDevServer({
 const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, maxConnections: DB_CONNECTIONS });
 const db = database.db;
 const shardWrites = shardReports(db); // one for the worker, as a load worker's (activities/load/index.ts)
+const ticks = sharedTicker(1000); // the shards' heartbeat ticks, on one timer as a load worker's
 Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
 
-/** The first error of a builder thread (it died): the bench stops. */
-let builderFailure: Error | undefined;
-/** The threads that feed the shards' histograms and build their snapshots, as a load worker's load threads. */
-const builders = Array.from({ length: BUILD_THREADS }, () => {
-  const thread = new Thread(new URL('./shard-scale-builder.ts', import.meta.url), {
-    workerData: { samples: SAMPLES, nice: LOAD_THREAD_NICE },
-  });
-  const waiting = new Map<number, { resolve: (built: Built) => void; reject: (err: Error) => void }>();
-  thread.on('error', (err: Error) => {
-    // A builder that died would leave its shards waiting: they fail, and the bench stops after this N
-    // (through its cleanup below: the dev server and its data folder go with it).
-    builderFailure ??= err;
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
-  });
-  thread.on('message', (built: Built) => {
-    waiting.get(built.seq)?.resolve(built);
-    waiting.delete(built.seq);
-  });
-  let seq = 0;
-  return {
-    thread,
-    build(key: string, startAt: number, withPhases: boolean): Promise<Built> {
-      const m = { op: 'build', key, seq: seq++, startAt, withPhases } satisfies BuildRequest;
-      return new Promise((resolve, reject) => {
-        if (builderFailure) return reject(builderFailure);
-        waiting.set(m.seq, { resolve, reject });
-        thread.postMessage(m);
-      });
-    },
-    forget: (key: string) => thread.postMessage({ op: 'forget', key } satisfies BuildRequest),
-  };
-});
+const pool = startBuilders(BUILD_THREADS, SAMPLES);
+const { builders } = pool;
 
-/** A shard that sends nothing: every second, a snapshot of histograms fed as if answers came (on a builder thread), a heartbeat, the snapshot stored. */
+/**
+ * A shard that sends nothing: its snapshots, of histograms fed as if answers came, reported every
+ * second on a builder thread's clock and stored as they come; a heartbeat timer on this thread.
+ */
 async function idleShard(input: IdleShardInput): Promise<number> {
   const ctx = Context.current();
   const attempt = ctx.info.attempt;
@@ -113,35 +89,27 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   const writer = shardWrites.writer(input.testId, input.shard, attempt);
   const builder = builders[input.shard % builders.length]!;
   const key = `${input.testId}/${input.shard}/${attempt}`;
-  const snapshot = async (withPhases: boolean) => {
-    const built = await builder.build(key, input.startAt, withPhases);
-    return built.snapshot;
-  };
-  // Ticks every second from this attempt's start and the shard's moment of the second, as the real
-  // shard's interval (reportPhaseMs); a tick that finds the last snapshot still being stored is
-  // skipped, as the real shard skips it.
-  const began = Date.now() + reportPhaseMs(input.shard, input.shards, 1000);
-  ctx.heartbeat({ total: 0 });
-  const beats = heartbeatsOf(input.shard, input.heartbeatEveryMs, 1000, Date.now());
+  // Reports every second from this attempt's start and the shard's moment of the second, as the real
+  // shard's (reportPhaseMs); one that comes while the last is still being stored is skipped, as the
+  // real shard skips it.
+  const moment = reportPhaseMs(input.shard, input.shards, 1000);
   let total = 0;
   let storing = false;
+  let reportedAt = Date.now();
   let stored: Promise<unknown> = Promise.resolve();
-  for (let k = 1; ; k++) {
-    const due = began + k * 1000;
-    if (due >= input.endAt || ctx.cancellationSignal.aborted) break;
-    await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-    if (beats.due(Date.now())) ctx.heartbeat({ total }); // whatever the database does, as the real shard
+  let k = 0;
+  const store = (s: ShardSnapshot, due: number) => {
     if (storing) {
       run.skipped += 1;
-      continue;
+      return;
     }
     storing = true;
-    const s = await snapshot(k % PHASES_EVERY === 0); // the phases one report in PHASES_EVERY, as the real shard
+    reportedAt = Date.now();
     total = s.total;
     if (input.shard % 10 === 0) {
       // A sample, every report of one shard in ten (measuring every one would add to the worker's
       // CPU; every tenth report would always be one with the phases): the totals and the seconds' report.
-      const minute = Math.floor(k / 60);
+      const minute = Math.floor(k++ / 60);
       const m = run.bytes.get(minute) ?? { bytes: 0, writes: 0 };
       run.bytes.set(minute, { bytes: m.bytes + JSON.stringify(s).length, writes: m.writes + 1 });
     }
@@ -155,12 +123,33 @@ async function idleShard(input: IdleShardInput): Promise<number> {
         () => (run.failedWrites += 1),
       )
       .finally(() => (storing = false));
+  };
+  const reports = builder.start(
+    key,
+    input.startAt,
+    { firstAt: Date.now() + moment, everyMs: 1000, phasesEvery: PHASES_EVERY },
+    (built) => store(built.snapshot, built.due),
+  );
+  ctx.heartbeat({ total: 0 });
+  const beats = heartbeatsOf(input.shard, input.heartbeatEveryMs, 1000, Date.now());
+  const untick = ticks.add(() => {
+    const now = Date.now();
+    if (beats.due(now)) ctx.heartbeat({ total }); // whatever the database does, as the real shard
+    if (now - reportedAt >= 1500) run.stale += 1; // the real shard would store its last totals here
+  });
+  try {
+    await Promise.race([
+      reports.failed,
+      new Promise((r) => setTimeout(r, Math.max(0, input.endAt - Date.now()))),
+      new Promise((r) => ctx.cancellationSignal.addEventListener('abort', r)),
+    ]);
+  } finally {
+    untick();
   }
+  const last = await reports.end();
   await stored; // the last live write first (a shard's writes never overlap)
-  const last = await snapshot(true);
-  await writer.write(last, true);
-  builder.forget(key);
-  return last.total;
+  await writer.write(last.snapshot, true);
+  return last.snapshot.total;
 }
 
 const workflowBundle = await bundleWorkflowCode({
@@ -189,7 +178,7 @@ console.log(
 let largestOnTime: number | null = null;
 try {
   for (const n of COUNTS) {
-    run = { late: [], skipped: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: new Map() };
+    run = { late: [], skipped: 0, stale: 0, retried: 0, failedWrites: 0, reporting: new Set(), bytes: new Map() };
     const testId = `shard-scale-${n}-${Date.now()}`;
     await createLoadTest(db, {
       id: testId,
@@ -205,7 +194,8 @@ try {
     });
     while (run.reporting.size < n && Date.now() < endAt - 5000) await new Promise((r) => setTimeout(r, 50));
     const allReporting = (Date.now() - startAt) / 1000;
-    run.late = []; // lateness over the window when every shard reports
+    run.late = []; // lateness and reports missing over the window when every shard reports
+    run.stale = 0;
     const from = {
       at: Date.now(),
       temporal: await cpuOf(temporal.pid!),
@@ -257,6 +247,7 @@ try {
       run.reporting.size === n &&
       quantile(late, 1) < 1000 &&
       run.skipped === 0 &&
+      run.stale === 0 &&
       run.failedWrites === 0 &&
       oldestHeartbeat !== null &&
       oldestHeartbeat < shardLiveness(n).heartbeatTimeoutMs &&
@@ -264,9 +255,9 @@ try {
       failed === 0;
     if (onTime) largestOnTime = n;
     console.log(
-      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.eventLoop - from.eventLoop)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
+      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.eventLoop - from.eventLoop)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped}${run.stale ? ` (and ${run.stale} seconds without a report)` : ''} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
     );
-    if (builderFailure) throw new Error('a builder thread died', { cause: builderFailure });
+    if (pool.failure()) throw new Error('a builder thread died', { cause: pool.failure() });
   }
   console.log(`  largest N on time: ${largestOnTime ?? `none of ${COUNTS.join(', ')}`}`);
 } finally {

@@ -1,18 +1,21 @@
 // A load thread (threads.ts): runs the shard parts it is given, each a ShardGenerator on this
-// thread's own event loop, and answers snapshots when asked. Messages:
-//   in:  {op: 'start', id, plan} | {op: 'snapshot', id, seq, phases} | {op: 'stop', id}
-//   out: {op: 'snapshot', id, seq, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
+// thread's own event loop, and reports each part's snapshot on the part's own clock, unasked: one at
+// once, then from `report.firstAt` every `report.everyMs` (onClock; round k carries the phases'
+// histograms when k is a multiple of `report.phasesEvery`). The main thread is woken once per report, not twice (an
+// ask and an answer), and keeps no timer of its own for it. Messages:
+//   in:  {op: 'start', id, plan, report} | {op: 'stop', id}
+//   out: {op: 'snapshot', id, round, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
 import { parentPort, workerData } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
 import type { ShardPlan } from './shard.ts';
+import { onClock, type ReportClock } from './report-clock.ts';
 import { lowerThisThread } from './thread-priority.ts';
 
 // How far below the main thread this thread runs (threads.ts: threadNice).
 lowerThisThread(Number((workerData as { nice?: number } | null)?.nice ?? 0));
 
 export type ThreadRequest =
-  | { op: 'start'; id: number; plan: ShardPlan }
-  | { op: 'snapshot'; id: number; seq: number; phases: boolean }
+  | { op: 'start'; id: number; plan: ShardPlan; report: ReportClock }
   | { op: 'stop'; id: number };
 
 const port = parentPort!;
@@ -20,18 +23,30 @@ const running = new Map<number, ShardGenerator>();
 /** Stops that came before their part had started. */
 const stopped = new Set<number>();
 
+/** Reports `generator`'s snapshots on `clock` until it ends (round k with the phases when k is a multiple of `phasesEvery`); the function that stops reporting. */
+function reporting(id: number, generator: ShardGenerator, clock: ReportClock): () => void {
+  let round = 0;
+  return onClock(clock, () => {
+    port.postMessage({ op: 'snapshot', id, round, snapshot: generator.snapshot(round % clock.phasesEvery === 0) });
+    round += 1;
+  });
+}
+
 port.on('message', (m: ThreadRequest) => {
   if (m.op === 'start') {
     void ShardGenerator.create(m.plan).then(
       (generator) => {
         running.set(m.id, generator);
         if (stopped.delete(m.id)) generator.stop();
+        const quiet = reporting(m.id, generator, m.report);
         void generator.run().then(
           (snapshot) => {
+            quiet();
             running.delete(m.id);
             port.postMessage({ op: 'done', id: m.id, snapshot });
           },
           (err: Error) => {
+            quiet();
             running.delete(m.id);
             port.postMessage({ op: 'error', id: m.id, message: err.message });
           },
@@ -39,9 +54,6 @@ port.on('message', (m: ThreadRequest) => {
       },
       (err: Error) => port.postMessage({ op: 'error', id: m.id, message: err.message }),
     );
-  } else if (m.op === 'snapshot') {
-    const generator = running.get(m.id);
-    if (generator) port.postMessage({ op: 'snapshot', id: m.id, seq: m.seq, snapshot: generator.snapshot(m.phases) });
   } else {
     const generator = running.get(m.id);
     if (generator) generator.stop();

@@ -3,20 +3,23 @@
 // loop is never the generator's. The activity stays the unit Temporal sees: a shard is one
 // runLoadShard activity, which runs whole on the least busy thread when every thread is busy, else
 // cuts its users across the idle ones (partsOf, splitUsers) and reports the parts merged
-// (snapshot-merge.ts), exactly as one generator would. Threads are started on first
+// (snapshot-merge.ts), exactly as one generator would. Each part reports on its own thread's clock,
+// unasked (shard-thread.ts); the shard tells its owner once every part has reported a round, and
+// hands out the merged totals when the owner takes them (latest). Threads are started on first
 // use and kept; every shard of the process shares them (a replay's shards, those of its priority).
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
 import type { ShardPlan, ShardSnapshot } from './shard.ts';
+import type { ReportClock } from './report-clock.ts';
 import type { ThreadRequest } from './shard-thread.ts';
 import { encodeHistogram, newHistogram } from './histogram.ts';
 import type { SecondFigures } from './per-second.ts';
 import { mergeSnapshots } from './snapshot-merge.ts';
 
 type ThreadAnswer =
-  | { op: 'snapshot'; id: number; seq: number; snapshot: ShardSnapshot }
+  | { op: 'snapshot'; id: number; round: number; snapshot: ShardSnapshot }
   | { op: 'done'; id: number; snapshot: ShardSnapshot }
   | { op: 'error'; id: number; message: string };
 
@@ -28,15 +31,24 @@ interface Part {
   last: ShardSnapshot | null;
   /** The seconds' figures it reported that no merged snapshot has handed out yet (each is handed out once). */
   unsent: SecondFigures[];
-  /** Its final totals once it ended (it is not asked again). */
+  /** Its final totals once it ended (it reports no more). */
   finished: boolean;
+  /** The last round it reported (shard-thread.ts: reporting); -1 before its first. */
+  round: number;
+  /** Whether it reported its phases' histograms since the owner last took the totals. */
+  phasesFresh: boolean;
+}
+
+/** When a shard's parts report (report-clock.ts), and what its owner does once they all have. */
+export interface ShardReports extends ReportClock {
+  /** Every running part has reported a new round: the owner takes the totals with `latest()` when it can. */
+  onReport: () => void;
 }
 
 class LoadThread {
   readonly worker: Worker;
-  /** Each running part's keeper of its snapshots: one that comes after its asker gave up is kept too (its seconds are not sent again). */
-  readonly receivers = new Map<number, (snapshot: ShardSnapshot) => void>();
-  readonly waiting = new Map<string, () => void>();
+  /** Each running part's keeper of the snapshots it reports. */
+  readonly receivers = new Map<number, (snapshot: ShardSnapshot, round: number) => void>();
   readonly finished = new Map<number, { resolve: (s: ShardSnapshot) => void; reject: (e: Error) => void }>();
   parts = 0;
   alive = true;
@@ -51,9 +63,7 @@ class LoadThread {
     });
     this.worker.on('message', (m: ThreadAnswer) => {
       if (m.op === 'snapshot') {
-        this.receivers.get(m.id)?.(m.snapshot);
-        this.waiting.get(`${m.id}:${m.seq}`)?.();
-        this.waiting.delete(`${m.id}:${m.seq}`);
+        this.receivers.get(m.id)?.(m.snapshot, m.round);
         return;
       }
       const f = this.finished.get(m.id);
@@ -85,7 +95,6 @@ const threadNice = (plan: ShardPlan) => (plan.target.replay ? 0 : LOAD_THREAD_NI
 /** The threads of each priority. */
 const pools = new Map<number, LoadThread[]>();
 let nextPartId = 1;
-let nextSeq = 1;
 
 /** The threads of priority `nice`, started on first use (and again for any that died): `size` of them. */
 function threads(size: number, nice: number): LoadThread[] {
@@ -98,19 +107,24 @@ function threads(size: number, nice: number): LoadThread[] {
   return pool;
 }
 
-/** A shard running on the pool's threads: the same surface as a ShardGenerator, answered across threads. */
+/** A shard running on the pool's threads: its parts' reports merged as one generator's, its run and stop those of every part. */
 export class ThreadedShard {
-  private readonly parts: Part[];
+  private readonly parts: Part[] = [];
+  /** The last round the owner was told of. */
+  private told = -1;
 
-  private constructor(parts: Part[]) {
-    this.parts = parts;
+  private readonly reports: ShardReports;
+
+  private constructor(reports: ShardReports) {
+    this.reports = reports;
   }
 
   /**
    * Starts `plan` on `threadCount` threads (its users split across them; the least busy threads
-   * first). The target is checked here first, so a refusal is the same error as from one generator.
+   * first), its parts reporting on `reports`' clock. The target is checked here first, so a refusal
+   * is the same error as from one generator.
    */
-  static start(plan: ShardPlan, threadCount: number): ThreadedShard {
+  static start(plan: ShardPlan, threadCount: number, reports: ShardReports): ThreadedShard {
     guardedTarget(plan.target.url, {
       allow: plan.allow,
       field: 'targetUrl',
@@ -119,7 +133,9 @@ export class ThreadedShard {
     const all = threads(threadCount, threadNice(plan));
     const chosen = [...all].sort((a, b) => a.parts - b.parts);
     const idle = chosen.filter((t) => t.parts === 0).length;
-    const parts = splitUsers(plan, partsOf(plan, idle), usersKeptTogether(plan.target)).map((sub, i): Part => {
+    const shard = new ThreadedShard(reports);
+    const { onReport: _onReport, ...clock } = reports;
+    splitUsers(plan, partsOf(plan, idle), usersKeptTogether(plan.target)).forEach((sub, i) => {
       const thread = chosen[i % chosen.length]!;
       const id = nextPartId++;
       thread.parts += 1;
@@ -130,9 +146,14 @@ export class ThreadedShard {
         thread.parts -= 1;
         if (thread.parts === 0) thread.worker.unref();
       });
-      thread.send({ op: 'start', id, plan: sub });
-      const part: Part = { id, thread, done, last: null, unsent: [], finished: false };
-      thread.receivers.set(id, (snapshot) => kept(part, snapshot));
+      thread.send({ op: 'start', id, plan: sub, report: clock });
+      const part: Part = { id, thread, done, last: null, unsent: [], finished: false, round: -1, phasesFresh: false };
+      shard.parts.push(part);
+      thread.receivers.set(id, (snapshot, round) => {
+        kept(part, snapshot);
+        part.round = Math.max(part.round, round);
+        shard.reported(round);
+      });
       done.then(
         (final) => {
           kept(part, final);
@@ -141,9 +162,8 @@ export class ThreadedShard {
         () => {},
       );
       void done.finally(() => thread.receivers.delete(id)).catch(() => {});
-      return part;
     });
-    return new ThreadedShard(parts);
+    return shard;
   }
 
   /** The parts its users run in (one per thread it uses). */
@@ -151,30 +171,21 @@ export class ThreadedShard {
     return this.parts.length;
   }
 
+  /** A part reported `round`: the owner is told once every running part has (a part behind counts with its last totals when the owner takes them anyway). */
+  private reported(round: number): void {
+    if (round <= this.told || this.parts.some((p) => !p.finished && p.round < round)) return;
+    this.told = round;
+    this.reports.onReport();
+  }
+
   /**
-   * Every part's running totals, merged (the phases' histograms only `withPhases`); a part that does
-   * not answer within a second counts with its last ones.
+   * Every part's latest totals, merged, with every second's figures not handed out yet; the phases'
+   * histograms when a part reported them since the last call (shard.ts: PHASES_EVERY).
    */
-  async snapshot(withPhases = true): Promise<ShardSnapshot> {
-    const answers = await Promise.all(
-      this.parts.map(async (p) => {
-        if (p.finished) return p.last;
-        const seq = nextSeq++;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            p.thread.waiting.delete(`${p.id}:${seq}`);
-            resolve();
-          }, 1000);
-          p.thread.waiting.set(`${p.id}:${seq}`, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          p.thread.send({ op: 'snapshot', id: p.id, seq, phases: withPhases });
-        });
-        return p.last; // kept by the thread's receiver when it came
-      }),
-    );
-    const known = answers.filter((s): s is ShardSnapshot => s !== null);
+  latest(): ShardSnapshot {
+    const known = this.parts.flatMap((p) => (p.last ? [p.last] : []));
+    const withPhases = this.parts.some((p) => p.phasesFresh);
+    for (const p of this.parts) p.phasesFresh = false;
     return known.length ? this.merged(known, withPhases) : emptySnapshot();
   }
 
@@ -218,6 +229,7 @@ export function partsOf(plan: Pick<ShardPlan, 'rate'>, idleThreads: number): num
  */
 function kept(part: Part, s: ShardSnapshot): void {
   const { newSeconds = [], ...totals } = s;
+  part.phasesFresh ||= totals.phases !== undefined;
   part.last = totals.phases || !part.last?.phases ? totals : { ...totals, phases: part.last.phases };
   part.unsent.push(...newSeconds);
 }

@@ -66,6 +66,14 @@ const runShard = (input: ShardInput) =>
 const watch = (input: ThresholdWatch) =>
   new MockActivityEnvironment().run(activities.watchThresholds, input) as ReturnType<LoadActivities['watchThresholds']>;
 
+/** Keeps the load threads' reports from the shard activity, as if its threads were held up (restore the spy answered). */
+function holdReports() {
+  const start = ThreadedShard.start;
+  return vi
+    .spyOn(ThreadedShard, 'start')
+    .mockImplementation((plan, threads, reports) => start(plan, threads, { ...reports, onReport: () => {} }));
+}
+
 const row = async (testId: string) => (await findOwnedLoadTest(database.db, testId, userId))!;
 
 describe('load activities', () => {
@@ -90,31 +98,29 @@ describe('load activities', () => {
 
   it('reports at its moment of the second, the phases one report in five', async () => {
     // Shard 1 of 2 reports half a second into each of its seconds (shard 0 at their start): its first
-    // report at once, its second at half a second, then every second. A tick that finds the last
-    // report still being stored is skipped. The phases' histograms come with the first report asked
-    // for and every fifth after it.
+    // report as its load thread starts it, its second at half a second, then every second, on the load
+    // thread's clock. The phases' histograms come with the first report and every fifth after it.
     const { shard } = await begun('/moment', 8);
-    const asked: Array<{ at: number; withPhases: boolean }> = [];
-    const original = ThreadedShard.prototype.snapshot;
-    const spy = vi.spyOn(ThreadedShard.prototype, 'snapshot').mockImplementation(function (
-      this: ThreadedShard,
-      withPhases?: boolean,
-    ) {
-      asked.push({ at: performance.now(), withPhases: withPhases ?? true });
-      return original.call(this, withPhases);
+    const taken: Array<{ at: number; withPhases: boolean }> = [];
+    const original = ThreadedShard.prototype.latest;
+    const spy = vi.spyOn(ThreadedShard.prototype, 'latest').mockImplementation(function (this: ThreadedShard) {
+      const snapshot = original.call(this);
+      taken.push({ at: performance.now(), withPhases: snapshot.phases !== undefined });
+      return snapshot;
     });
+    const began = performance.now();
     try {
       await runShard({ ...shard, shard: 1, shards: 2 });
     } finally {
       spy.mockRestore();
     }
-    expect(asked.length).toBeGreaterThanOrEqual(6);
-    expect(asked.map((a) => a.withPhases)).toEqual(asked.map((_, i) => i % 5 === 0));
-    // Each report after the first comes half a second past a whole second from it (without the moment,
-    // at whole seconds). Timers fire late, never early but for the loop's clock (a little behind), and
-    // an interval's lateness adds up: a wide window.
-    for (const a of asked.slice(1)) {
-      const past = (a.at - asked[0]!.at) % 1000;
+    expect(taken.length).toBeGreaterThanOrEqual(6);
+    expect(taken.map((a) => a.withPhases)).toEqual(taken.map((_, i) => i % 5 === 0));
+    // Each report after the first comes half a second past a whole second from the shard's start
+    // (without the moment, at whole seconds). Timers fire late, never early but for the loop's clock
+    // (a little behind), and an interval's lateness adds up: a wide window.
+    for (const a of taken.slice(1)) {
+      const past = (a.at - began) % 1000;
       expect(past).toBeGreaterThanOrEqual(400);
       expect(past).toBeLessThan(900);
     }
@@ -122,7 +128,7 @@ describe('load activities', () => {
 
   it("spreads a test's heartbeats over their interval: a shard beats at its start, then as early as its number says", async () => {
     // Shard 3 of 4, beating every 5 s: its second beat 3 s early, at its first tick 1.5 s or more in
-    // (ticks at 0.75 s past each second); without the spread, 4.5 s or more in.
+    // (the worker's shards tick together once a second); without the spread, 4.5 s or more in.
     const { shard } = await begun('/beats', 3);
     const env = new MockActivityEnvironment();
     const beats: number[] = [];
@@ -131,6 +137,42 @@ describe('load activities', () => {
     expect(beats.length).toBeGreaterThanOrEqual(2);
     expect(beats[1]! - beats[0]!).toBeGreaterThanOrEqual(1400);
     expect(beats[1]! - beats[0]!).toBeLessThan(2900);
+  });
+
+  it('stores its totals and reads a stop while its load thread reports nothing (a thread held up)', async () => {
+    // The load thread's reports are kept from the activity: its own tick stores the totals as they are
+    // once none came for a second and a half, so the row moves and a stop still reaches the shard.
+    const { testId, shard } = await begun('/held', 60);
+    const held = holdReports();
+    try {
+      const running = runShard(shard);
+      for (let i = 0; i < 100 && site.count('/held') === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 2600));
+      const [live] = await readShardSnapshots(database.db, testId);
+      expect(live).toMatchObject({ shard: 0, attempt: 1, final: false });
+      expect(live!.snapshot.total).toBeGreaterThan(0);
+      await activities.stopLoadShards(testId);
+      const outcome = await running;
+      expect(outcome.stopped).toBe(true);
+    } finally {
+      held.mockRestore();
+    }
+  });
+
+  it('leaves its row when it fails before its first report', async () => {
+    // No report reached the activity when its load thread failed: the attempt is still stored (a
+    // failure, the gap it left counted from the window's start).
+    const { testId, shard } = await begun('/lost', 60);
+    const held = holdReports();
+    const lost = vi.spyOn(ThreadedShard.prototype, 'run').mockRejectedValue(new Error('the load thread exited'));
+    try {
+      await expect(runShard(shard)).rejects.toThrow('the load thread exited');
+    } finally {
+      held.mockRestore();
+      lost.mockRestore();
+    }
+    const [stored] = await readShardSnapshots(database.db, testId);
+    expect(stored).toMatchObject({ shard: 0, attempt: 1, final: false });
   });
 
   it('stops a running shard when the workflow asks the shards to stop', async () => {

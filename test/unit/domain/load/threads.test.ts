@@ -1,11 +1,12 @@
-// A shard on the load threads: its users cut into one part per thread (splitUsers) and the parts'
-// totals merged into one snapshot (mergeSnapshots), as one generator would report them. Against a
-// loopback target started here, on two real worker threads.
+// A shard on the load threads: its users cut into one part per thread (splitUsers), each part
+// reporting on its thread's clock, unasked, and the parts' totals merged into one snapshot
+// (mergeSnapshots), as one generator would report them. Against a loopback target started here, on
+// two real worker threads.
 import hdr from 'hdr-histogram-js';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mergeSeconds, type SecondFigures } from '../../../../domain/load/per-second.ts';
-import type { ShardPlan } from '../../../../domain/load/shard.ts';
+import { mergeSeconds } from '../../../../domain/load/per-second.ts';
+import type { ShardPlan, ShardSnapshot } from '../../../../domain/load/shard.ts';
 import fs from 'node:fs';
 import { LOAD_THREAD_NICE, partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';
 import { ForbiddenAddressError } from '../../../../lib/net/target-guard.ts';
@@ -13,6 +14,28 @@ import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.
 
 const plan = (url: string, users: number, durationMs: number, allow = ['127.0.0.1/32']): ShardPlan =>
   shardPlan(url, users, durationMs, { allow });
+
+/**
+ * `p` started on `threads` threads, its parts reporting every `everyMs` (the phases every third
+ * round); each report taken at once, as the shard activity takes it, and kept here with when it came.
+ */
+function started(p: ShardPlan, threads: number, everyMs = 200) {
+  const reports: Array<{ at: number; snapshot: ShardSnapshot }> = [];
+  let first: () => void = () => {};
+  const reported = new Promise<void>((resolve) => (first = resolve));
+  const startedAt = Date.now();
+  const shard = ThreadedShard.start(p, threads, {
+    firstAt: startedAt + everyMs,
+    everyMs,
+    phasesEvery: 3,
+    onReport: () => {
+      const snapshot = shard.latest();
+      reports.push({ at: Date.now() - startedAt, snapshot });
+      first();
+    },
+  });
+  return { shard, reports, reported };
+}
 
 describe('a shard on two threads', () => {
   let site: LoadTarget;
@@ -22,33 +45,26 @@ describe('a shard on two threads', () => {
   afterAll(() => site.close());
 
   it('runs its users across the threads and reports them as one', async () => {
-    const shard = ThreadedShard.start(plan(`${site.url}/delay/20`, 6, 3000), 2);
-    // Live totals while it runs (the threads may take a while to start on a busy machine: asked until some come).
-    const reports: SecondFigures[][] = [];
-    const snapshot = async (withPhases = true) => {
-      const s = await shard.snapshot(withPhases);
-      reports.push(s.newSeconds ?? []);
-      return s;
-    };
-    let live = await snapshot();
-    for (let i = 0; i < 50 && live.total === 0; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      live = await snapshot();
-    }
-    expect(live.total).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 1500));
-    // Another live one, in the middle, without the phases' histograms (shard.ts: PHASES_EVERY).
-    const lean = await snapshot(false);
-    expect(lean.total).toBeGreaterThan(live.total);
-    expect(lean).not.toHaveProperty('phases');
+    const { shard, reports } = started(plan(`${site.url}/delay/20`, 6, 3000), 2, 300);
     const result = await shard.run();
-    reports.push(result.newSeconds ?? []);
+    // Both parts report each round; the shard tells once per round, at the parts' clock (round 0 as
+    // the parts start, then from 300 ms every 300 ms: 9 or 10 in 3 s).
+    expect(reports.length).toBeGreaterThanOrEqual(7);
+    expect(reports.length).toBeLessThanOrEqual(11);
+    const totals = reports.map((r) => r.snapshot.total);
+    expect(totals).toEqual([...totals].sort((a, b) => a - b));
+    expect(totals.at(-1)).toBeLessThanOrEqual(result.total);
+    // The phases' histograms every third round only (shard.ts: PHASES_EVERY), from both parts.
+    const phased = reports.map((r) => r.snapshot.phases !== undefined);
+    expect(phased.slice(0, 4)).toEqual([true, false, false, true]);
+    const live = reports.at(-1)!.snapshot;
+    expect(hdr.decodeFromCompressedBase64(live.histogram, 64, false).totalCount).toBe(live.total);
     expect(result.total).toBe(site.count('/delay/20'));
     expect(result.successful).toBe(result.total);
     expect(new Set(site.ports('/delay/20')).size).toBe(6); // one connection per user, over both threads
     expect(hdr.decodeFromCompressedBase64(result.histogram, 64, false).totalCount).toBe(result.total);
     // Every second's figures were handed out once, between the live snapshots and the end.
-    const seconds = mergeSeconds(reports);
+    const seconds = mergeSeconds([...reports.map((r) => r.snapshot.newSeconds ?? []), result.newSeconds ?? []]);
     expect(seconds.reduce((n, s) => n + s.sent, 0)).toBe(result.total);
     expect(seconds.reduce((n, s) => n + s.answered, 0)).toBe(result.total);
     expect(result.sending).toMatchObject({ first: 0, last: seconds.length - 1 });
@@ -59,14 +75,14 @@ describe('a shard on two threads', () => {
   });
 
   it('stops every part, and refuses a forbidden target before any thread starts', async () => {
-    const shard = ThreadedShard.start(plan(`${site.url}/delay/10`, 4, 60_000), 2);
+    const { shard } = started(plan(`${site.url}/delay/10`, 4, 60_000), 2);
     await new Promise((r) => setTimeout(r, 500));
     const began = Date.now();
     shard.stop();
     const result = await shard.run();
     expect(Date.now() - began).toBeLessThan(5000);
     expect(result.total).toBe(site.count('/delay/10'));
-    expect(() => ThreadedShard.start(plan('http://10.0.0.1/', 2, 1000, []), 2)).toThrow(ForbiddenAddressError);
+    expect(() => started(plan('http://10.0.0.1/', 2, 1000, []), 2)).toThrow(ForbiddenAddressError);
   });
 
   it('cuts a shard across the idle threads, and runs it whole once every thread is busy', async () => {
@@ -75,8 +91,8 @@ describe('a shard on two threads', () => {
     expect(partsOf({ rate: 50 }, 2)).toBe(1); // one schedule of arrivals
     // Two shards on two idle threads: the first takes both, the second finds none idle and runs whole.
     const shards = [
-      ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2),
-      ThreadedShard.start(plan(`${site.url}/delay/5`, 3, 800), 2),
+      started(plan(`${site.url}/delay/5`, 3, 800), 2).shard,
+      started(plan(`${site.url}/delay/5`, 3, 800), 2).shard,
     ];
     expect(shards.map((s) => s.partCount)).toEqual([2, 1]);
     const results = await Promise.all(shards.map((s) => s.run()));
@@ -99,17 +115,13 @@ describe('a shard on two threads', () => {
       const lowered = (m: Map<string, number>) =>
         [...m].filter(([, n]) => n === Math.min(19, main + LOAD_THREAD_NICE)).length;
 
-      const load = ThreadedShard.start(plan(`${site.url}/delay/5`, 2, 1500), 2);
-      // Asked until its threads answer: they have started and set their priority.
-      const answering = async (shard: ThreadedShard) => {
-        for (let i = 0; i < 100 && (await shard.snapshot()).total === 0; i++)
-          await new Promise((r) => setTimeout(r, 50));
-      };
-      await answering(load);
+      // Once its threads report, they have started and set their priority.
+      const load = started(plan(`${site.url}/delay/5`, 2, 1500), 2);
+      await load.reported;
       const afterLoad = niceness();
       expect(lowered(afterLoad)).toBeGreaterThanOrEqual(2);
 
-      const replay = ThreadedShard.start(
+      const replay = started(
         {
           ...plan(`${site.url}/delay/5`, 1, 1500),
           target: { url: `${site.url}/`, method: 'GET', headers: {}, replay: { speed: 1, loop: false } },
@@ -117,13 +129,13 @@ describe('a shard on two threads', () => {
         },
         2,
       );
-      await answering(replay);
+      await replay.reported;
       const afterReplay = niceness();
-      const started = [...afterReplay.keys()].filter((tid) => !afterLoad.has(tid));
-      expect(started.length).toBeGreaterThanOrEqual(2); // the replay's own threads
-      expect(started.map((tid) => afterReplay.get(tid))).toEqual(started.map(() => main));
+      const replayThreads = [...afterReplay.keys()].filter((tid) => !afterLoad.has(tid));
+      expect(replayThreads.length).toBeGreaterThanOrEqual(2); // the replay's own threads
+      expect(replayThreads.map((tid) => afterReplay.get(tid))).toEqual(replayThreads.map(() => main));
       expect(lowered(afterReplay)).toBe(lowered(afterLoad));
-      await Promise.all([load.run(), replay.run()]);
+      await Promise.all([load.shard.run(), replay.shard.run()]);
     },
   );
 });

@@ -1,0 +1,35 @@
+// When a shard reports its totals: on its load thread's clock (shard-thread.ts), unasked, each
+// shard at its own moment of the second (shard.ts: reportPhaseMs).
+/** When a part reports: at once, then at `firstAt` (ms since the epoch) and every `everyMs` after. */
+export interface ReportClock {
+  firstAt: number;
+  everyMs: number;
+  phasesEvery: number;
+}
+
+/**
+ * Calls `report` on `clock`: at once, then at `firstAt` (or a whole interval later when that is less
+ * than half an interval away: no two reports together) and every `everyMs` after, each at its own
+ * time (no drift: a late one does not make the next late; one missed whole is not made up). Its
+ * argument is the time the report was due. Answers the function that stops it.
+ */
+export function onClock(clock: ReportClock, report: (due: number) => void): () => void {
+  report(Date.now());
+  let next = clock.firstAt;
+  if (next - Date.now() < clock.everyMs / 2) next += clock.everyMs;
+  let timer: ReturnType<typeof setTimeout>;
+  const wait = () => {
+    timer = setTimeout(
+      () => {
+        const due = next;
+        next += clock.everyMs;
+        while (next <= Date.now()) next += clock.everyMs;
+        wait();
+        report(due);
+      },
+      Math.max(0, next - Date.now()),
+    );
+  };
+  wait();
+  return () => clearTimeout(timer);
+}
