@@ -15,7 +15,16 @@ export function sharedTicker(everyMs: number): Ticker {
       const call = () => fn(); // its own entry: one function added twice is called twice
       calls.add(call);
       timer ??= setInterval(() => {
-        for (const c of calls) c();
+        // One that throws does not keep the others from their tick; the first error is thrown after.
+        let failure: { error: unknown } | undefined;
+        for (const c of calls) {
+          try {
+            c();
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+        if (failure) throw failure.error;
       }, everyMs).unref();
       return () => {
         calls.delete(call);

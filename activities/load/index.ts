@@ -116,7 +116,8 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         storing = true;
         reported = true;
         reportedAt = Date.now();
-        saving = save(generator.latest(), false)
+        saving = Promise.resolve()
+          .then(() => save(generator.latest(), false))
           .catch((err) => ctx.log.warn('shard snapshot not stored', { error: String(err) }))
           .finally(() => (storing = false));
       };
@@ -139,27 +140,31 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         // makes Temporal retry a shard that is still sending (its heartbeat timeout is seconds).
         const now = Date.now();
         if (beats.due(now)) ctx.heartbeat();
-        // A thread that has not reported for a second and a half (held up on a busy machine): the
-        // totals as they are, so that the row stays fresh and a stop is still read.
+        // Nothing stored for a second and a half (a load thread held up on a busy machine, or a part
+        // behind the others): the totals as they are, so that the row stays fresh and a stop is still read.
         if (now - reportedAt >= 1.5 * SNAPSHOT_EVERY_MS) report();
       };
+      // Every shard of this worker ticks on the same timer, once a second (their heartbeats spread
+      // over the seconds by shard number when they beat less often than each second: heartbeatsOf).
       const untick = ticks.add(tick);
       const stopTicking = () => {
         ended = true;
         untick();
       };
       try {
-        const result = await generator.run();
+        const result = await generator.run().catch(async (err) => {
+          // An attempt that fails before its first report still has its row: it is seen (a failure,
+          // and the gap it left counted from the window's start). No report is stored after this one.
+          stopTicking();
+          await saving;
+          if (!reported) await store(generator.latest(), false).catch(() => {});
+          throw err;
+        });
         stopTicking();
         await saving;
         // A superseded attempt's end says so: the results count the restart (it sent all it counted).
         await store({ ...result, ...(superseded ? { superseded } : {}) }, true);
         return { total: result.total, stopped };
-      } catch (err) {
-        // An attempt that fails before its first report still has its row: it is seen (a failure, and
-        // the gap it left counted from the window's start).
-        if (!reported) await store(generator.latest(), false).catch(() => {});
-        throw err;
       } finally {
         stopTicking();
         generator.stop(); // after a failure too: no part keeps sending

@@ -97,7 +97,6 @@ async function idleShard(input: IdleShardInput): Promise<number> {
   let storing = false;
   let reportedAt = Date.now();
   let stored: Promise<unknown> = Promise.resolve();
-  let k = 0;
   const store = (s: ShardSnapshot, due: number) => {
     if (storing) {
       run.skipped += 1;
@@ -109,7 +108,7 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     if (input.shard % 10 === 0) {
       // A sample, every report of one shard in ten (measuring every one would add to the worker's
       // CPU; every tenth report would always be one with the phases): the totals and the seconds' report.
-      const minute = Math.floor(k++ / 60);
+      const minute = Math.floor((Date.now() - input.startAt) / 60_000);
       const m = run.bytes.get(minute) ?? { bytes: 0, writes: 0 };
       run.bytes.set(minute, { bytes: m.bytes + JSON.stringify(s).length, writes: m.writes + 1 });
     }
@@ -137,14 +136,21 @@ async function idleShard(input: IdleShardInput): Promise<number> {
     if (beats.due(now)) ctx.heartbeat({ total }); // whatever the database does, as the real shard
     if (now - reportedAt >= 1500) run.stale += 1; // the real shard would store its last totals here
   });
+  let ending: ReturnType<typeof setTimeout> | undefined;
+  let aborted = () => {};
   try {
     await Promise.race([
       reports.failed,
-      new Promise((r) => setTimeout(r, Math.max(0, input.endAt - Date.now()))),
-      new Promise((r) => ctx.cancellationSignal.addEventListener('abort', r)),
+      new Promise((r) => (ending = setTimeout(r, Math.max(0, input.endAt - Date.now())))),
+      new Promise<void>((r) => {
+        aborted = r;
+        ctx.cancellationSignal.addEventListener('abort', aborted);
+      }),
     ]);
   } finally {
     untick();
+    clearTimeout(ending);
+    ctx.cancellationSignal.removeEventListener('abort', aborted);
   }
   const last = await reports.end();
   await stored; // the last live write first (a shard's writes never overlap)

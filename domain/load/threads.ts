@@ -158,6 +158,8 @@ export class ThreadedShard {
         (final) => {
           kept(part, final);
           part.finished = true;
+          // The others may have been waiting for it to report their round.
+          if (shard.parts.some((p) => !p.finished)) shard.reported(Math.max(...shard.parts.map((p) => p.round)));
         },
         () => {},
       );

@@ -25,6 +25,17 @@ describe('sharedTicker', () => {
     expect(calls.slice(5)).toEqual(['c']);
   });
 
+  it('calls the others when one throws, and throws its error after them', () => {
+    const ticker = sharedTicker(1000);
+    const calls: string[] = [];
+    ticker.add(() => {
+      throw new Error('broken');
+    });
+    ticker.add(() => calls.push('b'));
+    expect(() => vi.advanceTimersByTime(1000)).toThrow('broken');
+    expect(calls).toEqual(['b']);
+  });
+
   it('keeps a function added twice as two callers', () => {
     const ticker = sharedTicker(500);
     let n = 0;

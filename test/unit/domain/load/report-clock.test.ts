@@ -29,6 +29,11 @@ describe('onClock', () => {
     expect(over(2500, 10_100).map((c) => c.at)).toEqual([10_000, 11_100, 12_100]);
   });
 
+  it('reports at the first moment still ahead when its first is already past (a slow start)', () => {
+    // Its first moment 2.3 s ago: the next ones at its own moments of the second, from 0.7 s on.
+    expect(over(2000, 7_700).map((c) => c.at)).toEqual([10_000, 10_700, 11_700]);
+  });
+
   it('stops', () => {
     const calls: number[] = [];
     const stop = onClock({ firstAt: 10_500, everyMs: 1000, phasesEvery: 5 }, () => calls.push(Date.now()));
