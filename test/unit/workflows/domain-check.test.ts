@@ -203,13 +203,14 @@ describe('bulkDomainCheck', () => {
     const handle = await env.start('bulkDomainCheck', [job]);
     const result = await handle.result();
     expect(checkDomain).not.toHaveBeenCalled();
-    // 60 names of one registry: batches of 25, 25 and 10, each checking at most 25 at once, 2 batches at a time (50).
+    // 60 names of one registry: batches of 25, 25 and 10, all three at once, each checking at most 16
+    // at once (48 in all, within the group's 50); the other registry's one batch of 2, on its own bound.
     const calls = checkDomains.mock.calls.map(([domains, mode, inside]) => [domains.length, mode, inside]);
     expect(calls.sort()).toEqual([
-      [10, 'fast', 25],
+      [10, 'fast', 16],
       [2, 'fast', 25],
-      [25, 'fast', 25],
-      [25, 'fast', 25],
+      [25, 'fast', 16],
+      [25, 'fast', 16],
     ]);
     expect(Object.keys(result)).toHaveLength(62);
     expect(result['n59.com']).toEqual(answer('n59.com'));
