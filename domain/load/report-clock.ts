@@ -9,9 +9,10 @@ export interface ReportClock {
 
 /**
  * Calls `report` on `clock`: at once, then at `firstAt` (or at its first moment, a whole number of
- * intervals later, that is at least half an interval away: no two reports together) and every `everyMs` after, each at its own
- * time (no drift: a late one does not make the next late; one missed whole is not made up). Its
- * argument is the time the report was due. Answers the function that stops it.
+ * intervals later, that is at least half an interval away: no two reports together) and every
+ * `everyMs` after, each at its own time (no drift: a late one does not make the next late; one
+ * missed whole is not made up). Its argument is the time the report was due. Answers the function
+ * that stops it.
  */
 export function onClock(clock: ReportClock, report: (due: number) => void): () => void {
   report(Date.now());

@@ -1,8 +1,8 @@
 // A load thread (threads.ts): runs the shard parts it is given, each a ShardGenerator on this
 // thread's own event loop, and reports each part's snapshot on the part's own clock, unasked: one at
 // once, then from `report.firstAt` every `report.everyMs` (onClock; round k carries the phases'
-// histograms when k is a multiple of `report.phasesEvery`). The main thread is woken once per report, not twice (an
-// ask and an answer), and keeps no timer of its own for it. Messages:
+// histograms when k is a multiple of `report.phasesEvery`). The main thread is woken once per
+// report, not twice (an ask and an answer), and keeps no timer of its own for it. Messages:
 //   in:  {op: 'start', id, plan, report} | {op: 'stop', id}
 //   out: {op: 'snapshot', id, round, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
 import { parentPort, workerData } from 'node:worker_threads';
@@ -23,7 +23,10 @@ const running = new Map<number, ShardGenerator>();
 /** Stops that came before their part had started. */
 const stopped = new Set<number>();
 
-/** Reports `generator`'s snapshots on `clock` until it ends (round k with the phases when k is a multiple of `phasesEvery`); the function that stops reporting. */
+/**
+ * Reports `generator`'s snapshots on `clock` (round k with the phases when k is a multiple of
+ * `phasesEvery`); the function that stops reporting.
+ */
 function reporting(id: number, generator: ShardGenerator, clock: ReportClock): () => void {
   let round = 0;
   return onClock(clock, () => {

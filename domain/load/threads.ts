@@ -173,7 +173,10 @@ export class ThreadedShard {
     return this.parts.length;
   }
 
-  /** A part reported `round`: the owner is told once every running part has (a part behind counts with its last totals when the owner takes them anyway). */
+  /**
+   * A part reported `round`: the owner is told once every running part has (a part behind counts
+   * with its last totals when the owner takes them anyway).
+   */
   private reported(round: number): void {
     if (round <= this.told || this.parts.some((p) => !p.finished && p.round < round)) return;
     this.told = round;
