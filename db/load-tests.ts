@@ -9,6 +9,7 @@ import {
   type ShardSnapshotRow,
 } from '../lib/jobs/load-test.ts';
 import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
+import { PHASES } from '../lib/load/phases.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
 import { loadOutputStatesColumn, loadTestConfigColumn, loadTestResultsColumn } from './load-test-columns.ts';
@@ -95,9 +96,17 @@ export async function findOwnedLoadTest(db: Kysely<Database>, id: string, userId
 }
 
 /**
+ * Whether a test's thresholds name a phase's metric (`ttfb.p95 < 200`: domain/load/thresholds.ts,
+ * isPhaseMetric), from its stored config: only then does a live read carry its shards' phases, half
+ * of a row that a status poll does not merge otherwise. A name that only looks like one reads them too.
+ */
+const NAMES_A_PHASE = `(${PHASES.join('|')})\\.`;
+
+/**
  * The user's test (null when it is not theirs) and, while it runs, every shard attempt's snapshot as
- * readShardSnapshots gives them (null otherwise), in one statement: a status poll waits behind the
- * shards' writes once, not once for the row and again for the snapshots.
+ * readShardSnapshots gives them (null otherwise; their phases only when its thresholds name one), in
+ * one statement: a status poll waits behind the shards' writes once, not once for the row and again
+ * for the snapshots.
  */
 export async function findOwnedLoadTestLive(
   db: Kysely<Database>,
@@ -110,7 +119,8 @@ export async function findOwnedLoadTestLive(
     .select(
       sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
         select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'snapshot', s.snapshot,
-          'phases', s.phases, 'final', s.final) order by s.shard, s.attempt), '[]'::jsonb)
+          'phases', case when (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} then s.phases end,
+          'final', s.final) order by s.shard, s.attempt), '[]'::jsonb)
         from load_test_shards s where s.test_id = load_tests.id) end`.as('shards'),
     )
     .where('id', '=', id)

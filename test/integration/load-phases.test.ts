@@ -1,6 +1,6 @@
 // The phases of a load test's requests against a loopback HTTPS target whose first byte comes 60 ms
 // after the request and whose body ends 30 ms later: each phase present, each in its place, their sum
-// within the total; a phase threshold evaluated on them.
+// within the total; a phase threshold evaluated on them, live and at the end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpsServer, type HttpsFixture } from '../fixtures/https-server.ts';
 import { newAccount, targets } from '../support/client.ts';
@@ -30,6 +30,21 @@ describe.each(targets())('load test phases ($name)', (target) => {
     });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const id = started.body.test_id;
+    // While it runs, the status judges the phase thresholds live, on the phases the shards stored.
+    const live = await waitFor(
+      id,
+      (b) =>
+        b.status !== 'pending' &&
+        (b.status !== 'running' ||
+          b.thresholds?.some(
+            (t: { threshold: string; observed: number }) => t.threshold === 'ttfb.p50 >= 60' && t.observed > 0,
+          )),
+      40_000,
+    );
+    expect(live.status).toBe('running');
+    expect(live.thresholds.find((t: { threshold: string }) => t.threshold === 'ttfb.p50 >= 60')).toMatchObject({
+      pass: true,
+    });
     await waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const r = (await results(id)).body.results;
     expect(r.failed_requests).toBe(0);
