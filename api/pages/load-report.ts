@@ -18,7 +18,8 @@ td.n{text-align:right}.pass{color:#116329;font-weight:700}.fail{color:#a40e26;fo
 figure{margin:1rem 0}figcaption{font-weight:600}svg{width:100%;height:auto;background:#fbfcfd;border:1px solid #e4e8ec}
 .legend span{display:inline-block;margin-right:1rem}.swatch{display:inline-block;width:1.5rem;height:.25rem;vertical-align:middle;margin-right:.3rem}
 pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}
-@media (max-width:40rem){main{margin:0;padding:.75rem;border:0;border-radius:0}table{font-size:.9rem}}`;
+svg.narrow{display:none}
+@media (max-width:40rem){main{margin:0;padding:.75rem;border:0;border-radius:0}table{font-size:.9rem}svg.wide{display:none}svg.narrow{display:block}}`;
 
 const fmt = (n: number | undefined | null) =>
   n === undefined || n === null
@@ -34,30 +35,63 @@ interface Line {
   dashed?: boolean;
 }
 
-/** A line chart of per-second values, drawn as SVG: the y axis from 0 to the largest value. */
-function chart(name: string, caption: string, unit: string, lines: Line[]): Html {
-  const W = 800;
-  const H = 220;
-  const L = 60;
-  const B = 26;
-  const T = 10;
-  const R = 12;
-  const n = Math.max(1, ...lines.map((l) => l.values.length));
+/** A chart's drawing: its width and height in SVG units (a pixel at that width) and its margins. */
+interface Frame {
+  name: 'wide' | 'narrow';
+  W: number;
+  H: number;
+  L: number;
+  B: number;
+  T: number;
+  R: number;
+}
+/**
+ * Each chart is drawn twice, and the page shows the one for its width (CSS, no script): wide from
+ * 40rem, narrow below it, where the wide one's 11-unit text would shrink to 5 px on a phone.
+ */
+const FRAMES: Frame[] = [
+  { name: 'wide', W: 800, H: 220, L: 60, B: 26, T: 10, R: 12 },
+  { name: 'narrow', W: 360, H: 200, L: 64, B: 26, T: 10, R: 8 },
+];
+
+/**
+ * At most `columns` points, each the highest of the `per` seconds it stands for, from the first of
+ * them (a peak is never lost): more points than the chart has units of width draw nothing more.
+ */
+function atMost(values: number[], columns: number): { points: number[]; per: number } {
+  const per = Math.max(1, Math.ceil(values.length / columns));
+  if (per === 1) return { points: values, per };
+  const points = Array.from({ length: Math.ceil(values.length / per) }, (_, i) =>
+    Math.max(...values.slice(i * per, (i + 1) * per)),
+  );
+  return { points, per };
+}
+
+/** One drawing of a line chart of per-second values: the y axis from 0 to the largest value. */
+function drawing(f: Frame, caption: string, unit: string, lines: Line[]): Html {
+  const { W, H, L, B, T, R } = f;
+  const seconds = Math.max(1, ...lines.map((l) => l.values.length));
   const top = Math.max(...lines.flatMap((l) => l.values), 0) || 1;
-  const x = (i: number) => (L + (n > 1 ? (i * (W - L - R)) / (n - 1) : 0)).toFixed(1);
+  // Second s at its place on the one time axis of every line (a shorter test's line ends early).
+  const x = (s: number) => (L + (seconds > 1 ? (s * (W - L - R)) / (seconds - 1) : 0)).toFixed(1);
   const y = (v: number) => (T + (H - T - B) * (1 - v / top)).toFixed(1);
   const polylines = lines
     .filter((l) => l.values.length)
-    .map(
-      (l) =>
-        html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${l.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')}"/>`,
-    );
-  return html`<figure data-chart="${name}"><figcaption>${caption}</figcaption>
-<svg role="img" aria-label="${caption}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">
+    .map((l) => {
+      const { points, per } = atMost(l.values, W - L - R);
+      return html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${points.map((v, i) => `${x(i * per)},${y(v)}`).join(' ')}"/>`;
+    });
+  return html`<svg class="${f.name}" role="img" aria-label="${caption}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">
 <line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#57606a"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#57606a"/>
 <text x="${L - 6}" y="${T + 10}" text-anchor="end" font-size="11">${fmt(top)} ${unit}</text><text x="${L - 6}" y="${H - B}" text-anchor="end" font-size="11">0</text>
-<text x="${L}" y="${H - 8}" font-size="11">0 s</text><text x="${W - R}" y="${H - 8}" text-anchor="end" font-size="11">${n - 1} s</text>
-${polylines}</svg>
+<text x="${L}" y="${H - 8}" font-size="11">0 s</text><text x="${W - R}" y="${H - 8}" text-anchor="end" font-size="11">${seconds - 1} s</text>
+${polylines}</svg>`;
+}
+
+/** A line chart of per-second values, drawn for a wide page and for a phone's. */
+function chart(name: string, caption: string, unit: string, lines: Line[]): Html {
+  return html`<figure data-chart="${name}"><figcaption>${caption}</figcaption>
+${FRAMES.map((f) => drawing(f, caption, unit, lines))}
 <div class="legend">${lines.map((l) => html`<span><i class="swatch" style="background:${l.color}${l.dashed ? ';opacity:.55' : ''}"></i>${l.label}</span>`)}</div></figure>`;
 }
 

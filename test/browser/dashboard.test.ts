@@ -543,7 +543,7 @@ describe('dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Compare' }).click();
       await page.waitForURL(/\/report\?compare=/);
       expect(await page.locator('section[data-test]').count()).toBe(2);
-      expect(await page.locator('figure[data-chart="requests"] polyline').count()).toBe(2);
+      expect(await page.locator('figure[data-chart="requests"] svg.wide polyline').count()).toBe(2);
       expect(await page.locator('tr:has(th:text-is("Figure"))').first().locator('th').allTextContents()).toEqual([
         'Figure',
         expect.stringMatching(/^A /),

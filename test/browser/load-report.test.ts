@@ -65,30 +65,43 @@ describe('load test report', () => {
     await site?.close();
   });
 
-  /** Opens a report saved to a file, with the network off, and answers what the page asked for and drew. */
-  async function openOffline(htmlText: string) {
+  /**
+   * Opens a report saved to a file, with the network off, in a window `width` px wide, and answers
+   * what the page asked for and drew (the lines and labels of the charts it shows at that width).
+   */
+  async function openOffline(htmlText: string, width = 1280) {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'report-')), 'report.html');
     fs.writeFileSync(file, htmlText);
-    const context = await browser.newContext({ offline: true });
+    const context = await browser.newContext({ offline: true, viewport: { width, height: 900 } });
     const page = await context.newPage();
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(`file://${file}`);
     const drawn = await page.$$eval('figure[data-chart]', (figures) =>
-      figures.map((f) => ({
-        chart: f.getAttribute('data-chart'),
-        lines: [...f.querySelectorAll('polyline')].map((p) => ({
-          line: p.getAttribute('data-line'),
-          points: (p.getAttribute('points') ?? '').trim().split(' ').length,
-          width: p.getBoundingClientRect().width,
-        })),
-      })),
+      figures.map((f) => {
+        const shown = [...f.querySelectorAll('svg')].filter((svg) => svg.getBoundingClientRect().width > 0);
+        return {
+          chart: f.getAttribute('data-chart'),
+          shown: shown.map((svg) => svg.getAttribute('class')),
+          lines: shown.flatMap((svg) =>
+            [...svg.querySelectorAll('polyline')].map((p) => ({
+              line: p.getAttribute('data-line'),
+              points: (p.getAttribute('points') ?? '').trim().split(' ').length,
+              width: p.getBoundingClientRect().width,
+            })),
+          ),
+          textHeights: shown.flatMap((svg) =>
+            [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height),
+          ),
+        };
+      }),
     );
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     // The text as a reader sees it: innerText breaks lines between blocks, which the assertions read.
     // biome-ignore lint/performance/useDomNodeTextContent: textContent has no line breaks between blocks
     const text = await page.locator('main').innerText();
     await context.close();
-    return { requests, drawn, text };
+    return { requests, drawn, text, scrollWidth };
   }
 
   it('is one HTML file that opens with the network off, asks for nothing and draws its charts', async () => {
@@ -113,6 +126,16 @@ describe('load test report', () => {
     expect(text).toMatch(/passed/);
     expect(text).toContain('ttfb p95 (ms)');
     expect(text).toMatch(/Status codes\s*\n\s*Figure\s+\S+\s*\n\s*200\s/); // the status codes table's row
+    expect(drawn.map((d) => d.shown)).toEqual([['wide'], ['wide'], ['wide']]);
+
+    // On a phone: the charts drawn for its width, their labels as large as on a wide page, no sideways scroll.
+    const phone = await openOffline(body, 375);
+    expect(phone.drawn.map((d) => d.shown)).toEqual([['narrow'], ['narrow'], ['narrow']]);
+    for (const d of phone.drawn) {
+      for (const l of d.lines) expect(l.width).toBeGreaterThan(250);
+      expect(Math.min(...d.textHeights)).toBeGreaterThanOrEqual(10);
+    }
+    expect(phone.scrollWidth).toBeLessThanOrEqual(375);
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {
@@ -178,7 +201,7 @@ describe('load test report', () => {
     await page.selectOption('#compare', ids[1]!);
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.waitForURL(`**/dashboard/load-tests/${ids[0]}/report?compare=${ids[1]}`);
-    expect(await page.locator('figure[data-chart="requests"] polyline').count()).toBe(2);
+    expect(await page.locator('figure[data-chart="requests"] svg.wide polyline').count()).toBe(2);
     await context.close();
   });
 });

@@ -57,7 +57,25 @@ describe('load test report page', () => {
     expect(page).toContain(
       'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;; img-src data:"',
     ); // (quotes as entities)
-    expect(page.match(/<polyline /g)).toHaveLength(8); // 2 tests: requests, mean, slowest, errors
+    // 2 tests: requests, mean, slowest, errors; each chart drawn twice (a wide page's and a phone's).
+    expect(page.match(/<polyline /g)).toHaveLength(16);
+  });
+
+  it("draws an hour's seconds as at most one point per unit of a chart's width, keeping the peak", () => {
+    const long = test('EEEEEEEEEEEEEEEEEEEEEE');
+    const seconds = Array.from({ length: 3600 }, (_, i) => (i === 1234 ? 500 : 100));
+    long.series = { ...long.series, requests_per_second: seconds };
+    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [long] });
+    const requests = page.slice(page.indexOf('data-chart="requests"'), page.indexOf('data-chart="latency"'));
+    const drawings = [...requests.matchAll(/<svg class="(\w+)".*?viewBox="0 0 (\d+) (\d+)".*?points="([^"]+)"/gs)];
+    expect(drawings.map((d) => d[1])).toEqual(['wide', 'narrow']);
+    for (const [, , width, , points] of drawings) {
+      const xy = points!.split(' ').map((p) => p.split(',').map(Number) as [number, number]);
+      expect(xy.length).toBeLessThanOrEqual(Number(width) - 60);
+      expect(xy.length).toBeGreaterThan(Number(width) / 3);
+      expect(Math.min(...xy.map(([, y]) => y))).toBe(10); // the spike at the top (T = 10), not averaged away
+      expect(xy.at(-1)![0]).toBeLessThanOrEqual(Number(width)); // inside the chart
+    }
   });
 
   it('says which protocol answered, and over HTTP/2 how users shared connections and what the server allowed', () => {
