@@ -11,6 +11,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
+import { withoutComments } from './sql-text.ts';
 
 /**
  * A client that keeps the session (an open transaction, or a statement sequence without its Sync)
@@ -32,13 +33,13 @@ const TURN_ENDS = new Set(['S', 'Q', 'startup']);
 /** A COPY's data from its client: CopyData, CopyDone, CopyFail. */
 const COPY_DATA = new Set(['d', 'c', 'f']);
 /**
- * A statement text with a COPY ... FROM STDIN among its statements (at a statement's start, after any
- * comments; a block comment matched without backtracking over its own end): PGlite takes a
- * statement's input whole, and one whose data is still to come ends it (its Postgres exits on the
- * missing input).
+ * A statement text (without its comments: withoutComments) with a COPY ... FROM STDIN among its
+ * statements, at a statement's start: PGlite takes a statement's input whole, and one whose data is
+ * still to come ends it (its Postgres exits on the missing input).
  */
-const COPY_FROM_STDIN =
-  /(?:^|;)\s*(?:(?:--[^\n]*(?:\n|$)|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/)\s*)*copy\b[^;]*?\bfrom\s+stdin\b/i;
+const COPY_FROM_STDIN = /(?:^|;)\s*copy\b[^;]*?\bfrom\s+stdin\b/i;
+/** Whether a text could hold one: it names COPY and STDIN somewhere (two linear searches). */
+const mentionsCopy = (text: string) => /copy/i.test(text) && /stdin/i.test(text);
 /** What PGlite runs in place of such a COPY: it fails as Postgres fails a statement (its transaction aborted). */
 const REFUSED_COPY = `DO $refused$ BEGIN RAISE EXCEPTION USING ERRCODE = '0A000', MESSAGE = 'COPY FROM STDIN is not served by the embedded database: its data must come with the statement', HINT = 'Send the rows with INSERT, or use Postgres (DATABASE_URL).'; END $refused$`;
 
@@ -229,12 +230,15 @@ function refuseCopyWithoutItsData(messages: Message[]): void {
     // Parse: the statement's name, its text, then its parameters' types; Query: the text alone.
     const from = m.type === 'P' ? body.indexOf(0) + 1 : 0;
     const to = body.indexOf(0, from);
-    if (from < 0 || to < 0 || !COPY_FROM_STDIN.test(body.toString('utf8', from, to))) continue;
+    if (from < 0 || to < 0) continue;
+    const text = body.toString('utf8', from, to);
+    // The scan only for a text that names both (the captures' statements, hundreds of KB, do not).
+    if (!mentionsCopy(text) || !COPY_FROM_STDIN.test(withoutComments(text))) continue;
     if (messages.slice(i + 1).some((next) => next.type === 'c' || next.type === 'f')) continue;
-    const text = Buffer.from(REFUSED_COPY);
+    const refused = Buffer.from(REFUSED_COPY);
     messages[i] = {
       type: m.type,
-      bytes: message(m.type, Buffer.concat([body.subarray(0, from), text, body.subarray(to)])),
+      bytes: message(m.type, Buffer.concat([body.subarray(0, from), refused, body.subarray(to)])),
     };
   }
 }

@@ -181,7 +181,11 @@ describe('the embedded database served on its socket', () => {
     const client = new pg.Client(socketOf(dataDir));
     await client.connect();
     try {
-      for (const query of ['copy t from stdin', '/* a */ /* b */ -- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)']) {
+      for (const query of [
+        'copy t from stdin',
+        '/* a */ /* b */ -- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)',
+        '/* a /* nested */ still a comment */ copy t from stdin',
+      ]) {
         await expect(client.query(query)).rejects.toMatchObject({
           code: '0A000',
           message: expect.stringContaining('COPY FROM STDIN is not served by the embedded database'),
