@@ -11,7 +11,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
-import { withoutComments } from './sql-text.ts';
+import { sqlShape } from './sql-text.ts';
 
 /**
  * A client that keeps the session (an open transaction, or a statement sequence without its Sync)
@@ -33,7 +33,7 @@ const TURN_ENDS = new Set(['S', 'Q', 'startup']);
 /** A COPY's data from its client: CopyData, CopyDone, CopyFail. */
 const COPY_DATA = new Set(['d', 'c', 'f']);
 /**
- * A statement text (without its comments: withoutComments) with a COPY ... FROM STDIN among its
+ * A statement text (its shape: sql-text.ts, without comments and with quoted texts emptied) with a COPY ... FROM STDIN among its
  * statements, at a statement's start: PGlite takes a statement's input whole, and one whose data is
  * still to come ends it (its Postgres exits on the missing input).
  */
@@ -233,7 +233,7 @@ function refuseCopyWithoutItsData(messages: Message[]): void {
     if (from < 0 || to < 0) continue;
     const text = body.toString('utf8', from, to);
     // The scan only for a text that names both (the captures' statements, hundreds of KB, do not).
-    if (!mentionsCopy(text) || !COPY_FROM_STDIN.test(withoutComments(text))) continue;
+    if (!mentionsCopy(text) || !COPY_FROM_STDIN.test(sqlShape(text))) continue;
     if (messages.slice(i + 1).some((next) => next.type === 'c' || next.type === 'f')) continue;
     const refused = Buffer.from(REFUSED_COPY);
     messages[i] = {

@@ -185,6 +185,7 @@ describe('the embedded database served on its socket', () => {
         'copy t from stdin',
         '/* a */ /* b */ -- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)',
         '/* a /* nested */ still a comment */ copy t from stdin',
+        '-- a line comment ended by a carriage return\rcopy "t" from stdin',
       ]) {
         await expect(client.query(query)).rejects.toMatchObject({
           code: '0A000',
