@@ -55,16 +55,16 @@ const FRAMES: Frame[] = [
 ];
 
 /**
- * At most `columns` points, each the highest of the `per` seconds it stands for, from the first of
- * them (a peak is never lost): more points than the chart has units of width draw nothing more.
+ * A line's points, one per `per` seconds, each the highest of the seconds it stands for (a peak is
+ * never lost), with the second each is drawn at: its first, and the line's last for the last point.
  */
-function atMost(values: number[], columns: number): { points: number[]; per: number } {
-  const per = Math.max(1, Math.ceil(values.length / columns));
-  if (per === 1) return { points: values, per };
-  const points = Array.from({ length: Math.ceil(values.length / per) }, (_, i) =>
+function pointsOf(values: number[], per: number): Array<[second: number, value: number]> {
+  if (per === 1) return values.map((v, i) => [i, v]);
+  const count = Math.ceil(values.length / per);
+  return Array.from({ length: count }, (_, i) => [
+    i === count - 1 ? values.length - 1 : i * per,
     Math.max(...values.slice(i * per, (i + 1) * per)),
-  );
-  return { points, per };
+  ]);
 }
 
 /** One drawing of a line chart of per-second values: the y axis from 0 to the largest value. */
@@ -75,11 +75,13 @@ function drawing(f: Frame, caption: string, unit: string, lines: Line[]): Html {
   // Second s at its place on the one time axis of every line (a shorter test's line ends early).
   const x = (s: number) => (L + (seconds > 1 ? (s * (W - L - R)) / (seconds - 1) : 0)).toFixed(1);
   const y = (v: number) => (T + (H - T - B) * (1 - v / top)).toFixed(1);
+  // At most a point per unit of width (more draw nothing more), every line bucketed alike.
+  const per = Math.max(1, Math.ceil(seconds / (W - L - R)));
   const polylines = lines
     .filter((l) => l.values.length)
     .map((l) => {
-      const { points, per } = atMost(l.values, W - L - R);
-      return html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${points.map((v, i) => `${x(i * per)},${y(v)}`).join(' ')}"/>`;
+      const points = pointsOf(l.values, per).map(([s, v]) => `${x(s)},${y(v)}`);
+      return html`<polyline data-line="${l.label}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dashed ? new Html(' stroke-dasharray="5 3"') : ''} points="${points.join(' ')}"/>`;
     });
   return html`<svg class="${f.name}" role="img" aria-label="${caption}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">
 <line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#57606a"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#57606a"/>
