@@ -221,4 +221,9 @@ describe('bulkDomainCheck', () => {
   it('replays the recorded history with the current code', async () => {
     await replayHistory(env.bundle, 'bulk-domain-check');
   });
+
+  it("replays a fast check recorded before a group's batches ran at once, as it began (two at a time)", async () => {
+    // Recorded at b1ccc21 from the batches test above (60 names: two batches of 25 at once, then 10).
+    await replayHistory(env.bundle, 'bulk-domain-check-fast-two-at-a-time');
+  });
 });
