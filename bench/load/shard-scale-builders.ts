@@ -12,17 +12,23 @@ import type { BuildRequest, Built } from './shard-scale-builder.ts';
  */
 export function startBuilders(count: number, samples: number) {
   let builderFailure: Error | undefined;
+  let ending = false;
   const builders = Array.from({ length: count }, () => {
     const thread = new Thread(new URL('./shard-scale-builder.ts', import.meta.url), {
       workerData: { samples, nice: LOAD_THREAD_NICE },
     });
     const shards = new Map<string, { reported: (built: Built) => void; failed: (err: Error) => void }>();
-    thread.on('error', (err: Error) => {
-      // A builder that died would leave its shards waiting: they fail, and the bench stops after this N
-      // (through its cleanup: the dev server and its data folder go with it).
+    // A builder that died would leave its shards waiting: they fail, and the bench stops after this N
+    // (through its cleanup: the dev server and its data folder go with it). One that exits without an
+    // error (process.exit in it, say) the same, unless the bench ended it.
+    const died = (err: Error) => {
       builderFailure ??= err;
       for (const s of shards.values()) s.failed(err);
       shards.clear();
+    };
+    thread.on('error', died);
+    thread.on('exit', (code) => {
+      if (!ending) died(new Error(`a builder thread exited (code ${code})`));
     });
     thread.on('message', (built: Built) => shards.get(built.key)?.reported(built));
     return {
@@ -59,5 +65,13 @@ export function startBuilders(count: number, samples: number) {
       },
     };
   });
-  return { builders, failure: () => builderFailure };
+  return {
+    builders,
+    failure: () => builderFailure,
+    /** Ends every builder thread (the bench's end). */
+    async end(): Promise<void> {
+      ending = true;
+      for (const b of builders) await b.thread.terminate();
+    },
+  };
 }

@@ -269,7 +269,7 @@ try {
 } finally {
   worker.shutdown();
   await running;
-  for (const b of builders) await b.thread.terminate();
+  await pool.end();
   await database.close();
   await temporal.stop();
   await fs.rm(dataDir, { recursive: true, force: true });
