@@ -51,10 +51,13 @@ export function captureService({
   db,
   kv,
   settingsChannel,
+  onBrokenRule = () => {},
 }: {
   db: Kysely<Database>;
   kv: KvStore;
   settingsChannel?: string;
+  /** A stored response rule that no longer compiles (an engine's upgrade): it never matches, and the operator is told. */
+  onBrokenRule?: (webhookId: string, rule: number, err: unknown) => void;
 }) {
   const owners = new Map<string, { owner: CaptureOwner; until: number }>();
   let cachedBytes = 0;
@@ -126,7 +129,10 @@ export function captureService({
     const generation = changes.get(webhookId);
     const row = await webhookOwner(db, webhookId);
     if (!row) return undefined; // unknown ids are not cached: a webhook made a moment later must work
-    const owner: CaptureOwner = { ...row, rules: row.rules?.length ? compileRules(row.rules) : null };
+    const rules = row.rules?.length
+      ? compileRules(row.rules, (index, err) => onBrokenRule(webhookId, index, err))
+      : null;
+    const owner: CaptureOwner = { ...row, rules };
     if (changes.get(webhookId) !== generation) return owner; // changed while it was read: use it once, keep nothing
     const size =
       (owner.response ? owner.response.body.length + JSON.stringify(owner.response.headers).length : 0) +

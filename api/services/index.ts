@@ -29,7 +29,16 @@ export function createServices(deps: ApiDeps) {
   const targets = targetVerificationService({ config, db, kv });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
-  const captures = captureService({ db, kv, settingsChannel: WEBHOOK_SETTINGS_CHANNEL });
+  const captures = captureService({
+    db,
+    kv,
+    settingsChannel: WEBHOOK_SETTINGS_CHANNEL,
+    onBrokenRule: (webhookId, rule, err) =>
+      deps.logger.warn(
+        { err, webhook_id: webhookId, rule },
+        "a stored response rule no longer compiles: it never matches (set the webhook's rules again)",
+      ),
+  });
   const webhooks = webhookService({
     db,
     baseUrl: config.baseUrl,
