@@ -96,8 +96,8 @@ export async function writeShardReports(db: Kysely<Database>, reports: readonly 
  * (lib/group-commit.ts), so a worker running hundreds of shards makes a few writes a second, not one
  * per shard. A statement takes at most `maxReports` reports and `maxParameters` bound values (a shard
  * whose writes failed for a while brings every second it has not stored yet; Postgres takes at most
- * 65,535). A write that fails is tried again a report at a time (unless the database is out), so a
- * report that cannot be written fails only its own shard.
+ * 65,535). A write that fails is tried again in halves, down to a report at a time (unless the
+ * database is out), so a report that cannot be written fails only its own shard.
  */
 export function shardReports(
   db: Kysely<Database>,

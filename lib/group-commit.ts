@@ -4,8 +4,8 @@
 // per-item cost of a round trip and a commit falls with them. `maxConcurrent` writes at once (one
 // per database connection it may use), each of at most `maxItems` items and `maxWeight` of their
 // weight (a write always takes one). A failed write rejects each of its items' callers (or, when
-// `alone` says so of its error, is tried again an item at a time, so that one bad item fails only
-// its own caller); the next writes still go.
+// `alone` says so of its error, is tried again in halves down to single items, so that one bad item
+// fails only its own caller); the next writes still go.
 
 export interface GroupCommitOptions<T> {
   maxItems: number;
@@ -19,8 +19,9 @@ export interface GroupCommitOptions<T> {
    */
   waitMs?: number;
   /**
-   * Whether a failed write of several items is tried again an item at a time (one bad item must not
-   * fail the others): for an error of the data, say, not for an outage, which would fail each again.
+   * Whether a failed write of several items is tried again in halves, down to an item at a time (one
+   * bad item must not fail the others): for an error of the data, say, not for an outage, which
+   * would fail each again.
    */
   alone?: (err: unknown) => boolean;
 }
@@ -86,19 +87,29 @@ export class GroupCommit<T, R> {
       const batch = this.#queue.splice(0, this.#batchLength());
       this.#inFlight += 1;
       this.#run(batch)
-        .catch(async (err) => {
-          if (batch.length === 1 || err instanceof MissingOutcomes || !this.#alone(err)) {
-            for (const p of batch) p.reject(err);
-            return;
-          }
-          for (const p of batch) await this.#run([p]).catch((one) => p.reject(one));
-        })
+        .catch((err) => this.#retried(batch, err))
         .finally(() => {
           this.#inFlight -= 1;
           this.#pump();
           if (this.#queue.length === 0 && this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
         });
     }
+  }
+
+  /**
+   * A failed write's items: their callers rejected, or, when `alone` says so of its error, written
+   * again in halves, each half that fails halved again: one bad item among n is found in about
+   * 2·log2(n) writes (not n, one after the other, while the write's slot is held), and the good
+   * ones are written together.
+   */
+  async #retried(batch: Array<Pending<T, R>>, err: unknown): Promise<void> {
+    if (batch.length === 1 || err instanceof MissingOutcomes || !this.#alone(err)) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    const half = Math.ceil(batch.length / 2);
+    for (const part of [batch.slice(0, half), batch.slice(half)])
+      await this.#run(part).catch((again) => this.#retried(part, again));
   }
 
   #alone(err: unknown): boolean {

@@ -117,14 +117,33 @@ describe('GroupCommit', () => {
       });
       const all = Promise.allSettled([12, 13, 14].map((i) => group.submit(i)));
       const drained = group.drain();
-      for (let i = 0; i < (alone ? 4 : 1); i++) await w.release();
+      for (let i = 0; i < (alone ? 5 : 1); i++) await w.release();
       const settled = await all;
       await drained;
       expect(settled.map((s) => s.status)).toEqual(
         alone ? ['fulfilled', 'rejected', 'fulfilled'] : ['rejected', 'rejected', 'rejected'],
       );
-      expect(w.batches).toEqual(alone ? [[12, 13, 14], [12], [13], [14]] : [[12, 13, 14]]);
+      // Tried again in halves: [12, 13] fails and is halved again, [14] goes.
+      expect(w.batches).toEqual(alone ? [[12, 13, 14], [12, 13], [12], [13], [14]] : [[12, 13, 14]]);
     }
+  });
+
+  it('finds one bad item among a hundred in a few writes, the others written together', async () => {
+    const batches: number[][] = [];
+    const group = new GroupCommit(
+      async (items: number[]) => {
+        batches.push(items);
+        if (items.includes(37)) throw new Error('37 cannot be stored');
+        return items;
+      },
+      { maxItems: 100, maxConcurrent: 1, alone: () => true },
+    );
+    const settled = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => group.submit(i)));
+    expect(settled.filter((s) => s.status === 'rejected')).toHaveLength(1);
+    expect((settled[37] as PromiseRejectedResult).reason).toMatchObject({ message: '37 cannot be stored' });
+    // 1 write, then two halves at each of 7 levels down to 37 alone (one at a time: 101 writes).
+    expect(batches.length).toBeLessThanOrEqual(15);
+    expect(batches.flat().filter((i) => i !== 37).length).toBeLessThan(300);
   });
 
   it('refuses a write that answers fewer outcomes than items, without writing them again', async () => {
