@@ -68,13 +68,30 @@ export function startForm(csrf: string, form: Record<string, string>): Html {
     <div class="row" data-auth="bearer">${secret('authToken')}</div>
     <div class="row" data-auth="apikey">${input('apiKeyHeader', '', html`type="text" placeholder="X-API-Key"`)}${secret('apiKeyValue')}</div>
     <label class="check"><input type="checkbox" name="insecureTls" value="true"${v('insecureTls') === 'true' ? html` checked` : ''}> Accept any certificate (https with a self-signed one, say)</label>
-    <details${v('startBody') ? html` open` : ''}><summary>More options: stages, steps (the start body as JSON)</summary>
+    <details${v('startBody') ? html` open` : ''}><summary>More options: stages, steps, a replay (the start body as JSON)</summary>
       <div class="field">${label('startBody', ' (JSON), over the fields above')}<textarea id="startBody" name="startBody" rows="6" class="code" placeholder='{"stages": [{"duration": 30, "target": 50}, {"duration": 60, "target": 50}], "steps": [...]}'>${v('startBody')}</textarea>
       <small>Any field of <a href="/docs#/Load%20testing">the API's start body</a>; the same checks apply.</small></div>
     </details>
     <button type="submit">Start the load test</button></form>
   <script src="/dashboard/assets/load-form.js"></script>`;
 }
+
+/**
+ * The form filled to replay a webhook's captures as the load (the webhook page's link): the start
+ * body's `replay` with the webhook and the search's filters (those a replay takes), the rest for the
+ * user to fill. Checked as any start body when submitted (the webhook must be theirs).
+ */
+export function replayFormOf(query: Record<string, unknown>): Record<string, string> {
+  const webhookId = query.replay_webhook;
+  if (typeof webhookId !== 'string' || webhookId === '') return {};
+  const filter = Object.fromEntries(
+    REPLAY_FILTERS.flatMap((k) => (typeof query[k] === 'string' && query[k] !== '' ? [[k, query[k]]] : [])),
+  );
+  const replay = { webhook_id: webhookId, ...(Object.keys(filter).length ? { filter } : {}), speed: 1 };
+  return { startBody: JSON.stringify({ replay }, null, 2) };
+}
+/** The search's filters a replay takes (api/schemas/load-replay.ts: captureFilter). */
+const REPLAY_FILTERS = ['method', 'header', 'q', 'since', 'until'] as const;
 
 /** The API's start body from the form (numbers as numbers, headers and thresholds from lines, then the JSON fields over them). */
 export function startBodyFromForm(form: Record<string, string>): Record<string, unknown> {
@@ -97,9 +114,11 @@ export function startBodyFromForm(form: Record<string, string>): Record<string, 
     { basic: ['authUsername', 'authPassword'], bearer: ['authToken'], apikey: ['apiKeyHeader', 'apiKeyValue'] }[
       authType
     ] ?? [];
+  const json = jsonFields(form.startBody);
   const fields = {
     targetUrl: form.targetUrl ?? '',
-    httpMethod: form.httpMethod ?? 'GET',
+    // A replay's requests each have their own method: the form's (a select, always sent) is not.
+    ...('replay' in json ? {} : { httpMethod: form.httpMethod ?? 'GET' }),
     concurrentUsers: num('concurrentUsers'),
     testDuration: num('testDuration'),
     rampUpTime: num('rampUpTime'),
@@ -121,7 +140,7 @@ export function startBodyFromForm(form: Record<string, string>): Record<string, 
         : {}),
     ...(thresholds.length ? { thresholds } : {}),
   };
-  return { ...fields, ...jsonFields(form.startBody) };
+  return { ...fields, ...json };
 }
 
 function jsonFields(text: string | undefined): Record<string, unknown> {

@@ -11,7 +11,7 @@ import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { labelled } from './form-labels.ts';
-import { START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
+import { replayFormOf, START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
 import { resultsSection, verdictSection } from './load-test-view.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
@@ -27,6 +27,7 @@ export function loadTestSection(
     form: Record<string, string> = {},
     error?: string,
     status = 400,
+    notice?: string,
   ) {
     const { data } = await loadTests.list(account.id, 20);
     page.layout(
@@ -36,6 +37,7 @@ export function loadTestSection(
       'Load tests',
       html`<h1>Load tests</h1>
         ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+        ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
         ${startForm(page.csrf(ctx), form)}
         <h2>History</h2>
         ${
@@ -60,7 +62,20 @@ export function loadTestSection(
     );
   }
 
-  page.get('/load-tests', (ctx, account) => loadTestsPage(ctx, account));
+  // From a webhook's page: the form filled to replay its captures.
+  page.get('/load-tests', (ctx, account) => {
+    const replay = replayFormOf(ctx.query);
+    return loadTestsPage(
+      ctx,
+      account,
+      replay,
+      undefined,
+      200,
+      replay.startBody
+        ? "Replaying the webhook's captures (under More options): give the URL their paths are appended to and the users (the duration defaults to what the replay needs). Each request keeps its own method and body; the headers and credentials here are added to its own."
+        : undefined,
+    );
+  });
 
   page.post('/load-tests', async (ctx, { form, account }) => {
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;

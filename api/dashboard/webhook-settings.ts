@@ -143,6 +143,10 @@ export function searchForm(w: WebhookView, search: Record<string, string> | null
     </form></details>`;
 }
 
+/** The load-test form filled to replay the webhook's captures (those the search's filters pick). */
+const replayLoadLink = (webhookId: string, filters: URLSearchParams) =>
+  `/dashboard/load-tests?${new URLSearchParams([['replay_webhook', webhookId], ...filters])}#load-form`;
+
 /** The export links (with the search's filters), the replay form and the comparison of two captures (`shown`: the ids listed, newest first). */
 export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null, shown: number[]): Html {
   const filters = new URLSearchParams(Object.entries(search ?? {}).filter(([k]) => k !== 'cursor'));
@@ -156,7 +160,8 @@ export function toolsOf(w: WebhookView, csrf: string, search: Record<string, str
       <button type="submit">Replay</button>
     </form>
     ${compareForm(w.webhook_id, shown[1] ?? '', shown[0] ?? '')}
-    <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · <a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p></section>`;
+    <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · <a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p>
+    <p><a href="${replayLoadLink(w.webhook_id, filters)}" id="replay-load">Load test with ${search ? 'these' : 'the kept'} captures</a>: their requests, replayed against a target of yours at their recorded pace.</p></section>`;
 }
 
 /** The routes of the settings, the replay and the export; `render` draws the webhook's page with a notice or an error. */

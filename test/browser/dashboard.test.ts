@@ -175,6 +175,29 @@ describe('dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Replay', exact: true }).click();
       await expect.poll(() => page.locator('.notice').textContent()).toMatch(/Replayed capture #\d+ to .*: 204 in/);
       expect(received.at(-1)!.body.toString()).toBe('beta');
+
+      // The captures the search shows, as a load test's requests: the form filled with their replay,
+      // the target and the users left to fill; started, it replays 'beta' to the receiver.
+      const before = received.length;
+      await page.goto(`/dashboard/webhooks/${webhookId}?q=bet`);
+      await page.getByRole('link', { name: 'Load test with these captures' }).click();
+      await page.waitForURL(/\/dashboard\/load-tests\?replay_webhook=/);
+      expect(JSON.parse(await page.locator('#startBody').inputValue())).toEqual({
+        replay: { webhook_id: webhookId, filter: { q: 'bet' }, speed: 1 },
+      });
+      expect(await page.locator('#startBody').isVisible()).toBe(true); // its options open
+      expect(await page.locator('.notice').textContent()).toMatch(/^Replaying the webhook's captures/);
+      await shot('03c-load-form-replay');
+      await page.getByLabel('Target URL').fill(`${receiver.url}/replayed`);
+      await page.getByLabel(/^Concurrent users/).fill('1');
+      await page.getByLabel(/^Duration in seconds/).fill('10');
+      await page.getByRole('button', { name: 'Start the load test' }).click();
+      await page.waitForURL(/\/dashboard\/load-tests\/[A-Za-z0-9_-]+$/);
+      await expect
+        .poll(() => received.slice(before).some((r) => r.url.startsWith('/replayed') && r.body.toString() === 'beta'), {
+          timeout: 15_000,
+        })
+        .toBe(true);
     } finally {
       await receiver.close();
     }
