@@ -10,7 +10,7 @@ import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { PerSecondCounts } from '../../domain/load/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
 import type { ShardSnapshot } from '../../domain/load/shard.ts';
-import { onClock, type ReportClock } from '../../domain/load/report-clock.ts';
+import { carriesPhases, onClock, type ReportClock } from '../../domain/load/report-clock.ts';
 import { lowerThisThread } from '../../domain/load/thread-priority.ts';
 
 export type BuildRequest =
@@ -80,7 +80,7 @@ port.on('message', (m: BuildRequest) => {
   const build = simulated(m.startAt);
   let round = 0;
   const quiet = onClock(m.clock, (due) => {
-    const snapshot = build(round % m.clock.phasesEvery === 0);
+    const snapshot = build(carriesPhases(round, m.clock));
     round += 1;
     port.postMessage({ key: m.key, due, snapshot, final: false } satisfies Built);
   });

@@ -34,3 +34,11 @@ export function onClock(clock: ReportClock, report: (due: number) => void): () =
   wait();
   return () => clearTimeout(timer);
 }
+
+/**
+ * Whether report `round` carries the phases' histograms: every `phasesEvery`-th after the first. The
+ * first, sent as the part starts, has timed nothing yet (building them there would be work at the
+ * moment a replay's schedule begins).
+ */
+export const carriesPhases = (round: number, clock: ReportClock): boolean =>
+  round > 0 && round % clock.phasesEvery === 0;

@@ -1,14 +1,14 @@
 // A load thread (threads.ts): runs the shard parts it is given, each a ShardGenerator on this
 // thread's own event loop, and reports each part's snapshot on the part's own clock, unasked: one at
-// once, then from `report.firstAt` every `report.everyMs` (onClock; round k carries the phases'
-// histograms when k is a multiple of `report.phasesEvery`). The main thread is woken once per
-// report, not twice (an ask and an answer), and keeps no timer of its own for it. Messages:
+// once, then from `report.firstAt` every `report.everyMs` (onClock), the phases' histograms in the
+// rounds carriesPhases says. The main thread is woken once per report, not twice (an ask and an
+// answer), and keeps no timer of its own for it. Messages:
 //   in:  {op: 'start', id, plan, report} | {op: 'stop', id}
 //   out: {op: 'snapshot', id, round, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
 import { parentPort, workerData } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
 import type { ShardPlan } from './shard.ts';
-import { onClock, type ReportClock } from './report-clock.ts';
+import { carriesPhases, onClock, type ReportClock } from './report-clock.ts';
 import { lowerThisThread } from './thread-priority.ts';
 
 // How far below the main thread this thread runs (threads.ts: threadNice).
@@ -24,13 +24,13 @@ const running = new Map<number, ShardGenerator>();
 const stopped = new Set<number>();
 
 /**
- * Reports `generator`'s snapshots on `clock` (round k with the phases when k is a multiple of
- * `phasesEvery`); the function that stops reporting.
+ * Reports `generator`'s snapshots on `clock` (with the phases in the rounds carriesPhases says);
+ * the function that stops reporting.
  */
 function reporting(id: number, generator: ShardGenerator, clock: ReportClock): () => void {
   let round = 0;
   return onClock(clock, () => {
-    port.postMessage({ op: 'snapshot', id, round, snapshot: generator.snapshot(round % clock.phasesEvery === 0) });
+    port.postMessage({ op: 'snapshot', id, round, snapshot: generator.snapshot(carriesPhases(round, clock)) });
     round += 1;
   });
 }

@@ -1,7 +1,7 @@
 // A shard's report clock (report-clock.ts), on fake timers: at once, then at its moment and every
 // interval after, each at its own time.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { onClock } from '../../../../domain/load/report-clock.ts';
+import { carriesPhases, onClock } from '../../../../domain/load/report-clock.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -40,5 +40,22 @@ describe('onClock', () => {
     stop();
     vi.advanceTimersByTime(5000);
     expect(calls).toEqual([10_000]);
+  });
+
+  it('carries the phases every phasesEvery-th report, not the first (it has timed nothing yet)', () => {
+    const clock = { firstAt: 0, everyMs: 1000, phasesEvery: 5 };
+    expect(Array.from({ length: 11 }, (_, round) => carriesPhases(round, clock))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 });
