@@ -188,6 +188,10 @@ describe('dashboard in a browser', () => {
       expect(await page.locator('#startBody').isVisible()).toBe(true); // its options open
       expect(await page.locator('.notice').textContent()).toMatch(/^Replaying the webhook's captures/);
       await shot('03c-load-form-replay');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await shot('03d-load-form-replay-375px');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      await page.setViewportSize({ width: 1200, height: 900 });
       await page.getByLabel('Target URL').fill(`${receiver.url}/replayed`);
       await page.getByLabel(/^Concurrent users/).fill('1');
       await page.getByLabel(/^Duration in seconds/).fill('10');
