@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { CaptureWriter, type CaptureWriterOptions } from '../db/capture-writer.ts';
-import { createCaptureHandler, type CaptureHandler } from './capture.ts';
+import { captureOrigin, createCaptureHandler, type CaptureHandler } from './capture.ts';
 import { createClientIp } from '../lib/net/client-ip.ts';
 import type { ApiDeps } from './deps.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
@@ -116,7 +116,13 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
 
   return {
     app,
-    capture: createCaptureHandler(writer, services.captures, deps.logger, createClientIp(deps.config.trustedProxies)),
+    capture: createCaptureHandler(
+      writer,
+      services.captures,
+      deps.logger,
+      createClientIp(deps.config.trustedProxies),
+      captureOrigin(deps.config.baseUrl, deps.config.captureBaseUrl),
+    ),
     drain: () => writer.drain(),
   };
 }

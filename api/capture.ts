@@ -6,11 +6,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CaptureWriter } from '../db/capture-writer.ts';
 import type { CaptureRecord } from '../db/webhooks.ts';
 import type { WebhookResponse } from '../db/schema.ts';
-import { NotFoundError } from '../lib/errors.ts';
+import { climbingSegment } from '../lib/capture-path.ts';
+import { InvalidInputError, NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 import { errorBody, logFailure, toAppError } from './middleware/errors.ts';
 import { readBody, settleUnreadBody } from './read-body.ts';
 import { headerObject } from '../lib/net/header-object.ts';
+import { stripServiceCredentials } from '../lib/service-credentials.ts';
 import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
 import type { CaptureService } from './services/captures.ts';
 import { captureAcknowledgement, RuleRequest } from '../lib/webhook-rules.ts';
@@ -25,14 +27,32 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Where captures arrive: the service's credentials to drop from them, whether answers may act on the origin. */
+export interface CaptureOrigin {
+  /** The OAuth issuer (BASE_URL), whose access tokens are removed from captures as its API keys are. */
+  issuer: string;
+  /**
+   * The host of CAPTURE_BASE_URL when it is an origin of its own (else null): answers to requests that
+   * reach that host may redirect (`Location`) and name downloads (`Content-Disposition`).
+   */
+  ownHost: string | null;
+}
+
+/** The origin a deployment's captures are served on, from BASE_URL and CAPTURE_BASE_URL. */
+export function captureOrigin(baseUrl: string, captureBaseUrl: string): CaptureOrigin {
+  const own = new URL(captureBaseUrl);
+  return { issuer: baseUrl, ownHost: own.origin === new URL(baseUrl).origin ? null : own.host.toLowerCase() };
+}
+
 export function createCaptureHandler(
   writer: CaptureWriter,
   captures: CaptureService,
   logger: Logger,
   clientIp: (req: IncomingMessage) => string,
+  origin: CaptureOrigin,
 ): CaptureHandler {
   return (req, res) => {
-    capture(writer, captures, clientIp, req, res).catch((err) => {
+    capture(writer, captures, clientIp, origin, req, res).catch((err) => {
       const error = toAppError(err);
       logFailure(logger, error, err, { method: req.method, url: req.url });
       send(res, error.status, errorBody(error), { ...error.headers, ...settleUnreadBody(req) });
@@ -44,6 +64,7 @@ async function capture(
   writer: CaptureWriter,
   captures: CaptureService,
   clientIp: (req: IncomingMessage) => string,
+  origin: CaptureOrigin,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -56,8 +77,17 @@ async function capture(
   if (!PUBLIC_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
   const ipAddress = clientIp(req);
   const owner = await captures.admit(webhookId, ipAddress); // 404 unknown, 429 past a bound: before the body is read
+  const climbing = climbingSegment(path.slice(CAPTURE_PREFIX.length + webhookId.length));
+  if (climbing !== null)
+    throw new InvalidInputError(
+      `path: the segment ${JSON.stringify(climbing)} is refused: a capture's path may not hold . or .. segments ` +
+        '(%2e included), backslashes or encoded slashes (%2f, %5c), which would climb out of a forward target',
+      'path',
+    );
 
   const headers = headerObject(req.rawHeaders);
+  // A browser sent here carries the service's cookies when capture URLs share its origin: never stored.
+  stripServiceCredentials(headers, origin.issuer);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);
   const { body, encoding } = decodeBody(raw);
   // A browser's CORS preflight gets the CORS answer, whatever the owner set: the request it asks about comes next.
@@ -98,7 +128,10 @@ async function capture(
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
   // The owner's answer, once the capture is stored: a delay holds only this connection, not the writer.
   const owners = matched === -1 ? owner.response : owner.rules!.answer(matched, ruleRequest!);
-  if (owners && !preflight) return answerAsOwnerSet(res, owners, answer, req.method === 'HEAD');
+  if (owners && !preflight) {
+    const ownOrigin = origin.ownHost !== null && req.headers.host?.toLowerCase() === origin.ownHost;
+    return answerAsOwnerSet(res, owners, answer, req.method === 'HEAD', ownOrigin);
+  }
   if (req.method === 'OPTIONS') {
     answer['Access-Control-Allow-Methods'] = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
     answer['Access-Control-Allow-Headers'] = headers['access-control-request-headers'] || '*';
@@ -108,10 +141,16 @@ async function capture(
 }
 
 /**
- * Capture URLs share the service's origin: an owner's answer is sandboxed (no script, no fetch, an
+ * Capture URLs may share the service's origin: an owner's answer is sandboxed (no script, no fetch, an
  * opaque origin) and never sniffed, whatever its type, so it cannot act as the dashboard's pages.
  */
 const SANDBOXED = { 'Content-Security-Policy': "sandbox; default-src 'none'", 'X-Content-Type-Options': 'nosniff' };
+/**
+ * Headers that act on the origin that sends them: a redirect (an open one, when a rule's template
+ * fills it from the request) and a download's name would come from the service's own address, and
+ * cookies would be set on it. Sent only where capture URLs have an origin of their own.
+ */
+const ORIGIN_BOUND = new Set(['location', 'content-disposition', 'set-cookie', 'set-cookie2', 'refresh']);
 
 /** The status, headers and body the webhook's owner set, after their delay (nothing when the sender left meanwhile). */
 async function answerAsOwnerSet(
@@ -119,6 +158,7 @@ async function answerAsOwnerSet(
   response: WebhookResponse,
   base: Record<string, string>,
   headOnly: boolean,
+  ownOrigin: boolean,
 ): Promise<void> {
   if (response.delay_ms > 0) {
     // A sender that leaves ends the wait: nothing is held for it.
@@ -135,10 +175,13 @@ async function answerAsOwnerSet(
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(response.body);
   const typed = Object.keys(response.headers).some((k) => k.toLowerCase() === 'content-type');
+  const headers = ownOrigin
+    ? response.headers
+    : Object.fromEntries(Object.entries(response.headers).filter(([k]) => !ORIGIN_BOUND.has(k.toLowerCase())));
   res.writeHead(response.status, {
     ...base,
     ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }),
-    ...response.headers,
+    ...headers,
     ...SANDBOXED,
     'Content-Length': body.length,
   });

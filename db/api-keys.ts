@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
+import { API_KEY_PREFIX } from '../lib/service-credentials.ts';
 import { randomToken, sha256Hex } from '../lib/tokens.ts';
 import type { Database, Plan } from './schema.ts';
 
-export const API_KEY_PREFIX = 'ntk_';
+export { API_KEY_PREFIX };
 const SHOWN_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
 export interface IssuedKey {

@@ -46,6 +46,40 @@ function registryRate(v: string): [string, number] | null {
   return m && rate >= 0.01 && rate <= 1000 ? [m[1]!.toLowerCase(), rate] : null;
 }
 
+/**
+ * Schemes no OAuth redirect URI may use, whoever allows them (api/oauth/redirect-uris.ts and
+ * OAUTH_REDIRECT_SCHEMES alike): they run script or show local data in the browser (javascript, data,
+ * view-source, filesystem, ...), hand the URL to an operating-system handler that is no app's sign-in
+ * (ms-msdt ran code in CVE-2022-30190; search-ms and shell open Explorer; mailto, tel, ...), or are no page
+ * to return to (about, ws, wss). Windows' `ms-*` and `microsoft-*` handlers are refused as families.
+ */
+const REFUSED_REDIRECT_SCHEMES = new Set(
+  [
+    'javascript vbscript data blob file filesystem view-source about ws wss jar resource chrome chrome-extension',
+    'moz-extension search-ms search shell hcp its mk res intent itms-services x-apple.systempreferences',
+    'mailto tel sms callto smb ftp ldap telnet',
+  ].flatMap((line) => line.split(' ')),
+);
+export function isRefusedRedirectScheme(scheme: string): boolean {
+  const s = scheme.toLowerCase();
+  return REFUSED_REDIRECT_SCHEMES.has(s) || s.startsWith('ms-') || s.startsWith('microsoft-');
+}
+
+/** A scheme of OAUTH_REDIRECT_SCHEMES, lower-cased, a trailing colon dropped. */
+const redirectScheme = z
+  .string()
+  .transform((v) => v.toLowerCase().replace(/:$/, ''))
+  .superRefine((v, ctx) => {
+    const fault = !/^[a-z][a-z0-9+.-]*$/.test(v)
+      ? `must list URI schemes such as com.example.app: ${JSON.stringify(v)} is not one`
+      : v === 'http' || v === 'https'
+        ? `must not list ${v}: https is always accepted, http only on a loopback address`
+        : isRefusedRedirectScheme(v)
+          ? `must not list ${v}: it runs code, shows local data or opens a system handler, never an app's sign-in`
+          : null;
+    if (fault) ctx.addIssue({ code: 'custom', message: fault });
+  });
+
 const ms = (min: number, max: number, fallback: number) =>
   z.coerce
     .number({ error: 'must be a number of milliseconds' })
@@ -67,6 +101,12 @@ export const envSchema = z
     PORT: port(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     BASE_URL: httpUrl.optional(),
+    CAPTURE_BASE_URL: httpUrl
+      .refine(
+        (v) => URL.parse(v)?.pathname === '/' && !URL.parse(v)?.search,
+        'must be an origin such as https://hooks.example.com (capture URLs are /webhook/<id> below it)',
+      )
+      .optional(),
     DATA_DIR: z.string().min(1).default('./.data'),
     TEMPORAL_ADDRESS: hostPort.optional(),
     TEMPORAL_NAMESPACE: z
@@ -113,6 +153,8 @@ export const envSchema = z
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     OPERATOR_TOKEN: z.string().min(24, 'must be at least 24 characters (e.g. `openssl rand -base64 32`)').optional(),
+    // Private-use redirect schemes OAuth clients may register beyond the built-in ones (api/oauth/redirect-uris.ts).
+    OAUTH_REDIRECT_SCHEMES: commaList(redirectScheme).default([]),
     HEADERS_TIMEOUT_MS: ms(1000, 120_000, 10_000),
     REQUEST_TIMEOUT_MS: ms(1000, 600_000, 30_000),
     MAX_CONNECTIONS_PER_CLIENT: z.coerce

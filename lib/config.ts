@@ -13,6 +13,11 @@ export type Config = Readonly<{
   port: number;
   host: string;
   baseUrl: string;
+  /**
+   * Where capture URLs are printed (`{captureBaseUrl}/webhook/<id>`): BASE_URL unless CAPTURE_BASE_URL
+   * gives them an origin of their own, where the service's cookies are never sent.
+   */
+  captureBaseUrl: string;
   dataDir: string;
   temporal: Readonly<{
     address: string | undefined;
@@ -39,6 +44,8 @@ export type Config = Readonly<{
   logLevel: string;
   /** Bearer token for /metrics and /codec/decode; unset = those answer loopback clients only. */
   operatorToken: string | undefined;
+  /** Private-use schemes OAuth redirect URIs may use beyond the built-in rules (OAUTH_REDIRECT_SCHEMES). */
+  oauthRedirectSchemes: readonly string[];
   /** How long a client may take to send a request's headers, and the whole request (slow senders are cut off). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -83,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: c.PORT,
     host: c.HOST,
     baseUrl,
+    captureBaseUrl: (c.CAPTURE_BASE_URL ?? baseUrl).replace(/\/+$/, ''),
     dataDir: path.resolve(c.DATA_DIR),
     temporal: Object.freeze({
       address: c.TEMPORAL_ADDRESS,
@@ -112,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payloadKey: c.PAYLOAD_KEY,
     logLevel: c.LOG_LEVEL,
     operatorToken: c.OPERATOR_TOKEN,
+    oauthRedirectSchemes: Object.freeze([...new Set(c.OAUTH_REDIRECT_SCHEMES)]),
     headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,

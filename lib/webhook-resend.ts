@@ -2,6 +2,7 @@
 // headers (without the hop-by-hop ones and those that frame the request, which the client sets) and
 // body byte for byte; the URL is the target plus the path the sender called below the webhook and
 // its query.
+import { confinedPath } from './capture-path.ts';
 import { CONNECTION_HEADERS } from './net/header-object.ts';
 
 /** Not sent again: the connection's own, and those the client computes for the new request. */
@@ -47,10 +48,13 @@ export function resentRequest(
   return { url, method: capture.method, headers, body };
 }
 
-/** `target` with `below` after its path and `query` (without its "?") after its own query. */
+/**
+ * `target` with `below` after its path (never climbing out of it, see capture-path.ts) and `query`
+ * (without its "?") after its own query.
+ */
 export function appendedUrl(target: URL, below: string, query: string): string {
   const search = query ? `${target.search ? `${target.search}&` : '?'}${query}` : target.search;
-  return `${target.origin}${target.pathname.replace(/\/$/, '')}${below}${search}`;
+  return `${target.origin}${target.pathname.replace(/\/$/, '')}${confinedPath(below)}${search}`;
 }
 
 /** The headers that are sent again, names in lower case: not the connection's own, those the client sets, HTTP/2's pseudo-headers. */

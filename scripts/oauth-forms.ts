@@ -12,6 +12,13 @@ export interface Page {
 
 export class FormBrowser {
   readonly #jar = new Map<string, string>();
+  /** Every Set-Cookie line the service sent, as sent (attributes included). */
+  readonly setCookies: string[] = [];
+
+  /** Every cookie this browser holds, as one Cookie header (paths aside: as a browser sends cookies set for `/`). */
+  cookieHeader(): string {
+    return [...this.#jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
 
   /** GET `url`, following redirects until a page (or until `stopAt` says a URL is the destination). */
   async get(url: string, stopAt?: (url: URL) => boolean): Promise<Page | URL> {
@@ -54,11 +61,12 @@ export class FormBrowser {
         body,
         redirect: 'manual',
         headers: {
-          cookie: [...this.#jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          cookie: this.cookieHeader(),
           ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         },
       });
       for (const line of res.headers.getSetCookie()) {
+        this.setCookies.push(line);
         const [pair, ...attrs] = line.split(';');
         const eq = pair!.indexOf('=');
         const name = pair!.slice(0, eq).trim();

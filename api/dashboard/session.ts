@@ -1,42 +1,44 @@
-// Dashboard sessions: a random token in an HttpOnly, SameSite=Lax cookie (Secure when the base URL is
-// https); the key-value store holds its hash and the user, for SESSION_TTL_SECONDS.
+// Dashboard sessions: a random token in an HttpOnly, SameSite=Lax cookie sent to /dashboard only (never
+// to capture URLs), `__Secure-` and Secure when the base URL is https; the key-value store holds its hash
+// and the user, for SESSION_TTL_SECONDS.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { KvStore } from '../../lib/kv/index.ts';
+import { cookieName, DASHBOARD_PATH, DASHBOARD_SESSION_COOKIE } from '../../lib/service-credentials.ts';
 
-export const SESSION_COOKIE = 'netops_session';
 export const SESSION_TTL_SECONDS = 12 * 3600;
 
 const keyOf = (token: string) => `dashboard:session:${createHash('sha256').update(token).digest('base64url')}`;
 
 export function dashboardSessions(kv: KvStore, secure: boolean) {
+  const name = cookieName(DASHBOARD_SESSION_COOKIE, secure);
   return {
     async start(ctx: Context, userId: number): Promise<void> {
       const token = randomBytes(32).toString('base64url');
       await kv.set(keyOf(token), JSON.stringify({ userId }), SESSION_TTL_SECONDS);
-      ctx.cookies.set(SESSION_COOKIE, token, {
+      ctx.cookies.set(name, token, {
         httpOnly: true,
         sameSite: 'lax',
         secure,
-        path: '/',
+        path: DASHBOARD_PATH,
         maxAge: SESSION_TTL_SECONDS * 1000,
         overwrite: true,
       });
     },
     async userId(ctx: Context): Promise<number | null> {
-      const token = ctx.cookies.get(SESSION_COOKIE);
+      const token = ctx.cookies.get(name);
       if (!token) return null;
       const stored = await kv.get(keyOf(token));
       return stored ? (JSON.parse(stored) as { userId: number }).userId : null;
     },
     async end(ctx: Context): Promise<void> {
-      const token = ctx.cookies.get(SESSION_COOKIE);
+      const token = ctx.cookies.get(name);
       if (token) await kv.delete(keyOf(token));
-      ctx.cookies.set(SESSION_COOKIE, '', {
+      ctx.cookies.set(name, '', {
         httpOnly: true,
         sameSite: 'lax',
         secure,
-        path: '/',
+        path: DASHBOARD_PATH,
         maxAge: 0,
         overwrite: true,
       });

@@ -1,6 +1,8 @@
 // The sign-in and consent pages of the OAuth flow (oidc-provider "interactions"): server-rendered,
-// CSRF-protected forms. The consent page names the client, the host it will send the user back to,
-// and the scopes it asks for; approving saves a grant for the MCP resource with exactly those scopes.
+// CSRF-protected forms. They name the client (a self-registered one marked unverified, with its client id
+// and when it registered; one known by its Client ID Metadata Document by that document's host), where it
+// will send the user back, and the scopes it asks for; approving saves a grant for the MCP resource with
+// exactly those scopes.
 import { DependencyUnavailableError } from '../../lib/errors.ts';
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -50,25 +52,32 @@ export function interactionRoutes(deps: {
     }
   }
 
-  async function clientView(d: Awaited<ReturnType<Provider['interactionDetails']>>) {
-    const client = await provider.Client.find(String(d.params.client_id));
+  async function clientView(d: Awaited<ReturnType<Provider['interactionDetails']>>): Promise<ClientView> {
+    const clientId = String(d.params.client_id);
+    const client = await provider.Client.find(clientId);
     const redirect = URL.parse(String(d.params.redirect_uri ?? ''));
-    // Where the code goes, as a person recognises the app: https://claude.ai, cursor://anysphere.cursor-mcp, com.example.app:
-    const returnsTo = !redirect
-      ? 'unknown'
-      : redirect.host
-        ? `${redirect.protocol}//${redirect.host}`
-        : redirect.protocol;
+    // A Client ID Metadata Document was fetched from the client id, an https URL: its host vouches for the client.
+    const document = (client as { clientIdMetadataDocument?: boolean } | undefined)?.clientIdMetadataDocument
+      ? URL.parse(clientId)
+      : null;
+    const issuedAt = client?.clientIdIssuedAt;
     return {
-      name: client?.clientName ?? String(d.params.client_id),
-      clientId: String(d.params.client_id),
-      redirectHost: returnsTo,
+      known: !!document,
+      name: document?.host ?? client?.clientName ?? clientId,
+      selfName: document ? (client?.clientName ?? null) : null,
+      clientId,
+      redirect: redirect ? String(d.params.redirect_uri) : 'unknown',
+      registeredAt: typeof issuedAt === 'number' ? new Date(issuedAt * 1000) : null,
       formTargets: redirect ? [redirect.href] : [],
     };
   }
 
-  function intro(client: { name: string; redirectHost: string }): Html {
-    return html`<p><strong>${client.name}</strong>, returning to <code>${client.redirectHost}</code>, wants to connect to your account on ${deps.config.baseUrl}.</p>`;
+  /** Who asks: a self-registered client marked unverified, with what can be checked of it. */
+  function intro(client: ClientView): Html {
+    const mark = client.known ? '' : html` <span class="client-mark">Unverified</span>`;
+    const to = deps.config.baseUrl;
+    return html`<p><strong>${client.name}</strong>${mark} wants to connect to your account on ${to}.</p>
+      ${clientFacts(client)}`;
   }
 
   router.get('/:uid', async (ctx) => {
@@ -162,6 +171,52 @@ export function interactionRoutes(deps: {
   }
 
   return router;
+}
+
+/** Who asks, as the sign-in and consent pages show it. */
+interface ClientView {
+  /** Named by its Client ID Metadata Document's host; otherwise it registered itself and named itself. */
+  known: boolean;
+  name: string;
+  /** The name a metadata document gives its client. */
+  selfName: string | null;
+  clientId: string;
+  /** Where the code goes, as the client sent it. */
+  redirect: string;
+  /** When a registered client registered (`client_id_issued_at`). */
+  registeredAt: Date | null;
+  formTargets: string[];
+}
+
+function clientFacts(client: ClientView): Html {
+  const row = (name: string, value: unknown) => html`<tr><th scope="row">${name}</th><td>${value}</td></tr>`;
+  const returnsTo = row('Returns to', html`<code>${client.redirect}</code>`);
+  if (client.known)
+    return html`<div class="client-card"><table class="facts"><tbody>${returnsTo}
+      ${row('Client ID', html`<code>${client.clientId}</code> (its metadata document, served by ${client.name})`)}
+      ${client.selfName ? row('Calls itself', client.selfName) : ''}
+    </tbody></table></div>`;
+  return html`<div class="client-card unverified">
+    <p>This app registered itself: the name “${client.name}” is its own choice, and nobody checked it.
+      Go on only if you have just connected an app to this server, and it returns to that app.</p>
+    <table class="facts"><tbody>${returnsTo}
+      ${row('Client ID', html`<code>${client.clientId}</code>`)}
+      ${row('Registered', client.registeredAt ? registeredAt(client.registeredAt) : 'unknown')}
+    </tbody></table></div>`;
+}
+
+function registeredAt(at: Date, now = Date.now()): Html {
+  const iso = at.toISOString();
+  const minutes = Math.max(0, Math.round((now - at.getTime()) / 60_000));
+  const ago =
+    minutes < 1
+      ? 'just now'
+      : minutes < 120
+        ? `${minutes} minute${minutes === 1 ? '' : 's'} ago`
+        : minutes < 48 * 60
+          ? `${Math.round(minutes / 60)} hours ago`
+          : `${Math.round(minutes / 1440)} days ago`;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time> (${ago})`;
 }
 
 function requestedScopes(d: Awaited<ReturnType<Provider['interactionDetails']>>): string[] {

@@ -1,8 +1,8 @@
 // The OAuth 2.1 authorization server of the MCP endpoint: oidc-provider (certified, Koa-based),
 // configured for MCP clients that know nothing but the URL `{BASE_URL}/mcp`:
 // - dynamic client registration (RFC 7591) and Client ID Metadata Documents (fetched through the
-//   address guard); redirect URIs https, loopback http or a native app's own scheme (RFC 8252),
-//   matched exactly (a loopback URI's port excepted);
+//   address guard); redirect URIs https, loopback http, a reverse-domain scheme or a known client's
+//   callback (RFC 8252, api/oauth/redirect-uris.ts), matched exactly (a loopback URI's port excepted);
 // - authorization code with PKCE S256 for every client; resource indicators (RFC 8707): the one
 //   resource is `{BASE_URL}/mcp`, the default for clients that omit it; JWT access tokens for it;
 // - refresh tokens for clients that registered the refresh_token grant, rotated on every use (reuse
@@ -20,6 +20,7 @@ import { OauthStore, UNUSED_CLIENT_TTL_SECONDS, type OauthPayload } from '../../
 import type { Database } from '../../db/schema.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import { findUser } from '../../db/users.ts';
+import { OAUTH_COOKIES, OAUTH_PATH } from '../../lib/service-credentials.ts';
 import type { Config } from '../../lib/config.ts';
 import type { Logger } from '../../lib/log.ts';
 import { MemoryKvStore, type KvStore } from '../../lib/kv/index.ts';
@@ -98,6 +99,7 @@ export async function createOauthServer(deps: {
   const cookieKeys = JSON.parse(
     await sharedSecret(db, 'oauth-cookie-keys', () => JSON.stringify([randomBytes(32).toString('base64url')])),
   ) as string[];
+  const redirectSchemes: ReadonlySet<string> = new Set(config.oauthRedirectSchemes);
   const guardedFetch = createGuardedFetch({
     allow: config.networkAllow,
     maxRedirects: 0,
@@ -135,10 +137,13 @@ export async function createOauthServer(deps: {
       }
     },
     jwks: { keys: [signingJwk] },
+    // Sent below /oauth only (the sign-in session; the interaction cookies get their pages' own paths),
+    // never to capture URLs, whose captures drop these names too.
     cookies: {
       keys: cookieKeys,
-      long: { httpOnly: true, sameSite: 'lax' },
-      short: { httpOnly: true, sameSite: 'lax' },
+      names: { ...OAUTH_COOKIES },
+      long: { httpOnly: true, sameSite: 'lax', path: OAUTH_PATH },
+      short: { httpOnly: true, sameSite: 'lax', path: OAUTH_PATH },
     },
     async findAccount(_ctx, sub) {
       const user = /^\d+$/.test(sub) ? await findUser(db, Number(sub)) : null;
@@ -190,12 +195,15 @@ export async function createOauthServer(deps: {
       RefreshToken: OAUTH_TTL.refreshToken,
     },
     // Called once per property listed, for every client built: registration, a metadata document, and a
-    // client read back from the store. The whole metadata is checked with `redirect_uris`.
+    // client read back from the store. The whole metadata is checked with `redirect_uris`. Only a
+    // registration has a request context; a metadata document's client id is its https URL.
     extraClientMetadata: {
       properties: ['redirect_uris'],
-      validator(_ctx, key, value, metadata) {
+      validator(ctx, key, value, metadata) {
         if (key !== 'redirect_uris') return;
-        checkClientMetadata(value, metadata as Record<string, unknown>);
+        const fields = metadata as Record<string, unknown>;
+        const stored = !ctx && !String(fields.client_id ?? '').startsWith('https://');
+        checkClientMetadata(value, fields, { extraSchemes: redirectSchemes, stored });
       },
     },
     // Client ID Metadata Documents and any other URL the library fetches go through the address guard.

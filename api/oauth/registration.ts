@@ -33,18 +33,39 @@ export const CLIENT_REGISTRATION_LIMITS = {
   jwksChars: 8 * 1024,
 } as const;
 
+/** The redirect rules of api/oauth/redirect-uris.ts as configured, and which client is being built. */
+export interface RedirectPolicy {
+  /** OAUTH_REDIRECT_SCHEMES, lower case. */
+  extraSchemes?: ReadonlySet<string>;
+  /**
+   * A client read back from the store, registered under earlier rules: a redirect URI the rules now refuse is
+   * dropped from it rather than the client refused (its other redirects and its tokens keep working). An
+   * authorization request for the dropped URI is then refused on an error page, never redirected to it; a
+   * client left with none cannot be used at all.
+   */
+  stored?: boolean;
+}
+
 /**
  * The check of a client's metadata, run with its `redirect_uris` (oidc-provider's `extraClientMetadata`
  * validator) for every client built: registration, a metadata document, and a client read back from the store.
  */
-export function checkClientMetadata(redirectUris: unknown, metadata: Record<string, unknown>): void {
-  checkRedirectUris(redirectUris);
+export function checkClientMetadata(
+  redirectUris: unknown,
+  metadata: Record<string, unknown>,
+  policy: RedirectPolicy = {},
+): void {
+  let uris = redirectUris;
+  if (policy.stored && Array.isArray(uris)) {
+    uris = uris.filter((uri) => redirectFault(String(uri), policy.extraSchemes) === null);
+    metadata.redirect_uris = uris;
+  }
+  checkRedirectUris(uris, policy.extraSchemes);
   checkMetadataSizes(metadata);
   // A client that returns to its own scheme or to a loopback port is a native app (RFC 8252),
   // whatever application_type it sent (Cursor sends "web" or nothing): oidc-provider then
   // accepts its scheme and any loopback port at authorization. PKCE binds the code to it.
-  if (Array.isArray(redirectUris) && redirectUris.some((uri) => isNativeRedirect(String(uri))))
-    metadata.application_type = 'native';
+  if (Array.isArray(uris) && uris.some((uri) => isNativeRedirect(String(uri)))) metadata.application_type = 'native';
 }
 
 /** Registrations per address (`POST` to `path`), before oidc-provider's own routing (its documented pre-middleware). */
@@ -72,11 +93,11 @@ export function throttleRegistrations(
 }
 
 /**
- * Redirect URIs (RFC 8252 for native apps): https; http on a loopback address, any port (section 7.3);
- * a private-use scheme, `cursor://host/path` or `com.example.app:/path` (section 7.1). Never a fragment
- * or user info. At most `redirectUris` of them, each at most `uriChars` long.
+ * Redirect URIs by the rules of api/oauth/redirect-uris.ts (RFC 8252 for native apps): https; http on a
+ * loopback address; a reverse-domain scheme, a known MCP client's callback or an operator's scheme. At most
+ * `redirectUris` of them, each at most `uriChars` long.
  */
-function checkRedirectUris(value: unknown): void {
+function checkRedirectUris(value: unknown, extraSchemes: ReadonlySet<string> | undefined): void {
   if (!Array.isArray(value)) return; // not a list: the library's own checks refuse it
   const { redirectUris, uriChars } = CLIENT_REGISTRATION_LIMITS;
   if (value.length > redirectUris)
@@ -85,7 +106,7 @@ function checkRedirectUris(value: unknown): void {
     const text = String(uri);
     if (text.length > uriChars)
       refuse(`redirect_uris: each URI at most ${uriChars} characters (one has ${text.length})`);
-    const fault = redirectFault(text);
+    const fault = redirectFault(text, extraSchemes);
     if (fault) refuse(`redirect_uris: ${JSON.stringify(text).slice(0, 200)} ${fault}`);
   }
 }

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import type { Config } from '../../lib/config.ts';
 import { html, sendPage } from './html.ts';
 
-export function homeRoutes(config: Pick<Config, 'baseUrl'>): Router {
+export function homeRoutes(config: Pick<Config, 'baseUrl' | 'captureBaseUrl'>): Router {
   const router = new Router();
   const base = config.baseUrl;
   router.get('/', (ctx) => {
@@ -16,7 +16,7 @@ export function homeRoutes(config: Pick<Config, 'baseUrl'>): Router {
         <ul>
           <li><a href="/dashboard">Dashboard</a>: your API keys, webhooks with their live captures, load tests, connected apps.</li>
           <li><a href="/docs">API reference</a> (<a href="/api/v1/openapi.json">OpenAPI document</a>): every <code>/api/v1</code> endpoint; send your key as <code>X-API-Key</code>.</li>
-          <li>Capture URLs: <code>${base}/webhook/&lt;webhook_id&gt;</code> take any method, no key.</li>
+          <li>Capture URLs: <code>${config.captureBaseUrl}/webhook/&lt;webhook_id&gt;</code> take any method, no key.</li>
         </ul>
         <section id="mcp" aria-labelledby="mcp-title">
           <h2 id="mcp-title">MCP</h2>

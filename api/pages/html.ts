@@ -5,6 +5,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { AppError, ForbiddenError } from '../../lib/errors.ts';
+import { cookieName, CSRF_COOKIE, DASHBOARD_PATH, OAUTH_PATH } from '../../lib/service-credentials.ts';
 import { readBody } from '../read-body.ts';
 
 export function escapeHtml(s: string): string {
@@ -42,6 +43,9 @@ input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:
 button{margin-top:1.25rem;min-height:44px;padding:.6rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #1f4f99;background:#1f5fbf;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#1f4f99}
 .error{color:#a40e26;font-weight:600}
+.client-mark{display:inline-block;margin-left:.25rem;padding:0 .5rem;border:1px solid #9a6700;border-radius:999px;background:#fff8c5;color:#6c4400;font-size:.8rem;font-weight:600;vertical-align:.1rem}
+.client-card{border:1px solid #d0d7de;border-radius:6px;padding:.25rem .75rem;margin:1rem 0}.client-card.unverified{border-color:#9a6700;border-left-width:4px;background:#fffdf0}
+.client-card p{margin:.5rem 0}.client-card .facts th{width:8rem;font-weight:600}.client-card .facts tr:last-child>*{border-bottom:0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de;vertical-align:top}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 code{background:#eef1f4;padding:0 .2rem;border-radius:4px}
@@ -155,14 +159,16 @@ export async function readForm(ctx: Context): Promise<Record<string, string>> {
   return Object.fromEntries(new URLSearchParams(text));
 }
 
-const CSRF_COOKIE = 'netops_csrf';
+/** The forms of the OAuth pages post below /oauth, the dashboard's below /dashboard: each has its own cookie. */
+const csrfPath = (ctx: Context) => (ctx.path.startsWith(`${OAUTH_PATH}/`) ? OAUTH_PATH : DASHBOARD_PATH);
 
 /** The CSRF token of this browser (set in a cookie when it has none); put it in every form. */
 export function csrfToken(ctx: Context, secure: boolean): string {
-  const existing = ctx.cookies.get(CSRF_COOKIE);
+  const name = cookieName(CSRF_COOKIE, secure);
+  const existing = ctx.cookies.get(name);
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
   const token = randomBytes(32).toString('base64url');
-  ctx.cookies.set(CSRF_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/', overwrite: true });
+  ctx.cookies.set(name, token, { httpOnly: true, sameSite: 'strict', secure, path: csrfPath(ctx), overwrite: true });
   return token;
 }
 
@@ -171,7 +177,7 @@ export function checkCsrf(ctx: Context, form: Record<string, string>, baseUrl: s
   const origin = ctx.get('origin');
   if (origin && origin !== 'null' && origin !== new URL(baseUrl).origin)
     throw new ForbiddenError(`Form posted from another origin (${origin.slice(0, 100)})`);
-  const cookie = ctx.cookies.get(CSRF_COOKIE) ?? '';
+  const cookie = ctx.cookies.get(cookieName(CSRF_COOKIE, baseUrl.startsWith('https:'))) ?? '';
   const sent = form.csrf ?? '';
   const ok =
     cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));

@@ -42,6 +42,7 @@ export function createServices(deps: ApiDeps) {
   const webhooks = webhookService({
     db,
     baseUrl: config.baseUrl,
+    captureBaseUrl: config.captureBaseUrl,
     kv,
     box: secretBox(deps.codec),
     allow: config.networkAllow,
@@ -70,7 +71,7 @@ export function createServices(deps: ApiDeps) {
     video,
     webhooks,
     webhookWaits,
-    webhookExports: webhookExportService({ db, baseUrl: config.baseUrl, webhooks }),
+    webhookExports: webhookExportService({ db, baseUrl: config.captureBaseUrl, webhooks }),
     webhookReplays: webhookReplayService({ db, allow: config.networkAllow }),
     forwarding: webhookForwardingService({
       temporal,

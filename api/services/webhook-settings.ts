@@ -57,8 +57,10 @@ export async function ownedWebhook(db: Kysely<Database>, userId: number, webhook
 /** What the webhooks' services are built from (webhooks.ts builds the three). */
 export interface WebhookDeps {
   db: Kysely<Database>;
-  /** The service's public URL, which capture URLs start with. */
+  /** The service's public URL (its API, dashboard and, unless they have their own, capture URLs). */
   baseUrl: string;
+  /** Where capture URLs start (CAPTURE_BASE_URL); baseUrl when not given. */
+  captureBaseUrl?: string;
   /** Live streams and settings changes go through it; without it, no live stream. */
   kv?: KvStore;
   /** Seals signature secrets; without it, signatures cannot be set. */
@@ -72,6 +74,7 @@ export interface WebhookDeps {
 export function webhookSettingsService({
   db,
   baseUrl,
+  captureBaseUrl = baseUrl,
   kv,
   box,
   allow = [],
@@ -81,7 +84,7 @@ export function webhookSettingsService({
   /** Tells every process's streams that these webhooks changed (webhook-live.ts). */
   live: { changed(webhookIds: Iterable<string>): Promise<void> };
 }) {
-  const urlOf = (webhookId: string) => `${baseUrl}/webhook/${webhookId}`;
+  const urlOf = (webhookId: string) => `${captureBaseUrl}/webhook/${webhookId}`;
   const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
   /** A webhook's settings as every door answers them (never the secret; the retention in force). */
   const shownSettings = (w: WebhookSettings, plan: Plan) => ({
@@ -121,7 +124,7 @@ export function webhookSettingsService({
         const url = new URL(u);
         return `${url.hostname.replace(/\.$/, '').toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
       };
-      if (where(forwardUrl) === where(baseUrl))
+      if (where(forwardUrl) === where(baseUrl) || where(forwardUrl) === where(captureBaseUrl))
         throw new InvalidInputError(
           'forward_url: must not be this service (forwarding to a capture URL would go round in circles)',
           'forward_url',

@@ -13,13 +13,13 @@ export const CONNECTION_HEADERS = [
   'content-length',
 ] as const;
 
-/** Lower-case names; a repeated header's values joined with ", " as HTTP allows. */
+/** Lower-case names; a repeated header's values joined with ", " as HTTP allows (cookies with "; ", RFC 9113 8.2.3). */
 export function headerObject(rawHeaders: string[]): Record<string, string> {
   const out: Record<string, string> = Object.create(null); // a header named __proto__ is data too
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
     const value = rawHeaders[i + 1]!;
-    out[name] = name in out ? `${out[name]}, ${value}` : value;
+    out[name] = name in out ? `${out[name]}${name === 'cookie' ? '; ' : ', '}${value}` : value;
   }
   return out;
 }

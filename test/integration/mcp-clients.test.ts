@@ -39,7 +39,7 @@ const CURSOR_URIS = [
   'https://www.cursor.com/agents/mcp/oauth/callback',
   'http://localhost:8787/callback',
 ];
-const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: string; shown: string }> = [
+const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: string }> = [
   {
     name: 'Cursor',
     metadata: {
@@ -50,7 +50,6 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
       response_types: ['code'],
     },
     use: CURSOR_URIS[0]!,
-    shown: 'cursor://anysphere.cursor-mcp',
   },
   {
     name: 'Cursor (web)',
@@ -63,7 +62,6 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
       response_types: ['code'],
     },
     use: CURSOR_URIS[0]!,
-    shown: 'cursor://anysphere.cursor-mcp',
   },
   {
     name: 'Visual Studio Code',
@@ -75,7 +73,6 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
       response_types: ['code'],
     },
     use: 'http://127.0.0.1:33418',
-    shown: 'http://127.0.0.1:33418',
   },
   {
     name: 'claude.ai',
@@ -87,7 +84,6 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
       response_types: ['code'],
     },
     use: 'https://claude.ai/api/mcp/auth_callback',
-    shown: 'https://claude.ai',
   },
   // A CLI on a loopback port it picks at each sign-in: any port is accepted (RFC 8252 section 7.3).
   {
@@ -100,7 +96,6 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
       response_types: ['code'],
     },
     use: 'http://127.0.0.1:51234/callback',
-    shown: 'http://127.0.0.1:51234',
   },
   {
     name: 'A native app',
@@ -113,7 +108,6 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
       response_types: ['code'],
     },
     use: 'com.example.app:/oauth/callback',
-    shown: 'com.example.app:',
   },
 ];
 
@@ -123,7 +117,7 @@ describe.each(targets())('MCP clients as they register ($name)', (target) => {
 
   it.each(CLIENTS)(
     '$name registers, signs in with PKCE, gets a token and lists the tools',
-    async ({ name, metadata, use, shown }) => {
+    async ({ name, metadata, use }) => {
       const reg = await register(target.baseUrl, metadata);
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
       expect(reg.body.redirect_uris).toEqual(metadata.redirect_uris);
@@ -132,13 +126,14 @@ describe.each(targets())('MCP clients as they register ($name)', (target) => {
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       const state = randomBytes(8).toString('hex');
 
-      // The consent page names the client and where the code goes.
+      // The consent page names the client (self-registered: unverified) and where the code goes.
       const browser = new FormBrowser();
       const signIn = (await browser.get(authorizeUrl(reg.body.client_id, use, challenge, state))) as Page;
       const consent = (await browser.submit(signIn, /\/login$/, { email: user.email, password: PASSWORD }, (u) =>
         u.href.startsWith(use),
       )) as Page;
-      expect(consent.html).toContain(`<strong>${name}</strong>, returning to <code>${shown}</code>`);
+      expect(consent.html).toContain(`<strong>${name}</strong> <span class="client-mark">Unverified</span>`);
+      expect(consent.html).toContain(`<th scope="row">Returns to</th><td><code>${use}</code></td>`);
 
       const back = await authorizeInBrowser(authorizeUrl(reg.body.client_id, use, challenge, state), {
         email: user.email,

@@ -14,6 +14,25 @@ describe('sending a capture again', () => {
     expect(appendedUrl(new URL('https://t.example/'), '', '')).toBe('https://t.example');
   });
 
+  it('never climbs out of the target path, whatever a stored capture holds, raw or percent-encoded', () => {
+    const hooks = new URL('http://localhost:4000/webhooks');
+    for (const below of [
+      '/../../admin/delete',
+      '/%2e%2e/%2E%2E/admin/delete',
+      '/.%2e/..;/admin/delete',
+      '/a\\..\\..\\admin/delete',
+    ]) {
+      const url = appendedUrl(hooks, below, '');
+      expect(url, below).toBe('http://localhost:4000/webhooks/admin/delete');
+      // As a client would send it: a URL parser resolves nothing further.
+      expect(new URL(url).pathname, below).toBe('/webhooks/admin/delete');
+    }
+    // An encoded slash stays inside its segment, spelled so that no server decodes it into a separator.
+    expect(new URL(appendedUrl(hooks, '/x/..%2f..%2fadmin', '')).pathname).toBe('/webhooks/x/..%252f..%252fadmin');
+    // Dots that are not a whole segment are data, left as sent.
+    expect(appendedUrl(hooks, '/v1.2/..x/a..', 'q=1')).toBe('http://localhost:4000/webhooks/v1.2/..x/a..?q=1');
+  });
+
   it('drops the connection headers and the pseudo-headers, joins repeats, keeps any name as data', () => {
     const headers = resentHeaders([
       [':authority', 'x.example'],

@@ -1,0 +1,241 @@
+// The trust boundary of client registration (issue 60), against the real service: redirect URIs that
+// open an operating-system or browser handler are refused at registration, naming them, while Cursor's
+// callback, a reverse-domain scheme and loopback http still register; an invalid authorization request is
+// never sent to such a URI; the consent page marks a self-registered client unverified (a client can call
+// itself "Cursor") and shows its redirect, client id and registration time. Then, on an app of its own
+// (which trusts the test's certificate authority, as in mcp-cimd.test.ts): a Client ID Metadata Document is
+// held to the same rules and its client named by the document's host, and OAUTH_REDIRECT_SCHEMES adds a
+// scheme whose clients, once it is taken away, keep their other redirects but are never sent to it.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
+import { targets } from '../support/client.ts';
+import { newUser, PASSWORD } from '../support/mcp.ts';
+import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
+
+const DANGEROUS = [
+  'ms-msdt:/id PCWDiagnostic /skip force',
+  'ms-settings:privacy',
+  'view-source:https://x',
+  'filesystem:https://x/temporary/a.html',
+  'search-ms:query=x',
+  'shell:startup',
+];
+const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
+
+/** Registrations are limited per address: each leaves from an address of its own on 127.0.0.0/8. */
+const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+
+function register(baseUrl: string, metadata: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${baseUrl}/oauth/register`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ token_endpoint_auth_method: 'none', ...metadata }));
+  });
+}
+
+function authorizeUrl(baseUrl: string, clientId: string, redirectUri: string, extra: Record<string, string> = {}) {
+  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+  return `${baseUrl}/oauth/authorize?${new URLSearchParams({
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    scope: 'mcp:tools',
+    resource: `${baseUrl}/mcp`,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's1',
+    ...extra,
+  })}`;
+}
+
+/** The authorization request is answered on our own error page: no redirect anywhere, no sign-in form. */
+async function expectErrorPage(url: string, label: string) {
+  const res = await fetch(url, { redirect: 'manual' });
+  expect(res.status, label).toBeGreaterThanOrEqual(400);
+  expect(res.headers.get('location'), label).toBeNull();
+  expect(await res.text(), label).not.toContain('name="password"');
+}
+
+/** The consent page of `authorize` for a new browser, signed in as `email`. */
+async function consentPage(authorize: string, email: string, redirectUri: string): Promise<Page> {
+  const browser = new FormBrowser();
+  const back = (u: URL) => u.href.startsWith(redirectUri);
+  const signIn = await browser.get(authorize, back);
+  if (signIn instanceof URL) throw new Error(`sent back at once: ${signIn.href}`);
+  const consent = await browser.submit(signIn, /\/login$/, { email, password: PASSWORD }, back);
+  if (consent instanceof URL) throw new Error(`sent back without consent: ${consent.href}`);
+  expect(consent.html).toContain('Allow access?');
+  return consent;
+}
+
+describe.each(targets())('client registration as a trust boundary ($name)', (target) => {
+  it.each(DANGEROUS)('refuses to register %s, naming it', async (uri) => {
+    const reg = await register(target.baseUrl, {
+      client_name: 'Handler',
+      redirect_uris: ['https://fine.example/cb', uri],
+    });
+    expect(reg.status, JSON.stringify(reg.body)).toBe(400);
+    expect(reg.body.error).toBe('invalid_redirect_uri');
+    expect(reg.body.error_description).toContain(JSON.stringify(uri));
+    expect(reg.body.error_description).toContain(`must not use the ${uri.slice(0, uri.indexOf(':'))} scheme`);
+  });
+
+  it("registers Cursor's callback, a reverse-domain scheme and a loopback port", async () => {
+    for (const uri of [CURSOR, 'com.example.app:/cb', 'http://127.0.0.1:53123/callback']) {
+      const reg = await register(target.baseUrl, { client_name: 'Accepted', redirect_uris: [uri] });
+      expect(reg.status, `${uri}: ${JSON.stringify(reg.body)}`).toBe(201);
+      expect(reg.body.redirect_uris).toEqual([uri]);
+    }
+  });
+
+  it("refuses Cursor's scheme for anything but its sign-in callback: its MCP install link most of all", async () => {
+    const uri = 'cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=e30=';
+    const reg = await register(target.baseUrl, { client_name: 'Installer', redirect_uris: [uri] });
+    expect(reg.status).toBe(400);
+    expect(reg.body.error).toBe('invalid_redirect_uri');
+    expect(reg.body.error_description).toContain(JSON.stringify(uri));
+  });
+
+  it('marks a self-registered "Cursor" unverified, showing its redirect, client id and registration time', async () => {
+    const reg = await register(target.baseUrl, {
+      client_name: 'Cursor',
+      redirect_uris: [CURSOR],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
+    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+    const issuedAt = new Date(reg.body.client_id_issued_at * 1000).toISOString();
+    const user = await newUser(target);
+    const { html } = await consentPage(authorizeUrl(target.baseUrl, reg.body.client_id, CURSOR), user.email, CURSOR);
+    expect(html).toContain('<strong>Cursor</strong> <span class="client-mark">Unverified</span> wants to connect');
+    expect(html).toContain('the name \u201cCursor\u201d is its own choice, and nobody checked it');
+    expect(html).toContain(`<th scope="row">Returns to</th><td><code>${CURSOR}</code></td>`);
+    expect(html).toContain(`<th scope="row">Client ID</th><td><code>${reg.body.client_id}</code></td>`);
+    expect(html).toContain(`<th scope="row">Registered</th><td><time datetime="${issuedAt}">`);
+  });
+
+  it('answers an invalid authorization request that names a dangerous redirect on its own error page', async () => {
+    const reg = await register(target.baseUrl, { client_name: 'Cursor', redirect_uris: [CURSOR] });
+    expect(reg.status).toBe(201);
+    for (const uri of DANGEROUS) {
+      await expectErrorPage(authorizeUrl(target.baseUrl, reg.body.client_id, uri), uri);
+      await expectErrorPage(authorizeUrl(target.baseUrl, reg.body.client_id, uri, { response_type: 'token' }), uri);
+    }
+  });
+});
+
+describe('metadata documents and OAUTH_REDIRECT_SCHEMES, on an app of their own', () => {
+  let app: AppProcess;
+  let docs: https.Server;
+  let docsUrl: string;
+  const fetched: string[] = [];
+  const documents = new Map<string, Record<string, unknown>>();
+  const email = `redirects-${Date.now()}@example.test`;
+  const REDIRECT = 'http://127.0.0.1:8976/oauth/callback';
+
+  beforeAll(async () => {
+    const dir = await tempDir('redirects');
+    const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+    await promisify(execFile)('openssl', [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1'],
+      ...['-addext', 'subjectAltName=IP:127.0.0.1', '-days', '2', '-keyout', key, '-out', cert],
+    ]);
+    docs = https.createServer({ key: await fs.readFile(key), cert: await fs.readFile(cert) }, (req, res) => {
+      fetched.push(req.url ?? '');
+      const doc = documents.get(req.url ?? '');
+      if (!doc) return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+    });
+    await new Promise<void>((r) => docs.listen(0, '127.0.0.1', () => r()));
+    docsUrl = `https://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+    app = await startApp({
+      DATA_DIR: await tempDir('redirects-app'),
+      NETWORK_ALLOW: '127.0.0.1/32',
+      NODE_EXTRA_CA_CERTS: cert,
+      OAUTH_REDIRECT_SCHEMES: 'oldapp',
+    });
+    const created = await runScript(
+      'scripts/admin.ts',
+      ['create-user', '--email', email, '--password', PASSWORD, '--plan', 'pro'],
+      app.env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await new Promise<void>((r) => (docs ? docs.close(() => r()) : r()));
+  });
+
+  const documentAt = (name: string, fields: Record<string, unknown>) => {
+    const url = `${docsUrl}/clients/${name}.json`;
+    documents.set(`/clients/${name}.json`, {
+      client_id: url,
+      client_name: `Assistant ${name}`,
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...fields,
+    });
+    return url;
+  };
+
+  it('holds a metadata document to the same rules: its dangerous redirect is never sent to', async () => {
+    for (const [i, uri] of DANGEROUS.slice(0, 3).entries()) {
+      const clientId = documentAt(`handler-${i}`, { redirect_uris: [uri] });
+      await expectErrorPage(authorizeUrl(app.baseUrl, clientId, uri), uri);
+      await expectErrorPage(authorizeUrl(app.baseUrl, clientId, uri, { response_type: 'token' }), uri);
+      expect(fetched).toContain(new URL(clientId).pathname); // refused for what the document says
+    }
+  });
+
+  it("names a client known by its metadata document by the document's host, without the unverified mark", async () => {
+    const clientId = documentAt('known', { client_name: 'Claude' });
+    const { html } = await consentPage(authorizeUrl(app.baseUrl, clientId, REDIRECT), email, REDIRECT);
+    const host = new URL(docsUrl).host;
+    expect(html).toContain(`<strong>${host}</strong> wants to connect`);
+    expect(html).not.toContain('class="client-mark"');
+    expect(html).not.toContain('Unverified');
+    expect(html).toContain(`<code>${clientId}</code> (its metadata document, served by ${host})`);
+    expect(html).toContain('<th scope="row">Calls itself</th><td>Claude</td>');
+    expect(html).toContain(`<th scope="row">Returns to</th><td><code>${REDIRECT}</code></td>`);
+  });
+
+  it('registers a scheme the operator lists; once no longer listed, its clients are never sent to it', async () => {
+    const reg = await register(app.baseUrl, { client_name: 'Old app', redirect_uris: ['oldapp://callback', REDIRECT] });
+    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+    expect(
+      (await register(app.baseUrl, { client_name: 'New app', redirect_uris: ['newapp://callback'] })).body.error,
+    ).toBe('invalid_redirect_uri');
+    // The same data, the variable gone (empty is unset).
+    const { TEMPORAL_DEV_PORT: _t, TEMPORAL_UI_PORT: _u, PORT: _p, ...env } = app.env;
+    await app.stop();
+    app = await startApp({ ...env, OAUTH_REDIRECT_SCHEMES: '' });
+    await expectErrorPage(authorizeUrl(app.baseUrl, reg.body.client_id, 'oldapp://callback'), 'oldapp');
+    await expectErrorPage(
+      authorizeUrl(app.baseUrl, reg.body.client_id, 'oldapp://callback', { response_type: 'token' }),
+      'oldapp, invalid request',
+    );
+    // Its other redirect still signs in.
+    const signIn = await new FormBrowser().get(authorizeUrl(app.baseUrl, reg.body.client_id, REDIRECT), () => true);
+    expect(signIn instanceof URL && signIn.pathname.startsWith('/oauth/interaction/'), String(signIn)).toBe(true);
+  });
+});
