@@ -96,7 +96,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const v1 = new Router<AuthState>({ prefix: '/api/v1' });
   // A load test's start may carry a HAR of up to 10 MB.
   const larger = { [`/api/v1${loadTestOperations.start.path}`]: REPLAY_BODY_LIMIT_BYTES };
-  v1.use(apiKeyAuth(deps.db), rateLimit(services.quota), conditionalGet(), jsonBody(larger));
+  v1.use(apiKeyAuth(deps.db, services.credentials), rateLimit(services.quota), conditionalGet(), jsonBody(larger));
   for (const router of v1Routers(services)) {
     v1.use(router.routes(), router.allowedMethods());
   }

@@ -4,9 +4,13 @@
 // query) or, for sources whose answer changes with time (a running load test's progress), every
 // `pollMs`. It sends an event when there is something new, a comment every KEEPALIVE_MS so proxies
 // keep it open, renews its plan slot (`lease`) meanwhile, and ends when the source says so, the client
-// goes away, or MAX_STREAM_MS has passed (EventSource reconnects by itself).
+// goes away, or MAX_STREAM_MS has passed (EventSource reconnects by itself). It also ends when the
+// credential that opened it (`ctx.state.credential`, set by each door's auth) is revoked: found within
+// CREDENTIAL_CHECK_MS, and confirmed before each event is sent, so nothing read after the revocation is
+// sent; it says so in a last failure (`event: error`, error_code `unauthorized`) where its format can.
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
+import type { Credential } from '../lib/credential-checks.ts';
 import type { StreamLease } from './services/streams.ts';
 
 export const SSE_POLL_MS = 1000;
@@ -39,7 +43,8 @@ export interface StreamFormat {
   contentType: string;
   opening: string;
   encode(event: SseTick['events'][number]): string;
-  failure(message: string): string;
+  /** A last failure; `code` (lib/errors.ts) names its kind where it has one (`unauthorized`: credential revoked). */
+  failure(message: string, code?: string): string;
   keepalive: string | null;
   /** A stream cut before its source ended (its lifetime, a slow reader, its slot lost) says so in a last failure (NDJSON)... */
   saysWhenCut?: boolean;
@@ -47,12 +52,15 @@ export interface StreamFormat {
   abortIncomplete?: boolean;
 }
 
+const failureOf = (message: string, code?: string) =>
+  code === undefined ? { success: false, message } : { success: false, error_code: code, message };
+
 /** Server-Sent Events (EventSource reconnects after 3 s). */
 const SSE: StreamFormat = {
   contentType: 'text/event-stream; charset=utf-8',
   opening: 'retry: 3000\n\n',
   encode: (e) => `${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`,
-  failure: (message) => `event: error\ndata: ${JSON.stringify({ success: false, message })}\n\n`,
+  failure: (message, code) => `event: error\ndata: ${JSON.stringify(failureOf(message, code))}\n\n`,
   keepalive: ': keepalive\n\n',
 };
 
@@ -61,7 +69,7 @@ export const NDJSON: StreamFormat = {
   contentType: 'application/x-ndjson; charset=utf-8',
   opening: '',
   encode: (e) => `${JSON.stringify(e.data)}\n`,
-  failure: (message) => `${JSON.stringify({ success: false, message })}\n`,
+  failure: (message, code) => `${JSON.stringify(failureOf(message, code))}\n`,
   keepalive: null,
   saysWhenCut: true,
 };
@@ -119,6 +127,7 @@ export function startStream(
   let lastRun = 0;
   let lastWrite = Date.now();
   let unsubscribe = () => {};
+  const credential = (ctx.state as { credential?: Credential } | undefined)?.credential?.watch();
   const lookAgain = () => void run();
   /** `cut`: the stream ends before its source did (said in the format's way, or on the wire when it cannot). */
   const close = (cut: 'no' | 'said' | 'unsaid' = 'no') => {
@@ -129,6 +138,7 @@ export function startStream(
     stream.off('drain', lookAgain);
     clearInterval(keeper);
     unsubscribe();
+    credential?.stop();
     if (cut !== 'no' && format.abortIncomplete) ctx.res.destroy();
     else stream.end();
     lease?.release().catch(() => {}); // a slot not freed here expires by itself
@@ -160,6 +170,16 @@ export function startStream(
   // left while the stream was being set up closed it already.
   ctx.res.once('close', () => close());
   if (ctx.res.destroyed || ctx.req.socket.destroyed) close();
+  // The credential was revoked: a last failure says so, and nothing more is sent.
+  credential?.signal.addEventListener(
+    'abort',
+    () => {
+      if (closed) return;
+      write(format.failure(`${(credential.signal.reason as Error).message}: this stream ended`, 'unauthorized'));
+      close('said');
+    },
+    { once: true },
+  );
 
   const run = async () => {
     if (closed) return;
@@ -173,6 +193,8 @@ export function startStream(
     lastRun = Date.now();
     try {
       const answer = await tick();
+      // What was read goes out only if the credential still holds now (else the abort above ended the stream).
+      if (answer.events.length > 0 && credential && !(await credential.confirm())) return;
       for (const e of answer.events) write(format.encode(e));
       if (answer.done) return close();
       more = answer.more === true;

@@ -18,6 +18,10 @@ const OF_THIS: Record<Where, string> = {
 
 /** Parses untrusted input; the first problem becomes a 400 that names the field. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown, where: Where): z.output<S> {
+  // A query's unknown parameter (a typo such as `metod`) is refused as a body's unknown key is, whether
+  // or not its schema is strict: a filter dropped unseen would answer more than was asked for.
+  const known = where === 'query' ? keysAt(schema, []) : [];
+  if (known.length) refuseUnknownParameters(input, known);
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   // A typo of a required key shows as that key missing and an unknown one: the unknown key says more.
@@ -34,6 +38,17 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
   const part = where === 'arguments' || where === 'form' ? '' : ` (${where})`;
   throw new InvalidInputError(missing ? `${field} is required${part}` : `${field}: ${issue.message}${part}`, field);
+}
+
+/** Refuses the first query parameter that is not one of `known` (an operation without a query knows none). */
+export function refuseUnknownParameters(query: unknown, known: readonly string[]): void {
+  if (query === null || typeof query !== 'object') return;
+  const unknown = Object.keys(query).find((k) => !known.includes(k));
+  if (unknown === undefined) return;
+  const message = known.length
+    ? unknownKey(unknown, unknown, known, 'query')
+    : `${unknown}: is not a field of this query (this endpoint takes no query parameters)`;
+  throw new InvalidInputError(message, unknown);
 }
 
 function unknownKey(field: string, key: string, known: readonly string[], where: Where): string {

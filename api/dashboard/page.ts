@@ -6,6 +6,7 @@ import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { NotFoundError } from '../../lib/errors.ts';
+import { sha256Hex } from '../../lib/tokens.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
@@ -39,7 +40,7 @@ export function dataTable(
 export function dashboardPages(
   router: Router,
   deps: Pick<ApiDeps, 'config' | 'kv' | 'temporalUiUrl'>,
-  services: Pick<Services, 'accounts' | 'quota'>,
+  services: Pick<Services, 'accounts' | 'quota' | 'credentials'>,
 ) {
   const secure = deps.config.baseUrl.startsWith('https:');
   const sessions = dashboardSessions(deps.kv, secure);
@@ -48,6 +49,14 @@ export function dashboardPages(
     const userId = await sessions.userId(ctx);
     const account = userId === null ? null : await services.accounts.find(userId);
     if (!account) ctx.redirect(`/dashboard/sign-in?next=${encodeURIComponent(ctx.path)}`);
+    // What a live stream of this page follows (api/sse.ts): the session, while it is stored for this
+    // user. Requests with the same cookies are of the same session and share its checks.
+    else
+      ctx.state.credential = services.credentials.session(
+        sha256Hex(ctx.get('cookie')),
+        account.id,
+        async () => (await sessions.userId(ctx)) === account.id,
+      );
     return account;
   }
 

@@ -5,6 +5,8 @@
 //   how a client that knows only the URL finds the authorization server (RFC 9728).
 // - A tool call the token's scopes do not allow: 403 `insufficient_scope` naming the scope needed.
 // - API keys are not accepted here (and these tokens are not accepted on /api/v1).
+// - A request follows its token's grant while it lives: disconnecting the app (or deleting the user)
+//   ends a long call within seconds, answered with an error saying so (api/mcp/revocation.ts).
 import Router from '@koa/router';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
@@ -14,6 +16,7 @@ import { MCP_SCOPES, type OauthServer } from '../oauth/provider.ts';
 import { readBody } from '../read-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Services } from '../services/index.ts';
+import { endOnRevocation } from './revocation.ts';
 import { scopesAllowing } from './run.ts';
 import { createMcpServer, type McpToolDeps } from './tools.ts';
 
@@ -176,10 +179,22 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
       enableJsonResponse: !wantsProgress,
     });
     ctx.respond = false;
-    ctx.res.on('close', () => {
+    const credential = services.credentials.oauthGrant(holder.grantId, holder.account.id).watch();
+    const end = () => {
+      credential.stop();
       gone.abort();
       void transport.close();
       void server.close();
+    };
+    ctx.res.on('close', end);
+    endOnRevocation({
+      transport,
+      credential,
+      requestIds: messages.flatMap((m) =>
+        typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [],
+      ),
+      end,
+      res: ctx.res,
     });
     await server.connect(transport);
     await transport.handleRequest(

@@ -3,9 +3,12 @@ import type { Kysely } from 'kysely';
 import { findKeyOwner, type KeyOwner } from '../../db/api-keys.ts';
 import type { Database } from '../../db/schema.ts';
 import { UnauthorizedError } from '../../lib/errors.ts';
+import type { Credential, CredentialService } from '../services/credentials.ts';
 
 export interface AuthState {
   account: KeyOwner;
+  /** The key the request came with, followed while a long-lived request (a stream, a wait) lives. */
+  credential: Credential;
 }
 
 const CHALLENGE = 'Bearer realm="api/v1"';
@@ -13,7 +16,7 @@ const CHALLENGE = 'Bearer realm="api/v1"';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** API key from `X-API-Key` (primary) or `Authorization: Bearer` (alternative). */
-export function apiKeyAuth(db: Kysely<Database>): Middleware<AuthState> {
+export function apiKeyAuth(db: Kysely<Database>, credentials: CredentialService): Middleware<AuthState> {
   return async (ctx, next) => {
     const key = presentedKey(ctx.get('x-api-key'), ctx.get('authorization'));
     if (!key) {
@@ -30,6 +33,7 @@ export function apiKeyAuth(db: Kysely<Database>): Middleware<AuthState> {
       );
     if (!owner) throw new UnauthorizedError('Invalid or revoked API key', CHALLENGE);
     ctx.state.account = owner;
+    ctx.state.credential = credentials.apiKey(owner.keyId, key, CHALLENGE);
     return next();
   };
 }

@@ -8,7 +8,8 @@ import type { Operation } from '../schemas/operation.ts';
 import * as R from '../schemas/responses.ts';
 
 /** Every operation also answers these (authentication and rate limits), and 413 for large bodies. */
-export const COMMON_ERRORS = [401, 429];
+/** Every operation: a query parameter it does not know is refused (400), as are a bad key and the rate limit. */
+export const COMMON_ERRORS = [400, 401, 429];
 const BODY_ERRORS = [413];
 
 const ERROR_TEXT: Record<number, string> = {
@@ -48,7 +49,7 @@ function parametersOf(schema: z.ZodObject | undefined, where: 'query' | 'header'
 }
 
 export function statusesOf(op: Operation): number[] {
-  return [op.success.status, ...op.errors, ...COMMON_ERRORS, ...(op.body ? BODY_ERRORS : [])];
+  return [...new Set([op.success.status, ...op.errors, ...COMMON_ERRORS, ...(op.body ? BODY_ERRORS : [])])];
 }
 
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {

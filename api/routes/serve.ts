@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Operation, OperationInput } from '../schemas/operation.ts';
 import type { AuthState } from '../middleware/auth.ts';
-import { validate } from '../validate.ts';
+import { refuseUnknownParameters, validate } from '../validate.ts';
 
 export type V1Router = Router<AuthState>;
 type V1Context = RouterContext<AuthState>;
@@ -18,6 +18,7 @@ export function serve<O extends Operation>(
   handler: (ctx: V1Context, input: OperationInput<O>) => Promise<unknown>,
 ): void {
   router[op.method](routerPath(op.path), async (ctx) => {
+    if (!op.query) refuseUnknownParameters(ctx.query, []);
     const input = {
       params: ctx.params as Record<string, string>,
       query: op.query ? validate(op.query, ctx.query, 'query') : undefined,

@@ -39,13 +39,15 @@ export function webhookRoutes({
     webhook_id: query.webhook_id,
     ...(await webhooks.diff(ctx.state.account.userId, query.webhook_id, query.a, query.b, query.ignore_headers)),
   }));
-  // Waiting holds one of the account's live-stream slots while it lasts, and ends with the client.
+  // Waiting holds one of the account's live-stream slots while it lasts, and ends with the client, or
+  // with its key: a key revoked meanwhile ends the wait with 401, and what it found is not sent.
   serve(router, ops.wait, async (ctx, { query }) => {
     const { webhook_id, timeout, method, header, q, since } = query;
     const gone = new AbortController();
     const onClose = () => gone.abort();
     ctx.res.once('close', onClose);
     if (ctx.res.destroyed || ctx.req.socket.destroyed) gone.abort();
+    const credential = ctx.state.credential.watch();
     try {
       const answer = await streams.hold(ctx.state.account, (lost) =>
         webhooks.waitFor(
@@ -53,11 +55,14 @@ export function webhookRoutes({
           webhook_id,
           { method, header, text: q, since },
           timeout * 1000,
-          AbortSignal.any([gone.signal, lost]),
+          AbortSignal.any([gone.signal, lost, credential.signal]),
         ),
       );
+      if (answer.request) await credential.confirm(); // false aborts the signal: what was found is not sent
+      credential.signal.throwIfAborted();
       return { success: true, webhook_id, ...answer };
     } finally {
+      credential.stop();
       ctx.res.off('close', onClose);
     }
   });

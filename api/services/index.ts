@@ -3,6 +3,7 @@
 import type { ApiDeps } from '../deps.ts';
 import { accountService } from './accounts.ts';
 import { captureService } from './captures.ts';
+import { credentialService } from './credentials.ts';
 import { diagnosticsService } from './diagnostics.ts';
 import { domainService } from './domains.ts';
 import { loadReportService } from './load-report.ts';
@@ -57,6 +58,7 @@ export function createServices(deps: ApiDeps) {
     config,
     accounts: accountService({ db }),
     captures,
+    credentials: credentialService({ db, logger: deps.logger }),
     diagnostics: diagnosticsService({ temporal }),
     domains,
     loadTests,

@@ -99,9 +99,12 @@ export function registerListen(program: Command): void {
             note(err.yellow(`Disconnected (${reason}); reconnecting in ${(waitMs / 1000).toFixed(1)} s`)),
           onEvent: async (event) => {
             // The events of the captures stream: `requests` with a page of captures; `end` and `error` with a message.
-            const data = event.data as { message?: string; data?: { requests: Capture[] } } | null;
+            const data = event.data as { message?: string; error_code?: string; data?: { requests: Capture[] } } | null;
             if (event.event === 'end')
               throw new ApiError(`listen ${id}`, 404, 'not_found', data?.message ?? 'the webhook was deleted');
+            // The key was revoked while the stream was open: no reconnection can change that.
+            if (event.event === 'error' && data?.error_code === 'unauthorized')
+              throw new ApiError(`listen ${id}`, 401, 'unauthorized', data.message ?? 'the API key was revoked');
             if (event.event === 'error')
               throw new ApiError(`listen ${id}`, 503, 'stream_failed', data?.message ?? 'the stream failed');
             if (event.event !== 'requests') return;

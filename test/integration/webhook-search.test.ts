@@ -157,4 +157,15 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
       ).status,
     ).toBe(404);
   });
+
+  it('refuses a query parameter it does not know, naming it and the one it is a slip away from', async () => {
+    const id = (await api('my-webhook-create', { method: 'POST' })).body.webhook_id as string;
+    const typo = await api(`my-webhook-requests?webhook_id=${id}&metod=POST`);
+    expectErrorShape(typo, 400);
+    expect(typo.body.message).toBe('metod: is not a field of this query (did you mean method?)');
+    const none = await api('my-webhooks?page=2');
+    expectErrorShape(none, 400);
+    expect(none.body.message).toContain('page: is not a field of this query');
+    expect((await api(`my-webhook-requests?webhook_id=${id}&method=POST`)).status).toBe(200);
+  });
 });

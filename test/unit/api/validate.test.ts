@@ -2,9 +2,9 @@
 // from (requestPerSecond: did you mean requestsPerSecond?), at the top of a body and inside it.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { closest, toolArgs, validate } from '../../../api/validate.ts';
+import { closest, refuseUnknownParameters, toolArgs, validate } from '../../../api/validate.ts';
 import { startBody } from '../../../api/schemas/load-test-start.ts';
-import { createBody, updateBody } from '../../../api/schemas/webhooks.ts';
+import { createBody, searchQuery, updateBody } from '../../../api/schemas/webhooks.ts';
 
 const refusal = (run: () => unknown) => {
   try {
@@ -14,6 +14,24 @@ const refusal = (run: () => unknown) => {
   }
   throw new Error('accepted');
 };
+
+describe('unknown query parameters', () => {
+  it('refuses a typo of a filter, naming it and the parameter it is a slip from (the schema need not be strict)', () => {
+    expect(refusal(() => validate(searchQuery, { webhook_id: 'abc', metod: 'POST' }, 'query'))).toEqual({
+      message: 'metod: is not a field of this query (did you mean method?)',
+      field: 'metod',
+    });
+    expect(validate(searchQuery, { webhook_id: 'abc', method: 'POST' }, 'query')).toMatchObject({ method: 'POST' });
+  });
+
+  it('refuses any parameter of an endpoint that takes none', () => {
+    expect(refusal(() => refuseUnknownParameters({ page: '2' }, []))).toEqual({
+      message: 'page: is not a field of this query (this endpoint takes no query parameters)',
+      field: 'page',
+    });
+    expect(() => refuseUnknownParameters({}, [])).not.toThrow();
+  });
+});
 
 describe('unknown keys', () => {
   it('names the key and suggests the field it is a slip away from', () => {
