@@ -85,6 +85,12 @@ export function webhookStateFile(serviceUrl: string, webhookId: string): string 
   return path.join(configDir(), 'listen', `${service}-${webhookId}.json`);
 }
 
+/** The file of the webhook `netops listen` made for one service, API key and forward target (its key hashed). */
+export function listenEndpointFile(serviceUrl: string, key: string, forwardTo: string): string {
+  const of = createHash('sha256').update(`${serviceUrl}\n${key}\n${forwardTo}`).digest('hex').slice(0, 16);
+  return path.join(configDir(), 'listen', `endpoint-${of}.json`);
+}
+
 export function readState<T>(file: string): T | undefined {
   return readJson(file) as T | undefined;
 }

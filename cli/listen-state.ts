@@ -5,7 +5,7 @@
 // below it, and a resumed stream starts that far back, skipping those. `floor`: nothing at or below
 // it is wanted (--from-now).
 import { OUT_OF_ORDER_WINDOW } from '../api/schemas/webhooks.ts';
-import { readState, webhookStateFile, writePrivate } from './config.ts';
+import { listenEndpointFile, readState, webhookStateFile, writePrivate } from './config.ts';
 
 interface Saved {
   floor?: number;
@@ -65,4 +65,22 @@ export class ListenPosition {
       handled: [...this.handled].sort((a, b) => a - b),
     } satisfies Saved);
   }
+}
+
+/** A webhook listen made, as saved: one per service, API key and forward target ("one endpoint per project"). */
+export interface SavedEndpoint {
+  webhook_id: string;
+  webhook_url: string;
+}
+
+/** The webhook the last `netops listen` without an id made for this service, key and target, if any. */
+export function savedEndpoint(service: { url: string; key: string }, forwardTo: string): SavedEndpoint | undefined {
+  const saved = readState<Partial<SavedEndpoint>>(listenEndpointFile(service.url, service.key, forwardTo));
+  return typeof saved?.webhook_id === 'string' && typeof saved.webhook_url === 'string'
+    ? { webhook_id: saved.webhook_id, webhook_url: saved.webhook_url }
+    : undefined;
+}
+
+export function saveEndpoint(service: { url: string; key: string }, forwardTo: string, made: SavedEndpoint): void {
+  writePrivate(listenEndpointFile(service.url, service.key, forwardTo), made);
 }

@@ -6,9 +6,9 @@ import type { Command } from 'commander';
 import { webhookOperations as ops } from '../../api/schemas/webhooks.ts';
 import { client, pathOf } from '../client.ts';
 import { currentService } from '../config.ts';
-import { ApiError, UsageError } from '../errors.ts';
+import { ApiError, NetworkError, UsageError } from '../errors.ts';
 import { forward, type Forwarded } from '../forward.ts';
-import { ListenPosition } from '../listen-state.ts';
+import { ListenPosition, saveEndpoint, savedEndpoint } from '../listen-state.ts';
 import { err, localTime, note, out, print, printJsonLine } from '../output.ts';
 import { follow, sleep } from '../sse.ts';
 import { examples, wholeNumber } from './parse.ts';
@@ -22,13 +22,21 @@ interface ListenOptions {
   retries: number;
   insecure?: boolean;
   json?: boolean;
+  new?: boolean;
 }
+
+/** How long the first call may take: a service that cannot be reached fails the command, not a retry loop. */
+const FIRST_CALL_TIMEOUT_MS = 10_000;
 
 export function registerListen(program: Command): void {
   program
     .command('listen')
-    .description("Forward a webhook's captures to a local URL as they arrive (no webhook id: a new webhook)")
-    .argument('[webhook-id]', 'the webhook to follow; left out, one is created and its capture URL printed')
+    .description("Forward a webhook's captures to a local URL as they arrive (no id: the one listen made for this URL)")
+    .argument(
+      '[webhook-id]',
+      'the webhook to follow; left out, the one the last listen without an id made for this service, key and ' +
+        '--forward-to (a new one the first time, its capture URL printed)',
+    )
     .requiredOption(
       '--forward-to <url>',
       'where each capture goes: its path below the capture URL is appended to this one',
@@ -47,6 +55,7 @@ export function registerListen(program: Command): void {
     )
     .option('--insecure', 'accept any certificate of an https --forward-to')
     .option('--json', 'one JSON line per capture: the capture as the API gives it, with `forwarded`')
+    .option('--new', 'make a new webhook even though an earlier listen made one for this --forward-to')
     .addHelpText(
       'after',
       examples(
@@ -60,28 +69,40 @@ export function registerListen(program: Command): void {
       // Ctrl-C: the capture in flight is finished (its retries cut short), then exit 0; a second one leaves at once.
       const stop = new AbortController();
       let busy = false;
+      let resume = '';
       const onSignal = () => {
-        if (stop.signal.aborted || !busy) process.exit(0);
+        if (stop.signal.aborted || !busy) {
+          if (resume) note(resume);
+          process.exit(0);
+        }
         stop.abort();
       };
       process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
       try {
         const service = currentService();
         const c = client(service);
-        if (!webhookId) {
+        const saved = webhookId || o.new ? undefined : savedEndpoint(service, o.forwardTo);
+        // The first call proves the service answers, takes the key and has the webhook, before anything is printed.
+        let newest = webhookId || saved ? await firstCall(c, webhookId ?? saved!.webhook_id, !!saved) : undefined;
+        if (saved && newest) {
+          webhookId = saved.webhook_id;
+          note(
+            `Webhook ${webhookId} (made by an earlier listen for this URL; --new for another). ` +
+              `Send requests to ${err.bold(saved.webhook_url)}`,
+          );
+        } else if (!webhookId) {
+          if (saved)
+            note(err.yellow(`The webhook an earlier listen made (${saved.webhook_id}) is gone: making another`));
           const created = await createWebhook(c);
           webhookId = created.webhook_id;
+          saveEndpoint(service, o.forwardTo, { webhook_id: created.webhook_id, webhook_url: created.webhook_url });
           note(`Webhook ${created.webhook_id} created. Send requests to ${err.bold(created.webhook_url)}`);
+          newest = [];
         }
+        resume = err.dim(`Resume with: netops listen ${webhookId} --forward-to ${o.forwardTo}`);
         const position = new ListenPosition(service.url, webhookId);
-        if (o.fromNow) {
-          const newest = await c.call<{ data: { requests: Capture[] } }>(
-            'GET',
-            pathOf(ops.requests, {}, { webhook_id: webhookId, limit: 1 }),
-          );
-          position.skipTo(newest.data.requests[0]?.id ?? 0);
-        } else if (position.load())
-          note(err.dim('Resuming after the captures the last listen of this webhook handled'));
+        if (o.fromNow) position.skipTo(newest?.[0]?.id ?? 0);
+        else if (position.load()) note(err.dim('Resuming after the captures the last listen of this webhook handled'));
         const id = webhookId;
         note(`Forwarding captures of ${id} to ${err.bold(o.forwardTo)} (Ctrl-C to stop)`);
         await follow({
@@ -119,10 +140,35 @@ export function registerListen(program: Command): void {
             }
           },
         });
+        if (stop.signal.aborted) note(resume);
       } finally {
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       }
     });
+}
+
+/**
+ * The webhook's newest capture (none or one): the first call, bounded in time, so that a mistyped
+ * service URL, a refused key or an unknown webhook fails the command at once. `mayBeGone`: the webhook
+ * an earlier listen made, whose 404 means "make another" (undefined), not a failure.
+ */
+async function firstCall(
+  c: ReturnType<typeof client>,
+  webhookId: string,
+  mayBeGone: boolean,
+): Promise<Capture[] | undefined> {
+  const path = pathOf(ops.requests, {}, { webhook_id: webhookId, limit: 1 });
+  try {
+    const answer = await c.call<{ data: { requests: Capture[] } }>('GET', path, {
+      signal: AbortSignal.timeout(FIRST_CALL_TIMEOUT_MS),
+    });
+    return answer.data.requests;
+  } catch (e) {
+    if (mayBeGone && e instanceof ApiError && e.status === 404) return undefined;
+    if ((e as Error).name === 'TimeoutError')
+      throw new NetworkError(`GET ${c.url}${path} failed: no answer within ${FIRST_CALL_TIMEOUT_MS / 1000} s`);
+    throw e;
+  }
 }
 
 /** Forwards one capture (or skips it by the filters); false when Ctrl-C cut its retries short (not done: a later listen sends it). */
