@@ -167,9 +167,10 @@ function capturesWhere(db: Kysely<Database>, webhookRef: number, afterId: number
         : q.where(sql<boolean>`headers ->> ${name} = ${value}`);
   }
   if (filter.text) {
-    // LIKE's own characters taken literally.
-    const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    q = q.where('body_encoding', '=', 'utf8').where(sql<boolean>`body ilike ${pattern}`);
+    // A substring, case aside, found in time linear in the body: ILIKE '%...%' costs the body's length
+    // times the text's on a body of near-matches (a 200-character text over 1 MiB bodies of `aaa...`:
+    // 629 s for 250 MiB on PGlite, which serves every query of the process on one thread).
+    q = q.where('body_encoding', '=', 'utf8').where(sql<boolean>`strpos(lower(body), lower(${filter.text})) > 0`);
   }
   return q;
 }
