@@ -14,6 +14,12 @@ import type { Credential } from '../lib/credential-checks.ts';
 import type { StreamLease } from './services/streams.ts';
 
 export const SSE_POLL_MS = 1000;
+/**
+ * A woken stream looks again after at least this long, and at least as long as its last look took:
+ * a burst of notifications is one look, a capture reaches the client tens of milliseconds after it is
+ * stored, and a stream under a flood spends at most half its time looking.
+ */
+export const SSE_WAKE_MS = 25;
 const KEEPALIVE_MS = 15_000;
 /** A stream ends after this long; browsers' EventSource reconnects by itself. */
 export const MAX_STREAM_MS = 30 * 60 * 1000;
@@ -35,7 +41,10 @@ export interface SseOptions {
   lease?: StreamLease;
   /** Subscribes `notify` to changes of the source; returns the unsubscribe. Without it, the stream polls. */
   wake?: (notify: () => void) => () => void;
+  /** How often a stream without `wake` looks. */
   pollMs?: number;
+  /** The least time between two looks of a woken stream (SSE_WAKE_MS). */
+  wakeMs?: number;
 }
 
 /** How a stream writes: its type, its first text, each event, a failure, and its keepalive (null: none). */
@@ -105,7 +114,7 @@ export function startStream(
   format: StreamFormat,
   options: SseOptions = {},
 ): void {
-  const { lease, wake, pollMs = SSE_POLL_MS } = options;
+  const { lease, wake, pollMs = SSE_POLL_MS, wakeMs = SSE_WAKE_MS } = options;
   const stream = new PassThrough();
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
@@ -125,6 +134,7 @@ export function startStream(
   let running = false;
   let woken = false;
   let lastRun = 0;
+  let lastLookMs = 0;
   let lastWrite = Date.now();
   let unsubscribe = () => {};
   const credential = (ctx.state as { credential?: Credential } | undefined)?.credential?.watch();
@@ -203,6 +213,7 @@ export function startStream(
       return close('said');
     } finally {
       running = false;
+      lastLookMs = Date.now() - lastRun;
     }
     if (closed) return;
     // More to send now: once the client has read what was written (a slow reader is not buried).
@@ -215,11 +226,11 @@ export function startStream(
     if (!wake) timer = setTimeout(run, pollMs);
     else if (woken) wakeUp(); // a change that came while we looked
   };
-  /** Looks at the source again, at most once every pollMs however often it changes. */
+  /** Looks at the source again, however often it changes at most once every wakeMs (or the last look's time). */
   const wakeUp = () => {
     woken = false;
     clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, lastRun + pollMs - Date.now()));
+    timer = setTimeout(run, Math.max(0, lastRun + Math.max(wakeMs, lastLookMs) - Date.now()));
   };
 
   if (wake && !closed) {

@@ -60,6 +60,37 @@ describe('netops listen, starting', () => {
     expect(fresh.stderr).toMatch(/Webhook \S+ created/);
   });
 
+  it('forwards each capture within 100 ms of its sending (p95 of 50 sent at 10 a second): pushed, not polled', {
+    timeout: 90_000,
+  }, async () => {
+    const { key } = await newAccount(target);
+    const cli = startCli(['listen', '--forward-to', `${receiver.url}/latency`], await cliEnv(target.baseUrl, key));
+    try {
+      await cli.waitFor(/Forwarding captures of/);
+      const hookUrl = /Send requests to (\S+)/.exec(cli.stderr())![1]!;
+      const sentAt = new Map<string, number>();
+      for (let i = 0; i < 50; i++) {
+        const tag = `latency-${i}`;
+        sentAt.set(tag, performance.timeOrigin + performance.now());
+        void fetch(hookUrl, { method: 'POST', body: tag });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const until = Date.now() + 20_000;
+      const arrived = () => received.filter((r) => sentAt.has(r.body.toString()));
+      while (arrived().length < 50 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      const delays = arrived()
+        .map((r) => r.at - sentAt.get(r.body.toString())!)
+        .sort((a, b) => a - b);
+      expect(delays).toHaveLength(50);
+      const p95 = delays[Math.ceil(0.95 * delays.length) - 1]!;
+      console.log(`listen: send to local receiver, p50 ${delays[24]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
+      expect(p95).toBeLessThan(100);
+    } finally {
+      cli.child.kill('SIGINT');
+      await cli.ended;
+    }
+  });
+
   it('fails at once, before forwarding, for an unknown webhook, a refused key or a service that is not there', {
     timeout: 60_000,
   }, async () => {

@@ -77,7 +77,8 @@ describe('startSse', () => {
     let ticks = 0;
     const listeners = new Set<() => void>();
     const url = await serve(async () => ({ events: [{ event: 'n', data: ++ticks }], done: false }), {
-      pollMs: 50,
+      pollMs: 10_000,
+      wakeMs: 50,
       wake: (notify) => {
         listeners.add(notify);
         return () => listeners.delete(notify);
@@ -91,7 +92,7 @@ describe('startSse', () => {
     for (const notify of listeners) notify();
     await sleep(100);
     expect(ticks).toBe(2);
-    // However often the source changes, it is looked at once per pollMs at most.
+    // However often the source changes, it is looked at once per wakeMs at most (pollMs plays no part).
     for (let i = 0; i < 20; i++) {
       for (const notify of listeners) notify();
       await sleep(5);
