@@ -72,6 +72,8 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
         .changed(webhookIds)
         .catch((err) => deps.logger.warn({ err }, 'telling live streams of new captures failed'));
     },
+    // Checked against their webhook's JSON Schema after the senders have their answers (off the event loop).
+    onToCheck: (checks) => services.webhooks.checkStored(checks),
   });
   app.use(requestContext(deps.logger));
 

@@ -1,11 +1,13 @@
-// Sends one capture to a local URL as it came: its method, its path below the capture URL appended to
+// Sends one capture to a URL as it came: its method, its path below the capture URL appended to
 // the URL's path, its query, its headers without the hop-by-hop ones, its body's bytes
 // (lib/webhook-resend.ts, which the service's own replay and forwarding use). node:http, not fetch:
 // fetch adds headers of its own (accept, sec-fetch-mode, user-agent) that the sender never sent.
+// `listen` forwards with it (the answer's body dropped); `webhook replay --to` sends with it from this
+// machine and shows the answer.
 import http from 'node:http';
 import https from 'node:https';
 import { resentRequest } from '../lib/webhook-resend.ts';
-import type { Capture } from './commands/webhooks.ts';
+import type { Capture } from './captures.ts';
 
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 /** A local service that takes longer than this to answer has failed this attempt. */
@@ -13,7 +15,48 @@ const ANSWER_TIMEOUT_MS = 30_000;
 
 export type Forwarded = { status: number; durationMs: number } | { error: string; durationMs: number };
 
-export function forward(capture: Capture, webhookId: string, targetUrl: string, insecure = false): Promise<Forwarded> {
+/** What was sent and what came back (the answer's body up to `keepBytes`). */
+export interface Exchange {
+  url: string;
+  method: string;
+  sentHeaders: Record<string, string | number>;
+  bodySize: number;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  truncated: boolean;
+  durationMs: number;
+}
+
+export interface SendOptions {
+  /** Accept a self-signed certificate. */
+  insecure?: boolean;
+  /** Keep this much of the answer's body (0: read and drop it). */
+  keepBytes?: number;
+}
+
+export async function forward(
+  capture: Capture,
+  webhookId: string,
+  targetUrl: string,
+  insecure = false,
+): Promise<Forwarded> {
+  const began = performance.now();
+  try {
+    const answer = await sendCapture(capture, webhookId, targetUrl, { insecure });
+    return { status: answer.status, durationMs: answer.durationMs };
+  } catch (e) {
+    return { error: errorName(e as Error), durationMs: Math.round((performance.now() - began) * 10) / 10 };
+  }
+}
+
+/** Sends the capture; rejects with the socket's error (refused, reset, no answer within 30 s). */
+export function sendCapture(
+  capture: Capture,
+  webhookId: string,
+  targetUrl: string,
+  options: SendOptions = {},
+): Promise<Exchange> {
   const req = resentRequest(
     {
       method: capture.method,
@@ -28,11 +71,12 @@ export function forward(capture: Capture, webhookId: string, targetUrl: string, 
   );
   const url = new URL(req.url);
   const secure = url.protocol === 'https:';
+  const keep = options.keepBytes ?? 0;
   const began = performance.now();
   const took = () => Math.round((performance.now() - began) * 10) / 10;
-  return new Promise((resolve) => {
-    const headers: Record<string, string | number> = { ...req.headers };
-    if (req.body) headers['content-length'] = req.body.length;
+  const headers: Record<string, string | number> = { ...req.headers };
+  if (req.body) headers['content-length'] = req.body.length;
+  return new Promise((resolve, reject) => {
     const r = (secure ? https : http).request(
       url,
       {
@@ -40,21 +84,40 @@ export function forward(capture: Capture, webhookId: string, targetUrl: string, 
         headers,
         agent: secure ? agents.https : agents.http,
         timeout: ANSWER_TIMEOUT_MS,
-        ...(secure && insecure ? { rejectUnauthorized: false } : {}),
+        ...(secure && options.insecure ? { rejectUnauthorized: false } : {}),
       },
       (res) => {
-        res.resume(); // the answer's body is not ours to keep
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, durationMs: took() }));
-        res.once('error', (e) => resolve({ error: errorName(e), durationMs: took() }));
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        res.on('data', (c: Buffer) => {
+          if (size + c.length > keep) truncated = truncated || keep > 0;
+          if (size < keep) chunks.push(c.subarray(0, keep - size));
+          size += c.length;
+        });
+        res.once('error', reject);
+        res.once('end', () =>
+          resolve({
+            url: req.url,
+            method: req.method,
+            sentHeaders: headers,
+            bodySize: req.body?.length ?? 0,
+            status: res.statusCode ?? 0,
+            headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, [v].flat().join(', ')])),
+            body: Buffer.concat(chunks),
+            truncated,
+            durationMs: took(),
+          }),
+        );
       },
     );
     r.once('timeout', () => r.destroy(Object.assign(new Error('no answer within 30 s'), { code: 'ETIMEDOUT' })));
-    r.once('error', (e) => resolve({ error: errorName(e), durationMs: took() }));
+    r.once('error', reject);
     r.end(req.body);
   });
 }
 
-function errorName(e: Error): string {
+export function errorName(e: Error): string {
   const code = (e as NodeJS.ErrnoException).code;
   return code ? `${code}${code === 'ETIMEDOUT' ? '' : `: ${e.message}`}` : e.message;
 }

@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { startBody } from '../api/schemas/load-test-start.ts';
-import { validate } from '../api/validate.ts';
-import { InvalidInputError } from '../lib/errors.ts';
 import { UsageError } from './errors.ts';
-import { headerPairs } from './commands/parse.ts';
+import { headerPairs, seconds } from './commands/parse.ts';
+import { checked, type FieldFlags } from './flag-errors.ts';
+
+export { seconds };
 
 export interface RunFlags {
   url?: string;
@@ -52,15 +53,6 @@ function outputsOf(lines: string[]): Array<Record<string, unknown>> {
     if (!m) throw new UsageError(`--out: "${line}" is not prometheus=URL, ndjson or csv`);
     return { type: 'prometheus_remote_write', url: m[1] };
   });
-}
-
-/** "30", "30s", "5m", "1h", "1m30s": whole seconds. */
-export function seconds(flag: string) {
-  return (value: string): number => {
-    const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(value.trim());
-    if (!value.trim() || !m) throw new UsageError(`${flag}: "${value}" is not a duration such as 30, 30s, 5m or 1m30s`);
-    return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
-  };
 }
 
 /** "DURATION:TARGET", e.g. 30s:100. */
@@ -123,11 +115,31 @@ export function startBodyOf(file: string | undefined, f: RunFlags): Record<strin
   set('thresholds', f.threshold);
   set('stages', f.stage);
   if (f.out?.length) body.outputs = outputsOf(f.out);
-  try {
-    validate(startBody, body, 'body');
-  } catch (e) {
-    if (e instanceof InvalidInputError) throw new UsageError(e.message);
-    throw e;
-  }
+  checked(startBody, body, 'body', runFlagFields(f));
   return body;
+}
+
+/** Which flag gave which field of the start body (those the file gave are named as its fields). */
+export function runFlagFields(f: RunFlags): FieldFlags {
+  const given = (v: unknown, flag: string) => (v === undefined || (Array.isArray(v) && !v.length) ? undefined : flag);
+  return {
+    targetUrl: given(f.url, '--url'),
+    httpMethod: given(f.method, '--method'),
+    concurrentUsers: given(f.users, '--users'),
+    testDuration: given(f.duration, '--duration'),
+    rampUpTime: given(f.rampUp, '--ramp-up'),
+    requestsPerSecond: given(f.rate, '--rate'),
+    body: given(f.body, '--body'),
+    httpVersion: given(f.httpVersion, '--http-version'),
+    'http2.streamsPerConnection': given(f.streamsPerConnection, '--streams-per-connection'),
+    headers: given(f.header, '--header'),
+    tags: given(f.tag, '--tag'),
+    thresholds: given(f.threshold, '--threshold'),
+    stages: given(f.stage, '--stage'),
+    outputs: given(f.out, '--out'),
+    'replay.har': given(f.replayHar, '--replay-har'),
+    'replay.webhook_id': given(f.replayWebhook, '--replay-webhook'),
+    'replay.speed': given(f.speed, '--speed'),
+    'replay.loop': given(f.loop, '--loop'),
+  };
 }

@@ -31,6 +31,18 @@ export interface CaptureWriterOptions {
   onError?: (err: unknown) => void;
   /** Told how many captures each committed batch stored, for which webhooks (the metric, live streams) and which of them forward. */
   onStored?: (count: number, webhookIds: string[], forwarding: string[]) => void;
+  /**
+   * Told, after each committed batch, which captures it stored for webhooks with a JSON Schema (by
+   * webhook row id, with its owner), to check against it: after the answers, never before.
+   */
+  onToCheck?: (checks: CapturesToCheck[]) => void;
+}
+
+/** Captures a batch stored for a webhook with a JSON Schema. */
+export interface CapturesToCheck {
+  ref: number;
+  owner: number;
+  ids: number[];
 }
 
 /** Above this many webhooks with untrimmed rows counted, the counts restart (memory stays bounded). */
@@ -42,6 +54,7 @@ export class CaptureWriter {
   readonly #trimEvery: number;
   readonly #onError: (err: unknown) => void;
   readonly #onStored: (count: number, webhookIds: string[], forwarding: string[]) => void;
+  readonly #onToCheck: (checks: CapturesToCheck[]) => void;
   readonly #writes: GroupCommit<CaptureRecord, boolean>;
   /** Rows added per webhook since its last trim. */
   readonly #untrimmed = new Map<number, number>();
@@ -54,6 +67,7 @@ export class CaptureWriter {
     this.#trimEvery = options.trimEvery ?? 50;
     this.#onError = options.onError ?? (() => {});
     this.#onStored = options.onStored ?? (() => {});
+    this.#onToCheck = options.onToCheck ?? (() => {});
     this.#writes = new GroupCommit((records) => this.#insert(records), {
       maxItems: options.maxBatch ?? 1000,
       maxConcurrent: options.maxConcurrent ?? 4,
@@ -79,15 +93,22 @@ export class CaptureWriter {
     let added = 0;
     const touched: string[] = [];
     const forwarding: string[] = [];
-    for (const [webhookId, { added: n, forwarding: forwards }] of stored) {
+    const toCheck: CapturesToCheck[] = [];
+    for (const [webhookId, { ref, added: n, forwarding: forwards, check }] of stored) {
       added += n;
       if (n > 0) touched.push(webhookId);
       if (n > 0 && forwards) forwarding.push(webhookId);
+      if (check?.ids.length) toCheck.push({ ref, ...check });
     }
     // The rows are committed: whatever the telling does, the captures are stored, and counted for the trim.
     this.#countForTrim(stored.values());
     try {
       if (added > 0) this.#onStored(added, touched, forwarding);
+    } catch (err) {
+      this.#onError(err);
+    }
+    try {
+      if (toCheck.length > 0) this.#onToCheck(toCheck);
     } catch (err) {
       this.#onError(err);
     }

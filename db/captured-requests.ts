@@ -1,8 +1,14 @@
 // The captured_requests table: what a capture URL received, stored a batch at a time, and read back
 // (listed, searched, counted, one by id) a webhook at a time.
 import { sql, type Kysely } from 'kysely';
-import { captureDeliveryColumn, captureHeadersColumn, readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
-import type { CaptureDelivery, Database } from './schema.ts';
+import {
+  captureDeliveryColumn,
+  captureHeadersColumn,
+  captureSchemaCheckColumn,
+  readJsonColumn,
+  readNullableJsonColumn,
+} from './json-columns.ts';
+import type { CaptureDelivery, Database, StoredSchemaCheck } from './schema.ts';
 
 /** One request as the capture URL received it. */
 export interface Capture {
@@ -29,6 +35,8 @@ export interface CaptureRecord extends Capture {
 export interface CapturedRequest extends Capture {
   id: number;
   delivery: CaptureDelivery | null;
+  /** Its body's verdict against its webhook's JSON Schema, when checked (against the schema of its hash). */
+  schemaCheck: StoredSchemaCheck | null;
 }
 
 /** A capture in snake_case: the column names, and the API's field names, which are the same on purpose. */
@@ -111,17 +119,28 @@ export async function listCapturedRequests(
     createdAt: r.created_at,
     matchedRule: r.matched_rule,
     delivery: readNullableJsonColumn('captured_requests.delivery', captureDeliveryColumn, r.delivery),
+    schemaCheck: readNullableJsonColumn('captured_requests.schema_check', captureSchemaCheckColumn, r.schema_check),
   }));
 }
 
-/** The ids of every captured request of one webhook that keeps to `filter`, newest first. */
-export async function listCaptureIds(
+/**
+ * Every captured request of one webhook that keeps to `filter`, newest first: its id and its stored
+ * schema verdict (the hash of the schema it was checked against, null when never checked).
+ */
+export async function listCaptureVerdicts(
   db: Kysely<Database>,
   webhookRef: number,
   filter: CaptureFilter,
-): Promise<number[]> {
-  const rows = await capturesWhere(db, webhookRef, 0, filter).select('id').orderBy('id', 'desc').execute();
-  return rows.map((r) => Number(r.id));
+): Promise<Array<{ id: number; hash: string | null; valid: boolean | null }>> {
+  const rows = await capturesWhere(db, webhookRef, 0, filter)
+    .select([
+      'id',
+      sql<string | null>`schema_check ->> 'hash'`.as('hash'),
+      sql<string | null>`schema_check ->> 'valid'`.as('valid'),
+    ])
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), hash: r.hash, valid: r.valid === null ? null : r.valid === 'true' }));
 }
 
 /** The id of the webhook's newest capture (0: none): a capture stored after now has a higher one. */
@@ -175,30 +194,49 @@ function capturesWhere(db: Kysely<Database>, webhookRef: number, afterId: number
   return q;
 }
 
+/** What a batch stored for one webhook (see insertCaptures). */
+export interface StoredForWebhook {
+  ref: number;
+  added: number;
+  forwarding: boolean;
+  keep: number | null;
+  /** With a JSON Schema set on the webhook: its owner and the captures stored, to check against it. */
+  check?: { owner: number; ids: number[] };
+}
+
 /**
  * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
  * dropped, not stored. Returns, per stored webhook public id, its row id, how many rows this batch
- * added to it, whether it forwards them (they are then stored with their delivery pending) and how
- * many captures it keeps when it says (null: the default).
+ * added to it, whether it forwards them (they are then stored with their delivery pending), how
+ * many captures it keeps when it says (null: the default) and, when it has a JSON Schema, which
+ * captures to check.
  */
 export async function insertCaptures(
   db: Kysely<Database>,
   records: readonly CaptureRecord[],
-): Promise<Map<string, { ref: number; added: number; forwarding: boolean; keep: number | null }>> {
+): Promise<Map<string, StoredForWebhook>> {
   const payload = JSON.stringify(records.map((r, ord) => ({ ord, webhook_id: r.webhookId, ...captureFields(r) })));
-  // See migrations 2026-11-22-006 and 2026-11-23-011: one call, its plan kept by the session.
+  // See migrations 2026-11-22-006, 2026-11-23-011 and 2026-11-28-020: one call, its plan kept by the session.
   const found = await sql<{
     webhook_id: string;
     webhook_ref: string | number;
     forwarding: boolean;
     keep: number | null;
+    owner_id: string | number;
+    checked: Array<string | number> | null;
   }>`
-    select webhook_id, webhook_ref, forwarding, keep from store_captures_v2(${payload}::json)
+    select webhook_id, webhook_ref, forwarding, keep, owner_id, checked from store_captures_v2(${payload}::json)
   `.execute(db);
   const stored = new Map(
-    found.rows.map((r) => [
+    found.rows.map((r): [string, StoredForWebhook] => [
       r.webhook_id,
-      { ref: Number(r.webhook_ref), added: 0, forwarding: r.forwarding, keep: r.keep === null ? null : Number(r.keep) },
+      {
+        ref: Number(r.webhook_ref),
+        added: 0,
+        forwarding: r.forwarding,
+        keep: r.keep === null ? null : Number(r.keep),
+        ...(r.checked ? { check: { owner: Number(r.owner_id), ids: r.checked.map(Number) } } : {}),
+      },
     ]),
   );
   for (const r of records) {

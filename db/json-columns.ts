@@ -7,6 +7,7 @@ import type {
   CaptureDelivery,
   JsonSchema,
   OauthPayload,
+  StoredSchemaCheck,
   WebhookResponse,
   WebhookRetention,
   WebhookSignature,
@@ -46,6 +47,13 @@ export const webhookRulesColumn = z.array(
 ) satisfies z.ZodType<ResponseRule[], unknown>;
 
 export const webhookSchemaColumn = z.record(z.string(), z.unknown()) satisfies z.ZodType<JsonSchema, unknown>;
+
+export const captureSchemaCheckColumn = z.object({
+  hash: z.string(),
+  valid: z.boolean().nullable(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })),
+  error: z.string().optional(),
+}) satisfies z.ZodType<StoredSchemaCheck>;
 
 export const webhookSignatureColumn = z.object({
   scheme: z.string(),

@@ -120,6 +120,19 @@ export interface CapturedRequestsTable {
   matched_rule: ColumnType<number | null, never, never>;
   /** Its delivery to the webhook's forward URL; null when the webhook did not forward it. */
   delivery: JSONColumnType<CaptureDelivery | null, string | null, string | null>;
+  /** Its body's verdict against the webhook's JSON Schema (the one of `hash`); null: not checked yet. */
+  schema_check: JSONColumnType<StoredSchemaCheck | null, string | null, string | null>;
+}
+
+/**
+ * A body's verdict against a JSON Schema, kept with the hash of the schema it was checked against:
+ * `valid` null when it could not be (the check ran past its budget), `error` saying why.
+ */
+export interface StoredSchemaCheck {
+  hash: string;
+  valid: boolean | null;
+  errors: Array<{ path: string; message: string }>;
+  error?: string;
 }
 
 // Defined with the load test job (lib/jobs/, below db/ in the layers); the column stores it.

@@ -220,7 +220,7 @@ export async function findOwnedWebhook(
   db: Kysely<Database>,
   userId: number,
   webhookId: string,
-): Promise<(Webhook & WebhookSettings & { plan: Plan }) | null> {
+): Promise<(Webhook & WebhookSettings & { plan: Plan; userId: number }) | null> {
   const row = await db
     .selectFrom('webhooks as w')
     .innerJoin('users as u', 'u.id', 'w.user_id')
@@ -229,7 +229,14 @@ export async function findOwnedWebhook(
     .where('w.user_id', '=', userId)
     .executeTakeFirst();
   return row
-    ? { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at, plan: row.plan, ...settingsOf(row) }
+    ? {
+        id: Number(row.id),
+        webhookId: row.webhook_id,
+        createdAt: row.created_at,
+        plan: row.plan,
+        userId,
+        ...settingsOf(row),
+      }
     : null;
 }
 

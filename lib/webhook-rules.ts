@@ -6,7 +6,7 @@
 // can stall the capture path for everyone else.
 import { isDeepStrictEqual } from 'node:util';
 import { RE2JS } from 're2js';
-import { getPointer, jsonText, pointerTokens, type JsonValue } from './json-pointer.ts';
+import { getPointer, headOf, pointerTokens, type JsonValue } from './json-pointer.ts';
 import { compileTemplate, MAX_PATTERN_INPUT, RuleRequest } from './webhook-templates.ts';
 
 export { RuleRequest };
@@ -180,8 +180,9 @@ function bodyTest(test: BodyTest): Test {
     if (test.exists !== undefined) return (found !== undefined) === test.exists;
     if (found === undefined) return false;
     if (!re) return same(found.value);
-    const text = typeof found.value === 'string' ? found.value : jsonText(found.value);
-    return text !== undefined && re(text.length > MAX_PATTERN_INPUT ? text.slice(0, MAX_PATTERN_INPUT) : text);
+    // The first 64 Ki characters, and no more written: a value's JSON may be a megabyte, or nested past the stack.
+    const v = found.value;
+    return re(typeof v === 'string' ? headOf(v, MAX_PATTERN_INPUT) : p.patternHead(v));
   };
 }
 

@@ -4,12 +4,25 @@
 // Content-Type says json) each value is JSON-escaped, so it can stand between quotes; a JSON value
 // that is not a string is written as JSON. What a request does not hold fills as nothing.
 import { randomUUID } from 'node:crypto';
-import { getPointer, jsonText, pointerProblem, pointerTokens, type JsonValue } from './json-pointer.ts';
+import {
+  escapedHead,
+  getPointer,
+  headOf,
+  jsonHead,
+  MAX_JSON_DEPTH,
+  nestedDeeper,
+  pointerProblem,
+  pointerTokens,
+  type JsonValue,
+} from './json-pointer.ts';
 
 /** A pattern over the body (or a value in it) reads its first 64 Ki characters: RE2's time is bounded by it. */
 export const MAX_PATTERN_INPUT = 64 * 1024;
 
-/** A filled body is at most this many characters: what the placeholders would add past it is cut. */
+/**
+ * A filled body is at most this many characters: what the placeholders would add past it is cut, and
+ * never written (a value is written only as far as the body has room, whatever its size or depth).
+ */
 export const MAX_FILLED_BODY = 1024 * 1024;
 
 /** A request as the rules see it; the query string and the JSON body are parsed on first use, once. */
@@ -48,11 +61,34 @@ export class RuleRequest {
           : this.text;
     return this.#head;
   }
-  /** The body as JSON ({value}), or null when there is none or it is not JSON. */
+  /** Each object's names, kept for the next value of the body written (the rules' patterns, the placeholders). */
+  readonly #names = new WeakMap<object, readonly string[]>();
+  /** The first `max` characters of `value`'s JSON text (a value of this request's body). */
+  jsonHead(value: JsonValue, max: number): string {
+    return jsonHead(value, max, this.#names);
+  }
+  readonly #patternHeads = new WeakMap<object, string>();
+  /** The first 64 Ki characters of `value`'s JSON text, what a pattern over it reads: written once for all the rules. */
+  patternHead(value: JsonValue): string {
+    if (value === null || typeof value !== 'object') return this.jsonHead(value, MAX_PATTERN_INPUT);
+    let head = this.#patternHeads.get(value);
+    if (head === undefined) {
+      head = this.jsonHead(value, MAX_PATTERN_INPUT);
+      this.#patternHeads.set(value, head);
+    }
+    return head;
+  }
+  /**
+   * The body as JSON ({value}), or null when there is none, it is not JSON or it nests deeper than
+   * MAX_JSON_DEPTH (a megabyte of `[[[[...` would hold JSON.parse a quarter of a second).
+   */
   get json(): { value: JsonValue } | null {
     if (this.#json === undefined) {
       try {
-        this.#json = this.text === null ? null : { value: JSON.parse(this.text) as JsonValue };
+        this.#json =
+          this.text === null || nestedDeeper(this.text, MAX_JSON_DEPTH)
+            ? null
+            : { value: JSON.parse(this.text) as JsonValue };
       } catch {
         this.#json = null;
       }
@@ -120,17 +156,17 @@ export function compileTemplate(template: string, json: boolean): Template {
   }
   if (sources.length === 0) return { fill: () => template };
   literals.push(template.slice(last));
-  const text = (v: JsonValue | undefined) => {
+  /** A value's text, at most its first `room` characters (the work bounded by them, a sender's data never throws). */
+  const text = (request: RuleRequest, v: JsonValue | undefined, room: number) => {
     if (v === undefined) return '';
-    // Too deeply nested to write: as if the request did not hold it (a sender's data never throws here).
-    if (typeof v !== 'string') return jsonText(v) ?? '';
-    return json ? JSON.stringify(v).slice(1, -1) : v;
+    if (typeof v !== 'string') return request.jsonHead(v, room);
+    return json ? escapedHead(v, room) : headOf(v, room);
   };
   return {
     fill(request) {
       let out = literals[0]!;
       for (let i = 0; i < sources.length && out.length < MAX_FILLED_BODY; i++)
-        out += text(sources[i]!(request)) + literals[i + 1]!;
+        out += text(request, sources[i]!(request), MAX_FILLED_BODY - out.length) + literals[i + 1]!;
       return out.length > MAX_FILLED_BODY ? out.slice(0, MAX_FILLED_BODY) : out;
     },
   };

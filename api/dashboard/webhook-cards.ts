@@ -38,14 +38,17 @@ const shortPath = (path: string) => path.replace(/^\/webhook\/[^/]+/, '') || '/'
 type Card = CapturedView & {
   delivery?: CaptureDelivery | null;
   signature?: { status: string; reason: string };
-  schema?: { valid: boolean; errors: Array<{ path: string; message: string }> };
+  schema?: { valid: boolean | null; errors: Array<{ path: string; message: string }>; error?: string };
 };
+
+/** A schema verdict in a word: valid, invalid, or unchecked (`valid: null`: past its budget, or not run yet). */
+const schemaWord = (s: { valid: boolean | null }) => (s.valid === null ? 'unchecked' : s.valid ? 'valid' : 'invalid');
 
 /** A capture in the list: method, path, when, size, and its signature and delivery outcomes; a link to its detail. */
 export function captureItem(r: Card, selected: boolean): Html {
   return html`<li><a href="#capture-${r.id}" data-id="${r.id}"${selected ? html` aria-current="true"` : ''}>
     <span class="method">${r.method}</span><code class="path" title="${r.path}">${shortPath(r.path)}</code><time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
-    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.schema ? html` · <span class="mark ${r.schema.valid ? 'valid' : 'invalid'}">schema ${r.schema.valid ? 'valid' : 'invalid'}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
+    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.schema ? html` · <span class="mark ${schemaWord(r.schema)}">schema ${schemaWord(r.schema)}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
 }
 
 /** One captured request in full, escaped: headers and query as tables, the body pretty-printed when JSON (raw beside), binary as a hex preview; copy as curl and replay. */
@@ -60,7 +63,7 @@ export function requestCard(r: Card, url: string, selected = true): Html {
     ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
     ${
       schema
-        ? html`<div class="schema ${schema.valid ? 'valid' : 'invalid'}"><p>Schema <strong>${schema.valid ? 'valid' : 'invalid'}</strong>${schema.valid ? '' : ':'}</p>${
+        ? html`<div class="schema ${schemaWord(schema)}"><p>Schema <strong>${schema.valid === null ? 'not checked' : schemaWord(schema)}</strong>${schema.valid === null ? `: ${schema.error ?? ''}` : schema.valid ? '' : ':'}</p>${
             schema.errors.length
               ? html`<ul>${schema.errors.map((e) => html`<li><code>${e.path || '(body)'}</code> ${e.message}</li>`)}</ul>`
               : ''

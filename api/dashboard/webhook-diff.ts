@@ -29,10 +29,15 @@ const namedRows = <V>(c: Named<V>): Array<[string, string, unknown, unknown]> =>
   ...Object.entries(c.removed).map(([k, v]): [string, string, unknown, unknown] => ['removed', k, v, undefined]),
 ];
 
-/** A unified diff's lines, each marked as added, removed or kept. */
-const patchLines = (patch: string) =>
-  html`<pre class="patch">${patch
-    .split('\n')
+/** Lines of a patch shown on the page at most (the REST answer has the whole patch). */
+export const SHOWN_PATCH_LINES = 2_000;
+
+/** A unified diff's lines, each marked as added, removed or kept: the first SHOWN_PATCH_LINES. */
+const patchLines = (patch: string) => {
+  const lines = patch.split('\n', SHOWN_PATCH_LINES + 1);
+  const more = lines.length > SHOWN_PATCH_LINES;
+  return html`<pre class="patch">${lines
+    .slice(0, SHOWN_PATCH_LINES)
     .map((line) =>
       line.startsWith('+')
         ? html`<ins>${line}</ins>\n`
@@ -41,16 +46,25 @@ const patchLines = (patch: string) =>
           : line.startsWith('@@')
             ? html`<span class="hunk">${line}</span>\n`
             : `${line}\n`,
-    )}</pre>`;
+    )}</pre>${more ? html`<p class="hint">The first ${SHOWN_PATCH_LINES.toLocaleString('en')} lines of the patch are shown: my-webhook-diff answers it whole.</p>` : ''}`;
+};
 
-function bodyPart(body: Diff['body']): Html {
+/** The body's part of the page: the patch's first lines, the changes, or why there is no line diff. */
+export function bodyPart(body: Diff['body']): Html {
   if (body.same) return html`<p class="hint">The bodies are the same.</p>`;
   if (body.format === 'binary')
     return html`<p>Binary bodies that differ: ${body.a_size} bytes, then ${body.b_size}.</p>`;
   if (body.format === 'text')
     return body.patch === null
-      ? html`<p>The texts differ in more than 5,000 lines: not shown.</p>`
-      : patchLines(body.patch);
+      ? html`<p>Not compared line by line: ${body.reason ?? 'too different'}.</p>`
+      : html`${patchLines(body.patch)}${body.truncated ? html`<p class="hint">The patch is cut at 256 KiB.</p>` : ''}`;
+  if (body.truncated)
+    return html`${changeRows(body)}<p class="hint">Not every change is listed: the first ${body.changes.length.toLocaleString('en')} (at most 1,000, within 256 KiB of pointers and values).</p>`;
+  return changeRows(body);
+}
+
+/** A JSON body's changes as rows. */
+function changeRows(body: Extract<Diff['body'], { format: 'json' }>): Html {
   return changeTable(
     body.changes.map((c) => [c.change, c.pointer, 'a' in c ? c.a : undefined, 'b' in c ? c.b : undefined]),
     'body',
@@ -82,7 +96,9 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
       const q = validate(diffQuery, { ...given, webhook_id: id }, 'form');
       diff = await webhooks.diff(account.id, id, q.a, q.b, q.ignore_headers);
     } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      // A diff past its time or heap (504), or too many waiting (503): said on the page, as a refusal is.
+      if (!(err instanceof AppError) || (err.status >= 500 && err.code !== 'timeout' && err.code !== 'unavailable'))
+        throw err;
       error = err;
     }
     const ignore =

@@ -156,7 +156,7 @@ export function toolsOf(w: WebhookView, csrf: string, search: Record<string, str
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/replay" class="replay settings" id="replay">
       <input type="hidden" name="csrf" value="${csrf}">
       <label>Replay capture # <input name="request_id" type="number" min="1" required></label>
-      <label>to <input name="target_url" type="url" required placeholder="http://localhost:3000/hooks" value="${w.forward_url ?? ''}"></label>
+      <label>to <input name="target_url" type="url" required placeholder="https://staging.example.com/hooks" value="${w.forward_url ?? ''}"></label>
       <button type="submit">Replay</button>
     </form>
     ${compareForm(w.webhook_id, shown[1] ?? '', shown[0] ?? '')}

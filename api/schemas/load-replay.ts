@@ -75,6 +75,32 @@ export const harSchema = z.looseObject(
 export type Har = z.output<typeof harSchema>;
 export type HarEntry = Har['log']['entries'][number];
 
+/**
+ * The HARs harSchema took, each as given and as it gave it back: a HAR is read once. A pass over a
+ * 10 MB one takes half a second of the event loop, and the start body's checks, its transform and
+ * the MCP SDK's second parse of the arguments read it up to six times.
+ */
+const takenHars = new WeakMap<object, Har>();
+
+/** harSchema's reading of `har`: once per HAR object (a given one, or one it gave back). */
+export function readHar(har: unknown): z.ZodSafeParseResult<Har> {
+  const known = har !== null && typeof har === 'object' ? takenHars.get(har) : undefined;
+  if (known) return { success: true, data: known };
+  const read = harSchema.safeParse(har);
+  if (read.success && har !== null && typeof har === 'object') {
+    takenHars.set(har, read.data);
+    takenHars.set(read.data, read.data);
+  }
+  return read;
+}
+
+/** `har` as harSchema gives it back (it throws as harSchema.parse does, for a HAR it refuses). */
+function takenHar(har: unknown): Har {
+  const read = readHar(har);
+  if (!read.success) throw read.error;
+  return read.data;
+}
+
 /** Which captures: every filter given must hold (as my-webhook-requests takes them). */
 const captureFilter = searchQuery.pick({ method: true, header: true, q: true, since: true, until: true }).strict();
 
@@ -117,13 +143,13 @@ export const replaySchema = z
     if (r.har !== undefined) {
       if (r.ids !== undefined) issue(['ids'], 'picks captures: it goes with webhook_id, not har');
       if (r.filter !== undefined) issue(['filter'], 'picks captures: it goes with webhook_id, not har');
-      const har = harSchema.safeParse(r.har);
+      const har = readHar(r.har);
       if (!har.success)
         for (const fault of har.error.issues) issue(['har', ...(fault.path as Array<string | number>)], fault.message);
     }
   })
   // Parsing a parsed HAR again gives it back as it was (the MCP SDK parses the arguments twice).
-  .transform(({ har, ...r }) => ({ ...r, ...(har === undefined ? {} : { har: harSchema.parse(har) }) }))
+  .transform(({ har, ...r }) => ({ ...r, ...(har === undefined ? {} : { har: takenHar(har) }) }))
   .describe(
     'Recorded requests as the load: {webhook_id, ids?, filter?} (your captures, oldest first) or {har} (a HAR 1.2 log, at most 10 MB); speed 1 = recorded timing, 10 = ten times faster, 0 = each user sends them in order as fast as answered; loop repeats them until testDuration',
   );
@@ -171,7 +197,7 @@ export function replayFaults(b: GivenBody): Array<[Array<string | number>, strin
   if (b.targetUrl === undefined) {
     if (r.webhook_id !== undefined)
       fault(['targetUrl'], 'is required with a replay of captures: the URL their paths and queries are appended to');
-    else if (r.har && harSchema.safeParse(r.har).success) {
+    else if (r.har && readHar(r.har).success) {
       // (A HAR harSchema refused has its own faults already: its entries' URLs may not parse.)
       const origin = harOrigin(r.har);
       const other = r.har.log.entries.findIndex((e) => new URL(e.request.url).origin !== origin);

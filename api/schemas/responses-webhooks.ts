@@ -86,10 +86,19 @@ export const capturedRequest = z.object({
     .describe("The index (from 0) of the webhook's response rule that answered it; null: none did"),
   schema: z
     .object({
-      valid: z.boolean(),
+      valid: z
+        .boolean()
+        .nullable()
+        .describe('null: not known, error says why (the check ran past its budget, or has not run yet)'),
       errors: z
         .array(z.object({ path: str.describe('A JSON Pointer into the body ("" for the whole)'), message: str }))
-        .describe('At most 20'),
+        .describe('What is wrong (the first failure), at most 20; empty when valid is true or null'),
+      error: str
+        .optional()
+        .describe(
+          'When valid is null, why: "check took too long" or "check used too much memory" (kept), ' +
+            '"not checked: the checker is busy" or "not checked yet: the check is still running" (a later read tells)',
+        ),
     })
     .optional()
     .describe("With a JSON Schema set on the webhook: whether this capture's body is valid against it"),
@@ -181,7 +190,9 @@ export const webhookDiffResult = z.object({
       z.object({
         format: z.literal('json'),
         same: z.boolean(),
-        truncated: z.boolean().describe('More than 1,000 changes: the first 1,000 are listed'),
+        truncated: z
+          .boolean()
+          .describe('More than 1,000 changes, or 256 KiB of pointers and values: the first ones are listed'),
         changes: z.array(
           z.object({
             change: z.enum(['added', 'removed', 'changed']),
@@ -197,6 +208,8 @@ export const webhookDiffResult = z.object({
         patch: str
           .nullable()
           .describe('Unified diff hunks (3 lines of context); null past 5,000 line edits or half a second of work'),
+        truncated: z.boolean().describe('The patch is cut at 256 KiB'),
+        reason: str.optional().describe('Why patch is null: the texts, their sizes, and the bound they passed'),
       }),
       z.object({ format: z.literal('binary'), same: z.boolean(), a_size: int, b_size: int }),
     ])

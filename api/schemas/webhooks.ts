@@ -213,7 +213,7 @@ export const webhookOperations = {
     tag: 'Webhooks',
     query: diffQuery,
     success: { status: 200, schema: R.webhookDiffResult, description: 'The differences' },
-    errors: [400, 404],
+    errors: [400, 404, 503, 504],
   }),
   replay: operation({
     method: 'post',

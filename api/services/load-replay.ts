@@ -18,6 +18,16 @@ import type { WebhookRequestService } from './webhook-requests.ts';
 
 /** The most body bytes one replay holds (a HAR's own limit, and the captures'). */
 const MAX_REPLAY_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * The most header bytes one replay holds, the test's own (and its credentials) counted on every
+ * request: unbounded, 10,000 tiny entries with 9 MB of the test's own headers made a sequence of
+ * 90 GB, which held the event loop four and a half minutes before it failed to be stored.
+ */
+export const MAX_REPLAY_HEADER_BYTES = 10 * 1024 * 1024;
+
+/** A header set's bytes, names and values. */
+export const headerBytes = (headers: Record<string, string>) =>
+  Object.entries(headers).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
 /** How long a replay at speed 0 without a loop may take when the test does not say: it ends sooner when every user is done. */
 const DEFAULT_PASS_SECONDS = 60;
 /** After a timed replay's last request, the time its answers get before the test's window closes. */
@@ -101,6 +111,13 @@ export function loadReplayService({
           'replay',
         );
       const own = testHeaders(b);
+      const ownBytes = headerBytes({ 'user-agent': LOAD_USER_AGENT, ...own });
+      const headers = recorded.reduce((n, q) => n + headerBytes(q.headers), 0) + recorded.length * ownBytes;
+      if (headers > MAX_REPLAY_HEADER_BYTES)
+        throw new InvalidInputError(
+          `replay: the requests' headers come to ${headers} bytes, the test's own (${ownBytes} bytes) on each of the ${recorded.length}, more than ${MAX_REPLAY_HEADER_BYTES}: send fewer or shorter headers, or replay fewer requests${r.har ? '' : ' (ids, filter)'}`,
+          'replay',
+        );
       const first = recorded[0]!.at;
       const requests = recorded.map((q) => ({
         at: q.at - first,

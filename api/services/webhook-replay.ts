@@ -7,6 +7,7 @@ import { NotFoundError } from '../../lib/errors.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { resentRequest } from '../../lib/webhook-resend.ts';
+import { withTargetHint } from './webhook-target-hints.ts';
 
 /** The most of the target's answer kept (the rest is cut, `truncated` says so). */
 const ANSWER_BYTES = 64 * 1024;
@@ -22,14 +23,19 @@ export function webhookReplayService({ db, allow }: { db: Kysely<Database>; allo
   });
   return {
     async replay(userId: number, webhookId: string, requestId: number, targetUrl: string) {
-      await checkTarget(targetUrl, { allow, field: 'target_url' });
+      await checkTarget(targetUrl, { allow, field: 'target_url' }).catch((e) => {
+        throw withTargetHint(e, { replay: { webhookId, requestId } });
+      });
       const webhook = await findOwnedWebhook(db, userId, webhookId);
       if (!webhook) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       const capture = await findCapture(db, webhook.id, requestId);
       if (!capture) throw new NotFoundError(`No captured request ${requestId} in webhook ${webhookId}`);
       const { url, headers, body } = resentRequest(capture, webhookId, targetUrl);
       const began = performance.now();
-      const res = await fetchOnce(url, { method: capture.method, headers, body });
+      // A name that resolves to a refused address at connect time is refused there too.
+      const res = await fetchOnce(url, { method: capture.method, headers, body }).catch((e) => {
+        throw withTargetHint(e, { replay: { webhookId, requestId } });
+      });
       return {
         request_id: requestId,
         target_url: url,

@@ -2,12 +2,11 @@
 // opaque cursor), kept to what the webhook keeps, each capture with its signature's check (an HMAC a row).
 import type { Kysely } from 'kysely';
 import type { Database, JsonSchema, WebhookSignature } from '../../db/schema.ts';
-import { schemaChecks } from './webhook-schema-checks.ts';
+import { type SchemaChecks, schemaChecks } from './webhook-schema-checks.ts';
 import { keptFilter, keptOf } from '../../db/capture-retention.ts';
 import {
-  captureBodies,
   captureFields,
-  listCaptureIds,
+  listCaptureVerdicts,
   countCapturedRequests,
   listCapturedRequests,
   type CapturedRequest,
@@ -16,28 +15,37 @@ import {
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { checkSignature, type SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError } from '../../lib/errors.ts';
-import { DEFAULT_IGNORED_HEADERS, diffCaptures } from '../../lib/capture-diff.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from '../../lib/plans.ts';
 import { ownedWebhook } from './webhook-settings.ts';
 
-/** Bodies read at a time to check against a schema. */
-const SCHEMA_CHECK_BATCH = 100;
-
-export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?: SecretBox }) {
-  const checks = schemaChecks();
-  /** The captures as answered, each with its signature's check and its schema's when the webhook has them. */
+export function webhookRequestService({
+  db,
+  box,
+  checks = schemaChecks({ db }),
+}: {
+  db: Kysely<Database>;
+  box?: SecretBox;
+  /** The JSON Schema checks of captures (their own checker threads unless given). */
+  checks?: SchemaChecks;
+}) {
+  /**
+   * The captures as answered, each with its signature's check and its schema's verdict when the
+   * webhook has them (kept verdicts; a capture with none for the schema is checked, bounded).
+   */
   async function present(
-    webhook: { signature: WebhookSignature | null; schema: JsonSchema | null },
+    webhook: { userId: number; signature: WebhookSignature | null; schema: JsonSchema | null },
     rows: CapturedRequest[],
   ) {
     const setting = rows.length && box ? webhook.signature : null;
-    const secret = setting ? await box!.open(setting.sealed_secret) : '';
-    const schema = rows.length && webhook.schema ? checks.against(webhook.schema) : null;
+    const [secret, verdicts] = await Promise.all([
+      setting ? box!.open(setting.sealed_secret) : '',
+      rows.length && webhook.schema ? checks.verdicts(webhook.userId, webhook.schema, rows) : null,
+    ]);
     return rows.map((r) => ({
       id: r.id,
       ...captureFields(r),
       ...(r.delivery ? { delivery: r.delivery } : {}),
-      ...(schema ? { schema: schema.verdict(r) } : {}),
+      ...(verdicts ? { schema: verdicts.get(r.id)! } : {}),
       ...(setting
         ? {
             signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, {
@@ -53,11 +61,11 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
     }));
   }
   /**
-   * The captures that keep to `filter` and whose body is `wanted` against the webhook's schema: each
-   * kept body is checked once (verdicts are kept), a page read after it; with every match counted.
+   * The captures that keep to `filter` and whose body is `wanted` against the webhook's schema (by
+   * the verdicts kept; those with none checked, bounded), a page read after it; with every match counted.
    */
   async function bySchema(
-    webhook: { id: number; schema: JsonSchema | null; signature: WebhookSignature | null },
+    webhook: { id: number; userId: number; schema: JsonSchema | null; signature: WebhookSignature | null },
     filter: CaptureFilter,
     wanted: 'valid' | 'invalid',
     limit: number,
@@ -68,21 +76,10 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
         'schema: this webhook has no JSON Schema to check captures against (set one with my-webhook-update)',
         'schema',
       );
-    const schema = checks.against(webhook.schema);
-    const ids = await listCaptureIds(db, webhook.id, filter);
-    // This search's verdicts, kept here: the process's cache may start again while it reads.
-    const valid = new Map<number, boolean>();
-    const unchecked: number[] = [];
-    for (const id of ids) {
-      const known = schema.known(id);
-      if (known) valid.set(id, known.valid);
-      else unchecked.push(id);
-    }
-    for (let i = 0; i < unchecked.length; i += SCHEMA_CHECK_BATCH)
-      for (const body of await captureBodies(db, webhook.id, unchecked.slice(i, i + SCHEMA_CHECK_BATCH)))
-        valid.set(body.id, schema.verdict(body).valid);
-    // A capture deleted between the two reads has no verdict: it is no match.
-    const matching = ids.filter((id) => valid.get(id) === (wanted === 'valid'));
+    const listed = await listCaptureVerdicts(db, webhook.id, filter);
+    const valid = await checks.validity(webhook.userId, webhook.id, webhook.schema, listed);
+    // A capture without a verdict (not checked in time, past its budget, deleted meanwhile) is no match.
+    const matching = listed.filter((r) => valid.get(r.id) === (wanted === 'valid')).map((r) => r.id);
     const page = matching.filter((id) => before === undefined || id < before).slice(0, limit);
     const rows = page.length ? await listCapturedRequests(db, webhook.id, page.length, 0, { ids: page }) : [];
     return [rows, matching.length];
@@ -94,6 +91,9 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
   return {
     /** The captures as every door answers them (with their signature checks): the export's too. */
     present,
+
+    /** Captures just stored for webhooks with a JSON Schema (the capture writer's `onToCheck`): checked now. */
+    checkStored: checks.afterStored,
 
     /** The caller's webhook (404 otherwise) and a filter narrowed to what it keeps (a search's, an export's). */
     scoped,
@@ -117,26 +117,6 @@ export function webhookRequestService({ db, box }: { db: Kysely<Database>; box?:
       const [row] = await listCapturedRequests(db, webhook.id, 1, 0, { ...(await keptOf(db, webhook)), ids: [id] });
       if (!row) throw new NotFoundError(`No capture ${id} among those webhook ${webhookId} keeps`);
       return (await present(webhook, [row]))[0]!;
-    },
-
-    /**
-     * What changed from capture `a` to capture `b` of the caller's webhook (both among those it
-     * keeps, else 404); `ignore`: header names to leave out (undefined: the usual ones).
-     */
-    async diff(userId: number, webhookId: string, a: number, b: number, ignore?: readonly string[]) {
-      const webhook = await ownedWebhook(db, userId, webhookId);
-      const rows = await listCapturedRequests(db, webhook.id, 2, 0, { ...(await keptOf(db, webhook)), ids: [a, b] });
-      const side = (id: number) => {
-        const row = rows.find((r) => r.id === id);
-        if (!row) throw new NotFoundError(`No capture ${id} among those webhook ${webhookId} keeps`);
-        return row;
-      };
-      const [x, y] = [side(a), side(b)];
-      return {
-        a: { id: x.id, created_at: x.createdAt.toISOString() },
-        b: { id: y.id, created_at: y.createdAt.toISOString() },
-        ...diffCaptures(x, y, ignore ?? DEFAULT_IGNORED_HEADERS),
-      };
     },
 
     /**

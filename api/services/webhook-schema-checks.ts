@@ -1,59 +1,227 @@
-// Captures checked against their webhook's JSON Schema when they are read, as signatures are: off
-// the capture path, and always against the schema the webhook holds now (a schema changed is the
-// one every capture is read against). A schema is compiled once per change (cached by a hash of its
-// text), and each capture's verdict is kept by schema and capture id, so paging through a search
-// that filters on it checks each body once.
+// Captures checked against their webhook's JSON Schema on the checker's threads (lib/json-schema-pool.ts),
+// never on the event loop, and each once per schema: after it is stored (the capture writer hands
+// over each batch's captures once their senders have their answers), its verdict kept in its row
+// with the hash of the schema it was checked against. Reads use the verdicts kept; a capture with
+// none for the schema the webhook holds now (the schema changed, or the checker was too busy to
+// take it) is checked then, stored the same way, and waited for at most `readWaitMs`: past that it
+// shows `not checked yet` (the check goes on, and the next read has its verdict). A check past its
+// budget is a verdict too, kept: `{valid: null, error: "check took too long"}`.
 import { createHash } from 'node:crypto';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { checkBody, compileSchema, type SchemaVerdict } from '../../lib/json-schema-check.ts';
+import type { Kysely } from 'kysely';
+import type { CapturesToCheck } from '../../db/capture-writer.ts';
+import { storeSchemaChecks, webhookSchemaOf } from '../../db/capture-schema-checks.ts';
+import { captureBodies } from '../../db/captured-requests.ts';
+import type { Database, JsonSchema, StoredSchemaCheck } from '../../db/schema.ts';
+import { batcher } from '../../lib/batcher.ts';
+import { BUSY, type CheckVerdict, isFinal, SchemaCheckPool, unchecked } from '../../lib/json-schema-pool.ts';
 
-/** Bounds of what this process keeps (both start again when full). */
-const MAX_COMPILED = 500;
-const MAX_VERDICTS = 200_000;
+export { BUSY };
 
-/** A capture as the check reads it. */
+export const STILL_RUNNING = 'not checked yet: the check is still running';
+/** How long a read waits for the checks it needs before it answers without them. */
+export const READ_WAIT_MS = 500;
+/** Bodies read at a time to check against a schema. */
+const CHECK_BATCH = 100;
+/** How often a read whose owner's queue is full looks again for room. */
+const ROOM_POLL_MS = 20;
+/** Verdicts this process keeps in memory (beside the database's: a read racing their write finds them). */
+const MAX_RECENT = 10_000;
+
+/** A capture as the check reads it (with its kept verdict, when read with one). */
 export interface CheckedBody {
   id: number;
   body: string | null;
   bodyEncoding: 'utf8' | 'base64';
+  schemaCheck?: StoredSchemaCheck | null;
 }
 
-export function schemaChecks() {
-  const compiled = new Map<string, ValidateFunction | string>();
-  const verdicts = new Map<string, SchemaVerdict>();
-  const keyOf = (schema: object) => createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
+/** A schema as the checker takes it: its JSON text, known by its hash. */
+interface Schema {
+  text: string;
+  hash: string;
+}
+const schemaOf = (schema: JsonSchema): Schema => {
+  const text = JSON.stringify(schema);
+  return { text, hash: createHash('sha256').update(text).digest('base64url') };
+};
+const shown = (c: StoredSchemaCheck): CheckVerdict =>
+  c.valid === null
+    ? unchecked(c.error ?? 'not checked')
+    : { valid: c.valid, errors: c.errors.map(({ path, message }) => ({ path, message })) };
 
-  /** The schema, compiled (it was checked when set: one that no longer compiles fails every body, saying why). */
-  function validator(key: string, schema: object): ValidateFunction | string {
-    const known = compiled.get(key);
-    if (known) return known;
-    const made = compileSchema(schema);
-    if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(key, made);
-    return made;
+/** Resolves when `work` does or `ms` have passed, whichever comes first. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((r) => (timer = setTimeout(r, Math.max(0, ms))))]);
+  clearTimeout(timer);
+}
+
+/** The process's checker: one thread started at once (33 MB), so that a first read does not wait for it to start. */
+function warmPool(): SchemaCheckPool {
+  const pool = new SchemaCheckPool();
+  pool.warm();
+  return pool;
+}
+
+export function schemaChecks({
+  db,
+  pool = warmPool(),
+  readWaitMs = READ_WAIT_MS,
+}: {
+  db: Kysely<Database>;
+  pool?: SchemaCheckPool;
+  readWaitMs?: number;
+}) {
+  /** Checks running or waiting, by schema hash and capture id: a second ask joins the first. */
+  const running = new Map<string, Promise<CheckVerdict>>();
+  /** The newest verdicts computed here, by schema hash and capture id (written, or being written). */
+  const recent = new Map<string, CheckVerdict>();
+  const writes = batcher<{ id: number; check: StoredSchemaCheck }>(
+    async (items) => {
+      try {
+        await storeSchemaChecks(db, items);
+      } catch {
+        // Not kept: another process checks the capture again when it reads it.
+      }
+    },
+    { maxItems: 200, maxWaitMs: 20 },
+  );
+
+  /** `capture`'s verdict against `schema`, checked once (kept when final); null when the checker is busy. */
+  function check(owner: number, schema: Schema, capture: CheckedBody): Promise<CheckVerdict> | null {
+    const key = `${schema.hash}:${capture.id}`;
+    const known = recent.get(key);
+    if (known) return Promise.resolve(known);
+    const joined = running.get(key);
+    if (joined) return joined;
+    const job = { hash: schema.hash, schema: schema.text, body: capture.body, encoding: capture.bodyEncoding };
+    const submitted = pool.submit(String(owner), job);
+    if (!submitted) return null;
+    const done = submitted.then((verdict) => {
+      running.delete(key);
+      if (isFinal(verdict)) {
+        if (recent.size >= MAX_RECENT) recent.delete(recent.keys().next().value!);
+        recent.set(key, verdict);
+        writes.add({ id: capture.id, check: { hash: schema.hash, ...verdict } });
+      }
+      return verdict;
+    });
+    running.set(key, done);
+    return done;
+  }
+
+  /**
+   * Checks the captures `ids` of one owner as the checker has room for them (reading their bodies with
+   * `load`, a batch at a time), telling each verdict as it comes, until `readWaitMs` have passed; which
+   * were submitted (the others: the checker was busy).
+   */
+  async function feed(
+    owner: number,
+    schema: Schema,
+    ids: readonly number[],
+    load: (ids: number[]) => Promise<CheckedBody[]>,
+    told: (id: number, verdict: CheckVerdict) => void,
+  ): Promise<{ submitted: Set<number> }> {
+    const deadline = Date.now() + readWaitMs;
+    const submitted = new Set<number>();
+    const pending = new Set<Promise<void>>();
+    for (let next = 0; next < ids.length && Date.now() < deadline; ) {
+      const room = Math.min(CHECK_BATCH, pool.room(String(owner)));
+      if (room === 0) {
+        // The owner's queue is full: until one of these checks ends, or a moment for the others to.
+        await within(Promise.race(pending), Math.min(ROOM_POLL_MS, deadline - Date.now()));
+        continue;
+      }
+      const batch = ids.slice(next, next + room);
+      next += batch.length;
+      for (const body of await load(batch)) {
+        const checked = check(owner, schema, body);
+        if (!checked) continue;
+        submitted.add(body.id);
+        const waiting: Promise<void> = checked.then((v) => {
+          told(body.id, v);
+          pending.delete(waiting);
+        });
+        pending.add(waiting);
+      }
+    }
+    if (pending.size) await within(Promise.all(pending), deadline - Date.now());
+    return { submitted };
+  }
+
+  /** The captures a batch stored for one webhook, checked as the checker has room (the rest when read). */
+  async function checkStored({ ref, owner, ids }: CapturesToCheck): Promise<void> {
+    const room = pool.room(String(owner));
+    if (room === 0) return;
+    const schema = await webhookSchemaOf(db, ref);
+    if (!schema) return;
+    const s = schemaOf(schema);
+    for (const body of await captureBodies(db, ref, ids.slice(-room))) void check(owner, s, body);
   }
 
   return {
-    /** A checker of bodies against `schema`: each capture's verdict, computed once per schema. */
-    against(schema: object) {
-      const key = keyOf(schema);
-      return {
-        known: (id: number) => verdicts.get(`${key}:${id}`),
-        verdict(capture: CheckedBody): SchemaVerdict {
-          const cacheKey = `${key}:${capture.id}`;
-          const known = verdicts.get(cacheKey);
-          if (known) return known;
-          const validate = validator(key, schema);
-          const verdict =
-            typeof validate === 'string'
-              ? { valid: false, errors: [{ path: '', message: `cannot be checked: the schema ${validate}` }] }
-              : checkBody(validate, capture.body, capture.bodyEncoding);
-          if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-          verdicts.set(cacheKey, verdict);
-          return verdict;
-        },
-      };
+    /** Captures just stored (the capture writer's `onToCheck`): checked after this turn, never before an answer. */
+    afterStored(batches: CapturesToCheck[]): void {
+      setImmediate(() => {
+        for (const b of batches) checkStored(b).catch(() => {}); // unchecked: checked when read
+      });
     },
+
+    /**
+     * The verdicts of `captures` (read with their kept ones) against `schema`, for its owner's read:
+     * those not kept for it checked now, waiting at most `readWaitMs`.
+     */
+    async verdicts(owner: number, schema: JsonSchema, captures: CheckedBody[]): Promise<Map<number, CheckVerdict>> {
+      const s = schemaOf(schema);
+      const out = new Map<number, CheckVerdict>();
+      const byId = new Map<number, CheckedBody>();
+      for (const c of captures) {
+        if (c.schemaCheck?.hash === s.hash) out.set(c.id, shown(c.schemaCheck));
+        else byId.set(c.id, c);
+      }
+      const { submitted } = await feed(
+        owner,
+        s,
+        [...byId.keys()],
+        async (ids) => ids.map((id) => byId.get(id)!),
+        (id, v) => out.set(id, v),
+      );
+      for (const c of captures)
+        if (!out.has(c.id)) out.set(c.id, unchecked(submitted.has(c.id) ? STILL_RUNNING : BUSY));
+      return out;
+    },
+
+    /**
+     * Whether each capture of `listed` (ids with the hash and validity kept) is valid against
+     * `schema`: kept verdicts, else checked now as the checker has room, waiting at most
+     * `readWaitMs` in all; a capture with no verdict by then is left out.
+     */
+    async validity(
+      owner: number,
+      webhookRef: number,
+      schema: JsonSchema,
+      listed: ReadonlyArray<{ id: number; hash: string | null; valid: boolean | null }>,
+    ): Promise<Map<number, boolean | null>> {
+      const s = schemaOf(schema);
+      const valid = new Map<number, boolean | null>();
+      const todo: number[] = [];
+      for (const r of listed) {
+        const known = r.hash === s.hash ? r : recent.get(`${s.hash}:${r.id}`);
+        if (known) valid.set(r.id, known.valid);
+        else todo.push(r.id);
+      }
+      await feed(
+        owner,
+        s,
+        todo,
+        (ids) => captureBodies(db, webhookRef, ids),
+        (id, v) => valid.set(id, v.valid),
+      );
+      return valid;
+    },
+
+    /** Ends the checker's threads. */
+    close: () => pool.close(),
   };
 }
 

@@ -20,6 +20,7 @@ import {
   type WebhookSettings,
 } from '../../db/webhooks.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
+import { withTargetHint } from './webhook-target-hints.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
@@ -129,7 +130,9 @@ export function webhookSettingsService({
           'forward_url: must not be this service (forwarding to a capture URL would go round in circles)',
           'forward_url',
         );
-      await checkTarget(forwardUrl, { allow, field: 'forward_url' });
+      await checkTarget(forwardUrl, { allow, field: 'forward_url' }).catch((e) => {
+        throw withTargetHint(e, { forward: { webhookId } });
+      });
       const most = PLAN_LIMITS[plan].forwardingWebhooks;
       if ((await countForwarding(db, account.userId, webhookId)) >= most)
         throw new PlanLimitError(

@@ -1,6 +1,8 @@
 // Webhooks as a user sees them, for every door (REST, MCP, dashboard): one owner check, one shape.
-// One object of four services: webhook-settings.ts (CRUD), webhook-requests.ts (list, search, diff),
-// webhook-live.ts (SSE, wait), webhook-rules.ts (trying a request against the rules).
+// One object of five services: webhook-settings.ts (CRUD), webhook-requests.ts (list, search),
+// webhook-diff.ts (diff, its bodies on threads of their own), webhook-live.ts (SSE, wait),
+// webhook-rules.ts (trying a request against the rules).
+import { webhookDiffService } from './webhook-diff.ts';
 import { webhookLiveService } from './webhook-live.ts';
 import { webhookRequestService } from './webhook-requests.ts';
 import { webhookRuleService } from './webhook-rules.ts';
@@ -11,7 +13,7 @@ export function webhookService(deps: WebhookDeps) {
   const views = webhookRequestService({ db, box });
   const live = webhookLiveService({ db, kv, views });
   const settings = webhookSettingsService({ ...deps, live });
-  return { ...settings, ...views, ...live, ...webhookRuleService({ db }) };
+  return { ...settings, ...views, ...webhookDiffService({ db }), ...live, ...webhookRuleService({ db }) };
 }
 
 export type WebhookService = ReturnType<typeof webhookService>;

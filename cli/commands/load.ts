@@ -6,7 +6,8 @@ import { loadTestOperations as ops } from '../../api/schemas/load-tests.ts';
 import { client, pathOf, type Client } from '../client.ts';
 import { currentService } from '../config.ts';
 import { ThresholdsFailed } from '../errors.ts';
-import { startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
+import { asFlags } from '../flag-errors.ts';
+import { runFlagFields, startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
 import { followTest } from '../load-progress.ts';
 import { summary, type ResultsAnswer } from '../load-summary.ts';
 import { fields, localTime, note, out, print, printJson, table } from '../output.ts';
@@ -114,9 +115,10 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .action(async (file: string | undefined, o: RunFlags & { report?: string; json?: boolean }) => {
       const body = startBodyOf(file, o);
       const c = api();
-      const started = await c.call<{ test_id: string; config: { target_url: string } }>('POST', pathOf(ops.start), {
-        json: body,
-      });
+      // What only the service judges (its SSRF guard, the plan's bounds) is told as the flag that gave it.
+      const started = await asFlags(runFlagFields(o), () =>
+        c.call<{ test_id: string; config: { target_url: string } }>('POST', pathOf(ops.start), { json: body }),
+      );
       note(`Load test ${out.bold(started.test_id)} started against ${started.config.target_url}`);
       const final = await followTest(c, started.test_id);
       const results = await c.call<ResultsAnswer>('GET', pathOf(ops.results, { test_id: started.test_id }));
@@ -204,17 +206,19 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .option('--limit <n>', '1 to 100', positiveInt('--limit'))
     .option('--json', 'print the API answer')
     .action(async (o: { limit?: number; json?: boolean }) => {
-      const a = await api().call<{
-        data: {
-          tests: Array<{
-            test_id: string;
-            status: string;
-            config: Record<string, unknown>;
-            created_at: string;
-            summary: Record<string, number> | null;
-          }>;
-        };
-      }>('GET', pathOf(ops.list, {}, { limit: o.limit }));
+      const a = await asFlags({ limit: '--limit' }, () =>
+        api().call<{
+          data: {
+            tests: Array<{
+              test_id: string;
+              status: string;
+              config: Record<string, unknown>;
+              created_at: string;
+              summary: Record<string, number> | null;
+            }>;
+          };
+        }>('GET', pathOf(ops.list, {}, { limit: o.limit })),
+      );
       if (o.json) return printJson(a);
       if (!a.data.tests.length) return print('No load tests yet: netops load run --help');
       print(

@@ -7,9 +7,18 @@ import { lookupOperations } from '../../api/schemas/lookups.ts';
 import { client, pathOf, type AnswerOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { UsageError } from '../errors.ts';
+import { asFlags } from '../flag-errors.ts';
 import { fields, out, print, printJson, table } from '../output.ts';
 
 const api = () => client(currentService());
+/** A refusal of a flag's value is told as the flag (exit 2); of the argument, as the argument. */
+const LOOKUP_FLAGS = {
+  mode: '--mode',
+  currency: '--currency',
+  type: '--type',
+  domain: '<domain>',
+  domains: '<domains>',
+};
 const yesNo = (v: boolean | null) => (v === null ? 'unknown' : v ? 'yes' : 'no');
 const price = (
   p: { registration_price?: number | null; registration?: number; currency: string } | null | undefined,
@@ -28,9 +37,11 @@ export function registerLookups(program: Command): void {
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('netops whois example.com --currency EUR'))
     .action(async (domain: string, o: { mode?: string; currency?: string; json?: boolean }) => {
-      const a = await api().call<AnswerOf<typeof domainOperations.whois>>(
-        'GET',
-        pathOf(domainOperations.whois, {}, { domain, mode: o.mode, currency: o.currency }),
+      const a = await asFlags(LOOKUP_FLAGS, () =>
+        api().call<AnswerOf<typeof domainOperations.whois>>(
+          'GET',
+          pathOf(domainOperations.whois, {}, { domain, mode: o.mode, currency: o.currency }),
+        ),
       );
       if (o.json) return printJson(a);
       const p = a.parsed_data;
@@ -70,9 +81,11 @@ export function registerLookups(program: Command): void {
         .map((d) => d.trim())
         .filter(Boolean);
       if (!domains.length) throw new UsageError('no domains given');
-      const a = await api().call<AnswerOf<typeof domainOperations.bulk>>('POST', pathOf(domainOperations.bulk), {
-        json: { domains, mode: o.mode, currency: o.currency },
-      });
+      const a = await asFlags(LOOKUP_FLAGS, () =>
+        api().call<AnswerOf<typeof domainOperations.bulk>>('POST', pathOf(domainOperations.bulk), {
+          json: { domains, mode: o.mode, currency: o.currency },
+        }),
+      );
       if (o.json) return printJson(a);
       const rows = Object.entries(a.results).map(([name, r]) =>
         r.success
@@ -96,9 +109,11 @@ export function registerLookups(program: Command): void {
     .option('--type <type>', 'one record type (A, AAAA, MX, TXT, NS, CNAME, SOA, ...; default all)')
     .option('--json', 'print the API answer')
     .action(async (domain: string, o: { type?: string; json?: boolean }) => {
-      const a = await api().call<AnswerOf<typeof lookupOperations.dns>>(
-        'GET',
-        pathOf(lookupOperations.dns, {}, { domain, type: o.type }),
+      const a = await asFlags(LOOKUP_FLAGS, () =>
+        api().call<AnswerOf<typeof lookupOperations.dns>>(
+          'GET',
+          pathOf(lookupOperations.dns, {}, { domain, type: o.type }),
+        ),
       );
       if (o.json) return printJson(a);
       const rows = Object.entries(a.records as Record<string, unknown>).flatMap(([type, values]) =>

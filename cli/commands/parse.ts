@@ -2,6 +2,15 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.ts';
 
+/** "30", "30s", "5m", "1h", "1m30s": whole seconds. */
+export function seconds(flag: string) {
+  return (value: string): number => {
+    const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(value.trim());
+    if (!value.trim() || !m) throw new UsageError(`${flag}: "${value}" is not a duration such as 30, 30s, 5m or 1m30s`);
+    return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  };
+}
+
 export const positiveInt =
   (flag: string) =>
   (value: string): number => {
@@ -41,4 +50,12 @@ export function headerPairs(lines: string[], flag: string): Record<string, strin
 /** The examples block of a command's --help. */
 export function examples(...lines: string[]): string {
   return `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
+}
+
+/** An ISO 8601 time as given, or how long ago (30s, 15m, 2h, 1h30m) as the ISO time it was then. */
+export function timeOrAgo(value: string): string {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value.trim());
+  if (!m || !(m[1] || m[2] || m[3])) return value; // the API's schema judges it (named as the flag)
+  const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  return new Date(Date.now() - seconds * 1000).toISOString();
 }

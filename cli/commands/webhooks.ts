@@ -1,132 +1,41 @@
-// netops webhook create|list|show|requests|delete|export|replay: the webhook endpoints, in a terminal.
+// netops webhook list|show|requests|delete|export, and the families of their own files: create and
+// update (webhook-settings.ts), wait (webhook-wait.ts), diff (webhook-diff.ts), replay (webhook-replay.ts).
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Command } from 'commander';
-import { webhookOperations as ops } from '../../api/schemas/webhooks.ts';
-import { client, pathOf, type Client } from '../client.ts';
-import { currentService } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import { fields, localTime, ms, note, out, print, printJson, table } from '../output.ts';
-import { examples, headerPairs, positiveInt } from './parse.ts';
+import { Option, type Command } from 'commander';
+import { exportQuery, webhookOperations as ops, searchQuery } from '../../api/schemas/webhooks.ts';
+import { CAPTURE_HEAD, captureRows, settingsFields, type Capture, type Webhook } from '../captures.ts';
+import { pathOf } from '../client.ts';
+import { asFlags, checked } from '../flag-errors.ts';
+import { localTime, note, out, print, printJson, table } from '../output.ts';
+import { api, findWebhook } from '../webhook-api.ts';
+import { FILTER_FLAGS, filterOptions, filterQuery, type FilterFlags } from './capture-filters.ts';
+import { examples, positiveInt } from './parse.ts';
+import { registerWebhookDiff } from './webhook-diff.ts';
+import { registerWebhookReplay } from './webhook-replay.ts';
+import { registerWebhookSettings } from './webhook-settings.ts';
+import { registerWebhookWait } from './webhook-wait.ts';
 
-interface Webhook {
-  webhook_id: string;
-  webhook_url: string;
-  request_count: number;
-  created_at: string;
-  forward_url: string | null;
-  response: { status: number } | null;
-  signature: { scheme: string } | null;
-  retention: { max_requests: number; max_age_days: number };
-}
-export interface Capture {
-  id: number;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string | null;
-  body_encoding: 'utf8' | 'base64';
-  body_size: number;
-  query_params: string | null;
-  created_at: string;
-  signature?: { status: string };
-  delivery?: { status: string };
-}
-
-const api = () => client(currentService());
-
-/** The path below the capture URL, with the query as it was sent. */
-export function sentPath(c: Pick<Capture, 'path' | 'query_params'>, webhookId: string): string {
-  const below = c.path.slice(`/webhook/${webhookId}`.length) || '/';
-  if (!c.query_params) return below;
-  const q = new URLSearchParams(
-    Object.entries(JSON.parse(c.query_params) as Record<string, string | string[]>).flatMap(([k, v]) =>
-      (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]),
-    ),
-  );
-  return `${below}?${q}`;
-}
-
-export async function createWebhook(
-  c: Client,
-  body: Record<string, unknown> = {},
-): Promise<Webhook & { success: true }> {
-  return c.call('POST', pathOf(ops.create), { json: body });
-}
-
-/** The my-webhooks answer narrowed to one webhook (there is no endpoint of one). */
-async function findWebhook(c: Client, id: string): Promise<{ success: true; data: { total: 1; webhooks: [Webhook] } }> {
-  const list = await c.call<{ data: { webhooks: Webhook[] } }>('GET', pathOf(ops.list));
-  const found = list.data.webhooks.find((w) => w.webhook_id === id);
-  if (!found) throw new ApiError(`webhook show ${id}`, 404, 'not_found', `No webhook ${id} among yours`);
-  return { success: true, data: { total: 1, webhooks: [found] } };
-}
-
-function captureRows(requests: Capture[], webhookId: string): Array<Array<string | number>> {
-  return requests.map((r) => [
-    r.id,
-    localTime(r.created_at),
-    r.method,
-    sentPath(r, webhookId),
-    `${r.body_size} B`,
-    [r.signature && `signature ${r.signature.status}`, r.delivery && `delivery ${r.delivery.status}`]
-      .filter(Boolean)
-      .join(', '),
-  ]);
-}
-const CAPTURE_HEAD = ['Id', 'Captured', 'Method', 'Path', 'Body', 'Notes'];
+// What `netops listen` takes from here.
+export { sentPath, type Capture } from '../captures.ts';
+export { createWebhook } from '../webhook-api.ts';
 
 export function registerWebhooks(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('Webhooks: capture URLs and what they captured')
-    .addHelpText('after', examples('netops webhook create', 'netops webhook requests wh_123 --limit 5'));
-
-  webhook
-    .command('create')
-    .description('Create a webhook and print its capture URL')
-    .option(
-      '--forward-url <url>',
-      'pass each capture on to this URL (the service sends it: the URL must be reachable from it)',
-    )
-    .option('--status <code>', 'the status senders get (default 200)', positiveInt('--status'))
-    .option('--body <text>', 'the body senders get')
-    .option('--header <name:value>', 'a header senders get (repeat it)', (v: string, all: string[] = []) => [...all, v])
-    .option('--keep <n>', 'how many captures it keeps (plan default 500)', positiveInt('--keep'))
-    .option('--json', 'print the API answer')
+    .description('Webhooks: capture URLs, what they answer, and what they captured')
     .addHelpText(
       'after',
-      examples('netops webhook create --status 202 --header "Content-Type: text/plain" --body accepted'),
-    )
-    .action(
-      async (o: {
-        forwardUrl?: string;
-        status?: number;
-        body?: string;
-        header?: string[];
-        keep?: number;
-        json?: boolean;
-      }) => {
-        const response =
-          o.status !== undefined || o.body !== undefined || o.header
-            ? { status: o.status ?? 200, body: o.body ?? '', headers: headerPairs(o.header ?? [], '--header') }
-            : undefined;
-        const created = await createWebhook(api(), {
-          response,
-          forward_url: o.forwardUrl,
-          retention: o.keep ? { max_requests: o.keep } : undefined,
-        });
-        if (o.json) return printJson(created);
-        print(
-          fields([
-            ['Webhook', created.webhook_id],
-            ['Capture URL', out.bold(created.webhook_url)],
-            ['Forwards to', created.forward_url],
-          ]),
-        );
-      },
+      examples(
+        'netops webhook create',
+        'netops webhook update wh_123 --rules rules.json',
+        'netops webhook wait wh_123 --method POST --timeout 2m',
+        'netops webhook requests wh_123 --limit 5',
+      ),
     );
+
+  registerWebhookSettings(webhook);
 
   webhook
     .command('list')
@@ -156,7 +65,7 @@ export function registerWebhooks(program: Command): void {
 
   webhook
     .command('show')
-    .description('A webhook: its settings and its newest captures')
+    .description('A webhook: its settings, its rules and its newest captures')
     .addHelpText('after', examples('netops webhook show wh_123'))
     .argument('<id>', 'the webhook id')
     .option('--json', 'print the my-webhooks answer narrowed to this webhook')
@@ -164,19 +73,7 @@ export function registerWebhooks(program: Command): void {
       const c = api();
       const answer = await findWebhook(c, id);
       if (o.json) return printJson(answer);
-      const w = answer.data.webhooks[0];
-      print(
-        fields([
-          ['Webhook', w.webhook_id],
-          ['Capture URL', out.bold(w.webhook_url)],
-          ['Captures', w.request_count],
-          ['Created', localTime(w.created_at)],
-          ['Answers', w.response ? `status ${w.response.status} (custom)` : 'the default JSON acknowledgement'],
-          ['Signatures', w.signature?.scheme ?? 'not checked'],
-          ['Forwards to', w.forward_url ?? 'nowhere'],
-          ['Keeps', `${w.retention.max_requests} captures, ${w.retention.max_age_days} days`],
-        ]),
-      );
+      print(settingsFields(answer.data.webhooks[0]));
       const recent = await c.call<{ data: { requests: Capture[] } }>(
         'GET',
         pathOf(ops.requests, {}, { webhook_id: id, limit: 10 }),
@@ -184,48 +81,37 @@ export function registerWebhooks(program: Command): void {
       if (recent.data.requests.length) print(`\n${table(CAPTURE_HEAD, captureRows(recent.data.requests, id))}`);
     });
 
-  webhook
-    .command('requests')
-    .description('Captured requests of a webhook, newest first, filtered as my-webhook-requests filters them')
-    .argument('<id>', 'the webhook id')
-    .option('--method <method>', 'only this method')
-    .option('--header <name[:value]>', 'only with this header (and value)')
-    .option('--q <text>', 'only bodies holding this text')
-    .option('--since <time>', 'only captured at or after this ISO time')
-    .option('--until <time>', 'only captured before this ISO time')
+  filterOptions(
+    webhook
+      .command('requests')
+      .description('Captured requests of a webhook, newest first, with the rule that answered each and its verdicts')
+      .argument('<id>', 'the webhook id'),
+  )
     .option('--limit <n>', 'at most this many (1-500)', positiveInt('--limit'))
     .option('--cursor <cursor>', 'the next page (next_cursor of the previous one)')
+    .addOption(
+      new Option('--schema <verdict>', "only bodies valid (or invalid) against the webhook's JSON Schema").choices([
+        'valid',
+        'invalid',
+      ]),
+    )
     .option('--json', 'print the API answer')
-    .addHelpText('after', examples('netops webhook requests wh_123 --method POST --q order_id --limit 20'))
+    .addHelpText(
+      'after',
+      examples(
+        'netops webhook requests wh_123 --method POST --q order_id --since 1h --limit 20',
+        'netops webhook requests wh_123 --schema invalid',
+      ),
+    )
     .action(
-      async (
-        id: string,
-        o: {
-          method?: string;
-          header?: string;
-          q?: string;
-          since?: string;
-          until?: string;
-          limit?: number;
-          cursor?: string;
-          json?: boolean;
-        },
-      ) => {
-        const answer = await api().call<{ data: { total: number; requests: Capture[]; next_cursor?: string } }>(
-          'GET',
-          pathOf(
-            ops.requests,
-            {},
-            {
-              webhook_id: id,
-              method: o.method,
-              header: o.header,
-              q: o.q,
-              since: o.since,
-              until: o.until,
-              limit: o.limit,
-              cursor: o.cursor,
-            },
+      async (id: string, o: FilterFlags & { limit?: number; cursor?: string; schema?: string; json?: boolean }) => {
+        const query = { webhook_id: id, ...filterQuery(o), limit: o.limit, cursor: o.cursor, schema: o.schema };
+        const flags = { ...FILTER_FLAGS, limit: '--limit', cursor: '--cursor', schema: '--schema' };
+        checked(searchQuery, query, 'query', flags);
+        const answer = await asFlags(flags, () =>
+          api().call<{ data: { total: number; requests: Capture[]; next_cursor?: string } }>(
+            'GET',
+            pathOf(ops.requests, {}, query),
           ),
         );
         if (o.json) return printJson(answer);
@@ -247,38 +133,27 @@ export function registerWebhooks(program: Command): void {
       print(answer.message);
     });
 
-  webhook
-    .command('export')
-    .description('Every kept capture as one JSON or HAR 1.2 file')
-    .argument('<id>', 'the webhook id')
-    .option('--format <format>', 'json or har', 'json')
+  filterOptions(
+    webhook
+      .command('export')
+      .description('Every kept capture (or those matching the filters) as one JSON or HAR 1.2 file')
+      .argument('<id>', 'the webhook id'),
+  )
+    .addOption(new Option('--format <format>', 'json or har').choices(['json', 'har']).default('json'))
     .option('-o, --output <file>', 'write it here (default: standard output)')
     .addHelpText('after', examples('netops webhook export wh_123 --format har -o captures.har'))
-    .action(async (id: string, o: { format: string; output?: string }) => {
-      const res = await api().send('GET', pathOf(ops.export, {}, { webhook_id: id, format: o.format }), { open: true });
+    .action(async (id: string, o: FilterFlags & { format: string; output?: string }) => {
+      const query = { webhook_id: id, ...filterQuery(o), format: o.format };
+      const flags = { ...FILTER_FLAGS, format: '--format' };
+      checked(exportQuery, query, 'query', flags);
+      const res = await asFlags(flags, () => api().send('GET', pathOf(ops.export, {}, query), { open: true }));
       await pipeline(Readable.fromWeb(res.body as never), o.output ? fs.createWriteStream(o.output) : process.stdout, {
         end: Boolean(o.output),
       });
       if (o.output) note(`Saved ${fs.statSync(o.output).size} bytes to ${o.output}`);
     });
 
-  webhook
-    .command('replay')
-    .description('Send a captured request again, byte for byte, to a URL (from the service) and show the answer')
-    .addHelpText('after', examples('netops webhook replay wh_123 42 --to https://staging.example.com/hooks'))
-    .argument('<id>', 'the webhook id')
-    .argument('<request-id>', 'the capture id (netops webhook requests)', positiveInt('request-id'))
-    .requiredOption('--to <url>', 'where to send it')
-    .option('--json', 'print the API answer')
-    .action(async (id: string, requestId: number, o: { to: string; json?: boolean }) => {
-      const answer = await api().call<{
-        response: { status: number; body: string; truncated: boolean };
-        duration_ms: number;
-        target_url: string;
-      }>('POST', pathOf(ops.replay), { json: { webhook_id: id, request_id: requestId, target_url: o.to } });
-      if (o.json) return printJson(answer);
-      print(`${answer.target_url} answered ${out.bold(String(answer.response.status))} in ${ms(answer.duration_ms)}`);
-      if (answer.response.body)
-        print(answer.response.body + (answer.response.truncated ? out.dim(' … (truncated)') : ''));
-    });
+  registerWebhookWait(webhook);
+  registerWebhookDiff(webhook);
+  registerWebhookReplay(webhook);
 }

@@ -18,6 +18,7 @@ import * as loadTestReplays from './2026-11-27-016-load-test-replays.ts';
 import * as loadTestOutputs from './2026-11-27-017-load-test-outputs.ts';
 import * as loadTestSeconds from './2026-11-27-018-load-test-seconds.ts';
 import * as loadShardPhases from './2026-11-27-019-load-shard-phases.ts';
+import * as captureSchemaChecks from './2026-11-28-020-capture-schema-checks.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-017-load-test-outputs': loadTestOutputs,
   '2026-11-27-018-load-test-seconds': loadTestSeconds,
   '2026-11-27-019-load-shard-phases': loadShardPhases,
+  '2026-11-28-020-capture-schema-checks': captureSchemaChecks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { call, newAccount, targets } from '../support/client.ts';
-import { newUser, PASSWORD } from '../support/mcp.ts';
+import { newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 import { type AppProcess, freePort, startApp } from '../support/processes.ts';
 import { type Received, startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -57,19 +57,14 @@ describe.each(targets())('the capture surface holds no credential of the service
     })) as Page;
     expect(keys.html).toContain(user.email);
     const redirectUri = `http://127.0.0.1:${randomInt(20_000, 60_000)}/callback`;
-    const registered = await raw(target.baseUrl, '/oauth/register', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'capture trust',
-        redirect_uris: [redirectUri],
-        token_endpoint_auth_method: 'none',
-      }),
+    const registered = await registerClient(target.baseUrl, {
+      client_name: 'capture trust',
+      redirect_uris: [redirectUri],
     });
-    expect(registered.status, registered.text).toBe(201);
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
     const authorize = `${target.baseUrl}/oauth/authorize?${new URLSearchParams({
-      client_id: JSON.parse(registered.text).client_id,
+      client_id: registered.body.client_id,
       response_type: 'code',
       redirect_uri: redirectUri,
       scope: 'mcp:tools',

@@ -2,7 +2,7 @@
 // that logs what arrives and when. At speed 10, 200 captures arrive in their order with their recorded
 // gaps divided by 10; a HAR replayed at speed 0 in a loop is broken down per request; the guard
 // refuses a HAR aimed at a private address before any connection; bad replays are refused naming
-// the field.
+// the field, a sequence past its headers' bound (the test's own on every request) among them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectErrorShape, targets } from '../support/client.ts';
 import { loadTestSuite } from '../support/load-tests.ts';
@@ -263,6 +263,18 @@ describe.each(targets())('load tests replaying recorded requests ($name)', (targ
         'replay.har.log.entries.0.request.method: must be one of',
       ],
       [{ targetUrl: origin, replay: { webhook_id: webhook.webhook_id } }, 'replay: webhook'],
+      // The test's own headers go on each of 10,000 requests: 11 MB of headers, past the 10 MiB a replay holds.
+      [
+        {
+          replay: {
+            har: harOf(Array.from({ length: 10_000 }, () => ({ method: 'GET', url: `${origin}/h` }))),
+            speed: 0,
+          },
+          testDuration: 10,
+          headers: { 'x-own': 'v'.repeat(1_100) },
+        },
+        "replay: the requests' headers come to",
+      ],
       [{ targetUrl: origin, replay: { webhook_id: webhook.webhook_id, ids: [1] } }, 'replay.ids: no capture 1'],
     ];
     for (const [body, message] of cases) {

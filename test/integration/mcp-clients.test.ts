@@ -5,34 +5,15 @@
 // callback, a loopback-only CLI and a reverse-domain native app. Then every redirect form RFC 8252 and
 // RFC 6749 rule out is refused, naming it. Each registration leaves from an address of its own on
 // 127.0.0.0/8 (registrations are limited per address).
-import { createHash, randomBytes, randomInt } from 'node:crypto';
-import http from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { targets } from '../support/client.ts';
-import { newUser, PASSWORD } from '../support/mcp.ts';
+import { newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 
-const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-
-function register(baseUrl: string, metadata: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${baseUrl}/oauth/register`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(metadata));
-  });
-}
+const register = registerClient;
 
 const CURSOR_URIS = [
   'cursor://anysphere.cursor-mcp/oauth/callback',

@@ -7,9 +7,8 @@
 // held to the same rules and its client named by the document's host, and OAUTH_REDIRECT_SCHEMES adds a
 // scheme whose clients, once it is taken away, keep their other redirects but are never sent to it.
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -17,7 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { targets } from '../support/client.ts';
-import { newUser, PASSWORD } from '../support/mcp.ts';
+import { newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
 
 const DANGEROUS = [
@@ -30,26 +29,7 @@ const DANGEROUS = [
 ];
 const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
 
-/** Registrations are limited per address: each leaves from an address of its own on 127.0.0.0/8. */
-const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-
-function register(baseUrl: string, metadata: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${baseUrl}/oauth/register`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ token_endpoint_auth_method: 'none', ...metadata }));
-  });
-}
+const register = registerClient;
 
 function authorizeUrl(baseUrl: string, clientId: string, redirectUri: string, extra: Record<string, string> = {}) {
   const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');

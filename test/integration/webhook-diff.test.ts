@@ -1,7 +1,9 @@
 // Diffs of two captures, through REST and MCP: two JSON deliveries differing in a nested field, an
 // added header and a query value are told apart by exactly those; headers that differ on every
 // delivery are left out unless the caller names its own list; text bodies by lines; captures that
-// are not the caller's, or not kept, are 404; bad ids are refused naming the field.
+// are not the caller's, or not kept, are 404; bad ids are refused naming the field. Two 1 MiB captures
+// that differ everywhere are diffed off the event loop (/healthz stays fast meanwhile), with an honest
+// answer at each bound: a line diff given up (why, both sizes), a patch cut at 256 KiB.
 import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
@@ -87,6 +89,7 @@ describe.each(targets())('webhook capture diffs ($name)', (target) => {
       format: 'text',
       same: false,
       patch: '@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n',
+      truncated: false,
     });
     const unknownArg = await client.callTool({
       name: 'webhook_diff',
@@ -115,5 +118,43 @@ describe.each(targets())('webhook capture diffs ($name)', (target) => {
       expectErrorShape(refused, 400);
       expect(refused.body.message, query).toMatch(message);
     }
+  });
+
+  it('diffs two 1 MiB captures that differ everywhere off the event loop, answering what it could do', async () => {
+    const webhook = (await api('POST', 'my-webhook-create', {})).body;
+    // Half a million short lines each, `a` or `b` at random: a line diff of them works past its half second.
+    const lines = () => Array.from({ length: 512 * 1024 }, () => (Math.random() < 0.5 ? 'a\n' : 'b\n')).join('');
+    const a = await captured(webhook, '', { method: 'POST', body: lines() });
+    const b = await captured(webhook, '', { method: 'POST', body: lines() });
+    const diffing = api('GET', `my-webhook-diff?webhook_id=${webhook.webhook_id}&a=${a}&b=${b}`);
+    let done = false;
+    void diffing.finally(() => {
+      done = true;
+    });
+    // Another caller's latency meanwhile: the diff ran on the event loop for about a second before.
+    const waits: number[] = [];
+    while (!done) {
+      const began = performance.now();
+      expect((await fetch(`${target.baseUrl}/healthz`)).status).toBe(200);
+      waits.push(performance.now() - began);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const diff = await diffing;
+    expect(diff.status, diff.text).toBe(200);
+    expect(diff.body.body).toMatchObject({ format: 'text', same: false, patch: null, truncated: false });
+    expect(diff.body.body.reason).toMatch(
+      /^the texts \(1048576 and 1048576 bytes, 524288 and 524288 lines\) (took more than 500 ms|differ in more than 5000 lines)/,
+    );
+    expect(waits.length).toBeGreaterThan(0);
+    expect(Math.max(...waits), waits.map((w) => w.toFixed(0)).join(' ')).toBeLessThan(100);
+
+    // One line each, a megabyte long: the patch is cut at 256 KiB, and says so.
+    const x = await captured(webhook, '', { method: 'POST', body: 'x'.repeat(1024 * 1024) });
+    const y = await captured(webhook, '', { method: 'POST', body: 'y'.repeat(1024 * 1024) });
+    const long = await api('GET', `my-webhook-diff?webhook_id=${webhook.webhook_id}&a=${x}&b=${y}`);
+    expect(long.status, long.text.slice(0, 500)).toBe(200);
+    expect(long.body.body).toMatchObject({ format: 'text', same: false, truncated: true });
+    expect(long.body.body.patch).toHaveLength(256 * 1024);
+    expect(long.body.body.patch.startsWith('@@ -1,1 +1,1 @@\n-xxx')).toBe(true);
   });
 });

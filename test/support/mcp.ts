@@ -1,7 +1,8 @@
 // MCP clients for the integration suites: users with passwords, and the SDK's client signed in
 // through the service's real OAuth forms (see scripts/oauth-forms.ts).
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,6 +12,50 @@ import { admin } from './client.ts';
 import type { Target } from './global-setup.ts';
 
 export const PASSWORD = 'correct horse battery staple';
+
+/** Registrations are limited per address (20 an hour): each leaves from an address of its own on 127.0.0.0/8. */
+const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+
+/** Registers an OAuth client (RFC 7591) from an address of its own; the answer's status and JSON body. */
+export function registerClient(
+  baseUrl: string,
+  metadata: Record<string, unknown>,
+): Promise<{ status: number; body: any }> {
+  return postFrom(
+    `${baseUrl}/oauth/register`,
+    JSON.stringify({ token_endpoint_auth_method: 'none', ...metadata }),
+  ).then(({ status, text }) => ({ status, body: JSON.parse(text || 'null') }));
+}
+
+function postFrom(
+  url: string,
+  body: string,
+): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** fetch, but a client registration goes from an address of its own (see registerClient), as the SDK's clients here do. */
+const registeringFetch: typeof fetch = async (input, init) => {
+  const url = input instanceof Request ? input.url : String(input);
+  if (init?.method !== 'POST' || new URL(url).pathname !== '/oauth/register' || typeof init.body !== 'string')
+    return fetch(input, init);
+  const { status, text, headers } = await postFrom(url, init.body);
+  return new Response(text, { status, headers: { 'content-type': String(headers['content-type'] ?? '') } });
+};
 
 export async function newUser(target: Target, plan = 'pro'): Promise<{ email: string; userId: number }> {
   const email = `mcp-${randomUUID()}@example.test`;
@@ -35,14 +80,16 @@ export async function connectedClient(target: Target, email: string, options: { 
   if (known) oauth.saveClientInformation(known);
   if (options.scope) {
     // A narrower scope than the server's challenge asks for: the SDK's auth() takes it directly.
-    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope })).toBe('REDIRECT');
+    expect(await auth(oauth as any, { serverUrl: url, scope: options.scope, fetchFn: registeringFetch })).toBe(
+      'REDIRECT',
+    );
     expect(await auth(oauth as any, { serverUrl: url, scope: options.scope, authorizationCode: oauth.code })).toBe(
       'AUTHORIZED',
     );
   } else {
     // The client's first request is refused (401); the SDK discovers, registers and sends the user to sign in.
     const first = new Client({ name: 'e2e', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth as any });
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth as any, fetch: registeringFetch });
     await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     await transport.finishAuth(oauth.code);
   }

@@ -1,6 +1,17 @@
-// JSON Pointers as RFC 6901 reads them (its section 5 examples), and what is not one.
+// JSON Pointers as RFC 6901 reads them (its section 5 examples), and what is not one; the bounded
+// JSON writer (JSON.stringify's characters, reading no more of a value than it writes) and the
+// nesting check run before a body is parsed.
 import { describe, expect, it } from 'vitest';
-import { getPointer, pointerProblem, pointerToken } from '../../../lib/json-pointer.ts';
+import {
+  escapedHead,
+  getPointer,
+  jsonHead,
+  MAX_JSON_DEPTH,
+  nestedDeeper,
+  pointerProblem,
+  pointerToken,
+  type JsonValue,
+} from '../../../lib/json-pointer.ts';
 
 describe('JSON pointers', () => {
   const doc = {
@@ -37,5 +48,50 @@ describe('JSON pointers', () => {
     expect(pointerProblem('/a~2')).toMatch(/escape/);
     expect(pointerProblem('/a~1b~0')).toBeNull();
     expect(pointerToken('a/b~c')).toBe('a~1b~0c');
+  });
+});
+
+describe('bounded JSON text', () => {
+  it("writes JSON.stringify's characters, to the bound", () => {
+    const value = JSON.parse(
+      '{"2":1,"a":[true,null,-0.5,"\\u0001\\"é😀"],"__proto__":{"":[]},"1":{"b":"x"},"e":1e21}',
+    ) as JsonValue;
+    const full = JSON.stringify(value);
+    for (let max = 0; max <= full.length + 2; max++) expect(jsonHead(value, max)).toBe(full.slice(0, max));
+    // A surrogate pair is never cut in two.
+    expect(escapedHead('a😀', 2)).toBe('a');
+    expect(escapedHead('\u0001x', 3)).toBe('\\u0');
+  });
+
+  it('reads no more of a value than it writes, and writes values too deep for JSON.stringify', () => {
+    let reads = 0;
+    // An array of ten million elements, each one read when asked for.
+    const huge = new Proxy([] as JsonValue[], {
+      get: (target, key) => {
+        if (key === 'length') return 10_000_000;
+        if (typeof key === 'string' && /^\d+$/.test(key)) {
+          reads++;
+          return 'abc';
+        }
+        return Reflect.get(target, key);
+      },
+    });
+    expect(jsonHead(huge, 1000)).toBe(`[${'"abc",'.repeat(166)}"ab`);
+    expect(reads).toBe(167);
+    let deep: JsonValue = 1;
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    expect(jsonHead(deep, 5)).toBe('[[[[[');
+  });
+
+  it('tells JSON nested deeper than the bound, brackets in strings aside', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(nestedDeeper(nested(MAX_JSON_DEPTH))).toBe(false);
+    expect(nestedDeeper(nested(MAX_JSON_DEPTH + 1))).toBe(true);
+    expect(nestedDeeper(`{"a":${'['.repeat(MAX_JSON_DEPTH - 1)}"\\"[[[[\\\\"${']'.repeat(MAX_JSON_DEPTH - 1)}}`)).toBe(
+      false,
+    );
+    expect(nestedDeeper(`[${nested(3)},${nested(3)}]`, 4)).toBe(false);
+    expect(nestedDeeper(`[${nested(3)},${nested(4)}]`, 4)).toBe(true);
   });
 });

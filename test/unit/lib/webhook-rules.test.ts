@@ -2,6 +2,7 @@
 // answers filled from the request; RE2 keeping a pattern that backtracks in JavaScript linear.
 import { describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
+import { MAX_JSON_DEPTH } from '../../../lib/json-pointer.ts';
 import {
   compileRules,
   globPattern,
@@ -58,6 +59,23 @@ describe('response rules', () => {
     expect(r.pick(request({ text: '{"other":1}' }))).toBe(0);
     expect(r.pick(request({ text: 'id=1' }))).toBe(-1);
     expect(r.pick(request({ text: null }))).toBe(-1);
+  });
+
+  it('reads the first 64 Ki characters of a JSON value for a pattern, and no JSON nested past the bound', () => {
+    // 50 rules over a value whose JSON is a megabyte: each pattern reads its first 64 Ki characters.
+    const body = JSON.stringify({ v: { a: 'x'.repeat(65_530), b: 'tail', pad: 'y'.repeat(1_000_000) } });
+    const head = compileRules([
+      ...Array.from({ length: 49 }, () => ({
+        match: { body: { pointer: '/v', regex: 'tail' } },
+        response: answer(500),
+      })),
+      { match: { body: { pointer: '/v', regex: '^\\{"a":"x+$' } }, response: answer(200) },
+    ]);
+    expect(head.pick(request({ text: body }))).toBe(49);
+    const nested = (depth: number) => `{"v":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const exists = compileRules([{ match: { body: { pointer: '/v', exists: true } }, response: answer(200) }]);
+    expect(exists.pick(request({ text: nested(MAX_JSON_DEPTH) }))).toBe(0);
+    expect(exists.pick(request({ text: nested(MAX_JSON_DEPTH + 1) }))).toBe(-1);
   });
 
   it("never throws on a sender's data, and a stored rule that no longer compiles never holds", () => {

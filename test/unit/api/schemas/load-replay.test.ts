@@ -1,6 +1,8 @@
 // The start body's replay: its rules between fields, its defaults, and a HAR the schema refuses
-// answered as faults naming the field (never a crash), whether or not targetUrl is given.
+// answered as faults naming the field (never a crash), whether or not targetUrl is given; a HAR is
+// read once, however many times the start body is checked.
 import { describe, expect, it } from 'vitest';
+import { replaySchema } from '../../../../api/schemas/load-replay.ts';
 import { startBody } from '../../../../api/schemas/load-test-start.ts';
 
 const entry = (url: string, method = 'GET') => ({
@@ -67,5 +69,22 @@ describe('the replay of a load test start body', () => {
   ])('refuses %o naming the field, never throwing', (body, message) => {
     expect(() => startBody.safeParse(body)).not.toThrow();
     expect(faults(body).join('\n')).toContain(message);
+  });
+
+  it('reads a HAR once: the checks, the transform and a second parse of the answer take it as read', () => {
+    let reads = 0;
+    const given = har('https://shop.example/a', 'https://shop.example/b');
+    const counted = {
+      get log() {
+        reads++;
+        return given.log;
+      },
+    };
+    const parsed = startBody.parse({ replay: { har: counted } });
+    expect(parsed.replay!.har!.log.entries).toHaveLength(2);
+    expect(reads).toBe(1);
+    // The MCP SDK parses the arguments twice: the HAR given back is not read again.
+    expect(replaySchema.parse(parsed.replay).har).toBe(parsed.replay!.har);
+    expect(reads).toBe(1);
   });
 });
