@@ -105,6 +105,8 @@ async function capture(
     });
     matched = owner.rules.pick(ruleRequest);
   }
+  // The owner's answer (none to a preflight), known before the capture is stored: its status is recorded.
+  const owners = preflight ? null : matched === -1 ? owner.response : owner.rules!.answer(matched, ruleRequest!);
   const record: CaptureRecord = {
     webhookId,
     method: req.method ?? 'GET',
@@ -115,10 +117,13 @@ async function capture(
     bodySize: raw.length,
     queryParams:
       queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
+    // As sent, byte for byte: what forwarding, listen and replay send again.
+    queryString: queryAt === -1 ? null : url.slice(queryAt + 1),
     ipAddress,
     userAgent: headers['user-agent'] ?? '',
     createdAt: new Date(),
     matchedRule: matched === -1 ? null : matched,
+    answeredStatus: owners?.status ?? 200,
   };
   if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
   // As stored: a UTF-8 body is its bytes, a binary one its base64 (no second pass over the body).
@@ -127,8 +132,7 @@ async function capture(
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
   // The owner's answer, once the capture is stored: a delay holds only this connection, not the writer.
-  const owners = matched === -1 ? owner.response : owner.rules!.answer(matched, ruleRequest!);
-  if (owners && !preflight) {
+  if (owners) {
     const ownOrigin = origin.ownHost !== null && req.headers.host?.toLowerCase() === origin.ownHost;
     return answerAsOwnerSet(res, owners, answer, req.method === 'HEAD', ownOrigin);
   }

@@ -226,11 +226,11 @@ export function startStream(
     if (!wake) timer = setTimeout(run, pollMs);
     else if (woken) wakeUp(); // a change that came while we looked
   };
-  /** Looks at the source again, however often it changes at most once every wakeMs (or the last look's time). */
+  /** Looks again wakeMs (or the last look's time, if longer) after the last look ended, however often it changes. */
   const wakeUp = () => {
     woken = false;
     clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, lastRun + Math.max(wakeMs, lastLookMs) - Date.now()));
+    timer = setTimeout(run, Math.max(0, lastRun + lastLookMs + Math.max(wakeMs, lastLookMs) - Date.now()));
   };
 
   if (wake && !closed) {

@@ -2,6 +2,7 @@
 // terminal shows them: a table row per capture, one capture whole, a webhook's rules in words.
 import type { z } from 'zod';
 import type { capturedRequest, webhookListResult } from '../api/schemas/responses-webhooks.ts';
+import { sentQuery } from '../lib/capture-query.ts';
 import { fields, localTime, out } from './output.ts';
 
 export type Capture = z.output<typeof capturedRequest>;
@@ -9,17 +10,25 @@ export type Webhook = z.output<typeof webhookListResult>['data']['webhooks'][num
 type Rule = Webhook['rules'][number];
 type ValueTest = { equals?: string; present?: boolean; regex?: string };
 
+/** The capture's query as sent (rebuilt from its pairs when the service does not say: its release before). */
+const queryOf = (c: Pick<Capture, 'query_params'> & { query_string?: string | null }) =>
+  sentQuery({ queryString: c.query_string, queryParams: c.query_params });
+
 /** The path below the capture URL, with the query as it was sent. */
-export function sentPath(c: Pick<Capture, 'path' | 'query_params'>, webhookId: string): string {
+export function sentPath(
+  c: Pick<Capture, 'path' | 'query_params'> & { query_string?: string | null },
+  webhookId: string,
+): string {
   const below = c.path.slice(`/webhook/${webhookId}`.length) || '/';
-  if (!c.query_params) return below;
-  const q = new URLSearchParams(
-    Object.entries(JSON.parse(c.query_params) as Record<string, string | string[]>).flatMap(([k, v]) =>
-      (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]),
-    ),
-  );
-  return `${below}?${q}`;
+  const query = queryOf(c);
+  return query === null ? below : `${below}?${query}`;
 }
+
+/** The status the capture was answered with, when it is not 200 (nothing when not recorded). */
+const answeredOther = (r: Capture) =>
+  r.answered_status !== null && r.answered_status !== undefined && r.answered_status !== 200
+    ? r.answered_status
+    : undefined;
 
 /** The schema verdict: valid, invalid with its first error, or unknown with why (a check past its budget). */
 export function schemaVerdict(schema: NonNullable<Capture['schema']>): string {
@@ -32,6 +41,7 @@ export function schemaVerdict(schema: NonNullable<Capture['schema']>): string {
 /** What the service judged of a capture: the rule that answered it, its signature, schema and delivery. */
 function notes(r: Capture): string {
   return [
+    answeredOther(r) !== undefined && `answered ${r.answered_status}`,
     r.matched_rule !== null && r.matched_rule !== undefined && `rule ${r.matched_rule}`,
     r.signature && `signature ${r.signature.status}`,
     r.schema && schemaVerdict(r.schema),
@@ -60,6 +70,7 @@ export function captureView(r: Capture, webhookId: string): string {
     ['Captured', localTime(r.created_at)],
     ['Request', `${out.bold(r.method)} ${sentPath(r, webhookId)}`],
     ['From', `${r.ip_address}${r.user_agent ? ` (${r.user_agent})` : ''}`],
+    ['Answered', r.answered_status ?? undefined],
     ['Rule', r.matched_rule ?? undefined],
     ['Signature', r.signature && `${r.signature.status}: ${r.signature.reason}`],
     ['Schema', r.schema && schemaVerdict(r.schema).replace(/^schema /, '')],

@@ -1,7 +1,8 @@
 // How the command ends, as scripts read it: 0 done, 1 the API or the network failed, 2 wrong usage,
-// 99 thresholds failed (k6's code, so CI steps written for k6 read ours the same way), 124 a wait
-// that ended at its timeout (timeout(1)'s code).
-export const EXIT = { ok: 0, failed: 1, usage: 2, thresholds: 99, timedOut: 124 } as const;
+// 99 thresholds failed (k6's code, so CI steps written for k6 read ours the same way), 98 a load test
+// that tested nothing (every attempt failed: the target unreachable), 124 a wait that ended at its
+// timeout (timeout(1)'s code).
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 98, thresholds: 99, timedOut: 124 } as const;
 
 /** Wrong usage: a bad flag, a file that does not parse, a body the API's schema refuses. Exit 2. */
 export class UsageError extends Error {
@@ -41,6 +42,11 @@ export class ThresholdsFailed extends Error {
   override name = 'ThresholdsFailed';
 }
 
+/** A load test whose every attempt failed (verdict target_unreachable): nothing was measured. Exit 98. */
+export class TargetUnreachable extends Error {
+  override name = 'TargetUnreachable';
+}
+
 /** What was waited for did not come in time. Exit 124. */
 export class TimedOut extends Error {
   override name = 'TimedOut';
@@ -49,6 +55,7 @@ export class TimedOut extends Error {
 export function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
   if (err instanceof ThresholdsFailed) return EXIT.thresholds;
+  if (err instanceof TargetUnreachable) return EXIT.unreachable;
   if (err instanceof TimedOut) return EXIT.timedOut;
   return EXIT.failed;
 }

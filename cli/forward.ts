@@ -1,12 +1,12 @@
 // Sends one capture to a URL as it came: its method, its path below the capture URL appended to
-// the URL's path, its query, its headers without the hop-by-hop ones, its body's bytes
+// the URL's path, its query as sent, its headers without the hop-by-hop ones, its body's bytes
 // (lib/webhook-resend.ts, which the service's own replay and forwarding use). node:http, not fetch:
 // fetch adds headers of its own (accept, sec-fetch-mode, user-agent) that the sender never sent.
 // `listen` forwards with it (the answer's body dropped); `webhook replay --to` sends with it from this
 // machine and shows the answer.
 import http from 'node:http';
 import https from 'node:https';
-import { resentRequest } from '../lib/webhook-resend.ts';
+import { resentRequest, sentTarget } from '../lib/webhook-resend.ts';
 import type { Capture } from './captures.ts';
 
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -65,6 +65,8 @@ export function sendCapture(
       body: capture.body,
       bodyEncoding: capture.body_encoding,
       queryParams: capture.query_params,
+      // undefined from a service of the release before: rebuilt from query_params.
+      queryString: capture.query_string,
     },
     webhookId,
     targetUrl,
@@ -81,6 +83,8 @@ export function sendCapture(
       url,
       {
         method: req.method,
+        // The path and query as the sender spelled them (the URL's own re-spells `"`, `'`, `<`, `>`).
+        path: sentTarget(req.url),
         headers,
         agent: secure ? agents.https : agents.http,
         timeout: ANSWER_TIMEOUT_MS,

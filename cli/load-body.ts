@@ -32,6 +32,8 @@ export interface RunFlags {
   tag?: string[];
   /** outputs: prometheus=URL, ndjson or csv each. */
   out?: string[];
+  /** insecureTls: accept the target's invalid certificate. */
+  insecure?: boolean;
 }
 
 /** `--tag NAME=VALUE` flags as the start body's tags. */
@@ -107,6 +109,7 @@ export function startBodyOf(file: string | undefined, f: RunFlags): Record<strin
   set('requestsPerSecond', f.rate);
   set('body', f.body);
   set('httpVersion', f.httpVersion);
+  if (f.insecure) body.insecureTls = true;
   if (f.streamsPerConnection !== undefined)
     body.http2 = { ...(body.http2 as object), streamsPerConnection: f.streamsPerConnection };
   if (f.header?.length) body.headers = { ...(body.headers as object), ...headerPairs(f.header, '--header') };
@@ -137,6 +140,7 @@ export function runFlagFields(f: RunFlags): FieldFlags {
     thresholds: given(f.threshold, '--threshold'),
     stages: given(f.stage, '--stage'),
     outputs: given(f.out, '--out'),
+    insecureTls: given(f.insecure, '--insecure'),
     'replay.har': given(f.replayHar, '--replay-har'),
     'replay.webhook_id': given(f.replayWebhook, '--replay-webhook'),
     'replay.speed': given(f.speed, '--speed'),

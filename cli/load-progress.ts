@@ -7,13 +7,20 @@ import { SingleBar } from 'cli-progress';
 import { loadTestOperations as ops } from '../api/schemas/load-tests.ts';
 import { pathOf, type Client } from './client.ts';
 import { ApiError } from './errors.ts';
+import { plural } from './load-summary.ts';
 import { note, err } from './output.ts';
 import { follow } from './sse.ts';
 
 interface LiveStatus {
   status: string;
   progress: number;
-  metrics: { total_requests: number; throughput: number; error_rate: number; p95_response_time?: number };
+  metrics: {
+    total_requests: number;
+    throughput: number;
+    error_rate: number;
+    p95_response_time?: number;
+    connection_errors?: number;
+  };
   started_at: string | null;
   estimated_completion: string | null;
   thresholds?: Array<{ pass: boolean }>;
@@ -36,7 +43,10 @@ function payload(s: LiveStatus) {
     users: s.config.concurrent_users ?? '?',
     rps: s.metrics.throughput,
     p95: `${s.metrics.p95_response_time ?? 0} ms`,
-    errors: `${s.metrics.error_rate}%`,
+    // Connection errors are in the error rate, and said apart: a dead target shows as one.
+    errors:
+      `${s.metrics.error_rate}%` +
+      (s.metrics.connection_errors ? ` (${plural(s.metrics.connection_errors, 'connection error')})` : ''),
     thr: passing,
   };
 }

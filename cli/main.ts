@@ -26,8 +26,8 @@ Examples:
   $ netops headers https://example.com
 
 Configuration: NETOPS_URL and NETOPS_API_KEY, else what \`netops login\` saved.
-Exit codes: 0 done, 1 the API or the network failed, 2 wrong usage, 99 thresholds failed,
-124 a wait timed out.`,
+Exit codes: 0 done, 1 the API or the network failed, 2 wrong usage, 98 a load test's target
+unreachable, 99 thresholds failed, 124 a wait timed out.`,
   );
 
 registerAuth(program);

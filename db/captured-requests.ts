@@ -9,6 +9,7 @@ import {
   readNullableJsonColumn,
 } from './json-columns.ts';
 import type { CaptureDelivery, Database, StoredSchemaCheck } from './schema.ts';
+import { rebuiltQuery } from '../lib/capture-query.ts';
 
 /** One request as the capture URL received it. */
 export interface Capture {
@@ -18,12 +19,20 @@ export interface Capture {
   body: string | null;
   bodyEncoding: 'utf8' | 'base64';
   bodySize: number;
+  /** The query parsed: a JSON object of its pairs (a repeated name gives a list); null without one. */
   queryParams: string | null;
+  /**
+   * The query as sent, without its `?` (null: no `?`; left out: not known). Read back from a capture
+   * stored before it was kept, it is rebuilt from queryParams.
+   */
+  queryString?: string | null;
   ipAddress: string;
   userAgent: string;
   createdAt: Date;
   /** The index of the webhook's response rule that answered it; null (or left out): none did. */
   matchedRule?: number | null;
+  /** The status the capture was answered with; null (or left out): not recorded (stored before it was). */
+  answeredStatus?: number | null;
 }
 
 /** A capture on its way to a webhook. */
@@ -49,10 +58,12 @@ export function captureFields(c: Capture) {
     body_encoding: c.bodyEncoding,
     body_size: c.bodySize,
     query_params: c.queryParams,
+    query_string: c.queryString ?? null,
     ip_address: c.ipAddress,
     user_agent: c.userAgent,
     created_at: c.createdAt.toISOString(),
     matched_rule: c.matchedRule ?? null,
+    answered_status: c.answeredStatus ?? null,
   };
 }
 
@@ -114,10 +125,13 @@ export async function listCapturedRequests(
     bodyEncoding: r.body_encoding,
     bodySize: r.body_size,
     queryParams: r.query_params,
+    // Stored before the query was kept as sent: rebuilt from its pairs.
+    queryString: r.query_string ?? rebuiltQuery(r.query_params),
     ipAddress: r.ip_address,
     userAgent: r.user_agent,
     createdAt: r.created_at,
     matchedRule: r.matched_rule,
+    answeredStatus: r.answered_status,
     delivery: readNullableJsonColumn('captured_requests.delivery', captureDeliveryColumn, r.delivery),
     schemaCheck: readNullableJsonColumn('captured_requests.schema_check', captureSchemaCheckColumn, r.schema_check),
   }));

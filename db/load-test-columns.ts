@@ -97,6 +97,7 @@ export const loadTestResultsColumn = z.object({
   avg_response_time: z.number(),
   throughput: z.number(),
   error_rate: z.number(),
+  connection_errors: z.number().default(0),
   total_bytes_sent: z.number(),
   total_bytes_received: z.number(),
   min_response_time: z.number(),
@@ -151,6 +152,8 @@ export const loadTestResultsColumn = z.object({
   phases: z.record(z.string(), phaseFigures).optional(),
   thresholds: z.array(z.object({ threshold: z.string(), observed: z.number(), pass: z.boolean() })).optional(),
   verdict: z.enum(['passed', 'failed']).optional(),
+  verdict_reason: z.enum(['target_unreachable', 'thresholds']).optional(),
+  verdict_detail: z.string().optional(),
   aborted_by: z.string().optional(),
 }) satisfies z.ZodType<FinalResults, unknown>;
 
@@ -161,6 +164,7 @@ export const shardSnapshotColumn = z.object({
   total: z.number(),
   successful: z.number(),
   failed: z.number(),
+  connectionErrors: z.number().optional(),
   bytesSent: z.number(),
   bytesReceived: z.number(),
   latencySumUs: z.number(),
@@ -206,5 +210,6 @@ export const shardSecondsColumn = z.array(
     statusCodes: counts.optional(),
     phased: z.number().optional(),
     phaseSumUs: z.array(z.number()).optional(),
+    connectionErrors: z.number().optional(),
   }),
 ) satisfies z.ZodType<SecondFigures[], unknown>;

@@ -118,6 +118,10 @@ export interface CapturedRequestsTable {
   created_at: CreatedAt;
   /** The index of the webhook's response rule that answered it; null when none did. */
   matched_rule: ColumnType<number | null, never, never>;
+  /** Its query as sent, without the `?` (null: none, or stored before it was kept: rebuilt from query_params). */
+  query_string: ColumnType<string | null, never, never>;
+  /** The status it was answered with; null for captures stored before it was recorded. */
+  answered_status: ColumnType<number | null, never, never>;
   /** Its delivery to the webhook's forward URL; null when the webhook did not forward it. */
   delivery: JSONColumnType<CaptureDelivery | null, string | null, string | null>;
   /** Its body's verdict against the webhook's JSON Schema (the one of `hash`); null: not checked yet. */

@@ -10,7 +10,10 @@ const dots = (segment: string) => segment.replace(/%2e/gi, '.');
 
 /** The first segment of `below` that could climb or split under a URL parser or a server, as sent; or null. */
 export function climbingSegment(below: string): string | null {
-  for (const segment of below.split('/')) {
+  const segments = below.split('/');
+  for (const [i, segment] of segments.entries()) {
+    // An empty segment inside (`//`): a receiver that reads its request target as a URL takes `//host` for a host.
+    if (segment === '' && i > 0 && i < segments.length - 1) return segment;
     const name = dots(segment.split(';', 1)[0]!);
     if (name === '.' || name === '..' || segment.includes('\\') || /%(2f|5c)/i.test(segment)) return segment;
   }

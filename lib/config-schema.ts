@@ -51,7 +51,8 @@ function registryRate(v: string): [string, number] | null {
  * OAUTH_REDIRECT_SCHEMES alike): they run script or show local data in the browser (javascript, data,
  * view-source, filesystem, ...), hand the URL to an operating-system handler that is no app's sign-in
  * (ms-msdt ran code in CVE-2022-30190; search-ms and shell open Explorer; mailto, tel, ...), or are no page
- * to return to (about, ws, wss). Windows' `ms-*` and `microsoft-*` handlers are refused as families.
+ * to return to (about, ws, wss). Windows' `ms-*`, `microsoft-*`/`.` and `windows-*`/`.`
+ * handlers and Apple's `com.apple.*`/`x-apple*` are refused as families (they look like reverse-domain names).
  */
 const REFUSED_REDIRECT_SCHEMES = new Set(
   [
@@ -62,7 +63,7 @@ const REFUSED_REDIRECT_SCHEMES = new Set(
 );
 export function isRefusedRedirectScheme(scheme: string): boolean {
   const s = scheme.toLowerCase();
-  return REFUSED_REDIRECT_SCHEMES.has(s) || s.startsWith('ms-') || s.startsWith('microsoft-');
+  return REFUSED_REDIRECT_SCHEMES.has(s) || /^(ms-|microsoft[-.]|windows[-.]|com\.apple\.|x-apple)/.test(s);
 }
 
 /** A scheme of OAUTH_REDIRECT_SCHEMES, lower-cased, a trailing colon dropped. */

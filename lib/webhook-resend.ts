@@ -1,8 +1,9 @@
 // Sending a capture again (a replay the user asks for, a forward of each new capture): its method,
 // headers (without the hop-by-hop ones and those that frame the request, which the client sets) and
 // body byte for byte; the URL is the target plus the path the sender called below the webhook and
-// its query.
+// its query as it was sent (lib/capture-query.ts).
 import { confinedPath } from './capture-path.ts';
+import { type CaptureQuery, sentQuery } from './capture-query.ts';
 import { CONNECTION_HEADERS } from './net/header-object.ts';
 
 /** Not sent again: the connection's own, and those the client computes for the new request. */
@@ -16,13 +17,12 @@ const NOT_RESENT = new Set(['host', ...CONNECTION_HEADERS, 'expect']);
 export const DELIVERY_HEADER = 'x-netops-delivery';
 
 /** A capture as stored (db/webhooks.ts's CapturedRequest has these). */
-export interface StoredCapture {
+export interface StoredCapture extends CaptureQuery {
   method: string;
   path: string;
   headers: Record<string, string>;
   body: string | null;
   bodyEncoding: 'utf8' | 'base64';
-  queryParams: string | null;
 }
 
 /** The request that sends `capture`, taken at `/webhook/<webhookId>...`, to `targetUrl`. */
@@ -32,14 +32,7 @@ export function resentRequest(
   targetUrl: string,
 ): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
   const below = capture.path.slice(`/webhook/${webhookId}`.length);
-  const query = capture.queryParams
-    ? new URLSearchParams(
-        Object.entries(JSON.parse(capture.queryParams) as Record<string, string | string[]>).flatMap(([k, v]) =>
-          (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]),
-        ),
-      ).toString()
-    : '';
-  const url = appendedUrl(new URL(targetUrl), below, query);
+  const url = appendedUrl(new URL(targetUrl), below, sentQuery(capture) ?? '');
   const headers = resentHeaders(Object.entries(capture.headers));
   const body =
     capture.body === null
@@ -49,8 +42,18 @@ export function resentRequest(
 }
 
 /**
+ * The request target (path and query) of a URL that resentRequest made, spelled as the sender spelled
+ * it: to send in place of the one a URL parser gives, which re-spells some characters a sender may
+ * send raw (`"`, `'`, `<`, `>`).
+ */
+export function sentTarget(url: string): string {
+  const rest = url.slice(new URL(url).origin.length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/**
  * `target` with `below` after its path (never climbing out of it, see capture-path.ts) and `query`
- * (without its "?") after its own query.
+ * (without its "?", as sent: nothing re-encoded) after its own query.
  */
 export function appendedUrl(target: URL, below: string, query: string): string {
   const search = query ? `${target.search ? `${target.search}&` : '?'}${query}` : target.search;

@@ -195,7 +195,8 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
         if (await loadTestStopRequested(deps.db, input.testId)) break;
         const now = Date.now();
         const rows = await readShardSnapshots(deps.db, input.testId, { phases });
-        if (!rows.some((r) => r.snapshot.total > 0)) continue; // nothing answered yet: nothing to judge
+        // Nothing attempted yet: nothing to judge (connection errors count: error_rate reads them).
+        if (!rows.some((r) => r.snapshot.total + (r.snapshot.connectionErrors ?? 0) > 0)) continue;
         const failed = abortingFailure(
           input.thresholds,
           evaluateThresholds(
@@ -220,7 +221,16 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
       const results = finalResults(rows, mergeSeconds(await readShardSeconds(deps.db, testId)), thresholds);
-      if (abortedBy) Object.assign(results, { verdict: 'failed', aborted_by: abortedBy });
+      if (abortedBy) {
+        // Stopped by its threshold: failed for it, unless the run tested nothing (that reason comes first).
+        if (results.verdict_reason !== 'target_unreachable' && results.verdict !== 'failed')
+          Object.assign(results, {
+            verdict: 'failed',
+            verdict_reason: 'thresholds',
+            verdict_detail: `"${abortedBy}" did not hold and stopped the test`,
+          });
+        results.aborted_by = abortedBy;
+      }
       await finishLoadTestRow(deps.db, testId, status, results, reason);
       return results;
     },

@@ -33,7 +33,7 @@ import { batcher } from '../../lib/batcher.ts';
 import { busyGate, rateOf, waitWhileBusy } from '../../lib/busy-gate.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
-import { DELIVERY_HEADER, resentRequest } from '../../lib/webhook-resend.ts';
+import { DELIVERY_HEADER, resentRequest, sentTarget } from '../../lib/webhook-resend.ts';
 
 /** How long a receiver has to answer one delivery. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
@@ -98,7 +98,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     let error: string | null = null;
     let retryable = true;
     try {
-      status = (await send(url, { method, headers, body })).status;
+      status = (await send(url, { method, headers, body, target: sentTarget(url) })).status;
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
       retryable = !(err instanceof ForbiddenAddressError); // the guard refused the address: it will refuse it again

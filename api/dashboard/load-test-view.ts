@@ -14,6 +14,16 @@ const PHASE_NAMES: Record<string, string> = {
   transfer: 'Transfer',
 };
 
+/**
+ * The line a run that tested nothing opens with (every attempt failed: verdict.ts), above everything
+ * else on its page; nothing for another run.
+ */
+export function unreachableLine(r: Pick<FinalResults, 'verdict_reason' | 'verdict_detail'> | null | undefined): Html {
+  if (r?.verdict_reason !== 'target_unreachable') return html``;
+  return html`<p class="error" role="alert" id="load-unreachable" data-verdict-reason="target_unreachable">\
+<strong>Failed: target unreachable</strong>, nothing was measured: ${r.verdict_detail ?? 'every attempt failed'}.</p>`;
+}
+
 /** The verdict and each threshold's observed figure: `live` while the test runs (the verdict comes at its end). */
 export function verdictSection(
   thresholds: ThresholdOutcome[] | undefined,
@@ -37,7 +47,8 @@ export function resultsSection(r: FinalResults): Html {
     ['Total requests', r.total_requests],
     ['Successful', r.successful_requests],
     ['Failed', r.failed_requests],
-    ['Error rate', `${r.error_rate}%`],
+    ['Connection errors (not sent)', r.connection_errors ?? 0],
+    ['Error rate (connection errors included)', `${r.error_rate}%`],
     ['Throughput', `${r.throughput} requests/s`],
     ['Average', `${r.avg_response_time} ms`],
     ['Min', `${r.min_response_time} ms`],

@@ -12,7 +12,7 @@ import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { labelled } from './form-labels.ts';
 import { replayFormOf, START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
-import { resultsSection, verdictSection } from './load-test-view.ts';
+import { resultsSection, unreachableLine, verdictSection } from './load-test-view.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
 export function loadTestSection(
@@ -48,7 +48,9 @@ export function loadTestSection(
                 data.tests.map((t) => [
                   html`<a href="/dashboard/load-tests/${t.test_id}">${t.config.http_method} ${t.config.target_url}</a>`,
                   t.status,
-                  t.summary?.verdict ?? '',
+                  t.summary?.verdict_reason === 'target_unreachable'
+                    ? 'failed: target unreachable'
+                    : ((t.summary?.verdict as string | undefined) ?? ''),
                   String(t.config.concurrent_users),
                   t.summary ? String(t.summary.total_requests) : '',
                   t.summary ? `${t.summary.error_rate}%` : '',
@@ -108,6 +110,7 @@ export function loadTestSection(
         'load-tests',
         `Load test ${row.id}`,
         html`<h1>Load test</h1>
+        ${unreachableLine(final)}
         <p><code>${row.config.http_method} ${row.config.target_url}</code>, ${row.config.concurrent_users} users for ${row.config.test_duration} s</p>
         <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-duration="${row.config.test_duration}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
         <form method="post" action="/dashboard/load-tests/${row.id}/stop" id="load-stop"${ended ? html` hidden` : ''}><input type="hidden" name="csrf" value="${page.csrf(ctx)}"><button type="submit" class="danger">Stop the test</button></form></div>

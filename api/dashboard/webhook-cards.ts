@@ -3,6 +3,7 @@
 // copy-as-curl command that replays it.
 import { html, type Html } from '../pages/html.ts';
 import type { CaptureDelivery } from '../../db/schema.ts';
+import { sentQuery } from '../../lib/capture-query.ts';
 import type { CapturedView } from '../services/webhooks.ts';
 
 /** A stream event for the page: only requests after the ones it rendered, each as its list item and its detail, rendered (escaped) here. */
@@ -35,6 +36,19 @@ export function size(bytes: number): string {
 /** The path after the capture URL's own (`/webhook/<id>`): what the sender added, or `/`. */
 const shortPath = (path: string) => path.replace(/^\/webhook\/[^/]+/, '') || '/';
 
+type Query = { query_params?: string | null; query_string?: string | null };
+/** `?` and the query as it was sent (rebuilt from its pairs for captures stored before it was kept), or nothing. */
+const search = (r: Query) => {
+  const query = sentQuery({ queryString: r.query_string, queryParams: r.query_params ?? null });
+  return query === null ? '' : `?${query}`;
+};
+
+/** The status the sender was answered with, where it was not 200 (a mark in the list). */
+const answeredMark = (r: { answered_status?: number | null }) =>
+  r.answered_status === null || r.answered_status === undefined || r.answered_status === 200
+    ? ''
+    : html` · <span class="mark answered">answered ${r.answered_status}</span>`;
+
 type Card = CapturedView & {
   delivery?: CaptureDelivery | null;
   signature?: { status: string; reason: string };
@@ -46,9 +60,10 @@ const schemaWord = (s: { valid: boolean | null }) => (s.valid === null ? 'unchec
 
 /** A capture in the list: method, path, when, size, and its signature and delivery outcomes; a link to its detail. */
 export function captureItem(r: Card, selected: boolean): Html {
+  const [full, short] = [r.path + search(r), shortPath(r.path) + search(r)];
   return html`<li><a href="#capture-${r.id}" data-id="${r.id}"${selected ? html` aria-current="true"` : ''}>
-    <span class="method">${r.method}</span><code class="path" title="${r.path}">${shortPath(r.path)}</code><time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
-    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.schema ? html` · <span class="mark ${schemaWord(r.schema)}">schema ${schemaWord(r.schema)}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
+    <span class="method">${r.method}</span><code class="path" title="${full}">${short}</code><time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
+    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${answeredMark(r)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.schema ? html` · <span class="mark ${schemaWord(r.schema)}">schema ${schemaWord(r.schema)}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
 }
 
 /** One captured request in full, escaped: headers and query as tables, the body pretty-printed when JSON (raw beside), binary as a hex preview; copy as curl and replay. */
@@ -58,8 +73,8 @@ export function requestCard(r: Card, url: string, selected = true): Html {
   const pretty = prettyBody(r.body);
   const binary = r.body_encoding === 'base64';
   return html`<article class="req" id="capture-${r.id}" data-id="${r.id}"${selected ? '' : html` hidden`}>
-    <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}</code></h2>
-    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}${r.matched_rule === null || r.matched_rule === undefined ? '' : ` · answered by rule #${r.matched_rule}`}</p>
+    <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}${search(r)}</code></h2>
+    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}${answeredLine(r)}</p>
     ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
     ${
       schema
@@ -77,6 +92,14 @@ export function requestCard(r: Card, url: string, selected = true): Html {
     <h3>Body</h3>
     ${binary ? html`<p>${size(r.body_size ?? 0)} of binary data; the first bytes:</p><pre class="body hex">${hexPreview(r.body ?? '')}</pre>` : html`<pre class="body">${pretty}</pre>${pretty !== (r.body ?? '') && r.body ? html`<details><summary>Raw body</summary><pre class="raw">${r.body}</pre></details>` : ''}`}
   </article>`;
+}
+
+/** The meta line's answer: its status when recorded, and the rule that gave it. */
+function answeredLine(r: Card): string {
+  const rule = r.matched_rule === null || r.matched_rule === undefined ? null : r.matched_rule;
+  const status = r.answered_status ?? null;
+  if (status === null) return rule === null ? '' : ` · answered by rule #${rule}`;
+  return ` · answered ${status}${rule === null ? '' : ` by rule #${rule}`}`;
 }
 
 const pairs = (rows: Array<[string, string]>) =>
@@ -111,25 +134,19 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const CURL_SETS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
 
 /**
- * A shell command that sends the captured request again: the same method, path and query (a name
- * given several times, several times), every header but those curl sets itself, and the body byte
- * for byte (a binary one decoded from its base64 on the way in).
+ * A shell command that sends the captured request again: the same method, path and query (as sent;
+ * rebuilt from its pairs for captures stored before it was kept), every header but those curl sets
+ * itself, and the body byte for byte (a binary one decoded from its base64 on the way in).
  */
 export function curlOf(
-  r: Pick<CapturedView, 'method' | 'headers' | 'body'> & {
-    path?: string;
-    query_params?: string | null;
-    body_encoding?: string;
-  },
+  r: Pick<CapturedView, 'method' | 'headers' | 'body'> &
+    Query & {
+      path?: string;
+      body_encoding?: string;
+    },
   url: string,
 ): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(
-    r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : {},
-  )) {
-    for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
-  }
-  const query = params.size > 0 ? `?${params}` : '';
+  const query = search(r);
   const target = r.path ? new URL(r.path, url).href : url;
   // A method is a token (the HTTP parser takes no other); quoted all the same if it ever is not.
   const method = /^[A-Za-z]+$/.test(r.method) ? r.method : shellQuote(r.method);

@@ -29,12 +29,20 @@ const resultsShape = withoutSuccess(
 
 const totals = (
   r:
-    | { total_requests?: unknown; error_rate?: unknown; p95_response_time?: unknown; throughput?: unknown }
+    | {
+        total_requests?: unknown;
+        error_rate?: unknown;
+        p95_response_time?: unknown;
+        throughput?: unknown;
+        verdict_reason?: unknown;
+        verdict_detail?: unknown;
+      }
     | null
     | undefined,
 ) =>
   r
-    ? `${r.total_requests} requests, ${r.error_rate}% errors, p95 ${r.p95_response_time} ms, ${r.throughput} req/s`
+    ? `${r.verdict_reason === 'target_unreachable' ? `FAILED, target unreachable (${r.verdict_detail}): ` : ''}` +
+      `${r.total_requests} requests, ${r.error_rate}% errors, p95 ${r.p95_response_time} ms, ${r.throughput} req/s`
     : 'no results';
 
 export interface LoadTestToolDeps extends JobToolDeps {

@@ -137,7 +137,9 @@ export function registerWebhookTools(
       {
         title: 'Replay a captured request',
         description:
-          'Sends one captured request again, byte for byte (method, headers, body; the path below the webhook and the query appended), to a URL you name, and answers the status, headers, body (up to 64 KiB) and time of its answer. Private addresses are refused.',
+          'Sends one captured request again, byte for byte (method, headers, body; the path below the webhook and ' +
+          'the query as sent appended), to a URL you name, and answers the status, headers, body (up to 64 KiB) and ' +
+          'time of its answer. Private addresses are refused.',
         inputSchema: toolArgs({
           webhook_id: webhookIdIn,
           request_id: z.number().int().describe('The id of the captured request (webhook_requests)'),

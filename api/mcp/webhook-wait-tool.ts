@@ -23,13 +23,18 @@ export function registerWebhookWaitTool(
     const { success: _s, ...out } = value as {
       success: true;
       webhook_id: string;
-      request: { id: number; method: string; path?: string | null } | null;
+      request: { id: number; method: string; path?: string | null; query_string?: string | null } | null;
       timed_out: boolean;
     };
+    const r = out.request;
+    // The path with its query as sent.
+    const sent = r
+      ? `${r.path ?? ''}${r.query_string === null || r.query_string === undefined ? '' : `?${r.query_string}`}`
+      : '';
     return toolResult(
       out,
-      out.request
-        ? `Webhook ${out.webhook_id} captured request ${out.request.id} (${out.request.method} ${out.request.path ?? ''})`
+      r
+        ? `Webhook ${out.webhook_id} captured request ${r.id} (${r.method} ${sent})`
         : `No matching request reached webhook ${out.webhook_id} in time`,
     );
   };

@@ -170,12 +170,22 @@ export function loadReportPage(report: LoadReport): string {
         [`${p} ${st} (ms)`, (t: ReportTest) => t.phases?.[p]?.[st]] as [string, (t: ReportTest) => number | undefined],
     ),
   );
-  const body = html`<main><h1>${title}</h1><p>Report made ${report.generated_at} by netops. Times in milliseconds.</p>
+  const unreachable = tests.flatMap((t, i) =>
+    t.verdict_reason === 'target_unreachable'
+      ? [
+          html`<p class="fail" role="alert" data-verdict-reason="target_unreachable"><strong>${many ? `${label(t, i, many)} failed` : 'Failed'}\
+: target unreachable</strong>, nothing was measured: ${t.verdict_detail ?? 'every attempt failed'}.</p>`,
+        ]
+      : [],
+  );
+  const body = html`<main><h1>${title}</h1>${unreachable}\
+<p>Report made ${report.generated_at} by netops. Times in milliseconds.</p>
 ${tests.map((t, i) => header(t, i, many))}
 <h2>Figures</h2>
 ${figures(tests, [
   ['Requests', s('total_requests')],
   ['Failed', s('failed_requests')],
+  ['Connection errors (not sent)', s('connection_errors')],
   ['Error rate (%)', s('error_rate')],
   ['Throughput (requests/s)', s('throughput')],
   ['Duration (s)', s('duration_seconds')],

@@ -9,7 +9,14 @@ import {
 } from './http-fields.ts';
 import { MAX_TEST_SECONDS } from '../../lib/jobs/load-test.ts';
 import { z } from 'zod';
-import { MAX_THRESHOLDS, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
+import {
+  MAX_THRESHOLDS,
+  parseThreshold,
+  refusedThresholds,
+  thresholdList,
+  type Threshold,
+} from '../../domain/load/thresholds.ts';
+import { DURATION_EXAMPLES, parseDuration } from '../../lib/duration.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { replayDefaults, replayFaults, replaySchema } from './load-replay.ts';
 import { outputsSchema, tagsSchema } from './load-outputs.ts';
@@ -28,13 +35,26 @@ const int = (min: number, max: number) =>
     .min(min, `must be from ${min} to ${max}`)
     .max(max, `must be from ${min} to ${max}`);
 
+/** Whole seconds from `min` to `max`: a number, or a duration such as "10m" (lib/duration.ts, as the CLI's flags). */
+const seconds = (min: number, max: number) => {
+  const what = `must be seconds or a duration such as ${DURATION_EXAMPLES}`;
+  return z
+    .union([z.number(), z.string()], { error: what })
+    .transform((given, ctx) => {
+      const s = typeof given === 'number' ? given : parseDuration(given);
+      if (s === null) ctx.addIssue({ code: 'custom', message: what });
+      return s ?? Number.NaN;
+    })
+    .pipe(int(min, max));
+};
+
 /**
  * One threshold as given: checked by parseThreshold (its messages name what is wrong), shown to
  * clients (the OpenAPI document, the MCP tool's schema) as the two forms it takes.
  */
 const thresholdItem = z.unknown().meta({
   anyOf: [
-    { type: 'string', examples: ['p99 < 300'] },
+    { type: 'string', examples: ['p99 < 300', 'p(95)<300', 'http_req_failed: rate<0.01'] },
     {
       type: 'object',
       properties: {
@@ -71,12 +91,15 @@ export const startFields = {
   concurrentUsers: int(1, 10_000)
     .optional()
     .describe("Virtual users, 1 to 10000 (at most your plan's); required unless user stages give it (their peak)"),
-  testDuration: int(10, MAX_TEST_SECONDS)
+  testDuration: seconds(10, MAX_TEST_SECONDS)
     .optional()
-    .describe("Seconds, 10 to 3600 (at most your plan's); required unless stages give it (their total)"),
-  rampUpTime: int(0, MAX_TEST_SECONDS)
+    .describe(
+      'Seconds, 10 to 3600 (at most your plan\'s), or a duration such as "90s", "10m", "1h30m"; ' +
+        'required unless stages give it (their total)',
+    ),
+  rampUpTime: seconds(0, MAX_TEST_SECONDS)
     .optional()
-    .describe('Seconds to reach all users (default 10, at most testDuration)'),
+    .describe('Seconds (or a duration such as "30s") to reach all users (default 10, at most testDuration)'),
   requestsPerSecond: int(0, 1_000_000)
     .optional()
     .describe('Total arrival rate; 0 (default) = as fast as the users can'),
@@ -84,7 +107,7 @@ export const startFields = {
     .array(
       z
         .object(
-          { duration: int(0, MAX_TEST_SECONDS), target: int(0, 1_000_000) },
+          { duration: seconds(0, MAX_TEST_SECONDS), target: int(0, 1_000_000) },
           { error: 'must be objects {duration, target}' },
         )
         .strict(),
@@ -159,17 +182,25 @@ export const startFields = {
     .optional()
     .describe('HTTP/2 options, with httpVersion "2"'),
   thresholds: z
-    .array(thresholdItem, { error: 'must be a list of expressions such as "p99 < 300"' })
-    .max(MAX_THRESHOLDS, `must hold at most ${MAX_THRESHOLDS} thresholds`)
-    .superRefine((list, ctx) =>
-      list.forEach((given, i) => {
-        const parsed = parseThreshold(given);
-        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', path: [i], message: parsed });
-      }),
+    .union([z.array(thresholdItem), z.record(z.string(), z.array(thresholdItem))], {
+      error: 'must be a list of expressions such as "p99 < 300", or k6\'s object {"http_req_duration": ["p(95)<300"]}',
+    })
+    .transform(thresholdList)
+    .pipe(
+      z
+        .array(z.unknown())
+        .max(MAX_THRESHOLDS, `must hold at most ${MAX_THRESHOLDS} thresholds`)
+        // Every refused one is named, not only the first.
+        .superRefine((list, ctx) => {
+          const refused = refusedThresholds(list);
+          if (refused) ctx.addIssue({ code: 'custom', path: refused.path, message: refused.message });
+        }),
     )
     .default([])
     .describe(
-      'Pass/fail expressions on the merged results, e.g. "p99 < 300", "error_rate < 1"; {"threshold": ..., "abortOnFail": true} stops the test when it fails',
+      'Pass/fail expressions on the merged results, ours or k6\'s: "p95 < 300", "p(95)<300", "error_rate < 1", ' +
+        '"http_req_failed: rate<0.01"; {"threshold": ..., "abortOnFail": true} stops the test when it fails; ' +
+        'or k6\'s object {"http_req_duration": ["p(95)<300"]}',
     ),
 };
 

@@ -83,6 +83,15 @@ export const loadTestResultsResult = z.object({
 
 // Beyond the contract: the full answers, for the OpenAPI document (extra fields allowed).
 const nullableIso = isoTime.nullable();
+const connectionErrors = int.describe(
+  'Attempts that failed before their request was sent (refused, reset or timed out while connecting, TLS, DNS): ' +
+    'apart from total_requests (the requests the target got), counted as failures in error_rate',
+);
+const verdictReason = z
+  .enum(['target_unreachable', 'thresholds'])
+  .optional()
+  .describe('Why the verdict is failed: every attempt failed (thresholds or not), or a threshold did not hold');
+const verdictDetail = str.optional().describe('The reason in words, e.g. "all 412 attempts failed: ECONNREFUSED"');
 const thresholdOutcome = z.object({ threshold: str, observed: num, pass: z.boolean() });
 const outputsAnswer = z
   .array(
@@ -103,6 +112,7 @@ export const loadTestStatusAnswer = loadTestStatusResult.extend({
   status: z.enum(['pending', 'running', 'completed', 'stopped', 'failed']),
   metrics: loadTestStatusResult.shape.metrics.extend({
     p95_response_time: num.describe('95th percentile latency (ms) of the requests so far; the final one once ended'),
+    connection_errors: connectionErrors.optional(),
   }),
   started_at: nullableIso,
   estimated_completion: nullableIso,
@@ -113,7 +123,12 @@ export const loadTestStatusAnswer = loadTestStatusResult.extend({
     .array(thresholdOutcome)
     .optional()
     .describe('Each threshold on the merged totals: live while the test runs, final once it ended'),
-  verdict: z.enum(['passed', 'failed']).optional(),
+  verdict: z
+    .enum(['passed', 'failed'])
+    .optional()
+    .describe('Once ended: failed when a threshold did not hold or every attempt failed'),
+  verdict_reason: verdictReason,
+  verdict_detail: verdictDetail,
   outputs: outputsAnswer,
   config: z.record(str, z.unknown()),
 });
@@ -140,7 +155,13 @@ export const loadTestResultsAnswer = loadTestResultsResult.extend({
         .array(thresholdOutcome)
         .optional()
         .describe("Each threshold with the figure it read (the same as the results' own) and whether it held"),
-      verdict: z.enum(['passed', 'failed']).optional().describe('passed when every threshold held'),
+      connection_errors: connectionErrors.optional(),
+      verdict: z
+        .enum(['passed', 'failed'])
+        .optional()
+        .describe('passed when every threshold held; failed when one did not, or when every attempt failed'),
+      verdict_reason: verdictReason,
+      verdict_detail: verdictDetail,
       steps: z
         .array(
           z.object({

@@ -77,13 +77,27 @@ export const capturedRequest = z.object({
       'How body holds the bytes: utf8 text as sent, or base64 of bodies that are not valid UTF-8 (decode it to get them back)',
     ),
   body_size: int.describe("The body's size in bytes as sent"),
-  query_params: str.nullable().describe('The query as a JSON object (repeated names as lists), or null'),
+  query_params: str
+    .nullable()
+    .describe('The query parsed: a JSON object of its pairs (repeated names as lists), or null without one'),
+  query_string: str
+    .nullable()
+    .describe(
+      'The query as sent, byte for byte, without its "?" (null: none); what forwarding, listen and replay send. ' +
+        'Captures stored before it was kept have it rebuilt from query_params',
+    ),
   ip_address: str,
   user_agent: str,
   created_at: z.iso.datetime(),
   matched_rule: int
     .nullable()
     .describe("The index (from 0) of the webhook's response rule that answered it; null: none did"),
+  answered_status: int
+    .nullable()
+    .describe(
+      "The status the sender was answered with (the rule's, else the webhook's response's, else 200); " +
+        'null for captures stored before it was recorded',
+    ),
   schema: z
     .object({
       valid: z

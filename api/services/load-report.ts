@@ -11,6 +11,7 @@ const SUMMARY = [
   'total_requests',
   'successful_requests',
   'failed_requests',
+  'connection_errors',
   'error_rate',
   'throughput',
   'duration_seconds',
@@ -38,6 +39,9 @@ export interface ReportTest {
   completed_at: string | null;
   failure_reason: string | null;
   verdict: 'passed' | 'failed' | null;
+  /** Why it failed (target_unreachable: every attempt failed), and in words. */
+  verdict_reason?: FinalResults['verdict_reason'] | null;
+  verdict_detail?: string | null;
   aborted_by: string | null;
   thresholds: NonNullable<FinalResults['thresholds']>;
   summary: Partial<Record<(typeof SUMMARY)[number], number>>;
@@ -76,6 +80,8 @@ export function loadReportService({ loadTests }: { loadTests: LoadTestService })
       completed_at: answer.completed_at,
       failure_reason: answer.failure_reason ?? null,
       verdict: r.verdict ?? null,
+      verdict_reason: r.verdict_reason ?? null,
+      verdict_detail: r.verdict_detail ?? null,
       aborted_by: r.aborted_by ?? null,
       thresholds: r.thresholds ?? [],
       summary: Object.fromEntries(SUMMARY.filter((k) => typeof r[k] === 'number').map((k) => [k, r[k] as number])),

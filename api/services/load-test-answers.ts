@@ -5,7 +5,7 @@ import { liveMetrics, thresholdFigures } from '../../domain/load/metrics.ts';
 import { evaluateThresholds, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
 import type { ShardSnapshotRow } from '../../db/load-test-shards.ts';
 import type { LoadTestRow } from '../../db/load-tests.ts';
-import type { LoadTestState } from '../../lib/jobs/load-test.ts';
+import type { FinalResults, LoadTestState } from '../../lib/jobs/load-test.ts';
 
 export const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
@@ -21,7 +21,7 @@ export function statusAnswer(
   // answer: an attempt's row exists from its start, with nothing in it yet.
   const parsed = row.config.thresholds.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
   const figures =
-    state.results || !rows.some((r) => r.snapshot.total > 0)
+    state.results || !rows.some((r) => r.snapshot.total + (r.snapshot.connectionErrors ?? 0) > 0)
       ? null
       : thresholdFigures(rows, now, ['p95', ...parsed.map((t) => t.metric)]);
   const metrics = state.results
@@ -32,10 +32,12 @@ export function statusAnswer(
         'avg_response_time',
         'throughput',
         'error_rate',
+        'connection_errors',
         'p95_response_time',
       ])
     : { ...liveMetrics(rows, now), p95_response_time: figures?.p95 ?? 0 };
-  // Live pass/fail on the merged totals so far; the verdict once ended.
+  // Live pass/fail on the merged totals so far; the verdict once ended (with thresholds or without:
+  // a run whose every attempt failed has one, verdict.ts).
   const thresholds = state.results
     ? state.results.thresholds
     : figures && parsed.length
@@ -60,9 +62,8 @@ export function statusAnswer(
     completed_at: iso(state.completedAt),
     stop_requested: state.stopRequested,
     ...(state.failureReason ? { failure_reason: state.failureReason } : {}),
-    ...(thresholds?.length
-      ? { thresholds, ...(state.results?.verdict ? { verdict: state.results.verdict } : {}) }
-      : {}),
+    ...(thresholds?.length ? { thresholds } : {}),
+    ...(state.results ? verdictFields(state.results) : {}),
     ...outputsOf(row),
     config: row.config,
   };
@@ -111,7 +112,15 @@ export function listAnswer(rows: LoadTestRow[]) {
         started_at: iso(r.startedAt?.getTime()),
         completed_at: iso(r.completedAt?.getTime()),
         summary: r.results
-          ? pick(r.results, ['total_requests', 'error_rate', 'throughput', 'p95_response_time', 'verdict'])
+          ? pick(r.results, [
+              'total_requests',
+              'error_rate',
+              'throughput',
+              'p95_response_time',
+              'verdict',
+              'verdict_reason',
+              'connection_errors',
+            ])
           : null,
       })),
     },
@@ -120,4 +129,13 @@ export function listAnswer(rows: LoadTestRow[]) {
 
 export function pick<T extends object>(from: T, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, (from as Record<string, unknown>)[k]]));
+}
+
+/** The verdict of `r` and, when it failed, why (absent fields left out). */
+function verdictFields(r: FinalResults) {
+  return {
+    ...(r.verdict ? { verdict: r.verdict } : {}),
+    ...(r.verdict_reason ? { verdict_reason: r.verdict_reason } : {}),
+    ...(r.verdict_detail ? { verdict_detail: r.verdict_detail } : {}),
+  };
 }

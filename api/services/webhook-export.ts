@@ -1,6 +1,8 @@
 // A webhook's captures taken away: as JSON (the shape of my-webhook-requests) or as HAR 1.2 (the
 // HTTP Archive format browsers' devtools and proxies open: http://www.softwareishard.com/blog/har-12-spec/),
 // written out a capture at a time, never built whole in memory.
+import { STATUS_CODES } from 'node:http';
+import { queryPairs, sentQuery } from '../../lib/capture-query.ts';
 import { VERSION } from '../../lib/version.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
@@ -9,26 +11,25 @@ import type { WebhookService } from './webhooks.ts';
 
 export type ExportFormat = 'json' | 'har';
 
-/** One capture as a HAR 1.2 entry: the request as the sender made it; the response is the capture's acknowledgement. */
+/**
+ * One capture as a HAR 1.2 entry: the request as the sender made it (its query as sent, its pairs
+ * spelled as sent, not decoded); the response is the status it was answered with (200 for captures
+ * stored before that was recorded), its headers and body not kept.
+ */
 function harEntry(c: CapturedRequest, baseUrl: string) {
-  const query = c.queryParams ? (JSON.parse(c.queryParams) as Record<string, string | string[]>) : {};
-  const queryString = Object.entries(query).flatMap(([name, v]) =>
-    (Array.isArray(v) ? v : [v]).map((value) => ({ name, value: String(value) })),
-  );
-  const search = queryString.length
-    ? `?${new URLSearchParams(queryString.map((q) => [q.name, q.value])).toString()}`
-    : '';
+  const query = sentQuery(c);
+  const status = c.answeredStatus ?? 200;
   const mimeType = c.headers['content-type'] ?? 'application/octet-stream';
   return {
     startedDateTime: c.createdAt.toISOString(),
     time: 0,
     request: {
       method: c.method,
-      url: `${baseUrl}${c.path}${search}`,
+      url: `${baseUrl}${c.path}${query ? `?${query}` : ''}`,
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: Object.entries(c.headers).map(([name, value]) => ({ name, value })),
-      queryString,
+      queryString: queryPairs(query ?? ''),
       ...(c.body !== null
         ? { postData: { mimeType, text: c.body, ...(c.bodyEncoding === 'base64' ? { _encoding: 'base64' } : {}) } }
         : {}),
@@ -36,22 +37,30 @@ function harEntry(c: CapturedRequest, baseUrl: string) {
       bodySize: c.bodySize,
     },
     response: {
-      status: 200,
-      statusText: 'OK',
+      status,
+      statusText: STATUS_CODES[status] ?? '',
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: [],
-      content: { size: 0, mimeType: 'application/json' },
+      // What was answered besides its status is not kept: its size unknown (-1, as HAR's bodySize says).
+      content: { size: -1, mimeType: 'x-unknown' },
       redirectURL: '',
       headersSize: -1,
       bodySize: -1,
-      comment: 'captured by netops',
+      comment: answeredComment(c),
     },
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     _capture_id: c.id,
     _ip_address: c.ipAddress,
   };
+}
+
+/** Who answered the capture: the default or the owner's response, or which rule. */
+function answeredComment(c: CapturedRequest): string {
+  if (c.answeredStatus === null || c.answeredStatus === undefined)
+    return 'captured by netops; its answer was not recorded (200 assumed)';
+  return `captured by netops; answered ${c.answeredStatus}${c.matchedRule == null ? '' : ` by rule ${c.matchedRule}`}`;
 }
 
 export function webhookExportService({

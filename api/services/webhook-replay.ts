@@ -6,7 +6,7 @@ import { findCapture, findOwnedWebhook } from '../../db/webhooks.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
-import { resentRequest } from '../../lib/webhook-resend.ts';
+import { resentRequest, sentTarget } from '../../lib/webhook-resend.ts';
 import { withTargetHint } from './webhook-target-hints.ts';
 
 /** The most of the target's answer kept (the rest is cut, `truncated` says so). */
@@ -33,7 +33,9 @@ export function webhookReplayService({ db, allow }: { db: Kysely<Database>; allo
       const { url, headers, body } = resentRequest(capture, webhookId, targetUrl);
       const began = performance.now();
       // A name that resolves to a refused address at connect time is refused there too.
-      const res = await fetchOnce(url, { method: capture.method, headers, body }).catch((e) => {
+      // The path and query as the sender spelled them, not as the URL parser re-spells them.
+      const sent = { method: capture.method, headers, body, target: sentTarget(url) };
+      const res = await fetchOnce(url, sent).catch((e) => {
         throw withTargetHint(e, { replay: { webhookId, requestId } });
       });
       return {

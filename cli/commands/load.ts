@@ -1,15 +1,16 @@
 // netops load run|status|stop|results|report|list|verify-target. `run` is the CI gate: it starts a
-// test, shows its progress, prints the summary and ends 0 (passed), 99 (a threshold failed) or 1.
+// test, shows its progress, prints the summary and ends 0 (passed), 99 (a threshold failed), 98 (the
+// target unreachable: every attempt failed, nothing measured) or 1.
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { loadTestOperations as ops } from '../../api/schemas/load-tests.ts';
 import { client, pathOf, type Client } from '../client.ts';
 import { currentService } from '../config.ts';
-import { ThresholdsFailed } from '../errors.ts';
+import { TargetUnreachable, ThresholdsFailed } from '../errors.ts';
 import { asFlags } from '../flag-errors.ts';
 import { runFlagFields, startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
 import { followTest } from '../load-progress.ts';
-import { summary, type ResultsAnswer } from '../load-summary.ts';
+import { plural, summary, type ResultsAnswer } from '../load-summary.ts';
 import { fields, localTime, note, out, print, printJson, table } from '../output.ts';
 import { examples, number, positiveInt, wholeNumber } from './parse.ts';
 
@@ -26,12 +27,15 @@ interface Status {
     error_rate: number;
     avg_response_time: number;
     p95_response_time?: number;
+    connection_errors?: number;
   };
   started_at: string | null;
   estimated_completion: string | null;
   failure_reason?: string;
   thresholds?: Array<{ threshold: string; observed: number; pass: boolean }>;
   verdict?: string;
+  verdict_reason?: string;
+  verdict_detail?: string;
 }
 
 async function saveReport(c: Client, id: string, file: string): Promise<void> {
@@ -40,8 +44,12 @@ async function saveReport(c: Client, id: string, file: string): Promise<void> {
   note(`Report saved to ${file}`);
 }
 
-/** 0 when it completed (and every threshold held), 99 when a threshold failed, 1 otherwise. */
+/** 0 when it completed (and every threshold held), 98 when it tested nothing, 99 when a threshold failed, else 1. */
 function outcome(a: ResultsAnswer): void {
+  if (a.results?.verdict_reason === 'target_unreachable')
+    throw new TargetUnreachable(
+      `load test ${a.test_id}: target unreachable: ${a.results.verdict_detail ?? 'every attempt failed'}`,
+    );
   if (a.results?.verdict === 'failed')
     throw new ThresholdsFailed(
       `load test ${a.test_id}: ${a.results.thresholds
@@ -53,6 +61,13 @@ function outcome(a: ResultsAnswer): void {
     throw new Error(`load test ${a.test_id} ${a.status}${a.failure_reason ? `: ${a.failure_reason}` : ''}`);
 }
 
+/** A test's verdict as `load list` shows it: passed, failed, failed (unreachable), or nothing without one. */
+function verdictCell(summary: Record<string, unknown> | null): string {
+  if (!summary?.verdict) return '';
+  if (summary.verdict === 'passed') return out.green('passed');
+  return out.red(summary.verdict_reason === 'target_unreachable' ? 'failed (unreachable)' : 'failed');
+}
+
 export function registerLoad(program: Command): void {
   const load = program
     .command('load')
@@ -62,7 +77,8 @@ export function registerLoad(program: Command): void {
   load
     .command('run')
     .description(
-      'Start a load test, show its progress, print the summary; exit 0 passed, 99 a threshold failed, 1 failed',
+      'Start a load test, show its progress, print the summary; ' +
+        'exit 0 passed, 99 a threshold failed, 98 target unreachable, 1 failed',
     )
     .argument(
       '[file]',
@@ -76,6 +92,7 @@ export function registerLoad(program: Command): void {
     .option('--rate <n>', 'requestsPerSecond (0: as fast as the users go)', wholeNumber('--rate'))
     .option('--header <name:value>', 'a header of every request (repeat it)', repeat)
     .option('--body <text>', 'the body of every request')
+    .option('--insecure', "insecureTls: accept the target's invalid certificate (a staging server's self-signed one)")
     .option('--http-version <version>', 'httpVersion: 1.1 (default) or 2 (h2 by ALPN over https, h2c over http)')
     .option(
       '--streams-per-connection <n>',
@@ -110,6 +127,8 @@ Examples:
   $ netops load run smoke.json --out prometheus=http://prometheus:9090/api/v1/write --tag env=staging
 
 Flags override the file's fields; the body is checked with the API's own schema before it starts.
+Thresholds read k6's words too: "p(95)<300", "http_req_failed: rate<0.01".
+A run whose every attempt failed (refused, TLS, DNS, only errors answered) exits 98, thresholds or not.
 Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     )
     .action(async (file: string | undefined, o: RunFlags & { report?: string; json?: boolean }) => {
@@ -146,13 +165,17 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
           ['Status', `${s.status} (${s.progress}%)`],
           ['Started', s.started_at],
           ['Ends', s.estimated_completion],
-          ['Requests', `${m.total_requests} (${m.throughput}/s), ${m.error_rate}% failed`],
+          [
+            'Requests',
+            `${plural(m.total_requests, 'request')} (${m.throughput}/s), ${m.error_rate}% failed` +
+              (m.connection_errors ? `, ${plural(m.connection_errors, 'connection error')}` : ''),
+          ],
           [
             'Latency',
             `avg ${m.avg_response_time} ms${m.p95_response_time !== undefined ? `, p95 ${m.p95_response_time} ms` : ''}`,
           ],
           ['Thresholds', s.thresholds?.map((t) => `${t.pass ? '✓' : '✗'} ${t.threshold} (${t.observed})`).join(', ')],
-          ['Verdict', s.verdict],
+          ['Verdict', s.verdict && `${s.verdict}${s.verdict_detail ? `: ${s.verdict_detail}` : ''}`],
           ['Failure', s.failure_reason],
         ]),
       );
@@ -170,7 +193,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
         pathOf(ops.stop, { test_id: id }),
       );
       if (o.json) return printJson(a);
-      print(`${a.message}: ${a.partial_results.total_requests} requests so far`);
+      print(`${a.message}: ${plural(a.partial_results.total_requests ?? 0, 'request')} so far`);
     });
 
   load
@@ -214,7 +237,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
               status: string;
               config: Record<string, unknown>;
               created_at: string;
-              summary: Record<string, number> | null;
+              summary: Record<string, number | string | undefined> | null;
             }>;
           };
         }>('GET', pathOf(ops.list, {}, { limit: o.limit })),
@@ -223,14 +246,16 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
       if (!a.data.tests.length) return print('No load tests yet: netops load run --help');
       print(
         table(
-          ['Test', 'Status', 'Target', 'Users', 'Created', 'Requests', 'p95'],
+          ['Test', 'Status', 'Verdict', 'Target', 'Users', 'Created', 'Requests', 'Errors', 'p95'],
           a.data.tests.map((t) => [
             t.test_id,
             t.status,
+            verdictCell(t.summary),
             String(t.config.target_url ?? ''),
             String(t.config.concurrent_users ?? ''),
             localTime(t.created_at),
             t.summary?.total_requests ?? '',
+            t.summary ? `${t.summary.error_rate}%` : '',
             t.summary ? `${t.summary.p95_response_time} ms` : '',
           ]),
         ),

@@ -1,13 +1,14 @@
 // Values of flags, checked where they are given (a bad one is wrong usage: exit 2, naming the flag).
 import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../../lib/duration.ts';
 import { UsageError } from '../errors.ts';
 
-/** "30", "30s", "5m", "1h", "1m30s": whole seconds. */
+/** "30", "30s", "5m", "1h", "1m30s": seconds, read as the API reads a duration (lib/duration.ts). */
 export function seconds(flag: string) {
   return (value: string): number => {
-    const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(value.trim());
-    if (!value.trim() || !m) throw new UsageError(`${flag}: "${value}" is not a duration such as 30, 30s, 5m or 1m30s`);
-    return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+    const s = parseDuration(value);
+    if (s === null) throw new UsageError(`${flag}: "${value}" is not a duration such as 30, 30s, 5m or 1m30s`);
+    return s;
   };
 }
 

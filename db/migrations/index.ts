@@ -19,6 +19,7 @@ import * as loadTestOutputs from './2026-11-27-017-load-test-outputs.ts';
 import * as loadTestSeconds from './2026-11-27-018-load-test-seconds.ts';
 import * as loadShardPhases from './2026-11-27-019-load-shard-phases.ts';
 import * as captureSchemaChecks from './2026-11-28-020-capture-schema-checks.ts';
+import * as capturesAsSentAndAnswered from './2026-11-28-021-captures-as-sent-and-answered.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27-018-load-test-seconds': loadTestSeconds,
   '2026-11-27-019-load-shard-phases': loadShardPhases,
   '2026-11-28-020-capture-schema-checks': captureSchemaChecks,
+  '2026-11-28-021-captures-as-sent-and-answered': capturesAsSentAndAnswered,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -13,9 +13,12 @@ export interface Step<R> {
   keepBody: boolean;
 }
 
-/** A step as the generator sends it, and what follows its answer (a scenario's captures, a replay's counts). */
+/**
+ * A step as the generator sends it, and what follows its answer (a scenario's captures, a replay's
+ * counts); `reached` false: a connection error, the request never sent (counted apart: tally.ts).
+ */
 export interface Job<R> extends Step<R> {
-  answered(latencyUs: number, status: number, error: Error | null, body: Buffer | null): void;
+  answered(latencyUs: number, status: number, error: Error | null, body: Buffer | null, reached: boolean): void;
 }
 
 export interface LoadConnection<R> {
@@ -27,6 +30,12 @@ export interface LoadConnection<R> {
   readonly phases: PhaseTimes;
   /** The protocol of the last answer, as ALPN names it: http/1.1, http/1.0 or h2. */
   readonly protocol: string;
+  /**
+   * Whether the last request was written on an open connection (the target got it). False when it
+   * failed before: a connection error (refused, reset or timed out while connecting, a TLS or DNS
+   * failure, the SSRF guard's refusal, a server that does not speak the protocol).
+   */
+  readonly reached: boolean;
   /** The body of the last answer, when the send asked to keep it. */
   readonly body: Buffer | null;
   /** Sends the test's request, or `step`'s; `done` is called once. */

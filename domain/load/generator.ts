@@ -6,9 +6,11 @@
 // - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
-// What the requests did is counted in a tally (tally.ts).
+// What the requests did is counted in a tally (tally.ts). After a connection error (the request never
+// sent) a user, or an open model's connection, rests before its next attempt (backoff.ts).
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
+import { Rests } from './backoff.ts';
 import type { Job, LoadConnection } from './connection.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Replay, type ReplayUser } from './replay.ts';
@@ -21,6 +23,8 @@ export { newHistogram } from './histogram.ts';
 export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
 
 type Connection = LoadConnection<unknown>;
+/** After an answer: whether it failed, and whether the target got the request (no: a connection error). */
+type Then = (failed: boolean, reached: boolean) => void;
 
 /** A timed replay's shard that starts after the test's start sends its first request this much later (its connections opening meanwhile). */
 const REPLAY_LATE_START_MS = 20;
@@ -50,6 +54,8 @@ export class ShardGenerator {
   private readonly idle: Connection[] = [];
   private readonly queue: number[] = [];
   private openFinished = false;
+  /** Users (closed model) or connections (open model) resting after a connection error. */
+  private readonly rests = new Rests<unknown>(() => this.endMs - this.elapsed());
 
   /**
    * The generator of `plan`, on the target the SSRF guard lets through: a bad URL or a forbidden
@@ -106,13 +112,13 @@ export class ShardGenerator {
   }
 
   /** One request on `connection` (the test's, or `job`'s), latency counted from `scheduledAt`; `then` runs after the answer. */
-  private send(connection: Connection, scheduledAt: number, then: (failed: boolean) => void, job?: Job<unknown>) {
+  private send(connection: Connection, scheduledAt: number, then: Then, job?: Job<unknown>) {
     const second = this.secondOf(scheduledAt);
     this.tally.sent(second);
     connection.send((status, error) => {
       const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
-      job?.answered(latencyUs, status, error, connection.body);
-      then(error !== null);
+      job?.answered(latencyUs, status, error, connection.body, connection.reached);
+      then(error !== null, connection.reached);
     }, job);
   }
 
@@ -139,7 +145,11 @@ export class ShardGenerator {
             : this.replay && replaying
               ? this.replay.job(replaying.next, replaying)
               : undefined;
-        this.send(connection, performance.now(), (failed) => (failed ? setImmediate(loop) : loop()), job);
+        const next: Then = (failed, reached) => {
+          // (Once stopping, nothing rests: the user ends at once.)
+          if (this.rests.settle(i, reached || this.stopping, loop)) failed ? setImmediate(loop) : loop();
+        };
+        this.send(connection, performance.now(), next, job);
       };
       loop();
     }
@@ -164,10 +174,19 @@ export class ShardGenerator {
     return this.replay ? this.replayFrom + this.replay.dueAt(k) : arrivalAt(this.stages, k);
   }
 
-  /** The k-th arrival on `connection` (the k-th replayed request of this shard's, when replaying). */
+  /**
+   * The k-th arrival on `connection` (the k-th replayed request of this shard's, when replaying); after
+   * a connection error the connection rests before `then` frees it (arrivals meanwhile wait or drop).
+   */
   private sendArrival(connection: Connection, k: number, then: () => void) {
     const job = this.replay?.job(k % this.replay.size);
-    this.send(connection, this.t0 + this.arrivalAt(k), then, job);
+    const rested = () => {
+      // Past the window, what waited behind a resting connection is dropped, not sent in a burst.
+      if (this.elapsed() >= this.endMs) this.stats.dropped += this.queue.splice(0).length;
+      then();
+    };
+    const next: Then = (_failed, reached) => this.rests.settle(connection, reached || this.stopping, rested) && then();
+    this.send(connection, this.t0 + this.arrivalAt(k), next, job);
   }
 
   /**
@@ -217,16 +236,7 @@ export class ShardGenerator {
 
   /** The first arrival due at or after `ms` (arrival times only grow with k). */
   private firstArrivalFrom(ms: number): number {
-    if (!this.replay) return firstArrivalFrom(this.stages, ms);
-    let hi = 1;
-    while (this.arrivalAt(hi) < ms) hi *= 2;
-    let lo = 0;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (this.arrivalAt(mid) < ms) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.replay ? this.replay.firstDueFrom(ms - this.replayFrom) : firstArrivalFrom(this.stages, ms);
   }
 
   /** Arrivals on a schedule (open model): a rate, or a replay faster than 0. */
@@ -261,6 +271,7 @@ export class ShardGenerator {
     clearInterval(sweep);
     clearTimeout(guard);
     for (const t of [...this.timers, ...this.pendingStarts]) clearTimeout(t);
+    this.rests.cancel();
     const result = this.snapshot();
     for (const c of this.connections) c.close();
     return result;
@@ -276,11 +287,12 @@ export class ShardGenerator {
       this.maybeDone();
       return;
     }
-    // Users still waiting for their place in the ramp never start.
+    // Users still waiting for their place in the ramp never start; those resting never try again.
     for (const timer of this.pendingStarts) {
       clearTimeout(timer);
       this.userDone();
     }
     this.pendingStarts.clear();
+    for (let resting = this.rests.cancel(); resting > 0; resting--) this.userDone();
   }
 }

@@ -38,6 +38,8 @@ export class Http1Connection implements LoadConnection<Buffer> {
   private writtenAt = 0;
   private firstByteAt = 0;
   private openedForRequest = false;
+  /** The request in flight (or the last one) was written on an open socket. */
+  reached = false;
   private readonly options: ConnectionOptions;
   private request: Buffer;
   private readonly headOnly: boolean;
@@ -70,6 +72,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
     this.state = State.Head;
     this.pending = null;
     this.firstByteAt = 0;
+    this.reached = false;
     // A connection opened early (warm) gives its opening's phases to its first request.
     this.openedForRequest = !this.socket || this.warmed;
     this.warmed = false;
@@ -85,6 +88,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
 
   private write() {
     this.writtenAt = performance.now();
+    this.reached = true;
     this.socket!.write(this.request);
   }
 

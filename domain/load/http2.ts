@@ -107,6 +107,8 @@ export class Http2Slot implements LoadConnection<Http2Request>, StreamUser {
   sentAt = 0;
   readonly phases: PhaseTimes = newPhaseTimes();
   readonly protocol = 'h2';
+  /** The request in flight (or the last one) opened its stream: its headers were written. */
+  reached = false;
   private writtenAt = 0;
   private firstByteAt = 0;
 
@@ -131,6 +133,7 @@ export class Http2Slot implements LoadConnection<Http2Request>, StreamUser {
     this.sentAt = performance.now();
     this.status = 0;
     this.answered = false;
+    this.reached = false;
     this.firstByteAt = 0;
     this.connection.enqueue(this);
   }
@@ -141,6 +144,7 @@ export class Http2Slot implements LoadConnection<Http2Request>, StreamUser {
     this.streamId = id;
     this.received = 0;
     this.writtenAt = performance.now();
+    this.reached = true;
     session.opening.phasesInto(this.phases, waitedForConnection);
     return this.request;
   }

@@ -1,6 +1,8 @@
 // From shard snapshots to the contract's metrics. Histograms are merged exactly (bucket by bucket),
 // never averaged; throughput is requests over the measured duration (first request sent to the last
-// snapshot); times are milliseconds; error_rate is a percentage of requests.
+// snapshot); times are milliseconds; error_rate is a percentage of attempts. Requests are those the
+// target got; connection errors are counted beside them (totals.ts), and a run whose every attempt
+// failed has the verdict failed, thresholds or not (verdict.ts).
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { newHistogram, type ShardSnapshot } from './generator.ts';
@@ -10,63 +12,13 @@ import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
 import { mergeHttp2 } from './snapshot-merge.ts';
-import { evaluateThresholds, isPhaseMetric, PERCENTILES, verdictOf, type ThresholdMetric } from './thresholds.ts';
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
-const ms = (us: number) => round2(us / 1000);
+import { evaluateThresholds, isPhaseMetric, PERCENTILES, type ThresholdMetric } from './thresholds.ts';
+import { errorRate, liveOf, ms, round2, totals, type Totals } from './totals.ts';
+import { runVerdict, unreachableDetail } from './verdict.ts';
 
 function addCounts(into: Record<string, number>, from: Record<string, number>) {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
   return into;
-}
-
-interface Totals {
-  total: number;
-  successful: number;
-  failed: number;
-  latencySumUs: number;
-  bytesSent: number;
-  bytesReceived: number;
-  dropped: number;
-  firstSentAt: number | null;
-  lastAt: number | null;
-}
-
-function totals(rows: Array<ShardSnapshotRow<ShardSnapshot>>): Totals {
-  const t: Totals = {
-    total: 0,
-    successful: 0,
-    failed: 0,
-    latencySumUs: 0,
-    bytesSent: 0,
-    bytesReceived: 0,
-    dropped: 0,
-    firstSentAt: null,
-    lastAt: null,
-  };
-  for (const { snapshot: s } of rows) {
-    t.total += s.total;
-    t.successful += s.successful;
-    t.failed += s.failed;
-    t.latencySumUs += s.latencySumUs;
-    t.bytesSent += s.bytesSent;
-    t.bytesReceived += s.bytesReceived;
-    t.dropped += s.dropped;
-    if (s.firstSentAt !== null) t.firstSentAt = Math.min(t.firstSentAt ?? Infinity, s.firstSentAt);
-    t.lastAt = Math.max(t.lastAt ?? 0, s.takenAt);
-  }
-  return t;
-}
-
-function liveOf(t: Totals, durationMs: number): LiveMetrics {
-  return {
-    total_requests: t.total,
-    successful_requests: t.successful,
-    failed_requests: t.failed,
-    avg_response_time: t.total ? ms(t.latencySumUs / t.total) : 0,
-    throughput: durationMs > 0 ? round2(t.total / (durationMs / 1000)) : 0,
-    error_rate: t.total ? round2((t.failed / t.total) * 100) : 0,
-  };
 }
 
 /** Metrics while the test runs: every attempt's latest totals, throughput up to `now`. */
@@ -130,6 +82,8 @@ function figuresOf(
     error_rate: live.error_rate,
     throughput: live.throughput,
     status_5xx_rate: t.total ? round2((fiveXx / t.total) * 100) : 0,
+    total_requests: t.total,
+    connection_errors: t.connectionErrors,
     shard_restarts: m.restarts.length,
     seconds_without_traffic: Math.max(0, ...m.restarts.map((r) => r.seconds_without_traffic)),
   } as Record<ThresholdMetric, number>;
@@ -195,6 +149,7 @@ export function mergedFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?
   return {
     total: t.total,
     failed: t.failed,
+    connectionErrors: t.connectionErrors,
     bytesSent: t.bytesSent,
     bytesReceived: t.bytesReceived,
     statusCodes: m.statusCodes,
@@ -215,6 +170,7 @@ export function finalResults(
   const { t, m, figures: f } = mergeFigures(rows);
   const durationMs = finalDuration(t);
   const outcomes = thresholds.length ? evaluateThresholds(thresholds, f) : null;
+  const verdict = runVerdict(outcomes, unreachableDetail(t, m.errors, m.statusCodes));
   return {
     ...liveOf(t, durationMs),
     total_bytes_sent: t.bytesSent,
@@ -236,7 +192,7 @@ export function finalResults(
     seconds_without_traffic: f.seconds_without_traffic,
     ...(m.restarts.length ? { restarts: m.restarts } : {}),
     requests_per_second: seconds.map((s) => s.sent),
-    error_rate_per_second: seconds.map((s) => (s.answered ? round2((s.failed / s.answered) * 100) : 0)),
+    error_rate_per_second: seconds.map((s) => errorRate(s.failed, s.answered, s.connectionErrors)),
     avg_response_time_per_second: seconds.map((s) => (s.answered ? ms(s.latencySumUs / s.answered) : 0)),
     max_response_time_per_second: seconds.map((s) => ms(s.latencyMaxUs)),
     ...(m.protocols ? { protocols: m.protocols } : {}),
@@ -245,7 +201,8 @@ export function finalResults(
       : {}),
     ...(m.phases ? { phases: phaseSummary(m.phases) } : {}),
     ...(rows.some((r) => r.snapshot.steps) ? { steps: mergeSteps(rows.map((r) => r.snapshot)) } : {}),
-    ...(outcomes ? { thresholds: outcomes, verdict: verdictOf(outcomes) } : {}),
+    ...(outcomes ? { thresholds: outcomes } : {}),
+    ...verdict,
   };
 }
 
@@ -267,6 +224,7 @@ export function intervalTracker() {
   let previous: ReturnType<typeof newHistogram> | null = null;
   let prevTotal = 0;
   let prevFailed = 0;
+  let prevConnectionErrors = 0;
   let prevAt: number | null = null;
   return (rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): IntervalPoint | null => {
     const t = totals(rows);
@@ -277,18 +235,20 @@ export function intervalTracker() {
     if (previous) interval.subtract(previous);
     const requests = t.total - prevTotal;
     const failed = t.failed - prevFailed;
+    const connectionErrors = t.connectionErrors - prevConnectionErrors;
     const seconds =
       prevAt === null ? (t.firstSentAt === null ? 0 : (now - t.firstSentAt) / 1000) : (now - prevAt) / 1000;
     previous = merged;
     prevTotal = t.total;
     prevFailed = t.failed;
+    prevConnectionErrors = t.connectionErrors;
     prevAt = now;
     if (seconds <= 0 || requests < 0) return null;
     const p = (q: number) => (interval.totalCount ? ms(interval.getValueAtPercentile(q)) : 0);
     return {
       at: now,
       requests_per_second: round2(requests / seconds),
-      error_rate: requests ? round2((failed / requests) * 100) : 0,
+      error_rate: errorRate(failed, requests, connectionErrors),
       p50_response_time: p(50),
       p95_response_time: p(95),
       p99_response_time: p(99),

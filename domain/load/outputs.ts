@@ -45,7 +45,9 @@ export function outputSeries(
   const add = (name: (typeof OUTPUT_METRICS)[number], value: number, extra: Record<string, string> = {}) =>
     series.push({ name, labels: { ...labels, ...extra }, value, timestamp });
   add('netops_http_reqs_total', m.total);
-  add('netops_http_req_failed_rate', m.total ? m.failed / m.total : 0);
+  // Failed attempts, connection errors too (as k6's http_req_failed): the results' error_rate / 100.
+  const attempts = m.total + m.connectionErrors;
+  add('netops_http_req_failed_rate', attempts ? (m.failed + m.connectionErrors) / attempts : 0);
   for (const stat of DURATION_STATS)
     add('netops_http_req_duration_seconds', m.figures[stat as ThresholdMetric] / 1000, { stat });
   for (const phase of PHASES)

@@ -24,6 +24,8 @@ export interface SecondFigures {
   /** Of the answers with a status: their count and the sums of their phases in µs (PHASES' order). */
   phased?: number;
   phaseSumUs?: number[];
+  /** Attempts that failed before their request was sent (tally.ts): in none of the figures above. */
+  connectionErrors?: number;
 }
 
 /** Which seconds a shard attempt sent in, and its last pace (what a lost attempt's gap and loss are read from: restarts.ts). */
@@ -74,6 +76,16 @@ export class PerSecondCounts {
     s.pace = Math.max(this.sentInLast, this.sentBeforeLast);
   }
 
+  /**
+   * A connection error of an attempt of `second`: not a request the target got, so it leaves the
+   * second's sent count (a report may then carry -1 for a second an earlier one counted: they add up).
+   */
+  countConnectionError(second: number): void {
+    const s = this.at(second);
+    s.sent -= 1;
+    s.connectionErrors += 1;
+  }
+
   /** An answer to a request of `second`: its latency, whether it failed, and (when it has one) its status and phases. */
   countAnswer(second: number, latencyUs: number, failed: boolean, status?: number, phases?: PhaseTimes): void {
     const s = this.at(second);
@@ -114,6 +126,7 @@ function figuresOf(second: number, s: MergedSecond): SecondFigures {
     ...(s.histogram ? { histogram: encodeHistogram(s.histogram) } : {}),
     ...(Object.keys(s.statusCodes).length ? { statusCodes: s.statusCodes } : {}),
     ...(s.phased ? { phased: s.phased, phaseSumUs: s.phaseSumUs } : {}),
+    ...(s.connectionErrors ? { connectionErrors: s.connectionErrors } : {}),
   };
 }
 
@@ -143,6 +156,8 @@ export interface MergedSecond {
   phaseSumUs: number[];
   /** Of the answers, those reported with their latencies' histogram and statuses (all but a series stored before they were). */
   detailed: number;
+  /** Attempts that failed before their request was sent: in neither `sent` nor `answered`. */
+  connectionErrors: number;
 }
 
 const emptySecond = (): MergedSecond => ({
@@ -156,6 +171,7 @@ const emptySecond = (): MergedSecond => ({
   phased: 0,
   phaseSumUs: PHASES.map(() => 0),
   detailed: 0,
+  connectionErrors: 0,
 });
 
 /**
@@ -178,6 +194,7 @@ export function mergeSeconds(
       m.latencyMaxUs = Math.max(m.latencyMaxUs, f.latencyMaxUs);
       for (const [code, n] of Object.entries(f.statusCodes ?? {})) m.statusCodes[code] = (m.statusCodes[code] ?? 0) + n;
       m.phased += f.phased ?? 0;
+      m.connectionErrors += f.connectionErrors ?? 0;
       if (f.histogram) m.detailed += f.answered;
       for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i]! += us;
       if (f.histogram && withHistograms(f.second)) {

@@ -108,12 +108,26 @@ export class Replay<R> {
     return this.loop ? pass * this.period + this.due[k % this.size]! : Infinity;
   }
 
+  /** The first k due at or after `ms` after the start (due times only grow with k). */
+  firstDueFrom(ms: number): number {
+    let hi = 1;
+    while (this.dueAt(hi) < ms) hi *= 2;
+    let lo = 0;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.dueAt(mid) < ms) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Request i as the generator sends it: its answer counted under its name, a replay user (speed 0) then moved on. */
   job(i: number, user?: ReplayUser): Job<R> {
     return {
       ...this.steps[i]!,
-      answered: (latencyUs, status, error) => {
-        this.stats.record(this.counted[i]!, latencyUs, error ? 0 : status, error !== null || status >= 400);
+      answered: (latencyUs, status, error, _body, reached) => {
+        if (reached)
+          this.stats.record(this.counted[i]!, latencyUs, error ? 0 : status, error !== null || status >= 400);
         if (user) this.advance(user);
       },
     };

@@ -78,12 +78,12 @@ export class Scenario<R> {
       request: this.request(user),
       method: this.steps[step]!.method,
       keepBody: this.captures(user),
-      answered: (latencyUs, status, error, body) => {
+      answered: (latencyUs, status, error, body, reached) => {
         const failed = error !== null || status >= 400;
         let captured = true;
         if (failed) user.step = 0;
         else captured = this.advance(user, body);
-        this.stats.record(step, latencyUs, error ? 0 : status, failed || !captured, !captured);
+        if (reached) this.stats.record(step, latencyUs, error ? 0 : status, failed || !captured, !captured);
       },
     };
   }

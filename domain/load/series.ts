@@ -1,10 +1,12 @@
 // A load test's per-second series, as the series endpoint streams it: for each second of the test
 // (by the second a request was sent in, since the load's start), the users, the requests sent, the
 // answers to them, how many failed, their latency (mean, percentiles, slowest), their status classes
-// and errors, and the mean of each phase. Merged exactly across reports, shards and attempts
+// and errors, the attempts that never became requests (connection errors), and the mean of each
+// phase. Merged exactly across reports, shards and attempts
 // (per-second.ts): the percentiles come from each second's histograms added bucket by bucket.
 import { PHASES } from './phases.ts';
 import type { MergedSecond } from './per-second.ts';
+import { errorRate } from './totals.ts';
 
 const PERCENTILES = { p50: 50, p90: 90, p95: 95, p99: 99 } as const;
 const STATUS_CLASSES = ['2', '3', '4', '5'] as const;
@@ -22,6 +24,7 @@ export const SERIES_COLUMNS = [
   'max_response_time',
   ...STATUS_CLASSES.map((c) => `status_${c}xx` as const),
   'errors',
+  'connection_errors',
   ...PHASES.map((p) => `${p}_avg` as const),
 ] as const;
 
@@ -59,7 +62,8 @@ export function seriesRows(
       requests: s?.sent ?? 0,
       answered,
       failed: s?.failed ?? 0,
-      error_rate: answered ? round2(((s?.failed ?? 0) / answered) * 100) : 0,
+      // Of the attempts: connection errors fail too, as in the results.
+      error_rate: errorRate(s?.failed ?? 0, answered, s?.connectionErrors ?? 0),
       avg_response_time: answered ? ms(s!.latencySumUs / answered) : 0,
       ...(Object.fromEntries(
         Object.entries(PERCENTILES).map(([p, q]) => [
@@ -74,6 +78,7 @@ export function seriesRows(
         number | null
       >),
       errors: detail(answered - withStatus),
+      connection_errors: s?.connectionErrors ?? 0,
       ...(Object.fromEntries(
         PHASES.map((p, i) => [`${p}_avg`, detail(s?.phased ? ms(s.phaseSumUs[i]! / s.phased) : 0)]),
       ) as Record<`${(typeof PHASES)[number]}_avg`, number | null>),

@@ -38,9 +38,16 @@ export interface ShardPlan {
 
 /** Running totals of a shard; a stored snapshot is what the status and results are built from. */
 export interface ShardSnapshot {
+  /** Requests the target got (written on an open connection): successful + failed. */
   total: number;
   successful: number;
   failed: number;
+  /**
+   * Attempts that failed before their request was written (refused, reset or timed out while
+   * connecting, TLS, DNS, the SSRF guard): in no other figure but `errors` (absent: none, or a
+   * snapshot stored before they were counted apart).
+   */
+  connectionErrors?: number;
   bytesSent: number;
   bytesReceived: number;
   /** Sum of latencies, microseconds (the exact mean; the histogram's is bucketed). */

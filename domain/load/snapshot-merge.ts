@@ -33,6 +33,7 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[], withPhases = tru
     total: sum((s) => s.total),
     successful: sum((s) => s.successful),
     failed: sum((s) => s.failed),
+    connectionErrors: sum((s) => s.connectionErrors ?? 0),
     bytesSent: sum((s) => s.bytesSent),
     bytesReceived: sum((s) => s.bytesReceived),
     latencySumUs: sum((s) => s.latencySumUs),

@@ -1,6 +1,10 @@
 // What a shard's generator (generator.ts) counts of its requests: sent and in flight, answered by
 // status, failed by kind, latencies (HDR histogram, µs) and their phases, requests per second, answers
 // by protocol, bytes on the sockets, each second's figures; and the snapshot made of them.
+// A connection error (the attempt failed before its request was written: refused, reset or timed out
+// while connecting, TLS, DNS, the SSRF guard) is counted apart: by kind in `errors` and in
+// `connectionErrors`, never in the requests, their latencies or their seconds' sent and answered,
+// so that `total` is what the target got and the percentiles are those of the requests it got.
 import { AppError } from '../../lib/errors.ts';
 import type { LoadConnection } from './connection.ts';
 import { encodeHistogram, newHistogram } from './histogram.ts';
@@ -15,6 +19,7 @@ export class ShardTally {
     total: 0,
     successful: 0,
     failed: 0,
+    connectionErrors: 0,
     latencySumUs: 0,
     inFlight: 0,
     dropped: 0,
@@ -42,7 +47,10 @@ export class ShardTally {
     this.stats.firstSentAt ??= Date.now();
   }
 
-  /** The answer (or error) to a request of `second`, scheduled at `scheduledAt`, on `connection`: its latency in µs. */
+  /**
+   * The answer (or error) to a request of `second`, scheduled at `scheduledAt`, on `connection`: its
+   * latency in µs (0 for a connection error: the request was never sent).
+   */
   answered(
     second: number,
     scheduledAt: number,
@@ -50,18 +58,25 @@ export class ShardTally {
     error: Error | null,
     connection: LoadConnection<unknown>,
   ) {
-    const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
     const s = this.stats;
     s.inFlight -= 1;
+    if (error) {
+      // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
+      const kind = (error instanceof AppError ? undefined : (error as NodeJS.ErrnoException).code) ?? error.name;
+      this.errors[kind] = (this.errors[kind] ?? 0) + 1;
+      if (!connection.reached) {
+        s.connectionErrors += 1;
+        this.perSecond.countConnectionError(second);
+        return 0;
+      }
+    }
+    const latencyUs = Math.max(1, Math.round((performance.now() - scheduledAt) * 1000));
     s.total += 1;
     s.latencySumUs += latencyUs;
     this.histogram.recordValue(latencyUs);
     if (error) {
       this.perSecond.countAnswer(second, latencyUs, true);
       s.failed += 1;
-      // A socket error's code (ECONNREFUSED, ...), else the error's name (ForbiddenAddressError, ...).
-      const kind = (error instanceof AppError ? undefined : (error as NodeJS.ErrnoException).code) ?? error.name;
-      this.errors[kind] = (this.errors[kind] ?? 0) + 1;
     } else {
       if (status < 400) s.successful += 1;
       else s.failed += 1;

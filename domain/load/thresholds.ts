@@ -1,101 +1,113 @@
-// Pass/fail thresholds of a load test, as k6 writes them ("p99 < 300", "error_rate < 1"), evaluated on
-// the figures of the histograms merged across every shard (metrics.ts), so a distributed test has one
-// verdict, not one per instance. Times are milliseconds, rates percentages of requests, throughput
-// requests per second; `<phase>.<statistic>` reads a phase (phases.ts). A threshold may abort the test when it fails (`abortOnFail`), once
-// `delayAbortEval` seconds of the test have passed.
+// Pass/fail thresholds of a load test, as k6 writes them ("p(95)<300", "http_req_failed: rate<0.01") or as
+// we do ("p95 < 300", "error_rate < 1": threshold-words.ts reads both), evaluated on the figures of the
+// histograms merged across every shard (metrics.ts), so a distributed test has one verdict, not one per
+// instance. Times are milliseconds, rates percentages, throughput requests per second; `<phase>.<statistic>`
+// reads a phase (phases.ts). A threshold may abort the test when it fails (`abortOnFail`), once
+// `delayAbortEval` seconds of the test have passed. The start body gives them as a list, or as k6's
+// object of lists by metric ({"http_req_duration": ["p(95)<300"]}); every refused one is named.
 import type { LoadThreshold, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
-import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
+import { DURATION_EXAMPLES, parseDuration } from '../../lib/duration.ts';
+import { KNOWN_METRICS, readExpression, type Operator, type ThresholdMetric } from './threshold-words.ts';
 
-const TOTAL_METRICS = [
-  'p50',
-  'p75',
-  'p90',
-  'p95',
-  'p99',
-  'p99.9',
-  'avg',
-  'min',
-  'max',
-  'error_rate',
-  'throughput',
-  'status_5xx_rate',
-  'shard_restarts',
-  'seconds_without_traffic',
-] as const;
-/** A phase's statistic: `ttfb.p95`, `connect.max`, ... (phases.ts). */
-export type PhaseMetric = `${Phase}.${PhaseStat}`;
-export const PHASE_METRICS = PHASES.flatMap((p) => Object.keys(PHASE_STATS).map((s) => `${p}.${s}` as PhaseMetric));
-const PHASE_METRIC_SET: ReadonlySet<string> = new Set(PHASE_METRICS);
-/** Whether a metric is a phase's (read from the phases' histograms): `ttfb.p95` is, `p99.9` is not. */
-export const isPhaseMetric = (metric: string): metric is PhaseMetric => PHASE_METRIC_SET.has(metric);
-/** The metrics a threshold can name. */
-export const THRESHOLD_METRICS: ReadonlyArray<(typeof TOTAL_METRICS)[number] | PhaseMetric> = [
-  ...TOTAL_METRICS,
-  ...PHASE_METRICS,
-];
-export type ThresholdMetric = (typeof TOTAL_METRICS)[number] | PhaseMetric;
-const OPERATORS = ['<=', '>=', '==', '!=', '<', '>'] as const;
-type Operator = (typeof OPERATORS)[number];
+export {
+  isPhaseMetric,
+  PERCENTILES,
+  PHASE_METRICS,
+  THRESHOLD_METRICS,
+  type PhaseMetric,
+  type ThresholdMetric,
+} from './threshold-words.ts';
 
-/** The percentile of each percentile metric of the total latency. */
-export const PERCENTILES: Partial<Record<ThresholdMetric, number>> = {
-  p50: 50,
-  p75: 75,
-  p90: 90,
-  p95: 95,
-  p99: 99,
-  'p99.9': 99.9,
-};
-
-/** `threshold` is the expression with normalised spacing (the name results use); `delayAbortEval` seconds from the test's start. */
+/**
+ * `threshold` is the expression as we write it (the name results use); `delayAbortEval` seconds from
+ * the test's start.
+ */
 export interface Threshold extends LoadThreshold {
   metric: ThresholdMetric;
   op: Operator;
 }
 
 export const MAX_THRESHOLDS = 20;
-const EXPRESSION = /^\s*([a-z0-9_.]+)\s*(<=|>=|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/;
 
-/** One threshold as the start body gives it (a string, or an object as k6 writes it); a message naming the fault when it is not one. */
-export function parseThreshold(given: unknown): Threshold | string {
+/** A threshold refused: what is wrong, and whether the metric is (the known ones are then worth listing). */
+interface Refusal {
+  fault: string;
+  metrics?: true;
+}
+
+function readThreshold(given: unknown): Threshold | Refusal {
   const object = typeof given === 'object' && given !== null ? (given as Record<string, unknown>) : null;
   const expression = object ? object.threshold : given;
   if (typeof expression !== 'string')
-    return 'must be an expression such as "p99 < 300", or {"threshold": "...", "abortOnFail": true}';
-  const m = EXPRESSION.exec(expression);
-  if (!m) return `"${expression.slice(0, 80)}" is not <metric> <operator> <number> (for example "p99 < 300")`;
-  const metric = m[1] as ThresholdMetric;
-  if (!THRESHOLD_METRICS.includes(metric))
-    return `"${expression.slice(0, 80)}": unknown metric ${metric.slice(0, 40)}; one of ${TOTAL_METRICS.join(', ')}, or <phase>.<statistic> with a phase of ${PHASES.join(', ')} and a statistic of ${Object.keys(PHASE_STATS).join(', ')}`;
+    return { fault: 'must be an expression such as "p95 < 300", or {"threshold": "...", "abortOnFail": true}' };
+  const read = readExpression(expression);
+  if ('fault' in read) return read;
+  const quoted = `"${expression.slice(0, 80)}"`;
   let delay = 0;
   if (object) {
     const extra = Object.keys(object).filter((k) => !['threshold', 'abortOnFail', 'delayAbortEval'].includes(k));
     if (extra.length)
-      return `"${expression.slice(0, 80)}": unknown field ${extra[0]!.slice(0, 40)} (threshold, abortOnFail, delayAbortEval)`;
+      return { fault: `${quoted}: unknown field ${extra[0]!.slice(0, 40)} (threshold, abortOnFail, delayAbortEval)` };
     if (object.abortOnFail !== undefined && typeof object.abortOnFail !== 'boolean')
-      return `"${expression.slice(0, 80)}": abortOnFail must be true or false`;
-    const d = object.delayAbortEval;
-    // k6 writes "10s"; a number is seconds too.
-    const seconds =
-      typeof d === 'number'
-        ? d
-        : typeof d === 'string' && /^\d+(\.\d+)?s?$/.test(d)
-          ? Number.parseFloat(d)
-          : d === undefined
-            ? 0
-            : Number.NaN;
-    if (!Number.isFinite(seconds) || seconds < 0 || seconds > 3600)
-      return `"${expression.slice(0, 80)}": delayAbortEval must be seconds from 0 to 3600 (a number, or "10s")`;
+      return { fault: `${quoted}: abortOnFail must be true or false` };
+    // k6 writes "10s"; a number is seconds too (lib/duration.ts, as testDuration reads them).
+    const seconds = object.delayAbortEval === undefined ? 0 : parseDuration(object.delayAbortEval);
+    if (seconds === null || seconds > 3600)
+      return { fault: `${quoted}: delayAbortEval must be seconds from 0 to 3600 (${DURATION_EXAMPLES})` };
     delay = seconds;
   }
   return {
-    threshold: `${metric} ${m[2]} ${m[3]}`,
-    metric,
-    op: m[2] as Operator,
-    value: Number(m[3]),
+    threshold: read.threshold,
+    metric: read.metric,
+    op: read.op,
+    value: read.value,
     abortOnFail: object?.abortOnFail === true,
     delayAbortEval: delay,
   };
+}
+
+const message = (r: Refusal) => (r.metrics ? `${r.fault}; ${KNOWN_METRICS}` : r.fault);
+
+/**
+ * One threshold as the start body gives it (a string, or an object as k6 writes it); a message naming
+ * the fault when it is not one.
+ */
+export function parseThreshold(given: unknown): Threshold | string {
+  const read = readThreshold(given);
+  return 'fault' in read ? message(read) : read;
+}
+
+/**
+ * The thresholds field as a list: k6's object form, {"http_req_duration": ["p(95)<300", {"threshold":
+ * "p(99)<500", "abortOnFail": true}]}, becomes each expression after its metric's name
+ * ("http_req_duration: p(95)<300"); a list stays as it is (so reading it twice gives the same list).
+ */
+export function thresholdList(given: Readonly<Record<string, readonly unknown[]>> | readonly unknown[]): unknown[] {
+  if (Array.isArray(given)) return [...given];
+  return Object.entries(given).flatMap(([metric, list]) =>
+    (list as readonly unknown[]).map((t) => {
+      if (typeof t === 'string') return `${metric}: ${t}`;
+      if (typeof t === 'object' && t !== null && typeof (t as { threshold?: unknown }).threshold === 'string')
+        return { ...t, threshold: `${metric}: ${(t as { threshold: string }).threshold}` };
+      return t;
+    }),
+  );
+}
+
+/**
+ * Every refused threshold of `list` at once: none (null); one, named by its place (`path` [i]); or
+ * several, named in one message at the list (the metrics listed once, at its end).
+ */
+export function refusedThresholds(list: readonly unknown[]): { path: number[]; message: string } | null {
+  const refused = list.flatMap((t, i) => {
+    const read = readThreshold(t);
+    return 'fault' in read ? [{ i, read }] : [];
+  });
+  if (!refused.length) return null;
+  if (refused.length === 1) return { path: [refused[0]!.i], message: message(refused[0]!.read) };
+  const each = refused.map(({ i, read }) => `${i}: ${read.fault}`).join('; ');
+  const listed = refused.some(({ read }) => read.metrics) ? `. Metrics: ${KNOWN_METRICS}` : '';
+  return { path: [], message: `${refused.length} of ${list.length} thresholds refused: ${each}${listed}` };
 }
 
 const holds: Record<Operator, (a: number, b: number) => boolean> = {
@@ -118,7 +130,7 @@ export function evaluateThresholds(
   });
 }
 
-/** The results' verdict: passed when every threshold holds. */
+/** The thresholds' verdict: passed when every one holds (verdict.ts adds what a run that tested nothing gets). */
 export const verdictOf = (outcomes: readonly ThresholdOutcome[]): 'passed' | 'failed' =>
   outcomes.every((o) => o.pass) ? 'passed' : 'failed';
 

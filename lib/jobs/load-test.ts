@@ -2,6 +2,9 @@
 // (activities on the load pool) send the load, then completed, stopped or failed.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { LoadOutputConfig, RemoteWriteTarget } from './load-outputs.ts';
+import type { FinalResults } from './load-results.ts';
+
+export type { FinalResults, LiveMetrics, ThresholdOutcome } from './load-results.ts';
 
 export const LOAD_TEST_KIND = 'load-test';
 /** The longest test, in seconds (its duration, or its stages' total). */
@@ -76,12 +79,6 @@ export interface LoadThreshold {
   delayAbortEval: number;
 }
 
-export interface ThresholdOutcome {
-  threshold: string;
-  observed: number;
-  pass: boolean;
-}
-
 export interface LoadTestInput {
   testId: string;
   /** Method, URL, headers (with the credentials) and body: encrypted in history by the payload codec. */
@@ -102,81 +99,6 @@ export interface LoadTestInput {
   /** Its remote-write outputs (their headers encrypted in history by the payload codec), and their series' labels. */
   outputs?: RemoteWriteTarget[];
   tags?: Record<string, string>;
-}
-
-/** The totals of a running test (domain/load/metrics.ts builds them from the shard snapshots). */
-export interface LiveMetrics {
-  total_requests: number;
-  successful_requests: number;
-  failed_requests: number;
-  avg_response_time: number;
-  throughput: number;
-  error_rate: number;
-}
-
-/** A finished test's results: times in milliseconds, error_rate a percentage of requests. */
-export interface FinalResults extends LiveMetrics {
-  total_bytes_sent: number;
-  total_bytes_received: number;
-  min_response_time: number;
-  max_response_time: number;
-  p50_response_time: number;
-  p75_response_time: number;
-  p90_response_time: number;
-  p95_response_time: number;
-  p99_response_time: number;
-  /** Beyond the contract: */
-  duration_seconds: number;
-  status_codes: Record<string, number>;
-  errors: Record<string, number>;
-  /** Open model: arrivals not sent because every connection and the queue were busy. */
-  dropped_requests: number;
-  /**
-   * Shard attempts that died (their worker was lost), and at most how many requests they sent that no
-   * snapshot counted (in flight at their last snapshot, and a second at their pace after it).
-   */
-  shard_failures: number;
-  requests_lost: number;
-  /** Dead attempts another one took over, and the longest run of seconds a shard sent nothing meanwhile. */
-  shard_restarts: number;
-  seconds_without_traffic: number;
-  /** Each restart: the shard, the attempt that took over, its seconds without traffic and requests lost. */
-  restarts?: Array<{ shard: number; attempt: number; seconds_without_traffic: number; requests_lost: number }>;
-  /** Requests sent in each second of the test. */
-  requests_per_second: number[];
-  /**
-   * Of the requests sent in each second (same index): the percentage that failed, their mean and
-   * their slowest latency in ms, merged exactly across shards (each second's percentiles are in the
-   * series: domain/load/series.ts).
-   */
-  error_rate_per_second: number[];
-  avg_response_time_per_second: number[];
-  max_response_time_per_second: number[];
-  /** With steps: each step's requests, failures, captures that found nothing, latency and status codes. */
-  steps?: Array<{
-    step: number;
-    name: string;
-    requests: number;
-    failed_requests: number;
-    error_rate: number;
-    capture_failures: number;
-    avg_response_time: number;
-    p50_response_time: number;
-    p95_response_time: number;
-    p99_response_time: number;
-    max_response_time: number;
-    status_codes: Record<string, number>;
-  }>;
-  /** Answers by the protocol that gave them, as ALPN names it: http/1.1, http/1.0, h2. */
-  protocols?: Record<string, number>;
-  /** HTTP/2: connections opened, and the lowest stream limit (SETTINGS_MAX_CONCURRENT_STREAMS) the server set, null when none. */
-  http2?: { connections: number; server_max_concurrent_streams: number | null };
-  /** Per phase of the answered requests (dns, connect, tls, ttfb, transfer): avg, p50, p90, p95, p99, max in ms. */
-  phases?: Record<string, Record<string, number>>;
-  /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */
-  thresholds?: ThresholdOutcome[];
-  verdict?: 'passed' | 'failed';
-  aborted_by?: string;
 }
 
 /**

@@ -56,6 +56,8 @@ export interface GuardedRequest {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** The first hop's request target (path and query) as given, in place of the URL parser's spelling of it. */
+  target?: string;
 }
 
 export interface GuardedResponse {
@@ -120,6 +122,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
           rejectUnauthorized: !options.allowInvalidCertificates,
           ca,
           field,
+          target: chain.length === 1 ? init.target : undefined,
         },
         timeoutMs,
       );
@@ -212,6 +215,8 @@ interface SendOptions {
   ca?: string[];
   /** The request field that named this URL (the first hop's, when the caller's input is named). */
   field?: string;
+  /** The request target to send instead of the URL's path and query. */
+  target?: string;
 }
 
 function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
@@ -225,6 +230,7 @@ function send(url: URL, o: SendOptions, timeoutMs: number): Promise<Hop> {
       lookup: o.lookup,
       signal: o.signal,
       rejectUnauthorized: o.rejectUnauthorized,
+      ...(o.target ? { path: o.target } : {}),
       ...(o.ca ? { ca: o.ca } : {}),
       ...(isIP(host) ? {} : { servername: host }),
     });

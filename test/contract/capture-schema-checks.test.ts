@@ -116,9 +116,13 @@ describe('capture schema checks migration (pglite)', () => {
     const fresh = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite-schema-down') });
     try {
       const migrator = new Migrator({ db: fresh.db, provider: migrationProvider });
-      const down = await migrator.migrateDown();
+      // Down past the migrations after it too (021 rebuilds the capture write on top of this one's).
+      const down = await migrator.migrateTo('2026-11-27-019-load-shard-phases');
       expect(down.error).toBeUndefined();
-      expect(down.results?.map((r) => r.migrationName)).toEqual(['2026-11-28-020-capture-schema-checks']);
+      expect(down.results?.map((r) => r.migrationName)).toEqual([
+        '2026-11-28-021-captures-as-sent-and-answered',
+        '2026-11-28-020-capture-schema-checks',
+      ]);
       const columns = () =>
         sql<{ column_name: string }>`
           select column_name from information_schema.columns

@@ -1,8 +1,11 @@
-// `netops load run` as a CI step: exit 0 when the thresholds hold, 99 when one fails, a summary on
-// stdout, Ctrl-C stopping the test on the service, a typo refused before anything starts.
+// `netops load run` as a CI step: exit 0 when the thresholds hold, 99 when one fails, 98 when the run
+// tested nothing (a closed port, a certificate refused), a summary on stdout, Ctrl-C stopping the test
+// on the service, a typo refused before anything starts, --insecure for a self-signed staging target.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startHttpsServer } from '../fixtures/https-server.ts';
 import { call, expectErrorShape, targets } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { loadTestSuite } from '../support/load-tests.ts';
@@ -181,4 +184,88 @@ describe.each(targets())('netops load ($name)', (target) => {
     expect(site().lastBody('/cli-har/api')).toBe('{"a":1}');
     expect(site().lastHeaders('/cli-har/api')?.['x-from']).toBe('har');
   });
+
+  it('a closed port: exit 98, target unreachable on the first line, each user resting between attempts', {
+    timeout: 60_000,
+  }, async () => {
+    const port = await closedPort();
+    const run = await runCli(
+      ['load', 'run', '--url', `http://127.0.0.1:${port}/`, '--users', '2', '--duration', '10s'],
+      await env(),
+    );
+    expect(run.code, run.stderr).toBe(98);
+    const first = run.stdout.split('\n').find((l) => l.trim())!;
+    expect(first).toMatch(/^ {2}✗ TARGET UNREACHABLE: all \d+ attempts failed: ECONNREFUSED$/);
+    expect(run.stdout).toMatch(/http_reqs \.+ 0 0\/s/);
+    expect(run.stdout).toMatch(/connection errors \.+ \d+ attempts not sent/);
+    expect(run.stdout).toMatch(/COMPLETED after [\d.]+ s; FAILED: target unreachable: all \d+ attempts failed/);
+    expect(run.stderr).toMatch(/netops: load test \S+: target unreachable: all \d+ attempts failed: ECONNREFUSED\n$/);
+    const id = /Load test (\S+) started/.exec(run.stderr)![1]!;
+    const r = (await results(id)).body.results;
+    expect(r).toMatchObject({ total_requests: 0, error_rate: 100, throughput: 0, p95_response_time: 0 });
+    expect(r).toMatchObject({ verdict: 'failed', verdict_reason: 'target_unreachable' });
+    expect(r.errors).toEqual({ ECONNREFUSED: r.connection_errors });
+    // Resting 0.1 s doubling to 1 s after each refusal, a user tries about a dozen times in 10 s
+    // (without the rest, two users made 230,062 attempts).
+    console.log(`closed port: ${r.connection_errors} attempts by 2 users in ${r.duration_seconds} s`);
+    expect(r.connection_errors).toBeGreaterThanOrEqual(2 * 5);
+    expect(r.connection_errors).toBeLessThanOrEqual(2 * 20);
+    const live = (await status(id)).body;
+    expect(live).toMatchObject({ verdict: 'failed', verdict_reason: 'target_unreachable' });
+    expect(live.verdict_detail).toBe(`all ${r.connection_errors} attempts failed: ECONNREFUSED`);
+    expect(live.metrics.connection_errors).toBe(r.connection_errors);
+    // `load list` shows the verdict and the error rate.
+    const list = await runCli(['load', 'list', '--limit', '1'], await env());
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/Verdict.*Errors/);
+    expect(list.stdout).toMatch(new RegExp(`${id}.*failed \\(unreachable\\).*100%`));
+  });
+
+  it('--insecure accepts a self-signed staging target (exit 0); without it the run fails as unreachable (98)', {
+    timeout: 60_000,
+  }, async () => {
+    const tls = await startHttpsServer();
+    onTestFinished(() => tls.close());
+    const args = (more: string[]) => [
+      'load',
+      'run',
+      '--url',
+      `${tls.url}/`,
+      '--users',
+      '1',
+      '--duration',
+      '10s',
+      '--ramp-up',
+      '0',
+      '--rate',
+      '5',
+      '--threshold',
+      'http_req_failed: rate<0.01',
+      ...more,
+    ];
+    const [trusting, checking] = await Promise.all([
+      runCli(args(['--insecure']), await env()),
+      runCli(args([]), await env()),
+    ]);
+    expect(trusting.code, trusting.stderr).toBe(0);
+    expect(trusting.stdout).toMatch(/✓ error_rate < 1 \(observed 0\)/);
+    expect(trusting.stdout).toMatch(/PASSED: every threshold held/);
+    const trustingId = /Load test (\S+) started/.exec(trusting.stderr)![1]!;
+    expect((await status(trustingId)).body.config.insecure_tls).toBe(true);
+    expect(checking.code, checking.stderr).toBe(98);
+    expect(checking.stdout).toMatch(
+      /^ {2}✗ TARGET UNREACHABLE: all \d+ attempts failed: DEPTH_ZERO_SELF_SIGNED_CERT$/m,
+    );
+    // Its threshold failed too, but the verdict names the unreachable target first: exit 98, not 99.
+    expect(checking.stdout).toMatch(/✗ error_rate < 1 \(observed 100\)/);
+  });
 });
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}

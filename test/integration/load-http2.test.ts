@@ -123,7 +123,10 @@ describe.each(targets())('load tests over HTTP/2 ($name)', (target) => {
     expect(reset.r.errors).toEqual({ 'stream_reset:INTERNAL_ERROR': reset.r.total_requests });
     expect(reset.r.total_requests).toBeGreaterThan(150);
 
-    expect(noH2.r.errors).toEqual({ http2_not_offered: noH2.r.total_requests });
+    // No request was sent: every attempt a connection error, the run one that tested nothing.
+    expect(noH2.r.total_requests).toBe(0);
+    expect(noH2.r.errors).toEqual({ http2_not_offered: noH2.r.connection_errors });
+    expect(noH2.r).toMatchObject({ verdict: 'failed', verdict_reason: 'target_unreachable' });
     expect(noH2.r.protocols).toEqual({});
     expect(site.requests['http/1.1']).toBeUndefined();
 

@@ -25,6 +25,7 @@ const COLUMNS = [
   'status_4xx',
   'status_5xx',
   'errors',
+  'connection_errors',
   'dns_avg',
   'connect_avg',
   'tls_avg',

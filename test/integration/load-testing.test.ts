@@ -221,9 +221,15 @@ describe.each(targets())('load testing ($name)', (target) => {
     await Promise.all([a, b].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
     const ra = (await results(a.body.test_id)).body.results;
     expect(ra).toMatchObject({ successful_requests: 0, error_rate: 100, status_codes: { 503: ra.total_requests } });
+    // Every request failed: the run tested nothing, thresholds or not.
+    expect(ra).toMatchObject({ verdict: 'failed', verdict_reason: 'target_unreachable' });
+    expect(ra.verdict_detail).toBe(`all ${ra.total_requests} attempts failed: HTTP 503`);
+    // Refused connections are no requests the target got: counted apart, failures in the error rate.
     const rb = (await results(b.body.test_id)).body.results;
-    expect(rb.failed_requests).toBe(rb.total_requests);
-    expect(rb.errors).toEqual({ ECONNREFUSED: rb.total_requests });
+    expect(rb).toMatchObject({ total_requests: 0, failed_requests: 0, error_rate: 100, throughput: 0 });
+    expect(rb.connection_errors).toBeGreaterThan(0);
+    expect(rb.errors).toEqual({ ECONNREFUSED: rb.connection_errors });
+    expect(rb.verdict_detail).toBe(`all ${rb.connection_errors} attempts failed: ECONNREFUSED`);
   });
 
   it('checks https certificates unless insecureTls is set', async () => {
@@ -250,10 +256,15 @@ describe.each(targets())('load testing ($name)', (target) => {
     expect(trusting.body.config.insecure_tls).toBe(true);
     await Promise.all([checked, trusting].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
     const refused = (await results(checked.body.test_id)).body.results;
-    expect(refused.total_requests).toBeGreaterThan(0);
-    expect(refused.errors).toEqual({ DEPTH_ZERO_SELF_SIGNED_CERT: refused.total_requests });
+    // A refused certificate is a connection error: no request was sent, the target unreachable.
+    expect(refused.total_requests).toBe(0);
+    expect(refused.connection_errors).toBeGreaterThan(0);
+    expect(refused.errors).toEqual({ DEPTH_ZERO_SELF_SIGNED_CERT: refused.connection_errors });
+    expect(refused).toMatchObject({ verdict: 'failed', verdict_reason: 'target_unreachable' });
     const accepted = (await results(trusting.body.test_id)).body.results;
     expect(accepted).toMatchObject({ failed_requests: 0, status_codes: { 200: accepted.total_requests } });
+    expect(accepted).toMatchObject({ connection_errors: 0 });
+    expect(accepted).not.toHaveProperty('verdict');
     expect(accepted.total_requests).toBeGreaterThanOrEqual(40);
     const bad = await start({
       targetUrl: `${tls.url}/`,

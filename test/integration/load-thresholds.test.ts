@@ -1,13 +1,14 @@
 // Pass/fail thresholds of load tests against a loopback target: evaluated on the totals merged across
 // shards (live in the status, final in the results, with the figures the results show), malformed
-// ones refused naming them, and an abortOnFail threshold stopping a 60 s test soon after the target
-// starts failing, while a delayed one waits its turn.
+// ones refused naming them (every one of them), k6's words and object form read as ours, and an
+// abortOnFail threshold stopping a 60 s test soon after the target starts failing, while a delayed
+// one waits its turn. Durations as strings ("10m") on REST.
 import { describe, expect, it } from 'vitest';
-import { expectErrorShape, targets } from '../support/client.ts';
+import { call, expectErrorShape, targets } from '../support/client.ts';
 import { loadTestSuite } from '../support/load-tests.ts';
 
 describe.each(targets())('load test thresholds ($name)', (target) => {
-  const { site, start, results, waitFor } = loadTestSuite(target);
+  const { site, account, start, results, waitFor } = loadTestSuite(target);
 
   it('refuses a malformed threshold naming it', async () => {
     const body = { targetUrl: `${site().url}/x`, httpMethod: 'GET', concurrentUsers: 1, testDuration: 10 };
@@ -125,5 +126,103 @@ describe.each(targets())('load test thresholds ($name)', (target) => {
     ]);
     expect(r.status_codes['500']).toBeGreaterThan(0);
     expect(r.duration_seconds).toBeLessThan(15);
+  });
+
+  it("reads k6's thresholds as written: {http_req_duration: [p(95)<300]} judged as p95 < 300", {
+    timeout: 60_000,
+  }, async () => {
+    const path = '/delay/5/k6-words';
+    const started = await start({
+      targetUrl: `${site().url}${path}`,
+      httpMethod: 'GET',
+      concurrentUsers: 2,
+      testDuration: '10s',
+      rampUpTime: '0s',
+      requestsPerSecond: 20,
+      thresholds: {
+        http_req_duration: ['p(95)<300', 'med < 0.3s'],
+        http_req_failed: ['rate<0.01'],
+        http_reqs: ['count>50'],
+      },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    // Shown, stored and judged in our words.
+    expect(started.body.config).toMatchObject({
+      test_duration: 10,
+      ramp_up_time: 0,
+      thresholds: ['p95 < 300', 'p50 < 300', 'error_rate < 1', 'total_requests > 50'],
+    });
+    const id = started.body.test_id;
+    const ended = await waitFor(id, (b) => b.status !== 'running' && b.status !== 'pending', 40_000);
+    expect(ended.status).toBe('completed');
+    const r = (await results(id)).body.results;
+    expect(r.thresholds).toEqual([
+      { threshold: 'p95 < 300', observed: r.p95_response_time, pass: true },
+      { threshold: 'p50 < 300', observed: r.p50_response_time, pass: true },
+      { threshold: 'error_rate < 1', observed: 0, pass: true },
+      { threshold: 'total_requests > 50', observed: site().count(path), pass: true },
+    ]);
+    expect(r.p95_response_time).toBeGreaterThanOrEqual(5);
+    expect(r.verdict).toBe('passed');
+    expect(r.verdict_reason).toBeUndefined();
+  });
+
+  it('lists every refused threshold, each with the nearest form that would be read', async () => {
+    const refused = await start({
+      targetUrl: `${site().url}/x`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      thresholds: ['p(97)<300', 'p95 < 300', 'latency < 300', 'error_rate < 1ms', 'http_req_duration < 300'],
+    });
+    expectErrorShape(refused, 400);
+    const m = refused.body.message as string;
+    expect(m).toMatch(/^thresholds: 4 of 5 thresholds refused: 0: "p\(97\)<300"/);
+    expect(m).toContain('did you mean "p(99) < 300"?');
+    expect(m).toContain('2: "latency < 300": unknown metric latency (did you mean "p95 < 300"?)');
+    expect(m).toContain('3: "error_rate < 1ms": error_rate is a percentage of attempts');
+    expect(m).toContain('did you mean "error_rate < 1"?');
+    expect(m).toContain('4: "http_req_duration < 300": http_req_duration needs a statistic');
+    expect(m).not.toContain('1: "p95 < 300"');
+    // Units and case are read, not refused.
+    const accepted = await start({
+      targetUrl: `${site().url}/x`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 10,
+      thresholds: ['p95 < 3ms', 'P95 < 300', 'p(99) < 1.5s'],
+      requestsPerSecond: 1,
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+    expect(accepted.body.config.thresholds).toEqual(['p95 < 3', 'p95 < 300', 'p99 < 1500']);
+    await waitFor(accepted.body.test_id, (b) => b.status !== 'running' && b.status !== 'pending', 40_000);
+  });
+
+  it('takes testDuration "10m" on REST as 600 seconds (and stops it)', async () => {
+    const started = await start({
+      targetUrl: `${site().url}/ten-minutes`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: '10m',
+      rampUpTime: 0,
+      requestsPerSecond: 1,
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body.config.test_duration).toBe(600);
+    const id = started.body.test_id;
+    const running = await waitFor(id, (b) => b.status === 'running');
+    expect(Date.parse(running.estimated_completion) - Date.parse(running.started_at)).toBe(600_000);
+    const stopped = await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: (await account).key });
+    expect(stopped.status).toBe(200);
+    const refused = await start({
+      targetUrl: `${site().url}/x`,
+      httpMethod: 'GET',
+      concurrentUsers: 1,
+      testDuration: 'ten',
+    });
+    expectErrorShape(refused, 400);
+    expect(refused.body.message).toBe(
+      'testDuration: must be seconds or a duration such as 90, "90s", "10m" or "1h30m" (body)',
+    );
   });
 });

@@ -21,8 +21,14 @@ describe('capture paths that climb', () => {
     expect(climbingSegment('/a%5cb')).toBe('a%5cb');
   });
 
+  it('finds an empty segment inside the path, which a receiver could read as a host', () => {
+    expect(climbingSegment('//evil.example/x')).toBe('');
+    expect(climbingSegment('/a//b')).toBe('');
+    expect(confinedPath('//evil.example/x')).toBe('/evil.example/x');
+  });
+
   it('leaves dots that are not a whole segment, and ordinary paths, alone', () => {
-    for (const below of ['', '/', '/orders/42', '/v1.2/..x/a..', '/...', '/%2e%2e%2e', '/a%20b', '//double'])
+    for (const below of ['', '/', '/orders/42', '/v1.2/..x/a..', '/...', '/%2e%2e%2e', '/a%20b', '/trailing/'])
       expect(climbingSegment(below), below).toBeNull();
   });
 

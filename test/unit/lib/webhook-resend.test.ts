@@ -1,7 +1,7 @@
 // A capture sent again: its URL below the target, its headers without those of the connection, any
 // name a sender used kept as data.
 import { describe, expect, it } from 'vitest';
-import { appendedUrl, resentHeaders } from '../../../lib/webhook-resend.ts';
+import { appendedUrl, resentHeaders, resentRequest, sentTarget } from '../../../lib/webhook-resend.ts';
 
 describe('sending a capture again', () => {
   it('appends the path and the query to the target, after its own', () => {
@@ -12,6 +12,27 @@ describe('sending a capture again', () => {
       'https://t.example/hooks/orders?k=v&a=1',
     );
     expect(appendedUrl(new URL('https://t.example/'), '', '')).toBe('https://t.example');
+  });
+
+  it('sends the query as it was sent, nothing re-encoded; rebuilt from its pairs only where it was not kept', () => {
+    const capture = {
+      method: 'POST',
+      path: '/webhook/w1/orders',
+      headers: {},
+      body: null,
+      bodyEncoding: 'utf8' as const,
+      queryParams: JSON.stringify({ q: ' space', empty: '', b: ['2', '1'], a: '1', v: '"1"' }),
+    };
+    const sent = `q=%20space&empty=&b=2&a=1&b=1&v="1"&w=<x>`;
+    const { url } = resentRequest({ ...capture, queryString: sent }, 'w1', 'http://localhost:4000/hooks');
+    expect(url).toBe(`http://localhost:4000/hooks/orders?${sent}`);
+    // The request target as spelled (a URL parser would send %22, %3C, %3E).
+    expect(sentTarget(url)).toBe(`/hooks/orders?${sent}`);
+    expect(new URL(url).search).not.toBe(`?${sent}`);
+    expect(sentTarget('http://localhost:4000?a=1')).toBe('/?a=1');
+    expect(resentRequest(capture, 'w1', 'http://localhost:4000/hooks').url).toBe(
+      'http://localhost:4000/hooks/orders?q=+space&empty=&b=2&b=1&a=1&v=%221%22',
+    );
   });
 
   it('never climbs out of the target path, whatever a stored capture holds, raw or percent-encoded', () => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { curlOf } from '../../../../api/dashboard/webhook-cards.ts';
+import { captureItem, curlOf, requestCard } from '../../../../api/dashboard/webhook-cards.ts';
 
 /** Runs `command` in bash with `curl` replaced; answers its arguments and the bytes it read on stdin. */
 async function replay(command: string): Promise<{ args: string[]; stdin: Buffer }> {
@@ -75,5 +75,45 @@ describe('curlOf', () => {
     );
     expect(args).toEqual(['-X', 'PUT', url, '--data-binary', '@-']);
     expect(stdin.equals(bytes)).toBe(true);
+  });
+});
+
+describe('a capture in the list and in full', () => {
+  const url = 'https://hooks.example.test/webhook/abc';
+  const capture = {
+    id: 7,
+    method: 'POST',
+    path: '/webhook/abc/orders',
+    headers: {},
+    body: null,
+    body_encoding: 'utf8' as const,
+    body_size: 0,
+    query_params: JSON.stringify({ q: ' space', b: ['2', '1'], a: '1' }),
+    query_string: 'q=%20space&b=2&a=1&b=1',
+    ip_address: '127.0.0.1',
+    user_agent: '',
+    created_at: new Date().toISOString(),
+    matched_rule: 0,
+    answered_status: 409,
+  };
+
+  it('shows the query as sent and the status answered where it was not 200', () => {
+    const item = captureItem(capture, false).value;
+    expect(item).toContain('/orders?q=%20space&amp;b=2&amp;a=1&amp;b=1</code>');
+    expect(item).toContain('answered 409');
+    expect(captureItem({ ...capture, answered_status: 200 }, false).value).not.toContain('answered');
+    expect(captureItem({ ...capture, answered_status: null }, false).value).not.toContain('answered');
+    const card = requestCard(capture, url).value;
+    expect(card).toContain('answered 409 by rule #0');
+    expect(card).toContain('/webhook/abc/orders?q=%20space&amp;b=2&amp;a=1&amp;b=1</code>');
+  });
+
+  it('copies as curl with the query as sent, rebuilt from its pairs only for a capture stored before', async () => {
+    expect((await replay(curlOf(capture, url))).args[2]).toBe(
+      'https://hooks.example.test/webhook/abc/orders?q=%20space&b=2&a=1&b=1',
+    );
+    expect((await replay(curlOf({ ...capture, query_string: null }, url))).args[2]).toBe(
+      'https://hooks.example.test/webhook/abc/orders?q=+space&b=2&b=1&a=1',
+    );
   });
 });

@@ -92,4 +92,27 @@ describe('load test report page', () => {
     expect(h1).not.toContain('HTTP/2');
     expect(h1).toMatch(/<td>http\/1.1<\/td><td class="n">10<\/td>/);
   });
+
+  it('says first, under its title, that a run tested nothing', () => {
+    const dead: ReportTest = {
+      ...test('CCCCCCCCCCCCCCCCCCCCCC'),
+      status: 'completed',
+      failure_reason: null,
+      aborted_by: null,
+      thresholds: [],
+      verdict_reason: 'target_unreachable',
+      verdict_detail: 'all 23 attempts failed: ECONNREFUSED',
+    };
+    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [dead] });
+    const main = page.slice(page.indexOf('<main>'));
+    expect(main).toMatch(
+      /^<main><h1>Load test CCCCCCCCCCCCCCCCCCCCCC<\/h1><p class="fail" role="alert" data-verdict-reason="target_unreachable"><strong>Failed: target unreachable<\/strong>, nothing was measured: all 23 attempts failed: ECONNREFUSED\.<\/p>/,
+    );
+    const alive = loadReportPage({
+      success: true,
+      generated_at: '2026-11-23T10:01:00.000Z',
+      tests: [test('D'.repeat(22))],
+    });
+    expect(alive).not.toContain('target unreachable');
+  });
 });

@@ -10,14 +10,28 @@ const toolSchema = toolArgs(startFields);
 
 describe('the load test start body', () => {
   it("shows MCP clients the REST body's fields, each threshold as an expression or k6's object", () => {
+    type Item = { anyOf?: Array<{ type: string; required?: string[] }> };
     const json = z.toJSONSchema(toolSchema, { io: 'input' }) as {
-      properties: Record<string, { items?: { anyOf?: Array<{ type: string; required?: string[] }> } }>;
+      properties: Record<
+        string,
+        {
+          type?: string | string[];
+          anyOf?: Array<{ type: string; items?: Item; additionalProperties?: { items?: Item } }>;
+        }
+      >;
       additionalProperties: boolean;
     };
     expect(Object.keys(json.properties)).toEqual(Object.keys(startFields));
     expect(json.additionalProperties).toBe(false);
-    expect(json.properties.thresholds!.items!.anyOf!.map((f) => f.type)).toEqual(['string', 'object']);
-    expect(json.properties.thresholds!.items!.anyOf![1]!.required).toEqual(['threshold']);
+    // A list of thresholds, or k6's object of lists by metric name; each one an expression or an object.
+    const [list, byMetric] = json.properties.thresholds!.anyOf!;
+    expect([list!.type, byMetric!.type]).toEqual(['array', 'object']);
+    for (const item of [list!.items!, byMetric!.additionalProperties!.items!]) {
+      expect(item.anyOf!.map((f) => f.type)).toEqual(['string', 'object']);
+      expect(item.anyOf![1]!.required).toEqual(['threshold']);
+    }
+    // Durations: seconds, or a string such as "10m".
+    expect(json.properties.testDuration!.type).toEqual(['number', 'string']);
   });
 
   it.each([
@@ -74,10 +88,39 @@ describe('the load test start body', () => {
         ],
       },
     },
+    {
+      name: "durations as strings, k6's thresholds in its object form",
+      body: {
+        targetUrl: 'https://shop.example/',
+        httpMethod: 'GET',
+        concurrentUsers: 5,
+        testDuration: '10m',
+        rampUpTime: '1m30s',
+        thresholds: {
+          http_req_duration: ['p(95)<300'],
+          http_req_failed: [{ threshold: 'rate<0.01', abortOnFail: true }],
+        },
+      },
+    },
   ])('gives the same start through the MCP tool as through REST: $name', ({ body }) => {
     const rest = startBody.parse(body);
     const viaTool = startBody.parse(toolSchema.parse(body));
     expect(viaTool).toEqual(rest);
+  });
+
+  it('reads "10m" as 600 seconds and k6\'s thresholds as ours, through either door', () => {
+    const body = {
+      targetUrl: 'https://shop.example/',
+      httpMethod: 'GET',
+      concurrentUsers: 5,
+      testDuration: '10m',
+      rampUpTime: '1m30s',
+      thresholds: { http_req_duration: ['p(95)<300'], http_req_failed: ['rate<0.01'] },
+    };
+    for (const parsed of [startBody.parse(body), startBody.parse(toolSchema.parse(body))]) {
+      expect(parsed).toMatchObject({ testDuration: 600, rampUpTime: 90 });
+      expect(parsed.thresholds.map((t) => t.threshold)).toEqual(['p95 < 300', 'error_rate < 1']);
+    }
   });
 
   it.each([
@@ -86,6 +129,8 @@ describe('the load test start body', () => {
     { thresholds: [{ threshold: 'p99 < 1', abortOnFail: 'yes' }] },
     { headers: { 'x-a': 'one\r\ntwo' } },
     { rampUpTime: 20 },
+    { testDuration: 'ten minutes' },
+    { thresholds: { http_req_duration: ['p(97)<300'] } },
   ])('refuses through the MCP tool what REST refuses: %o', (fault) => {
     const body = {
       targetUrl: 'https://shop.example/',

@@ -5,6 +5,7 @@ import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults, intervalTracker, thresholdFigures } from '../../../../domain/load/metrics.ts';
 import { newPhaseTimes, PhaseHistograms } from '../../../../domain/load/phases.ts';
 import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
+import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
 
 const snapshot = (latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number) =>
   shardSnapshot(latenciesMs, { failed, firstSentAt, takenAt });
@@ -99,5 +100,53 @@ describe('thresholdFigures for a status poll', () => {
     expect(figures).not.toHaveProperty('max');
     expect(() => thresholdFigures(rows, 5000, ['min'])).toThrow();
     expect(() => thresholdFigures(rows, 5000, ['p99.9'])).toThrow();
+  });
+});
+
+describe('connection errors in the results', () => {
+  it('keeps them apart from the requests (total, latency, throughput), in error_rate and connection_errors', () => {
+    // Two shards: one answered 10 requests of 20 ms and met 10 refused connections, one met only refusals.
+    const a = { ...snapshot(Array(10).fill(20), 0, 1000, 11_000), connectionErrors: 10, errors: { ECONNREFUSED: 10 } };
+    a.statusCodes = { 200: 10 };
+    const b = { ...snapshot([], 0, 1000, 11_000), connectionErrors: 5, errors: { ECONNREFUSED: 5 } };
+    const r = finalResults([row(a), row(b)], []);
+    expect(r).toMatchObject({
+      total_requests: 10,
+      successful_requests: 10,
+      failed_requests: 0,
+      connection_errors: 15,
+      error_rate: 60, // 15 of 25 attempts
+      throughput: 1, // 10 answered over 10 s
+      errors: { ECONNREFUSED: 15 },
+    });
+    expect(r.p95_response_time).toBeCloseTo(20, 0);
+    // Some request was answered below 400: the run tested something; without thresholds, no verdict.
+    expect(r).not.toHaveProperty('verdict');
+  });
+
+  it('fails a run whose every attempt failed, thresholds or not, naming the commonest failure', () => {
+    const dead = { ...snapshot([], 0, 1000, 11_000), connectionErrors: 412, errors: { ECONNREFUSED: 412 } };
+    const r = finalResults([row(dead)], []);
+    expect(r).toMatchObject({
+      total_requests: 0,
+      connection_errors: 412,
+      error_rate: 100,
+      p95_response_time: 0,
+      throughput: 0,
+      verdict: 'failed',
+      verdict_reason: 'target_unreachable',
+      verdict_detail: 'all 412 attempts failed: ECONNREFUSED',
+    });
+    // A threshold that an empty run "passes" (p95 0 < 300) does not make it pass.
+    const withThreshold = finalResults([row(dead)], [], [parseThreshold('p(95)<300') as Threshold]);
+    expect(withThreshold.thresholds).toEqual([{ threshold: 'p95 < 300', observed: 0, pass: true }]);
+    expect(withThreshold).toMatchObject({ verdict: 'failed', verdict_reason: 'target_unreachable' });
+    // Answered, but only with errors: every attempt failed too.
+    const broken = { ...snapshot(Array(30).fill(5), 30, 1000, 11_000), statusCodes: { 503: 30 } };
+    expect(finalResults([row(broken)], [])).toMatchObject({
+      verdict: 'failed',
+      verdict_reason: 'target_unreachable',
+      verdict_detail: 'all 30 attempts failed: HTTP 503',
+    });
   });
 });

@@ -48,6 +48,7 @@ describe('the per-second series', () => {
       status_4xx: 0,
       status_5xx: 9,
       errors: 1,
+      connection_errors: 0,
       dns_avg: 0,
       connect_avg: 0.1,
       tls_avg: 0,
@@ -86,5 +87,19 @@ describe('the per-second series', () => {
     );
     expect(row).toMatchObject({ requests: 3, answered: 3, failed: 1, avg_response_time: 3, max_response_time: 5 });
     expect([row!.p50_response_time, row!.status_2xx, row!.errors, row!.ttfb_avg]).toEqual([null, null, null, null]);
+  });
+
+  it('counts an attempt never sent apart: out of requests and answers, in connection_errors and the error rate', () => {
+    const a = new PerSecondCounts();
+    a.countSent(0);
+    a.countAnswer(0, 2000, false, 200);
+    a.countSent(0);
+    a.countSent(0);
+    const first = a.drain(); // 3 sent, 1 answered: the other two were refused after this report
+    a.countConnectionError(0);
+    a.countConnectionError(0);
+    const row = seriesRows(mergeSeconds([first, a.drain()]), 0, 0, 1, () => 1)[0]!;
+    expect(row).toMatchObject({ requests: 1, answered: 1, failed: 0, errors: 0, connection_errors: 2 });
+    expect(row.error_rate).toBe(66.67); // 2 of 3 attempts
   });
 });

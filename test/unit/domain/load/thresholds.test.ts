@@ -4,6 +4,8 @@ import {
   evaluateThresholds,
   parseThreshold,
   PHASE_METRICS,
+  refusedThresholds,
+  thresholdList,
   verdictOf,
   type Threshold,
   type ThresholdMetric,
@@ -57,13 +59,13 @@ describe('load test thresholds', () => {
     expect(parseThreshold('p99 < abc')).toMatch(/is not <metric>/);
     expect(parseThreshold('p99 => 3')).toMatch(/is not <metric>/);
     expect(parseThreshold('latency < 3')).toMatch(/unknown metric latency/);
-    expect(parseThreshold('ttfb.p42 < 3')).toMatch(/unknown metric ttfb\.p42; .*<phase>\.<statistic>/);
+    expect(parseThreshold('ttfb.p42 < 3')).toMatch(/unknown metric ttfb\.p42 .*; .*<phase>\.<statistic>/);
     expect(parseThreshold(42)).toMatch(/must be an expression/);
     expect(parseThreshold({ abortOnFail: true })).toMatch(/must be an expression/);
     expect(parseThreshold({ threshold: 'p99 < 3', delayAbortEval: 3601 })).toMatch(
       /delayAbortEval must be seconds from 0 to 3600/,
     );
-    expect(parseThreshold({ threshold: 'p99 < 3', delayAbortEval: '1m' })).toMatch(/delayAbortEval/);
+    expect(parseThreshold({ threshold: 'p99 < 3', delayAbortEval: '1 minute' })).toMatch(/delayAbortEval/);
     expect(parseThreshold({ threshold: 'p99 < 3', abortOnFail: 1 })).toMatch(/abortOnFail must be true or false/);
   });
 
@@ -92,5 +94,51 @@ describe('load test thresholds', () => {
     const outcomes = evaluateThresholds(list, figures);
     expect(abortingFailure(list, outcomes, 9.9)).toBeNull();
     expect(abortingFailure(list, outcomes, 10)).toBe('avg < 1');
+  });
+
+  it("reads k6's thresholds as written: each normalised to ours, judged as ours", () => {
+    expect(parseThreshold('p(95)<300')).toEqual(parseThreshold('p95 < 300'));
+    expect(
+      parseThreshold({ threshold: 'http_req_failed: rate<0.01', abortOnFail: true, delayAbortEval: '1m' }),
+    ).toEqual({
+      threshold: 'error_rate < 1',
+      metric: 'error_rate',
+      op: '<',
+      value: 1,
+      abortOnFail: true,
+      delayAbortEval: 60,
+    });
+    const [p95] = evaluateThresholds([parseThreshold('http_req_duration: p(95)<30') as Threshold], figures);
+    expect(p95).toEqual({ threshold: 'p95 < 30', observed: 25, pass: true });
+  });
+
+  it("turns k6's object of lists by metric into our list, and leaves a list as it is", () => {
+    const k6 = {
+      http_req_duration: ['p(95)<300', { threshold: 'p(99)<500', abortOnFail: true }],
+      http_req_failed: ['rate<0.01'],
+    };
+    const list = thresholdList(k6);
+    expect(list).toEqual([
+      'http_req_duration: p(95)<300',
+      { threshold: 'http_req_duration: p(99)<500', abortOnFail: true },
+      'http_req_failed: rate<0.01',
+    ]);
+    expect(list.map((t) => (parseThreshold(t) as Threshold).threshold)).toEqual([
+      'p95 < 300',
+      'p99 < 500',
+      'error_rate < 1',
+    ]);
+    expect(thresholdList(list)).toEqual(list);
+  });
+
+  it('names every refused threshold, not only the first, each with the nearest form', () => {
+    expect(refusedThresholds(['p95 < 300', 'p(95)<300'])).toBeNull();
+    const one = refusedThresholds(['p95 < 300', 'p42 < 1']);
+    expect(one).toEqual({ path: [1], message: expect.stringMatching(/^"p42 < 1": unknown metric p42/) });
+    const three = refusedThresholds(['p(97)<300', 'p95 < 300', 'latency < 3', 'error_rate < 1ms'])!;
+    expect(three.path).toEqual([]);
+    expect(three.message).toMatch(/^3 of 4 thresholds refused: 0: "p\(97\)<300": .*did you mean "p\(99\) < 300"/);
+    expect(three.message).toMatch(/; 2: "latency < 3": .*did you mean "p95 < 3".*; 3: "error_rate < 1ms": /);
+    expect(three.message).toMatch(/did you mean "error_rate < 1".*\. Metrics: one of p50/);
   });
 });
