@@ -71,7 +71,8 @@ describe('a shard on two threads', () => {
     const seconds = mergeSeconds([...reports.map((r) => r.snapshot.newSeconds ?? []), result.newSeconds ?? []]);
     expect(seconds.reduce((n, s) => n + s.sent, 0)).toBe(result.total);
     expect(seconds.reduce((n, s) => n + s.answered, 0)).toBe(result.total);
-    expect(result.sending).toMatchObject({ first: 0, last: seconds.length - 1 });
+    // From the first second anything was sent (0, unless a thread took past a second to start on a busy machine).
+    expect(result.sending).toMatchObject({ first: seconds.findIndex((s) => s.sent > 0), last: seconds.length - 1 });
     expect(result.statusCodes).toEqual({ 200: result.total });
     expect(result.phases && hdr.decodeFromCompressedBase64(result.phases.ttfb, 64, false).totalCount).toBe(
       result.total,
