@@ -81,18 +81,28 @@ function depth(value: unknown, at = 0): number {
   return most;
 }
 
-/** A schema compiled, or why it cannot be used. */
-export function compileSchema(schema: unknown): ValidateFunction | string {
+/**
+ * Why a schema cannot be used, found without compiling it (linear in its size: fit for the event
+ * loop), or null. Compiling can take seconds for a 64 KiB schema: that happens on the checker's threads.
+ */
+export function schemaProblem(schema: unknown): string | null {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return 'must be a JSON Schema object';
   if (Buffer.byteLength(JSON.stringify(schema)) > MAX_SCHEMA_BYTES) return 'must be at most 64 KiB as JSON';
   if (depth(schema) > MAX_DEPTH) return `must nest at most ${MAX_DEPTH} levels deep`;
   const unique = unboundedUnique(schema);
   if (unique)
     return `must give uniqueItems a maxItems of at most ${MAX_UNIQUE_ITEMS} (at ${unique}): it compares every pair of items`;
+  return null;
+}
+
+/** A schema compiled, or why it cannot be used (on a checker's thread: lib/json-schema-thread.ts). */
+export function compileSchema(schema: unknown): ValidateFunction | string {
+  const problem = schemaProblem(schema);
+  if (problem) return problem;
   try {
     // An instance of its own: schemas of different owners with the same $id cannot clash, and
     // nothing of a replaced schema stays in a shared cache.
-    return newAjv().compile(schema);
+    return newAjv().compile(schema as object); // an object: schemaProblem said so
   } catch (err) {
     return `is not a JSON Schema this service can check with (${(err as Error).message})`;
   }

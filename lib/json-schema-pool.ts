@@ -56,7 +56,7 @@ export class SchemaCheckPool extends ThreadPool<CheckJob, SchemaVerdict> {
       {
         module: new URL('./json-schema-thread.ts', import.meta.url),
         clock: 'cpu',
-        bytes: (job) => job.body?.length ?? 0,
+        bytes: (job) => (job.compileOnly ? job.schema.length : (job.body?.length ?? 0)),
         retryOutOfMemory: true,
         replaceEnded: true,
       },

@@ -4,13 +4,13 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { checkBody, compileSchema, type SchemaVerdict } from './json-schema-check.ts';
 import { serveTasks } from './pool-thread.ts';
 
-/** One body to check against one schema (JSON text, known by `hash`). */
-export interface CheckJob {
-  hash: string;
-  schema: string;
-  body: string | null;
-  encoding: 'utf8' | 'base64';
-}
+/**
+ * One body to check against one schema (JSON text, known by `hash`); with `compileOnly`, no body: the
+ * schema compiled (and kept), valid when it compiles, else the reason as its one error.
+ */
+export type CheckJob =
+  | { hash: string; schema: string; body: string | null; encoding: 'utf8' | 'base64'; compileOnly?: false }
+  | { hash: string; schema: string; compileOnly: true };
 
 /** Compiled schemas kept: a 64 KiB schema compiles to 4 MB of heap at most (measured), 32 MB for 8. */
 const MAX_COMPILED = 8;
@@ -32,6 +32,10 @@ function validator(hash: string, schema: string): ValidateFunction | string {
 
 function check(job: CheckJob): SchemaVerdict {
   const validate = validator(job.hash, job.schema);
+  if (job.compileOnly)
+    return typeof validate === 'string'
+      ? { valid: false, errors: [{ path: '', message: validate }] }
+      : { valid: true, errors: [] };
   return typeof validate === 'string'
     ? { valid: false, errors: [{ path: '', message: `cannot be checked: the schema ${validate}` }] }
     : checkBody(validate, job.body, job.encoding);

@@ -4,7 +4,7 @@ import { HEADER_NAME } from './http-fields.ts';
 import { CONNECTION_HEADERS } from '../../lib/net/header-object.ts';
 import { z } from 'zod';
 import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
-import { compileSchema } from '../../lib/json-schema-check.ts';
+import { schemaProblem } from '../../lib/json-schema-check.ts';
 
 /** Hop-by-hop headers and those that frame the answer: the server sets them. */
 const NOT_SETTABLE = new Set([...CONNECTION_HEADERS, 'date']);
@@ -95,12 +95,15 @@ export const signatureSchema = z
   })
   .transform((s) => ({ ...s, header: s.header ?? (s.scheme === 'hmac-sha256' ? 'x-signature' : '') }));
 
-/** The JSON Schema (draft 2020-12) a webhook's captures are checked against; compiled here to refuse what cannot be used. */
+/**
+ * The JSON Schema (draft 2020-12) a webhook's captures are checked against: its size, depth and
+ * `uniqueItems` checked here; the service compiles it on the checker's threads, never on the event loop.
+ */
 export const jsonSchemaSchema = z
   .record(z.string(), z.unknown(), { error: 'must be a JSON Schema object, or null for no check' })
   .superRefine((schema, ctx) => {
-    const compiled = compileSchema(schema);
-    if (typeof compiled === 'string') ctx.addIssue({ code: 'custom', message: compiled });
+    const problem = schemaProblem(schema);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 /** Where captures are passed on: an http(s) URL (the SSRF guard checks it when set and at each delivery). */
 export const forwardUrlSchema = z

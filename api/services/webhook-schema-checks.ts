@@ -13,7 +13,16 @@ import { storeSchemaChecks, webhookSchemaOf } from '../../db/capture-schema-chec
 import { captureBodies } from '../../db/captured-requests.ts';
 import type { Database, JsonSchema, StoredSchemaCheck } from '../../db/schema.ts';
 import { batcher } from '../../lib/batcher.ts';
-import { BUSY, type CheckVerdict, isFinal, SchemaCheckPool, unchecked } from '../../lib/json-schema-pool.ts';
+import {
+  BUSY,
+  type CheckVerdict,
+  isFinal,
+  SchemaCheckPool,
+  TOO_BIG,
+  TOO_LONG,
+  unchecked,
+} from '../../lib/json-schema-pool.ts';
+import { UnavailableError } from '../../lib/errors.ts';
 
 export { BUSY };
 
@@ -160,6 +169,30 @@ export function schemaChecks({
   }
 
   return {
+    /**
+     * Why `schema` cannot be used, found by compiling it on a checker's thread within the check's
+     * budget (null: it compiles, and is kept compiled there); its owner's queue full for longer than
+     * `readWaitMs`, or the checker unable to judge, is a 503 to try again.
+     */
+    async problem(owner: number, schema: JsonSchema): Promise<string | null> {
+      const { text, hash } = schemaOf(schema);
+      const deadline = Date.now() + readWaitMs;
+      let submitted = pool.submit(String(owner), { hash, schema: text, compileOnly: true });
+      while (!submitted && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, ROOM_POLL_MS));
+        submitted = pool.submit(String(owner), { hash, schema: text, compileOnly: true });
+      }
+      const verdict = submitted ? await submitted : unchecked(BUSY);
+      if (verdict.valid) return null;
+      if (verdict.valid === false)
+        return verdict.errors[0]?.message ?? 'is not a JSON Schema this service can check with';
+      if (verdict.error === TOO_LONG)
+        return `takes more than ${pool.options.budgetMs / 1000} s to compile: make it smaller or simpler (fewer subschemas)`;
+      if (verdict.error === TOO_BIG)
+        return `needs more than ${pool.options.heapMb} MB to compile: make it smaller or simpler (fewer subschemas)`;
+      throw new UnavailableError('The JSON Schema checker is busy: set the schema again in a few seconds');
+    },
+
     /** Captures just stored (the capture writer's `onToCheck`): checked after this turn, never before an answer. */
     afterStored(batches: CapturesToCheck[]): void {
       setImmediate(() => {

@@ -21,6 +21,7 @@ import {
 } from '../../db/webhooks.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
 import { withTargetHint } from './webhook-target-hints.ts';
+import type { SchemaChecks } from './webhook-schema-checks.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { SignatureScheme } from '../../lib/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError, PlanLimitError } from '../../lib/errors.ts';
@@ -81,9 +82,12 @@ export function webhookSettingsService({
   allow = [],
   settingsChanged = () => {},
   live,
+  checks,
 }: WebhookDeps & {
   /** Tells every process's streams that these webhooks changed (webhook-live.ts). */
   live: { changed(webhookIds: Iterable<string>): Promise<void> };
+  /** Compiles a schema on the checker's threads (webhook-schema-checks.ts), never on the event loop. */
+  checks: Pick<SchemaChecks, 'problem'>;
 }) {
   const urlOf = (webhookId: string) => `${captureBaseUrl}/webhook/${webhookId}`;
   const shown = (s: WebhookSignature | null) => (s ? { scheme: s.scheme, header: s.header } : null);
@@ -116,6 +120,10 @@ export function webhookSettingsService({
         throw new PlanLimitError(`retention.max_requests: at most ${capturesKept} on the ${plan} plan`);
       if (retention.max_age_days > captureDays)
         throw new PlanLimitError(`retention.max_age_days: at most ${captureDays} on the ${plan} plan`);
+    }
+    if (input.schema) {
+      const problem = await checks.problem(account.userId, input.schema);
+      if (problem) throw new InvalidInputError(`schema: ${problem}`, 'schema');
     }
     if (forwardUrl) {
       // Forwarding to a capture URL of this service would pass captures around in a circle.

@@ -6,13 +6,15 @@ import { webhookDiffService } from './webhook-diff.ts';
 import { webhookLiveService } from './webhook-live.ts';
 import { webhookRequestService } from './webhook-requests.ts';
 import { webhookRuleService } from './webhook-rules.ts';
+import { schemaChecks } from './webhook-schema-checks.ts';
 import { type WebhookDeps, webhookSettingsService } from './webhook-settings.ts';
 
 export function webhookService(deps: WebhookDeps) {
   const { db, kv, box } = deps;
-  const views = webhookRequestService({ db, box });
+  const checks = schemaChecks({ db });
+  const views = webhookRequestService({ db, box, checks });
   const live = webhookLiveService({ db, kv, views });
-  const settings = webhookSettingsService({ ...deps, live });
+  const settings = webhookSettingsService({ ...deps, live, checks });
   return { ...settings, ...views, ...webhookDiffService({ db }), ...live, ...webhookRuleService({ db }) };
 }
 

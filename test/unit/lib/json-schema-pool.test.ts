@@ -48,6 +48,13 @@ describe('SchemaCheckPool', () => {
       errors: [{ path: '', message: expect.stringMatching(/^cannot be checked: the schema is not a JSON Schema/) }],
     });
     expect(await p.submit('a', quick('[1,'))).toMatchObject({ valid: false, errors: [{ message: /^is not JSON/ }] });
+    // A schema alone is compiled: valid when it compiles, else why not as its one error.
+    const compiling = (schema: object): CheckJob => ({ ...job(schema, null), compileOnly: true });
+    expect(await p.submit('a', compiling({ type: 'object' }))).toEqual({ valid: true, errors: [] });
+    expect(await p.submit('a', compiling({ type: 'strin' }))).toEqual({
+      valid: false,
+      errors: [{ path: '', message: expect.stringMatching(/^is not a JSON Schema this service can check with/) }],
+    });
     expect(p.stats()).toEqual({ threadIds: [thread], running: 0, queued: 0 });
   });
 
