@@ -6,9 +6,10 @@ import { InvalidInputError } from '../lib/errors.ts';
  * Where input came from, as its door calls it: REST names the part of the request after the message
  * (`(body)`); an MCP tool's arguments and a dashboard form are named by their fields alone.
  */
-type Where = 'query' | 'body' | 'path' | 'header' | 'arguments' | 'form';
+type Where = 'query' | 'body' | 'path' | 'header' | 'arguments' | 'form' | 'page';
 const OF_THIS: Record<Where, string> = {
   query: 'is not a field of this query',
+  page: 'is not a field of this page',
   body: 'is not a field of this body',
   path: 'is not a field of this path',
   header: 'is not a field of this header',
@@ -40,14 +41,21 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   throw new InvalidInputError(missing ? `${field} is required${part}` : `${field}: ${issue.message}${part}`, field);
 }
 
-/** Refuses the first query parameter that is not one of `known` (an operation without a query knows none). */
-export function refuseUnknownParameters(query: unknown, known: readonly string[]): void {
+/**
+ * Refuses the first query parameter that is not one of `known` (an operation without a query knows
+ * none); `where` is 'page' for a dashboard page's address.
+ */
+export function refuseUnknownParameters(
+  query: unknown,
+  known: readonly string[],
+  where: 'query' | 'page' = 'query',
+): void {
   if (query === null || typeof query !== 'object') return;
   const unknown = Object.keys(query).find((k) => !known.includes(k));
   if (unknown === undefined) return;
   const message = known.length
-    ? unknownKey(unknown, unknown, known, 'query')
-    : `${unknown}: is not a field of this query (this endpoint takes no query parameters)`;
+    ? unknownKey(unknown, unknown, known, where)
+    : `${unknown}: ${OF_THIS[where]} (this ${where === 'page' ? 'page' : 'endpoint'} takes no query parameters)`;
   throw new InvalidInputError(message, unknown);
 }
 

@@ -7,18 +7,20 @@ export function connectedAppSection(
   page: DashboardPages,
   { accounts, config }: Pick<Services, 'accounts' | 'config'>,
 ): void {
-  page.get('/connected-apps', async (ctx, account) => {
-    const apps = await accounts.connectedApps(account.id);
-    const csrf = page.csrf(ctx);
-    const notice = ctx.query.revoked
-      ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>`
-      : '';
-    page.layout(
-      ctx,
-      account,
-      'connected-apps',
-      'Connected apps',
-      html`<h1>Connected apps</h1>
+  page.get(
+    '/connected-apps',
+    async (ctx, account) => {
+      const apps = await accounts.connectedApps(account.id);
+      const csrf = page.csrf(ctx);
+      const notice = ctx.query.revoked
+        ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>`
+        : '';
+      page.layout(
+        ctx,
+        account,
+        'connected-apps',
+        'Connected apps',
+        html`<h1>Connected apps</h1>
         <p>Signed in as ${account.email}.</p>
         ${notice}
         ${
@@ -35,8 +37,10 @@ export function connectedAppSection(
                 ]),
               )
         }`,
-    );
-  });
+      );
+    },
+    { query: ['revoked'] },
+  );
 
   page.post(
     '/connected-apps/revoke',

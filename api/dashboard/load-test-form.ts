@@ -91,7 +91,7 @@ export function replayFormOf(query: Record<string, unknown>): Record<string, str
   return { startBody: JSON.stringify({ replay }, null, 2) };
 }
 /** The search's filters a replay takes (api/schemas/load-replay.ts: captureFilter). */
-const REPLAY_FILTERS = ['method', 'header', 'q', 'since', 'until'] as const;
+export const REPLAY_FILTERS = ['method', 'header', 'q', 'since', 'until'] as const;
 
 /** The API's start body from the form (numbers as numbers, headers and thresholds from lines, then the JSON fields over them). */
 export function startBodyFromForm(form: Record<string, string>): Record<string, unknown> {

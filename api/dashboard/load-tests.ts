@@ -11,7 +11,7 @@ import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { labelled } from './form-labels.ts';
-import { replayFormOf, START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
+import { REPLAY_FILTERS, replayFormOf, START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
 import { resultsSection, unreachableLine, verdictSection } from './load-test-view.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
@@ -65,19 +65,23 @@ export function loadTestSection(
   }
 
   // From a webhook's page: the form filled to replay its captures.
-  page.get('/load-tests', (ctx, account) => {
-    const replay = replayFormOf(ctx.query);
-    return loadTestsPage(
-      ctx,
-      account,
-      replay,
-      undefined,
-      200,
-      replay.startBody
-        ? "Replaying the webhook's captures (under More options): give the URL their paths are appended to and the users (the duration defaults to what the replay needs). Each request keeps its own method and body; the headers and credentials here are added to its own."
-        : undefined,
-    );
-  });
+  page.get(
+    '/load-tests',
+    (ctx, account) => {
+      const replay = replayFormOf(ctx.query);
+      return loadTestsPage(
+        ctx,
+        account,
+        replay,
+        undefined,
+        200,
+        replay.startBody
+          ? "Replaying the webhook's captures (under More options): give the URL their paths are appended to and the users (the duration defaults to what the replay needs). Each request keeps its own method and body; the headers and credentials here are added to its own."
+          : undefined,
+      );
+    },
+    { query: ['replay_webhook', ...REPLAY_FILTERS] },
+  );
 
   page.post('/load-tests', async (ctx, { form, account }) => {
     const { csrf: _csrf, authPassword: _p, authToken: _t, apiKeyValue: _k, ...kept } = form;
@@ -134,11 +138,15 @@ export function loadTestSection(
       ${others.length ? html`<form method="get" action="/dashboard/load-tests/${testId}/report"><label for="compare">Compare with</label><select id="compare" name="compare">${others.map((t) => html`<option value="${t.test_id}">${t.test_id}: ${t.config.target_url} (${t.status}, ${t.created_at.slice(0, 16)})</option>`)}</select><button type="submit" class="secondary">Compare</button></form>` : ''}`;
   }
 
-  page.get('/load-tests/:test_id/report', async (ctx, account) => {
-    await page.spend(account);
-    const compare = typeof ctx.query.compare === 'string' && ctx.query.compare ? ctx.query.compare : undefined;
-    sendReport(ctx, await reports.report(ctx.params.test_id!, account.id, compare));
-  });
+  page.get(
+    '/load-tests/:test_id/report',
+    async (ctx, account) => {
+      await page.spend(account);
+      const compare = typeof ctx.query.compare === 'string' && ctx.query.compare ? ctx.query.compare : undefined;
+      sendReport(ctx, await reports.report(ctx.params.test_id!, account.id, compare));
+    },
+    { query: ['compare'] },
+  );
 
   page.post(
     '/load-tests/:test_id/stop',

@@ -10,7 +10,13 @@ import { sha256Hex } from '../../lib/tokens.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
+import { refuseUnknownParameters } from '../validate.ts';
 import { dashboardSessions } from './session.ts';
+
+/** A page's address: the query parameters it takes (none unless given). */
+interface PageOptions {
+  query?: readonly string[];
+}
 
 export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'videos' | 'connected-apps';
 
@@ -117,11 +123,33 @@ export function dashboardPages(
 
     layout,
 
-    /** A page for the signed-in account (anyone else is sent to sign in). */
-    get(path: string, handler: (ctx: RouterContext, account: Account) => Promise<unknown>): void {
+    /**
+     * A page for the signed-in account (anyone else is sent to sign in). `query`: the parameters its
+     * address takes (its forms' fields, its links'); any other is refused with a 400 page naming it and
+     * the known one it is closest to, as the API refuses it: a mistyped filter dropped unseen would
+     * show more than was asked for.
+     */
+    get(
+      path: string,
+      handler: (ctx: RouterContext, account: Account) => Promise<unknown>,
+      { query = [] }: PageOptions = {},
+    ): void {
       router.get(path, async (ctx) => {
         const account = await signedIn(ctx);
-        if (account) await handler(ctx, account);
+        if (!account) return;
+        try {
+          refuseUnknownParameters(ctx.query, query, 'page');
+        } catch (err) {
+          return layout(
+            ctx,
+            account,
+            null,
+            'Not a field of this page',
+            html`<h1>Not a field of this page</h1><p role="alert">${(err as Error).message}</p><p><a href="${ctx.path}">Open the page without it</a></p>`,
+            400,
+          );
+        }
+        await handler(ctx, account);
       });
     },
 
@@ -135,24 +163,29 @@ export function dashboardPages(
       noun: string,
       find: (id: string, account: Account) => Promise<T>,
       handler: (ctx: RouterContext, account: Account, item: T) => Promise<unknown>,
+      options: PageOptions = {},
     ): void {
-      page.get(path, async (ctx, account) => {
-        let item: T;
-        try {
-          item = await find(ctx.params.id!, account);
-        } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err;
-          return layout(
-            ctx,
-            account,
-            section,
-            'Not found',
-            html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. <a href="/dashboard/${section}">Your ${noun}s</a></p>`,
-            404,
-          );
-        }
-        await handler(ctx, account, item);
-      });
+      page.get(
+        path,
+        async (ctx, account) => {
+          let item: T;
+          try {
+            item = await find(ctx.params.id!, account);
+          } catch (err) {
+            if (!(err instanceof NotFoundError)) throw err;
+            return layout(
+              ctx,
+              account,
+              section,
+              'Not found',
+              html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. <a href="/dashboard/${section}">Your ${noun}s</a></p>`,
+              404,
+            );
+          }
+          await handler(ctx, account, item);
+        },
+        options,
+      );
     },
 
     /** A form post of the signed-in account, CSRF-checked and counted (see signedInForm). */

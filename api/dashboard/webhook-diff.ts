@@ -82,33 +82,35 @@ export function compareForm(webhookId: string, a: number | '', b: number | '', i
 }
 
 export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Services, 'webhooks'>): void {
-  page.get('/webhooks/:id/diff', async (ctx, account: Account) => {
-    const id = ctx.params.id!;
-    const given = Object.fromEntries(
-      (['a', 'b', 'ignore_headers'] as const).flatMap((k) =>
-        typeof ctx.query[k] === 'string' ? [[k, ctx.query[k]]] : [],
-      ),
-    );
-    let diff: Diff | null = null;
-    let error: AppError | null = null;
-    try {
-      await page.spend(account); // as the REST diff: an API call
-      const q = validate(diffQuery, { ...given, webhook_id: id }, 'form');
-      diff = await webhooks.diff(account.id, id, q.a, q.b, q.ignore_headers);
-    } catch (err) {
-      // A diff past its time or heap (504), or too many waiting (503): said on the page, as a refusal is.
-      if (!(err instanceof AppError) || (err.status >= 500 && err.code !== 'timeout' && err.code !== 'unavailable'))
-        throw err;
-      error = err;
-    }
-    const ignore =
-      typeof given.ignore_headers === 'string' ? given.ignore_headers : (diff?.headers.ignored.join(', ') ?? '');
-    page.layout(
-      ctx,
-      account,
-      'webhooks',
-      `Compare captures of ${id}`,
-      html`<h1>Compare captures</h1>
+  page.get(
+    '/webhooks/:id/diff',
+    async (ctx, account: Account) => {
+      const id = ctx.params.id!;
+      const given = Object.fromEntries(
+        (['a', 'b', 'ignore_headers'] as const).flatMap((k) =>
+          typeof ctx.query[k] === 'string' ? [[k, ctx.query[k]]] : [],
+        ),
+      );
+      let diff: Diff | null = null;
+      let error: AppError | null = null;
+      try {
+        await page.spend(account); // as the REST diff: an API call
+        const q = validate(diffQuery, { ...given, webhook_id: id }, 'form');
+        diff = await webhooks.diff(account.id, id, q.a, q.b, q.ignore_headers);
+      } catch (err) {
+        // A diff past its time or heap (504), or too many waiting (503): said on the page, as a refusal is.
+        if (!(err instanceof AppError) || (err.status >= 500 && err.code !== 'timeout' && err.code !== 'unavailable'))
+          throw err;
+        error = err;
+      }
+      const ignore =
+        typeof given.ignore_headers === 'string' ? given.ignore_headers : (diff?.headers.ignored.join(', ') ?? '');
+      page.layout(
+        ctx,
+        account,
+        'webhooks',
+        `Compare captures of ${id}`,
+        html`<h1>Compare captures</h1>
         <p><a href="/dashboard/webhooks/${id}">Back to the webhook</a></p>
         ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
         ${compareForm(id, Number(given.a) || '', Number(given.b) || '', ignore)}
@@ -135,7 +137,9 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
             </section>`
             : ''
         }`,
-      error?.status ?? 200,
-    );
-  });
+        error?.status ?? 200,
+      );
+    },
+    { query: ['a', 'b', 'ignore_headers'] },
+  );
 }

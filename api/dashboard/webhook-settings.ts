@@ -16,7 +16,7 @@ import { headerLines, jsonFromForm, RULE_FORM_LABELS, rulesFieldset } from './we
 import { compareForm } from './webhook-diff.ts';
 
 export type WebhookView = Awaited<ReturnType<Services['webhooks']['one']>>;
-const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'schema', 'cursor'] as const;
+export const SEARCH_FIELDS = ['method', 'header', 'q', 'since', 'until', 'schema', 'cursor'] as const;
 
 /** The search the page's query asks for, or null for the live view of everything. */
 export function searchOf(query: Record<string, unknown>, webhookId: string) {
@@ -204,18 +204,22 @@ export function webhookToolRoutes(
       await shown(ctx, account)(err);
     }
   });
-  page.get('/webhooks/:id/export', async (ctx, account) => {
-    const id = ctx.params.id!;
-    await page.spend(account); // as the REST export: an API call
-    const search = searchOf(ctx.query, id);
-    const format = ctx.query.format === 'har' ? 'har' : 'json';
-    const f = search?.parsed;
-    const chunks = await webhookExports.export(
-      account.id,
-      id,
-      { method: f?.method, header: f?.header, text: f?.q, since: f?.since, until: f?.until },
-      format,
-    );
-    sendDownload(ctx, `webhook-${id}.${format}`, chunks);
-  });
+  page.get(
+    '/webhooks/:id/export',
+    async (ctx, account) => {
+      const id = ctx.params.id!;
+      await page.spend(account); // as the REST export: an API call
+      const search = searchOf(ctx.query, id);
+      const format = ctx.query.format === 'har' ? 'har' : 'json';
+      const f = search?.parsed;
+      const chunks = await webhookExports.export(
+        account.id,
+        id,
+        { method: f?.method, header: f?.header, text: f?.q, since: f?.since, until: f?.until },
+        format,
+      );
+      sendDownload(ctx, `webhook-${id}.${format}`, chunks);
+    },
+    { query: [...SEARCH_FIELDS, 'format'] },
+  );
 }

@@ -13,6 +13,7 @@ import { labelled } from './form-labels.ts';
 import { rulesTestForm, webhookRuleRoutes } from './webhook-rules.ts';
 import { webhookDiffRoutes } from './webhook-diff.ts';
 import {
+  SEARCH_FIELDS,
   searchForm,
   searchOf,
   settingsForm,
@@ -178,34 +179,39 @@ export function webhookSection(
     (id, account) => webhooks.one({ userId: account.id, plan: account.plan }, id),
     async (ctx, account) => {
       // A search reads and filters up to 10,000 captures: it counts as an API call (page views are free).
-      if (Object.keys(ctx.query).some((k) => k !== 'format')) await page.spend(account);
+      if (Object.keys(ctx.query).length) await page.spend(account);
       await webhookPage(ctx, account);
     },
+    { query: SEARCH_FIELDS },
   );
   webhookToolRoutes(page, services, webhookPage);
   webhookRuleRoutes(page, services, webhookPage);
   webhookDiffRoutes(page, services);
 
-  page.get('/webhooks/:webhook_id/events', async (ctx, account) => {
-    const id = ctx.params.webhook_id!;
-    await webhooks.requests(account.id, id, Number.MAX_SAFE_INTEGER); // 404 before streaming
-    // The page already shows what was kept: stream only what comes after it, or after the last event
-    // received when the browser reconnects.
-    const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
-    const tick = webhooks.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
-    const url = (await webhooks.one({ userId: account.id, plan: account.plan }, id)).webhook_url;
-    await page.spend(account);
-    const lease = await streams.open({ userId: account.id, plan: account.plan });
-    startSse(
-      ctx,
-      async () => {
-        const t = await tick();
-        t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, url) } : e));
-        return t;
-      },
-      { lease, wake: (notify) => webhooks.watch(id, notify) },
-    );
-  });
+  page.get(
+    '/webhooks/:webhook_id/events',
+    async (ctx, account) => {
+      const id = ctx.params.webhook_id!;
+      await webhooks.requests(account.id, id, Number.MAX_SAFE_INTEGER); // 404 before streaming
+      // The page already shows what was kept: stream only what comes after it, or after the last event
+      // received when the browser reconnects.
+      const resume = validate(resumeHeaders, ctx.headers, 'header')['last-event-id'];
+      const tick = webhooks.requestsStream(account.id, id, resume ?? (Number(ctx.query.after) || 0));
+      const url = (await webhooks.one({ userId: account.id, plan: account.plan }, id)).webhook_url;
+      await page.spend(account);
+      const lease = await streams.open({ userId: account.id, plan: account.plan });
+      startSse(
+        ctx,
+        async () => {
+          const t = await tick();
+          t.events = t.events.map((e) => (e.event === 'requests' ? { ...e, data: forPage(e.data, url) } : e));
+          return t;
+        },
+        { lease, wake: (notify) => webhooks.watch(id, notify) },
+      );
+    },
+    { query: ['after'] },
+  );
 
   page.script('live-webhook.js');
 }
