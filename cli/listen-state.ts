@@ -3,9 +3,10 @@
 // and nothing twice. Captures commit slightly out of id order (api/schemas/webhooks.ts,
 // OUT_OF_ORDER_WINDOW): besides the highest id handled it keeps every id handled within that window
 // below it, and a resumed stream starts that far back, skipping those. `floor`: nothing at or below
-// it is wanted (--from-now).
+// it is wanted (--from-now). Beside it, the webhook a listen without an id made for a set of routes.
 import { OUT_OF_ORDER_WINDOW } from '../api/schemas/webhooks.ts';
 import { listenEndpointFile, readState, webhookStateFile, writePrivate } from './config.ts';
+import { EVERY_PATH, type Route } from './listen-routes.ts';
 
 interface Saved {
   floor?: number;
@@ -67,20 +68,40 @@ export class ListenPosition {
   }
 }
 
-/** A webhook listen made, as saved: one per service, API key and forward target ("one endpoint per project"). */
+/** A webhook listen made, as saved: one per service, API key and set of routes ("one endpoint per project"). */
 export interface SavedEndpoint {
   webhook_id: string;
   webhook_url: string;
 }
 
-/** The webhook the last `netops listen` without an id made for this service, key and target, if any. */
-export function savedEndpoint(service: { url: string; key: string }, forwardTo: string): SavedEndpoint | undefined {
-  const saved = readState<Partial<SavedEndpoint>>(listenEndpointFile(service.url, service.key, forwardTo));
+/** The webhook the last `netops listen` without an id made for this service, key and routes, if any. */
+export function savedEndpoint(
+  service: { url: string; key: string },
+  routes: readonly Route[],
+): SavedEndpoint | undefined {
+  const saved = readState<Partial<SavedEndpoint>>(listenEndpointFile(service.url, service.key, routesKey(routes)));
   return typeof saved?.webhook_id === 'string' && typeof saved.webhook_url === 'string'
     ? { webhook_id: saved.webhook_id, webhook_url: saved.webhook_url }
     : undefined;
 }
 
-export function saveEndpoint(service: { url: string; key: string }, forwardTo: string, made: SavedEndpoint): void {
-  writePrivate(listenEndpointFile(service.url, service.key, forwardTo), made);
+export function saveEndpoint(
+  service: { url: string; key: string },
+  routes: readonly Route[],
+  made: SavedEndpoint,
+): void {
+  writePrivate(listenEndpointFile(service.url, service.key, routesKey(routes)), made);
+}
+
+/**
+ * What names a set of routes for the webhook an earlier listen made ("one endpoint per project"): the
+ * same routes in any order name the same webhook; a lone `--forward-to URL` is named by its URL alone,
+ * as before routes, so what a listen of that release saved is found again.
+ */
+export function routesKey(routes: readonly Route[]): string {
+  if (routes.length === 1 && routes[0]!.path === EVERY_PATH) return routes[0]!.url;
+  return routes
+    .map((r) => `${r.path}=${r.url}`)
+    .sort()
+    .join('\n');
 }

@@ -1,13 +1,25 @@
-// netops listen: a webhook's captures, as they arrive, sent on to a local URL (a laptop the service
-// cannot reach), like `stripe listen --forward-to`. It follows the webhook's event stream, resumes
-// it after the service restarts or the network drops, and keeps its position on disk, so each
-// capture reaches the local service once (listen-state.ts).
+// netops listen: a webhook's captures, as they arrive, sent on to local URLs (a laptop the service
+// cannot reach), like `stripe listen --forward-to`, each by its path to one of several routes
+// (listen-routes.ts). It follows the webhook's event stream, resumes it after the service restarts or
+// the network drops, and keeps its position on disk, so each capture reaches the local service once
+// (listen-state.ts).
 import type { Command } from 'commander';
 import { webhookOperations as ops } from '../../api/schemas/webhooks.ts';
 import { client, pathOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { ApiError, NetworkError, UsageError } from '../errors.ts';
 import { forward, type Forwarded } from '../forward.ts';
+import {
+  EVERY_PATH,
+  isUnder,
+  parseRoutes,
+  type Route,
+  routeFlags,
+  routeOf,
+  routePath,
+  shellWord,
+  throughRoute,
+} from '../listen-routes.ts';
 import { ListenPosition, saveEndpoint, savedEndpoint } from '../listen-state.ts';
 import { err, localTime, note, out, print, printJsonLine } from '../output.ts';
 import { follow, sleep } from '../sse.ts';
@@ -15,7 +27,8 @@ import { examples, wholeNumber } from './parse.ts';
 import { createWebhook, sentPath, type Capture } from './webhooks.ts';
 
 interface ListenOptions {
-  forwardTo: string;
+  forwardTo?: string;
+  forward: string[];
   fromNow?: boolean;
   method?: string;
   path?: string;
@@ -31,41 +44,54 @@ const FIRST_CALL_TIMEOUT_MS = 10_000;
 export function registerListen(program: Command): void {
   program
     .command('listen')
-    .description("Forward a webhook's captures to a local URL as they arrive (no id: the one listen made for this URL)")
+    .description(
+      "Forward a webhook's captures to local URLs as they arrive (no id: the one listen made for these routes)",
+    )
     .argument(
       '[webhook-id]',
       'the webhook to follow; left out, the one the last listen without an id made for this service, key and ' +
-        '--forward-to (a new one the first time, its capture URL printed)',
+        'routes (a new one the first time, its capture URL printed)',
     )
-    .requiredOption(
+    .option(
       '--forward-to <url>',
-      'where each capture goes: its path below the capture URL is appended to this one',
+      'where each capture goes (that no --forward takes): its path below the capture URL is appended to this one',
+      once,
+    )
+    .option(
+      '--forward <path=url>',
+      'captures whose path below the capture URL is PATH or below it go to URL, PATH taken off and the rest ' +
+        'appended; repeat for several routes (the longest matching PATH wins)',
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
     )
     .option(
       '--from-now',
-      'skip what was captured before (by default a first listen sends what the webhook keeps, a later one what came since)',
+      'skip what was captured before (by default a first listen sends what the webhook keeps, ' +
+        'a later one what came since)',
     )
     .option('--method <method>', 'forward only captures of this method')
-    .option('--path <prefix>', 'forward only captures whose path below the capture URL starts with this')
+    .option('--path <path>', 'forward only captures whose path below the capture URL is this or below it (/stripe/...)')
     .option(
       '--retries <n>',
       'attempts more when the local service cannot be reached, then skip the capture',
       wholeNumber('--retries'),
       3,
     )
-    .option('--insecure', 'accept any certificate of an https --forward-to')
+    .option('--insecure', 'accept any certificate of an https URL to forward to')
     .option('--json', 'one JSON line per capture: the capture as the API gives it, with `forwarded`')
-    .option('--new', 'make a new webhook even though an earlier listen made one for this --forward-to')
+    .option('--new', 'make a new webhook even though an earlier listen made one for these routes')
     .addHelpText(
       'after',
       examples(
         'netops listen --forward-to http://localhost:4000/webhooks',
+        'netops listen --forward /stripe=http://localhost:4000/webhooks/stripe --forward /gh=http://localhost:5000',
         'netops listen wh_123 --forward-to http://localhost:4000 --path /stripe --from-now',
       ),
     )
     .action(async (webhookId: string | undefined, o: ListenOptions) => {
-      if (!URL.canParse(o.forwardTo) || !/^https?:$/.test(new URL(o.forwardTo).protocol))
-        throw new UsageError(`--forward-to: ${o.forwardTo} is not an http or https URL`);
+      // Every value is checked before the first call: a typo is exit 2 naming the flag, nothing sent.
+      const routes = parseRoutes(o.forward, o.forwardTo);
+      const only = o.path === undefined ? undefined : routePath('--path', o.path);
       // Ctrl-C: the capture in flight is finished (its retries cut short), then exit 0; a second one leaves at once.
       const stop = new AbortController();
       let busy = false;
@@ -81,13 +107,14 @@ export function registerListen(program: Command): void {
       try {
         const service = currentService();
         const c = client(service);
-        const saved = webhookId || o.new ? undefined : savedEndpoint(service, o.forwardTo);
+        const saved = webhookId || o.new ? undefined : savedEndpoint(service, routes);
         // The first call proves the service answers, takes the key and has the webhook, before anything is printed.
         let newest = webhookId || saved ? await firstCall(c, webhookId ?? saved!.webhook_id, !!saved) : undefined;
         if (saved && newest) {
           webhookId = saved.webhook_id;
+          const these = catchAllOnly(routes) ? 'this URL' : 'these routes';
           note(
-            `Webhook ${webhookId} (made by an earlier listen for this URL; --new for another). ` +
+            `Webhook ${webhookId} (made by an earlier listen for ${these}; --new for another). ` +
               `Send requests to ${err.bold(saved.webhook_url)}`,
           );
         } else if (!webhookId) {
@@ -95,16 +122,16 @@ export function registerListen(program: Command): void {
             note(err.yellow(`The webhook an earlier listen made (${saved.webhook_id}) is gone: making another`));
           const created = await createWebhook(c);
           webhookId = created.webhook_id;
-          saveEndpoint(service, o.forwardTo, { webhook_id: created.webhook_id, webhook_url: created.webhook_url });
+          saveEndpoint(service, routes, { webhook_id: created.webhook_id, webhook_url: created.webhook_url });
           note(`Webhook ${created.webhook_id} created. Send requests to ${err.bold(created.webhook_url)}`);
           newest = [];
         }
-        resume = err.dim(`Resume with: netops listen ${webhookId} --forward-to ${o.forwardTo}`);
+        resume = err.dim(`Resume with: netops listen ${resumeArgs(webhookId, routes, o).join(' ')}`);
         const position = new ListenPosition(service.url, webhookId);
         if (o.fromNow) position.skipTo(newest?.[0]?.id ?? 0);
         else if (position.load()) note(err.dim('Resuming after the captures the last listen of this webhook handled'));
         const id = webhookId;
-        note(`Forwarding captures of ${id} to ${err.bold(o.forwardTo)} (Ctrl-C to stop)`);
+        note(forwarding(id, routes));
         await follow({
           stop: stop.signal,
           finished: () => false,
@@ -134,7 +161,7 @@ export function registerListen(program: Command): void {
             const captures = data.data.requests.filter((r) => !position.isHandled(r.id)).sort((a, b) => a.id - b.id);
             for (const capture of captures) {
               busy = true;
-              const handled = await handle(capture, id, position, o, stop.signal);
+              const handled = await handle(capture, id, position, { ...o, routes, only }, stop.signal);
               busy = false;
               if (!handled || stop.signal.aborted) return;
             }
@@ -171,21 +198,40 @@ async function firstCall(
   }
 }
 
-/** Forwards one capture (or skips it by the filters); false when Ctrl-C cut its retries short (not done: a later listen sends it). */
+/** What handle() goes by: the options, their routes and their --path, checked. */
+interface Handling extends ListenOptions {
+  routes: Route[];
+  only: string | undefined;
+}
+
+/**
+ * Forwards one capture by its route (or skips it by the filters; one no route takes is shown, not
+ * sent); false when Ctrl-C cut its retries short (not done: a later listen sends it).
+ */
 async function handle(
   capture: Capture,
   webhookId: string,
   position: ListenPosition,
-  o: ListenOptions,
+  o: Handling,
   stop: AbortSignal,
 ): Promise<boolean> {
   const below = capture.path.slice(`/webhook/${webhookId}`.length) || '/';
   const shown = sentPath(capture, webhookId);
-  if ((o.method && capture.method.toUpperCase() !== o.method.toUpperCase()) || (o.path && !below.startsWith(o.path))) {
+  if ((o.method && capture.method.toUpperCase() !== o.method.toUpperCase()) || (o.only && !isUnder(below, o.only))) {
     position.done(capture.id);
     return true;
   }
-  let result: Forwarded = await forward(capture, webhookId, o.forwardTo, o.insecure);
+  const route = routeOf(o.routes, below);
+  const line = (outcome: string) =>
+    print(`${out.dim(localTime(Date.now()).slice(11))}  ${capture.method.padEnd(6)} ${shown}  -> ${outcome}`);
+  if (!route) {
+    position.done(capture.id);
+    if (o.json) printJsonLine({ ...capture, forwarded: { route: null, error: 'no route takes this path' } });
+    else line(out.yellow('not forwarded: no --forward route takes this path'));
+    return true;
+  }
+  const sent = throughRoute(capture, webhookId, route);
+  let result: Forwarded = await forward(sent, webhookId, route.url, o.insecure);
   for (let attempt = 1; 'error' in result && attempt <= o.retries; attempt++) {
     note(
       err.dim(
@@ -194,7 +240,7 @@ async function handle(
     );
     await sleep(attempt * 1000, stop);
     if (stop.aborted) return false;
-    result = await forward(capture, webhookId, o.forwardTo, o.insecure);
+    result = await forward(sent, webhookId, route.url, o.insecure);
   }
   position.done(capture.id);
   if (o.json) {
@@ -202,16 +248,52 @@ async function handle(
       ...capture,
       forwarded:
         'error' in result
-          ? { error: result.error, duration_ms: result.durationMs }
-          : { status: result.status, duration_ms: result.durationMs },
+          ? { route: route.path, error: result.error, duration_ms: result.durationMs }
+          : { route: route.path, status: result.status, duration_ms: result.durationMs },
     });
     return true;
   }
-  const time = localTime(Date.now()).slice(11);
   const outcome =
     'error' in result
       ? out.red(`${result.error} (skipped after ${o.retries + 1} attempts)`)
       : `${(result.status < 400 ? out.green : out.red)(String(result.status))} ${result.durationMs} ms`;
-  print(`${out.dim(time)}  ${capture.method.padEnd(6)} ${shown}  -> ${outcome}`);
+  // The route is named when there is a choice of them.
+  line(catchAllOnly(o.routes) ? outcome : `${route.path}: ${outcome}`);
   return true;
+}
+
+/** A lone `--forward-to URL`: every capture goes there, as before routes. */
+const catchAllOnly = (routes: readonly Route[]) => routes.length === 1 && routes[0]!.path === EVERY_PATH;
+
+/** `--forward-to` given twice is a mistake, not the last one winning: several targets are --forward routes. */
+function once(value: string, before: string | undefined): string {
+  if (before !== undefined)
+    throw new UsageError(
+      `--forward-to: given twice (${before} and ${value}); route paths to several URLs with --forward PATH=URL`,
+    );
+  return value;
+}
+
+/** The line that says where captures go: one URL, or each route (longest path first, as they are chosen). */
+function forwarding(webhookId: string, routes: readonly Route[]): string {
+  if (catchAllOnly(routes))
+    return `Forwarding captures of ${webhookId} to ${err.bold(routes[0]!.url)} (Ctrl-C to stop)`;
+  const byPath = [...routes].sort((a, b) => b.path.length - a.path.length || a.path.localeCompare(b.path));
+  const width = Math.max(...byPath.map((r) => r.path.length));
+  return [
+    `Forwarding captures of ${webhookId} by path (Ctrl-C to stop):`,
+    ...byPath.map((r) => `  ${r.path.padEnd(width)}  -> ${err.bold(r.url)}`),
+    ...(routes.some((r) => r.path === EVERY_PATH) ? [] : ['  other paths are shown, not forwarded']),
+  ].join('\n');
+}
+
+/** The arguments of the listen that resumes this one: its webhook, its routes and its filters. */
+function resumeArgs(webhookId: string, routes: readonly Route[], o: ListenOptions): string[] {
+  return [
+    webhookId,
+    ...routeFlags(routes),
+    ...(o.path === undefined ? [] : ['--path', shellWord(o.path)]),
+    ...(o.method === undefined ? [] : ['--method', shellWord(o.method)]),
+    ...(o.insecure ? ['--insecure'] : []),
+  ];
 }
