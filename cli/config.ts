@@ -58,7 +58,9 @@ export function forgetService(): boolean {
 }
 
 /** The service to talk to: each of the environment's variables over what was saved. */
-export function currentService(): Service & { from: string } {
+export function currentService(): Service & {
+  /** Where each was taken from, as `whoami` says it ("from NETOPS_URL"). */ from: string;
+} {
   const saved = (readJson(configFile()) ?? {}) as Partial<Service>;
   const url = process.env.NETOPS_URL || saved.url;
   const key = process.env.NETOPS_API_KEY || saved.key;
@@ -66,10 +68,18 @@ export function currentService(): Service & { from: string } {
     throw new UsageError(
       `No service to talk to: run \`netops login --url URL --key KEY\`, or set NETOPS_URL and NETOPS_API_KEY`,
     );
+  // Each from where it was taken: the environment may give one and the saved file the other.
+  const urlFrom = process.env.NETOPS_URL ? 'NETOPS_URL' : configFile();
+  const keyFrom = process.env.NETOPS_API_KEY ? 'NETOPS_API_KEY' : configFile();
   return {
     url: normalizeUrl(url),
     key,
-    from: process.env.NETOPS_URL || process.env.NETOPS_API_KEY ? 'environment' : configFile(),
+    from:
+      urlFrom === keyFrom
+        ? `from ${urlFrom}`
+        : urlFrom === 'NETOPS_URL' && keyFrom === 'NETOPS_API_KEY'
+          ? 'from NETOPS_URL and NETOPS_API_KEY'
+          : `URL from ${urlFrom}, key from ${keyFrom}`,
   };
 }
 

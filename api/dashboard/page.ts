@@ -77,7 +77,7 @@ export function dashboardPages(
       html`<nav class="top" aria-label="Dashboard">
           ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/lookups', 'Lookups', 'lookups')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/videos', 'Videos', 'videos')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
           ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
-          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out ${account.email}</button></form>
+          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out<span class="who"> ${account.email}</span></button></form>
         </nav>
         ${body}`,
       status,

@@ -22,6 +22,12 @@ import {
   webhookToolRoutes,
 } from './webhook-settings.ts';
 
+/** A capture URL that a narrow screen wraps before its id, never inside it. */
+const brokenAtId = (url: string) => {
+  const at = url.lastIndexOf('/') + 1;
+  return html`${url.slice(0, at)}<wbr>${url.slice(at)}`;
+};
+
 export function webhookSection(
   page: DashboardPages,
   services: Pick<Services, 'webhooks' | 'streams' | 'webhookReplays' | 'webhookExports'>,
@@ -45,7 +51,7 @@ export function webhookSection(
             : dataTable(
                 ['Capture URL', 'Requests', 'Created', { label: 'Actions', hidden: true }],
                 list.map((w) => [
-                  html`<a href="/dashboard/webhooks/${w.webhook_id}">${w.webhook_url}</a>`,
+                  html`<a class="long" href="/dashboard/webhooks/${w.webhook_id}">${brokenAtId(w.webhook_url)}</a>`,
                   w.request_count,
                   when(w.created_at),
                   html`<form method="post" action="/dashboard/webhooks/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}"><button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form>`,
@@ -127,7 +133,7 @@ export function webhookSection(
       html`<h1>Webhook</h1>
         <div class="capture-url"><p>Send any request to this URL; it appears below as it arrives.</p>
           <div class="copy-row"><code id="capture-url">${url}</code><button type="button" class="secondary copy" data-copy="${url}">Copy URL</button></div>
-          <div class="copy-row"><code class="curl">${curl}</code><button type="button" class="secondary copy" data-copy="${curl}">Copy curl</button></div>
+          <div class="copy-row curl-row"><code class="curl">${curl}</code><button type="button" class="secondary copy" data-copy="${curl}">Copy curl</button></div>
           ${summaryOf(webhook)}</div>
         ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
         ${notice.message ? html`<div class="notice" role="status">${notice.message}</div>` : ''}

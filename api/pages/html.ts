@@ -110,7 +110,9 @@ pre.patch ins{color:#1a7f37;background:#dafbe1;text-decoration:none}pre.patch de
   table.reflow tr{display:block;border-bottom:1px solid #d0d7de;padding:.4rem 0}
   table.reflow td{display:block;border:0;padding:.15rem 0}
   table.reflow td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
-  .facts th{width:auto}}
+  .facts th{width:auto}
+  nav.top .who,.capture-url .curl-row{display:none}}
+a.long{overflow-wrap:anywhere}
 `;
 
 export function page(title: string, body: Html): string {

@@ -66,7 +66,7 @@ export function registerAuth(program: Command): void {
       const l = account.limits;
       print(
         fields([
-          ['Service', `${service.url} (from ${service.from})`],
+          ['Service', `${service.url} (${service.from})`],
           ['Email', account.email],
           ['Plan', account.plan],
           ['Requests', `${l.requests_per_minute}/minute, ${l.requests_per_day}/day`],

@@ -706,6 +706,12 @@ describe('dashboard in a browser', () => {
           ),
       );
       expect(small, p).toEqual([]);
+      if (details[0] === p) {
+        // A webhook's newest capture is on the first screen of a phone (the curl line and the
+        // account's email give way there), whole.
+        const newest = await page.locator('.capture-list li').first().boundingBox();
+        expect(newest!.y + newest!.height, 'bottom of the newest capture').toBeLessThanOrEqual(800);
+      }
       if (p === '/dashboard/webhooks') {
         expect(await page.locator('table.reflow tbody tr').count()).toBeGreaterThan(0);
         await shot('08-phone-width-webhooks');

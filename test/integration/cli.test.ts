@@ -41,6 +41,13 @@ describe.each(targets())('netops command ($name)', (target) => {
       limits: { load_test_users: 10_000 },
     });
 
+    // Each says where it was taken from.
+    expect((await runCli(['whoami'], bare)).stdout).toContain(`${target.baseUrl} (from ${file})`);
+    const keyFromEnv = await runCli(['whoami'], { ...bare, NETOPS_API_KEY: key });
+    expect(keyFromEnv.stdout).toContain(`${target.baseUrl} (URL from ${file}, key from NETOPS_API_KEY)`);
+    const bothFromEnv = await runCli(['whoami'], { ...bare, NETOPS_API_KEY: key, NETOPS_URL: target.baseUrl });
+    expect(bothFromEnv.stdout).toContain(`${target.baseUrl} (from NETOPS_URL and NETOPS_API_KEY)`);
+
     // The environment wins over what was saved.
     const overridden = await runCli(['whoami'], { ...bare, NETOPS_API_KEY: 'ntk_other' });
     expect(overridden.code).toBe(1);
