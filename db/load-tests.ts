@@ -1,7 +1,6 @@
 // Load tests as rows: the record that outlives Temporal's retention, its stop flag (the shards read it
 // with each report: load-test-shards.ts), its outputs' states and a replay's sequence.
 import {
-  MAX_TEST_SECONDS,
   MAX_WORKER_WAIT_SECONDS,
   type FinalResults,
   type LoadTestConfig,
@@ -10,6 +9,7 @@ import {
 } from '../lib/jobs/load-test.ts';
 import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
 import { PHASES } from '../lib/load/phases.ts';
+import { MAX_TEST_SECONDS } from '../lib/plans.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
 import { loadOutputStatesColumn, loadTestConfigColumn, loadTestResultsColumn } from './load-test-columns.ts';

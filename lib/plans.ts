@@ -4,6 +4,9 @@
 // over a count bound (webhooks owned, a load test's size) 403; both name the limit.
 import type { QuotaWindow } from './kv/index.ts';
 
+/** The longest load test on any plan, in seconds (its duration, or its stages' total). */
+export const MAX_TEST_SECONDS = 3600;
+
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 const MiB = 1024 * 1024;
 export type Plan = (typeof PLANS)[number];

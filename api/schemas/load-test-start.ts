@@ -7,7 +7,7 @@ import {
   headerMap,
   noLineBreaks,
 } from './http-fields.ts';
-import { MAX_TEST_SECONDS } from '../../lib/jobs/load-test.ts';
+import { MAX_TEST_SECONDS } from '../../lib/plans.ts';
 import { z } from 'zod';
 import {
   MAX_THRESHOLDS,

@@ -4,7 +4,7 @@ import { HEADER_NAME } from './http-fields.ts';
 import { CONNECTION_HEADERS } from '../../lib/net/header-object.ts';
 import { z } from 'zod';
 import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
-import { schemaProblem } from '../../lib/json-schema-check.ts';
+import { schemaProblem } from '../../lib/json-schema-limits.ts';
 
 /** Hop-by-hop headers and those that frame the answer: the server sets them. */
 const NOT_SETTABLE = new Set([...CONNECTION_HEADERS, 'date']);

@@ -4,7 +4,7 @@
 // and errors, the attempts that never became requests (connection errors), and the mean of each
 // phase. Merged exactly across reports, shards and attempts
 // (per-second.ts): the percentiles come from each second's histograms added bucket by bucket.
-import { PHASES } from './phases.ts';
+import { PHASES } from '../../lib/load/phases.ts';
 import type { MergedSecond } from './per-second.ts';
 import { errorRate } from './totals.ts';
 

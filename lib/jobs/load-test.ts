@@ -7,8 +7,6 @@ import type { FinalResults } from './load-results.ts';
 export type { FinalResults, LiveMetrics, ThresholdOutcome } from './load-results.ts';
 
 export const LOAD_TEST_KIND = 'load-test';
-/** The longest test, in seconds (its duration, or its stages' total). */
-export const MAX_TEST_SECONDS = 3600;
 /** The longest a test may wait for a load worker (LOAD_WORKER_WAIT_SECONDS is at most this). */
 export const MAX_WORKER_WAIT_SECONDS = 3600;
 
