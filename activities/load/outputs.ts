@@ -1,6 +1,8 @@
 // A load test's remote-write outputs (docs/load-testing.md "Outputs"), sent from the workflow's side:
 // one sender per test, whatever its shards. While the test runs, each output gets the merged figures
 // every interval_seconds; after the results are stored, once more from the same merge as the results.
+// Each write also carries its interval's figures: those of the requests sent in the seconds since the
+// output's previous write (the last write: in the test's last interval_seconds, now with every answer).
 // Each write goes through the SSRF guard and is tried up to three times (a network failure, a 5xx or
 // a 429; never another 4xx, as the spec says); a write that still fails is counted with its reason
 // in the output's state (load_tests.outputs, shown in status and results), and never fails the test.
@@ -9,10 +11,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { readShardSnapshots } from '../../db/load-test-shards.ts';
+import { readShardSeconds, readShardSnapshots } from '../../db/load-test-shards.ts';
 import { readLoadOutputs, recordLoadOutputs } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
-import { outputSeries } from '../../domain/load/outputs.ts';
+import { intervalSeries, outputSeries, windowRow } from '../../domain/load/outputs.ts';
+import { mergeSending } from '../../domain/load/per-second.ts';
 import { usersAt, type UserProfile } from '../../domain/load/profile.ts';
 import type { LoadOutputState, RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
 import { createGuardedFetch, type GuardedFetch } from '../../lib/net/guarded-fetch.ts';
@@ -25,6 +28,14 @@ const RETRY_PAUSE_MS = 500;
 const WRITE_TIMEOUT_MS = 5000;
 /** Outputs whose writes fall due this close together share one reading of the shards' figures. */
 const SHARED_READ_MS = 500;
+
+/** One reading of the shards' figures: the series of the test so far, and the seconds it has (of its load's start). */
+interface Reading {
+  stamp: number;
+  series: RemoteWriteSeries[];
+  /** A running test's seconds before the one under way; an ended one's every second sent in. */
+  seconds: number;
+}
 
 export interface LoadOutputsInput {
   testId: string;
@@ -48,7 +59,7 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
     followRedirects: false,
   });
 
-  /** One write to one output, tried WRITE_TRIES times; its state says how it went. */
+  /** One write to one output, tried WRITE_TRIES times; its state says how it went (and so does its answer: taken or not). */
   async function write(output: RemoteWriteTarget, series: RemoteWriteSeries[], state: LoadOutputState) {
     let reason = '';
     for (let attempt = 1; attempt <= WRITE_TRIES; attempt++) {
@@ -56,7 +67,7 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
         await remoteWrite(fetch, output.url, series, output.headers);
         state.writes += 1;
         state.last_write_at = new Date().toISOString();
-        return;
+        return true;
       } catch (err) {
         reason = (err as Error).message;
         if (err instanceof RemoteWriteRefused && !err.retryable) break;
@@ -65,6 +76,7 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
     }
     state.errors += 1;
     state.last_error = reason.slice(0, 500);
+    return false;
   }
 
   return {
@@ -86,27 +98,40 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
         );
       // The shards' figures read once for the outputs due together; never stamped before a write already
       // made (the last write may run on another worker, whose clock may be behind).
-      let shared: { at: number; series: Promise<RemoteWriteSeries[]> } | null = null;
+      let shared: { at: number; reading: Promise<Reading> } | null = null;
       const lastWrite = Math.max(0, ...[...states.values()].map((st) => Date.parse(st.last_write_at ?? '') || 0));
-      const seriesNow = (final: boolean) => {
+      const readNow = (final: boolean) => {
         const now = Date.now();
-        if (shared && now - shared.at < SHARED_READ_MS) return shared.series;
+        if (shared && now - shared.at < SHARED_READ_MS) return shared.reading;
         const stamp = Math.max(now, lastWrite + 1);
-        const series = readShardSnapshots(deps.db, input.testId).then((rows) =>
-          outputSeries(
+        const reading = readShardSnapshots(deps.db, input.testId).then((rows) => ({
+          stamp,
+          series: outputSeries(
             rows,
             labels,
             final ? 0 : usersAt(input.profile, now - input.startAt),
             stamp,
             final ? undefined : now,
           ),
-        );
-        shared = { at: now, series };
-        return series;
+          seconds: final
+            ? (mergeSending(rows.map((r) => r.snapshot.sending))?.last ?? -1) + 1
+            : Math.floor((now - input.startAt) / 1000),
+        }));
+        shared = { at: now, reading };
+        return reading;
+      };
+      /** A write's series: the reading's, and those of its interval, the seconds from `from` to the reading's. */
+      const seriesOf = async (reading: Reading, from: number) => {
+        if (reading.seconds <= from) return reading.series;
+        const window = windowRow(await readShardSeconds(deps.db, input.testId, from), from, reading.seconds);
+        return [...reading.series, ...intervalSeries(window, labels, reading.stamp)];
       };
       /** One output's writes every interval until the test's end or a cancellation (each on its own: a slow one holds back no other). */
       async function live(output: RemoteWriteTarget) {
         let nextAt = input.startAt + output.intervalSeconds * 1000;
+        // Where the next interval starts: after the last one the receiver took (a sender that Temporal
+        // started again knows none: its first interval is one interval_seconds long, as the first of all).
+        let from: number | null = null;
         while (!ctx.cancellationSignal.aborted && Date.now() < input.endAt) {
           const wait = Math.max(0, Math.min(nextAt, input.endAt) - Date.now());
           await sleep(wait, undefined, { signal: ctx.cancellationSignal }).catch(() => {});
@@ -114,7 +139,10 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
           // On its schedule; after a write slower than the interval, an interval from now.
           nextAt = Math.max(nextAt + output.intervalSeconds * 1000, Date.now() + 1000);
           try {
-            await write(output, await seriesNow(false), states.get(output.index)!);
+            const reading = await readNow(false);
+            const start = from ?? Math.max(0, reading.seconds - output.intervalSeconds);
+            if (await write(output, await seriesOf(reading, start), states.get(output.index)!))
+              from = Math.max(start, reading.seconds);
             await save();
           } catch {
             // The database away (the figures or the state not read or stored): this write is skipped,
@@ -126,8 +154,13 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
         if (input.final) {
-          const series = await seriesNow(true);
-          await Promise.all(input.outputs.map((o) => write(o, series, states.get(o.index)!)));
+          // The test's last interval again, with the answers that came after the live sender's last write.
+          const reading = await readNow(true);
+          await Promise.all(
+            input.outputs.map(async (o) =>
+              write(o, await seriesOf(reading, Math.max(0, reading.seconds - o.intervalSeconds)), states.get(o.index)!),
+            ),
+          );
           await save();
         } else await Promise.all(input.outputs.map(live));
       } finally {
