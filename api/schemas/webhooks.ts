@@ -165,7 +165,7 @@ export const webhookOperations = {
     tag: 'Webhooks',
     body: createBody,
     success: { status: 201, schema: R.webhookCreateResult, description: 'Created' },
-    errors: [400, 403],
+    errors: [400, 403, 503],
   }),
   update: operation({
     method: 'post',
@@ -175,7 +175,7 @@ export const webhookOperations = {
     tag: 'Webhooks',
     body: updateBody,
     success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' },
-    errors: [400, 403, 404],
+    errors: [400, 403, 404, 503],
   }),
   list: operation({
     method: 'get',

@@ -72,13 +72,23 @@ function warmPool(): SchemaCheckPool {
   return pool;
 }
 
+/**
+ * The compiles of schemas being set: their owner waits for the answer, so at the service's own
+ * priority (a busy machine keeps the checker's lowered threads from the CPU for longer than the
+ * budget allows) on a thread of their own, started at the first; as bounded as a check.
+ */
+const settingPool = () => new SchemaCheckPool({ threads: 1, nice: 0, maxQueued: 32, maxQueuedPerOwner: 2 });
+
 export function schemaChecks({
   db,
   pool = warmPool(),
+  compiles = settingPool(),
   readWaitMs = READ_WAIT_MS,
 }: {
   db: Kysely<Database>;
   pool?: SchemaCheckPool;
+  /** Where a schema being set is compiled. */
+  compiles?: SchemaCheckPool;
   readWaitMs?: number;
 }) {
   /** Checks running or waiting, by schema hash and capture id: a second ask joins the first. */
@@ -170,26 +180,26 @@ export function schemaChecks({
 
   return {
     /**
-     * Why `schema` cannot be used, found by compiling it on a checker's thread within the check's
-     * budget (null: it compiles, and is kept compiled there); its owner's queue full for longer than
-     * `readWaitMs`, or the checker unable to judge, is a 503 to try again.
+     * Why `schema` cannot be used, found by compiling it on a thread of its own within a check's
+     * budget (null: it compiles); its owner's queue full for longer than `readWaitMs`, or the
+     * thread unable to judge, is a 503 to try again.
      */
     async problem(owner: number, schema: JsonSchema): Promise<string | null> {
       const { text, hash } = schemaOf(schema);
       const deadline = Date.now() + readWaitMs;
-      let submitted = pool.submit(String(owner), { hash, schema: text, compileOnly: true });
+      let submitted = compiles.submit(String(owner), { hash, schema: text, compileOnly: true });
       while (!submitted && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, ROOM_POLL_MS));
-        submitted = pool.submit(String(owner), { hash, schema: text, compileOnly: true });
+        submitted = compiles.submit(String(owner), { hash, schema: text, compileOnly: true });
       }
       const verdict = submitted ? await submitted : unchecked(BUSY);
       if (verdict.valid) return null;
       if (verdict.valid === false)
         return verdict.errors[0]?.message ?? 'is not a JSON Schema this service can check with';
       if (verdict.error === TOO_LONG)
-        return `takes more than ${pool.options.budgetMs / 1000} s to compile: make it smaller or simpler (fewer subschemas)`;
+        return `takes more than ${compiles.options.budgetMs / 1000} s to compile: make it smaller or simpler (fewer subschemas)`;
       if (verdict.error === TOO_BIG)
-        return `needs more than ${pool.options.heapMb} MB to compile: make it smaller or simpler (fewer subschemas)`;
+        return `needs more than ${compiles.options.heapMb} MB to compile: make it smaller or simpler (fewer subschemas)`;
       throw new UnavailableError('The JSON Schema checker is busy: set the schema again in a few seconds');
     },
 
@@ -254,7 +264,9 @@ export function schemaChecks({
     },
 
     /** Ends the checker's threads. */
-    close: () => pool.close(),
+    close: async () => {
+      await Promise.all([pool.close(), compiles.close()]);
+    },
   };
 }
 
