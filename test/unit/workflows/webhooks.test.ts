@@ -2,11 +2,13 @@
 // batch due, never two batches of one webhook at once and at most four at once, looks again when a
 // batch ends, when captures are stored (a signal) and when the earliest retry comes due. The upkeep:
 // expires captures, and starts the forwarder, or wakes the one running, when deliveries have stalled.
+// The wait (an MCP task's): one activity on the network pool, retried on another worker until its deadline.
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebhookActivities } from '../../../activities/webhooks/index.ts';
+import type { WebhookWaitActivities } from '../../../activities/webhooks/wait.ts';
 import { capturesStored, FORWARDER_WORKFLOW_ID, type DeliveryGroup } from '../../../lib/jobs/index.ts';
 import {
   gate,
@@ -23,8 +25,9 @@ const network = {
   deliverCaptures: vi.fn<WebhookActivities['deliverCaptures']>(),
   expireCaptures: vi.fn<WebhookActivities['expireCaptures']>(),
   deliveriesStalled: vi.fn<WebhookActivities['deliveriesStalled']>(),
+  waitForCapture: vi.fn<WebhookWaitActivities['waitForCapture']>(),
 };
-const { dueDeliveries, deliverCaptures, expireCaptures, deliveriesStalled } = network;
+const { dueDeliveries, deliverCaptures, expireCaptures, deliveriesStalled, waitForCapture } = network;
 
 let env: WorkflowEnv;
 beforeAll(async () => {
@@ -38,6 +41,7 @@ beforeEach(() => {
     .mockImplementation(async (groups) => ({ delivered: groups.flatMap((g) => g.ids).length, nextRetryAt: null }));
   expireCaptures.mockReset().mockResolvedValue(0);
   deliveriesStalled.mockReset().mockResolvedValue(false);
+  waitForCapture.mockReset();
 });
 
 /** The webhooks each look skipped (a batch of theirs on its way), look by look. */
@@ -213,5 +217,40 @@ describe('webhookUpkeep', () => {
 
   it('replays the recorded history with the current code', async () => {
     await replayHistory(env.bundle, 'webhook-upkeep');
+  });
+});
+
+describe('webhookWait', () => {
+  const input = (deadlineInMs: number) => ({
+    userId: 7,
+    webhookId: 'wh_wait',
+    filter: { method: 'POST', text: 'order' },
+    afterId: 41,
+    deadline: Date.now() + deadlineInMs,
+    slot: { holder: 'wait-1', limit: 5 },
+  });
+
+  it('waits with one activity on the network pool and answers what it found', async () => {
+    waitForCapture.mockResolvedValue({ webhookId: 'wh_wait', requestId: 42 });
+    const given = input(60_000);
+    const handle = await env.start('webhookWait', [given]);
+    expect(await handle.result()).toEqual({ webhookId: 'wh_wait', requestId: 42 });
+    expect(waitForCapture).toHaveBeenCalledExactlyOnceWith(given);
+    expect(await scheduledActivities(handle)).toEqual(['waitForCapture']);
+    await recordHistory(handle, 'webhook-wait');
+  });
+
+  it("retries a lost attempt until the wait's deadline, with the same input", async () => {
+    waitForCapture
+      .mockRejectedValueOnce(new Error('the network worker went away'))
+      .mockResolvedValueOnce({ webhookId: 'wh_wait', requestId: null });
+    const given = input(60_000);
+    const handle = await env.start('webhookWait', [given]);
+    expect(await handle.result()).toEqual({ webhookId: 'wh_wait', requestId: null });
+    expect(waitForCapture.mock.calls).toEqual([[given], [given]]);
+  });
+
+  it('replays the recorded history with the current code', async () => {
+    await replayHistory(env.bundle, 'webhook-wait');
   });
 });
