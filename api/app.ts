@@ -60,7 +60,8 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
     deps.logger.error({ err }, 'unhandled error in the HTTP app');
   });
-  const services = createServices(deps);
+  // The services are built next, from the writer (test events take the capture path); the writer tells
+  // them of what it stored, which it can only do once they exist.
   const writer = new CaptureWriter(deps.db, {
     keepPerWebhook: CAPTURE_KEEP_PER_WEBHOOK,
     ...captureBatching(deps.dbParallelism),
@@ -75,6 +76,7 @@ export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
     // Checked against their webhook's JSON Schema after the senders have their answers (off the event loop).
     onToCheck: (checks) => services.webhooks.checkStored(checks),
   });
+  const services = createServices(deps, writer);
   app.use(requestContext(deps.logger));
 
   // The authorization server answers its own paths (no body parser may run before it).

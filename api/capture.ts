@@ -4,7 +4,6 @@
 // Errors use the same shape as the rest of the API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CaptureWriter } from '../db/capture-writer.ts';
-import type { CaptureRecord } from '../db/webhooks.ts';
 import type { WebhookResponse } from '../db/schema.ts';
 import { climbingSegment } from '../lib/capture-path.ts';
 import { InvalidInputError, NotFoundError } from '../lib/errors.ts';
@@ -15,15 +14,15 @@ import { headerObject } from '../lib/net/header-object.ts';
 import { stripServiceCredentials } from '../lib/service-credentials.ts';
 import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
 import type { CaptureService } from './services/captures.ts';
-import { captureAcknowledgement, RuleRequest } from '../lib/webhook-rules.ts';
+import { CAPTURE_PREFIX, captureIntake, type CaptureIntake } from './services/capture-intake.ts';
+import { captureAcknowledgement } from '../lib/webhook-rules.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export const CAPTURE_PREFIX = '/webhook/';
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-/** UTF-8's byte order mark: text readers drop it, so a body that starts with one is kept as base64. */
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+// What a request goes through once read is the capture intake's (services/capture-intake.ts: test events
+// take it too); its pieces stay importable from here.
+export { CAPTURE_PREFIX, decodeBody, queryObject } from './services/capture-intake.ts';
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -51,8 +50,9 @@ export function createCaptureHandler(
   clientIp: (req: IncomingMessage) => string,
   origin: CaptureOrigin,
 ): CaptureHandler {
+  const intake = captureIntake(writer, captures);
   return (req, res) => {
-    capture(writer, captures, clientIp, origin, req, res).catch((err) => {
+    capture(intake, clientIp, origin, req, res).catch((err) => {
       const error = toAppError(err);
       logFailure(logger, error, err, { method: req.method, url: req.url });
       send(res, error.status, errorBody(error), { ...error.headers, ...settleUnreadBody(req) });
@@ -61,8 +61,7 @@ export function createCaptureHandler(
 }
 
 async function capture(
-  writer: CaptureWriter,
-  captures: CaptureService,
+  intake: CaptureIntake,
   clientIp: (req: IncomingMessage) => string,
   origin: CaptureOrigin,
   req: IncomingMessage,
@@ -76,7 +75,7 @@ async function capture(
   const webhookId = slash === -1 ? rest : rest.slice(0, slash);
   if (!PUBLIC_ID_PATTERN.test(webhookId)) throw new NotFoundError('Webhook not found');
   const ipAddress = clientIp(req);
-  const owner = await captures.admit(webhookId, ipAddress); // 404 unknown, 429 past a bound: before the body is read
+  const owner = await intake.admit(webhookId, ipAddress); // 404 unknown, 429 past a bound: before the body is read
   const climbing = climbingSegment(path.slice(CAPTURE_PREFIX.length + webhookId.length));
   if (climbing !== null)
     throw new InvalidInputError(
@@ -89,45 +88,18 @@ async function capture(
   // A browser sent here carries the service's cookies when capture URLs share its origin: never stored.
   stripServiceCredentials(headers, origin.issuer);
   const raw = await readBody(req, CAPTURE_BODY_LIMIT_BYTES, headers['content-length']);
-  const { body, encoding } = decodeBody(raw);
   // A browser's CORS preflight gets the CORS answer, whatever the owner set: the request it asks about comes next.
   const preflight = req.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
-  // The first of the owner's rules whose match holds answers (off the database path: compiled with the owner).
-  let ruleRequest: RuleRequest | undefined;
-  let matched = -1;
-  if (owner.rules && !preflight) {
-    ruleRequest = new RuleRequest({
-      method: req.method ?? 'GET',
-      path: path.slice(CAPTURE_PREFIX.length + webhookId.length) || '/',
-      search: queryAt === -1 ? '' : url.slice(queryAt + 1),
-      headers,
-      text: encoding === 'utf8' ? body : null,
-    });
-    matched = owner.rules.pick(ruleRequest);
-  }
-  // The owner's answer (none to a preflight), known before the capture is stored: its status is recorded.
-  const owners = preflight ? null : matched === -1 ? owner.response : owner.rules!.answer(matched, ruleRequest!);
-  const record: CaptureRecord = {
+  const { answer: owners } = await intake.take(owner, {
     webhookId,
     method: req.method ?? 'GET',
     path,
+    query: queryAt === -1 ? null : url.slice(queryAt + 1),
     headers,
-    body,
-    bodyEncoding: encoding,
-    bodySize: raw.length,
-    queryParams:
-      queryAt === -1 || queryAt === url.length - 1 ? null : JSON.stringify(queryObject(url.slice(queryAt + 1))),
-    // As sent, byte for byte: what forwarding, listen and replay send again.
-    queryString: queryAt === -1 ? null : url.slice(queryAt + 1),
+    raw,
     ipAddress,
-    userAgent: headers['user-agent'] ?? '',
-    createdAt: new Date(),
-    matchedRule: matched === -1 ? null : matched,
-    answeredStatus: owners?.status ?? 200,
-  };
-  if (!(await writer.write(record))) throw new NotFoundError('Webhook not found');
-  // As stored: a UTF-8 body is its bytes, a binary one its base64 (no second pass over the body).
-  captures.countBytes(owner, body === null ? 0 : encoding === 'base64' ? body.length : raw.length);
+    preflight,
+  });
 
   // Browsers may post to a capture URL from any page.
   const answer: Record<string, string> = { 'Access-Control-Allow-Origin': '*' };
@@ -207,30 +179,4 @@ function send(
     'Content-Length': Buffer.byteLength(json),
   });
   res.end(headOnly ? undefined : json);
-}
-
-/**
- * Text when the bytes are UTF-8 (free of NUL, which Postgres text cannot hold, and not starting with
- * a byte order mark, which some readers drop); else base64, so every body is kept byte for byte.
- */
-export function decodeBody(raw: Buffer): { body: string | null; encoding: 'utf8' | 'base64' } {
-  if (raw.length === 0) return { body: null, encoding: 'utf8' };
-  if (!raw.includes(0) && !raw.subarray(0, 3).equals(BOM)) {
-    try {
-      return { body: utf8.decode(raw), encoding: 'utf8' };
-    } catch {
-      // not UTF-8: keep it byte for byte below
-    }
-  }
-  return { body: raw.toString('base64'), encoding: 'base64' };
-}
-
-/** Query parameters as an object; a repeated name gives an array of its values. */
-export function queryObject(search: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null);
-  for (const [k, v] of new URLSearchParams(search)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
 }

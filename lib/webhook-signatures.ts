@@ -5,6 +5,8 @@
 // minutes), Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: "v1,<base64>" ...,
 // secret "whsec_<base64>", 5 minutes) and a plain HMAC-SHA256 of the body in a header the owner names
 // (hex or base64, "sha256=" allowed). Times are judged against when the request was captured.
+// Signing is the mirror of the check, here beside it, so each scheme's format is known in one place:
+// test events (lib/webhook-events/) are signed as their provider signs, and the check says valid.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_SCHEMES = ['stripe', 'github', 'slack', 'standard-webhooks', 'hmac-sha256'] as const;
@@ -30,6 +32,12 @@ const fromHex = (s: string) => (/^[0-9a-f]+$/i.test(s) && s.length % 2 === 0 ? B
 const valid = (reason: string): SignatureCheck => ({ status: 'valid', reason });
 const invalid = (reason: string): SignatureCheck => ({ status: 'invalid', reason });
 const missing = (header: string): SignatureCheck => ({ status: 'missing', reason: `no ${header} header` });
+
+/** What each scheme signs besides the body's bytes, before them; and Standard Webhooks' key. */
+const stripeSigned = (t: string, body: Buffer) => Buffer.concat([Buffer.from(`${t}.`), body]);
+const slackSigned = (ts: string, body: Buffer) => Buffer.concat([Buffer.from(`v0:${ts}:`), body]);
+const standardSigned = (id: string, ts: string, body: Buffer) => Buffer.concat([Buffer.from(`${id}.${ts}.`), body]);
+const standardKey = (secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
 
 function onTime(timestamp: string, capturedAt: Date): string | null {
   if (!/^\d{1,12}$/.test(timestamp)) return `the timestamp "${timestamp.slice(0, 20)}" is not a number of seconds`;
@@ -59,7 +67,7 @@ export function checkSignature(
       if (!t || v1.length === 0) return invalid('Stripe-Signature has no t= and v1= parts');
       const late = onTime(t, req.capturedAt);
       if (late) return invalid(late);
-      const expected = hmac(secret, Buffer.concat([Buffer.from(`${t}.`), req.body]));
+      const expected = hmac(secret, stripeSigned(t, req.body));
       return v1.some((s) => sameBytes(s, expected))
         ? valid('a v1 signature matches')
         : invalid('no v1 signature matches the body with this secret');
@@ -80,7 +88,7 @@ export function checkSignature(
       const late = onTime(ts, req.capturedAt);
       if (late) return invalid(late);
       if (!given.startsWith('v0=')) return invalid('X-Slack-Signature does not start with v0=');
-      return sameBytes(fromHex(given.slice(3)), hmac(secret, Buffer.concat([Buffer.from(`v0:${ts}:`), req.body])))
+      return sameBytes(fromHex(given.slice(3)), hmac(secret, slackSigned(ts, req.body)))
         ? valid('v0 matches')
         : invalid('v0 does not match the body with this secret');
     }
@@ -92,8 +100,7 @@ export function checkSignature(
       if (!id || !ts) return invalid('webhook-id or webhook-timestamp is missing');
       const late = onTime(ts, req.capturedAt);
       if (late) return invalid(late);
-      const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-      const expected = hmac(key, Buffer.concat([Buffer.from(`${id}.${ts}.`), req.body]));
+      const expected = hmac(standardKey(secret), standardSigned(id, ts, req.body));
       const v1 = given
         .split(' ')
         .filter((s) => s.startsWith('v1,'))
@@ -114,5 +121,50 @@ export function checkSignature(
         ? valid(`${header} matches`)
         : invalid(`${header} does not match the body with this secret`);
     }
+  }
+}
+
+/** What signing needs besides the secret: the bytes, when they are sent and the message's id. */
+export interface SigningInput {
+  body: Buffer;
+  /** When it is sent: the timestamp that Stripe, Slack and Standard Webhooks sign. */
+  at: Date;
+  /** The message's id (Standard Webhooks' webhook-id, which it signs). */
+  messageId: string;
+}
+
+/**
+ * The headers (lower-case names) with which `scheme`'s provider signs a request, as checkSignature
+ * reads them: GitHub's SHA-1 X-Hub-Signature too, which it still sends. `header` is used by hmac-sha256
+ * only (a hex digest, as most senders of that scheme send it).
+ */
+export function signatureHeaders(
+  scheme: SignatureScheme,
+  secret: string,
+  header: string,
+  { body, at, messageId }: SigningInput,
+): Record<string, string> {
+  const t = String(Math.floor(at.getTime() / 1000));
+  switch (scheme) {
+    case 'stripe':
+      return { 'stripe-signature': `t=${t},v1=${hmac(secret, stripeSigned(t, body)).toString('hex')}` };
+    case 'github':
+      return {
+        'x-hub-signature': `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`,
+        'x-hub-signature-256': `sha256=${hmac(secret, body).toString('hex')}`,
+      };
+    case 'slack':
+      return {
+        'x-slack-request-timestamp': t,
+        'x-slack-signature': `v0=${hmac(secret, slackSigned(t, body)).toString('hex')}`,
+      };
+    case 'standard-webhooks':
+      return {
+        'webhook-id': messageId,
+        'webhook-timestamp': t,
+        'webhook-signature': `v1,${hmac(standardKey(secret), standardSigned(messageId, t, body)).toString('base64')}`,
+      };
+    case 'hmac-sha256':
+      return { [header]: hmac(secret, body).toString('hex') };
   }
 }

@@ -172,7 +172,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     const server = createMcpServer(
       toolDeps,
       { userId: holder.account.id, plan: holder.account.plan },
-      { isTaskRequest: (id) => taskRequests.has(id), gone: gone.signal },
+      { isTaskRequest: (id) => taskRequests.has(id), gone: gone.signal, clientIp: ctx.ip },
     );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

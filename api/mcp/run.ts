@@ -25,6 +25,7 @@ export const TOOL_HINTS = {
   webhook_replay: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   webhook_wait_for_request: READ_OWN,
   webhook_diff: READ_OWN,
+  webhook_trigger: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   discover_site_pages: LOOKUP,
   audit_page_design: LOOKUP,
   domain_check_bulk: LOOKUP,

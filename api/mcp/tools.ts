@@ -26,6 +26,7 @@ import type { WebhookWaitService } from '../services/webhook-waits.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
 import { registerWebhookWaitTool } from './webhook-wait-tool.ts';
 import { registerWebhookDiffTool } from './webhook-diff-tool.ts';
+import { registerWebhookTriggerTool } from './webhook-trigger-tool.ts';
 
 export interface McpAccount {
   userId: number;
@@ -58,6 +59,8 @@ export interface McpRequestInfo {
   isTaskRequest?: (id: string | number) => boolean;
   /** Aborts when the request carrying this server ends (a client that gave up on a plain call). */
   gone?: AbortSignal;
+  /** The client's address (a test event's capture records it). */
+  clientIp?: string;
 }
 
 const MCP_SERVER_INFO = { name: 'netops', version: VERSION };
@@ -79,6 +82,8 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays);
   registerWebhookDiffTool(server, run, deps.webhooks, account.userId);
+  if (deps.webhooks.trigger)
+    registerWebhookTriggerTool(server, run, deps.webhooks.trigger, account.userId, request.clientIp ?? '127.0.0.1');
   if (tasks) {
     const jobDeps = {
       tasks,

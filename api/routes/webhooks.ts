@@ -70,6 +70,11 @@ export function webhookRoutes({
     success: true,
     ...(await webhookReplays.replay(ctx.state.account.userId, body.webhook_id, body.request_id, body.target_url)),
   }));
+  // The capture is recorded as sent from the caller's address.
+  serve(router, ops.trigger, async (ctx, { body }) => {
+    if (!webhooks.trigger) throw new Error('test events take the capture path, which this process does not serve');
+    return { success: true, ...(await webhooks.trigger(ctx.state.account.userId, body, ctx.ip)) };
+  });
   serve(router, ops.export, async (ctx, { query }) => {
     const { webhook_id, format, method, header, q, since, until } = query;
     const chunks = await webhookExports.export(

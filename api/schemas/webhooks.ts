@@ -12,6 +12,7 @@ import {
   signatureSchema,
 } from './webhook-settings.ts';
 import { rulesSchema } from './webhook-rules.ts';
+import { knownEvent, triggerFields, webhookTriggerResult } from './webhook-trigger.ts';
 
 const NAME_OR_NAME_VALUE = new RegExp(`^${HEADER_NAME_TOKEN}+(:.*)?$`, 's');
 export const webhookIdField = z
@@ -114,6 +115,10 @@ export const replayBody = z
       .max(2000, 'must be at most 2000 characters'),
   })
   .strict();
+export const triggerBody = z
+  .object({ webhook_id: webhookIdField, ...triggerFields })
+  .strict()
+  .superRefine(knownEvent);
 /**
  * my-webhook-wait: the search's filters, and how long to wait. Strict: a mistyped filter would
  * otherwise wait for any capture.
@@ -223,6 +228,20 @@ export const webhookOperations = {
     body: replayBody,
     success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" },
     errors: [400, 404, 502, 504],
+  }),
+  trigger: operation({
+    method: 'post',
+    path: path('my-webhook-trigger'),
+    summary:
+      "Deliver a test event to a webhook as a capture: a sample of a common event of Stripe, GitHub, Slack, Standard Webhooks or a plain HMAC sender, signed with the webhook's secret as that sender signs",
+    tag: 'Webhooks',
+    body: triggerBody,
+    success: {
+      status: 200,
+      schema: webhookTriggerResult,
+      description: 'Delivered: how the webhook judged and answered it',
+    },
+    errors: [400, 404, 429],
   }),
   export: operation({
     method: 'get',

@@ -1,7 +1,9 @@
 // The API's services: the one layer between the doors (REST routes, MCP tools, dashboard pages) and
 // the database or Temporal. Built once per process and handed to every door.
+import type { CaptureWriter } from '../../db/capture-writer.ts';
 import type { ApiDeps } from '../deps.ts';
 import { accountService } from './accounts.ts';
+import { captureIntake } from './capture-intake.ts';
 import { captureService } from './captures.ts';
 import { credentialService } from './credentials.ts';
 import { diagnosticsService } from './diagnostics.ts';
@@ -25,7 +27,8 @@ import { WEBHOOK_SETTINGS_CHANNEL } from './webhook-settings.ts';
 import { webhookService } from './webhooks.ts';
 import { webhookWaitService } from './webhook-waits.ts';
 
-export function createServices(deps: ApiDeps) {
+/** `writer`: where captures are stored (the API's); without it, no test events. */
+export function createServices(deps: ApiDeps, writer?: CaptureWriter) {
   const { config, db, kv, temporal } = deps;
   const targets = targetVerificationService({ config, db, kv });
   const domains = domainService({ config, kv, temporal });
@@ -48,6 +51,7 @@ export function createServices(deps: ApiDeps) {
     box: secretBox(deps.codec),
     allow: config.networkAllow,
     settingsChanged: captures.settingsChanged,
+    intake: writer && captureIntake(writer, captures),
   });
   const replays = loadReplayService({ db, captures: webhooks });
   const loadTests = loadTestService({ config, db, temporal, targets, replays });

@@ -54,7 +54,8 @@ async function replayHere(
   };
 }
 
-function statusText(status: number): string {
+/** An answer's status, coloured by its class. */
+export function statusText(status: number): string {
   const s = String(status);
   return status < 300 ? out.green(s) : status < 500 ? out.yellow(s) : out.red(s);
 }

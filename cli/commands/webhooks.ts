@@ -1,5 +1,6 @@
 // netops webhook list|show|requests|delete|export, and the families of their own files: create and
-// update (webhook-settings.ts), wait (webhook-wait.ts), diff (webhook-diff.ts), replay (webhook-replay.ts).
+// update (webhook-settings.ts), wait (webhook-wait.ts), diff (webhook-diff.ts), replay (webhook-replay.ts),
+// trigger (webhook-trigger.ts).
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +16,7 @@ import { examples, positiveInt } from './parse.ts';
 import { registerWebhookDiff } from './webhook-diff.ts';
 import { registerWebhookReplay } from './webhook-replay.ts';
 import { registerWebhookSettings } from './webhook-settings.ts';
+import { registerWebhookTrigger } from './webhook-trigger.ts';
 import { registerWebhookWait } from './webhook-wait.ts';
 
 // What `netops listen` takes from here.
@@ -156,4 +158,5 @@ export function registerWebhooks(program: Command): void {
   registerWebhookWait(webhook);
   registerWebhookDiff(webhook);
   registerWebhookReplay(webhook);
+  registerWebhookTrigger(webhook);
 }

@@ -93,6 +93,7 @@ for (const target of targets()) {
         'webhook_list',
         'webhook_replay',
         'webhook_requests',
+        'webhook_trigger',
         'webhook_update',
         'webhook_wait_for_request',
       ]);

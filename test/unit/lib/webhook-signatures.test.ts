@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { checkSignature } from '../../../lib/webhook-signatures.ts';
+import { checkSignature, SIGNATURE_SCHEMES, signatureHeaders } from '../../../lib/webhook-signatures.ts';
 
 const at = (unixSeconds: number) => new Date(unixSeconds * 1000);
 const hex = (key: string, data: string) => createHmac('sha256', key).update(data).digest('hex');
@@ -118,5 +118,59 @@ describe('webhook signature checks', () => {
       status: 'missing',
       reason: 'no x-sig header',
     });
+  });
+
+  it("signs as each provider documents: GitHub's and Slack's examples, the Standard Webhooks library", () => {
+    const github = signatureHeaders('github', "It's a Secret to Everybody", '', {
+      body: Buffer.from('Hello, World!'),
+      at: new Date(),
+      messageId: '',
+    });
+    expect(github['x-hub-signature-256']).toBe(
+      'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+    );
+    expect(github['x-hub-signature']).toBe(
+      `sha1=${createHmac('sha1', "It's a Secret to Everybody").update('Hello, World!').digest('hex')}`,
+    );
+    const slackBody =
+      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
+    expect(
+      signatureHeaders('slack', '8f742231b10e8888abcd99yyyzzz85a5', '', {
+        body: Buffer.from(slackBody),
+        at: at(1531420618),
+        messageId: '',
+      }),
+    ).toEqual({
+      'x-slack-request-timestamp': '1531420618',
+      'x-slack-signature': 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503',
+    });
+    const secret = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString('base64')}`;
+    const body = '{"type":"user.created"}';
+    const headers = signatureHeaders('standard-webhooks', secret, '', {
+      body: Buffer.from(body),
+      at: new Date(),
+      messageId: 'msg_1',
+    });
+    expect(new Webhook(secret).verify(body, headers)).toEqual({ type: 'user.created' });
+    const t = 1_700_000_000;
+    expect(signatureHeaders('stripe', 'whsec_x', '', { body: Buffer.from(body), at: at(t), messageId: '' })).toEqual({
+      'stripe-signature': `t=${t},v1=${hex('whsec_x', `${t}.${body}`)}`,
+    });
+  });
+
+  it('sign then check: valid for every scheme, at the time it was signed; not with another secret or 6 minutes on', () => {
+    const body = Buffer.from('{"id":"evt_1","amount":2000}\n');
+    const when = new Date();
+    for (const scheme of SIGNATURE_SCHEMES) {
+      const secret = scheme === 'standard-webhooks' ? `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}` : 'k';
+      const headers = signatureHeaders(scheme, secret, 'x-sig', { body, at: when, messageId: 'msg_2' });
+      const request = { headers, body, capturedAt: when };
+      expect(checkSignature(scheme, secret, 'x-sig', request), scheme).toMatchObject({ status: 'valid' });
+      expect(checkSignature(scheme, 'other', 'x-sig', request).status, scheme).toBe('invalid');
+      const late = { ...request, capturedAt: new Date(when.getTime() + 360_000) };
+      expect(checkSignature(scheme, secret, 'x-sig', late).status, scheme).toBe(
+        ['github', 'hmac-sha256'].includes(scheme) ? 'valid' : 'invalid', // no timestamp signed
+      );
+    }
   });
 });
