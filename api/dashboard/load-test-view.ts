@@ -1,18 +1,12 @@
 // Dashboard: what a load test's page shows of its figures. The verdict and the thresholds (live from
 // the status, final from the results; load-chart.js redraws them from the status stream), and once
 // it ended the results: the totals, the answers by status code (4xx and 5xx marked failed), the
-// requests that got no answer by kind, each phase and each step.
+// requests that got no answer by kind, each phase and each step. Tables of a few short columns stay
+// tables on a phone; the steps' wider one becomes a block per step there.
 import type { FinalResults, ThresholdOutcome } from '../../lib/jobs/load-test.ts';
 import { html, type Html } from '../pages/html.ts';
+import { observed, PHASE_COLUMNS, PHASE_NAMES } from '../pages/load-report.ts';
 import { dataTable } from './page.ts';
-
-const PHASE_NAMES: Record<string, string> = {
-  dns: 'DNS',
-  connect: 'Connect',
-  tls: 'TLS',
-  ttfb: 'Time to first byte',
-  transfer: 'Transfer',
-};
 
 /**
  * The line a run that tested nothing opens with (every attempt failed: verdict.ts), above everything
@@ -36,8 +30,12 @@ export function verdictSection(
     ${abortedBy ? html`<p>Stopped by the failing threshold <code>${abortedBy}</code>.</p>` : ''}
     ${dataTable(
       ['Threshold', 'Observed', 'Outcome'],
-      thresholds.map((t) => [html`<code>${t.threshold}</code>`, String(t.observed), t.pass ? 'pass' : 'fail']),
-      { id: 'load-thresholds', rowClass: (i) => (thresholds[i]!.pass ? '' : 'failed') },
+      thresholds.map((t) => [
+        html`<code>${t.threshold}</code>`,
+        observed(t.threshold, t.observed),
+        t.pass ? 'pass' : 'fail',
+      ]),
+      { id: 'load-thresholds', rowClass: (i) => (thresholds[i]!.pass ? '' : 'failed'), reflow: false },
     )}</section>`;
 }
 
@@ -77,7 +75,11 @@ export function resultsSection(r: FinalResults): Html {
         ? dataTable(
             ['Status', 'Requests', 'Share', 'Counted as'],
             codes.map(([code, n]) => [code, String(n), share(n), Number(code) >= 400 ? 'failed' : 'successful']),
-            { id: 'load-status-codes', rowClass: (i) => (Number(codes[i]![0]) >= 400 ? 'failed' : '') },
+            {
+              id: 'load-status-codes',
+              rowClass: (i) => (Number(codes[i]![0]) >= 400 ? 'failed' : ''),
+              reflow: false,
+            },
           )
         : html`<p>No answers.</p>`
     }
@@ -87,22 +89,22 @@ export function resultsSection(r: FinalResults): Html {
         ? dataTable(
             ['Kind', 'Requests', 'Share'],
             errors.map(([kind, n]) => [kind, String(n), share(n)]),
-            { id: 'load-errors' },
+            { id: 'load-errors', reflow: false },
           )
         : html`<p>None: every request was answered (connection errors and timeouts would be here).</p>`
     }
     ${phasesTable(r)}${stepsTable(r)}`;
 }
 
+/** A row per phase, a column per statistic: a table that fits a phone as it is. */
 function phasesTable(r: FinalResults): Html {
   if (!r.phases) return html``;
-  const stats = ['avg', 'p50', 'p95', 'p99', 'max'];
   const phases = r.phases;
   const order = Object.keys(PHASE_NAMES).filter((p) => phases[p]);
   return html`<h3>Phases (ms)</h3>${dataTable(
-    ['Phase', ...stats],
-    order.map((phase) => [PHASE_NAMES[phase]!, ...stats.map((st) => String(phases[phase]![st] ?? ''))]),
-    { id: 'load-phases' },
+    ['Phase', ...PHASE_COLUMNS],
+    order.map((phase) => [PHASE_NAMES[phase]!, ...PHASE_COLUMNS.map((st) => String(phases[phase]![st] ?? ''))]),
+    { id: 'load-phases', reflow: false },
   )}`;
 }
 

@@ -1,11 +1,11 @@
 // Dashboard: load tests. The start form (the API's fields and validation), the history, a live page
 // with a chart while a test runs, and its results when it ends.
 import type { Context } from 'koa';
-import type { FinalResults } from '../../lib/jobs/load-test.ts';
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
-import { sendReport } from '../pages/load-report.ts';
+import { COLORS } from '../pages/load-figures.js';
+import { loadCharts, sendReport } from '../pages/load-report.ts';
 import { startBody } from '../schemas/load-test-start.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
@@ -107,6 +107,10 @@ export function loadTestSection(
     async (ctx, account, { row, status }) => {
       const ended = !['pending', 'running'].includes(status.status);
       const final = ended ? (await loadTests.results(row.id, account.id)).results : null;
+      // An ended test's charts are drawn here, as the report draws them; a running test's by its script.
+      const charts = ended
+        ? loadCharts([{ label: row.id, color: COLORS.a, series: (await reports.test(row.id, account.id)).series }])
+        : '';
       const m = status.metrics as Record<string, number>;
       page.layout(
         ctx,
@@ -118,13 +122,12 @@ export function loadTestSection(
         <p><code>${row.config.http_method} ${row.config.target_url}</code>, ${row.config.concurrent_users} users for ${row.config.test_duration} s</p>
         <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-duration="${row.config.test_duration}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
         <form method="post" action="/dashboard/load-tests/${row.id}/stop" id="load-stop"${ended ? html` hidden` : ''}><input type="hidden" name="csrf" value="${page.csrf(ctx)}"><button type="submit" class="danger">Stop the test</button></form></div>
-        <p id="load-totals">${m.total_requests ?? 0} requests, ${m.throughput ?? 0} per second, ${m.error_rate ?? 0}% errors, average ${m.avg_response_time ?? 0} ms</p>
+        ${totalsLine(m, ended)}
         ${verdictSection(status.thresholds, status.verdict, final?.aborted_by)}
-        <figure><figcaption>${ended ? 'Each second of the test: requests sent, the share that failed, and the mean and slowest latency of their answers' : 'Each second as it happens: requests per second, error rate and latency (p50, p95, p99)'}</figcaption>
-          <div id="load-chart" data-series="${JSON.stringify(final ? chartSeries(final) : {})}"></div></figure>
+        <h2>${ended ? 'Each second of the test' : 'Each second as it happens'}</h2>
+        <div id="load-chart">${charts}</div>
         ${final ? resultsSection(final) : ''}
-        ${ended ? await reportLinks(row.id, account.id) : ''}
-        <script src="/dashboard/assets/load-chart.js"></script>`,
+        ${ended ? await reportLinks(row.id, account.id) : html`<script type="module" src="/dashboard/assets/load-chart.js"></script>`}`,
       );
     },
   );
@@ -170,17 +173,26 @@ export function loadTestSection(
   });
 
   page.script('load-chart.js');
+  page.script('load-figures.js', new URL('../pages/load-figures.js', import.meta.url));
   page.script('load-form.js');
 }
 
-/** What the results page's charts draw (load-chart.js), from the results kept with the test. */
-function chartSeries(r: FinalResults) {
-  // Results kept before the per-second answers existed have only the requests.
-  const {
-    requests_per_second,
-    error_rate_per_second = [],
-    avg_response_time_per_second = [],
-    max_response_time_per_second = [],
-  } = r;
-  return { requests_per_second, error_rate_per_second, avg_response_time_per_second, max_response_time_per_second };
+/**
+ * The totals line: the requests, the rate (while the test runs, the last second's beside the average
+ * since the start, which a ramp holds down), the errors and the mean latency, each labelled; the
+ * running page's script updates each figure by its id.
+ */
+function totalsLine(m: Record<string, number>, ended: boolean) {
+  const figure = (id: string, label: string, value: unknown, unit: string) =>
+    html`<span>${label} <strong id="${id}">${value}</strong>${unit}</span>`;
+  const figures = [
+    figure('load-requests', 'Requests', m.total_requests ?? 0, ''),
+    ...(ended ? [] : [figure('load-rate-now', 'Now', '–', ' req/s (last second)')]),
+    ended
+      ? figure('load-rate-avg', 'Throughput', m.throughput ?? 0, ' req/s')
+      : figure('load-rate-avg', 'Average', m.throughput ?? 0, ' req/s (since the start)'),
+    figure('load-error-rate', 'Errors', m.error_rate ?? 0, ' %'),
+    figure('load-latency-avg', 'Mean latency', m.avg_response_time ?? 0, ' ms'),
+  ];
+  return html`<p id="load-totals">${figures.map((f, i) => (i ? html` · ${f}` : f))}</p>`;
 }

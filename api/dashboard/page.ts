@@ -31,15 +31,16 @@ export type Column = string | { label: string; hidden: true };
 /**
  * A table of rows under headings, scrolling inside its box when too wide, and on narrow screens
  * reflowing into one block per row with each cell labelled by its heading (no word is squeezed into
- * a column too narrow for it). `rowClass` marks rows (passed, failed).
+ * a column too narrow for it), unless `reflow` is false (a few short columns that fit a phone as a
+ * table). `rowClass` marks rows (passed, failed).
  */
 export function dataTable(
   columns: Column[],
   rows: unknown[][],
-  options: { id?: string; rowClass?: (row: number) => string } = {},
+  options: { id?: string; rowClass?: (row: number) => string; reflow?: boolean } = {},
 ): Html {
   const label = (c: Column) => (typeof c === 'string' ? c : c.label);
-  return html`<div class="table-wrap"><table class="reflow"${options.id ? html` id="${options.id}"` : ''}><thead><tr>${columns.map((c) => html`<th scope="col">${typeof c === 'string' ? c : html`<span class="visually-hidden">${c.label}</span>`}</th>`)}</tr></thead><tbody>
+  return html`<div class="table-wrap"><table${options.reflow === false ? '' : html` class="reflow"`}${options.id ? html` id="${options.id}"` : ''}><thead><tr>${columns.map((c) => html`<th scope="col">${typeof c === 'string' ? c : html`<span class="visually-hidden">${c.label}</span>`}</th>`)}</tr></thead><tbody>
     ${rows.map((cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>${cells.map((cell, j) => html`<td${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>`)}</tr>`)}</tbody></table></div>`;
 }
 
@@ -200,9 +201,9 @@ export function dashboardPages(
       });
     },
 
-    /** A small script of the dashboard's (api/dashboard/<name>), served from here under /assets (no CDN). */
-    script(name: string): void {
-      const body = fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+    /** A small script of the dashboard's (api/dashboard/<name>, or the file `from`), served from here under /assets (no CDN). */
+    script(name: string, from = new URL(`./${name}`, import.meta.url)): void {
+      const body = fs.readFileSync(from, 'utf8');
       router.get(`/assets/${name}`, (ctx) => {
         ctx.type = 'text/javascript; charset=utf-8';
         ctx.body = body;

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import { AppError, ForbiddenError } from '../../lib/errors.ts';
 import { cookieName, CSRF_COOKIE, DASHBOARD_PATH, OAUTH_PATH } from '../../lib/service-credentials.ts';
 import { readBody } from '../read-body.ts';
+import { CHART_CSS } from './load-figures.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -105,6 +106,8 @@ pre.patch ins{color:#1a7f37;background:#dafbe1;text-decoration:none}pre.patch de
 @media (max-width:800px){.inspector{grid-template-columns:minmax(0,1fr)}}
 @media (max-width:480px){form.settings label,form.search label{grid-template-columns:minmax(0,1fr)}form.settings label small{grid-column:1}}
 .outcome{padding:.1rem .5rem;border-radius:6px;color:#fff}.outcome.passed{background:#1a7f37}.outcome.failed{background:#a40e26}
+${CHART_CSS}
+@media (max-width:480px){#load-phases{font-size:.875rem}#load-phases th,#load-phases td{padding:.3rem .25rem}}
 @media (max-width:480px){main{margin:0;border-radius:0;padding:1rem}th,td{padding:.3rem}
   table.reflow thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
   table.reflow tr{display:block;border-bottom:1px solid #d0d7de;padding:.4rem 0}

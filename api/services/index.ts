@@ -55,6 +55,7 @@ export function createServices(deps: ApiDeps, writer?: CaptureWriter) {
   });
   const replays = loadReplayService({ db, captures: webhooks });
   const loadTests = loadTestService({ config, db, temporal, targets, replays });
+  const series = loadSeriesService({ db, loadTests });
   const video = videoService({ config, db, kv, blobs: deps.blobs, temporal });
   const streams = streamService({ kv });
   const webhookWaits = webhookWaitService({ temporal, streams, webhooks });
@@ -66,8 +67,8 @@ export function createServices(deps: ApiDeps, writer?: CaptureWriter) {
     diagnostics: diagnosticsService({ temporal }),
     domains,
     loadTests,
-    reports: loadReportService({ loadTests }),
-    series: loadSeriesService({ db, loadTests }),
+    reports: loadReportService({ loadTests, series }),
+    series,
     lookups: lookupService({ config }),
     quota: quotaService({ kv }),
     site,

@@ -1,10 +1,12 @@
 // The report of an ended load test (and, side by side, another of the caller's): everything its
 // results hold that a person keeps or compares (configuration, verdict and thresholds, totals and
-// percentiles, phases, status codes and error kinds, the per-second series), as one JSON document
-// that api/pages/load-report.ts turns into one self-contained HTML file. Owner checks as everywhere:
-// another user's test is an unknown one.
+// percentiles, phases, status codes and error kinds, each second's figures with their percentiles
+// from the test's series), as one JSON document that api/pages/load-report.ts turns into one
+// self-contained HTML file. Owner checks as everywhere: another user's test is an unknown one.
+import type { SeriesRow } from '../../domain/load/series.ts';
 import type { FinalResults, LoadTestConfig } from '../../lib/jobs/load-test.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
+import type { LoadSeriesService } from './load-series.ts';
 import type { LoadTestService } from './load-tests.ts';
 
 const SUMMARY = [
@@ -52,12 +54,20 @@ export interface ReportTest {
   /** Answers by protocol (empty for tests run before it was counted); HTTP/2's connections and the server's stream limit. */
   protocols: Record<string, number>;
   http2: FinalResults['http2'] | null;
-  /** Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms). */
+  /**
+   * Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms);
+   * from its series, the errors (failed answers and connection errors) and the latency's p50, p95 and
+   * p99 (null for a second stored before seconds had histograms).
+   */
   series: {
     requests_per_second: number[];
     error_rate_per_second: number[];
     avg_response_time_per_second: number[];
     max_response_time_per_second: number[];
+    errors_per_second: number[];
+    p50_response_time_per_second: Array<number | null>;
+    p95_response_time_per_second: Array<number | null>;
+    p99_response_time_per_second: Array<number | null>;
   };
 }
 
@@ -68,10 +78,24 @@ export interface LoadReport {
   tests: ReportTest[];
 }
 
-export function loadReportService({ loadTests }: { loadTests: LoadTestService }) {
+export function loadReportService({
+  loadTests,
+  series,
+}: {
+  loadTests: LoadTestService;
+  series: Pick<LoadSeriesService, 'stream'>;
+}) {
+  /** Every second's row of an ended test: the series stream's one tick then holds them all. */
+  async function rowsOf(testId: string, userId: number): Promise<SeriesRow[]> {
+    const tick = await series.stream(testId, userId, 0)();
+    return tick.events.map((e) => e.data as SeriesRow);
+  }
+
   async function one(testId: string, userId: number): Promise<ReportTest> {
     const answer = await loadTests.results(testId, userId);
     const r = (answer.results ?? {}) as Partial<FinalResults>;
+    const rows = await rowsOf(answer.test_id, userId);
+    const column = (k: keyof SeriesRow) => rows.map((row) => (typeof row[k] === 'number' ? row[k] : null));
     return {
       test_id: answer.test_id,
       status: answer.status,
@@ -96,11 +120,17 @@ export function loadReportService({ loadTests }: { loadTests: LoadTestService })
         error_rate_per_second: r.error_rate_per_second ?? [],
         avg_response_time_per_second: r.avg_response_time_per_second ?? [],
         max_response_time_per_second: r.max_response_time_per_second ?? [],
+        errors_per_second: rows.map((row) => Number(row.failed) + Number(row.connection_errors)),
+        p50_response_time_per_second: column('p50_response_time'),
+        p95_response_time_per_second: column('p95_response_time'),
+        p99_response_time_per_second: column('p99_response_time'),
       },
     };
   }
 
   return {
+    /** What the report holds of one ended test of the caller's (an ended test's dashboard page draws its charts). */
+    test: one,
     /** The report of `testId`, with `compare` beside it; 404 for a test not the caller's, 409 while one runs. */
     async report(testId: string, userId: number, compare?: string): Promise<LoadReport> {
       if (compare !== undefined && compare === testId)

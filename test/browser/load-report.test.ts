@@ -1,20 +1,79 @@
 // A load test's report: one HTML file, opened in Debian's chromium from a disk with the network off;
-// nothing leaves the page and the charts are drawn; two tests side by side; the same data as JSON;
-// and the dashboard's link to it. Refusals: a running test (409), another user's (404), itself as
-// the comparison (400).
+// nothing leaves the page and the charts are drawn, with round labelled ticks on both axes that fit
+// the drawing and each second's p50, p95 and p99; two tests side by side; the same data as JSON; and
+// the dashboard's pages of the test: while it runs, the last second's rate beside the average; once
+// it ended, the same charts and the phases as one table, a table on a phone too. Refusals: a running
+// test (409), another user's (404), itself as the comparison (400). Screenshots at 1280 and 375 px go
+// to SHOTS_DIR (default test-artifacts/screenshots).
 /// <reference lib="dom" />
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { loadTestCalls } from '../support/load-tests.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
+import { ROOT } from '../support/processes.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.SHOTS_DIR ?? path.join(ROOT, 'test-artifacts', 'screenshots');
 const target = targets()[0]!;
+
+/**
+ * The charts a page shows at its width: for each figure, the drawing shown, its lines (points and
+ * drawn width), its tick labels, and every text's box against the drawing's (a label out of it is cut).
+ */
+const shownCharts = (page: Page) =>
+  page.$$eval('figure[data-chart]', (figures) =>
+    figures.map((f) => {
+      const shown = [...f.querySelectorAll('svg')].filter((svg) => svg.getBoundingClientRect().width > 0);
+      const texts = (svg: SVGSVGElement, selector: string) =>
+        [...svg.querySelectorAll(selector)].map((t) => t.textContent ?? '');
+      return {
+        chart: f.getAttribute('data-chart'),
+        shown: shown.map((svg) => svg.getAttribute('class')),
+        lines: shown.flatMap((svg) =>
+          [...svg.querySelectorAll('polyline')].map((p) => ({
+            line: p.getAttribute('data-line'),
+            points: (p.getAttribute('points') ?? '').trim().split(' ').length,
+            width: p.getBoundingClientRect().width,
+          })),
+        ),
+        ticksY: shown.flatMap((svg) => texts(svg, 'text.tick-y')),
+        ticksX: shown.flatMap((svg) => texts(svg, 'text.tick-x')),
+        textHeights: shown.flatMap((svg) =>
+          [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height),
+        ),
+        cut: shown.flatMap((svg) => {
+          const box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll('text')]
+            .filter((t) => {
+              const r = t.getBoundingClientRect();
+              return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5;
+            })
+            .map((t) => t.textContent);
+        }),
+      };
+    }),
+  );
+
+/** What a reader needs of every chart: round labelled ticks (3 or more per axis, with units), nothing cut. */
+function expectReadable(drawn: Awaited<ReturnType<typeof shownCharts>>) {
+  const units: Record<string, RegExp> = {
+    requests: /^[\d,]+ req\/s$/,
+    latency: /^[\d.,]+ (ms|s)$/,
+    errors: /^[\d,]+ errors\/s$/,
+  };
+  for (const d of drawn) {
+    expect(d.ticksY.length, d.chart!).toBeGreaterThanOrEqual(3);
+    expect(d.ticksX.length, d.chart!).toBeGreaterThanOrEqual(3);
+    for (const t of d.ticksY) expect(t).toMatch(units[d.chart!]!);
+    for (const t of d.ticksX) expect(t).toMatch(/^\d+ s$/);
+    expect(d.cut, d.chart!).toEqual([]);
+  }
+}
 
 describe('load test report', () => {
   let browser: Browser;
@@ -23,7 +82,10 @@ describe('load test report', () => {
   let key: string;
   let calls: ReturnType<typeof loadTestCalls>;
   const ids: string[] = [];
+  /** Both tests ended. */
+  let ended: Promise<unknown>;
   beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
     site = await startLoadTarget();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -38,10 +100,13 @@ describe('load test report', () => {
         '--no-first-run',
       ],
     });
-    user = await newUser(target);
-    key = JSON.parse((await admin(target, ['create-key', '--email', user.email, '--plan', 'pro'])).stdout).api_key;
+    // Enterprise: its 3,000 requests a minute leave room for the polls, the pages and a third test.
+    user = await newUser(target, 'enterprise');
+    key = JSON.parse(
+      (await admin(target, ['create-key', '--email', user.email, '--plan', 'enterprise'])).stdout,
+    ).api_key;
     calls = loadTestCalls(target, Promise.resolve({ key }));
-    // Two small tests of the same target, one with thresholds: run at once, both ended.
+    // Two small tests of the same target, one with thresholds: run at once.
     const base = {
       targetUrl: `${site.url}/delay/10/report`,
       httpMethod: 'GET',
@@ -58,18 +123,33 @@ describe('load test report', () => {
       ids.push(s.body.test_id);
     }
     expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}`, { key }), 409);
-    for (const id of ids) await calls.waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
+    ended = Promise.all(
+      ids.map((id) => calls.waitFor(id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000)),
+    );
+    ended.catch(() => {}); // awaited by each test
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
     await site?.close();
   });
 
+  /** A dashboard page signed in as the tests' owner, in a window `width` px wide. */
+  async function dashboard(width: number) {
+    const context = await browser.newContext({ baseURL: target.baseUrl, viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    await page.goto('/dashboard');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard/keys');
+    return { page, context };
+  }
+
   /**
    * Opens a report saved to a file, with the network off, in a window `width` px wide, and answers
-   * what the page asked for and drew (the lines and labels of the charts it shows at that width).
+   * what the page asked for and drew (the charts it shows at that width); a screenshot as `shot`.
    */
-  async function openOffline(htmlText: string, width = 1280) {
+  async function openOffline(htmlText: string, width = 1280, shot?: string) {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'report-')), 'report.html');
     fs.writeFileSync(file, htmlText);
     const context = await browser.newContext({ offline: true, viewport: { width, height: 900 } });
@@ -77,34 +157,18 @@ describe('load test report', () => {
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(`file://${file}`);
-    const drawn = await page.$$eval('figure[data-chart]', (figures) =>
-      figures.map((f) => {
-        const shown = [...f.querySelectorAll('svg')].filter((svg) => svg.getBoundingClientRect().width > 0);
-        return {
-          chart: f.getAttribute('data-chart'),
-          shown: shown.map((svg) => svg.getAttribute('class')),
-          lines: shown.flatMap((svg) =>
-            [...svg.querySelectorAll('polyline')].map((p) => ({
-              line: p.getAttribute('data-line'),
-              points: (p.getAttribute('points') ?? '').trim().split(' ').length,
-              width: p.getBoundingClientRect().width,
-            })),
-          ),
-          textHeights: shown.flatMap((svg) =>
-            [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height),
-          ),
-        };
-      }),
-    );
+    const drawn = await shownCharts(page);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     // The text as a reader sees it: innerText breaks lines between blocks, which the assertions read.
     // biome-ignore lint/performance/useDomNodeTextContent: textContent has no line breaks between blocks
     const text = await page.locator('main').innerText();
+    if (shot) await page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true });
     await context.close();
     return { requests, drawn, text, scrollWidth };
   }
 
-  it('is one HTML file that opens with the network off, asks for nothing and draws its charts', async () => {
+  it('is one HTML file that opens with the network off, asks for nothing and draws readable charts', async () => {
+    await ended;
     const res = await fetch(`${target.baseUrl}/api/v1/load-testing/report/${ids[0]}`, {
       headers: { 'X-API-Key': key },
     });
@@ -114,39 +178,47 @@ describe('load test report', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.text();
     expect(Buffer.byteLength(body)).toBeLessThan(1024 * 1024);
-    const { requests, drawn, text } = await openOffline(body);
+    const { requests, drawn, text } = await openOffline(body, 1280, 'load-report-1280');
     expect(requests).toEqual([expect.stringMatching(/^file:\/\/.*report\.html$/)]);
     expect(drawn.map((d) => d.chart)).toEqual(['requests', 'latency', 'errors']);
+    expect(drawn.map((d) => d.shown)).toEqual([['wide'], ['wide'], ['wide']]);
     for (const d of drawn)
       for (const l of d.lines) {
         expect(l.points).toBeGreaterThanOrEqual(9); // a point per second of the test
         expect(l.width).toBeGreaterThan(100); // drawn across the chart
       }
+    expectReadable(drawn);
+    // Each second's p50, p95 and p99 of the latency.
+    expect(drawn[1]!.lines.map((l) => l.line)).toEqual(['p50', 'p95', 'p99']);
     expect(text).toContain('p95 < 1000');
     expect(text).toMatch(/passed/);
-    expect(text).toContain('ttfb p95 (ms)');
+    expect(text).toMatch(
+      /Phases \(ms\)\s*\n\s*Phase\s+avg\s+p50\s+p95\s+p99\s+max\s*\n\s*DNS(\s+[\d.]+){5}\s*\n\s*Connect/,
+    );
     expect(text).toMatch(/Status codes\s*\n\s*Figure\s+\S+\s*\n\s*200\s/); // the status codes table's row
-    expect(drawn.map((d) => d.shown)).toEqual([['wide'], ['wide'], ['wide']]);
 
     // On a phone: the charts drawn for its width, their labels as large as on a wide page, no sideways scroll.
-    const phone = await openOffline(body, 375);
+    const phone = await openOffline(body, 375, 'load-report-375');
     expect(phone.drawn.map((d) => d.shown)).toEqual([['narrow'], ['narrow'], ['narrow']]);
     for (const d of phone.drawn) {
-      for (const l of d.lines) expect(l.width).toBeGreaterThan(250);
-      expect(Math.min(...d.textHeights)).toBeGreaterThanOrEqual(10);
+      for (const l of d.lines) expect(l.width).toBeGreaterThan(200); // of the 351 px of the box, labels aside
+      expect(Math.min(...d.textHeights)).toBeGreaterThanOrEqual(11);
     }
+    expectReadable(phone.drawn);
     expect(phone.scrollWidth).toBeLessThanOrEqual(375);
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {
+    await ended;
     const res = await fetch(`${target.baseUrl}/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}`, {
       headers: { 'X-API-Key': key },
     });
     expect(res.status).toBe(200);
-    const { requests, drawn, text } = await openOffline(await res.text());
+    const { requests, drawn, text } = await openOffline(await res.text(), 1280, 'load-report-compare-1280');
     expect(requests).toHaveLength(1);
-    expect(drawn[0]!.lines.map((l) => l.line)).toEqual([`A ${ids[0]}`, `B ${ids[1]}`]);
-    expect(drawn[1]!.lines).toHaveLength(4); // mean and slowest of each
+    expect(drawn[0]!.lines.map((l) => l.line)).toEqual(['A sent', 'B sent']);
+    expect(drawn[1]!.lines.map((l) => l.line)).toEqual(['A p50', 'A p95', 'A p99', 'B p50', 'B p95', 'B p99']);
+    expectReadable(drawn);
     expect(text).toContain('B against A');
 
     const json = await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}&format=json`, {
@@ -161,6 +233,16 @@ describe('load test report', () => {
       summary: { total_requests: results.total_requests, p95_response_time: results.p95_response_time },
       series: { requests_per_second: results.requests_per_second },
     });
+    // Each second's p95 as the series answers it.
+    const series = await fetch(`${target.baseUrl}/api/v1/load-testing/series/${ids[1]}`, {
+      headers: { 'X-API-Key': key },
+    });
+    const rows = (await series.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(json.body.tests[1].series.p95_response_time_per_second).toEqual(rows.map((r) => r.p95_response_time));
+    expect(rows.filter((r) => r.p95_response_time >= 10).length).toBeGreaterThanOrEqual(9); // the target's 10 ms
     expect(json.body.tests[0]).toMatchObject({
       verdict: 'passed',
       thresholds: [
@@ -173,6 +255,7 @@ describe('load test report', () => {
   });
 
   it("refuses another user's test, itself as the comparison and a bad format, naming the field", async () => {
+    await ended;
     const stranger = await newAccount(target);
     expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}`, { key: stranger.key }), 404);
     expectErrorShape(
@@ -188,20 +271,80 @@ describe('load test report', () => {
     expect(format.body.message).toMatch(/format: must be html or json/);
   });
 
-  it('is linked from the dashboard, with a comparison picker', async () => {
-    const context = await browser.newContext({ baseURL: target.baseUrl });
-    const page = await context.newPage();
-    await page.goto('/dashboard');
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/dashboard/keys');
-    await page.goto(`/dashboard/load-tests/${ids[0]}`);
-    expect(await page.locator('#load-report').getAttribute('href')).toBe(`/dashboard/load-tests/${ids[0]}/report`);
-    await page.selectOption('#compare', ids[1]!);
-    await page.getByRole('button', { name: 'Compare' }).click();
-    await page.waitForURL(`**/dashboard/load-tests/${ids[0]}/report?compare=${ids[1]}`);
-    expect(await page.locator('figure[data-chart="requests"] svg.wide polyline').count()).toBe(2);
-    await context.close();
+  it("shows an ended test's seconds and phases as the report does, a table on a phone too, and links the report", async () => {
+    await ended;
+    for (const width of [1280, 375]) {
+      const { page, context } = await dashboard(width);
+      await page.goto(`/dashboard/load-tests/${ids[0]}`);
+      const drawn = await shownCharts(page);
+      expect(drawn.map((d) => [d.chart, d.shown])).toEqual(
+        ['requests', 'latency', 'errors'].map((c) => [c, [width === 375 ? 'narrow' : 'wide']]),
+      );
+      expectReadable(drawn);
+      expect(drawn[1]!.lines.map((l) => l.line)).toEqual(['p50', 'p95', 'p99']);
+      expect(drawn[1]!.lines[1]!.points).toBeGreaterThanOrEqual(9);
+      // The phases: a row per phase, a column per statistic, as a table at either width.
+      expect(await page.locator('#load-phases thead th').allTextContents()).toEqual([
+        'Phase',
+        'avg',
+        'p50',
+        'p95',
+        'p99',
+        'max',
+      ]);
+      expect(await page.locator('#load-phases tbody tr').count()).toBe(5);
+      expect(
+        await page.locator('#load-phases thead').evaluate((e) => e.getBoundingClientRect().height),
+      ).toBeGreaterThan(10);
+      expect(
+        await page
+          .locator('#load-phases td')
+          .first()
+          .evaluate((e) => getComputedStyle(e).display),
+      ).toBe('table-cell');
+      // (whole, without scrolling sideways in its box)
+      expect(await page.locator('#load-phases').evaluate((t) => t.scrollWidth <= t.parentElement!.clientWidth)).toBe(
+        true,
+      );
+      // The observed figures with their units.
+      expect(await page.locator('#load-thresholds tbody tr').allTextContents()).toEqual([
+        expect.stringMatching(/^p95 < 1000[\d.]+ mspass$/),
+        expect.stringMatching(/^error_rate < 1[\d.]+ %pass$/),
+      ]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await page.screenshot({ path: path.join(SHOTS, `load-test-ended-${width}.png`), fullPage: true });
+      if (width === 1280) {
+        expect(await page.locator('#load-report').getAttribute('href')).toBe(`/dashboard/load-tests/${ids[0]}/report`);
+        await page.selectOption('#compare', ids[1]!);
+        await page.getByRole('button', { name: 'Compare' }).click();
+        await page.waitForURL(`**/dashboard/load-tests/${ids[0]}/report?compare=${ids[1]}`);
+        expect(await page.locator('figure[data-chart="requests"] svg.wide polyline').count()).toBe(2);
+      }
+      await context.close();
+    }
   });
+
+  it("shows a running test's last second's rate beside its average, each labelled", async () => {
+    await ended; // (a page drawn in the browser while they ran would slow them: the report's thresholds are theirs)
+    const started = await calls.start({
+      targetUrl: `${site.url}/delay/10/live`,
+      httpMethod: 'GET',
+      concurrentUsers: 2,
+      testDuration: 10,
+      rampUpTime: 0,
+      requestsPerSecond: 20,
+    });
+    expect(started.status, started.text).toBe(202);
+    const { page, context } = await dashboard(1280);
+    await page.goto(`/dashboard/load-tests/${started.body.test_id}`);
+    await expect.poll(() => page.locator('#load-rate-now').textContent(), { timeout: 15_000 }).toMatch(/^\d+(\.\d+)?$/);
+    expect(await page.locator('#load-totals').textContent()).toMatch(
+      /^Requests \d+ · Now [\d.]+ req\/s \(last second\) · Average [\d.]+ req\/s \(since the start\) · Errors [\d.]+ % · Mean latency [\d.]+ ms$/,
+    );
+    // Its charts, drawn by the same code as the report's, at the box's width.
+    await expect.poll(() => page.locator('#load-chart svg.live').count()).toBe(3);
+    expectReadable((await shownCharts(page)).filter((d) => d.chart !== 'errors'));
+    await page.screenshot({ path: path.join(SHOTS, 'load-test-live-1280.png'), fullPage: true });
+    await context.close();
+  }, 40_000);
 });

@@ -41,6 +41,10 @@ const test = (id: string): ReportTest => ({
     error_rate_per_second: [0, 0, 0],
     avg_response_time_per_second: [1, 1, 1],
     max_response_time_per_second: [2, 2, 2],
+    errors_per_second: [0, 1, 0],
+    p50_response_time_per_second: [1, 1, 1],
+    p95_response_time_per_second: [1.5, 2, 1.5],
+    p99_response_time_per_second: [2, 2, 2],
   },
 });
 
@@ -57,26 +61,67 @@ describe('load test report page', () => {
     expect(page).toContain(
       'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;; img-src data:"',
     ); // (quotes as entities)
-    // 2 tests: requests, mean, slowest, errors; each chart drawn twice (a wide page's and a phone's).
-    expect(page.match(/<polyline /g)).toHaveLength(16);
+    // 2 tests: requests, p50, p95, p99, errors; each chart drawn for a phone, a medium and a wide box.
+    expect(page.match(/<polyline /g)).toHaveLength(30);
   });
 
-  it("draws an hour's seconds as at most one point per unit of a chart's width, keeping the peak", () => {
-    const long = test('EEEEEEEEEEEEEEEEEEEEEE');
-    const seconds = Array.from({ length: 3600 }, (_, i) => (i === 1234 ? 500 : 100));
-    long.series = { ...long.series, requests_per_second: seconds };
-    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [long] });
-    const requests = page.slice(page.indexOf('data-chart="requests"'), page.indexOf('data-chart="latency"'));
-    const drawings = [...requests.matchAll(/<svg class="(\w+)".*?viewBox="0 0 (\d+) (\d+)".*?points="([^"]+)"/gs)];
-    expect(drawings.map((d) => d[1])).toEqual(['wide', 'narrow']);
-    for (const [, , width, , points] of drawings) {
-      const xy = points!.split(' ').map((p) => p.split(',').map(Number) as [number, number]);
-      expect(xy.length).toBeLessThanOrEqual(Number(width) - 60);
-      expect(xy.length).toBeGreaterThan(Number(width) / 3);
-      expect(Math.min(...xy.map(([, y]) => y))).toBe(10); // the spike at the top (T = 10), not averaged away
-      expect(xy[0]![0]).toBe(Number(width) === 800 ? 60 : 64); // from the axis (L)
-      expect(xy.at(-1)![0]).toBe(Number(width) - (Number(width) === 800 ? 12 : 8)); // to the axis's end (W - R)
+  it("charts each second's p50, p95 and p99, the requests and the errors, with at least 3 labelled ticks per axis", () => {
+    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('E')] });
+    const figures = [...page.matchAll(/<figure class="load-chart" data-chart="(\w+)">.*?<\/figure>/gs)];
+    expect(figures.map((f) => f[1])).toEqual(['requests', 'latency', 'errors']);
+    const units: Record<string, RegExp> = { requests: / req\/s$/, latency: / ms$/, errors: / errors\/s$/ };
+    for (const [figure, name] of figures) {
+      for (const svg of figure.match(/<svg .*?<\/svg>/gs)!) {
+        const ys = [...svg.matchAll(/<text class="tick-y"[^>]*>([^<]+)</g)].map((m) => m[1]!);
+        const xs = [...svg.matchAll(/<text class="tick-x"[^>]*>([^<]+)</g)].map((m) => m[1]!);
+        expect(ys.length).toBeGreaterThanOrEqual(3);
+        expect(xs).toEqual(['0 s', '1 s', '2 s', '3 s']);
+        for (const y of ys) expect(y).toMatch(units[name!]!);
+      }
     }
+    const latency = figures[1]![0];
+    // Each second's p50, p95 and p99 in every drawing.
+    expect(latency).toContain('Latency of the requests sent each second: p50, p95 and p99');
+    expect([...latency.matchAll(/data-line="(p\d\d)"/g)].map((m) => m[1])).toEqual(
+      Array.from({ length: 3 }, () => ['p50', 'p95', 'p99']).flat(),
+    );
+    // A test stored before seconds had histograms: its mean and slowest instead.
+    const old = test('F');
+    old.series = { ...old.series, p50_response_time_per_second: [null, null, null] };
+    old.series.p95_response_time_per_second = [null, null, null];
+    old.series.p99_response_time_per_second = [null, null, null];
+    const before = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [old] });
+    expect(before).toContain('Latency of the requests sent each second: mean and slowest');
+    expect(before).toContain('data-line="slowest"');
+  });
+
+  it('shows the phases as one table, a row per phase and a column per statistic, and units on observed figures', () => {
+    const phased = test('G');
+    const figures = { avg: 1.5, p50: 1, p95: 3, p99: 4, max: 9 };
+    phased.phases = { dns: figures, connect: figures, tls: figures, ttfb: figures, transfer: figures } as any;
+    phased.thresholds = [
+      { threshold: 'p95 < 300', observed: 111.11, pass: true },
+      { threshold: 'error_rate < 1', observed: 0, pass: true },
+    ];
+    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [phased] });
+    const table = /<table id="phases">.*?<\/table>/s.exec(page)![0];
+    expect([...table.matchAll(/<th[^>]*>([^<]+)<\/th>/g)].map((m) => m[1])).toEqual([
+      'Phase',
+      'avg',
+      'p50',
+      'p95',
+      'p99',
+      'max',
+      'DNS',
+      'Connect',
+      'TLS',
+      'Time to first byte',
+      'Transfer',
+    ]);
+    expect(table.match(/<tr>/g)).toHaveLength(6);
+    expect(table).toContain('<th scope="row">TLS</th><td class="n">1.5</td><td class="n">1</td><td class="n">3</td>');
+    expect(page).toContain('<td class="n">111.11 ms</td>');
+    expect(page).toContain('<td class="n">0 %</td>');
   });
 
   it('says which protocol answered, and over HTTP/2 how users shared connections and what the server allowed', () => {
