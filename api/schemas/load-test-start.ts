@@ -103,6 +103,12 @@ export const startFields = {
   requestsPerSecond: int(0, 1_000_000)
     .optional()
     .describe('Total arrival rate; 0 (default) = as fast as the users can'),
+  iterations: int(1, 1_000_000)
+    .optional()
+    .describe(
+      "Each user's requests (or passes through steps), 1 to 1000000: the test ends when every user is done, " +
+        "testDuration at the latest (as k6's per-vu-iterations; 1 for a smoke test). Closed model, without stages or replay",
+    ),
   stages: z
     .array(
       z
@@ -256,6 +262,17 @@ export const startBody = z
       if (b.body !== undefined) issue('body', 'is given per step with steps');
       for (const [path, message] of stepFaults(b.steps, b.targetUrl ?? '', b.httpMethod ?? 'GET'))
         ctx.addIssue({ code: 'custom', path, message });
+    }
+    if (b.iterations !== undefined) {
+      // Each user counts its own: users that come and go with stages, arrivals on a schedule and a
+      // replay's recorded sequence have no count of their own to reach.
+      const instead = [
+        (b.requestsPerSecond ?? 0) > 0 ? 'requestsPerSecond' : '',
+        b.stages ? 'stages' : '',
+        b.replay ? 'replay' : '',
+      ].filter(Boolean);
+      if (instead.length)
+        issue('iterations', `counts each user's requests in the closed model: leave out ${instead.join(' and ')}`);
     }
     if (b.http2 !== undefined && b.httpVersion !== '2') issue('http2', 'is given only with httpVersion "2"');
     if (b.body !== undefined && b.httpMethod && !METHODS_WITH_BODY.has(b.httpMethod))

@@ -36,6 +36,7 @@ export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
     headers: withType(headers, b.body),
     body: b.body,
     ...(b.insecureTls ? { insecureTls: true } : {}),
+    ...(b.iterations !== undefined ? { iterations: b.iterations } : {}),
     ...(b.httpVersion === '2'
       ? { httpVersion: '2' as const, streamsPerConnection: b.http2?.streamsPerConnection ?? 1 }
       : {}),
@@ -82,6 +83,7 @@ export function publicConfig(b: StartBody, replay?: LoadTestConfig['replay']): L
     body_bytes: b.body === undefined ? 0 : Buffer.byteLength(b.body),
     insecure_tls: b.insecureTls,
     http_version: b.httpVersion,
+    ...(b.iterations !== undefined ? { iterations: b.iterations } : {}),
     ...(b.httpVersion === '2' ? { http2: { streams_per_connection: b.http2?.streamsPerConnection ?? 1 } } : {}),
     ...(b.stages ? { stages: b.stages, stage_target: b.stageTarget } : {}),
     ...(b.steps

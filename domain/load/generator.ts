@@ -128,13 +128,18 @@ export class ShardGenerator {
    */
   private runClosed() {
     const { users, firstUser } = this.plan;
+    const { iterations = Number.POSITIVE_INFINITY } = this.plan.target;
     for (let i = 0; i < users; i++) {
       const connection = this.connections[i]!;
       const index = firstUser + i;
       const user: ScenarioUser | undefined = this.scenario ? { step: 0, values: {} } : undefined;
       const replaying: ReplayUser | undefined = this.replay ? { next: 0, finished: false } : undefined;
+      // An iteration is a request, or a pass through the steps (ended by the last one's answer, or
+      // cut short by a failed step, after which the user starts them again).
+      let iterated = 0;
       const loop = () => {
-        if (this.stopping || this.elapsed() >= this.endMs || replaying?.finished) return this.userDone();
+        if (this.stopping || this.elapsed() >= this.endMs || replaying?.finished || iterated >= iterations)
+          return this.userDone();
         const now = this.elapsed();
         const wake = nextAbove(this.stages, index, now);
         if (wake === null || wake >= this.endMs) return this.userDone();
@@ -146,6 +151,7 @@ export class ShardGenerator {
               ? this.replay.job(replaying.next, replaying)
               : undefined;
         const next: Then = (failed, reached) => {
+          if ((!user || user.step === 0) && ++iterated >= iterations) return this.userDone(); // nothing to rest for
           // (Once stopping, nothing rests: the user ends at once.)
           if (this.rests.settle(i, reached || this.stopping, loop)) failed ? setImmediate(loop) : loop();
         };

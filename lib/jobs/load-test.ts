@@ -38,6 +38,8 @@ export interface ShardTarget {
   addresses?: string[];
   /** A scenario: each user runs these in order instead of the one request (closed model only). */
   steps?: ScenarioStep[];
+  /** Each user's requests, or passes through `steps`, before it is done (closed model only; absent: until the end). */
+  iterations?: number;
   /** HTTP/2 (absent: HTTP/1.1): over https by ALPN, over http with prior knowledge (h2c). */
   httpVersion?: '2';
   /** HTTP/2: how many users share a connection, each its own stream (absent: 1). */
@@ -116,6 +118,8 @@ export interface LoadTestConfig {
   insecure_tls: boolean;
   /** "1.1" or "2". */
   http_version: '1.1' | '2';
+  /** Each user's requests (or passes through the steps), when the test counts them. */
+  iterations?: number;
   /** HTTP/2: users per connection. */
   http2?: { streams_per_connection: number };
   stages?: Array<{ duration: number; target: number }>;
