@@ -16,37 +16,14 @@ import {
   thresholdList,
   type Threshold,
 } from '../../domain/load/thresholds.ts';
-import { DURATION_EXAMPLES, parseDuration } from '../../lib/duration.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { replayDefaults, replayFaults, replaySchema } from './load-replay.ts';
 import { outputsSchema, tagsSchema } from './load-outputs.ts';
+import { int, iterationsFaults, seconds, stageFaults, stagesSchema } from './load-profile.ts';
 
 export { HTTP_METHODS };
 /** A header value: no line breaks or NUL (they would let a value write its own header lines). */
 const headerValue = noLineBreaks('must be a string');
-
-/** Stages of one test, at most. */
-export const MAX_STAGES = 20;
-
-const int = (min: number, max: number) =>
-  z
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(min, `must be from ${min} to ${max}`)
-    .max(max, `must be from ${min} to ${max}`);
-
-/** Whole seconds from `min` to `max`: a number, or a duration such as "10m" (lib/duration.ts, as the CLI's flags). */
-const seconds = (min: number, max: number) => {
-  const what = `must be seconds or a duration such as ${DURATION_EXAMPLES}`;
-  return z
-    .union([z.number(), z.string()], { error: what })
-    .transform((given, ctx) => {
-      const s = typeof given === 'number' ? given : parseDuration(given);
-      if (s === null) ctx.addIssue({ code: 'custom', message: what });
-      return s ?? Number.NaN;
-    })
-    .pipe(int(min, max));
-};
 
 /**
  * One threshold as given: checked by parseThreshold (its messages name what is wrong), shown to
@@ -109,22 +86,7 @@ export const startFields = {
       "Each user's requests (or passes through steps), 1 to 1000000: the test ends when every user is done, " +
         "testDuration at the latest (as k6's per-vu-iterations; 1 for a smoke test). Closed model, without stages or replay",
     ),
-  stages: z
-    .array(
-      z
-        .object(
-          { duration: seconds(0, MAX_TEST_SECONDS), target: int(0, 1_000_000) },
-          { error: 'must be objects {duration, target}' },
-        )
-        .strict(),
-      { error: 'must be a list of {duration, target}' },
-    )
-    .min(1, 'must hold 1 to 20 stages')
-    .max(MAX_STAGES, 'must hold 1 to 20 stages')
-    .optional()
-    .describe(
-      'Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors',
-    ),
+  stages: stagesSchema,
   stageTarget: z
     .enum(['users', 'rate'], { error: 'must be users or rate' })
     .optional()
@@ -231,27 +193,8 @@ export const startBody = z
       if (b.rampUpTime !== undefined && b.testDuration !== undefined && b.rampUpTime > b.testDuration)
         issue('rampUpTime', 'must not exceed testDuration');
     } else {
-      const total = b.stages.reduce((n, st) => n + st.duration, 0);
-      const peak = b.stages.reduce((n, st) => Math.max(n, st.target), 0);
-      if (total < 10 || total > MAX_TEST_SECONDS)
-        issue('stages', `must last 10 to ${MAX_TEST_SECONDS} seconds in all (they last ${total})`);
-      if (b.testDuration !== undefined && b.testDuration !== total)
-        issue('testDuration', `must be the stages' total (${total}), or left out`);
-      if (b.rampUpTime !== undefined) issue('rampUpTime', 'is replaced by stages: leave it out');
-      if (b.requestsPerSecond !== undefined)
-        issue(
-          'requestsPerSecond',
-          `is replaced by stages${b.stageTarget === 'rate' ? '' : ' with stageTarget "rate"'}: leave it out`,
-        );
-      if (peak === 0) issue('stages', 'must reach a target above 0');
-      // The test ends as the last stage does: a jump there would never be in effect.
-      if (b.stages.at(-1)?.duration === 0)
-        issue('stages', 'must not end with a stage of duration 0 (it would never be in effect)');
-      if ((b.stageTarget ?? 'users') === 'users') {
-        if (peak > 10_000) issue('stages', 'targets are users: at most 10000');
-        if (b.concurrentUsers !== undefined && b.concurrentUsers !== peak)
-          issue('concurrentUsers', `must be the stages' peak (${peak}), or left out`);
-      } else if (b.concurrentUsers === undefined) required('concurrentUsers');
+      for (const [path, message] of stageFaults(b)) ctx.addIssue({ code: 'custom', path, message });
+      if (b.stageTarget === 'rate' && b.concurrentUsers === undefined) required('concurrentUsers');
     }
     if (b.steps) {
       if ((b.requestsPerSecond ?? 0) > 0 || b.stageTarget === 'rate')
@@ -263,17 +206,7 @@ export const startBody = z
       for (const [path, message] of stepFaults(b.steps, b.targetUrl ?? '', b.httpMethod ?? 'GET'))
         ctx.addIssue({ code: 'custom', path, message });
     }
-    if (b.iterations !== undefined) {
-      // Each user counts its own: users that come and go with stages, arrivals on a schedule and a
-      // replay's recorded sequence have no count of their own to reach.
-      const instead = [
-        (b.requestsPerSecond ?? 0) > 0 ? 'requestsPerSecond' : '',
-        b.stages ? 'stages' : '',
-        b.replay ? 'replay' : '',
-      ].filter(Boolean);
-      if (instead.length)
-        issue('iterations', `counts each user's requests in the closed model: leave out ${instead.join(' and ')}`);
-    }
+    for (const [path, message] of iterationsFaults(b)) ctx.addIssue({ code: 'custom', path, message });
     if (b.http2 !== undefined && b.httpVersion !== '2') issue('http2', 'is given only with httpVersion "2"');
     if (b.body !== undefined && b.httpMethod && !METHODS_WITH_BODY.has(b.httpMethod))
       ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with POST, PUT and PATCH' });

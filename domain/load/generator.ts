@@ -1,13 +1,12 @@
 // The load generator of one shard: `users` virtual users, each with its connection (connection.ts):
 // HTTP/1.1, one keep-alive connection each (http1.ts: a prebuilt request, a response parsed only as
-// far as a load tester needs), or HTTP/2, streams on connections `streamsPerConnection` users share
-// (http2.ts).
-// - Closed model (rate 0): each user sends its next request when the previous answer has ended.
+// far as a load tester needs), or HTTP/2, streams on connections `streamsPerConnection` users share.
+// - Closed model (rate 0): each user sends its next request when the previous answer has ended, until
+//   the end or its `iterations` (requests, or passes through the steps).
 // - Open model (rate > 0): requests are scheduled at a constant arrival rate (ramping linearly from 0
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
-// What the requests did is counted in a tally (tally.ts). After a connection error (the request never
-// sent) a user, or an open model's connection, rests before its next attempt (backoff.ts).
+// Counted in a tally (tally.ts); after a connection error a user (or connection) rests (backoff.ts).
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Rests } from './backoff.ts';
@@ -134,12 +133,9 @@ export class ShardGenerator {
       const index = firstUser + i;
       const user: ScenarioUser | undefined = this.scenario ? { step: 0, values: {} } : undefined;
       const replaying: ReplayUser | undefined = this.replay ? { next: 0, finished: false } : undefined;
-      // An iteration is a request, or a pass through the steps (ended by the last one's answer, or
-      // cut short by a failed step, after which the user starts them again).
-      let iterated = 0;
+      let iterated = 0; // a pass a failed step cut short counts too
       const loop = () => {
-        if (this.stopping || this.elapsed() >= this.endMs || replaying?.finished || iterated >= iterations)
-          return this.userDone();
+        if (this.stopping || this.elapsed() >= this.endMs || replaying?.finished) return this.userDone();
         const now = this.elapsed();
         const wake = nextAbove(this.stages, index, now);
         if (wake === null || wake >= this.endMs) return this.userDone();
