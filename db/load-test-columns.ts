@@ -129,6 +129,11 @@ export const loadTestResultsColumn = z.object({
   error_rate_per_second: perSecond.default([]),
   avg_response_time_per_second: perSecond.default([]),
   max_response_time_per_second: perSecond.default([]),
+  errors_per_second: perSecond.optional(),
+  // null is a second without answers (a gap on a chart, not a 0).
+  p50_response_time_per_second: z.array(z.number().nullable()).optional(),
+  p95_response_time_per_second: z.array(z.number().nullable()).optional(),
+  p99_response_time_per_second: z.array(z.number().nullable()).optional(),
   steps: z
     .array(
       z.object({

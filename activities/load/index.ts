@@ -17,6 +17,7 @@ import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/sha
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
+import { secondPercentiles } from '../../domain/load/series.ts';
 import { sharedTicker } from '../../lib/ticker.ts';
 import {
   abortingFailure,
@@ -220,7 +221,16 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       abortedBy: string | null = null,
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
-      const results = finalResults(rows, mergeSeconds(await readShardSeconds(deps.db, testId)), thresholds);
+      const reports = await readShardSeconds(deps.db, testId);
+      const seconds = mergeSeconds(reports);
+      const results = finalResults(rows, seconds, thresholds);
+      // Each second's percentiles, kept: the report and the dashboard draw them without merging again.
+      const percentiles = await secondPercentiles(reports, seconds.length);
+      Object.assign(results, {
+        p50_response_time_per_second: percentiles.p50,
+        p95_response_time_per_second: percentiles.p95,
+        p99_response_time_per_second: percentiles.p99,
+      });
       if (abortedBy) {
         // Stopped by its threshold: failed for it, unless the run tested nothing (that reason comes first).
         if (results.verdict_reason !== 'target_unreachable' && results.verdict !== 'failed')

@@ -67,7 +67,7 @@ export function createServices(deps: ApiDeps, writer?: CaptureWriter) {
     diagnostics: diagnosticsService({ temporal }),
     domains,
     loadTests,
-    reports: loadReportService({ loadTests, series }),
+    reports: loadReportService({ loadTests }),
     series,
     lookups: lookupService({ config }),
     quota: quotaService({ kv }),

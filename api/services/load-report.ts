@@ -1,12 +1,10 @@
 // The report of an ended load test (and, side by side, another of the caller's): everything its
 // results hold that a person keeps or compares (configuration, verdict and thresholds, totals and
-// percentiles, phases, status codes and error kinds, each second's figures with their percentiles
-// from the test's series), as one JSON document that api/pages/load-report.ts turns into one
+// percentiles, phases, status codes and error kinds, each second's figures with the percentiles its
+// results keep), as one JSON document that api/pages/load-report.ts turns into one
 // self-contained HTML file. Owner checks as everywhere: another user's test is an unknown one.
-import type { SeriesRow } from '../../domain/load/series.ts';
 import type { FinalResults, LoadTestConfig } from '../../lib/jobs/load-test.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
-import type { LoadSeriesService } from './load-series.ts';
 import type { LoadTestService } from './load-tests.ts';
 
 const SUMMARY = [
@@ -55,9 +53,9 @@ export interface ReportTest {
   protocols: Record<string, number>;
   http2: FinalResults['http2'] | null;
   /**
-   * Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms);
-   * from its series, the errors (failed answers and connection errors) and the latency's p50, p95 and
-   * p99 (null for a second stored before seconds had histograms).
+   * Per second of the test: requests sent, and of them the % failed, mean and slowest latency (ms),
+   * the errors (failed answers and connection errors) and the latency's p50, p95 and p99 (null for a
+   * second without answers; all empty for results kept before the test's end kept them).
    */
   series: {
     requests_per_second: number[];
@@ -78,24 +76,10 @@ export interface LoadReport {
   tests: ReportTest[];
 }
 
-export function loadReportService({
-  loadTests,
-  series,
-}: {
-  loadTests: LoadTestService;
-  series: Pick<LoadSeriesService, 'stream'>;
-}) {
-  /** Every second's row of an ended test: the series stream's one tick then holds them all. */
-  async function rowsOf(testId: string, userId: number): Promise<SeriesRow[]> {
-    const tick = await series.stream(testId, userId, 0)();
-    return tick.events.map((e) => e.data as SeriesRow);
-  }
-
+export function loadReportService({ loadTests }: { loadTests: LoadTestService }) {
   async function one(testId: string, userId: number): Promise<ReportTest> {
     const answer = await loadTests.results(testId, userId);
     const r = (answer.results ?? {}) as Partial<FinalResults>;
-    const rows = await rowsOf(answer.test_id, userId);
-    const column = (k: keyof SeriesRow) => rows.map((row) => (typeof row[k] === 'number' ? row[k] : null));
     return {
       test_id: answer.test_id,
       status: answer.status,
@@ -120,10 +104,12 @@ export function loadReportService({
         error_rate_per_second: r.error_rate_per_second ?? [],
         avg_response_time_per_second: r.avg_response_time_per_second ?? [],
         max_response_time_per_second: r.max_response_time_per_second ?? [],
-        errors_per_second: rows.map((row) => Number(row.failed) + Number(row.connection_errors)),
-        p50_response_time_per_second: column('p50_response_time'),
-        p95_response_time_per_second: column('p95_response_time'),
-        p99_response_time_per_second: column('p99_response_time'),
+        // Kept with the results when the test ended (results kept before then lack them: the charts
+        // draw each second's mean and slowest instead, rather than merging every second again here).
+        errors_per_second: r.errors_per_second ?? [],
+        p50_response_time_per_second: r.p50_response_time_per_second ?? [],
+        p95_response_time_per_second: r.p95_response_time_per_second ?? [],
+        p99_response_time_per_second: r.p99_response_time_per_second ?? [],
       },
     };
   }

@@ -195,6 +195,7 @@ export function finalResults(
     error_rate_per_second: seconds.map((s) => errorRate(s.failed, s.answered, s.connectionErrors)),
     avg_response_time_per_second: seconds.map((s) => (s.answered ? ms(s.latencySumUs / s.answered) : 0)),
     max_response_time_per_second: seconds.map((s) => ms(s.latencyMaxUs)),
+    errors_per_second: seconds.map((s) => s.failed + s.connectionErrors),
     ...(m.protocols ? { protocols: m.protocols } : {}),
     ...(m.http2
       ? { http2: { connections: m.http2.connections, server_max_concurrent_streams: m.http2.serverMaxStreams } }

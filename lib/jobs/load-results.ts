@@ -58,6 +58,15 @@ export interface FinalResults extends LiveMetrics {
   error_rate_per_second: number[];
   avg_response_time_per_second: number[];
   max_response_time_per_second: number[];
+  /** Failed answers and connection errors of each second (results stored before it lack it). */
+  errors_per_second?: number[];
+  /**
+   * Each second's latency percentiles in ms, from its histograms merged across shards, as the series
+   * gives them (null for a second without them); results stored before they were kept lack them.
+   */
+  p50_response_time_per_second?: Array<number | null>;
+  p95_response_time_per_second?: Array<number | null>;
+  p99_response_time_per_second?: Array<number | null>;
   /** With steps: each step's requests, failures, captures that found nothing, latency and status codes. */
   steps?: Array<{
     step: number;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
 import { newPhaseTimes } from '../../../../domain/load/phases.ts';
-import { seriesRows, SERIES_COLUMNS } from '../../../../domain/load/series.ts';
+import { secondPercentiles, seriesRows, SERIES_COLUMNS } from '../../../../domain/load/series.ts';
 
 const phases = (ttfbMs: number) => ({ ...newPhaseTimes(), connect: 100, ttfb: ttfbMs * 1000 });
 
@@ -101,5 +101,43 @@ describe('the per-second series', () => {
     const row = seriesRows(mergeSeconds([first, a.drain()]), 0, 0, 1, () => 1)[0]!;
     expect(row).toMatchObject({ requests: 1, answered: 1, failed: 0, errors: 0, connection_errors: 2 });
     expect(row.error_rate).toBe(66.67); // 2 of 3 attempts
+  });
+});
+
+describe('the percentiles kept with the results', () => {
+  it("are the series' own, second by second across a minute's chunks, null where nothing was answered", async () => {
+    // 130 seconds over two shards (three chunks of a minute), each second slower than the last; second 70 unanswered.
+    const a = new PerSecondCounts();
+    const b = new PerSecondCounts();
+    for (let second = 0; second < 130; second++) {
+      if (second === 70) {
+        a.countSent(second);
+        continue;
+      }
+      for (let i = 1; i <= 20; i++) {
+        const shard = i % 2 ? a : b;
+        shard.countSent(second);
+        shard.countAnswer(second, (second + i) * 1000, false, 200);
+      }
+    }
+    const reports = [a.drain(), b.drain()];
+    const kept = await secondPercentiles(reports, 130);
+    const rows = seriesRows(
+      mergeSeconds(reports, () => true),
+      0,
+      0,
+      130,
+      () => 0,
+    );
+    for (const [k, column] of [
+      ['p50', 'p50_response_time'],
+      ['p95', 'p95_response_time'],
+      ['p99', 'p99_response_time'],
+    ] as const) {
+      expect(kept[k]).toHaveLength(130);
+      expect(kept[k][70]).toBeNull();
+      expect(kept[k].filter((_, s) => s !== 70)).toEqual(rows.filter((r) => r.second !== 70).map((r) => r[column]));
+    }
+    expect(kept.p95[129]).toBeCloseTo(148, 0);
   });
 });
