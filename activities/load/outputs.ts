@@ -15,7 +15,8 @@ import { readShardSeconds, readShardSnapshots } from '../../db/load-test-shards.
 import { readLoadOutputs, recordLoadOutputs } from '../../db/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
 import { intervalSeries, outputSeries, windowRow } from '../../domain/load/outputs.ts';
-import { mergeSending } from '../../domain/load/per-second.ts';
+import { mergeSeconds, mergeSending } from '../../domain/load/per-second.ts';
+import { settledSeconds } from '../../domain/load/series.ts';
 import { usersAt, type UserProfile } from '../../domain/load/profile.ts';
 import type { LoadOutputState, RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
 import { createGuardedFetch, type GuardedFetch } from '../../lib/net/guarded-fetch.ts';
@@ -35,7 +36,12 @@ interface Reading {
   series: RemoteWriteSeries[];
   /** A running test's seconds before the one under way; an ended one's every second sent in. */
   seconds: number;
+  /** A running test's shard reports as read (which seconds are settled: domain/load/series.ts); none once it ended. */
+  rows: Array<{ shard: number; snapshot: { takenAt: number; shards?: number } }>;
 }
+
+/** The longest interval a write sends (after a receiver that refused for a while): a minute, or the output's interval. */
+const MAX_WINDOW_SECONDS = 60;
 
 export interface LoadOutputsInput {
   testId: string;
@@ -106,6 +112,7 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
         const stamp = Math.max(now, lastWrite + 1);
         const reading = readShardSnapshots(deps.db, input.testId).then((rows) => ({
           stamp,
+          rows: final ? [] : rows,
           series: outputSeries(
             rows,
             labels,
@@ -120,11 +127,21 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
         shared = { at: now, reading };
         return reading;
       };
-      /** A write's series: the reading's, and those of its interval, the seconds from `from` to the reading's. */
+      /**
+       * A write's series: the reading's, and those of its interval, the seconds from `from` to the
+       * reading's, while the test runs only those settled (every request sent in them answered, or past
+       * the longest an answer may take): a slow answer is in the interval of the second it was sent in,
+       * never left out of every one. `to`: where the interval ended.
+       */
       const seriesOf = async (reading: Reading, from: number) => {
-        if (reading.seconds <= from) return reading.series;
-        const window = windowRow(await readShardSeconds(deps.db, input.testId, from), from, reading.seconds);
-        return [...reading.series, ...intervalSeries(window, labels, reading.stamp)];
+        if (reading.seconds <= from) return { series: reading.series, to: from };
+        const reports = await readShardSeconds(deps.db, input.testId, from);
+        const to = input.final
+          ? reading.seconds
+          : Math.min(reading.seconds, from + settledSeconds(mergeSeconds(reports), from, reading.rows, input.startAt));
+        if (to <= from) return { series: reading.series, to: from };
+        const window = windowRow(reports, from, to);
+        return { series: [...reading.series, ...intervalSeries(window, labels, reading.stamp)], to };
       };
       /** One output's writes every interval until the test's end or a cancellation (each on its own: a slow one holds back no other). */
       async function live(output: RemoteWriteTarget) {
@@ -140,9 +157,15 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
           nextAt = Math.max(nextAt + output.intervalSeconds * 1000, Date.now() + 1000);
           try {
             const reading = await readNow(false);
-            const start = from ?? Math.max(0, reading.seconds - output.intervalSeconds);
-            if (await write(output, await seriesOf(reading, start), states.get(output.index)!))
-              from = Math.max(start, reading.seconds);
+            // After a receiver that refused for a while, at most the last minute: one figure for an
+            // hour would mean little, and merging it would hold this worker's loop (its shards' heartbeats).
+            const earliest = reading.seconds - Math.max(output.intervalSeconds, MAX_WINDOW_SECONDS);
+            const start = Math.max(
+              0,
+              from === null ? reading.seconds - output.intervalSeconds : Math.max(from, earliest),
+            );
+            const { series, to } = await seriesOf(reading, start);
+            if (await write(output, series, states.get(output.index)!)) from = Math.max(start, to);
             await save();
           } catch {
             // The database away (the figures or the state not read or stored): this write is skipped,
@@ -158,7 +181,11 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
           const reading = await readNow(true);
           await Promise.all(
             input.outputs.map(async (o) =>
-              write(o, await seriesOf(reading, Math.max(0, reading.seconds - o.intervalSeconds)), states.get(o.index)!),
+              write(
+                o,
+                (await seriesOf(reading, Math.max(0, reading.seconds - o.intervalSeconds))).series,
+                states.get(o.index)!,
+              ),
             ),
           );
           await save();

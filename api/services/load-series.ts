@@ -5,15 +5,11 @@
 import type { Kysely } from 'kysely';
 import { readShardSeconds, readShardSnapshots } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
-import { type MergedSecond, mergeSeconds } from '../../domain/load/per-second.ts';
+import { mergeSeconds } from '../../domain/load/per-second.ts';
 import { profileOf, usersAt } from '../../domain/load/profile.ts';
-import { seriesRows } from '../../domain/load/series.ts';
-import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from '../../domain/load/shard.ts';
+import { seriesRows, settledSeconds } from '../../domain/load/series.ts';
 import type { SseTick } from '../sse.ts';
 import type { LoadTestService } from './load-tests.ts';
-
-/** A second is over for the series once every shard has reported this long past its end (a request due then may still be queued). */
-const SECOND_OVER_MS = 1000;
 
 export function loadSeriesService({
   db,
@@ -41,7 +37,7 @@ export function loadSeriesService({
         // and only those seconds' histograms are decoded (an unsettled second's, again at each tick, were not).
         const reports = await readShardSeconds(db, testId, from);
         const counted = mergeSeconds(reports);
-        const to = ended ? counted.length : from + finalCount(counted, from, snapshots, startAt);
+        const to = ended ? counted.length : from + settledSeconds(counted, from, snapshots, startAt);
         const seconds = to > from ? mergeSeconds(reports, (s) => s >= from && s < to) : counted;
         const profile = profileOf(row.config);
         const sent = seriesRows(seconds, startAt, from, to, (s) => usersAt(profile, s * 1000 + 500));
@@ -52,32 +48,3 @@ export function loadSeriesService({
     },
   };
 }
-
-/**
- * While the test runs: how many of the seconds from `from` on are final. None before every shard has
- * reported (the count each stores); then each second over for every shard whose requests have all
- * been answered, or that is older than the longest an answer may take.
- */
-function finalCount(
-  seconds: readonly MergedSecond[],
-  from: number,
-  rows: Awaited<ReturnType<typeof readShardSnapshots>>,
-  startAt: number,
-): number {
-  const latest = new Map<number, number>();
-  for (const r of rows) latest.set(r.shard, Math.max(latest.get(r.shard) ?? 0, r.snapshot.takenAt));
-  const shards = Math.max(0, ...rows.map((r) => r.snapshot.shards ?? 0));
-  if (!latest.size || latest.size < shards) return 0;
-  const seen = Math.min(...latest.values());
-  const over = Math.floor((seen - SECOND_OVER_MS - startAt) / 1000);
-  const settled = Math.floor((seen - SECOND_OVER_MS - REQUEST_TIMEOUT_MS - END_GRACE_MS - startAt) / 1000);
-  let second = from;
-  // A second no report holds yet counts as nothing sent, nothing answered (seriesRows gives it zeros).
-  for (; second < seconds.length; second++) {
-    const s = seconds[second]!;
-    if (second >= over || (s.answered !== s.sent && second >= settled)) break;
-  }
-  return second - from;
-}
-
-export type LoadSeriesService = ReturnType<typeof loadSeriesService>;

@@ -6,6 +6,7 @@
 // (per-second.ts): the percentiles come from each second's histograms added bucket by bucket.
 import { PHASES } from '../../lib/load/phases.ts';
 import { mergeSeconds, type MergedSecond, type SecondFigures } from './per-second.ts';
+import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from './shard.ts';
 import { errorRate } from './totals.ts';
 
 const PERCENTILES = { p50: 50, p90: 90, p95: 95, p99: 99 } as const;
@@ -115,4 +116,35 @@ export async function secondPercentiles(
     await new Promise((resolve) => setImmediate(resolve));
   }
   return out;
+}
+
+/** A second is over once every shard has reported this long past its end (a request due then may still be queued). */
+const SECOND_OVER_MS = 1000;
+
+/**
+ * While the test runs: how many of the seconds from `from` on are final (the series sends them, an
+ * output's interval ends with them). None before every shard has reported (the count each stores);
+ * then each second over for every shard whose requests have all been answered, or that is older than
+ * the longest an answer may take.
+ */
+export function settledSeconds(
+  seconds: readonly MergedSecond[],
+  from: number,
+  rows: ReadonlyArray<{ shard: number; snapshot: { takenAt: number; shards?: number } }>,
+  startAt: number,
+): number {
+  const latest = new Map<number, number>();
+  for (const r of rows) latest.set(r.shard, Math.max(latest.get(r.shard) ?? 0, r.snapshot.takenAt));
+  const shards = Math.max(0, ...rows.map((r) => r.snapshot.shards ?? 0));
+  if (!latest.size || latest.size < shards) return 0;
+  const seen = Math.min(...latest.values());
+  const over = Math.floor((seen - SECOND_OVER_MS - startAt) / 1000);
+  const settled = Math.floor((seen - SECOND_OVER_MS - REQUEST_TIMEOUT_MS - END_GRACE_MS - startAt) / 1000);
+  let second = from;
+  // A second no report holds yet counts as nothing sent, nothing answered (seriesRows gives it zeros).
+  for (; second < seconds.length; second++) {
+    const s = seconds[second]!;
+    if (second >= over || (s.answered !== s.sent && second >= settled)) break;
+  }
+  return second - from;
 }
