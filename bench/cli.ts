@@ -1,7 +1,11 @@
 // npm run bench:cli
 // The `netops` command's two figures users feel:
-// 1. start-up: `netops --help`, BENCH_STARTS runs (20), median and max, beside a bare `node -e ""`
-//    (the floor any Node command pays) in the same run;
+// 1. start-up, BENCH_STARTS runs (20) of each, median and max, beside a bare `node -e ""` (the floor
+//    any Node command pays) run in turn with it: `netops --version`, `--help`, `webhook --help`,
+//    `webhook list` (a call to the service, a table printed; and against a loopback server that
+//    answers at once: the command's own part), and `npx netops --version` in a project that has
+//    netops installed (linked, as `npm install PATH` links it) beside `npx` running a bin of that
+//    project that does nothing (the floor npx pays). BENCH_STARTS_ONLY=1 measures these only;
 // 2. `netops listen`: the time from a capture's arrival (its request sent to the capture URL) to the
 //    local receiver's answer, over BENCH_CAPTURES captures (1,000) sent BENCH_RATE a second (20),
 //    beside the service's own forwarding (forward_url) to the same receiver in the same run, and
@@ -9,10 +13,13 @@
 //    sends them). No peer command (stripe listen, smee, hookdeck, whcli) runs without its own hosted
 //    service, so the service's forwarding is the figure beside ours. Embedded mode, loopback only.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { cliEnv, NETOPS_BIN, startCli } from '../test/support/cli.ts';
+import { ROOT, tempDir, type AppProcess } from '../test/support/processes.ts';
 import { newAccountKey, startService } from './service.ts';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 20);
@@ -26,21 +33,88 @@ const percentile = (xs: number[], p: number) =>
 const fmt = (xs: number[]) =>
   `median ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length})`;
 
-async function startups(): Promise<void> {
-  const time = async (args: string[]) => {
+/** A project with netops installed as `npm install PATH` installs it (a link), and a bin that does nothing. */
+async function projectWithNetops(): Promise<string> {
+  const dir = await tempDir('cli-project');
+  const modules = path.join(dir, 'node_modules');
+  fs.mkdirSync(path.join(modules, '.bin'), { recursive: true });
+  fs.mkdirSync(path.join(modules, 'noop'));
+  fs.writeFileSync(path.join(modules, 'noop/package.json'), JSON.stringify({ name: 'noop', bin: 'noop.js' }));
+  fs.writeFileSync(path.join(modules, 'noop/noop.js'), '#!/usr/bin/env node\n', { mode: 0o755 });
+  fs.symlinkSync(ROOT, path.join(modules, 'netops-service'));
+  fs.symlinkSync('../netops-service/bin/netops.js', path.join(modules, '.bin/netops'));
+  fs.symlinkSync('../noop/noop.js', path.join(modules, '.bin/noop'));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'uses-netops', private: true, dependencies: { 'netops-service': `file:${ROOT}` } }),
+  );
+  return dir;
+}
+
+/** A loopback server that answers my-webhooks at once: `webhook list` against it is the command's own cost. */
+async function answersAtOnce(): Promise<{ url: string; close: () => Promise<unknown> }> {
+  const webhook = {
+    webhook_id: 'wh_bench',
+    webhook_url: 'http://127.0.0.1/webhook/wh_bench',
+    request_count: 3,
+    created_at: new Date().toISOString(),
+    forward_url: null,
+  };
+  const body = JSON.stringify({ success: true, data: { total: 1, webhooks: [webhook] } });
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+async function startups(service: AppProcess, key: string): Promise<void> {
+  const time = async (file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) => {
     const t = performance.now();
-    await run(process.execPath, args);
+    await run(file, args, options);
     return performance.now() - t;
   };
-  const ours: number[] = [];
-  const bare: number[] = [];
-  for (let i = 0; i < STARTS; i++) {
-    ours.push(await time([NETOPS_BIN, '--help']));
-    bare.push(await time(['-e', '']));
+  const env = await cliEnv(service.baseUrl, key, { NO_COLOR: '1' });
+  const stub = await answersAtOnce();
+  const stubEnv = await cliEnv(stub.url, 'ntk_bench', { NO_COLOR: '1' });
+  const project = await projectWithNetops();
+  const bare = () => time(process.execPath, ['-e', '']);
+  const netops =
+    (...args: string[]) =>
+    () =>
+      time(process.execPath, [NETOPS_BIN, ...args], { env });
+  const figures: Array<[string, () => Promise<number>, string, () => Promise<number>]> = [
+    ['netops --version', netops('--version'), 'node -e ""', bare],
+    ['netops --help', netops('--help'), 'node -e ""', bare],
+    ['netops webhook --help', netops('webhook', '--help'), 'node -e ""', bare],
+    ['netops webhook list', netops('webhook', 'list'), 'node -e ""', bare],
+    [
+      'netops webhook list, against a loopback server that answers at once',
+      () => time(process.execPath, [NETOPS_BIN, 'webhook', 'list'], { env: stubEnv }),
+      'node -e ""',
+      bare,
+    ],
+    [
+      'npx netops --version',
+      () => time('npx', ['netops', '--version'], { cwd: project }),
+      'npx noop (a bin that does nothing)',
+      () => time('npx', ['noop'], { cwd: project }),
+    ],
+  ];
+  for (const [name, ours, floorName, floor] of figures) {
+    await ours(); // the first start fills Node's compile cache
+    const mine: number[] = [];
+    const bare: number[] = [];
+    for (let i = 0; i < STARTS; i++) {
+      mine.push(await ours());
+      bare.push(await floor());
+    }
+    console.log(
+      `start-up: ${name} ${fmt(mine)}; ${floorName} ${fmt(bare)}; ratio of medians ${(percentile(mine, 50) / percentile(bare, 50)).toFixed(2)}`,
+    );
   }
-  console.log(
-    `start-up: netops --help ${fmt(ours)}; node -e "" ${fmt(bare)}; ratio of medians ${(percentile(ours, 50) / percentile(bare, 50)).toFixed(2)}`,
-  );
+  await stub.close();
 }
 
 /** A loopback receiver: when each capture (by its x-bench header) got its answer. */
@@ -88,11 +162,9 @@ async function latencies(
   return [...sent].filter(([id]) => answered.has(id)).map(([id, t]) => answered.get(id)! - t);
 }
 
-async function listenVersusForwarding(): Promise<void> {
-  const service = await startService({ NETWORK_ALLOW: '127.0.0.1/32' });
+async function listenVersusForwarding(service: AppProcess, key: string): Promise<void> {
   const rx = await receiver();
   try {
-    const key = await newAccountKey(service.env);
     const create = async (body: unknown) =>
       (await (
         await fetch(`${service.baseUrl}/api/v1/network/my-webhook-create`, {
@@ -126,9 +198,14 @@ async function listenVersusForwarding(): Promise<void> {
     await listen.ended;
   } finally {
     await rx.close();
-    await service.stop();
   }
 }
 
-await startups();
-await listenVersusForwarding();
+const service = await startService({ NETWORK_ALLOW: '127.0.0.1/32' });
+try {
+  const key = await newAccountKey(service.env);
+  await startups(service, key);
+  if (process.env.BENCH_STARTS_ONLY !== '1') await listenVersusForwarding(service, key);
+} finally {
+  await service.stop();
+}

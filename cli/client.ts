@@ -1,6 +1,6 @@
 // The service's public REST API, as the command calls it: the key in X-API-Key, paths from the API's
-// own operation declarations (api/schemas/), every failure an ApiError (status, error_code, message)
-// or a NetworkError naming what was asked.
+// own operation declarations (api/schemas/, as cli/contract.ts takes them), every failure an ApiError
+// (status, error_code, message) or a NetworkError naming what was asked.
 import type { z } from 'zod';
 import type { Operation } from '../api/schemas/operation.ts';
 import { ApiError, NetworkError } from './errors.ts';
@@ -14,7 +14,7 @@ const CALL_TIMEOUT_MS = 120_000;
 export type Query = Record<string, string | number | boolean | undefined>;
 
 /** `/api/v1` and the operation's path, its `{name}` parts filled in. */
-export function pathOf(op: Operation, params: Record<string, string> = {}, query: Query = {}): string {
+export function pathOf(op: Pick<Operation, 'path'>, params: Record<string, string> = {}, query: Query = {}): string {
   const filled = op.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
   const q = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
   return `/api/v1${filled}${q.size ? `?${q}` : ''}`;

@@ -1,7 +1,5 @@
-// A refusal that names a field of the request (the API's own schema checked here, or the API's 400)
-// told in the words the user typed: the flag that gave the field, and exit 2 (wrong usage).
-import type { z } from 'zod';
-import { validate } from '../api/validate.ts';
+// A refusal that names a field of the request (the API's own schema checked here: check-input.ts, or
+// the API's 400) told in the words the user typed: the flag that gave the field, and exit 2 (wrong usage).
 import { InvalidInputError } from '../lib/errors.ts';
 import { ApiError, UsageError } from './errors.ts';
 
@@ -23,23 +21,8 @@ export async function asFlags<T>(flags: FieldFlags, run: () => Promise<T>): Prom
   }
 }
 
-/** The input as the API's schema reads it, or a UsageError naming the flag of the field it refuses. */
-export function checked<S extends z.ZodType>(
-  schema: S,
-  input: Record<string, unknown>,
-  where: 'query' | 'body',
-  flags: FieldFlags,
-) {
-  // As sent: a value left undefined is no parameter, and no key of the JSON body.
-  const sent = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  try {
-    return validate(schema, sent, where);
-  } catch (e) {
-    throw flagError(e, flags) ?? new UsageError((e as Error).message);
-  }
-}
-
-function flagError(e: unknown, flags: FieldFlags): UsageError | undefined {
+/** The refusal `e` told as the flag that gave its field, when it names one of `flags`. */
+export function flagError(e: unknown, flags: FieldFlags): UsageError | undefined {
   let message: string;
   if (e instanceof InvalidInputError) message = e.message;
   else if (e instanceof ApiError && e.status < 500 && REFUSALS.has(e.errorCode)) message = e.detail;

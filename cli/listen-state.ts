@@ -4,7 +4,7 @@
 // OUT_OF_ORDER_WINDOW): besides the highest id handled it keeps every id handled within that window
 // below it, and a resumed stream starts that far back, skipping those. `floor`: nothing at or below
 // it is wanted (--from-now). Beside it, the webhook a listen without an id made for a set of routes.
-import { OUT_OF_ORDER_WINDOW } from '../api/schemas/webhooks.ts';
+import { OUT_OF_ORDER_WINDOW } from './contract.ts';
 import { listenEndpointFile, readState, webhookStateFile, writePrivate } from './config.ts';
 import { EVERY_PATH, type Route } from './listen-routes.ts';
 

@@ -4,11 +4,10 @@
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { startBody } from '../api/schemas/load-test-start.ts';
+import { checked } from './check-input.ts';
 import { UsageError } from './errors.ts';
-import { headerPairs, seconds } from './commands/parse.ts';
-import { checked, type FieldFlags } from './flag-errors.ts';
-
-export { seconds };
+import { headerPairs } from './commands/parse.ts';
+import type { FieldFlags } from './flag-errors.ts';
 
 export interface RunFlags {
   url?: string;
@@ -55,15 +54,6 @@ function outputsOf(lines: string[]): Array<Record<string, unknown>> {
     if (!m) throw new UsageError(`--out: "${line}" is not prometheus=URL, ndjson or csv`);
     return { type: 'prometheus_remote_write', url: m[1] };
   });
-}
-
-/** "DURATION:TARGET", e.g. 30s:100. */
-export function stage(value: string, all: Array<{ duration: number; target: number }> = []) {
-  const at = value.lastIndexOf(':');
-  const target = Number(value.slice(at + 1));
-  if (at <= 0 || !/^\d+$/.test(value.slice(at + 1)))
-    throw new UsageError(`--stage: "${value}" is not DURATION:TARGET, e.g. 30s:100`);
-  return [...all, { duration: seconds('--stage')(value.slice(0, at)), target }];
 }
 
 function readFile(file: string, what = 'the start body'): Record<string, unknown> {

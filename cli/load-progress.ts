@@ -4,7 +4,7 @@
 // minutes); Ctrl-C stops the test on the service (once it runs, if it is still pending) and waits for
 // its end, so the partial results can be printed.
 import { SingleBar } from 'cli-progress';
-import { loadTestOperations as ops } from '../api/schemas/load-tests.ts';
+import { loadTestOperations as ops } from './contract.ts';
 import { pathOf, type Client } from './client.ts';
 import { ApiError } from './errors.ts';
 import { plural } from './load-summary.ts';

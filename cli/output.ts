@@ -1,7 +1,6 @@
-// What the command prints: human output on a terminal (tables, colours), exactly the API's JSON with
-// --json, progress and errors on stderr. Colours only on a terminal and never with NO_COLOR set
+// What the command prints: human output on a terminal (colours; tables in table.ts), exactly the API's
+// JSON with --json, progress and errors on stderr. Colours only on a terminal and never with NO_COLOR set
 // (https://no-color.org); FORCE_COLOR turns them on anywhere.
-import Table from 'cli-table3';
 import pc from 'picocolors';
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -33,17 +32,6 @@ export function printJsonLine(value: unknown): void {
 
 export function note(line: string): void {
   process.stderr.write(`${line}\n`);
-}
-
-/** A table for the terminal: a header row and rows, borders light, colours only where they are on. */
-export function table(head: string[], rows: Array<Array<string | number>>): string {
-  const t = new Table({
-    head: head.map((h) => out.bold(h)),
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  t.push(...rows.map((r) => r.map((c) => String(c))));
-  return t.toString();
 }
 
 /** Label/value lines, labels aligned. */

@@ -1,13 +1,19 @@
 // The webhook calls the commands share: creating one, finding one of the user's webhooks (my-webhooks:
 // there is no endpoint of one), finding one capture of a webhook (my-webhook-requests: there is no
-// endpoint of one either).
-import { webhookOperations as ops } from '../api/schemas/webhooks.ts';
+// endpoint of one either); and the API's webhook schemas, for the commands that check their input.
 import type { Capture, Webhook } from './captures.ts';
 import { client, pathOf, type Client } from './client.ts';
 import { currentService } from './config.ts';
+import { webhookOperations as ops } from './contract.ts';
 import { ApiError } from './errors.ts';
 
 export const api = () => client(currentService());
+
+/** The API's webhook schemas and the check against them, loaded only by a command that checks before it sends. */
+export async function webhookSchemas() {
+  const [check, schemas] = await Promise.all([import('./check-input.ts'), import('../api/schemas/webhooks.ts')]);
+  return { ...schemas, checked: check.checked };
+}
 
 export type Created = Omit<Webhook, 'id' | 'request_count'> & { success: true; message: string };
 

@@ -1,21 +1,9 @@
-// login, logout, whoami: which service the command talks to, with which key.
-import fs from 'node:fs';
+// login, logout, whoami: which service the command talks to, with which key. What each does when it
+// runs is in actions/auth.ts, loaded then.
 import type { Command } from 'commander';
 import { examples } from './parse.ts';
-import { accountOperations } from '../../api/schemas/account.ts';
-import { client, pathOf } from '../client.ts';
-import { currentService, forgetService, normalizeUrl, saveService } from '../config.ts';
-import { UsageError } from '../errors.ts';
-import { fields, out, print, printJson } from '../output.ts';
 
-interface Account {
-  email: string;
-  plan: string;
-  limits: Record<string, number>;
-}
-
-const accountOf = (service: { url: string; key: string }) =>
-  client(service).call<Account & { success: true }>('GET', pathOf(accountOperations.show));
+const actions = () => import('../actions/auth.ts');
 
 export function registerAuth(program: Command): void {
   program
@@ -31,25 +19,13 @@ export function registerAuth(program: Command): void {
         'echo "$NETOPS_KEY" | netops login --url https://netops.example.com --key -',
       ),
     )
-    .action(async (opts: { url: string; key: string; json?: boolean }) => {
-      const key = opts.key === '-' ? fs.readFileSync(0, 'utf8').trim() : opts.key.trim();
-      if (!key) throw new UsageError('--key: is empty');
-      const service = { url: normalizeUrl(opts.url), key };
-      const account = await accountOf(service);
-      const file = saveService(service);
-      if (opts.json) return printJson(account);
-      print(
-        `Signed in to ${out.bold(service.url)} as ${out.bold(account.email)} (${account.plan} plan). Saved in ${file}`,
-      );
-    });
+    .action(async (opts: { url: string; key: string; json?: boolean }) => (await actions()).login(opts));
 
   program
     .command('logout')
     .description('Forget the saved service and key (NETOPS_URL and NETOPS_API_KEY still apply)')
     .addHelpText('after', examples('netops logout'))
-    .action(() => {
-      print(forgetService() ? 'Signed out: the saved service and key are gone' : 'Nothing was saved');
-    });
+    .action(async () => (await actions()).logout());
 
   program
     .command('whoami')
@@ -59,26 +35,5 @@ export function registerAuth(program: Command): void {
       examples('netops whoami', 'NETOPS_URL=https://netops.example.com NETOPS_API_KEY=ntk_... netops whoami --json'),
     )
     .option('--json', 'print the API answer')
-    .action(async (opts: { json?: boolean }) => {
-      const service = currentService();
-      const account = await accountOf(service);
-      if (opts.json) return printJson(account);
-      const l = account.limits;
-      print(
-        fields([
-          ['Service', `${service.url} (${service.from})`],
-          ['Email', account.email],
-          ['Plan', account.plan],
-          ['Requests', `${l.requests_per_minute}/minute, ${l.requests_per_day}/day`],
-          [
-            'Webhooks',
-            `${l.webhooks} (${l.forwarding_webhooks} forwarding), ${l.captures_kept} captures kept for ${l.capture_days} days`,
-          ],
-          [
-            'Load tests',
-            `${l.load_tests_at_once} at once, up to ${l.load_test_users} users for ${l.load_test_seconds} s`,
-          ],
-        ]),
-      );
-    });
+    .action(async (opts: { json?: boolean }) => (await actions()).whoami(opts));
 }

@@ -1,72 +1,13 @@
 // netops load run|status|stop|results|report|list|verify-target. `run` is the CI gate: it starts a
 // test, shows its progress, prints the summary and ends 0 (passed), 99 (a threshold failed), 98 (the
-// target unreachable: every attempt failed, nothing measured) or 1.
-import fs from 'node:fs';
+// target unreachable: every attempt failed, nothing measured) or 1. Each runs from actions/load.ts (run:
+// actions/load-run.ts), loaded then.
 import type { Command } from 'commander';
-import { loadTestOperations as ops } from '../../api/schemas/load-tests.ts';
-import { client, pathOf, type Client } from '../client.ts';
-import { currentService } from '../config.ts';
-import { TargetUnreachable, ThresholdsFailed } from '../errors.ts';
-import { asFlags } from '../flag-errors.ts';
-import { runFlagFields, startBodyOf, seconds, stage, type RunFlags } from '../load-body.ts';
-import { followTest } from '../load-progress.ts';
-import { plural, summary, type ResultsAnswer } from '../load-summary.ts';
-import { fields, localTime, note, out, print, printJson, table } from '../output.ts';
-import { examples, number, positiveInt, wholeNumber } from './parse.ts';
+import type { RunFlags } from '../load-body.ts';
+import { examples, number, positiveInt, seconds, stage, wholeNumber } from './parse.ts';
 
-const api = () => client(currentService());
 const repeat = (v: string, all: string[] = []) => [...all, v];
-
-interface Status {
-  test_id: string;
-  status: string;
-  progress: number;
-  metrics: {
-    total_requests: number;
-    throughput: number;
-    error_rate: number;
-    avg_response_time: number;
-    p95_response_time?: number;
-    connection_errors?: number;
-  };
-  started_at: string | null;
-  estimated_completion: string | null;
-  failure_reason?: string;
-  thresholds?: Array<{ threshold: string; observed: number; pass: boolean }>;
-  verdict?: string;
-  verdict_reason?: string;
-  verdict_detail?: string;
-}
-
-async function saveReport(c: Client, id: string, file: string): Promise<void> {
-  const res = await c.send('GET', pathOf(ops.report, { test_id: id }), { open: true });
-  fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-  note(`Report saved to ${file}`);
-}
-
-/** 0 when it completed (and every threshold held), 98 when it tested nothing, 99 when a threshold failed, else 1. */
-function outcome(a: ResultsAnswer): void {
-  if (a.results?.verdict_reason === 'target_unreachable')
-    throw new TargetUnreachable(
-      `load test ${a.test_id}: target unreachable: ${a.results.verdict_detail ?? 'every attempt failed'}`,
-    );
-  if (a.results?.verdict === 'failed')
-    throw new ThresholdsFailed(
-      `load test ${a.test_id}: ${a.results.thresholds
-        ?.filter((t) => !t.pass)
-        .map((t) => `${t.threshold} (observed ${t.observed})`)
-        .join(', ')} did not hold`,
-    );
-  if (a.status !== 'completed')
-    throw new Error(`load test ${a.test_id} ${a.status}${a.failure_reason ? `: ${a.failure_reason}` : ''}`);
-}
-
-/** A test's verdict as `load list` shows it: passed, failed, failed (unreachable), or nothing without one. */
-function verdictCell(summary: Record<string, unknown> | null): string {
-  if (!summary?.verdict) return '';
-  if (summary.verdict === 'passed') return out.green('passed');
-  return out.red(summary.verdict_reason === 'target_unreachable' ? 'failed (unreachable)' : 'failed');
-}
+const actions = () => import('../actions/load.ts');
 
 export function registerLoad(program: Command): void {
   const load = program
@@ -131,23 +72,9 @@ Thresholds read k6's words too: "p(95)<300", "http_req_failed: rate<0.01".
 A run whose every attempt failed (refused, TLS, DNS, only errors answered) exits 98, thresholds or not.
 Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     )
-    .action(async (file: string | undefined, o: RunFlags & { report?: string; json?: boolean }) => {
-      const body = startBodyOf(file, o);
-      const c = api();
-      // What only the service judges (its SSRF guard, the plan's bounds) is told as the flag that gave it.
-      const started = await asFlags(runFlagFields(o), () =>
-        c.call<{ test_id: string; config: { target_url: string } }>('POST', pathOf(ops.start), { json: body }),
-      );
-      note(`Load test ${out.bold(started.test_id)} started against ${started.config.target_url}`);
-      const final = await followTest(c, started.test_id);
-      const results = await c.call<ResultsAnswer>('GET', pathOf(ops.results, { test_id: started.test_id }));
-      if (o.json) printJson(results);
-      else print(`\n${summary(results)}`);
-      if (o.report && results.results) await saveReport(c, started.test_id, o.report);
-      if (final.stoppedHere)
-        throw new Error(`load test ${started.test_id} stopped by Ctrl-C: the results above are partial`);
-      outcome(results);
-    });
+    .action(async (file: string | undefined, o: RunFlags & { report?: string; json?: boolean }) =>
+      (await import('../actions/load-run.ts')).run(file, o),
+    );
 
   load
     .command('status')
@@ -155,31 +82,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .addHelpText('after', examples('netops load status LOltl9dLLufIUaGU'))
     .argument('<test-id>')
     .option('--json', 'print the API answer')
-    .action(async (id: string, o: { json?: boolean }) => {
-      const s = await api().call<Status>('GET', pathOf(ops.status, { test_id: id }));
-      if (o.json) return printJson(s);
-      const m = s.metrics;
-      print(
-        fields([
-          ['Test', s.test_id],
-          ['Status', `${s.status} (${s.progress}%)`],
-          ['Started', s.started_at],
-          ['Ends', s.estimated_completion],
-          [
-            'Requests',
-            `${plural(m.total_requests, 'request')} (${m.throughput}/s), ${m.error_rate}% failed` +
-              (m.connection_errors ? `, ${plural(m.connection_errors, 'connection error')}` : ''),
-          ],
-          [
-            'Latency',
-            `avg ${m.avg_response_time} ms${m.p95_response_time !== undefined ? `, p95 ${m.p95_response_time} ms` : ''}`,
-          ],
-          ['Thresholds', s.thresholds?.map((t) => `${t.pass ? '✓' : '✗'} ${t.threshold} (${t.observed})`).join(', ')],
-          ['Verdict', s.verdict && `${s.verdict}${s.verdict_detail ? `: ${s.verdict_detail}` : ''}`],
-          ['Failure', s.failure_reason],
-        ]),
-      );
-    });
+    .action(async (id: string, o: { json?: boolean }) => (await actions()).status(id, o));
 
   load
     .command('stop')
@@ -187,14 +90,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .addHelpText('after', examples('netops load stop LOltl9dLLufIUaGU'))
     .argument('<test-id>')
     .option('--json', 'print the API answer')
-    .action(async (id: string, o: { json?: boolean }) => {
-      const a = await api().call<{ message: string; partial_results: Record<string, number> }>(
-        'POST',
-        pathOf(ops.stop, { test_id: id }),
-      );
-      if (o.json) return printJson(a);
-      print(`${a.message}: ${plural(a.partial_results.total_requests ?? 0, 'request')} so far`);
-    });
+    .action(async (id: string, o: { json?: boolean }) => (await actions()).stop(id, o));
 
   load
     .command('results')
@@ -208,11 +104,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     )
     .argument('<test-id>')
     .option('--json', 'print the API answer')
-    .action(async (id: string, o: { json?: boolean }) => {
-      const a = await api().call<ResultsAnswer>('GET', pathOf(ops.results, { test_id: id }));
-      if (o.json) return printJson(a);
-      print(summary(a));
-    });
+    .action(async (id: string, o: { json?: boolean }) => (await actions()).results(id, o));
 
   load
     .command('report')
@@ -220,7 +112,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .addHelpText('after', examples('netops load report LOltl9dLLufIUaGU -o report.html'))
     .argument('<test-id>')
     .option('-o, --output <file>', 'write it here (default: <test-id>.html)')
-    .action(async (id: string, o: { output?: string }) => saveReport(api(), id, o.output ?? `${id}.html`));
+    .action(async (id: string, o: { output?: string }) => (await actions()).report(id, o));
 
   load
     .command('list')
@@ -228,39 +120,7 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .addHelpText('after', examples('netops load list --limit 5'))
     .option('--limit <n>', '1 to 100', positiveInt('--limit'))
     .option('--json', 'print the API answer')
-    .action(async (o: { limit?: number; json?: boolean }) => {
-      const a = await asFlags({ limit: '--limit' }, () =>
-        api().call<{
-          data: {
-            tests: Array<{
-              test_id: string;
-              status: string;
-              config: Record<string, unknown>;
-              created_at: string;
-              summary: Record<string, number | string | undefined> | null;
-            }>;
-          };
-        }>('GET', pathOf(ops.list, {}, { limit: o.limit })),
-      );
-      if (o.json) return printJson(a);
-      if (!a.data.tests.length) return print('No load tests yet: netops load run --help');
-      print(
-        table(
-          ['Test', 'Status', 'Verdict', 'Target', 'Users', 'Created', 'Requests', 'Errors', 'p95'],
-          a.data.tests.map((t) => [
-            t.test_id,
-            t.status,
-            verdictCell(t.summary),
-            String(t.config.target_url ?? ''),
-            String(t.config.concurrent_users ?? ''),
-            localTime(t.created_at),
-            t.summary?.total_requests ?? '',
-            t.summary ? `${t.summary.error_rate}%` : '',
-            t.summary ? `${t.summary.p95_response_time} ms` : '',
-          ]),
-        ),
-      );
-    });
+    .action(async (o: { limit?: number; json?: boolean }) => (await actions()).list(o));
 
   load
     .command('verify-target')
@@ -268,24 +128,5 @@ Ctrl-C stops the test on the service and prints its partial results (exit 1).`,
     .addHelpText('after', examples('netops load verify-target https://staging.example.com'))
     .argument('<url>', 'a URL on the host')
     .option('--json', 'print the API answer')
-    .action(async (url: string, o: { json?: boolean }) => {
-      const a = await api().call<{
-        host: string;
-        token: string;
-        verified: boolean;
-        methods: Array<{ type: string; how: string }>;
-        required: boolean;
-      }>('POST', pathOf(ops.verifyTarget), { json: { targetUrl: url } });
-      if (o.json) return printJson(a);
-      print(
-        fields([
-          ['Host', a.host],
-          ['Token', out.bold(a.token)],
-          ['Verified', a.verified ? out.green('yes') : 'not yet'],
-          ['Required', a.required ? 'yes, for this test size' : 'only for large tests'],
-        ]),
-      );
-      for (const m of a.methods)
-        print(`\n${out.bold(m.type === 'http' ? 'Either serve it over HTTP:' : 'Or publish it in DNS:')}\n  ${m.how}`);
-    });
+    .action(async (url: string, o: { json?: boolean }) => (await actions()).verifyTarget(url, o));
 }

@@ -37,6 +37,15 @@ export const number =
     return n;
   };
 
+/** "DURATION:TARGET", e.g. 30s:100. */
+export function stage(value: string, all: Array<{ duration: number; target: number }> = []) {
+  const at = value.lastIndexOf(':');
+  const target = Number(value.slice(at + 1));
+  if (at <= 0 || !/^\d+$/.test(value.slice(at + 1)))
+    throw new UsageError(`--stage: "${value}" is not DURATION:TARGET, e.g. 30s:100`);
+  return [...all, { duration: seconds('--stage')(value.slice(0, at)), target }];
+}
+
 /** "Name: value" flags as a header object. */
 export function headerPairs(lines: string[], flag: string): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -1,64 +1,10 @@
 // netops webhook replay: a capture sent again, byte for byte, to a URL, and the answer shown. From this
 // machine by default (as `listen` forwards: localhost, a VPN, a private network are all reachable, and
 // the service's SSRF guard is not in the way), or by the service with --via-service (my-webhook-replay).
+// It runs from actions/webhook-replay.ts, loaded then.
 import type { Command } from 'commander';
-import { webhookOperations as ops } from '../../api/schemas/webhooks.ts';
-import type { AnswerOf } from '../client.ts';
-import { pathOf } from '../client.ts';
-import { NetworkError, UsageError } from '../errors.ts';
-import { asFlags } from '../flag-errors.ts';
-import { errorName, sendCapture, type Exchange } from '../forward.ts';
-import { ms, out, print, printJson } from '../output.ts';
-import { api, findCapture } from '../webhook-api.ts';
+import type { ReplayFlags } from '../actions/webhook-replay.ts';
 import { examples, positiveInt } from './parse.ts';
-
-type ReplayAnswer = AnswerOf<typeof ops.replay>;
-/** The most of a local answer's body kept and shown (the service keeps 64 KiB). */
-const ANSWER_BYTES = 1024 * 1024;
-
-interface ReplayFlags {
-  to: string;
-  viaService?: boolean;
-  insecure?: boolean;
-  verbose?: boolean;
-  json?: boolean;
-}
-
-/** Sends the capture from here; the answer has my-webhook-replay's shape, `sent` the headers with their values. */
-async function replayHere(
-  id: string,
-  requestId: number,
-  o: ReplayFlags,
-): Promise<{ answer: ReplayAnswer; sent: Record<string, string | number> }> {
-  const capture = await findCapture(api(), id, requestId);
-  let ex: Exchange;
-  try {
-    ex = await sendCapture(capture, id, o.to, { insecure: o.insecure, keepBytes: ANSWER_BYTES });
-  } catch (e) {
-    throw new NetworkError(`webhook replay ${id} ${requestId} to ${o.to} failed: ${errorName(e as Error)}`);
-  }
-  return {
-    sent: ex.sentHeaders,
-    answer: {
-      success: true,
-      request_id: requestId,
-      target_url: ex.url,
-      sent: {
-        method: ex.method,
-        header_names: Object.keys(ex.sentHeaders).filter((h) => h !== 'content-length'),
-        body_size: ex.bodySize,
-      },
-      response: { status: ex.status, headers: ex.headers, body: ex.body.toString('utf8'), truncated: ex.truncated },
-      duration_ms: ex.durationMs,
-    },
-  };
-}
-
-/** An answer's status, coloured by its class. */
-export function statusText(status: number): string {
-  const s = String(status);
-  return status < 300 ? out.green(s) : status < 500 ? out.yellow(s) : out.red(s);
-}
 
 export function registerWebhookReplay(webhook: Command): void {
   webhook
@@ -78,36 +24,7 @@ export function registerWebhookReplay(webhook: Command): void {
         'netops webhook replay wh_123 42 --to https://staging.example.com/hooks --via-service',
       ),
     )
-    .action(async (id: string, requestId: number, o: ReplayFlags) => {
-      if (!URL.canParse(o.to) || !/^https?:$/.test(new URL(o.to).protocol))
-        throw new UsageError(`--to: "${o.to}" is not an http or https URL`);
-      if (o.viaService && o.insecure) throw new UsageError('--insecure: the service checks certificates itself');
-      const { answer, sent } = o.viaService
-        ? {
-            answer: await asFlags({ webhook_id: '<id>', request_id: '<request-id>', target_url: '--to' }, () =>
-              api().call<ReplayAnswer>('POST', pathOf(ops.replay), {
-                json: { webhook_id: id, request_id: requestId, target_url: o.to },
-              }),
-            ),
-            sent: undefined,
-          }
-        : await replayHere(id, requestId, o);
-      if (o.json) return printJson(answer);
-      const r = answer.response;
-      print(
-        `${answer.sent.method} ${answer.target_url} → ${out.bold(statusText(r.status))} in ${ms(answer.duration_ms)}`,
-      );
-      if (o.verbose) {
-        // The service tells the names it sent; from here, the values too.
-        const lines = sent ? Object.entries(sent).map(([k, v]) => `${k}: ${v}`) : answer.sent.header_names;
-        print(lines.map((l) => out.dim(`> ${l}`)).join('\n'));
-        print(
-          Object.entries(r.headers)
-            .map(([k, v]) => out.dim(`< ${k}: ${v}`))
-            .join('\n'),
-        );
-        print();
-      }
-      if (r.body) print(r.body + (r.truncated ? out.dim(' … (truncated)') : ''));
-    });
+    .action(async (id: string, requestId: number, o: ReplayFlags) =>
+      (await import('../actions/webhook-replay.ts')).replay(id, requestId, o),
+    );
 }

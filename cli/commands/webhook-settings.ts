@@ -1,18 +1,14 @@
 // netops webhook create|update: what a webhook answers (a response, rules), how its captures are
 // judged (a JSON Schema, a signature), where they go (forward_url) and how many it keeps. The API's
 // own schema checks the body first, so a bad value is exit 2 naming its flag before any request.
+// They run from actions/webhook-settings.ts, loaded then.
 import { Option, type Command } from 'commander';
-import { createBody, updateBody, webhookOperations as ops } from '../../api/schemas/webhooks.ts';
-import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
-import { settingsFields } from '../captures.ts';
-import { pathOf } from '../client.ts';
+import { SIGNATURE_SCHEMES } from '../contract.ts';
 import { UsageError } from '../errors.ts';
-import { asFlags, checked } from '../flag-errors.ts';
-import { out, print, printJson } from '../output.ts';
-import { changesResponse, changesRetention, settingsOf, type SettingFlags } from '../webhook-settings-body.ts';
-import { api, createWebhook, findWebhook } from '../webhook-api.ts';
+import type { SettingFlags } from '../webhook-settings-body.ts';
 import { examples, positiveInt, wholeNumber } from './parse.ts';
 const repeat = (v: string, all: string[] = []) => [...all, v];
+const actions = () => import('../actions/webhook-settings.ts');
 
 /** `scheme[:header]`: the scheme checked here (an enumeration), the header by the API. */
 function signatureFlag(value: string): string {
@@ -47,9 +43,6 @@ function clearOption(flag: string, what: string, conflicts: string[]): Option {
   return new Option(flag, what).conflicts(conflicts);
 }
 
-const SETTING_FLAGS =
-  '--rules, --schema, --signature, --response-*, --forward-url, --keep, --keep-days or a --clear-* flag';
-
 export function registerWebhookSettings(webhook: Command): void {
   settingOptions(webhook.command('create').description('Create a webhook and print its capture URL'))
     .addOption(new Option('--status <code>', 'same as --response-status').argParser(positiveInt('--status')).hideHelp())
@@ -64,13 +57,7 @@ export function registerWebhookSettings(webhook: Command): void {
         'echo "$STRIPE_WEBHOOK_SECRET" | netops webhook create --signature stripe',
       ),
     )
-    .action(async (o: SettingFlags & { json?: boolean }) => {
-      const { settings, flags } = await settingsOf(o);
-      checked(createBody, settings, 'body', flags);
-      const created = await asFlags(flags, () => createWebhook(api(), settings));
-      if (o.json) return printJson(created);
-      print(settingsFields({ ...created, request_count: 0 }));
-    });
+    .action(async (o: SettingFlags & { json?: boolean }) => (await actions()).create(o));
 
   settingOptions(
     webhook
@@ -101,19 +88,5 @@ export function registerWebhookSettings(webhook: Command): void {
         'netops webhook update wh_123 --clear-rules --clear-forward-url',
       ),
     )
-    .action(async (id: string, o: SettingFlags & { json?: boolean }) => {
-      const given = Object.entries(o).filter(([k, v]) => k !== 'json' && v !== undefined);
-      if (!given.length) throw new UsageError(`webhook update: give at least one of ${SETTING_FLAGS}`);
-      const c = api();
-      const current =
-        changesResponse(o) || changesRetention(o) ? (await findWebhook(c, id)).data.webhooks[0] : undefined;
-      const { settings, flags } = await settingsOf(o, current);
-      const body = { webhook_id: id, ...settings };
-      checked(updateBody, body, 'body', flags);
-      const answer = await asFlags(flags, () =>
-        c.call<{ message: string }>('POST', pathOf(ops.update), { json: body }),
-      );
-      if (o.json) return printJson(answer);
-      print(answer.message.replace(/^Updated: /, `${out.bold(id)} updated: `));
-    });
+    .action(async (id: string, o: SettingFlags & { json?: boolean }) => (await actions()).update(id, o));
 }

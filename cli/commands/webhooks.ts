@@ -1,17 +1,8 @@
 // netops webhook list|show|requests|delete|export, and the families of their own files: create and
 // update (webhook-settings.ts), wait (webhook-wait.ts), diff (webhook-diff.ts), replay (webhook-replay.ts),
-// trigger (webhook-trigger.ts).
-import fs from 'node:fs';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+// trigger (webhook-trigger.ts). What each does when it runs is in actions/, loaded then.
 import { Option, type Command } from 'commander';
-import { exportQuery, webhookOperations as ops, searchQuery } from '../../api/schemas/webhooks.ts';
-import { CAPTURE_HEAD, captureRows, settingsFields, type Capture, type Webhook } from '../captures.ts';
-import { pathOf } from '../client.ts';
-import { asFlags, checked } from '../flag-errors.ts';
-import { localTime, note, out, print, printJson, table } from '../output.ts';
-import { api, findWebhook } from '../webhook-api.ts';
-import { FILTER_FLAGS, filterOptions, filterQuery, type FilterFlags } from './capture-filters.ts';
+import { filterOptions, type FilterFlags } from './capture-filters.ts';
 import { examples, positiveInt } from './parse.ts';
 import { registerWebhookDiff } from './webhook-diff.ts';
 import { registerWebhookReplay } from './webhook-replay.ts';
@@ -19,9 +10,7 @@ import { registerWebhookSettings } from './webhook-settings.ts';
 import { registerWebhookTrigger } from './webhook-trigger.ts';
 import { registerWebhookWait } from './webhook-wait.ts';
 
-// What `netops listen` takes from here.
-export { sentPath, type Capture } from '../captures.ts';
-export { createWebhook } from '../webhook-api.ts';
+const actions = () => import('../actions/webhooks.ts');
 
 export function registerWebhooks(program: Command): void {
   const webhook = program
@@ -47,23 +36,7 @@ export function registerWebhooks(program: Command): void {
       examples('netops webhook list', "netops webhook list --json | jq -r '.data.webhooks[].webhook_url'"),
     )
     .option('--json', 'print the API answer')
-    .action(async (o: { json?: boolean }) => {
-      const answer = await api().call<{ data: { total: number; webhooks: Webhook[] } }>('GET', pathOf(ops.list));
-      if (o.json) return printJson(answer);
-      if (!answer.data.webhooks.length) return print('No webhooks yet: netops webhook create');
-      print(
-        table(
-          ['Webhook', 'Capture URL', 'Captures', 'Created', 'Forwards to'],
-          answer.data.webhooks.map((w) => [
-            w.webhook_id,
-            w.webhook_url,
-            w.request_count,
-            localTime(w.created_at),
-            w.forward_url ?? '',
-          ]),
-        ),
-      );
-    });
+    .action(async (o: { json?: boolean }) => (await actions()).list(o));
 
   webhook
     .command('show')
@@ -71,17 +44,7 @@ export function registerWebhooks(program: Command): void {
     .addHelpText('after', examples('netops webhook show wh_123'))
     .argument('<id>', 'the webhook id')
     .option('--json', 'print the my-webhooks answer narrowed to this webhook')
-    .action(async (id: string, o: { json?: boolean }) => {
-      const c = api();
-      const answer = await findWebhook(c, id);
-      if (o.json) return printJson(answer);
-      print(settingsFields(answer.data.webhooks[0]));
-      const recent = await c.call<{ data: { requests: Capture[] } }>(
-        'GET',
-        pathOf(ops.requests, {}, { webhook_id: id, limit: 10 }),
-      );
-      if (recent.data.requests.length) print(`\n${table(CAPTURE_HEAD, captureRows(recent.data.requests, id))}`);
-    });
+    .action(async (id: string, o: { json?: boolean }) => (await actions()).show(id, o));
 
   filterOptions(
     webhook
@@ -105,22 +68,8 @@ export function registerWebhooks(program: Command): void {
         'netops webhook requests wh_123 --schema invalid',
       ),
     )
-    .action(
-      async (id: string, o: FilterFlags & { limit?: number; cursor?: string; schema?: string; json?: boolean }) => {
-        const query = { webhook_id: id, ...filterQuery(o), limit: o.limit, cursor: o.cursor, schema: o.schema };
-        const flags = { ...FILTER_FLAGS, limit: '--limit', cursor: '--cursor', schema: '--schema' };
-        checked(searchQuery, query, 'query', flags);
-        const answer = await asFlags(flags, () =>
-          api().call<{ data: { total: number; requests: Capture[]; next_cursor?: string } }>(
-            'GET',
-            pathOf(ops.requests, {}, query),
-          ),
-        );
-        if (o.json) return printJson(answer);
-        if (!answer.data.requests.length) return print('No captures match');
-        print(table(CAPTURE_HEAD, captureRows(answer.data.requests, id)));
-        if (answer.data.next_cursor) note(out.dim(`More: --cursor ${answer.data.next_cursor}`));
-      },
+    .action(async (id: string, o: FilterFlags & { limit?: number; cursor?: string; schema?: string; json?: boolean }) =>
+      (await actions()).requests(id, o),
     );
 
   webhook
@@ -129,11 +78,7 @@ export function registerWebhooks(program: Command): void {
     .addHelpText('after', examples('netops webhook delete wh_123'))
     .argument('<id>', 'the webhook id')
     .option('--json', 'print the API answer')
-    .action(async (id: string, o: { json?: boolean }) => {
-      const answer = await api().call<{ message: string }>('POST', pathOf(ops.remove), { json: { webhook_id: id } });
-      if (o.json) return printJson(answer);
-      print(answer.message);
-    });
+    .action(async (id: string, o: { json?: boolean }) => (await actions()).remove(id, o));
 
   filterOptions(
     webhook
@@ -144,16 +89,9 @@ export function registerWebhooks(program: Command): void {
     .addOption(new Option('--format <format>', 'json or har').choices(['json', 'har']).default('json'))
     .option('-o, --output <file>', 'write it here (default: standard output)')
     .addHelpText('after', examples('netops webhook export wh_123 --format har -o captures.har'))
-    .action(async (id: string, o: FilterFlags & { format: string; output?: string }) => {
-      const query = { webhook_id: id, ...filterQuery(o), format: o.format };
-      const flags = { ...FILTER_FLAGS, format: '--format' };
-      checked(exportQuery, query, 'query', flags);
-      const res = await asFlags(flags, () => api().send('GET', pathOf(ops.export, {}, query), { open: true }));
-      await pipeline(Readable.fromWeb(res.body as never), o.output ? fs.createWriteStream(o.output) : process.stdout, {
-        end: Boolean(o.output),
-      });
-      if (o.output) note(`Saved ${fs.statSync(o.output).size} bytes to ${o.output}`);
-    });
+    .action(async (id: string, o: FilterFlags & { format: string; output?: string }) =>
+      (await actions()).exportCaptures(id, o),
+    );
 
   registerWebhookWait(webhook);
   registerWebhookDiff(webhook);

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { createBody, searchQuery } from '../../../api/schemas/webhooks.ts';
 import { ApiError, exitCodeOf, NetworkError, UsageError } from '../../../cli/errors.ts';
-import { asFlags, checked } from '../../../cli/flag-errors.ts';
+import { checked } from '../../../cli/check-input.ts';
+import { asFlags } from '../../../cli/flag-errors.ts';
 
 describe('flags in refusals', () => {
   it("names the flag of the field the API's schema refuses, with the place inside a file's value", () => {

@@ -1,0 +1,34 @@
+// What the command takes from the API's contract (api/schemas/) without its schemas: the method and
+// path of each operation it calls, and the constants its flags and messages name. Evaluated where it
+// is imported in development and tests; scripts/build-cli.ts evaluates it once when it builds and puts
+// its exports in the bundle as plain data, so a command that only calls operations loads no zod schema
+// and none of the server's modules (one that checks its input with the API's own schema loads that
+// schema when it runs). Every export must be plain data: the build refuses anything else.
+import * as account from '../api/schemas/account.ts';
+import * as domains from '../api/schemas/domains.ts';
+import * as loadTests from '../api/schemas/load-tests.ts';
+import * as lookups from '../api/schemas/lookups.ts';
+import * as webhooks from '../api/schemas/webhooks.ts';
+import { TEST_EVENT_PROVIDERS as PROVIDERS } from '../lib/webhook-events/index.ts';
+import { SIGNATURE_SCHEMES as SCHEMES } from '../lib/webhook-signatures.ts';
+import type { Operation } from '../api/schemas/operation.ts';
+
+type Routes<O extends Record<string, Operation>> = { [K in keyof O]: Pick<O[K], 'method' | 'path'> };
+
+/** Each operation's method and path, typed as declared. */
+function routes<O extends Record<string, Operation>>(operations: O): Routes<O> {
+  return Object.fromEntries(
+    Object.entries(operations).map(([name, o]) => [name, { method: o.method, path: o.path }]),
+  ) as Routes<O>;
+}
+
+export const accountOperations = routes(account.accountOperations);
+export const domainOperations = routes(domains.domainOperations);
+export const loadTestOperations = routes(loadTests.loadTestOperations);
+export const lookupOperations = routes(lookups.lookupOperations);
+export const webhookOperations = routes(webhooks.webhookOperations);
+
+/** How far out of id order captures commit: how far back `listen` resumes and keeps the ids it handled. */
+export const OUT_OF_ORDER_WINDOW = webhooks.OUT_OF_ORDER_WINDOW;
+export const SIGNATURE_SCHEMES = SCHEMES;
+export const TEST_EVENT_PROVIDERS = PROVIDERS;
