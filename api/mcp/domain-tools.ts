@@ -1,6 +1,6 @@
 // MCP tool of the bulk domain check: up to 100 names, a job on the network pool (a task when the
 // client asks for one), answered as POST /api/v1/network/domains/check answers.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { CURRENCIES } from '../../domain/whois/pricing.ts';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
@@ -9,7 +9,7 @@ import { BULK_MAX_DOMAINS, bulkBody } from '../schemas/domains.ts';
 import type { DomainService } from '../services/domains.ts';
 import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
-import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 export function registerDomainTools(
   server: McpServer,

@@ -1,5 +1,9 @@
-// The remote MCP endpoint: Streamable HTTP at `/mcp`, stateless (a new server and transport for each
-// request, never shared), behind OAuth bearer tokens for the resource `{BASE_URL}/mcp`.
+// The remote MCP endpoint: Streamable HTTP at `/mcp`, for both protocol revisions, behind OAuth bearer
+// tokens for the resource `{BASE_URL}/mcp`. Each request gets a server and a transport of its own, never
+// shared: nothing depends on a session (plan limits are per account, streams per request).
+// - 2026-07-28 requests (the `_meta` envelope on each, no `initialize`) and 2025-11-25 ones
+//   (`initialize`, then calls, and that revision's tasks) are told apart and served in serve.ts, both
+//   by servers from createMcpServer, behind the same checks here.
 // - Origin (when sent) must be ours and Host one of ours: DNS-rebinding protection, 403 otherwise.
 // - No or bad token: 401 with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`, which is
 //   how a client that knows only the URL finds the authorization server (RFC 9728).
@@ -8,7 +12,6 @@
 // - A request follows its token's grant while it lives: disconnecting the app (or deleting the user)
 //   ends a long call within seconds, answered with an error saying so (api/mcp/revocation.ts).
 import Router from '@koa/router';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
 import type { ApiDeps } from '../deps.ts';
 import { createTokenVerifier } from '../oauth/verify.ts';
@@ -16,8 +19,8 @@ import { MCP_SCOPES, type OauthServer } from '../oauth/provider.ts';
 import { readBody } from '../read-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Services } from '../services/index.ts';
-import { endOnRevocation } from './revocation.ts';
 import { scopesAllowing } from './run.ts';
+import { mcpServing } from './serve.ts';
 import { createMcpServer, type McpToolDeps } from './tools.ts';
 
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -80,6 +83,8 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     ctx.status = status;
     ctx.body = { jsonrpc: '2.0', id: null, error: { code, message } };
   };
+
+  const serve = mcpServing({ logger: deps.logger, bodyLimit: MCP_BODY_LIMIT_BYTES });
 
   router.all('/mcp', async (ctx) => {
     const origin = ctx.get('origin');
@@ -168,42 +173,15 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     }
 
     await services.accounts.recordAppUse(holder.grantId);
-    const gone = new AbortController();
-    const server = createMcpServer(
-      toolDeps,
-      { userId: holder.account.id, plan: holder.account.plan },
-      { isTaskRequest: (id) => taskRequests.has(id), gone: gone.signal, clientIp: ctx.ip },
-    );
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: !wantsProgress,
-    });
-    ctx.respond = false;
-    const credential = services.credentials.oauthGrant(holder.grantId, holder.account.id).watch();
-    const end = () => {
-      credential.stop();
-      gone.abort();
-      void transport.close();
-      void server.close();
-    };
-    ctx.res.on('close', end);
-    endOnRevocation({
-      transport,
-      credential,
-      requestIds: messages.flatMap((m) =>
-        typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [],
-      ),
-      end,
-      res: ctx.res,
-    });
-    await server.connect(transport);
-    await transport.handleRequest(
-      Object.assign(ctx.req, {
-        auth: { token: holder.token, clientId: holder.clientId, scopes: holder.scopes, expiresAt: holder.expiresAt },
-      }),
-      ctx.res,
+    const account = { userId: holder.account.id, plan: holder.account.plan };
+    await serve(ctx, {
       body,
-    );
+      wantsProgress,
+      withTasks: toolDeps.tasks !== undefined,
+      authInfo: { token: holder.token, clientId: holder.clientId, scopes: holder.scopes, expiresAt: holder.expiresAt },
+      credential: services.credentials.oauthGrant(holder.grantId, holder.account.id).watch(),
+      serverFor: (era) => createMcpServer(toolDeps, account, { era, clientIp: ctx.ip }),
+    });
   });
 
   return router;

@@ -1,7 +1,7 @@
 // MCP tools of load tests, sharing the REST service: start one (a task when the client asks for one;
 // otherwise the call waits for the end, with progress), read its status, stop it, read its results,
 // list your tests. Owner checks as on REST: another user's test answers as an unknown one.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
@@ -19,7 +19,7 @@ import { VERIFICATION_PATH, type TargetVerificationService } from '../services/t
 import { toolArgs, validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
-import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
 // The REST answers' schemas without `success`, open to fields beyond them (clients check structuredContent against these).

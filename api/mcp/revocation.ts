@@ -3,15 +3,16 @@
 // server sends on it is confirmed first (lib/credential-checks.ts), so nothing read after the app was
 // disconnected goes out; once the grant is found gone, each call of the request is answered with a
 // JSON-RPC error saying so, and the request ends (the next one gets 401 invalid_token).
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { CredentialWatch } from '../../lib/credential-checks.ts';
 
 /** How long the answers to a request cut by a revocation may take to be written before its connection is closed. */
 const ANSWER_GRACE_MS = 1000;
+/** The JSON-RPC error code of a call cut short (the 1.x SDK's `ConnectionClosed`; v2 keeps it local only). */
+const CONNECTION_CLOSED = -32000;
 
 export function endOnRevocation(o: {
-  transport: StreamableHTTPServerTransport;
+  transport: Transport;
   credential: CredentialWatch;
   /** The ids of the JSON-RPC requests in the request's body. */
   requestIds: Array<string | number>;
@@ -39,7 +40,7 @@ export function endOnRevocation(o: {
       const message = `${(credential.signal.reason as Error).message}: this call ended`;
       const answers = o.requestIds.map((id) =>
         // A call already answered has no connection left: its error goes nowhere.
-        send({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message } } as JSONRPCMessage),
+        send({ jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message } } as JSONRPCMessage),
       );
       void Promise.allSettled(answers).then(() => {
         o.end();

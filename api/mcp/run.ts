@@ -1,7 +1,7 @@
 // What every MCP tool shares: its hints (and the scope a call needs, which follows from them), and
 // one wrapper that spends the user's plan quota (the same counters as REST) and turns errors into
 // results a model can act on, never a protocol error.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';

@@ -1,6 +1,6 @@
 // MCP tools of the site jobs: page discovery and page design audits (workflows on the network pool),
 // each call a job (a task when the client asks for one; the job answers from the cache unless `fresh`).
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { auditInput, discoverInput, MAX_PAGES, PAGE_TYPES } from '../schemas/site.ts';
 import type { AuditAnswer, DiscoverAnswer, SiteService } from '../services/site.ts';
@@ -8,7 +8,7 @@ import type { Plan } from '../../lib/plans.ts';
 import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND } from '../../lib/jobs/site.ts';
 import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
-import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 const findingShape = z.object({
   rule: z.string(),

@@ -1,8 +1,9 @@
 // The MCP tools: the lookups, the webhooks, the site jobs and the video jobs, acting as the signed-in user, through the
-// same services, validation, SSRF guard, owner checks and rate limits as the REST endpoints. A new
-// server per session or request (the SDK's servers are not shared across connections).
+// same services, validation, SSRF guard, owner checks and rate limits as the REST endpoints. One set of
+// tools for both protocol revisions (2026-07-28 and 2025-11-25, which alone has tasks); a new server per
+// request (the SDK's servers are not shared across connections).
+import { McpServer } from '@modelcontextprotocol/server';
 import { VERSION } from '../../lib/version.ts';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Plan } from '../../db/schema.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { DomainService } from '../services/domains.ts';
@@ -21,7 +22,8 @@ import { registerLookupTools } from './lookup-tools.ts';
 import { toolRunner } from './run.ts';
 import { registerSiteTools } from './site-tools.ts';
 import { registerVideoTools } from './video-tools.ts';
-import { jobTaskStore, type TaskPresenter } from './task-store.ts';
+import type { JobTools } from './job-tools.ts';
+import { serveLegacyTasks } from './tasks-2025.ts';
 import type { WebhookWaitService } from '../services/webhook-waits.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
 import { registerWebhookWaitTool } from './webhook-wait-tool.ts';
@@ -55,10 +57,11 @@ export interface McpToolDeps {
 }
 
 export interface McpRequestInfo {
-  /** Whether the JSON-RPC request `id` is a task-augmented call (known to the HTTP door, which saw the body). */
-  isTaskRequest?: (id: string | number) => boolean;
-  /** Aborts when the request carrying this server ends (a client that gave up on a plain call). */
-  gone?: AbortSignal;
+  /**
+   * The revision the server answers: `legacy` (2025-11-25 and earlier: `initialize`, and its tasks) or
+   * `modern` (2026-07-28: no handshake, no tasks until its extension). Legacy by default.
+   */
+  era?: 'legacy' | 'modern';
   /** The client's address (a test event's capture records it). */
   clientIp?: string;
 }
@@ -66,31 +69,18 @@ export interface McpRequestInfo {
 const MCP_SERVER_INFO = { name: 'netops', version: VERSION };
 
 export function createMcpServer(deps: McpToolDeps, account: McpAccount, request: McpRequestInfo = {}): McpServer {
-  // Tasks (2025-11-25): a task is a job's workflow; the store only knows who asks.
-  const presenters: Record<string, TaskPresenter> = {};
-  const tasks = deps.tasks;
-  const server = new McpServer(
-    MCP_SERVER_INFO,
-    tasks
-      ? {
-          capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
-          taskStore: jobTaskStore(tasks, account.userId, presenters, deps.logger, request.gone),
-        }
-      : { capabilities: { tools: {} } },
-  );
+  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
   const run = toolRunner(deps.quota, account, deps.logger);
   registerLookupTools(server, run, deps.lookups);
   registerWebhookTools(server, run, deps.webhooks, account, deps.webhookReplays);
   registerWebhookDiffTool(server, run, deps.webhooks, account.userId);
   if (deps.webhooks.trigger)
     registerWebhookTriggerTool(server, run, deps.webhooks.trigger, account.userId, request.clientIp ?? '127.0.0.1');
+  const tasks = deps.tasks;
   if (tasks) {
-    const jobDeps = {
-      tasks,
-      quota: deps.quota,
-      logger: deps.logger,
-      isTaskRequest: request.isTaskRequest ?? (() => false),
-    };
+    const jobs: JobTools = { tools: {}, presenters: {} };
+    const jobDeps = { tasks, quota: deps.quota, logger: deps.logger, jobs };
+    const { presenters } = jobs;
     if (deps.loadTests && deps.targets)
       Object.assign(
         presenters,
@@ -107,6 +97,8 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
     if (deps.video) Object.assign(presenters, registerVideoTools(server, run, jobDeps, deps.video, account));
     if (deps.webhookWaits)
       Object.assign(presenters, registerWebhookWaitTool(server, { ...jobDeps, waits: deps.webhookWaits }, account));
+    // Tasks (2025-11-25): a task is a job's workflow. The 2026-07-28 clients call the same tools and get their end.
+    if ((request.era ?? 'legacy') === 'legacy') serveLegacyTasks(server, jobs, tasks, account.userId, deps.logger);
   }
   return server;
 }

@@ -1,7 +1,7 @@
 // MCP tools of the video jobs: start one (a task when the client asks for one: working while it awaits
 // the upload, its message giving the one-time upload link; completed when the result is ready, with
 // its single-use download link), and poll it. The upload and the download are plain HTTP on those links.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { VIDEO_JOB_KIND, VIDEO_SERVICES } from '../../lib/jobs/video.ts';
 import type { Plan } from '../../lib/plans.ts';
@@ -10,7 +10,7 @@ import { MAX_REGIONS, videoJobAnswer, videoJobBody } from '../schemas/video.ts';
 import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video.ts';
 import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
-import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 const regionShape = toolArgs({
   x: z.number().int().describe('Left edge, pixels from the left of the source frame'),
@@ -108,7 +108,7 @@ export function registerVideoTools(
       description:
         'The status of one of your video jobs: awaiting_upload, queued, processing (with progress in percent), done (with a single-use download_url), failed (with the reason) or expired. Poll every few seconds while it is queued or processing.',
       inputSchema: toolArgs({ job_id: z.string().describe('The job_id remove_video_watermark returned') }),
-      outputSchema: jobShape,
+      outputSchema: z.object(jobShape),
       annotations: { title: 'Status of a video job', ...TOOL_HINTS.watermark_status },
     },
     (args) =>

@@ -1,6 +1,6 @@
 // MCP tool: what changed between two captures of one of the user's webhooks (the REST
 // my-webhook-diff's answer, checked by its schema).
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { webhookDiffResult } from '../schemas/responses-webhooks.ts';
 import { diffQuery } from '../schemas/webhooks.ts';

@@ -1,7 +1,7 @@
 // MCP tools of the signed-in user's webhooks: create, set up (answer, forwarding, signatures,
 // retention), list, search captured requests, replay one, delete. Inputs are checked by the REST
 // schemas (api/schemas/webhooks.ts), so both doors refuse the same things with the same words.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { capturedRequest, webhookReplayResult, webhookSettings } from '../schemas/responses-webhooks.ts';
 import { createBody, replayBody, searchQuery, updateBody, webhookIdField } from '../schemas/webhooks.ts';
@@ -29,7 +29,7 @@ export function registerWebhookTools(
       description:
         'Creates a capture URL: every HTTP request sent to webhook_url is stored (method, headers, body, query, IP) and can be read back with webhook_requests. Each call creates a new one; what it answers, where it forwards, how it checks signatures and how long it keeps captures may be set now or with webhook_update.',
       inputSchema: toolArgs(settingsIn),
-      outputSchema: { ...webhookOut, message: z.string() },
+      outputSchema: z.object({ ...webhookOut, message: z.string() }),
       annotations: { title: 'Create a webhook', ...TOOL_HINTS.webhook_create },
     },
     (args) =>
@@ -47,7 +47,7 @@ export function registerWebhookTools(
       description:
         'Changes what one of your webhooks answers its senders, where it forwards new captures, how it checks their signatures and how long it keeps them. Give only what changes; null removes a setting.',
       inputSchema: toolArgs({ webhook_id: webhookIdIn, ...settingsIn }),
-      outputSchema: { webhook_id: z.string(), ...webhookSettings, message: z.string() },
+      outputSchema: z.object({ webhook_id: z.string(), ...webhookSettings, message: z.string() }),
       annotations: { title: 'Set up a webhook', ...TOOL_HINTS.webhook_update },
     },
     (args) =>
@@ -68,10 +68,10 @@ export function registerWebhookTools(
       description:
         'Your webhooks, newest first, each with its capture URL, how many requests it holds and its settings.',
       inputSchema: toolArgs({}),
-      outputSchema: {
+      outputSchema: z.object({
         total: z.number(),
         webhooks: z.array(z.object({ ...webhookOut, id: z.number(), request_count: z.number() })),
-      },
+      }),
       annotations: { title: 'List my webhooks', ...TOOL_HINTS.webhook_list },
     },
     () =>
@@ -98,13 +98,13 @@ export function registerWebhookTools(
         limit: z.number().int().optional(),
         cursor: z.string().optional(),
       }),
-      outputSchema: {
+      outputSchema: z.object({
         webhook_id: z.string(),
         total: z.number().describe('Every capture that matches, on every page'),
         count: z.number().describe('The captures on this page'),
         requests: z.array(capturedRequest.loose()),
         next_cursor: z.string().optional(),
-      },
+      }),
       annotations: { title: 'Read captured requests', ...TOOL_HINTS.webhook_requests },
     },
     (args) =>
@@ -166,7 +166,7 @@ export function registerWebhookTools(
       title: 'Delete a webhook',
       description: 'Deletes one of your webhooks and every request it captured. Its URL stops accepting requests.',
       inputSchema: toolArgs({ webhook_id: z.string().describe('The id of the webhook to delete') }),
-      outputSchema: { webhook_id: z.string(), message: z.string() },
+      outputSchema: z.object({ webhook_id: z.string(), message: z.string() }),
       annotations: { title: 'Delete a webhook', ...TOOL_HINTS.webhook_delete },
     },
     (args) =>

@@ -1,6 +1,6 @@
 // MCP tool: deliver a signed test event to one of the user's webhooks (the REST my-webhook-trigger's
 // answer, checked by its schema): for an assistant that sets up a handler and wants to see it judged.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { TEST_EVENT_PROVIDERS, testEvents } from '../../lib/webhook-events/index.ts';
 import { webhookTriggerResult, triggerFields } from '../schemas/webhook-trigger.ts';
 import { triggerBody } from '../schemas/webhooks.ts';

@@ -1,7 +1,7 @@
 // MCP tool: wait for a capture of one of the user's webhooks (the REST my-webhook-wait's answer), as a
 // job: a task when the client asks for one (tasks/get, tasks/result, tasks/cancel), else a plain call
 // answered when the capture comes, with progress meanwhile (api/mcp/task-store.ts).
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { WEBHOOK_WAIT_KIND } from '../../lib/jobs/webhooks.ts';
 import type { Plan } from '../../lib/plans.ts';
@@ -10,7 +10,7 @@ import { waitQuery } from '../schemas/webhooks.ts';
 import type { WebhookWaitService } from '../services/webhook-waits.ts';
 import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult, withoutSuccess } from './run.ts';
-import { registerJobTool, type JobToolDeps, type TaskPresenter } from './task-store.ts';
+import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 import { captureFilterIn } from './webhook-inputs.ts';
 
 export function registerWebhookWaitTool(

@@ -11,22 +11,11 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
-import { connectedClient, newUser, PASSWORD } from '../support/mcp.ts';
+import { connectedClient, mcpPost, newUser, PASSWORD } from '../support/mcp.ts';
 import { call, newAccount, targets } from '../support/client.ts';
-import type { Target } from '../support/global-setup.ts';
 import { runScript } from '../support/processes.ts';
 
-const rpc = (target: Target, token: string | null, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${target.baseUrl}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+const rpc = mcpPost;
 const toolCall = (name: string, args: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
   id: 1,

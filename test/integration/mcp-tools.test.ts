@@ -135,7 +135,7 @@ describe('MCP tools', () => {
       [
         'dns_lookup',
         { domian: 'example.test' },
-        /Invalid arguments for tool dns_lookup: .*domain\ndomian: is not an argument of this tool \(did you mean domain\?\)$/,
+        /Invalid arguments for tool dns_lookup: domain: .*, domian: is not an argument of this tool \(did you mean domain\?\)$/,
       ],
       ['webhook_list', { all: true }, /all: is not an argument of this tool \(a typo\?\)$/],
       [
@@ -146,7 +146,7 @@ describe('MCP tools', () => {
       [
         'webhook_update',
         { webhook_id: 'x', retention: { max_request: 5 } },
-        /max_request: is not an argument of this tool \(did you mean max_requests\?\) at retention$/,
+        /retention: max_request: is not an argument of this tool \(did you mean max_requests\?\)$/,
       ],
     ];
     for (const [name, args, pattern] of cases) {

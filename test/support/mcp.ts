@@ -1,11 +1,17 @@
-// MCP clients for the integration suites: users with passwords, and the SDK's client signed in
-// through the service's real OAuth forms (see scripts/oauth-forms.ts).
+// MCP clients for the integration suites: users with passwords, and the SDK's clients signed in
+// through the service's real OAuth forms (see scripts/oauth-forms.ts): the 1.x client, which speaks
+// 2025-11-25, and the 2.x one at 2026-07-28.
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  auth as authV2,
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 import { FormSignInClient } from '../../scripts/oauth-forms.ts';
 import { admin } from './client.ts';
@@ -49,13 +55,26 @@ function postFrom(
 }
 
 /** fetch, but a client registration goes from an address of its own (see registerClient), as the SDK's clients here do. */
-const registeringFetch: typeof fetch = async (input, init) => {
+export const registeringFetch: typeof fetch = async (input, init) => {
   const url = input instanceof Request ? input.url : String(input);
   if (init?.method !== 'POST' || new URL(url).pathname !== '/oauth/register' || typeof init.body !== 'string')
     return fetch(input, init);
   const { status, text, headers } = await postFrom(url, init.body);
   return new Response(text, { status, headers: { 'content-type': String(headers['content-type'] ?? '') } });
 };
+
+/** A JSON-RPC body POSTed to `/mcp` as a client sends it, with the access token when given. */
+export const mcpPost = (target: Target, token: string | null, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${target.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
 
 export async function newUser(target: Target, plan = 'pro'): Promise<{ email: string; userId: number }> {
   const email = `mcp-${randomUUID()}@example.test`;
@@ -96,5 +115,33 @@ export async function connectedClient(target: Target, email: string, options: { 
   registered.set(app, oauth.clientInformation());
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth as any }));
+  return { client, oauth, url };
+}
+
+/**
+ * A 2.x SDK client (`@modelcontextprotocol/client`) signed in as `email` through the same forms (its
+ * own OAuth code, which checks the authorization response's `iss`), pinned to the 2026-07-28 revision:
+ * `server/discover`, the `_meta` envelope on each request, no `initialize` and no fallback to it.
+ */
+export async function connectedModernClient(
+  target: Target,
+  email: string,
+  options: { scope?: string; name?: string } = {},
+) {
+  const url = new URL(`${target.baseUrl}/mcp`);
+  const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
+  const app = `${target.baseUrl} 2.x ${options.name ?? ''} ${options.scope ?? ''}`;
+  const known = registered.get(app);
+  if (known) oauth.saveClientInformation(known);
+  const scope = options.scope;
+  expect(await authV2(oauth as any, { serverUrl: url, scope, fetchFn: registeringFetch })).toBe('REDIRECT');
+  const iss = oauth.lastRedirect!.searchParams.get('iss')!;
+  expect(await authV2(oauth as any, { serverUrl: url, scope, authorizationCode: oauth.code, iss })).toBe('AUTHORIZED');
+  registered.set(app, oauth.clientInformation());
+  const client = new ClientV2(
+    { name: 'e2e', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new StreamableHTTPClientTransportV2(url, { authProvider: oauth as any }));
   return { client, oauth, url };
 }
