@@ -33,7 +33,13 @@ export interface RunFlags {
   out?: string[];
   /** insecureTls: accept the target's invalid certificate. */
   insecure?: boolean;
+  /** iterations: each user's requests (or passes through the steps); `once` is 1. */
+  iterations?: number;
+  once?: boolean;
 }
+
+/** How long a test that counts iterations may last when neither the file nor --duration says (a smoke test's bound). */
+export const ITERATIONS_DURATION_SECONDS = 60;
 
 /** `--tag NAME=VALUE` flags as the start body's tags. */
 function tagPairs(lines: string[]): Record<string, string> {
@@ -97,6 +103,11 @@ export function startBodyOf(file: string | undefined, f: RunFlags): Record<strin
   set('testDuration', f.duration);
   set('rampUpTime', f.rampUp);
   set('requestsPerSecond', f.rate);
+  if (f.once && f.iterations !== undefined) throw new UsageError('--once is --iterations 1: give one of them');
+  set('iterations', f.once ? 1 : f.iterations);
+  // A count of requests ends the test: its duration is only a bound, which need not be asked for.
+  if (body.iterations !== undefined && body.testDuration === undefined && body.stages === undefined)
+    body.testDuration = ITERATIONS_DURATION_SECONDS;
   set('body', f.body);
   set('httpVersion', f.httpVersion);
   if (f.insecure) body.insecureTls = true;
@@ -122,6 +133,7 @@ export function runFlagFields(f: RunFlags): FieldFlags {
     testDuration: given(f.duration, '--duration'),
     rampUpTime: given(f.rampUp, '--ramp-up'),
     requestsPerSecond: given(f.rate, '--rate'),
+    iterations: given(f.iterations, '--iterations') ?? given(f.once || undefined, '--once'),
     body: given(f.body, '--body'),
     httpVersion: given(f.httpVersion, '--http-version'),
     'http2.streamsPerConnection': given(f.streamsPerConnection, '--streams-per-connection'),

@@ -31,6 +31,12 @@ export function registerLoad(program: Command): void {
     .option('--duration <time>', 'testDuration: 30, 30s, 5m, 1m30s', seconds('--duration'))
     .option('--ramp-up <time>', 'rampUpTime', seconds('--ramp-up'))
     .option('--rate <n>', 'requestsPerSecond (0: as fast as the users go)', wholeNumber('--rate'))
+    .option(
+      '--iterations <n>',
+      "iterations: each user's requests (or passes through the steps); the test ends when all are done",
+      positiveInt('--iterations'),
+    )
+    .option('--once', 'iterations 1: each user sends once, a smoke test (--duration then defaults to 60 s)')
     .option('--header <name:value>', 'a header of every request (repeat it)', repeat)
     .option('--body <text>', 'the body of every request')
     .option('--insecure', "insecureTls: accept the target's invalid certificate (a staging server's self-signed one)")
@@ -64,6 +70,7 @@ export function registerLoad(program: Command): void {
 Examples:
   $ netops load run --url https://staging.example.com/ --users 20 --duration 30s --threshold "p95 < 300"
   $ netops load run smoke.json --threshold "error_rate < 1" --report report.html
+  $ netops load run --url https://staging.example.com/health --users 5 --once
   $ netops load run --replay-har session.har --speed 0 --loop --users 20 --duration 5m
   $ netops load run smoke.json --out prometheus=http://prometheus:9090/api/v1/write --tag env=staging
 

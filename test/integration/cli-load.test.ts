@@ -59,6 +59,27 @@ describe.each(targets())('netops load ($name)', (target) => {
     expect(JSON.parse(asJson.stdout)).toEqual((await results(id)).body);
   });
 
+  it('--once: each user sends one request and the run ends as soon as they have (a smoke test)', {
+    timeout: 60_000,
+  }, async () => {
+    const started = Date.now();
+    const run = await runCli(
+      ['load', 'run', '--url', `${site().url}/cli-once`, '--users', '3', '--once', '--threshold', 'error_rate < 1'],
+      await env(),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // Over long before the 60 s a run that counts iterations is bounded by when no duration is given.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(site().count('/cli-once')).toBe(3);
+    expect(run.stdout).toMatch(/COMPLETED after [\d.]+ s; PASSED/);
+    const both = await runCli(['load', 'run', '--url', `${site().url}/x`, '--once', '--iterations', '2'], await env());
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--once is --iterations 1: give one of them/);
+    const zero = await runCli(['load', 'run', '--url', `${site().url}/x`, '--iterations', '0'], await env());
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/--iterations/);
+  });
+
   it('run with a threshold that fails: exit 99 and the failed threshold marked', { timeout: 60_000 }, async () => {
     const run = await runCli(
       [
