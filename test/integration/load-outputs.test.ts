@@ -127,12 +127,13 @@ describe.each(targets())('load test outputs ($name)', (target) => {
   it("a target slow in the test's last 10 s: the last write's interval p95 is at least 5x the first's", {
     timeout: 120_000,
   }, async () => {
-    // A target of its own that answers at once for the first 19.5 s after its first request, then after 1 s
-    // (the first interval's p95 on a busy machine can be tens of milliseconds).
+    // A target of its own that answers at once for the first 19.5 s after its first request, then after
+    // 2.5 s (the first interval's p95 on a busy machine can be tens of milliseconds, and was 0.46 s once
+    // beside a whole CI run and other tests).
     let firstAt: number | null = null;
     const server = http.createServer((req, res) => {
       firstAt ??= Date.now();
-      const delay = Date.now() - firstAt >= 19_500 ? 1000 : 0;
+      const delay = Date.now() - firstAt >= 19_500 ? 2500 : 0;
       req
         .resume()
         .on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), delay));
@@ -171,7 +172,7 @@ describe.each(targets())('load test outputs ($name)', (target) => {
       );
       // Writes at 10, 20 and 30 s, and the last after the results.
       expect(p95.length).toBeGreaterThanOrEqual(3);
-      expect(p95.at(-1)!).toBeGreaterThanOrEqual(1);
+      expect(p95.at(-1)!).toBeGreaterThanOrEqual(2.5);
       expect(p95.at(-1)!).toBeGreaterThanOrEqual(5 * p95[0]!);
       // The figure of the requests so far is held down by the fast 20 s; the interval's is not.
       expect(p50.at(-1)!).toBeGreaterThanOrEqual(5 * soFar50.at(-1)!);
