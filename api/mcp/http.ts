@@ -151,6 +151,10 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
       (m) => m?.params?._meta?.progressToken !== undefined && !taskRequests.has(m.id),
     );
     for (const call of messages) {
+      // Our own method names (asTaskCalls renames task-augmented calls to one, after the checks
+      // below) are never taken from a client: one would reach a tool past its scope check.
+      if (typeof call?.method === 'string' && call.method.startsWith('netops/'))
+        return rpcError(ctx, 400, -32601, `Method not found: ${call.method.slice(0, 100)}`);
       // Cancelling a task stops a job: like the tools that change things, it needs mcp:tools.
       if (call?.method === 'tasks/cancel' && !holder.scopes.includes('mcp:tools')) {
         return challenge(

@@ -346,6 +346,16 @@ for (const target of targets()) {
       });
       expect(cancel.status).toBe(403);
       expect(cancel.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
+      // The name a task-augmented call is renamed to inside is not a client's to send: it would start
+      // a load test past the scope check.
+      const inside = await rpc(target, token, {
+        jsonrpc: '2.0',
+        id: 11,
+        method: 'netops/tools/call-as-task',
+        params: { name: 'load_test_start', arguments: { target_url: 'https://staging.example.com/' } },
+      });
+      expect(inside.status).toBe(400);
+      expect(((await inside.json()) as any).error).toMatchObject({ code: -32601 });
       const read = await rpc(target, token, {
         jsonrpc: '2.0',
         id: 10,
