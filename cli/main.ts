@@ -43,6 +43,13 @@ try {
   if (e instanceof CommanderError) {
     // Help and --version end well; every other complaint of the parser is wrong usage.
     code = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else if ((e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && /[\\/]dist[\\/]/.test((e as Error).message)) {
+    // A command's own file is missing (dist/ copied in part, or rebuilt while this ran), said as
+    // bin/netops.js says a build that is not there.
+    code = 1;
+    process.stderr.write(
+      `${err.red('netops: this command is missing from the installed files: install netops again (npm install)')}\n`,
+    );
   } else {
     code = exitCodeOf(e);
     process.stderr.write(`${err.red(`netops: ${(e as Error).message}`)}\n`);

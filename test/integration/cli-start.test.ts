@@ -5,10 +5,12 @@
 // recorded by a module hook (NODE_OPTIONS), and the libraries are told by the names the build keeps
 // (esbuild's keepNames); the commands that use each library prove that its name is there to find.
 import fs from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { newAccount, targets } from '../support/client.ts';
-import { cliEnv, runCli } from '../support/cli.ts';
+import { cliEnv, NETOPS_BIN, runCli } from '../support/cli.ts';
 import { tempDir } from '../support/processes.ts';
 
 /** A name each library's code keeps in the build. */
@@ -90,6 +92,31 @@ describe('what netops loads', () => {
     expect(missing.run.stderr).toContain('no-such-file.yaml: no such file');
     expect(missing.libraries).toEqual(expect.arrayContaining(['yaml', 'cli-progress', 'eventsource-parser']));
     expect(missing.libraries).not.toContain('cli-table3');
+  });
+
+  it("a command whose file is missing from a copied build says to install again (exit 1), not a module's path", async () => {
+    // The build copied with one command's file left out, as a partial copy of dist/ would be.
+    const copy = await tempDir('cli-partial');
+    const root = path.dirname(path.dirname(NETOPS_BIN));
+    fs.cpSync(path.join(root, 'bin'), path.join(copy, 'bin'), { recursive: true });
+    fs.cpSync(path.join(root, 'dist'), path.join(copy, 'dist'), { recursive: true });
+    fs.writeFileSync(path.join(copy, 'package.json'), '{"type": "module"}');
+    const chunks = path.join(copy, 'dist', 'chunks');
+    const lookups = fs.readdirSync(chunks).filter((f) => f.startsWith('lookups-'));
+    expect(lookups.length).toBeGreaterThan(0);
+    for (const f of lookups) fs.rmSync(path.join(chunks, f));
+    const env = { ...(await cliEnv('http://127.0.0.1:9', 'ntk_unused', { NO_COLOR: '1' })) };
+    const run = promisify(execFile)(process.execPath, [path.join(copy, 'bin', 'netops.js'), 'dns', 'example.com'], {
+      env,
+    });
+    const failed = await run.then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr.trim()).toBe(
+      'netops: this command is missing from the installed files: install netops again (npm install)',
+    );
   });
 
   describe.each(targets())('against the service ($name)', (target) => {
