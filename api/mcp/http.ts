@@ -21,6 +21,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { Services } from '../services/index.ts';
 import { scopesAllowing } from './run.ts';
 import { mcpServing } from './serve.ts';
+import { captureSubscriptions } from './subscriptions.ts';
 import { createMcpServer, type McpToolDeps } from './tools.ts';
 
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -85,6 +86,12 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
   };
 
   const serve = mcpServing({ logger: deps.logger, bodyLimit: MCP_BODY_LIMIT_BYTES });
+  const listening = captureSubscriptions({
+    webhooks: services.webhooks,
+    streams: services.streams,
+    logger: deps.logger,
+    bodyLimit: MCP_BODY_LIMIT_BYTES,
+  });
 
   router.all('/mcp', async (ctx) => {
     const origin = ctx.get('origin');
@@ -178,11 +185,26 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
 
     await services.accounts.recordAppUse(holder.grantId);
     const account = { userId: holder.account.id, plan: holder.account.plan };
+    const authInfo = {
+      token: holder.token,
+      clientId: holder.clientId,
+      scopes: holder.scopes,
+      expiresAt: holder.expiresAt,
+    };
+    // A webhook's new captures (2026-07-28 subscriptions/listen): served by a handler of its own (subscriptions.ts).
+    if (listening.claims(body))
+      return listening.serve(ctx, {
+        body,
+        account,
+        authInfo,
+        credential: services.credentials.oauthGrant(holder.grantId, holder.account.id).watch(),
+        server: () => createMcpServer(toolDeps, account, { era: 'modern', clientIp: ctx.ip }),
+      });
     await serve(ctx, {
       body,
       wantsProgress,
       withTasks: toolDeps.tasks !== undefined,
-      authInfo: { token: holder.token, clientId: holder.clientId, scopes: holder.scopes, expiresAt: holder.expiresAt },
+      authInfo,
       credential: services.credentials.oauthGrant(holder.grantId, holder.account.id).watch(),
       serverFor: (era) => createMcpServer(toolDeps, account, { era, clientIp: ctx.ip }),
     });

@@ -1,7 +1,7 @@
 // The tools whose work is a job (a Temporal workflow: load tests, bulk checks, site jobs, video jobs,
-// waits for a capture). A call starts the job and answers when it ends, with progress meanwhile; this
-// is all a 2026-07-28 client sees. A 2025-11-25 client may instead run the job as a task and poll it
-// (api/mcp/tasks-2025.ts, over the same jobs). Nothing here lives longer than its request: the job's
+// waits for a capture). A call starts the job and answers when it ends, with progress meanwhile. A
+// client may instead run the job as a task and poll it: a 2025-11-25 client by that revision's tasks
+// (api/mcp/tasks-2025.ts), a 2026-07-28 one by the tasks extension (tasks-ext.ts), over the same jobs. Nothing here lives longer than its request: the job's
 // state is its workflow's (api/services/tasks.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {

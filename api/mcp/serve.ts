@@ -1,7 +1,8 @@
 // One /mcp request served, once the door (http.ts) has checked its token and scopes, by a server and a
 // transport of its own. The SDK tells the revisions apart (isLegacyRequest, its own rule):
 // - 2026-07-28: its handler for that revision (createMcpHandler), which answers as JSON, or as an event
-//   stream once a call sends progress;
+//   stream once a call sends progress; a request declaring the tasks extension gets a job tool's task
+//   (api/mcp/tasks-ext.ts, on the server itself: nothing to route here);
 // - 2025-11-25 and earlier: its stateless Streamable HTTP transport, built here so that a plain call is
 //   answered as JSON and only a call with a progress token as an event stream (as the 1.x SDK
 //   answered), its task-augmented calls routed to our tasks (api/mcp/tasks-2025.ts).
@@ -47,7 +48,11 @@ export function mcpServing(options: { logger: Logger; bodyLimit: number }) {
     {
       legacy: 'reject',
       maxRequestBodySize: options.bodyLimit,
-      onerror: (err) => options.logger.debug({ err }, 'MCP request refused or failed'),
+      // A client's mistake the SDK refuses is the client's; anything else answered 500 is our own bug.
+      onerror: (err) =>
+        /^Rejected inbound request/.test(err.message)
+          ? options.logger.debug({ err }, 'MCP request refused')
+          : options.logger.error({ err }, 'MCP request failed'),
     },
   );
 
@@ -90,6 +95,8 @@ export function mcpServing(options: { logger: Logger; bodyLimit: number }) {
         enableJsonResponse: !x.wantsProgress,
       });
       await server.connect(transport);
+      // The client left while the revision was being told apart: end() ran before there was a connection.
+      if (left.signal.aborted) end();
       response = await transport.handleRequest(request, {
         parsedBody: x.withTasks ? asTaskCalls(x.body) : x.body,
         authInfo: x.authInfo,

@@ -9,13 +9,14 @@ import {
   ProtocolErrorCode,
   RELATED_TASK_META_KEY,
   type ServerContext,
+  type CallToolResult,
   type Task,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { TASK_POLL_MS, TASK_TTL_MS, type JobTask, type TaskService } from '../services/tasks.ts';
-import { isTerminal, presentTask, untilEnded, type JobTools } from './job-tools.ts';
+import { isTerminal, presentTask, untilEnded, type JobTool, type JobTools } from './job-tools.ts';
 
 /**
  * What a task-augmented `tools/call` is renamed to on its way in (asTaskCalls): the SDK's own
@@ -46,20 +47,13 @@ export function sdkTask(t: JobTask): Task {
 
 const notFound = (taskId: string) =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
-const taskParams = z.looseObject({ taskId: z.string() });
+export const taskParams = z.looseObject({ taskId: z.string() });
 
-/** Adds the 2025-11-25 tasks to a server answering that revision (before it connects). */
-export function serveLegacyTasks(
-  server: McpServer,
-  jobs: JobTools,
-  tasks: TaskService,
-  userId: number,
-  logger: Logger,
-): void {
-  const low = server.server;
-  low.registerCapabilities({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
-  for (const tool of Object.values(jobs.tools)) tool.registered.execution = { taskSupport: 'optional' };
-
+/**
+ * What the task methods of both revisions (here, and the extension's in api/mcp/tasks-ext.ts) do with
+ * a job's task as the signed-in user, their failures as the protocol's errors.
+ */
+export function taskAccess(tasks: TaskService, presenters: JobTools['presenters'], userId: number, logger: Logger) {
   // Our errors as they are; a backend's (Temporal, the database) logged and told without its details.
   const guarded = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     try {
@@ -75,11 +69,64 @@ export function serveLegacyTasks(
       );
     }
   };
+  /** The task, if it is the user's; else the revision's "not found". */
   const owned = async (taskId: string) => {
     const task = await tasks.get(taskId, userId);
     if (!task) throw notFound(taskId);
     return task;
   };
+  /** Cancels the job of a task that has not ended (one that has is refused), and answers the task as it now stands. */
+  const cancel = async (taskId: string) => {
+    const task = await owned(taskId);
+    if (isTerminal(task.status))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${task.status}`);
+    if (!(await tasks.cancel(taskId, userId))) throw notFound(taskId);
+    return owned(taskId);
+  };
+  /** The task's result as its tool's (a failed job's as an error result), or "not found". */
+  const result = async (taskId: string) => {
+    const found = await tasks.result(taskId, userId);
+    if (!found) throw notFound(taskId);
+    return presentTask(presenters, found);
+  };
+  return { guarded, owned, cancel, result };
+}
+
+/**
+ * Starts a job tool's job as a task: its task, working (not read back: no worker has seen it yet), or
+ * the error result that refused it (arguments, the plan's quota).
+ */
+export async function startJobTask(
+  tool: JobTool,
+  args: Record<string, unknown>,
+): Promise<{ task: Task } | { refused: CallToolResult }> {
+  const begun = await tool.begin(args);
+  if ('refused' in begun) return begun;
+  const now = new Date().toISOString();
+  return {
+    task: {
+      ...begun.started,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttl: TASK_TTL_MS,
+      pollInterval: TASK_POLL_MS,
+    },
+  };
+}
+
+/** Adds the 2025-11-25 tasks to a server answering that revision (before it connects). */
+export function serveLegacyTasks(
+  server: McpServer,
+  jobs: JobTools,
+  tasks: TaskService,
+  userId: number,
+  logger: Logger,
+): void {
+  const low = server.server;
+  low.registerCapabilities({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
+  for (const tool of Object.values(jobs.tools)) tool.registered.execution = { taskSupport: 'optional' };
+  const { guarded, owned, cancel, result } = taskAccess(tasks, jobs.presenters, userId, logger);
 
   low.setRequestHandler('tasks/get', { params: taskParams }, ({ taskId }) =>
     guarded('read', async () => sdkTask(await owned(taskId))),
@@ -90,10 +137,8 @@ export function serveLegacyTasks(
     guarded('read', async () => {
       await owned(taskId);
       await untilEnded(tasks, taskId, userId, ctx.mcpReq.signal);
-      const found = await tasks.result(taskId, userId);
-      if (!found) throw notFound(taskId);
-      const result = presentTask(jobs.presenters, found);
-      return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+      const answer = await result(taskId);
+      return { ...answer, _meta: { ...answer._meta, [RELATED_TASK_META_KEY]: { taskId } } };
     }),
   );
 
@@ -105,19 +150,10 @@ export function serveLegacyTasks(
   );
 
   low.setRequestHandler('tasks/cancel', { params: taskParams }, ({ taskId }) =>
-    guarded('cancelled', async () => {
-      const task = await owned(taskId);
-      if (isTerminal(task.status))
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Cannot cancel task in terminal status: ${task.status}`,
-        );
-      if (!(await tasks.cancel(taskId, userId))) throw notFound(taskId);
-      return sdkTask(await owned(taskId));
-    }),
+    guarded('cancelled', async () => sdkTask(await cancel(taskId))),
   );
 
-  // A job tool's call as a task: answered at once with the job's task, working (not read back: no worker has seen it yet).
+  // A job tool's call as a task: answered at once with the job's task.
   low.setRequestHandler(
     TASK_CALL,
     { params: z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }) },
@@ -128,18 +164,8 @@ export function serveLegacyTasks(
           ProtocolErrorCode.MethodNotFound,
           `The tool ${name.slice(0, 100)} does not run as a task (its execution.taskSupport is forbidden): call it without "task"`,
         );
-      const begun = await tool.begin(args ?? {});
-      if ('refused' in begun) return begun.refused;
-      const now = new Date().toISOString();
-      const task: Task = {
-        ...begun.started,
-        status: 'working',
-        createdAt: now,
-        lastUpdatedAt: now,
-        ttl: TASK_TTL_MS,
-        pollInterval: TASK_POLL_MS,
-      };
-      return { task };
+      const started = await startJobTask(tool, args ?? {});
+      return 'refused' in started ? started.refused : started;
     },
   );
 }

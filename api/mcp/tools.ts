@@ -19,11 +19,14 @@ import type { WebhookService } from '../services/webhooks.ts';
 import { registerDomainTools } from './domain-tools.ts';
 import { registerLoadTestTools } from './load-test-tools.ts';
 import { registerLookupTools } from './lookup-tools.ts';
+import { registerPrompts } from './prompts.ts';
+import { registerResources } from './resources.ts';
 import { toolRunner } from './run.ts';
 import { registerSiteTools } from './site-tools.ts';
 import { registerVideoTools } from './video-tools.ts';
 import type { JobTools } from './job-tools.ts';
 import { serveLegacyTasks } from './tasks-2025.ts';
+import { serveTasksExtension } from './tasks-ext.ts';
 import type { WebhookWaitService } from '../services/webhook-waits.ts';
 import { registerWebhookTools } from './webhook-tools.ts';
 import { registerWebhookWaitTool } from './webhook-wait-tool.ts';
@@ -59,7 +62,7 @@ export interface McpToolDeps {
 export interface McpRequestInfo {
   /**
    * The revision the server answers: `legacy` (2025-11-25 and earlier: `initialize`, and its tasks) or
-   * `modern` (2026-07-28: no handshake, no tasks until its extension). Legacy by default.
+   * `modern` (2026-07-28: no handshake; tasks by its extension, tasks-ext.ts). Legacy by default.
    */
   era?: 'legacy' | 'modern';
   /** The client's address (a test event's capture records it). */
@@ -97,8 +100,14 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
     if (deps.video) Object.assign(presenters, registerVideoTools(server, run, jobDeps, deps.video, account));
     if (deps.webhookWaits)
       Object.assign(presenters, registerWebhookWaitTool(server, { ...jobDeps, waits: deps.webhookWaits }, account));
-    // Tasks (2025-11-25): a task is a job's workflow. The 2026-07-28 clients call the same tools and get their end.
+    // Tasks: a job's workflow; 2025-11-25's, or the extension's for a 2026-07-28 request that declares it.
     if ((request.era ?? 'legacy') === 'legacy') serveLegacyTasks(server, jobs, tasks, account.userId, deps.logger);
+    else serveTasksExtension(server, jobs, tasks, account.userId, deps.logger);
   }
+  registerResources(server, deps, account, request.era);
+  registerPrompts(server, {
+    loadTests: Boolean(tasks && deps.loadTests && deps.targets),
+    site: Boolean(tasks && deps.site),
+  });
   return server;
 }
