@@ -1,6 +1,6 @@
 // MCP tool: wait for a capture of one of the user's webhooks (the REST my-webhook-wait's answer), as a
 // job: a task when the client asks for one (tasks/get, tasks/result, tasks/cancel), else a plain call
-// answered when the capture comes, with progress meanwhile (api/mcp/task-store.ts).
+// answered when the capture comes, with progress meanwhile (api/mcp/job-tools.ts).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { WEBHOOK_WAIT_KIND } from '../../lib/jobs/webhooks.ts';
