@@ -26,6 +26,8 @@ import type { WebhookService } from '../services/webhooks.ts';
 
 /** How many resources of each kind resources/list names (newest first). */
 export const LISTED = 50;
+/** A body longer than this is left out of a webhook's capture listing (its capture's own URI has it). */
+const LISTED_BODY_CHARS = 4096;
 
 export interface ResourceDeps {
   webhooks: WebhookService;
@@ -107,9 +109,17 @@ export function registerResources(
       description: `The newest ${LISTED} requests one of your webhooks captured, newest first (as webhook_requests answers).`,
       mimeType: JSON_TYPE,
     },
-    guarded(async (uri, { webhook_id }) =>
-      json(uri, await webhooks.search(userId, variable(webhook_id), { filter: {}, limit: LISTED })),
-    ),
+    guarded(async (uri, { webhook_id }) => {
+      const id = variable(webhook_id);
+      const found = await webhooks.search(userId, id, { filter: {}, limit: LISTED });
+      // A listing of bodies up to 1 MiB each would be tens of megabytes: a large body is read by its own URI.
+      const requests = found.requests.map((c) =>
+        c.body !== null && c.body.length > LISTED_BODY_CHARS
+          ? { ...c, body: null, body_omitted: `${c.body.length} characters: read ${captureUri(id, c.id)}` }
+          : c,
+      );
+      return json(uri, { ...found, requests });
+    }),
   );
 
   server.registerResource(

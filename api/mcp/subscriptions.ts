@@ -43,6 +43,8 @@ export interface ListenExchange {
 }
 
 const CAPTURES_URI = /^netops:\/\/webhooks\/([^/]+)\/requests$/;
+/** Webhooks one stream follows, at most (each a watch and an ownership check). */
+const MAX_SUBSCRIPTIONS = 50;
 
 export function captureSubscriptions(deps: {
   webhooks: Pick<WebhookService, 'scoped' | 'watch'>;
@@ -54,10 +56,20 @@ export function captureSubscriptions(deps: {
   async function ownedWebhooks(userId: number, uris: unknown): Promise<string[] | { refused: string }> {
     if (uris === undefined) return [];
     if (!Array.isArray(uris)) return { refused: 'resourceSubscriptions: must be a list of resource URIs' };
+    const distinct = [...new Set(uris)];
+    if (distinct.length > MAX_SUBSCRIPTIONS)
+      return { refused: `resourceSubscriptions: at most ${MAX_SUBSCRIPTIONS} resources on one stream` };
     const ids: string[] = [];
-    for (const uri of uris) {
+    for (const uri of distinct) {
       const m = typeof uri === 'string' ? CAPTURES_URI.exec(uri) : null;
-      const id = m ? decodeURIComponent(m[1]!) : '';
+      let id = '';
+      try {
+        id = m ? decodeURIComponent(m[1]!) : '';
+      } catch {
+        // Not a percent-encoding at all: no webhook's.
+      }
+      // Only the spelling the notifications use: another would pass here and never be notified.
+      if (id !== '' && capturesUri(id) !== uri) id = '';
       const owned =
         id !== '' &&
         (await deps.webhooks.scoped(userId, id, {}).then(
@@ -108,7 +120,10 @@ export function captureSubscriptions(deps: {
             legacy: 'reject',
             bus,
             maxRequestBodySize: deps.bodyLimit,
-            onerror: (err) => deps.logger.debug({ err }, 'MCP subscription refused or failed'),
+            onerror: (err) =>
+              /^Rejected inbound request/.test(err.message)
+                ? deps.logger.debug({ err }, 'MCP subscription refused')
+                : deps.logger.error({ err }, 'MCP subscription failed'),
           });
           const headers = new Headers();
           for (const [name, value] of Object.entries(ctx.headers))
@@ -129,7 +144,8 @@ export function captureSubscriptions(deps: {
         });
       } catch (err) {
         if (!(err instanceof AppError) || !err.isCallersFault) throw err;
-        // The plan's live streams are all open (429): said in-band, as the SDK refuses a listen.
+        if (ctx.res.headersSent) return void ctx.res.destroy();
+        // The plan's live streams are all open: 429 with Retry-After, the JSON-RPC error in the body.
         ctx.status = err.status;
         ctx.set(err.headers);
         ctx.body = { jsonrpc: '2.0', id: body.id, error: { code: -32603, message: err.message } };

@@ -158,7 +158,7 @@ export function serveLegacyTasks(
     TASK_CALL,
     { params: z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }) },
     async ({ name, arguments: args }) => {
-      const tool = jobs.tools[name];
+      const tool = Object.hasOwn(jobs.tools, name) ? jobs.tools[name] : undefined;
       if (!tool)
         throw new ProtocolError(
           ProtocolErrorCode.MethodNotFound,

@@ -62,7 +62,8 @@ export function serveTasksExtension(
   if (!plain) throw new TypeError('serveTasksExtension: register the tools first');
   low.removeRequestHandler('tools/call');
   low.setRequestHandler('tools/call', async (request: CallToolRequest, ctx) => {
-    const tool = jobs.tools[request.params.name];
+    const { name } = request.params;
+    const tool = Object.hasOwn(jobs.tools, name) ? jobs.tools[name] : undefined;
     if (!tool || !declaresTasks(ctx)) return plain(request as unknown as JSONRPCRequest, ctx) as never;
     const started = await startJobTask(tool, request.params.arguments ?? {});
     if ('refused' in started) return started.refused;

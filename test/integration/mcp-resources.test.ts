@@ -70,6 +70,13 @@ for (const target of targets()) {
           await vi.waitFor(() => expect(updated).toContain(uri), { timeout: 15_000, interval: 100 });
           const read = JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text);
           expect(read.requests.map((r: { body: string }) => r.body)).toEqual(['first']);
+          // A large body is left out of the listing, read by its capture's own URI.
+          expect((await fetch(webhookUrl, { method: 'POST', body: 'x'.repeat(10_000) })).status).toBeLessThan(300);
+          const listed = JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text);
+          const large = listed.requests[0];
+          expect([large.body, large.body_omitted]).toEqual([null, `10000 characters: read ${uri}/${large.id}`]);
+          const whole = await client.readResource({ uri: `${uri}/${large.id}` });
+          expect(JSON.parse((whole.contents[0] as { text: string }).text).body).toHaveLength(10_000);
         } finally {
           await subscription.close();
         }
@@ -86,6 +93,21 @@ for (const target of targets()) {
         const foreign = await refusedWith(uri);
         expect(foreign).toMatch(/not a resource of yours/);
         expect(foreign).toBe(await refusedWith(unknownUri));
+        // Not a percent-encoding, or another spelling of one's own: refused, never a 500 or a silent stream.
+        expect(await refusedWith('netops://webhooks/%E0%A4%A/requests')).toMatch(/not a resource of yours/);
+        expect(
+          await refusedWith(
+            uri.replace(
+              webhookId,
+              encodeURIComponent(webhookId).replace(/[A-Z]/, (c) => `%${c.charCodeAt(0).toString(16)}`),
+            ),
+          ),
+        ).toMatch(/not a resource of yours/);
+        // One stream follows at most 50 resources; the same one given many times is one.
+        const many = Array.from({ length: 51 }, (_, i) => `netops://webhooks/W${i}/requests`);
+        await expect(client.listen({ resourceSubscriptions: many })).rejects.toThrow(/at most 50 resources/);
+        const repeated = await client.listen({ resourceSubscriptions: Array.from({ length: 200 }, () => uri) });
+        await repeated.close();
       } finally {
         await Promise.all([client.close(), stranger.close(), legacy.close()]);
       }
