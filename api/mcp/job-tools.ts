@@ -140,6 +140,7 @@ export function registerJobTool(
     inputSchema: z.ZodObject;
     outputSchema: z.ZodObject;
     annotations: ToolAnnotations;
+    _meta?: Record<string, unknown>;
   },
   deps: JobToolDeps,
   account: { userId: number; plan: Plan },

@@ -19,6 +19,7 @@ import { VERIFICATION_PATH, type TargetVerificationService } from '../services/t
 import { toolArgs, validate } from '../validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
+import { loadTestAppMeta } from './app-load-test.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
@@ -80,6 +81,7 @@ export function registerLoadTestTools(
       inputSchema: toolArgs(startFields),
       outputSchema: resultsShape,
       annotations: { title: 'Start a load test', ...TOOL_HINTS.load_test_start },
+      _meta: loadTestAppMeta,
     },
     deps,
     account,
@@ -96,6 +98,7 @@ export function registerLoadTestTools(
       inputSchema: toolArgs(testId),
       outputSchema: withoutSuccess(loadTestStatusAnswer),
       annotations: { title: 'Status of a load test', ...TOOL_HINTS.load_test_status },
+      _meta: loadTestAppMeta,
     },
     (args) =>
       run(

@@ -19,6 +19,7 @@ import { AppError, NotFoundError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
+import { registerLoadTestApp } from './app-load-test.ts';
 import { loadReportService } from '../services/load-report.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
 import type { QuotaService } from '../services/quota.ts';
@@ -160,6 +161,7 @@ export function registerResources(
   );
 
   if (!loadTests) return;
+  registerLoadTestApp(server);
   const reports = loadReportService({ loadTests });
   /** The account's ended tests, newest first (only an ended test has results and a report). */
   const endedTests = async () =>

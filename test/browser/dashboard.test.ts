@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormSignInClient } from '../../scripts/oauth-forms.ts';
 import { call, newAccount, targets } from '../support/client.ts';
@@ -20,7 +21,6 @@ import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { ROOT } from '../support/processes.ts';
 import { startReceiver, type Received } from '../support/receiver.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
 const target = targets()[0]!;
 
@@ -29,24 +29,8 @@ describe('dashboard in a browser', () => {
   let page: Page;
   let user: { email: string; userId: number };
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM))
-      throw new Error(
-        `no browser at ${CHROMIUM}: run scripts/setup --ci (it installs Debian's chromium), or set CHROMIUM_PATH`,
-      );
     fs.mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ baseURL: target.baseUrl, viewport: { width: 1200, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: target.baseUrl });
     page = await context.newPage();

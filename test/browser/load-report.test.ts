@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { loadTestCalls } from '../support/load-tests.ts';
@@ -17,7 +18,6 @@ import { newUser, PASSWORD } from '../support/mcp.ts';
 import { ROOT } from '../support/processes.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SHOTS_DIR ?? path.join(ROOT, 'test-artifacts', 'screenshots');
 const target = targets()[0]!;
 
@@ -87,19 +87,7 @@ describe('load test report', () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     site = await startLoadTarget();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     // Enterprise: its 3,000 requests a minute leave room for the polls, the pages and a third test.
     user = await newUser(target, 'enterprise');
     key = JSON.parse(
