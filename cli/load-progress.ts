@@ -11,19 +11,21 @@ import { plural } from './load-summary.ts';
 import { note, err } from './output.ts';
 import { follow } from './sse.ts';
 
-interface LiveStatus {
+/** A test's status as the API answers it (the fields the CLI reads). */
+export interface LiveStatus {
   status: string;
   progress: number;
   metrics: {
     total_requests: number;
     throughput: number;
     error_rate: number;
+    avg_response_time: number;
     p95_response_time?: number;
     connection_errors?: number;
   };
   started_at: string | null;
   estimated_completion: string | null;
-  thresholds?: Array<{ pass: boolean }>;
+  thresholds?: Array<{ threshold: string; observed: number; pass: boolean }>;
   config: { concurrent_users?: number; test_duration?: number };
 }
 

@@ -4,6 +4,7 @@ import { client, pathOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { loadTestOperations as ops } from '../contract.ts';
 import { asFlags } from '../flag-errors.ts';
+import type { LiveStatus } from '../load-progress.ts';
 import { plural, summary, type ResultsAnswer } from '../load-summary.ts';
 import { saveReport } from '../load-report.ts';
 import { fields, localTime, out, print, printJson } from '../output.ts';
@@ -11,22 +12,9 @@ import { table } from '../table.ts';
 
 const api = () => client(currentService());
 
-interface Status {
+interface Status extends Omit<LiveStatus, 'config'> {
   test_id: string;
-  status: string;
-  progress: number;
-  metrics: {
-    total_requests: number;
-    throughput: number;
-    error_rate: number;
-    avg_response_time: number;
-    p95_response_time?: number;
-    connection_errors?: number;
-  };
-  started_at: string | null;
-  estimated_completion: string | null;
   failure_reason?: string;
-  thresholds?: Array<{ threshold: string; observed: number; pass: boolean }>;
   verdict?: string;
   verdict_reason?: string;
   verdict_detail?: string;
