@@ -133,6 +133,50 @@ export function shardReports(
   };
 }
 
+/** What a shard attempt had sent when it counted (load_test_sent). */
+export interface SentCount {
+  testId: string;
+  shard: number;
+  attempt: number;
+  sent: number;
+  /** Epoch ms. */
+  countedAt: number;
+}
+
+/**
+ * Stores shard attempts' counts of what they sent: one statement for those that come together, a
+ * count never replaced by a smaller one (two writes of an attempt may finish out of order), none kept
+ * for a test no longer stored.
+ */
+export async function writeSentCounts(db: Kysely<Database>, counts: readonly SentCount[]): Promise<undefined[]> {
+  const rows = counts.map(
+    (c) =>
+      sql`(${c.testId}::text, ${c.shard}::integer, ${c.attempt}::integer, ${c.sent}::float8, ${c.countedAt}::float8)`,
+  );
+  await sql`
+    insert into load_test_sent (test_id, shard, attempt, sent, counted_at)
+    select * from (values ${sql.join(rows)}) as v (test_id, shard, attempt, sent, counted_at)
+    where exists (select 1 from load_tests t where t.id = v.test_id)
+    on conflict (test_id, shard, attempt) do update set sent = excluded.sent, counted_at = excluded.counted_at
+    where load_test_sent.sent <= excluded.sent
+  `.execute(db);
+  return counts.map(() => undefined);
+}
+
+/**
+ * The counts of a worker process's shards, written together (lib/group-commit.ts): a worker counts
+ * every shard it runs on one timer, so their counts come in the same turn and share one statement,
+ * written at once (a count is worth the most when it is fresh).
+ */
+export function shardSentCounts(db: Kysely<Database>, { maxConcurrent = 1 } = {}) {
+  const writes = new GroupCommit<SentCount, undefined>((counts) => writeSentCounts(db, counts), {
+    maxItems: 1000,
+    maxConcurrent,
+    alone: (err) => !(err instanceof DependencyUnavailableError),
+  });
+  return { write: (count: SentCount) => writes.submit(count) };
+}
+
 /** A row of load_test_shards as read. */
 export interface StoredShard {
   shard: number;
@@ -140,6 +184,9 @@ export interface StoredShard {
   snapshot: unknown;
   phases: unknown;
   final: boolean;
+  /** load_test_sent's count of the attempt (absent or null: none). */
+  sent?: number | null;
+  counted_at?: number | null;
 }
 
 export const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => ({
@@ -150,6 +197,9 @@ export const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => (
     readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases),
   ),
   final: r.final,
+  ...(r.sent != null && r.counted_at != null
+    ? { sent: { sent: Number(r.sent), countedAt: Number(r.counted_at) } }
+    : {}),
 });
 
 /**
@@ -162,11 +212,15 @@ export async function readShardSnapshots(
   { phases = true } = {},
 ): Promise<Array<ShardSnapshotRow<ShardSnapshot>>> {
   const rows = await db
-    .selectFrom('load_test_shards')
-    .select(['shard', 'attempt', 'snapshot', phases ? 'phases' : sql<null>`null`.as('phases'), 'final'])
-    .where('test_id', '=', testId)
-    .orderBy('shard')
-    .orderBy('attempt')
+    .selectFrom('load_test_shards as s')
+    .leftJoin('load_test_sent as c', (j) =>
+      j.onRef('c.test_id', '=', 's.test_id').onRef('c.shard', '=', 's.shard').onRef('c.attempt', '=', 's.attempt'),
+    )
+    .select(['s.shard', 's.attempt', 's.snapshot', phases ? 's.phases' : sql<null>`null`.as('phases'), 's.final'])
+    .select(['c.sent', 'c.counted_at'])
+    .where('s.test_id', '=', testId)
+    .orderBy('s.shard')
+    .orderBy('s.attempt')
     .execute();
   return rows.map(toShardRow);
 }

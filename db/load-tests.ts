@@ -120,8 +120,10 @@ export async function findOwnedLoadTestLive(
       sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
         select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'snapshot', s.snapshot,
           'phases', case when (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} then s.phases end,
-          'final', s.final) order by s.shard, s.attempt), '[]'::jsonb)
-        from load_test_shards s where s.test_id = load_tests.id) end`.as('shards'),
+          'final', s.final, 'sent', c.sent, 'counted_at', c.counted_at) order by s.shard, s.attempt), '[]'::jsonb)
+        from load_test_shards s left join load_test_sent c
+          on c.test_id = s.test_id and c.shard = s.shard and c.attempt = s.attempt
+        where s.test_id = load_tests.id) end`.as('shards'),
     )
     .where('id', '=', id)
     .where('user_id', '=', userId)

@@ -169,6 +169,16 @@ export interface LoadTestShardsTable {
   updated_at: CreatedAt;
 }
 
+/** What each shard attempt had sent, counted a few times a second (db/load-test-shards.ts: shardSentCounts). */
+export interface LoadTestSentTable {
+  test_id: string;
+  shard: number;
+  attempt: number;
+  sent: number;
+  /** Epoch ms. */
+  counted_at: number;
+}
+
 /** Each shard report's seconds (SecondFigures[] as JSON text): appended, never rewritten. */
 export interface LoadTestSecondsTable {
   test_id: string;
@@ -229,6 +239,7 @@ export interface Database {
   load_tests: LoadTestsTable;
   load_test_shards: LoadTestShardsTable;
   load_test_seconds: LoadTestSecondsTable;
+  load_test_sent: LoadTestSentTable;
   load_test_replays: LoadTestReplaysTable;
   oauth_records: OauthRecordsTable;
   server_secrets: ServerSecretsTable;

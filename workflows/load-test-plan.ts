@@ -5,7 +5,7 @@ import { splitUsers, usersKeptTogether, type LoadTestInput } from '../lib/jobs/l
 
 /**
  * How a lost load worker's shard comes back: its shard stops heartbeating and, after the heartbeat
- * timeout, Temporal runs it again on another load worker half a second later (SHARD_RETRY), inside the
+ * timeout, Temporal runs it again on another load worker a tenth of a second later (SHARD_RETRY), inside the
  * same time window. A load worker sends Temporal every heartbeat a shard gives (SHARD_HEARTBEAT_EVERY,
  * its throttle: the SDK would send at most one per 80 % of the timeout), and each costs the Temporal
  * server a write (~6-7 ms of the dev server's CPU, measured by bench:shard-scale): so a test of up to
@@ -17,7 +17,7 @@ import { splitUsers, usersKeptTogether, type LoadTestInput } from '../lib/jobs/l
 export const SHARD_HEARTBEAT_EVERY = '1 second';
 export const FAST_FAILOVER_SHARDS = 20;
 export const TEST_HEARTBEATS_PER_SECOND = 50;
-export const SHARD_RETRY = { maximumAttempts: 3, initialInterval: '500 milliseconds' } as const;
+export const SHARD_RETRY = { maximumAttempts: 3, initialInterval: '100 milliseconds' } as const;
 
 /** How often each shard of a test of `shards` shards heartbeats, and how long Temporal waits for one (ms). */
 export function shardLiveness(shards: number): { heartbeatEveryMs: number; heartbeatTimeoutMs: number } {

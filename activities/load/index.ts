@@ -9,10 +9,11 @@ import {
   readReplayRequests,
   requestLoadTestStop,
 } from '../../db/load-tests.ts';
-import { readShardSeconds, readShardSnapshots, shardReports } from '../../db/load-test-shards.ts';
+import { readShardSeconds, readShardSnapshots, shardReports, shardSentCounts } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
+import { SENT_COUNT_EVERY_MS } from '../../domain/load/restarts.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
@@ -48,6 +49,31 @@ export interface ThresholdWatch {
   endAt: number;
 }
 
+/**
+ * A shard's tick that stores what it has sent when that changed, one write at a time: a worker that
+ * dies between two reports took the requests it sent since the last with it, and the last count says
+ * how many (domain/load/restarts.ts: lostBy). A count not stored is followed by the next.
+ */
+function countingSent(
+  generator: ThreadedShard,
+  store: (sent: number, countedAt: number) => Promise<unknown>,
+): () => void {
+  let storing = false;
+  let stored = 0;
+  return () => {
+    if (storing) return;
+    const sent = generator.sentSoFar();
+    if (sent === stored) return;
+    storing = true;
+    store(sent, Date.now())
+      .then(
+        () => (stored = sent),
+        () => {},
+      )
+      .finally(() => (storing = false));
+  };
+}
+
 export interface ShardOutcome {
   total: number;
   stopped: boolean;
@@ -58,6 +84,9 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
   const shardWrites = shardReports(deps.db);
   // Their heartbeat ticks share one timer (lib/ticker.ts): a worker with hundreds of shards wakes once a second for them.
   const ticks = sharedTicker(SNAPSHOT_EVERY_MS);
+  // What they sent, counted between their reports (countingSent): one timer, and one write a count for all.
+  const countTicks = sharedTicker(SENT_COUNT_EVERY_MS);
+  const sentCounts = shardSentCounts(deps.db);
   return {
     /** A load worker has the test: it starts now (plus a moment for the shards to be placed). */
     async beginLoadTest(testId: string): Promise<number> {
@@ -148,9 +177,19 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       // Every shard of this worker ticks on the same timer, once a second (their heartbeats spread
       // over the seconds by shard number when they beat less often than each second: heartbeatsOf).
       const untick = ticks.add(tick);
+      // A test that fails over within seconds (a second's heartbeats) also counts what its shards sent.
+      const uncount =
+        heartbeatEveryMs <= SNAPSHOT_EVERY_MS
+          ? countTicks.add(
+              countingSent(generator, (sent, countedAt) =>
+                sentCounts.write({ testId: input.testId, shard: input.shard, attempt, sent, countedAt }),
+              ),
+            )
+          : () => {};
       const stopTicking = () => {
         ended = true;
         untick();
+        uncount();
       };
       try {
         const result = await generator.run().catch(async (err) => {

@@ -62,15 +62,13 @@ export class ShardGenerator {
    * each connection (the API checked it when the test started; it may answer differently now): a
    * refusal then is that request's error, counted like any other.
    */
-  static async create(plan: ShardPlan): Promise<ShardGenerator> {
+  static async create(plan: ShardPlan, sentCount?: Uint32Array): Promise<ShardGenerator> {
     const pinned = plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {};
-    return new ShardGenerator(
-      plan,
-      guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...pinned }),
-    );
+    const target = guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...pinned });
+    return new ShardGenerator(plan, target, sentCount);
   }
 
-  private constructor(plan: ShardPlan, target: CheckedTarget) {
+  private constructor(plan: ShardPlan, target: CheckedTarget, sentCount?: Uint32Array) {
     this.plan = plan;
     const { url, lookup } = target;
     const options = {
@@ -79,7 +77,7 @@ export class ShardGenerator {
       rejectUnauthorized: !plan.target.insecureTls,
       onSocket: (socket: Socket) => this.tally.bytes.track(socket),
     };
-    this.tally = new ShardTally(plan.target.httpVersion === '2');
+    this.tally = new ShardTally(plan.target.httpVersion === '2', sentCount);
     this.stats = this.tally.stats;
     const wire = wireOf(plan.target, options, this.tally.http2);
     const request = wire.encode({

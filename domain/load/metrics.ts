@@ -37,13 +37,14 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, { latency = true, p
   const errors: Record<string, number> = {};
   let shardFailures = 0;
   let lost = 0;
-  for (const { snapshot: s, final } of rows) {
+  for (const row of rows) {
+    const { snapshot: s, final } = row;
     if (latency && s.histogram) addEncodedHistogram(histogram, s.histogram);
     addCounts(statusCodes, s.statusCodes);
     addCounts(errors, s.errors);
     if (!final) {
       shardFailures += 1;
-      lost += lostBy(s);
+      lost += lostBy(row);
     }
   }
   const restarts = shardRestarts(rows);

@@ -2,11 +2,14 @@
 // final snapshot died with its worker (or failed) and, when a later attempt of the same shard exists,
 // was restarted; so was one that stopped because a later attempt had started (superseded). The gap is counted in whole seconds of the test (the per-second index of what was
 // sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
-// attempt may have sent after its last stored snapshot is counted lost, with what it had in flight.
+// attempt sent that no stored snapshot answered is counted lost, from its last count of what it sent.
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import type { Sending } from './per-second.ts';
 
 interface Attempt {
+  /** Of the requests it sent, those its snapshot counted answered, and its connection errors. */
+  total: number;
+  connectionErrors?: number;
   /** The seconds it sent in and its last pace (absent or null: it sent nothing). */
   sending?: Sending | null;
   inFlight: number;
@@ -26,12 +29,23 @@ export interface ShardRestart {
   requests_lost: number;
 }
 
+/** How often a shard attempt counts what it sent (activities/load: a checkpoint between its reports). */
+export const SENT_COUNT_EVERY_MS = 100;
+
 /**
- * An upper estimate of what a dead attempt sent that no snapshot counted: what it had in flight at its
- * last snapshot, and a second at its last pace (the next snapshot, a second later, never came).
+ * What a dead attempt sent that no snapshot counted answered: from its last count of what it sent (the
+ * requests written, or their connections being opened), less those its last snapshot counted answered
+ * or failed to connect, plus what it may have sent in the two count intervals after that count (the
+ * next count never came; one may come late). Without a count newer than its snapshot (a test of many
+ * shards counts none; a count not stored), what it had in flight and a second at its last pace.
  */
-export function lostBy(a: Attempt): number {
-  return a.inFlight + (a.sending?.pace ?? 0);
+export function lostBy(row: Pick<ShardSnapshotRow<Attempt>, 'snapshot' | 'sent'>): number {
+  const a = row.snapshot;
+  const pace = a.sending?.pace ?? 0;
+  const count = row.sent;
+  if (!count || count.countedAt < a.takenAt) return a.inFlight + pace;
+  const unanswered = count.sent - a.total - (a.connectionErrors ?? 0);
+  return Math.max(a.inFlight, unanswered) + Math.ceil((pace * 2 * SENT_COUNT_EVERY_MS) / 1000);
 }
 
 /** Seconds of the test window in which a shard sent nothing between `dead` and the attempt after it. */
@@ -57,7 +71,7 @@ export function shardRestarts(rows: ReadonlyArray<ShardSnapshotRow<Attempt>>): S
       shard: row.shard,
       attempt: next.attempt,
       seconds_without_traffic: gapSeconds(row.snapshot, next.snapshot),
-      requests_lost: row.final ? 0 : lostBy(row.snapshot),
+      requests_lost: row.final ? 0 : lostBy(row),
     });
   });
   return restarts;

@@ -3,7 +3,7 @@
 // once, then from `report.firstAt` every `report.everyMs` (onClock), the phases' histograms in the
 // rounds carriesPhases says. The main thread is woken once per report, not twice (an ask and an
 // answer), and keeps no timer of its own for it. Messages:
-//   in:  {op: 'start', id, plan, report} | {op: 'stop', id}
+//   in:  {op: 'start', id, plan, report, sent} | {op: 'stop', id}  (sent: the part's count of requests sent, shared)
 //   out: {op: 'snapshot', id, round, snapshot} | {op: 'done', id, snapshot} | {op: 'error', id, message}
 import { parentPort, workerData } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
@@ -15,7 +15,7 @@ import { lowerThisThread } from './thread-priority.ts';
 lowerThisThread(Number((workerData as { nice?: number } | null)?.nice ?? 0));
 
 export type ThreadRequest =
-  | { op: 'start'; id: number; plan: ShardPlan; report: ReportClock }
+  | { op: 'start'; id: number; plan: ShardPlan; report: ReportClock; sent: SharedArrayBuffer }
   | { op: 'stop'; id: number };
 
 const port = parentPort!;
@@ -37,7 +37,7 @@ function reporting(id: number, generator: ShardGenerator, clock: ReportClock): (
 
 port.on('message', (m: ThreadRequest) => {
   if (m.op === 'start') {
-    void ShardGenerator.create(m.plan).then(
+    void ShardGenerator.create(m.plan, new Uint32Array(m.sent)).then(
       (generator) => {
         running.set(m.id, generator);
         if (stopped.delete(m.id)) generator.stop();

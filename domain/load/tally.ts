@@ -36,12 +36,17 @@ export class ShardTally {
   /** HTTP/2: the connections opened, and the lowest stream limit a server set (its connections count here). */
   readonly http2: Http2Counts | null;
 
-  constructor(http2: boolean) {
+  /** Requests sent, counted where the shard's owner reads them at any moment (threads.ts: sentSoFar); mod 2^32. */
+  private readonly sentCount: Uint32Array | null;
+
+  constructor(http2: boolean, sentCount?: Uint32Array) {
     this.http2 = http2 ? { connections: 0, serverMaxStreams: null } : null;
+    this.sentCount = sentCount ?? null;
   }
 
   /** A request sent in `second` of the test. */
   sent(second: number) {
+    if (this.sentCount) Atomics.add(this.sentCount, 0, 1);
     this.perSecond.countSent(second);
     this.stats.inFlight += 1;
     this.stats.firstSentAt ??= Date.now();

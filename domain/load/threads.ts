@@ -37,6 +37,9 @@ interface Part {
   round: number;
   /** Whether it reported its phases' histograms since the owner last took the totals. */
   phasesFresh: boolean;
+  /** The requests it sent, as its thread counts them (mod 2^32), and what the owner last read of them. */
+  sentCount: Uint32Array;
+  sentRead: { raw: number; total: number };
 }
 
 /** When a shard's parts report (report-clock.ts), and what its owner does once they all have. */
@@ -107,6 +110,15 @@ function threads(size: number, nice: number): LoadThread[] {
   return pool;
 }
 
+/**
+ * Starts `size` load threads now rather than with the first shard: a worker that takes over a lost
+ * worker's shard then sends at once, instead of after its threads loaded their code (a quarter of a
+ * second on a quiet machine, over a second on a busy one).
+ */
+export function warmLoadThreads(size: number): void {
+  threads(size, LOAD_THREAD_NICE);
+}
+
 /** A shard running on the pool's threads: its parts' reports merged as one generator's, its run and stop those of every part. */
 export class ThreadedShard {
   private readonly parts: Part[] = [];
@@ -146,8 +158,20 @@ export class ThreadedShard {
         thread.parts -= 1;
         if (thread.parts === 0) thread.worker.unref();
       });
-      thread.send({ op: 'start', id, plan: sub, report: clock });
-      const part: Part = { id, thread, done, last: null, unsent: [], finished: false, round: -1, phasesFresh: false };
+      const sent = new SharedArrayBuffer(4);
+      thread.send({ op: 'start', id, plan: sub, report: clock, sent });
+      const part: Part = {
+        id,
+        thread,
+        done,
+        last: null,
+        unsent: [],
+        finished: false,
+        round: -1,
+        phasesFresh: false,
+        sentCount: new Uint32Array(sent),
+        sentRead: { raw: 0, total: 0 },
+      };
       shard.parts.push(part);
       thread.receivers.set(id, (snapshot, round) => {
         kept(part, snapshot);
@@ -198,6 +222,22 @@ export class ThreadedShard {
   private merged(lasts: ShardSnapshot[], withPhases = true): ShardSnapshot {
     const newSeconds = this.parts.flatMap((p) => p.unsent.splice(0));
     return { ...mergeSnapshots(lasts, withPhases), newSeconds };
+  }
+
+  /**
+   * The requests its parts have sent so far (written, or their connections being opened), read at this
+   * moment rather than at the last report: what a checkpoint stores (activities/load: a worker that dies
+   * between two reports took what it sent since the last with it, and this tells how many).
+   */
+  sentSoFar(): number {
+    let sum = 0;
+    for (const p of this.parts) {
+      const raw = Atomics.load(p.sentCount, 0);
+      p.sentRead.total += (raw - p.sentRead.raw) >>> 0; // read far more often than 2^32 sends
+      p.sentRead.raw = raw;
+      sum += p.sentRead.total;
+    }
+    return sum;
   }
 
   /** Runs every part to its end; the merged final totals. A part that fails stops the others (the activity fails, and is retried whole). */

@@ -221,4 +221,6 @@ export interface ShardSnapshotRow<S = Record<string, unknown>> {
   attempt: number;
   snapshot: S;
   final: boolean;
+  /** What the attempt had sent at its last count (counted a few times a second), if it counted. */
+  sent?: { sent: number; countedAt: number } | null;
 }

@@ -6,7 +6,13 @@ import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../db/connect.ts';
-import { readShardSeconds, readShardSnapshots, shardReports, writeShardReports } from '../../../db/load-test-shards.ts';
+import {
+  readShardSeconds,
+  readShardSnapshots,
+  shardReports,
+  shardSentCounts,
+  writeShardReports,
+} from '../../../db/load-test-shards.ts';
 import {
   createLoadTest,
   findOwnedLoadTest,
@@ -204,6 +210,33 @@ describe('shard reports', () => {
     await Promise.all(writers.map((w) => w.write(next(2, 1), false)));
     expect(state.statements).toBe(2);
     expect(await sentIn(testId)).toEqual([2 + 3, 3, 3]);
+  });
+
+  it('keeps each attempt’s newest count of what it sent, read with its snapshot, in one statement for all', async () => {
+    const testId = await newTest();
+    const next = shard();
+    await shardReports(database.db).writer(testId, 0, 1).write(next(0, 3), false);
+    await shardReports(database.db).writer(testId, 0, 2).write(next(1, 1), false);
+    const { db, state } = watched();
+    const counts = shardSentCounts(db);
+    await Promise.all([
+      counts.write({ testId, shard: 0, attempt: 1, sent: 7, countedAt: 1000 }),
+      counts.write({ testId, shard: 0, attempt: 2, sent: 2, countedAt: 1100 }),
+      // A test no longer stored: nothing written, nothing failed.
+      counts.write({ testId: 'gone', shard: 0, attempt: 1, sent: 9, countedAt: 1100 }),
+    ]);
+    expect(state.statements).toBe(1);
+    // A write that finishes after a newer one leaves the newer count.
+    await counts.write({ testId, shard: 0, attempt: 1, sent: 12, countedAt: 1300 });
+    await counts.write({ testId, shard: 0, attempt: 1, sent: 10, countedAt: 1200 });
+    const rows = await readShardSnapshots(database.db, testId);
+    expect(rows.map((r) => [r.attempt, r.sent])).toEqual([
+      [1, { sent: 12, countedAt: 1300 }],
+      [2, { sent: 2, countedAt: 1100 }],
+    ]);
+    expect((await findOwnedLoadTestLive(database.db, testId, userId))?.shards).toEqual(
+      await readShardSnapshots(database.db, testId, { phases: false }),
+    );
   });
 
   it('reads a running test with its snapshots in one statement, its owner’s only', async () => {

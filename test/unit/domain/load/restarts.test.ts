@@ -2,13 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { PerSecondCounts } from '../../../../domain/load/per-second.ts';
 import { lostBy, shardRestarts } from '../../../../domain/load/restarts.ts';
 
-/** An attempt that sent `perSecond[s]` requests in each second s (its snapshot's `sending`, as the shard counts it). */
+/**
+ * An attempt that sent `perSecond[s]` requests in each second s (its snapshot's `sending`, as the shard
+ * counts it), all answered but those in flight.
+ */
 const attempt = (perSecond: number[], inFlight = 0, takenAt = 0) => {
   const counts = new PerSecondCounts();
   perSecond.forEach((n, second) => {
     for (let i = 0; i < n; i++) counts.countSent(second);
   });
-  return { sending: counts.sent(), inFlight, takenAt };
+  const sent = perSecond.reduce((a, b) => a + b, 0);
+  return { sending: counts.sent(), inFlight, takenAt, total: sent - inFlight };
 };
 
 describe('shard restarts', () => {
@@ -68,9 +72,26 @@ describe('shard restarts', () => {
     expect(shardRestarts(rows)).toEqual([{ shard: 0, attempt: 2, seconds_without_traffic: 0, requests_lost: 0 }]);
   });
 
-  it('estimates what a dead attempt sent after its last snapshot from its last full second', () => {
+  it('estimates what a dead attempt sent after its last snapshot from its last full second, without a newer count', () => {
     // The snapshot came early in second 2 (2 sent so far): a second at the pace of second 1.
-    expect(lostBy(attempt([90, 80, 2], 4))).toBe(84);
-    expect(lostBy(attempt([], 0))).toBe(0);
+    expect(lostBy({ snapshot: attempt([90, 80, 2], 4) })).toBe(84);
+    expect(lostBy({ snapshot: attempt([], 0) })).toBe(0);
+    // A count older than the snapshot says nothing of what came after the snapshot.
+    expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 172, countedAt: 4900 } })).toBe(84);
+  });
+
+  it('counts what a dead attempt sent since its last snapshot from its last count, give or take two count intervals', () => {
+    // The snapshot at 5.0 s: 172 sent, 4 of them in flight, 168 answered, and 3 failed to connect.
+    const snapshot = { ...attempt([90, 80, 2], 4, 5000), total: 165, connectionErrors: 3 };
+    // Counted at 5.6 s: 47 more sent. Unanswered: the 4 and the 47; two tenths of a second at 80 a second: 16.
+    expect(lostBy({ snapshot, sent: { sent: 219, countedAt: 5600 } })).toBe(4 + 47 + 16);
+    // Counted as the snapshot was taken: its in-flight, and the allowance.
+    expect(lostBy({ snapshot, sent: { sent: 172, countedAt: 5000 } })).toBe(4 + 16);
+    // The restarts read it from the row.
+    const rows = [
+      { shard: 0, attempt: 1, final: false, snapshot, sent: { sent: 219, countedAt: 5600 } },
+      { shard: 0, attempt: 2, final: true, snapshot: attempt([0, 0, 0, 0, 0, 0, 0, 0, 9]) },
+    ];
+    expect(shardRestarts(rows)[0]!.requests_lost).toBe(67);
   });
 });

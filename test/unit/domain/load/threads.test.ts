@@ -45,8 +45,16 @@ describe('a shard on two threads', () => {
   afterAll(() => site.close());
 
   it('runs its users across the threads and reports them as one', async () => {
-    const { shard, reports } = started(plan(`${site.url}/delay/20`, 6, 3000), 2, 300);
+    const { shard, reports, reported } = started(plan(`${site.url}/delay/20`, 6, 3000), 2, 300);
+    // What the parts sent, read at any moment: at least what their last report counted sent.
+    await reported;
+    const counted = shard.sentSoFar();
+    const last = reports.at(-1)!.snapshot;
+    expect(counted).toBeGreaterThanOrEqual(last.total + last.inFlight);
     const result = await shard.run();
+    // ...and, once they ended, exactly what the target got.
+    expect(shard.sentSoFar()).toBe(site.count('/delay/20'));
+    expect(shard.sentSoFar()).toBeGreaterThanOrEqual(counted);
     // Both parts report each round; the shard tells once per round, at the parts' clock (round 0 as
     // the parts start, then from 300 ms every 300 ms: 9 or 10 in 3 s).
     expect(reports.length).toBeGreaterThanOrEqual(7);
