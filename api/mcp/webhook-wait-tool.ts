@@ -1,6 +1,7 @@
 // MCP tool: wait for a capture of one of the user's webhooks (the REST my-webhook-wait's answer), as a
 // job: a task when the client asks for one (tasks/get, tasks/result, tasks/cancel), else a plain call
-// answered when the capture comes, with progress meanwhile (api/mcp/job-tools.ts).
+// answered when the capture comes, with progress meanwhile (api/mcp/job-tools.ts). Hosts with MCP Apps
+// show the wait in its App (api/mcp/app-webhook-captures.ts), registered here beside the tool that names it.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { WEBHOOK_WAIT_KIND } from '../../lib/jobs/webhooks.ts';
@@ -11,6 +12,7 @@ import type { WebhookWaitService } from '../services/webhook-waits.ts';
 import { toolArgs, validate } from '../validate.ts';
 import { failure, TOOL_HINTS, toolResult, withoutSuccess } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
+import { registerWebhookCapturesApp, webhookCapturesAppMeta } from './app-webhook-captures.ts';
 import { captureFilterIn } from './webhook-inputs.ts';
 
 export function registerWebhookWaitTool(
@@ -52,6 +54,7 @@ export function registerWebhookWaitTool(
       }),
       outputSchema: withoutSuccess(webhookWaitResult),
       annotations: { title: 'Wait for a captured request', ...TOOL_HINTS.webhook_wait_for_request },
+      _meta: webhookCapturesAppMeta,
     },
     deps,
     account,
@@ -61,5 +64,6 @@ export function registerWebhookWaitTool(
     },
     { cancelWhenAbandoned: true },
   );
+  registerWebhookCapturesApp(server);
   return { [WEBHOOK_WAIT_KIND]: present };
 }

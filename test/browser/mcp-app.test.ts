@@ -1,17 +1,18 @@
 // The load test's MCP App (the ui extension): load_test_start and load_test_status name its ui://
-// resource; read through a real MCP client signed in by OAuth, its HTML runs in Debian's chromium inside
-// a sandboxed iframe (scripts only, opaque origin) under a host page whose policy allows nothing remote,
-// with the network cut. A small host here speaks the extension's postMessage protocol (JSON-RPC:
-// ui/initialize, ui/notifications/initialized, ui/notifications/tool-result, tools/call) and forwards
-// the App's tool calls to the MCP client. Fed a running test's real load_test_status result, the App
-// shows its figures; its Stop asks the host to call load_test_stop with that id, and the test stops.
-// A screenshot goes to SHOTS_DIR (default test-artifacts/screenshots) as mcp-app.png.
+// resource; read through a real MCP client signed in by OAuth, its HTML runs in Debian's chromium under
+// the extension's own host SDK (test/support/mcp-app-host.ts: a sandboxed iframe, nothing remote, the
+// network cut), which forwards the App's tool calls to the MCP client. Fed a running test's real
+// load_test_status result, the App shows its figures, then reads load_test_status itself every 2 s and
+// its figures move with the test; its Stop asks the host to call load_test_stop with that id, the test
+// stops, the App shows it stopped and reads no more. Screenshots go to SHOTS_DIR (default
+// test-artifacts/screenshots) as mcp-app-*.png.
 /// <reference lib="dom" />
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
+import { hostApp, servedApp } from '../support/mcp-app-host.ts';
 import { admin, targets } from '../support/client.ts';
 import { loadTestCalls } from '../support/load-tests.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
@@ -21,12 +22,6 @@ import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 const SHOTS = process.env.SHOTS_DIR ?? path.join(ROOT, 'test-artifacts', 'screenshots');
 const target = targets()[0]!;
 const APP_URI = 'ui://netops/load-test.html';
-const APP_MIME = 'text/html;profile=mcp-app';
-
-/** The host page: nothing remote may load (a host's usual policy for an App that asks for no domains). */
-const HOST_PAGE = `<!doctype html><html><head><meta http-equiv="Content-Security-Policy"
- content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"></head>
-<body style="margin:0"><iframe id="app" sandbox="allow-scripts" style="border:0;width:100%;height:260px"></iframe></body></html>`;
 
 describe('the load test MCP App', () => {
   let browser: Browser;
@@ -50,20 +45,7 @@ describe('the load test MCP App', () => {
     const { client } = await connectedClient(target, user.email);
 
     // The tools name the App; the resource is the extension's HTML, with nothing to fetch.
-    const { tools } = await client.listTools();
-    for (const name of ['load_test_start', 'load_test_status']) {
-      const tool = tools.find((t) => t.name === name);
-      expect(tool?._meta, name).toMatchObject({ ui: { resourceUri: APP_URI }, 'ui/resourceUri': APP_URI });
-    }
-    expect(tools.find((t) => t.name === 'load_test_stop')?._meta?.ui).toBeUndefined();
-    const { resources } = await client.listResources();
-    expect(resources.filter((r) => r.uri === APP_URI)).toMatchObject([{ mimeType: APP_MIME }]);
-    const read = await client.readResource({ uri: APP_URI });
-    expect(read.contents).toHaveLength(1);
-    const content = read.contents[0] as { uri: string; mimeType: string; text: string };
-    expect(content).toMatchObject({ uri: APP_URI, mimeType: APP_MIME });
-    expect(content.text).toMatch(/^<!doctype html>/);
-    expect(content.text).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<iframe|<img/i);
+    const html = await servedApp(client, APP_URI, ['load_test_start', 'load_test_status'], 'load_test_stop');
 
     // A test that runs for a minute: its first figures, as load_test_status answers them.
     const started = await calls.start({
@@ -85,61 +67,19 @@ describe('the load test MCP App', () => {
     };
     expect(live.status).toBe('running');
 
-    const page = await browser.newPage({ viewport: { width: 640, height: 260 } });
-    const outside: string[] = [];
-    await page.route('**/*', (route) => {
-      outside.push(route.request().url());
-      return route.abort();
+    // The App's own reads of load_test_status wait until the figures it was given have been checked.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
     });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    // The App's tool calls, forwarded to the MCP server as a host does.
-    const forwarded: { name: string; arguments?: Record<string, unknown> }[] = [];
-    await page.exposeFunction(
-      'callServerTool',
-      async (params: { name: string; arguments?: Record<string, unknown> }) => {
-        forwarded.push(params);
-        // The App's _meta (its own progress token) is the bridge's, not the server's.
-        return client.callTool({ name: params.name, arguments: params.arguments });
-      },
-    );
-    await page.setContent(HOST_PAGE);
-    await page.evaluate((html) => {
-      const w = window as unknown as {
-        received: { method?: string }[];
-        initialized: boolean;
-        callServerTool: (p: unknown) => Promise<unknown>;
-      };
-      w.received = [];
-      w.initialized = false;
-      const frame = document.getElementById('app') as HTMLIFrameElement;
-      window.addEventListener('message', async (event) => {
-        if (event.source !== frame.contentWindow) return;
-        const m = event.data as { jsonrpc: '2.0'; id?: number; method?: string; params?: any };
-        w.received.push(m);
-        const reply = (result: unknown) => frame.contentWindow!.postMessage({ jsonrpc: '2.0', id: m.id, result }, '*');
-        if (m.method === 'ui/initialize')
-          reply({
-            protocolVersion: m.params.protocolVersion,
-            hostInfo: { name: 'test host', version: '1.0.0' },
-            hostCapabilities: { serverTools: {} },
-            hostContext: { theme: 'light' },
-          });
-        else if (m.method === 'ui/notifications/initialized') w.initialized = true;
-        else if (m.method === 'tools/call') reply(await w.callServerTool(m.params));
-        else if (m.id !== undefined) reply({});
-      });
-      frame.srcdoc = html;
-    }, content.text);
-    await page.waitForFunction(() => (window as unknown as { initialized: boolean }).initialized, null, {
-      timeout: 15_000,
+    const host = await hostApp(browser, html, async (params) => {
+      if (params.name === 'load_test_status') await released;
+      return client.callTool({ name: params.name, arguments: params.arguments });
     });
-    await page.evaluate((result) => {
-      const frame = document.getElementById('app') as HTMLIFrameElement;
-      frame.contentWindow!.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: result }, '*');
-    }, status);
+    const { app, bridge, calls: toolCalls } = host;
+    await bridge.sendToolInput({ arguments: { test_id: testId } });
+    await bridge.sendToolResult(status as Parameters<typeof bridge.sendToolResult>[0]);
 
-    const app = page.frameLocator('#app');
     await expect.poll(() => app.locator('#status').textContent()).toBe('running');
     expect(await app.locator('#test').textContent()).toBe(`Load test ${testId}`);
     expect(await app.locator('#rate').textContent()).toBe(live.metrics.throughput.toFixed(1));
@@ -148,23 +88,39 @@ describe('the load test MCP App', () => {
     expect(await app.locator('#requests').textContent()).toBe(String(live.metrics.total_requests));
     expect(await app.locator('#progress-text').textContent()).toBe(`${live.progress}%`);
     expect(await app.locator('#stop').isEnabled()).toBe(true);
-    await page.screenshot({ path: path.join(SHOTS, 'mcp-app.png') });
+
+    // Showing a running test, the App reads its status itself, and its figures move with the test.
+    await expect.poll(() => toolCalls.map((c) => c.name), { timeout: 10_000 }).toEqual(['load_test_status']);
+    expect(toolCalls[0]!.arguments).toEqual({ test_id: testId });
+    release();
+    await expect
+      .poll(() => app.locator('#requests').textContent(), { timeout: 15_000 })
+      .not.toBe(String(live.metrics.total_requests));
+    expect(Number(await app.locator('#requests').textContent())).toBeGreaterThan(live.metrics.total_requests);
+    await expect.poll(() => toolCalls.length, { timeout: 10_000 }).toBeGreaterThan(2);
+    await host.screenshot(path.join(SHOTS, 'mcp-app-800.png'), 800);
+    await host.screenshot(path.join(SHOTS, 'mcp-app-375.png'), 375);
+    await host.setTheme('dark');
+    await host.screenshot(path.join(SHOTS, 'mcp-app-dark-375.png'), 375);
+    await host.setTheme('light');
 
     await app.locator('#stop').click();
     await expect.poll(() => app.locator('#message').textContent(), { timeout: 15_000 }).toMatch(/^Stop requested/);
-    expect(forwarded).toMatchObject([{ name: 'load_test_stop', arguments: { test_id: testId } }]);
-    expect(forwarded).toHaveLength(1);
-    const sent = await page.evaluate(() => (window as unknown as { received: { method?: string }[] }).received);
-    expect(sent.filter((m) => m.method === 'tools/call')).toMatchObject([
-      { params: { name: 'load_test_stop', arguments: { test_id: testId } } },
-    ]);
-    expect(await app.locator('#status').textContent()).toBe('stopped');
+    const stops = toolCalls.filter((c) => c.name === 'load_test_stop');
+    expect(stops).toMatchObject([{ name: 'load_test_stop', arguments: { test_id: testId } }]);
+    expect(stops).toHaveLength(1);
+    expect(toolCalls.filter((c) => c.name !== 'load_test_stop').every((c) => c.name === 'load_test_status')).toBe(true);
     expect(await app.locator('#stop').isDisabled()).toBe(true);
-    await page.screenshot({ path: path.join(SHOTS, 'mcp-app-stopped.png') });
+    // Its own reads show the test end, and then it stops reading.
+    await expect.poll(() => app.locator('#status').textContent(), { timeout: 30_000 }).toBe('stopped');
     const ended = await calls.waitFor(testId, (b) => b.status !== 'running' && b.status !== 'pending', 30_000);
     expect(ended.status).toBe('stopped');
-    expect(outside).toEqual([]);
-    expect(errors).toEqual([]);
-    await page.close();
+    const reads = toolCalls.length;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(toolCalls.length).toBe(reads);
+    await host.screenshot(path.join(SHOTS, 'mcp-app-stopped.png'), 640);
+    expect(host.outside).toEqual([]);
+    expect(host.errors).toEqual([]);
+    await host.page.close();
   }, 120_000);
 });
