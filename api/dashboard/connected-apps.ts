@@ -25,7 +25,8 @@ export function connectedAppSection(
         ${notice}
         ${
           apps.length === 0
-            ? html`<p>No app is connected to your account. MCP clients connect at <code>${config.baseUrl}/mcp</code>.</p>`
+            ? html`<p>No app is connected to your account. MCP clients connect at <code>${config.baseUrl}/mcp</code>.\
+</p>`
             : dataTable(
                 ['App', 'Scopes', 'First used', 'Last used', { label: 'Action', hidden: true }],
                 apps.map((a) => [
@@ -33,7 +34,9 @@ export function connectedAppSection(
                   a.scopes.map((s) => html`<code>${s}</code> `),
                   when(a.firstUsedAt),
                   when(a.lastUsedAt),
-                  html`<form method="post" action="/dashboard/connected-apps/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${a.clientId}"><button type="submit" aria-label="Disconnect ${a.clientName ?? a.clientId}">Disconnect</button></form>`,
+                  html`<form method="post" action="/dashboard/connected-apps/revoke">\
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${a.clientId}">\
+<button type="submit" aria-label="Disconnect ${a.clientName ?? a.clientId}">Disconnect</button></form>`,
                 ]),
               )
         }`,
@@ -53,7 +56,8 @@ export function connectedAppSection(
           account,
           'connected-apps',
           'Not connected',
-          html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p><a href="/dashboard/connected-apps">Back</a></p>`,
+          html`<h1>Not connected</h1><p>No app ${clientId} is connected to your account.</p><p>\
+<a href="/dashboard/connected-apps">Back</a></p>`,
           404,
         );
       }

@@ -18,10 +18,19 @@ export function keySection(page: DashboardPages, { accounts, quota }: Pick<Servi
       'keys',
       'API keys',
       html`<h1>API keys</h1>
-        ${created ? html`<section aria-labelledby="new-key"><h2 id="new-key">Your new key${created.name ? html` "${created.name}"` : ''}</h2><p>Copy it now: it is shown only once.</p><p class="key" data-testid="new-key">${created.apiKey}</p></section>` : ''}
-        <p>Plan <strong>${account.plan}</strong>: this minute ${minute!.limit - minute!.remaining} of ${limits.perMinute} requests (resets in ${minute!.resetSeconds} s), today ${day!.limit - day!.remaining} of ${limits.perDay} (resets at 00:00 UTC). Limits count per account, whichever key is used.</p>
+        ${
+          created
+            ? html`<section aria-labelledby="new-key">\
+<h2 id="new-key">Your new key${created.name ? html` "${created.name}"` : ''}</h2><p>Copy it now: it is shown only once.\
+</p><p class="key" data-testid="new-key">${created.apiKey}</p></section>`
+            : ''
+        }
+        <p>Plan <strong>${account.plan}</strong>: this minute ${minute!.limit - minute!.remaining} of \
+${limits.perMinute} requests (resets in ${minute!.resetSeconds} s), today ${day!.limit - day!.remaining} of \
+${limits.perDay} (resets at 00:00 UTC). Limits count per account, whichever key is used.</p>
         <form method="post" action="/dashboard/keys"><input type="hidden" name="csrf" value="${csrf}">
-          <label for="key-name">Name of the new key</label><input id="key-name" name="name" type="text" maxlength="100" placeholder="ci, laptop, …">
+          <label for="key-name">Name of the new key</label>\
+<input id="key-name" name="name" type="text" maxlength="100" placeholder="ci, laptop, …">
           <button type="submit">Create key</button></form>
         <h2>Your keys</h2>
         ${
@@ -36,7 +45,9 @@ export function keySection(page: DashboardPages, { accounts, quota }: Pick<Servi
                   k.revokedAt ? html`revoked ${when(k.revokedAt)}` : 'active',
                   k.revokedAt
                     ? ''
-                    : html`<form method="post" action="/dashboard/keys/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit" class="secondary" aria-label="Revoke ${k.prefix}">Revoke</button></form>`,
+                    : html`<form method="post" action="/dashboard/keys/revoke">\
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}">\
+<button type="submit" class="secondary" aria-label="Revoke ${k.prefix}">Revoke</button></form>`,
                 ]),
               )
         }`,

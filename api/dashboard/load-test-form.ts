@@ -41,10 +41,14 @@ export function startForm(csrf: string, form: Record<string, string>): Html {
   const secret = (name: Field) =>
     html`<div class="field">${label(name)}<input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
   const auth = v('authType', 'none');
-  return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack"><input type="hidden" name="csrf" value="${csrf}">
-    <div class="field">${label('targetUrl')}<input id="targetUrl" name="targetUrl" type="text" required value="${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
+  return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack">\
+<input type="hidden" name="csrf" value="${csrf}">
+    <div class="field">${label('targetUrl')}<input id="targetUrl" name="targetUrl" type="text" required value="\
+${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
     <div class="row">
-      <div class="field">${label('httpMethod')}<select id="httpMethod" name="httpMethod">${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select></div>
+      <div class="field">${label('httpMethod')}<select id="httpMethod" name="httpMethod">\
+${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select>\
+</div>
       ${input('concurrentUsers', ' (1 to 10000)', html`type="number" min="1" max="10000"`)}
       ${input('testDuration', ' (10 to 3600)', html`type="number" min="10" max="3600"`)}
       ${input('rampUpTime', ' (default 10)', html`type="number" min="0" max="3600"`)}
@@ -58,18 +62,36 @@ export function startForm(csrf: string, form: Record<string, string>): Html {
         ([value, text]) =>
           html`<option value="${value}"${value === v('httpVersion', '1.1') ? html` selected` : ''}>${text}</option>`,
       )}</select></div>
-      <div class="field">${label('http2', ' (1 to 1000, default 1)')}<input id="http2" name="streamsPerConnection" type="number" min="1" max="1000" value="${v('streamsPerConnection')}"></div>
+      <div class="field">\
+${label('http2', ' (1 to 1000, default 1)')}<input id="http2" name="streamsPerConnection" type="number" min="1" \
+max="1000" value="${v('streamsPerConnection')}"></div>
     </div>
-    <div class="field">${label('thresholds', ', one per line')}<textarea id="thresholds" name="thresholds" rows="2" placeholder="p95 < 300&#10;error_rate < 1">${v('thresholds')}</textarea><small>Pass/fail figures, as k6 writes them: p50 to p99.9, avg, max, error_rate, throughput, ...</small></div>
-    <div class="field">${label('headers', ', one "Name: value" per line')}<textarea id="headers" name="headers" rows="2">${v('headers')}</textarea></div>
-    <div class="field">${label('body', ' (POST, PUT, PATCH)')}<textarea id="body" name="body" rows="2">${v('body')}</textarea></div>
-    <div class="field">${label('authType')}<select id="authType" name="authType">${AUTH_TYPES.map((a) => html`<option${a === auth ? html` selected` : ''}>${a}</option>`)}</select></div>
-    <div class="row" data-auth="basic">${input('authUsername', '', html`type="text" autocomplete="off"`)}${secret('authPassword')}</div>
+    <div class="field">\
+${label('thresholds', ', one per line')}<textarea id="thresholds" name="thresholds" rows="2" placeholder="p95 \
+< 300&#10;error_rate < 1">${v('thresholds')}</textarea>\
+<small>Pass/fail figures, as k6 writes them: p50 to p99.9, avg, max, error_rate, throughput, ...</small></div>
+    <div class="field">\
+${label('headers', ', one "Name: value" per line')}<textarea id="headers" name="headers" rows="2">\
+${v('headers')}</textarea></div>
+    <div class="field">${label('body', ' (POST, PUT, PATCH)')}<textarea id="body" name="body" rows="2">\
+${v('body')}</textarea></div>
+    <div class="field">${label('authType')}<select id="authType" name="authType">${AUTH_TYPES.map(
+      (a) => html`<option\
+${a === auth ? html` selected` : ''}>${a}</option>`,
+    )}</select></div>
+    <div class="row" data-auth="basic">\
+${input('authUsername', '', html`type="text" autocomplete="off"`)}${secret('authPassword')}</div>
     <div class="row" data-auth="bearer">${secret('authToken')}</div>
-    <div class="row" data-auth="apikey">${input('apiKeyHeader', '', html`type="text" placeholder="X-API-Key"`)}${secret('apiKeyValue')}</div>
-    <label class="check"><input type="checkbox" name="insecureTls" value="true"${v('insecureTls') === 'true' ? html` checked` : ''}> Accept any certificate (https with a self-signed one, say)</label>
-    <details${v('startBody') ? html` open` : ''}><summary>More options: stages, steps, a replay (the start body as JSON)</summary>
-      <div class="field">${label('startBody', ' (JSON), over the fields above')}<textarea id="startBody" name="startBody" rows="6" class="code" placeholder='{"stages": [{"duration": 30, "target": 50}, {"duration": 60, "target": 50}], "steps": [...]}'>${v('startBody')}</textarea>
+    <div class="row" data-auth="apikey">\
+${input('apiKeyHeader', '', html`type="text" placeholder="X-API-Key"`)}${secret('apiKeyValue')}</div>
+    <label class="check"><input type="checkbox" name="insecureTls" value="true"\
+${v('insecureTls') === 'true' ? html` checked` : ''}> Accept any certificate (https with a self-signed one, say)</label>
+    <details${v('startBody') ? html` open` : ''}>\
+<summary>More options: stages, steps, a replay (the start body as JSON)</summary>
+      <div class="field">\
+${label('startBody', ' (JSON), over the fields above')}<textarea id="startBody" name="startBody" rows="6" class="code" \
+placeholder='{"stages": [{"duration": 30, "target": 50}, {"duration": 60, "target": 50}], "steps": [...]}'>\
+${v('startBody')}</textarea>
       <small>Any field of <a href="/docs#/Load%20testing">the API's start body</a>; the same checks apply.</small></div>
     </details>
     <button type="submit">Start the load test</button></form>
@@ -93,7 +115,10 @@ export function replayFormOf(query: Record<string, unknown>): Record<string, str
 /** The search's filters a replay takes (api/schemas/load-replay.ts: captureFilter). */
 export const REPLAY_FILTERS = ['method', 'header', 'q', 'since', 'until'] as const;
 
-/** The API's start body from the form (numbers as numbers, headers and thresholds from lines, then the JSON fields over them). */
+/**
+ * The API's start body from the form (numbers as numbers, headers and thresholds from lines, then the
+ * JSON fields over them).
+ */
 export function startBodyFromForm(form: Record<string, string>): Record<string, unknown> {
   const num = (name: string) => (form[name] === undefined || form[name].trim() === '' ? undefined : Number(form[name]));
   const headers: Record<string, string> = {};

@@ -26,7 +26,8 @@ export function verdictSection(
 ): Html {
   if (!thresholds?.length) return html`<section id="load-verdict" hidden></section>`;
   const shown = verdict ?? (thresholds.every((t) => t.pass) ? 'passing so far' : 'failing so far');
-  return html`<section id="load-verdict" data-verdict="${verdict ?? ''}"><h2>Verdict: <span class="outcome ${shown.includes('fail') ? 'failed' : 'passed'}">${shown}</span></h2>
+  return html`<section id="load-verdict" data-verdict="${verdict ?? ''}"><h2>Verdict: \
+<span class="outcome ${shown.includes('fail') ? 'failed' : 'passed'}">${shown}</span></h2>
     ${abortedBy ? html`<p>Stopped by the failing threshold <code>${abortedBy}</code>.</p>` : ''}
     ${dataTable(
       ['Threshold', 'Observed', 'Outcome'],
@@ -68,7 +69,8 @@ export function resultsSection(r: FinalResults): Html {
   const codes = Object.entries(r.status_codes ?? {}).sort(([a], [b]) => a.localeCompare(b));
   const errors = Object.entries(r.errors ?? {}).sort(([, a], [, b]) => b - a);
   const share = (n: number) => (r.total_requests ? `${Math.round((n / r.total_requests) * 1000) / 10}%` : '');
-  return html`<h2>Results</h2><div class="table-wrap"><table id="load-results"><tbody>${rows.map(([k, val]) => html`<tr><th scope="row">${k}</th><td>${val}</td></tr>`)}</tbody></table></div>
+  return html`<h2>Results</h2><div class="table-wrap"><table id="load-results">\
+<tbody>${rows.map(([k, val]) => html`<tr><th scope="row">${k}</th><td>${val}</td></tr>`)}</tbody></table></div>
     <h3>Answers by status code</h3>
     ${
       codes.length

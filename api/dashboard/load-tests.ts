@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
-import { COLORS } from '../pages/load-figures.js';
+import { COLORS } from '../browser/load-figures.ts';
 import { loadCharts, sendReport } from '../pages/load-report.ts';
 import { startBody } from '../schemas/load-test-start.ts';
 import type { Services } from '../services/index.ts';
@@ -76,7 +76,9 @@ export function loadTestSection(
         undefined,
         200,
         replay.startBody
-          ? "Replaying the webhook's captures (under More options): give the URL their paths are appended to and the users (the duration defaults to what the replay needs). Each request keeps its own method and body; the headers and credentials here are added to its own."
+          ? "Replaying the webhook's captures (under More options): give the URL their paths are appended to " +
+              'and the users (the duration defaults to what the replay needs). Each request keeps its own method ' +
+              'and body; the headers and credentials here are added to its own.'
           : undefined,
       );
     },
@@ -119,15 +121,26 @@ export function loadTestSection(
         `Load test ${row.id}`,
         html`<h1>Load test</h1>
         ${unreachableLine(final)}
-        <p><code>${row.config.http_method} ${row.config.target_url}</code>, ${row.config.concurrent_users} users for ${row.config.test_duration} s</p>
-        <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="${row.id}" data-started="${status.started_at ?? ''}" data-duration="${row.config.test_duration}" data-ended="${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
-        <form method="post" action="/dashboard/load-tests/${row.id}/stop" id="load-stop"${ended ? html` hidden` : ''}><input type="hidden" name="csrf" value="${page.csrf(ctx)}"><button type="submit" class="danger">Stop the test</button></form></div>
+        <p><code>${row.config.http_method} ${row.config.target_url}</code>, ${row.config.concurrent_users} users for \
+${row.config.test_duration} s</p>
+        <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="\
+${row.id}" data-started="${status.started_at ?? ''}" data-duration="${row.config.test_duration}" data-ended="\
+${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done\
+${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
+        <form method="post" action="/dashboard/load-tests/${row.id}/stop" id="load-stop"${ended ? html` hidden` : ''}>\
+<input type="hidden" name="csrf" value="${page.csrf(ctx)}"><button type="submit" class="danger">Stop the test</button>\
+</form></div>
         ${totalsLine(m, ended)}
         ${verdictSection(status.thresholds, status.verdict, final?.aborted_by)}
         <h2>${ended ? 'Each second of the test' : 'Each second as it happens'}</h2>
         <div id="load-chart">${charts}</div>
         ${final ? resultsSection(final) : ''}
-        ${ended ? await reportLinks(row.id, account.id) : html`<script type="module" src="/dashboard/assets/load-chart.js"></script>`}`,
+        ${
+          ended
+            ? await reportLinks(row.id, account.id)
+            : html`<script type="module" \
+src="/dashboard/assets/load-chart.js"></script>`
+        }`,
       );
     },
   );
@@ -137,8 +150,19 @@ export function loadTestSection(
     const others = (await loadTests.list(userId, 20)).data.tests.filter(
       (t) => t.test_id !== testId && !['pending', 'running'].includes(t.status),
     );
-    return html`<h2>Report</h2><p><a id="load-report" href="/dashboard/load-tests/${testId}/report">Open the report</a>: one HTML file to keep (save it from the browser); it needs no network to open.</p>
-      ${others.length ? html`<form method="get" action="/dashboard/load-tests/${testId}/report"><label for="compare">Compare with</label><select id="compare" name="compare">${others.map((t) => html`<option value="${t.test_id}">${t.test_id}: ${t.config.target_url} (${t.status}, ${t.created_at.slice(0, 16)})</option>`)}</select><button type="submit" class="secondary">Compare</button></form>` : ''}`;
+    return html`<h2>Report</h2><p><a id="load-report" href="/dashboard/load-tests/${testId}/report">Open the report\
+</a>: one HTML file to keep (save it from the browser); it needs no network to open.</p>
+      ${
+        others.length
+          ? html`<form method="get" action="/dashboard/load-tests/${testId}/report">\
+<label for="compare">Compare with</label>\
+<select id="compare" name="compare">${others.map(
+              (t) => html`<option value="${t.test_id}">${t.test_id}: \
+${t.config.target_url} (${t.status}, ${t.created_at.slice(0, 16)})</option>`,
+            )}</select>\
+<button type="submit" class="secondary">Compare</button></form>`
+          : ''
+      }`;
   }
 
   page.get(
@@ -171,10 +195,6 @@ export function loadTestSection(
       lease: await streams.open({ userId: account.id, plan: account.plan }),
     });
   });
-
-  page.script('load-chart.js');
-  page.script('load-figures.js', new URL('../pages/load-figures.js', import.meta.url));
-  page.script('load-form.js');
 }
 
 /**

@@ -39,9 +39,26 @@ export function lookupSection(
       shown.kind === kind ? (shown.form?.[name] ?? fallback) : fallback;
     const form = (kind: Kind, title: string, fields: Html, button: string) =>
       html`<section class="lookup" aria-labelledby="lookup-${kind}"><h2 id="lookup-${kind}">${title}</h2>
-        <form method="post" action="/dashboard/lookups/${kind}"><input type="hidden" name="csrf" value="${csrf}">${fields}<button type="submit">${button}</button></form></section>`;
+        <form method="post" action="/dashboard/lookups/${kind}">\
+<input type="hidden" name="csrf" value="${csrf}">${fields}<button type="submit">${button}</button></form></section>`;
     const select = (kind: Kind, name: string, label: string, options: readonly string[], fallback: string) =>
-      html`<p><label for="${kind}-${name}">${label}</label><select id="${kind}-${name}" name="${name}">${options.map((o) => html`<option${o === typed(kind, name, fallback) ? html` selected` : ''}>${o}</option>`)}</select></p>`;
+      html`<p><label for="${kind}-${name}">${label}</label><select id="${kind}-${name}" name="${name}">\
+${options.map((o) => html`<option${o === typed(kind, name, fallback) ? html` selected` : ''}>${o}</option>`)}\
+</select></p>`;
+    /** A text field of a form, holding what was typed; `wide`: across the whole form. */
+    const text = (
+      kind: Kind,
+      name: string,
+      label: string,
+      placeholder: string,
+      { required = true, wide = false } = {},
+    ) =>
+      html`<p><label for="${kind}-${name}">${label}</label><input id="${kind}-${name}" name="${name}" type="text"\
+${required ? html` required` : ''}${wide ? html` style="width:100%"` : ''} placeholder="${placeholder}" \
+value="${typed(kind, name)}"></p>`;
+    const currencies = select('domain', 'currency', 'Currency', CURRENCIES, 'USD');
+    const types = select('dns', 'type', 'Record type', ['ALL', ...DNS_TYPES], 'ALL');
+    const ipField = text('ip', 'ip', 'Address (empty: yours)', '203.0.113.7', { required: false });
     page.layout(
       ctx,
       account,
@@ -50,10 +67,20 @@ export function lookupSection(
       html`<h1>Lookups</h1>
         ${shown.error ? html`<p class="error" role="alert">${shown.error.message}</p>` : ''}
         ${shown.answer ? html`<section id="lookup-answer" aria-label="Answer">${shown.answer}</section>` : ''}
-        ${form('headers', 'Security headers of a URL', html`<p><label for="headers-url">URL</label><input id="headers-url" name="url" type="text" required style="width:100%" placeholder="https://www.example.com/" value="${typed('headers', 'url')}"></p>`, 'Check headers')}
-        ${form('domain', 'Domain availability and registration', html`<p><label for="domain-domain">Domain</label><input id="domain-domain" name="domain" type="text" required placeholder="my-next-idea.com" value="${typed('domain', 'domain')}"></p>${select('domain', 'currency', 'Currency', CURRENCIES, 'USD')}`, 'Check domain')}
-        ${form('dns', 'DNS records', html`<p><label for="dns-domain">Name</label><input id="dns-domain" name="domain" type="text" required placeholder="example.com" value="${typed('dns', 'domain')}"></p>${select('dns', 'type', 'Record type', ['ALL', ...DNS_TYPES], 'ALL')}`, 'Look up records')}
-        ${form('ip', 'IP address', html`<p><label for="ip-ip">Address (empty: yours)</label><input id="ip-ip" name="ip" type="text" placeholder="203.0.113.7" value="${typed('ip', 'ip')}"></p>`, 'Look up address')}`,
+        ${form(
+          'headers',
+          'Security headers of a URL',
+          text('headers', 'url', 'URL', 'https://www.example.com/', { wide: true }),
+          'Check headers',
+        )}
+        ${form(
+          'domain',
+          'Domain availability and registration',
+          html`${text('domain', 'domain', 'Domain', 'my-next-idea.com')}${currencies}`,
+          'Check domain',
+        )}
+        ${form('dns', 'DNS records', html`${text('dns', 'domain', 'Name', 'example.com')}${types}`, 'Look up records')}
+        ${form('ip', 'IP address', ipField, 'Look up address')}`,
       shown.error?.status ?? 200,
     );
   }
@@ -101,7 +128,10 @@ function facts(rows: Array<[string, unknown]>): Html {
   const known = rows.filter(
     ([, v]) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0),
   );
-  return html`<table class="facts"><tbody>${known.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${Array.isArray(v) ? v.join(', ') : String(v)}</td></tr>`)}</tbody></table>`;
+  return html`<table class="facts"><tbody>${known.map(
+    ([k, v]) => html`<tr><th scope="row">${k}</th>\
+<td>${Array.isArray(v) ? v.join(', ') : String(v)}</td></tr>`,
+  )}</tbody></table>`;
 }
 
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
@@ -127,21 +157,30 @@ function phaseBar(t: HeaderReport['timings'], total: number): Html {
     0.01,
     phases.reduce((n, [, ms]) => n + ms, 0),
   );
-  return html`<div class="phases" role="img" aria-label="${phases.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}">${phases
-    .filter(([, ms]) => ms > 0)
-    .map(
-      ([name, ms, color]) =>
-        html`<span style="width:${((ms / sum) * 100).toFixed(2)}%;background:${color}" title="${name} ${ms} ms"></span>`,
-    )}</div>
-    ${dataTable([...phases.map(([name]) => name), 'Total'], [[...phases.map(([, ms, color]) => html`<span class="swatch" style="background:${color}"></span>${ms} ms`), `${total} ms`]], { id: 'phases' })}`;
+  const label = phases.map(([name, ms]) => `${name} ${ms} ms`).join(', ');
+  const bar = ([name, ms, color]: (typeof phases)[number]) =>
+    html`<span style="width:${((ms / sum) * 100).toFixed(2)}%;background:${color}" title="${name} ${ms} ms"></span>`;
+  const swatch = ([, ms, color]: (typeof phases)[number]) =>
+    html`<span class="swatch" style="background:${color}"></span>${ms} ms`;
+  const columns = [...phases.map(([name]) => name), 'Total'];
+  return html`<div class="phases" role="img" aria-label="${label}">${phases.filter(([, ms]) => ms > 0).map(bar)}</div>
+    ${dataTable(columns, [[...phases.map(swatch), `${total} ms`]], { id: 'phases' })}`;
 }
 
 function headerAnswer(r: HeaderReport): Html {
   const { security, ssl_tls: tls, cookies, cache } = r.analysis;
   const failing = security.checks.filter((c) => !c.passed);
+  const outcome = failing.length
+    ? `${failing.length} of ${security.checks.length} checks failed; each says what to change.`
+    : 'Every check passed.';
+  const cacheNotes = cache.details.length ? html`<ul>${cache.details.map((d) => html`<li>${d}</li>`)}</ul>` : '';
   return html`<h2>Headers of <code>${r.effective_url}</code></h2>
-    <p class="verdict">${gradeBadge(security.grade, 'Security grade')} <span>Security score ${security.score} by the method of MDN's HTTP Observatory (100 is the baseline, bonuses go above; ${security.observatory.tests_passed} of ${security.observatory.tests_quantity} tests passed); overall ${r.overall_score.grade} (${r.overall_score.percentage}%). HTTP ${r.http_code}, HTTP/${r.http_version}, ${r.network.redirect_count} redirect(s), from ${r.network.primary_ip}.</span></p>
-    <p>${failing.length === 0 ? 'Every check passed.' : `${failing.length} of ${security.checks.length} checks failed; each says what to change.`}</p>
+    <p class="verdict">${gradeBadge(security.grade, 'Security grade')} \
+<span>Security score ${security.score} by the method of MDN's HTTP Observatory (100 is the baseline, bonuses go above; \
+${security.observatory.tests_passed} of ${security.observatory.tests_quantity} tests passed); overall \
+${r.overall_score.grade} (${r.overall_score.percentage}%). HTTP ${r.http_code}, HTTP/${r.http_version}, \
+${r.network.redirect_count} redirect(s), from ${r.network.primary_ip}.</span></p>
+    <p>${outcome}</p>
     ${dataTable(
       ['Check', 'Result', 'Points', 'What to do'],
       security.checks.map((c) => [
@@ -178,7 +217,8 @@ function headerAnswer(r: HeaderReport): Html {
             ]),
           )
     }
-    <h3>Caching</h3><p>${cache.cacheable ? 'Cacheable' : 'Not cacheable'} (${cache.score} of ${cache.max_score} points).</p>${cache.details.length ? html`<ul>${cache.details.map((d) => html`<li>${d}</li>`)}</ul>` : ''}`;
+    <h3>Caching</h3><p>${cache.cacheable ? 'Cacheable' : 'Not cacheable'} (${cache.score} of \
+${cache.max_score} points).</p>${cacheNotes}`;
 }
 
 function domainAnswer(r: DomainReport): Html {
@@ -227,7 +267,8 @@ function dnsAnswer(r: DnsReport): Html {
     );
     return [type, text.length ? text.map((t) => html`<code>${t}</code><br>`) : 'none'];
   });
-  return html`<h2>DNS records of <code>${r.domain}</code></h2>${dataTable(['Type', 'Records'], rows, { id: 'dns-records' })}`;
+  const table = dataTable(['Type', 'Records'], rows, { id: 'dns-records' });
+  return html`<h2>DNS records of <code>${r.domain}</code></h2>${table}`;
 }
 
 function ipAnswer(r: IpReport): Html {
@@ -246,5 +287,11 @@ function ipAnswer(r: IpReport): Html {
       ['Organization', d.organization],
       ['Reverse DNS', d.reverse_dns],
     ])}
-    ${at ? html`<p><a href="https://www.openstreetmap.org/?mlat=${d.latitude}&amp;mlon=${d.longitude}#map=10/${d.latitude}/${d.longitude}" rel="noopener noreferrer">Show ${at} on OpenStreetMap</a> (opens the map site).</p>` : ''}`;
+    ${
+      at
+        ? html`<p><a href="https://www.openstreetmap.org/?mlat=${d.latitude}&amp;mlon=${d.longitude}#map=10/\
+${d.latitude}/${d.longitude}" rel="noopener noreferrer">Show ${at} on OpenStreetMap</a> (opens the map site).\
+</p>`
+        : ''
+    }`;
 }

@@ -1,6 +1,5 @@
 // What every dashboard section shares: the signed-in account (or a redirect to sign in), CSRF-checked
 // form posts, the page layout with its navigation, and 303 after a post.
-import fs from 'node:fs';
 import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
@@ -22,7 +21,8 @@ export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'videos' 
 
 export const when = (d: Date | string | null) =>
   d
-    ? html`<time datetime="${new Date(d).toISOString()}">${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
+    ? html`<time datetime="${new Date(d).toISOString()}">\
+${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
     : 'never';
 
 /** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */
@@ -40,8 +40,24 @@ export function dataTable(
   options: { id?: string; rowClass?: (row: number) => string; reflow?: boolean } = {},
 ): Html {
   const label = (c: Column) => (typeof c === 'string' ? c : c.label);
-  return html`<div class="table-wrap"><table${options.reflow === false ? '' : html` class="reflow"`}${options.id ? html` id="${options.id}"` : ''}><thead><tr>${columns.map((c) => html`<th scope="col">${typeof c === 'string' ? c : html`<span class="visually-hidden">${c.label}</span>`}</th>`)}</tr></thead><tbody>
-    ${rows.map((cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>${cells.map((cell, j) => html`<td${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>`)}</tr>`)}</tbody></table></div>`;
+  return html`<div class="table-wrap"><table\
+${options.reflow === false ? '' : html` class="reflow"`}${options.id ? html` id="${options.id}"` : ''}><thead>\
+<tr>${columns.map(
+    (c) =>
+      html`<th scope="col">${
+        typeof c === 'string'
+          ? c
+          : html`<span class="visually-hidden">\
+${c.label}</span>`
+      }</th>`,
+  )}</tr></thead><tbody>
+    ${rows.map(
+      (cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>\
+${cells.map(
+  (cell, j) => html`<td${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>\
+${cell}</td>`,
+)}</tr>`,
+    )}</tbody></table></div>`;
 }
 
 export function dashboardPages(
@@ -76,9 +92,13 @@ export function dashboardPages(
       ctx,
       `${title} · netops`,
       html`<nav class="top" aria-label="Dashboard">
-          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/lookups', 'Lookups', 'lookups')} ${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} ${link('/dashboard/videos', 'Videos', 'videos')} ${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
+          ${link('/dashboard/keys', 'API keys', 'keys')} ${link('/dashboard/lookups', 'Lookups', 'lookups')} \
+${link('/dashboard/webhooks', 'Webhooks', 'webhooks')} ${link('/dashboard/load-tests', 'Load tests', 'load-tests')} \
+${link('/dashboard/videos', 'Videos', 'videos')} \
+${link('/dashboard/connected-apps', 'Connected apps', 'connected-apps')}
           ${link('/docs', 'API docs')} ${deps.temporalUiUrl ? link(deps.temporalUiUrl, 'Temporal UI') : ''}
-          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out<span class="who"> ${account.email}</span></button></form>
+          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${csrf}">\
+<button type="submit" class="secondary">Sign out<span class="who"> ${account.email}</span></button></form>
         </nav>
         ${body}`,
       status,
@@ -116,7 +136,8 @@ export function dashboardPages(
         account,
         null,
         'Rate limit reached',
-        html`<h1>Rate limit reached</h1><p role="alert">Rate limit of the ${account.plan} plan reached (${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAfterSeconds} s.</p>`,
+        html`<h1>Rate limit reached</h1><p role="alert">Rate limit of the ${account.plan} plan reached (\
+${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAfterSeconds} s.</p>`,
         429,
       );
       return null;
@@ -146,7 +167,8 @@ export function dashboardPages(
             account,
             null,
             'Not a field of this page',
-            html`<h1>Not a field of this page</h1><p role="alert">${(err as Error).message}</p><p><a href="${ctx.path}">Open the page without it</a></p>`,
+            html`<h1>Not a field of this page</h1><p role="alert">${(err as Error).message}</p><p>\
+<a href="${ctx.path}">Open the page without it</a></p>`,
             400,
           );
         }
@@ -179,7 +201,8 @@ export function dashboardPages(
               account,
               section,
               'Not found',
-              html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. <a href="/dashboard/${section}">Your ${noun}s</a></p>`,
+              html`<h1>No such ${noun}</h1><p>No ${noun} ${ctx.params.id!.slice(0, 64)} among yours. \
+<a href="/dashboard/${section}">Your ${noun}s</a></p>`,
               404,
             );
           }
@@ -198,15 +221,6 @@ export function dashboardPages(
       router.post(path, async (ctx) => {
         const post = await page.signedInForm(ctx, options);
         if (post) await handler(ctx, post);
-      });
-    },
-
-    /** A small script of the dashboard's (api/dashboard/<name>, or the file `from`), served from here under /assets (no CDN). */
-    script(name: string, from = new URL(`./${name}`, import.meta.url)): void {
-      const body = fs.readFileSync(from, 'utf8');
-      router.get(`/assets/${name}`, (ctx) => {
-        ctx.type = 'text/javascript; charset=utf-8';
-        ctx.body = body;
       });
     },
 

@@ -1,4 +1,4 @@
-// The dashboard (server-rendered, small scripts served from here, no CDN): sign in and out, then one
+// The dashboard (server-rendered, its CSS and small scripts served from here, no CDN): sign in and out, then one
 // section each for API keys, lookups, webhooks, load tests, videos and connected apps (api/dashboard/<section>.ts).
 // Every form carries the CSRF token; every value from a user or a captured request is escaped.
 import Router from '@koa/router';
@@ -7,6 +7,7 @@ import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, readForm, sendPage } from '../pages/html.ts';
 import { signIn, signInForm } from '../pages/sign-in.ts';
 import type { Services } from '../services/index.ts';
+import { assetRoutes } from './assets.ts';
 import { connectedAppSection } from './connected-apps.ts';
 import { keySection } from './keys.ts';
 import { loadTestSection } from './load-tests.ts';
@@ -18,6 +19,7 @@ import { webhookSection } from './webhooks.ts';
 export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
   const router = new Router({ prefix: '/dashboard' });
   const page = dashboardPages(router, deps, services);
+  assetRoutes(router);
   const clientIp = createClientIp(deps.config.trustedProxies);
   /** Only paths of this site, never another host (`//evil.example`). */
   const safeNext = (next: unknown) =>

@@ -21,11 +21,15 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
       'videos',
       'Videos',
       html`<h1>Videos</h1>
-        <p>Removes marks you name from your own footage: your logo or channel bug, a burnt-in timestamp, a screen recorder's badge. The marks AI video generators put on their output to disclose it is generated are never removed, and a file carrying a C2PA provenance manifest is refused.</p>
+        <p>Removes marks you name from your own footage: your logo or channel bug, a burnt-in timestamp, a screen \
+recorder's badge. The marks AI video generators put on their output to disclose it is generated are never removed, and \
+a file carrying a C2PA provenance manifest is refused.</p>
         ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
         <form method="post" action="/dashboard/videos"><input type="hidden" name="csrf" value="${csrf}">
-          <p><label for="regions">Regions to remove, one per line: x, y, width, height in pixels of the frame, optionally from and to seconds (at most ${MAX_REGIONS})</label>
-          <textarea id="regions" name="regions" rows="4" style="width:100%" placeholder="1180, 20, 80, 80&#10;20, 680, 240, 30, 0, 12" required>${form.regions ?? ''}</textarea></p>
+          <p><label for="regions">Regions to remove, one per line: x, y, width, height in pixels of the frame, \
+optionally from and to seconds (at most ${MAX_REGIONS})</label>
+          <textarea id="regions" name="regions" rows="4" style="width:100%" placeholder="1180, 20, 80, 80&#10;20, 680, \
+240, 30, 0, 12" required>${form.regions ?? ''}</textarea></p>
           <button type="submit">Start a video job</button></form>
         <h2>Your jobs</h2>
         ${
@@ -72,17 +76,33 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
         'videos',
         `Video job ${job.job_id}`,
         html`<h1>Video job</h1>
-        <p role="status" aria-live="polite" id="video-status" data-job="${job.job_id}" data-status="${job.status}">Status <strong>${job.status}</strong>${job.status === 'processing' ? `, ${job.progress}% done` : ''}${job.reason ? `: ${job.reason}` : ''}</p>
+        <p role="status" aria-live="polite" id="video-status" data-job="${job.job_id}" data-status="\
+${job.status}">Status <strong>${job.status}</strong>${
+          job.status === 'processing'
+            ? `, \
+${job.progress}% done`
+            : ''
+        }${job.reason ? `: ${job.reason}` : ''}</p>
         <progress id="video-progress" max="100" value="${job.progress}">${job.progress}%</progress>
         ${
           job.upload_url
-            ? html`<form id="video-upload" method="post" action="${pathOf(job.upload_url)}" enctype="multipart/form-data">
-                <p><label for="video">Your video (MP4 or MOV, at most ${Math.floor(video.maxUploadBytes / 1024 / 1024)} MiB and 2 hours), before ${when(job.upload_expires_at)}</label>
+            ? html`<form id="video-upload" method="post" action="\
+${pathOf(job.upload_url)}" enctype="multipart/form-data">
+                <p><label for="video">Your video (MP4 or MOV, at most \
+${Math.floor(video.maxUploadBytes / 1024 / 1024)} MiB and 2 hours), before ${when(job.upload_expires_at)}</label>
                 <input id="video" name="video" type="file" accept="video/mp4,video/quicktime,.mp4,.mov" required></p>
                 <button type="submit">Upload</button></form>`
             : ''
         }
-        <p id="video-download">${job.download_url ? html`<a href="${pathOf(job.download_url)}" download>Download the result</a> (once, before ${when(job.download_expires_at)})` : job.downloaded ? 'The result was downloaded.' : ''}</p>
+        <p id="video-download">${
+          job.download_url
+            ? html`<a href="\
+${pathOf(job.download_url)}" download>Download the result\
+</a> (once, before ${when(job.download_expires_at)})`
+            : job.downloaded
+              ? 'The result was downloaded.'
+              : ''
+        }</p>
         <script src="/dashboard/assets/video-job.js"></script>`,
       );
     },
@@ -93,8 +113,6 @@ export function videoSection(page: DashboardPages, { video }: Pick<Services, 'vi
   page.get('/videos/:job_id/status', async (ctx, account) => {
     ctx.body = await video.status(ctx.params.job_id!, account.id);
   });
-
-  page.script('video-job.js');
 }
 
 /** A link of this service as a path, so the page's own origin serves it (its CSP allows only 'self'). */
@@ -110,7 +128,8 @@ function regionsOfLines(text: string): unknown[] {
       const n = line.split(/[\s,]+/).map(Number);
       if (n.length !== 4 && n.length !== 6)
         throw new InvalidInputError(
-          `regions: line ${i + 1} ("${line.slice(0, 40)}") is not "x, y, width, height" with an optional "from, to" in seconds`,
+          `regions: line ${i + 1} ("\
+${line.slice(0, 40)}") is not "x, y, width, height" with an optional "from, to" in seconds`,
           'regions',
         );
       const [x, y, width, height, start_seconds, end_seconds] = n;

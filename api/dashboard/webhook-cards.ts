@@ -6,7 +6,10 @@ import type { CaptureDelivery } from '../../db/schema.ts';
 import { sentQuery } from '../../lib/capture-query.ts';
 import type { CapturedView } from '../services/webhooks.ts';
 
-/** A stream event for the page: only requests after the ones it rendered, each as its list item and its detail, rendered (escaped) here. */
+/**
+ * A stream event for the page: only requests after the ones it rendered, each as its list item and its
+ * detail, rendered (escaped) here.
+ */
 export function forPage(data: unknown, url: string) {
   const d = data as { data: { requests: CapturedView[] } };
   const requests = d.data.requests.map((r) => ({
@@ -62,11 +65,30 @@ const schemaWord = (s: { valid: boolean | null }) => (s.valid === null ? 'unchec
 export function captureItem(r: Card, selected: boolean): Html {
   const [full, short] = [r.path + search(r), shortPath(r.path) + search(r)];
   return html`<li><a href="#capture-${r.id}" data-id="${r.id}"${selected ? html` aria-current="true"` : ''}>
-    <span class="method">${r.method}</span><code class="path" title="${full}">${short}</code><time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
-    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${answeredMark(r)}${r.signature ? html` · <span class="mark ${r.signature.status}">signature ${r.signature.status}</span>` : ''}${r.schema ? html` · <span class="mark ${schemaWord(r.schema)}">schema ${schemaWord(r.schema)}</span>` : ''}${r.delivery ? html` · <span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>` : ''}</small></a></li>`;
+    <span class="method">${r.method}</span><code class="path" title="${full}">${short}</code>\
+<time datetime="${r.created_at}" title="${r.created_at}">${ago(r.created_at)}</time>
+    <small class="meta">#${r.id} · ${size(r.body_size ?? 0)}${answeredMark(r)}${
+      r.signature
+        ? html` · \
+<span class="mark ${r.signature.status}">signature ${r.signature.status}</span>`
+        : ''
+    }${
+      r.schema
+        ? html` · \
+<span class="mark ${schemaWord(r.schema)}">schema ${schemaWord(r.schema)}</span>`
+        : ''
+    }${
+      r.delivery
+        ? html` · \
+<span class="mark ${r.delivery.status}">forwarded: ${r.delivery.status}</span>`
+        : ''
+    }</small></a></li>`;
 }
 
-/** One captured request in full, escaped: headers and query as tables, the body pretty-printed when JSON (raw beside), binary as a hex preview; copy as curl and replay. */
+/**
+ * One captured request in full, escaped: headers and query as tables, the body pretty-printed when JSON
+ * (raw beside), binary as a hex preview; copy as curl and replay.
+ */
 export function requestCard(r: Card, url: string, selected = true): Html {
   const { delivery, signature, schema } = r;
   const query = r.query_params ? (JSON.parse(r.query_params) as Record<string, string | string[]>) : null;
@@ -74,23 +96,57 @@ export function requestCard(r: Card, url: string, selected = true): Html {
   const binary = r.body_encoding === 'base64';
   return html`<article class="req" id="capture-${r.id}" data-id="${r.id}"${selected ? '' : html` hidden`}>
     <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}${search(r)}</code></h2>
-    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from ${r.ip_address} · ${size(r.body_size ?? 0)}${answeredLine(r)}</p>
-    ${signature ? html`<p class="signature ${signature.status}">Signature <strong>${signature.status}</strong>: ${signature.reason}</p>` : ''}
+    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from \
+${r.ip_address} · ${size(r.body_size ?? 0)}${answeredLine(r)}</p>
+    ${
+      signature
+        ? html`<p class="signature ${signature.status}">Signature \
+<strong>${signature.status}</strong>: ${signature.reason}</p>`
+        : ''
+    }
     ${
       schema
-        ? html`<div class="schema ${schemaWord(schema)}"><p>Schema <strong>${schema.valid === null ? 'not checked' : schemaWord(schema)}</strong>${schema.valid === null ? `: ${schema.error ?? ''}` : schema.valid ? '' : ':'}</p>${
+        ? html`<div class="schema ${schemaWord(schema)}"><p>Schema \
+<strong>${schema.valid === null ? 'not checked' : schemaWord(schema)}</strong>${
+            schema.valid === null
+              ? `: \
+${schema.error ?? ''}`
+              : schema.valid
+                ? ''
+                : ':'
+          }</p>${
             schema.errors.length
-              ? html`<ul>${schema.errors.map((e) => html`<li><code>${e.path || '(body)'}</code> ${e.message}</li>`)}</ul>`
+              ? html`<ul>${schema.errors.map(
+                  (e) => html`<li>\
+<code>${e.path || '(body)'}</code> ${e.message}</li>`,
+                )}</ul>`
               : ''
           }</div>`
         : ''
     }
     ${delivery ? deliveryLog(delivery) : ''}
-    <div class="actions"><button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl</button> <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button></div>
+    <div class="actions"><button type="button" class="secondary copy-curl" data-curl="${curlOf(r, url)}">Copy as curl\
+</button> <button type="button" class="secondary replay-this" data-id="${r.id}">Replay…</button></div>
     <h3>Headers</h3>${pairs(Object.entries(r.headers))}
-    ${query ? html`<h3>Query</h3>${pairs(Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((one) => [k, one] as [string, string])))}` : ''}
+    ${
+      query
+        ? html`<h3>Query</h3>\
+${pairs(queryPairs(query))}`
+        : ''
+    }
     <h3>Body</h3>
-    ${binary ? html`<p>${size(r.body_size ?? 0)} of binary data; the first bytes:</p><pre class="body hex">${hexPreview(r.body ?? '')}</pre>` : html`<pre class="body">${pretty}</pre>${pretty !== (r.body ?? '') && r.body ? html`<details><summary>Raw body</summary><pre class="raw">${r.body}</pre></details>` : ''}`}
+    ${
+      binary
+        ? html`<p>${size(r.body_size ?? 0)} of binary data; the first bytes:</p>\
+<pre class="body hex">${hexPreview(r.body ?? '')}</pre>`
+        : html`<pre class="body">${pretty}</pre>\
+${
+  pretty !== (r.body ?? '') && r.body
+    ? html`<details><summary>Raw body</summary><pre class="raw">${r.body}</pre>\
+</details>`
+    : ''
+}`
+    }
   </article>`;
 }
 
@@ -103,7 +159,10 @@ function answeredLine(r: Card): string {
 }
 
 const pairs = (rows: Array<[string, string]>) =>
-  html`<div class="table-wrap"><table class="kv"><tbody>${rows.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${v}</td></tr>`)}</tbody></table></div>`;
+  html`<div class="table-wrap"><table class="kv"><tbody>${rows.map(
+    ([k, v]) => html`<tr><th scope="row">${k}</th>\
+<td>${v}</td></tr>`,
+  )}</tbody></table></div>`;
 
 /** The first 256 bytes of a base64 body as hex, 16 a line. */
 function hexPreview(base64: string): string {
@@ -116,8 +175,17 @@ function hexPreview(base64: string): string {
 
 /** A capture's delivery to the forward URL: its outcome, then every attempt. */
 function deliveryLog(d: CaptureDelivery): Html {
-  return html`<details class="delivery"><summary>Forwarded: <strong>${d.status}</strong> after ${d.attempts} attempt(s)${d.response_status === null ? '' : html`, last answer ${d.response_status}`}${d.duration_ms === null ? '' : html` in ${d.duration_ms} ms`}</summary>
-    <ol>${d.history.map((a) => html`<li><time datetime="${a.at}">${a.at}</time>: ${a.response_status ?? 'no answer'} in ${a.duration_ms} ms${a.error ? html` (${a.error})` : ''}</li>`)}</ol></details>`;
+  return html`<details class="delivery"><summary>Forwarded: \
+<strong>${d.status}</strong> after ${d.attempts} attempt(s)${
+    d.response_status === null
+      ? ''
+      : html`, last answer \
+${d.response_status}`
+  }${d.duration_ms === null ? '' : html` in ${d.duration_ms} ms`}</summary>
+    <ol>${d.history.map(
+      (a) => html`<li><time datetime="${a.at}">${a.at}</time>: \
+${a.response_status ?? 'no answer'} in ${a.duration_ms} ms${a.error ? html` (${a.error})` : ''}</li>`,
+    )}</ol></details>`;
 }
 
 function prettyBody(body: string | null): string {
@@ -160,3 +228,7 @@ export function curlOf(
   // --data-raw, not --data-binary: a body starting with @ is text to send, not a file to read.
   return `${parts.join(' ')} --data-raw ${shellQuote(r.body)}`;
 }
+
+/** A query's parameters as name-value pairs, a repeated name once per value. */
+const queryPairs = (query: Record<string, string | string[]>): Array<[string, string]> =>
+  Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((one): [string, string] => [k, one]));

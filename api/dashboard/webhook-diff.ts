@@ -17,9 +17,12 @@ const shown = (v: unknown) => (v === undefined ? '' : typeof v === 'string' ? v 
 /** Rows of what changed by name or pointer: the kind, the name, a's value, b's value. */
 function changeTable(rows: Array<[string, string, unknown, unknown]>, what: string): Html {
   if (rows.length === 0) return html`<p class="hint">No difference in the ${what}.</p>`;
-  return html`<div class="table-wrap"><table class="diff"><thead><tr><th scope="col">Change</th><th scope="col">${what === 'body' ? 'Pointer' : 'Name'}</th><th scope="col">a</th><th scope="col">b</th></tr></thead><tbody>${rows.map(
+  return html`<div class="table-wrap"><table class="diff"><thead><tr><th scope="col">Change</th>\
+<th scope="col">${what === 'body' ? 'Pointer' : 'Name'}</th><th scope="col">a</th><th scope="col">b</th></tr></thead>\
+<tbody>${rows.map(
     ([change, name, a, b]) =>
-      html`<tr class="${change}"><td>${change}</td><th scope="row"><code>${name || '(whole body)'}</code></th><td>${shown(a)}</td><td>${shown(b)}</td></tr>`,
+      html`<tr class="${change}"><td>${change}</td><th scope="row"><code>${name || '(whole body)'}</code></th>\
+<td>${shown(a)}</td><td>${shown(b)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -46,7 +49,12 @@ const patchLines = (patch: string) => {
           : line.startsWith('@@')
             ? html`<span class="hunk">${line}</span>\n`
             : `${line}\n`,
-    )}</pre>${more ? html`<p class="hint">The first ${SHOWN_PATCH_LINES.toLocaleString('en')} lines of the patch are shown: my-webhook-diff answers it whole.</p>` : ''}`;
+    )}</pre>${
+    more
+      ? html`<p class="hint">The first \
+${SHOWN_PATCH_LINES.toLocaleString('en')} lines of the patch are shown: my-webhook-diff answers it whole.</p>`
+      : ''
+  }`;
 };
 
 /** The body's part of the page: the patch's first lines, the changes, or why there is no line diff. */
@@ -59,7 +67,8 @@ export function bodyPart(body: Diff['body']): Html {
       ? html`<p>Not compared line by line: ${body.reason ?? 'too different'}.</p>`
       : html`${patchLines(body.patch)}${body.truncated ? html`<p class="hint">The patch is cut at 256 KiB.</p>` : ''}`;
   if (body.truncated)
-    return html`${changeRows(body)}<p class="hint">Not every change is listed: the first ${body.changes.length.toLocaleString('en')} (at most 1,000, within 256 KiB of pointers and values).</p>`;
+    return html`${changeRows(body)}<p class="hint">Not every change is listed: the first \
+${body.changes.length.toLocaleString('en')} (at most 1,000, within 256 KiB of pointers and values).</p>`;
   return changeRows(body);
 }
 
@@ -76,7 +85,12 @@ export function compareForm(webhookId: string, a: number | '', b: number | '', i
   return html`<form method="get" action="/dashboard/webhooks/${webhookId}/diff" class="settings compare">
       <label><span>Compare capture #</span> <input name="a" type="number" min="1" required value="${a}"></label>
       <label><span>with #</span> <input name="b" type="number" min="1" required value="${b}"></label>
-      ${ignore === undefined ? '' : html`<label><span>Leave out headers</span> <input name="ignore_headers" value="${ignore}"> <small>comma-separated; empty: compare every header</small></label>`}
+      ${
+        ignore === undefined
+          ? ''
+          : html`<label><span>Leave out headers</span> \
+<input name="ignore_headers" value="${ignore}"> <small>comma-separated; empty: compare every header</small></label>`
+      }
       <button type="submit">Compare</button>
     </form>`;
 }
@@ -117,7 +131,9 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
         ${
           diff
             ? html`<section class="diff" aria-label="Differences">
-              <p role="status"><strong>#${diff.a.id}</strong> (<time datetime="${diff.a.created_at}">${diff.a.created_at}</time>) → <strong>#${diff.b.id}</strong> (<time datetime="${diff.b.created_at}">${diff.b.created_at}</time>): ${diff.same ? 'the same' : 'they differ'}.</p>
+              <p role="status"><strong>#${diff.a.id}</strong> (\
+<time datetime="${diff.a.created_at}">${diff.a.created_at}</time>) → <strong>#${diff.b.id}</strong> (\
+<time datetime="${diff.b.created_at}">${diff.b.created_at}</time>): ${diff.same ? 'the same' : 'they differ'}.</p>
               <h2>Method and path</h2>
               ${changeTable(
                 [
@@ -132,7 +148,12 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
               )}
               <h2>Query</h2>${changeTable(namedRows(diff.query), 'query')}
               <h2>Headers</h2>${changeTable(namedRows(diff.headers), 'headers')}
-              ${diff.headers.ignored.length ? html`<p class="hint">Left out: ${diff.headers.ignored.join(', ')}.</p>` : ''}
+              ${
+                diff.headers.ignored.length
+                  ? html`<p class="hint">Left out: ${diff.headers.ignored.join(', ')}.\
+</p>`
+                  : ''
+              }
               <h2>Body (${diff.body.format})</h2>${bodyPart(diff.body)}
             </section>`
             : ''

@@ -60,8 +60,12 @@ export function rulesFieldset(w: WithRules): Html {
         ? html`<ol class="rules" start="0">${w.rules.map((r) => html`<li><code>${ruleWords(r)}</code></li>`)}</ol>`
         : html`<p class="hint">No rules: every capture gets the answer below.</p>`
     }
-    <label><span>${RULE_FORM_LABELS.rules}</span> <textarea name="rules" rows="${w.rules.length ? 8 : 3}" class="code" spellcheck="false" placeholder='[{"match": {"header": {"authorization": false}}, "response": {"status": 401}}]'>${w.rules.length ? JSON.stringify(w.rules, null, 2) : ''}</textarea>
-    <small>A JSON list of {match, response}; the first whose match holds answers. Empty: none. The same as the API's <code>rules</code> (<a href="/docs#/Webhooks">reference</a>).</small></label>
+    <label><span>${RULE_FORM_LABELS.rules}</span> \
+<textarea name="rules" rows="\
+${w.rules.length ? 8 : 3}" class="code" spellcheck="false" placeholder='[{"match": {"header": {"authorization": \
+false}}, "response": {"status": 401}}]'>${w.rules.length ? JSON.stringify(w.rules, null, 2) : ''}</textarea>
+    <small>A JSON list of {match, response}; the first whose match holds answers. Empty: none. The same as the API's \
+<code>rules</code> (<a href="/docs#/Webhooks">reference</a>).</small></label>
   </fieldset>`;
 }
 
@@ -81,10 +85,16 @@ export function rulesTestForm(w: WithRules, csrf: string, tried?: Record<string,
   return html`<details class="rules-test"${tried ? html` open` : ''}><summary>Try the rules</summary>
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/rules-test" class="settings">
       <input type="hidden" name="csrf" value="${csrf}">
-      <label><span>${RULE_FORM_LABELS.method}</span> <input name="method" value="${value('method', 'POST')}" size="8"></label>
-      <label><span>${RULE_FORM_LABELS.path}</span> <input name="path" value="${value('path', '/')}" placeholder="/orders/7?x=1"> <small>below the capture URL, with its query</small></label>
-      <label><span>${RULE_FORM_LABELS.headers}</span> <textarea name="headers" rows="2" placeholder="Authorization: Bearer t">${value('headers')}</textarea> <small>one "Name: value" per line</small></label>
-      <label><span>${RULE_FORM_LABELS.body}</span> <textarea name="body" rows="3" class="code" placeholder='{"order": {"id": "dup-1"}}'>${value('body')}</textarea></label>
+      <label><span>${RULE_FORM_LABELS.method}</span> <input name="method" value="${value('method', 'POST')}" size="8">\
+</label>
+      <label><span>${RULE_FORM_LABELS.path}</span> \
+<input name="path" value="${value('path', '/')}" placeholder="/orders/7?x=1"> \
+<small>below the capture URL, with its query</small></label>
+      <label><span>${RULE_FORM_LABELS.headers}</span> \
+<textarea name="headers" rows="2" placeholder="Authorization: Bearer t">${value('headers')}</textarea> \
+<small>one "Name: value" per line</small></label>
+      <label><span>${RULE_FORM_LABELS.body}</span> \
+<textarea name="body" rows="3" class="code" placeholder='{"order": {"id": "dup-1"}}'>${value('body')}</textarea></label>
       <button type="submit">Try</button>
     </form></details>`;
 }
@@ -127,7 +137,8 @@ export function webhookRuleRoutes(
           got.matched_rule === null
             ? html` no rule's answer (none holds): `
             : html` rule #${got.matched_rule}'s answer: `
-        }<strong>${got.response.status}</strong>${got.response.delay_ms ? ` after ${got.response.delay_ms} ms` : ''}.<pre>${[...headers, '', got.response.body.slice(0, 4000)].join('\n')}</pre>`,
+        }<strong>${got.response.status}</strong>${got.response.delay_ms ? ` after ${got.response.delay_ms} ms` : ''}.\
+<pre>${[...headers, '', got.response.body.slice(0, 4000)].join('\n')}</pre>`,
       });
     } catch (err) {
       if (err instanceof AppError && err.status < 500)

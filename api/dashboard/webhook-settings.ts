@@ -62,7 +62,12 @@ export function settingsForm(w: WebhookView, csrf: string): Html {
       <input type="hidden" name="csrf" value="${csrf}">
       ${rulesFieldset(w)}
       <fieldset><legend>${w.rules.length ? 'Answer when no rule holds' : 'Answer to senders'}</legend>
-        ${field('response.status', html`<input name="status" type="number" min="200" max="599" value="${r?.status ?? ''}" placeholder="200">`, 'empty: the default JSON acknowledgement')}
+        ${field(
+          'response.status',
+          html`<input name="status" type="number" min="200" max="599" value="\
+${r?.status ?? ''}" placeholder="200">`,
+          'empty: the default JSON acknowledgement',
+        )}
         ${field(
           'response.headers',
           html`<textarea name="headers" rows="2" placeholder="Content-Type: text/plain">${Object.entries(
@@ -73,22 +78,63 @@ export function settingsForm(w: WebhookView, csrf: string): Html {
           'one "Name: value" per line',
         )}
         ${field('response.body', html`<textarea name="body" rows="3">${r?.body ?? ''}</textarea>`)}
-        ${field('response.delay_ms', html`<input name="delay_ms" type="number" min="0" max="30000" value="${r?.delay_ms ?? 0}">`)}
+        ${field(
+          'response.delay_ms',
+          html`<input name="delay_ms" type="number" min="0" max="30000" value="\
+${r?.delay_ms ?? 0}">`,
+        )}
       </fieldset>
       <fieldset><legend>JSON Schema check</legend>
-        ${field('schema', html`<textarea name="json_schema" rows="${w.schema ? 8 : 2}" class="code" spellcheck="false" placeholder='{"type": "object", "required": ["id"]}'>${w.schema ? JSON.stringify(w.schema, null, 2) : ''}</textarea>`, "draft 2020-12; each capture's body is checked against it when read; empty: no check")}
+        ${field(
+          'schema',
+          html`<textarea name="json_schema" rows="\
+${w.schema ? 8 : 2}" class="code" spellcheck="false" placeholder='{"type": "object", "required": ["id"]}'>\
+${w.schema ? JSON.stringify(w.schema, null, 2) : ''}</textarea>`,
+          "draft 2020-12; each capture's body is checked against it when read; empty: no check",
+        )}
       </fieldset>
       <fieldset><legend>Forwarding</legend>
-        ${field('forward_url', html`<input name="forward_url" type="url" value="${w.forward_url ?? ''}" placeholder="https://staging.example.com/hooks">`, 'each new capture is sent on, byte for byte; empty: off')}
+        ${field(
+          'forward_url',
+          html`<input name="forward_url" type="url" value="\
+${w.forward_url ?? ''}" \
+placeholder="https://staging.example.com/hooks">`,
+          'each new capture is sent on, byte for byte; empty: off',
+        )}
       </fieldset>
       <fieldset><legend>Signature check</legend>
-        ${field('signature.scheme', html`<select name="scheme"><option value="">none</option>${SIGNATURE_SCHEMES.map((s) => html`<option value="${s}"${w.signature?.scheme === s ? ' selected' : ''}>${s}</option>`)}</select>`)}
-        ${field('signature.secret', html`<input name="secret" type="password" autocomplete="off" value="">`, w.signature ? 'empty: keep the current one' : '')}
-        ${field('signature.header', html`<input name="signature_header" value="${w.signature?.scheme === 'hmac-sha256' ? w.signature.header : ''}" placeholder="x-signature">`, 'hmac-sha256 only')}
+        ${field(
+          'signature.scheme',
+          html`<select name="scheme"><option value="">none\
+</option>${SIGNATURE_SCHEMES.map(
+            (s) => html`<option value="${s}"${w.signature?.scheme === s ? ' selected' : ''}>\
+${s}</option>`,
+          )}</select>`,
+        )}
+        ${field(
+          'signature.secret',
+          html`<input name="secret" type="password" autocomplete="off" \
+value="">`,
+          w.signature ? 'empty: keep the current one' : '',
+        )}
+        ${field(
+          'signature.header',
+          html`<input name="signature_header" value="\
+${w.signature?.scheme === 'hmac-sha256' ? w.signature.header : ''}" placeholder="x-signature">`,
+          'hmac-sha256 only',
+        )}
       </fieldset>
       <fieldset><legend>Keep</legend>
-        ${field('retention.max_requests', html`<input name="max_requests" type="number" min="1" max="10000" value="${w.retention.max_requests}">`)}
-        ${field('retention.max_age_days', html`<input name="max_age_days" type="number" min="1" max="30" value="${w.retention.max_age_days}">`)}
+        ${field(
+          'retention.max_requests',
+          html`<input name="max_requests" type="number" min="1" max="10000" value="\
+${w.retention.max_requests}">`,
+        )}
+        ${field(
+          'retention.max_age_days',
+          html`<input name="max_age_days" type="number" min="1" max="30" value="\
+${w.retention.max_age_days}">`,
+        )}
       </fieldset>
       <button type="submit">Save settings</button>
     </form></details>`;
@@ -136,10 +182,23 @@ export function searchForm(w: WebhookView, search: Record<string, string> | null
       <label>Method <input name="method" size="6" value="${value('method')}"></label>
       <label>Header <input name="header" placeholder="name or name:value" value="${value('header')}"></label>
       <label>Body text <input name="q" value="${value('q')}"></label>
-      ${w.schema ? html`<label>Schema <select name="schema"><option value="">any</option>${['valid', 'invalid'].map((v) => html`<option value="${v}"${value('schema') === v ? ' selected' : ''}>${v}</option>`)}</select></label>` : ''}
+      ${
+        w.schema
+          ? html`<label>Schema <select name="schema"><option value="">any\
+</option>${['valid', 'invalid'].map(
+              (v) => html`<option value="${v}"${value('schema') === v ? ' selected' : ''}>\
+${v}</option>`,
+            )}</select></label>`
+          : ''
+      }
       <label>Since <input name="since" placeholder="2026-11-23T10:00:00Z" value="${value('since')}"></label>
       <label>Until <input name="until" value="${value('until')}"></label>
-      <button type="submit">Search</button> ${search ? html`<a href="/dashboard/webhooks/${w.webhook_id}">Clear (live view)</a>` : ''}
+      <button type="submit">Search</button> ${
+        search
+          ? html`<a href="/dashboard/webhooks/\
+${w.webhook_id}">Clear (live view)</a>`
+          : ''
+      }
     </form></details>`;
 }
 
@@ -147,7 +206,10 @@ export function searchForm(w: WebhookView, search: Record<string, string> | null
 const replayLoadLink = (webhookId: string, filters: URLSearchParams) =>
   `/dashboard/load-tests?${new URLSearchParams([['replay_webhook', webhookId], ...filters])}#load-form`;
 
-/** The export links (with the search's filters), the replay form and the comparison of two captures (`shown`: the ids listed, newest first). */
+/**
+ * The export links (with the search's filters), the replay form and the comparison of two captures
+ * (`shown`: the ids listed, newest first).
+ */
 export function toolsOf(w: WebhookView, csrf: string, search: Record<string, string> | null, shown: number[]): Html {
   const filters = new URLSearchParams(Object.entries(search ?? {}).filter(([k]) => k !== 'cursor'));
   const exportLink = (format: string) =>
@@ -156,15 +218,22 @@ export function toolsOf(w: WebhookView, csrf: string, search: Record<string, str
     <form method="post" action="/dashboard/webhooks/${w.webhook_id}/replay" class="replay settings" id="replay">
       <input type="hidden" name="csrf" value="${csrf}">
       <label>Replay capture # <input name="request_id" type="number" min="1" required></label>
-      <label>to <input name="target_url" type="url" required placeholder="https://staging.example.com/hooks" value="${w.forward_url ?? ''}"></label>
+      <label>to <input name="target_url" type="url" required placeholder="https://staging.example.com/hooks" value="\
+${w.forward_url ?? ''}"></label>
       <button type="submit">Replay</button>
     </form>
     ${compareForm(w.webhook_id, shown[1] ?? '', shown[0] ?? '')}
-    <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · <a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p>
-    <p><a href="${replayLoadLink(w.webhook_id, filters)}" id="replay-load">Load test with ${search ? 'these' : 'the kept'} captures</a>: their requests, replayed against a target of yours at their recorded pace.</p></section>`;
+    <p>Export ${search ? 'these' : 'every kept'} capture(s): <a href="${exportLink('json')}" download>JSON</a> · \
+<a href="${exportLink('har')}" download>HAR</a> (opens in browser devtools)</p>
+    <p><a href="${replayLoadLink(w.webhook_id, filters)}" id="replay-load">Load test with \
+${search ? 'these' : 'the kept'} captures\
+</a>: their requests, replayed against a target of yours at their recorded pace.</p></section>`;
 }
 
-/** The routes of the settings, the replay and the export; `render` draws the webhook's page with a notice or an error. */
+/**
+ * The routes of the settings, the replay and the export; `render` draws the webhook's page with a notice
+ * or an error.
+ */
 export function webhookToolRoutes(
   page: DashboardPages,
   { webhooks, webhookReplays, webhookExports }: Pick<Services, 'webhooks' | 'webhookReplays' | 'webhookExports'>,
@@ -198,7 +267,8 @@ export function webhookToolRoutes(
       );
       const r = await webhookReplays.replay(account.id, id, request_id, target_url);
       await render(ctx, account, {
-        message: html`Replayed capture #${r.request_id} to <code>${r.target_url}</code>: <strong>${r.response.status}</strong> in ${r.duration_ms} ms.<pre>${r.response.body.slice(0, 2000)}</pre>`,
+        message: html`Replayed capture #${r.request_id} to <code>${r.target_url}</code>: \
+<strong>${r.response.status}</strong> in ${r.duration_ms} ms.<pre>${r.response.body.slice(0, 2000)}</pre>`,
       });
     } catch (err) {
       await shown(ctx, account)(err);

@@ -44,7 +44,8 @@ export function webhookSection(
       'Webhooks',
       html`<h1>Webhooks</h1>
         ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
-        <form method="post" action="/dashboard/webhooks"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Create a webhook</button></form>
+        <form method="post" action="/dashboard/webhooks"><input type="hidden" name="csrf" value="${csrf}">\
+<button type="submit">Create a webhook</button></form>
         ${
           list.length === 0
             ? html`<p>No webhooks yet.</p>`
@@ -54,7 +55,9 @@ export function webhookSection(
                   html`<a class="long" href="/dashboard/webhooks/${w.webhook_id}">${brokenAtId(w.webhook_url)}</a>`,
                   w.request_count,
                   when(w.created_at),
-                  html`<form method="post" action="/dashboard/webhooks/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}"><button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form>`,
+                  html`<form method="post" action="/dashboard/webhooks/delete">\
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="webhook_id" value="${w.webhook_id}">\
+<button type="submit" class="secondary" aria-label="Delete ${w.webhook_id}">Delete</button></form>`,
                 ]),
               )
         }`,
@@ -132,20 +135,39 @@ export function webhookSection(
       `Webhook ${id}`,
       html`<h1>Webhook</h1>
         <div class="capture-url"><p>Send any request to this URL; it appears below as it arrives.</p>
-          <div class="copy-row"><code id="capture-url">${url}</code><button type="button" class="secondary copy" data-copy="${url}">Copy URL</button></div>
-          <div class="copy-row curl-row"><code class="curl">${curl}</code><button type="button" class="secondary copy" data-copy="${curl}">Copy curl</button></div>
+          <div class="copy-row"><code id="capture-url">${url}</code>\
+<button type="button" class="secondary copy" data-copy="${url}">Copy URL</button></div>
+          <div class="copy-row curl-row"><code class="curl">${curl}</code>\
+<button type="button" class="secondary copy" data-copy="${curl}">Copy curl</button></div>
           ${summaryOf(webhook)}</div>
         ${error ? html`<p class="error" role="alert">${error.message}</p>` : ''}
         ${notice.message ? html`<div class="notice" role="status">${notice.message}</div>` : ''}
         <div class="inspector">
           <section class="captures" aria-labelledby="captures-heading">
             <h2 id="captures-heading">Captures</h2>
-            ${search ? html`<p role="status">${found.requests.length} capture(s) match${next ? html`; <a href="${next}">older ones</a>` : ''}.</p>` : html`<p role="status" id="live-status" aria-live="polite">Connecting…</p>`}
+            ${
+              search
+                ? html`<p role="status">${found.requests.length} capture(s) match${
+                    next
+                      ? html`; \
+<a href="${next}">older ones</a>`
+                      : ''
+                  }.</p>`
+                : html`<p role="status" id="live-status" aria-live="polite">Connecting…\
+</p>`
+            }
             ${searchForm(webhook, search?.given ?? null)}
-            <ol id="capture-list" class="capture-list">${found.requests.map((r) => captureItem(r, r.id === selected))}</ol>
-            ${found.requests.length ? '' : html`<p id="no-captures">Nothing captured${search ? ' matches' : ' yet'}.</p>`}
+            <ol id="capture-list" class="capture-list">\
+${found.requests.map((r) => captureItem(r, r.id === selected))}</ol>
+            ${
+              found.requests.length
+                ? ''
+                : html`<p id="no-captures">Nothing captured${search ? ' matches' : ' yet'}.\
+</p>`
+            }
           </section>
-          <section id="requests" class="capture-detail" data-webhook="${id}" data-capture-url="${url}" aria-label="The selected capture">
+          <section id="requests" class="capture-detail" data-webhook="${id}" data-capture-url="\
+${url}" aria-label="The selected capture">
             ${found.requests.map((r) => requestCard(r, url, r.id === selected))}
           </section>
         </div>
@@ -218,6 +240,4 @@ export function webhookSection(
     },
     { query: ['after'] },
   );
-
-  page.script('live-webhook.js');
 }

@@ -1,5 +1,5 @@
 // A load test's report as one self-contained HTML file (api/services/load-report.ts gives the data):
-// inline CSS, charts drawn as inline SVG on the server (load-figures.js, the code that draws the
+// inline CSS (api/pages/styles/), charts drawn as inline SVG on the server (load-figures.ts, the code that draws the
 // dashboard's charts too), no script, and a Content-Security-Policy that forbids every fetch, so the
 // file opened from a disk years later shows the same and asks nothing of any network. On a phone the
 // page takes the whole width, each chart shows its drawing for a phone, and a table wider than the
@@ -8,19 +8,12 @@
 import type { Context } from 'koa';
 import type { LoadReport, ReportTest } from '../services/load-report.ts';
 import { html, Html } from './html.ts';
-import { CHART_CSS, chartFigures, COLORS, thresholdUnit, type ChartLine } from './load-figures.js';
+import { STYLES } from './styles.ts';
+import { chartFigures, COLORS, thresholdUnit, type ChartLine } from '../browser/load-figures.ts';
 
 const TEST_COLORS = [COLORS.a, COLORS.b];
-const CSS = `
-:root{font-family:system-ui,sans-serif;line-height:1.45;color:#1b1f24}
-body{margin:0;background:#f6f7f9}main{max-width:64rem;margin:1.5rem auto;padding:1.5rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
-h1{font-size:1.4rem;margin:0 0 .5rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}h1,h2{overflow-wrap:anywhere}
-table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}.scroll{overflow-x:auto}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de}
-th.n,td.n{text-align:right}.pass{color:#116329;font-weight:700}.fail{color:#a40e26;font-weight:700}
-.swatch{display:inline-block;width:1.5rem;height:.25rem;vertical-align:middle;margin-right:.3rem}
-pre{background:#eef1f4;padding:.6rem;overflow:auto;font-size:.85rem}code{background:#eef1f4;padding:0 .2rem}
-${CHART_CSS}
-@media (max-width:40rem){main{margin:0;padding:.75rem;border:0;border-radius:0}table{font-size:.9rem}th,td{padding:.3rem .3rem}}`;
+/** The report's CSS, inlined: its own, then the charts'. */
+const CSS = STYLES['report.css'] + STYLES['charts.css'];
 
 const fmt = (n: number | undefined | null) =>
   n === undefined || n === null
@@ -116,17 +109,21 @@ const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 
 /** Rows of figures, a column per test, and the change from A to B when there are two. */
 function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => number | undefined | null]>): Html {
   const two = tests.length === 2;
-  return html`<div class="scroll"><table><thead><tr><th>Figure</th>${tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`)}${two ? html`<th class="n">B against A</th>` : ''}</tr></thead><tbody>
-${rows.map(([name, get]) => {
-  const [a, b] = tests.map(get);
-  const change =
-    two && typeof a === 'number' && typeof b === 'number' && a !== 0
-      ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)} %`
-      : two
-        ? '–'
-        : null;
-  return html`<tr><td>${name}</td>${tests.map((t) => html`<td class="n">${fmt(get(t))}</td>`)}${change !== null ? html`<td class="n">${change}</td>` : ''}</tr>`;
-})}</tbody></table></div>`;
+  const heads = tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`);
+  const row = ([name, get]: (typeof rows)[number]) => {
+    const [a, b] = tests.map(get);
+    const change =
+      two && typeof a === 'number' && typeof b === 'number' && a !== 0
+        ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)} %`
+        : two
+          ? '–'
+          : null;
+    const cells = tests.map((t) => html`<td class="n">${fmt(get(t))}</td>`);
+    return html`<tr><td>${name}</td>${cells}${change !== null ? html`<td class="n">${change}</td>` : ''}</tr>`;
+  };
+  return html`<div class="scroll"><table><thead><tr><th>Figure</th>${heads}\
+${two ? html`<th class="n">B against A</th>` : ''}</tr></thead><tbody>
+${rows.map(row)}</tbody></table></div>`;
 }
 
 function counts(title: string, tests: ReportTest[], of: (t: ReportTest) => Record<string, number>): Html {
@@ -140,18 +137,66 @@ function counts(title: string, tests: ReportTest[], of: (t: ReportTest) => Recor
 
 function header(t: ReportTest, i: number, many: boolean): Html {
   const c = t.config;
-  const shape = Array.isArray(c.stages)
-    ? `stages of ${c.stage_target}: ${(c.stages as Array<{ duration: number; target: number }>).map((s) => `${s.target} over ${s.duration} s`).join(', ')}`
-    : `${fmt(c.concurrent_users)} users for ${fmt(c.test_duration)} s${c.requests_per_second ? ` at ${fmt(c.requests_per_second)} requests/s` : ''}, ramp-up ${fmt(c.ramp_up_time)} s`;
+  const stages = c.stages as Array<{ duration: number; target: number }> | undefined;
+  const rate = c.requests_per_second ? ` at ${fmt(c.requests_per_second)} requests/s` : '';
+  const shape = Array.isArray(stages)
+    ? `stages of ${c.stage_target}: ${stages.map((s) => `${s.target} over ${s.duration} s`).join(', ')}`
+    : `${fmt(c.concurrent_users)} users for ${fmt(c.test_duration)} s${rate}, ramp-up ${fmt(c.ramp_up_time)} s`;
   const spc = c.http2?.streams_per_connection ?? 1;
   const limit = t.http2?.server_max_concurrent_streams ?? null;
-  const protocol =
-    c.http_version === '2'
-      ? html` Over HTTP/2, ${spc === 1 ? 'a connection per user' : `${fmt(spc)} users per connection`}${t.http2 ? `: ${fmt(t.http2.connections)} connections opened` : ''}.${limit !== null && limit < spc ? html` <strong data-limit="${limit}">The server allowed only ${fmt(limit)} streams at once per connection</strong>: the other users waited for one.` : ''}`
+  const limited =
+    limit !== null && limit < spc
+      ? html` <strong data-limit="${limit}">The server allowed only ${fmt(limit)} streams at once per \
+connection</strong>: the other users waited for one.`
       : '';
-  return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${TEST_COLORS[i]}"></i>${label(t, i, many)}: ${t.status}${t.verdict ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>` : ''}</h2>
-<p><code>${c.http_method} ${c.target_url}</code>: ${shape}.${protocol} From ${t.started_at ?? '–'} to ${t.completed_at ?? '–'}.${t.failure_reason ? html` ${t.failure_reason}.` : ''}${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}</p>
-${t.thresholds.length ? html`<div class="scroll"><table><thead><tr><th>Threshold</th><th class="n">Observed</th><th>Outcome</th></tr></thead><tbody>${t.thresholds.map((th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${observed(th.threshold, th.observed)}</td><td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`)}</tbody></table></div>` : ''}</section>`;
+  const users = spc === 1 ? 'a connection per user' : `${fmt(spc)} users per connection`;
+  const opened = t.http2 ? `: ${fmt(t.http2.connections)} connections opened` : '';
+  const protocol = c.http_version === '2' ? html` Over HTTP/2, ${users}${opened}.${limited}` : '';
+  const verdict = t.verdict
+    ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>`
+    : '';
+  const ending = html`${t.failure_reason ? html` ${t.failure_reason}.` : ''}\
+${t.aborted_by ? html` Stopped by the threshold <code>${t.aborted_by}</code>.` : ''}`;
+  return html`<section data-test="${t.test_id}"><h2><i class="swatch" style="background:${TEST_COLORS[i]}"></i>\
+${label(t, i, many)}: ${t.status}${verdict}</h2>
+<p><code>${c.http_method} ${c.target_url}</code>: ${shape}.${protocol} From ${t.started_at ?? '–'} to \
+${t.completed_at ?? '–'}.${ending}</p>
+${thresholdTable(t)}</section>`;
+}
+
+/** A test's thresholds: each with the figure observed and its outcome. */
+function thresholdTable(t: ReportTest): Html {
+  if (!t.thresholds.length) return html``;
+  const rows = t.thresholds.map(
+    (th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${observed(th.threshold, th.observed)}</td>\
+<td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`,
+  );
+  return html`<div class="scroll"><table><thead><tr><th>Threshold</th><th class="n">Observed</th>\
+<th>Outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+const STEP_COLUMNS = ['Requests', 'Failed', 'Captures that found nothing', 'Average', 'p95', 'p99', 'Max'];
+
+/** The steps of scenario tests: a table of each test's steps, a row per step. */
+function stepsSection(tests: ReportTest[], many: boolean): Html {
+  if (!tests.some((t) => t.steps.length)) return html``;
+  const head = html`<th>Step</th>${STEP_COLUMNS.map((c) => html`<th class="n">${c}</th>`)}`;
+  const row = (st: ReportTest['steps'][number]) =>
+    html`<tr><td>${st.step}. ${st.name}</td>${[
+      st.requests,
+      st.failed_requests,
+      st.capture_failures,
+      st.avg_response_time,
+      st.p95_response_time,
+      st.p99_response_time,
+      st.max_response_time,
+    ].map((n) => html`<td class="n">${fmt(n)}</td>`)}</tr>`;
+  return html`<h2>Steps</h2>${tests.map((t, i) =>
+    t.steps.length
+      ? html`<p>${label(t, i, many)}</p><div class="scroll"><table><thead><tr>${head}</tr></thead>\
+<tbody>${t.steps.map(row)}</tbody></table></div>`
+      : '',
+  )}`;
 }
 
 /** The phases of the tests: a row per phase (and test, when two), a column per statistic. */
@@ -160,8 +205,9 @@ function phaseTable(tests: ReportTest[]): Html {
   const rows = Object.entries(PHASE_NAMES).flatMap(([phase, name]) =>
     tests.map((t, i) => {
       const figures = t.phases?.[phase];
+      const cells = PHASE_COLUMNS.map((st) => html`<td class="n">${fmt(figures?.[st])}</td>`);
       return html`<tr>${i === 0 ? html`<th scope="row"${two ? html` rowspan="2"` : ''}>${name}</th>` : ''}\
-${two ? html`<td>${label(t, i, true).slice(0, 1)}</td>` : ''}${PHASE_COLUMNS.map((st) => html`<td class="n">${fmt(figures?.[st])}</td>`)}</tr>`;
+${two ? html`<td>${label(t, i, true).slice(0, 1)}</td>` : ''}${cells}</tr>`;
     }),
   );
   return html`<div class="scroll"><table id="phases"><thead><tr><th>Phase</th>${two ? html`<th>Test</th>` : ''}\
@@ -193,7 +239,8 @@ export function loadReportPage(report: LoadReport): string {
   const unreachable = tests.flatMap((t, i) =>
     t.verdict_reason === 'target_unreachable'
       ? [
-          html`<p class="fail" role="alert" data-verdict-reason="target_unreachable"><strong>${many ? `${label(t, i, many)} failed` : 'Failed'}\
+          html`<p class="fail" role="alert" data-verdict-reason="target_unreachable">\
+<strong>${many ? `${label(t, i, many)} failed` : 'Failed'}\
 : target unreachable</strong>, nothing was measured: ${t.verdict_detail ?? 'every attempt failed'}.</p>`,
         ]
       : [],
@@ -225,14 +272,26 @@ ${figures(tests, [
 ])}
 <h2>Over time</h2>
 ${loadCharts(tests.map((t, i) => ({ label: i === 0 ? 'A' : 'B', color: TEST_COLORS[i]!, series: t.series })))}
-<p>Each second's figures are in the test's series (<code>GET /api/v1/load-testing/series/{test_id}</code>); the whole test's percentiles are under Figures, from histograms merged exactly across shards.</p>
+<p>Each second's figures are in the test's series (<code>GET /api/v1/load-testing/series/{test_id}\
+</code>); the whole test's percentiles are under Figures, from histograms merged exactly across shards.</p>
 <h2>Phases (ms)</h2>
-${tests.some((t) => t.phases) ? phaseTable(tests) : html`<p>Not recorded for ${many ? 'these tests' : 'this test'} (run before phases existed).</p>`}
-${tests.some((t) => t.steps.length) ? html`<h2>Steps</h2>${tests.map((t, i) => (t.steps.length ? html`<p>${label(t, i, many)}</p><div class="scroll"><table><thead><tr><th>Step</th><th class="n">Requests</th><th class="n">Failed</th><th class="n">Captures that found nothing</th><th class="n">Average</th><th class="n">p95</th><th class="n">p99</th><th class="n">Max</th></tr></thead><tbody>${t.steps.map((st) => html`<tr><td>${st.step}. ${st.name}</td><td class="n">${fmt(st.requests)}</td><td class="n">${fmt(st.failed_requests)}</td><td class="n">${fmt(st.capture_failures)}</td><td class="n">${fmt(st.avg_response_time)}</td><td class="n">${fmt(st.p95_response_time)}</td><td class="n">${fmt(st.p99_response_time)}</td><td class="n">${fmt(st.max_response_time)}</td></tr>`)}</tbody></table></div>` : ''))}` : ''}
+${
+  tests.some((t) => t.phases)
+    ? phaseTable(tests)
+    : html`<p>Not recorded for \
+${many ? 'these tests' : 'this test'} (run before phases existed).</p>`
+}
+${stepsSection(tests, many)}
 ${counts('Answers by protocol', tests, (t) => t.protocols)}
 ${counts('Status codes', tests, (t) => t.status_codes)}
 ${counts('Errors by kind', tests, (t) => t.errors)}
-<h2>Configuration</h2>${tests.map((t, i) => html`<p>${label(t, i, many)}</p><pre>${JSON.stringify(t.config, null, 2)}</pre>`)}
+<h2>Configuration</h2>${tests.map(
+    (t, i) => html`<p>${label(t, i, many)}</p>\
+<pre>${JSON.stringify(t.config, null, 2)}</pre>`,
+  )}
 </main>`;
-  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${POLICY}"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(CSS)}</style></head><body>${body}</body></html>`}`;
+  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8">\
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">\
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>\
+<style>${new Html(CSS)}</style></head><body>${body}</body></html>`}`;
 }

@@ -1,7 +1,7 @@
 // How the load-test pages draw and label their figures: line charts as SVG text, and the unit of each
-// figure. Plain JavaScript with no imports, so that one code draws every chart: the server for the
-// report (a file with no script) and for an ended test's page, the browser for a running test's page
-// (served as /dashboard/assets/load-figures.js). Ticks are round (1, 2 or 5 times a power of ten, or
+// figure. No imports and no DOM, so that one code draws every chart: the server for the report (a
+// file with no script) and for an ended test's page, the browser for a running test's page (bundled
+// into /dashboard/assets/load-chart.js). Ticks are round (1, 2 or 5 times a power of ten, or
 // whole minutes) with their unit; the margins are measured from the labels they hold, so a label is
 // never cut; each chart is drawn for a phone, a medium and a wide box, and CSS shows the one that
 // fits its box, so the text keeps about the size it was drawn at.
@@ -11,35 +11,56 @@ const FONT = 13;
 /** Least room between two value ticks, so their labels never touch. */
 const TICK_GAP_Y = 24;
 
-/** The drawings of a chart: CSS shows the one for its box's width (CHART_CSS). */
-export const CHART_FRAMES = [
+export interface ChartLine {
+  label: string;
+  color: string;
+  dash?: 'solid' | 'dashed' | 'dotted';
+  /** A value per point; null where it is not known (a gap in the line). */
+  values: ReadonlyArray<number | null>;
+}
+
+export interface ChartSpec {
+  /** The figure's name (data-chart) and caption. */
+  name: string;
+  caption: string;
+  /** The values' unit: ms (shown in s past a second), req/s, %, ... */
+  unit: string;
+  lines: ChartLine[];
+  /** The time of each point in seconds since the start; without it, point k is in the middle of second k. */
+  xs?: readonly number[];
+  /** The least the time axis spans, in seconds. */
+  span?: number;
+  /** The values are counts: ticks at whole numbers. */
+  whole?: boolean;
+}
+
+export interface ChartFrame {
+  name: string;
+  width: number;
+  height: number;
+}
+
+/** The drawings of a chart: CSS shows the one for its box's width (api/pages/styles/charts.css). */
+export const CHART_FRAMES: ChartFrame[] = [
   { name: 'narrow', width: 340, height: 250 },
   { name: 'medium', width: 560, height: 250 },
   { name: 'wide', width: 820, height: 260 },
 ];
 
-/** What shows each chart's drawing for its box: by the box's width (container queries), else the wide one. */
-export const CHART_CSS = `.load-chart{container-type:inline-size;margin:1rem 0}.load-chart figcaption{font-weight:600}
-.load-chart svg{display:none;box-sizing:border-box;width:100%;height:auto;background:#fbfcfd;border:1px solid #e4e8ec;border-radius:4px}
-.load-chart svg.live{display:block}@container (max-width:479.98px){.load-chart svg.narrow{display:block}}
-@container (min-width:480px) and (max-width:719.98px){.load-chart svg.medium{display:block}}
-@container (min-width:720px){.load-chart svg.wide{display:block}}
-@supports not (container-type:inline-size){.load-chart svg.wide{display:block}}`;
-
 /** Line colours: the report's two tests, and a test's p50, p95, p99. */
 export const COLORS = { a: '#1f5fbf', b: '#c2410c', p50: '#1a7f37', p95: '#9a6700', p99: '#a40e26' };
 /** Dash patterns a line may take (a second test's percentiles, told apart by them). */
-const DASHES = { solid: '', dashed: '7 4', dotted: '2 3' };
+const DASHES: Record<string, string> = { solid: '', dashed: '7 4', dotted: '2 3' };
 
-const esc = (s) =>
-  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const esc = (s: unknown) =>
+  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * The width `text` takes at `size`, over-estimated a little (the server cannot measure a font): the
  * widest common system-ui, DejaVu Sans, has digits of 0.64 em, capitals of 0.68, lower-case letters
  * of 0.55 (m and w 0.9), punctuation and spaces of 0.3.
  */
-export function textWidth(text, size = FONT) {
+export function textWidth(text: unknown, size = FONT): number {
   let em = 0;
   for (const c of String(text)) {
     if (/[mwMW%]/.test(c)) em += 0.92;
@@ -52,21 +73,21 @@ export function textWidth(text, size = FONT) {
 }
 
 /** The smallest 1, 2 or 5 times a power of ten at or above `raw`. */
-export function niceStep(raw) {
+export function niceStep(raw: number): number {
   if (!(raw > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(raw));
-  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= raw * (1 - 1e-9));
+  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= raw * (1 - 1e-9))!;
 }
 
 /** `n` without the binary fraction's noise (0.30000000000000004 is 0.3). */
-const clean = (n) => Number(n.toPrecision(12));
+const clean = (n: number) => Number(n.toPrecision(12));
 
 /**
  * Round ticks from 0 up to the first at or above `max`, one round step apart, as many as fit in `most`
  * (at least 4, which gives at least 3 ticks for any max above 0): 0..111.11 in 7 is 0, 20, ... 120.
  * `whole`: the values are counts, and so is every tick (0, 1, 2 for none at all).
  */
-export function valueTicks(max, most, whole = false) {
+export function valueTicks(max: number, most: number, whole = false): number[] {
   const top = Math.max(max > 0 ? max : 1, whole ? 2 : 0);
   const limit = Math.max(4, Math.floor(most));
   let step = Math.max(niceStep(top / (limit - 1)), whole ? 1 : 0);
@@ -82,14 +103,14 @@ const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 360
  * Ticks at round seconds from 0 to `end` (the axis ends there, on a tick or not), as many as fit in
  * `most` (at least 5, which gives at least 3 ticks once `end` is 2 s or more).
  */
-export function timeTicks(end, most) {
+export function timeTicks(end: number, most: number): number[] {
   const limit = Math.max(5, Math.floor(most));
   const step = TIME_STEPS.find((s) => Math.floor(end / s + 1e-9) + 1 <= limit) ?? 3600 * Math.ceil(end / 3600 / limit);
   return Array.from({ length: Math.floor(end / step + 1e-9) + 1 }, (_, i) => i * step);
 }
 
 /** Seconds as a time axis shows them: `45 s` on an axis of 2 minutes or less, else minutes:seconds (`12:30`). */
-export function formatSeconds(s, end) {
+export function formatSeconds(s: number, end: number): string {
   if (end <= 120) return `${clean(s)} s`;
   const whole = Math.round(s);
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
@@ -99,7 +120,7 @@ export function formatSeconds(s, end) {
  * A tick's label: the value with as many decimals as the axis's step needs, thousands grouped, and
  * its unit; milliseconds become seconds on an axis that reaches a second (`1.5 s`, not `1,500 ms`).
  */
-export function formatValue(v, unit, step, top = v) {
+export function formatValue(v: number, unit: string, step: number, top = v): string {
   const [n, u, s] = unit === 'ms' && top >= 1000 ? [v / 1000, 's', step / 1000] : [v, unit, step];
   const decimals = Math.max(0, Math.min(6, Math.ceil(-Math.log10(s) - 1e-9)));
   const text = n.toLocaleString('en-US', { maximumFractionDigits: decimals });
@@ -110,7 +131,7 @@ export function formatValue(v, unit, step, top = v) {
  * The unit of a threshold's observed figure, by its metric (the threshold as results write it,
  * `p95 < 300`): times in ms, rates in %, throughput in req/s, counts none.
  */
-export function thresholdUnit(threshold) {
+export function thresholdUnit(threshold: string): string {
   const metric = String(threshold).trim().split(/\s/)[0];
   if (metric === 'error_rate' || metric === 'status_5xx_rate') return '%';
   if (metric === 'throughput') return 'req/s';
@@ -123,10 +144,10 @@ export function thresholdUnit(threshold) {
  * A line's points at most one per `per` values, each the highest of those it stands for (a peak is
  * never lost), at the middle of their times; null where none of them has a value (a gap in the line).
  */
-function pointsOf(values, xs, per) {
-  const out = [];
+function pointsOf(values: ChartLine['values'], xs: (k: number) => number, per: number) {
+  const out: Array<[number, number | null]> = [];
   for (let i = 0; i < values.length; i += per) {
-    const part = values.slice(i, i + per).filter((v) => typeof v === 'number' && Number.isFinite(v));
+    const part = values.slice(i, i + per).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
     const last = Math.min(values.length, i + per) - 1;
     out.push([(xs(i) + xs(last)) / 2, part.length ? Math.max(...part) : null]);
   }
@@ -134,8 +155,8 @@ function pointsOf(values, xs, per) {
 }
 
 /** The legend's entries laid out in rows within `width`: [x, row, line] of each. */
-function legendLayout(lines, width) {
-  const placed = [];
+function legendLayout(lines: readonly ChartLine[], width: number) {
+  const placed: Array<[number, number, ChartLine]> = [];
   let x = 0;
   let row = 0;
   for (const line of lines) {
@@ -151,15 +172,15 @@ function legendLayout(lines, width) {
 }
 
 /** A drawing's value axis and what sets it: the legend's rows above, the ticks and the labels' room. */
-function valueAxis(spec, frame) {
+function valueAxis(spec: ChartSpec, frame: ChartFrame) {
   const { lines, unit } = spec;
   const legend = legendLayout(lines.length > 1 ? lines : [], frame.width - 16);
   const T = legend.rows ? 12 + legend.rows * 18 : 12;
   const plotH = frame.height - T - 46;
-  const known = lines.flatMap((l) => l.values.filter((v) => typeof v === 'number' && Number.isFinite(v)));
+  const known = lines.flatMap((l) => l.values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)));
   const ticks = valueTicks(Math.max(0, ...known), Math.floor(plotH / TICK_GAP_Y) + 1, spec.whole);
-  const top = ticks[ticks.length - 1];
-  const labels = ticks.map((v) => formatValue(v, unit, ticks[1] - ticks[0], top));
+  const top = ticks[ticks.length - 1]!;
+  const labels = ticks.map((v) => formatValue(v, unit, ticks[1]! - ticks[0]!, top));
   // Room for the widest label left of the axis.
   return { legend, T, plotH, ticks, top, labels, left: Math.max(...labels.map((t) => textWidth(t))) + 12 };
 }
@@ -171,11 +192,11 @@ function valueAxis(spec, frame) {
  * second k (the axis then spans the seconds). `span`: the least the time axis shows (a running test's
  * duration); `whole`: the values are counts.
  */
-function drawing(spec, frame, left = 0) {
+function drawing(spec: ChartSpec, frame: ChartFrame, left = 0): string {
   const { unit, lines, xs, span = 0 } = spec;
   const { name, width: W, height: H } = frame;
   const count = Math.max(0, ...lines.map((l) => l.values.length));
-  const at = xs ? (k) => xs[k] ?? k : (k) => k + 0.5;
+  const at = xs ? (k: number) => xs[k] ?? k : (k: number) => k + 0.5;
   const end = Math.max(span, xs ? Math.max(0, ...xs) : count, 1);
   const { legend, T, plotH, ticks: yTicks, top, labels: yLabels, left: own } = valueAxis(spec, frame);
   // Room for half of the widest time label right of the time axis.
@@ -183,14 +204,15 @@ function drawing(spec, frame, left = 0) {
   const R = Math.ceil(textWidth(formatSeconds(end, end)) / 2) + 6;
   const plotW = W - L - R;
   const xTicks = timeTicks(end, Math.floor(plotW / (textWidth(formatSeconds(end, end)) + 16)) + 1);
-  const x = (s) => (L + (s / end) * plotW).toFixed(1);
-  const y = (v) => (T + plotH * (1 - v / top)).toFixed(1);
-  const parts = [];
+  const x = (s: number) => (L + (s / end) * plotW).toFixed(1);
+  const y = (v: number) => (T + plotH * (1 - v / top)).toFixed(1);
+  const parts: string[] = [];
   yTicks.forEach((v, i) => {
     const color = v === 0 ? '#57606a' : '#d8dee4';
     parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="${color}"/>`);
     parts.push(
-      `<text class="tick-y" x="${L - 6}" y="${(Number(y(v)) + 4.5).toFixed(1)}" text-anchor="end">${esc(yLabels[i])}</text>`,
+      `<text class="tick-y" x="${L - 6}" y="${(Number(y(v)) + 4.5).toFixed(1)}" text-anchor="end">\
+${esc(yLabels[i])}</text>`,
     );
   });
   parts.push(`<line x1="${L}" x2="${L}" y1="${T}" y2="${T + plotH}" stroke="#57606a"/>`);
@@ -206,22 +228,24 @@ function drawing(spec, frame, left = 0) {
   for (const [lx, row, line] of legend.placed) {
     const ly = 14 + row * 18;
     parts.push(
-      `<g class="legend"><line x1="${8 + lx}" x2="${28 + lx}" y1="${ly - 4}" y2="${ly - 4}" stroke="${esc(line.color)}" stroke-width="2.5"${dashOf(line)}/>`,
+      `<g class="legend"><line x1="${8 + lx}" x2="${28 + lx}" y1="${ly - 4}" y2="${ly - 4}" stroke="\
+${esc(line.color)}" stroke-width="2.5"${dashOf(line)}/>`,
       `<text x="${32 + lx}" y="${ly}">${esc(line.label)}</text></g>`,
     );
   }
   // At most a point per unit of width (more draw nothing more), every line bucketed alike.
   const per = Math.max(1, Math.ceil(count / plotW));
   for (const line of lines) {
-    let run = [];
+    let run: string[] = [];
     // A point alone (the first of a running test, or one between gaps) is a dot: a line of one point draws nothing.
     const flush = () => {
       if (run.length === 1) {
-        const [cx, cy] = run[0].split(',');
+        const [cx, cy] = run[0]!.split(',');
         parts.push(`<circle data-line="${esc(line.label)}" cx="${cx}" cy="${cy}" r="2.5" fill="${esc(line.color)}"/>`);
       } else if (run.length)
         parts.push(
-          `<polyline data-line="${esc(line.label)}" fill="none" stroke="${esc(line.color)}" stroke-width="2"${dashOf(line)} stroke-linejoin="round" points="${run.join(' ')}"/>`,
+          `<polyline data-line="${esc(line.label)}" fill="none" stroke="${esc(line.color)}" stroke-width="2"\
+${dashOf(line)} stroke-linejoin="round" points="${run.join(' ')}"/>`,
         );
       run = [];
     };
@@ -232,23 +256,26 @@ function drawing(spec, frame, left = 0) {
     flush();
   }
   const label = `${spec.caption} (${unit}; time across in seconds since the start)`;
-  return `<svg class="${esc(name)}" role="img" aria-label="${esc(label)}" viewBox="0 0 ${W} ${H}" font-size="${FONT}" font-family="system-ui,sans-serif" fill="#1b1f24" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
+  return `<svg class="${esc(name)}" role="img" aria-label="${esc(label)}" viewBox="0 0 ${W} \
+${H}" font-size="${FONT}" font-family="system-ui,sans-serif" fill="#1b1f24" xmlns="http://www.w3.org/2000/svg">\
+${parts.join('')}</svg>`;
 }
 
-const dashOf = (line) => (DASHES[line.dash] ? ` stroke-dasharray="${DASHES[line.dash]}"` : '');
+const dashOf = (line: ChartLine) => (line.dash && DASHES[line.dash] ? ` stroke-dasharray="${DASHES[line.dash]}"` : '');
 
 /**
  * Charts as figures, each its caption and then a drawing for each frame (CHART_FRAMES by default,
- * which CHART_CSS picks from by the box's width; the running page draws one frame at its box's
+ * which charts.css picks from by the box's width; the running page draws one frame at its box's
  * width). The charts' value axes stand at the same place, so that a second is at the same place on
  * each of them.
  */
-export function chartFigures(specs, frames = CHART_FRAMES) {
+export function chartFigures(specs: readonly ChartSpec[], frames: readonly ChartFrame[] = CHART_FRAMES): string {
   const left = frames.map((f) => Math.max(0, ...specs.map((spec) => valueAxis(spec, f).left)));
   return specs
     .map(
       (spec) =>
-        `<figure class="load-chart" data-chart="${esc(spec.name)}"><figcaption>${esc(spec.caption)}</figcaption>${frames.map((f, i) => drawing(spec, f, left[i])).join('')}</figure>`,
+        `<figure class="load-chart" data-chart="${esc(spec.name)}">\
+<figcaption>${esc(spec.caption)}</figcaption>${frames.map((f, i) => drawing(spec, f, left[i])).join('')}</figure>`,
     )
     .join('\n');
 }

@@ -1,11 +1,10 @@
 // The load-test start form: only the credential fields of the chosen authentication show.
-(() => {
-  const type = document.getElementById('authType');
-  if (!type) return;
+const type = document.getElementById('authType') as HTMLSelectElement | null;
+if (type) {
   const show = () => {
-    for (const group of document.querySelectorAll('#load-form [data-auth]'))
+    for (const group of document.querySelectorAll<HTMLElement>('#load-form [data-auth]'))
       group.hidden = group.dataset.auth !== type.value;
   };
   type.addEventListener('change', show);
   show();
-})();
+}

@@ -10,7 +10,7 @@ import {
   thresholdUnit,
   timeTicks,
   valueTicks,
-} from '../../../../api/pages/load-figures.js';
+} from '../../../../api/browser/load-figures.ts';
 
 /** Whether `step` is 1, 2 or 5 times a power of ten. */
 const round = (step: number) => {

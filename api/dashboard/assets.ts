@@ -1,0 +1,76 @@
+// The dashboard's static assets, served from this origin (the pages' CSP allows scripts and styles from
+// 'self' only, no CDN): the pages' CSS (api/pages/styles/) and the browser code (api/browser/,
+// TypeScript), bundled by esbuild when the server starts, in memory, once: `npm start` and the tests
+// need no build step, and a page never runs a script older than the server's (docs/decisions.md).
+// Each answer carries an ETag: a browser keeps the file and asks again with it (304 while unchanged).
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type Router from '@koa/router';
+import { STYLES } from '../pages/styles.ts';
+
+/** The scripts of the pages (api/browser/<name>.ts), each bundled with what it imports. */
+const SCRIPTS = ['load-chart', 'load-form', 'live-webhook', 'video-job'];
+
+interface Asset {
+  type: string;
+  body: string;
+  etag: string;
+}
+
+const asset = (type: string, body: string): Asset => ({
+  type,
+  body,
+  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+});
+
+let built: Map<string, Asset> | undefined;
+
+/** The assets by file name: the bundles are built on the first call (a few tens of milliseconds). */
+export function dashboardAssets(): Map<string, Asset> {
+  built ??= new Map([
+    ...Object.entries(STYLES).map(([name, css]): [string, Asset] => [name, asset('text/css; charset=utf-8', css)]),
+    ...bundle().map(([name, js]): [string, Asset] => [name, asset('text/javascript; charset=utf-8', js)]),
+  ]);
+  return built;
+}
+
+function bundle(): Array<[string, string]> {
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = createRequire(import.meta.url)('esbuild');
+  } catch {
+    // A broken install (esbuild is a dependency): the pages work without their scripts (no live updates).
+    process.emitWarning('dashboard scripts not served: esbuild is missing; run npm ci');
+    return [];
+  }
+  const result = esbuild.buildSync({
+    entryPoints: SCRIPTS.map((name) => new URL(`../browser/${name}.ts`, import.meta.url).pathname),
+    bundle: true,
+    write: false,
+    outdir: '/',
+    // Classic scripts (no module loader needed), for the browsers of the last few years.
+    format: 'iife',
+    target: 'es2022',
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  return result.outputFiles.map((file) => [file.path.slice(1), file.text]);
+}
+
+/** Serves the assets at /assets/<file> of `router` (the dashboard's, under /dashboard). */
+export function assetRoutes(router: Router): void {
+  const assets = dashboardAssets();
+  router.get('/assets/:file', (ctx) => {
+    const found = assets.get(ctx.params.file!);
+    if (!found) return;
+    ctx.type = found.type;
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.etag = found.etag;
+    ctx.status = 200;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = found.body;
+  });
+}
