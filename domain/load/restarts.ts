@@ -35,15 +35,17 @@ export const SENT_COUNT_EVERY_MS = 100;
 /**
  * What a dead attempt sent that no snapshot counted answered: from its last count of what it sent (the
  * requests written, or their connections being opened), less those its last snapshot counted answered
- * or failed to connect, plus what it may have sent in the two count intervals after that count (the
- * next count never came; one may come late). Without a count newer than its snapshot (a test of many
- * shards counts none; a count not stored), what it had in flight and a second at its last pace.
+ * or failed to connect (at least what that snapshot had in flight), plus what it may have sent in the
+ * two count intervals after that count (the next count never came; one may come late). A count taken
+ * up to two intervals before the snapshot serves as well (the worker died before the next one was
+ * stored); without one (a test of many shards counts none; counts not stored, or none sent for a
+ * while), what it had in flight and a second at its last pace.
  */
 export function lostBy(row: Pick<ShardSnapshotRow<Attempt>, 'snapshot' | 'sent'>): number {
   const a = row.snapshot;
   const pace = a.sending?.pace ?? 0;
   const count = row.sent;
-  if (!count || count.countedAt < a.takenAt) return a.inFlight + pace;
+  if (!count || count.countedAt < a.takenAt - 2 * SENT_COUNT_EVERY_MS) return a.inFlight + pace;
   const unanswered = count.sent - a.total - (a.connectionErrors ?? 0);
   return Math.max(a.inFlight, unanswered) + Math.ceil((pace * 2 * SENT_COUNT_EVERY_MS) / 1000);
 }

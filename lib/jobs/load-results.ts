@@ -38,8 +38,8 @@ export interface FinalResults extends LiveMetrics {
   /** Open model: arrivals not sent because every connection and the queue were busy. */
   dropped_requests: number;
   /**
-   * Shard attempts that died (their worker was lost), and at most how many requests they sent that no
-   * snapshot counted (in flight at their last snapshot, and a second at their pace after it).
+   * Shard attempts that died (their worker was lost), and how many requests they sent that no snapshot
+   * counted answered (domain/load/restarts.ts: lostBy; from their last count of what they sent).
    */
   shard_failures: number;
   requests_lost: number;

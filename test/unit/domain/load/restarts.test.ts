@@ -76,8 +76,11 @@ describe('shard restarts', () => {
     // The snapshot came early in second 2 (2 sent so far): a second at the pace of second 1.
     expect(lostBy({ snapshot: attempt([90, 80, 2], 4) })).toBe(84);
     expect(lostBy({ snapshot: attempt([], 0) })).toBe(0);
-    // A count older than the snapshot says nothing of what came after the snapshot.
-    expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 172, countedAt: 4900 } })).toBe(84);
+    // A count more than two intervals older than the snapshot says nothing of what came after it...
+    expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 170, countedAt: 4700 } })).toBe(84);
+    // ...one within two intervals does (the worker died before the next count was stored): the
+    // snapshot's in-flight and the allowance.
+    expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 170, countedAt: 4850 } })).toBe(4 + 16);
   });
 
   it('counts what a dead attempt sent since its last snapshot from its last count, give or take two count intervals', () => {
