@@ -5,6 +5,7 @@
 // it calls itself through the host every APP_POLL_MS (api/mcp/apps.ts), so the view stays live without
 // the assistant asking again. Its Stop button asks the host to call load_test_stop with the test's id.
 import type { McpServer } from '@modelcontextprotocol/server';
+import { MAX_TEST_SECONDS } from '../../lib/plans.ts';
 import { appMeta, appPage, registerApp } from './apps.ts';
 
 export const LOAD_TEST_APP_URI = 'ui://netops/load-test.html';
@@ -30,18 +31,38 @@ const BODY = `<header><h1 id="test">Load test</h1><span id="status" class="statu
 <div id="progress-row"><progress id="progress" max="100" value="0"></progress><span id="progress-text"></span></div>`;
 
 // Fields by id, filled from each result's structuredContent (load_test_status's answer, or
-// load_test_start's results once it ended); a live test is read again until it has ended.
+// load_test_start's results once it ended); a live test is read again until it has ended, and no longer
+// than its expected end (estimated_completion, else started_at and its duration) and a minute more, or,
+// with neither, the longest test a plan allows and a minute more from when the App first showed it.
+// A Stop asked for here holds for that test: a read that was already on its way and answers running
+// leaves the badge "stopping" and Stop disabled, until a status says the test ended.
 const SCRIPT = `
+const MARGIN_MS = 60000;
+const HARD_CAP_MS = ${MAX_TEST_SECONDS} * 1000 + MARGIN_MS;
 let testId = null;
 let poller = null;
+let last = null;
+let firstShown = 0;
+let stopAsked = null;
 const live = (status) => status === 'running' || status === 'pending';
 const fmt = (n, digits) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : '–');
+const when = (iso) => (typeof iso === 'string' ? Date.parse(iso) : NaN);
+function expectedEnd(s) {
+  const estimated = when(s?.estimated_completion);
+  if (Number.isFinite(estimated)) return estimated + MARGIN_MS;
+  const started = when(s?.started_at);
+  const seconds = Number(s?.config?.testDuration ?? s?.config?.test_duration);
+  if (Number.isFinite(started) && seconds > 0) return started + seconds * 1000 + MARGIN_MS;
+  return firstShown + HARD_CAP_MS;
+}
 function show(s) {
   if (!s || typeof s.test_id !== 'string') return;
-  if (s.test_id !== testId) { poller?.stop(); poller = null; }
+  if (s.test_id !== testId) { poller?.stop(); poller = null; firstShown = Date.now(); }
   testId = s.test_id;
+  last = s;
   const m = s.metrics ?? s.results ?? {};
-  const status = live(s.status) && s.stop_requested === true ? 'stopping' : s.status;
+  const stopping = live(s.status) && (s.stop_requested === true || stopAsked === s.test_id);
+  const status = stopping ? 'stopping' : s.status;
   $('test').textContent = 'Load test ' + s.test_id;
   $('status').textContent = status;
   $('status').dataset.status = status;
@@ -52,9 +73,9 @@ function show(s) {
   const progress = s.progress ?? (live(s.status) ? 0 : 100);
   $('progress').value = progress;
   $('progress-text').textContent = progress + '%';
-  $('stop').disabled = !live(s.status) || s.stop_requested === true;
+  $('stop').disabled = !live(s.status) || stopping;
   if (!live(s.status)) { poller?.stop(); poller = null; }
-  else poller ??= poll(refresh);
+  else if (!poller || poller.stopped) poller = poll(refresh, () => expectedEnd(last));
 }
 async function refresh() {
   const id = testId;
@@ -67,19 +88,22 @@ async function refresh() {
 app.ontoolresult = (result) => show(result.structuredContent);
 $('stop').addEventListener('click', async () => {
   if (!testId) return;
+  const id = testId;
+  // Asked from now on: a status read already on its way does not give the button back.
+  stopAsked = id;
   $('stop').disabled = true;
   $('message').textContent = 'Stopping…';
+  let failed = null;
   try {
-    const result = await app.callServerTool({ name: 'load_test_stop', arguments: { test_id: testId } });
-    $('message').textContent = result.isError
-      ? (result.content?.[0]?.text ?? 'Stopping failed.')
-      : 'Stop requested: every shard stops within a second or two.';
-    if (!result.isError) { $('status').textContent = 'stopping'; $('status').dataset.status = 'stopping'; }
-    else $('stop').disabled = false;
+    const result = await app.callServerTool({ name: 'load_test_stop', arguments: { test_id: id } });
+    if (result.isError) failed = result.content?.[0]?.text ?? 'Stopping failed.';
   } catch (err) {
-    $('message').textContent = 'Stopping failed: ' + (err?.message ?? err);
-    $('stop').disabled = false;
+    failed = 'Stopping failed: ' + (err?.message ?? err);
   }
+  if (id !== testId) return;
+  if (failed === null) $('message').textContent = 'Stop requested: every shard stops within a second or two.';
+  else { stopAsked = null; $('message').textContent = failed; }
+  show(last);
 });
 `;
 

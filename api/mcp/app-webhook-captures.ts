@@ -1,7 +1,7 @@
 // The MCP App of a wait for a capture (the ui extension): webhook_wait_for_request names this ui://
 // resource in its _meta. From the call's arguments (the host passes them as the tool input) it reads
-// the webhook's captures through the host with webhook_requests every APP_POLL_MS while visible
-// (api/mcp/apps.ts), listing those that arrive while the wait runs (method, path, time, size, the
+// the metadata of the webhook's captures through the host with webhook_requests every APP_POLL_MS while
+// on screen (api/mcp/apps.ts), listing those that arrive while the wait runs (method, path, time, size, the
 // status answered, the rule that answered, the schema and signature verdicts); once the tool's result
 // comes it stops reading and shows the matched capture with its headers and body. Captures are the
 // sender's data: every piece goes in as text (textContent), never as markup.
@@ -45,17 +45,23 @@ const BODY = `<header><h1 id="hook">Webhook captures</h1><span id="status" class
 <h2 id="body-title">Body</h2><pre id="body"></pre>
 </section>`;
 
-// Only captures newer than the first read are listed (the wait answers those that arrive after its
-// call), or since the wait's `since` when it has one; the newest LISTED are kept.
+// Only captures from the wait's start are listed: its `since` when it has one, else the time the App
+// got the wait's arguments less START_SLACK_MS (the host calls the tool and passes its arguments about
+// together; the slack also covers a small difference between this machine's clock and the service's).
+// Each read asks for the metadata of those since the newest listed (less a little, for captures that
+// commit out of order), not their bodies: the matched one's body comes with the wait's result.
 const SCRIPT = `
 const LISTED = 20;
+const START_SLACK_MS = 5000;
+const REORDER_MS = 2000;
 const BODY_SHOWN = 65536;
 let webhookId = null;
 let args = {};
 let poller = null;
 let ended = false;
 let deadline = 0;
-let after = null;
+let from = 0;
+let newest = 0;
 let matchedId = null;
 const captures = new Map();
 function el(tag, cls, text) {
@@ -117,22 +123,22 @@ function render() {
   }
 }
 function add(list) {
-  for (const c of list) if (after === null || c.id > after) captures.set(c.id, c);
+  for (const c of list) {
+    const at = Date.parse(c.created_at);
+    if (!(at >= from)) continue;
+    captures.set(c.id, captures.get(c.id) ?? c);
+    newest = Math.max(newest, at);
+  }
   render();
 }
 async function refresh() {
   if (ended || webhookId === null) return false;
-  if (Date.now() > deadline) return false;
-  const query = { webhook_id: webhookId, limit: LISTED };
-  if (typeof args.since === 'string') query.since = args.since;
+  const since = new Date(Math.max(from, newest - REORDER_MS)).toISOString();
+  const query = { webhook_id: webhookId, since, limit: LISTED, include_bodies: false };
   const result = await app.callServerTool({ name: 'webhook_requests', arguments: query });
   if (result.isError) throw new Error(result.content?.[0]?.text ?? 'webhook_requests failed');
-  const found = result.structuredContent?.requests ?? [];
   if (ended) return false;
-  // The first read without since sets where arrivals start.
-  if (after === null && typeof args.since !== 'string')
-    after = found.reduce((max, c) => Math.max(max, c.id), 0);
-  else add(found);
+  add(result.structuredContent?.requests ?? []);
   return true;
 }
 function stop() { ended = true; poller?.stop(); poller = null; }
@@ -143,10 +149,12 @@ app.ontoolinput = ({ arguments: a }) => {
   $('hook').textContent = 'Webhook ' + webhookId;
   $('filters').textContent = describe(a);
   setStatus('waiting');
+  const since = typeof a.since === 'string' ? Date.parse(a.since) : NaN;
+  from = Number.isFinite(since) ? since : Date.now() - START_SLACK_MS;
   // The wait ends by its timeout: a host that never passes the result does not keep us reading.
   deadline = Date.now() + ((Number.isInteger(a.timeout) ? a.timeout : 30) + 5) * 1000;
   refresh().catch((err) => { $('message').textContent = 'Reading captures failed: ' + (err?.message ?? err); })
-    .finally(() => { if (!ended) poller ??= poll(refresh); });
+    .finally(() => { if (!ended) poller ??= poll(refresh, () => deadline); });
 };
 function showMatched(c) {
   $('matched-title').textContent = 'Matched request ' + c.id + ': ' + c.method + ' ' + fullPath(c);

@@ -1,7 +1,7 @@
 // What our MCP Apps (the ui extension, io.modelcontextprotocol/ui) share: the page around an App's
 // markup and script, with the extension's App SDK (its browser build from node_modules, read once) and
 // our CSS base inline; the script every App starts with (the SDK's App connected, the host's theme
-// followed, a poller that reads a tool through the host while the view is visible); and the ui://
+// followed, a poller that reads a tool through the host while the view is on screen); and the ui://
 // resource's registration. An App loads nothing and asks for no CSP domains, so it renders under the
 // strictest sandbox a host applies: its only way out is a tool call through the host.
 import fs from 'node:fs';
@@ -52,34 +52,71 @@ const BASE_STYLE = [
   '#message{font-size:12px;opacity:.8;min-height:1.2em;margin:6px 0 0}',
 ].join('\n');
 
+/** Reads in a row that may fail before an App stops reading (each error is shown; the reason stays). */
+export const APP_POLL_FAILURES = 5;
+
 // The start of every App's script: `app` (connected by the page once the App's own handlers are set),
-// `$`, the host's theme followed, and `poll(tick)`: calls tick every APP_POLL_MS while the view is
-// visible (a hidden view waits until it shows again) until tick answers false or stop() is called.
+// `$`, the host's theme followed, and `poll(tick, until)`: calls tick every APP_POLL_MS while the App is
+// on screen (its root intersects the host's viewport and the host's tab is visible: inside an iframe,
+// visibilityState alone says only the tab), until tick answers false, stop() is called, Date.now()
+// passes until() (when given), or APP_POLL_FAILURES reads in a row failed. Stopped, it leaves its
+// listener and observer behind no more, and says why it stopped in #message unless stop() was called.
 const BASE_SCRIPT = `
 const $ = (id) => document.getElementById(id);
 const app = new McpApps.App(APP_INFO);
 const followTheme = (ctx) => { if (ctx?.theme) McpApps.applyDocumentTheme(ctx.theme); };
 app.onhostcontextchanged = followTheme;
-function poll(tick) {
+function poll(tick, until) {
   let timer = null;
+  let reading = false;
   let stopped = false;
+  let failures = 0;
+  // Until the observer's first answer, assume on screen (it answers at once once observing).
+  let onScreen = true;
+  const showing = () => onScreen && document.visibilityState !== 'hidden';
   const schedule = () => {
-    if (stopped || timer !== null) return;
-    if (document.visibilityState === 'hidden') return;
+    if (stopped || reading || timer !== null || !showing()) return;
     timer = setTimeout(run, ${APP_POLL_MS});
   };
-  const run = async () => {
-    if (document.visibilityState === 'hidden') { timer = null; return; }
-    let again = true;
-    try { again = (await tick()) !== false; } catch (err) {
-      $('message').textContent = 'Refreshing failed: ' + (err?.message ?? err);
-    }
+  const end = (reason) => {
+    stopped = true;
+    if (timer !== null) clearTimeout(timer);
     timer = null;
-    if (again) schedule(); else stopped = true;
+    document.removeEventListener('visibilitychange', onVisibility);
+    observer?.disconnect();
+    if (reason) $('message').textContent = 'Stopped refreshing: ' + reason;
   };
-  document.addEventListener('visibilitychange', schedule);
+  const run = async () => {
+    timer = null;
+    if (stopped) return;
+    if (until && Date.now() > until()) return end('past its expected end; ask again for the latest.');
+    if (!showing()) return;
+    reading = true;
+    let again = true;
+    try {
+      again = (await tick()) !== false;
+      if (failures > 0 && $('message').textContent.startsWith('Refreshing failed: ')) $('message').textContent = '';
+      failures = 0;
+    } catch (err) {
+      const reason = err?.message ?? String(err);
+      failures += 1;
+      if (failures >= ${APP_POLL_FAILURES}) again = false;
+      if (!again) end(reason); else $('message').textContent = 'Refreshing failed: ' + reason;
+    }
+    reading = false;
+    if (!again) end(); else schedule();
+  };
+  const onVisibility = () => schedule();
+  const observer = typeof IntersectionObserver === 'function'
+    ? new IntersectionObserver((entries) => {
+      onScreen = entries.at(-1).isIntersecting;
+      schedule();
+    })
+    : null;
+  document.addEventListener('visibilitychange', onVisibility);
+  observer?.observe(document.documentElement);
   schedule();
-  return { stop() { stopped = true; if (timer !== null) clearTimeout(timer); timer = null; } };
+  return { stop() { if (!stopped) end(); }, get stopped() { return stopped; } };
 }
 `;
 
@@ -119,6 +156,11 @@ export function registerApp(
       // Nothing remote: no CSP domains asked, so hosts keep their default (inline only) policy.
       _meta: { ui: { prefersBorder: true } },
     },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: app.html() }] }),
+    // Hosts read the content item's _meta first (the listing's is for hosts that read only the list).
+    (uri) => ({
+      contents: [
+        { uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: app.html(), _meta: { ui: { prefersBorder: true } } },
+      ],
+    }),
   );
 }

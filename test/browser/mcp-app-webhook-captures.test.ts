@@ -2,8 +2,10 @@
 // resources/list and resources/read serve as the extension's HTML. Against the running service, with a
 // real webhook: the App, rendered in Debian's chromium under the extension's own host SDK
 // (test/support/mcp-app-host.ts: a sandboxed iframe, nothing remote, the network cut), is given the
-// wait's arguments while a real wait runs; it reads webhook_requests through the host every 2 s and
-// lists a request posted to the capture URL that the wait does not match, live; once the wait answers
+// wait's arguments while a real wait runs; it reads webhook_requests (metadata only, since the wait
+// began) through the host every 2 s and lists a request posted after the wait's call but before the App
+// had its arguments, and one posted to the capture URL that the wait does not match, live (not one
+// posted well before the wait); once the wait answers
 // the matching one, the App shows it with its headers and its body as text (markup in it stays inert)
 // and reads no more. Screenshots go to SHOTS_DIR (default test-artifacts/screenshots).
 /// <reference lib="dom" />
@@ -42,40 +44,56 @@ describe('the webhook captures MCP App', () => {
       webhook_id: string;
       webhook_url: string;
     };
-    // One capture from before the wait: not an arrival.
+    // One capture from well before the wait: not an arrival.
     expect((await fetch(`${webhookUrl}/earlier`, { method: 'POST', body: 'old' })).status).toBeLessThan(300);
+    const earlierAt = Date.now();
 
     const html = await servedApp(client, APP_URI, ['webhook_wait_for_request'], 'webhook_requests');
-    const answered: string[] = [];
+    const answered: { requests?: Record<string, unknown>[] }[] = [];
     const host = await hostApp(browser, html, async (params) => {
       const result = await client.callTool({ name: params.name, arguments: params.arguments });
-      answered.push(params.name);
+      answered.push(result.structuredContent as { requests?: Record<string, unknown>[] });
       return result;
     });
     const { app, bridge, calls } = host;
 
     const args = { webhook_id: webhookId, method: 'POST', header: 'x-order', timeout: 60 };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, earlierAt + 7000 - Date.now())));
     const waited = client.callTool({ name: 'webhook_wait_for_request', arguments: args }, undefined, {
       timeout: 90_000,
     });
+    // One that arrives after the wait's call but before the App has its arguments: an arrival all the same.
+    expect((await fetch(`${webhookUrl}/between`, { method: 'PUT', body: 'b' })).status).toBeLessThan(300);
     await bridge.sendToolInput({ arguments: args });
     await expect.poll(() => app.locator('#hook').textContent()).toBe(`Webhook ${webhookId}`);
     expect(await app.locator('#status').textContent()).toBe('waiting');
     expect(await app.locator('#filters').textContent()).toBe('Waiting up to 60 s for a request: POST, header x-order.');
-    // Its first read sets where arrivals start.
-    await expect.poll(() => answered.length, { timeout: 10_000 }).toBeGreaterThan(0);
-    expect(calls[0]).toMatchObject({ name: 'webhook_requests', arguments: { webhook_id: webhookId } });
-    expect(await app.locator('#captures li').allTextContents()).toEqual(['None yet.']);
+    // It reads the captures' metadata since the wait began, without their headers and bodies.
+    await expect
+      .poll(() => app.locator('#captures li .path').allTextContents(), { timeout: 10_000 })
+      .toEqual(['/between']);
+    expect(calls[0]).toMatchObject({
+      name: 'webhook_requests',
+      arguments: { webhook_id: webhookId, limit: 20, include_bodies: false, since: expect.any(String) },
+    });
+    expect(answered[0]!.requests).toHaveLength(1);
+    expect(answered[0]!.requests![0]).toMatchObject({ path: `/webhook/${webhookId}/between`, body_size: 1 });
+    expect(answered[0]!.requests![0]).not.toHaveProperty('body');
+    expect(answered[0]!.requests![0]).not.toHaveProperty('headers');
 
     // A request the wait does not match (no x-order): the App lists it as it comes, the wait goes on.
     const unmatched = await fetch(`${webhookUrl}/pings?n=1`, { method: 'PUT', body: 'ping' });
     expect(unmatched.status).toBeLessThan(300);
     await expect
       .poll(() => app.locator('#captures li .path').allTextContents(), { timeout: 15_000 })
-      .toEqual(['/pings?n=1']);
-    expect(await app.locator('#captures li .method').allTextContents()).toEqual(['PUT']);
+      .toEqual(['/pings?n=1', '/between']);
+    expect(await app.locator('#captures li .method').allTextContents()).toEqual(['PUT', 'PUT']);
     expect(await app.locator('#captures li .facts').first().textContent()).toMatch(/4 B.*answered 200/);
     expect(calls.every((c) => c.name === 'webhook_requests')).toBe(true);
+    // Later reads ask only from about the newest listed on.
+    const since = (i: number) => Date.parse(String(calls[i]!.arguments!.since));
+    expect(since(calls.length - 1)).toBeGreaterThan(since(0));
+    expect(answered.flatMap((a) => a.requests ?? []).some((r) => 'body' in r)).toBe(false);
     await host.screenshot(path.join(SHOTS, 'mcp-app-captures-waiting-375.png'), 375);
 
     // The matching one: the wait answers it, and the host passes the App its result.
@@ -104,7 +122,7 @@ describe('the webhook captures MCP App', () => {
     // The sender's markup is text: no element of it exists in the App.
     expect(await app.locator('img, b, i').count()).toBe(0);
     // Listed below the webhook's path (the capture from before the wait is no arrival), the matched one marked.
-    expect(await app.locator('#captures li .path').allTextContents()).toEqual(['/orders', '/pings?n=1']);
+    expect(await app.locator('#captures li .path').allTextContents()).toEqual(['/orders', '/pings?n=1', '/between']);
     const marked = app.locator('#captures li.matched .path');
     expect(await marked.getAttribute('title')).toBe(`/webhook/${webhookId}/orders`);
 

@@ -3,9 +3,11 @@
 // the extension's own host SDK (test/support/mcp-app-host.ts: a sandboxed iframe, nothing remote, the
 // network cut), which forwards the App's tool calls to the MCP client. Fed a running test's real
 // load_test_status result, the App shows its figures, then reads load_test_status itself every 2 s and
-// its figures move with the test; its Stop asks the host to call load_test_stop with that id, the test
-// stops, the App shows it stopped and reads no more. Screenshots go to SHOTS_DIR (default
-// test-artifacts/screenshots) as mcp-app-*.png.
+// its figures move with the test, reading nothing while scrolled out of the host's view; its Stop asks
+// the host to call load_test_stop with that id, and a running status read before the stop but delivered
+// after it does not give the button back; the test stops, the App shows it stopped and reads no more.
+// Reads that keep failing end after five, and a test past its expected end is not read. Screenshots go
+// to SHOTS_DIR (default test-artifacts/screenshots) as mcp-app-*.png.
 /// <reference lib="dom" />
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,14 +69,31 @@ describe('the load test MCP App', () => {
     };
     expect(live.status).toBe('running');
 
-    // The App's own reads of load_test_status wait until the figures it was given have been checked.
+    // The App's own reads of load_test_status wait until the figures it was given have been checked;
+    // later, while `gate` is set, each read's answer (read at once) is held until the gate opens.
     let release!: () => void;
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let gate: Promise<void> | null = null;
+    let open = () => {};
+    let held = 0;
+    const closeGate = () => {
+      gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+    };
     const host = await hostApp(browser, html, async (params) => {
-      if (params.name === 'load_test_status') await released;
-      return client.callTool({ name: params.name, arguments: params.arguments });
+      if (params.name !== 'load_test_status')
+        return client.callTool({ name: params.name, arguments: params.arguments });
+      await released;
+      const result = await client.callTool({ name: params.name, arguments: params.arguments });
+      const waitFor = gate;
+      if (waitFor) {
+        held += 1;
+        await waitFor;
+      }
+      return result;
     });
     const { app, bridge, calls: toolCalls } = host;
     await bridge.sendToolInput({ arguments: { test_id: testId } });
@@ -98,14 +117,38 @@ describe('the load test MCP App', () => {
       .not.toBe(String(live.metrics.total_requests));
     expect(Number(await app.locator('#requests').textContent())).toBeGreaterThan(live.metrics.total_requests);
     await expect.poll(() => toolCalls.length, { timeout: 10_000 }).toBeGreaterThan(2);
+
+    // Scrolled out of the host's view (the tab still visible), the App reads nothing; back, it reads again.
+    await host.setOnScreen(false);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const offScreen = toolCalls.length;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(toolCalls.length).toBe(offScreen);
+    await host.setOnScreen(true);
+    await expect.poll(() => toolCalls.length, { timeout: 10_000 }).toBeGreaterThan(offScreen);
+
     await host.screenshot(path.join(SHOTS, 'mcp-app-800.png'), 800);
     await host.screenshot(path.join(SHOTS, 'mcp-app-375.png'), 375);
     await host.setTheme('dark');
     await host.screenshot(path.join(SHOTS, 'mcp-app-dark-375.png'), 375);
     await host.setTheme('light');
 
+    // A read answered "running" before the stop but delivered after it does not give Stop back.
+    closeGate();
+    await expect.poll(() => held, { timeout: 10_000 }).toBe(1);
+    const late = open;
     await app.locator('#stop').click();
     await expect.poll(() => app.locator('#message').textContent(), { timeout: 15_000 }).toMatch(/^Stop requested/);
+    expect(await app.locator('#status').textContent()).toBe('stopping');
+    closeGate();
+    late();
+    // Its next read shows the late answer has been taken in.
+    await expect.poll(() => held, { timeout: 10_000 }).toBe(2);
+    expect(await app.locator('#status').textContent()).toBe('stopping');
+    expect(await app.locator('#stop').isDisabled()).toBe(true);
+    gate = null;
+    open();
+
     const stops = toolCalls.filter((c) => c.name === 'load_test_stop');
     expect(stops).toMatchObject([{ name: 'load_test_stop', arguments: { test_id: testId } }]);
     expect(stops).toHaveLength(1);
@@ -122,5 +165,40 @@ describe('the load test MCP App', () => {
     expect(host.outside).toEqual([]);
     expect(host.errors).toEqual([]);
     await host.page.close();
-  }, 120_000);
+
+    // Reads that keep failing (here: a test id the account has none of) end after five, with the reason.
+    const failing = await hostApp(browser, html, (params) =>
+      client.callTool({ name: params.name, arguments: params.arguments }),
+    );
+    await failing.bridge.sendToolResult({
+      content: [],
+      structuredContent: { ...live, test_id: `${testId}x` },
+    } as Parameters<typeof bridge.sendToolResult>[0]);
+    await expect
+      .poll(() => failing.app.locator('#message').textContent(), { timeout: 20_000 })
+      .toMatch(/^Stopped refreshing: .+/);
+    expect(failing.calls).toHaveLength(5);
+    expect(failing.calls.every((c) => c.name === 'load_test_status')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(failing.calls).toHaveLength(5);
+    await failing.screenshot(path.join(SHOTS, 'mcp-app-stopped-refreshing-375.png'), 375);
+    await failing.page.close();
+
+    // A test shown as running past its expected end (and a minute more) is not read at all.
+    const stale = await hostApp(browser, html, (params) =>
+      client.callTool({ name: params.name, arguments: params.arguments }),
+    );
+    const past = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+    await stale.bridge.sendToolResult({
+      content: [],
+      structuredContent: { ...live, started_at: past(200), estimated_completion: past(140) },
+    } as Parameters<typeof bridge.sendToolResult>[0]);
+    await expect
+      .poll(() => stale.app.locator('#message').textContent(), { timeout: 10_000 })
+      .toBe('Stopped refreshing: past its expected end; ask again for the latest.');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(stale.calls).toEqual([]);
+    expect(stale.errors).toEqual([]);
+    await stale.page.close();
+  }, 180_000);
 });

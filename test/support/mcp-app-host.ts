@@ -37,6 +37,8 @@ export async function servedApp(client: Client, uri: string, namedBy: string[], 
   expect(read.contents).toHaveLength(1);
   const content = read.contents[0] as { uri: string; mimeType: string; text: string };
   expect(content).toMatchObject({ uri, mimeType: APP_MIME });
+  // Hosts read the content item's _meta before the listing's.
+  expect((content as { _meta?: unknown })._meta).toMatchObject({ ui: { prefersBorder: true } });
   expect(content.text).toMatch(/^<!doctype html>/);
   expect(content.text).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<iframe|<img/i);
   return content.text;
@@ -60,6 +62,8 @@ export interface HostedApp {
   errors: string[];
   /** The host's theme, passed to the App as a host-context change (and the page's color scheme). */
   setTheme(theme: Theme): Promise<void>;
+  /** Moves the App's frame below the host page's viewport (scrolled out of view), or back. */
+  setOnScreen(on: boolean): Promise<void>;
   /** A screenshot of the whole App at `width` px. */
   screenshot(file: string, width: number): Promise<void>;
 }
@@ -139,6 +143,14 @@ export async function hostApp(
       await page.emulateMedia({ colorScheme: next });
       bridge.setHostContext({ theme: next });
       await page.frameLocator('#app').locator(`html[data-theme=${next}]`).waitFor({ state: 'attached', timeout: 5000 });
+    },
+    async setOnScreen(on) {
+      await page.evaluate(
+        (margin) => {
+          (document.getElementById('app') as HTMLIFrameElement).style.marginTop = margin;
+        },
+        on ? '0' : '3000px',
+      );
     },
     async screenshot(file, width) {
       await page.setViewportSize({ width, height: 300 });
