@@ -1,5 +1,6 @@
 // Entry of the workflow bundle: every workflow the `workflows` pool runs, each exported under the type
-// name lib/jobs/index.ts gives it (JobWorkflows; workers/pools/workflows.ts checks it at compile time).
+// name its job kind's declaration gives it (lib/jobs/, JOB_KINDS), and nothing else. The compiler checks
+// the names and signatures (workers/pools/workflows.ts), test/unit/api/services/task-kinds.test.ts the list.
 export { pipelineCheck } from './pipeline-check.ts';
 export { bulkDomainCheck } from './domain-check.ts';
 export { loadTest } from './load-test.ts';

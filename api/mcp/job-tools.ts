@@ -1,8 +1,8 @@
 // The tools whose work is a job (a Temporal workflow: load tests, bulk checks, site jobs, video jobs,
 // waits for a capture). A call starts the job and answers when it ends, with progress meanwhile. A
 // client may instead run the job as a task and poll it: a 2025-11-25 client by that revision's tasks
-// (api/mcp/tasks-2025.ts), a 2026-07-28 one by the tasks extension (tasks-ext.ts), over the same jobs. Nothing here lives longer than its request: the job's
-// state is its workflow's (api/services/tasks.ts).
+// (api/mcp/tasks-2025.ts), a 2026-07-28 one by the tasks extension (tasks-ext.ts), over the same jobs.
+// Nothing here lives longer than its request: the job's state is its workflow's (api/services/tasks.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   CallToolResult,
@@ -12,6 +12,7 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import type { TaskJobKind } from '../../lib/jobs/index.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { QuotaService } from '../services/quota.ts';
@@ -29,10 +30,13 @@ export interface JobTool {
   begin(args: unknown): Promise<{ started: { taskId: string; statusMessage: string } } | { refused: CallToolResult }>;
 }
 
-/** One server's job tools by name, and how each kind of job's result is shown (by job kind). */
+/**
+ * One server's job tools by name, and how each kind of job's result is shown, by the task kinds of
+ * lib/jobs/ (a server has the presenters of the tools it registers).
+ */
 export interface JobTools {
   tools: Record<string, JobTool>;
-  presenters: Record<string, TaskPresenter>;
+  presenters: Partial<Record<TaskJobKind, TaskPresenter>>;
 }
 
 export interface JobToolDeps {

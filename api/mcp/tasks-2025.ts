@@ -162,7 +162,8 @@ export function serveLegacyTasks(
       if (!tool)
         throw new ProtocolError(
           ProtocolErrorCode.MethodNotFound,
-          `The tool ${name.slice(0, 100)} does not run as a task (its execution.taskSupport is forbidden): call it without "task"`,
+          `The tool ${name.slice(0, 100)} does not run as a task (its execution.taskSupport is forbidden): ` +
+            'call it without "task"',
         );
       const started = await startJobTask(tool, args ?? {});
       return 'refused' in started ? started.refused : started;

@@ -6,6 +6,7 @@
 import { WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
 import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
+import { TASK_JOB_KINDS, type TaskJobKind } from '../../lib/jobs/index.ts';
 import { taskKinds, type TaskDeps, type TaskStatus } from './task-kinds.ts';
 
 /** How long a task can be read after it ends: Temporal's retention for the workflow (the dev server keeps a day). */
@@ -20,7 +21,7 @@ export type { TaskStatus };
 export interface JobTask {
   taskId: string;
   /** The job kind (`load-test`, ...): which tool's result it holds. */
-  kind: string;
+  kind: TaskJobKind;
   /** The job's public id (`test_id`, ...). */
   publicId: string;
   status: TaskStatus;
@@ -40,8 +41,8 @@ export function taskService(deps: TaskDeps) {
   const kinds = taskKinds(deps);
 
   /** The kind and public id of a task id (a workflow id `<kind>-<public id>`), or null. */
-  function parse(taskId: string): { kind: string; publicId: string } | null {
-    const kind = Object.keys(kinds).find((k) => taskId.startsWith(`${k}-`));
+  function parse(taskId: string): { kind: TaskJobKind; publicId: string } | null {
+    const kind = TASK_JOB_KINDS.find((k) => taskId.startsWith(`${k.kind}-`))?.kind;
     const publicId = kind ? taskId.slice(kind.length + 1) : '';
     return kind && PUBLIC_ID_PATTERN.test(publicId) ? { kind, publicId } : null;
   }
@@ -58,8 +59,8 @@ export function taskService(deps: TaskDeps) {
       throw err;
     }
     if (description.memo?.owner !== userId) return null;
-    if (!kinds[id.kind]!.restStartedIsTask && description.memo?.task !== true) return null;
-    const view = await kinds[id.kind]!.view(id.publicId, userId, description.status.name);
+    if (!kinds[id.kind].restStartedIsTask && description.memo?.task !== true) return null;
+    const view = await kinds[id.kind].view(id.publicId, userId, description.status.name);
     return {
       taskId,
       ...id,
@@ -85,20 +86,18 @@ export function taskService(deps: TaskDeps) {
     /** The job's result (REST's answer), or null when the task is unknown or not the caller's. */
     async result(taskId: string, userId: number): Promise<{ task: JobTask; value: Record<string, unknown> } | null> {
       const task = await get(taskId, userId);
-      return task ? { task, value: await kinds[task.kind]!.result(task.publicId, userId) } : null;
+      return task ? { task, value: await kinds[task.kind].result(task.publicId, userId) } : null;
     },
     /** Cancels the job (a load test stops, keeping its partial results); false when unknown or foreign. */
     async cancel(taskId: string, userId: number): Promise<boolean> {
       const task = await get(taskId, userId);
       if (!task) return false;
-      await kinds[task.kind]!.cancel(task.publicId, userId);
+      await kinds[task.kind].cancel(task.publicId, userId);
       return true;
     },
     /** The caller's tasks, newest first, a page at a time (Temporal's visibility: needs the search attributes). */
     async list(userId: number, cursor?: string): Promise<{ tasks: JobTask[]; nextCursor?: string }> {
-      const kindList = Object.keys(kinds)
-        .map((k) => `'${k}'`)
-        .join(', ');
+      const kindList = TASK_JOB_KINDS.map((k) => `'${k.kind}'`).join(', ');
       const page = await temporal.workflowService.listWorkflowExecutions({
         namespace: temporal.options.namespace,
         pageSize: TASK_PAGE_SIZE,

@@ -2,6 +2,7 @@
 // by one activity on the network pool (activities/whois), every answer kept in the state as it comes.
 import { defineQuery } from '@temporalio/workflow';
 import type { LookupMode } from '../lookup-modes.ts';
+import { defineJobKind } from './job-kind.ts';
 
 export { LOOKUP_MODES, type LookupMode } from '../lookup-modes.ts';
 
@@ -64,5 +65,11 @@ export interface DomainCheckState {
 }
 
 export type DomainCheckWorkflow = (job: DomainCheckJob) => Promise<BulkAnswers>;
+export const DOMAIN_CHECK_JOB = defineJobKind<DomainCheckWorkflow>()({
+  kind: DOMAIN_CHECK_KIND,
+  workflow: 'bulkDomainCheck',
+  pools: ['network'],
+  task: { restStarted: false },
+});
 
 export const getDomainCheckState = defineQuery<DomainCheckState>('getDomainCheckState');

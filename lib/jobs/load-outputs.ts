@@ -14,7 +14,10 @@ export type LoadOutputConfig =
   | { type: 'prometheus_remote_write'; url: string; header_names: string[]; interval_seconds: number }
   | { type: 'ndjson' | 'csv' };
 
-/** How a remote-write output has fared: writes the receiver took, writes that failed (after retries), the last failure. */
+/**
+ * How a remote-write output has fared: writes the receiver took, writes that failed (after retries), the
+ * last failure.
+ */
 export interface LoadOutputState {
   writes: number;
   errors: number;

@@ -3,6 +3,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { LoadOutputConfig, RemoteWriteTarget } from './load-outputs.ts';
 import type { FinalResults } from './load-results.ts';
+import { defineJobKind } from './job-kind.ts';
 
 export type { FinalResults, LiveMetrics, ThresholdOutcome } from './load-results.ts';
 
@@ -132,7 +133,10 @@ export interface LoadTestConfig {
     body_bytes: number;
     capture: Record<string, string>;
   }>;
-  /** A replay: where its requests came from, how many (and how many distinct method + path), their recorded span, its speed and loop. */
+  /**
+   * A replay: where its requests came from, how many (and how many distinct method + path), their
+   * recorded span, its speed and loop.
+   */
   replay?: {
     source: 'webhook' | 'har';
     webhook_id?: string;
@@ -160,11 +164,20 @@ export interface LoadTestState {
 }
 
 export type LoadTestWorkflow = (input: LoadTestInput) => Promise<LoadTestState>;
+export const LOAD_TEST_JOB = defineJobKind<LoadTestWorkflow>()({
+  kind: LOAD_TEST_KIND,
+  workflow: 'loadTest',
+  pools: ['load'],
+  task: { restStarted: true },
+});
 
 export const getLoadTestState = defineQuery<LoadTestState>('getLoadTestState');
 export const stopLoadTest = defineSignal('stopLoadTest');
 
-/** What splitting a share of a test's users keeps together: its users, their first index, its arrival rate and profile. */
+/**
+ * What splitting a share of a test's users keeps together: its users, their first index, its arrival
+ * rate and profile.
+ */
 export interface UserShare {
   users: number;
   firstUser: number;

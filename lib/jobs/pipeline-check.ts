@@ -1,6 +1,7 @@
 // The pipeline check (workflows/pipeline-check.ts): it proves that every activity pool has a live worker.
 import { defineQuery } from '@temporalio/workflow';
 import type { ActivityPool } from './task-queues.ts';
+import { defineJobKind } from './job-kind.ts';
 
 export const PIPELINE_CHECK_KIND = 'pipeline-check';
 
@@ -27,5 +28,11 @@ export interface PipelineCheckState {
 }
 
 export type PipelineCheckWorkflow = () => Promise<PipelineCheckState>;
+/** Not a task: its answer is REST's (GET /api/diagnostics/pipeline-checks/{check_id}), read while it runs. */
+export const PIPELINE_CHECK_JOB = defineJobKind<PipelineCheckWorkflow>()({
+  kind: PIPELINE_CHECK_KIND,
+  workflow: 'pipelineCheck',
+  pools: ['network', 'load', 'media'],
+});
 
 export const getPipelineCheckState = defineQuery<PipelineCheckState>('getPipelineCheckState');

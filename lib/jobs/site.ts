@@ -1,6 +1,7 @@
 // Site jobs (workflows/site.ts): page discovery and a page design audit, each one activity on the
 // network pool (activities/site). Their answers are values, failures too (`Outcome`).
 import type { ErrorCode } from '../errors.ts';
+import { defineJobKind } from './job-kind.ts';
 
 export const SITE_DISCOVERY_KIND = 'site-discovery';
 export const PAGE_AUDIT_KIND = 'page-audit';
@@ -40,7 +41,10 @@ export interface Finding {
   evidence: string;
 }
 
-/** Something the audit could not decide from the source (contrast over an image, say): for a person to look at, not a finding. */
+/**
+ * Something the audit could not decide from the source (contrast over an image, say): for a person to
+ * look at, not a finding.
+ */
 export interface Review {
   rule: string;
   category: Category;
@@ -86,3 +90,15 @@ export type PageAuditWorkflow = (
   pageType: PageType | undefined,
   fromCache?: boolean,
 ) => Promise<Outcome<AuditResult>>;
+export const SITE_DISCOVERY_JOB = defineJobKind<SiteDiscoveryWorkflow>()({
+  kind: SITE_DISCOVERY_KIND,
+  workflow: 'siteDiscovery',
+  pools: ['network'],
+  task: { restStarted: false },
+});
+export const PAGE_AUDIT_JOB = defineJobKind<PageAuditWorkflow>()({
+  kind: PAGE_AUDIT_KIND,
+  workflow: 'pageAudit',
+  pools: ['network'],
+  task: { restStarted: false },
+});

@@ -3,6 +3,7 @@
 // result is downloaded once. The workflow's state is the job's status; the blobs live under
 // `video/<job_id>/` and are deleted whatever the ending.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineJobKind } from './job-kind.ts';
 
 export const VIDEO_JOB_KIND = 'video-job';
 
@@ -61,6 +62,12 @@ export interface VideoJobState {
 }
 
 export type VideoJobWorkflow = (input: VideoJobInput) => Promise<VideoJobState>;
+export const VIDEO_JOB = defineJobKind<VideoJobWorkflow>()({
+  kind: VIDEO_JOB_KIND,
+  workflow: 'videoJob',
+  pools: ['media'],
+  task: { restStarted: true },
+});
 
 export const getVideoJobState = defineQuery<VideoJobState>('getVideoJobState');
 /** The upload is stored (its size): the job is queued for the media pool. */

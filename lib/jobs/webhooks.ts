@@ -3,6 +3,7 @@
 // retention, and a wake for the forwarder when deliveries wait (an API process died before it
 // signalled, say).
 import { defineSignal } from '@temporalio/workflow';
+import { defineJobKind } from './job-kind.ts';
 
 /**
  * One forwarder for the whole service, whatever the number of webhooks: the work it gives Temporal
@@ -21,7 +22,10 @@ export const capturesStored = defineSignal('capturesStored');
 export const BUSY_CAPTURES = 200;
 export const BUSY_RATE = 20;
 
-/** Tries per delivery: the first and nine retries, 1 s after the first failure and doubling (256 s before the tenth: about 8.5 min of waiting in all). */
+/**
+ * Tries per delivery: the first and nine retries, 1 s after the first failure and doubling (256 s
+ * before the tenth: about 8.5 min of waiting in all).
+ */
 export const DELIVERY_ATTEMPTS = 10;
 export const retryDelayMs = (failedAttempt: number) => Math.min(600_000, 1000 * 2 ** (failedAttempt - 1));
 
@@ -32,6 +36,12 @@ export interface DeliveryGroup {
 }
 
 export type WebhookForwarderWorkflow = (nextRetryAt?: number | null) => Promise<{ delivered: number }>;
+export const WEBHOOK_FORWARDER_JOB = defineJobKind<WebhookForwarderWorkflow>()({
+  kind: FORWARDER_WORKFLOW_ID,
+  workflow: 'webhookForwarder',
+  pools: ['network'],
+  internal: 'delivers the captures of every webhook that names a forward URL (one workflow, started on demand)',
+});
 
 /** The schedule that starts webhookUpkeep (created by every API process at start, once). */
 export const WEBHOOK_UPKEEP_SCHEDULE_ID = 'webhook-upkeep';
@@ -39,6 +49,12 @@ export const WEBHOOK_UPKEEP_EVERY = '5 minutes';
 /** A delivery due this long with nothing done gets the forwarder woken (the upkeep's look). */
 export const STALLED_DELIVERY_SECONDS = 60;
 export type WebhookUpkeepWorkflow = () => Promise<{ deleted: number; woken: boolean }>;
+export const WEBHOOK_UPKEEP_JOB = defineJobKind<WebhookUpkeepWorkflow>()({
+  kind: WEBHOOK_UPKEEP_SCHEDULE_ID,
+  workflow: 'webhookUpkeep',
+  pools: ['network'],
+  internal: `expires old captures and wakes a stalled forwarder, every ${WEBHOOK_UPKEEP_EVERY} (a schedule)`,
+});
 
 /**
  * A wait for a capture as a job (an MCP task: workflows/webhooks.ts `webhookWait`): one activity on the
@@ -64,3 +80,9 @@ export interface WebhookWaitOutcome {
   gone?: boolean;
 }
 export type WebhookWaitWorkflow = (input: WebhookWaitInput) => Promise<WebhookWaitOutcome>;
+export const WEBHOOK_WAIT_JOB = defineJobKind<WebhookWaitWorkflow>()({
+  kind: WEBHOOK_WAIT_KIND,
+  workflow: 'webhookWait',
+  pools: ['network'],
+  task: { restStarted: false },
+});

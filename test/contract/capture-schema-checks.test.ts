@@ -119,7 +119,8 @@ describe('capture schema checks migration (pglite)', () => {
       // Down past the migrations after it too (021 rebuilds the capture write on top of this one's).
       const down = await migrator.migrateTo('2026-11-27-019-load-shard-phases');
       expect(down.error).toBeUndefined();
-      expect(down.results?.map((r) => r.migrationName)).toEqual([
+      // The last two undone (the ones after them first).
+      expect(down.results?.map((r) => r.migrationName).slice(-2)).toEqual([
         '2026-11-28-021-captures-as-sent-and-answered',
         '2026-11-28-020-capture-schema-checks',
       ]);

@@ -157,9 +157,10 @@ describe.each(databases.map(([kind]) => [kind]))('the migration %s, down and up 
       expect(await columns()).toEqual(['answered_status', 'query_string']);
 
       const migrator = new Migrator({ db, provider: migrationProvider });
-      const down = await migrator.migrateDown();
+      // Down to the one before it (the ones after it first).
+      const down = await migrator.migrateTo('2026-11-28-020-capture-schema-checks');
       expect(down.error).toBeUndefined();
-      expect(down.results?.map((r) => r.migrationName)).toEqual([MIGRATION]);
+      expect(down.results?.map((r) => r.migrationName).at(-1)).toEqual(MIGRATION);
       expect(await columns()).toEqual([]);
       // Migration 020's capture write: its answer, and a batch that carries the new fields stores the rest.
       const batch = JSON.stringify([{ ...JSON.parse(batchOfTheReleaseBefore(w.webhookId))[0], query_string: RAW }]);
@@ -169,7 +170,7 @@ describe.each(databases.map(([kind]) => [kind]))('the migration %s, down and up 
 
       const up = await migrator.migrateToLatest();
       expect(up.error).toBeUndefined();
-      expect(up.results?.map((r) => r.migrationName)).toEqual([MIGRATION]);
+      expect(up.results?.map((r) => r.migrationName)[0]).toEqual(MIGRATION);
       expect(await columns()).toEqual(['answered_status', 'query_string']);
       await insertCaptures(db, [capture(w.webhookId, { queryString: RAW, answeredStatus: 202 })]);
       const rows = await listCapturedRequests(db, w.id, 10);
