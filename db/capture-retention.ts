@@ -116,7 +116,7 @@ export async function expireCaptures(
       .execute();
     if (chunk.length === 0) return deleted;
     const refs = chunk.map((w) => Number(w.id));
-    after = refs.at(-1)!;
+    after = refs[refs.length - 1] ?? after;
     deleted += await expireChunk(db, byPlan, refs);
   }
 }

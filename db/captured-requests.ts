@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import {
   captureDeliveryColumn,
   captureHeadersColumn,
+  captureQueryParamsColumn,
   captureSchemaCheckColumn,
   readJsonColumn,
   readNullableJsonColumn,
@@ -23,7 +24,7 @@ export interface Capture {
   queryParams: string | null;
   /**
    * The query as sent, without its `?` (null: no `?`; left out: not known). Read back from a capture
-   * stored before it was kept, it is rebuilt from queryParams.
+   * stored without it (by a process of the release before), it is rebuilt from queryParams.
    */
   queryString?: string | null;
   ipAddress: string;
@@ -65,6 +66,17 @@ export function captureFields(c: Capture) {
     matched_rule: c.matchedRule ?? null,
     answered_status: c.answeredStatus ?? null,
   };
+}
+
+/**
+ * The query of a stored capture: its pairs (the column's, checked) as the JSON text captures carry (the
+ * API's query_params), and the query as sent. A capture stored by an API process of the release before
+ * (while an upgrade goes on: migration 2026-11-28-021) comes without it: rebuilt from its pairs.
+ */
+function storedQuery(row: { query_params: unknown; query_string: string | null }) {
+  const params = readNullableJsonColumn('captured_requests.query_params', captureQueryParamsColumn, row.query_params);
+  const queryParams = params && JSON.stringify(params);
+  return { queryParams, queryString: row.query_string ?? rebuiltQuery(queryParams) };
 }
 
 /** One capture of a webhook (by its id), or null. */
@@ -124,9 +136,7 @@ export async function listCapturedRequests(
     body: r.body,
     bodyEncoding: r.body_encoding,
     bodySize: r.body_size,
-    queryParams: r.query_params,
-    // Stored before the query was kept as sent: rebuilt from its pairs.
-    queryString: r.query_string ?? rebuiltQuery(r.query_params),
+    ...storedQuery(r),
     ipAddress: r.ip_address,
     userAgent: r.user_agent,
     createdAt: r.created_at,

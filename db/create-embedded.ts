@@ -6,7 +6,9 @@ import { openPglite } from './pglite.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
-const pglite = await openPglite(process.argv[2]!);
+const [, , dir] = process.argv;
+if (!dir) throw new Error('usage: create-embedded.ts <folder>');
+const pglite = await openPglite(dir);
 const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
 await migrateToLatest(db);
 await db.destroy(); // closes pglite, its files written

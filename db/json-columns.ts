@@ -7,6 +7,7 @@ import type {
   CaptureDelivery,
   JsonSchema,
   OauthPayload,
+  QueryParams,
   StoredSchemaCheck,
   WebhookResponse,
   WebhookRetention,
@@ -67,6 +68,11 @@ export const webhookRetentionColumn = z.object({
 }) satisfies z.ZodType<WebhookRetention>;
 
 export const captureHeadersColumn = z.record(z.string(), z.string());
+
+export const captureQueryParamsColumn = z.record(
+  z.string(),
+  z.union([z.string(), z.array(z.string())]),
+) satisfies z.ZodType<QueryParams>;
 
 export const captureDeliveryColumn = z.object({
   status: z.enum(['pending', 'success', 'failed']),

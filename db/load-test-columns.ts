@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { SecondFigures } from '../domain/load/per-second.ts';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
-import type { FinalResults, LoadTestConfig } from '../lib/jobs/load-test.ts';
+import type { FinalResults, LoadTestConfig, ReplayRequest } from '../lib/jobs/load-test.ts';
 import { PHASES } from '../lib/load/phases.ts';
 
 const counts = z.record(z.string(), z.number());
@@ -165,6 +165,7 @@ export const loadTestResultsColumn = z.object({
 /** A shard attempt's phases' histograms (compressed base64 HDR), by phase: load_test_shards.phases. */
 export const shardPhasesColumn = z.record(z.enum(PHASES), z.string());
 
+/** A shard attempt's snapshot without its phases (in their own column: load_test_shards.phases). */
 export const shardSnapshotColumn = z.object({
   total: z.number(),
   successful: z.number(),
@@ -184,7 +185,6 @@ export const shardSnapshotColumn = z.object({
   firstSentAt: z.number().nullable(),
   takenAt: z.number(),
   sending: z.object({ first: z.number(), last: z.number(), pace: z.number() }).nullable().optional(),
-  phases: shardPhasesColumn.optional(),
   steps: z
     .array(
       z.object({
@@ -218,3 +218,14 @@ export const shardSecondsColumn = z.array(
     connectionErrors: z.number().optional(),
   }),
 ) satisfies z.ZodType<SecondFigures[], unknown>;
+
+/** A replaying test's sequence, load_test_replays.requests. */
+export const replayRequestsColumn = z.array(
+  z.object({
+    at: z.number(),
+    method: z.string(),
+    path: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string().optional(),
+  }),
+) satisfies z.ZodType<ReplayRequest[], unknown>;

@@ -189,18 +189,21 @@ export interface StoredShard {
   counted_at?: number | null;
 }
 
-export const toShardRow = (r: StoredShard): ShardSnapshotRow<ShardSnapshot> => ({
-  shard: r.shard,
-  attempt: r.attempt,
-  snapshot: withPhases(
-    readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
-    readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases),
-  ),
-  final: r.final,
-  ...(r.sent != null && r.counted_at != null
-    ? { sent: { sent: Number(r.sent), countedAt: Number(r.counted_at) } }
-    : {}),
-});
+export function toShardRow(r: StoredShard): ShardSnapshotRow<ShardSnapshot> {
+  const phases = readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases);
+  return {
+    shard: r.shard,
+    attempt: r.attempt,
+    snapshot: {
+      ...readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
+      ...(phases && { phases }),
+    },
+    final: r.final,
+    ...(r.sent != null && r.counted_at != null
+      ? { sent: { sent: Number(r.sent), countedAt: Number(r.counted_at) } }
+      : {}),
+  };
+}
 
 /**
  * Every shard attempt's snapshot of a test, by shard and attempt; without their phases' histograms
@@ -242,7 +245,3 @@ export async function readShardSeconds(
     .execute();
   return rows.map((r) => readJsonColumn('load_test_seconds.seconds', shardSecondsColumn, r.seconds));
 }
-
-/** A snapshot with its phases from their column (a row stored before that column has them in the snapshot). */
-const withPhases = (snapshot: ShardSnapshot, phases: NonNullable<ShardSnapshot['phases']> | null): ShardSnapshot =>
-  phases ? { ...snapshot, phases } : snapshot;

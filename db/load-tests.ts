@@ -12,7 +12,12 @@ import { PHASES } from '../lib/load/phases.ts';
 import { MAX_TEST_SECONDS } from '../lib/plans.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { readJsonColumn, readNullableJsonColumn } from './json-columns.ts';
-import { loadOutputStatesColumn, loadTestConfigColumn, loadTestResultsColumn } from './load-test-columns.ts';
+import {
+  loadOutputStatesColumn,
+  loadTestConfigColumn,
+  loadTestResultsColumn,
+  replayRequestsColumn,
+} from './load-test-columns.ts';
 import { type StoredShard, toShardRow } from './load-test-shards.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
@@ -234,5 +239,5 @@ export async function readReplayRequests(db: Kysely<Database>, testId: string): 
     .select('requests')
     .where('test_id', '=', testId)
     .executeTakeFirst();
-  return row ? (JSON.parse(row.requests) as ReplayRequest[]) : null;
+  return row ? readJsonColumn('load_test_replays.requests', replayRequestsColumn, row.requests) : null;
 }

@@ -129,7 +129,8 @@ export async function servePglite(
       chunks.push(chunk);
       size += chunk.length;
       if (size < needed) return;
-      let buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      const [only] = chunks;
+      let buffer = chunks.length === 1 && only ? only : Buffer.concat(chunks, size);
       const messages: Message[] = [];
       const refuse = () => {
         socket.destroy();
@@ -157,7 +158,7 @@ export async function servePglite(
           continue;
         }
         if (buffer.length < 5) break;
-        const type = String.fromCharCode(buffer[0]!);
+        const type = String.fromCharCode(buffer.readUInt8(0));
         const length = 1 + buffer.readInt32BE(1);
         // Not a message of the protocol: PGlite would lose its footing on it; the client goes.
         if (!FRONTEND_TYPES.has(type) || length < 5 || length > MAX_MESSAGE_LENGTH) refuse();
@@ -258,10 +259,11 @@ function endsWithReadyForQuery(data: Uint8Array): boolean {
  */
 function inRuns(messages: Message[]): Message[] {
   const runs: Message[] = [];
+  const startup = (k: number) => messages[k]?.type === 'startup';
   let i = 0;
   while (i < messages.length) {
     let j = i + 1;
-    if (messages[i]!.type !== 'startup') while (j < messages.length && messages[j]!.type !== 'startup') j++;
+    if (!startup(i)) while (j < messages.length && !startup(j)) j++;
     const run = messages.slice(i, j);
     const bytes = new Uint8Array(run.reduce((n, m) => n + m.bytes.length, 0));
     let at = 0;
@@ -269,7 +271,8 @@ function inRuns(messages: Message[]): Message[] {
       bytes.set(m.bytes, at);
       at += m.bytes.length;
     }
-    runs.push({ type: run.at(-1)!.type, bytes });
+    const last = run.at(-1);
+    if (last) runs.push({ type: last.type, bytes });
     i = j;
   }
   return runs;

@@ -5,12 +5,14 @@ import { openPglite, type ThreadReport } from './pglite.ts';
 import { servePglite } from './pglite-socket.ts';
 
 const { dir, socketPath } = workerData as { dir: string; socketPath: string };
-const tell = (report: ThreadReport) => parentPort!.postMessage(report);
+if (!parentPort) throw new Error('db/pglite-thread.ts runs as a worker thread (db/pglite.ts starts it)');
+const port = parentPort;
+const tell = (report: ThreadReport) => port.postMessage(report);
 
 try {
   const pglite = await openPglite(dir);
   const server = await servePglite(pglite, socketPath);
-  parentPort!.once('message', async () => {
+  port.once('message', async () => {
     try {
       await server.close();
       await pglite.close();
@@ -18,10 +20,10 @@ try {
     } catch (err) {
       tell({ failed: (err as Error).message });
     }
-    parentPort!.close(); // nothing else keeps this thread: it ends
+    port.close(); // nothing else keeps this thread: it ends
   });
   tell({ ready: true });
 } catch (err) {
   tell({ failed: (err as Error).message });
-  parentPort!.close();
+  port.close();
 }

@@ -3,7 +3,7 @@
 // JSON columns are written as JSON text and read as their shapes, checked by db/json-columns.ts.
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { ShardSnapshot } from '../domain/load/shard.ts';
-import type { FinalResults, LoadTestConfig, LoadTestStatus } from '../lib/jobs/load-test.ts';
+import type { FinalResults, LoadTestConfig, LoadTestStatus, ReplayRequest } from '../lib/jobs/load-test.ts';
 import type { Plan } from '../lib/plans.ts';
 import type { ResponseRule } from '../lib/webhook-rules.ts';
 
@@ -103,6 +103,9 @@ export interface WebhookResponse {
   delay_ms: number;
 }
 
+/** A capture's query parsed: each name's value, or its values in order when repeated. */
+export type QueryParams = Record<string, string | string[]>;
+
 export interface CapturedRequestsTable {
   id: Generated<BigId>;
   webhook_ref: string | number;
@@ -112,13 +115,14 @@ export interface CapturedRequestsTable {
   body: string | null;
   body_encoding: 'utf8' | 'base64';
   body_size: number;
-  query_params: string | null;
+  /** The query's pairs (a repeated name gives a list); written as JSON text. */
+  query_params: JSONColumnType<QueryParams | null, string | null, string | null>;
   ip_address: string;
   user_agent: string;
   created_at: CreatedAt;
   /** The index of the webhook's response rule that answered it; null when none did. */
   matched_rule: ColumnType<number | null, never, never>;
-  /** Its query as sent, without the `?` (null: none, or stored before it was kept: rebuilt from query_params). */
+  /** Its query as sent, without the `?` (null: none, or stored by a process of the release before it was kept). */
   query_string: ColumnType<string | null, never, never>;
   /** The status it was answered with; null for captures stored before it was recorded. */
   answered_status: ColumnType<number | null, never, never>;
@@ -162,7 +166,7 @@ export interface LoadTestShardsTable {
   test_id: string;
   shard: number;
   attempt: number;
-  /** Without its phases, which are in `phases` (null: none stored yet; rows stored before keep them in here). */
+  /** Without its phases, which are in `phases` (null: none stored yet). */
   snapshot: JSONColumnType<ShardSnapshot>;
   phases: JSONColumnType<NonNullable<ShardSnapshot['phases']> | null, string | null, string | null>;
   final: ColumnType<boolean, boolean | undefined, boolean>;
@@ -191,10 +195,10 @@ export interface LoadTestSecondsTable {
   seconds: string;
 }
 
-/** A replaying test's sequence (ReplayRequest[] as JSON text) while it runs. */
+/** A replaying test's sequence while it runs (written as JSON text). */
 export interface LoadTestReplaysTable {
   test_id: string;
-  requests: string;
+  requests: JSONColumnType<ReplayRequest[], string, string>;
 }
 
 /** An OAuth record as oidc-provider stores it: its own open shape, with the fields the store indexes. */

@@ -9,7 +9,7 @@ const IDENTIFIER_CHAR = /[A-Za-z0-9_$\u0080-\uffff]/;
  * not a parameter (`$1`) nor a `$` inside an identifier (`a$$`); null when none is.
  */
 function dollarTagAt(text: string, at: number): string | null {
-  if (at > 0 && IDENTIFIER_CHAR.test(text[at - 1]!)) return null;
+  if (at > 0 && IDENTIFIER_CHAR.test(text.charAt(at - 1))) return null;
   const tag = /\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
   tag.lastIndex = at;
   return tag.exec(text)?.[0] ?? null;
@@ -29,7 +29,7 @@ function blockCommentEnd(text: string, at: number): number {
 
 /** Where the string or quoted name opening at `at` ends (after its closing quote); the text's end when it does not. */
 function quotedEnd(text: string, at: number): number {
-  const quote = text[at]!;
+  const quote = text.charAt(at);
   // E'...' takes backslash escapes (an E that starts a token: not the end of a name such as `date`).
   const escapes = quote === "'" && /[Ee]/.test(text[at - 1] ?? '') && !IDENTIFIER_CHAR.test(text[at - 2] ?? '');
   let j = at + 1;
@@ -69,7 +69,7 @@ export function sqlShape(text: string): string {
       i = blockCommentEnd(text, i);
       out += ' ';
     } else if (text[i] === "'" || text[i] === '"') {
-      out += text[i]! + text[i]!;
+      out += text.charAt(i).repeat(2);
       i = quotedEnd(text, i);
     } else if (tag) {
       const end = text.indexOf(tag, i + tag.length);

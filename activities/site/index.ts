@@ -14,7 +14,14 @@ import {
   type PageType,
 } from '../../domain/site/audit/index.ts';
 import { discoverPages, MAX_PAGES, SITEMAP_MAX_BYTES, type Discovery } from '../../domain/site/discover.ts';
-import { auditCacheKey, discoveryCacheKey, readCached, store } from '../../domain/site/cache.ts';
+import {
+  auditCacheKey,
+  cachedAudit,
+  cachedDiscovery,
+  discoveryCacheKey,
+  readCached,
+  store,
+} from '../../domain/site/cache.ts';
 
 export const DISCOVERY_CACHE_SECONDS = 30 * 60;
 export const AUDIT_CACHE_SECONDS = 5 * 60;
@@ -48,7 +55,7 @@ export function createSiteActivities(deps: { kv: KvStore; allow: readonly string
   return {
     /** Up to MAX_PAGES pages of the site (the caller's `limit` is applied when answering). */
     async discoverSitePages(url: string, fromCache = false): Promise<Outcome<Discovery>> {
-      const hit = fromCache ? await readCached<Discovery>(deps.kv, discoveryCacheKey(url)) : null;
+      const hit = fromCache ? await readCached(deps.kv, discoveryCacheKey(url), cachedDiscovery) : null;
       if (hit) return { ok: true, value: hit.value, storedAt: hit.storedAt };
       return outcome(async () => {
         const found = await discoverPages(url, fetchSitemap, MAX_PAGES);
@@ -61,7 +68,7 @@ export function createSiteActivities(deps: { kv: KvStore; allow: readonly string
       pageType: PageType | undefined,
       fromCache = false,
     ): Promise<Outcome<AuditResult>> {
-      const hit = fromCache ? await readCached<AuditResult>(deps.kv, auditCacheKey(url, pageType)) : null;
+      const hit = fromCache ? await readCached(deps.kv, auditCacheKey(url, pageType), cachedAudit) : null;
       if (hit) return { ok: true, value: hit.value, storedAt: hit.storedAt };
       return outcome(async () => {
         const result = await auditPage({ url, pageType, fetchPage, fetchStylesheet });

@@ -3,10 +3,14 @@
 // and the user, for SESSION_TTL_SECONDS.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import type { KvStore } from '../../lib/kv/index.ts';
+import { z } from 'zod';
+import { getJson, type KvStore } from '../../lib/kv/index.ts';
 import { cookieName, DASHBOARD_PATH, DASHBOARD_SESSION_COOKIE } from '../../lib/service-credentials.ts';
 
 export const SESSION_TTL_SECONDS = 12 * 3600;
+
+/** A session as the key-value store holds it. */
+const storedSession = z.object({ userId: z.number() });
 
 const keyOf = (token: string) => `dashboard:session:${createHash('sha256').update(token).digest('base64url')}`;
 
@@ -28,8 +32,7 @@ export function dashboardSessions(kv: KvStore, secure: boolean) {
     async userId(ctx: Context): Promise<number | null> {
       const token = ctx.cookies.get(name);
       if (!token) return null;
-      const stored = await kv.get(keyOf(token));
-      return stored ? (JSON.parse(stored) as { userId: number }).userId : null;
+      return (await getJson(kv, keyOf(token), storedSession, 'dashboard session'))?.userId ?? null;
     },
     async end(ctx: Context): Promise<void> {
       const token = ctx.cookies.get(name);

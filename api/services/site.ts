@@ -3,7 +3,14 @@
 // `cache_age_seconds`; `fresh: true` bypasses and refreshes it), and one workflow per miss.
 import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
-import { auditCacheKey, discoveryCacheKey, readCached, type CachedAnswer } from '../../domain/site/cache.ts';
+import {
+  auditCacheKey,
+  cachedAudit,
+  cachedDiscovery,
+  discoveryCacheKey,
+  readCached,
+  type CachedAnswer,
+} from '../../domain/site/cache.ts';
 import { AppError, JobTimeoutError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
@@ -104,7 +111,7 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
     },
     async discover(input: z.output<typeof discoverInput>, ownerId: number): Promise<DiscoverAnswer> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const hit = input.fresh ? null : await readCached<Discovery>(deps.kv, discoveryCacheKey(input.url));
+      const hit = input.fresh ? null : await readCached(deps.kv, discoveryCacheKey(input.url), cachedDiscovery);
       const found = hit?.value ?? (await run(SITE_DISCOVERY_KIND, 'siteDiscovery', [input.url], ownerId));
       const pages = found.pages.slice(0, input.limit);
       return {
@@ -119,7 +126,8 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
     async audit(input: z.output<typeof auditInput>, ownerId: number): Promise<AuditAnswer> {
       await checkTarget(input.url, { allow: deps.allow, field: 'url' });
       const pageType: PageType | undefined = input.page_type;
-      const hit = input.fresh ? null : await readCached<AuditResult>(deps.kv, auditCacheKey(input.url, pageType));
+      const key = auditCacheKey(input.url, pageType);
+      const hit = input.fresh ? null : await readCached(deps.kv, key, cachedAudit);
       const result = hit?.value ?? (await run(PAGE_AUDIT_KIND, 'pageAudit', [input.url, pageType], ownerId));
       return { ...result, cached: hit !== null, cache_age_seconds: hit ? age(hit) : 0 };
     },

@@ -8,12 +8,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import { createDnsLookup } from '../../domain/dns/lookup.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Config } from '../../lib/config.ts';
 import { TargetNotVerifiedError } from '../../lib/errors.ts';
-import type { KvStore } from '../../lib/kv/index.ts';
+import { getJson, type KvStore } from '../../lib/kv/index.ts';
 import { bareHost } from '../../lib/net/bare-host.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { addressesOf, checkTarget } from '../../lib/net/target-guard.ts';
@@ -28,6 +29,12 @@ interface Proof {
   /** The host's addresses when it proved it: a large test connects to these only. */
   addresses: string[];
 }
+
+/** A proof as remembered in the key-value store. */
+const storedProof = z.object({
+  by: z.enum(['http', 'dns']),
+  addresses: z.array(z.string()),
+}) satisfies z.ZodType<Proof>;
 
 export interface TestSize {
   concurrentUsers: number;
@@ -128,11 +135,10 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     userId: number,
     token: string,
   ): Promise<(Proof & { cached: boolean }) | null> {
-    const stored = await kv.get(cacheKey(userId, url));
-    if (stored) {
-      const proof = JSON.parse(stored) as Proof;
+    const known = await getJson(kv, cacheKey(userId, url), storedProof, 'target verification proof');
+    if (known) {
       const now = await addressesOf(host).catch(() => null);
-      if (now?.every((a) => proof.addresses.includes(a))) return { ...proof, cached: true };
+      if (now?.every((a) => known.addresses.includes(a))) return { ...known, cached: true };
     }
     const proof = await prove(url, host, token);
     if (proof) await kv.set(cacheKey(userId, url), JSON.stringify(proof), ttlSeconds);

@@ -21,6 +21,7 @@ import * as loadShardPhases from './2026-11-27-019-load-shard-phases.ts';
 import * as captureSchemaChecks from './2026-11-28-020-capture-schema-checks.ts';
 import * as capturesAsSentAndAnswered from './2026-11-28-021-captures-as-sent-and-answered.ts';
 import * as loadShardSent from './2026-11-28-022-load-shard-sent.ts';
+import * as storedInTodaysShape from './2026-11-29-023-stored-in-todays-shape.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-020-capture-schema-checks': captureSchemaChecks,
   '2026-11-28-021-captures-as-sent-and-answered': capturesAsSentAndAnswered,
   '2026-11-28-022-load-shard-sent': loadShardSent,
+  '2026-11-29-023-stored-in-todays-shape': storedInTodaysShape,
 };
 
 export const migrationProvider: MigrationProvider = {

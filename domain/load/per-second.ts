@@ -28,7 +28,10 @@ export interface SecondFigures {
   connectionErrors?: number;
 }
 
-/** Which seconds a shard attempt sent in, and its last pace (what a lost attempt's gap and loss are read from: restarts.ts). */
+/**
+ * Which seconds a shard attempt sent in, and its last pace (what a lost attempt's gap and loss are read
+ * from: restarts.ts).
+ */
 export interface Sending {
   first: number;
   last: number;
@@ -86,7 +89,10 @@ export class PerSecondCounts {
     s.connectionErrors += 1;
   }
 
-  /** An answer to a request of `second`: its latency, whether it failed, and (when it has one) its status and phases. */
+  /**
+   * An answer to a request of `second`: its latency, whether it failed, and (when it has one) its status
+   * and phases.
+   */
   countAnswer(second: number, latencyUs: number, failed: boolean, status?: number, phases?: PhaseTimes): void {
     const s = this.at(second);
     s.answered += 1;
@@ -99,7 +105,8 @@ export class PerSecondCounts {
     s.statusCodes[status] = (s.statusCodes[status] ?? 0) + 1;
     if (!phases) return;
     s.phased += 1;
-    for (let i = 0; i < PHASES.length; i++) s.phaseSumUs[i]! += Math.max(0, Math.round(phases[PHASES[i]!]));
+    for (const [i, phase] of PHASES.entries())
+      s.phaseSumUs[i] = (s.phaseSumUs[i] ?? 0) + Math.max(0, Math.round(phases[phase]));
   }
 
   /** The seconds sent in so far (null: none yet). */
@@ -130,7 +137,10 @@ function figuresOf(second: number, s: MergedSecond): SecondFigures {
   };
 }
 
-/** Several parts' sending merged: the earliest first second, the latest last, and the paces of the parts sending then added. */
+/**
+ * Several parts' sending merged: the earliest first second, the latest last, and the paces of the parts
+ * sending then added.
+ */
 export function mergeSending(parts: ReadonlyArray<Sending | null | undefined>): Sending | null {
   const known = parts.filter((s): s is Sending => !!s);
   if (!known.length) return null;
@@ -149,12 +159,18 @@ export interface MergedSecond {
   failed: number;
   latencySumUs: number;
   latencyMaxUs: number;
-  /** None before an answer; merged only when asked for (decoding every second's histograms is the merge's main cost). */
+  /**
+   * None before an answer; merged only when asked for (decoding every second's histograms is the merge's
+   * main cost).
+   */
   histogram: Histogram | null;
   statusCodes: Record<string, number>;
   phased: number;
   phaseSumUs: number[];
-  /** Of the answers, those reported with their latencies' histogram and statuses (all but a series stored before they were). */
+  /**
+   * Of the answers, those reported with their latencies' histogram and statuses: all but those of a test
+   * run before seconds had them, which no migration can give them (2026-11-29-023).
+   */
   detailed: number;
   /** Attempts that failed before their request was sent: in neither `sent` nor `answered`. */
   connectionErrors: number;
@@ -185,8 +201,9 @@ export function mergeSeconds(
   const merged: MergedSecond[] = [];
   for (const report of reports) {
     for (const f of report) {
-      for (let i = merged.length; i <= f.second; i++) merged.push(emptySecond());
-      const m = merged[f.second]!;
+      for (let i = merged.length; i < f.second; i++) merged.push(emptySecond());
+      const m = merged[f.second] ?? emptySecond();
+      merged[f.second] = m;
       m.sent += f.sent;
       m.answered += f.answered;
       m.failed += f.failed;
@@ -196,7 +213,7 @@ export function mergeSeconds(
       m.phased += f.phased ?? 0;
       m.connectionErrors += f.connectionErrors ?? 0;
       if (f.histogram) m.detailed += f.answered;
-      for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i]! += us;
+      for (const [i, us] of (f.phaseSumUs ?? []).entries()) m.phaseSumUs[i] = (m.phaseSumUs[i] ?? 0) + us;
       if (f.histogram && withHistograms(f.second)) {
         m.histogram ??= secondHistogram();
         addEncodedHistogram(m.histogram, f.histogram);

@@ -4,7 +4,8 @@
 // | mode              | evidence                                           | confidence                      |
 // |-------------------|----------------------------------------------------|---------------------------------|
 // | full              | RDAP, then WHOIS when RDAP has no service or fails | high when a registry answered   |
-// |                   | then DNS when both fail                            | medium when DNS shows a delegation, else low (unknown) |
+// |                   | then DNS when both fail                            | medium when DNS shows a         |
+// |                   |                                                    | delegation, else low (unknown)  |
 // | fast              | DNS (NS of the name): delegated or NXDOMAIN        | medium; low (unknown) on errors |
 // | availability_only | the same DNS evidence, without record details      | medium; low (unknown) on errors |
 //
@@ -229,7 +230,8 @@ export function createDomainLookup(deps: DomainLookupDeps) {
     const cached = await cachedOnly(name, mode);
     if (cached) return cached;
     const result = finish(name, mode === 'full' ? await registryCheck(name) : await dnsCheck(name));
-    // A full check that fell back to DNS is DNS-grade evidence: cached as such, so the next full check asks the registry again.
+    // A full check that fell back to DNS is DNS-grade evidence: cached as such, so the next full check asks the
+    // registry again.
     const tier = result.evidence === 'rdap' || result.evidence === 'whois' ? 'registry' : 'dns';
     return { check: result, cached: false, cacheExpires: await writeCache(deps.kv, tier, result) };
   }
@@ -248,8 +250,8 @@ export function createDomainLookup(deps: DomainLookupDeps) {
       };
     }
     return (
-      (await readCache<DomainCheck>(deps.kv, 'registry', name.domain)) ??
-      (mode === 'full' ? null : await readCache<DomainCheck>(deps.kv, 'dns', name.domain))
+      (await readCache(deps.kv, 'registry', name.domain)) ??
+      (mode === 'full' ? null : await readCache(deps.kv, 'dns', name.domain))
     );
   }
 
@@ -268,7 +270,10 @@ export function createDomainLookup(deps: DomainLookupDeps) {
 
 export type DomainLookup = ReturnType<typeof createDomainLookup>;
 
-/** The lookup as configured (DNS_SERVERS, WHOIS_SERVER, RDAP_BASE_URL, NETWORK_ALLOW, LOOKUP_TIMEOUT_MS, REGISTRY_RATE(S)). */
+/**
+ * The lookup as configured (DNS_SERVERS, WHOIS_SERVER, RDAP_BASE_URL, NETWORK_ALLOW, LOOKUP_TIMEOUT_MS,
+ * REGISTRY_RATE(S)).
+ */
 export function createConfiguredDomainLookup(config: Config, kv: KvStore): DomainLookup {
   return createDomainLookup({
     kv,

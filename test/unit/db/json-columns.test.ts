@@ -5,6 +5,7 @@ import { captureDeliveryColumn, readJsonColumn, readNullableJsonColumn } from '.
 import {
   loadTestConfigColumn,
   loadTestResultsColumn,
+  shardPhasesColumn,
   shardSecondsColumn,
   shardSnapshotColumn,
 } from '../../../db/load-test-columns.ts';
@@ -55,10 +56,12 @@ describe('JSON columns', () => {
     expect(snapshot.steps?.length).toBe(2);
     expect(snapshot.phases).toBeDefined();
     expect(snapshot.sending).toMatchObject({ first: 0 });
-    // Its seconds are stored apart (load_test_seconds), its totals in the snapshot.
-    const { newSeconds, ...totals } = snapshot;
+    // Its seconds are stored apart (load_test_seconds), its phases too (load_test_shards.phases), its
+    // totals in the snapshot.
+    const { newSeconds, phases, ...totals } = snapshot;
     expect(newSeconds?.length).toBeGreaterThan(0);
     expect(readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, stored(totals))).toEqual(totals);
+    expect(readJsonColumn('load_test_shards.phases', shardPhasesColumn, stored(phases))).toEqual(phases);
     expect(readJsonColumn('load_test_seconds.seconds', shardSecondsColumn, JSON.stringify(newSeconds))).toEqual(
       newSeconds,
     );
