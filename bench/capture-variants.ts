@@ -14,7 +14,10 @@ const RULES = Array.from({ length: 20 }, (_, i) => ({
     body: `{"rule":${i},"id":"{{uuid}}"}`,
   },
 }));
-/** The kinds of webhook (forwarding to `receiverUrl`), each keeping up to 10,000 captures (so no round reaches a webhook's bound). */
+/**
+ * The kinds of webhook (forwarding to `receiverUrl`), each keeping up to 10,000 captures (so no round reaches a
+ * webhook's bound).
+ */
 export const captureVariants = (receiverUrl: string): Array<[string, Record<string, unknown>]> =>
   (
     [

@@ -12,7 +12,8 @@
 // - rounds: the bare server and ours take turns (BENCH_ROUNDS, 3, of BENCH_SECONDS, 10, each), and the
 //   medians are compared. On a shared two-core machine the speed of both drifts by a fifth from one
 //   minute to the next; taking turns keeps the drift out of the ratio;
-// - after the wrk rounds (each on webhooks of its own), rows stored vs wrk's 2xx count (wrk drops the answers still in flight when
+// - after the wrk rounds (each on webhooks of its own), rows stored vs wrk's 2xx count (wrk drops the answers still in
+// flight when
 //   it stops, so the database may hold up to one per connection more per round, never fewer);
 // - then an exact check: autocannon sends a fixed number of requests and waits for every answer;
 //   the rows added must equal its 2xx count.
@@ -111,7 +112,10 @@ interface Round {
   bare: WrkResult;
   ours: Record<string, WrkResult>;
   stored: Array<() => Promise<number>>;
-  /** Deliveries the forwarding variant's receiver got during its run, and after it (until all were sent, or DRAIN_SECONDS). */
+  /**
+   * Deliveries the forwarding variant's receiver got during its run, and after it (until all were sent, or
+   * DRAIN_SECONDS).
+   */
   forwardedDuring: number;
   forwardedAfter: number;
   drainSeconds: number;
@@ -207,7 +211,9 @@ async function measure(bare: { url: string; paths: string[] }, env: Record<strin
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const bare = await startBare();
 console.log(
-  `\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS}s each for the bare server and ours (${VARIANTS.map(([n]) => n).join(', ')}) in turn, each round starting with the next kind, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`,
+  `\nCapture benchmark, ${new Date().toISOString()}: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ` +
+    `${SECONDS}s each for the bare server and ours (${VARIANTS.map(([n]) => n).join(', ')}) in turn, each ` +
+    `round starting with the next kind, POST of ${BODY.length} bytes over ${WEBHOOKS} webhooks, loopback`,
 );
 
 const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED
@@ -235,15 +241,20 @@ try {
     console.log(`\n  ${label}`);
     for (const [n, x] of r.rounds.entries()) {
       console.log(
-        `    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ${x.bare.p99Ms.toFixed(1)} ms)` +
+        `    round ${n + 1}: bare node:http ${fmt(x.bare.requestsPerSecond).padStart(7)} req/s (p99 ` +
+          `${x.bare.p99Ms.toFixed(1)} ms)` +
           VARIANTS.map(([name]): [string, WrkResult] => [name, x.ours[name]!])
             .map(
               ([name, o]) =>
-                `   ${name} ${fmt(o.requestsPerSecond).padStart(7)}/s (p99 ${o.p99Ms.toFixed(1)} ms, ${(o.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)})`,
+                `   ${name} ${fmt(o.requestsPerSecond).padStart(7)}/s (p99 ${o.p99Ms.toFixed(1)} ms, ` +
+                `${(o.requestsPerSecond / x.bare.requestsPerSecond).toFixed(2)})`,
             )
             .join('') +
           (x.ours.forwarding
-            ? `\n      forwarding: ${fmt(x.forwardedDuring)} delivered during its run (deliveries yield to captures), then ${fmt(x.forwardedAfter)} in ${x.drainSeconds.toFixed(1)} s after it (${fmt(x.forwardedAfter / Math.max(x.drainSeconds, 0.001))}/s), of ${fmt(x.forwardable)} captured`
+            ? `\n      forwarding: ${fmt(x.forwardedDuring)} delivered during its run (deliveries yield to ` +
+              `captures), then ${fmt(x.forwardedAfter)} in ${x.drainSeconds.toFixed(1)} s after it ` +
+              `(${fmt(x.forwardedAfter / Math.max(x.drainSeconds, 0.001))}/s), of ${fmt(x.forwardable)} ` +
+              `captured`
             : ''),
       );
     }
@@ -256,15 +267,20 @@ try {
       const toPlain =
         name === VARIANTS[0]![0]
           ? ''
-          : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)} (rounds ${perRound.map((x) => x.toFixed(2)).join(', ')}: median ${median(perRound).toFixed(2)})`;
+          : `; to ${VARIANTS[0]![0]} ${(ours / plain).toFixed(2)} (rounds ` +
+            `${perRound.map((x) => x.toFixed(2)).join(', ')}: median ${median(perRound).toFixed(2)})`;
       console.log(
-        `    median ${name}: ${fmt(ours)} captures/s, p99 ${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ${(ours / peer).toFixed(2)}${toPlain}`,
+        `    median ${name}: ${fmt(ours)} captures/s, p99 ` +
+          `${median(r.rounds.map((x) => x.ours[name]!.p99Ms)).toFixed(1)} ms; ratio to bare ` +
+          `${(ours / peer).toFixed(2)}${toPlain}`,
       );
     }
     console.log(
       `    bare: ${fmt(peer)} req/s (median)\n` +
-        `    wrk: ${fmt(sent2xx)} 2xx, ${fmt(r.wrkStored)} stored (in flight at the cut-offs: ${inFlight}), non-2xx and socket errors ${non2xx}\n` +
-        `    exact: ${fmt(r.exact2xx)} 2xx of ${fmt(EXACT_REQUESTS)} sent, ${fmt(r.exactStored)} stored: ${r.exactStored === r.exact2xx ? 'equal, nothing lost' : 'MISMATCH'}`,
+        `    wrk: ${fmt(sent2xx)} 2xx, ${fmt(r.wrkStored)} stored (in flight at the cut-offs: ` +
+        `${inFlight}), non-2xx and socket errors ${non2xx}\n` +
+        `    exact: ${fmt(r.exact2xx)} 2xx of ${fmt(EXACT_REQUESTS)} sent, ${fmt(r.exactStored)} stored: ` +
+        `${r.exactStored === r.exact2xx ? 'equal, nothing lost' : 'MISMATCH'}`,
     );
   }
 } finally {

@@ -31,7 +31,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const fmt = (xs: number[]) =>
-  `median ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length})`;
+  `median ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ` +
+  `${Math.max(...xs).toFixed(1)} ms (${xs.length})`;
 
 /** A project with netops installed as `npm install PATH` installs it (a link), and a bin that does nothing. */
 async function projectWithNetops(): Promise<string> {
@@ -111,7 +112,8 @@ async function startups(service: AppProcess, key: string): Promise<void> {
       bare.push(await floor());
     }
     console.log(
-      `start-up: ${name} ${fmt(mine)}; ${floorName} ${fmt(bare)}; ratio of medians ${(percentile(mine, 50) / percentile(bare, 50)).toFixed(2)}`,
+      `start-up: ${name} ${fmt(mine)}; ${floorName} ${fmt(bare)}; ratio of medians ` +
+        `${(percentile(mine, 50) / percentile(bare, 50)).toFixed(2)}`,
     );
   }
   await stub.close();
@@ -183,16 +185,20 @@ async function listenVersusForwarding(service: AppProcess, key: string): Promise
     await sleep(1000);
     const gap = 1000 / RATE;
     console.log(
-      `listen, ${CAPTURES} captures at ${RATE}/s: ${fmt(await latencies(listened.webhook_url, 'listen', CAPTURES, gap, rx.answered))}`,
+      `listen, ${CAPTURES} captures at ${RATE}/s: ` +
+        `${fmt(await latencies(listened.webhook_url, 'listen', CAPTURES, gap, rx.answered))}`,
     );
     console.log(
-      `forward_url (the service's own forwarding), same: ${fmt(await latencies(forwarded.webhook_url, 'forward', CAPTURES, gap, rx.answered))}`,
+      `forward_url (the service's own forwarding), same: ` +
+        `${fmt(await latencies(forwarded.webhook_url, 'forward', CAPTURES, gap, rx.answered))}`,
     );
     console.log(
-      `listen, ${SPORADIC} captures 1.2 s apart: ${fmt(await latencies(listened.webhook_url, 'sporadic-listen', SPORADIC, 1200, rx.answered))}`,
+      `listen, ${SPORADIC} captures 1.2 s apart: ` +
+        `${fmt(await latencies(listened.webhook_url, 'sporadic-listen', SPORADIC, 1200, rx.answered))}`,
     );
     console.log(
-      `forward_url, same: ${fmt(await latencies(forwarded.webhook_url, 'sporadic-forward', SPORADIC, 1200, rx.answered))}`,
+      `forward_url, same: ` +
+        `${fmt(await latencies(forwarded.webhook_url, 'sporadic-forward', SPORADIC, 1200, rx.answered))}`,
     );
     listen.child.kill('SIGINT');
     await listen.ended;

@@ -74,7 +74,8 @@ try {
   const bulkMs = median(bulkTimes);
   const singleMs = median(singleTimes);
   console.log(
-    `bulk domain check, fast mode, ${count} uncached names, every DNS answer delayed ${upstreamMs} ms (loopback fixture); medians of ${rounds} rounds`,
+    `bulk domain check, fast mode, ${count} uncached names, every DNS answer delayed ${upstreamMs} ms ` +
+      `(loopback fixture); medians of ${rounds} rounds`,
   );
   console.log(`  bulk (one request, workflow on the network pool): ${Math.round(bulkMs)} ms`);
   console.log(`  single lookups, ${atOnce} at a time:               ${Math.round(singleMs)} ms`);

@@ -1,12 +1,14 @@
 // npm run bench:soak
 // A public instance under a mixed, sustained load on loopback, for SOAK_SECONDS (300): 200 capture
 // senders (each on its own webhook, SOAK_CAPTURE_RATE requests per second each, 5), 500 open live
-// streams on those webhooks (their owners' 50 each, so every stream is woken as captures arrive), 20 pollers of another user's webhook list (one GET a second each), and
+// streams on those webhooks (their owners' 50 each, so every stream is woken as captures arrive), 20 pollers of another
+// user's webhook list (one GET a second each), and
 // 2 load tests of 100 users (SOAK_LOAD_RPS requests per second each, 200) against a loopback target.
 // Prints every 30 s the pollers' p99 and the API's RSS, and at the end: the pollers' p50/p99/max,
 // RSS over time, captures answered 2xx vs stored (netops_captures_stored_total: must be equal),
 // and every error by kind. Runs on the embedded target (SOAK_SKIP_EMBEDDED=1 skips it); with
-// DATABASE_URL, REDIS_URL, S3_* and TEMPORAL_ADDRESS (and PAYLOAD_KEY) set, on the distributed target as well. Not part of `npm test`.
+// DATABASE_URL, REDIS_URL, S3_* and TEMPORAL_ADDRESS (and PAYLOAD_KEY) set, on the distributed target as well. Not part
+// of `npm test`.
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import { startLoadTarget } from '../test/fixtures/load-target.ts';
@@ -166,7 +168,9 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
         const at = Math.round((Date.now() - started) / 1000);
         rss.push([at, await rssMb(service.pid)]);
         console.log(
-          `  [${name}] ${at} s: GET p99 ${percentile(windowLatencies, 99).toFixed(1)} ms over ${windowLatencies.length}, RSS ${rss.at(-1)![1].toFixed(0)} MB, captures 2xx ${sent2xx}, stream events ${streamEvents}, errors ${[...errors.values()].reduce((a, b) => a + b, 0)}`,
+          `  [${name}] ${at} s: GET p99 ${percentile(windowLatencies, 99).toFixed(1)} ms over ` +
+            `${windowLatencies.length}, RSS ${rss.at(-1)![1].toFixed(0)} MB, captures 2xx ${sent2xx}, stream ` +
+            `events ${streamEvents}, errors ${[...errors.values()].reduce((a, b) => a + b, 0)}`,
         );
         windowLatencies = [];
       }
@@ -178,14 +182,19 @@ async function soak(name: string, env: Record<string, string>): Promise<void> {
     await sleep(3000); // the last batches commit
     const stored = (await storedCaptures(base)) - initialStored;
     console.log(
-      `\nSoak (${name}), ${SECONDS} s: ${SENDERS} capture senders at ${CAPTURE_RATE}/s, ${STREAMS} live streams, ${POLLERS} pollers, ${LOAD_TESTS} load tests of ${LOAD_USERS} users at ${LOAD_RPS}/s`,
+      `\nSoak (${name}), ${SECONDS} s: ${SENDERS} capture senders at ${CAPTURE_RATE}/s, ${STREAMS} live ` +
+        `streams, ${POLLERS} pollers, ${LOAD_TESTS} load tests of ${LOAD_USERS} users at ${LOAD_RPS}/s`,
     );
     console.log(
-      `  another user's GET /my-webhooks: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length}`,
+      `  another user's GET /my-webhooks: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ` +
+        `${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ` +
+        `${latencies.length}`,
     );
     console.log(`  RSS over time (s: MB): ${rss.map(([t, mb]) => `${t}: ${mb.toFixed(0)}`).join(', ')}`);
     console.log(
-      `  captures answered 2xx ${sent2xx}, stored ${stored}: ${stored === sent2xx ? 'equal' : 'NOT EQUAL'}; stream events received ${streamEvents}; load target answered ${site.count('/soak')} requests`,
+      `  captures answered 2xx ${sent2xx}, stored ${stored}: ` +
+        `${stored === sent2xx ? 'equal' : 'NOT EQUAL'}; stream events received ${streamEvents}; load target ` +
+        `answered ${site.count('/soak')} requests`,
     );
     console.log(`  errors: ${errors.size ? [...errors].map(([k, n]) => `${k} x${n}`).join(', ') : 'none'}`);
   } finally {

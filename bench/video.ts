@@ -28,7 +28,8 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-video-'));
 const clip = path.join(dir, 'clip.mp4');
 
 console.log(
-  `Video benchmark, ${new Date().toISOString()}: a ${SECONDS} s 1920x1080 30 fps clip, one region removed; then a ${UPLOAD_BYTES / 1e6} MB upload`,
+  `Video benchmark, ${new Date().toISOString()}: a ${SECONDS} s 1920x1080 30 fps clip, one region removed; ` +
+    `then a ${UPLOAD_BYTES / 1e6} MB upload`,
 );
 await run('ffmpeg', [
   '-v',
@@ -123,7 +124,9 @@ try {
   const result = Buffer.from(await (await fetch(status.download_url!)).arrayBuffer());
   const speed = (s: number) => (SECONDS / s).toFixed(2);
   console.log(
-    `\n  processing: netops ${speed(oursSeconds)} video s per wall s (${oursSeconds.toFixed(1)} s from upload to result)   bare ffmpeg ${speed(bareSeconds)} (${bareSeconds.toFixed(1)} s)   ratio ${(bareSeconds / oursSeconds).toFixed(2)}`,
+    `\n  processing: netops ${speed(oursSeconds)} video s per wall s (${oursSeconds.toFixed(1)} s from ` +
+      `upload to result)   bare ffmpeg ${speed(bareSeconds)} (${bareSeconds.toFixed(1)} s)   ratio ` +
+      `${(bareSeconds / oursSeconds).toFixed(2)}`,
   );
   console.log(
     `  result: ${(result.length / 1e6).toFixed(1)} MB, source ${((await readFile(clip)).length / 1e6).toFixed(1)} MB`,
@@ -170,7 +173,9 @@ try {
   await sampler;
   const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
   console.log(
-    `\n  300 MB upload: answered ${code} in ${uploadSeconds.toFixed(1)} s (${(UPLOAD_BYTES / 1e6 / uploadSeconds).toFixed(0)} MB/s); API process RSS ${mb(before)} MiB before, peak ${mb(peak)} MiB: +${mb(peak - before)} MiB`,
+    `\n  300 MB upload: answered ${code} in ${uploadSeconds.toFixed(1)} s ` +
+      `(${(UPLOAD_BYTES / 1e6 / uploadSeconds).toFixed(0)} MB/s); API process RSS ${mb(before)} MiB before, ` +
+      `peak ${mb(peak)} MiB: +${mb(peak - before)} MiB`,
   );
 } finally {
   await service.stop();

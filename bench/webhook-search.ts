@@ -46,7 +46,8 @@ async function measure(env: Record<string, string>) {
       if (answers.some((a) => a.status !== 200 && a.status !== 429))
         throw new Error(`a capture answered ${answers.find((a) => a.status !== 200)!.status}`);
       sent += n - limited;
-      if (limited > 0) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50)); // the next minute's window
+      // the next minute's window
+      if (limited > 0) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
     }
     const fillSeconds = (Date.now() - began) / 1000;
     const since = new Date(Date.now() - 30_000).toISOString();
@@ -94,7 +95,8 @@ async function measure(env: Record<string, string>) {
 }
 
 console.log(
-  `\nWebhook search benchmark, ${new Date().toISOString()}: one webhook holding ${CAPTURES.toLocaleString('en-US')} captures, ${CALLS} calls per filter, loopback; goal: under 200 ms`,
+  `\nWebhook search benchmark, ${new Date().toISOString()}: one webhook holding ` +
+    `${CAPTURES.toLocaleString('en-US')} captures, ${CALLS} calls per filter, loopback; goal: under 200 ms`,
 );
 const backends: Array<[string, Record<string, string>]> = process.env.BENCH_SKIP_EMBEDDED
   ? []
@@ -109,7 +111,9 @@ for (const [label, env] of backends) {
   for (const r of rows) {
     over ||= r.p95 >= 200;
     console.log(
-      `    ${r.name.padEnd(40)} ${String(r.matches).padStart(4)} answered   p50 ${r.p50.toFixed(1).padStart(6)} ms   p95 ${r.p95.toFixed(1).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms   ${r.p95 < 200 ? 'within' : 'OVER'} the goal`,
+      `    ${r.name.padEnd(40)} ${String(r.matches).padStart(4)} answered   p50 ` +
+        `${r.p50.toFixed(1).padStart(6)} ms   p95 ${r.p95.toFixed(1).padStart(6)} ms   max ` +
+        `${r.max.toFixed(1).padStart(6)} ms   ${r.p95 < 200 ? 'within' : 'OVER'} the goal`,
     );
   }
 }

@@ -41,7 +41,8 @@ request = function()
 end
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(99)))
+  io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, summary.duration, e.status, \
+e.connect + e.read + e.write + e.timeout, latency:percentile(99)))
 end
 `,
   );

@@ -57,7 +57,8 @@ export async function followTest(c: Client, testId: string): Promise<{ status: s
   const bar = new SingleBar({
     stream: process.stderr,
     format:
-      '{state} {bar} {elapsed_s}/{total_s} s | {users} users | {rps} req/s | p95 {p95} | errors {errors} | thresholds {thr}',
+      '{state} {bar} {elapsed_s}/{total_s} s | {users} users | {rps} req/s | p95 {p95} | errors {errors} | ' +
+      'thresholds {thr}',
     barsize: 20,
     hideCursor: true,
     noTTYOutput: true,

@@ -87,7 +87,8 @@ export function summary(a: ResultsAnswer): string {
     lines.push(out.bold('  THRESHOLDS'));
     for (const t of r.thresholds)
       lines.push(
-        `    ${t.pass ? out.green('✓') : out.red('✗')} ${t.threshold} ${out.dim(`(observed ${t.observed})`)}${r.aborted_by === t.threshold ? out.red(' aborted the test') : ''}`,
+        `    ${t.pass ? out.green('✓') : out.red('✗')} ${t.threshold} ` +
+          `${out.dim(`(observed ${t.observed})`)}${r.aborted_by === t.threshold ? out.red(' aborted the test') : ''}`,
       );
     lines.push('');
   }
@@ -95,7 +96,8 @@ export function summary(a: ResultsAnswer): string {
   lines.push(
     line(
       'http_reqs',
-      `${r.total_requests} ${out.dim(`${r.throughput}/s`)}${r.dropped_requests ? out.yellow(`, ${r.dropped_requests} dropped`) : ''}`,
+      `${r.total_requests} ` +
+        `${out.dim(`${r.throughput}/s`)}${r.dropped_requests ? out.yellow(`, ${r.dropped_requests} dropped`) : ''}`,
     ),
   );
   if (r.connection_errors)
@@ -108,7 +110,9 @@ export function summary(a: ResultsAnswer): string {
   lines.push(
     line(
       'http_req_duration',
-      `avg=${ms(r.avg_response_time)} min=${ms(r.min_response_time)} p50=${ms(r.p50_response_time)} p90=${ms(r.p90_response_time)} p95=${ms(r.p95_response_time)} p99=${ms(r.p99_response_time)} max=${ms(r.max_response_time)}`,
+      `avg=${ms(r.avg_response_time)} min=${ms(r.min_response_time)} p50=${ms(r.p50_response_time)} ` +
+        `p90=${ms(r.p90_response_time)} p95=${ms(r.p95_response_time)} p99=${ms(r.p99_response_time)} ` +
+        `max=${ms(r.max_response_time)}`,
     ),
   );
   const attempts = r.total_requests + (r.connection_errors ?? 0);
@@ -141,8 +145,9 @@ export function summary(a: ResultsAnswer): string {
       : r.verdict === 'passed'
         ? out.green(out.bold('PASSED: every threshold held'))
         : 'no thresholds';
+  const after = r.duration_seconds !== undefined ? ` after ${r.duration_seconds} s` : '';
   lines.push(
-    `  ${out.bold(a.status.toUpperCase())}${r.duration_seconds !== undefined ? ` after ${r.duration_seconds} s` : ''}; ${verdict}${a.failure_reason ? `: ${a.failure_reason}` : ''}`,
+    `  ${out.bold(a.status.toUpperCase())}${after}; ${verdict}${a.failure_reason ? `: ${a.failure_reason}` : ''}`,
   );
   return lines.join('\n');
 }

@@ -6,7 +6,9 @@
 
 export interface Batcher<T> {
   add(item: T): void;
-  /** Hands on what is left, waits for every batch; rejects with the first failed batch's error, if any. No add after it. */
+  /**
+   * Hands on what is left, waits for every batch; rejects with the first failed batch's error, if any. No add after it.
+   */
   close(): Promise<void>;
 }
 

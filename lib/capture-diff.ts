@@ -141,7 +141,8 @@ function textDiff(s: string, t: string): BodyDiff {
     timeout: TEXT_DIFF_MS,
   });
   if (!patch) {
-    const sizes = `${Buffer.byteLength(s)} and ${Buffer.byteLength(t)} bytes, ${lineCount(s)} and ${lineCount(t)} lines`;
+    const [bytesS, bytesT] = [Buffer.byteLength(s), Buffer.byteLength(t)];
+    const sizes = `${bytesS} and ${bytesT} bytes, ${lineCount(s)} and ${lineCount(t)} lines`;
     return {
       format: 'text',
       same: false,

@@ -208,7 +208,8 @@ export const envSchema = z
         code: 'custom',
         path: ['PAYLOAD_KEY'],
         message:
-          'is required when TEMPORAL_ADDRESS is set: every process of the service must share it (32 bytes in base64, e.g. `openssl rand -base64 32`)',
+          'is required when TEMPORAL_ADDRESS is set: every process of the service must share it (32 bytes ' +
+          'in base64, e.g. `openssl rand -base64 32`)',
       });
     }
     if (c.S3_ENDPOINT && !(c.S3_ACCESS_KEY && c.S3_SECRET_KEY && c.S3_BUCKET)) {

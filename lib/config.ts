@@ -36,7 +36,10 @@ export type Config = Readonly<{
   networkAllow: readonly string[];
   /** Time each registry step (RDAP, WHOIS chain, DNS evidence) of a domain lookup may take. */
   lookupTimeoutMs: number;
-  /** Queries per second to one registry server (RDAP host or WHOIS server) from all processes together, and overrides by server. */
+  /**
+   * Queries per second to one registry server (RDAP host or WHOIS server) from all processes together, and overrides by
+   * server.
+   */
   registryRate: Readonly<{ default: number; byServer: Readonly<Record<string, number>> }>;
   /** CIDRs of reverse proxies whose X-Forwarded-For names the client. */
   trustedProxies: readonly string[];

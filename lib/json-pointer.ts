@@ -79,7 +79,9 @@ export function headOf(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-/** `text` JSON-escaped (as between quotes), at most its first `max` characters of escapes: the work is bounded by `max`. */
+/**
+ * `text` JSON-escaped (as between quotes), at most its first `max` characters of escapes: the work is bounded by `max`.
+ */
 export function escapedHead(text: string, max: number): string {
   const escaped = JSON.stringify(headOf(text, max)).slice(1, -1);
   return escaped.length > max ? escaped.slice(0, max) : escaped;

@@ -40,6 +40,9 @@ export function schemaProblem(schema: unknown): string | null {
   if (depth(schema) > MAX_DEPTH) return `must nest at most ${MAX_DEPTH} levels deep`;
   const unique = unboundedUnique(schema);
   if (unique)
-    return `must give uniqueItems a maxItems of at most ${MAX_UNIQUE_ITEMS} (at ${unique}): it compares every pair of items`;
+    return (
+      `must give uniqueItems a maxItems of at most ${MAX_UNIQUE_ITEMS} (at ${unique}): it compares every ` +
+      `pair of items`
+    );
   return null;
 }

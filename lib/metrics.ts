@@ -19,7 +19,8 @@ let shared: Metrics | undefined;
 export function processMetrics(): Metrics {
   if (shared) return shared;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'netops_' }); // prom-client's own names start process_ and nodejs_
+  // prom-client's own names start process_ and nodejs_
+  collectDefaultMetrics({ register: registry, prefix: 'netops_' });
   shared = {
     registry,
     httpRequests: new Counter({

@@ -20,9 +20,14 @@ export interface PlanLimits {
   /** Webhooks owned at once, and the captures each may take per minute (past it: 429 to the sender, nothing stored). */
   webhooks: number;
   capturesPerMinute: number;
-  /** Bytes of captured bodies kept over all of a user's webhooks (as stored: binary bodies in base64); past it the oldest go. */
+  /**
+   * Bytes of captured bodies kept over all of a user's webhooks (as stored: binary bodies in base64); past it the
+   * oldest go.
+   */
   captureBytes: number;
-  /** The most captures one webhook may keep, and for how many days (a webhook keeps 500 unless its owner asks for more). */
+  /**
+   * The most captures one webhook may keep, and for how many days (a webhook keeps 500 unless its owner asks for more).
+   */
   capturesKept: number;
   captureDays: number;
   /** Webhooks that forward their captures at once (forward_url set). */
@@ -102,7 +107,9 @@ export const DEFAULT_RETENTION = Object.fromEntries(
 ) as Readonly<Record<Plan, { max_requests: number; max_age_days: number }>>;
 export const defaultRetention = (plan: Plan) => DEFAULT_RETENTION[plan];
 
-/** What a webhook keeps in effect: its own retention (either field missing: the default) within its owner's plan now. */
+/**
+ * What a webhook keeps in effect: its own retention (either field missing: the default) within its owner's plan now.
+ */
 export function effectiveRetention(
   plan: Plan,
   own: Partial<{ max_requests: number; max_age_days: number }> | null,

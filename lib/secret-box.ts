@@ -8,7 +8,8 @@ export function secretBox(codec: PayloadCodec) {
   return {
     async seal(secret: string): Promise<string> {
       const [p] = await codec.encode([{ metadata: {}, data: Buffer.from(secret, 'utf8') }]);
-      return `${Buffer.from(p!.metadata?.['encryption-key-id'] ?? []).toString()}.${Buffer.from(p!.data ?? []).toString('base64')}`;
+      const keyId = Buffer.from(p!.metadata?.['encryption-key-id'] ?? []).toString();
+      return `${keyId}.${Buffer.from(p!.data ?? []).toString('base64')}`;
     },
     async open(sealed: string): Promise<string> {
       const [keyId = '', data = ''] = sealed.split('.');

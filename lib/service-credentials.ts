@@ -24,7 +24,9 @@ export const OAUTH_PATH = '/oauth';
 
 const OURS = new Set([DASHBOARD_SESSION_COOKIE, CSRF_COOKIE, ...Object.values(OAUTH_COOKIES)]);
 
-/** A cookie's name as set: `__Secure-` (sent over https only, set only by a secure origin) when the service is https. */
+/**
+ * A cookie's name as set: `__Secure-` (sent over https only, set only by a secure origin) when the service is https.
+ */
 export function cookieName(name: string, secure: boolean): string {
   return secure ? `__Secure-${name}` : name;
 }

@@ -20,5 +20,8 @@ export function newPublicId(bytes: number): string {
   }
 }
 
-/** The public ids of webhooks and jobs: what newPublicId makes (older ones may start with - or _), and what a caller may send back. */
+/**
+ * The public ids of webhooks and jobs: what newPublicId makes (older ones may start with - or _), and what a caller may
+ * send back.
+ */
 export const PUBLIC_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

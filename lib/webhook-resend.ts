@@ -60,7 +60,10 @@ export function appendedUrl(target: URL, below: string, query: string): string {
   return `${target.origin}${target.pathname.replace(/\/$/, '')}${confinedPath(below)}${search}`;
 }
 
-/** The headers that are sent again, names in lower case: not the connection's own, those the client sets, HTTP/2's pseudo-headers. */
+/**
+ * The headers that are sent again, names in lower case: not the connection's own, those the client sets, HTTP/2's
+ * pseudo-headers.
+ */
 export function resentHeaders(headers: Iterable<[string, string]>): Record<string, string> {
   const kept: Record<string, string> = Object.create(null); // a header named __proto__ is data too
   for (const [given, value] of headers) {

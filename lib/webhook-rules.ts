@@ -84,7 +84,8 @@ export function regexProgram(pattern: string): number | string {
     return `is not a regular expression RE2 accepts (${(err as Error).message})`;
   }
   return size > MAX_PROGRAM
-    ? `is too costly a regular expression (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer or smaller repeats)`
+    ? `is too costly a regular expression (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer or ` +
+        `smaller repeats)`
     : size;
 }
 

@@ -68,7 +68,9 @@ export class RuleRequest {
     return jsonHead(value, max, this.#names);
   }
   readonly #patternHeads = new WeakMap<object, string>();
-  /** The first 64 Ki characters of `value`'s JSON text, what a pattern over it reads: written once for all the rules. */
+  /**
+   * The first 64 Ki characters of `value`'s JSON text, what a pattern over it reads: written once for all the rules.
+   */
   patternHead(value: JsonValue): string {
     if (value === null || typeof value !== 'object') return this.jsonHead(value, MAX_PATTERN_INPUT);
     let head = this.#patternHeads.get(value);
@@ -101,7 +103,8 @@ type Source = (request: RuleRequest) => JsonValue | undefined;
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const NAMES =
-  '{{request.method}}, {{request.path}}, {{request.query.NAME}}, {{request.header.NAME}}, {{request.body}}, {{request.body./json/pointer}}, {{uuid}}, {{now}}';
+  '{{request.method}}, {{request.path}}, {{request.query.NAME}}, {{request.header.NAME}}, ' +
+  '{{request.body}}, {{request.body./json/pointer}}, {{uuid}}, {{now}}';
 
 /** What placeholder `name` stands for, or the reason it stands for nothing. */
 function sourceOf(name: string): Source | string {

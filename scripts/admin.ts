@@ -15,7 +15,9 @@ import { ConfigError, loadConfig } from '../lib/config.ts';
 import { PLANS } from '../lib/plans.ts';
 
 const USAGE =
-  'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] [--set-plan] | admin revoke-key --key <api key> | admin create-user --email <email> --password <password> [--plan <plan>]';
+  'usage: admin create-key --email <email> --plan <free|pro|enterprise> [--name <label>] [--set-plan] | ' +
+  'admin revoke-key --key <api key> | ' +
+  'admin create-user --email <email> --password <password> [--plan <plan>]';
 
 class UsageError extends Error {}
 
@@ -27,7 +29,12 @@ const emailAddress = z
   .string()
   .max(254)
   .regex(
-    /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/,
+    new RegExp(
+      [
+        "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@",
+        '[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$',
+      ].join(''),
+    ),
   );
 
 async function main(argv: string[]): Promise<unknown> {

@@ -56,7 +56,9 @@ const result = await esbuild.build({
   target: 'node22.12',
   // Bundled CommonJS packages (cli-table3, cli-progress) call require() for Node's own modules.
   banner: {
-    js: "import { createRequire as __netopsRequire } from 'node:module'; const require = __netopsRequire(import.meta.url);",
+    js:
+      "import { createRequire as __netopsRequire } from 'node:module'; const require = " +
+      '__netopsRequire(import.meta.url);',
   },
   // Smaller files to parse; names kept, so stack traces still read.
   minify: true,

@@ -19,7 +19,8 @@ const { values } = parseArgs({
 const password = values.password ?? process.env.MCP_PASSWORD;
 if (!values.url || !values.email || !password) {
   console.error(
-    'usage: mcp-token --url <BASE_URL>/mcp --email <email> [--scope mcp:tools|mcp:read] (password in MCP_PASSWORD or --password)',
+    'usage: mcp-token --url <BASE_URL>/mcp --email <email> [--scope mcp:tools|mcp:read] (password in ' +
+      'MCP_PASSWORD or --password)',
   );
   process.exit(2);
 }
@@ -48,6 +49,8 @@ console.log(
     client_id: client.clientInformation()?.client_id ?? null,
     expires_in: tokens.expires_in,
     scope: tokens.scope,
-    inspector: `npx @modelcontextprotocol/inspector --cli ${values.url} --transport http --method tools/list --header "Authorization: Bearer ${tokens.access_token}"`,
+    inspector:
+      `npx @modelcontextprotocol/inspector --cli ${values.url} --transport http --method tools/list --header ` +
+      `"Authorization: Bearer ${tokens.access_token}"`,
   }),
 );

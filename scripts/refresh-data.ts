@@ -46,7 +46,9 @@ const SOURCES: Record<string, Source> = {
           source_url: this.url,
           date,
           base: 'EUR',
-          note: "Units of each currency per 1 EUR, as published by the ECB (about 16:00 CET). To convert to USD base: rate_usd[X] = rates[X] / rates['USD'].",
+          note:
+            'Units of each currency per 1 EUR, as published by the ECB (about 16:00 CET). To convert to USD ' +
+            "base: rate_usd[X] = rates[X] / rates['USD'].",
           rates,
         },
         null,

@@ -39,7 +39,10 @@ export interface TemporalEndpoint {
   devServer: DevServer | undefined;
 }
 
-/** TEMPORAL_ADDRESS when set; else the embedded dev server: joined when another process of ours runs it, started otherwise. */
+/**
+ * TEMPORAL_ADDRESS when set; else the embedded dev server: joined when another process of ours runs it, started
+ * otherwise.
+ */
 export async function ensureTemporal(config: Config, logger?: Logger): Promise<TemporalEndpoint> {
   if (config.temporal.address) return { address: config.temporal.address, uiUrl: undefined, devServer: undefined };
   const local = `127.0.0.1:${config.temporal.devPort}`;

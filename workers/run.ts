@@ -101,7 +101,8 @@ async function run(config: Config, logger: Logger): Promise<void> {
   }
 
   const lines = [
-    `netops ${role} ready (database: ${storage?.database.kind ?? 'none'}, store: ${storage?.kv.kind ?? 'none'}, blobs: ${storage?.blobs.kind ?? 'none'})`,
+    `netops ${role} ready (database: ${storage?.database.kind ?? 'none'}, store: ` +
+      `${storage?.kv.kind ?? 'none'}, blobs: ${storage?.blobs.kind ?? 'none'})`,
   ];
   if (api) lines.push(`API:         ${api.url}  (public base URL ${config.baseUrl})`);
   lines.push(`Temporal:    ${temporal.address} namespace ${config.temporal.namespace}`);
@@ -110,7 +111,8 @@ async function run(config: Config, logger: Logger): Promise<void> {
   if (admin) {
     lines.push(`First run: admin API key for ${admin.email} (shown once): ${admin.apiKey}`);
     lines.push(
-      `           sign in at ${config.baseUrl}/dashboard as ${admin.email} with password ${admin.password} (shown once; change it with \`npm run admin -- create-user --email ${admin.email} --password ...\`)`,
+      `           sign in at ${config.baseUrl}/dashboard as ${admin.email} with password ${admin.password} ` +
+        `(shown once; change it with \`npm run admin -- create-user --email ${admin.email} --password ...\`)`,
     );
   }
   console.log(lines.join('\n'));

@@ -82,7 +82,8 @@ export interface ShardOutcome {
 export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[]; threads: number }) {
   // Every shard of this worker reports through one writer: reports that come together share a statement.
   const shardWrites = shardReports(deps.db);
-  // Their heartbeat ticks share one timer (lib/ticker.ts): a worker with hundreds of shards wakes once a second for them.
+  // Their heartbeat ticks share one timer (lib/ticker.ts): a worker with hundreds of shards wakes once a second for
+  // them.
   const ticks = sharedTicker(SNAPSHOT_EVERY_MS);
   // What they sent, counted between their reports (countingSent): one timer, and one write a count for all.
   const countTicks = sharedTicker(SENT_COUNT_EVERY_MS);
@@ -251,7 +252,9 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
       return { abortedBy: null };
     },
 
-    /** Merges every shard attempt into the results (with the thresholds' verdict) and stores them with the final status. */
+    /**
+     * Merges every shard attempt into the results (with the thresholds' verdict) and stores them with the final status.
+     */
     async finishLoadTest(
       testId: string,
       status: LoadTestStatus,

@@ -40,7 +40,9 @@ interface Reading {
   rows: Array<{ shard: number; snapshot: { takenAt: number; shards?: number } }>;
 }
 
-/** The longest interval a write sends (after a receiver that refused for a while): a minute, or the output's interval. */
+/**
+ * The longest interval a write sends (after a receiver that refused for a while): a minute, or the output's interval.
+ */
 const MAX_WINDOW_SECONDS = 60;
 
 export interface LoadOutputsInput {
@@ -65,7 +67,10 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
     followRedirects: false,
   });
 
-  /** One write to one output, tried WRITE_TRIES times; its state says how it went (and so does its answer: taken or not). */
+  /**
+   * One write to one output, tried WRITE_TRIES times; its state says how it went (and so does its answer: taken or
+   * not).
+   */
   async function write(output: RemoteWriteTarget, series: RemoteWriteSeries[], state: LoadOutputState) {
     let reason = '';
     for (let attempt = 1; attempt <= WRITE_TRIES; attempt++) {
@@ -143,7 +148,10 @@ export function createLoadOutputActivities(deps: { db: Kysely<Database>; allow: 
         const window = windowRow(reports, from, to);
         return { series: [...reading.series, ...intervalSeries(window, labels, reading.stamp)], to };
       };
-      /** One output's writes every interval until the test's end or a cancellation (each on its own: a slow one holds back no other). */
+      /**
+       * One output's writes every interval until the test's end or a cancellation (each on its own: a slow one holds
+       * back no other).
+       */
       async function live(output: RemoteWriteTarget) {
         let nextAt = input.startAt + output.intervalSeconds * 1000;
         // Where the next interval starts: after the last one the receiver took (a sender that Temporal

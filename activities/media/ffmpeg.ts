@@ -54,7 +54,10 @@ export async function probe(path: string): Promise<VideoSource> {
 /** Why a region cannot be removed from a `source`-sized frame, or null. */
 export function regionProblem(r: Region, i: number, source: VideoSource): string | null {
   if (r.x + r.width > source.width || r.y + r.height > source.height) {
-    return `regions[${i}] (${r.width}x${r.height} at ${r.x},${r.y}) reaches outside the ${source.width}x${source.height} frame`;
+    return (
+      `regions[${i}] (${r.width}x${r.height} at ${r.x},${r.y}) reaches outside the ` +
+      `${source.width}x${source.height} frame`
+    );
   }
   if (r.start_seconds !== undefined && r.start_seconds >= source.duration_seconds) {
     return `regions[${i}] starts at ${r.start_seconds} s, after the video's end (${source.duration_seconds} s)`;
@@ -112,7 +115,8 @@ export class FfmpegFailure extends Error {
 
 /**
  * Writes `output`: the regions removed, H.264 at the source's size (odd sizes padded to even) and
- * frame rate, the audio copied as it is when MP4 carries it (else AAC), the container's metadata kept. `onProgress` gets the percent done; `signal` stops ffmpeg.
+ * frame rate, the audio copied as it is when MP4 carries it (else AAC), the container's metadata kept. `onProgress`
+ * gets the percent done; `signal` stops ffmpeg.
  */
 export function removeWithFfmpeg(
   input: string,

@@ -77,7 +77,8 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
           throw new InvalidInputError('the upload is not an MP4/MOV file (it does not start with an ftyp box)');
         if (boxes.c2pa)
           throw new InvalidInputError(
-            `the upload carries a C2PA manifest (a C2PA uuid box, ${boxes.c2pa}): it records the video's signed provenance, which editing would silently drop, so it is not processed`,
+            `the upload carries a C2PA manifest (a C2PA uuid box, ${boxes.c2pa}): it records the video's ` +
+              `signed provenance, which editing would silently drop, so it is not processed`,
           );
         let source: VideoSource;
         try {
@@ -105,7 +106,8 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
           if (percent === progress.percent) return;
           progress.percent = percent;
           ctx.heartbeat(percent);
-          deps.kv.set(videoProgressKey(jobId), String(percent), 24 * 3600).catch(() => {}); // the status shows the last one that landed
+          // the status shows the last one that landed
+          deps.kv.set(videoProgressKey(jobId), String(percent), 24 * 3600).catch(() => {});
         };
         try {
           await removeWithFfmpeg(file, output, regions, source, report, ctx.cancellationSignal);

@@ -82,7 +82,10 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
     keepAlive: true,
   });
 
-  /** One attempt at one capture: a 2xx is `success`; otherwise pending again with its next attempt due, or `failed` after the last (or when the guard refuses the URL: no retry helps). */
+  /**
+   * One attempt at one capture: a 2xx is `success`; otherwise pending again with its next attempt due, or `failed`
+   * after the last (or when the guard refuses the URL: no retry helps).
+   */
   async function attempt(
     webhookId: string,
     ref: number,

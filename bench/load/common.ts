@@ -32,9 +32,11 @@ events { worker_connections 20000; }
 http {
   access_log off;
   keepalive_requests 100000000;
-  client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
+  client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; \
+uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
   server { listen 127.0.0.1:${port}; root ${dir}; location / { } }
-  server { listen 127.0.0.1:${h2Port} ssl http2; ssl_certificate ${tls.dir}/cert.pem; ssl_certificate_key ${tls.dir}/key.pem; root ${dir}; location / { } }
+  server { listen 127.0.0.1:${h2Port} ssl http2; ssl_certificate ${tls.dir}/cert.pem; \
+ssl_certificate_key ${tls.dir}/key.pem; root ${dir}; location / { } }
   server { listen 127.0.0.1:${h2cPort} http2; root ${dir}; location / { } }
 }
 `,

@@ -43,13 +43,17 @@ async function measure(app: AppProcess, label: string, memoryOf: AppProcess): Pr
   const r = run.results;
   console.log(`\n${users} concurrent users for ${seconds} s (ramp-up 10 s) against nginx on loopback; ${label}`);
   console.log(
-    `  completed: ${r.total_requests} requests, ${r.failed_requests} failed, ${Math.round(r.throughput)} requests/s, p99 ${r.p99_response_time} ms, errors ${JSON.stringify(r.errors)}`,
+    `  completed: ${r.total_requests} requests, ${r.failed_requests} failed, ${Math.round(r.throughput)} ` +
+      `requests/s, p99 ${r.p99_response_time} ms, errors ${JSON.stringify(r.errors)}`,
   );
   console.log(
-    `  memory of the ${memoryOf === app ? 'process' : 'load worker process'}: ${Math.round(idle.now)} MB idle before the test, peak ${Math.round(after.peak)} MB (growth ${Math.round(after.peak - idle.now)} MB; target: under 1024 MB)`,
+    `  memory of the ${memoryOf === app ? 'process' : 'load worker process'}: ${Math.round(idle.now)} MB ` +
+      `idle before the test, peak ${Math.round(after.peak)} MB (growth ${Math.round(after.peak - idle.now)} ` +
+      `MB; target: under 1024 MB)`,
   );
   console.log(
-    `  status endpoint during the test: ${polls.length} polls, p99 ${p99.toFixed(1)} ms, max ${(polls.at(-1) ?? NaN).toFixed(1)} ms (target: p99 under 100 ms)`,
+    `  status endpoint during the test: ${polls.length} polls, p99 ${p99.toFixed(1)} ms, max ` +
+      `${(polls.at(-1) ?? NaN).toFixed(1)} ms (target: p99 under 100 ms)`,
   );
 }
 

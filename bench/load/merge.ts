@@ -85,7 +85,8 @@ const median = (f: () => unknown) => {
 };
 
 console.log(
-  `\nMerging ${SHARDS.toLocaleString('en-US')} shards' snapshots (${TEST_SECONDS} s at ${SAMPLES} answers a second each), ${new Date().toISOString()}: median of ${ROUNDS} rounds`,
+  `\nMerging ${SHARDS.toLocaleString('en-US')} shards' snapshots (${TEST_SECONDS} s at ${SAMPLES} answers ` +
+    `a second each), ${new Date().toISOString()}: median of ${ROUNDS} rounds`,
 );
 console.log('  metrics asked for | ours (thresholdFigures) | hdr-histogram-js decode and add | ratio');
 const cases: Array<{ name: string; metrics: ThresholdMetric[]; phases: boolean }> = [
@@ -94,7 +95,8 @@ const cases: Array<{ name: string; metrics: ThresholdMetric[]; phases: boolean }
   { name: 'p95 and ttfb.p95 (a phase)', metrics: ['p95', 'ttfb.p95'], phases: true },
 ];
 for (const c of cases) {
-  // The library's way decodes the latency histograms for every metric (as the merge did before it read only what was asked).
+  // The library's way decodes the latency histograms for every metric (as the merge did before it read only what was
+  // asked).
   const peer = median(() => libraryMerge(c.phases));
   const ours = median(() => thresholdFigures(rows, TEST_SECONDS * 1000, c.metrics));
   console.log(`  ${c.name} | ${ours.toFixed(1)} ms | ${peer.toFixed(1)} ms | ${(ours / peer).toFixed(2)}`);

@@ -126,7 +126,8 @@ try {
     rampUpTime: 0,
   };
   let one: Row;
-  // 4. HTTP/2, on the one-thread worker (its figures are printed last, beside h2load's and the HTTP/1.1 ones of this run).
+  // 4. HTTP/2, on the one-thread worker (its figures are printed last, beside h2load's and the HTTP/1.1 ones of this
+  // run).
   const h2Rows: Array<[string, Row, Row]> = [];
   const h2Ours: Array<[string, string, Row]> = [];
   try {
@@ -175,7 +176,9 @@ try {
   ];
   table(`1. throughput against nginx (1 worker, static file)`, rows, mine.tool);
   console.log(
-    `  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured over ${mine.results.duration_seconds} s; ${threads} threads / 1 thread: ${(mine.rps / one.rps).toFixed(2)}`,
+    `  netops: ${mine.results.total_requests} requests, ${mine.results.failed_requests} failed, measured ` +
+      `over ${mine.results.duration_seconds} s; ${threads} threads / 1 thread: ` +
+      `${(mine.rps / one.rps).toFixed(2)}`,
   );
 
   // 2. Accuracy against a fixed 50 ms.
@@ -191,7 +194,8 @@ try {
     const w = await wrk(`${slow.url}/`, 50, 10);
     console.log(`\n2. accuracy: target answers after 50 ms, 50 connections, 10 s`);
     console.log(
-      `  p50 netops ${acc.p50?.toFixed(2)} ms, wrk ${w.p50?.toFixed(2)} ms: difference ${((Math.abs(acc.p50! - w.p50!) / w.p50!) * 100).toFixed(1)} % (target: within 5 %)`,
+      `  p50 netops ${acc.p50?.toFixed(2)} ms, wrk ${w.p50?.toFixed(2)} ms: difference ` +
+        `${((Math.abs(acc.p50! - w.p50!) / w.p50!) * 100).toFixed(1)} % (target: within 5 %)`,
     );
 
     // 3. Coordinated omission: 200 requests/s, the target stalls once for 1 s (a fresh target per tool).
@@ -211,7 +215,8 @@ try {
         `\n3. coordinated omission: the target answers in 5 ms but pauses once for 1 s, 10 connections, 10 s`,
       );
       console.log(
-        `  netops at 200 requests/s (latency from the scheduled send): p99 ${co.p99?.toFixed(0)} ms, max ${co.results.max_response_time.toFixed(0)} ms`,
+        `  netops at 200 requests/s (latency from the scheduled send): p99 ${co.p99?.toFixed(0)} ms, max ` +
+          `${co.results.max_response_time.toFixed(0)} ms`,
       );
       console.log(`  wrk, closed loop (latency from the actual send):            p99 ${cw.p99?.toFixed(0)} ms`);
       console.log(
@@ -225,12 +230,14 @@ try {
   }
 
   console.log(
-    `\n4. HTTP/2 against the same nginx: ${connections / h2Streams} connections x ${h2Streams} streams, ${seconds} s, one thread each`,
+    `\n4. HTTP/2 against the same nginx: ${connections / h2Streams} connections x ${h2Streams} streams, ` +
+      `${seconds} s, one thread each`,
   );
   console.log('  protocol    netops req/s   h2load req/s   netops / h2load');
   for (const [name, ours, peer] of h2Rows)
     console.log(
-      `  ${name.padEnd(10)} ${Math.round(ours.rps).toString().padStart(12)}   ${Math.round(peer.rps).toString().padStart(12)}   ${(ours.rps / peer.rps).toFixed(2).padStart(15)}`,
+      `  ${name.padEnd(10)} ${Math.round(ours.rps).toString().padStart(12)}   ` +
+        `${Math.round(peer.rps).toString().padStart(12)}   ${(ours.rps / peer.rps).toFixed(2).padStart(15)}`,
     );
   console.log(`  (HTTP/1.1 in the same run, 1 thread, ${connections} connections: ${Math.round(one.rps)} req/s)`);
 } finally {

@@ -33,7 +33,9 @@ export function startBuilders(count: number, samples: number) {
     thread.on('message', (built: Built) => shards.get(built.key)?.reported(built));
     return {
       thread,
-      /** Starts a shard's reports (`reported` called with each); the function that ends it, answering its last snapshot. */
+      /**
+       * Starts a shard's reports (`reported` called with each); the function that ends it, answering its last snapshot.
+       */
       start(
         key: string,
         startAt: number,

@@ -174,12 +174,20 @@ const running = worker.run();
 const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
 const user = await findOrCreateUser(db, 'bench-shard-scale@example.com', 'enterprise');
 const pgPid = process.env.DATABASE_URL !== undefined;
+const cpuOfDatabase = pgPid
+  ? ' (postgres CPU: every postgres process here)'
+  : " (in the worker process: its CPU is in the worker's)";
 
 console.log(
-  `\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second (${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ${database.kind}${pgPid ? ' (postgres CPU: every postgres process here)' : " (in the worker process: its CPU is in the worker's)"}, ${DB_CONNECTIONS} connections`,
+  `\nShard scale, ${new Date().toISOString()}: shards that heartbeat and store a snapshot every second ` +
+    `(${SAMPLES} answers a second each), ${SECONDS} s per N, one worker process, database ` +
+    `${database.kind}${cpuOfDatabase}, ${DB_CONNECTIONS} connections`,
 );
 console.log(
-  '  shards | all reporting after | Temporal server CPU | worker CPU | of it, its event loop (the heartbeats and reports; the snapshots are built on other threads) | postgres CPU | snapshot stored after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes a report sends per shard-second (JSON, mean) | Postgres WAL per shard-second',
+  '  shards | all reporting after | Temporal server CPU | worker CPU | of it, its event loop (the ' +
+    'heartbeats and reports; the snapshots are built on other threads) | postgres CPU | snapshot stored ' +
+    'after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes a ' +
+    'report sends per shard-second (JSON, mean) | Postgres WAL per shard-second',
 );
 let largestOnTime: number | null = null;
 try {
@@ -241,13 +249,15 @@ try {
       const m = minute === undefined ? undefined : run.bytes.get(minute);
       return m ? `${(m.bytes / m.writes / 1024).toFixed(2)} KB` : '-';
     };
-    const written = `${perWrite(minutes[0])} in minute 1, ${perWrite(minutes.at(-1))} in minute ${(minutes.at(-1) ?? 0) + 1}`;
+    const lastMinute = minutes.at(-1);
+    const written = `${perWrite(minutes[0])} in minute 1, ${perWrite(lastMinute)} in minute ${(lastMinute ?? 0) + 1}`;
     const span = (to.at - from.at) / 1000;
     // Per shard reporting in the window: when not every shard ever reported, the window is the run's
     // last seconds and the figure is marked (start-up work, not steady reporting).
     const reporting = run.reporting.size;
     const pct = (cpu: number) =>
-      `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / Math.max(1, reporting)) * 1000).toFixed(2)} ms/s per reporting shard${reporting < n ? ', not steady' : ''})`;
+      `${((cpu / span) * 100).toFixed(1)} % (${((cpu / span / Math.max(1, reporting)) * 1000).toFixed(2)} ` +
+      `ms/s per reporting shard${reporting < n ? ', not steady' : ''})`;
     const late = [...run.late].sort((a, b) => a - b);
     const onTime =
       run.reporting.size === n &&
@@ -260,8 +270,22 @@ try {
       run.retried === 0 &&
       failed === 0;
     if (onTime) largestOnTime = n;
+    const reported =
+      run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`;
+    const heartbeat =
+      oldestHeartbeat === null
+        ? 'not looked at (the shards were still starting)'
+        : `${(oldestHeartbeat / 1000).toFixed(1)} s`;
+    const writesFailed = run.failedWrites ? `, ${run.failedWrites} writes failed` : '';
     console.log(
-      `  ${n} | ${run.reporting.size < n ? `${run.reporting.size} of ${n} ever reported` : `${allReporting.toFixed(1)} s`} | ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ${pct(to.eventLoop - from.eventLoop)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ${run.skipped}${run.stale ? ` (and ${run.stale} seconds without a report)` : ''} | ${oldestHeartbeat === null ? 'not looked at (the shards were still starting)' : `${(oldestHeartbeat / 1000).toFixed(1)} s`} | ${run.retried}${failed ? `, ${failed} failed` : ''}${run.failedWrites ? `, ${run.failedWrites} writes failed` : ''} | ${onTime ? 'yes' : 'no'} | ${written} | ${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
+      `  ${n} | ${reported} ` +
+        `| ${pct(to.temporal - from.temporal)} | ${pct(to.worker - from.worker)} | ` +
+        `${pct(to.eventLoop - from.eventLoop)} | ${pgPid ? pct(to.pg - from.pg) : '-'} | ` +
+        `${quantile(late, 0.5)} / ${quantile(late, 0.99)} / ${quantile(late, 1)} ms over ${late.length} | ` +
+        `${run.skipped}${run.stale ? ` (and ${run.stale} seconds without a report)` : ''} | ` +
+        `${heartbeat} | ${run.retried}${failed ? `, ${failed} failed` : ''}${writesFailed} ` +
+        `| ${onTime ? 'yes' : 'no'} | ${written} | ` +
+        `${pgPid ? `${((to.wal - from.wal) / span / Math.max(1, reporting) / 1024).toFixed(2)} KB` : '-'}`,
     );
     if (pool.failure()) throw new Error('a builder thread died', { cause: pool.failure() });
   }

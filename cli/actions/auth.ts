@@ -42,7 +42,8 @@ export async function whoami(opts: { json?: boolean }): Promise<void> {
       ['Requests', `${l.requests_per_minute}/minute, ${l.requests_per_day}/day`],
       [
         'Webhooks',
-        `${l.webhooks} (${l.forwarding_webhooks} forwarding), ${l.captures_kept} captures kept for ${l.capture_days} days`,
+        `${l.webhooks} (${l.forwarding_webhooks} forwarding), ${l.captures_kept} captures kept for ` +
+          `${l.capture_days} days`,
       ],
       ['Load tests', `${l.load_tests_at_once} at once, up to ${l.load_test_users} users for ${l.load_test_seconds} s`],
     ]),

@@ -129,7 +129,8 @@ export async function headers(url: string, o: { json?: boolean }): Promise<void>
       ? out.red
       : out.yellow;
   print(
-    `${out.bold(gradeColor(`Grade ${sec.grade}`))}  ${sec.score}/${sec.max_score}  ${a.effective_url} (HTTP ${a.http_code}, ${a.response_time} ms)`,
+    `${out.bold(gradeColor(`Grade ${sec.grade}`))}  ${sec.score}/${sec.max_score}  ${a.effective_url} ` +
+      `(HTTP ${a.http_code}, ${a.response_time} ms)`,
   );
   const failing = (
     sec.checks as Array<{
@@ -144,6 +145,7 @@ export async function headers(url: string, o: { json?: boolean }): Promise<void>
   print('');
   for (const c of failing)
     print(
-      `${out.red('✗')} ${out.bold(c.name)}${c.risk ? out.dim(` (${c.risk})`) : ''}\n    ${c.recommendation ?? c.description}`,
+      `${out.red('✗')} ${out.bold(c.name)}${c.risk ? out.dim(` (${c.risk})`) : ''}\n    ` +
+        `${c.recommendation ?? c.description}`,
     );
 }

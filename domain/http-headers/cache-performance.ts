@@ -31,9 +31,8 @@ export function analyzeCache(headers: Readonly<Record<string, string>>) {
   } else details.push('no Cache-Control: caches apply heuristics');
   if (headers.etag || headers['last-modified']) {
     score += 4;
-    details.push(
-      `validators: ${[headers.etag && 'ETag', headers['last-modified'] && 'Last-Modified'].filter(Boolean).join(', ')} (cheap revalidation)`,
-    );
+    const validators = [headers.etag && 'ETag', headers['last-modified'] && 'Last-Modified'].filter(Boolean);
+    details.push(`validators: ${validators.join(', ')} (cheap revalidation)`);
   } else details.push('no ETag or Last-Modified: every revalidation downloads the whole response');
   if (headers.vary) details.push(`Vary: ${headers.vary}`);
   if (headers.age) details.push(`served from a cache, Age ${headers.age} s`);

@@ -41,7 +41,10 @@ interface Rule {
   evaluate: (value: string | undefined, input: SecurityInput) => Outcome;
 }
 
-/** Our checks beyond the Observatory's tests (never one it makes itself, such as Cross-Origin-Resource-Policy): shown with their advice, weighing nothing in the grade. */
+/**
+ * Our checks beyond the Observatory's tests (never one it makes itself, such as Cross-Origin-Resource-Policy): shown
+ * with their advice, weighing nothing in the grade.
+ */
 export const RULES: Rule[] = [
   {
     name: 'Permissions-Policy',

@@ -41,7 +41,10 @@ export function openSocket(
   return socket;
 }
 
-/** performance.now() of a connection's opening steps (0: not happened), for the phases of the requests that waited for it. */
+/**
+ * performance.now() of a connection's opening steps (0: not happened), for the phases of the requests that waited for
+ * it.
+ */
 export class OpeningTimes {
   openedAt = 0;
   lookedUpAt = 0;

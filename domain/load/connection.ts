@@ -26,7 +26,10 @@ export interface LoadConnection<R> {
   readonly busy: boolean;
   /** performance.now() when the request in flight was sent (for the timeout sweep). */
   readonly sentAt: number;
-  /** The phases of the last request answered, µs (phases.ts): DNS, connect and TLS only when it waited for a connection to open. */
+  /**
+   * The phases of the last request answered, µs (phases.ts): DNS, connect and TLS only when it waited for a connection
+   * to open.
+   */
   readonly phases: PhaseTimes;
   /** The protocol of the last answer, as ALPN names it: http/1.1, http/1.0 or h2. */
   readonly protocol: string;
@@ -40,7 +43,9 @@ export interface LoadConnection<R> {
   readonly body: Buffer | null;
   /** Sends the test's request, or `step`'s; `done` is called once. */
   send(done: Completion, step?: Step<R>): void;
-  /** Opens the connection before its first request, when the protocol can (a timed replay's start must not wait for it). */
+  /**
+   * Opens the connection before its first request, when the protocol can (a timed replay's start must not wait for it).
+   */
   warm?(): void;
   /** Gives up on the request in flight (timeout or stop). */
   abort(error: Error): void;

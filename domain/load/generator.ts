@@ -25,7 +25,7 @@ type Connection = LoadConnection<unknown>;
 /** After an answer: whether it failed, and whether the target got the request (no: a connection error). */
 type Then = (failed: boolean, reached: boolean) => void;
 
-/** A timed replay's shard that starts after the test's start sends its first request this much later (its connections opening meanwhile). */
+/** A replay shard starting after the test sends its first request this much later (its connections open meanwhile). */
 const REPLAY_LATE_START_MS = 20;
 
 export class ShardGenerator {
@@ -108,7 +108,7 @@ export class ShardGenerator {
     return Math.max(0, Math.floor((scheduledAt - this.t0) / 1000));
   }
 
-  /** One request on `connection` (the test's, or `job`'s), latency counted from `scheduledAt`; `then` runs after the answer. */
+  /** One request on `connection` (the test's, or `job`'s), latency from `scheduledAt`; `then` runs after the answer. */
   private send(connection: Connection, scheduledAt: number, then: Then, job?: Job<unknown>) {
     const second = this.secondOf(scheduledAt);
     this.tally.sent(second);
@@ -169,7 +169,7 @@ export class ShardGenerator {
     if (this.finishedUsers === this.plan.users && this.stats.inFlight === 0) this.done();
   }
 
-  /** Scheduled time (ms since start) of the k-th arrival: from the profile's rate, or when this shard's k-th replayed request is due. */
+  /** Scheduled time (ms since start) of the k-th arrival: by the profile's rate, or when the k-th replayed is due. */
   private arrivalAt(k: number): number {
     return this.replay ? this.replayFrom + this.replay.dueAt(k) : arrivalAt(this.stages, k);
   }
@@ -254,7 +254,7 @@ export class ShardGenerator {
     return { ...this.tally.snapshot(withPhases), ...(steps ? { steps } : {}) };
   }
 
-  /** Runs until the end of the test window, or until stop(); answers in flight are awaited (up to the request timeout). */
+  /** Runs until the end of the test window or stop(); answers in flight are awaited (up to the request timeout). */
   async run(): Promise<ShardSnapshot> {
     if (this.open) this.runOpen();
     else this.runClosed();

@@ -27,7 +27,10 @@ export interface StreamUser {
   received: number;
   /** Its answer's head has come. */
   answered: boolean;
-  /** Its stream is opening on `connection` as `id`: the request to send (`waited`: it waited for the connection to open). */
+  /**
+   * Its stream is opening on `connection` as `id`: the request to send (`waited`: it waited for the connection to
+   * open).
+   */
   opened(connection: { opening: OpeningTimes }, id: number, waited: boolean): Http2Request;
   response(status: number): void;
   data(chunk: Buffer, start: number, end: number): void;

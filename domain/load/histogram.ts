@@ -86,7 +86,10 @@ export function encodeHistogram(h: Histogram): string {
   return out.toString('base64');
 }
 
-/** What addEncodedHistogram reads and calls of hdr-histogram-js's histograms (JsHistogram: not in the Histogram interface). */
+/**
+ * What addEncodedHistogram reads and calls of hdr-histogram-js's histograms (JsHistogram: not in the Histogram
+ * interface).
+ */
 interface Target {
   autoResize: boolean;
   numberOfSignificantValueDigits: number;

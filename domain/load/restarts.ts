@@ -1,6 +1,7 @@
 // What a lost load worker cost a test, from the shards' attempts: an attempt that never stored its
 // final snapshot died with its worker (or failed) and, when a later attempt of the same shard exists,
-// was restarted; so was one that stopped because a later attempt had started (superseded). The gap is counted in whole seconds of the test (the per-second index of what was
+// was restarted; so was one that stopped because a later attempt had started (superseded). The gap is counted in whole
+// seconds of the test (the per-second index of what was
 // sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
 // attempt sent that no stored snapshot answered is counted lost, from its last count of what it sent.
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';

@@ -29,7 +29,10 @@ export const SERIES_COLUMNS = [
   ...PHASES.map((p) => `${p}_avg` as const),
 ] as const;
 
-/** A row; a second of a test stored before its seconds had histograms and statuses has null (an empty CSV cell) for what they give. */
+/**
+ * A row; a second of a test stored before its seconds had histograms and statuses has null (an empty CSV cell) for
+ * what they give.
+ */
 export type SeriesRow = Record<(typeof SERIES_COLUMNS)[number], number | string | null>;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;

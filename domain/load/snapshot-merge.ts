@@ -18,7 +18,10 @@ const mergedHistogram = (encoded: string[]) => {
   return encodeHistogram(h);
 };
 
-/** The parts' snapshots as one; their phases only `withPhases` (merging them decodes and encodes five histograms a part). */
+/**
+ * The parts' snapshots as one; their phases only `withPhases` (merging them decodes and encodes five histograms a
+ * part).
+ */
 export function mergeSnapshots(parts: readonly ShardSnapshot[], withPhases = true): ShardSnapshot {
   if (parts.length === 1) {
     const { phases, ...rest } = parts[0]!;
@@ -62,7 +65,9 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[], withPhases = tru
   };
 }
 
-/** HTTP/2's counts of several snapshots: connections add up, the lowest stream limit a server set (null when none did). */
+/**
+ * HTTP/2's counts of several snapshots: connections add up, the lowest stream limit a server set (null when none did).
+ */
 export function mergeHttp2(parts: ReadonlyArray<Pick<ShardSnapshot, 'http2'>>): ShardSnapshot['http2'] {
   const with_ = parts.flatMap((s) => (s.http2 ? [s.http2] : []));
   if (!with_.length) return undefined;

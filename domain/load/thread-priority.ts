@@ -2,7 +2,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 
-/** Lowers the calling thread's priority by `nice` (added to what it has; at most 19). Elsewhere, or when not allowed, nothing. */
+/**
+ * Lowers the calling thread's priority by `nice` (added to what it has; at most 19). Elsewhere, or when not allowed,
+ * nothing.
+ */
 export function lowerThisThread(nice: number): void {
   if (nice <= 0) return;
   try {

@@ -119,7 +119,7 @@ export function warmLoadThreads(size: number): void {
   threads(size, LOAD_THREAD_NICE);
 }
 
-/** A shard running on the pool's threads: its parts' reports merged as one generator's, its run and stop those of every part. */
+/** A shard on the pool's threads: its parts' reports merged as one generator's, its run and stop those of all parts. */
 export class ThreadedShard {
   private readonly parts: Part[] = [];
   /** The last round the owner was told of. */
@@ -240,7 +240,7 @@ export class ThreadedShard {
     return sum;
   }
 
-  /** Runs every part to its end; the merged final totals. A part that fails stops the others (the activity fails, and is retried whole). */
+  /** Runs each part to its end; the merged final totals. A failing part stops the rest (the activity retries whole). */
   async run(): Promise<ShardSnapshot> {
     try {
       await Promise.all(this.parts.map((p) => p.done)); // each part's end is kept first (start)

@@ -134,7 +134,9 @@ export function evaluateThresholds(
 export const verdictOf = (outcomes: readonly ThresholdOutcome[]): 'passed' | 'failed' =>
   outcomes.every((o) => o.pass) ? 'passed' : 'failed';
 
-/** The first aborting threshold that fails once its delay has passed (`elapsedSeconds` since the test's start), or null. */
+/**
+ * The first aborting threshold that fails once its delay has passed (`elapsedSeconds` since the test's start), or null.
+ */
 export function abortingFailure(
   thresholds: readonly LoadThreshold[],
   outcomes: readonly ThresholdOutcome[],

@@ -19,8 +19,13 @@ export const MAX_SITEMAP_DEPTH = 2;
 /** A sitemap may hold 50,000 URLs (about 10 MB); gzip ones expand to at most this. */
 export const SITEMAP_MAX_BYTES = 10 * 1024 * 1024;
 
-const ASSET =
-  /\.(png|jpe?g|gif|svg|webp|avif|ico|css|js|mjs|map|json|xml|txt|pdf|zip|gz|tgz|rar|7z|mp4|webm|mov|mp3|wav|ogg|woff2?|ttf|otf|eot|csv|xlsx?|docx?|pptx?|dmg|exe|apk)$/i;
+const ASSET = new RegExp(
+  [
+    '\\.(png|jpe?g|gif|svg|webp|avif|ico|css|js|mjs|map|json|xml|txt|pdf|zip|gz|tgz|rar|7z|mp4|webm|mov|mp3|wav|',
+    'ogg|woff2?|ttf|otf|eot|csv|xlsx?|docx?|pptx?|dmg|exe|apk)$',
+  ].join(''),
+  'i',
+);
 
 /** The same page written the same way: lower-case host, no default port, no fragment, `/` for an empty path. */
 export function normalisePageUrl(raw: string, base?: string): string | null {

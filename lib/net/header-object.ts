@@ -1,7 +1,9 @@
 // One way to read an HTTP message's headers, for requests we capture and responses we fetch, and the
 // headers that belong to a connection or frame a message rather than to what it says.
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and those that frame a message's body: never copied from one message to another. */
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) and those that frame a message's body: never copied from one message to another.
+ */
 export const CONNECTION_HEADERS = [
   'connection',
   'keep-alive',

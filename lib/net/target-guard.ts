@@ -40,7 +40,10 @@ export interface TargetCheckOptions {
   resolve?: Resolve;
 }
 
-/** The URL, refused (400 naming `field`) when it is malformed, not http(s), has credentials, or is a forbidden IP literal. */
+/**
+ * The URL, refused (400 naming `field`) when it is malformed, not http(s), has credentials, or is a forbidden IP
+ * literal.
+ */
 export function checkUrl(raw: string, policy: AddressPolicy, field = 'url'): URL {
   let url: URL;
   try {

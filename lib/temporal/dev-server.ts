@@ -34,7 +34,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   await fs.mkdir(dbDir, { recursive: true });
   if (await canConnect({ host: '127.0.0.1', port: options.port })) {
     throw new DevServerError(
-      `Port ${options.port} is already in use: set TEMPORAL_DEV_PORT to a free port, or TEMPORAL_ADDRESS to use that server`,
+      `Port ${options.port} is already in use: set TEMPORAL_DEV_PORT to a free port, or TEMPORAL_ADDRESS ` +
+        `to use that server`,
     );
   }
   const args = [

@@ -71,7 +71,10 @@ export async function startJob<N extends JobWorkflowType>(
 
 /** How long a read that needs the Temporal server waits for it: then 503, never a hang while it is away. */
 export const TEMPORAL_READ_MS = 4_000;
-/** gRPC's UNAVAILABLE (the server is away) and DEADLINE_EXCEEDED (it, or a worker a query needs, did not answer in time). */
+/**
+ * gRPC's UNAVAILABLE (the server is away) and DEADLINE_EXCEEDED (it, or a worker a query needs, did not answer in
+ * time).
+ */
 const UNAVAILABLE = 14;
 const NO_ANSWER_CODES = new Set([UNAVAILABLE, 4]);
 /** The gRPC status of a Temporal client error: on the error, or on its cause (ServiceError). */

@@ -37,14 +37,20 @@ export const isTestEventProvider = (value: string): value is TestEventProvider =
 /** Why `provider` is no sender of test events (naming the nearest), or null when it is one. */
 export function unknownProvider(provider: string): string | null {
   if (isTestEventProvider(provider)) return null;
-  return `${JSON.stringify(provider)} is not a sender of test events${suggestion(provider, TEST_EVENT_PROVIDERS)}: one of ${TEST_EVENT_PROVIDERS.join(', ')}`;
+  return (
+    `${JSON.stringify(provider)} is not a sender of test ` +
+    `events${suggestion(provider, TEST_EVENT_PROVIDERS)}: one of ${TEST_EVENT_PROVIDERS.join(', ')}`
+  );
 }
 
 /** Why `event` is not one of `provider`'s test events (naming the nearest), or null when it is one. */
 export function unknownEvent(provider: TestEventProvider, event: string): string | null {
   const known = Object.keys(CATALOGUE[provider]);
   if (Object.hasOwn(CATALOGUE[provider], event)) return null;
-  return `${JSON.stringify(event)} is not a ${provider} test event${suggestion(event, known)}: one of ${known.join(', ')}`;
+  return (
+    `${JSON.stringify(event)} is not a ${provider} test event${suggestion(event, known)}: one of ` +
+    `${known.join(', ')}`
+  );
 }
 
 /** " (did you mean X?)" for the known name nearest to `given`, when it is near enough to be a slip. */

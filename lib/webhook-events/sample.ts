@@ -12,7 +12,10 @@ export interface EventContext {
 
 /** One event as its provider sends it, unsigned. */
 export interface SampleEvent {
-  /** What a handler tells deliveries apart by: the event's id (Stripe, Slack, plain), the delivery's (GitHub), the message's (Standard Webhooks). */
+  /**
+   * What a handler tells deliveries apart by: the event's id (Stripe, Slack, plain), the delivery's (GitHub), the
+   * message's (Standard Webhooks).
+   */
   id: string;
   /** Lower-case names; no signature. */
   headers: Record<string, string>;

@@ -89,12 +89,14 @@ describe('dashboard in a browser', () => {
     const card = page.locator('article.req').first();
     await expect.poll(() => card.locator('pre.body').textContent(), { timeout: 10_000 }).toContain('"order": 42');
     expect(await card.locator('pre.body').textContent()).toContain('<img src=x onerror='); // shown as text...
-    expect(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).toBeUndefined(); // ...never run
+    // ...never run
+    expect(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).toBeUndefined();
     await card.getByRole('button', { name: 'Copy as curl' }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toContain(`curl -X POST '${target.baseUrl}/webhook/${webhookId}/orders?src=browser'`);
     expect(copied).toContain(`-H 'x-signature: sig-1'`);
-    expect(await card.locator('code.path').textContent()).toBe(`/webhook/${webhookId}/orders?src=browser`); // as sent, live
+    // as sent, live
+    expect(await card.locator('code.path').textContent()).toBe(`/webhook/${webhookId}/orders?src=browser`);
     await shot('03-webhook-live');
 
     // A reload renders the same request on the server side.
@@ -303,7 +305,8 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('#phases td').count()).toBe(6); // DNS, connect, TLS, waiting, transfer, total
     expect(await page.locator('.phases span').count()).toBeGreaterThan(0);
     expect(await page.getByRole('cell', { name: 'PHPSESSID', exact: true }).count()).toBe(1); // the cookie table
-    expect(await page.getByLabel('URL', { exact: true }).inputValue()).toBe(`${target.siteUrl}/bare`); // what was typed stays
+    // what was typed stays
+    expect(await page.getByLabel('URL', { exact: true }).inputValue()).toBe(`${target.siteUrl}/bare`);
     await shot('04c-lookup-headers');
 
     // DNS records from the loopback DNS fixture.
@@ -363,75 +366,79 @@ describe('dashboard in a browser', () => {
     expect((await list()).status).toBe(401);
   });
 
-  it("signs an MCP client in: sign-in and consent pages in the browser, then back to the client's loopback redirect", async () => {
-    // The client: registered like the SDK does, waiting for its code on a loopback port.
-    const callbacks: string[] = [];
-    const server = http.createServer((req, res) => {
-      if (req.url?.startsWith('/callback')) callbacks.push(req.url); // not the browser's /favicon.ico
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
-    const context = await browser.newContext({ baseURL: target.baseUrl });
-    try {
-      const registered = await (
-        await fetch(`${target.baseUrl}/oauth/register`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            client_name: 'Browser MCP client',
-            redirect_uris: [redirectUri],
-            grant_types: ['authorization_code', 'refresh_token'],
-            response_types: ['code'],
-            token_endpoint_auth_method: 'none',
-          }),
-        })
-      ).json();
-      const verifier = randomBytes(32).toString('base64url');
-      const authorize = new URL(`${target.baseUrl}/oauth/authorize`);
-      authorize.search = new URLSearchParams({
-        client_id: registered.client_id,
-        redirect_uri: redirectUri,
-        response_type: 'code',
-        scope: 'mcp:tools',
-        state: 'st4te',
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-        resource: `${target.baseUrl}/mcp`,
-      }).toString();
-      const tab = await context.newPage();
-      await tab.goto(authorize.href);
-      await tab.getByLabel('Email').fill(user.email);
-      await tab.getByLabel('Password').fill(PASSWORD);
-      await tab.getByRole('button', { name: 'Sign in' }).click();
-      await expect.poll(() => tab.getByText('Browser MCP client').count()).toBeGreaterThan(0);
-      await tab.screenshot({ path: path.join(SHOTS, '04b-consent.png'), fullPage: true });
-      await tab.getByRole('button', { name: 'Allow' }).click();
-      // The browser follows the redirect to the client (a page's form-action policy must not stop it).
-      await tab.waitForURL(`${redirectUri}**`);
-      expect(callbacks).toHaveLength(1);
-      const back = new URL(callbacks[0]!, redirectUri);
-      expect(back.searchParams.get('state')).toBe('st4te');
-      const token = await (
-        await fetch(`${target.baseUrl}/oauth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'authorization_code',
-            code: back.searchParams.get('code')!,
-            redirect_uri: redirectUri,
-            client_id: registered.client_id,
-            code_verifier: verifier,
-            resource: `${target.baseUrl}/mcp`,
-          }),
-        })
-      ).json();
-      expect(token.access_token, JSON.stringify(token)).toBeTruthy();
-    } finally {
-      await context.close();
-      server.close();
-    }
-  });
+  it(
+    "signs an MCP client in: sign-in and consent pages in the browser, then back to the client's loopback " +
+      'redirect',
+    async () => {
+      // The client: registered like the SDK does, waiting for its code on a loopback port.
+      const callbacks: string[] = [];
+      const server = http.createServer((req, res) => {
+        if (req.url?.startsWith('/callback')) callbacks.push(req.url); // not the browser's /favicon.ico
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+      const context = await browser.newContext({ baseURL: target.baseUrl });
+      try {
+        const registered = await (
+          await fetch(`${target.baseUrl}/oauth/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              client_name: 'Browser MCP client',
+              redirect_uris: [redirectUri],
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              token_endpoint_auth_method: 'none',
+            }),
+          })
+        ).json();
+        const verifier = randomBytes(32).toString('base64url');
+        const authorize = new URL(`${target.baseUrl}/oauth/authorize`);
+        authorize.search = new URLSearchParams({
+          client_id: registered.client_id,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'mcp:tools',
+          state: 'st4te',
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+          resource: `${target.baseUrl}/mcp`,
+        }).toString();
+        const tab = await context.newPage();
+        await tab.goto(authorize.href);
+        await tab.getByLabel('Email').fill(user.email);
+        await tab.getByLabel('Password').fill(PASSWORD);
+        await tab.getByRole('button', { name: 'Sign in' }).click();
+        await expect.poll(() => tab.getByText('Browser MCP client').count()).toBeGreaterThan(0);
+        await tab.screenshot({ path: path.join(SHOTS, '04b-consent.png'), fullPage: true });
+        await tab.getByRole('button', { name: 'Allow' }).click();
+        // The browser follows the redirect to the client (a page's form-action policy must not stop it).
+        await tab.waitForURL(`${redirectUri}**`);
+        expect(callbacks).toHaveLength(1);
+        const back = new URL(callbacks[0]!, redirectUri);
+        expect(back.searchParams.get('state')).toBe('st4te');
+        const token = await (
+          await fetch(`${target.baseUrl}/oauth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({
+              grant_type: 'authorization_code',
+              code: back.searchParams.get('code')!,
+              redirect_uri: redirectUri,
+              client_id: registered.client_id,
+              code_verifier: verifier,
+              resource: `${target.baseUrl}/mcp`,
+            }),
+          })
+        ).json();
+        expect(token.access_token, JSON.stringify(token)).toBeTruthy();
+      } finally {
+        await context.close();
+        server.close();
+      }
+    },
+  );
 
   it('starts a load test from the form, charts it live, and shows the final results', async () => {
     const site: LoadTarget = await startLoadTarget();
@@ -477,15 +484,15 @@ describe('dashboard in a browser', () => {
       // The charts stay on the results page, with axes and units (drawn by the server for each width:
       // the drawing shown is the one for the page's).
       await expect.poll(() => page.locator('#load-chart svg:visible').count()).toBe(3);
-      for (const [i, unit] of ['req/s', 'ms', 'errors/s'].entries()) {
+      // Latency in ms, or in s when the slowest second's p99 reached a second (a busy machine).
+      for (const [i, unit] of ['req/s', 'ms|s', 'errors/s'].entries()) {
         const chart = page.locator('#load-chart svg:visible').nth(i);
         expect(await chart.locator('text.axis-x').textContent()).toBe('seconds since the start');
         const ys = await chart.locator('text.tick-y').allTextContents();
         expect(ys.length).toBeGreaterThanOrEqual(2);
-        expect(ys[0]).toBe(`0 ${unit}`);
-        expect(await chart.locator('text.tick-y').last().textContent()).toMatch(
-          new RegExp(`^[\\d.]+ ${unit.replace('/', '\\/')}$`),
-        );
+        const units = `(${unit.replace('/', '\\/')})`;
+        expect(ys[0]).toMatch(new RegExp(`^0 ${units}$`));
+        expect(await chart.locator('text.tick-y').last().textContent()).toMatch(new RegExp(`^[\\d.]+ ${units}$`));
         expect(await chart.locator('text.tick-x').first().textContent()).toBe('0 s');
         expect(await chart.locator('polyline').count()).toBeGreaterThan(0);
       }
@@ -498,7 +505,8 @@ describe('dashboard in a browser', () => {
     }
   }, 90_000);
 
-  it('shows the Stop button on the page reached from the form, the thresholds live, and an all-500 test as failed with its 500s', async () => {
+  it('shows the Stop button on the page reached from the form, the thresholds live, and an all-500 test as ' +
+    'failed with its 500s', async () => {
     const site: LoadTarget = await startLoadTarget();
     try {
       await page.goto('/dashboard/load-tests');
@@ -631,7 +639,8 @@ describe('dashboard in a browser', () => {
         for (const cell of document.querySelectorAll('td, th')) {
           const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
           for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-            // Pieces between spaces, hyphens and slashes, where a line may break; long tokens (ids, hashes) may wrap anywhere.
+            // Pieces between spaces, hyphens and slashes, where a line may break; long tokens (ids, hashes) may wrap
+            // anywhere.
             for (const m of node.data.matchAll(/[^\s\-/]+/g)) {
               if (m[0].length > 24) continue;
               const range = document.createRange();
@@ -675,7 +684,8 @@ describe('dashboard in a browser', () => {
       await shot(`09-375px${named(p)}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(375);
       expect(await brokenWords(), p).toEqual([]);
-      // Every control a finger can hit: at least 24 px high (links inside sentences are exempt, as WCAG's target size exempts them).
+      // Every control a finger can hit: at least 24 px high (links inside sentences are exempt, as WCAG's target size
+      // exempts them).
       const small = await page.evaluate(() =>
         [...document.querySelectorAll('button, input:not([type=hidden]), select, textarea, summary, nav a')]
           .filter(
@@ -686,7 +696,9 @@ describe('dashboard in a browser', () => {
           )
           .map(
             (c) =>
-              `${c.tagName.toLowerCase()} ${(c.textContent || (c as HTMLInputElement).name || '').trim().slice(0, 30)}: ${Math.round(c.getBoundingClientRect().height)} px`,
+              `${c.tagName.toLowerCase()} ` +
+              `${(c.textContent || (c as HTMLInputElement).name || '').trim().slice(0, 30)}: ` +
+              `${Math.round(c.getBoundingClientRect().height)} px`,
           ),
       );
       expect(small, p).toEqual([]);

@@ -138,48 +138,53 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect((await listCapturedRequests(handle.db, a.id, 100)).map((r) => r.body)).toEqual(['5', '4', '3']);
   });
 
-  it("keeps each webhook's own retention: by count when trimming, by age and count in the expiry; forwarding webhooks' captures are owed a delivery", async () => {
-    const u = await user();
-    const own = await createWebhook(handle.db, u.id, 100, {
-      retention: { max_requests: 2, max_age_days: 1 },
-      forwardUrl: 'http://127.0.0.1:9/',
-    });
-    const plain = (await createWebhook(handle.db, u.id, 100))!;
-    const stored = await insertCaptures(handle.db, [
-      ...['1', '2', '3'].map((n) => capture(own!.webhookId, n)),
-      capture(plain.webhookId, 'p1'),
-      capture(plain.webhookId, 'p2'),
-    ]);
-    expect(stored.get(own!.webhookId)).toEqual({ ref: own!.id, added: 3, forwarding: true, keep: 2 });
-    expect(stored.get(plain.webhookId)?.forwarding).toBe(false);
-    const rows = await listCapturedRequests(handle.db, own!.id, 10);
-    expect(rows.map((r) => r.delivery?.status)).toEqual(['pending', 'pending', 'pending']);
-    expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.delivery)).toEqual([null, null]);
-    await trimCaptures(handle.db, [own!.id, plain.id], 1); // 1 is the default: the webhook's own 2 wins
-    expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['3', '2']);
-    expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
-    // Age: captures of two days ago go for the webhook that keeps one day, not for the default of 30;
-    // by count, the webhook's own 2.
-    await handle.db
-      .updateTable('captured_requests')
-      .set({ created_at: new Date(Date.now() - 2 * 86_400_000) })
-      .where('webhook_ref', 'in', [own!.id, plain.id])
-      .where('body', 'in', ['2', 'p2'])
-      .execute();
-    await insertCaptures(handle.db, [capture(own!.webhookId, '4'), capture(own!.webhookId, '5')]);
-    // Its old pending delivery is a stalled one (the upkeep wakes the forwarder for it).
-    expect(await hasStalledDeliveries(handle.db, 60)).toBe(true);
-    const defaults = { max_requests: 500, max_age_days: 30 };
-    const caps = { max_requests: 10_000, max_age_days: 30 };
-    const deleted = await expireCaptures(
-      handle.db,
-      { free: defaults, pro: defaults, enterprise: defaults },
-      { free: caps, pro: caps, enterprise: caps },
-    );
-    expect(deleted).toBeGreaterThanOrEqual(2); // '2' by age, '3' by count (other webhooks of the database may have had some too)
-    expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['5', '4']);
-    expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
-  });
+  it(
+    "keeps each webhook's own retention: by count when trimming, by age and count in the expiry; forwarding " +
+      "webhooks' captures are owed a delivery",
+    async () => {
+      const u = await user();
+      const own = await createWebhook(handle.db, u.id, 100, {
+        retention: { max_requests: 2, max_age_days: 1 },
+        forwardUrl: 'http://127.0.0.1:9/',
+      });
+      const plain = (await createWebhook(handle.db, u.id, 100))!;
+      const stored = await insertCaptures(handle.db, [
+        ...['1', '2', '3'].map((n) => capture(own!.webhookId, n)),
+        capture(plain.webhookId, 'p1'),
+        capture(plain.webhookId, 'p2'),
+      ]);
+      expect(stored.get(own!.webhookId)).toEqual({ ref: own!.id, added: 3, forwarding: true, keep: 2 });
+      expect(stored.get(plain.webhookId)?.forwarding).toBe(false);
+      const rows = await listCapturedRequests(handle.db, own!.id, 10);
+      expect(rows.map((r) => r.delivery?.status)).toEqual(['pending', 'pending', 'pending']);
+      expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.delivery)).toEqual([null, null]);
+      await trimCaptures(handle.db, [own!.id, plain.id], 1); // 1 is the default: the webhook's own 2 wins
+      expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['3', '2']);
+      expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
+      // Age: captures of two days ago go for the webhook that keeps one day, not for the default of 30;
+      // by count, the webhook's own 2.
+      await handle.db
+        .updateTable('captured_requests')
+        .set({ created_at: new Date(Date.now() - 2 * 86_400_000) })
+        .where('webhook_ref', 'in', [own!.id, plain.id])
+        .where('body', 'in', ['2', 'p2'])
+        .execute();
+      await insertCaptures(handle.db, [capture(own!.webhookId, '4'), capture(own!.webhookId, '5')]);
+      // Its old pending delivery is a stalled one (the upkeep wakes the forwarder for it).
+      expect(await hasStalledDeliveries(handle.db, 60)).toBe(true);
+      const defaults = { max_requests: 500, max_age_days: 30 };
+      const caps = { max_requests: 10_000, max_age_days: 30 };
+      const deleted = await expireCaptures(
+        handle.db,
+        { free: defaults, pro: defaults, enterprise: defaults },
+        { free: caps, pro: caps, enterprise: caps },
+      );
+      // '2' by age, '3' by count (other webhooks of the database may have had some too)
+      expect(deleted).toBeGreaterThanOrEqual(2);
+      expect((await listCapturedRequests(handle.db, own!.id, 10)).map((r) => r.body)).toEqual(['5', '4']);
+      expect((await listCapturedRequests(handle.db, plain.id, 10)).map((r) => r.body)).toEqual(['p2']);
+    },
+  );
 
   it("finds deliveries owed from each webhook's floor, and raises the floor only past what is settled", async () => {
     const u = await user();
@@ -225,145 +230,162 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(await floor()).toBe(ids[2]);
   });
 
-  it('records attempts of several webhooks in one call, each on its own capture, and raises their floors together', async () => {
-    const u = await user();
-    const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
-    await insertCaptures(handle.db, [
-      capture(a.webhookId, 'a1'),
-      capture(b.webhookId, 'b1'),
-      capture(a.webhookId, 'a2'),
-      capture(b.webhookId, 'b2'),
-    ]);
-    const idsOf = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).map((r) => r.id).reverse();
-    const [a1, a2] = await idsOf(a.id);
-    const [b1, b2] = await idsOf(b.id);
-    // b2 named with a's ref: not a's capture, so nothing happens to it.
-    await recordDeliveryAttempts(handle.db, [
-      delivered(a.id, a1!, 201),
-      delivered(b.id, b1!, 202),
-      delivered(a.id, b2!, 203),
-      delivered(a.id, a2!, 204),
-    ]);
-    const statuses = async (ref: number) =>
-      (await listCapturedRequests(handle.db, ref, 10))
-        .reverse()
-        .map((r) => [r.delivery?.status, r.delivery?.response_status]);
-    expect(await statuses(a.id)).toEqual([
-      ['success', 201],
-      ['success', 204],
-    ]);
-    expect(await statuses(b.id)).toEqual([
-      ['success', 202],
-      ['pending', null],
-    ]);
-    await raiseDeliveryFloors(handle.db, [a.id, b.id]);
-    const floors = await handle.db
-      .selectFrom('webhooks')
-      .select(['id', 'delivery_floor'])
-      .where('id', 'in', [a.id, b.id])
-      .orderBy('id')
-      .execute();
-    expect(floors.map((f) => Number(f.delivery_floor))).toEqual([a2!, b2! - 1]);
-  });
+  it(
+    'records attempts of several webhooks in one call, ' + 'each on its own capture, and raises their floors together',
+    async () => {
+      const u = await user();
+      const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
+      await insertCaptures(handle.db, [
+        capture(a.webhookId, 'a1'),
+        capture(b.webhookId, 'b1'),
+        capture(a.webhookId, 'a2'),
+        capture(b.webhookId, 'b2'),
+      ]);
+      const idsOf = async (ref: number) => (await listCapturedRequests(handle.db, ref, 10)).map((r) => r.id).reverse();
+      const [a1, a2] = await idsOf(a.id);
+      const [b1, b2] = await idsOf(b.id);
+      // b2 named with a's ref: not a's capture, so nothing happens to it.
+      await recordDeliveryAttempts(handle.db, [
+        delivered(a.id, a1!, 201),
+        delivered(b.id, b1!, 202),
+        delivered(a.id, b2!, 203),
+        delivered(a.id, a2!, 204),
+      ]);
+      const statuses = async (ref: number) =>
+        (await listCapturedRequests(handle.db, ref, 10))
+          .reverse()
+          .map((r) => [r.delivery?.status, r.delivery?.response_status]);
+      expect(await statuses(a.id)).toEqual([
+        ['success', 201],
+        ['success', 204],
+      ]);
+      expect(await statuses(b.id)).toEqual([
+        ['success', 202],
+        ['pending', null],
+      ]);
+      await raiseDeliveryFloors(handle.db, [a.id, b.id]);
+      const floors = await handle.db
+        .selectFrom('webhooks')
+        .select(['id', 'delivery_floor'])
+        .where('id', 'in', [a.id, b.id])
+        .orderBy('id')
+        .execute();
+      expect(floors.map((f) => Number(f.delivery_floor))).toEqual([a2!, b2! - 1]);
+    },
+  );
 
   // Only Postgres has a second session to hold a lock meanwhile (PGlite's clients take turns at its one session).
   if (kind === 'postgres')
-    it('raises the floors of the webhooks no capture batch holds, skipping the one a batch in flight holds, without waiting', async () => {
-      const u = await user();
-      const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
-      await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1')]);
-      const [a1] = (await listCapturedRequests(handle.db, a.id, 1)).map((r) => r.id);
-      const [b1] = (await listCapturedRequests(handle.db, b.id, 1)).map((r) => r.id);
-      await recordDeliveryAttempts(handle.db, [delivered(a.id, a1!), delivered(b.id, b1!)]);
-      const floors = async () =>
-        (
-          await handle.db
-            .selectFrom('webhooks')
-            .select('delivery_floor')
-            .where('id', 'in', [a.id, b.id])
-            .orderBy('id')
-            .execute()
-        ).map((f) => Number(f.delivery_floor));
-      // A capture batch in flight on a: its key-share lock on a's row (store_captures_v2), in a session of its own.
-      const other = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', migrate: false });
-      let release!: () => void;
-      let holding!: () => void;
-      const held = new Promise<void>((r) => (holding = r));
-      const batch = other.db.transaction().execute(async (trx) => {
-        await sql`select 1 from webhooks where id = ${a.id} for key share`.execute(trx);
-        holding();
-        await new Promise<void>((r) => (release = r));
-      });
-      await held;
-      try {
+    it(
+      'raises the floors of the webhooks no capture batch holds, skipping the one a batch in flight holds, ' +
+        'without waiting',
+      async () => {
+        const u = await user();
+        const [a, b] = [await forwardingWebhook(u.id), await forwardingWebhook(u.id)];
+        await insertCaptures(handle.db, [capture(a.webhookId, 'a1'), capture(b.webhookId, 'b1')]);
+        const [a1] = (await listCapturedRequests(handle.db, a.id, 1)).map((r) => r.id);
+        const [b1] = (await listCapturedRequests(handle.db, b.id, 1)).map((r) => r.id);
+        await recordDeliveryAttempts(handle.db, [delivered(a.id, a1!), delivered(b.id, b1!)]);
+        const floors = async () =>
+          (
+            await handle.db
+              .selectFrom('webhooks')
+              .select('delivery_floor')
+              .where('id', 'in', [a.id, b.id])
+              .orderBy('id')
+              .execute()
+          ).map((f) => Number(f.delivery_floor));
+        // A capture batch in flight on a: its key-share lock on a's row (store_captures_v2), in a session of its own.
+        const other = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', migrate: false });
+        let release!: () => void;
+        let holding!: () => void;
+        const held = new Promise<void>((r) => (holding = r));
+        const batch = other.db.transaction().execute(async (trx) => {
+          await sql`select 1 from webhooks where id = ${a.id} for key share`.execute(trx);
+          holding();
+          await new Promise<void>((r) => (release = r));
+        });
+        await held;
+        try {
+          await raiseDeliveryFloors(handle.db, [a.id, b.id]);
+          expect(await floors()).toEqual([0, b1]);
+        } finally {
+          release();
+          await batch;
+          await other.close();
+        }
         await raiseDeliveryFloors(handle.db, [a.id, b.id]);
-        expect(await floors()).toEqual([0, b1]);
-      } finally {
-        release();
-        await batch;
-        await other.close();
-      }
-      await raiseDeliveryFloors(handle.db, [a.id, b.id]);
-      expect(await floors()).toEqual([a1, b1]);
-    });
-
-  it('takes the forwarding webhooks whose oldest delivery owed is oldest, at most the number asked, skipping busy ones', async () => {
-    const u = await user();
-    const [a, b, c] = await Promise.all([0, 1, 2].map(() => forwardingWebhook(u.id)));
-    // Their captures in a transaction rolled back at the end: a forwarder of the test apps sharing this database never sees them.
-    await handle.db
-      .transaction()
-      .execute(async (trx) => {
-        await insertCaptures(trx, [capture(b!.webhookId, 'b1')]);
-        await insertCaptures(trx, [capture(a!.webhookId, 'a1'), capture(c!.webhookId, 'c1')]);
-        await insertCaptures(
-          trx,
-          ['a2', 'a3', 'a4'].map((n) => capture(a!.webhookId, n)),
-        );
-        const ours = (groups: Awaited<ReturnType<typeof findDueDeliveries>>) =>
-          groups.filter((g) => [a, b, c].some((w) => w!.webhookId === g.webhookId));
-        const all = ours(await findDueDeliveries(trx, [], 2, 10_000));
-        expect(all.map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
-        expect(all.map((g) => g.ids.length)).toEqual([1, 2, 1]); // at most 2 each, oldest first
-        expect(ours(await findDueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([
-          a!.webhookId,
-          c!.webhookId,
-        ]);
-        // A retry due counts as owed from its capture's place: b's only capture failed once, its retry is due.
-        const [bFirst] = all[0]!.ids;
-        await recordDeliveryAttempts(trx, [
-          {
-            ...delivered(b!.id, bFirst!, 500),
-            status: 'pending',
-            nextAttemptAt: new Date(Date.now() - 1000).toISOString(),
-          },
-        ]);
-        expect(ours(await findDueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([
-          b!.webhookId,
-          a!.webhookId,
-          c!.webhookId,
-        ]);
-        // Every forwarding webhook of the database counts toward `webhooks`: the first ones of the whole answer.
-        const whole = await findDueDeliveries(trx, [], 2, 10_000);
-        for (const n of [1, 2]) expect(await findDueDeliveries(trx, [], 2, n)).toEqual(whole.slice(0, n));
-        expect(await findDueDeliveries(trx, [], 0, 10_000)).toEqual([]);
-        throw new Error('roll back');
-      })
-      .catch((err: Error) => {
-        if (err.message !== 'roll back') throw err;
-      });
-  });
-
-  it('counts every capture ever stored, by any process, from the id sequence (what deliveries yield to on the embedded database)', async () => {
-    const u = await user();
-    const w = (await createWebhook(handle.db, u.id, 100))!;
-    const before = await capturesEverStored(handle.db);
-    await insertCaptures(
-      handle.db,
-      Array.from({ length: 25 }, (_, n) => capture(w.webhookId, String(n))),
+        expect(await floors()).toEqual([a1, b1]);
+      },
     );
-    expect(await capturesEverStored(handle.db)).toBe(before + 25);
-  });
+
+  it(
+    'takes the forwarding webhooks whose oldest delivery owed is oldest, at most the number asked, skipping ' +
+      'busy ones',
+    async () => {
+      const u = await user();
+      const [a, b, c] = await Promise.all([0, 1, 2].map(() => forwardingWebhook(u.id)));
+      // Their captures in a transaction rolled back at the end: a forwarder of the test apps sharing this database
+      // never
+      // sees them.
+      await handle.db
+        .transaction()
+        .execute(async (trx) => {
+          await insertCaptures(trx, [capture(b!.webhookId, 'b1')]);
+          await insertCaptures(trx, [capture(a!.webhookId, 'a1'), capture(c!.webhookId, 'c1')]);
+          await insertCaptures(
+            trx,
+            ['a2', 'a3', 'a4'].map((n) => capture(a!.webhookId, n)),
+          );
+          const ours = (groups: Awaited<ReturnType<typeof findDueDeliveries>>) =>
+            groups.filter((g) => [a, b, c].some((w) => w!.webhookId === g.webhookId));
+          const all = ours(await findDueDeliveries(trx, [], 2, 10_000));
+          expect(all.map((g) => g.webhookId)).toEqual([b!.webhookId, a!.webhookId, c!.webhookId]);
+          expect(all.map((g) => g.ids.length)).toEqual([1, 2, 1]); // at most 2 each, oldest first
+          expect(ours(await findDueDeliveries(trx, [b!.webhookId], 2, 10_000)).map((g) => g.webhookId)).toEqual([
+            a!.webhookId,
+            c!.webhookId,
+          ]);
+          // A retry due counts as owed from its capture's place: b's only capture failed once, its retry is due.
+          const [bFirst] = all[0]!.ids;
+          await recordDeliveryAttempts(trx, [
+            {
+              ...delivered(b!.id, bFirst!, 500),
+              status: 'pending',
+              nextAttemptAt: new Date(Date.now() - 1000).toISOString(),
+            },
+          ]);
+          expect(ours(await findDueDeliveries(trx, [], 2, 10_000)).map((g) => g.webhookId)).toEqual([
+            b!.webhookId,
+            a!.webhookId,
+            c!.webhookId,
+          ]);
+          // Every forwarding webhook of the database counts toward `webhooks`: the first ones of the whole answer.
+          const whole = await findDueDeliveries(trx, [], 2, 10_000);
+          for (const n of [1, 2]) expect(await findDueDeliveries(trx, [], 2, n)).toEqual(whole.slice(0, n));
+          expect(await findDueDeliveries(trx, [], 0, 10_000)).toEqual([]);
+          throw new Error('roll back');
+        })
+        .catch((err: Error) => {
+          if (err.message !== 'roll back') throw err;
+        });
+    },
+  );
+
+  it(
+    'counts every capture ever stored, by any process, from the id sequence (what deliveries yield to on the ' +
+      'embedded database)',
+    async () => {
+      const u = await user();
+      const w = (await createWebhook(handle.db, u.id, 100))!;
+      const before = await capturesEverStored(handle.db);
+      await insertCaptures(
+        handle.db,
+        Array.from({ length: 25 }, (_, n) => capture(w.webhookId, String(n))),
+      );
+      expect(await capturesEverStored(handle.db)).toBe(before + 25);
+    },
+  );
 
   it('expires every webhook, however many (the expiry goes through them a few at a time)', async () => {
     const u = await upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'enterprise');
@@ -469,20 +491,24 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(left).toEqual([]);
   });
 
-  it("has one capture write (no earlier release's functions), and a webhook's captures go with it however it is deleted", async () => {
-    const functions = await sql<{
-      proname: string;
-    }>`select proname from pg_proc where proname like '%captures%' order by proname`.execute(handle.db);
-    expect(functions.rows.map((r) => r.proname)).toEqual(['delete_webhook_captures', 'store_captures_v2']);
-    const u = await user();
-    const w = await createWebhook(handle.db, u.id);
-    await insertCaptures(handle.db, [capture(w.webhookId, 'kept')]);
-    expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['kept']);
-    await sql`delete from users where id = ${u.id}`.execute(handle.db); // cascades to the webhook, then the trigger
-    expect(
-      await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute(),
-    ).toEqual([]);
-  });
+  it(
+    "has one capture write (no earlier release's functions), and a webhook's captures go with it however it " +
+      'is deleted',
+    async () => {
+      const functions = await sql<{
+        proname: string;
+      }>`select proname from pg_proc where proname like '%captures%' order by proname`.execute(handle.db);
+      expect(functions.rows.map((r) => r.proname)).toEqual(['delete_webhook_captures', 'store_captures_v2']);
+      const u = await user();
+      const w = await createWebhook(handle.db, u.id);
+      await insertCaptures(handle.db, [capture(w.webhookId, 'kept')]);
+      expect((await listCapturedRequests(handle.db, w.id, 10)).map((r) => r.body)).toEqual(['kept']);
+      await sql`delete from users where id = ${u.id}`.execute(handle.db); // cascades to the webhook, then the trigger
+      expect(
+        await handle.db.selectFrom('captured_requests').select('id').where('webhook_ref', '=', w.id).execute(),
+      ).toEqual([]);
+    },
+  );
 
   it('deletes the captures of a batch that was still open when the webhook was deleted', async () => {
     const u = await user();

@@ -37,27 +37,30 @@ describe('the embedded database served on its socket', () => {
     await handle.close();
   });
 
-  it("keeps a client's write when a transaction of this process rolls back meanwhile (the write waits for it)", async () => {
-    await sql`truncate t`.execute(handle.db);
-    let clientDone = false;
-    const client = (async () => {
-      await new Promise((r) => setTimeout(r, 50));
-      await pool.query(`insert into t values ('client')`);
-      clientDone = true;
-    })();
-    const rolledBack = await handle.db
-      .transaction()
-      .execute(async (trx) => {
-        await sql`insert into t values ('in-process')`.execute(trx);
-        await new Promise((r) => setTimeout(r, 200));
-        expect(clientDone).toBe(false); // not run inside this transaction
-        throw new Error('roll back');
-      })
-      .catch((err: Error) => err.message);
-    await client;
-    expect(rolledBack).toBe('roll back');
-    expect(await values(handle)).toEqual(['client']);
-  });
+  it(
+    "keeps a client's write when a transaction of this " + 'process rolls back meanwhile (the write waits for it)',
+    async () => {
+      await sql`truncate t`.execute(handle.db);
+      let clientDone = false;
+      const client = (async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        await pool.query(`insert into t values ('client')`);
+        clientDone = true;
+      })();
+      const rolledBack = await handle.db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`insert into t values ('in-process')`.execute(trx);
+          await new Promise((r) => setTimeout(r, 200));
+          expect(clientDone).toBe(false); // not run inside this transaction
+          throw new Error('roll back');
+        })
+        .catch((err: Error) => err.message);
+      await client;
+      expect(rolledBack).toBe('roll back');
+      expect(await values(handle)).toEqual(['client']);
+    },
+  );
 
   it("keeps this process's write when a client's transaction rolls back meanwhile", async () => {
     await sql`truncate t`.execute(handle.db);
@@ -140,21 +143,25 @@ describe('the embedded database served on its socket', () => {
     expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows[0]!.one).toBe(1);
   });
 
-  it('answers statement sequences sent together, with the startup, as Postgres does: a failed one skipped to its Sync, the next one run', async () => {
-    const types = await converse(
-      path.join(dataDir, 'run', '.s.PGSQL.5432'),
-      Buffer.concat([
-        startup(),
-        sequence('insert into no_such_table values (1)'),
-        sequence("insert into t values ('piped')"),
-      ]),
-      3, // after the startup and both sequences
-    );
-    const sequences = types.join('').split('Z').slice(1, 3);
-    expect(sequences[0]).toBe('E'); // the error, then nothing of the failed sequence's Bind and Execute
-    expect(sequences[1]).toBe('12C'); // ParseComplete, BindComplete, CommandComplete
-    expect(await values(handle)).toContain('piped');
-  });
+  it(
+    'answers statement sequences sent together, with the startup, as Postgres does: a failed one skipped to ' +
+      'its Sync, the next one run',
+    async () => {
+      const types = await converse(
+        path.join(dataDir, 'run', '.s.PGSQL.5432'),
+        Buffer.concat([
+          startup(),
+          sequence('insert into no_such_table values (1)'),
+          sequence("insert into t values ('piped')"),
+        ]),
+        3, // after the startup and both sequences
+      );
+      const sequences = types.join('').split('Z').slice(1, 3);
+      expect(sequences[0]).toBe('E'); // the error, then nothing of the failed sequence's Bind and Execute
+      expect(sequences[1]).toBe('12C'); // ParseComplete, BindComplete, CommandComplete
+      expect(await values(handle)).toContain('piped');
+    },
+  );
 
   it('gives the session back after a COPY FROM STDIN sent in one go, while its client stays connected', async () => {
     const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
@@ -177,57 +184,61 @@ describe('the embedded database served on its socket', () => {
     expect(await values(handle)).toContain('copied');
   });
 
-  it('refuses a COPY FROM STDIN whose data is still to come (as psql sends it), as Postgres fails a statement, and serves everyone after', async () => {
-    const client = new pg.Client(socketOf(dataDir));
-    await client.connect();
-    try {
-      for (const query of [
-        'copy t from stdin',
-        '/* a */ /* b */ -- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)',
-        '/* a /* nested */ still a comment */ copy t from stdin',
-        '-- a line comment ended by a carriage return\rcopy "t" from stdin',
-      ]) {
-        await expect(client.query(query)).rejects.toMatchObject({
-          code: '0A000',
-          message: expect.stringContaining('COPY FROM STDIN is not served by the embedded database'),
-        });
+  it(
+    'refuses a COPY FROM STDIN whose data is still to come (as psql sends it), as Postgres fails a ' +
+      'statement, and serves everyone after',
+    async () => {
+      const client = new pg.Client(socketOf(dataDir));
+      await client.connect();
+      try {
+        for (const query of [
+          'copy t from stdin',
+          '/* a */ /* b */ -- rows\nCOPY t (v) FROM STDIN WITH (FORMAT csv)',
+          '/* a /* nested */ still a comment */ copy t from stdin',
+          '-- a line comment ended by a carriage return\rcopy "t" from stdin',
+        ]) {
+          await expect(client.query(query)).rejects.toMatchObject({
+            code: '0A000',
+            message: expect.stringContaining('COPY FROM STDIN is not served by the embedded database'),
+          });
+        }
+        // Inside a transaction: the transaction is aborted, as by any failed statement.
+        await client.query('begin');
+        await client.query("insert into t values ('before the refused copy')");
+        await expect(client.query('copy t from stdin')).rejects.toMatchObject({ code: '0A000' });
+        await expect(client.query('select 1')).rejects.toMatchObject({ code: '25P02' }); // in failed transaction
+        expect((await client.query('commit')).command).toBe('ROLLBACK');
+        expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await client.end();
       }
-      // Inside a transaction: the transaction is aborted, as by any failed statement.
-      await client.query('begin');
-      await client.query("insert into t values ('before the refused copy')");
-      await expect(client.query('copy t from stdin')).rejects.toMatchObject({ code: '0A000' });
-      await expect(client.query('select 1')).rejects.toMatchObject({ code: '25P02' }); // in failed transaction
-      expect((await client.query('commit')).command).toBe('ROLLBACK');
-      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
-    } finally {
-      await client.end();
-    }
-    // PGlite is alive (a COPY left waiting for its data ended its Postgres) and the session was given back.
-    expect(await values(handle)).not.toContain('before the refused copy');
-    expect((await pool.query('select 2 as two')).rows).toEqual([{ two: 2 }]);
-    // The extended protocol's COPY (Parse, Bind, Execute) the same.
-    const extended = await converse(
-      path.join(dataDir, 'run', '.s.PGSQL.5432'),
-      Buffer.concat([startup(), sequence('copy t from stdin')]),
-      2,
-    );
-    expect(extended.join('').split('Z')[1]).toBe('12E'); // ParseComplete, BindComplete, the error
-    // Its data sent after the refusal: ignored (outside a COPY), and the session not kept for it.
-    const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
-    const types = await converse(
-      socket,
-      Buffer.concat([startup(), message('Q', Buffer.from('copy t from stdin\0'))]),
-      2,
-    );
-    expect(types.join('').split('Z')[1]).toBe('E');
-    socket.write(Buffer.concat([message('d', Buffer.from('late\n')), message('c', Buffer.alloc(0))]));
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the stray data handled first
-    const next = pool.query('select 3 as three').then((r) => r.rows[0].three);
-    const held = new Promise((resolve) => setTimeout(() => resolve('held'), 10_000).unref());
-    expect(await Promise.race([next, held])).toBe(3);
-    socket.destroy();
-    expect(await values(handle)).not.toContain('late');
-  });
+      // PGlite is alive (a COPY left waiting for its data ended its Postgres) and the session was given back.
+      expect(await values(handle)).not.toContain('before the refused copy');
+      expect((await pool.query('select 2 as two')).rows).toEqual([{ two: 2 }]);
+      // The extended protocol's COPY (Parse, Bind, Execute) the same.
+      const extended = await converse(
+        path.join(dataDir, 'run', '.s.PGSQL.5432'),
+        Buffer.concat([startup(), sequence('copy t from stdin')]),
+        2,
+      );
+      expect(extended.join('').split('Z')[1]).toBe('12E'); // ParseComplete, BindComplete, the error
+      // Its data sent after the refusal: ignored (outside a COPY), and the session not kept for it.
+      const socket = net.connect(path.join(dataDir, 'run', '.s.PGSQL.5432'));
+      const types = await converse(
+        socket,
+        Buffer.concat([startup(), message('Q', Buffer.from('copy t from stdin\0'))]),
+        2,
+      );
+      expect(types.join('').split('Z')[1]).toBe('E');
+      socket.write(Buffer.concat([message('d', Buffer.from('late\n')), message('c', Buffer.alloc(0))]));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the stray data handled first
+      const next = pool.query('select 3 as three').then((r) => r.rows[0].three);
+      const held = new Promise((resolve) => setTimeout(() => resolve('held'), 10_000).unref());
+      expect(await Promise.race([next, held])).toBe(3);
+      socket.destroy();
+      expect(await values(handle)).not.toContain('late');
+    },
+  );
 });
 
 /** A statement sequence of the extended protocol: Parse, Bind, Execute, Sync (unnamed, no parameters). */
@@ -334,27 +345,32 @@ describe('a client that keeps the session and falls silent', () => {
 });
 
 describe("the embedded database's thread", () => {
-  it('serves what the process that opened it stored to other clients, removes its socket at close, and a second open finds it', async () => {
-    const dataDir = await tempDir('embedded-thread');
-    const first = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
-    expect(first.kind).toBe('pglite');
-    await sql`create table kept (v text)`.execute(first.db);
-    await sql`insert into kept values ('stored')`.execute(first.db);
-    const other = new pg.Client(socketOf(dataDir));
-    await other.connect();
-    expect((await other.query('select v from kept')).rows).toEqual([{ v: 'stored' }]);
-    await other.end();
-    await first.close();
-    expect(await fs.stat(path.join(dataDir, 'run', '.s.PGSQL.5432')).catch(() => null)).toBeNull(); // nobody serves it any more
+  it(
+    'serves what the process that opened it stored to other clients, removes its socket at close, and a ' +
+      'second open finds it',
+    async () => {
+      const dataDir = await tempDir('embedded-thread');
+      const first = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
+      expect(first.kind).toBe('pglite');
+      await sql`create table kept (v text)`.execute(first.db);
+      await sql`insert into kept values ('stored')`.execute(first.db);
+      const other = new pg.Client(socketOf(dataDir));
+      await other.connect();
+      expect((await other.query('select v from kept')).rows).toEqual([{ v: 'stored' }]);
+      await other.end();
+      await first.close();
+      // nobody serves it any more
+      expect(await fs.stat(path.join(dataDir, 'run', '.s.PGSQL.5432')).catch(() => null)).toBeNull();
 
-    const second = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
-    try {
-      expect(second.kind).toBe('pglite');
-      expect((await sql<{ v: string }>`select v from kept`.execute(second.db)).rows).toEqual([{ v: 'stored' }]);
-    } finally {
-      await second.close();
-    }
-  });
+      const second = await openDatabase({ databaseUrl: undefined, dataDir, migrate: false });
+      try {
+        expect(second.kind).toBe('pglite');
+        expect((await sql<{ v: string }>`select v from kept`.execute(second.db)).rows).toEqual([{ v: 'stored' }]);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 
   it("runs statements off this process's event loop, which keeps turning while one runs", async () => {
     const handle = await openDatabase({

@@ -34,10 +34,10 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
     const base = 1e12 + Math.floor(Math.random() * 1e9) * 10_000;
     const store = async (...offsets: number[]) => {
       for (const o of offsets) {
-        await sql`insert into captured_requests (id, webhook_ref, method, path, headers, body, body_encoding, body_size, query_params, ip_address, user_agent, created_at)
-          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${String(o)}, 'utf8', 1, null, '127.0.0.1', 'test', now())`.execute(
-          handle.db,
-        );
+        await sql`insert into captured_requests (id, webhook_ref, method, path, headers, body, body_encoding,
+            body_size, query_params, ip_address, user_agent, created_at)
+          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${String(o)}, 'utf8',
+            1, null, '127.0.0.1', 'test', now())`.execute(handle.db);
       }
     };
     const views = webhookService({ db: handle.db, baseUrl: 'https://x.test' });
@@ -81,35 +81,42 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
     expect(await next()).toBeUndefined();
   });
 
-  it("sends a late commit below a window full of sent captures, and never the captures older than a new stream's first page", async () => {
-    const { store, stream } = await webhook();
-    await store(...Array.from({ length: 700 }, (_, k) => k + 1));
-    const next = stream();
-    const first = await next(); // a new stream: the newest page only
-    expect(first!.ids).toHaveLength(500);
-    expect(first!.ids.at(-1)).toBe(201);
-    await store(...Array.from({ length: 600 }, (_, k) => 1000 + k)); // 600 new ones: sent, then a window full of them
-    expect((await next())!.ids).toHaveLength(500);
-    expect((await next())!.ids).toHaveLength(100);
-    await store(950); // committed late, below 600 sent captures
-    expect(await next()).toMatchObject({ ids: [950] });
-    expect(await next()).toBeUndefined(); // and 1..200, older than the first page, never
-  });
+  it(
+    'sends a late commit below a window full of sent captures, and never the captures older than a new ' +
+      "stream's first page",
+    async () => {
+      const { store, stream } = await webhook();
+      await store(...Array.from({ length: 700 }, (_, k) => k + 1));
+      const next = stream();
+      const first = await next(); // a new stream: the newest page only
+      expect(first!.ids).toHaveLength(500);
+      expect(first!.ids.at(-1)).toBe(201);
+      await store(...Array.from({ length: 600 }, (_, k) => 1000 + k)); // 600 new ones: sent, then a window full of them
+      expect((await next())!.ids).toHaveLength(500);
+      expect((await next())!.ids).toHaveLength(100);
+      await store(950); // committed late, below 600 sent captures
+      expect(await next()).toMatchObject({ ids: [950] });
+      expect(await next()).toBeUndefined(); // and 1..200, older than the first page, never
+    },
+  );
 
-  it('resumed after more than a page, sends every capture since, oldest page first, each event newest first', async () => {
-    const { store, stream } = await webhook();
-    await store(...Array.from({ length: 1200 }, (_, k) => k + 1));
-    const next = stream(100); // 1,100 captures after the resume point
-    const first = await next();
-    expect(first).toMatchObject({ id: 600, more: true });
-    expect(first!.ids).toEqual(Array.from({ length: 500 }, (_, k) => 600 - k));
-    expect(await next()).toMatchObject({ id: 1100, more: true });
-    const last = await next();
-    expect(last).toMatchObject({ id: 1200, more: false });
-    expect(last!.ids).toHaveLength(100);
-    expect(await next()).toBeUndefined();
+  it(
+    'resumed after more than a page, sends every capture since, ' + 'oldest page first, each event newest first',
+    async () => {
+      const { store, stream } = await webhook();
+      await store(...Array.from({ length: 1200 }, (_, k) => k + 1));
+      const next = stream(100); // 1,100 captures after the resume point
+      const first = await next();
+      expect(first).toMatchObject({ id: 600, more: true });
+      expect(first!.ids).toEqual(Array.from({ length: 500 }, (_, k) => 600 - k));
+      expect(await next()).toMatchObject({ id: 1100, more: true });
+      const last = await next();
+      expect(last).toMatchObject({ id: 1200, more: false });
+      expect(last!.ids).toHaveLength(100);
+      expect(await next()).toBeUndefined();
 
-    // A new stream (no Last-Event-ID) starts with the newest page, as the polling answer does.
-    expect((await stream()())!.ids.slice(0, 2)).toEqual([1200, 1199]);
-  });
+      // A new stream (no Last-Event-ID) starts with the newest page, as the polling answer does.
+      expect((await stream()())!.ids.slice(0, 2)).toEqual([1200, 1199]);
+    },
+  );
 });

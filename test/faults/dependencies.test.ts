@@ -235,12 +235,9 @@ describe('dependencies restart, the service stays up', () => {
     const seqs: number[] = [];
     let cursor = '';
     for (;;) {
+      const after = cursor ? `&cursor=${cursor}` : '';
       const page = JSON.parse(
-        (
-          await api(
-            `/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
-          )
-        ).body,
+        (await api(`/api/v1/network/my-webhook-requests?webhook_id=${webhook.webhook_id}&limit=500${after}`)).body,
       );
       seqs.push(...page.data.requests.map((r: { headers: Record<string, string> }) => Number(r.headers['x-seq'])));
       if (!page.data.next_cursor) break;
@@ -258,11 +255,13 @@ describe('dependencies restart, the service stays up', () => {
     try {
       await handle.db.connection().execute(async (conn) => {
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn);
-        await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(handle.db); // from another connection of the pool
+        // from another connection of the pool
+        await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(handle.db);
         await sleep(300); // the checked-out client hears of it now, idle
         await expect(sql`select 1`.execute(conn)).rejects.toMatchObject({ code: 'dependency_unavailable' });
       });
-      expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([{ one: 1 }]); // a new connection
+      // a new connection
+      expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([{ one: 1 }]);
       expect(unhandled).toEqual([]);
     } finally {
       process.off('uncaughtException', seen);
@@ -270,28 +269,32 @@ describe('dependencies restart, the service stays up', () => {
     }
   });
 
-  it('a database that stops answering without a reset is an outage after the statement timeout, and its connection is not reused', async () => {
-    const proxy = await startFreezingProxy(Number(new URL(pg.url).port));
-    const url = new URL(pg.url);
-    url.port = String(proxy.port);
-    const handle = await openDatabase({ databaseUrl: url.href, dataDir: '', migrate: false, queryTimeoutMs: 1000 });
-    try {
-      expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([{ one: 1 }]);
-      proxy.freeze();
-      const began = Date.now();
-      await expect(sql`select 1`.execute(handle.db)).rejects.toMatchObject({ code: 'dependency_unavailable' });
-      const waited = Date.now() - began;
-      expect(waited).toBeGreaterThanOrEqual(900);
-      expect(waited).toBeLessThan(3000);
-      proxy.thaw();
-      // The connection whose statement timed out was dropped: the next statement gets its own answer.
-      expect((await sql<{ two: number }>`select 2 as two`.execute(handle.db)).rows).toEqual([{ two: 2 }]);
-      expect(proxy.connections()).toBe(2);
-    } finally {
-      await handle.close();
-      await proxy.close();
-    }
-  });
+  it(
+    'a database that stops answering without a reset is an outage after the statement timeout, and its ' +
+      'connection is not reused',
+    async () => {
+      const proxy = await startFreezingProxy(Number(new URL(pg.url).port));
+      const url = new URL(pg.url);
+      url.port = String(proxy.port);
+      const handle = await openDatabase({ databaseUrl: url.href, dataDir: '', migrate: false, queryTimeoutMs: 1000 });
+      try {
+        expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([{ one: 1 }]);
+        proxy.freeze();
+        const began = Date.now();
+        await expect(sql`select 1`.execute(handle.db)).rejects.toMatchObject({ code: 'dependency_unavailable' });
+        const waited = Date.now() - began;
+        expect(waited).toBeGreaterThanOrEqual(900);
+        expect(waited).toBeLessThan(3000);
+        proxy.thaw();
+        // The connection whose statement timed out was dropped: the next statement gets its own answer.
+        expect((await sql<{ two: number }>`select 2 as two`.execute(handle.db)).rows).toEqual([{ two: 2 }]);
+        expect(proxy.connections()).toBe(2);
+      } finally {
+        await handle.close();
+        await proxy.close();
+      }
+    },
+  );
 
   /** A dashboard session of the suite's account, signed in through the sign-in form: its cookies. */
   async function dashboardSession(): Promise<string> {
@@ -355,7 +358,12 @@ describe('dependencies restart, the service stays up', () => {
       // The dashboard: a page saying so, with a link to try again.
       expect(dashboard!.status).toBe(503);
       expect(dashboard!.body).toMatch(
-        /<h1>Service Unavailable<\/h1><p>The database \(Postgres\) is unavailable: try again in a few seconds<\/p><p><a href="\/dashboard\/webhooks">Try again<\/a>/,
+        new RegExp(
+          [
+            '<h1>Service Unavailable<\\/h1><p>The database \\(Postgres\\) is unavailable: try again in a few second',
+            's<\\/p><p><a href="\\/dashboard\\/webhooks">Try again<\\/a>',
+          ].join(''),
+        ),
       );
       // ...and the refresh token still works once the database is back (it was not used up).
       const after = await refreshToken();
@@ -402,7 +410,8 @@ describe('dependencies restart, the service stays up', () => {
         headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
         body: Buffer.concat([
           Buffer.from(
-            `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+            `--${boundary}\r\nContent-Disposition: form-data; name="video"; ` +
+              `filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
           ),
           mp4,
           Buffer.from(`\r\n--${boundary}--\r\n`),

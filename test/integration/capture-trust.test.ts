@@ -85,42 +85,49 @@ describe.each(targets())('the capture surface holds no credential of the service
     for (const line of browser.setCookies) expect(pathOf(line), line).not.toBe('/');
   });
 
-  it('stores none of them from a capture: not in the listing, the exports, the live stream or a rule echo', async () => {
-    const created = await api('POST', 'my-webhook-create', {
-      rules: [{ match: { path: '/echo' }, response: { status: 200, body: 'cookie={{request.header.cookie}}' } }],
-    });
-    expect(created.status, created.text).toBe(201);
-    const webhookId = created.body.webhook_id as string;
-    const ours = browser.cookieHeader();
-    for (const name of ['netops_session', 'netops_csrf', '_session', '_session.sig'])
-      expect(ours).toContain(`${name}=`);
-    const secrets = ours.split('; ').map((pair) => pair.slice(pair.indexOf('=') + 1));
+  it(
+    'stores none of them from a capture: not in the listing, ' + 'the exports, the live stream or a rule echo',
+    async () => {
+      const created = await api('POST', 'my-webhook-create', {
+        rules: [{ match: { path: '/echo' }, response: { status: 200, body: 'cookie={{request.header.cookie}}' } }],
+      });
+      expect(created.status, created.text).toBe(201);
+      const webhookId = created.body.webhook_id as string;
+      const ours = browser.cookieHeader();
+      for (const name of ['netops_session', 'netops_csrf', '_session', '_session.sig'])
+        expect(ours).toContain(`${name}=`);
+      const secrets = ours.split('; ').map((pair) => pair.slice(pair.indexOf('=') + 1));
 
-    const stream = await fetch(`${target.baseUrl}/api/v1/network/my-webhook-requests/events?webhook_id=${webhookId}`, {
-      headers: { 'X-API-Key': (await account).key, accept: 'text/event-stream' },
-    });
-    const echo = await raw(target.baseUrl, `/webhook/${webhookId}/echo`, {
-      headers: { cookie: `theme=dark; ${ours}; cart=42`, 'x-api-key': (await account).key },
-    });
-    expect(echo.status).toBe(200);
-    // The sender's own cookies stay data; the service's are gone before the rule reads the request.
-    expect(echo.text).toBe('cookie=theme=dark; cart=42');
+      const stream = await fetch(
+        `${target.baseUrl}/api/v1/network/my-webhook-requests/events?webhook_id=${webhookId}`,
+        {
+          headers: { 'X-API-Key': (await account).key, accept: 'text/event-stream' },
+        },
+      );
+      const echo = await raw(target.baseUrl, `/webhook/${webhookId}/echo`, {
+        headers: { cookie: `theme=dark; ${ours}; cart=42`, 'x-api-key': (await account).key },
+      });
+      expect(echo.status).toBe(200);
+      // The sender's own cookies stay data; the service's are gone before the rule reads the request.
+      expect(echo.text).toBe('cookie=theme=dark; cart=42');
 
-    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let streamed = '';
-    while (!streamed.includes('cart=42')) streamed += (await reader.read()).value ?? '';
-    await reader.cancel();
-    const listing = await api('GET', `my-webhook-requests?webhook_id=${webhookId}`);
-    const json = await api('GET', `my-webhook-export?webhook_id=${webhookId}&format=json`);
-    const har = await api('GET', `my-webhook-export?webhook_id=${webhookId}&format=har`);
-    expect(listing.body.data.requests[0].headers.cookie).toBe('theme=dark; cart=42');
-    expect(listing.body.data.requests[0].headers['x-api-key']).toBeUndefined();
-    for (const [door, text] of Object.entries({ listing: listing.text, json: json.text, har: har.text, streamed })) {
-      expect(text, door).toContain('cart=42');
-      for (const secret of secrets) expect(text.includes(secret), `${door} holds ${secret.slice(0, 6)}...`).toBe(false);
-      expect(text.includes((await account).key), `${door} holds the API key`).toBe(false);
-    }
-  });
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let streamed = '';
+      while (!streamed.includes('cart=42')) streamed += (await reader.read()).value ?? '';
+      await reader.cancel();
+      const listing = await api('GET', `my-webhook-requests?webhook_id=${webhookId}`);
+      const json = await api('GET', `my-webhook-export?webhook_id=${webhookId}&format=json`);
+      const har = await api('GET', `my-webhook-export?webhook_id=${webhookId}&format=har`);
+      expect(listing.body.data.requests[0].headers.cookie).toBe('theme=dark; cart=42');
+      expect(listing.body.data.requests[0].headers['x-api-key']).toBeUndefined();
+      for (const [door, text] of Object.entries({ listing: listing.text, json: json.text, har: har.text, streamed })) {
+        expect(text, door).toContain('cart=42');
+        for (const secret of secrets)
+          expect(text.includes(secret), `${door} holds ${secret.slice(0, 6)}...`).toBe(false);
+        expect(text.includes((await account).key), `${door} holds the API key`).toBe(false);
+      }
+    },
+  );
 
   describe('paths that climb', () => {
     let receiver: Receiver;

@@ -58,7 +58,8 @@ describe('netops listen, routes', () => {
     return run;
   }
 
-  it('sends each capture to the route of the longest path it is under, the path taken off; /stripeX is not /stripe; the same routes reuse the webhook', {
+  it('sends each capture to the route of the longest path it is under, the path taken off; /stripeX is not ' +
+    '/stripe; the same routes reuse the webhook', {
     timeout: 120_000,
   }, async () => {
     const { key } = await newAccount(target);

@@ -9,7 +9,9 @@ import { startReceiver, type Received } from '../support/receiver.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One capture: a new connection each (no kept-alive request racing the API's shutdown), retried while the API is down. */
+/**
+ * One capture: a new connection each (no kept-alive request racing the API's shutdown), retried while the API is down.
+ */
 async function capture(baseUrl: string, webhookId: string, i: number): Promise<void> {
   const body = Buffer.from([i & 0xff, 0x00, 0xff, 0xfe, ...Buffer.from(`capture ${i}`)]);
   for (;;) {
@@ -43,7 +45,8 @@ describe.each(targets())('netops listen ($name)', (target) => {
     }
   });
 
-  it('forwards 200 captures exactly once across an API restart; a restarted listen only what came meanwhile, a burst too; --from-now nothing before it', {
+  it('forwards 200 captures exactly once across an API restart; a restarted listen only what came meanwhile, ' +
+    'a burst too; --from-now nothing before it', {
     timeout: 240_000,
   }, async () => {
     const received: Received[] = [];

@@ -170,7 +170,8 @@ describe.each(targets())('revoked credentials end their live requests ($name)', 
     const closeMs = Math.round(after.endedAt - revokedAt);
     const idleCloseMs = Math.round(idleAfter.endedAt - idleRevokedAt);
     console.log(
-      `[${target.name}] capture streams closed ${closeMs} ms (a capture came) and ${idleCloseMs} ms (idle) after their keys were revoked in the dashboard`,
+      `[${target.name}] capture streams closed ${closeMs} ms (a capture came) and ${idleCloseMs} ms (idle) ` +
+        `after their keys were revoked in the dashboard`,
     );
 
     expect(JSON.stringify(after.events)).not.toContain('after the revocation');

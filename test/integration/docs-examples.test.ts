@@ -90,7 +90,11 @@ function startExampleSite(): Promise<{ url: string; close: () => Promise<void> }
       'x-content-type-options': 'nosniff',
     });
     res.end(
-      '<!doctype html><html lang="en"><head><title>Pricing</title><style>body{color:#222;background:#fff}.muted{color:#777}.hero-caption{color:#fff;background-image:url(/hero.jpg)}</style></head><body><main><h1>Plans</h1><p class="hero-caption">Built for teams</p><p class="muted">Monthly, cancel any time.</p><a href="/docs">Docs</a></main></body></html>',
+      '<!doctype html><html lang="en"><head><title>Pricing</title>' +
+        '<style>body{color:#222;background:#fff}.muted{color:#777}' +
+        '.hero-caption{color:#fff;background-image:url(/hero.jpg)}</style></head>' +
+        '<body><main><h1>Plans</h1><p class="hero-caption">Built for teams</p>' +
+        '<p class="muted">Monthly, cancel any time.</p><a href="/docs">Docs</a></main></body></html>',
     );
   });
   return new Promise((resolve) =>
@@ -202,7 +206,10 @@ describe('the curl examples of README.md and docs/', () => {
     return status;
   }
 
-  /** Stops every test the examples started (they would load the loopback site for minutes): a pending one once a worker took it. */
+  /**
+   * Stops every test the examples started (they would load the loopback site for minutes): a pending one once a worker
+   * took it.
+   */
   async function stopStarted() {
     const live = (
       (await call(target, 'GET', '/api/v1/load-testing/tests?limit=100', { key })).body?.tests ?? []
@@ -270,7 +277,8 @@ describe('the curl examples of README.md and docs/', () => {
       }));
       expect(
         failure
-          ? `the block exited with ${(failure as { code?: number }).code}:\n${calls}${(failure as { stderr?: string }).stderr ?? ''}`
+          ? `the block exited with ` +
+              `${(failure as { code?: number }).code}:\n${calls}${(failure as { stderr?: string }).stderr ?? ''}`
           : null,
       ).toBeNull();
       // Every curl the block ran answered (a status, 000 when it could not connect), and there was at least one.

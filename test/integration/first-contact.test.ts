@@ -49,7 +49,8 @@ describe.each(targets().map((t) => [t.name, t] as const))('first contact (%s)', 
     });
     expect(onApi.status).toBe(401);
     expect(onApi.body.message).toBe(
-      'This is an OAuth access token, which works on the MCP endpoint (/mcp); /api/v1 takes an API key (ntk_...) as X-API-Key or Authorization: Bearer',
+      'This is an OAuth access token, which works on the MCP endpoint (/mcp); /api/v1 takes an API key ' +
+        '(ntk_...) as X-API-Key or Authorization: Bearer',
     );
     const onMcp = await fetch(`${target.baseUrl}/mcp`, {
       method: 'POST',
@@ -61,7 +62,8 @@ describe.each(targets().map((t) => [t.name, t] as const))('first contact (%s)', 
     expect(refused.message).toMatch(
       /^This is an API key, which works on \/api\/v1; the MCP endpoint takes an OAuth access token/,
     );
-    expect(refused).toMatchObject({ success: false, code: 401, error_code: 'unauthorized' }); // the error shape of every door
+    // the error shape of every door
+    expect(refused).toMatchObject({ success: false, code: 401, error_code: 'unauthorized' });
   });
 
   it('`npm run mcp-token` with a wrong password prints one line saying so', async () => {

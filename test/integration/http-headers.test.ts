@@ -69,26 +69,32 @@ describe.each(targets())('GET /api/v1/network/http-headers ($name)', (target) =>
     expect(b.analysis.performance.http2).toBe(true);
   });
 
-  it('follows a redirect and grades the hardened page: every test passes but HSTS, which an untrusted certificate voids', async () => {
-    const b = (await check(`${target.siteUrl}/to-hardened`)).body;
-    expect(b.effective_url).toBe(`${target.siteUrl}/hardened`);
-    expect(b.network.redirect_count).toBe(1);
-    // The fixture's certificate is self-signed: hsts-invalid-cert -20 leaves 80, so no bonuses (B+), as the Observatory grades it.
-    expect(b.analysis.security).toMatchObject({
-      score: 80,
-      grade: 'B+',
-      summary: { critical: 1, high: 0, medium: 0, low: 0 },
-    });
-    const failed = b.analysis.security.checks.filter((c: any) => c.observatory_test && !c.passed);
-    expect(failed.map((c: any) => c.observatory_result)).toEqual(['hsts-invalid-cert']);
-    expect(b.analysis.cookies.cookies[0]).toMatchObject({
-      name: '__Host-sid',
-      secure: true,
-      httponly: true,
-      samesite: 'Strict',
-      issues: [],
-    });
-  });
+  it(
+    'follows a redirect and grades the hardened page: every test passes but HSTS, which an untrusted ' +
+      'certificate voids',
+    async () => {
+      const b = (await check(`${target.siteUrl}/to-hardened`)).body;
+      expect(b.effective_url).toBe(`${target.siteUrl}/hardened`);
+      expect(b.network.redirect_count).toBe(1);
+      // The fixture's certificate is self-signed: hsts-invalid-cert -20 leaves 80, so no bonuses (B+), as the
+      // Observatory
+      // grades it.
+      expect(b.analysis.security).toMatchObject({
+        score: 80,
+        grade: 'B+',
+        summary: { critical: 1, high: 0, medium: 0, low: 0 },
+      });
+      const failed = b.analysis.security.checks.filter((c: any) => c.observatory_test && !c.passed);
+      expect(failed.map((c: any) => c.observatory_result)).toEqual(['hsts-invalid-cert']);
+      expect(b.analysis.cookies.cookies[0]).toMatchObject({
+        name: '__Host-sid',
+        secure: true,
+        httponly: true,
+        samesite: 'Strict',
+        issues: [],
+      });
+    },
+  );
 
   describe('SSRF guard', () => {
     let forbidden: http.Server;

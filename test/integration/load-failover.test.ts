@@ -21,7 +21,8 @@ describe('load test shard failover', () => {
   });
 
   // Four processes to start, a 30 s test and a retry: more than the default minute on a busy machine.
-  it('resumes the shard of a load worker killed at 8 s of a 30-s test within seconds, and counts the gap and what was lost', {
+  it('resumes the shard of a load worker killed at 8 s of a 30-s test within seconds, and counts the gap and ' +
+    'what was lost', {
     timeout: 150_000,
   }, async () => {
     site = await startLoadTarget();

@@ -36,7 +36,9 @@ describe.each(targets())('load tests over HTTP/2 ($name)', (target) => {
     return { config: answer.config, r: answer.results };
   };
 
-  it('runs each model over h2 and h2c, every request answered over HTTP/2 and counted as the server counted it; users share connections; resets, a server without h2, thresholds and phases, a scenario with a capture', {
+  it('runs each model over h2 and h2c, every request answered over HTTP/2 and counted as the server counted ' +
+    'it; users share connections; resets, a server without h2, thresholds and phases, a scenario with a ' +
+    'capture', {
     timeout: 120_000,
   }, async () => {
     // The CLI's flags, at the same time: `netops load run --http-version 2 --streams-per-connection 2`.

@@ -24,7 +24,8 @@ describe.each(targets())('load test outputs ($name)', (target) => {
   }, 60_000);
   afterAll(() => prometheus?.close());
 
-  it('writes the merged figures to Prometheus while the test runs and once at the end; a refusing receiver only counts errors', {
+  it('writes the merged figures to Prometheus while the test runs and once at the end; a refusing receiver ' +
+    'only counts errors', {
     timeout: 90_000,
   }, async () => {
     const refused = `http://127.0.0.1:${await freePort()}/api/v1/write`;

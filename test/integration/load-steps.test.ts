@@ -94,7 +94,8 @@ describe.each(targets())('load test steps ($name)', (target) => {
     const r = (await results(id)).body.results;
     const [login, read] = r.steps;
     console.log(
-      `steps: login ${login.requests} (p95 ${login.p95_response_time} ms), read order ${read.requests} (p95 ${read.p95_response_time} ms); the shop refused ${seen.refused}`,
+      `steps: login ${login.requests} (p95 ${login.p95_response_time} ms), read order ${read.requests} ` +
+        `(p95 ${read.p95_response_time} ms); the shop refused ${seen.refused}`,
     );
     expect(seen.refused).toBe(0);
     expect(login).toMatchObject({

@@ -148,7 +148,10 @@ function decode(s: string): string {
     .replace(/&#39;/g, "'");
 }
 
-/** Waits until at least `seconds` remain in every fixed window of these lengths (aligned to the clock, as the key-value store's are). */
+/**
+ * Waits until at least `seconds` remain in every fixed window of these lengths (aligned to the clock, as the key-value
+ * store's are).
+ */
 async function outsideWindowEdges(windows: number[], seconds: number): Promise<void> {
   const now = Date.now() / 1000;
   const wait = Math.max(0, ...windows.map((w) => (w - (now % w) < seconds ? w - (now % w) + 1 : 0)));
@@ -172,7 +175,17 @@ for (const target of targets()) {
       );
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
       const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-      const authorize = `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.body.client_id, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools', resource: `${target.baseUrl}/mcp`, code_challenge: challenge, code_challenge_method: 'S256', state: 's' })}`;
+      const query = new URLSearchParams({
+        client_id: reg.body.client_id,
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        scope: 'mcp:tools',
+        resource: `${target.baseUrl}/mcp`,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      });
+      const authorize = `${target.baseUrl}/oauth/authorize?${query}`;
       const page = (await browser.get(authorize)) as Page;
       expect(page.html).toContain('name="password"');
       return page;
@@ -188,65 +201,73 @@ for (const target of targets()) {
       await outsideWindowEdges([SIGN_IN_LIMITS.windowSeconds, CLIENT_REGISTRATION_LIMITS.windowSeconds], 30);
     });
 
-    it('ten wrong passwords for an email from one address lock out that address only: the right password signs in from another, on the dashboard and the OAuth page', async () => {
-      const victim = await newUser(target);
-      const attacker = new BrowserAt(someAddress());
-      for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerEmailAndAddress; attempt++) {
-        const page = await dashboardSignIn(attacker, victim.email, `wrong password ${attempt}`);
-        expect(page.status, `attempt ${attempt}`).toBe(401);
-        expect(page.html).toContain('Wrong email or password');
-      }
-      // From the guessing address, even the right password is refused now (as before this change).
-      const refused = await dashboardSignIn(attacker, victim.email, PASSWORD);
-      expect(refused.status).toBe(429);
-      expect(refused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
+    it(
+      'ten wrong passwords for an email from one address lock out that address only: the right password ' +
+        'signs in from another, on the dashboard and the OAuth page',
+      async () => {
+        const victim = await newUser(target);
+        const attacker = new BrowserAt(someAddress());
+        for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerEmailAndAddress; attempt++) {
+          const page = await dashboardSignIn(attacker, victim.email, `wrong password ${attempt}`);
+          expect(page.status, `attempt ${attempt}`).toBe(401);
+          expect(page.html).toContain('Wrong email or password');
+        }
+        // From the guessing address, even the right password is refused now (as before this change).
+        const refused = await dashboardSignIn(attacker, victim.email, PASSWORD);
+        expect(refused.status).toBe(429);
+        expect(refused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
 
-      // The owner, from elsewhere: the dashboard signs in...
-      const owner = new BrowserAt(someAddress());
-      const signedIn = await dashboardSignIn(owner, victim.email, PASSWORD);
-      expect(signedIn.url).toBe(`${target.baseUrl}/dashboard/keys`);
-      // ...and so does the OAuth sign-in page, up to the consent page.
-      const elsewhere = new BrowserAt(someAddress());
-      const consent = (await elsewhere.submit(await oauthSignInPage(elsewhere), /\/login$/, {
-        email: victim.email,
-        password: PASSWORD,
-      })) as Page;
-      expect(consent.status).toBe(200);
-      expect(consent.html).toContain('Allow access?');
-    });
-
-    it('one address is stopped after 30 failures across many emails, on both sign-in pages; other addresses are not', async () => {
-      const sprayer = new BrowserAt(someAddress());
-      const form = (await sprayer.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
-      for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerAddress; attempt++) {
-        // A real account every fifth time (6 in all), other emails once each: below the limit per
-        // (email, address), so only the address limit can stop it.
-        const page = (await sprayer.submit(form, /\/dashboard\/sign-in/, {
-          email: attempt % 5 === 0 ? user.email : `spray-${randomUUID()}@example.test`,
-          password: `guess ${attempt}`,
+        // The owner, from elsewhere: the dashboard signs in...
+        const owner = new BrowserAt(someAddress());
+        const signedIn = await dashboardSignIn(owner, victim.email, PASSWORD);
+        expect(signedIn.url).toBe(`${target.baseUrl}/dashboard/keys`);
+        // ...and so does the OAuth sign-in page, up to the consent page.
+        const elsewhere = new BrowserAt(someAddress());
+        const consent = (await elsewhere.submit(await oauthSignInPage(elsewhere), /\/login$/, {
+          email: victim.email,
+          password: PASSWORD,
         })) as Page;
-        expect(page.status, `attempt ${attempt}`).toBe(401);
-      }
-      // The next attempt from there is refused whatever the email and password, on the dashboard...
-      const refused = (await sprayer.submit(form, /\/dashboard\/sign-in/, {
-        email: `fresh-${randomUUID()}@example.test`,
-        password: PASSWORD,
-      })) as Page;
-      expect(refused.status).toBe(429);
-      expect(refused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
-      // ...and on the OAuth sign-in page (the same limits), for a real account with its right password.
-      const oauthRefused = (await sprayer.submit(await oauthSignInPage(sprayer), /\/login$/, {
-        email: user.email,
-        password: PASSWORD,
-      })) as Page;
-      expect(oauthRefused.status).toBe(429);
-      expect(oauthRefused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
-      expect(oauthRefused.html).toContain('name="password"'); // the sign-in form again, with the message
+        expect(consent.status).toBe(200);
+        expect(consent.html).toContain('Allow access?');
+      },
+    );
 
-      // Another address signs the same user in.
-      const signedIn = await dashboardSignIn(new BrowserAt(someAddress()), user.email, PASSWORD);
-      expect(signedIn.url).toBe(`${target.baseUrl}/dashboard/keys`);
-    });
+    it(
+      'one address is stopped after 30 failures across many emails, on both sign-in pages; other addresses ' +
+        'are not',
+      async () => {
+        const sprayer = new BrowserAt(someAddress());
+        const form = (await sprayer.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
+        for (let attempt = 1; attempt <= SIGN_IN_LIMITS.failuresPerAddress; attempt++) {
+          // A real account every fifth time (6 in all), other emails once each: below the limit per
+          // (email, address), so only the address limit can stop it.
+          const page = (await sprayer.submit(form, /\/dashboard\/sign-in/, {
+            email: attempt % 5 === 0 ? user.email : `spray-${randomUUID()}@example.test`,
+            password: `guess ${attempt}`,
+          })) as Page;
+          expect(page.status, `attempt ${attempt}`).toBe(401);
+        }
+        // The next attempt from there is refused whatever the email and password, on the dashboard...
+        const refused = (await sprayer.submit(form, /\/dashboard\/sign-in/, {
+          email: `fresh-${randomUUID()}@example.test`,
+          password: PASSWORD,
+        })) as Page;
+        expect(refused.status).toBe(429);
+        expect(refused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
+        // ...and on the OAuth sign-in page (the same limits), for a real account with its right password.
+        const oauthRefused = (await sprayer.submit(await oauthSignInPage(sprayer), /\/login$/, {
+          email: user.email,
+          password: PASSWORD,
+        })) as Page;
+        expect(oauthRefused.status).toBe(429);
+        expect(oauthRefused.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
+        expect(oauthRefused.html).toContain('name="password"'); // the sign-in form again, with the message
+
+        // Another address signs the same user in.
+        const signedIn = await dashboardSignIn(new BrowserAt(someAddress()), user.email, PASSWORD);
+        expect(signedIn.url).toBe(`${target.baseUrl}/dashboard/keys`);
+      },
+    );
 
     it('successful sign-ins do not use up an address: many in a row from one address all succeed', async () => {
       const office = new BrowserAt(someAddress());
@@ -260,75 +281,82 @@ for (const target of targets()) {
       expect((await dashboardSignIn(office, user.email, PASSWORD)).status).toBe(429);
     });
 
-    it(`throttles client registration to ${CLIENT_REGISTRATION_LIMITS.perAddress} an hour per address, not other addresses`, async () => {
-      const busy = someAddress();
-      const results = [];
-      for (let i = 0; i < CLIENT_REGISTRATION_LIMITS.perAddress; i++)
-        results.push(await register(target, busy, clientMetadata({ client_name: `Registration ${i}` })));
-      expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
-      const refused = await register(target, busy, clientMetadata());
-      expect(refused.status).toBe(429);
-      expect(refused.body.error).toBe('temporarily_unavailable');
-      expect(refused.body.error_description).toMatch(/too many client registrations .*try again in \d+ minutes?/);
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(CLIENT_REGISTRATION_LIMITS.windowSeconds);
+    it(
+      `throttles client registration to ${CLIENT_REGISTRATION_LIMITS.perAddress} an hour per address, not ` +
+        `other addresses`,
+      async () => {
+        const busy = someAddress();
+        const results = [];
+        for (let i = 0; i < CLIENT_REGISTRATION_LIMITS.perAddress; i++)
+          results.push(await register(target, busy, clientMetadata({ client_name: `Registration ${i}` })));
+        expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
+        const refused = await register(target, busy, clientMetadata());
+        expect(refused.status).toBe(429);
+        expect(refused.body.error).toBe('temporarily_unavailable');
+        expect(refused.body.error_description).toMatch(/too many client registrations .*try again in \d+ minutes?/);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+        expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(CLIENT_REGISTRATION_LIMITS.windowSeconds);
 
-      const other = await register(target, someAddress(), clientMetadata());
-      expect(other.status, JSON.stringify(other.body)).toBe(201);
-    });
+        const other = await register(target, someAddress(), clientMetadata());
+        expect(other.status, JSON.stringify(other.body)).toBe(201);
+      },
+    );
 
-    it('refuses oversized client metadata with the RFC 7591 error naming the field, and accepts it at the limits', async () => {
-      const { clientNameChars, redirectUris, uriChars, stringChars, listEntries } = CLIENT_REGISTRATION_LIMITS;
-      // Each from an address of its own, so this test never meets the registration rate limit.
-      const refusal = async (metadata: Record<string, unknown>) => {
-        const reply = await register(target, someAddress(), clientMetadata(metadata));
-        expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).toBe(400);
-        return reply.body as { error: string; error_description: string };
-      };
+    it(
+      'refuses oversized client metadata with the RFC 7591 ' + 'error naming the field, and accepts it at the limits',
+      async () => {
+        const { clientNameChars, redirectUris, uriChars, stringChars, listEntries } = CLIENT_REGISTRATION_LIMITS;
+        // Each from an address of its own, so this test never meets the registration rate limit.
+        const refusal = async (metadata: Record<string, unknown>) => {
+          const reply = await register(target, someAddress(), clientMetadata(metadata));
+          expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).toBe(400);
+          return reply.body as { error: string; error_description: string };
+        };
 
-      const longName = await refusal({ client_name: 'n'.repeat(40 * 1024) });
-      expect(longName.error).toBe('invalid_client_metadata');
-      expect(longName.error_description).toContain('client_name');
-      expect(longName.error_description).toContain(String(clientNameChars));
+        const longName = await refusal({ client_name: 'n'.repeat(40 * 1024) });
+        expect(longName.error).toBe('invalid_client_metadata');
+        expect(longName.error_description).toContain('client_name');
+        expect(longName.error_description).toContain(String(clientNameChars));
 
-      const manyUris = await refusal({
-        redirect_uris: Array.from({ length: 50 }, (_, i) => `http://127.0.0.1:8979/cb/${i}`),
-      });
-      expect(manyUris.error).toBe('invalid_redirect_uri');
-      expect(manyUris.error_description).toContain('redirect_uris');
-      expect(manyUris.error_description).toContain(String(redirectUris));
+        const manyUris = await refusal({
+          redirect_uris: Array.from({ length: 50 }, (_, i) => `http://127.0.0.1:8979/cb/${i}`),
+        });
+        expect(manyUris.error).toBe('invalid_redirect_uri');
+        expect(manyUris.error_description).toContain('redirect_uris');
+        expect(manyUris.error_description).toContain(String(redirectUris));
 
-      const longUri = await refusal({ redirect_uris: [`https://app.example/${'p'.repeat(uriChars)}`] });
-      expect(longUri.error).toBe('invalid_redirect_uri');
-      expect(longUri.error_description).toContain('redirect_uris');
+        const longUri = await refusal({ redirect_uris: [`https://app.example/${'p'.repeat(uriChars)}`] });
+        expect(longUri.error).toBe('invalid_redirect_uri');
+        expect(longUri.error_description).toContain('redirect_uris');
 
-      const longLogo = await refusal({ logo_uri: `https://app.example/${'l'.repeat(uriChars)}.png` });
-      expect(longLogo.error).toBe('invalid_client_metadata');
-      expect(longLogo.error_description).toContain('logo_uri');
+        const longLogo = await refusal({ logo_uri: `https://app.example/${'l'.repeat(uriChars)}.png` });
+        expect(longLogo.error).toBe('invalid_client_metadata');
+        expect(longLogo.error_description).toContain('logo_uri');
 
-      const manyContacts = await refusal({
-        contacts: Array.from({ length: listEntries + 1 }, (_, i) => `c${i}@example.test`),
-      });
-      expect(manyContacts.error).toBe('invalid_client_metadata');
-      expect(manyContacts.error_description).toContain('contacts');
+        const manyContacts = await refusal({
+          contacts: Array.from({ length: listEntries + 1 }, (_, i) => `c${i}@example.test`),
+        });
+        expect(manyContacts.error).toBe('invalid_client_metadata');
+        expect(manyContacts.error_description).toContain('contacts');
 
-      const longScope = await refusal({ scope: Array.from({ length: stringChars }, () => 'mcp:read').join(' ') });
-      expect(longScope.error).toBe('invalid_client_metadata');
-      expect(longScope.error_description).toContain('scope');
+        const longScope = await refusal({ scope: Array.from({ length: stringChars }, () => 'mcp:read').join(' ') });
+        expect(longScope.error).toBe('invalid_client_metadata');
+        expect(longScope.error_description).toContain('scope');
 
-      // At the limits: accepted.
-      const atLimits = await register(
-        target,
-        someAddress(),
-        clientMetadata({
-          client_name: 'n'.repeat(clientNameChars),
-          redirect_uris: Array.from({ length: redirectUris }, (_, i) =>
-            `https://app.example/${i}/${'p'.repeat(uriChars)}`.slice(0, uriChars),
-          ),
-        }),
-      );
-      expect(atLimits.status, JSON.stringify(atLimits.body).slice(0, 300)).toBe(201);
-      expect(atLimits.body.client_name).toHaveLength(clientNameChars);
-    });
+        // At the limits: accepted.
+        const atLimits = await register(
+          target,
+          someAddress(),
+          clientMetadata({
+            client_name: 'n'.repeat(clientNameChars),
+            redirect_uris: Array.from({ length: redirectUris }, (_, i) =>
+              `https://app.example/${i}/${'p'.repeat(uriChars)}`.slice(0, uriChars),
+            ),
+          }),
+        );
+        expect(atLimits.status, JSON.stringify(atLimits.body).slice(0, 300)).toBe(201);
+        expect(atLimits.body.client_name).toHaveLength(clientNameChars);
+      },
+    );
   });
 }

@@ -7,7 +7,8 @@ import { createHeaderCheck } from '../../domain/http-headers/check-url.ts';
 import { startObservatorySite, type ObservatorySite, type SiteCase } from '../fixtures/observatory-site.ts';
 
 const GOOD_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action " +
+  "'self'; frame-ancestors 'none'";
 const GOOD = {
   'content-security-policy': GOOD_CSP,
   'strict-transport-security': 'max-age=63072000; includeSubDomains',
@@ -15,7 +16,10 @@ const GOOD = {
   'referrer-policy': 'no-referrer',
   'cross-origin-resource-policy': 'same-origin',
 };
-/** GOOD earns: CSP default-src 'none' +10, referrer private +5, framing via CSP frame-ancestors +5, CORP same-origin +10. */
+/**
+ * GOOD earns: CSP default-src 'none' +10, referrer private +5, framing via CSP frame-ancestors +5, CORP same-origin
+ * +10.
+ */
 const BONUS = [10, 5, 5, 10];
 const good = (over: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries({ ...GOOD, ...over }).filter(([, v]) => v !== undefined)) as Record<string, string>;
@@ -31,17 +35,23 @@ interface Case {
 }
 
 const CASES: Record<string, Case> = {
-  // No headers: CSP not implemented -25, HSTS -20 (no HTTPS over plain HTTP), X-Content-Type-Options -5, X-Frame-Options -20; plus redirection.
-  'bare-over-http': { scheme: 'http', site: { http: 'serve' }, modifiers: [-25, -20, -20, -5, -20], grade: 'F' }, // redirection-missing -20: 10
-  'bare-over-https': { site: { http: 'none' }, modifiers: [-25, -20, -5, -20], grade: 'D' }, // redirection-not-needed-no-http: 30
+  // No headers: CSP not implemented -25, HSTS -20 (no HTTPS over plain HTTP), X-Content-Type-Options -5,
+  // X-Frame-Options -20; plus redirection.
+  // redirection-missing -20: 10
+  'bare-over-http': { scheme: 'http', site: { http: 'serve' }, modifiers: [-25, -20, -20, -5, -20], grade: 'F' },
+  // redirection-not-needed-no-http: 30
+  'bare-over-https': { site: { http: 'none' }, modifiers: [-25, -20, -5, -20], grade: 'D' },
   'bare-https-http-answers': { site: { http: 'serve' }, modifiers: [-25, -20, -20, -5, -20], grade: 'F' },
   good: { site: { http: 'redirect', headers: GOOD }, modifiers: BONUS, grade: 'A+' }, // 130
   'good-without-http': { site: { http: 'none', headers: GOOD }, modifiers: BONUS, grade: 'A+' },
   'good-given-as-http': { scheme: 'http', site: { http: 'redirect', headers: GOOD }, modifiers: BONUS, grade: 'A+' },
   // Redirection.
-  'redirect-off-host': { site: { http: 'redirect-off-host', headers: GOOD }, modifiers: [-5, ...BONUS], grade: 'A+' }, // 95, then 125
-  'redirect-to-http': { site: { http: 'redirect-to-http', headers: GOOD }, modifiers: [-20, ...BONUS], grade: 'B+' }, // 80
-  'redirect-via-http': { site: { http: 'redirect-via-http', headers: GOOD }, modifiers: [-10, ...BONUS], grade: 'A+' }, // 90, then 120
+  // 95, then 125
+  'redirect-off-host': { site: { http: 'redirect-off-host', headers: GOOD }, modifiers: [-5, ...BONUS], grade: 'A+' },
+  // 80
+  'redirect-to-http': { site: { http: 'redirect-to-http', headers: GOOD }, modifiers: [-20, ...BONUS], grade: 'B+' },
+  // 90, then 120
+  'redirect-via-http': { site: { http: 'redirect-via-http', headers: GOOD }, modifiers: [-10, ...BONUS], grade: 'A+' },
   'good-over-plain-http': {
     scheme: 'http',
     site: { http: 'serve', headers: GOOD },
@@ -106,7 +116,8 @@ const CASES: Record<string, Case> = {
       http: 'redirect',
       headers: good({
         'content-security-policy':
-          "default-src 'none'; script-src 'nonce-r4nd0m' 'strict-dynamic' 'unsafe-inline' https:; frame-ancestors 'none'",
+          "default-src 'none'; script-src 'nonce-r4nd0m' 'strict-dynamic' 'unsafe-inline' https:; " +
+          "frame-ancestors 'none'",
       }),
     },
     modifiers: BONUS,

@@ -84,46 +84,50 @@ describe.each(targets())('operator endpoints ($name)', (target) => {
     expect(after).toMatch(/^netops_load_requests_sent \d+/m);
   });
 
-  it('links a request to its workflow: the id comes back in X-Request-Id and sits in the memo, with owner and kind searchable', async () => {
-    const { key, userId } = await newAccount(target);
-    const started = await call(target, 'POST', '/api/v1/diagnostics/pipeline-checks', {
-      key,
-      headers: { 'x-request-id': 'ops-test-123' },
-    });
-    expect(started.headers.get('x-request-id')).toBe('ops-test-123');
-    expect(
-      (await call(target, 'GET', '/health', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get(
-        'x-request-id',
-      ),
-    ).toMatch(/^[A-Za-z0-9_-]{12}$/);
+  it(
+    'links a request to its workflow: the id comes back in X-Request-Id and sits in the memo, with owner and ' +
+      'kind searchable',
+    async () => {
+      const { key, userId } = await newAccount(target);
+      const started = await call(target, 'POST', '/api/v1/diagnostics/pipeline-checks', {
+        key,
+        headers: { 'x-request-id': 'ops-test-123' },
+      });
+      expect(started.headers.get('x-request-id')).toBe('ops-test-123');
+      expect(
+        (await call(target, 'GET', '/health', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get(
+          'x-request-id',
+        ),
+      ).toMatch(/^[A-Za-z0-9_-]{12}$/);
 
-    const payloadKey = await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!);
-    const client = await connectClient(
-      target.temporalAddress,
-      target.env.TEMPORAL_NAMESPACE ?? 'default',
-      encryptingDataConverter(payloadKey),
-    );
-    try {
-      const described = await client.workflow
-        .getHandle(workflowIdOf('pipeline-check', started.body.check_id))
-        .describe();
-      expect(described.memo).toMatchObject({ requestId: 'ops-test-123', owner: userId, kind: 'pipeline-check' });
-      expect(described.typedSearchAttributes.get(KIND_ATTRIBUTE)).toBe('pipeline-check');
-      expect(described.typedSearchAttributes.get(OWNER_ATTRIBUTE)).toBe(userId);
-      // ...and the workflow handed it to the activities it scheduled, on every pool.
-      let state: any;
-      for (let i = 0; i < 100 && state?.status !== 'completed'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        state = (await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${started.body.check_id}`, { key }))
-          .body;
+      const payloadKey = await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!);
+      const client = await connectClient(
+        target.temporalAddress,
+        target.env.TEMPORAL_NAMESPACE ?? 'default',
+        encryptingDataConverter(payloadKey),
+      );
+      try {
+        const described = await client.workflow
+          .getHandle(workflowIdOf('pipeline-check', started.body.check_id))
+          .describe();
+        expect(described.memo).toMatchObject({ requestId: 'ops-test-123', owner: userId, kind: 'pipeline-check' });
+        expect(described.typedSearchAttributes.get(KIND_ATTRIBUTE)).toBe('pipeline-check');
+        expect(described.typedSearchAttributes.get(OWNER_ATTRIBUTE)).toBe(userId);
+        // ...and the workflow handed it to the activities it scheduled, on every pool.
+        let state: any;
+        for (let i = 0; i < 100 && state?.status !== 'completed'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          state = (await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${started.body.check_id}`, { key }))
+            .body;
+        }
+        expect(state.status).toBe('completed');
+        for (const pool of ['network', 'load', 'media'])
+          expect(state.pools[pool].worker.request_id, pool).toBe('ops-test-123');
+      } finally {
+        await client.connection.close();
       }
-      expect(state.status).toBe('completed');
-      for (const pool of ['network', 'load', 'media'])
-        expect(state.pools[pool].worker.request_id, pool).toBe('ops-test-123');
-    } finally {
-      await client.connection.close();
-    }
-  });
+    },
+  );
 
   it('decodes payloads for Temporal UI with the service key at /codec/decode, behind the same guard', async () => {
     const payloadKey = await loadPayloadKey(target.env.PAYLOAD_KEY, target.env.DATA_DIR!);

@@ -54,31 +54,39 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
     again!.close();
   });
 
-  it("refuses a capture flood past the webhook owner's captures per minute, and stores exactly what it admitted", async () => {
-    const { key } = await newAccount(target, 'free'); // 60 captures per minute per webhook
-    const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
-      .webhook_id;
-    // The count is per clock minute: start the flood with time to spare in one.
-    if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 100);
-    const replies = await Promise.all(
-      Array.from({ length: 90 }, (_, i) =>
-        fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: `flood ${i}` }).then(async (r) => ({
-          status: r.status,
-          retry: r.headers.get('retry-after'),
-          body: await r.json(),
-        })),
-      ),
-    );
-    const refused = replies.filter((r) => r.status === 429);
-    expect(replies.filter((r) => r.status === 200)).toHaveLength(60);
-    expect(refused).toHaveLength(30);
-    expect(refused[0]!.body.message).toMatch(
-      /^This webhook took its 60 captures of this minute \(the free plan of its owner\); nothing was stored: retry after \d+ s$/,
-    );
-    expect(Number(refused[0]!.retry)).toBeGreaterThan(0);
-    const stored = await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhookId}`, { key });
-    expect(stored.body.data.total).toBe(60);
-  });
+  it(
+    "refuses a capture flood past the webhook owner's " + 'captures per minute, and stores exactly what it admitted',
+    async () => {
+      const { key } = await newAccount(target, 'free'); // 60 captures per minute per webhook
+      const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
+        .webhook_id;
+      // The count is per clock minute: start the flood with time to spare in one.
+      if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 100);
+      const replies = await Promise.all(
+        Array.from({ length: 90 }, (_, i) =>
+          fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: `flood ${i}` }).then(async (r) => ({
+            status: r.status,
+            retry: r.headers.get('retry-after'),
+            body: await r.json(),
+          })),
+        ),
+      );
+      const refused = replies.filter((r) => r.status === 429);
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(60);
+      expect(refused).toHaveLength(30);
+      expect(refused[0]!.body.message).toMatch(
+        new RegExp(
+          [
+            '^This webhook took its 60 captures of this minute \\(the free plan of its owner\\); nothing was stored',
+            ': retry after \\d+ s$',
+          ].join(''),
+        ),
+      );
+      expect(Number(refused[0]!.retry)).toBeGreaterThan(0);
+      const stored = await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhookId}`, { key });
+      expect(stored.body.data.total).toBe(60);
+    },
+  );
 
   it("keeps at most the plan's bytes of captured bodies per user: the oldest go", async () => {
     const { key } = await newAccount(target, 'free'); // 10 MiB of bodies
@@ -93,7 +101,8 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
       });
       expect(res.status).toBe(200);
     }
-    // The bound is checked within 10 s of a write (api/services/captures.ts); a free account has 10 requests a minute to look.
+    // The bound is checked within 10 s of a write (api/services/captures.ts); a free account has 10 requests a minute
+    // to look.
     let kept: string[] = [];
     for (let i = 0; i < 2; i++) {
       await sleep(11_000);

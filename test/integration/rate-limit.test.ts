@@ -11,27 +11,30 @@ async function freshMinute(): Promise<void> {
 }
 
 describe.each(targets())('rate limits ($name)', (target) => {
-  it('lets the free plan make 10 requests a minute, then answers 429 with Retry-After and RateLimit headers', async () => {
-    await freshMinute();
-    const { key } = await newAccount(target, 'free');
-    for (let i = 1; i <= 10; i++) {
-      const reply = await call(target, 'GET', path, { key });
-      expect(reply.status, `request ${i}`).toBe(200);
-      expect(reply.headers.get('ratelimit-limit')).toBe('10');
-      expect(reply.headers.get('ratelimit-remaining')).toBe(String(10 - i));
-      const reset = Number(reply.headers.get('ratelimit-reset'));
-      expect(reset).toBeGreaterThanOrEqual(1);
-      expect(reset).toBeLessThanOrEqual(60);
-    }
-    const refused = await call(target, 'GET', path, { key });
-    expectErrorShape(refused, 429);
-    expect(refused.body.message).toMatch(/10 requests per minute/);
-    const retryAfter = Number(refused.headers.get('retry-after'));
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
-    expect(refused.headers.get('ratelimit-policy')).toBe('10;w=60, 100;w=86400');
-  });
+  it(
+    'lets the free plan make 10 requests a minute, ' + 'then answers 429 with Retry-After and RateLimit headers',
+    async () => {
+      await freshMinute();
+      const { key } = await newAccount(target, 'free');
+      for (let i = 1; i <= 10; i++) {
+        const reply = await call(target, 'GET', path, { key });
+        expect(reply.status, `request ${i}`).toBe(200);
+        expect(reply.headers.get('ratelimit-limit')).toBe('10');
+        expect(reply.headers.get('ratelimit-remaining')).toBe(String(10 - i));
+        const reset = Number(reply.headers.get('ratelimit-reset'));
+        expect(reset).toBeGreaterThanOrEqual(1);
+        expect(reset).toBeLessThanOrEqual(60);
+      }
+      const refused = await call(target, 'GET', path, { key });
+      expectErrorShape(refused, 429);
+      expect(refused.body.message).toMatch(/10 requests per minute/);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+      expect(refused.headers.get('ratelimit-policy')).toBe('10;w=60, 100;w=86400');
+    },
+  );
 
   it('counts per user, so another user is not limited by the first', async () => {
     await freshMinute();

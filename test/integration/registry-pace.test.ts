@@ -124,7 +124,8 @@ describe('registry pace across network workers', () => {
     expect(rdap.arrivals).toHaveLength(24);
     const sorted = [...rdap.arrivals].sort((a, b) => a - b);
     const busiest = Math.max(...sorted.map((t) => sorted.filter((u) => u >= t && u - t < 1000).length));
-    expect(busiest).toBeLessThanOrEqual(OUR_RATE + 1); // a turn's jitter may bring a fifth into a 1000 ms span, never more
+    // a turn's jitter may bring a fifth into a 1000 ms span, never more
+    expect(busiest).toBeLessThanOrEqual(OUR_RATE + 1);
     const overall = (sorted.length - 1) / ((sorted.at(-1)! - sorted[0]!) / 1000);
     expect(overall).toBeLessThanOrEqual(OUR_RATE * 1.05);
 
@@ -147,7 +148,9 @@ describe('registry pace across network workers', () => {
     }
     expect(identities.size, [...identities].join(', ')).toBe(2);
     console.log(
-      `registry pace: ${sorted.length} queries from 2 workers in ${((sorted.at(-1)! - sorted[0]!) / 1000).toFixed(2)} s (${overall.toFixed(2)}/s, busiest second ${busiest}), ${rdap.refused()} refused`,
+      `registry pace: ${sorted.length} queries from 2 workers in ` +
+        `${((sorted.at(-1)! - sorted[0]!) / 1000).toFixed(2)} s (${overall.toFixed(2)}/s, busiest second ` +
+        `${busiest}), ${rdap.refused()} refused`,
     );
   });
 });

@@ -84,45 +84,49 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
     );
   });
 
-  it('POST /api/v1/site/audit audits one page, caches it for the same URL and page type, and reports a page too large', async () => {
-    const first = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
-    expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({
-      success: true,
-      page_type: 'other',
-      cached: false,
-      summary: { by_category: { accessibility: 10 }, needs_review: 6 },
-    });
-    expect(first.body.needs_review.map((r: any) => r.selector).sort()).toEqual([
-      '.caption',
-      '.glass',
-      '.gradient',
-      '.photo',
-      '.photo-dark',
-      '.themed',
-    ]);
-    expect(first.body.findings.find((f: any) => f.rule === 'contrast' && f.selector === '.muted')).toMatchObject({
-      measured: '4.48:1 (#777777 on #ffffff)',
-      threshold: '4.5:1',
-    });
-    const reads = auditSite.count('/a11y');
-    const again = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
-    expect(again.body).toMatchObject({ cached: true, findings: first.body.findings });
-    expect(auditSite.count('/a11y')).toBe(reads);
-    // Another page type is another audit (its thresholds may differ).
-    expect(
-      (
-        await call(target, 'POST', '/api/v1/site/audit', {
-          key,
-          json: { url: `${auditSite.url}/a11y`, page_type: 'docs' },
-        })
-      ).body,
-    ).toMatchObject({ cached: false, page_type: 'docs', page_type_source: 'given by the caller' });
+  it(
+    'POST /api/v1/site/audit audits one page, caches it for the same URL and page type, and reports a page ' +
+      'too large',
+    async () => {
+      const first = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
+      expect(first.status, first.text).toBe(200);
+      expect(first.body).toMatchObject({
+        success: true,
+        page_type: 'other',
+        cached: false,
+        summary: { by_category: { accessibility: 10 }, needs_review: 6 },
+      });
+      expect(first.body.needs_review.map((r: any) => r.selector).sort()).toEqual([
+        '.caption',
+        '.glass',
+        '.gradient',
+        '.photo',
+        '.photo-dark',
+        '.themed',
+      ]);
+      expect(first.body.findings.find((f: any) => f.rule === 'contrast' && f.selector === '.muted')).toMatchObject({
+        measured: '4.48:1 (#777777 on #ffffff)',
+        threshold: '4.5:1',
+      });
+      const reads = auditSite.count('/a11y');
+      const again = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/a11y` } });
+      expect(again.body).toMatchObject({ cached: true, findings: first.body.findings });
+      expect(auditSite.count('/a11y')).toBe(reads);
+      // Another page type is another audit (its thresholds may differ).
+      expect(
+        (
+          await call(target, 'POST', '/api/v1/site/audit', {
+            key,
+            json: { url: `${auditSite.url}/a11y`, page_type: 'docs' },
+          })
+        ).body,
+      ).toMatchObject({ cached: false, page_type: 'docs', page_type_source: 'given by the caller' });
 
-    const big = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/big` } });
-    expectErrorShape(big, 502);
-    expect(big.body.message).toMatch(/larger than 2097152 bytes/);
-  });
+      const big = await call(target, 'POST', '/api/v1/site/audit', { key, json: { url: `${auditSite.url}/big` } });
+      expectErrorShape(big, 502);
+      expect(big.body.message).toMatch(/larger than 2097152 bytes/);
+    },
+  );
 
   it('works through the MCP tools: discover once, audit each page, as an MCP client would', async () => {
     const user = await newUser(target);
@@ -155,7 +159,8 @@ describe.each(targets())('site discovery and design audit ($name)', (target) => 
       // The text a model reads names no page content (that stays in the evidence fields).
       const text = (audited.content as Array<{ text: string }>)[0]!.text;
       expect(text).not.toMatch(/lorem|Your Company|React App/i);
-      expect(text).not.toContain((audited.structuredContent as { page_type_source: string }).page_type_source); // it may quote a path the site chose
+      // it may quote a path the site chose
+      expect(text).not.toContain((audited.structuredContent as { page_type_source: string }).page_type_source);
       expect(text).toMatch(/^Audit of .* score \d+\/100/);
     }
 

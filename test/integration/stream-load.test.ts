@@ -1,5 +1,6 @@
 // A thousand open live streams cost an API process next to nothing while nothing happens (they are
-// woken by notifications, not polling the database; under 200 MB between them), each still gets its webhook's new captures,
+// woken by notifications, not polling the database; under 200 MB between them), each still gets its webhook's new
+// captures,
 // and another user's request is answered in time meanwhile.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';

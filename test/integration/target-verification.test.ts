@@ -82,7 +82,8 @@ describe('target verification before large load tests', () => {
       requestsPerSecond: 20,
     });
 
-  it('refuses a large test until the token is served, accepts it then, and refuses again once it is gone and the proof expired', {
+  it('refuses a large test until the token is served, accepts it then, and refuses again once it is gone and ' +
+    'the proof expired', {
     timeout: 90_000,
   }, async () => {
     // Small tests run as before; the edge of each bound: 50 users, 50/s, 60 s is small. A second one of
@@ -153,7 +154,8 @@ describe('target verification before large load tests', () => {
       trusted_for_seconds: TTL_SECONDS,
     });
     expect(issued.body.token).toMatch(/^netops-verification=[A-Za-z0-9_-]{32}$/);
-    expect(issued.body.methods.map((m: any) => m.type)).toEqual(['http']); // an address has no DNS name to hold a record
+    // an address has no DNS name to hold a record
+    expect(issued.body.methods.map((m: any) => m.type)).toEqual(['http']);
     expect(refused.body.message).toContain(issued.body.token);
     expect((await post('/load-testing/targets', { targetUrl: `${siteUrl}other/path` })).body.token).toBe(
       issued.body.token,

@@ -122,7 +122,8 @@ describe.each(targets())('video jobs ($name)', (target) => {
   };
   const stored = (id: string) => blobs.list(`video/${id}/`);
 
-  it('removes the named region, keeps the rest, the audio and the length; the result downloads once; nothing stays', async () => {
+  it('removes the named region, keeps the rest, the audio and the length; the result downloads once; nothing ' +
+    'stays', async () => {
     const started = await start({ service: 'region', regions: [BOX] });
     expect(started.status, started.text).toBe(201);
     expect(started.body).toMatchObject({ success: true, status: 'awaiting_upload', max_upload_bytes: 2_000_000 });
@@ -206,34 +207,39 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expectErrorShape(await call(target, 'GET', `/api/v1/video/watermark-jobs/${mine}`, { key: other.key }), 404);
   });
 
-  it('refuses a non-MP4 (415) and an oversize upload mid-stream (413), keeping nothing and the link usable', async () => {
-    const { job_id: id, upload_url: url } = (await start({ service: 'region', regions: [BOX] })).body;
-    const text = await upload(url, Buffer.from('this is not a video at all, just some text'));
-    expect(text.status).toBe(415);
-    expect((await text.json()).message).toMatch(/not an MP4 or MOV/);
-    // 3 MB that start like an MP4, past the 2 MB limit of this suite.
-    const big = Buffer.concat([clip.subarray(0, 32), Buffer.alloc(3_000_000, 7)]);
-    const oversize = await upload(url, big).catch((err) => err as Error);
-    if (oversize instanceof Response) expect(oversize.status).toBe(413); // else the server closed the connection mid-stream
-    expect(await stored(id)).toEqual([]);
-    expect((await status(id)).body.status).toBe('awaiting_upload');
-    // A form cut off before its end is refused as invalid input (the API stays up), keeping nothing.
-    const boundary = 'cut-off-form';
-    const cut = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body: Buffer.concat([
-        Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-        ),
-        clip.subarray(0, 2000),
-      ]),
-    });
-    expect(cut.status).toBe(400);
-    expect((await cut.json()).message).toMatch(/^video: /);
-    expect(await stored(id)).toEqual([]);
-    expect((await upload(url, clip)).status).toBe(202); // the refused tries did not use the link up
-  });
+  it(
+    'refuses a non-MP4 (415) and an oversize upload ' + 'mid-stream (413), keeping nothing and the link usable',
+    async () => {
+      const { job_id: id, upload_url: url } = (await start({ service: 'region', regions: [BOX] })).body;
+      const text = await upload(url, Buffer.from('this is not a video at all, just some text'));
+      expect(text.status).toBe(415);
+      expect((await text.json()).message).toMatch(/not an MP4 or MOV/);
+      // 3 MB that start like an MP4, past the 2 MB limit of this suite.
+      const big = Buffer.concat([clip.subarray(0, 32), Buffer.alloc(3_000_000, 7)]);
+      const oversize = await upload(url, big).catch((err) => err as Error);
+      // else the server closed the connection mid-stream
+      if (oversize instanceof Response) expect(oversize.status).toBe(413);
+      expect(await stored(id)).toEqual([]);
+      expect((await status(id)).body.status).toBe('awaiting_upload');
+      // A form cut off before its end is refused as invalid input (the API stays up), keeping nothing.
+      const boundary = 'cut-off-form';
+      const cut = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="video"; ` +
+              `filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+          ),
+          clip.subarray(0, 2000),
+        ]),
+      });
+      expect(cut.status).toBe(400);
+      expect((await cut.json()).message).toMatch(/^video: /);
+      expect(await stored(id)).toEqual([]);
+      expect((await upload(url, clip)).status).toBe(202); // the refused tries did not use the link up
+    },
+  );
 
   it('fails a job whose upload carries a C2PA manifest, or a region outside the frame, saying why', async () => {
     // A C2PA manifest store box appended at the top level, as signing tools write it.
@@ -313,7 +319,8 @@ describe.each(targets())('video jobs ($name)', (target) => {
     await client.close();
   }, 90_000);
 
-  it('runs a job as an MCP task: working with the upload link, completed with the download link; cancelled, nothing kept', async () => {
+  it('runs a job as an MCP task: working with the upload link, completed with the download link; cancelled, ' +
+    'nothing kept', async () => {
     const user = await newUser(target);
     const { client } = await connectedClient(target, user.email);
     const stranger = (await connectedClient(target, (await newUser(target)).email)).client;

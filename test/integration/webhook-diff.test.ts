@@ -143,7 +143,12 @@ describe.each(targets())('webhook capture diffs ($name)', (target) => {
     expect(diff.status, diff.text).toBe(200);
     expect(diff.body.body).toMatchObject({ format: 'text', same: false, patch: null, truncated: false });
     expect(diff.body.body.reason).toMatch(
-      /^the texts \(1048576 and 1048576 bytes, 524288 and 524288 lines\) (took more than 500 ms|differ in more than 5000 lines)/,
+      new RegExp(
+        [
+          '^the texts \\(1048576 and 1048576 bytes, 524288 and 524288 lines\\) (took more than 500 ms|',
+          'differ in more than 5000 lines)',
+        ].join(''),
+      ),
     );
     expect(waits.length).toBeGreaterThan(0);
     expect(Math.max(...waits), waits.map((w) => w.toFixed(0)).join(' ')).toBeLessThan(100);

@@ -51,74 +51,78 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
   const capturesOf = async (webhookId: string) =>
     (await api(`my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as any[];
 
-  it('delivers each capture byte for byte with its path, query and headers, retrying a failing receiver until it answers 2xx', async () => {
-    const created = await api('my-webhook-create', { forward_url: `${receiverUrl}/in/` });
-    expect(created.status, created.text).toBe(201);
-    expect(created.body.forward_url).toBe(`${receiverUrl}/in/`);
-    const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, ...Buffer.from('tail')]);
-    const sent = await fetch(`${created.body.webhook_url}/flaky/stripe?attempt=1&tag=a&tag=b`, {
-      method: 'PUT',
-      body: bytes,
-      headers: { 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc' },
-    });
-    expect(sent.status).toBe(200);
-    const capture = await until('the delivery to succeed', async () =>
-      (await capturesOf(created.body.webhook_id)).find((c) => c.delivery?.status === 'success'),
-    );
-    // Two 500s, then the 204: three attempts, each recorded, the retries spaced by the backoff (1 s, then 2 s).
-    expect(capture.delivery).toMatchObject({ status: 'success', attempts: 3, response_status: 204 });
-    expect(capture.delivery.history.map((a: any) => [a.attempt, a.response_status])).toEqual([
-      [1, 500],
-      [2, 500],
-      [3, 204],
-    ]);
-    expect(capture.delivery.history[0].error).toMatch(/500/);
-    const tries = received.filter((r) => r.url.startsWith('/in/flaky'));
-    expect(tries).toHaveLength(3);
-    expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(900);
-    expect(tries[2]!.at - tries[1]!.at).toBeGreaterThanOrEqual(1900);
-    for (const t of tries) {
-      expect(t.method).toBe('PUT');
-      expect(t.url).toBe('/in/flaky/stripe?attempt=1&tag=a&tag=b');
-      expect(t.body.equals(bytes)).toBe(true);
-      expect(t.headers).toMatchObject({
-        'content-type': 'application/octet-stream',
-        'stripe-signature': 't=1,v1=abc',
-        'content-length': String(bytes.length),
-        'x-netops-delivery': `${created.body.webhook_id}/${capture.id}`,
+  it(
+    'delivers each capture byte for byte with its path, query and headers, retrying a failing receiver until ' +
+      'it answers 2xx',
+    async () => {
+      const created = await api('my-webhook-create', { forward_url: `${receiverUrl}/in/` });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.forward_url).toBe(`${receiverUrl}/in/`);
+      const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, ...Buffer.from('tail')]);
+      const sent = await fetch(`${created.body.webhook_url}/flaky/stripe?attempt=1&tag=a&tag=b`, {
+        method: 'PUT',
+        body: bytes,
+        headers: { 'content-type': 'application/octet-stream', 'stripe-signature': 't=1,v1=abc' },
       });
-    }
+      expect(sent.status).toBe(200);
+      const capture = await until('the delivery to succeed', async () =>
+        (await capturesOf(created.body.webhook_id)).find((c) => c.delivery?.status === 'success'),
+      );
+      // Two 500s, then the 204: three attempts, each recorded, the retries spaced by the backoff (1 s, then 2 s).
+      expect(capture.delivery).toMatchObject({ status: 'success', attempts: 3, response_status: 204 });
+      expect(capture.delivery.history.map((a: any) => [a.attempt, a.response_status])).toEqual([
+        [1, 500],
+        [2, 500],
+        [3, 204],
+      ]);
+      expect(capture.delivery.history[0].error).toMatch(/500/);
+      const tries = received.filter((r) => r.url.startsWith('/in/flaky'));
+      expect(tries).toHaveLength(3);
+      expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(900);
+      expect(tries[2]!.at - tries[1]!.at).toBeGreaterThanOrEqual(1900);
+      for (const t of tries) {
+        expect(t.method).toBe('PUT');
+        expect(t.url).toBe('/in/flaky/stripe?attempt=1&tag=a&tag=b');
+        expect(t.body.equals(bytes)).toBe(true);
+        expect(t.headers).toMatchObject({
+          'content-type': 'application/octet-stream',
+          'stripe-signature': 't=1,v1=abc',
+          'content-length': String(bytes.length),
+          'x-netops-delivery': `${created.body.webhook_id}/${capture.id}`,
+        });
+      }
 
-    // Many at once: every one delivered exactly once, each body its own.
-    const before = received.length;
-    await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        fetch(`${created.body.webhook_url}/many`, { method: 'POST', body: `capture ${i}` }),
-      ),
-    );
-    const delivered = await until('30 deliveries', async () => {
-      const all = (await capturesOf(created.body.webhook_id)).filter((c) => c.path.endsWith('/many'));
-      return all.length === 30 && all.every((c) => c.delivery?.status === 'success') ? all : undefined;
-    });
-    expect(delivered.every((c) => c.delivery.attempts === 1)).toBe(true);
-    const bodies = received
-      .slice(before)
-      .map((r) => r.body.toString())
-      .sort();
-    expect(bodies).toEqual(Array.from({ length: 30 }, (_, i) => `capture ${i}`).sort());
+      // Many at once: every one delivered exactly once, each body its own.
+      const before = received.length;
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          fetch(`${created.body.webhook_url}/many`, { method: 'POST', body: `capture ${i}` }),
+        ),
+      );
+      const delivered = await until('30 deliveries', async () => {
+        const all = (await capturesOf(created.body.webhook_id)).filter((c) => c.path.endsWith('/many'));
+        return all.length === 30 && all.every((c) => c.delivery?.status === 'success') ? all : undefined;
+      });
+      expect(delivered.every((c) => c.delivery.attempts === 1)).toBe(true);
+      const bodies = received
+        .slice(before)
+        .map((r) => r.body.toString())
+        .sort();
+      expect(bodies).toEqual(Array.from({ length: 30 }, (_, i) => `capture ${i}`).sort());
 
-    // A forward of ours coming back (another name for this service) is stored, and not forwarded again.
-    const returned = await fetch(`${created.body.webhook_url}/loop`, {
-      method: 'POST',
-      headers: { 'x-netops-delivery': 'elsewhere/1' },
-      body: 'round',
-    });
-    expect(returned.status).toBe(200);
-    const looped = await until('the returned capture', async () =>
-      (await capturesOf(created.body.webhook_id)).find((c) => c.body === 'round'),
-    );
-    expect(looped.delivery).toBeUndefined();
-  });
+      // A forward of ours coming back (another name for this service) is stored, and not forwarded again.
+      const returned = await fetch(`${created.body.webhook_url}/loop`, {
+        method: 'POST',
+        headers: { 'x-netops-delivery': 'elsewhere/1' },
+        body: 'round',
+      });
+      expect(returned.status).toBe(200);
+      const looped = await until('the returned capture', async () =>
+        (await capturesOf(created.body.webhook_id)).find((c) => c.body === 'round'),
+      );
+      expect(looped.delivery).toBeUndefined();
+    },
+  );
 
   it('shows a delivery as failed when forwarding is turned off while it waits for a retry', async () => {
     const created = (await api('my-webhook-create', { forward_url: `${receiverUrl}/down` })).body;

@@ -61,98 +61,102 @@ describe.each(targets())('webhook custom responses ($name)', (target) => {
       .toContain(`/webhook/${created.body.webhook_id}/left-early`);
   });
 
-  it('changes the answer at once on update, back to the default with null, and refuses what it must not send', async () => {
-    // The contract's create takes no body; a body may carry the settings, and a key it does not know is refused, named.
-    const unknown = await api('POST', 'my-webhook-create', { name: 'mine', forwardUrl: 'http://127.0.0.1:9/' });
-    expectErrorShape(unknown, 400);
-    expect(unknown.body.message).toBe('name: is not a field of this body (a typo?)');
-    expect((await api('POST', 'my-webhook-create', { forwardUrl: 'http://127.0.0.1:9/' })).body.message).toBe(
-      'forwardUrl: is not a field of this body (did you mean forward_url?)',
-    );
-    const created = await api('POST', 'my-webhook-create', {});
-    expect(created.status).toBe(201);
-    expect(created.body.response).toBeNull();
-    expectErrorShape(await api('POST', 'my-webhook-create', { response: { status: 99 } }), 400);
-    const id = created.body.webhook_id as string;
-    const url = created.body.webhook_url as string;
-    const first = await fetch(url, { method: 'POST' });
-    expect(first.status).toBe(200);
-    expect(await first.json()).toMatchObject({ success: true, message: 'Request captured' });
+  it(
+    'changes the answer at once on update, ' + 'back to the default with null, and refuses what it must not send',
+    async () => {
+      // The contract's create takes no body; a body may carry the settings, and a key it does not know is refused,
+      // named.
+      const unknown = await api('POST', 'my-webhook-create', { name: 'mine', forwardUrl: 'http://127.0.0.1:9/' });
+      expectErrorShape(unknown, 400);
+      expect(unknown.body.message).toBe('name: is not a field of this body (a typo?)');
+      expect((await api('POST', 'my-webhook-create', { forwardUrl: 'http://127.0.0.1:9/' })).body.message).toBe(
+        'forwardUrl: is not a field of this body (did you mean forward_url?)',
+      );
+      const created = await api('POST', 'my-webhook-create', {});
+      expect(created.status).toBe(201);
+      expect(created.body.response).toBeNull();
+      expectErrorShape(await api('POST', 'my-webhook-create', { response: { status: 99 } }), 400);
+      const id = created.body.webhook_id as string;
+      const url = created.body.webhook_url as string;
+      const first = await fetch(url, { method: 'POST' });
+      expect(first.status).toBe(200);
+      expect(await first.json()).toMatchObject({ success: true, message: 'Request captured' });
 
-    // Retries: a 503 with a Retry-After, answered from the next capture on (no minute-long cache).
-    const updated = await api('POST', 'my-webhook-update', {
-      webhook_id: id,
-      response: { status: 503, headers: { 'Retry-After': '5' } },
-    });
-    expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({
-      success: true,
-      webhook_id: id,
-      response: { status: 503, headers: { 'Retry-After': '5' }, body: '', delay_ms: 0 },
-    });
-    const unavailable = await fetch(url, { method: 'POST' });
-    expect(unavailable.status).toBe(503);
-    expect(unavailable.headers.get('retry-after')).toBe('5');
-    expect(await unavailable.text()).toBe('');
-    // A browser's preflight still gets the CORS answer it needs.
-    const preflight = await fetch(url, {
-      method: 'OPTIONS',
-      headers: { 'access-control-request-method': 'POST', origin: 'https://example.test' },
-    });
-    expect(preflight.status).toBe(200);
-    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+      // Retries: a 503 with a Retry-After, answered from the next capture on (no minute-long cache).
+      const updated = await api('POST', 'my-webhook-update', {
+        webhook_id: id,
+        response: { status: 503, headers: { 'Retry-After': '5' } },
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.body).toMatchObject({
+        success: true,
+        webhook_id: id,
+        response: { status: 503, headers: { 'Retry-After': '5' }, body: '', delay_ms: 0 },
+      });
+      const unavailable = await fetch(url, { method: 'POST' });
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.headers.get('retry-after')).toBe('5');
+      expect(await unavailable.text()).toBe('');
+      // A browser's preflight still gets the CORS answer it needs.
+      const preflight = await fetch(url, {
+        method: 'OPTIONS',
+        headers: { 'access-control-request-method': 'POST', origin: 'https://example.test' },
+      });
+      expect(preflight.status).toBe(200);
+      expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
 
-    expect((await api('POST', 'my-webhook-update', { webhook_id: id, response: null })).status).toBe(200);
-    expect((await fetch(url, { method: 'POST' })).status).toBe(200);
-    expect(await captured(id)).toHaveLength(4); // every capture stored, whatever it was answered
+      expect((await api('POST', 'my-webhook-update', { webhook_id: id, response: null })).status).toBe(200);
+      expect((await fetch(url, { method: 'POST' })).status).toBe(200);
+      expect(await captured(id)).toHaveLength(4); // every capture stored, whatever it was answered
 
-    const cases: Array<[unknown, RegExp]> = [
-      [{ status: 101 }, /response\.status: must be from 200 to 599/],
-      [{ status: 600 }, /response\.status: must be from 200 to 599/],
-      [{ headers: { Connection: 'close' } }, /response\.headers: must not set connection/],
-      [{ headers: { 'Content-Length': '1' } }, /response\.headers: must not set/],
-      [
-        { headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, 'v'])) },
-        /response\.headers: must hold at most 20 headers/,
-      ],
-      [
-        { headers: { 'X-Bad': 'a\r\nb' } },
-        /response\.headers\.X-Bad: must be tabs, visible ASCII or Latin-1 characters \(no line breaks\)/,
-      ],
-      [{ body: 'x'.repeat(64 * 1024 + 1) }, /response\.body: must be at most 64 KiB/],
-      [{ delay_ms: 30_001 }, /response\.delay_ms: must be from 0 to 30000/],
-      [{ delay: 5 }, /response/],
-      [
-        { headers: { 'Set-Cookie': 'sid=1' } },
-        /response\.headers: must not set .*set-cookie.*capture URLs share the service's origin/,
-      ],
-      [{ headers: { 'Content-Security-Policy': 'default-src *' } }, /response\.headers: must not set/],
-      [{ headers: { 'X-Price': '10 €' } }, /response\.headers\.X-Price: must be tabs, visible ASCII or Latin-1/],
-      ['teapot', /response: must be an object/],
-    ];
-    for (const [response, message] of cases) {
-      const refused = await api('POST', 'my-webhook-update', { webhook_id: id, response });
-      expectErrorShape(refused, 400);
-      expect(refused.body.message, JSON.stringify(response).slice(0, 80)).toMatch(message);
-    }
-    // The edges are accepted: 64 KiB, 20 headers, 30 s, 599.
-    const edge = {
-      status: 599,
-      headers: Object.fromEntries(
-        Array.from({ length: 20 }, (_, i) => [`x-h${i}`, i ? 'v' : 'caf\u00e9 \t'.padEnd(1024, 'x')]),
-      ),
-      body: 'x'.repeat(64 * 1024),
-      delay_ms: 30_000,
-    };
-    expect((await api('POST', 'my-webhook-update', { webhook_id: id, response: edge })).status).toBe(200);
-    // Another user's webhook: 404, as an unknown one.
-    const stranger = await newAccount(target);
-    expectErrorShape(
-      await call(target, 'POST', '/api/v1/network/my-webhook-update', {
-        key: stranger.key,
-        json: { webhook_id: id, response: null },
-      }),
-      404,
-    );
-  });
+      const cases: Array<[unknown, RegExp]> = [
+        [{ status: 101 }, /response\.status: must be from 200 to 599/],
+        [{ status: 600 }, /response\.status: must be from 200 to 599/],
+        [{ headers: { Connection: 'close' } }, /response\.headers: must not set connection/],
+        [{ headers: { 'Content-Length': '1' } }, /response\.headers: must not set/],
+        [
+          { headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, 'v'])) },
+          /response\.headers: must hold at most 20 headers/,
+        ],
+        [
+          { headers: { 'X-Bad': 'a\r\nb' } },
+          /response\.headers\.X-Bad: must be tabs, visible ASCII or Latin-1 characters \(no line breaks\)/,
+        ],
+        [{ body: 'x'.repeat(64 * 1024 + 1) }, /response\.body: must be at most 64 KiB/],
+        [{ delay_ms: 30_001 }, /response\.delay_ms: must be from 0 to 30000/],
+        [{ delay: 5 }, /response/],
+        [
+          { headers: { 'Set-Cookie': 'sid=1' } },
+          /response\.headers: must not set .*set-cookie.*capture URLs share the service's origin/,
+        ],
+        [{ headers: { 'Content-Security-Policy': 'default-src *' } }, /response\.headers: must not set/],
+        [{ headers: { 'X-Price': '10 €' } }, /response\.headers\.X-Price: must be tabs, visible ASCII or Latin-1/],
+        ['teapot', /response: must be an object/],
+      ];
+      for (const [response, message] of cases) {
+        const refused = await api('POST', 'my-webhook-update', { webhook_id: id, response });
+        expectErrorShape(refused, 400);
+        expect(refused.body.message, JSON.stringify(response).slice(0, 80)).toMatch(message);
+      }
+      // The edges are accepted: 64 KiB, 20 headers, 30 s, 599.
+      const edge = {
+        status: 599,
+        headers: Object.fromEntries(
+          Array.from({ length: 20 }, (_, i) => [`x-h${i}`, i ? 'v' : 'caf\u00e9 \t'.padEnd(1024, 'x')]),
+        ),
+        body: 'x'.repeat(64 * 1024),
+        delay_ms: 30_000,
+      };
+      expect((await api('POST', 'my-webhook-update', { webhook_id: id, response: edge })).status).toBe(200);
+      // Another user's webhook: 404, as an unknown one.
+      const stranger = await newAccount(target);
+      expectErrorShape(
+        await call(target, 'POST', '/api/v1/network/my-webhook-update', {
+          key: stranger.key,
+          json: { webhook_id: id, response: null },
+        }),
+        404,
+      );
+    },
+  );
 });

@@ -13,7 +13,9 @@ const rules = [
     response: {
       status: 409,
       headers: json,
-      body: '{"error":"order {{request.body./order/id}} exists","total":{{request.body./order/total}},"request_id":"{{uuid}}"}',
+      body:
+        '{"error":"order {{request.body./order/id}} ' +
+        'exists","total":{{request.body./order/total}},"request_id":"{{uuid}}"}',
     },
   },
   {

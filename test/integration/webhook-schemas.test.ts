@@ -163,49 +163,55 @@ describe.each(targets())('webhook JSON Schema checks ($name)', (target) => {
 
   // Before: the schema was compiled on the event loop as the request was read: this one (62 KB)
   // took 2.7-4.9 s, and every other request of the service waited as long.
-  it('compiles a schema being set on the checker, refusing one that takes past its budget, /healthz under 100 ms', async () => {
-    const slowToCompile = {
-      allOf: Array.from({ length: 1_500 }, (_, i) => ({ properties: { [`p${i}`]: { type: 'string' } } })),
-    };
-    const id = (await api('POST', 'my-webhook-create', {})).body.webhook_id as string;
-    const refused = await healthzDuring(() =>
-      api('POST', 'my-webhook-update', { webhook_id: id, schema: slowToCompile }),
-    );
-    expectErrorShape(refused, 400);
-    expect(refused.body.message).toMatch(/^schema: takes more than 1 s to compile: make it smaller or simpler/);
-    const created = await api('POST', 'my-webhook-create', { schema: slowToCompile });
-    expectErrorShape(created, 400);
-    expect(created.body.message).toMatch(/^schema: takes more than 1 s to compile/);
-    // Nothing was set: the webhook still checks nothing, and a schema that compiles is taken.
-    const listed = (await api('GET', 'my-webhooks')).body.data.webhooks.find((w: any) => w.webhook_id === id);
-    expect(listed.schema).toBeNull();
-    const taken = await api('POST', 'my-webhook-update', { webhook_id: id, schema });
-    expect(taken.status, taken.text).toBe(200);
-  });
+  it(
+    'compiles a schema being set on the checker, ' + 'refusing one that takes past its budget, /healthz under 100 ms',
+    async () => {
+      const slowToCompile = {
+        allOf: Array.from({ length: 1_500 }, (_, i) => ({ properties: { [`p${i}`]: { type: 'string' } } })),
+      };
+      const id = (await api('POST', 'my-webhook-create', {})).body.webhook_id as string;
+      const refused = await healthzDuring(() =>
+        api('POST', 'my-webhook-update', { webhook_id: id, schema: slowToCompile }),
+      );
+      expectErrorShape(refused, 400);
+      expect(refused.body.message).toMatch(/^schema: takes more than 1 s to compile: make it smaller or simpler/);
+      const created = await api('POST', 'my-webhook-create', { schema: slowToCompile });
+      expectErrorShape(created, 400);
+      expect(created.body.message).toMatch(/^schema: takes more than 1 s to compile/);
+      // Nothing was set: the webhook still checks nothing, and a schema that compiles is taken.
+      const listed = (await api('GET', 'my-webhooks')).body.data.webhooks.find((w: any) => w.webhook_id === id);
+      expect(listed.schema).toBeNull();
+      const taken = await api('POST', 'my-webhook-update', { webhook_id: id, schema });
+      expect(taken.status, taken.text).toBe(200);
+    },
+  );
 
-  it('keeps a capture whose check ran past its budget, verdict `valid: null` saying why, in no schema filter', async () => {
-    const created = await api('POST', 'my-webhook-create', { schema: anyOf600 });
-    const { webhook_id: id, webhook_url: url } = created.body;
-    expect((await post(url, '["v1","v2"]')).status).toBe(200);
-    expect((await post(url, slowBody)).status).toBe(200);
-    let requests: any[] = [];
-    for (let i = 0; i < 120; i++) {
-      requests = (await listing(id)).data.requests;
-      if (requests[0]?.schema?.error === 'check took too long') break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(requests.map((r) => [r.body_size, r.schema])).toEqual([
-      [slowBody.length, { valid: null, errors: [], error: 'check took too long' }],
-      [11, { valid: true, errors: [] }],
-    ]);
-    expect(requests[0].body).toBe(slowBody);
-    // Kept: the one capture's verdict, the same on every read (the check is not run again).
-    expect((await listing(id)).data.requests[0].schema).toEqual(requests[0].schema);
-    // Neither valid nor invalid.
-    const valid = (await listing(id, '&schema=valid')).data;
-    expect([valid.total, valid.requests.map((r: any) => r.id)]).toEqual([1, [requests[1].id]]);
-    expect((await listing(id, '&schema=invalid')).data.total).toBe(0);
-  });
+  it(
+    'keeps a capture whose check ran past its budget, ' + 'verdict `valid: null` saying why, in no schema filter',
+    async () => {
+      const created = await api('POST', 'my-webhook-create', { schema: anyOf600 });
+      const { webhook_id: id, webhook_url: url } = created.body;
+      expect((await post(url, '["v1","v2"]')).status).toBe(200);
+      expect((await post(url, slowBody)).status).toBe(200);
+      let requests: any[] = [];
+      for (let i = 0; i < 120; i++) {
+        requests = (await listing(id)).data.requests;
+        if (requests[0]?.schema?.error === 'check took too long') break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(requests.map((r) => [r.body_size, r.schema])).toEqual([
+        [slowBody.length, { valid: null, errors: [], error: 'check took too long' }],
+        [11, { valid: true, errors: [] }],
+      ]);
+      expect(requests[0].body).toBe(slowBody);
+      // Kept: the one capture's verdict, the same on every read (the check is not run again).
+      expect((await listing(id)).data.requests[0].schema).toEqual(requests[0].schema);
+      // Neither valid nor invalid.
+      const valid = (await listing(id, '&schema=valid')).data;
+      expect([valid.total, valid.requests.map((r: any) => r.id)]).toEqual([1, [requests[1].id]]);
+      expect((await listing(id, '&schema=invalid')).data.total).toBe(0);
+    },
+  );
 
   it('refuses schemas it cannot check with, naming the field', async () => {
     const id = (await api('POST', 'my-webhook-create', {})).body.webhook_id as string;

@@ -26,7 +26,8 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
       ...(init.json === undefined ? {} : { json: init.json }),
     });
 
-  it('answers the first matching capture as it arrives, not one that does not match; since a time; at the timeout, null', {
+  it('answers the first matching capture as it arrives, not one that does not match; since a time; at the ' +
+    'timeout, null', {
     timeout: 30_000,
   }, async () => {
     const created = (await api('my-webhook-create', { method: 'POST' })).body;
@@ -51,7 +52,8 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
     // Within 200 ms of the capture's arrival (its created_at, on this machine's clock).
     const arrived = Date.parse(answer.body.request.created_at);
     console.log(
-      `wait answered ${answeredAt - arrived} ms after the capture arrived (${answeredAt - sentAt} ms after it was sent)`,
+      `wait answered ${answeredAt - arrived} ms after the capture arrived (${answeredAt - sentAt} ms after ` +
+        `it was sent)`,
     );
     expect(answeredAt - arrived).toBeLessThan(200);
     expect(answeredAt - started).toBeGreaterThan(1000);
@@ -117,7 +119,8 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
     expect(timedOut.structuredContent).toMatchObject({ request: null, timed_out: true });
   });
 
-  it('waits as an MCP task: tasks/result answers the capture; each wait holds a live-stream slot until it ends or is cancelled', {
+  it('waits as an MCP task: tasks/result answers the capture; each wait holds a live-stream slot until it ' +
+    'ends or is cancelled', {
     timeout: 60_000,
   }, async () => {
     const { email } = await newUser(target, 'free');

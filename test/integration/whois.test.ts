@@ -371,33 +371,36 @@ describe.each(targets())('POST and GET /api/v1/network/domains/check ($name)', (
     expect(reply.body.results['not a domain']).toMatchObject({ success: false });
   });
 
-  it('answers by its deadline with what it has, the rest as timeout entries (6 x LOOKUP_TIMEOUT_MS here: 6 s)', async () => {
-    // One registry, 4 names at a time in full mode; a silent name takes RDAP + WHOIS + DNS = about 3 s.
-    const free = [fresh('free'), fresh('whois-free')];
-    const slow = Array.from({ length: 20 }, () => fresh('slow'));
-    const started = Date.now();
-    const reply = await check({ domains: [...free, ...slow], mode: 'full' });
-    const took = Date.now() - started;
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ success: true, total: 22, checked_count: 22 });
-    for (const name of free)
-      expect(reply.body.results[name]).toMatchObject({
-        success: true,
-        available: true,
-        availability_confidence: 'high',
-      });
-    const entries = slow.map((name) => reply.body.results[name]);
-    const timedOut = entries.filter((e) => e.success === false);
-    // 20 silent names need 5 rounds of about 3 s: the answer came at the deadline, long before all were done.
-    expect(took).toBeLessThan(12_000);
-    expect(timedOut.length).toBeGreaterThan(0);
-    for (const e of timedOut) {
-      expect(e.error).toBe('timeout');
-      expect(e.message).toMatch(/no answer within 6 s; the check goes on \(workflow domain-check-/);
-    }
-    for (const e of entries.filter((e) => e.success))
-      expect(e).toMatchObject({ available: null, availability_confidence: 'low' });
-  });
+  it(
+    'answers by its deadline with what it has, ' + 'the rest as timeout entries (6 x LOOKUP_TIMEOUT_MS here: 6 s)',
+    async () => {
+      // One registry, 4 names at a time in full mode; a silent name takes RDAP + WHOIS + DNS = about 3 s.
+      const free = [fresh('free'), fresh('whois-free')];
+      const slow = Array.from({ length: 20 }, () => fresh('slow'));
+      const started = Date.now();
+      const reply = await check({ domains: [...free, ...slow], mode: 'full' });
+      const took = Date.now() - started;
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ success: true, total: 22, checked_count: 22 });
+      for (const name of free)
+        expect(reply.body.results[name]).toMatchObject({
+          success: true,
+          available: true,
+          availability_confidence: 'high',
+        });
+      const entries = slow.map((name) => reply.body.results[name]);
+      const timedOut = entries.filter((e) => e.success === false);
+      // 20 silent names need 5 rounds of about 3 s: the answer came at the deadline, long before all were done.
+      expect(took).toBeLessThan(12_000);
+      expect(timedOut.length).toBeGreaterThan(0);
+      for (const e of timedOut) {
+        expect(e.error).toBe('timeout');
+        expect(e.message).toMatch(/no answer within 6 s; the check goes on \(workflow domain-check-/);
+      }
+      for (const e of entries.filter((e) => e.success))
+        expect(e).toMatchObject({ available: null, availability_confidence: 'low' });
+    },
+  );
 
   it('takes at most 100 names: 101 is 400 telling the caller to split', async () => {
     const names = Array.from({ length: 101 }, (_, i) => `free-${i}.com`);

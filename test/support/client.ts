@@ -62,7 +62,8 @@ function conformsToDocument(method: string, path: string, status: number, body: 
   if (status === 304 && op.method === 'get') return;
   if (!statusesOf(op).includes(status))
     throw new Error(
-      `OpenAPI drift: ${method} ${op.path} answered ${status}, the document lists ${statusesOf(op).join(', ')}: ${text.slice(0, 300)}`,
+      `OpenAPI drift: ${method} ${op.path} answered ${status}, the document lists ` +
+        `${statusesOf(op).join(', ')}: ${text.slice(0, 300)}`,
     );
   const schema = status === op.success.status ? op.success.schema : errorResult;
   if (!schema) return;

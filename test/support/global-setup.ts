@@ -41,7 +41,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const site = await startHttpsServer();
   const whois = await startWhoisServers();
   const rdap = await startRdapServer();
-  // The registry fixtures answer at any rate: pacing (REGISTRY_RATE) is tested on its own cluster (registry-pace.test.ts).
+  // The registry fixtures answer at any rate: pacing (REGISTRY_RATE) is tested on its own cluster
+  // (registry-pace.test.ts).
   // Video jobs: a 2 MB upload limit (oversize is tested with 3 MB) and 20 s links (expiry is tested by waiting).
   const fixtures = {
     DNS_SERVERS: dns.address,

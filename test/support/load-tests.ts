@@ -27,7 +27,10 @@ export function loadTestCalls(target: Target, account: Promise<{ key: string }>)
   return { start, status, results, waitFor };
 }
 
-/** For a describe block: a loopback load target started before its tests (read it with `site()`), an account, and the calls. */
+/**
+ * For a describe block: a loopback load target started before its tests (read it with `site()`), an account, and the
+ * calls.
+ */
 export function loadTestSuite(target: Target) {
   let site: LoadTarget;
   beforeAll(async () => {

@@ -54,7 +54,9 @@ function postFrom(
   });
 }
 
-/** fetch, but a client registration goes from an address of its own (see registerClient), as the SDK's clients here do. */
+/**
+ * fetch, but a client registration goes from an address of its own (see registerClient), as the SDK's clients here do.
+ */
 export const registeringFetch: typeof fetch = async (input, init) => {
   const url = input instanceof Request ? input.url : String(input);
   if (init?.method !== 'POST' || new URL(url).pathname !== '/oauth/register' || typeof init.body !== 'string')

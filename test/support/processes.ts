@@ -67,7 +67,8 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
   child.once('exit', (code, signal) => {
     if (!stopping)
       process.stderr.write(
-        `\napp ${child.pid} (${entry}) ended while in use (code ${code}, signal ${signal}); its last output:\n${output.slice(-8000)}\n`,
+        `\napp ${child.pid} (${entry}) ended while in use (code ${code}, signal ${signal}); its last ` +
+          `output:\n${output.slice(-8000)}\n`,
       );
   });
   return {

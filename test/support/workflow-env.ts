@@ -212,7 +212,9 @@ export async function scheduledActivities(handle: WorkflowHandle): Promise<strin
   });
 }
 
-/** Resolves with what `probe` gives once it gives something (not undefined, null or false); rejects after `timeoutMs`. */
+/**
+ * Resolves with what `probe` gives once it gives something (not undefined, null or false); rejects after `timeoutMs`.
+ */
 export async function until<T>(
   what: string,
   probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,

@@ -10,9 +10,23 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
 
 const WIDTH = 120;
-const STRICT = ['api/pages/', 'api/dashboard/', 'api/browser/'];
+const STRICT = [
+  'api/pages/',
+  'api/dashboard/',
+  'api/browser/',
+  'bench/',
+  'cli/',
+  'activities/',
+  'workers/',
+  'scripts/',
+  'domain/',
+  'test/contract/',
+  'test/faults/',
+  'test/support/',
+  'test/browser/',
+];
 /** Lines over WIDTH outside STRICT today: it may only go down. */
-const CEILING = 547;
+const CEILING = 201;
 const SOURCE = /\.(ts|js|mjs|cjs|css)$/;
 const NOT_COUNTED = ['db/migrations/', 'test/fixtures/'];
 

@@ -89,7 +89,8 @@ export function cspTest(input: CspInput): TestResult {
           'csp-not-implemented-but-reporting-enabled',
           -25,
           false,
-          "Enforce the policy you report on: send it as Content-Security-Policy (starting from default-src 'self'; object-src 'none')",
+          'Enforce the policy you report on: send it as Content-Security-Policy (starting from default-src ' +
+            "'self'; object-src 'none')",
           ['only Content-Security-Policy-Report-Only is set: nothing is enforced'],
         )
       : result(
@@ -131,7 +132,8 @@ function evaluate(policy: Policy, input: CspInput, result: Result): TestResult {
       'csp-implemented-with-unsafe-inline',
       -20,
       false,
-      "Remove 'unsafe-inline', data: and any-host sources from script-src (use nonces or hashes), and set object-src 'none'",
+      "Remove 'unsafe-inline', data: and any-host sources from script-src (use nonces or hashes), and set " +
+        "object-src 'none'",
     );
   }
   const active = [

@@ -178,7 +178,10 @@ function parseCookie(header: string): Cookie {
   };
 }
 
-/** Cookies by the Observatory's rules: session cookies by name (login, sess), anti-CSRF ones (csrf); the worst finding wins. */
+/**
+ * Cookies by the Observatory's rules: session cookies by name (login, sess), anti-CSRF ones (csrf); the worst finding
+ * wins.
+ */
 export function cookiesTest(setCookies: readonly string[], hsts: boolean): TestResult {
   const r = resultsOf({
     test: 'cookies',

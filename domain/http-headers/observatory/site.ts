@@ -122,7 +122,8 @@ export function subresourceIntegrityTest(facts: PageFacts, isHtml: boolean, page
     const index = s.integrity ? (secure ? 1 : 2) : secure ? 3 : 4;
     if (index >= 2)
       details.push(
-        `${s.src.slice(0, 200)}: ${s.integrity ? 'not over https' : secure ? 'no integrity' : 'no integrity, not over https'}`,
+        `${s.src.slice(0, 200)}: ` +
+          `${s.integrity ? 'not over https' : secure ? 'no integrity' : 'no integrity, not over https'}`,
       );
     worst = Math.max(worst, index);
   }

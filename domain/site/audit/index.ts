@@ -20,7 +20,11 @@ export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
 export const STYLESHEET_MAX_BYTES = 1024 * 1024;
 export const MAX_FINDINGS_PER_RULE = 20;
 export const LIMITATIONS =
-  'Static, heuristic analysis of the HTML and CSS source: no browser, no layout, no JavaScript, no full cascade (the declared value with the highest importance and specificity wins; colours and sizes are inherited through matching selectors only). Contrast is decided only where colours are declared as plain values; text over images, gradients, translucent backgrounds and variables is listed in needs_review, never as a finding.';
+  'Static, heuristic analysis of the HTML and CSS source: no browser, no layout, no JavaScript, no full ' +
+  'cascade (the declared value with the highest importance and specificity wins; colours and sizes are ' +
+  'inherited through matching selectors only). Contrast is decided only where colours are declared as ' +
+  'plain values; text over images, gradients, translucent backgrounds and variables is listed in ' +
+  'needs_review, never as a finding.';
 
 export interface AuditOptions {
   url: string;
@@ -41,7 +45,9 @@ export async function auditPage(options: AuditOptions): Promise<AuditResult> {
   // The site chooses this header: it is echoed only when it looks like a media type.
   if (type && !/html|xml/.test(type))
     throw new UpstreamError(
-      `${options.url} answered ${/^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,60}$/.test(type) ? type : 'a non-HTML media type'}, not an HTML page: there is nothing to audit`,
+      `${options.url} answered ` +
+        `${/^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,60}$/.test(type) ? type : 'a non-HTML media type'}, not an ` +
+        `HTML page: there is nothing to audit`,
     );
   const html = page.body.toString('utf8');
   const doc = parseDocument(html, { lowerCaseAttributeNames: true });

@@ -67,9 +67,12 @@ function targets(input: AuditInput): Finding[] {
       property: 'width',
       measured: `${round(w)}×${round(h)} px`,
       threshold: `${TARGET_MIN_PX}×${TARGET_MIN_PX} px`,
-      fix: `min-width: ${TARGET_MIN_PX}px; min-height: ${TARGET_MIN_PX}px (or padding: ${Math.ceil(needH / 2)}px ${Math.ceil(needW / 2)}px around the ${round(w)}×${round(h)} box)`,
+      fix:
+        `min-width: ${TARGET_MIN_PX}px; min-height: ${TARGET_MIN_PX}px (or padding: ` +
+        `${Math.ceil(needH / 2)}px ${Math.ceil(needW / 2)}px around the ${round(w)}×${round(h)} box)`,
       evidence: excerpt(
-        `<${el.name}${el.attribs.class ? ` class="${el.attribs.class}"` : ''}${el.attribs['aria-label'] ? ` aria-label="${el.attribs['aria-label']}"` : ''}> ${textContent(el)}`,
+        `<${el.name}${el.attribs.class ? ` class="${el.attribs.class}"` : ''}` +
+          `${el.attribs['aria-label'] ? ` aria-label="${el.attribs['aria-label']}"` : ''}> ${textContent(el)}`,
       ),
     });
   }
@@ -129,7 +132,9 @@ function labels(input: AuditInput): Finding[] {
       property: null,
       measured: 'no label',
       threshold: 'a <label for>, a wrapping <label>, or aria-label',
-      fix: `Add <label for="${el.attribs.id ?? el.attribs.name ?? 'field'}">…</label>${el.attribs.id ? '' : ` and id="${el.attribs.name ?? 'field'}" on the ${el.name}`}`,
+      fix:
+        `Add <label for="${el.attribs.id ?? el.attribs.name ?? 'field'}">…</label>` +
+        `${el.attribs.id ? '' : ` and id="${el.attribs.name ?? 'field'}" on the ${el.name}`}`,
       evidence: excerpt(
         `<${el.name}${Object.entries(el.attribs)
           .map(([k, v]) => ` ${k}="${v}"`)

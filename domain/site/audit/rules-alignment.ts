@@ -36,7 +36,9 @@ function mixedTextAlign(input: AuditInput): Finding[] {
       property: 'text-align',
       measured: `siblings aligned ${[...values].sort().join(' and ')}`,
       threshold: 'one text-align among siblings',
-      fix: `text-align: ${mostCommon(declared.map((x) => normaliseAlign(x.d!.value)))} on every child of ${describe(parent)} (or set it once on ${describe(parent)})`,
+      fix:
+        `text-align: ${mostCommon(declared.map((x) => normaliseAlign(x.d!.value)))} on every child of ` +
+        `${describe(parent)} (or set it once on ${describe(parent)})`,
       evidence: excerpt(
         declared.map((x) => `${describe(x.el)} { text-align: ${x.d!.value} } (${x.d!.from})`).join('; '),
       ),
@@ -79,7 +81,10 @@ function spacingUses(rules: Rule[]): SpacingUse[] {
   return out;
 }
 
-/** The page's spacing scale: the largest of 8 and 4 that at least 75% of its spacing values (6 or more) are multiples of. */
+/**
+ * The page's spacing scale: the largest of 8 and 4 that at least 75% of its spacing values (6 or more) are multiples
+ * of.
+ */
 export function spacingScale(values: number[]): { base: number; share: number } | null {
   const candidates = values.filter((v) => v > 2);
   if (candidates.length < 6) return null;
@@ -94,6 +99,7 @@ function offScale(rules: Rule[]): Finding[] {
   const uses = spacingUses(rules);
   const scale = spacingScale(uses.map((u) => u.px));
   if (!scale) return [];
+  const share = Math.round(scale.share * 100);
   const off = uses.filter((u) => u.px > 2 && u.px % scale.base !== 0);
   const byValue = new Map<number, SpacingUse[]>();
   for (const u of off) byValue.set(u.px, [...(byValue.get(u.px) ?? []), u]);
@@ -107,7 +113,7 @@ function offScale(rules: Rule[]): Finding[] {
       selector: [...new Set(list.map((u) => u.selector))].slice(0, 3).join(', '),
       property: list[0]!.property,
       measured: `${px}px`,
-      threshold: `multiples of ${scale.base}px (the page's scale: ${Math.round(scale.share * 100)}% of its spacing values)`,
+      threshold: `multiples of ${scale.base}px (the page's scale: ${share}% of its spacing values)`,
       fix: `${list[0]!.property}: ${nearest}px`,
       evidence: excerpt(
         list
@@ -137,7 +143,8 @@ function negativeMargins(rules: Rule[]): Finding[] {
         threshold: 'no negative margin cancelling the same padding',
         fix: `margin-${side}: 0; padding-${side}: 0 (the two cancel out; align the parent instead)`,
         evidence: excerpt(
-          `${rule.selector} { margin-${side}: ${props.get(`margin-${side}`)}; padding-${side}: ${props.get(`padding-${side}`)} }`,
+          `${rule.selector} { margin-${side}: ${props.get(`margin-${side}`)}; padding-${side}: ` +
+            `${props.get(`padding-${side}`)} }`,
         ),
       });
     }
@@ -190,7 +197,9 @@ function magicOffsets(rules: Rule[]): Finding[] {
       property: odd[0]!.property,
       measured: odd.map((d) => `${d.property}: ${d.value}`).join('; '),
       threshold: `offsets of 0, 50% or multiples of ${scale}px`,
-      fix: `Position with flex or grid alignment, or use ${odd.map((d) => `${d.property}: ${Math.round((toPx(d.value) ?? 0) / scale) * scale}px`).join('; ')}`,
+      fix:
+        `Position with flex or grid alignment, or use ` +
+        `${odd.map((d) => `${d.property}: ${Math.round((toPx(d.value) ?? 0) / scale) * scale}px`).join('; ')}`,
       evidence: excerpt(
         `${rule.selector} { position: absolute; ${odd.map((d) => `${d.property}: ${d.value}`).join('; ')} }`,
       ),

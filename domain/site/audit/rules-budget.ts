@@ -25,10 +25,20 @@ export function budgetsFor(pageType: PageType): Record<BudgetName, number> {
   return pageType === 'docs' || pageType === 'article' ? { ...STYLE_BUDGETS, font_sizes: 12 } : { ...STYLE_BUDGETS };
 }
 
-const COLOR_TOKEN =
-  /#[0-9a-fA-F]{3,8}\b|(?:rgba?|hsla?)\([^)]*\)|\b(?:black|white|red|green|blue|yellow|gray|grey|silver|maroon|navy|purple|teal|olive|orange|lime|aqua|fuchsia|lightgray|lightgrey|darkgray|darkgrey|dimgray|whitesmoke|gainsboro|pink|brown|gold)\b/g;
-const COLOR_PROPS =
-  /^(color|background(-color)?|border(-(top|right|bottom|left))?(-color)?|outline(-color)?|fill|stroke|box-shadow|text-shadow|text-decoration(-color)?|caret-color|accent-color)$/;
+const COLOR_TOKEN = new RegExp(
+  [
+    '#[0-9a-fA-F]{3,8}\\b|(?:rgba?|hsla?)\\([^)]*\\)|\\b(?:black|white|red|green|blue|yellow|gray|grey|silver|',
+    'maroon|navy|purple|teal|olive|orange|lime|aqua|fuchsia|lightgray|lightgrey|darkgray|darkgrey|dimgray|',
+    'whitesmoke|gainsboro|pink|brown|gold)\\b',
+  ].join(''),
+  'g',
+);
+const COLOR_PROPS = new RegExp(
+  [
+    '^(color|background(-color)?|border(-(top|right|bottom|left))?(-color)?|outline(-color)?|fill|stroke|',
+    'box-shadow|text-shadow|text-decoration(-color)?|caret-color|accent-color)$',
+  ].join(''),
+);
 
 export function styleCounts(declarations: Declaration[]): Record<BudgetName, string[]> & { important_count: number } {
   const sets: Record<BudgetName, Set<string>> = {

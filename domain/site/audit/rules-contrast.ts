@@ -53,7 +53,9 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
     if (!color || (!background && !hasImage(image))) continue;
     const fg = parseColor(color);
     const bg = parseColor(background ?? '');
-    const evidenceOf = `${rule.selector} { color: ${color}${background ? `; background-color: ${background}` : ''}${hasImage(image) ? `; background-image: ${image}` : ''} }`;
+    const evidenceOf =
+      `${rule.selector} { color: ${color}${background ? `; background-color: ${background}` : ''}` +
+      `${hasImage(image) ? `; background-image: ${image}` : ''} }`;
     if (bg?.a === 0 && !hasImage(image)) continue; // transparent: the element's own backdrop decides (the walk below)
     const why = hasImage(image)
       ? 'text over a background image or gradient'
@@ -127,7 +129,8 @@ export function contrast(input: AuditInput): { findings: Finding[]; needsReview:
       fg,
       bg,
       isLarge(size, bold),
-      `<${el.name}> "${text}" color ${color?.value ?? 'default'} from ${color?.from ?? 'the browser'}, background ${background ? `${background.value} from ${background.from}` : 'default white'}`,
+      `<${el.name}> "${text}" color ${color?.value ?? 'default'} from ${color?.from ?? 'the browser'}, ` +
+        `background ${background ? `${background.value} from ${background.from}` : 'default white'}`,
     );
   }
   return { findings: out, needsReview };

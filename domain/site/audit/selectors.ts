@@ -29,8 +29,13 @@ export function splitSelectorList(prelude: string): string[] {
   return out;
 }
 
-const STATE_PSEUDO =
-  /:(hover|focus|focus-visible|focus-within|active|visited|target|checked|disabled|enabled|invalid|valid|placeholder-shown|autofill)\b|::?(before|after|placeholder|selection|marker|first-line|first-letter|backdrop|-webkit-[a-z-]+|-moz-[a-z-]+)\b/;
+const STATE_PSEUDO = new RegExp(
+  [
+    ':(hover|focus|focus-visible|focus-within|active|visited|target|checked|disabled|enabled|invalid|valid|',
+    'placeholder-shown|autofill)\\b|::?(before|after|placeholder|selection|marker|first-line|first-letter|',
+    'backdrop|-webkit-[a-z-]+|-moz-[a-z-]+)\\b',
+  ].join(''),
+);
 
 /** The selector as compounds, right-most last; null when element matching would be a guess. */
 export function compile(selector: string): Compound[] | null {

@@ -138,64 +138,71 @@ describe('startSse', () => {
     expect(await csv.text()).toBe('a,b\r\n1,"x,""y"""\r\n2,z\r\n');
   });
 
-  it("ends when the request's credential is revoked, saying so, and sends nothing read after the revocation", async () => {
-    const checks = credentialChecks({ everyMs: 50 });
-    let holds = true;
-    const credential = checks.credential('api-key:1', async () => holds, { message: 'The API key was revoked' });
-    let n = 0;
-    const app = new Koa();
-    app.use((ctx) => {
-      ctx.state.credential = credential;
-      startSse(
-        ctx,
-        async () => {
-          n += 1;
-          if (n === 3) holds = false; // revoked just before this look read its event
-          return { events: [{ event: 'step', data: { n } }], done: false };
-        },
-        { pollMs: 20 },
-      );
-    });
-    const server = http.createServer(app.callback());
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  it(
+    "ends when the request's credential is revoked, " + 'saying so, and sends nothing read after the revocation',
+    async () => {
+      const checks = credentialChecks({ everyMs: 50 });
+      let holds = true;
+      const credential = checks.credential('api-key:1', async () => holds, { message: 'The API key was revoked' });
+      let n = 0;
+      const app = new Koa();
+      app.use((ctx) => {
+        ctx.state.credential = credential;
+        startSse(
+          ctx,
+          async () => {
+            n += 1;
+            if (n === 3) holds = false; // revoked just before this look read its event
+            return { events: [{ event: 'step', data: { n } }], done: false };
+          },
+          { pollMs: 20 },
+        );
+      });
+      const server = http.createServer(app.callback());
+      servers.push(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const sse = await (await fetch(`${base}/sse`)).text();
-    expect(sse).toBe(
-      'retry: 3000\n\nevent: step\ndata: {"n":1}\n\nevent: step\ndata: {"n":2}\n\n' +
-        'event: error\ndata: {"success":false,"error_code":"unauthorized","message":"The API key was revoked: this stream ended"}\n\n',
-    );
-    expect(checks.following).toBe(0);
-
-    // Idle (its source has nothing new): the periodic check ends it.
-    holds = true;
-    n = 10;
-    let looks = 0;
-    const idle = new Koa();
-    idle.use((ctx) => {
-      ctx.state.credential = credential;
-      startStream(
-        ctx,
-        async () => {
-          looks += 1;
-          return { events: [], done: false };
-        },
-        NDJSON,
-        { pollMs: 20 },
+      const sse = await (await fetch(`${base}/sse`)).text();
+      expect(sse).toBe(
+        'retry: 3000\n\nevent: step\ndata: {"n":1}\n\nevent: step\ndata: {"n":2}\n\n' +
+          'event: error\ndata: {"success":false,"error_code":"unauthorized","message":"The API key was ' +
+          'revoked: this stream ended"}\n\n',
       );
-    });
-    const idleServer = http.createServer(idle.callback());
-    servers.push(idleServer);
-    await new Promise<void>((r) => idleServer.listen(0, '127.0.0.1', r));
-    const began = Date.now();
-    const reply = fetch(`http://127.0.0.1:${(idleServer.address() as AddressInfo).port}/`).then((r) => r.text());
-    await sleep(120);
-    expect(looks).toBeGreaterThan(1);
-    holds = false;
-    expect(await reply).toBe(
-      `${JSON.stringify({ success: false, error_code: 'unauthorized', message: 'The API key was revoked: this stream ended' })}\n`,
-    );
-    expect(Date.now() - began).toBeLessThan(1000);
-  });
+      expect(checks.following).toBe(0);
+
+      // Idle (its source has nothing new): the periodic check ends it.
+      holds = true;
+      n = 10;
+      let looks = 0;
+      const idle = new Koa();
+      idle.use((ctx) => {
+        ctx.state.credential = credential;
+        startStream(
+          ctx,
+          async () => {
+            looks += 1;
+            return { events: [], done: false };
+          },
+          NDJSON,
+          { pollMs: 20 },
+        );
+      });
+      const idleServer = http.createServer(idle.callback());
+      servers.push(idleServer);
+      await new Promise<void>((r) => idleServer.listen(0, '127.0.0.1', r));
+      const began = Date.now();
+      const reply = fetch(`http://127.0.0.1:${(idleServer.address() as AddressInfo).port}/`).then((r) => r.text());
+      await sleep(120);
+      expect(looks).toBeGreaterThan(1);
+      holds = false;
+      const revoked = {
+        success: false,
+        error_code: 'unauthorized',
+        message: 'The API key was revoked: this stream ended',
+      };
+      expect(await reply).toBe(`${JSON.stringify(revoked)}\n`);
+      expect(Date.now() - began).toBeLessThan(1000);
+    },
+  );
 });

@@ -16,13 +16,16 @@ const refusal = (run: () => unknown) => {
 };
 
 describe('unknown query parameters', () => {
-  it('refuses a typo of a filter, naming it and the parameter it is a slip from (the schema need not be strict)', () => {
-    expect(refusal(() => validate(searchQuery, { webhook_id: 'abc', metod: 'POST' }, 'query'))).toEqual({
-      message: 'metod: is not a field of this query (did you mean method?)',
-      field: 'metod',
-    });
-    expect(validate(searchQuery, { webhook_id: 'abc', method: 'POST' }, 'query')).toMatchObject({ method: 'POST' });
-  });
+  it(
+    'refuses a typo of a filter, naming it and the parameter ' + 'it is a slip from (the schema need not be strict)',
+    () => {
+      expect(refusal(() => validate(searchQuery, { webhook_id: 'abc', metod: 'POST' }, 'query'))).toEqual({
+        message: 'metod: is not a field of this query (did you mean method?)',
+        field: 'metod',
+      });
+      expect(validate(searchQuery, { webhook_id: 'abc', method: 'POST' }, 'query')).toMatchObject({ method: 'POST' });
+    },
+  );
 
   it('refuses any parameter of an endpoint that takes none', () => {
     expect(refusal(() => refuseUnknownParameters({ page: '2' }, []))).toEqual({
@@ -74,23 +77,27 @@ describe('unknown keys', () => {
     ).toBe('retension: is not a field of this body (did you mean retention?)');
   });
 
-  it("names the part of the request on REST only: an MCP tool's arguments and a dashboard form by their fields alone", () => {
-    const start = {
-      targetUrl: 'http://127.0.0.1/',
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 20,
-    };
-    expect(refusal(() => validate(startBody, start, 'body')).message).toMatch(/^rampUpTime: .* \(body\)$/);
-    expect(refusal(() => validate(startBody, start, 'arguments')).message).toMatch(/^rampUpTime: [^()]*$/);
-    expect(
-      refusal(() => validate(startBody, { ...start, rampUpTime: 0, requestPerSecond: 5 }, 'arguments')).message,
-    ).toBe('requestPerSecond: is not an argument of this tool (did you mean requestsPerSecond?)');
-    expect(refusal(() => validate(startBody, { ...start, rampUpTime: 0, requestPerSecond: 5 }, 'form')).message).toBe(
-      'requestPerSecond: is not a field of this form (did you mean requestsPerSecond?)',
-    );
-  });
+  it(
+    "names the part of the request on REST only: an MCP tool's arguments and a dashboard form by their " +
+      'fields alone',
+    () => {
+      const start = {
+        targetUrl: 'http://127.0.0.1/',
+        httpMethod: 'GET',
+        concurrentUsers: 1,
+        testDuration: 10,
+        rampUpTime: 20,
+      };
+      expect(refusal(() => validate(startBody, start, 'body')).message).toMatch(/^rampUpTime: .* \(body\)$/);
+      expect(refusal(() => validate(startBody, start, 'arguments')).message).toMatch(/^rampUpTime: [^()]*$/);
+      expect(
+        refusal(() => validate(startBody, { ...start, rampUpTime: 0, requestPerSecond: 5 }, 'arguments')).message,
+      ).toBe('requestPerSecond: is not an argument of this tool (did you mean requestsPerSecond?)');
+      expect(refusal(() => validate(startBody, { ...start, rampUpTime: 0, requestPerSecond: 5 }, 'form')).message).toBe(
+        'requestPerSecond: is not a field of this form (did you mean requestsPerSecond?)',
+      );
+    },
+  );
 
   it('suggests only near keys: case aside, two edits for long keys, one for short ones', () => {
     expect(closest('TargetURL', ['targetUrl', 'body'])).toBe('targetUrl');

@@ -124,16 +124,20 @@ describe('rateOf', () => {
     expect(reads).toBe(3);
   });
 
-  it('never counts all that came before its first reading, and answers callers during a measurement with its result', async () => {
-    let counter = 1_000_000; // stored before this process started
-    const rate = rateOf(async () => counter, { now: () => Date.now() });
-    vi.setSystemTime(500); // soon after start: still a first reading
-    const first = rate();
-    await vi.advanceTimersByTimeAsync(100);
-    counter += 10;
-    const meanwhile = rate(); // asked while the window is being measured
-    await vi.advanceTimersByTimeAsync(100);
-    expect(await first).toBe(50);
-    expect(await meanwhile).toBe(50);
-  });
+  it(
+    'never counts all that came before its first reading, and answers callers during a measurement with its ' +
+      'result',
+    async () => {
+      let counter = 1_000_000; // stored before this process started
+      const rate = rateOf(async () => counter, { now: () => Date.now() });
+      vi.setSystemTime(500); // soon after start: still a first reading
+      const first = rate();
+      await vi.advanceTimersByTimeAsync(100);
+      counter += 10;
+      const meanwhile = rate(); // asked while the window is being measured
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await first).toBe(50);
+      expect(await meanwhile).toBe(50);
+    },
+  );
 });

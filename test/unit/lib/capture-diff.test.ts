@@ -140,7 +140,8 @@ describe('capture diffs', () => {
     expect(past).toMatchObject({ format: 'text', same: false, patch: null, truncated: false });
     expect(past.format === 'text' && past.reason).toMatch(
       new RegExp(
-        `^the texts \\(${2 * n} and ${2 * n} bytes, ${n} and ${n} lines\\) (differ in more than 5000 lines|took more than 500 ms)`,
+        `^the texts \\(${2 * n} and ${2 * n} bytes, ${n} and ${n} lines\\) (differ in more than 5000 ` +
+          `lines|took more than 500 ms)`,
       ),
     );
   });

@@ -34,32 +34,35 @@ afterEach(() => {
 });
 
 describe('credentialChecks', () => {
-  it('checks each credential once a round however many requests hold it, and aborts them all when it is gone', async () => {
-    const checks = credentialChecks({ everyMs: 30 });
-    const key = lookup();
-    const other = lookup();
-    const watches = Array.from({ length: 5 }, () => checks.credential('api-key:1', key.live, revoked).watch());
-    const unrelated = checks.credential('api-key:2', other.live, revoked).watch();
-    stops.push(...watches.map((w) => w.stop), unrelated.stop);
-    expect(checks.following).toBe(2);
+  it(
+    'checks each credential once a round however many ' + 'requests hold it, and aborts them all when it is gone',
+    async () => {
+      const checks = credentialChecks({ everyMs: 30 });
+      const key = lookup();
+      const other = lookup();
+      const watches = Array.from({ length: 5 }, () => checks.credential('api-key:1', key.live, revoked).watch());
+      const unrelated = checks.credential('api-key:2', other.live, revoked).watch();
+      stops.push(...watches.map((w) => w.stop), unrelated.stop);
+      expect(checks.following).toBe(2);
 
-    await sleep(100);
-    expect(key.calls).toBeGreaterThanOrEqual(2);
-    expect(key.calls).toBeLessThanOrEqual(4); // a round each, not one per watch
-    expect(watches.some((w) => w.signal.aborted)).toBe(false);
+      await sleep(100);
+      expect(key.calls).toBeGreaterThanOrEqual(2);
+      expect(key.calls).toBeLessThanOrEqual(4); // a round each, not one per watch
+      expect(watches.some((w) => w.signal.aborted)).toBe(false);
 
-    key.holds = false;
-    await sleep(60);
-    for (const w of watches) {
-      expect(w.signal.aborted).toBe(true);
-      expect(w.signal.reason).toBeInstanceOf(UnauthorizedError);
-      expect((w.signal.reason as UnauthorizedError).message).toBe('The API key was revoked');
-      expect((w.signal.reason as UnauthorizedError).headers['WWW-Authenticate']).toBe('Bearer realm="api/v1"');
-      expect(await w.confirm()).toBe(false);
-    }
-    expect(unrelated.signal.aborted).toBe(false);
-    expect(checks.following).toBe(1);
-  });
+      key.holds = false;
+      await sleep(60);
+      for (const w of watches) {
+        expect(w.signal.aborted).toBe(true);
+        expect(w.signal.reason).toBeInstanceOf(UnauthorizedError);
+        expect((w.signal.reason as UnauthorizedError).message).toBe('The API key was revoked');
+        expect((w.signal.reason as UnauthorizedError).headers['WWW-Authenticate']).toBe('Bearer realm="api/v1"');
+        expect(await w.confirm()).toBe(false);
+      }
+      expect(unrelated.signal.aborted).toBe(false);
+      expect(checks.following).toBe(1);
+    },
+  );
 
   it('confirms with a check that starts after the call, shared by the confirms made before it starts', async () => {
     const checks = credentialChecks({ everyMs: 60_000 });
@@ -102,22 +105,25 @@ describe('credentialChecks', () => {
     expect(new Set(failures)).toEqual(new Set(['session:x']));
   });
 
-  it('does not hold a confirm longer than its bound when the lookup does not answer; the late answer still counts', async () => {
-    const checks = credentialChecks({ everyMs: 60_000, confirmWaitMs: 50 });
-    const key = lookup();
-    let open = () => {};
-    key.gate = new Promise((r) => (open = r));
-    key.holds = false;
-    const w = checks.credential('api-key:1', key.live, revoked).watch();
-    stops.push(w.stop);
-    const began = Date.now();
-    expect(await w.confirm()).toBe(true); // the database stopped answering: counted as live
-    expect(Date.now() - began).toBeLessThan(500);
-    expect(w.signal.aborted).toBe(false);
-    open();
-    await sleep(10);
-    expect(w.signal.aborted).toBe(true);
-  });
+  it(
+    'does not hold a confirm longer than its bound when the ' + 'lookup does not answer; the late answer still counts',
+    async () => {
+      const checks = credentialChecks({ everyMs: 60_000, confirmWaitMs: 50 });
+      const key = lookup();
+      let open = () => {};
+      key.gate = new Promise((r) => (open = r));
+      key.holds = false;
+      const w = checks.credential('api-key:1', key.live, revoked).watch();
+      stops.push(w.stop);
+      const began = Date.now();
+      expect(await w.confirm()).toBe(true); // the database stopped answering: counted as live
+      expect(Date.now() - began).toBeLessThan(500);
+      expect(w.signal.aborted).toBe(false);
+      open();
+      await sleep(10);
+      expect(w.signal.aborted).toBe(true);
+    },
+  );
 
   it('stops checking a credential once the requests that held it ended', async () => {
     const checks = credentialChecks({ everyMs: 20 });

@@ -107,26 +107,29 @@ describe('GroupCommit', () => {
     expect(w.batches).toEqual([[1, 2]]);
   });
 
-  it('fails every caller of a failed write, or when `alone` says so of its error only the bad item’s, and drains', async () => {
-    for (const alone of [false, true]) {
-      const w = held();
-      const group = new GroupCommit(w.write, {
-        maxItems: 10,
-        maxConcurrent: 1,
-        alone: (err) => alone && String(err).includes('cannot be stored'),
-      });
-      const all = Promise.allSettled([12, 13, 14].map((i) => group.submit(i)));
-      const drained = group.drain();
-      for (let i = 0; i < (alone ? 5 : 1); i++) await w.release();
-      const settled = await all;
-      await drained;
-      expect(settled.map((s) => s.status)).toEqual(
-        alone ? ['fulfilled', 'rejected', 'fulfilled'] : ['rejected', 'rejected', 'rejected'],
-      );
-      // Tried again in halves: [12, 13] fails and is halved again, [14] goes.
-      expect(w.batches).toEqual(alone ? [[12, 13, 14], [12, 13], [12], [13], [14]] : [[12, 13, 14]]);
-    }
-  });
+  it(
+    'fails every caller of a failed write, or when `alone` ' + 'says so of its error only the bad item’s, and drains',
+    async () => {
+      for (const alone of [false, true]) {
+        const w = held();
+        const group = new GroupCommit(w.write, {
+          maxItems: 10,
+          maxConcurrent: 1,
+          alone: (err) => alone && String(err).includes('cannot be stored'),
+        });
+        const all = Promise.allSettled([12, 13, 14].map((i) => group.submit(i)));
+        const drained = group.drain();
+        for (let i = 0; i < (alone ? 5 : 1); i++) await w.release();
+        const settled = await all;
+        await drained;
+        expect(settled.map((s) => s.status)).toEqual(
+          alone ? ['fulfilled', 'rejected', 'fulfilled'] : ['rejected', 'rejected', 'rejected'],
+        );
+        // Tried again in halves: [12, 13] fails and is halved again, [14] goes.
+        expect(w.batches).toEqual(alone ? [[12, 13, 14], [12, 13], [12], [13], [14]] : [[12, 13, 14]]);
+      }
+    },
+  );
 
   it('finds one bad item among a hundred in a few writes, the others written together', async () => {
     const batches: number[][] = [];

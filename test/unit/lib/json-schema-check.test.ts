@@ -1,5 +1,6 @@
 // JSON Schema checks of bodies: errors by JSON Pointer (a missing property named where it belongs),
-// the first failure only (each failing branch of it said once), at most 20; what is not JSON; schemas refused (not a schema, too big, too deep, a remote $ref, a
+// the first failure only (each failing branch of it said once), at most 20; what is not JSON; schemas refused (not a
+// schema, too big, too deep, a remote $ref, a
 // pattern RE2 does not take); patterns on RE2 (linear time); keywords of other tools ignored.
 import { describe, expect, it } from 'vitest';
 import { checkBody, compileSchema, MAX_SCHEMA_ERRORS } from '../../../lib/json-schema-check.ts';
@@ -53,27 +54,31 @@ describe('JSON Schema checks', () => {
     ]);
   });
 
-  it(`stops at the first failing item, says each failing branch once, and keeps at most ${MAX_SCHEMA_ERRORS} errors`, () => {
-    const strings = compiled({ type: 'array', items: { type: 'string' } });
-    expect(checkBody(strings, JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i)), 'utf8')).toEqual({
-      valid: false,
-      errors: [{ path: '/0', message: 'must be string' }],
-    });
-    // The issue's schema: 600 branches that each fail alike, over 20,000 items: one failure, said once.
-    const anyOf = compiled({
-      type: 'array',
-      items: { anyOf: Array.from({ length: 600 }, (_, i) => ({ const: `v${i}` })) },
-    });
-    expect(checkBody(anyOf, JSON.stringify(Array.from({ length: 20_000 }, () => 1)), 'utf8').errors).toEqual([
-      { path: '/0', message: 'must be equal to constant' },
-      { path: '/0', message: 'must match a schema in anyOf' },
-    ]);
-    // Branches that fail each in its own words: the first 20.
-    const minimums = compiled({ anyOf: Array.from({ length: 30 }, (_, i) => ({ minimum: i + 1 })) });
-    const verdict = checkBody(minimums, '0', 'utf8');
-    expect(verdict.errors).toHaveLength(MAX_SCHEMA_ERRORS);
-    expect(verdict.errors[19]).toEqual({ path: '', message: 'must be >= 20' });
-  });
+  it(
+    `stops at the first failing item, says each failing branch once, and keeps at most ${MAX_SCHEMA_ERRORS} ` +
+      `errors`,
+    () => {
+      const strings = compiled({ type: 'array', items: { type: 'string' } });
+      expect(checkBody(strings, JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i)), 'utf8')).toEqual({
+        valid: false,
+        errors: [{ path: '/0', message: 'must be string' }],
+      });
+      // The issue's schema: 600 branches that each fail alike, over 20,000 items: one failure, said once.
+      const anyOf = compiled({
+        type: 'array',
+        items: { anyOf: Array.from({ length: 600 }, (_, i) => ({ const: `v${i}` })) },
+      });
+      expect(checkBody(anyOf, JSON.stringify(Array.from({ length: 20_000 }, () => 1)), 'utf8').errors).toEqual([
+        { path: '/0', message: 'must be equal to constant' },
+        { path: '/0', message: 'must match a schema in anyOf' },
+      ]);
+      // Branches that fail each in its own words: the first 20.
+      const minimums = compiled({ anyOf: Array.from({ length: 30 }, (_, i) => ({ minimum: i + 1 })) });
+      const verdict = checkBody(minimums, '0', 'utf8');
+      expect(verdict.errors).toHaveLength(MAX_SCHEMA_ERRORS);
+      expect(verdict.errors[19]).toEqual({ path: '', message: 'must be >= 20' });
+    },
+  );
 
   it('refuses what it cannot check with, saying why', () => {
     expect(compileSchema([])).toBe('must be a JSON Schema object');

@@ -130,7 +130,9 @@ describe('response rules', () => {
         match: {},
         response: answer(
           201,
-          '{"id":"{{request.body./order/id}}","note":"{{ request.body./note }}","n":{{request.body./n}},"q":"{{request.query.q}}","who":"{{request.header.X-User}}","m":"{{request.method}}","p":"{{request.path}}","none":"{{request.body./missing}}"}',
+          '{"id":"{{request.body./order/id}}","note":"{{ request.body./note ' +
+            '}}","n":{{request.body./n}},"q":"{{request.query.q}}","who":"{{request.header.X-User}}","m":"{' +
+            '{request.method}}","p":"{{request.path}}","none":"{{request.body./missing}}"}',
           { 'Content-Type': 'application/json' },
         ),
       },

@@ -29,7 +29,10 @@ describe('webhook signature checks', () => {
 
   it('Slack: the documented example (api.slack.com, verifying requests), and its 5 minutes', () => {
     const body = Buffer.from(
-      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c',
+      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channe' +
+        'l_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=h' +
+        'ttps%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigge' +
+        'r_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c',
     );
     const headers = {
       'x-slack-request-timestamp': '1531420618',
@@ -63,7 +66,8 @@ describe('webhook signature checks', () => {
       capturedAt: at(seconds),
     });
     expect(checkSignature('stripe', secret, '', req(`t=${t},v1=${v1},v0=ignored`)).status).toBe('valid');
-    expect(checkSignature('stripe', secret, '', req(`t=${t},v1=${'0'.repeat(64)},v1=${v1}`)).status).toBe('valid'); // a rolled secret's two signatures
+    // a rolled secret's two signatures
+    expect(checkSignature('stripe', secret, '', req(`t=${t},v1=${'0'.repeat(64)},v1=${v1}`)).status).toBe('valid');
     expect(checkSignature('stripe', secret, '', req(`t=${t},v1=${v1}`, t + 301)).status).toBe('invalid');
     expect(checkSignature('stripe', secret, '', req(`t=${t + 1},v1=${v1}`)).status).toBe('invalid');
     expect(checkSignature('stripe', secret, '', req('v1=abc')).reason).toMatch(/no t= and v1= parts/);
@@ -133,7 +137,10 @@ describe('webhook signature checks', () => {
       `sha1=${createHmac('sha1', "It's a Secret to Everybody").update('Hello, World!').digest('hex')}`,
     );
     const slackBody =
-      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
+      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channe' +
+      'l_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=h' +
+      'ttps%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigge' +
+      'r_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
     expect(
       signatureHeaders('slack', '8f742231b10e8888abcd99yyyzzz85a5', '', {
         body: Buffer.from(slackBody),
@@ -158,19 +165,22 @@ describe('webhook signature checks', () => {
     });
   });
 
-  it('sign then check: valid for every scheme, at the time it was signed; not with another secret or 6 minutes on', () => {
-    const body = Buffer.from('{"id":"evt_1","amount":2000}\n');
-    const when = new Date();
-    for (const scheme of SIGNATURE_SCHEMES) {
-      const secret = scheme === 'standard-webhooks' ? `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}` : 'k';
-      const headers = signatureHeaders(scheme, secret, 'x-sig', { body, at: when, messageId: 'msg_2' });
-      const request = { headers, body, capturedAt: when };
-      expect(checkSignature(scheme, secret, 'x-sig', request), scheme).toMatchObject({ status: 'valid' });
-      expect(checkSignature(scheme, 'other', 'x-sig', request).status, scheme).toBe('invalid');
-      const late = { ...request, capturedAt: new Date(when.getTime() + 360_000) };
-      expect(checkSignature(scheme, secret, 'x-sig', late).status, scheme).toBe(
-        ['github', 'hmac-sha256'].includes(scheme) ? 'valid' : 'invalid', // no timestamp signed
-      );
-    }
-  });
+  it(
+    'sign then check: valid for every scheme, ' + 'at the time it was signed; not with another secret or 6 minutes on',
+    () => {
+      const body = Buffer.from('{"id":"evt_1","amount":2000}\n');
+      const when = new Date();
+      for (const scheme of SIGNATURE_SCHEMES) {
+        const secret = scheme === 'standard-webhooks' ? `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}` : 'k';
+        const headers = signatureHeaders(scheme, secret, 'x-sig', { body, at: when, messageId: 'msg_2' });
+        const request = { headers, body, capturedAt: when };
+        expect(checkSignature(scheme, secret, 'x-sig', request), scheme).toMatchObject({ status: 'valid' });
+        expect(checkSignature(scheme, 'other', 'x-sig', request).status, scheme).toBe('invalid');
+        const late = { ...request, capturedAt: new Date(when.getTime() + 360_000) };
+        expect(checkSignature(scheme, secret, 'x-sig', late).status, scheme).toBe(
+          ['github', 'hmac-sha256'].includes(scheme) ? 'valid' : 'invalid', // no timestamp signed
+        );
+      }
+    },
+  );
 });

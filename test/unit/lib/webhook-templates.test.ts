@@ -10,7 +10,8 @@ describe('webhook templates', () => {
   it('knows its placeholders and names what it does not know', () => {
     expect(
       templateProblem(
-        '{{request.method}} {{ request.path }} {{request.query.a}} {{request.header.X}} {{request.body}} {{request.body./a/0}} {{uuid}} {{now}}',
+        '{{request.method}} {{ request.path }} {{request.query.a}} {{request.header.X}} {{request.body}} ' +
+          '{{request.body./a/0}} {{uuid}} {{now}}',
       ),
     ).toBeNull();
     expect(templateProblem('{{request.ip}}')).toMatch(/\{\{request\.ip\}\} is not a placeholder \(there are /);

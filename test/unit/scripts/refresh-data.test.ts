@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runScript, tempDir } from '../../support/processes.ts';
 
 const ECB_XML = `<?xml version="1.0" encoding="UTF-8"?>
-<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" \
+xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
 <Cube><Cube time='2026-11-20'>
 <Cube currency='USD' rate='1.1500'/><Cube currency='JPY' rate='180.10'/><Cube currency='GBP' rate='0.8700'/>
 <Cube currency='CNY' rate='8.1000'/><Cube currency='INR' rate='100.5'/><Cube currency='CAD' rate='1.6000'/>

@@ -66,7 +66,9 @@ const runShard = (input: ShardInput) =>
 const watch = (input: ThresholdWatch) =>
   new MockActivityEnvironment().run(activities.watchThresholds, input) as ReturnType<LoadActivities['watchThresholds']>;
 
-/** Keeps the load threads' reports from the shard activity, as if its threads were held up (restore the spy answered). */
+/**
+ * Keeps the load threads' reports from the shard activity, as if its threads were held up (restore the spy answered).
+ */
 function holdReports() {
   const start = ThreadedShard.start;
   return vi
@@ -127,18 +129,22 @@ describe('load activities', () => {
     }
   });
 
-  it("spreads a test's heartbeats over their interval: a shard beats at its start, then as early as its number says", async () => {
-    // Shard 3 of 4, beating every 5 s: its second beat 3 s early, at its first tick 1.5 s or more in
-    // (the worker's shards tick together once a second); without the spread, 4.5 s or more in.
-    const { shard } = await begun('/beats', 3);
-    const env = new MockActivityEnvironment();
-    const beats: number[] = [];
-    env.on('heartbeat', () => beats.push(performance.now()));
-    await env.run(activities.runLoadShard, { ...shard, shard: 3, shards: 4, heartbeatEveryMs: 5000 });
-    expect(beats.length).toBeGreaterThanOrEqual(2);
-    expect(beats[1]! - beats[0]!).toBeGreaterThanOrEqual(1400);
-    expect(beats[1]! - beats[0]!).toBeLessThan(2900);
-  });
+  it(
+    "spreads a test's heartbeats over their interval: a shard beats at its start, then as early as its " +
+      'number says',
+    async () => {
+      // Shard 3 of 4, beating every 5 s: its second beat 3 s early, at its first tick 1.5 s or more in
+      // (the worker's shards tick together once a second); without the spread, 4.5 s or more in.
+      const { shard } = await begun('/beats', 3);
+      const env = new MockActivityEnvironment();
+      const beats: number[] = [];
+      env.on('heartbeat', () => beats.push(performance.now()));
+      await env.run(activities.runLoadShard, { ...shard, shard: 3, shards: 4, heartbeatEveryMs: 5000 });
+      expect(beats.length).toBeGreaterThanOrEqual(2);
+      expect(beats[1]! - beats[0]!).toBeGreaterThanOrEqual(1400);
+      expect(beats[1]! - beats[0]!).toBeLessThan(2900);
+    },
+  );
 
   it('stores its totals and reads a stop while its load thread reports nothing (a thread held up)', async () => {
     // The load thread's reports are kept from the activity: its own tick stores the totals as they are

@@ -65,20 +65,24 @@ describe('inspectVideo', () => {
     });
   });
 
-  it("refuses what is not an MP4, a region outside the frame, and an upload no longer stored, as the caller's fault", async () => {
-    const refusal = async (jobId: string, regions = [{ x: 0, y: 0, width: 10, height: 10 }]) => {
-      const err = await inActivity(activities.inspectVideo, jobId, regions).done.catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(InvalidInputError);
-      return (err as Error).message;
-    };
-    expect(await refusal(await uploaded(Buffer.from('<html>not a video</html>')))).toMatch(
-      /^the upload is not a well-formed MP4\/MOV file: /,
-    );
-    expect(await refusal(await uploaded(clip), [{ x: 150, y: 0, width: 20, height: 10 }])).toBe(
-      'regions[0] (20x10 at 150,0) reaches outside the 160x120 frame',
-    );
-    expect(await refusal('job-without-upload')).toBe('the upload is no longer stored (the job ended meanwhile)');
-  });
+  it(
+    "refuses what is not an MP4, a region outside the frame, and an upload no longer stored, as the caller's " +
+      'fault',
+    async () => {
+      const refusal = async (jobId: string, regions = [{ x: 0, y: 0, width: 10, height: 10 }]) => {
+        const err = await inActivity(activities.inspectVideo, jobId, regions).done.catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(InvalidInputError);
+        return (err as Error).message;
+      };
+      expect(await refusal(await uploaded(Buffer.from('<html>not a video</html>')))).toMatch(
+        /^the upload is not a well-formed MP4\/MOV file: /,
+      );
+      expect(await refusal(await uploaded(clip), [{ x: 150, y: 0, width: 20, height: 10 }])).toBe(
+        'regions[0] (20x10 at 150,0) reaches outside the 160x120 frame',
+      );
+      expect(await refusal('job-without-upload')).toBe('the upload is no longer stored (the job ended meanwhile)');
+    },
+  );
 });
 
 describe('removeRegions, deleteUpload and deleteJobBlobs', () => {

@@ -66,38 +66,41 @@ const deliver = (groups: DeliveryGroup[]) =>
   context.run(activities.deliverCaptures, groups) as ReturnType<WebhookActivities['deliverCaptures']>;
 
 describe('dueDeliveries and deliverCaptures', () => {
-  it('find the captures due and deliver each once to the forward URL, as it was captured, recording the success', async () => {
-    const w = await forwardingWebhook();
-    await insertCaptures(database.db, [capture(w.webhookId, '{"n":1}'), capture(w.webhookId, '{"n":2}')]);
-    await insertCaptures(database.db, [capture(w.webhookId, '{"n":3}')]);
-    const ids = (await captures(w.id)).map((c) => c.id);
-    const due = await activities.dueDeliveries([], 20, 25);
-    expect(due).toEqual({ groups: [{ webhookId: w.webhookId, ids }], nextRetryAt: null });
-    // At most `perWebhook` of a webhook; none of a webhook with a batch on its way.
-    expect((await activities.dueDeliveries([], 2, 25)).groups).toEqual([
-      { webhookId: w.webhookId, ids: ids.slice(0, 2) },
-    ]);
-    expect((await activities.dueDeliveries([w.webhookId], 20, 25)).groups).toEqual([]);
+  it(
+    'find the captures due and deliver each once to the forward URL, ' + 'as it was captured, recording the success',
+    async () => {
+      const w = await forwardingWebhook();
+      await insertCaptures(database.db, [capture(w.webhookId, '{"n":1}'), capture(w.webhookId, '{"n":2}')]);
+      await insertCaptures(database.db, [capture(w.webhookId, '{"n":3}')]);
+      const ids = (await captures(w.id)).map((c) => c.id);
+      const due = await activities.dueDeliveries([], 20, 25);
+      expect(due).toEqual({ groups: [{ webhookId: w.webhookId, ids }], nextRetryAt: null });
+      // At most `perWebhook` of a webhook; none of a webhook with a batch on its way.
+      expect((await activities.dueDeliveries([], 2, 25)).groups).toEqual([
+        { webhookId: w.webhookId, ids: ids.slice(0, 2) },
+      ]);
+      expect((await activities.dueDeliveries([w.webhookId], 20, 25)).groups).toEqual([]);
 
-    expect(await deliver(due.groups)).toEqual({ delivered: 3, nextRetryAt: null });
-    const sent = [...received].sort((a, b) => a.body.toString().localeCompare(b.body.toString()));
-    expect(sent.map((r) => [r.method, r.url, r.body.toString()])).toEqual([
-      ['POST', '/hooks/orders?page=2', '{"n":1}'],
-      ['POST', '/hooks/orders?page=2', '{"n":2}'],
-      ['POST', '/hooks/orders?page=2', '{"n":3}'],
-    ]);
-    expect(sent.map((r) => r.headers[DELIVERY_HEADER])).toEqual(ids.map((id) => `${w.webhookId}/${id}`));
-    expect(sent[0]!.headers).toMatchObject({ 'content-type': 'application/json', 'x-sender': 'shop' });
-    expect(sent[0]!.headers.host).toBe(new URL(receiver.url).host); // the sender's Host is not sent on
-    for (const c of await captures(w.id))
-      expect(c.delivery).toMatchObject({
-        status: 'success',
-        attempts: 1,
-        response_status: 204,
-        history: [{ attempt: 1, response_status: 204, error: null }],
-      });
-    expect(await activities.dueDeliveries([], 20, 25)).toEqual({ groups: [], nextRetryAt: null });
-  });
+      expect(await deliver(due.groups)).toEqual({ delivered: 3, nextRetryAt: null });
+      const sent = [...received].sort((a, b) => a.body.toString().localeCompare(b.body.toString()));
+      expect(sent.map((r) => [r.method, r.url, r.body.toString()])).toEqual([
+        ['POST', '/hooks/orders?page=2', '{"n":1}'],
+        ['POST', '/hooks/orders?page=2', '{"n":2}'],
+        ['POST', '/hooks/orders?page=2', '{"n":3}'],
+      ]);
+      expect(sent.map((r) => r.headers[DELIVERY_HEADER])).toEqual(ids.map((id) => `${w.webhookId}/${id}`));
+      expect(sent[0]!.headers).toMatchObject({ 'content-type': 'application/json', 'x-sender': 'shop' });
+      expect(sent[0]!.headers.host).toBe(new URL(receiver.url).host); // the sender's Host is not sent on
+      for (const c of await captures(w.id))
+        expect(c.delivery).toMatchObject({
+          status: 'success',
+          attempts: 1,
+          response_status: 204,
+          history: [{ attempt: 1, response_status: 204, error: null }],
+        });
+      expect(await activities.dueDeliveries([], 20, 25)).toEqual({ groups: [], nextRetryAt: null });
+    },
+  );
 
   it('set the next attempt of a delivery the receiver refused, with backoff, and fail it after the tenth', async () => {
     answerStatus = 503;

@@ -36,31 +36,34 @@ const asked = (domain: string) => ({
 });
 
 describe('checkDomain', () => {
-  it("answers a registered name's registrable domain from RDAP, without the raw answer, then from the cache", async () => {
-    const first = await activities.checkDomain('www.taken-one.com', 'full');
-    expect(first).toEqual({
-      cached: false,
-      check: {
-        domain: 'taken-one.com',
-        suffix: 'com',
-        available: false,
-        is_registered: true,
-        is_reserved: false,
-        reserved_reason: null,
-        registry_premium: false,
-        aftermarket: false,
-        confidence: 'high',
-        evidence: 'rdap',
-        whois_server: expect.any(String),
-        problems: [],
-      },
-    });
-    expect(first.check).not.toHaveProperty('raw_data');
-    expect(first.check).not.toHaveProperty('parsed_data');
-    expect(asked('taken-one.com')).toEqual({ rdap: 1, whois: 0, dns: 0 });
-    expect(await activities.checkDomain('taken-one.com', 'full')).toEqual({ ...first, cached: true });
-    expect(asked('taken-one.com').rdap).toBe(1);
-  });
+  it(
+    "answers a registered name's registrable domain from RDAP, " + 'without the raw answer, then from the cache',
+    async () => {
+      const first = await activities.checkDomain('www.taken-one.com', 'full');
+      expect(first).toEqual({
+        cached: false,
+        check: {
+          domain: 'taken-one.com',
+          suffix: 'com',
+          available: false,
+          is_registered: true,
+          is_reserved: false,
+          reserved_reason: null,
+          registry_premium: false,
+          aftermarket: false,
+          confidence: 'high',
+          evidence: 'rdap',
+          whois_server: expect.any(String),
+          problems: [],
+        },
+      });
+      expect(first.check).not.toHaveProperty('raw_data');
+      expect(first.check).not.toHaveProperty('parsed_data');
+      expect(asked('taken-one.com')).toEqual({ rdap: 1, whois: 0, dns: 0 });
+      expect(await activities.checkDomain('taken-one.com', 'full')).toEqual({ ...first, cached: true });
+      expect(asked('taken-one.com').rdap).toBe(1);
+    },
+  );
 
   it("asks WHOIS when RDAP cannot answer, and tells a marketplace's parked name", async () => {
     expect((await activities.checkDomain('whois-free-two.com', 'full')).check).toMatchObject({

@@ -14,7 +14,8 @@ describe('a load test page', () => {
     );
     expect(line).toBe(
       '<p class="error" role="alert" id="load-unreachable" data-verdict-reason="target_unreachable">' +
-        '<strong>Failed: target unreachable</strong>, nothing was measured: all 23 attempts failed: &lt;ECONNREFUSED&gt;.</p>',
+        '<strong>Failed: target unreachable</strong>, nothing was measured: all 23 attempts failed: ' +
+        '&lt;ECONNREFUSED&gt;.</p>',
     );
     expect(
       String(unreachableLine({ verdict_reason: 'thresholds', verdict_detail: '1 of 1 threshold did not hold' })),

@@ -59,41 +59,45 @@ describe('load test report page', () => {
     expect(page).not.toContain('<img');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page).toContain(
-      'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;; img-src data:"',
+      'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src ' +
+        '&#39;unsafe-inline&#39;; img-src data:"',
     ); // (quotes as entities)
     // 2 tests: requests, p50, p95, p99, errors; each chart drawn for a phone, a medium and a wide box.
     expect(page.match(/<polyline /g)).toHaveLength(30);
   });
 
-  it("charts each second's p50, p95 and p99, the requests and the errors, with at least 3 labelled ticks per axis", () => {
-    const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('E')] });
-    const figures = [...page.matchAll(/<figure class="load-chart" data-chart="(\w+)">.*?<\/figure>/gs)];
-    expect(figures.map((f) => f[1])).toEqual(['requests', 'latency', 'errors']);
-    const units: Record<string, RegExp> = { requests: / req\/s$/, latency: / ms$/, errors: / errors\/s$/ };
-    for (const [figure, name] of figures) {
-      for (const svg of figure.match(/<svg .*?<\/svg>/gs)!) {
-        const ys = [...svg.matchAll(/<text class="tick-y"[^>]*>([^<]+)</g)].map((m) => m[1]!);
-        const xs = [...svg.matchAll(/<text class="tick-x"[^>]*>([^<]+)</g)].map((m) => m[1]!);
-        expect(ys.length).toBeGreaterThanOrEqual(3);
-        expect(xs).toEqual(['0 s', '1 s', '2 s', '3 s']);
-        for (const y of ys) expect(y).toMatch(units[name!]!);
+  it(
+    "charts each second's p50, p95 and p99, the requests " + 'and the errors, with at least 3 labelled ticks per axis',
+    () => {
+      const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('E')] });
+      const figures = [...page.matchAll(/<figure class="load-chart" data-chart="(\w+)">.*?<\/figure>/gs)];
+      expect(figures.map((f) => f[1])).toEqual(['requests', 'latency', 'errors']);
+      const units: Record<string, RegExp> = { requests: / req\/s$/, latency: / ms$/, errors: / errors\/s$/ };
+      for (const [figure, name] of figures) {
+        for (const svg of figure.match(/<svg .*?<\/svg>/gs)!) {
+          const ys = [...svg.matchAll(/<text class="tick-y"[^>]*>([^<]+)</g)].map((m) => m[1]!);
+          const xs = [...svg.matchAll(/<text class="tick-x"[^>]*>([^<]+)</g)].map((m) => m[1]!);
+          expect(ys.length).toBeGreaterThanOrEqual(3);
+          expect(xs).toEqual(['0 s', '1 s', '2 s', '3 s']);
+          for (const y of ys) expect(y).toMatch(units[name!]!);
+        }
       }
-    }
-    const latency = figures[1]![0];
-    // Each second's p50, p95 and p99 in every drawing.
-    expect(latency).toContain('Latency of the requests sent each second: p50, p95 and p99');
-    expect([...latency.matchAll(/data-line="(p\d\d)"/g)].map((m) => m[1])).toEqual(
-      Array.from({ length: 3 }, () => ['p50', 'p95', 'p99']).flat(),
-    );
-    // A test stored before seconds had histograms: its mean and slowest instead.
-    const old = test('F');
-    old.series = { ...old.series, p50_response_time_per_second: [null, null, null] };
-    old.series.p95_response_time_per_second = [null, null, null];
-    old.series.p99_response_time_per_second = [null, null, null];
-    const before = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [old] });
-    expect(before).toContain('Latency of the requests sent each second: mean and slowest');
-    expect(before).toContain('data-line="slowest"');
-  });
+      const latency = figures[1]![0];
+      // Each second's p50, p95 and p99 in every drawing.
+      expect(latency).toContain('Latency of the requests sent each second: p50, p95 and p99');
+      expect([...latency.matchAll(/data-line="(p\d\d)"/g)].map((m) => m[1])).toEqual(
+        Array.from({ length: 3 }, () => ['p50', 'p95', 'p99']).flat(),
+      );
+      // A test stored before seconds had histograms: its mean and slowest instead.
+      const old = test('F');
+      old.series = { ...old.series, p50_response_time_per_second: [null, null, null] };
+      old.series.p95_response_time_per_second = [null, null, null];
+      old.series.p99_response_time_per_second = [null, null, null];
+      const before = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [old] });
+      expect(before).toContain('Latency of the requests sent each second: mean and slowest');
+      expect(before).toContain('data-line="slowest"');
+    },
+  );
 
   it('shows the phases as one table, a row per phase and a column per statistic, and units on observed figures', () => {
     const phased = test('G');
@@ -151,7 +155,13 @@ describe('load test report page', () => {
     const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [dead] });
     const main = page.slice(page.indexOf('<main>'));
     expect(main).toMatch(
-      /^<main><h1>Load test CCCCCCCCCCCCCCCCCCCCCC<\/h1><p class="fail" role="alert" data-verdict-reason="target_unreachable"><strong>Failed: target unreachable<\/strong>, nothing was measured: all 23 attempts failed: ECONNREFUSED\.<\/p>/,
+      new RegExp(
+        [
+          '^<main><h1>Load test CCCCCCCCCCCCCCCCCCCCCC<\\/h1><p class="fail" role="alert" data-verdict-reason="targ',
+          'et_unreachable"><strong>Failed: target unreachable<\\/strong>, nothing was measured: all 23 attempts fai',
+          'led: ECONNREFUSED\\.<\\/p>',
+        ].join(''),
+      ),
     );
     const alive = loadReportPage({
       success: true,

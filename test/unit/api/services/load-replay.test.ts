@@ -39,7 +39,10 @@ describe('the sequence of a replay', () => {
     const own = headerBytes({ 'user-agent': LOAD_USER_AGENT, ...past.headers });
     await expect(sequence(past)).rejects.toMatchObject({
       status: 400,
-      message: `replay: the requests' headers come to ${recorded + ENTRIES * own} bytes, the test's own (${own} bytes) on each of the ${ENTRIES}, more than ${MAX_REPLAY_HEADER_BYTES}: send fewer or shorter headers, or replay fewer requests`,
+      message:
+        `replay: the requests' headers come to ${recorded + ENTRIES * own} bytes, the test's own (${own} ` +
+        `bytes) on each of the ${ENTRIES}, more than ${MAX_REPLAY_HEADER_BYTES}: send fewer or shorter ` +
+        `headers, or replay fewer requests`,
     });
   });
 });

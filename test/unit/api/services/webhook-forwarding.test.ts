@@ -40,18 +40,23 @@ describe('waking the webhook forwarder', () => {
     expect(signals.mock.calls.length).toBeLessThanOrEqual(11);
   });
 
-  it('wakes once per BUSY_WAKE_EVERY_MS while captures pour in, sends the wake owed after the burst, then none', async () => {
-    const { forwarding, signals } = service();
-    await storeFor(forwarding, BUSY_CAPTURES * 5, 4.5 * BUSY_WAKE_EVERY_MS); // ends mid-way between two wakes
-    // The first wake at once, then one per BUSY_WAKE_EVERY_MS (at the trickle pace it would have been 36).
-    expect(signals).toHaveBeenCalledTimes(5);
-    await vi.advanceTimersByTimeAsync(BUSY_WAKE_EVERY_MS); // the captures stored since the last wake get theirs
-    expect(signals).toHaveBeenCalledTimes(6);
-    await vi.advanceTimersByTimeAsync(5 * BUSY_WAKE_EVERY_MS); // quiet: nothing more
-    expect(signals).toHaveBeenCalledTimes(6);
-    await storeFor(forwarding, BUSY_CAPTURES / 2, 10 * WAKE_EVERY_MS);
-    expect(signals.mock.calls.length - 6).toBeGreaterThanOrEqual(10);
-  });
+  it(
+    'wakes once per BUSY_WAKE_EVERY_MS while captures ' +
+      'pour in, sends the wake owed after the burst, then ' +
+      'none',
+    async () => {
+      const { forwarding, signals } = service();
+      await storeFor(forwarding, BUSY_CAPTURES * 5, 4.5 * BUSY_WAKE_EVERY_MS); // ends mid-way between two wakes
+      // The first wake at once, then one per BUSY_WAKE_EVERY_MS (at the trickle pace it would have been 36).
+      expect(signals).toHaveBeenCalledTimes(5);
+      await vi.advanceTimersByTimeAsync(BUSY_WAKE_EVERY_MS); // the captures stored since the last wake get theirs
+      expect(signals).toHaveBeenCalledTimes(6);
+      await vi.advanceTimersByTimeAsync(5 * BUSY_WAKE_EVERY_MS); // quiet: nothing more
+      expect(signals).toHaveBeenCalledTimes(6);
+      await storeFor(forwarding, BUSY_CAPTURES / 2, 10 * WAKE_EVERY_MS);
+      expect(signals.mock.calls.length - 6).toBeGreaterThanOrEqual(10);
+    },
+  );
 
   it("wakes only for forwarding webhooks, and counts every webhook's captures toward the pace", async () => {
     const { forwarding, signals } = service();

@@ -137,36 +137,44 @@ describe('webhook schema checks', () => {
     expect(pool.submitted - before).toBeGreaterThanOrEqual(20);
   });
 
-  it('keeps `check took too long` for a check past its budget, the capture kept; a read waits at most its bound', async () => {
-    const { writer, views } = setup({ budgetMs: 300 }, 100);
-    const w = await owner(anyOf600);
-    expect(await writer.write(capture(w.webhookId, slowBody))).toBe(true);
-    // Read while the check runs: answered within the read's wait, the check still running.
-    const started = performance.now();
-    const during = await views.requests(w.userId, w.webhookId);
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect([STILL_RUNNING, TOO_LONG]).toContain(during.requests[0]!.schema?.error);
-    expect(await keptVerdicts(w.ref)).toEqual([{ hash: expect.any(String), valid: null, errors: [], error: TOO_LONG }]);
-    const after = await views.requests(w.userId, w.webhookId);
-    expect(after.requests[0]).toMatchObject({ body: slowBody, schema: { valid: null, errors: [], error: TOO_LONG } });
-  });
+  it(
+    'keeps `check took too long` for a check past its budget, ' + 'the capture kept; a read waits at most its bound',
+    async () => {
+      const { writer, views } = setup({ budgetMs: 300 }, 100);
+      const w = await owner(anyOf600);
+      expect(await writer.write(capture(w.webhookId, slowBody))).toBe(true);
+      // Read while the check runs: answered within the read's wait, the check still running.
+      const started = performance.now();
+      const during = await views.requests(w.userId, w.webhookId);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect([STILL_RUNNING, TOO_LONG]).toContain(during.requests[0]!.schema?.error);
+      expect(await keptVerdicts(w.ref)).toEqual([
+        { hash: expect.any(String), valid: null, errors: [], error: TOO_LONG },
+      ]);
+      const after = await views.requests(w.userId, w.webhookId);
+      expect(after.requests[0]).toMatchObject({ body: slowBody, schema: { valid: null, errors: [], error: TOO_LONG } });
+    },
+  );
 
-  it("serves another owner's checks during one owner's flood of slow ones, holding at most that owner's queue", async () => {
-    const { pool, writer, views } = setup({ threads: 1, budgetMs: 300, maxQueuedPerOwner: 2 }, 100);
-    const flood = await owner(anyOf600);
-    const other = await owner({ type: 'object' });
-    await Promise.all(Array.from({ length: 10 }, () => writer.write(capture(flood.webhookId, slowBody))));
-    expect(await writer.write(capture(other.webhookId, '{}'))).toBe(true);
-    // The other owner's check waits for at most a turn of the flood's (its queue holds 2: two budgets and
-    // two threads' starts), not ten.
-    const started = performance.now();
-    expect(await keptVerdicts(other.ref)).toEqual([{ hash: expect.any(String), valid: true, errors: [] }]);
-    expect(performance.now() - started).toBeLessThan(3_000);
-    // The flood's owner: its queue held what it could; the rest is checked when read, as room comes.
-    expect(pool.stats().queued).toBeLessThanOrEqual(2);
-    const read = await views.requests(flood.userId, flood.webhookId);
-    expect(read.requests).toHaveLength(10);
-    for (const r of read.requests) expect(r.schema).toMatchObject({ valid: null, errors: [] });
-    expect(read.requests.map((r) => r.schema?.error)).toContain(BUSY);
-  });
+  it(
+    "serves another owner's checks during one owner's " + "flood of slow ones, holding at most that owner's queue",
+    async () => {
+      const { pool, writer, views } = setup({ threads: 1, budgetMs: 300, maxQueuedPerOwner: 2 }, 100);
+      const flood = await owner(anyOf600);
+      const other = await owner({ type: 'object' });
+      await Promise.all(Array.from({ length: 10 }, () => writer.write(capture(flood.webhookId, slowBody))));
+      expect(await writer.write(capture(other.webhookId, '{}'))).toBe(true);
+      // The other owner's check waits for at most a turn of the flood's (its queue holds 2: two budgets and
+      // two threads' starts), not ten.
+      const started = performance.now();
+      expect(await keptVerdicts(other.ref)).toEqual([{ hash: expect.any(String), valid: true, errors: [] }]);
+      expect(performance.now() - started).toBeLessThan(3_000);
+      // The flood's owner: its queue held what it could; the rest is checked when read, as room comes.
+      expect(pool.stats().queued).toBeLessThanOrEqual(2);
+      const read = await views.requests(flood.userId, flood.webhookId);
+      expect(read.requests).toHaveLength(10);
+      for (const r of read.requests) expect(r.schema).toMatchObject({ valid: null, errors: [] });
+      expect(read.requests.map((r) => r.schema?.error)).toContain(BUSY);
+    },
+  );
 });

@@ -44,19 +44,23 @@ describe('shard generator target', () => {
     },
   );
 
-  it('refuses a loopback target: a literal before the test, a name resolving to it on every connection, never connecting', async () => {
-    const before = site.connections;
-    await expect(ShardGenerator.create(plan(`http://127.0.0.1:${port}/`))).rejects.toBeInstanceOf(
-      ForbiddenAddressError,
-    );
-    await expect(ShardGenerator.create(plan(`http://[::1]:${port}/`))).rejects.toBeInstanceOf(ForbiddenAddressError);
-    const byName = await (await ShardGenerator.create(plan(`http://localhost:${port}/`, [], 300))).run();
-    // The guard's refusal is a connection error: no request reached anyone.
-    expect(byName.total).toBe(0);
-    expect(byName.connectionErrors).toBeGreaterThan(0);
-    expect(byName.errors).toEqual({ ForbiddenAddressError: byName.connectionErrors });
-    expect(site.connections).toBe(before);
-  });
+  it(
+    'refuses a loopback target: a literal before the test, a name resolving to it on every connection, never ' +
+      'connecting',
+    async () => {
+      const before = site.connections;
+      await expect(ShardGenerator.create(plan(`http://127.0.0.1:${port}/`))).rejects.toBeInstanceOf(
+        ForbiddenAddressError,
+      );
+      await expect(ShardGenerator.create(plan(`http://[::1]:${port}/`))).rejects.toBeInstanceOf(ForbiddenAddressError);
+      const byName = await (await ShardGenerator.create(plan(`http://localhost:${port}/`, [], 300))).run();
+      // The guard's refusal is a connection error: no request reached anyone.
+      expect(byName.total).toBe(0);
+      expect(byName.connectionErrors).toBeGreaterThan(0);
+      expect(byName.errors).toEqual({ ForbiddenAddressError: byName.connectionErrors });
+      expect(site.connections).toBe(before);
+    },
+  );
 
   it('refuses what is not an http(s) URL as invalid input naming targetUrl', async () => {
     await expect(ShardGenerator.create(plan('ftp://example.com/'))).rejects.toMatchObject({

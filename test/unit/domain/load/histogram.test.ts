@@ -52,59 +52,70 @@ function seen(h: ReturnType<typeof newHistogram>) {
 }
 
 describe('addEncodedHistogram', () => {
-  it('adds what the library’s decode and add give, for every shape, encoded by either, into an empty or a fuller one', () => {
-    const shapes = () => {
-      const long = newHistogram();
-      for (let i = 0; i < 20_000; i++) long.recordValue(Math.round(300 + 2000 * -Math.log(1 - (i + 0.5) / 20_000)));
-      long.recordValue(30_000_000); // the counts reach far: the histogram added into grows
-      long.recordValueWithCount(1200, 2 ** 33); // a count beyond 32 bits
-      const perSecond = hdr.build({ bitBucketSize: 32, autoResize: true, numberOfSignificantValueDigits: 3 });
-      for (let i = 1; i <= 200; i++) perSecond.recordValue(i * 97);
-      const zeros = newHistogram();
-      for (let i = 0; i < 1000; i++) zeros.recordValue(0); // only the value 0: no lowest non-zero value
-      zeros.recordValue(0);
-      const one = newHistogram();
-      one.recordValue(1);
-      const twoDigits = hdr.build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 2 });
-      twoDigits.recordValue(12_345); // another layout: through the library
-      // A range set when built, far beyond its values: the library adds it value by value.
-      const wide = hdr.build({ bitBucketSize: 64, highestTrackableValue: 3.6e9, numberOfSignificantValueDigits: 3 });
-      wide.recordValue(40_000_000);
-      wide.recordValue(333);
-      return [long, perSecond, zeros, one, newHistogram(), twoDigits, wide];
-    };
-    const base = () => {
-      const h = newHistogram();
-      for (const us of [5, 700, 900, 40_000]) h.recordValue(us);
-      return h;
-    };
-    for (const encode of [encodeHistogram, (h: ReturnType<typeof newHistogram>) => hdr.encodeIntoCompressedBase64(h)]) {
-      for (const into of [newHistogram, base]) {
-        const ours = into();
-        const theirs = into();
-        for (const h of shapes()) {
-          const encoded = encode(h);
-          addEncodedHistogram(ours, encoded);
-          theirs.add(hdr.decodeFromCompressedBase64(encoded, 64, false));
-          expect(seen(ours)).toEqual(seen(theirs));
+  it(
+    'adds what the library’s decode and add give, for every shape, encoded by either, into an empty or a ' +
+      'fuller one',
+    () => {
+      const shapes = () => {
+        const long = newHistogram();
+        for (let i = 0; i < 20_000; i++) long.recordValue(Math.round(300 + 2000 * -Math.log(1 - (i + 0.5) / 20_000)));
+        long.recordValue(30_000_000); // the counts reach far: the histogram added into grows
+        long.recordValueWithCount(1200, 2 ** 33); // a count beyond 32 bits
+        const perSecond = hdr.build({ bitBucketSize: 32, autoResize: true, numberOfSignificantValueDigits: 3 });
+        for (let i = 1; i <= 200; i++) perSecond.recordValue(i * 97);
+        const zeros = newHistogram();
+        for (let i = 0; i < 1000; i++) zeros.recordValue(0); // only the value 0: no lowest non-zero value
+        zeros.recordValue(0);
+        const one = newHistogram();
+        one.recordValue(1);
+        const twoDigits = hdr.build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 2 });
+        twoDigits.recordValue(12_345); // another layout: through the library
+        // A range set when built, far beyond its values: the library adds it value by value.
+        const wide = hdr.build({ bitBucketSize: 64, highestTrackableValue: 3.6e9, numberOfSignificantValueDigits: 3 });
+        wide.recordValue(40_000_000);
+        wide.recordValue(333);
+        return [long, perSecond, zeros, one, newHistogram(), twoDigits, wide];
+      };
+      const base = () => {
+        const h = newHistogram();
+        for (const us of [5, 700, 900, 40_000]) h.recordValue(us);
+        return h;
+      };
+      for (const encode of [
+        encodeHistogram,
+        (h: ReturnType<typeof newHistogram>) => hdr.encodeIntoCompressedBase64(h),
+      ]) {
+        for (const into of [newHistogram, base]) {
+          const ours = into();
+          const theirs = into();
+          for (const h of shapes()) {
+            const encoded = encode(h);
+            addEncodedHistogram(ours, encoded);
+            theirs.add(hdr.decodeFromCompressedBase64(encoded, 64, false));
+            expect(seen(ours)).toEqual(seen(theirs));
+          }
+          expect(ours.totalCount).toBe(2 ** 33 + 20_001 + 200 + 1001 + 1 + 1 + 2 + (into === base ? 4 : 0));
         }
-        expect(ours.totalCount).toBe(2 ** 33 + 20_001 + 200 + 1001 + 1 + 1 + 2 + (into === base ? 4 : 0));
       }
-    }
-  });
+    },
+  );
 
-  it('refuses what is not an encoded histogram, and what does not fit a histogram that cannot grow, as the library does', () => {
-    expect(() => addEncodedHistogram(newHistogram(), Buffer.from('not a histogram').toString('base64'))).toThrow();
-    const small = () =>
-      hdr.build({
-        bitBucketSize: 64,
-        autoResize: false,
-        highestTrackableValue: 1000,
-        numberOfSignificantValueDigits: 3,
-      });
-    const far = newHistogram();
-    far.recordValue(50_000);
-    expect(() => small().add(hdr.decodeFromCompressedBase64(encodeHistogram(far), 64, false))).toThrow('range');
-    expect(() => addEncodedHistogram(small(), encodeHistogram(far))).toThrow('range');
-  });
+  it(
+    'refuses what is not an encoded histogram, and what does not fit a histogram that cannot grow, as the ' +
+      'library does',
+    () => {
+      expect(() => addEncodedHistogram(newHistogram(), Buffer.from('not a histogram').toString('base64'))).toThrow();
+      const small = () =>
+        hdr.build({
+          bitBucketSize: 64,
+          autoResize: false,
+          highestTrackableValue: 1000,
+          numberOfSignificantValueDigits: 3,
+        });
+      const far = newHistogram();
+      far.recordValue(50_000);
+      expect(() => small().add(hdr.decodeFromCompressedBase64(encodeHistogram(far), 64, false))).toThrow('range');
+      expect(() => addEncodedHistogram(small(), encodeHistogram(far))).toThrow('range');
+    },
+  );
 });

@@ -8,30 +8,42 @@ import { encodeHeaders, HpackDecoder, HpackError } from '../../../../domain/load
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 /** :status 201 and `x-long` of 300 v's, Huffman-coded, too large for a 256-byte table (python-hyper's hpack). */
 const LONG =
-  '488210034085f2b507aa6fff8801efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7f';
+  '488210034085f2b507aa6fff8801efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf' +
+  '7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfb' +
+  'f7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdf' +
+  'bf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efd' +
+  'fbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7ef' +
+  'dfbf7efdfbf7efdfbf7efdfbf7efdfbf7f';
 
 describe('HPACK', () => {
-  it('follows the server’s dynamic table through RFC 7541 C.6’s answers (a table size update, Huffman, eviction)', () => {
-    const d = new HpackDecoder();
-    // C.6.1, after a size update to 256 (3fe101): :status 302 and three literals kept in the table.
-    expect(
-      d.status(
-        hex(
-          '3fe101 4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6 2d1b ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3',
+  it(
+    'follows the server’s dynamic table through RFC 7541 ' + 'C.6’s answers (a table size update, Huffman, eviction)',
+    () => {
+      const d = new HpackDecoder();
+      // C.6.1, after a size update to 256 (3fe101): :status 302 and three literals kept in the table.
+      expect(
+        d.status(
+          hex(
+            '3fe101 4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6 2d1b ' +
+              'ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3',
+          ),
         ),
-      ),
-    ).toBe(302);
-    // C.6.2: :status 307 as a literal with an indexed name; the rest indexed from the dynamic table.
-    expect(d.status(hex('4883 640e ffc1 c0bf'))).toBe(307);
-    // C.6.3: :status 200 indexed from the static table; a new date, content-encoding and set-cookie evict older entries.
-    expect(
-      d.status(
-        hex(
-          '88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab 77ad 94e7 821d d7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f 9587 3160 65c0 03ed 4ee5 b106 3d50 07',
+      ).toBe(302);
+      // C.6.2: :status 307 as a literal with an indexed name; the rest indexed from the dynamic table.
+      expect(d.status(hex('4883 640e ffc1 c0bf'))).toBe(307);
+      // C.6.3: :status 200 indexed from the static table; a new date, content-encoding and set-cookie evict older
+      // entries.
+      expect(
+        d.status(
+          hex(
+            '88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab 77ad 94e7 821d ' +
+              'd7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f 9587 3160 65c0 03ed 4ee5 b106 ' +
+              '3d50 07',
+          ),
         ),
-      ),
-    ).toBe(200);
-  });
+      ).toBe(200);
+    },
+  );
 
   it('reads a status that is a literal and long values with multi-byte lengths, in and out of the table', () => {
     const d = new HpackDecoder();

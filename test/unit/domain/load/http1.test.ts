@@ -13,7 +13,9 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-/** A server that answers each request (read up to its blank line) with the next of `answers`, `split` bytes at a time. */
+/**
+ * A server that answers each request (read up to its blank line) with the next of `answers`, `split` bytes at a time.
+ */
 async function rawServer(
   answers: string[],
   split = 0,
@@ -66,7 +68,8 @@ const send = (c: Http1Connection) =>
 
 const LENGTH = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello';
 const CHUNKED =
-  'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n';
+  'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n ' +
+  'world\r\n0\r\nX-Trailer: t\r\n\r\n';
 
 describe('HTTP/1.1 load connection', () => {
   it.each([0, 1, 3])(

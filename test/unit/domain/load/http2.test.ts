@@ -94,19 +94,22 @@ describe('load generator over HTTP/2', () => {
     expect(result.http2?.connections).toBe(5);
   });
 
-  it('keeps to the server’s SETTINGS_MAX_CONCURRENT_STREAMS: users beyond it wait, and the limit is reported', async () => {
-    const strict = await startH2Target({ maxConcurrentStreams: 3 });
-    try {
-      const result = await run(plan(`${strict.h2Url}/delay/5`, { users: 8, streams: 8 }));
-      expect(result.errors).toEqual({});
-      expect(result.total).toBeGreaterThan(8);
-      expect(strict.sessions).toBe(1);
-      expect(strict.maxOpenStreams).toBe(3);
-      expect(result.http2).toEqual({ connections: 1, serverMaxStreams: 3 });
-    } finally {
-      await strict.close();
-    }
-  });
+  it(
+    'keeps to the server’s SETTINGS_MAX_CONCURRENT_STREAMS: ' + 'users beyond it wait, and the limit is reported',
+    async () => {
+      const strict = await startH2Target({ maxConcurrentStreams: 3 });
+      try {
+        const result = await run(plan(`${strict.h2Url}/delay/5`, { users: 8, streams: 8 }));
+        expect(result.errors).toEqual({});
+        expect(result.total).toBeGreaterThan(8);
+        expect(strict.sessions).toBe(1);
+        expect(strict.maxOpenStreams).toBe(3);
+        expect(result.http2).toEqual({ connections: 1, serverMaxStreams: 3 });
+      } finally {
+        await strict.close();
+      }
+    },
+  );
 
   it('counts RST_STREAM as refused_stream or stream_reset with the code, and goes on', async () => {
     const refused = await run(plan(`${site.h2cUrl}/reset/7`, { users: 2, ms: 300 }));
@@ -176,37 +179,40 @@ describe('load generator over HTTP/2', () => {
     expect(phase('ttfb').getValueAtPercentile(50)).toBeGreaterThanOrEqual(10_000);
   });
 
-  it('reads answers in many frames and padded ones, headers in CONTINUATION frames, and acknowledges PINGs', async () => {
-    const padded = await startH2Target({ padding: true });
-    try {
-      for (const [url, kind] of [
-        [`${site.h2cUrl}/big/1000000`, 'large'],
-        [`${padded.h2cUrl}/big/100000`, 'padded'],
-        [`${padded.h2Url}/long-header/40000`, 'long header'],
-        [`${site.h2Url}/ping`, 'ping'],
-      ] as const) {
-        const result = await run(plan(url, { users: 2, ms: 500, streams: 2 }));
-        expect(result.errors, kind).toEqual({});
-        expect(result.statusCodes, kind).toEqual({ 200: result.total });
-        expect(result.total, kind).toBeGreaterThan(2);
+  it(
+    'reads answers in many frames and padded ones, ' + 'headers in CONTINUATION frames, and acknowledges PINGs',
+    async () => {
+      const padded = await startH2Target({ padding: true });
+      try {
+        for (const [url, kind] of [
+          [`${site.h2cUrl}/big/1000000`, 'large'],
+          [`${padded.h2cUrl}/big/100000`, 'padded'],
+          [`${padded.h2Url}/long-header/40000`, 'long header'],
+          [`${site.h2Url}/ping`, 'ping'],
+        ] as const) {
+          const result = await run(plan(url, { users: 2, ms: 500, streams: 2 }));
+          expect(result.errors, kind).toEqual({});
+          expect(result.statusCodes, kind).toEqual({ 200: result.total });
+          expect(result.total, kind).toBeGreaterThan(2);
+        }
+        // Padding is not the body: the login's JSON parses, and its token is the next step's.
+        const scenario = await run(
+          plan(`${padded.h2cUrl}/`, {
+            users: 2,
+            ms: 500,
+            target: {
+              steps: LOGIN_THEN_ORDERS,
+            },
+          }),
+        );
+        expect(scenario.errors).toEqual({});
+        expect(scenario.steps![0]!.captureFailures).toBe(0);
+        expect(scenario.steps![1]!.statusCodes).toEqual({ 200: scenario.steps![1]!.requests });
+      } finally {
+        await padded.close();
       }
-      // Padding is not the body: the login's JSON parses, and its token is the next step's.
-      const scenario = await run(
-        plan(`${padded.h2cUrl}/`, {
-          users: 2,
-          ms: 500,
-          target: {
-            steps: LOGIN_THEN_ORDERS,
-          },
-        }),
-      );
-      expect(scenario.errors).toEqual({});
-      expect(scenario.steps![0]!.captureFailures).toBe(0);
-      expect(scenario.steps![1]!.statusCodes).toEqual({ 200: scenario.steps![1]!.requests });
-    } finally {
-      await padded.close();
-    }
-  });
+    },
+  );
 
   it('sends a body larger than the server’s window, waiting for its WINDOW_UPDATEs', async () => {
     const body = 'x'.repeat(200_000);

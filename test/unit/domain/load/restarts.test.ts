@@ -64,37 +64,47 @@ describe('shard restarts', () => {
     ).toBe(7);
   });
 
-  it('counts a superseded attempt (Temporal retried it while it still sent) as a restart without a gap or a loss', () => {
-    const rows = [
-      { shard: 0, attempt: 1, final: true, snapshot: { ...attempt([10, 10, 10, 10]), superseded: true } },
-      { shard: 0, attempt: 2, final: true, snapshot: attempt([0, 0, 0, 10, 10]) },
-    ];
-    expect(shardRestarts(rows)).toEqual([{ shard: 0, attempt: 2, seconds_without_traffic: 0, requests_lost: 0 }]);
-  });
+  it(
+    'counts a superseded attempt (Temporal retried it while ' + 'it still sent) as a restart without a gap or a loss',
+    () => {
+      const rows = [
+        { shard: 0, attempt: 1, final: true, snapshot: { ...attempt([10, 10, 10, 10]), superseded: true } },
+        { shard: 0, attempt: 2, final: true, snapshot: attempt([0, 0, 0, 10, 10]) },
+      ];
+      expect(shardRestarts(rows)).toEqual([{ shard: 0, attempt: 2, seconds_without_traffic: 0, requests_lost: 0 }]);
+    },
+  );
 
-  it('estimates what a dead attempt sent after its last snapshot from its last full second, without a newer count', () => {
-    // The snapshot came early in second 2 (2 sent so far): a second at the pace of second 1.
-    expect(lostBy({ snapshot: attempt([90, 80, 2], 4) })).toBe(84);
-    expect(lostBy({ snapshot: attempt([], 0) })).toBe(0);
-    // A count more than two intervals older than the snapshot says nothing of what came after it...
-    expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 170, countedAt: 4700 } })).toBe(84);
-    // ...one within two intervals does (the worker died before the next count was stored): the
-    // snapshot's in-flight and the allowance.
-    expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 170, countedAt: 4850 } })).toBe(4 + 16);
-  });
+  it(
+    'estimates what a dead attempt sent after its last ' + 'snapshot from its last full second, without a newer count',
+    () => {
+      // The snapshot came early in second 2 (2 sent so far): a second at the pace of second 1.
+      expect(lostBy({ snapshot: attempt([90, 80, 2], 4) })).toBe(84);
+      expect(lostBy({ snapshot: attempt([], 0) })).toBe(0);
+      // A count more than two intervals older than the snapshot says nothing of what came after it...
+      expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 170, countedAt: 4700 } })).toBe(84);
+      // ...one within two intervals does (the worker died before the next count was stored): the
+      // snapshot's in-flight and the allowance.
+      expect(lostBy({ snapshot: attempt([90, 80, 2], 4, 5000), sent: { sent: 170, countedAt: 4850 } })).toBe(4 + 16);
+    },
+  );
 
-  it('counts what a dead attempt sent since its last snapshot from its last count, give or take two count intervals', () => {
-    // The snapshot at 5.0 s: 172 sent, 4 of them in flight, 168 answered, and 3 failed to connect.
-    const snapshot = { ...attempt([90, 80, 2], 4, 5000), total: 165, connectionErrors: 3 };
-    // Counted at 5.6 s: 47 more sent. Unanswered: the 4 and the 47; two tenths of a second at 80 a second: 16.
-    expect(lostBy({ snapshot, sent: { sent: 219, countedAt: 5600 } })).toBe(4 + 47 + 16);
-    // Counted as the snapshot was taken: its in-flight, and the allowance.
-    expect(lostBy({ snapshot, sent: { sent: 172, countedAt: 5000 } })).toBe(4 + 16);
-    // The restarts read it from the row.
-    const rows = [
-      { shard: 0, attempt: 1, final: false, snapshot, sent: { sent: 219, countedAt: 5600 } },
-      { shard: 0, attempt: 2, final: true, snapshot: attempt([0, 0, 0, 0, 0, 0, 0, 0, 9]) },
-    ];
-    expect(shardRestarts(rows)[0]!.requests_lost).toBe(67);
-  });
+  it(
+    'counts what a dead attempt sent since its last snapshot from its last count, give or take two count ' +
+      'intervals',
+    () => {
+      // The snapshot at 5.0 s: 172 sent, 4 of them in flight, 168 answered, and 3 failed to connect.
+      const snapshot = { ...attempt([90, 80, 2], 4, 5000), total: 165, connectionErrors: 3 };
+      // Counted at 5.6 s: 47 more sent. Unanswered: the 4 and the 47; two tenths of a second at 80 a second: 16.
+      expect(lostBy({ snapshot, sent: { sent: 219, countedAt: 5600 } })).toBe(4 + 47 + 16);
+      // Counted as the snapshot was taken: its in-flight, and the allowance.
+      expect(lostBy({ snapshot, sent: { sent: 172, countedAt: 5000 } })).toBe(4 + 16);
+      // The restarts read it from the row.
+      const rows = [
+        { shard: 0, attempt: 1, final: false, snapshot, sent: { sent: 219, countedAt: 5600 } },
+        { shard: 0, attempt: 2, final: true, snapshot: attempt([0, 0, 0, 0, 0, 0, 0, 0, 9]) },
+      ];
+      expect(shardRestarts(rows)[0]!.requests_lost).toBe(67);
+    },
+  );
 });

@@ -21,17 +21,21 @@ describe('reportPhaseMs', () => {
 });
 
 describe('heartbeatsOf', () => {
-  it('beats every interval (less half a tick) after the last beat, the first interval cut short by the shard number', () => {
-    const beatsAt = (shard: number) => {
-      const beats = heartbeatsOf(shard, 5000, 1000, 0);
-      return Array.from({ length: 12 }, (_, k) => 500 + k * 1000).filter((tick) => beats.due(tick));
-    };
-    expect(beatsAt(0)).toEqual([4500, 9500]);
-    expect(beatsAt(3)).toEqual([1500, 6500, 11_500]);
-    expect(beatsAt(5)).toEqual([4500, 9500]); // shard 5 of a 5-tick interval: as shard 0
-    // A test's shards spread their beats over the interval.
-    expect(new Set(Array.from({ length: 5 }, (_, shard) => beatsAt(shard)[0])).size).toBe(5);
-  });
+  it(
+    'beats every interval (less half a tick) after the last beat, the first interval cut short by the shard ' +
+      'number',
+    () => {
+      const beatsAt = (shard: number) => {
+        const beats = heartbeatsOf(shard, 5000, 1000, 0);
+        return Array.from({ length: 12 }, (_, k) => 500 + k * 1000).filter((tick) => beats.due(tick));
+      };
+      expect(beatsAt(0)).toEqual([4500, 9500]);
+      expect(beatsAt(3)).toEqual([1500, 6500, 11_500]);
+      expect(beatsAt(5)).toEqual([4500, 9500]); // shard 5 of a 5-tick interval: as shard 0
+      // A test's shards spread their beats over the interval.
+      expect(new Set(Array.from({ length: 5 }, (_, shard) => beatsAt(shard)[0])).size).toBe(5);
+    },
+  );
 
   it('beats at every tick when the interval is one tick', () => {
     const beats = heartbeatsOf(7, 1000, 1000, 0);

@@ -63,7 +63,8 @@ describe('WHOIS answers', () => {
   it('reads lower-case key answers (.de, .ru style)', () => {
     expect(
       parseWhois(
-        'domain: EXAMPLE.RU\nnserver: ns1.example.ru.\nstate: REGISTERED, DELEGATED\ncreated: 2000-01-01T00:00:00Z\npaid-till: 2027-01-01T00:00:00Z\n',
+        'domain: EXAMPLE.RU\nnserver: ns1.example.ru.\nstate: REGISTERED, DELEGATED\ncreated: ' +
+          '2000-01-01T00:00:00Z\npaid-till: 2027-01-01T00:00:00Z\n',
       ),
     ).toMatchObject({
       domain_name: 'example.ru',
@@ -100,7 +101,8 @@ describe('WHOIS answers', () => {
     const terms = Array.from(
       { length: 12 },
       (_, i) =>
-        `TERMS OF USE ${i}: queries are subject to a daily quota and may be rate limited; if access is denied, try again later.`,
+        `TERMS OF USE ${i}: queries are subject to a daily quota and may be rate limited; if access is ` +
+        `denied, try again later.`,
     ).join('\n');
     expect(
       whoisVerdict(

@@ -173,8 +173,10 @@ describe('address policy', () => {
       // RFC 6052 §2.2 with a /48 prefix: 16 bits of IPv4, the zero u octet, the other 16 bits.
       [
         'local-use NAT64 64:ff9b:1::/48, /48 layout',
-        (a) =>
-          `64:ff9b:1:${(v4(a) >> 16n).toString(16)}:${((v4(a) >> 8n) & 0xffn).toString(16)}:${((v4(a) & 0xffn) << 8n).toString(16)}::`,
+        (a) => {
+          const [high, low] = [(v4(a) >> 16n).toString(16), ((v4(a) >> 8n) & 0xffn).toString(16)];
+          return `64:ff9b:1:${high}:${low}:${((v4(a) & 0xffn) << 8n).toString(16)}::`;
+        },
         false,
         false,
       ],

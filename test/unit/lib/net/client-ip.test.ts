@@ -21,7 +21,8 @@ describe('client address', () => {
     expect(clientIp(req('10.0.0.2', '6.6.6.6, 198.51.100.9, 10.0.0.5'))).toBe('198.51.100.9');
     expect(clientIp(req('10.0.0.2'))).toBe('10.0.0.2');
     expect(clientIp(req('192.0.2.1', '6.6.6.6'))).toBe('192.0.2.1');
-    // An entry that is not an address (a proxy's ip:port, say) ends the walk: what stands before it is the client's to forge.
+    // An entry that is not an address (a proxy's ip:port, say) ends the walk: what stands before it is the client's to
+    // forge.
     expect(clientIp(req('10.0.0.2', '6.6.6.6, 198.51.100.9:4711'))).toBe('10.0.0.2');
   });
 });

@@ -147,34 +147,38 @@ describe('guarded fetch', () => {
     await new Promise<void>((r) => raw.close(() => r()));
   });
 
-  it('opens a connection per request, unless asked to keep them alive; either way the guard refuses before connecting', async () => {
-    const count = async (guarded: ReturnType<typeof createGuardedFetch>) => {
+  it(
+    'opens a connection per request, unless asked to keep them alive; either way the guard refuses before ' +
+      'connecting',
+    async () => {
+      const count = async (guarded: ReturnType<typeof createGuardedFetch>) => {
+        const before = target.connections;
+        for (let i = 0; i < 3; i++)
+          expect((await guarded(`${target.url}/hello`, { method: 'POST', body: 'x' })).body.toString()).toBe(
+            'hello POST',
+          );
+        return target.connections - before;
+      };
+      expect(await count(allowTarget())).toBe(3);
+      const keeping = createGuardedFetch({ allow: ['127.0.0.1/32'], keepAlive: true });
+      expect(await count(keeping)).toBe(1);
+      // Reuse adds nothing to the socket: watching its connection phases once per request piled listeners up.
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(w.name);
+      process.on('warning', onWarning);
+      for (let i = 0; i < 15; i++) await keeping(`${target.url}/hello`);
+      await new Promise((r) => setImmediate(r));
+      process.off('warning', onWarning);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+      const refusing = createGuardedFetch({ keepAlive: true });
       const before = target.connections;
-      for (let i = 0; i < 3; i++)
-        expect((await guarded(`${target.url}/hello`, { method: 'POST', body: 'x' })).body.toString()).toBe(
-          'hello POST',
-        );
-      return target.connections - before;
-    };
-    expect(await count(allowTarget())).toBe(3);
-    const keeping = createGuardedFetch({ allow: ['127.0.0.1/32'], keepAlive: true });
-    expect(await count(keeping)).toBe(1);
-    // Reuse adds nothing to the socket: watching its connection phases once per request piled listeners up.
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.name);
-    process.on('warning', onWarning);
-    for (let i = 0; i < 15; i++) await keeping(`${target.url}/hello`);
-    await new Promise((r) => setImmediate(r));
-    process.off('warning', onWarning);
-    expect(warnings).not.toContain('MaxListenersExceededWarning');
-    const refusing = createGuardedFetch({ keepAlive: true });
-    const before = target.connections;
-    await expect(refusing(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(refusing(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(
-      ForbiddenAddressError,
-    );
-    expect(target.connections).toBe(before);
-  });
+      await expect(refusing(`${target.url}/hello`)).rejects.toBeInstanceOf(ForbiddenAddressError);
+      await expect(refusing(`http://localhost:${new URL(target.url).port}/hello`)).rejects.toBeInstanceOf(
+        ForbiddenAddressError,
+      );
+      expect(target.connections).toBe(before);
+    },
+  );
 
   it('cuts a large body at maxBytes when asked to, instead of failing', async () => {
     const guarded = createGuardedFetch({ allow: ['127.0.0.1/32'], maxBytes: 1024, onOversize: 'truncate' });

@@ -125,19 +125,23 @@ describe('checkTarget', () => {
     });
     afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-    it('checks the name again when a socket connects: a name that answers differently then is refused before connecting', async () => {
-      const { port } = server.address() as AddressInfo;
-      // Public when checked, loopback when the socket asks: the rebinding the hook exists for.
-      const checked = await checkTarget(`http://rebind.example:${port}/`, {
-        field: 'targetUrl',
-        resolve: answers(['93.184.215.14'], ['127.0.0.1']),
-      });
-      const socket = net.connect({ host: 'rebind.example', port, lookup: checked.lookup });
-      const error = await new Promise<Error>((resolve) => socket.once('error', resolve));
-      expect(error).toBeInstanceOf(ForbiddenAddressError);
-      expect(error.message).toMatch(/^targetUrl: target not allowed: rebind\.example resolves to 127\.0\.0\.1/);
-      expect(connections).toBe(0);
-    });
+    it(
+      'checks the name again when a socket connects: a name that answers differently then is refused before ' +
+        'connecting',
+      async () => {
+        const { port } = server.address() as AddressInfo;
+        // Public when checked, loopback when the socket asks: the rebinding the hook exists for.
+        const checked = await checkTarget(`http://rebind.example:${port}/`, {
+          field: 'targetUrl',
+          resolve: answers(['93.184.215.14'], ['127.0.0.1']),
+        });
+        const socket = net.connect({ host: 'rebind.example', port, lookup: checked.lookup });
+        const error = await new Promise<Error>((resolve) => socket.once('error', resolve));
+        expect(error).toBeInstanceOf(ForbiddenAddressError);
+        expect(error.message).toMatch(/^targetUrl: target not allowed: rebind\.example resolves to 127\.0\.0\.1/);
+        expect(connections).toBe(0);
+      },
+    );
   });
 });
 

@@ -41,22 +41,26 @@ describe('test events', () => {
     for (const e of testEvents()) expect(e.description, `${e.provider} ${e.event}`).toMatch(/^[a-z]/);
   });
 
-  it('signs every event as its sender does: the check of that scheme says valid, and changes to the bytes are caught', () => {
-    for (const { provider, event } of testEvents()) {
-      const sent = build(provider, event);
-      const request = { headers: sent.headers, body: Buffer.from(sent.body), capturedAt: now };
-      expect(sent.signed).toBe(true);
-      expect(
-        checkSignature(provider, secretOf(provider), 'x-signature', request),
-        `${provider} ${event}`,
-      ).toMatchObject({
-        status: 'valid',
-      });
-      const tampered = { ...request, body: Buffer.from(sent.body.replace(/.$/s, ' ')) };
-      expect(checkSignature(provider, secretOf(provider), 'x-signature', tampered).status).toBe('invalid');
-      expect(checkSignature(provider, 'another secret', 'x-signature', request).status).toBe('invalid');
-    }
-  });
+  it(
+    'signs every event as its sender does: the check of that scheme says valid, and changes to the bytes are ' +
+      'caught',
+    () => {
+      for (const { provider, event } of testEvents()) {
+        const sent = build(provider, event);
+        const request = { headers: sent.headers, body: Buffer.from(sent.body), capturedAt: now };
+        expect(sent.signed).toBe(true);
+        expect(
+          checkSignature(provider, secretOf(provider), 'x-signature', request),
+          `${provider} ${event}`,
+        ).toMatchObject({
+          status: 'valid',
+        });
+        const tampered = { ...request, body: Buffer.from(sent.body.replace(/.$/s, ' ')) };
+        expect(checkSignature(provider, secretOf(provider), 'x-signature', tampered).status).toBe('invalid');
+        expect(checkSignature(provider, 'another secret', 'x-signature', request).status).toBe('invalid');
+      }
+    },
+  );
 
   it('unsigned: the sender headers, no signature', () => {
     for (const { provider, event } of testEvents()) {
@@ -189,13 +193,19 @@ describe('test events', () => {
   it('refuses unknown names, naming the nearest and every known one', () => {
     expect(unknownProvider('stripe')).toBeNull();
     expect(unknownProvider('strpe')).toBe(
-      '"strpe" is not a sender of test events (did you mean stripe?): one of stripe, github, slack, standard-webhooks, hmac-sha256',
+      '"strpe" is not a sender of test events (did you mean stripe?): one of stripe, github, slack, ' +
+        'standard-webhooks, hmac-sha256',
     );
     expect(unknownProvider('hmac')).toMatch(/did you mean hmac-sha256\?/);
     expect(unknownProvider('paypal')).not.toMatch(/did you mean/);
     expect(unknownEvent('stripe', 'payment_intent.succeeded')).toBeNull();
     expect(unknownEvent('stripe', 'payment_intent.succeded')).toMatch(
-      /^"payment_intent.succeded" is not a stripe test event \(did you mean payment_intent.succeeded\?\): one of payment_intent.succeeded, /,
+      new RegExp(
+        [
+          '^"payment_intent.succeded" is not a stripe test event \\(did you mean payment_intent.succeeded\\?\\): on',
+          'e of payment_intent.succeeded, ',
+        ].join(''),
+      ),
     );
     expect(unknownEvent('github', 'pull-request')).toMatch(/did you mean pull_request\?/);
     expect(unknownEvent('github', 'release')).toBe(

@@ -35,13 +35,18 @@ describe('callersFaultsFailAtOnce', () => {
     ]);
   });
 
-  it('leaves what a later attempt can fix to the retry policy: upstream failures, rate limits, any other error', async () => {
-    for (const thrown of [
-      new UpstreamError('the registry timed out', true),
-      new RateLimitedError('slow down', 5),
-      new Error('socket hang up'),
-    ]) {
-      expect(await execute(thrown).catch((e: unknown) => e)).toBe(thrown);
-    }
-  });
+  it(
+    'leaves what a later attempt can fix to the retry ' +
+      'policy: upstream failures, rate limits, any other ' +
+      'error',
+    async () => {
+      for (const thrown of [
+        new UpstreamError('the registry timed out', true),
+        new RateLimitedError('slow down', 5),
+        new Error('socket hang up'),
+      ]) {
+        expect(await execute(thrown).catch((e: unknown) => e)).toBe(thrown);
+      }
+    },
+  );
 });

@@ -220,7 +220,8 @@ describe('design audit', () => {
       'http://127.0.0.2:9/evil.css',
       'http://10.255.255.1/internal.css',
     ]);
-    for (const s of summary.stylesheets.skipped) expect(s.reason).toMatch(/not allowed/i); // the guard's refusal, not a failed connection
+    // the guard's refusal, not a failed connection
+    for (const s of summary.stylesheets.skipped) expect(s.reason).toMatch(/not allowed/i);
   });
 
   it('gives a clear error for a page over the size limit, a 404 and a non-HTML answer', async () => {
@@ -229,13 +230,17 @@ describe('design audit', () => {
     await expect(audit('/not-html')).rejects.toThrow(/application\/json, not an HTML page/);
   });
 
-  it('caps each rule at 20 findings and counts the rest, survives a broken <base>, and does not over-match selectors', async () => {
-    const { findings, summary } = await audit('/edge');
-    expect(find(findings, 'input-missing-label')).toHaveLength(20);
-    expect(summary.findings_omitted).toEqual({ 'input-missing-label': 10 });
-    // Neither input[type=checkbox] (a text input here) nor a:not(.big) (the link is .big) names these elements.
-    expect(find(findings, 'target-size')).toEqual([]);
-  });
+  it(
+    'caps each rule at 20 findings and counts the rest, survives a broken <base>, and does not over-match ' +
+      'selectors',
+    async () => {
+      const { findings, summary } = await audit('/edge');
+      expect(find(findings, 'input-missing-label')).toHaveLength(20);
+      expect(summary.findings_omitted).toEqual({ 'input-missing-label': 10 });
+      // Neither input[type=checkbox] (a text input here) nor a:not(.big) (the link is .big) names these elements.
+      expect(find(findings, 'target-size')).toEqual([]);
+    },
+  );
 
   it('infers the page type and says how', async () => {
     expect((await audit('/pricing')).page_type_source).toBe('inferred from the URL path /pricing');
