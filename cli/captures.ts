@@ -1,7 +1,7 @@
-// Webhooks and their captures as the API answers them (api/schemas/responses-webhooks.ts), and how a
+// Webhooks and their captures as the API answers them (contract/responses-webhooks.ts), and how a
 // terminal shows them: a table row per capture, one capture whole, a webhook's rules in words.
 import type { z } from 'zod';
-import type { capturedRequest, webhookListResult } from '../api/schemas/responses-webhooks.ts';
+import type { capturedRequest, webhookListResult } from '../contract/responses-webhooks.ts';
 import { sentQuery } from '../lib/capture-query.ts';
 import { fields, localTime, out } from './output.ts';
 

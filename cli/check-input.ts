@@ -2,7 +2,7 @@
 // field. Apart from flag-errors.ts: this one loads zod and the API's validation, which only the
 // commands that check their input here need.
 import type { z } from 'zod';
-import { validate } from '../api/validate.ts';
+import { validate } from '../contract/validate.ts';
 import { UsageError } from './errors.ts';
 import { type FieldFlags, flagError } from './flag-errors.ts';
 

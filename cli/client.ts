@@ -1,8 +1,8 @@
 // The service's public REST API, as the command calls it: the key in X-API-Key, paths from the API's
-// own operation declarations (api/schemas/, as cli/contract.ts takes them), every failure an ApiError
+// own operation declarations (contract/, as cli/contract.ts takes them), every failure an ApiError
 // (status, error_code, message) or a NetworkError naming what was asked.
 import type { z } from 'zod';
-import type { Operation } from '../api/schemas/operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { ApiError, NetworkError } from './errors.ts';
 import type { Service } from './config.ts';
 
@@ -103,7 +103,7 @@ async function apiError(what: string, res: Response): Promise<ApiError> {
   );
 }
 
-/** The answer of an operation as its schema (api/schemas/) reads it: what `call` answers for it. */
+/** The answer of an operation as its schema (contract/) reads it: what `call` answers for it. */
 export type AnswerOf<O extends { success: { schema: z.ZodType | null } }> = z.output<
   NonNullable<O['success']['schema']>
 >;

@@ -1,17 +1,17 @@
-// What the command takes from the API's contract (api/schemas/) without its schemas: the method and
+// What the command takes from the API's contract (contract/) without its schemas: the method and
 // path of each operation it calls, and the constants its flags and messages name. Evaluated where it
 // is imported in development and tests; scripts/build-cli.ts evaluates it once when it builds and puts
 // its exports in the bundle as plain data, so a command that only calls operations loads no zod schema
 // and none of the server's modules (one that checks its input with the API's own schema loads that
 // schema when it runs). Every export must be plain data: the build refuses anything else.
-import * as account from '../api/schemas/account.ts';
-import * as domains from '../api/schemas/domains.ts';
-import * as loadTests from '../api/schemas/load-tests.ts';
-import * as lookups from '../api/schemas/lookups.ts';
-import * as webhooks from '../api/schemas/webhooks.ts';
+import * as account from '../contract/account.ts';
+import * as domains from '../contract/domains.ts';
+import * as loadTests from '../contract/load-tests.ts';
+import * as lookups from '../contract/lookups.ts';
+import * as webhooks from '../contract/webhooks.ts';
 import { TEST_EVENT_PROVIDERS as PROVIDERS } from '../lib/webhook-events/index.ts';
 import { SIGNATURE_SCHEMES as SCHEMES } from '../lib/webhook-signatures.ts';
-import type { Operation } from '../api/schemas/operation.ts';
+import type { Operation } from '../contract/operation.ts';
 
 type Routes<O extends Record<string, Operation>> = { [K in keyof O]: Pick<O[K], 'method' | 'path'> };
 

@@ -1,7 +1,7 @@
 // A my-webhook-diff answer as a terminal reads it: what b changed from a, + added (green), - removed
 // (red), ~ changed (yellow), the body by JSON Pointer or as the unified diff's hunks. Colours only where
 // they are on (output.ts).
-import type { webhookOperations } from '../api/schemas/webhooks.ts';
+import type { webhookOperations } from '../contract/webhooks.ts';
 import type { AnswerOf } from './client.ts';
 import { localTime, out } from './output.ts';
 

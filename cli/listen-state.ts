@@ -1,6 +1,6 @@
 // Where `netops listen` is in a webhook's captures, kept in the config folder after every capture it
 // handles, so a listen started again (after a crash, a kill, a reboot) forwards what came meanwhile
-// and nothing twice. Captures commit slightly out of id order (api/schemas/webhooks.ts,
+// and nothing twice. Captures commit slightly out of id order (contract/webhooks.ts,
 // OUT_OF_ORDER_WINDOW): besides the highest id handled it keeps every id handled within that window
 // below it, and a resumed stream starts that far back, skipping those. `floor`: nothing at or below
 // it is wanted (--from-now). Beside it, the webhook a listen without an id made for a set of routes.

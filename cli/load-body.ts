@@ -1,9 +1,9 @@
 // The start body of `netops load run`: a file (JSON, or YAML by its extension) with flags over it,
-// checked here against the API's own schema (api/schemas/load-tests.ts), so a typo is refused with
+// checked here against the API's own schema (contract/load-tests.ts), so a typo is refused with
 // the API's words before anything starts.
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { startBody } from '../api/schemas/load-test-start.ts';
+import { startBody } from '../contract/load-test-start.ts';
 import { checked } from './check-input.ts';
 import { UsageError } from './errors.ts';
 import { headerPairs } from './commands/parse.ts';

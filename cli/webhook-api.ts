@@ -11,7 +11,7 @@ export const api = () => client(currentService());
 
 /** The API's webhook schemas and the check against them, loaded only by a command that checks before it sends. */
 export async function webhookSchemas() {
-  const [check, schemas] = await Promise.all([import('./check-input.ts'), import('../api/schemas/webhooks.ts')]);
+  const [check, schemas] = await Promise.all([import('./check-input.ts'), import('../contract/webhooks.ts')]);
   return { ...schemas, checked: check.checked };
 }
 

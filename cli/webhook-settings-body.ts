@@ -1,5 +1,5 @@
 // The settings flags of `webhook create` and `webhook update` as the body of my-webhook-create or
-// my-webhook-update (api/schemas/webhook-settings.ts, webhook-rules.ts), with which flag gave which
+// my-webhook-update (contract/webhook-settings.ts, webhook-rules.ts), with which flag gave which
 // field, so a refusal names the flag as typed. An update changes only what its flags name: the parts
 // of the answer and of the retention left out stay as they are.
 import fs from 'node:fs';

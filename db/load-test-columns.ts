@@ -1,9 +1,8 @@
 // What load tests' JSON columns hold (json-columns.ts: checked where they are read; each schema
 // `satisfies` its type): a test's configuration, its outputs' states and its results, a shard
 // attempt's snapshot, and a shard report's seconds.
+import type { SecondFigures, ShardSnapshot } from '../lib/load/snapshot.ts';
 import { z } from 'zod';
-import type { SecondFigures } from '../domain/load/per-second.ts';
-import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { LoadOutputState } from '../lib/jobs/load-outputs.ts';
 import type { FinalResults, LoadTestConfig, ReplayRequest } from '../lib/jobs/load-test.ts';
 import { PHASES } from '../lib/load/phases.ts';

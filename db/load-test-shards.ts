@@ -3,9 +3,8 @@
 // column of their own, written only by the reports that carry them (one in five), and the seconds
 // each report counted, appended once and never rewritten (the series and the results' per-second
 // figures), so a report's size does not grow with the test's length.
+import type { SecondFigures, ShardSnapshot } from '../lib/load/snapshot.ts';
 import { sql, type Kysely } from 'kysely';
-import type { SecondFigures } from '../domain/load/per-second.ts';
-import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { ShardSnapshotRow } from '../lib/jobs/load-test.ts';
 import { DependencyUnavailableError } from '../lib/errors.ts';
 import { GroupCommit } from '../lib/group-commit.ts';

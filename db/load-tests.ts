@@ -1,5 +1,6 @@
 // Load tests as rows: the record that outlives Temporal's retention, its stop flag (the shards read it
 // with each report: load-test-shards.ts), its outputs' states and a replay's sequence.
+import type { ShardSnapshot } from '../lib/load/snapshot.ts';
 import {
   MAX_WORKER_WAIT_SECONDS,
   type FinalResults,
@@ -20,7 +21,6 @@ import {
 } from './load-test-columns.ts';
 import { type StoredShard, toShardRow } from './load-test-shards.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from './schema.ts';
-import type { ShardSnapshot } from '../domain/load/shard.ts';
 
 export interface LoadTestRow {
   id: string;

@@ -1,8 +1,8 @@
 // Kysely's view of the tables. Nullable columns are `T | null`; ids the database assigns are Generated.
 // bigint columns arrive as strings from `pg` and as numbers from PGlite: read them through Number().
 // JSON columns are written as JSON text and read as their shapes, checked by db/json-columns.ts.
+import type { ShardSnapshot } from '../lib/load/snapshot.ts';
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { ShardSnapshot } from '../domain/load/shard.ts';
 import type { FinalResults, LoadTestConfig, LoadTestStatus, ReplayRequest } from '../lib/jobs/load-test.ts';
 import type { Plan } from '../lib/plans.ts';
 import type { ResponseRule } from '../lib/webhook-rules.ts';

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CURRENCIES } from '../domain/whois/pricing.ts';
+import { CURRENCIES } from '../contract/domains.ts';
 
 const DATA_DIR = fileURLToPath(new URL('../domain/whois/data/', import.meta.url));
 

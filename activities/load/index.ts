@@ -1,5 +1,6 @@
 // Activities of the load pool: a test's start, its shards (the load itself, on the pool's threads:
 // threads.ts), and its end.
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import {
@@ -11,7 +12,7 @@ import {
 } from '../../db/load-tests.ts';
 import { readShardSeconds, readShardSnapshots, shardReports, shardSentCounts } from '../../db/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
-import { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from '../../domain/load/generator.ts';
+import { REQUEST_TIMEOUT_MS, type ShardPlan } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
 import { SENT_COUNT_EVERY_MS } from '../../domain/load/restarts.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
@@ -20,12 +21,8 @@ import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../domain/load/per-second.ts';
 import { secondPercentiles } from '../../domain/load/series.ts';
 import { sharedTicker } from '../../lib/ticker.ts';
-import {
-  abortingFailure,
-  evaluateThresholds,
-  isPhaseMetric,
-  type ThresholdMetric,
-} from '../../domain/load/thresholds.ts';
+import { isPhaseMetric, type ThresholdMetric } from '../../contract/threshold-words.ts';
+import { abortingFailure, evaluateThresholds } from '../../domain/load/thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;

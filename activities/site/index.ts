@@ -13,7 +13,8 @@ import {
   type AuditResult,
   type PageType,
 } from '../../domain/site/audit/index.ts';
-import { discoverPages, MAX_PAGES, SITEMAP_MAX_BYTES, type Discovery } from '../../domain/site/discover.ts';
+import { MAX_PAGES } from '../../contract/site.ts';
+import { discoverPages, SITEMAP_MAX_BYTES, type Discovery } from '../../domain/site/discover.ts';
 import {
   auditCacheKey,
   cachedAudit,

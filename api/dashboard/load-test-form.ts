@@ -4,7 +4,7 @@
 // (load-form.js; without scripts they all do).
 import { InvalidInputError } from '../../lib/errors.ts';
 import { html, type Html } from '../pages/html.ts';
-import { HTTP_METHODS } from '../schemas/load-test-start.ts';
+import { HTTP_METHODS } from '../../contract/load-test-start.ts';
 import type { FormLabels } from './form-labels.ts';
 
 const AUTH_TYPES = ['none', 'basic', 'bearer', 'apikey'] as const;
@@ -112,7 +112,7 @@ export function replayFormOf(query: Record<string, unknown>): Record<string, str
   const replay = { webhook_id: webhookId, ...(Object.keys(filter).length ? { filter } : {}), speed: 1 };
   return { startBody: JSON.stringify({ replay }, null, 2) };
 }
-/** The search's filters a replay takes (api/schemas/load-replay.ts: captureFilter). */
+/** The search's filters a replay takes (contract/load-replay.ts: captureFilter). */
 export const REPLAY_FILTERS = ['method', 'header', 'q', 'since', 'until'] as const;
 
 /**

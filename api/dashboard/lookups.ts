@@ -8,12 +8,11 @@ import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createClientIp } from '../../lib/net/client-ip.ts';
-import { CURRENCIES } from '../../domain/whois/pricing.ts';
 import { html, type Html } from '../pages/html.ts';
-import { whoisQuery } from '../schemas/domains.ts';
-import { DNS_TYPES, dnsQuery, ipQuery, urlInput } from '../schemas/lookups.ts';
+import { CURRENCIES, whoisQuery } from '../../contract/domains.ts';
+import { DNS_TYPES, dnsQuery, ipQuery, urlInput } from '../../contract/lookups.ts';
 import type { Services } from '../services/index.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contract/validate.ts';
 import { dataTable, type DashboardPages } from './page.ts';
 
 type Kind = 'headers' | 'domain' | 'dns' | 'ip';

@@ -9,7 +9,7 @@ import { sha256Hex } from '../../lib/tokens.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';
-import { refuseUnknownParameters } from '../validate.ts';
+import { refuseUnknownParameters } from '../../contract/validate.ts';
 import { dashboardSessions } from './session.ts';
 
 /** A page's address: the query parameters it takes (none unless given). */

@@ -6,9 +6,9 @@ import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { AppError, InvalidInputError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
-import { MAX_REGIONS, videoJobBody } from '../schemas/video.ts';
+import { MAX_REGIONS, videoJobBody } from '../../contract/video.ts';
 import type { Services } from '../services/index.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contract/validate.ts';
 import { dataTable, seeOther, when, type DashboardPages } from './page.ts';
 
 export function videoSection(page: DashboardPages, { video }: Pick<Services, 'video'>): void {

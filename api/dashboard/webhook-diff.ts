@@ -4,9 +4,9 @@
 import type { Account } from '../../db/users.ts';
 import { AppError } from '../../lib/errors.ts';
 import { html, type Html } from '../pages/html.ts';
-import { diffQuery } from '../schemas/webhooks.ts';
+import { diffQuery } from '../../contract/webhooks.ts';
 import type { Services } from '../services/index.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contract/validate.ts';
 import type { DashboardPages } from './page.ts';
 
 type Diff = Awaited<ReturnType<Services['webhooks']['diff']>>;

@@ -6,9 +6,9 @@ import type { Account } from '../../db/users.ts';
 import { AppError, InvalidInputError } from '../../lib/errors.ts';
 import type { ResponseRule, ValueTest } from '../../lib/webhook-rules.ts';
 import { html, type Html } from '../pages/html.ts';
-import { ruleTryBody } from '../schemas/webhook-rules.ts';
+import { ruleTryBody } from '../../contract/webhook-rules.ts';
 import type { Services } from '../services/index.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contract/validate.ts';
 import { labelled, type FormLabels } from './form-labels.ts';
 import type { DashboardPages } from './page.ts';
 

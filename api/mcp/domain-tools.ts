@@ -2,12 +2,11 @@
 // client asks for one), answered as POST /api/v1/network/domains/check answers.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { CURRENCIES } from '../../domain/whois/pricing.ts';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { BULK_MAX_DOMAINS, bulkBody } from '../schemas/domains.ts';
+import { BULK_MAX_DOMAINS, bulkBody, CURRENCIES } from '../../contract/domains.ts';
 import type { DomainService } from '../services/domains.ts';
-import { toolArgs, validate } from '../validate.ts';
+import { toolArgs, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 

@@ -17,7 +17,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { QuotaService } from '../services/quota.ts';
 import { TASK_POLL_MS, type JobTask, type TaskService } from '../services/tasks.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contract/validate.ts';
 import { errorResult, failure } from './run.ts';
 
 /** Turns a finished job's result (REST's answer) into the tool's result. */

@@ -2,9 +2,9 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { InvalidInputError } from '../../lib/errors.ts';
-import { DNS_TYPES, dnsQuery, ipQuery, urlInput } from '../schemas/lookups.ts';
+import { DNS_TYPES, dnsQuery, ipQuery, urlInput } from '../../contract/lookups.ts';
 import type { LookupService } from '../services/lookups.ts';
-import { toolArgs, validate } from '../validate.ts';
+import { toolArgs, validate } from '../../contract/validate.ts';
 import { TOOL_HINTS, type Run } from './run.ts';
 
 export function registerLookupTools(server: McpServer, run: Run, lookups: LookupService): void {

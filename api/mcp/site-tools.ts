@@ -2,11 +2,11 @@
 // each call a job (a task when the client asks for one; the job answers from the cache unless `fresh`).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { auditInput, discoverInput, MAX_PAGES, PAGE_TYPES } from '../schemas/site.ts';
+import { auditInput, discoverInput, MAX_PAGES, PAGE_TYPES } from '../../contract/site.ts';
 import type { AuditAnswer, DiscoverAnswer, SiteService } from '../services/site.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND } from '../../lib/jobs/site.ts';
-import { toolArgs, validate } from '../validate.ts';
+import { toolArgs, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 

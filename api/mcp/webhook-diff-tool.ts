@@ -2,10 +2,10 @@
 // my-webhook-diff's answer, checked by its schema).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { webhookDiffResult } from '../schemas/responses-webhooks.ts';
-import { diffQuery } from '../schemas/webhooks.ts';
+import { webhookDiffResult } from '../../contract/responses-webhooks.ts';
+import { diffQuery } from '../../contract/webhooks.ts';
 import type { WebhookService } from '../services/webhooks.ts';
-import { toolArgs, validate } from '../validate.ts';
+import { toolArgs, validate } from '../../contract/validate.ts';
 import { TOOL_HINTS, withoutSuccess, type Run } from './run.ts';
 
 export function registerWebhookDiffTool(server: McpServer, run: Run, webhooks: WebhookService, userId: number): void {

@@ -1,7 +1,7 @@
 // What the webhook tools take, as the model sees it: loose shapes with descriptions (every value is
-// then checked by the REST schemas, api/schemas/webhooks.ts, so both doors refuse alike).
+// then checked by the REST schemas, contract/webhooks.ts, so both doors refuse alike).
 import { z } from 'zod';
-import { toolArgs } from '../validate.ts';
+import { toolArgs } from '../../contract/validate.ts';
 
 /** What an owner may set, as the tools take it (checked by the REST schemas). */
 export const settingsIn = {

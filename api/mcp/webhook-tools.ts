@@ -1,14 +1,14 @@
 // MCP tools of the signed-in user's webhooks: create, set up (answer, forwarding, signatures,
 // retention), list, search captured requests, replay one, delete. Inputs are checked by the REST
-// schemas (api/schemas/webhooks.ts), so both doors refuse the same things with the same words.
+// schemas (contract/webhooks.ts), so both doors refuse the same things with the same words.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { capturedRequest, webhookReplayResult, webhookSettings } from '../schemas/responses-webhooks.ts';
-import { createBody, replayBody, searchQuery, updateBody, webhookIdField } from '../schemas/webhooks.ts';
+import { capturedRequest, webhookReplayResult, webhookSettings } from '../../contract/responses-webhooks.ts';
+import { createBody, replayBody, searchQuery, updateBody, webhookIdField } from '../../contract/webhooks.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { WebhookReplayService } from '../services/webhook-replay.ts';
 import type { WebhookService } from '../services/webhooks.ts';
-import { toolArgs, validate } from '../validate.ts';
+import { toolArgs, validate } from '../../contract/validate.ts';
 import { captureFilterIn, settingsIn, webhookIdIn } from './webhook-inputs.ts';
 import { TOOL_HINTS, withoutSuccess, type Run } from './run.ts';
 

@@ -2,10 +2,10 @@
 // answer, checked by its schema): for an assistant that sets up a handler and wants to see it judged.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { TEST_EVENT_PROVIDERS, testEvents } from '../../lib/webhook-events/index.ts';
-import { webhookTriggerResult, triggerFields } from '../schemas/webhook-trigger.ts';
-import { triggerBody } from '../schemas/webhooks.ts';
+import { webhookTriggerResult, triggerFields } from '../../contract/webhook-trigger.ts';
+import { triggerBody } from '../../contract/webhooks.ts';
 import type { WebhookService } from '../services/webhooks.ts';
-import { toolArgs, validate } from '../validate.ts';
+import { toolArgs, validate } from '../../contract/validate.ts';
 import { TOOL_HINTS, withoutSuccess, type Run } from './run.ts';
 import { webhookIdIn } from './webhook-inputs.ts';
 

@@ -1,11 +1,11 @@
-// The OpenAPI 3.1 document of /api/v1, built from the operation declarations of api/schemas/ (the
+// The OpenAPI 3.1 document of /api/v1, built from the operation declarations of contract/ (the
 // same ones the routers serve, with the zod schemas they validate with and the response schemas).
 // The integration suites check every answer they receive against it (test/support/client.ts).
 import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
-import { OPERATIONS } from '../schemas/index.ts';
-import type { Operation } from '../schemas/operation.ts';
-import * as R from '../schemas/responses.ts';
+import { OPERATIONS } from '../../contract/index.ts';
+import type { Operation } from '../../contract/operation.ts';
+import * as R from '../../contract/responses.ts';
 
 /** Every operation also answers these (authentication and rate limits), and 413 for large bodies. */
 /** Every operation: a query parameter it does not know is refused (400), as are a bad key and the rate limit. */

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { accountOperations as ops } from '../schemas/account.ts';
+import { accountOperations as ops } from '../../contract/account.ts';
 import type { Services } from '../services/index.ts';
 import { serve, type V1Router } from './serve.ts';
 

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { diagnosticsOperations as ops } from '../schemas/diagnostics.ts';
+import { diagnosticsOperations as ops } from '../../contract/diagnostics.ts';
 import type { Services } from '../services/index.ts';
 import { serve, type V1Router } from './serve.ts';
 

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { domainOperations as ops } from '../schemas/domains.ts';
+import { domainOperations as ops } from '../../contract/domains.ts';
 import type { Services } from '../services/index.ts';
 import { serve, type V1Router } from './serve.ts';
 

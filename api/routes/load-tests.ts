@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import { loadTestOperations as ops } from '../schemas/load-tests.ts';
+import { loadTestOperations as ops } from '../../contract/load-tests.ts';
+import { SERIES_COLUMNS } from '../../contract/series-columns.ts';
 import type { Services } from '../services/index.ts';
-import { SERIES_COLUMNS } from '../../domain/load/series.ts';
 import { csvFormat, NDJSON, startSse, startStream } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';
 import { sendReport } from '../pages/load-report.ts';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { createClientIp } from '../../lib/net/client-ip.ts';
-import { lookupOperations as ops } from '../schemas/lookups.ts';
+import { lookupOperations as ops } from '../../contract/lookups.ts';
 import type { Services } from '../services/index.ts';
 import { serve, type V1Router } from './serve.ts';
 

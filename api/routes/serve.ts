@@ -1,10 +1,10 @@
-// Serves one declared operation (api/schemas/operation.ts) on a router: its method and path, and its
+// Serves one declared operation (contract/operation.ts) on a router: its method and path, and its
 // query, headers and body validated before the handler runs (a 400 that names the field otherwise).
 import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
-import type { Operation, OperationInput } from '../schemas/operation.ts';
+import type { Operation, OperationInput } from '../../contract/operation.ts';
 import type { AuthState } from '../middleware/auth.ts';
-import { refuseUnknownParameters, validate } from '../validate.ts';
+import { refuseUnknownParameters, validate } from '../../contract/validate.ts';
 
 export type V1Router = Router<AuthState>;
 type V1Context = RouterContext<AuthState>;

@@ -1,6 +1,6 @@
 // REST twins of the MCP site tools, for API-key users: POST /api/v1/site/discover and /site/audit.
 import Router from '@koa/router';
-import { siteOperations as ops } from '../schemas/site.ts';
+import { siteOperations as ops } from '../../contract/site.ts';
 import type { Services } from '../services/index.ts';
 import { serve, type V1Router } from './serve.ts';
 

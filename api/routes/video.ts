@@ -1,7 +1,7 @@
 // REST twins of the MCP video tools, for API-key users: POST /api/v1/video/watermark-jobs and
 // GET /api/v1/video/watermark-jobs/{job_id}.
 import Router from '@koa/router';
-import { videoOperations as ops } from '../schemas/video.ts';
+import { videoOperations as ops } from '../../contract/video.ts';
 import type { Services } from '../services/index.ts';
 import { serve, type V1Router } from './serve.ts';
 

@@ -14,7 +14,7 @@ import {
   type BulkAnswers,
   type DomainCheckJob,
 } from '../../lib/jobs/domain-check.ts';
-import type { BulkInput, WhoisQuery } from '../schemas/domains.ts';
+import type { BulkInput, WhoisQuery } from '../../contract/domains.ts';
 
 /** Registry queries in flight per registry in a full bulk check, and DNS queries in flight in a fast one. */
 export const BULK_CONCURRENCY = { full: 4, fast: 50, availability_only: 50 } as const;

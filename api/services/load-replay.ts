@@ -1,4 +1,4 @@
-// A load test's replay (api/schemas/load-replay.ts) as the sequence its shards send
+// A load test's replay (contract/load-replay.ts) as the sequence its shards send
 // (domain/load/replay.ts): the caller's captures of one webhook, oldest first, or a HAR's entries in
 // the order they started; each request's method, headers (without those of the connection and those
 // the client sets) and body byte for byte, to the target with the request's path and query appended.
@@ -10,8 +10,8 @@ import { InvalidInputError, PlanLimitError } from '../../lib/errors.ts';
 import type { LoadTestConfig, ReplayRequest } from '../../lib/jobs/load-test.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK, MAX_TEST_SECONDS, PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 import { appendedUrl, resentHeaders, resentRequest } from '../../lib/webhook-resend.ts';
-import type { HarEntry } from '../schemas/load-replay.ts';
-import type { StartBody } from '../schemas/load-test-start.ts';
+import type { HarEntry } from '../../contract/load-replay.ts';
+import type { StartBody } from '../../contract/load-test-start.ts';
 import { LOAD_USER_AGENT, testHeaders } from './load-test-input.ts';
 import type { WebhookRequestService } from './webhook-requests.ts';
 

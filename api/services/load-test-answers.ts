@@ -1,8 +1,9 @@
 // The answers about a load test, assembled from what the service read: its status (live totals and
 // thresholds from the shards' snapshots while it runs, the stored results once ended), its results, the list.
-import type { ShardSnapshot } from '../../domain/load/generator.ts';
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import { liveMetrics, thresholdFigures } from '../../domain/load/metrics.ts';
-import { evaluateThresholds, parseThreshold, type Threshold } from '../../domain/load/thresholds.ts';
+import { parseThreshold, type Threshold } from '../../contract/thresholds.ts';
+import { evaluateThresholds } from '../../domain/load/thresholds.ts';
 import type { ShardSnapshotRow } from '../../db/load-test-shards.ts';
 import type { LoadTestRow } from '../../db/load-tests.ts';
 import type { FinalResults, LoadTestState } from '../../lib/jobs/load-test.ts';

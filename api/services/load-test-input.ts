@@ -3,8 +3,8 @@
 import { VERSION } from '../../lib/version.ts';
 import type { LoadTestConfig, LoadTestInput, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import type { RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
-import type { StartBody } from '../schemas/load-test-start.ts';
-import type { StepInput } from '../schemas/load-steps.ts';
+import type { StartBody } from '../../contract/load-test-start.ts';
+import type { StepInput } from '../../contract/load-steps.ts';
 
 /** What every request of a load test says it is, unless the test (or a replayed request) sets its own User-Agent. */
 export const LOAD_USER_AGENT = `netops-load/${VERSION}`;

@@ -1,6 +1,7 @@
 // Load tests for every door (REST, dashboard): start, status (also as a stream, with chart points for
 // the dashboard), stop, results, history. The workflow's state while a test runs; the stored row once
 // it has ended (it outlives Temporal's retention).
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import { intervalTracker, liveMetrics } from '../../domain/load/metrics.ts';
@@ -28,8 +29,7 @@ import {
   type LoadTestState,
   type ShardSnapshotRow,
 } from '../../lib/jobs/load-test.ts';
-import type { ShardSnapshot } from '../../domain/load/shard.ts';
-import type { StartBody } from '../schemas/load-test-start.ts';
+import type { StartBody } from '../../contract/load-test-start.ts';
 import type { SseTick } from '../sse.ts';
 import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
 import { publicConfig, remoteWriteTargets, targetOf } from './load-test-input.ts';

@@ -1,12 +1,12 @@
 // Lookups answered in the request (ARCHITECTURE.md: the API calls the domain code directly). Built
 // once per process: the IP database and the resolvers are not rebuilt per request or per MCP session.
-import { createDnsLookup, DNS_TYPES, type DnsType } from '../../domain/dns/lookup.ts';
+import { DNS_TYPES, type DnsQuery, type DnsType } from '../../contract/lookups.ts';
+import { createDnsLookup } from '../../domain/dns/lookup.ts';
 import { createHeaderCheck } from '../../domain/http-headers/check-url.ts';
 import { createIpInfo } from '../../domain/ip-info/lookup.ts';
 import type { Config } from '../../lib/config.ts';
 import { normalizeDomain } from '../../lib/domain-name.ts';
 import { plainIp } from '../../lib/net/client-ip.ts';
-import type { DnsQuery } from '../schemas/lookups.ts';
 
 export function lookupService({ config }: { config: Pick<Config, 'dnsServers' | 'networkAllow'> }) {
   const dnsLookup = createDnsLookup({ servers: config.dnsServers });

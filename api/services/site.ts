@@ -24,7 +24,7 @@ import {
   type Outcome,
   type PageType,
 } from '../../lib/jobs/site.ts';
-import type { auditInput, discoverInput } from '../schemas/site.ts';
+import type { auditInput, discoverInput } from '../../contract/site.ts';
 
 /** How long a request waits for its job; the job's answer still fills the cache after that. */
 export const SITE_JOB_WAIT_MS = 150_000;

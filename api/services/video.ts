@@ -23,7 +23,7 @@ import {
   type VideoJobState,
   type VideoProfile,
 } from '../../lib/jobs/video.ts';
-import type { VideoJobBody } from '../schemas/video.ts';
+import type { VideoJobBody } from '../../contract/video.ts';
 import { videoLinks } from './video-links.ts';
 import { ftypSignature } from './video-upload.ts';
 

@@ -9,7 +9,7 @@ import { NotFoundError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from '../../lib/plans.ts';
 import type { SseTick } from '../sse.ts';
-import { OUT_OF_ORDER_WINDOW } from '../schemas/webhooks.ts';
+import { OUT_OF_ORDER_WINDOW } from '../../contract/webhooks.ts';
 import type { WebhookRequestService } from './webhook-requests.ts';
 import { ownedWebhook } from './webhook-settings.ts';
 

@@ -5,12 +5,12 @@
 // at BENCH_SAMPLES (200) answers a second, with a long-tailed latency and the five phases, as the
 // shards store them (domain/load/histogram.ts: encodeHistogram), merged BENCH_ROUNDS (7) times for
 // each set of metrics a threshold may ask for: the median of the rounds, and the ratio.
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import hdr from 'hdr-histogram-js';
 import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { thresholdFigures } from '../../domain/load/metrics.ts';
 import { PHASES, PhaseHistograms } from '../../domain/load/phases.ts';
-import type { ShardSnapshot } from '../../domain/load/shard.ts';
-import type { ThresholdMetric } from '../../domain/load/thresholds.ts';
+import type { ThresholdMetric } from '../../contract/threshold-words.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { quantile } from './machine.ts';
 

@@ -5,11 +5,11 @@
 // event loop keeps what a load worker's keeps: the heartbeats and storing the reports. Messages:
 //   in:  {op: 'start', key, startAt, clock} | {op: 'end', key}
 //   out: {key, due, snapshot, final}
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
 import { PerSecondCounts } from '../../domain/load/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
-import type { ShardSnapshot } from '../../domain/load/shard.ts';
 import { carriesPhases, onClock, type ReportClock } from '../../domain/load/report-clock.ts';
 import { lowerThisThread } from '../../domain/load/thread-priority.ts';
 

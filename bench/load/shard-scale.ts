@@ -19,6 +19,7 @@
 // last minute) and, on Postgres, the write-ahead log it wrote per shard-second (every table and index
 // with their overhead); then the largest N on time (every snapshot stored within its second, no
 // second skipped, no heartbeat older than its timeout: workflows/load-test-plan.ts).
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +33,6 @@ import { findOrCreateUser } from '../../db/users.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import { startBuilders } from './shard-scale-builders.ts';
-import type { ShardSnapshot } from '../../domain/load/shard.ts';
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
 import { sharedTicker } from '../../lib/ticker.ts';
 import { freePort, tempDir } from '../../test/support/processes.ts';

@@ -1,7 +1,7 @@
 // netops whois|check|dns|ip|headers when they run (their flags: commands/lookups.ts).
 import fs from 'node:fs';
-import type * as domains from '../../api/schemas/domains.ts';
-import type * as lookups from '../../api/schemas/lookups.ts';
+import type * as domains from '../../contract/domains.ts';
+import type * as lookups from '../../contract/lookups.ts';
 import { client, pathOf, type AnswerOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { domainOperations, lookupOperations } from '../contract.ts';

@@ -1,5 +1,5 @@
 // netops webhook replay when it runs (its flags: commands/webhook-replay.ts).
-import type * as webhooks from '../../api/schemas/webhooks.ts';
+import type * as webhooks from '../../contract/webhooks.ts';
 import type { AnswerOf } from '../client.ts';
 import { pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';

@@ -1,5 +1,5 @@
 // netops webhook trigger when it runs (its flags: commands/webhook-trigger.ts).
-import type * as webhooks from '../../api/schemas/webhooks.ts';
+import type * as webhooks from '../../contract/webhooks.ts';
 import {
   type TestEventProvider,
   testEvent,
@@ -76,7 +76,7 @@ async function toUrl(url: string, provider: TestEventProvider, event: string, o:
   if (o.header !== undefined && provider !== 'hmac-sha256')
     throw new UsageError(`--header: ${provider} names its own signature headers (--header goes with hmac-sha256)`);
   // The API's header-name rule, loaded with zod only when a header is named.
-  if (o.header !== undefined && !(await import('../../api/schemas/http-fields.ts')).HEADER_NAME.test(o.header))
+  if (o.header !== undefined && !(await import('../../contract/http-fields.ts')).HEADER_NAME.test(o.header))
     throw new UsageError(`--header: "${o.header}" is not a header name`);
   if (o.unsigned && o.header !== undefined) throw new UsageError('--header: nothing is signed with --unsigned');
   const secret = o.unsigned

@@ -2,9 +2,7 @@
 // resolvers of DNS_SERVERS or the system's.
 import { Resolver } from 'node:dns/promises';
 import { NotFoundError, UpstreamError } from '../../lib/errors.ts';
-
-export const DNS_TYPES = ['A', 'AAAA', 'MX', 'NS', 'TXT', 'CNAME', 'SOA'] as const;
-export type DnsType = (typeof DNS_TYPES)[number];
+import type { DnsType } from '../../contract/lookups.ts';
 
 export interface SoaRecord {
   primary_ns: string;

@@ -7,6 +7,7 @@
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
 // Counted in a tally (tally.ts); after a connection error a user (or connection) rests (backoff.ts).
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Rests } from './backoff.ts';
@@ -16,10 +17,10 @@ import { Replay, type ReplayUser } from './replay.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
 import { ShardTally } from './tally.ts';
 import { wireOf } from './wire.ts';
-import { END_GRACE_MS, TIMEOUT_SWEEP_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
+import { END_GRACE_MS, TIMEOUT_SWEEP_MS, type ShardPlan } from './shard.ts';
 
 export { newHistogram } from './histogram.ts';
-export { REQUEST_TIMEOUT_MS, type ShardPlan, type ShardSnapshot } from './shard.ts';
+export { REQUEST_TIMEOUT_MS, type ShardPlan } from './shard.ts';
 
 type Connection = LoadConnection<unknown>;
 /** After an answer: whether it failed, and whether the target got the request (no: a connection error). */

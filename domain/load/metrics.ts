@@ -3,16 +3,18 @@
 // snapshot); times are milliseconds; error_rate is a percentage of attempts. Requests are those the
 // target got; connection errors are counted beside them (totals.ts), and a run whose every attempt
 // failed has the verdict failed, thresholds or not (verdict.ts).
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../lib/jobs/load-test.ts';
-import { newHistogram, type ShardSnapshot } from './generator.ts';
+import { newHistogram } from './generator.ts';
 import { addEncodedHistogram } from './histogram.ts';
 import type { MergedSecond } from './per-second.ts';
 import { lostBy, shardRestarts } from './restarts.ts';
 import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from './phases.ts';
 import { mergeSteps } from './scenario.ts';
 import { mergeHttp2 } from './snapshot-merge.ts';
-import { evaluateThresholds, isPhaseMetric, PERCENTILES, type ThresholdMetric } from './thresholds.ts';
+import { isPhaseMetric, PERCENTILES, type ThresholdMetric } from '../../contract/threshold-words.ts';
+import { evaluateThresholds } from './thresholds.ts';
 import { errorRate, liveOf, ms, round2, totals, type Totals } from './totals.ts';
 import { runVerdict, unreachableDetail } from './verdict.ts';
 

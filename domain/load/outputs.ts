@@ -8,14 +8,14 @@
 // interval alone (the requests sent in the seconds since the previous write, merged from the
 // per-second histograms as the series endpoint merges them), under names of their own. Every series
 // carries `test_id`, `target_host` and the test's tags.
+import type { SecondFigures, ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { RemoteWriteSeries } from '../../lib/prometheus-remote-write.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { mergedFigures } from './metrics.ts';
-import { mergeSeconds, type SecondFigures } from './per-second.ts';
+import { mergeSeconds } from './per-second.ts';
 import { PHASES } from './phases.ts';
 import { type SeriesRow, seriesRows } from './series.ts';
-import type { ShardSnapshot } from './shard.ts';
-import type { ThresholdMetric } from './thresholds.ts';
+import type { ThresholdMetric } from '../../contract/threshold-words.ts';
 
 /** The latency statistics sent, each a gauge of netops_http_req_duration_seconds and of its _interval_ twin. */
 export const DURATION_STATS = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'] as const;

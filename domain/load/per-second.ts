@@ -8,36 +8,7 @@
 import { addEncodedHistogram, encodeHistogram } from './histogram.ts';
 import hdr from 'hdr-histogram-js';
 import { PHASES, type PhaseTimes } from './phases.ts';
-
-/** One second's figures as one report holds them (what it added since the previous one). */
-export interface SecondFigures {
-  second: number;
-  sent: number;
-  answered: number;
-  failed: number;
-  latencySumUs: number;
-  latencyMaxUs: number;
-  /** HDR histogram of the answers' latencies in µs, compressed base64 (absent: no answer). */
-  histogram?: string;
-  /** Answers by status code (answers with a status; socket errors and timeouts have none). */
-  statusCodes?: Record<string, number>;
-  /** Of the answers with a status: their count and the sums of their phases in µs (PHASES' order). */
-  phased?: number;
-  phaseSumUs?: number[];
-  /** Attempts that failed before their request was sent (tally.ts): in none of the figures above. */
-  connectionErrors?: number;
-}
-
-/**
- * Which seconds a shard attempt sent in, and its last pace (what a lost attempt's gap and loss are read
- * from: restarts.ts).
- */
-export interface Sending {
-  first: number;
-  last: number;
-  /** The larger of the requests sent in the last second and in the one before it. */
-  pace: number;
-}
+import type { SecondFigures, Sending } from '../../lib/load/snapshot.ts';
 
 type Histogram = ReturnType<typeof hdr.build>;
 

@@ -4,8 +4,8 @@
 // seconds of the test (the per-second index of what was
 // sent) from the dead attempt's last second with a request to the next attempt's first; what the dead
 // attempt sent that no stored snapshot answered is counted lost, from its last count of what it sent.
+import type { Sending } from '../../lib/load/snapshot.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
-import type { Sending } from './per-second.ts';
 
 interface Attempt {
   /** Of the requests it sent, those its snapshot counted answered, and its connection errors. */

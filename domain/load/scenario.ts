@@ -4,6 +4,7 @@
 // into the next request's header, a created order's id into the next path). Counts and latencies are
 // kept per step (HDR histograms, merged exactly across shards like the totals).
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
+import type { StepSnapshot } from '../../lib/load/snapshot.ts';
 import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
 import type { Job } from './connection.ts';
 import type { RequestSpec } from './request.ts';
@@ -116,18 +117,6 @@ export class Scenario<R> {
     user.step = ok ? (user.step + 1) % this.steps.length : 0;
     return ok;
   }
-}
-
-/** What each step's requests did: counts, latencies (µs) and status codes. */
-export interface StepSnapshot {
-  name: string;
-  requests: number;
-  failed: number;
-  latencySumUs: number;
-  histogram: string;
-  statusCodes: Record<string, number>;
-  /** Answers a capture found nothing in. */
-  captureFailures: number;
 }
 
 export class StepStats {

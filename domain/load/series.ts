@@ -4,30 +4,12 @@
 // and errors, the attempts that never became requests (connection errors), and the mean of each
 // phase. Merged exactly across reports, shards and attempts
 // (per-second.ts): the percentiles come from each second's histograms added bucket by bucket.
+import type { SecondFigures } from '../../lib/load/snapshot.ts';
+import { type SERIES_COLUMNS, SERIES_PERCENTILES, STATUS_CLASSES } from '../../contract/series-columns.ts';
 import { PHASES } from '../../lib/load/phases.ts';
-import { mergeSeconds, type MergedSecond, type SecondFigures } from './per-second.ts';
+import { mergeSeconds, type MergedSecond } from './per-second.ts';
 import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from './shard.ts';
 import { errorRate } from './totals.ts';
-
-const PERCENTILES = { p50: 50, p90: 90, p95: 95, p99: 99 } as const;
-const STATUS_CLASSES = ['2', '3', '4', '5'] as const;
-
-export const SERIES_COLUMNS = [
-  'second',
-  'time',
-  'users',
-  'requests',
-  'answered',
-  'failed',
-  'error_rate',
-  'avg_response_time',
-  ...(Object.keys(PERCENTILES) as Array<keyof typeof PERCENTILES>).map((p) => `${p}_response_time` as const),
-  'max_response_time',
-  ...STATUS_CLASSES.map((c) => `status_${c}xx` as const),
-  'errors',
-  'connection_errors',
-  ...PHASES.map((p) => `${p}_avg` as const),
-] as const;
 
 /**
  * A row; a second of a test stored before its seconds had histograms and statuses has null (an empty CSV cell) for
@@ -70,12 +52,12 @@ export function seriesRows(
       error_rate: errorRate(s?.failed ?? 0, answered, s?.connectionErrors ?? 0),
       avg_response_time: answered ? ms(s!.latencySumUs / answered) : 0,
       ...(Object.fromEntries(
-        Object.entries(PERCENTILES).map(([p, q]) => [
+        Object.entries(SERIES_PERCENTILES).map(([p, q]) => [
           `${p}_response_time`,
           // HDR gives a bucket's highest value: never above the slowest answer measured.
           detail(h?.totalCount ? ms(Math.min(h.getValueAtPercentile(q), s!.latencyMaxUs)) : 0),
         ]),
-      ) as Record<`${keyof typeof PERCENTILES}_response_time`, number | null>),
+      ) as Record<`${keyof typeof SERIES_PERCENTILES}_response_time`, number | null>),
       max_response_time: ms(s?.latencyMaxUs ?? 0),
       ...(Object.fromEntries(STATUS_CLASSES.map((c) => [`status_${c}xx`, detail(inClass(c))])) as Record<
         `status_${(typeof STATUS_CLASSES)[number]}xx`,

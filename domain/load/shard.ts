@@ -1,10 +1,7 @@
-// What a shard of a load test is given (its plan) and what it reports (its snapshots, stored every
-// second and merged into the status and the results: metrics.ts).
+// What a shard of a load test is given (its plan) and when it reports its snapshots (lib/load/snapshot.ts:
+// stored every second and merged into the status and the results, metrics.ts).
 import type { ReplayPlan, ShardTarget } from '../../lib/jobs/load-test.ts';
-import type { SecondFigures, Sending } from './per-second.ts';
-import type { Phase } from './phases.ts';
 import type { Stage } from './profile.ts';
-import type { StepSnapshot } from './scenario.ts';
 
 export interface ShardPlan {
   target: ShardTarget;
@@ -34,59 +31,6 @@ export interface ShardPlan {
   replay?: ReplayPlan;
   /** NETWORK_ALLOW: the SSRF guard checks every connection the pool opens. */
   allow: readonly string[];
-}
-
-/** Running totals of a shard; a stored snapshot is what the status and results are built from. */
-export interface ShardSnapshot {
-  /** Requests the target got (written on an open connection): successful + failed. */
-  total: number;
-  successful: number;
-  failed: number;
-  /**
-   * Attempts that failed before their request was written (refused, reset or timed out while
-   * connecting, TLS, DNS, the SSRF guard): in no other figure but `errors` (absent: none, or a
-   * snapshot stored before they were counted apart).
-   */
-  connectionErrors?: number;
-  bytesSent: number;
-  bytesReceived: number;
-  /** Sum of latencies, microseconds (the exact mean; the histogram's is bucketed). */
-  latencySumUs: number;
-  /** HDR histogram of latencies in microseconds, compressed base64. */
-  histogram: string;
-  statusCodes: Record<string, number>;
-  errors: Record<string, number>;
-  inFlight: number;
-  /** Open model: arrivals not sent because every connection and the queue were busy. */
-  dropped: number;
-  /** This attempt stopped because a later one of the same shard had started (restarts.ts). */
-  superseded?: boolean;
-  /** The test window's length in seconds, as the activity stores it (restarts.ts bounds a gap by it). */
-  windowSeconds?: number;
-  /** The test's shards in all, as the activity stores it (the series waits for a report of each). */
-  shards?: number;
-  /** Epoch ms of the first request sent and of this snapshot. */
-  firstSentAt: number | null;
-  takenAt: number;
-  /** The seconds it sent in and its last pace (restarts.ts); absent before it sent anything. */
-  sending?: Sending | null;
-  /**
-   * Each second's figures added since the previous snapshot (per-second.ts): handed out once, stored
-   * once beside the snapshot (db/load-test-shards.ts: writeShardReports), never in it, so a stored snapshot
-   * keeps the same size however long the test runs.
-   */
-  newSeconds?: SecondFigures[];
-  /**
-   * HDR histograms (compressed base64, microseconds) of each phase of every request: DNS, connect,
-   * TLS, time to first byte, transfer (phases.ts). Absent in an empty snapshot.
-   */
-  phases?: Record<Phase, string>;
-  /** A scenario's steps (scenario.ts), in order. */
-  steps?: StepSnapshot[];
-  /** Answers by the protocol that gave them, as ALPN names it (http/1.1, h2). */
-  protocols?: Record<string, number>;
-  /** HTTP/2: the connections opened, and the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server set (null: none). */
-  http2?: { connections: number; serverMaxStreams: number | null };
 }
 
 /** A request unanswered this long is given up (the test's `errors` count it as a timeout). */

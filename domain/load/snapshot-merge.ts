@@ -1,11 +1,10 @@
 // One shard's snapshot from the snapshots of its parts (a shard runs its users on several threads:
 // threads.ts). Counts add, histograms merge bucket by bucket, times take the earliest first request
 // and the latest snapshot: the shard reports as if one generator had run all its users.
+import type { ShardSnapshot, StepSnapshot } from '../../lib/load/snapshot.ts';
 import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
 import { mergeSending } from './per-second.ts';
 import { PHASES, type Phase } from './phases.ts';
-import type { StepSnapshot } from './scenario.ts';
-import type { ShardSnapshot } from './shard.ts';
 
 const add = (into: Record<string, number>, from: Record<string, number>) => {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;

@@ -5,13 +5,13 @@
 // while connecting, TLS, DNS, the SSRF guard) is counted apart: by kind in `errors` and in
 // `connectionErrors`, never in the requests, their latencies or their seconds' sent and answered,
 // so that `total` is what the target got and the percentiles are those of the requests it got.
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { LoadConnection } from './connection.ts';
 import { encodeHistogram, newHistogram } from './histogram.ts';
 import type { Http2Counts } from './http2.ts';
 import { PerSecondCounts } from './per-second.ts';
 import { PhaseHistograms } from './phases.ts';
-import type { ShardSnapshot } from './shard.ts';
 import { SocketBytes } from './socket-bytes.ts';
 
 export class ShardTally {

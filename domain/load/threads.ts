@@ -7,15 +7,15 @@
 // unasked (shard-thread.ts); the shard tells its owner once every part has reported a round, and
 // hands out the merged totals when the owner takes them (latest). Threads are started on first
 // use and kept; every shard of the process shares them (a replay's shards, those of its priority).
+import type { SecondFigures, ShardSnapshot } from '../../lib/load/snapshot.ts';
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
-import type { ShardPlan, ShardSnapshot } from './shard.ts';
+import type { ShardPlan } from './shard.ts';
 import type { ReportClock } from './report-clock.ts';
 import type { ThreadRequest } from './shard-thread.ts';
 import { encodeHistogram, newHistogram } from './histogram.ts';
-import type { SecondFigures } from './per-second.ts';
 import { mergeSnapshots } from './snapshot-merge.ts';
 
 type ThreadAnswer =

@@ -4,8 +4,8 @@
 // far: refused, reset or timed out while connecting, TLS, DNS, the SSRF guard) are `connectionErrors`,
 // apart from it, from the latencies and from the throughput, and counted as failures in `error_rate`
 // (the share of attempts that failed, as k6's http_req_failed counts them).
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { LiveMetrics, ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
-import type { ShardSnapshot } from './shard.ts';
 
 export const round2 = (n: number) => Math.round(n * 100) / 100;
 export const ms = (us: number) => round2(us / 1000);

@@ -10,10 +10,10 @@ import { getDomain } from 'tldts';
 import { UpstreamError } from '../../lib/errors.ts';
 import type { Discovery } from '../../lib/jobs/site.ts';
 import type { GuardedFetch } from '../../lib/net/guarded-fetch.ts';
+import { MAX_PAGES } from '../../contract/site.ts';
 
 export type { Discovery };
 
-export const MAX_PAGES = 20;
 export const MAX_SITEMAPS = 10;
 export const MAX_SITEMAP_DEPTH = 2;
 /** A sitemap may hold 50,000 URLs (about 10 MB); gzip ones expand to at most this. */

@@ -2,7 +2,8 @@
 import type { CheckSummary, LookupMode } from '../../lib/jobs/domain-check.ts';
 import type { CachedCheck } from './lookup.ts';
 import { emptyParsedData } from './parse.ts';
-import { HIGH_PRICE_USD, priceOf, usdPrice, type Currency } from './pricing.ts';
+import type { Currency } from '../../contract/domains.ts';
+import { HIGH_PRICE_USD, priceOf, usdPrice } from './pricing.ts';
 
 export type PremiumType = 'reserved' | 'registry_premium' | 'aftermarket' | 'high_price';
 

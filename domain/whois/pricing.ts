@@ -3,9 +3,7 @@
 // both in USD, converted with the ECB reference rates (EUR base). No price is invented: a suffix
 // neither list sells has null prices.
 import fs from 'node:fs';
-
-export const CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'INR', 'CAD', 'AUD', 'JPY', 'MXN', 'BRL'] as const;
-export type Currency = (typeof CURRENCIES)[number];
+import { CURRENCIES, type Currency } from '../../contract/domains.ts';
 
 /** `high_price` premium rule: a first-year registration price at or above this many USD. */
 export const HIGH_PRICE_USD = 100;

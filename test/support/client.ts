@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { Target } from './global-setup.ts';
 import { runScript } from './processes.ts';
-import { errorResult } from '../../api/schemas/responses.ts';
+import { errorResult } from '../../contract/responses.ts';
 import { operationFor, statusesOf } from '../../api/openapi/document.ts';
 
 export const targets = (): Target[] => inject('targets');

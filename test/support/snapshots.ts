@@ -1,8 +1,8 @@
 // A shard's snapshot as the unit tests of the merges give it: latencies (ms) recorded in its histogram,
 // counts and the latency sum from them; `over` sets the rest (failures, times, status codes, bytes).
+import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import hdr from 'hdr-histogram-js';
 import { newHistogram } from '../../domain/load/histogram.ts';
-import type { ShardSnapshot } from '../../domain/load/shard.ts';
 
 export function shardSnapshot(latenciesMs: number[], over: Partial<ShardSnapshot> = {}): ShardSnapshot {
   const h = newHistogram();

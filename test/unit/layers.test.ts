@@ -1,22 +1,17 @@
 // The layers of ARCHITECTURE.md, checked on the import graph of the source tree: doors reach the
 // database and Temporal only through services, the API reaches domain code and never the activities,
-// domain code stands on lib alone, nothing low imports from above it, no module imports itself back
-// through others, and no module grows past 300 lines.
+// the contract stands on lib alone and the command line on the contract and lib, domain code on the
+// contract and lib, the database on lib and the contract, nothing low imports from above it, no module
+// imports itself back through others, and no module grows past 300 lines.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
+import { SOURCE_DIRS, sourceFiles } from '../support/source-tree.ts';
 
-const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'domain', 'lib', 'scripts', 'workers', 'workflows'];
+/** The server's folders: what the contract and the command line never reach. */
+const SERVER_DIRS = ['api', 'db', 'domain', 'activities', 'workflows', 'workers'];
 const MAX_LINES = 300;
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
 
 const files = SOURCE_DIRS.flatMap(sourceFiles);
 /** Each file's relative imports (static, re-exports and dynamic), as paths from the root. */
@@ -30,6 +25,18 @@ const imports = new Map(
   }),
 );
 const under = (file: string, dir: string) => file.startsWith(`${dir}/`);
+/** Every file `starts` reach through their imports (static, re-exports and dynamic), themselves included. */
+function closureOf(starts: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const stack = [...starts];
+  while (stack.length) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    stack.push(...(imports.get(file) ?? []));
+  }
+  return [...seen];
+}
 const doorsOf = (file: string) => ['api/routes', 'api/mcp', 'api/dashboard', 'api/openapi'].find((d) => under(file, d));
 
 describe('layers', () => {
@@ -64,14 +71,37 @@ describe('layers', () => {
     expect(sideways).toEqual([]);
   });
 
-  it('domain code imports only lib and other domain code', () => {
+  it('domain code imports only the contract, lib and other domain code', () => {
     const reached = [...imports].flatMap(([file, targets]) =>
       under(file, 'domain')
-        ? targets.filter((t) => !under(t, 'domain') && !under(t, 'lib')).map((t) => `${file} -> ${t}`)
+        ? targets
+            .filter((t) => !under(t, 'domain') && !under(t, 'contract') && !under(t, 'lib'))
+            .map((t) => `${file} -> ${t}`)
         : [],
     );
     expect(reached).toEqual([]);
     expect(files.filter((f) => under(f, 'domain')).length).toBeGreaterThan(30);
+  });
+
+  it('the contract imports only the contract and lib, and the lib files it reaches nothing of the server', () => {
+    const contract = files.filter((f) => under(f, 'contract'));
+    const reached = [...imports].flatMap(([file, targets]) =>
+      under(file, 'contract')
+        ? targets.filter((t) => !under(t, 'contract') && !under(t, 'lib')).map((t) => `${file} -> ${t}`)
+        : [],
+    );
+    expect(reached).toEqual([]);
+    expect(closureOf(contract).filter((f) => SERVER_DIRS.some((d) => under(f, d)))).toEqual([]);
+    expect(contract.length).toBeGreaterThan(20);
+  });
+
+  it('the database imports only lib, the contract and itself: what it stores is declared below it', () => {
+    const reached = [...imports].flatMap(([file, targets]) =>
+      under(file, 'db')
+        ? targets.filter((t) => !['db', 'lib', 'contract'].some((d) => under(t, d))).map((t) => `${file} -> ${t}`)
+        : [],
+    );
+    expect(reached).toEqual([]);
   });
 
   it('activities, domain, lib and db import nothing from workflows, workers or the API', () => {
@@ -83,17 +113,19 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
-  it("the command line is a client of the REST API: it imports the API's schemas and validation and pure lib modules, nothing else of the server", () => {
+  it('the command line is a client of the REST API: it imports the contract and lib, nothing of the server', () => {
+    const cli = files.filter((f) => under(f, 'cli'));
     const allowed = (t: string) =>
       under(t, 'cli') ||
-      under(t, 'api/schemas') ||
-      t === 'api/validate.ts' ||
+      under(t, 'contract') ||
       (under(t, 'lib') && !under(t, 'lib/temporal') && !under(t, 'lib/kv') && !under(t, 'lib/blob'));
     const reached = [...imports].flatMap(([file, targets]) =>
       under(file, 'cli') ? targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`) : [],
     );
     expect(reached).toEqual([]);
-    expect(files.filter((f) => under(f, 'cli')).length).toBeGreaterThan(5);
+    // Its whole closure, followed through every import (the contract's lib files included).
+    expect(closureOf(cli).filter((f) => SERVER_DIRS.some((d) => under(f, d)))).toEqual([]);
+    expect(cli.length).toBeGreaterThan(5);
   });
 
   it('has no import circles', () => {

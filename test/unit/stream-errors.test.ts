@@ -8,16 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
-
-const SOURCE_DIRS = ['api', 'activities', 'bench', 'cli', 'db', 'domain', 'lib', 'scripts', 'workers', 'workflows'];
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
+import { SOURCE_DIRS, sourceFiles } from '../support/source-tree.ts';
 
 const files = SOURCE_DIRS.flatMap(sourceFiles).map((file) => ({
   file,

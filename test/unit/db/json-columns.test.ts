@@ -1,5 +1,6 @@
 // The JSON columns read back as the shapes the code writes: a real shard's snapshot and a real test's
 // results survive the database's JSON unchanged, and a value that lost its shape fails naming its column.
+import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureDeliveryColumn, readJsonColumn, readNullableJsonColumn } from '../../../db/json-columns.ts';
 import {
@@ -9,10 +10,10 @@ import {
   shardSecondsColumn,
   shardSnapshotColumn,
 } from '../../../db/load-test-columns.ts';
-import { ShardGenerator, type ShardSnapshot } from '../../../domain/load/generator.ts';
+import { ShardGenerator } from '../../../domain/load/generator.ts';
 import { finalResults } from '../../../domain/load/metrics.ts';
 import { mergeSeconds } from '../../../domain/load/per-second.ts';
-import { parseThreshold, type Threshold } from '../../../domain/load/thresholds.ts';
+import { parseThreshold, type Threshold } from '../../../contract/thresholds.ts';
 import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
 
 /** What the database gives back: the JSON text parsed (jsonb does the same to holes: null). */

@@ -2,6 +2,7 @@
 // stored once beside a snapshot that does not grow, a failed write's seconds kept for the next one, the
 // stop and a later attempt told in the same round trip, and the snapshots stored before the seconds
 // had their own table moved there by the migration, nothing lost (and back when it is undone).
+import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,6 @@ import { DependencyUnavailableError } from '../../../lib/errors.ts';
 import { migrationProvider } from '../../../db/migrations/index.ts';
 import { upsertUser } from '../../../db/users.ts';
 import { mergeSeconds, PerSecondCounts } from '../../../domain/load/per-second.ts';
-import type { ShardSnapshot } from '../../../domain/load/shard.ts';
 import { shardSnapshot } from '../../support/snapshots.ts';
 import { loadTestConfig } from '../../support/load-config.ts';
 import { tempDir } from '../../support/processes.ts';

@@ -16,7 +16,7 @@ import { readShardSnapshots } from '../../../../db/load-test-shards.ts';
 import { createLoadTest, findOwnedLoadTest } from '../../../../db/load-tests.ts';
 import { upsertUser } from '../../../../db/users.ts';
 import { ThreadedShard } from '../../../../domain/load/threads.ts';
-import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
+import { parseThreshold, type Threshold } from '../../../../contract/thresholds.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
 import { tempDir } from '../../../support/processes.ts';
 import { loadTestConfig } from '../../../support/load-config.ts';

@@ -4,7 +4,7 @@
 // the caller should hear (a refused address, a page too large) as a value, not a thrown error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSiteActivities, type SiteActivities } from '../../../../activities/site/index.ts';
-import { MAX_PAGES } from '../../../../domain/site/discover.ts';
+import { MAX_PAGES } from '../../../../contract/site.ts';
 import { MemoryKvStore } from '../../../../lib/kv/index.ts';
 import { startAuditSite, startSitemapSite, type SiteFixture } from '../../../fixtures/sites.ts';
 

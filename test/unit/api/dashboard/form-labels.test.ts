@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { labelled } from '../../../../api/dashboard/form-labels.ts';
 import { START_LABELS, startBodyFromForm } from '../../../../api/dashboard/load-test-form.ts';
 import { WEBHOOK_FORM_LABELS, settingsFromForm } from '../../../../api/dashboard/webhook-settings.ts';
-import { startBody } from '../../../../api/schemas/load-test-start.ts';
-import { replayBody, searchQuery, updateBody } from '../../../../api/schemas/webhooks.ts';
-import { fieldsOf, validate } from '../../../../api/validate.ts';
+import { startBody } from '../../../../contract/load-test-start.ts';
+import { replayBody, searchQuery, updateBody } from '../../../../contract/webhooks.ts';
+import { fieldsOf, validate } from '../../../../contract/validate.ts';
 import { InvalidInputError } from '../../../../lib/errors.ts';
 
 const refusal = (run: () => unknown): Error => {

@@ -3,7 +3,7 @@
 // own schema takes it once the target and the users are filled in.
 import { describe, expect, it } from 'vitest';
 import { replayFormOf, startBodyFromForm } from '../../../../api/dashboard/load-test-form.ts';
-import { startBody } from '../../../../api/schemas/load-test-start.ts';
+import { startBody } from '../../../../contract/load-test-start.ts';
 
 describe('replayFormOf', () => {
   it("fills the start body's replay with the webhook and the filters a replay takes", () => {

@@ -3,7 +3,7 @@ import { looseObjectsOf } from '../../../support/json-schema.ts';
 import { describe, expect, it } from 'vitest';
 import type Router from '@koa/router';
 import { buildOpenApi } from '../../../../api/openapi/document.ts';
-import { OPERATIONS } from '../../../../api/schemas/index.ts';
+import { OPERATIONS } from '../../../../contract/index.ts';
 import { createServices } from '../../../../api/services/index.ts';
 import { v1Routers } from '../../../../api/routes/index.ts';
 import { loadConfig } from '../../../../lib/config.ts';

@@ -2,10 +2,10 @@
 // each, at most MAX_REPLAY_HEADER_BYTES (unbounded, a few megabytes of the test's own headers on
 // 10,000 entries made a sequence of tens of gigabytes); refused naming the figures.
 import { describe, expect, it } from 'vitest';
-import { startBody } from '../../../../api/schemas/load-test-start.ts';
+import { startBody } from '../../../../contract/load-test-start.ts';
 import { headerBytes, loadReplayService, MAX_REPLAY_HEADER_BYTES } from '../../../../api/services/load-replay.ts';
 import { LOAD_USER_AGENT } from '../../../../api/services/load-test-input.ts';
-import type { StartBody } from '../../../../api/schemas/load-test-start.ts';
+import type { StartBody } from '../../../../contract/load-test-start.ts';
 
 const ENTRIES = 10_000;
 const har = {

@@ -1,7 +1,7 @@
 // What a start body becomes for the shards: the test's headers and credentials on every request,
 // a step's own header replacing the test's of the same name whatever its case.
 import { describe, expect, it } from 'vitest';
-import { startBody } from '../../../../api/schemas/load-test-start.ts';
+import { startBody } from '../../../../contract/load-test-start.ts';
 import { LOAD_USER_AGENT, targetOf, testHeaders } from '../../../../api/services/load-test-input.ts';
 
 describe('a load test start body as the shards send it', () => {

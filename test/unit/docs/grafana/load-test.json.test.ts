@@ -6,7 +6,7 @@
 // against a real Prometheus in test/integration/load-outputs.test.ts.)
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { outputsSchema } from '../../../../api/schemas/load-outputs.ts';
+import { outputsSchema } from '../../../../contract/load-outputs.ts';
 import { OUTPUT_METRICS } from '../../../../domain/load/outputs.ts';
 
 interface Target {

@@ -1,6 +1,7 @@
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDnsLookup, DNS_TYPES, type DnsLookup } from '../../../../domain/dns/lookup.ts';
+import { DNS_TYPES } from '../../../../contract/lookups.ts';
+import { createDnsLookup, type DnsLookup } from '../../../../domain/dns/lookup.ts';
 import { startDnsServer, ZONE_SOA, type DnsFixture } from '../../../fixtures/dns-server.ts';
 
 describe('DNS lookup against a loopback DNS server', () => {

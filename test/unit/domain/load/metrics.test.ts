@@ -1,11 +1,11 @@
 // The live chart's points: rate, errors and percentiles of the last interval, not since the start.
+import type { ShardSnapshot } from '../../../../lib/load/snapshot.ts';
 import { describe, expect, it } from 'vitest';
-import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
 import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults, intervalTracker, thresholdFigures } from '../../../../domain/load/metrics.ts';
 import { newPhaseTimes, PhaseHistograms } from '../../../../domain/load/phases.ts';
 import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
-import { parseThreshold, type Threshold } from '../../../../domain/load/thresholds.ts';
+import { parseThreshold, type Threshold } from '../../../../contract/thresholds.ts';
 
 const snapshot = (latenciesMs: number[], failed: number, firstSentAt: number, takenAt: number) =>
   shardSnapshot(latenciesMs, { failed, firstSentAt, takenAt });

@@ -2,13 +2,13 @@
 // results' own figures once ended, counts per status; the users a profile has at a moment. A write's
 // interval: only the seconds in its window, merged exactly across shards, reports and attempts, its
 // percentiles those of every answer in it; nothing for a window without an attempt.
+import type { SecondFigures, ShardSnapshot } from '../../../../lib/load/snapshot.ts';
 import { describe, expect, it } from 'vitest';
-import type { ShardSnapshot } from '../../../../domain/load/generator.ts';
 import { newHistogram } from '../../../../domain/load/histogram.ts';
 import { shardSnapshot, snapshotRow } from '../../../support/snapshots.ts';
 import { finalResults } from '../../../../domain/load/metrics.ts';
 import { intervalSeries, OUTPUT_METRICS, outputSeries, windowRow } from '../../../../domain/load/outputs.ts';
-import { PerSecondCounts, type SecondFigures } from '../../../../domain/load/per-second.ts';
+import { PerSecondCounts } from '../../../../domain/load/per-second.ts';
 
 const snapshot = (latenciesMs: number[], failed: number, statusCodes: Record<string, number>) =>
   shardSnapshot(latenciesMs, {

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { mergeSeconds, PerSecondCounts } from '../../../../domain/load/per-second.ts';
 import { newPhaseTimes } from '../../../../domain/load/phases.ts';
-import { secondPercentiles, seriesRows, SERIES_COLUMNS } from '../../../../domain/load/series.ts';
+import { SERIES_COLUMNS } from '../../../../contract/series-columns.ts';
+import { secondPercentiles, seriesRows } from '../../../../domain/load/series.ts';
 
 const phases = (ttfbMs: number) => ({ ...newPhaseTimes(), connect: 100, ttfb: ttfbMs * 1000 });
 

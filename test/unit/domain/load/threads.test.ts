@@ -2,11 +2,12 @@
 // reporting on its thread's clock, unasked, and the parts' totals merged into one snapshot
 // (mergeSnapshots), as one generator would report them. Against a loopback target started here, on
 // two real worker threads.
+import type { ShardSnapshot } from '../../../../lib/load/snapshot.ts';
 import hdr from 'hdr-histogram-js';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeSeconds } from '../../../../domain/load/per-second.ts';
-import type { ShardPlan, ShardSnapshot } from '../../../../domain/load/shard.ts';
+import type { ShardPlan } from '../../../../domain/load/shard.ts';
 import fs from 'node:fs';
 import { LOAD_THREAD_NICE, partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';
 import { ForbiddenAddressError } from '../../../../lib/net/target-guard.ts';

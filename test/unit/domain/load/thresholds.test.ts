@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  abortingFailure,
-  evaluateThresholds,
-  parseThreshold,
-  PHASE_METRICS,
-  refusedThresholds,
-  thresholdList,
-  verdictOf,
-  type Threshold,
-  type ThresholdMetric,
-} from '../../../../domain/load/thresholds.ts';
+import { parseThreshold, refusedThresholds, thresholdList, type Threshold } from '../../../../contract/thresholds.ts';
+import { PHASE_METRICS, type ThresholdMetric } from '../../../../contract/threshold-words.ts';
+import { abortingFailure, evaluateThresholds, verdictOf } from '../../../../domain/load/thresholds.ts';
 
 const figures = {
   p50: 20,

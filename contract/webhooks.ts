@@ -1,7 +1,7 @@
 // Webhooks and what they captured.
 import { HEADER_NAME, HEADER_NAME_TOKEN } from './http-fields.ts';
 import { z } from 'zod';
-import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-webhooks.ts';
 import {

@@ -2,8 +2,8 @@
 // answered as faults naming the field (never a crash), whether or not targetUrl is given; a HAR is
 // read once, however many times the start body is checked.
 import { describe, expect, it } from 'vitest';
-import { replaySchema } from '../../../../api/schemas/load-replay.ts';
-import { startBody } from '../../../../api/schemas/load-test-start.ts';
+import { replaySchema } from '../../../contract/load-replay.ts';
+import { startBody } from '../../../contract/load-test-start.ts';
 
 const entry = (url: string, method = 'GET') => ({
   startedDateTime: '2026-11-27T10:00:00.000Z',

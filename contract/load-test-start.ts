@@ -7,15 +7,9 @@ import {
   headerMap,
   noLineBreaks,
 } from './http-fields.ts';
-import { MAX_TEST_SECONDS } from '../../lib/plans.ts';
+import { MAX_TEST_SECONDS } from '../lib/plans.ts';
 import { z } from 'zod';
-import {
-  MAX_THRESHOLDS,
-  parseThreshold,
-  refusedThresholds,
-  thresholdList,
-  type Threshold,
-} from '../../domain/load/thresholds.ts';
+import { MAX_THRESHOLDS, parseThreshold, refusedThresholds, thresholdList, type Threshold } from './thresholds.ts';
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { replayDefaults, replayFaults, replaySchema } from './load-replay.ts';
 import { outputsSchema, tagsSchema } from './load-outputs.ts';

@@ -2,8 +2,8 @@
 // them, stages (k6's ramping executors) and iterations (k6's per-vu-iterations), each with the faults
 // of its combination with the other fields, named by field.
 import { z } from 'zod';
-import { DURATION_EXAMPLES, parseDuration } from '../../lib/duration.ts';
-import { MAX_TEST_SECONDS } from '../../lib/plans.ts';
+import { DURATION_EXAMPLES, parseDuration } from '../lib/duration.ts';
+import { MAX_TEST_SECONDS } from '../lib/plans.ts';
 
 /** Stages of one test, at most. */
 export const MAX_STAGES = 20;

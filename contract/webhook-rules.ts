@@ -2,10 +2,10 @@
 // short forms are taken and stored in full: a method as a string is a list of one, a query or header
 // test as a string is `{equals}`, as true or false `{present}`; header names lower-case.
 import { z } from 'zod';
-import { pointerProblem } from '../../lib/json-pointer.ts';
-import type { ResponseRule, ValueTest } from '../../lib/webhook-rules.ts';
-import { MAX_RULES_PROGRAM, regexProblem, regexProgram, rulePatterns } from '../../lib/webhook-rules.ts';
-import { templateProblem } from '../../lib/webhook-templates.ts';
+import { pointerProblem } from '../lib/json-pointer.ts';
+import type { ResponseRule, ValueTest } from '../lib/webhook-rules.ts';
+import { MAX_RULES_PROGRAM, regexProblem, regexProgram, rulePatterns } from '../lib/webhook-rules.ts';
+import { templateProblem } from '../lib/webhook-templates.ts';
 import { HEADER_NAME } from './http-fields.ts';
 import { responseSchema } from './webhook-settings.ts';
 

@@ -1,7 +1,7 @@
 // The `steps` of a load test's start body: a scenario each user runs in order (domain/load/scenario.ts).
 import { headerMap, METHODS_WITH_BODY } from './http-fields.ts';
 import { z } from 'zod';
-import { placeholdersOf } from '../../lib/load/placeholders.ts';
+import { placeholdersOf } from '../lib/load/placeholders.ts';
 
 export const MAX_STEPS = 10;
 

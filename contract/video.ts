@@ -2,8 +2,8 @@
 // and the refusal of any request to strip an AI video generator's disclosure mark.
 import fs from 'node:fs';
 import { z } from 'zod';
-import { ProvenanceMarkError } from '../../lib/errors.ts';
-import { VIDEO_SERVICES, VIDEO_STATUSES } from '../../lib/jobs/video.ts';
+import { ProvenanceMarkError } from '../lib/errors.ts';
+import { VIDEO_SERVICES, VIDEO_STATUSES } from '../lib/jobs/video.ts';
 import { operation } from './operation.ts';
 
 export const MAX_REGIONS = 8;

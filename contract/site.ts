@@ -1,10 +1,11 @@
 // Site page discovery and page design audits.
 import { z } from 'zod';
-import { PAGE_TYPES } from '../../lib/jobs/site.ts';
-import { MAX_PAGES } from '../../domain/site/discover.ts';
+import { PAGE_TYPES } from '../lib/jobs/site.ts';
 import { urlInput } from './lookups.ts';
 
-export { MAX_PAGES, PAGE_TYPES };
+export { PAGE_TYPES };
+/** The most pages a discovery finds (domain/site/discover.ts) and an audit covers. */
+export const MAX_PAGES = 20;
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
 

@@ -1,11 +1,13 @@
 // Domain registration lookups: one name, or up to BULK_MAX_DOMAINS at once.
 import { z } from 'zod';
-import { LOOKUP_MODES } from '../../lib/lookup-modes.ts';
-import { CURRENCIES } from '../../domain/whois/pricing.ts';
+import { LOOKUP_MODES } from '../lib/lookup-modes.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-domains.ts';
 
 export const BULK_MAX_DOMAINS = 100;
+/** The currencies a price is given in (domain/whois/pricing.ts converts to each). */
+export const CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'INR', 'CAD', 'AUD', 'JPY', 'MXN', 'BRL'] as const;
+export type Currency = (typeof CURRENCIES)[number];
 
 const currency = z
   .string()

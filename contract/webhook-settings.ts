@@ -1,10 +1,10 @@
 // What an owner sets on a webhook, as request bodies give it: the answer its senders get, how its
 // captures' signatures are checked, where they are forwarded and how many are kept.
 import { HEADER_NAME } from './http-fields.ts';
-import { CONNECTION_HEADERS } from '../../lib/net/header-object.ts';
+import { CONNECTION_HEADERS } from '../lib/net/header-object.ts';
 import { z } from 'zod';
-import { SIGNATURE_SCHEMES } from '../../lib/webhook-signatures.ts';
-import { schemaProblem } from '../../lib/json-schema-limits.ts';
+import { SIGNATURE_SCHEMES } from '../lib/webhook-signatures.ts';
+import { schemaProblem } from '../lib/json-schema-limits.ts';
 
 /** Hop-by-hop headers and those that frame the answer: the server sets them. */
 const NOT_SETTABLE = new Set([...CONNECTION_HEADERS, 'date']);

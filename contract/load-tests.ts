@@ -1,7 +1,7 @@
 // Load tests: start (its body: load-test-start.ts), status (also as a stream), stop, results, history.
-import { SERIES_COLUMNS } from '../../domain/load/series.ts';
 import { z } from 'zod';
 import { startBody } from './load-test-start.ts';
+import { SERIES_COLUMNS } from './series-columns.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-load-tests.ts';
 

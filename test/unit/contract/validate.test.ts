@@ -2,9 +2,9 @@
 // from (requestPerSecond: did you mean requestsPerSecond?), at the top of a body and inside it.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { closest, refuseUnknownParameters, toolArgs, validate } from '../../../api/validate.ts';
-import { startBody } from '../../../api/schemas/load-test-start.ts';
-import { createBody, searchQuery, updateBody } from '../../../api/schemas/webhooks.ts';
+import { closest, refuseUnknownParameters, toolArgs, validate } from '../../../contract/validate.ts';
+import { startBody } from '../../../contract/load-test-start.ts';
+import { createBody, searchQuery, updateBody } from '../../../contract/webhooks.ts';
 
 const refusal = (run: () => unknown) => {
   try {

@@ -1,11 +1,12 @@
 // Lookups answered in the request: DNS, IP information, HTTP headers.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { DNS_TYPES } from '../../domain/dns/lookup.ts';
-
-export { DNS_TYPES };
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
+
+/** The record types a DNS lookup asks for (one query each: domain/dns/lookup.ts). */
+export const DNS_TYPES = ['A', 'AAAA', 'MX', 'NS', 'TXT', 'CNAME', 'SOA'] as const;
+export type DnsType = (typeof DNS_TYPES)[number];
 
 export const dnsQuery = z.object({
   domain: z.string({ error: 'must be a string' }),

@@ -7,7 +7,7 @@
 // with the value in its units (ms, % of attempts): `p(95)<300` is `p95 < 300`, `rate<0.01` on
 // http_req_failed is `error_rate < 1`. A fault names the nearest form that would be read.
 import { distance } from 'fastest-levenshtein';
-import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
+import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../lib/load/phases.ts';
 
 export const TOTAL_METRICS = [
   'p50',

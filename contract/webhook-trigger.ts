@@ -1,7 +1,7 @@
 // my-webhook-trigger: a signed test event (lib/webhook-events/) delivered to one of the caller's webhooks
 // as a capture. What it takes besides the webhook, and what it answers.
 import { z } from 'zod';
-import { TEST_EVENT_PROVIDERS, unknownEvent } from '../../lib/webhook-events/index.ts';
+import { TEST_EVENT_PROVIDERS, unknownEvent } from '../lib/webhook-events/index.ts';
 import { int, str } from './responses-fields.ts';
 
 /** The sender and its event; an event the sender has not is refused naming `event` and the nearest. */

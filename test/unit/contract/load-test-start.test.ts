@@ -3,8 +3,8 @@
 // SDK's parse with the fields, then startBody's) give what the REST body's one pass gives.
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { startBody, startFields } from '../../../../api/schemas/load-test-start.ts';
-import { toolArgs } from '../../../../api/validate.ts';
+import { startBody, startFields } from '../../../contract/load-test-start.ts';
+import { toolArgs } from '../../../contract/validate.ts';
 
 const toolSchema = toolArgs(startFields);
 

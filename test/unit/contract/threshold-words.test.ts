@@ -1,7 +1,7 @@
 // A threshold's expression in our words or k6's, read into one of our metrics with its value in our
 // units; a fault names the nearest form that would be read.
 import { describe, expect, it } from 'vitest';
-import { readExpression } from '../../../../domain/load/threshold-words.ts';
+import { readExpression } from '../../../contract/threshold-words.ts';
 
 const read = (text: string) => {
   const r = readExpression(text);
