@@ -16,8 +16,8 @@ let esbuild: typeof import('esbuild');
 try {
   esbuild = await import('esbuild');
 } catch {
-  // An install without dev dependencies (a server image) has no command line to build.
-  console.error('netops: the command line was not built (esbuild is a dev dependency: run `npm install` with them)');
+  // An install that lost esbuild (a dependency: it also bundles the dashboard's scripts) builds nothing.
+  console.error('netops: the command line was not built (esbuild is missing: run `npm ci`)');
   process.exit(0);
 }
 
