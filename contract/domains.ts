@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LOOKUP_MODES } from '../lib/lookup-modes.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-domains.ts';
+import { described } from './validate.ts';
 
 export const BULK_MAX_DOMAINS = 100;
 /** The currencies a price is given in (domain/whois/pricing.ts converts to each). */
@@ -33,7 +34,11 @@ const domainList = z
   .min(1, 'must hold at least one domain')
   .max(BULK_MAX_DOMAINS, `must hold at most ${BULK_MAX_DOMAINS} domains: split larger sets into several requests`);
 
-export const bulkBody = z.strictObject({ domains: domainList, mode: bulkMode, currency });
+export const bulkBody = z.strictObject({
+  domains: described(domainList, `1 to ${BULK_MAX_DOMAINS} domain names`),
+  mode: described(bulkMode, 'fast (DNS, default) or full (registries)'),
+  currency: described(currency, 'Currency of the prices (default USD)'),
+});
 export type BulkInput = z.output<typeof bulkBody>;
 export const bulkQuery = z.object({
   domains: z

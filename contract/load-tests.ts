@@ -4,14 +4,18 @@ import { startBody } from './load-test-start.ts';
 import { SERIES_COLUMNS } from './series-columns.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-load-tests.ts';
+import { described } from './validate.ts';
 
 export const listQuery = z.object({
-  limit: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(1, 'must be from 1 to 100')
-    .max(100, 'must be from 1 to 100')
-    .default(20),
+  limit: described(
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be from 1 to 100')
+      .max(100, 'must be from 1 to 100')
+      .default(20),
+    'How many, 1 to 100 (default 20)',
+  ),
 });
 
 export const seriesQuery = z.object({
@@ -25,7 +29,7 @@ export const seriesQuery = z.object({
 });
 
 export const verifyTargetBody = z.strictObject({
-  targetUrl: z.string({ error: 'must be a string' }).min(1, 'is required'),
+  targetUrl: described(z.string({ error: 'must be a string' }).min(1, 'is required'), 'The URL you want to load test'),
 });
 
 export const reportQuery = z.object({

@@ -8,23 +8,32 @@ export { PAGE_TYPES };
 export const MAX_PAGES = 20;
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
+import { described } from './validate.ts';
 
 const fresh = z.boolean({ error: 'must be true or false' }).default(false);
 export const discoverInput = urlInput
   .extend({
-    limit: z
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, `must be from 1 to ${MAX_PAGES}`)
-      .max(MAX_PAGES, `must be from 1 to ${MAX_PAGES}`)
-      .default(MAX_PAGES),
-    fresh,
+    url: described(urlInput.shape.url, 'Any URL of the site, e.g. https://example.com'),
+    limit: described(
+      z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, `must be from 1 to ${MAX_PAGES}`)
+        .max(MAX_PAGES, `must be from 1 to ${MAX_PAGES}`)
+        .default(MAX_PAGES),
+      `How many pages, 1 to ${MAX_PAGES} (default ${MAX_PAGES})`,
+    ),
+    fresh: described(fresh, 'true: ignore the cached answer and look again'),
   })
   .strict();
 export const auditInput = urlInput
   .extend({
-    page_type: z.enum(PAGE_TYPES, { error: `must be one of ${PAGE_TYPES.join(', ')}` }).optional(),
-    fresh,
+    url: described(urlInput.shape.url, 'The page to audit, a full http(s) URL'),
+    page_type: described(
+      z.enum(PAGE_TYPES, { error: `must be one of ${PAGE_TYPES.join(', ')}` }).optional(),
+      'landing, article, product, pricing, docs, contact, form or other; inferred from the URL and markup when omitted',
+    ),
+    fresh: described(fresh, 'true: ignore the cached answer and audit again'),
   })
   .strict();
 

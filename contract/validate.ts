@@ -121,3 +121,100 @@ export function closest(given: string, known: readonly string[]): string | null 
   }
   return best?.key ?? null;
 }
+
+/**
+ * What a field means to a client, kept beside the field but apart from the schemas REST validates with:
+ * the MCP tools show these texts (toolInput), and the OpenAPI document stays as it was.
+ */
+export const fieldTexts = z.registry<{ description: string }>();
+
+/** `schema` with a text for clients (a copy: one field may be described otherwise by another operation). */
+export function described<S extends z.ZodType>(schema: S, text: string): S {
+  const copy = schema.clone() as S;
+  fieldTexts.add(copy, { description: text });
+  return copy;
+}
+
+/**
+ * An MCP tool's arguments built from an operation's fields: the same names, JSON types, defaults, limits
+ * and texts, without the checks and transforms. The SDK parses the arguments with this, so they reach the
+ * operation's own schema (validate()) unchanged and are refused in its words. A field's object is strict
+ * (a typo inside one would otherwise be dropped and reset what it sets); objects within it are taken as
+ * any object, for the operation to check. `checked` names fields the SDK checks as the operation does
+ * (their refusals as the SDK words a bad argument).
+ */
+export function toolInput<S extends z.ZodRawShape>(fields: S, checked: ReadonlyArray<keyof S> = []) {
+  const shape = looseShape(fields, 0, checked as readonly PropertyKey[]);
+  return toolArgs(shape as { [K in keyof S]: z.ZodType<z.input<S[K]>, z.input<S[K]>> });
+}
+
+function looseShape(shape: z.ZodRawShape, depth: number, checked: readonly PropertyKey[] = []) {
+  const field = (k: string, f: z.ZodType) => (checked.includes(k) ? withText(f, f) : loose(f, depth));
+  return Object.fromEntries(Object.entries(shape).map(([k, f]) => [k, field(k, f as z.ZodType)]));
+}
+
+function loose(schema: z.ZodType, depth: number): z.ZodType {
+  return withText(schema, looseType(schema, depth));
+}
+
+/** `as`, shown with the text the contract keeps for `field`. */
+function withText(field: z.ZodType, as: z.ZodType): z.ZodType {
+  const text = fieldTexts.get(field)?.description;
+  return text ? as.describe(text) : as;
+}
+
+/** The limits and values a client is shown (in the tool's JSON Schema) though the operation checks them. */
+const SHOWN = [
+  ...['enum', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  ...['minItems', 'maxItems'],
+];
+function shown(schema: z.ZodType, as: z.ZodType): z.ZodType {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const limits = Object.fromEntries(SHOWN.filter((k) => json[k] !== undefined).map((k) => [k, json[k]]));
+  return Object.keys(limits).length ? as.meta(limits) : as;
+}
+
+/** The values an enum behind a transform takes (a case-folded DNS type), shown as the enum's own are. */
+function enumBehind(schema: z.ZodType): readonly unknown[] | undefined {
+  const def = schema.def as { type: string; out?: z.ZodType; entries?: Record<string, unknown> };
+  if (def.type === 'pipe' && def.out) return enumBehind(def.out);
+  return def.type === 'enum' && def.entries ? Object.values(def.entries) : undefined;
+}
+
+function looseType(schema: z.ZodType, depth: number): z.ZodType {
+  const def = schema.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  const inner = (key: string) => loose(def[key] as z.ZodType, depth);
+  switch (def.type) {
+    case 'optional':
+      return inner('innerType').optional();
+    case 'nullable':
+      return inner('innerType').nullable();
+    case 'default':
+      return inner('innerType').default((def as unknown as { defaultValue: never }).defaultValue);
+    case 'pipe': {
+      // A transform pipes the input in; a preprocess pipes into the schema that checks it.
+      const from = def.in as z.ZodType;
+      if (from.def.type === 'transform') return inner('out');
+      const values = enumBehind(def.out as z.ZodType);
+      return values ? loose(from, depth).meta({ enum: values }) : loose(from, depth);
+    }
+    case 'string':
+    case 'enum':
+      // Shown, not checked: a refusal is the operation's to word (an enum's message names the values).
+      return shown(schema, z.string());
+    case 'number':
+      return shown(schema, (schema as z.ZodNumber).format?.includes('int') ? z.number().int() : z.number());
+    case 'boolean':
+      return z.boolean();
+    case 'object':
+      return depth ? z.record(z.string(), z.unknown()) : toolArgs(looseShape((schema as z.ZodObject).shape, 1));
+    case 'record':
+      return z.record(z.string(), inner('valueType'));
+    case 'array':
+      return shown(schema, z.array(inner('element')));
+    case 'union':
+      return z.union((def.options as z.ZodType[]).map((o) => loose(o, depth)) as [z.ZodType, z.ZodType]);
+    default:
+      return z.unknown();
+  }
+}

@@ -26,6 +26,8 @@ const NOT_ON_OUR_ORIGIN = new Set([
 /** What Node can write as a header value: tabs, visible ASCII and Latin-1. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
+export const MAX_RESPONSE_HEADERS = 20;
+export const MAX_DELAY_MS = 30_000;
 
 /** What a webhook answers its senders (its owner's choice); the default is the JSON acknowledgement. */
 export const responseSchema = z
@@ -45,7 +47,10 @@ export const responseSchema = z
             .max(1024, 'must be at most 1024 characters')
             .regex(HEADER_VALUE, 'must be tabs, visible ASCII or Latin-1 characters (no line breaks)'),
         )
-        .refine((h) => Object.keys(h).length <= 20, 'must hold at most 20 headers')
+        .refine(
+          (h) => Object.keys(h).length <= MAX_RESPONSE_HEADERS,
+          `must hold at most ${MAX_RESPONSE_HEADERS} headers`,
+        )
         .refine(
           (h) => !Object.keys(h).some((k) => NOT_SETTABLE.has(k.toLowerCase())),
           `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`,
@@ -62,8 +67,8 @@ export const responseSchema = z
       delay_ms: z
         .number({ error: 'must be a whole number' })
         .int('must be a whole number')
-        .min(0, 'must be from 0 to 30000')
-        .max(30_000, 'must be from 0 to 30000')
+        .min(0, `must be from 0 to ${MAX_DELAY_MS}`)
+        .max(MAX_DELAY_MS, `must be from 0 to ${MAX_DELAY_MS}`)
         .default(0),
     },
     { error: 'must be an object {status, headers, body, delay_ms}, or null for the default answer' },

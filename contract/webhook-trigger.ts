@@ -1,15 +1,30 @@
 // my-webhook-trigger: a signed test event (lib/webhook-events/) delivered to one of the caller's webhooks
 // as a capture. What it takes besides the webhook, and what it answers.
 import { z } from 'zod';
-import { TEST_EVENT_PROVIDERS, unknownEvent } from '../lib/webhook-events/index.ts';
+import { TEST_EVENT_PROVIDERS, testEvents, unknownEvent } from '../lib/webhook-events/index.ts';
 import { int, str } from './responses-fields.ts';
+import { described } from './validate.ts';
+
+/** Every provider's events, for the model: `stripe: payment_intent.succeeded, ...; github: push, ...`. */
+const catalogue = TEST_EVENT_PROVIDERS.map(
+  (p) =>
+    `${p}: ${testEvents(p)
+      .map((e) => e.event)
+      .join(', ')}`,
+).join('; ');
 
 /** The sender and its event; an event the sender has not is refused naming `event` and the nearest. */
 export const triggerFields = {
-  provider: z.enum(TEST_EVENT_PROVIDERS, {
-    error: `must be one of ${TEST_EVENT_PROVIDERS.join(', ')} (the senders of test events)`,
-  }),
-  event: z.string({ error: 'must be a string' }).min(1, 'is required').max(100, 'must be at most 100 characters'),
+  provider: described(
+    z.enum(TEST_EVENT_PROVIDERS, {
+      error: `must be one of ${TEST_EVENT_PROVIDERS.join(', ')} (the senders of test events)`,
+    }),
+    "The sender: the webhook's signature scheme when it has one",
+  ),
+  event: described(
+    z.string({ error: 'must be a string' }).min(1, 'is required').max(100, 'must be at most 100 characters'),
+    `The event, one of the provider's: ${catalogue}`,
+  ),
 };
 
 /** The refinement of a body with triggerFields: the event is one of the provider's. */

@@ -1,26 +1,15 @@
 // Webhooks and what they captured.
 import { HEADER_NAME, HEADER_NAME_TOKEN } from './http-fields.ts';
 import { z } from 'zod';
-import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
 import { operation } from './operation.ts';
 import * as R from './responses-webhooks.ts';
-import {
-  forwardUrlSchema,
-  jsonSchemaSchema,
-  responseSchema,
-  retentionSchema,
-  signatureSchema,
-} from './webhook-settings.ts';
-import { rulesSchema } from './webhook-rules.ts';
+import { described } from './validate.ts';
+import { SETTING_NAMES, replayFields, settingFields, webhookId, webhookIdField } from './webhook-fields.ts';
 import { knownEvent, triggerFields, webhookTriggerResult } from './webhook-trigger.ts';
 
+export { webhookIdField };
 const NAME_OR_NAME_VALUE = new RegExp(`^${HEADER_NAME_TOKEN}+(:.*)?$`, 's');
-export const webhookIdField = z
-  .string({ error: 'must be a string' })
-  .trim()
-  .min(1, 'must not be empty')
-  .regex(PUBLIC_ID_PATTERN, 'is not a webhook id (up to 64 letters, digits, - and _)');
-export const requestsQuery = z.object({ webhook_id: webhookIdField });
+export const requestsQuery = z.object({ webhook_id: webhookId });
 /**
  * How far back (in row ids, which every webhook shares) a live stream (and a client resuming one: the CLI's listen) looks for captures that
  * committed after later ones. The batches in flight at once are at most 8 of 32 rows per API
@@ -65,9 +54,17 @@ export const searchQuery = requestsQuery.extend({
     .max(500, 'must be from 1 to 500')
     .default(500),
   cursor: z.string().max(100).optional(),
-  schema: z
-    .enum(['valid', 'invalid'], { error: "must be valid or invalid (against the webhook's JSON Schema)" })
-    .optional(),
+  schema: described(
+    z.enum(['valid', 'invalid'], { error: "must be valid or invalid (against the webhook's JSON Schema)" }).optional(),
+    "Only captures whose body is valid (or invalid) against the webhook's JSON Schema",
+  ),
+});
+/** my-webhook-requests' query, and (the MCP tool's only) whether to answer headers and bodies. */
+export const requestsArgs = searchQuery.extend({
+  include_bodies: described(
+    z.boolean({ error: 'must be true or false' }).optional(),
+    'false: each capture without its headers and body (body_size stays), for a light listing',
+  ),
 });
 /** A reconnecting Server-Sent Events client sends the last event id it received: the stream resumes after it. */
 export const resumeHeaders = z.object({
@@ -77,46 +74,23 @@ export const resumeHeaders = z.object({
     .transform(Number)
     .optional(),
 });
-export const deleteBody = z.strictObject({ webhook_id: webhookIdField });
-
-/** A webhook's settings, each optional, null for none: at creation and in an update alike. */
-const settingFields = {
-  response: responseSchema.nullable().optional(),
-  rules: rulesSchema.nullable().optional(),
-  schema: jsonSchemaSchema.nullable().optional(),
-  signature: signatureSchema.nullable().optional(),
-  forward_url: forwardUrlSchema.nullable().optional(),
-  retention: retentionSchema.nullable().optional(),
-};
-const SETTING_NAMES = Object.keys(settingFields) as Array<keyof typeof settingFields>;
+export const deleteBody = z.strictObject({ webhook_id: described(webhookIdField, 'The id of the webhook to delete') });
 
 export const createBody = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}),
   z.object(settingFields).strict(),
 );
 export const updateBody = z
-  .object({ webhook_id: webhookIdField, ...settingFields })
+  .object({ webhook_id: webhookId, ...settingFields })
   .strict()
   .refine((b) => SETTING_NAMES.some((k) => b[k] !== undefined), {
     message: `give at least one of ${SETTING_NAMES.join(', ')} (null removes one)`,
     path: ['response'],
   });
 
-export const replayBody = z
-  .object({
-    webhook_id: webhookIdField,
-    request_id: z
-      .number({ error: 'must be the id of a captured request' })
-      .int('must be a whole number')
-      .min(1, 'must be the id of a captured request'),
-    target_url: z
-      .string({ error: 'must be a string' })
-      .min(1, 'is required')
-      .max(2000, 'must be at most 2000 characters'),
-  })
-  .strict();
+export const replayBody = z.object(replayFields).strict();
 export const triggerBody = z
-  .object({ webhook_id: webhookIdField, ...triggerFields })
+  .object({ webhook_id: webhookId, ...triggerFields })
   .strict()
   .superRefine(knownEvent);
 /**
@@ -126,12 +100,15 @@ export const triggerBody = z
 export const waitQuery = searchQuery
   .omit({ limit: true, cursor: true, until: true, schema: true })
   .extend({
-    timeout: z.coerce
-      .number({ error: 'must be a whole number of seconds' })
-      .int('must be a whole number of seconds')
-      .min(1, 'must be from 1 to 120 seconds')
-      .max(120, 'must be from 1 to 120 seconds')
-      .default(30),
+    timeout: described(
+      z.coerce
+        .number({ error: 'must be a whole number of seconds' })
+        .int('must be a whole number of seconds')
+        .min(1, 'must be from 1 to 120 seconds')
+        .max(120, 'must be from 1 to 120 seconds')
+        .default(30),
+      'Seconds, 1 to 120 (default 30)',
+    ),
   })
   .strict();
 const captureId = z.coerce
@@ -141,20 +118,23 @@ const captureId = z.coerce
 /** my-webhook-diff: two captures of one webhook, and the headers to leave out (comma-separated; empty: none). */
 export const diffQuery = z
   .object({
-    webhook_id: webhookIdField,
-    a: captureId,
-    b: captureId,
-    ignore_headers: z
-      .string()
-      .max(2000, 'must be at most 2000 characters')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((h) => h.trim().toLowerCase())
-          .filter(Boolean),
-      )
-      .refine((names) => names.every((h) => HEADER_NAME.test(h)), 'must be header names, separated by commas')
-      .optional(),
+    webhook_id: webhookId,
+    a: described(captureId, 'The id of the first capture'),
+    b: described(captureId, 'The id of the capture to compare it with'),
+    ignore_headers: described(
+      z
+        .string()
+        .max(2000, 'must be at most 2000 characters')
+        .transform((v) =>
+          v
+            .split(',')
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean),
+        )
+        .refine((names) => names.every((h) => HEADER_NAME.test(h)), 'must be header names, separated by commas')
+        .optional(),
+      'Header names to leave out, comma-separated',
+    ),
   })
   .strict();
 export const exportQuery = searchQuery

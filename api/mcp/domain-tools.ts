@@ -4,9 +4,9 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { BULK_MAX_DOMAINS, bulkBody, CURRENCIES } from '../../contract/domains.ts';
+import { BULK_MAX_DOMAINS, bulkBody } from '../../contract/domains.ts';
 import type { DomainService } from '../services/domains.ts';
-import { toolArgs, validate } from '../../contract/validate.ts';
+import { toolInput, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
@@ -39,11 +39,7 @@ export function registerDomainTools(
     {
       title: 'Check many domain names',
       description: `Whether up to ${BULK_MAX_DOMAINS} domain names can be registered, with prices (the same as POST /api/v1/network/domains/check). mode "fast" asks DNS; "full" asks the registries (RDAP, WHOIS), slower and politely paced. Unknown answers are null with low confidence, never a guess. As a task (tools/call with "task") it answers at once; as a plain call it waits for every name, with progress every 5 seconds when the call carries a progressToken.`,
-      inputSchema: toolArgs({
-        domains: z.array(z.string()).describe(`1 to ${BULK_MAX_DOMAINS} domain names`),
-        mode: z.enum(['fast', 'full']).optional().describe('fast (DNS, default) or full (registries)'),
-        currency: z.enum(CURRENCIES).optional().describe('Currency of the prices (default USD)'),
-      }),
+      inputSchema: toolInput(bulkBody.shape),
       outputSchema: z
         .object({
           query_time_ms: z.number(),

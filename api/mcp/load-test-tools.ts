@@ -16,7 +16,7 @@ import {
 } from '../../contract/responses-load-tests.ts';
 import type { LoadTestService } from '../services/load-tests.ts';
 import { VERIFICATION_PATH, type TargetVerificationService } from '../services/target-verification.ts';
-import { toolArgs, validate } from '../../contract/validate.ts';
+import { toolArgs, toolInput, validate } from '../../contract/validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
 import { loadTestAppMeta } from './app-load-test.ts';
@@ -150,7 +150,7 @@ export function registerLoadTestTools(
     {
       title: 'Your load tests',
       description: 'Your load tests, newest first, with their status and a summary of the results.',
-      inputSchema: toolArgs({ limit: z.number().int().optional().describe('How many, 1 to 100 (default 20)') }),
+      inputSchema: toolInput(listQuery.shape),
       outputSchema: withoutSuccess(loadTestListResult),
       annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
     },
@@ -167,7 +167,7 @@ export function registerLoadTestTools(
     {
       title: 'Prove you control a load test target',
       description: `Large load tests (above the sizes in required_above) need proof that you control the target's host. Gives your token for the host of targetUrl and the ways to serve it (a line of ${VERIFICATION_PATH} on the target's origin, or a DNS TXT record), and checks now whether the host serves it. Call it again after serving the token; then start the test.`,
-      inputSchema: toolArgs({ targetUrl: z.string().describe('The URL you want to load test') }),
+      inputSchema: toolInput(verifyTargetBody.shape),
       outputSchema: withoutSuccess(targetVerificationResult),
       annotations: { title: 'Prove you control a load test target', ...TOOL_HINTS.load_test_verify_target },
     },
