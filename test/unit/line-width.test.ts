@@ -26,7 +26,7 @@ const STRICT = [
   'test/browser/',
 ];
 /** Lines over WIDTH outside STRICT today: it may only go down. */
-const CEILING = 200;
+const CEILING = 195;
 const SOURCE = /\.(ts|js|mjs|cjs|css)$/;
 const NOT_COUNTED = ['db/migrations/', 'test/fixtures/'];
 
