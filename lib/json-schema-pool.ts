@@ -34,7 +34,9 @@ const WHY: Record<Failure, string> = {
   crashed: FAILED,
   unstarted: FAILED,
 };
-const verdictOf = (o: Outcome<SchemaVerdict>): CheckVerdict => (o.ok ? o.answer : unchecked(WHY[o.failed]));
+/** A thread that failed says how (the next try may not: not final). */
+const verdictOf = (o: Outcome<SchemaVerdict>): CheckVerdict =>
+  o.ok ? o.answer : unchecked(WHY[o.failed] === FAILED && o.error ? `${FAILED} (${o.error.message})` : WHY[o.failed]);
 
 export type SchemaCheckPoolOptions = Partial<ThreadPoolOptions>;
 

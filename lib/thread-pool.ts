@@ -52,6 +52,18 @@ export type Outcome<A> = { ok: true; answer: A } | { ok: false; failed: Failure;
 /** Why a task was refused at once: a bound of the queues, or the pool closed. */
 export type Refusal = QueueFull | 'stopped';
 
+/**
+ * A thread ended by its heap: Node's own code for it, or (when an allocation past the heap fails in a way
+ * V8 reports as an exception rather than at the limit) the RangeError it threw and nobody caught.
+ */
+export function outOfMemory(err: Error | undefined): boolean {
+  if ((err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') return true;
+  return (
+    err?.name === 'RangeError' &&
+    /allocation failed|out of memory|invalid (string|array|typed array) length/i.test(err.message)
+  );
+}
+
 /** Times its budget a task may take by the clock when the machine keeps its thread from the CPU (`cpu`). */
 const WALL_BUDGETS = 10;
 
@@ -200,7 +212,7 @@ export class ThreadPool<T, A> {
     if (at < 0) return; // retired: its task was answered
     this.#threads.splice(at, 1);
     clearTimeout(t.timer);
-    const oom = (t.error as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    const oom = outOfMemory(t.error);
     const lost = t.running;
     t.running = null;
     // Out of heap: once more on a new thread (empty of what earlier tasks left), first of its owner's.

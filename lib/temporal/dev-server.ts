@@ -25,6 +25,9 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** Starts tried when a port the server picked itself was taken before it bound it. */
+const START_ATTEMPTS = 3;
+
 export class DevServerError extends Error {
   override name = 'DevServerError';
 }
@@ -109,7 +112,20 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 
   const stopOnExit = () => child.kill('SIGTERM');
   process.once('exit', stopOnExit);
-  await launch();
+  // The server picks free ports of its own (its HTTP API, metrics, the services' membership), each
+  // free when picked and bound a moment later: another process may take one between. Started again,
+  // it picks others.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (attempt === START_ATTEMPTS || !/address already in use/.test((err as Error).message)) {
+        process.removeListener('exit', stopOnExit);
+        throw err;
+      }
+    }
+  }
 
   return {
     address: `127.0.0.1:${options.port}`,

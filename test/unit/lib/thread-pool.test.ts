@@ -99,6 +99,9 @@ describe('ThreadPool', () => {
     // What the thread's earlier task kept filled its heap: the task fits on a new thread.
     expect(await ran(again, 'u', { keepMb: 16 })).toEqual(answered('kept 16 MB'));
     expect(await ran(again, 'u', { keepMb: 64 })).toMatchObject({ ok: false, failed: 'memory' });
+    // An allocation refused by V8 itself (past its longest string), uncaught: the heap's failure too.
+    expect(await ran(once, 'u', { stringMb: 2048 })).toMatchObject({ ok: false, failed: 'memory' });
+    expect(await ran(once, 'u', { echo: 'b' })).toEqual(answered('b'));
   });
 
   it("refuses at once past an owner's queue, all owners' and the bytes held, and serves owners in turn", async () => {

@@ -126,12 +126,16 @@ describe('webhookForwarder', () => {
   });
 
   it('looks again, without a signal, when the earliest retry waiting comes due', async () => {
-    const retryAt = Date.now() + 2000;
-    // As the database answers: the failed delivery's retry waits until retryAt, then is due.
+    // As the database answers: the failed delivery's retry waits two seconds from its failure, then is
+    // due (from the failure, not the test's start: a loaded machine may take that long to get there).
+    let retryAt = 0; // none waiting until the delivery fails
     dueDeliveries
       .mockResolvedValueOnce({ groups: batch('w1', 1), nextRetryAt: null })
       .mockImplementation(async () => ({ groups: [], nextRetryAt: Date.now() < retryAt ? retryAt : null }));
-    deliverCaptures.mockResolvedValue({ delivered: 0, nextRetryAt: retryAt });
+    deliverCaptures.mockImplementation(async () => {
+      retryAt = Date.now() + 2000;
+      return { delivered: 0, nextRetryAt: retryAt };
+    });
     const handle = await startForwarder();
     try {
       // The first look, the look beside the batch, the look when it ended, then the retry's.
