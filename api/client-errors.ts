@@ -11,7 +11,8 @@ export function clientErrorAnswer(code: string | undefined): AppError {
   if (code === 'HPE_HEADER_OVERFLOW')
     return new AppError(
       'headers_too_large',
-      `The request line and headers are larger than ${Math.round(maxHeaderSize / 1024)} KB: send a shorter URL (a long query belongs in a POST body) or fewer headers`,
+      `The request line and headers are larger than ${Math.round(maxHeaderSize / 1024)} KB: ` +
+        'send a shorter URL (a long query belongs in a POST body) or fewer headers',
     );
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return new AppError('request_timeout', 'The request headers did not all arrive in time');
@@ -26,9 +27,13 @@ export function answerClientErrors(server: Server): void {
     if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) return void socket.destroy();
     const error = clientErrorAnswer(err.code);
     const body = JSON.stringify(errorBody(error));
-    socket.end(
-      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const head = [
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
     // The server keeps half-open sockets: this one is done once the answer is out.
     setTimeout(() => socket.destroy(), 2000).unref();
   });

@@ -28,7 +28,10 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 const CUT = 'the stream ended before what it follows did: open it again to go on';
 
 export interface SseTick {
-  /** Events to send now (none when nothing changed); an `id` is what a reconnecting client sends back as Last-Event-ID. */
+  /**
+   * Events to send now (none when nothing changed); an `id` is what a reconnecting client sends back
+   * as Last-Event-ID.
+   */
   events: Array<{ event: string; data: unknown; id?: string }>;
   /** True after the last event: the stream ends. */
   done: boolean;
@@ -55,7 +58,10 @@ export interface StreamFormat {
   /** A last failure; `code` (lib/errors.ts) names its kind where it has one (`unauthorized`: credential revoked). */
   failure(message: string, code?: string): string;
   keepalive: string | null;
-  /** A stream cut before its source ended (its lifetime, a slow reader, its slot lost) says so in a last failure (NDJSON)... */
+  /**
+   * A stream cut before its source ended (its lifetime, a slow reader, its slot lost) says so in a
+   * last failure (NDJSON)...
+   */
   saysWhenCut?: boolean;
   /** ...or is cut on the wire too (CSV cannot say so in its rows). SSE ends quietly: EventSource reconnects. */
   abortIncomplete?: boolean;

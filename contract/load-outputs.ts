@@ -61,7 +61,8 @@ export const outputsSchema = z
     });
   })
   .describe(
-    "Where the test's metrics go while it runs: Prometheus remote write every interval_seconds (and once at the end), or a series format",
+    "Where the test's metrics go while it runs: " +
+      'Prometheus remote write every interval_seconds (and once at the end), or a series format',
   );
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,62}$/;

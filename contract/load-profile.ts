@@ -42,7 +42,8 @@ export const stagesSchema = z
   .max(MAX_STAGES, 'must hold 1 to 20 stages')
   .optional()
   .describe(
-    'Instead of rampUpTime: up to 20 steps, each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors',
+    'Instead of rampUpTime: up to 20 steps, ' +
+      'each moving the target linearly to its own over its duration in seconds (0 jumps), like k6 ramping executors',
   );
 
 type Fault = [path: string[], message: string];

@@ -116,7 +116,8 @@ export const replaySchema = z
         .max(MAX_REPLAY_REQUESTS, `must hold at most ${MAX_REPLAY_REQUESTS} ids`)
         .optional(),
       filter: captureFilter.optional(),
-      // Shown to clients as an object: HAR is another format, whose fields (and tools' own `_` ones) are read, not refused.
+      // Shown to clients as an object: HAR is another format, whose fields (and tools' own `_` ones)
+      // are read, not refused.
       har: z
         .unknown()
         .meta({
@@ -151,7 +152,9 @@ export const replaySchema = z
   // Parsing a parsed HAR again gives it back as it was (the MCP SDK parses the arguments twice).
   .transform(({ har, ...r }) => ({ ...r, ...(har === undefined ? {} : { har: takenHar(har) }) }))
   .describe(
-    'Recorded requests as the load: {webhook_id, ids?, filter?} (your captures, oldest first) or {har} (a HAR 1.2 log, at most 10 MB); speed 1 = recorded timing, 10 = ten times faster, 0 = each user sends them in order as fast as answered; loop repeats them until testDuration',
+    'Recorded requests as the load: {webhook_id, ids?, filter?} (your captures, oldest first) ' +
+      'or {har} (a HAR 1.2 log, at most 10 MB); speed 1 = recorded timing, 10 = ten times faster, ' +
+      '0 = each user sends them in order as fast as answered; loop repeats them until testDuration',
   );
 
 export type ReplayInput = z.output<typeof replaySchema>;
@@ -204,7 +207,8 @@ export function replayFaults(b: GivenBody): Array<[Array<string | number>, strin
       if (other >= 0)
         fault(
           ['replay', 'har', 'log', 'entries', other, 'request', 'url'],
-          `is on ${new URL(r.har.log.entries[other]!.request.url).origin}, not ${origin} (the first entry's): give targetUrl to send every entry there`,
+          `is on ${new URL(r.har.log.entries[other]!.request.url).origin}, not ${origin} (the first entry's): ` +
+            'give targetUrl to send every entry there',
         );
     }
   }

@@ -51,7 +51,9 @@ export const startFields = {
     .min(1, 'is required')
     .optional()
     .describe(
-      "The URL to load, http(s); private and internal addresses are refused. Required, but a HAR replay on one origin goes there when it is left out; a replay's requests go to its origin and path, their own path and query appended",
+      'The URL to load, http(s); private and internal addresses are refused. Required, ' +
+        'but a HAR replay on one origin goes there when it is left out; ' +
+        "a replay's requests go to its origin and path, their own path and query appended",
     ),
   httpMethod: z
     .string({ error: 'must be a string' })
@@ -78,14 +80,16 @@ export const startFields = {
     .optional()
     .describe(
       "Each user's requests (or passes through steps), 1 to 1000000: the test ends when every user is done, " +
-        "testDuration at the latest (as k6's per-vu-iterations; 1 for a smoke test). Closed model, without stages or replay",
+        "testDuration at the latest (as k6's per-vu-iterations; 1 for a smoke test). " +
+        'Closed model, without stages or replay',
     ),
   stages: stagesSchema,
   stageTarget: z
     .enum(['users', 'rate'], { error: 'must be users or rate' })
     .optional()
     .describe(
-      'What stage targets are: users (default; closed model) or arrivals per second (open model; concurrentUsers then bounds the requests in flight)',
+      'What stage targets are: users (default; closed model) or arrivals per second (open model; ' +
+        'concurrentUsers then bounds the requests in flight)',
     ),
   steps: z
     .array(stepSchema(HTTP_METHODS, CLIENT_HEADERS), { error: 'must be a list of steps' })
@@ -93,7 +97,8 @@ export const startFields = {
     .max(MAX_STEPS, `must hold 1 to ${MAX_STEPS} steps`)
     .optional()
     .describe(
-      "A scenario each user runs in order (closed model): paths on the target's origin, {{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
+      "A scenario each user runs in order (closed model): paths on the target's origin, " +
+        "{{name}} placeholders filled from earlier steps' capture {name: JSON pointer}",
     ),
   replay: replaySchema.optional(),
   outputs: outputsSchema.optional(),
@@ -127,7 +132,9 @@ export const startFields = {
     .enum(['1.1', '2'], { error: 'must be "1.1" or "2"' })
     .default('1.1')
     .describe(
-      'HTTP/1.1 (default) or HTTP/2: over https negotiated by ALPN (a server without h2 fails the requests with http2_not_offered), over http with prior knowledge (h2c)',
+      'HTTP/1.1 (default) or HTTP/2: ' +
+        'over https negotiated by ALPN (a server without h2 fails the requests with http2_not_offered), ' +
+        'over http with prior knowledge (h2c)',
     ),
   http2: z
     .object(
@@ -135,7 +142,8 @@ export const startFields = {
         streamsPerConnection: int(1, 1000)
           .default(1)
           .describe(
-            "Users sharing one connection, each its own stream, 1 to 1000 (default 1: a connection per user); the server's SETTINGS_MAX_CONCURRENT_STREAMS bounds the streams open at once",
+            'Users sharing one connection, each its own stream, 1 to 1000 (default 1: a connection per user); ' +
+              "the server's SETTINGS_MAX_CONCURRENT_STREAMS bounds the streams open at once",
           ),
       },
       { error: 'must be an object {streamsPerConnection}' },
@@ -215,7 +223,8 @@ export const startBody = z
   .transform(({ thresholds: given, ...given_ }) => {
     const thresholds = given.map(parseThreshold).filter((t): t is Threshold => typeof t !== 'string');
     const b = { ...given_, ...replayDefaults(given_) };
-    // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's limits and the proof of control).
+    // The contract's fields as stages give them: users and duration, the rate's peak (for the plan's
+    // limits and the proof of control).
     if (!b.stages)
       return {
         ...b,

@@ -60,7 +60,8 @@ export const bulkCheckResult = z.object({
       z.object({
         success: z.literal(false),
         error: str.describe(
-          'why the name has no answer: the reason it is invalid, "timeout" (no answer by the deadline; ask again later) or "the check failed: ..."',
+          'why the name has no answer: the reason it is invalid, "timeout" (no answer by the deadline; ' +
+            'ask again later) or "the check failed: ..."',
         ),
         message: str.optional(),
       }),

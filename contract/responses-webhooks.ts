@@ -74,7 +74,8 @@ export const capturedRequest = z.object({
   body_encoding: z
     .enum(['utf8', 'base64'])
     .describe(
-      'How body holds the bytes: utf8 text as sent, or base64 of bodies that are not valid UTF-8 (decode it to get them back)',
+      'How body holds the bytes: utf8 text as sent, ' +
+        'or base64 of bodies that are not valid UTF-8 (decode it to get them back)',
     ),
   body_size: int.describe("The body's size in bytes as sent"),
   query_params: str

@@ -164,6 +164,8 @@ export const rulesSchema = z
     if (total > MAX_RULES_PROGRAM)
       ctx.addIssue({
         code: 'custom',
-        message: `hold regular expressions and globs too costly together (programs of ${total} steps, at most ${MAX_RULES_PROGRAM}: every capture runs them)`,
+        message:
+          'hold regular expressions and globs too costly together ' +
+          `(programs of ${total} steps, at most ${MAX_RULES_PROGRAM}: every capture runs them)`,
       });
   }) satisfies z.ZodType<ResponseRule[], unknown>;

@@ -42,7 +42,8 @@ export const webhookTriggerResult = z.object({
   provider: str,
   event: str,
   event_id: str.describe(
-    "What the handler tells deliveries apart by: the event's id (Stripe evt_..., Slack Ev..., plain), GitHub's delivery GUID, Standard Webhooks' msg_ id",
+    "What the handler tells deliveries apart by: the event's id (Stripe evt_..., Slack Ev..., plain), " +
+      "GitHub's delivery GUID, Standard Webhooks' msg_ id",
   ),
   signed: z
     .boolean()

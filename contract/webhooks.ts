@@ -11,11 +11,12 @@ export { webhookIdField };
 const NAME_OR_NAME_VALUE = new RegExp(`^${HEADER_NAME_TOKEN}+(:.*)?$`, 's');
 export const requestsQuery = z.object({ webhook_id: webhookId });
 /**
- * How far back (in row ids, which every webhook shares) a live stream (and a client resuming one: the CLI's listen) looks for captures that
- * committed after later ones. The batches in flight at once are at most 8 of 32 rows per API
- * process, committed within milliseconds of each other, so 2,000 ids cover several processes; a
- * wider window made every look of an active stream read most of its webhook's kept rows again
- * (bench:soak: 500 active streams, 20,000 ids, another user's GET p99 over a second).
+ * How far back (in row ids, which every webhook shares) a live stream (and a client resuming one: the
+ * CLI's listen) looks for captures that committed after later ones. The batches in flight at once are
+ * at most 8 of 32 rows per API process, committed within milliseconds of each other, so 2,000 ids
+ * cover several processes; a wider window made every look of an active stream read most of its
+ * webhook's kept rows again (bench:soak: 500 active streams, 20,000 ids, another user's GET p99 over a
+ * second).
  */
 export const OUT_OF_ORDER_WINDOW = 2_000;
 
@@ -156,7 +157,8 @@ export const webhookOperations = {
     method: 'post',
     path: path('my-webhook-update'),
     summary:
-      "Set what a webhook answers its senders, how its captures' signatures are checked, where they are forwarded and how long they are kept (null: the default, none)",
+      "Set what a webhook answers its senders, how its captures' signatures are checked, " +
+      'where they are forwarded and how long they are kept (null: the default, none)',
     tag: 'Webhooks',
     body: updateBody,
     success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' },
@@ -174,7 +176,8 @@ export const webhookOperations = {
     method: 'get',
     path: path('my-webhook-requests'),
     summary:
-      "Read the captured requests of a webhook, newest first; filter by method, header, body text, time and whether the body is valid against the webhook's JSON Schema; page with cursor",
+      'Read the captured requests of a webhook, newest first; filter by method, header, body text, ' +
+      "time and whether the body is valid against the webhook's JSON Schema; page with cursor",
     tag: 'Webhooks',
     query: searchQuery,
     success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' },
@@ -184,7 +187,9 @@ export const webhookOperations = {
     method: 'get',
     path: path('my-webhook-wait'),
     summary:
-      'Wait for the first capture matching the filters (method, header, q) that arrives after the call, or since `since`: answered when it arrives, or with request null and timed_out true after `timeout` seconds (1-120, default 30)',
+      'Wait for the first capture matching the filters (method, header, q) that arrives after the call, ' +
+      'or since `since`: answered when it arrives, ' +
+      'or with request null and timed_out true after `timeout` seconds (1-120, default 30)',
     tag: 'Webhooks',
     query: waitQuery,
     success: { status: 200, schema: R.webhookWaitResult, description: 'The capture, or null at the timeout' },
@@ -194,7 +199,9 @@ export const webhookOperations = {
     method: 'get',
     path: path('my-webhook-diff'),
     summary:
-      'What changed between two captures of a webhook: method, path, query and headers by name (added, removed, changed; headers that differ on every delivery left out unless ignore_headers names others), and the body: JSON by pointer, text by lines',
+      'What changed between two captures of a webhook: method, path, query and headers by name ' +
+      '(added, removed, changed; headers that differ on every delivery left out ' +
+      'unless ignore_headers names others), and the body: JSON by pointer, text by lines',
     tag: 'Webhooks',
     query: diffQuery,
     success: { status: 200, schema: R.webhookDiffResult, description: 'The differences' },
@@ -213,7 +220,8 @@ export const webhookOperations = {
     method: 'post',
     path: path('my-webhook-trigger'),
     summary:
-      "Deliver a test event to a webhook as a capture: a sample of a common event of Stripe, GitHub, Slack, Standard Webhooks or a plain HMAC sender, signed with the webhook's secret as that sender signs",
+      'Deliver a test event to a webhook as a capture: a sample of a common event of Stripe, GitHub, Slack, ' +
+      "Standard Webhooks or a plain HMAC sender, signed with the webhook's secret as that sender signs",
     tag: 'Webhooks',
     body: triggerBody,
     success: {
@@ -227,14 +235,16 @@ export const webhookOperations = {
     method: 'get',
     path: path('my-webhook-export'),
     summary:
-      'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) as one JSON or HAR 1.2 file, streamed',
+      'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) ' +
+      'as one JSON or HAR 1.2 file, streamed',
     tag: 'Webhooks',
     query: exportQuery,
     success: {
       status: 200,
       schema: null,
       description:
-        'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; with format=har a HAR 1.2 document (application/json) whose entries are the captured requests',
+        'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; ' +
+        'with format=har a HAR 1.2 document (application/json) whose entries are the captured requests',
     },
     errors: [400, 404],
   }),
@@ -249,7 +259,9 @@ export const webhookOperations = {
       status: 200,
       schema: null,
       description:
-        'text/event-stream: `requests` events (the shape of my-webhook-requests, with the highest capture id sent as the event id), `end` when the webhook is deleted. With Last-Event-ID, only captures after that id.',
+        'text/event-stream: `requests` events (the shape of my-webhook-requests, ' +
+        'with the highest capture id sent as the event id), `end` when the webhook is deleted. ' +
+        'With Last-Event-ID, only captures after that id.',
     },
     errors: [400, 404],
   }),

@@ -10,7 +10,10 @@ import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { DependencyUnavailableError } from '../lib/errors.ts';
 
-/** Socket errors, and Postgres's own: class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections). */
+/**
+ * Socket errors, and Postgres's own: class 08 (connection exception), 57P01-03 (shut down, crashed,
+ * starting), 53300 (too many connections).
+ */
 const CONNECTION_CODES = new Set([
   '57P01',
   '57P02',
@@ -26,8 +29,20 @@ const CONNECTION_CODES = new Set([
   'ENETUNREACH',
   'ENOENT',
 ]);
-const CONNECTION_MESSAGES =
-  /Query read timeout|canceling statement due to statement timeout|Connection terminated|terminating connection|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Query read timeout',
+    'canceling statement due to statement timeout',
+    'Connection terminated',
+    'terminating connection',
+    'Client has encountered a connection error',
+    'timeout exceeded when trying to connect',
+    'Client was closed',
+    'Connection ended',
+    'the database system is (starting up|shutting down|in recovery mode)',
+  ].join('|'),
+  'i',
+);
 
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
@@ -41,7 +56,8 @@ function unavailable(err: unknown): unknown {
 
 /** `pool` as Kysely takes it, with the database's outages mapped and every client's errors handled. */
 export function availablePool(pool: pg.Pool): PostgresPool {
-  pool.on('error', () => {}); // an idle client's dropped connection: the pool discards it; the next query reports the outage
+  // An idle client's dropped connection: the pool discards it; the next query reports the outage.
+  pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {})); // the same for a client checked out when it drops
   return {
     options: pool.options,

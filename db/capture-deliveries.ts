@@ -6,9 +6,13 @@ import type { DeliveryGroup } from '../lib/jobs/webhooks.ts';
 import type { CaptureDelivery, Database, DeliveryAttempt } from './schema.ts';
 import { listCapturedRequests, type CapturedRequest } from './webhooks.ts';
 
-/** Pending and never tried (the floor's walk), or pending and its next attempt's time has come (the retry index's). */
+/**
+ * Pending and never tried (the floor's walk), or pending and its next attempt's time has come (the
+ * retry index's).
+ */
 const FRESH = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at') is null`;
-const RETRY_DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at') is not null and (c.delivery ->> 'next_attempt_at')::timestamptz <= now()`;
+const RETRY_DUE = sql<boolean>`(c.delivery ->> 'status') = 'pending' and (c.delivery ->> 'next_attempt_at') is not null
+  and (c.delivery ->> 'next_attempt_at')::timestamptz <= now()`;
 
 /**
  * The deliveries due now, oldest first, at most `perWebhook` of each of at most `webhooks` forwarding
@@ -26,7 +30,8 @@ export async function findDueDeliveries(
   webhooks: number,
 ): Promise<DeliveryGroup[]> {
   const owed = (limit: number) => sql`
-    (select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH} order by c.id limit ${limit})
+    (select c.id from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}
+      order by c.id limit ${limit})
     union all
     (select c.id from captured_requests c where c.webhook_ref = w.id and ${RETRY_DUE} order by c.id limit ${limit})`;
   const rows = await sql<{ webhook_id: string; ids: Array<string | number> }>`
@@ -39,7 +44,8 @@ export async function findDueDeliveries(
     )
     select w.webhook_id, d.ids from chosen w
     cross join lateral (
-      select array_agg(x.id order by x.id) as ids from (select y.id from (${owed(perWebhook)}) y order by y.id limit ${perWebhook}) x
+      select array_agg(x.id order by x.id) as ids
+      from (select y.id from (${owed(perWebhook)}) y order by y.id limit ${perWebhook}) x
     ) d
     where d.ids is not null
     order by w.first
@@ -78,7 +84,8 @@ export async function capturesToDeliver(
     .executeTakeFirst();
   if (!webhook?.forward_url) return null;
   const captures = await listCapturedRequests(db, Number(webhook.id), ids.length, 0, { ids, pendingDelivery: true });
-  return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures: captures.reverse() }; // oldest first, as they came
+  // Oldest first, as they came.
+  return { ref: Number(webhook.id), forwardUrl: webhook.forward_url, captures: captures.reverse() };
 }
 
 /** How many captures were ever stored, by any process (the id sequence's last value; 0 before the first). */
@@ -89,7 +96,10 @@ export async function capturesEverStored(db: Kysely<Database>): Promise<number> 
   return Number(row.rows[0]?.n ?? 0);
 }
 
-/** One attempt's outcome for one capture (of the webhook `ref`): its status after it, when the next is due, and the attempt (appended to its history). */
+/**
+ * One attempt's outcome for one capture (of the webhook `ref`): its status after it, when the next is
+ * due, and the attempt (appended to its history).
+ */
 export interface AttemptRecord {
   ref: number;
   id: number;
@@ -105,6 +115,13 @@ export interface AttemptRecord {
  */
 export async function recordDeliveryAttempts(db: Kysely<Database>, records: readonly AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
+  const rows = records.map((r) => ({
+    ref: r.ref,
+    id: r.id,
+    status: r.status,
+    next_attempt_at: r.nextAttemptAt,
+    attempt: r.attempt,
+  }));
   await sql`
     update captured_requests c set delivery = jsonb_build_object(
       'status', r.status,
@@ -113,9 +130,10 @@ export async function recordDeliveryAttempts(db: Kysely<Database>, records: read
       'duration_ms', (r.attempt -> 'duration_ms'),
       'next_attempt_at', r.next_attempt_at,
       'history', coalesce(c.delivery -> 'history', '[]'::jsonb) || jsonb_build_array(r.attempt))
-    from jsonb_to_recordset(${JSON.stringify(records.map((r) => ({ ref: r.ref, id: r.id, status: r.status, next_attempt_at: r.nextAttemptAt, attempt: r.attempt })))}::jsonb)
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       as r(ref bigint, id bigint, status text, next_attempt_at text, attempt jsonb)
-    where c.webhook_ref = r.ref and c.id = r.id and (c.delivery ->> 'status') = 'pending' -- an overdue attempt never undoes a later outcome
+    where c.webhook_ref = r.ref and c.id = r.id
+      and (c.delivery ->> 'status') = 'pending' -- an overdue attempt never undoes a later outcome
   `.execute(db);
 }
 
@@ -139,7 +157,8 @@ export async function raiseDeliveryFloors(db: Kysely<Database>, refs: readonly n
     if (locked.rows.length === 0) return;
     await sql`
       update webhooks w set delivery_floor = greatest(w.delivery_floor, coalesce(
-        (select min(c.id) - 1 from captured_requests c where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}),
+        (select min(c.id) - 1 from captured_requests c
+          where c.webhook_ref = w.id and c.id > w.delivery_floor and ${FRESH}),
         (select max(c.id) from captured_requests c where c.webhook_ref = w.id),
         0))
       where w.id = any(${locked.rows.map((r) => Number(r.id))}::bigint[])
@@ -153,12 +172,17 @@ export async function failPendingDeliveries(db: Kysely<Database>, webhookRef: nu
   await sql`
     update captured_requests c set delivery = c.delivery || jsonb_build_object(
       'status', 'failed', 'next_attempt_at', null,
-      'history', coalesce(c.delivery -> 'history', '[]'::jsonb) || jsonb_build_array(${JSON.stringify(attempt)}::jsonb || jsonb_build_object('attempt', coalesce((c.delivery ->> 'attempts')::int, 0))))
+      'history', coalesce(c.delivery -> 'history', '[]'::jsonb) || jsonb_build_array(
+        ${JSON.stringify(attempt)}::jsonb
+        || jsonb_build_object('attempt', coalesce((c.delivery ->> 'attempts')::int, 0))))
     where c.webhook_ref = ${webhookRef} and (c.delivery ->> 'status') = 'pending'
   `.execute(db);
 }
 
-/** Whether any delivery has been due for more than `seconds` (the forwarder should be at it): one probe per forwarding webhook. */
+/**
+ * Whether any delivery has been due for more than `seconds` (the forwarder should be at it): one probe
+ * per forwarding webhook.
+ */
 export async function hasStalledDeliveries(db: Kysely<Database>, seconds: number): Promise<boolean> {
   const row = await sql<{ stalled: boolean }>`
     select exists (

@@ -25,7 +25,10 @@ export async function keptBounds(
   return { minId: floor ? Number(floor.id) : 0, since: new Date(Date.now() - retention.max_age_days * 86_400_000) };
 }
 
-/** What a listing of the webhook shows: keptBounds of the retention in effect (its own, within its owner's plan now). */
+/**
+ * What a listing of the webhook shows: keptBounds of the retention in effect (its own, within its
+ * owner's plan now).
+ */
 export async function keptOf(
   db: Kysely<Database>,
   webhook: { id: number; plan: Plan; retention: WebhookRetention | null },
@@ -127,8 +130,14 @@ const EXPIRY_CHUNK = 25;
 async function expireChunk(db: Kysely<Database>, byPlan: string, refs: readonly number[]): Promise<number> {
   const kept = sql`
     select w.id as ref,
-      least(coalesce((w.retention ->> 'max_requests')::int, (p.v ->> 'max_requests')::int), (p.v ->> 'cap_requests')::int) as keep,
-      now() - make_interval(days => least(coalesce((w.retention ->> 'max_age_days')::int, (p.v ->> 'max_age_days')::int), (p.v ->> 'cap_days')::int)) as cutoff
+      least(
+        coalesce((w.retention ->> 'max_requests')::int, (p.v ->> 'max_requests')::int),
+        (p.v ->> 'cap_requests')::int
+      ) as keep,
+      now() - make_interval(days => least(
+        coalesce((w.retention ->> 'max_age_days')::int, (p.v ->> 'max_age_days')::int),
+        (p.v ->> 'cap_days')::int
+      )) as cutoff
     from webhooks w join users u on u.id = w.user_id
     cross join lateral (select (${byPlan}::jsonb -> u.plan) as v) p
     where w.id = any(${refs}::bigint[])
@@ -139,7 +148,8 @@ async function expireChunk(db: Kysely<Database>, byPlan: string, refs: readonly 
   const aged = await sql`
     with f as materialized (
       select k.ref, coalesce(
-        (select x.id from captured_requests x where x.webhook_ref = k.ref and x.created_at >= k.cutoff order by x.id limit 1),
+        (select x.id from captured_requests x where x.webhook_ref = k.ref and x.created_at >= k.cutoff
+          order by x.id limit 1),
         (select max(x.id) + 1 from captured_requests x where x.webhook_ref = k.ref)
       ) as floor_id
       from (${kept}) k
@@ -149,7 +159,10 @@ async function expireChunk(db: Kysely<Database>, byPlan: string, refs: readonly 
   `.execute(db);
   const counted = await sql`
     with f as materialized (
-      select k.ref, (select x.id from captured_requests x where x.webhook_ref = k.ref order by x.id desc offset greatest(k.keep - 1, 0) limit 1) as floor_id
+      select k.ref, (
+        select x.id from captured_requests x where x.webhook_ref = k.ref
+        order by x.id desc offset greatest(k.keep - 1, 0) limit 1
+      ) as floor_id
       from (${kept}) k
     )
     delete from captured_requests c using f

@@ -29,7 +29,10 @@ export interface CaptureWriterOptions {
   /** Batches written at the same time (one per database connection it may use). */
   maxConcurrent?: number;
   onError?: (err: unknown) => void;
-  /** Told how many captures each committed batch stored, for which webhooks (the metric, live streams) and which of them forward. */
+  /**
+   * Told how many captures each committed batch stored, for which webhooks (the metric, live streams)
+   * and which of them forward.
+   */
   onStored?: (count: number, webhookIds: string[], forwarding: string[]) => void;
   /**
    * Told, after each committed batch, which captures it stored for webhooks with a JSON Schema (by

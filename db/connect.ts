@@ -17,7 +17,10 @@ import { startPgliteThread } from './pglite.ts';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
-  /** `postgres` (DATABASE_URL), `pglite` (opened by this process, on its thread), or `pglite-socket` (another process's PGlite). */
+  /**
+   * `postgres` (DATABASE_URL), `pglite` (opened by this process, on its thread), or `pglite-socket`
+   * (another process's PGlite).
+   */
   kind: 'postgres' | 'pglite' | 'pglite-socket';
   /** Statements it can run at the same time: the pool's size on Postgres; 1 on PGlite, which runs one at a time. */
   parallelism: number;
@@ -44,7 +47,10 @@ export const CONNECT_TIMEOUT_MS = 3000;
  */
 export const QUERY_TIMEOUT_MS = 15_000;
 
-/** A client class whose connect gives up after CONNECT_TIMEOUT_MS and whose statements after `queryTimeoutMs`, with TCP keep-alive. */
+/**
+ * A client class whose connect gives up after CONNECT_TIMEOUT_MS and whose statements after
+ * `queryTimeoutMs`, with TCP keep-alive.
+ */
 function timedClient(queryTimeoutMs: number): typeof pg.Client {
   return class TimedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {

@@ -47,14 +47,16 @@ export interface ShardTold {
 export async function writeShardReports(db: Kysely<Database>, reports: readonly ShardReport[]): Promise<ShardTold[]> {
   const rows = reports.map((r, i) => {
     const { newSeconds: _handedOut, phases, ...totals } = r.snapshot;
-    return sql`(${i}::integer, ${r.testId}::text, ${r.shard}::integer, ${r.attempt}::integer, ${JSON.stringify(totals)}::jsonb, ${phases ? JSON.stringify(phases) : null}::jsonb, ${r.final}::boolean)`;
+    return sql`(${i}::integer, ${r.testId}::text, ${r.shard}::integer, ${r.attempt}::integer,
+      ${JSON.stringify(totals)}::jsonb, ${phases ? JSON.stringify(phases) : null}::jsonb, ${r.final}::boolean)`;
   });
   const appended = reports.flatMap((r) =>
     r.seconds
       .filter((s) => s.seconds.length)
       .map(
         (s) =>
-          sql`(${r.testId}::text, ${r.shard}::integer, ${r.attempt}::integer, ${s.seq}::integer, ${Math.max(...s.seconds.map((f) => f.second))}::integer, ${JSON.stringify(s.seconds)}::text)`,
+          sql`(${r.testId}::text, ${r.shard}::integer, ${r.attempt}::integer, ${s.seq}::integer,
+            ${Math.max(...s.seconds.map((f) => f.second))}::integer, ${JSON.stringify(s.seconds)}::text)`,
       ),
   );
   const append = appended.length
@@ -79,8 +81,10 @@ export async function writeShardReports(db: Kysely<Database>, reports: readonly 
         final = excluded.final, updated_at = now()
     )${append}
     select
-      exists (select 1 from load_test_shards s where s.test_id = input.test_id and s.shard = input.shard and s.attempt > input.attempt)
-        or exists (select 1 from input later where later.test_id = input.test_id and later.shard = input.shard and later.attempt > input.attempt)
+      exists (select 1 from load_test_shards s
+          where s.test_id = input.test_id and s.shard = input.shard and s.attempt > input.attempt)
+        or exists (select 1 from input later
+          where later.test_id = input.test_id and later.shard = input.shard and later.attempt > input.attempt)
         as superseded,
       (select stop_requested from load_tests where id = input.test_id) as stop
     from input order by i

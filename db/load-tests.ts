@@ -37,7 +37,10 @@ export interface LoadTestRow {
   completedAt: Date | null;
 }
 
-/** How long a pending or running row counts against its user's tests at once: the longest wait for a worker and the longest test. */
+/**
+ * How long a pending or running row counts against its user's tests at once: the longest wait for a
+ * worker and the longest test.
+ */
 const OPEN_ROW_SECONDS = MAX_WORKER_WAIT_SECONDS + MAX_TEST_SECONDS;
 
 function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
@@ -189,7 +192,10 @@ export async function loadTestStopRequested(db: Kysely<Database>, id: string): P
   return row?.stop_requested ?? true;
 }
 
-/** Stores a test's end; with `onlyIfOpen`, only over a row still pending or running (never over an end already stored). */
+/**
+ * Stores a test's end; with `onlyIfOpen`, only over a row still pending or running (never over an end
+ * already stored).
+ */
 export async function finishLoadTestRow(
   db: Kysely<Database>,
   id: string,

@@ -60,7 +60,8 @@ export class OauthStore {
       )
       .execute();
     if (this.#kind === 'Grant' && typeof payload.clientId === 'string') {
-      // The client has a user now: it no longer expires (the grant's own expiry and revocation still apply to the grant).
+      // The client has a user now: it no longer expires (the grant's own expiry and revocation still
+      // apply to the grant).
       await this.#db
         .updateTable('oauth_records')
         .set({ expires_at: null })
@@ -134,7 +135,10 @@ export async function oauthRecordsOfAccount(
   }));
 }
 
-/** Deletes expired records (unused clients among them); returns how many. Every API process runs it hourly (api/server.ts). */
+/**
+ * Deletes expired records (unused clients among them); returns how many. Every API process runs it
+ * hourly (api/server.ts).
+ */
 export async function sweepExpiredOauthRecords(db: Kysely<Database>): Promise<number> {
   const result = await db.deleteFrom('oauth_records').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
   // The use of a grant that is gone means nothing any more.

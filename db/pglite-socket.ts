@@ -33,15 +33,18 @@ const TURN_ENDS = new Set(['S', 'Q', 'startup']);
 /** A COPY's data from its client: CopyData, CopyDone, CopyFail. */
 const COPY_DATA = new Set(['d', 'c', 'f']);
 /**
- * A statement text (its shape: sql-text.ts, without comments and with quoted texts emptied) with a COPY ... FROM STDIN among its
- * statements, at a statement's start: PGlite takes a statement's input whole, and one whose data is
- * still to come ends it (its Postgres exits on the missing input).
+ * A statement text (its shape: sql-text.ts, without comments and with quoted texts emptied) with a
+ * COPY ... FROM STDIN among its statements, at a statement's start: PGlite takes a statement's input
+ * whole, and one whose data is still to come ends it (its Postgres exits on the missing input).
  */
 const COPY_FROM_STDIN = /(?:^|;)\s*copy\b[^;]*?\bfrom\s+stdin\b/i;
 /** Whether a text could hold one: it names COPY and STDIN somewhere (two linear searches). */
 const mentionsCopy = (text: string) => /copy/i.test(text) && /stdin/i.test(text);
 /** What PGlite runs in place of such a COPY: it fails as Postgres fails a statement (its transaction aborted). */
-const REFUSED_COPY = `DO $refused$ BEGIN RAISE EXCEPTION USING ERRCODE = '0A000', MESSAGE = 'COPY FROM STDIN is not served by the embedded database: its data must come with the statement', HINT = 'Send the rows with INSERT, or use Postgres (DATABASE_URL).'; END $refused$`;
+const REFUSED_COPY =
+  "DO $refused$ BEGIN RAISE EXCEPTION USING ERRCODE = '0A000', " +
+  "MESSAGE = 'COPY FROM STDIN is not served by the embedded database: its data must come with the statement', " +
+  "HINT = 'Send the rows with INSERT, or use Postgres (DATABASE_URL).'; END $refused$";
 
 interface Message {
   type: string;

@@ -16,7 +16,10 @@ export async function openPglite(dir: string) {
 }
 
 export interface PgliteThread {
-  /** Stops serving (clients are disconnected, open transactions rolled back) and closes the database, its files written. */
+  /**
+   * Stops serving (clients are disconnected, open transactions rolled back) and closes the database,
+   * its files written.
+   */
   close(): Promise<void>;
 }
 

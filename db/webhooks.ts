@@ -156,8 +156,12 @@ export async function listWebhooks(
     .select(
       sql<string>`(select count(*) from (
         select 1 from captured_requests c where c.webhook_ref = w.id
-          and c.created_at >= now() - make_interval(days => least(coalesce((w.retention ->> 'max_age_days')::int, ${defaults.max_age_days}), ${caps.max_age_days}))
-        order by c.id desc limit least(coalesce((w.retention ->> 'max_requests')::int, ${defaults.max_requests}), ${caps.max_requests})
+          and c.created_at >= now() - make_interval(days => least(
+            coalesce((w.retention ->> 'max_age_days')::int, ${defaults.max_age_days}),
+            ${caps.max_age_days}
+          ))
+        order by c.id desc
+        limit least(coalesce((w.retention ->> 'max_requests')::int, ${defaults.max_requests}), ${caps.max_requests})
       ) kept)`.as('request_count'),
     )
     .where('w.user_id', '=', userId)
@@ -215,7 +219,10 @@ function settingsOf(r: {
   };
 }
 
-/** The webhook (with its settings and its owner's plan) when `userId` owns it; null for unknown and foreign ids alike. */
+/**
+ * The webhook (with its settings and its owner's plan) when `userId` owns it; null for unknown and
+ * foreign ids alike.
+ */
 export async function findOwnedWebhook(
   db: Kysely<Database>,
   userId: number,

@@ -1,5 +1,6 @@
 // A load test: pending until a load worker takes it, running while its shards (activities on the
-// load pool, USERS_PER_SHARD users each, or more to keep HTTP/2's shared connections whole) send the load, then completed, stopped or failed.
+// load pool, USERS_PER_SHARD users each, or more to keep HTTP/2's shared connections whole) send the
+// load, then completed, stopped or failed.
 // The history stays small whatever the duration: a handful of activities per shard attempt, one
 // signal per stop; live totals travel through the database, not through events. A stop has one way
 // in, this workflow (its owner's signal, a failing threshold), and one way out: the workflow asks the

@@ -28,7 +28,8 @@ export function apiKeyAuth(db: Kysely<Database>, credentials: CredentialService)
     const owner = await findKeyOwner(db, key);
     if (!owner && JWT.test(key))
       throw new UnauthorizedError(
-        'This is an OAuth access token, which works on the MCP endpoint (/mcp); /api/v1 takes an API key (ntk_...) as X-API-Key or Authorization: Bearer',
+        'This is an OAuth access token, which works on the MCP endpoint (/mcp); ' +
+          '/api/v1 takes an API key (ntk_...) as X-API-Key or Authorization: Bearer',
         CHALLENGE,
       );
     if (!owner) throw new UnauthorizedError('Invalid or revoked API key', CHALLENGE);

@@ -45,8 +45,9 @@ export function errorHandler(logger: Logger): Middleware {
 }
 
 /**
- * Our failures at `error` with their stack; a user's target that failed at `info`, without it; a dependency's outage at `warn`, without it, once a
- * second at most per dependency (hundreds of requests a second meet the same outage).
+ * Our failures at `error` with their stack; a user's target that failed at `info`, without it; a
+ * dependency's outage at `warn`, without it, once a second at most per dependency (hundreds of
+ * requests a second meet the same outage).
  */
 export function logFailure(logger: Logger, appError: AppError, err: unknown, context: Record<string, unknown>): void {
   if (appError.status < 500) return;

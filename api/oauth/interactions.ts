@@ -41,7 +41,8 @@ export function interactionRoutes(deps: {
       if (d.uid !== ctx.params.uid) throw new Error('interaction mismatch');
       return d;
     } catch (err) {
-      if (err instanceof DependencyUnavailableError) throw err; // an outage, not an expired sign-in: the error page says so (503)
+      // An outage, not an expired sign-in: the error page says so (503).
+      if (err instanceof DependencyUnavailableError) throw err;
       sendPage(
         ctx,
         'Sign-in expired',
@@ -103,8 +104,10 @@ export function interactionRoutes(deps: {
         <p>It asks to:</p>
         <ul>${scopes.map((s) => html`<li><code>${s}</code>: ${SCOPE_TEXT[s] ?? 'an unknown scope'}</li>`)}</ul>
         <p>You can disconnect it at any time under <a href="/dashboard/connected-apps">Connected apps</a>.</p>
-        <form method="post" action="${INTERACTION_PREFIX}/${d.uid}/confirm"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Allow</button></form>
-        <form method="post" action="${INTERACTION_PREFIX}/${d.uid}/abort"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Deny</button></form>`,
+        <form method="post" action="${INTERACTION_PREFIX}/${d.uid}/confirm">\
+<input type="hidden" name="csrf" value="${csrf}"><button type="submit">Allow</button></form>
+        <form method="post" action="${INTERACTION_PREFIX}/${d.uid}/abort">\
+<input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Deny</button></form>`,
       200,
       client,
     );

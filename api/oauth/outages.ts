@@ -31,7 +31,8 @@ export function answerOutages(provider: Provider, logger: Logger | undefined): v
     ctx.set('Cache-Control', 'no-store');
     if (ctx.accepts('json', 'html') === 'html') {
       ctx.type = 'html';
-      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in unavailable</title></head><body><main><h1>Sign-in is unavailable for a moment</h1><p>${escapeHtml(outage.message)}.</p></main></body></html>`;
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in unavailable</title></head>\
+<body><main><h1>Sign-in is unavailable for a moment</h1><p>${escapeHtml(outage.message)}.</p></main></body></html>`;
     } else {
       ctx.body = { error: 'temporarily_unavailable', error_description: outage.message };
     }

@@ -87,7 +87,9 @@ export function throttleRegistrations(
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       error: 'temporarily_unavailable',
-      error_description: `too many client registrations from this address (at most ${perAddress} an hour): try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}`,
+      error_description:
+        `too many client registrations from this address (at most ${perAddress} an hour): ` +
+        `try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}`,
     };
   });
 }
@@ -140,7 +142,10 @@ function checkMetadataSizes(metadata: Record<string, unknown>): void {
   }
 }
 
-/** RFC 7591 errors: `invalid_redirect_uri` when the description starts with `redirect_uris`, else `invalid_client_metadata`. */
+/**
+ * RFC 7591 errors: `invalid_redirect_uri` when the description starts with `redirect_uris`, else
+ * `invalid_client_metadata`.
+ */
 function refuse(description: string): never {
   throw new errors.InvalidClientMetadata(description);
 }

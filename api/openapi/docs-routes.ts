@@ -14,11 +14,15 @@ const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
-const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">\
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>netops API reference</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
-<body><main id="ui"><h1>netops API reference</h1><p>Loading the interactive reference of <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>…</p></main>
+<body><main id="ui"><h1>netops API reference</h1>\
+<p>Loading the interactive reference of <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>…</p></main>
 <script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
-const INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout', persistAuthorization: false });\n`;
+const INIT =
+  "window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui', deepLinking: true, " +
+  "presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout', persistAuthorization: false });\n";
 
 export function docsRoutes(deps: ApiDeps): Router {
   const router = new Router();

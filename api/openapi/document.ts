@@ -25,6 +25,14 @@ const ERROR_TEXT: Record<number, string> = {
   504: 'An upstream or the job took too long',
 };
 
+/**
+ * A path as the rest of an operation's id, after its method: `/diagnostics/pipeline-checks/{check_id}`
+ * as `DiagnosticsPipelineChecksCheckId`.
+ */
+function pathWords(path: string): string {
+  return path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''));
+}
+
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   // Input view: optional defaults stay optional, and objects accept fields they do not name.
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
@@ -82,7 +90,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
     paths[`/api/v1${op.path}`]![op.method] = {
       summary: op.summary,
       tags: [op.tag],
-      operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId: `${op.method}${pathWords(op.path)}`,
       ...(parameters.length ? { parameters } : {}),
       ...(op.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } }
@@ -96,7 +104,9 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       title: 'netops API',
       version: '1',
       description:
-        'Network tools, webhook capture, load testing and site audits. Authenticate with X-API-Key or Authorization: Bearer (an API key). The MCP endpoint (/mcp) uses OAuth instead and is not described here.',
+        'Network tools, webhook capture, load testing and site audits. ' +
+        'Authenticate with X-API-Key or Authorization: Bearer (an API key). ' +
+        'The MCP endpoint (/mcp) uses OAuth instead and is not described here.',
     },
     servers: [{ url: baseUrl }],
     security: [{ ApiKey: [] }, { BearerApiKey: [] }],

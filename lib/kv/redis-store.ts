@@ -192,8 +192,22 @@ export class RedisKvStore implements KvStore {
 }
 
 /** Redis answers that mean it is away, restarting or not ready: an outage of the store, not our bug. */
-const AWAY =
-  /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|^LOADING|^MASTERDOWN|^TRYAGAIN|^READONLY|^CLUSTERDOWN/;
+const AWAY = new RegExp(
+  [
+    'Connection is closed',
+    "Stream isn't writeable",
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'EHOSTUNREACH',
+    '^LOADING',
+    '^MASTERDOWN',
+    '^TRYAGAIN',
+    '^READONLY',
+    '^CLUSTERDOWN',
+  ].join('|'),
+);
 
 export function isStoreAway(err: unknown): boolean {
   const e = err as { name?: string; message?: string } | null;

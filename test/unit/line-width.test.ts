@@ -24,9 +24,15 @@ const STRICT = [
   'test/faults/',
   'test/support/',
   'test/browser/',
+  'db/',
+  'lib/',
+  'workflows/',
+  'api/oauth/',
+  'api/openapi/',
+  'api/middleware/',
 ];
 /** Lines over WIDTH outside STRICT today: it may only go down. */
-const CEILING = 195;
+const CEILING = 115;
 const SOURCE = /\.(ts|js|mjs|cjs|css)$/;
 const NOT_COUNTED = ['db/migrations/', 'test/fixtures/'];
 
