@@ -9,7 +9,10 @@ import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 export function accountService({ db }: { db: Kysely<Database> }) {
   return {
     find: (userId: number) => findUser(db, userId),
-    /** What the caller's key says of its account: its email, plan and the plan's limits, named as the API names things. */
+    /**
+     * What the caller's key says of its account: its email, plan and the plan's limits, named as the API
+     * names things.
+     */
     profile(owner: { email: string; plan: Plan }) {
       const l = PLAN_LIMITS[owner.plan];
       return {

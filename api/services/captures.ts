@@ -34,7 +34,10 @@ const BYTES_CHECK_FROM = 0.9;
  * so a user writing small bodies far below the bound is never summed; at most this share over it.
  */
 const BYTES_FIRST_CHECK_FROM = 0.1;
-/** Above this many cached owners, or this many bytes of their custom answers, the cache starts again (memory stays bounded). */
+/**
+ * Above this many cached owners, or this many bytes of their custom answers, the cache starts again
+ * (memory stays bounded).
+ */
 const OWNER_CACHE_MAX = 100_000;
 const OWNER_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -56,7 +59,10 @@ export function captureService({
   db: Kysely<Database>;
   kv: KvStore;
   settingsChannel?: string;
-  /** A stored response rule that no longer compiles (an engine's upgrade): it never matches, and the operator is told. */
+  /**
+   * A stored response rule that no longer compiles (an engine's upgrade): it never matches, and the
+   * operator is told.
+   */
   onBrokenRule?: (webhookId: string, rule: number, err: unknown) => void;
 }) {
   const owners = new Map<string, { owner: CaptureOwner; until: number }>();
@@ -147,7 +153,10 @@ export function captureService({
   }
 
   return {
-    /** The webhook's settings changed: this process reads them again at its next capture (other processes hear it on the channel). */
+    /**
+     * The webhook's settings changed: this process reads them again at its next capture (other
+     * processes hear it on the channel).
+     */
     settingsChanged,
 
     /**
@@ -185,7 +194,8 @@ export function captureService({
         const [state] = await kv.usage([misses]);
         if (state!.remaining === 0)
           throw new RateLimitedError(
-            `Too many requests to unknown webhooks from this address (${UNKNOWN_WEBHOOKS_PER_MINUTE} a minute): retry after ${state!.resetSeconds} s`,
+            `Too many requests to unknown webhooks from this address (${UNKNOWN_WEBHOOKS_PER_MINUTE} a minute): ` +
+              `retry after ${state!.resetSeconds} s`,
             state!.resetSeconds,
           );
         owner = await lookUpOwner(webhookId);
@@ -202,7 +212,8 @@ export function captureService({
       processMetrics().capturesRefused.inc({ plan: owner.plan });
       const retry = windows[0]!.resetSeconds;
       throw new RateLimitedError(
-        `This webhook took its ${limit} captures of this minute (the ${owner.plan} plan of its owner); nothing was stored: retry after ${retry} s`,
+        `This webhook took its ${limit} captures of this minute (the ${owner.plan} plan of its owner); ` +
+          `nothing was stored: retry after ${retry} s`,
         retry,
       );
     },

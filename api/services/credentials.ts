@@ -31,7 +31,10 @@ export function credentialService({
         challenge,
       });
     },
-    /** An OAuth access token of `grantId`, live while its grant is (disconnecting the app deletes it) and its user exists. */
+    /**
+     * An OAuth access token of `grantId`, live while its grant is (disconnecting the app deletes it) and
+     * its user exists.
+     */
     oauthGrant(grantId: string, userId: number): Credential {
       return checks.credential(
         `oauth-grant:${grantId}`,

@@ -70,7 +70,8 @@ function bulkAnswer(
         success: false,
         error: 'timeout',
         message: late
-          ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) and fills the cache: ask again later`
+          ? `no answer within ${late.deadlineMs / 1000} s; the check goes on (workflow ${late.workflowId}) ` +
+            'and fills the cache: ask again later'
           : 'no answer',
       };
     } else {

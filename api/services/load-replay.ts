@@ -27,7 +27,10 @@ export const MAX_REPLAY_HEADER_BYTES = 10 * 1024 * 1024;
 /** A header set's bytes, names and values. */
 export const headerBytes = (headers: Record<string, string>) =>
   Object.entries(headers).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
-/** How long a replay at speed 0 without a loop may take when the test does not say: it ends sooner when every user is done. */
+/**
+ * How long a replay at speed 0 without a loop may take when the test does not say: it ends sooner when
+ * every user is done.
+ */
 const DEFAULT_PASS_SECONDS = 60;
 /** After a timed replay's last request, the time its answers get before the test's window closes. */
 const ANSWER_SECONDS = 10;
@@ -76,7 +79,8 @@ export function loadReplayService({
       const missing = r.ids.find((id) => !found.has(id));
       if (missing !== undefined)
         throw new InvalidInputError(
-          `replay.ids: no capture ${missing} among those webhook ${r.webhook_id} keeps${r.filter ? ' and the filter picks' : ''}`,
+          `replay.ids: no capture ${missing} among those webhook ${r.webhook_id} keeps` +
+            `${r.filter ? ' and the filter picks' : ''}`,
           'replay.ids',
         );
     }
@@ -106,7 +110,8 @@ export function loadReplayService({
       const bytes = recorded.reduce((n, q) => n + (q.body?.length ?? 0), 0);
       if (bytes > MAX_REPLAY_BODY_BYTES)
         throw new InvalidInputError(
-          `replay: the requests' bodies come to ${bytes} bytes, more than ${MAX_REPLAY_BODY_BYTES}: replay fewer${r.har ? '' : ' (ids, filter)'}`,
+          `replay: the requests' bodies come to ${bytes} bytes, more than ${MAX_REPLAY_BODY_BYTES}: ` +
+            `replay fewer${r.har ? '' : ' (ids, filter)'}`,
           'replay',
         );
       const own = testHeaders(b);
@@ -114,7 +119,9 @@ export function loadReplayService({
       const headers = recorded.reduce((n, q) => n + headerBytes(q.headers), 0) + recorded.length * ownBytes;
       if (headers > MAX_REPLAY_HEADER_BYTES)
         throw new InvalidInputError(
-          `replay: the requests' headers come to ${headers} bytes, the test's own (${ownBytes} bytes) on each of the ${recorded.length}, more than ${MAX_REPLAY_HEADER_BYTES}: send fewer or shorter headers, or replay fewer requests${r.har ? '' : ' (ids, filter)'}`,
+          `replay: the requests' headers come to ${headers} bytes, the test's own (${ownBytes} bytes) ` +
+            `on each of the ${recorded.length}, more than ${MAX_REPLAY_HEADER_BYTES}: ` +
+            `send fewer or shorter headers, or replay fewer requests${r.har ? '' : ' (ids, filter)'}`,
           'replay',
         );
       const first = recorded[0]!.at;
@@ -135,7 +142,9 @@ export function loadReplayService({
           testDuration = Math.max(10, Math.ceil(span / r.speed / 1000) + ANSWER_SECONDS);
           if (testDuration > Math.min(limit, MAX_TEST_SECONDS))
             throw new PlanLimitError(
-              `replay.speed: the requests span ${Math.ceil(span / 1000)} s, ${testDuration} s with their answers at speed ${r.speed}: more than the ${Math.min(limit, MAX_TEST_SECONDS)} s a test may last on the ${plan} plan; raise the speed or replay fewer`,
+              `replay.speed: the requests span ${Math.ceil(span / 1000)} s, ${testDuration} s with their ` +
+                `answers at speed ${r.speed}: more than the ${Math.min(limit, MAX_TEST_SECONDS)} s a test ` +
+                `may last on the ${plan} plan; raise the speed or replay fewer`,
             );
         }
       }

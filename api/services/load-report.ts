@@ -49,7 +49,10 @@ export interface ReportTest {
   steps: NonNullable<FinalResults['steps']>;
   status_codes: Record<string, number>;
   errors: Record<string, number>;
-  /** Answers by protocol (empty for tests run before it was counted); HTTP/2's connections and the server's stream limit. */
+  /**
+   * Answers by protocol (empty for tests run before it was counted); HTTP/2's connections and the
+   * server's stream limit.
+   */
   protocols: Record<string, number>;
   http2: FinalResults['http2'] | null;
   /**

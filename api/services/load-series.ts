@@ -19,7 +19,10 @@ export function loadSeriesService({
   loadTests: Pick<LoadTestService, 'owned' | 'state'>;
 }) {
   return {
-    /** The series of the caller's test from second `from` on, as stream ticks: the rows not sent yet, ending with the test. */
+    /**
+     * The series of the caller's test from second `from` on, as stream ticks: the rows not sent yet,
+     * ending with the test.
+     */
     stream(testId: string, userId: number, from = 0): () => Promise<SseTick> {
       let next = from;
       return async () => {

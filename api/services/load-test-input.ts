@@ -51,7 +51,10 @@ export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
   };
 }
 
-/** A step as the shards run it: its method, its path on the target's origin (placeholders kept as written), every header. */
+/**
+ * A step as the shards run it: its method, its path on the target's origin (placeholders kept as
+ * written), every header.
+ */
 function scenarioStep(st: StepInput, b: StartBody, target: URL, headers: Record<string, string>): ScenarioStep {
   const path =
     st.path === undefined

@@ -118,7 +118,8 @@ export function loadTestService({
     const row = { id: testId, userId, config: cfg, ...(replay ? { replay: replay.requests } : {}) };
     if (!(await createLoadTest(db, row, limits.loadTestsAtOnce))) {
       throw new RateLimitedError(
-        `At most ${limits.loadTestsAtOnce} load test${limits.loadTestsAtOnce === 1 ? '' : 's'} at once on the ${plan} plan: wait for one of yours to end, or stop it`,
+        `At most ${limits.loadTestsAtOnce} load test${limits.loadTestsAtOnce === 1 ? '' : 's'} at once ` +
+          `on the ${plan} plan: wait for one of yours to end, or stop it`,
         10,
       );
     }

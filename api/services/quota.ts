@@ -41,7 +41,8 @@ export function quotaService({ kv }: { kv: KvStore }) {
     /** The 429 of a refused request: the plan, the full limits and when to retry. */
     refusal: (plan: Plan, verdict: QuotaVerdict) =>
       new RateLimitedError(
-        `Rate limit of the ${plan} plan reached (${verdict.full.join(' and ')}); retry after ${verdict.retryAfterSeconds} s`,
+        `Rate limit of the ${plan} plan reached (${verdict.full.join(' and ')}); ` +
+          `retry after ${verdict.retryAfterSeconds} s`,
         verdict.retryAfterSeconds,
       ),
   };

@@ -55,7 +55,8 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
     const outcome = await resultWithin<Outcome<OutcomeValue<N>>>(handle, SITE_JOB_WAIT_MS);
     if (!outcome)
       throw new JobTimeoutError(
-        `The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); its answer fills the cache when it does: ask again later`,
+        `The ${kind} job did not finish within ${SITE_JOB_WAIT_MS / 1000} s (workflow ${handle.workflowId}); ` +
+          'its answer fills the cache when it does: ask again later',
       );
     return outcomeValue(outcome.value);
   }

@@ -128,7 +128,10 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
   /** The checked URL and its host as proofs name it. */
   const targetOf = (url: URL) => ({ url, host: bareHost(url.hostname).toLowerCase() });
 
-  /** A remembered proof whose addresses are still the host's, else a fresh one (remembered for ttlSeconds), else null. */
+  /**
+   * A remembered proof whose addresses are still the host's, else a fresh one (remembered for
+   * ttlSeconds), else null.
+   */
   async function check(
     url: URL,
     host: string,
@@ -204,7 +207,9 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
         ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s`
         : 'a second test at once of the same target';
       throw new TargetNotVerifiedError(
-        `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again (POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ${large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'}`,
+        `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again ` +
+          '(POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ' +
+          (large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'),
       );
     },
   };

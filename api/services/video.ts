@@ -101,7 +101,9 @@ export function videoService(deps: {
         upload_url: await link('upload', jobId),
         upload_expires_at: iso(Date.now() + uploadTtlSeconds * 1000),
         max_upload_bytes: config.video.maxBytes,
-        message: `POST the MP4 or MOV to upload_url as multipart/form-data, field "video" (at most ${config.video.maxBytes} bytes and 2 hours), then poll the status`,
+        message:
+          'POST the MP4 or MOV to upload_url as multipart/form-data, field "video" ' +
+          `(at most ${config.video.maxBytes} bytes and 2 hours), then poll the status`,
       };
     },
 
@@ -204,7 +206,8 @@ export function videoService(deps: {
       if (!state) throw new NotFoundError('No such download link');
       if (state.status !== 'done' || state.downloaded)
         throw new GoneError(
-          `This download link is no longer usable: the job is ${state.downloaded ? 'done and its result was downloaded' : state.status}`,
+          'This download link is no longer usable: the job is ' +
+            (state.downloaded ? 'done and its result was downloaded' : state.status),
         );
       if (state.downloadExpiresAt !== null && Date.now() >= state.downloadExpiresAt)
         throw new GoneError('This download link has expired');
@@ -265,12 +268,19 @@ export function videoNextStep(
 ): string {
   switch (o.status) {
     case 'awaiting_upload':
-      return `Video job ${o.job_id} is awaiting its upload: POST the file to ${o.upload_url} as multipart/form-data (field "video") before ${o.upload_expires_at}.`;
+      return (
+        `Video job ${o.job_id} is awaiting its upload: POST the file to ${o.upload_url} ` +
+        `as multipart/form-data (field "video") before ${o.upload_expires_at}.`
+      );
     case 'done':
       return o.download_url
-        ? `Video job ${o.job_id} is done: download the result once from ${o.download_url} (before ${o.download_expires_at}).`
+        ? `Video job ${o.job_id} is done: download the result once from ${o.download_url} ` +
+            `(before ${o.download_expires_at}).`
         : `Video job ${o.job_id} is done and its result was downloaded.`;
     default:
-      return `Video job ${o.job_id} is ${o.status}${o.status === 'processing' ? ` (${o.progress}%)` : ''}${o.reason ? `: ${o.reason}` : ''}.`;
+      return (
+        `Video job ${o.job_id} is ${o.status}${o.status === 'processing' ? ` (${o.progress}%)` : ''}` +
+        `${o.reason ? `: ${o.reason}` : ''}.`
+      );
   }
 }

@@ -73,7 +73,10 @@ export function webhookExportService({
   webhooks: Pick<WebhookService, 'present' | 'scoped'>;
 }) {
   return {
-    /** The matching captures (newest first) as text chunks of one JSON or HAR document; 404 unless the caller owns the webhook. */
+    /**
+     * The matching captures (newest first) as text chunks of one JSON or HAR document; 404 unless the
+     * caller owns the webhook.
+     */
     async export(
       userId: number,
       webhookId: string,
@@ -85,11 +88,13 @@ export function webhookExportService({
         const [open, close] =
           format === 'har'
             ? [
-                `{"log":{"version":"1.2","creator":{"name":"netops","version":"${VERSION}"},"comment":"captures of webhook ${webhookId}","entries":[`,
+                `{"log":{"version":"1.2","creator":{"name":"netops","version":"${VERSION}"},` +
+                  `"comment":"captures of webhook ${webhookId}","entries":[`,
                 ']}}\n',
               ]
             : [
-                `{"success":true,"webhook_id":${JSON.stringify(webhookId)},"exported_at":${JSON.stringify(new Date().toISOString())},"requests":[`,
+                `{"success":true,"webhook_id":${JSON.stringify(webhookId)},` +
+                  `"exported_at":${JSON.stringify(new Date().toISOString())},"requests":[`,
                 ']}\n',
               ];
         yield open;

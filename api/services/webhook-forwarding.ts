@@ -58,7 +58,10 @@ export function webhookForwardingService({
       .catch(onError)
       .finally(() => setTimeout(next, WAKE_EVERY_MS).unref());
   }
-  /** The pause after a wake is over (or, while captures pour in, lasts until BUSY_WAKE_EVERY_MS): the next wake may go. */
+  /**
+   * The pause after a wake is over (or, while captures pour in, lasts until BUSY_WAKE_EVERY_MS): the
+   * next wake may go.
+   */
   function next(): void {
     const elapsed = performance.now() - sentAt;
     const pouring = (storedSince * 1000) / elapsed > BUSY_CAPTURES;

@@ -196,10 +196,10 @@ export function schemaChecks({
       if (verdict.valid) return null;
       if (verdict.valid === false)
         return verdict.errors[0]?.message ?? 'is not a JSON Schema this service can check with';
+      const simpler = 'make it smaller or simpler (fewer subschemas)';
       if (verdict.error === TOO_LONG)
-        return `takes more than ${compiles.options.budgetMs / 1000} s to compile: make it smaller or simpler (fewer subschemas)`;
-      if (verdict.error === TOO_BIG)
-        return `needs more than ${compiles.options.heapMb} MB to compile: make it smaller or simpler (fewer subschemas)`;
+        return `takes more than ${compiles.options.budgetMs / 1000} s to compile: ${simpler}`;
+      if (verdict.error === TOO_BIG) return `needs more than ${compiles.options.heapMb} MB to compile: ${simpler}`;
       throw new UnavailableError('The JSON Schema checker is busy: set the schema again in a few seconds');
     },
 

@@ -131,7 +131,8 @@ export function webhookSettingsService({
       // trailing dot is the same host. Other names for it are stopped by the mark forwards carry.
       const where = (u: string) => {
         const url = new URL(u);
-        return `${url.hostname.replace(/\.$/, '').toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+        const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+        return `${url.hostname.replace(/\.$/, '').toLowerCase()}:${port}`;
       };
       if (where(forwardUrl) === where(baseUrl) || where(forwardUrl) === where(captureBaseUrl))
         throw new InvalidInputError(
@@ -144,7 +145,8 @@ export function webhookSettingsService({
       const most = PLAN_LIMITS[plan].forwardingWebhooks;
       if ((await countForwarding(db, account.userId, webhookId)) >= most)
         throw new PlanLimitError(
-          `forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan (stop one with forward_url null)`,
+          `forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan ` +
+            '(stop one with forward_url null)',
         );
     }
     // No rules is stored as none (null), whichever way it was said.
@@ -213,7 +215,8 @@ export function webhookSettingsService({
         rules === undefined
           ? ''
           : rules
-            ? `${rules.length} response rule${rules.length === 1 ? '' : 's'} now answer${rules.length === 1 ? 's' : ''} first`
+            ? `${rules.length} response rule${rules.length === 1 ? '' : 's'} ` +
+              `now answer${rules.length === 1 ? 's' : ''} first`
             : 'no response rules',
         schema === undefined
           ? ''
@@ -232,7 +235,9 @@ export function webhookSettingsService({
             : 'captures are not forwarded',
         retention === undefined
           ? ''
-          : `it keeps ${retention ? `${retention.max_requests} captures for ${retention.max_age_days} days` : 'what the plan keeps by default'}`,
+          : retention
+            ? `it keeps ${retention.max_requests} captures for ${retention.max_age_days} days`
+            : 'it keeps what the plan keeps by default',
       ].filter(Boolean);
       const after = await findOwnedWebhook(db, account.userId, webhookId);
       // Deleted by another request since the update: gone, as it would be a moment later.

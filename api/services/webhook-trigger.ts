@@ -43,8 +43,9 @@ function triggerWith(intake: CaptureIntake, { db, box, captureBaseUrl }: Trigger
       const setting = webhook.signature;
       if (setting && setting.scheme !== provider)
         throw new InvalidInputError(
-          `provider: webhook ${webhookId} checks ${setting.scheme} signatures, so a ${provider} event would be judged ` +
-            `invalid: trigger a ${setting.scheme} event, or set its signature to ${provider} (my-webhook-update)`,
+          `provider: webhook ${webhookId} checks ${setting.scheme} signatures, so a ${provider} event would be ` +
+            `judged invalid: trigger a ${setting.scheme} event, or set its signature to ${provider} ` +
+            '(my-webhook-update)',
           'provider',
         );
       const signing = setting && box ? { secret: await box.open(setting.sealed_secret), header: setting.header } : null;

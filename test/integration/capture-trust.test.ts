@@ -9,7 +9,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { call, newAccount, targets } from '../support/client.ts';
-import { newUser, PASSWORD, registerClient } from '../support/mcp.ts';
+import { authorizeUrl, newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 import { type AppProcess, freePort, startApp } from '../support/processes.ts';
 import { type Received, startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -63,16 +63,12 @@ describe.each(targets())('the capture surface holds no credential of the service
     });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-    const authorize = `${target.baseUrl}/oauth/authorize?${new URLSearchParams({
-      client_id: registered.body.client_id,
-      response_type: 'code',
-      redirect_uri: redirectUri,
-      scope: 'mcp:tools',
-      resource: `${target.baseUrl}/mcp`,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
+    const authorize = authorizeUrl(target.baseUrl, {
+      clientId: registered.body.client_id,
+      redirectUri,
+      challenge,
       state: 'x',
-    })}`;
+    });
     const back = await authorizeInBrowser(authorize, { email: user.email, password: PASSWORD, redirectUri, browser });
     expect(back.searchParams.get('code')).toBeTruthy();
   });

@@ -34,7 +34,8 @@ describe.each(targets())('load tests replaying recorded requests ($name)', (targ
 
   // Tried up to three times: a pause of this shared machine (two cores, another suite and both
   // services running) can delay a gap by tens of ms once; a wrong schedule fails every try.
-  it('replays 200 captures at speed 10: in order, each gap the recorded one / 10 (within 10 ms + 10 %), byte for byte', {
+  it('replays 200 captures at speed 10: in order, ' +
+    'each gap the recorded one / 10 (within 10 ms + 10 %), byte for byte', {
     timeout: 90_000,
     retry: 2,
   }, async () => {
@@ -202,89 +203,93 @@ describe.each(targets())('load tests replaying recorded requests ($name)', (targ
     expect(arrivals.find((a) => a.url === '/app/api/cart?fresh=1')).toBeDefined();
   });
 
-  it('refuses a HAR aimed at a private address (the guard, before any connection), and bad replays naming the field', async () => {
-    const refused = await start({
-      replay: { har: harOf([{ method: 'GET', url: 'http://10.0.0.1/admin' }]), speed: 0 },
-    });
-    expectErrorShape(refused, 400);
-    expect(refused.body.message).toMatch(/^replay\.har\.log\.entries\.0\.request\.url: target not allowed/);
-    // Entries on two origins go to one only when targetUrl says where.
-    const two = await start({
-      replay: {
-        har: harOf([
-          { method: 'GET', url: `${origin}/a` },
-          { method: 'GET', url: 'http://169.254.169.254/latest/meta-data/' },
-        ]),
-      },
-    });
-    expectErrorShape(two, 400);
-    expect(two.body.message).toContain(
-      `replay.har.log.entries.1.request.url: is on http://169.254.169.254, not ${origin}`,
-    );
-    const webhook = (await api('POST', 'my-webhook-create', {})).body;
-    const cases: Array<[Record<string, unknown>, string]> = [
-      [{ targetUrl: origin, replay: { speed: 1 } }, 'replay: must give either webhook_id (your captures) or har'],
-      [
-        { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, colour: 1 } },
-        'replay.colour: is not a field of this body',
-      ],
-      [
-        { targetUrl: origin, httpMethod: 'GET', replay: { webhook_id: webhook.webhook_id } },
-        'httpMethod: is not given with replay',
-      ],
-      [{ replay: { webhook_id: webhook.webhook_id } }, 'targetUrl: is required with a replay of captures'],
-      [
-        { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, loop: true } },
-        'testDuration: is required with replay.loop',
-      ],
-      [
-        { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, speed: 1001 } },
-        'replay.speed: must be 0, or from 0.01 to 1000',
-      ],
-      [
-        { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, speed: 2 }, rampUpTime: 5 },
-        'rampUpTime: is for replay at speed 0',
-      ],
-      [
-        { targetUrl: origin, replay: { webhook_id: webhook.webhook_id }, requestsPerSecond: 5 },
-        'requestsPerSecond: is not given with replay',
-      ],
-      [
-        { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, filter: { q: '' } } },
-        'replay.filter.q: must not be empty',
-      ],
-      [{ targetUrl: origin, replay: { har: { log: {} } } }, 'replay.har.log.entries'],
-      [
-        { replay: { har: { log: { entries: [{ startedDateTime: 'x', request: { url: 'nope' } }] } } } },
-        'replay.har.log.entries.0',
-      ],
-      [
-        { replay: { har: harOf([{ method: 'TRACE', url: `${origin}/` }]) } },
-        'replay.har.log.entries.0.request.method: must be one of',
-      ],
-      [{ targetUrl: origin, replay: { webhook_id: webhook.webhook_id } }, 'replay: webhook'],
-      // The test's own headers go on each of 10,000 requests: 11 MB of headers, past the 10 MiB a replay holds.
-      [
-        {
-          replay: {
-            har: harOf(Array.from({ length: 10_000 }, () => ({ method: 'GET', url: `${origin}/h` }))),
-            speed: 0,
-          },
-          testDuration: 10,
-          headers: { 'x-own': 'v'.repeat(1_100) },
+  it(
+    'refuses a HAR aimed at a private address (the guard, before any connection), ' +
+      'and bad replays naming the field',
+    async () => {
+      const refused = await start({
+        replay: { har: harOf([{ method: 'GET', url: 'http://10.0.0.1/admin' }]), speed: 0 },
+      });
+      expectErrorShape(refused, 400);
+      expect(refused.body.message).toMatch(/^replay\.har\.log\.entries\.0\.request\.url: target not allowed/);
+      // Entries on two origins go to one only when targetUrl says where.
+      const two = await start({
+        replay: {
+          har: harOf([
+            { method: 'GET', url: `${origin}/a` },
+            { method: 'GET', url: 'http://169.254.169.254/latest/meta-data/' },
+          ]),
         },
-        "replay: the requests' headers come to",
-      ],
-      [{ targetUrl: origin, replay: { webhook_id: webhook.webhook_id, ids: [1] } }, 'replay.ids: no capture 1'],
-    ];
-    for (const [body, message] of cases) {
-      const reply = await start(body);
-      expectErrorShape(reply, 400);
-      expect(reply.body.message, JSON.stringify(body)).toContain(message);
-    }
-    const foreign = await start({ targetUrl: origin, replay: { webhook_id: 'no-such-webhook' } });
-    expectErrorShape(foreign, 404);
-  });
+      });
+      expectErrorShape(two, 400);
+      expect(two.body.message).toContain(
+        `replay.har.log.entries.1.request.url: is on http://169.254.169.254, not ${origin}`,
+      );
+      const webhook = (await api('POST', 'my-webhook-create', {})).body;
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ targetUrl: origin, replay: { speed: 1 } }, 'replay: must give either webhook_id (your captures) or har'],
+        [
+          { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, colour: 1 } },
+          'replay.colour: is not a field of this body',
+        ],
+        [
+          { targetUrl: origin, httpMethod: 'GET', replay: { webhook_id: webhook.webhook_id } },
+          'httpMethod: is not given with replay',
+        ],
+        [{ replay: { webhook_id: webhook.webhook_id } }, 'targetUrl: is required with a replay of captures'],
+        [
+          { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, loop: true } },
+          'testDuration: is required with replay.loop',
+        ],
+        [
+          { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, speed: 1001 } },
+          'replay.speed: must be 0, or from 0.01 to 1000',
+        ],
+        [
+          { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, speed: 2 }, rampUpTime: 5 },
+          'rampUpTime: is for replay at speed 0',
+        ],
+        [
+          { targetUrl: origin, replay: { webhook_id: webhook.webhook_id }, requestsPerSecond: 5 },
+          'requestsPerSecond: is not given with replay',
+        ],
+        [
+          { targetUrl: origin, replay: { webhook_id: webhook.webhook_id, filter: { q: '' } } },
+          'replay.filter.q: must not be empty',
+        ],
+        [{ targetUrl: origin, replay: { har: { log: {} } } }, 'replay.har.log.entries'],
+        [
+          { replay: { har: { log: { entries: [{ startedDateTime: 'x', request: { url: 'nope' } }] } } } },
+          'replay.har.log.entries.0',
+        ],
+        [
+          { replay: { har: harOf([{ method: 'TRACE', url: `${origin}/` }]) } },
+          'replay.har.log.entries.0.request.method: must be one of',
+        ],
+        [{ targetUrl: origin, replay: { webhook_id: webhook.webhook_id } }, 'replay: webhook'],
+        // The test's own headers go on each of 10,000 requests: 11 MB of headers, past the 10 MiB a replay holds.
+        [
+          {
+            replay: {
+              har: harOf(Array.from({ length: 10_000 }, () => ({ method: 'GET', url: `${origin}/h` }))),
+              speed: 0,
+            },
+            testDuration: 10,
+            headers: { 'x-own': 'v'.repeat(1_100) },
+          },
+          "replay: the requests' headers come to",
+        ],
+        [{ targetUrl: origin, replay: { webhook_id: webhook.webhook_id, ids: [1] } }, 'replay.ids: no capture 1'],
+      ];
+      for (const [body, message] of cases) {
+        const reply = await start(body);
+        expectErrorShape(reply, 400);
+        expect(reply.body.message, JSON.stringify(body)).toContain(message);
+      }
+      const foreign = await start({ targetUrl: origin, replay: { webhook_id: 'no-such-webhook' } });
+      expectErrorShape(foreign, 404);
+    },
+  );
 
   it('takes a HAR beyond the usual 1 MB body, and refuses one past 10 MB with 413', { timeout: 60_000 }, async () => {
     const big = 'x'.repeat(2 * 1024 * 1024);

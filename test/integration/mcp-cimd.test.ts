@@ -158,7 +158,8 @@ describe('MCP client identified by a Client ID Metadata Document', () => {
       expect(res.status, clientId).toBeGreaterThanOrEqual(400);
       expect(res.headers.get('location')).toBeNull();
       expect(await res.text()).not.toContain('name="password"');
-      expect(fetched).toContain(new URL(clientId).pathname); // refused for what the document says, not for failing to read it
+      // Refused for what the document says, not for failing to read it.
+      expect(fetched).toContain(new URL(clientId).pathname);
     }
   });
 });

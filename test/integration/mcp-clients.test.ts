@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { targets } from '../support/client.ts';
-import { newUser, PASSWORD, registerClient } from '../support/mcp.ts';
+import { authorizeUrl, newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 
 const register = registerClient;
 
@@ -93,8 +93,8 @@ const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: str
 ];
 
 describe.each(targets())('MCP clients as they register ($name)', (target) => {
-  const authorizeUrl = (clientId: string, redirectUri: string, challenge: string, state: string) =>
-    `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools', resource: `${target.baseUrl}/mcp`, code_challenge: challenge, code_challenge_method: 'S256', state })}`;
+  const authorize = (clientId: string, redirectUri: string, challenge: string, state: string) =>
+    authorizeUrl(target.baseUrl, { clientId, redirectUri, challenge, state });
 
   it.each(CLIENTS)(
     '$name registers, signs in with PKCE, gets a token and lists the tools',
@@ -109,14 +109,14 @@ describe.each(targets())('MCP clients as they register ($name)', (target) => {
 
       // The consent page names the client (self-registered: unverified) and where the code goes.
       const browser = new FormBrowser();
-      const signIn = (await browser.get(authorizeUrl(reg.body.client_id, use, challenge, state))) as Page;
+      const signIn = (await browser.get(authorize(reg.body.client_id, use, challenge, state))) as Page;
       const consent = (await browser.submit(signIn, /\/login$/, { email: user.email, password: PASSWORD }, (u) =>
         u.href.startsWith(use),
       )) as Page;
       expect(consent.html).toContain(`<strong>${name}</strong> <span class="client-mark">Unverified</span>`);
       expect(consent.html).toContain(`<th scope="row">Returns to</th><td><code>${use}</code></td>`);
 
-      const back = await authorizeInBrowser(authorizeUrl(reg.body.client_id, use, challenge, state), {
+      const back = await authorizeInBrowser(authorize(reg.body.client_id, use, challenge, state), {
         email: user.email,
         password: PASSWORD,
         redirectUri: use,
@@ -166,7 +166,7 @@ describe.each(targets())('MCP clients as they register ($name)', (target) => {
       'cursor://evil.example/oauth/callback',
       'http://localhost:8787/other',
     ]) {
-      const res = await fetch(authorizeUrl(reg.body.client_id, other, challenge, 's'), { redirect: 'manual' });
+      const res = await fetch(authorize(reg.body.client_id, other, challenge, 's'), { redirect: 'manual' });
       expect(res.status, other).toBe(400);
       expect(res.headers.get('location'), other).toBeNull();
     }

@@ -31,25 +31,28 @@ for (const target of targets()) {
       return { oauth, tokenRequests, fetchFn };
     };
 
-    it("checks the authorization response's iss: a forged or missing issuer stops the flow, the right one signs in", async () => {
-      const { oauth, tokenRequests, fetchFn } = await signIn();
-      const back = oauth.lastRedirect!;
-      const issuer = back.searchParams.get('iss');
-      expect(issuer).toBe(target.baseUrl);
-      await expect(
-        auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: 'https://attacker.example' }),
-      ).rejects.toBeInstanceOf(IssuerMismatchError);
-      // The metadata announces the parameter, so an answer without it is refused too.
-      await expect(auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code })).rejects.toBeInstanceOf(
-        IssuerMismatchError,
-      );
-      expect(tokenRequests).toEqual([]);
-      expect(await auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: issuer! })).toBe(
-        'AUTHORIZED',
-      );
-      expect(tokenRequests).toHaveLength(1);
-      expect(tokenRequests[0]).toContain('grant_type=authorization_code');
-    });
+    it(
+      "checks the authorization response's iss: " + 'a forged or missing issuer stops the flow, the right one signs in',
+      async () => {
+        const { oauth, tokenRequests, fetchFn } = await signIn();
+        const back = oauth.lastRedirect!;
+        const issuer = back.searchParams.get('iss');
+        expect(issuer).toBe(target.baseUrl);
+        await expect(
+          auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: 'https://attacker.example' }),
+        ).rejects.toBeInstanceOf(IssuerMismatchError);
+        // The metadata announces the parameter, so an answer without it is refused too.
+        await expect(auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code })).rejects.toBeInstanceOf(
+          IssuerMismatchError,
+        );
+        expect(tokenRequests).toEqual([]);
+        expect(await auth(oauth as any, { serverUrl, fetchFn, authorizationCode: oauth.code, iss: issuer! })).toBe(
+          'AUTHORIZED',
+        );
+        expect(tokenRequests).toHaveLength(1);
+        expect(tokenRequests[0]).toContain('grant_type=authorization_code');
+      },
+    );
 
     it("runs a job through the Tasks extension's requester to its end, and cancels another", {
       timeout: 90_000,

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
-import { connectedClient, mcpPost, newUser, PASSWORD } from '../support/mcp.ts';
+import { authorizeUrl, connectedClient, mcpPost, newUser, PASSWORD } from '../support/mcp.ts';
 import { call, newAccount, targets } from '../support/client.ts';
 import { runScript } from '../support/processes.ts';
 
@@ -30,130 +30,134 @@ for (const target of targets()) {
       user = await newUser(target);
     });
 
-    it('connects with only the URL, lists the tools and calls the lookup and webhook ones, rotates refresh tokens and revokes a reused one', async () => {
-      // What an unauthenticated client sees first.
-      const unauthenticated = await rpc(target, null, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-      expect(unauthenticated.status).toBe(401);
-      const challenge = unauthenticated.headers.get('www-authenticate')!;
-      expect(challenge).toMatch(/^Bearer /);
-      expect(challenge).toContain(`resource_metadata="${target.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
-      expect(challenge).toContain('scope="mcp:tools"');
-      const resourceMeta = await (await fetch(`${target.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json();
-      expect(resourceMeta).toMatchObject({
-        resource: `${target.baseUrl}/mcp`,
-        authorization_servers: [target.baseUrl],
-      });
-      const asMeta = await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json();
-      expect(asMeta).toMatchObject({
-        issuer: target.baseUrl,
-        authorization_endpoint: `${target.baseUrl}/oauth/authorize`,
-        token_endpoint: `${target.baseUrl}/oauth/token`,
-        registration_endpoint: `${target.baseUrl}/oauth/register`,
-        code_challenge_methods_supported: ['S256'],
-      });
+    it(
+      'connects with only the URL, lists the tools and calls the lookup and webhook ones, ' +
+        'rotates refresh tokens and revokes a reused one',
+      async () => {
+        // What an unauthenticated client sees first.
+        const unauthenticated = await rpc(target, null, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+        expect(unauthenticated.status).toBe(401);
+        const challenge = unauthenticated.headers.get('www-authenticate')!;
+        expect(challenge).toMatch(/^Bearer /);
+        expect(challenge).toContain(`resource_metadata="${target.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
+        expect(challenge).toContain('scope="mcp:tools"');
+        const resourceMeta = await (await fetch(`${target.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json();
+        expect(resourceMeta).toMatchObject({
+          resource: `${target.baseUrl}/mcp`,
+          authorization_servers: [target.baseUrl],
+        });
+        const asMeta = await (await fetch(`${target.baseUrl}/.well-known/oauth-authorization-server`)).json();
+        expect(asMeta).toMatchObject({
+          issuer: target.baseUrl,
+          authorization_endpoint: `${target.baseUrl}/oauth/authorize`,
+          token_endpoint: `${target.baseUrl}/oauth/token`,
+          registration_endpoint: `${target.baseUrl}/oauth/register`,
+          code_challenge_methods_supported: ['S256'],
+        });
 
-      const { client, oauth, url } = await connectedClient(target, user.email, { name: 'E2E assistant' });
-      expect(oauth.clientInformation()?.client_id).toBeTruthy();
-      const tokens = oauth.tokens()!;
-      expect(tokens.refresh_token).toBeTruthy();
-      expect(tokens.expires_in).toBe(600);
-      const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString());
-      expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
+        const { client, oauth, url } = await connectedClient(target, user.email, { name: 'E2E assistant' });
+        expect(oauth.clientInformation()?.client_id).toBeTruthy();
+        const tokens = oauth.tokens()!;
+        expect(tokens.refresh_token).toBeTruthy();
+        expect(tokens.expires_in).toBe(600);
+        const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString());
+        expect(claims).toMatchObject({ aud: `${target.baseUrl}/mcp`, iss: target.baseUrl, sub: String(user.userId) });
 
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
-        'audit_page_design',
-        'discover_site_pages',
-        'dns_lookup',
-        'domain_check_bulk',
-        'http_headers',
-        'ip_info',
-        'load_test_list',
-        'load_test_results',
-        'load_test_start',
-        'load_test_status',
-        'load_test_stop',
-        'load_test_verify_target',
-        'remove_video_watermark',
-        'watermark_status',
-        'webhook_create',
-        'webhook_delete',
-        'webhook_diff',
-        'webhook_list',
-        'webhook_replay',
-        'webhook_requests',
-        'webhook_trigger',
-        'webhook_update',
-        'webhook_wait_for_request',
-      ]);
-      for (const t of tools)
-        expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual([
-          'destructiveHint',
-          'idempotentHint',
-          'openWorldHint',
-          'readOnlyHint',
-          'title',
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual([
+          'audit_page_design',
+          'discover_site_pages',
+          'dns_lookup',
+          'domain_check_bulk',
+          'http_headers',
+          'ip_info',
+          'load_test_list',
+          'load_test_results',
+          'load_test_start',
+          'load_test_status',
+          'load_test_stop',
+          'load_test_verify_target',
+          'remove_video_watermark',
+          'watermark_status',
+          'webhook_create',
+          'webhook_delete',
+          'webhook_diff',
+          'webhook_list',
+          'webhook_replay',
+          'webhook_requests',
+          'webhook_trigger',
+          'webhook_update',
+          'webhook_wait_for_request',
         ]);
+        for (const t of tools)
+          expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual([
+            'destructiveHint',
+            'idempotentHint',
+            'openWorldHint',
+            'readOnlyHint',
+            'title',
+          ]);
 
-      // Every tool, through HTTP, as this user.
-      const dns = await client.callTool({ name: 'dns_lookup', arguments: { domain: 'example.test', type: 'A' } });
-      expect(dns.isError, JSON.stringify(dns)).toBeFalsy();
-      const ip = await client.callTool({ name: 'ip_info', arguments: { ip: '8.8.8.8' } });
-      expect(ip.isError, JSON.stringify(ip)).toBeFalsy();
-      const headers = await client.callTool({ name: 'http_headers', arguments: { url: target.siteUrl } });
-      expect(headers.isError, JSON.stringify(headers)).toBeFalsy();
-      const created = await client.callTool({ name: 'webhook_create', arguments: {} });
-      const webhookId = (created.structuredContent as { webhook_id: string }).webhook_id;
-      expect(webhookId).toBeTruthy();
-      await fetch(`${target.baseUrl}/webhook/${webhookId}?via=mcp`, { method: 'POST', body: 'hello' });
-      const listed = await client.callTool({ name: 'webhook_list', arguments: {} });
-      expect(JSON.stringify(listed.structuredContent)).toContain(webhookId);
-      let requests: any;
-      for (let i = 0; i < 20; i++) {
-        requests = await client.callTool({ name: 'webhook_requests', arguments: { webhook_id: webhookId } });
-        if ((requests.structuredContent as any)?.data?.total > 0) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(JSON.stringify(requests.structuredContent)).toContain('hello');
-      const deleted = await client.callTool({ name: 'webhook_delete', arguments: { webhook_id: webhookId } });
-      expect(deleted.isError, JSON.stringify(deleted)).toBeFalsy();
+        // Every tool, through HTTP, as this user.
+        const dns = await client.callTool({ name: 'dns_lookup', arguments: { domain: 'example.test', type: 'A' } });
+        expect(dns.isError, JSON.stringify(dns)).toBeFalsy();
+        const ip = await client.callTool({ name: 'ip_info', arguments: { ip: '8.8.8.8' } });
+        expect(ip.isError, JSON.stringify(ip)).toBeFalsy();
+        const headers = await client.callTool({ name: 'http_headers', arguments: { url: target.siteUrl } });
+        expect(headers.isError, JSON.stringify(headers)).toBeFalsy();
+        const created = await client.callTool({ name: 'webhook_create', arguments: {} });
+        const webhookId = (created.structuredContent as { webhook_id: string }).webhook_id;
+        expect(webhookId).toBeTruthy();
+        await fetch(`${target.baseUrl}/webhook/${webhookId}?via=mcp`, { method: 'POST', body: 'hello' });
+        const listed = await client.callTool({ name: 'webhook_list', arguments: {} });
+        expect(JSON.stringify(listed.structuredContent)).toContain(webhookId);
+        let requests: any;
+        for (let i = 0; i < 20; i++) {
+          requests = await client.callTool({ name: 'webhook_requests', arguments: { webhook_id: webhookId } });
+          if ((requests.structuredContent as any)?.data?.total > 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(JSON.stringify(requests.structuredContent)).toContain('hello');
+        const deleted = await client.callTool({ name: 'webhook_delete', arguments: { webhook_id: webhookId } });
+        expect(deleted.isError, JSON.stringify(deleted)).toBeFalsy();
 
-      // An MCP token is not an API key.
-      expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { bearer: tokens.access_token })).status).toBe(
-        401,
-      );
+        // An MCP token is not an API key.
+        expect((await call(target, 'GET', '/api/v1/network/my-webhooks', { bearer: tokens.access_token })).status).toBe(
+          401,
+        );
 
-      // Refresh: a new pair; the old refresh token is then refused, and its reuse revokes the grant.
-      const oldRefresh = tokens.refresh_token!;
-      expect(await auth(oauth as any, { serverUrl: url })).toBe('AUTHORIZED');
-      const rotated = oauth.tokens()!;
-      expect(rotated.refresh_token).not.toBe(oldRefresh);
-      expect(rotated.access_token).not.toBe(tokens.access_token);
-      expect((await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(
-        200,
-      );
-      const metadata = await discoverAuthorizationServerMetadata(target.baseUrl);
-      await expect(
-        refreshAuthorization(target.baseUrl, {
-          metadata,
-          clientInformation: oauth.clientInformation()!,
-          refreshToken: oldRefresh,
-          resource: new URL(`${target.baseUrl}/mcp`),
-        }),
-      ).rejects.toThrow(/grant/i);
-      const afterReuse = await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
-      expect(afterReuse.status).toBe(401);
-      expect(afterReuse.headers.get('www-authenticate')).toContain('error="invalid_token"');
-      await expect(
-        refreshAuthorization(target.baseUrl, {
-          metadata,
-          clientInformation: oauth.clientInformation()!,
-          refreshToken: rotated.refresh_token!,
-          resource: new URL(`${target.baseUrl}/mcp`),
-        }),
-      ).rejects.toThrow();
-      await client.close();
-    });
+        // Refresh: a new pair; the old refresh token is then refused, and its reuse revokes the grant.
+        const oldRefresh = tokens.refresh_token!;
+        expect(await auth(oauth as any, { serverUrl: url })).toBe('AUTHORIZED');
+        const rotated = oauth.tokens()!;
+        expect(rotated.refresh_token).not.toBe(oldRefresh);
+        expect(rotated.access_token).not.toBe(tokens.access_token);
+        expect((await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(
+          200,
+        );
+        const metadata = await discoverAuthorizationServerMetadata(target.baseUrl);
+        await expect(
+          refreshAuthorization(target.baseUrl, {
+            metadata,
+            clientInformation: oauth.clientInformation()!,
+            refreshToken: oldRefresh,
+            resource: new URL(`${target.baseUrl}/mcp`),
+          }),
+        ).rejects.toThrow(/grant/i);
+        const afterReuse = await rpc(target, rotated.access_token, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
+        expect(afterReuse.status).toBe(401);
+        expect(afterReuse.headers.get('www-authenticate')).toContain('error="invalid_token"');
+        await expect(
+          refreshAuthorization(target.baseUrl, {
+            metadata,
+            clientInformation: oauth.clientInformation()!,
+            refreshToken: rotated.refresh_token!,
+            resource: new URL(`${target.baseUrl}/mcp`),
+          }),
+        ).rejects.toThrow();
+        await client.close();
+      },
+    );
 
     it('shows the app under connected apps and stops its tokens at once when the user disconnects it', async () => {
       const { client, oauth } = await connectedClient(target, user.email, { name: 'Disconnect me' });
@@ -210,11 +214,16 @@ for (const target of targets()) {
       const verifier = randomBytes(32).toString('base64url');
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       const authorize = (redirect: string, extra: Record<string, string> = {}) =>
-        `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.client_id, response_type: 'code', redirect_uri: redirect, scope: 'mcp:tools', resource: `${target.baseUrl}/mcp`, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...extra })}`;
+        authorizeUrl(target.baseUrl, { clientId: reg.client_id, redirectUri: redirect, challenge, state: 's1' }, extra);
 
       // No PKCE at all: refused even for this public client's first step.
       const noPkce = await fetch(
-        `${target.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: reg.client_id, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:tools' })}`,
+        `${target.baseUrl}/oauth/authorize?${new URLSearchParams({
+          client_id: reg.client_id,
+          response_type: 'code',
+          redirect_uri: redirectUri,
+          scope: 'mcp:tools',
+        })}`,
         { redirect: 'manual' },
       );
       expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
@@ -407,47 +416,57 @@ for (const target of targets()) {
       await Promise.all([mine.close(), theirs.close()]);
     });
 
-    it('limits sign-in attempts per email and address: the 10th wrong password is still checked, the 11th is refused', async () => {
-      const victim = await newUser(target);
-      const browser = new FormBrowser();
-      let page = (await browser.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
-      for (let attempt = 1; attempt <= 10; attempt++) {
+    it(
+      'limits sign-in attempts per email and address: ' +
+        'the 10th wrong password is still checked, the 11th is refused',
+      async () => {
+        const victim = await newUser(target);
+        const browser = new FormBrowser();
+        let page = (await browser.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
+        for (let attempt = 1; attempt <= 10; attempt++) {
+          page = (await browser.submit(page, /\/dashboard\/sign-in/, {
+            email: victim.email,
+            password: `wrong password ${attempt}`,
+          })) as Page;
+          expect(page.status, `attempt ${attempt}`).toBe(401);
+          expect(page.html).toContain('Wrong email or password');
+        }
         page = (await browser.submit(page, /\/dashboard\/sign-in/, {
           email: victim.email,
-          password: `wrong password ${attempt}`,
+          password: PASSWORD,
         })) as Page;
-        expect(page.status, `attempt ${attempt}`).toBe(401);
-        expect(page.html).toContain('Wrong email or password');
-      }
-      page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: victim.email, password: PASSWORD })) as Page;
-      expect(page.status).toBe(429);
-      expect(page.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
-      // Another account from the same address is not locked out by it (other addresses: oauth-limits.test.ts).
-      page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: user.email, password: PASSWORD })) as Page;
-      expect(page.url).toBe(`${target.baseUrl}/dashboard/keys`);
-    });
+        expect(page.status).toBe(429);
+        expect(page.html).toMatch(/Too many sign-in attempts: try again in \d+ minutes?/);
+        // Another account from the same address is not locked out by it (other addresses: oauth-limits.test.ts).
+        page = (await browser.submit(page, /\/dashboard\/sign-in/, { email: user.email, password: PASSWORD })) as Page;
+        expect(page.url).toBe(`${target.baseUrl}/dashboard/keys`);
+      },
+    );
 
-    it("the README's mcp-token script gets a working token through the same flow, and says why when it cannot", async () => {
-      const url = `${target.baseUrl}/mcp`;
-      const out = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], {
-        ...process.env,
-        MCP_PASSWORD: PASSWORD,
-      } as Record<string, string>);
-      expect(out.code, out.stderr).toBe(0);
-      const printed = JSON.parse(out.stdout);
-      expect(printed.inspector).toContain(
-        `--cli ${url} --transport http --method tools/list --header "Authorization: Bearer ${printed.access_token}"`,
-      );
-      const listed = await rpc(target, printed.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-      expect(listed.status).toBe(200);
-      expect(JSON.stringify(await listed.json())).toContain('webhook_requests');
+    it(
+      "the README's mcp-token script gets a working token through the same flow, " + 'and says why when it cannot',
+      async () => {
+        const url = `${target.baseUrl}/mcp`;
+        const out = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], {
+          ...process.env,
+          MCP_PASSWORD: PASSWORD,
+        } as Record<string, string>);
+        expect(out.code, out.stderr).toBe(0);
+        const printed = JSON.parse(out.stdout);
+        expect(printed.inspector).toContain(
+          `--cli ${url} --transport http --method tools/list --header "Authorization: Bearer ${printed.access_token}"`,
+        );
+        const listed = await rpc(target, printed.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+        expect(listed.status).toBe(200);
+        expect(JSON.stringify(await listed.json())).toContain('webhook_requests');
 
-      const wrong = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], {
-        ...process.env,
-        MCP_PASSWORD: 'not the password',
-      } as Record<string, string>);
-      expect(wrong.code).toBe(1);
-      expect(wrong.stderr).toMatch(/sign-in failed/);
-    });
+        const wrong = await runScript('scripts/mcp-token.ts', ['--url', url, '--email', user.email], {
+          ...process.env,
+          MCP_PASSWORD: 'not the password',
+        } as Record<string, string>);
+        expect(wrong.code).toBe(1);
+        expect(wrong.stderr).toMatch(/sign-in failed/);
+      },
+    );
   });
 }

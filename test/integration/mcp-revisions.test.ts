@@ -126,24 +126,30 @@ for (const target of targets()) {
       }
     });
 
-    it("counts the plan's limit per account across both revisions: the free plan's 11th call is refused on either", async () => {
-      const { email } = await newUser(target, 'free');
-      const modern = (await connectedModernClient(target, email)).client;
-      const legacy = (await connectedClient(target, email)).client;
-      try {
-        for (let i = 0; i < 10; i++) {
-          const client = i % 2 ? legacy : modern;
-          expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError, `call ${i + 1}`).toBeFalsy();
+    it(
+      "counts the plan's limit per account across both revisions: " + "the free plan's 11th call is refused on either",
+      async () => {
+        const { email } = await newUser(target, 'free');
+        const modern = (await connectedModernClient(target, email)).client;
+        const legacy = (await connectedClient(target, email)).client;
+        try {
+          for (let i = 0; i < 10; i++) {
+            const client = i % 2 ? legacy : modern;
+            expect(
+              (await client.callTool({ name: 'webhook_list', arguments: {} })).isError,
+              `call ${i + 1}`,
+            ).toBeFalsy();
+          }
+          for (const client of [modern, legacy]) {
+            const limited = (await client.callTool({ name: 'webhook_list', arguments: {} })) as Called;
+            expect(limited.isError).toBe(true);
+            expect(text(limited)).toMatch(/^Rate limit of the free plan reached: retry in \d+ s\.$/);
+          }
+        } finally {
+          await Promise.all([modern.close(), legacy.close()]);
         }
-        for (const client of [modern, legacy]) {
-          const limited = (await client.callTool({ name: 'webhook_list', arguments: {} })) as Called;
-          expect(limited.isError).toBe(true);
-          expect(text(limited)).toMatch(/^Rate limit of the free plan reached: retry in \d+ s\.$/);
-        }
-      } finally {
-        await Promise.all([modern.close(), legacy.close()]);
-      }
-    });
+      },
+    );
 
     it('keeps one door for 2026-07-28 requests: 401 without a token, 403 outside the scope, 405 for GET', async () => {
       const { email } = await newUser(target);

@@ -165,7 +165,8 @@ describe.each(targets())('MCP tasks extension at 2026-07-28 ($name)', (target) =
     expect((again as any).error.message).toMatch(/terminal status: cancelled/);
   });
 
-  it('a job that ends is completed in tasks/get with its result; a call answers a task only when the extension is declared', {
+  it('a job that ends is completed in tasks/get with its result; ' +
+    'a call answers a task only when the extension is declared', {
     timeout: 90_000,
   }, async () => {
     const stamp = `${target.name}-${Date.now().toString(36)}`;

@@ -58,7 +58,8 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
       expect.arrayContaining(['load_test_status', 'load_test_stop', 'load_test_results', 'load_test_list']),
     );
 
-    // A typo in the arguments is refused naming it, as the REST body's is (the tool's schema says so: additionalProperties false).
+    // A typo in the arguments is refused naming it, as the REST body's is (the tool's schema says so:
+    // additionalProperties false).
     for (const tool of tools) expect(looseObjectsOf(tool.inputSchema), tool.name).toEqual([]);
     const typo = await owner.client.callTool({
       name: 'load_test_start',
@@ -179,7 +180,8 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     await expect(owner.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
   });
 
-  it('checks many domain names as a task (every name in its result) and as a plain call; a cancelled check ends cancelled', {
+  it('checks many domain names as a task (every name in its result) and as a plain call; ' +
+    'a cancelled check ends cancelled', {
     timeout: 90_000,
   }, async () => {
     const stamp = `${target.name}-${Date.now().toString(36)}`;
@@ -252,7 +254,8 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP plain calls o
   });
   afterAll(() => site?.close());
 
-  it('a plain call of a 70-second test completes for a client that sent a progress token, progress at least every 10 s', {
+  it('a plain call of a 70-second test completes for a client that sent a progress token, ' +
+    'progress at least every 10 s', {
     timeout: 150_000,
   }, async () => {
     const heard: Array<{ at: number; progress: number; message?: string }> = [];
@@ -285,7 +288,8 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP plain calls o
     const times = [started, ...heard.map((h) => h.at)];
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     console.log(
-      `plain 70 s call: ${heard.length} progress notifications, largest gap ${Math.max(...gaps)} ms, ended after ${Date.now() - started} ms`,
+      `plain 70 s call: ${heard.length} progress notifications, largest gap ${Math.max(...gaps)} ms, ` +
+        `ended after ${Date.now() - started} ms`,
     );
     expect(heard.length).toBeGreaterThanOrEqual(12);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);

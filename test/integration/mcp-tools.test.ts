@@ -135,7 +135,10 @@ describe('MCP tools', () => {
       [
         'dns_lookup',
         { domian: 'example.test' },
-        /Invalid arguments for tool dns_lookup: domain: .*, domian: is not an argument of this tool \(did you mean domain\?\)$/,
+        new RegExp(
+          'Invalid arguments for tool dns_lookup: domain: .*, ' +
+            'domian: is not an argument of this tool \\(did you mean domain\\?\\)$',
+        ),
       ],
       ['webhook_list', { all: true }, /all: is not an argument of this tool \(a typo\?\)$/],
       [
@@ -196,15 +199,18 @@ describe('MCP tools', () => {
     await Promise.all([owner.close(), other.close()]);
   });
 
-  it("applies the user's plan limits: the free plan's 11th call in a minute is an error saying when to retry", async () => {
-    const client = await connect('mcp-free@example.test', 'free');
-    for (let i = 0; i < 10; i++)
-      expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError, `call ${i + 1}`).toBeFalsy();
-    const limited = await client.callTool({ name: 'webhook_list', arguments: {} });
-    expect(limited.isError).toBe(true);
-    expect((limited.content as Array<{ text: string }>)[0]!.text).toMatch(
-      /Rate limit of the free plan reached: retry in \d+ s/,
-    );
-    await client.close();
-  });
+  it(
+    "applies the user's plan limits: " + "the free plan's 11th call in a minute is an error saying when to retry",
+    async () => {
+      const client = await connect('mcp-free@example.test', 'free');
+      for (let i = 0; i < 10; i++)
+        expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError, `call ${i + 1}`).toBeFalsy();
+      const limited = await client.callTool({ name: 'webhook_list', arguments: {} });
+      expect(limited.isError).toBe(true);
+      expect((limited.content as Array<{ text: string }>)[0]!.text).toMatch(
+        /Rate limit of the free plan reached: retry in \d+ s/,
+      );
+      await client.close();
+    },
+  );
 });

@@ -8,7 +8,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
 import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
 import { targets } from '../support/client.ts';
-import { newUser, PASSWORD } from '../support/mcp.ts';
+import { authorizeUrl, newUser, PASSWORD } from '../support/mcp.ts';
 
 interface Reply {
   status: number;
@@ -175,17 +175,12 @@ for (const target of targets()) {
       );
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
       const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-      const query = new URLSearchParams({
-        client_id: reg.body.client_id,
-        response_type: 'code',
-        redirect_uri: redirectUri,
-        scope: 'mcp:tools',
-        resource: `${target.baseUrl}/mcp`,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
+      const authorize = authorizeUrl(target.baseUrl, {
+        clientId: reg.body.client_id,
+        redirectUri,
+        challenge,
         state: 's',
       });
-      const authorize = `${target.baseUrl}/oauth/authorize?${query}`;
       const page = (await browser.get(authorize)) as Page;
       expect(page.html).toContain('name="password"');
       return page;

@@ -33,6 +33,29 @@ export function registerClient(
   ).then(({ status, text }) => ({ status, body: JSON.parse(text || 'null') }));
 }
 
+/**
+ * The authorization request an MCP client opens (OAuth 2.1): the code flow with PKCE (S256) for the
+ * `mcp:tools` scope on the target's /mcp; `extra` adds parameters or overrides them.
+ */
+export function authorizeUrl(
+  baseUrl: string,
+  request: { clientId: string; redirectUri: string; challenge: string; state: string },
+  extra: Record<string, string> = {},
+): string {
+  const query = new URLSearchParams({
+    client_id: request.clientId,
+    response_type: 'code',
+    redirect_uri: request.redirectUri,
+    scope: 'mcp:tools',
+    resource: `${baseUrl}/mcp`,
+    code_challenge: request.challenge,
+    code_challenge_method: 'S256',
+    state: request.state,
+    ...extra,
+  });
+  return `${baseUrl}/oauth/authorize?${query}`;
+}
+
 function postFrom(
   url: string,
   body: string,

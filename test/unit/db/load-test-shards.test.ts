@@ -103,7 +103,8 @@ describe('shard reports', () => {
       sizes.push(Number(rows[0]!.bytes));
     }
     expect(await sentIn(testId)).toEqual(new Array(30).fill(10));
-    // No growth with the test's length (a few digits more as the totals count up; the series would add ~15 bytes a second).
+    // No growth with the test's length (a few digits more as the totals count up; the series would add
+    // ~15 bytes a second).
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(16);
     // A live series reads only the reports that reach its next second.
     expect((await readShardSeconds(database.db, testId, 25)).length).toBe(5);
@@ -182,62 +183,68 @@ describe('shard reports', () => {
     expect(await readShardSnapshots(database.db, 'no-such-test')).toEqual([]);
   });
 
-  it('fails only the report that cannot be written, every report in an outage, and keeps to its most values', async () => {
-    const testId = await newTest();
-    const { db, state } = watched();
-    const reports = shardReports(db, { maxParameters: 60 });
-    const next = shard();
-    // A report that cannot be written: the statement fails, and each report is tried alone.
-    const bad = { ...next(0, 1), total: 10n as unknown as number };
-    const [fine, failed] = await Promise.allSettled([
-      reports.writer(testId, 0, 1).write(next(0, 2), false),
-      reports.writer(testId, 1, 1).write(bad, false),
-    ]);
-    expect(fine).toEqual({ status: 'fulfilled', value: { stop: false, superseded: false } });
-    expect(failed.status).toBe('rejected');
-    expect(state.statements).toBe(1); // the good one alone (the others failed before being sent)
-    // An outage: every report of the statement fails with it, none tried alone. Twice: each of the
-    // three shards then brings 3 seconds' reports, 25 values each, two shards at most a statement.
-    const writers = [2, 3, 4].map((s) => reports.writer(testId, s, 1));
-    for (const second of [0, 1]) {
+  it(
+    'fails only the report that cannot be written, ' + 'every report in an outage, and keeps to its most values',
+    async () => {
+      const testId = await newTest();
+      const { db, state } = watched();
+      const reports = shardReports(db, { maxParameters: 60 });
+      const next = shard();
+      // A report that cannot be written: the statement fails, and each report is tried alone.
+      const bad = { ...next(0, 1), total: 10n as unknown as number };
+      const [fine, failed] = await Promise.allSettled([
+        reports.writer(testId, 0, 1).write(next(0, 2), false),
+        reports.writer(testId, 1, 1).write(bad, false),
+      ]);
+      expect(fine).toEqual({ status: 'fulfilled', value: { stop: false, superseded: false } });
+      expect(failed.status).toBe('rejected');
+      expect(state.statements).toBe(1); // the good one alone (the others failed before being sent)
+      // An outage: every report of the statement fails with it, none tried alone. Twice: each of the
+      // three shards then brings 3 seconds' reports, 25 values each, two shards at most a statement.
+      const writers = [2, 3, 4].map((s) => reports.writer(testId, s, 1));
+      for (const second of [0, 1]) {
+        state.statements = 0;
+        state.failing = 1;
+        const out = await Promise.allSettled(writers.map((w) => w.write(next(second, 1), false)));
+        expect(out.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        expect(state.statements).toBe(1);
+      }
       state.statements = 0;
-      state.failing = 1;
-      const out = await Promise.allSettled(writers.map((w) => w.write(next(second, 1), false)));
-      expect(out.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
-      expect(state.statements).toBe(1);
-    }
-    state.statements = 0;
-    await Promise.all(writers.map((w) => w.write(next(2, 1), false)));
-    expect(state.statements).toBe(2);
-    expect(await sentIn(testId)).toEqual([2 + 3, 3, 3]);
-  });
+      await Promise.all(writers.map((w) => w.write(next(2, 1), false)));
+      expect(state.statements).toBe(2);
+      expect(await sentIn(testId)).toEqual([2 + 3, 3, 3]);
+    },
+  );
 
-  it('keeps each attempt’s newest count of what it sent, read with its snapshot, in one statement for all', async () => {
-    const testId = await newTest();
-    const next = shard();
-    await shardReports(database.db).writer(testId, 0, 1).write(next(0, 3), false);
-    await shardReports(database.db).writer(testId, 0, 2).write(next(1, 1), false);
-    const { db, state } = watched();
-    const counts = shardSentCounts(db);
-    await Promise.all([
-      counts.write({ testId, shard: 0, attempt: 1, sent: 7, countedAt: 1000 }),
-      counts.write({ testId, shard: 0, attempt: 2, sent: 2, countedAt: 1100 }),
-      // A test no longer stored: nothing written, nothing failed.
-      counts.write({ testId: 'gone', shard: 0, attempt: 1, sent: 9, countedAt: 1100 }),
-    ]);
-    expect(state.statements).toBe(1);
-    // A write that finishes after a newer one leaves the newer count.
-    await counts.write({ testId, shard: 0, attempt: 1, sent: 12, countedAt: 1300 });
-    await counts.write({ testId, shard: 0, attempt: 1, sent: 10, countedAt: 1200 });
-    const rows = await readShardSnapshots(database.db, testId);
-    expect(rows.map((r) => [r.attempt, r.sent])).toEqual([
-      [1, { sent: 12, countedAt: 1300 }],
-      [2, { sent: 2, countedAt: 1100 }],
-    ]);
-    expect((await findOwnedLoadTestLive(database.db, testId, userId))?.shards).toEqual(
-      await readShardSnapshots(database.db, testId, { phases: false }),
-    );
-  });
+  it(
+    'keeps each attempt’s newest count of what it sent, ' + 'read with its snapshot, in one statement for all',
+    async () => {
+      const testId = await newTest();
+      const next = shard();
+      await shardReports(database.db).writer(testId, 0, 1).write(next(0, 3), false);
+      await shardReports(database.db).writer(testId, 0, 2).write(next(1, 1), false);
+      const { db, state } = watched();
+      const counts = shardSentCounts(db);
+      await Promise.all([
+        counts.write({ testId, shard: 0, attempt: 1, sent: 7, countedAt: 1000 }),
+        counts.write({ testId, shard: 0, attempt: 2, sent: 2, countedAt: 1100 }),
+        // A test no longer stored: nothing written, nothing failed.
+        counts.write({ testId: 'gone', shard: 0, attempt: 1, sent: 9, countedAt: 1100 }),
+      ]);
+      expect(state.statements).toBe(1);
+      // A write that finishes after a newer one leaves the newer count.
+      await counts.write({ testId, shard: 0, attempt: 1, sent: 12, countedAt: 1300 });
+      await counts.write({ testId, shard: 0, attempt: 1, sent: 10, countedAt: 1200 });
+      const rows = await readShardSnapshots(database.db, testId);
+      expect(rows.map((r) => [r.attempt, r.sent])).toEqual([
+        [1, { sent: 12, countedAt: 1300 }],
+        [2, { sent: 2, countedAt: 1100 }],
+      ]);
+      expect((await findOwnedLoadTestLive(database.db, testId, userId))?.shards).toEqual(
+        await readShardSnapshots(database.db, testId, { phases: false }),
+      );
+    },
+  );
 
   it('reads a running test with its snapshots in one statement, its owner’s only', async () => {
     const testId = await newTest();
@@ -278,68 +285,75 @@ describe('shard reports', () => {
     expect((await findOwnedLoadTestLive(database.db, await newTest(), userId))?.shards).toEqual([]);
   });
 
-  it('keeps the phases stored when a snapshot comes without them, takes the next ones, and reads them only when asked', async () => {
-    const testId = await newTest();
-    const writer = shardReports(database.db).writer(testId, 0, 1);
-    const next = shard();
-    const phases = (tag: string) =>
-      Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `${tag}-${p}`])) as NonNullable<
-        ShardSnapshot['phases']
-      >;
-    const stored = async () => (await readShardSnapshots(database.db, testId))[0]!.snapshot;
-    await writer.write({ ...next(0, 1), phases: phases('first') }, false);
-    await writer.write(next(1, 2), false); // without: the first ones stay, beside the new totals
-    expect(await stored()).toMatchObject({ total: 3, phases: phases('first') });
-    await writer.write({ ...next(2, 1), phases: phases('second') }, true);
-    expect(await stored()).toMatchObject({ total: 4, phases: phases('second') });
-    // A reader that merges no phase leaves them in the database.
-    const [light] = await readShardSnapshots(database.db, testId, { phases: false });
-    expect(light!.snapshot).toMatchObject({ total: 4 });
-    expect(light!.snapshot).not.toHaveProperty('phases');
-    // A shard whose first snapshots come without phases stores none (no null in their place).
-    const bare = await newTest();
-    await shardReports(database.db).writer(bare, 0, 1).write(next(3, 1), false);
-    await shardReports(database.db).writer(bare, 0, 1).write(next(4, 1), false);
-    expect((await readShardSnapshots(database.db, bare))[0]!.snapshot).not.toHaveProperty('phases');
-  });
+  it(
+    'keeps the phases stored when a snapshot comes without them, ' +
+      'takes the next ones, and reads them only when asked',
+    async () => {
+      const testId = await newTest();
+      const writer = shardReports(database.db).writer(testId, 0, 1);
+      const next = shard();
+      const phases = (tag: string) =>
+        Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `${tag}-${p}`])) as NonNullable<
+          ShardSnapshot['phases']
+        >;
+      const stored = async () => (await readShardSnapshots(database.db, testId))[0]!.snapshot;
+      await writer.write({ ...next(0, 1), phases: phases('first') }, false);
+      await writer.write(next(1, 2), false); // without: the first ones stay, beside the new totals
+      expect(await stored()).toMatchObject({ total: 3, phases: phases('first') });
+      await writer.write({ ...next(2, 1), phases: phases('second') }, true);
+      expect(await stored()).toMatchObject({ total: 4, phases: phases('second') });
+      // A reader that merges no phase leaves them in the database.
+      const [light] = await readShardSnapshots(database.db, testId, { phases: false });
+      expect(light!.snapshot).toMatchObject({ total: 4 });
+      expect(light!.snapshot).not.toHaveProperty('phases');
+      // A shard whose first snapshots come without phases stores none (no null in their place).
+      const bare = await newTest();
+      await shardReports(database.db).writer(bare, 0, 1).write(next(3, 1), false);
+      await shardReports(database.db).writer(bare, 0, 1).write(next(4, 1), false);
+      expect((await readShardSnapshots(database.db, bare))[0]!.snapshot).not.toHaveProperty('phases');
+    },
+  );
 
-  it('reads the phases of rows stored before their column, and puts them back in the snapshot when undone', async () => {
-    const migrator = new Migrator({ db: database.db, provider: migrationProvider });
-    const next = shard();
-    const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
-    const [before, after] = [await newTest(), await newTest()];
-    expect((await migrator.migrateTo(BEFORE_PHASES)).error).toBeUndefined();
-    await database.db
-      .insertInto('load_test_shards')
-      .values({
-        test_id: before,
-        shard: 0,
-        attempt: 1,
-        snapshot: JSON.stringify({ ...next(0, 1), phases }),
-        final: true,
-      })
-      .execute();
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
-    expect((await readShardSnapshots(database.db, before))[0]!.snapshot).toMatchObject({ phases });
-    await shardReports(database.db)
-      .writer(after, 0, 1)
-      .write({ ...next(1, 1), phases } as ShardSnapshot, true);
-    const stored = await database.db
-      .selectFrom('load_test_shards')
-      .select(['snapshot', 'phases'])
-      .where('test_id', '=', after)
-      .executeTakeFirstOrThrow();
-    expect(stored.phases).toEqual(phases); // in its own column, not in the snapshot
-    expect(stored.snapshot).not.toHaveProperty('phases');
-    expect((await migrator.migrateTo(BEFORE_PHASES)).error).toBeUndefined();
-    const back = await database.db
-      .selectFrom('load_test_shards')
-      .select(sql<{ phases: unknown }>`snapshot`.as('s'))
-      .where('test_id', '=', after)
-      .executeTakeFirstOrThrow();
-    expect(back.s.phases).toEqual(phases);
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
-  });
+  it(
+    'reads the phases of rows stored before their column, ' + 'and puts them back in the snapshot when undone',
+    async () => {
+      const migrator = new Migrator({ db: database.db, provider: migrationProvider });
+      const next = shard();
+      const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
+      const [before, after] = [await newTest(), await newTest()];
+      expect((await migrator.migrateTo(BEFORE_PHASES)).error).toBeUndefined();
+      await database.db
+        .insertInto('load_test_shards')
+        .values({
+          test_id: before,
+          shard: 0,
+          attempt: 1,
+          snapshot: JSON.stringify({ ...next(0, 1), phases }),
+          final: true,
+        })
+        .execute();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      expect((await readShardSnapshots(database.db, before))[0]!.snapshot).toMatchObject({ phases });
+      await shardReports(database.db)
+        .writer(after, 0, 1)
+        .write({ ...next(1, 1), phases } as ShardSnapshot, true);
+      const stored = await database.db
+        .selectFrom('load_test_shards')
+        .select(['snapshot', 'phases'])
+        .where('test_id', '=', after)
+        .executeTakeFirstOrThrow();
+      expect(stored.phases).toEqual(phases); // in its own column, not in the snapshot
+      expect(stored.snapshot).not.toHaveProperty('phases');
+      expect((await migrator.migrateTo(BEFORE_PHASES)).error).toBeUndefined();
+      const back = await database.db
+        .selectFrom('load_test_shards')
+        .select(sql<{ phases: unknown }>`snapshot`.as('s'))
+        .where('test_id', '=', after)
+        .executeTakeFirstOrThrow();
+      expect(back.s.phases).toEqual(phases);
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    },
+  );
 
   it('moves the series of snapshots stored before into the reports, nothing lost', async () => {
     const migrator = new Migrator({ db: database.db, provider: migrationProvider });

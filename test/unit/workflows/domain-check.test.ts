@@ -133,90 +133,101 @@ describe('bulkDomainCheck', () => {
     expect(most.get('all')).toBe(MAX_PARALLEL_GROUPS);
   });
 
-  it('reports a name whose check failed (at once when it cannot succeed, after a second try otherwise) and answers the rest', async () => {
-    checkDomain.mockImplementation(async (domain) => {
-      const { attempt } = Context.current().info;
-      if (domain === 'refused.com') throw ApplicationFailure.nonRetryable('the registry refused the query');
-      if (domain === 'flaky.com' && attempt === 1) throw new Error('connection reset');
-      if (domain === 'down.com') throw new Error(`the registry is down (attempt ${attempt})`);
-      return answer(domain);
-    });
-    const job: DomainCheckJob = {
-      mode: 'full',
-      groups: [group('verisign', ['ok.com', 'refused.com', 'flaky.com', 'down.com'], 4)],
-    };
-    const result = await (await env.start('bulkDomainCheck', [job])).result();
-    expect(result).toEqual({
-      'ok.com': answer('ok.com'),
-      'flaky.com': answer('flaky.com'),
-      'refused.com': { error: 'the check failed: the registry refused the query' },
-      'down.com': { error: 'the check failed: the registry is down (attempt 2)' },
-    });
-    expect(['ok.com', 'refused.com', 'flaky.com', 'down.com'].map(callsOf)).toEqual([1, 1, 2, 2]);
-  });
+  it(
+    'reports a name whose check failed (at once when it cannot succeed, after a second try otherwise) ' +
+      'and answers the rest',
+    async () => {
+      checkDomain.mockImplementation(async (domain) => {
+        const { attempt } = Context.current().info;
+        if (domain === 'refused.com') throw ApplicationFailure.nonRetryable('the registry refused the query');
+        if (domain === 'flaky.com' && attempt === 1) throw new Error('connection reset');
+        if (domain === 'down.com') throw new Error(`the registry is down (attempt ${attempt})`);
+        return answer(domain);
+      });
+      const job: DomainCheckJob = {
+        mode: 'full',
+        groups: [group('verisign', ['ok.com', 'refused.com', 'flaky.com', 'down.com'], 4)],
+      };
+      const result = await (await env.start('bulkDomainCheck', [job])).result();
+      expect(result).toEqual({
+        'ok.com': answer('ok.com'),
+        'flaky.com': answer('flaky.com'),
+        'refused.com': { error: 'the check failed: the registry refused the query' },
+        'down.com': { error: 'the check failed: the registry is down (attempt 2)' },
+      });
+      expect(['ok.com', 'refused.com', 'flaky.com', 'down.com'].map(callsOf)).toEqual([1, 1, 2, 2]);
+    },
+  );
 
-  it('answers what is known while it runs, and a cancellation ends it rather than being reported as a failed name', async () => {
-    const slow = gate();
-    checkDomain.mockImplementation(async (domain) => {
-      if (domain === 'slow.com') await Promise.race([slow.opened, Context.current().cancelled]);
-      return answer(domain);
-    });
-    const handle = await env.start('bulkDomainCheck', [
-      {
+  it(
+    'answers what is known while it runs, ' + 'and a cancellation ends it rather than being reported as a failed name',
+    async () => {
+      const slow = gate();
+      checkDomain.mockImplementation(async (domain) => {
+        if (domain === 'slow.com') await Promise.race([slow.opened, Context.current().cancelled]);
+        return answer(domain);
+      });
+      const handle = await env.start('bulkDomainCheck', [
+        {
+          mode: 'fast',
+          groups: [group('verisign', ['fast.com', 'slow.com'], 2)],
+          known: { 'kept.com': answer('kept.com') },
+        },
+      ]);
+      try {
+        const state = await until('the first answer', async () => {
+          const s = await handle.query(getDomainCheckState);
+          return s.done === 1 && s;
+        });
+        expect(state).toEqual({
+          status: 'running',
+          total: 2,
+          done: 1,
+          results: { 'kept.com': answer('kept.com'), 'fast.com': answer('fast.com') },
+        });
+        await handle.cancel();
+        const err = await handle.result().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(WorkflowFailedError);
+        expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      } finally {
+        slow.open();
+      }
+    },
+  );
+
+  it(
+    "checks the fast modes' names in batches: a group's bound kept across them, " +
+      'a failed batch reported for its names',
+    async () => {
+      const com = Array.from({ length: 60 }, (_, i) => `n${i}.com`);
+      const org = ['a.org', 'b.org'];
+      checkDomains.mockImplementation(async (domains) => {
+        if (domains.includes('b.org')) throw ApplicationFailure.nonRetryable('the worker fell over');
+        return Object.fromEntries(domains.map((d) => [d, answer(d)]));
+      });
+      const job: DomainCheckJob = {
         mode: 'fast',
-        groups: [group('verisign', ['fast.com', 'slow.com'], 2)],
-        known: { 'kept.com': answer('kept.com') },
-      },
-    ]);
-    try {
-      const state = await until('the first answer', async () => {
-        const s = await handle.query(getDomainCheckState);
-        return s.done === 1 && s;
-      });
-      expect(state).toEqual({
-        status: 'running',
-        total: 2,
-        done: 1,
-        results: { 'kept.com': answer('kept.com'), 'fast.com': answer('fast.com') },
-      });
-      await handle.cancel();
-      const err = await handle.result().catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(WorkflowFailedError);
-      expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    } finally {
-      slow.open();
-    }
-  });
-
-  it("checks the fast modes' names in batches: a group's bound kept across them, a failed batch reported for its names", async () => {
-    const com = Array.from({ length: 60 }, (_, i) => `n${i}.com`);
-    const org = ['a.org', 'b.org'];
-    checkDomains.mockImplementation(async (domains) => {
-      if (domains.includes('b.org')) throw ApplicationFailure.nonRetryable('the worker fell over');
-      return Object.fromEntries(domains.map((d) => [d, answer(d)]));
-    });
-    const job: DomainCheckJob = {
-      mode: 'fast',
-      batch: 25,
-      groups: [group('verisign', com, 50), group('pir', org, 50)],
-    };
-    const handle = await env.start('bulkDomainCheck', [job]);
-    const result = await handle.result();
-    expect(checkDomain).not.toHaveBeenCalled();
-    // 60 names of one registry: batches of 25, 25 and 10, all three at once, each checking at most 16
-    // at once (48 in all, within the group's 50); the other registry's one batch of 2, on its own bound.
-    const calls = checkDomains.mock.calls.map(([domains, mode, inside]) => [domains.length, mode, inside]);
-    expect(calls.sort()).toEqual([
-      [10, 'fast', 16],
-      [2, 'fast', 25],
-      [25, 'fast', 16],
-      [25, 'fast', 16],
-    ]);
-    expect(Object.keys(result)).toHaveLength(62);
-    expect(result['n59.com']).toEqual(answer('n59.com'));
-    expect(result['a.org']).toEqual({ error: 'the check failed: the worker fell over' });
-    expect(await handle.query(getDomainCheckState)).toMatchObject({ status: 'completed', total: 62, done: 62 });
-  });
+        batch: 25,
+        groups: [group('verisign', com, 50), group('pir', org, 50)],
+      };
+      const handle = await env.start('bulkDomainCheck', [job]);
+      const result = await handle.result();
+      expect(checkDomain).not.toHaveBeenCalled();
+      // 60 names of one registry: batches of 25, 25 and 10, all three at once, each checking at most 16
+      // at once (48 in all, within the group's 50); the other registry's one batch of 2, on its own bound.
+      const calls = checkDomains.mock.calls.map(([domains, mode, inside]) => [domains.length, mode, inside]);
+      expect(calls.sort()).toEqual([
+        [10, 'fast', 16],
+        [2, 'fast', 25],
+        [25, 'fast', 16],
+        [25, 'fast', 16],
+      ]);
+      expect(Object.keys(result)).toHaveLength(62);
+      expect(result['n59.com']).toEqual(answer('n59.com'));
+      expect(result['a.org']).toEqual({ error: 'the check failed: the worker fell over' });
+      expect(await handle.query(getDomainCheckState)).toMatchObject({ status: 'completed', total: 62, done: 62 });
+    },
+  );
 
   it('replays the recorded history with the current code', async () => {
     await replayHistory(env.bundle, 'bulk-domain-check');

@@ -57,22 +57,28 @@ describe('planShards', () => {
     expect(shards.reduce((n, s) => n + s.rate, 0)).toBe(3003);
   });
 
-  it('heartbeats every second with a 3-s timeout up to FAST_FAILOVER_SHARDS shards, then every 10 s or less often, so that one test sends at most TEST_HEARTBEATS_PER_SECOND', () => {
-    expect(shardLiveness(1)).toEqual({ heartbeatEveryMs: 1000, heartbeatTimeoutMs: 3000 });
-    expect(shardLiveness(FAST_FAILOVER_SHARDS)).toEqual({ heartbeatEveryMs: 1000, heartbeatTimeoutMs: 3000 });
-    expect(shardLiveness(FAST_FAILOVER_SHARDS + 1)).toEqual({ heartbeatEveryMs: 10_000, heartbeatTimeoutMs: 15_000 });
-    expect(shardLiveness(500)).toEqual({ heartbeatEveryMs: 10_000, heartbeatTimeoutMs: 15_000 });
-    expect(shardLiveness(501)).toEqual({ heartbeatEveryMs: 11_000, heartbeatTimeoutMs: 16_500 });
-    expect(shardLiveness(1000)).toEqual({ heartbeatEveryMs: 20_000, heartbeatTimeoutMs: 30_000 });
-    expect(shardLiveness(2000)).toEqual({ heartbeatEveryMs: 40_000, heartbeatTimeoutMs: 60_000 });
-    for (const shards of [FAST_FAILOVER_SHARDS + 1, 499, 500, 501, 999, 1000, 1999, 2001]) {
-      const { heartbeatEveryMs, heartbeatTimeoutMs } = shardLiveness(shards);
-      expect(shards / (heartbeatEveryMs / 1000)).toBeLessThanOrEqual(TEST_HEARTBEATS_PER_SECOND);
-      expect(heartbeatTimeoutMs).toBe(heartbeatEveryMs * 1.5);
-    }
-    expect(
-      planShards(input(USERS_PER_SHARD * (FAST_FAILOVER_SHARDS + 1)), 0, 1).every((s) => s.heartbeatEveryMs === 10_000),
-    ).toBe(true);
-    expect(planShards(input(USERS_PER_SHARD * 1000), 0, 1).every((s) => s.heartbeatEveryMs === 20_000)).toBe(true);
-  });
+  it(
+    'heartbeats every second with a 3-s timeout up to FAST_FAILOVER_SHARDS shards, then every 10 s or less often, ' +
+      'so that one test sends at most TEST_HEARTBEATS_PER_SECOND',
+    () => {
+      expect(shardLiveness(1)).toEqual({ heartbeatEveryMs: 1000, heartbeatTimeoutMs: 3000 });
+      expect(shardLiveness(FAST_FAILOVER_SHARDS)).toEqual({ heartbeatEveryMs: 1000, heartbeatTimeoutMs: 3000 });
+      expect(shardLiveness(FAST_FAILOVER_SHARDS + 1)).toEqual({ heartbeatEveryMs: 10_000, heartbeatTimeoutMs: 15_000 });
+      expect(shardLiveness(500)).toEqual({ heartbeatEveryMs: 10_000, heartbeatTimeoutMs: 15_000 });
+      expect(shardLiveness(501)).toEqual({ heartbeatEveryMs: 11_000, heartbeatTimeoutMs: 16_500 });
+      expect(shardLiveness(1000)).toEqual({ heartbeatEveryMs: 20_000, heartbeatTimeoutMs: 30_000 });
+      expect(shardLiveness(2000)).toEqual({ heartbeatEveryMs: 40_000, heartbeatTimeoutMs: 60_000 });
+      for (const shards of [FAST_FAILOVER_SHARDS + 1, 499, 500, 501, 999, 1000, 1999, 2001]) {
+        const { heartbeatEveryMs, heartbeatTimeoutMs } = shardLiveness(shards);
+        expect(shards / (heartbeatEveryMs / 1000)).toBeLessThanOrEqual(TEST_HEARTBEATS_PER_SECOND);
+        expect(heartbeatTimeoutMs).toBe(heartbeatEveryMs * 1.5);
+      }
+      expect(
+        planShards(input(USERS_PER_SHARD * (FAST_FAILOVER_SHARDS + 1)), 0, 1).every(
+          (s) => s.heartbeatEveryMs === 10_000,
+        ),
+      ).toBe(true);
+      expect(planShards(input(USERS_PER_SHARD * 1000), 0, 1).every((s) => s.heartbeatEveryMs === 20_000)).toBe(true);
+    },
+  );
 });

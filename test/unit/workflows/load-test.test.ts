@@ -179,35 +179,42 @@ describe('loadTest', () => {
     expect(log.at(-1)).toBe('finish failed: every shard failed: the target refused');
   });
 
-  it('fails without a merge when no load worker begins it (nothing ran, nothing to store from the workers)', async () => {
-    load.beginLoadTest.mockRejectedValue(ApplicationFailure.nonRetryable('no worker', 'NoWorker'));
-    const state = await (await env.start('loadTest', [input()])).result();
-    expect(state).toMatchObject({ status: 'failed', results: null });
-    expect(state.failureReason).toMatch(/^no load worker took the test within 10 seconds: no worker$/);
-    expect(load.runLoadShard).not.toHaveBeenCalled();
-    expect(load.finishLoadTest).not.toHaveBeenCalled();
-  });
+  it(
+    'fails without a merge when no load worker begins it ' + '(nothing ran, nothing to store from the workers)',
+    async () => {
+      load.beginLoadTest.mockRejectedValue(ApplicationFailure.nonRetryable('no worker', 'NoWorker'));
+      const state = await (await env.start('loadTest', [input()])).result();
+      expect(state).toMatchObject({ status: 'failed', results: null });
+      expect(state.failureReason).toMatch(/^no load worker took the test within 10 seconds: no worker$/);
+      expect(load.runLoadShard).not.toHaveBeenCalled();
+      expect(load.finishLoadTest).not.toHaveBeenCalled();
+    },
+  );
 
-  it("with outputs: one sender while the shards run, cancelled when they end; a last write after the results, whose failure is not the test's", async () => {
-    const output = { index: 0, url: 'http://metrics.example/api/v1/write', headers: {}, intervalSeconds: 5 };
-    const test = input({ concurrentUsers: 2, outputs: [output], tags: { env: 'ci' } });
-    const handle = await env.start('loadTest', [test]);
-    const state = await handle.result();
-    expect(state).toMatchObject({ status: 'completed', results });
-    expect(log.filter((l) => !l.startsWith('shard'))).toEqual([
-      'begin',
-      'outputs live',
-      'finish completed',
-      'outputs live stopped',
-      'outputs final',
-    ]);
-    // The last write is tried once (a second attempt beside a slow first would count twice).
-    expect(load.sendLoadOutputs.mock.calls.map(([o]) => o)).toEqual([
-      expect.objectContaining({ testId: test.testId, outputs: [output], tags: { env: 'ci' }, final: false }),
-      expect.objectContaining({ targetUrl: 'http://load.example/', final: true }),
-    ]);
-    expect(load.sendLoadOutputs).toHaveBeenCalledTimes(2);
-  });
+  it(
+    'with outputs: one sender while the shards run, cancelled when they end; ' +
+      "a last write after the results, whose failure is not the test's",
+    async () => {
+      const output = { index: 0, url: 'http://metrics.example/api/v1/write', headers: {}, intervalSeconds: 5 };
+      const test = input({ concurrentUsers: 2, outputs: [output], tags: { env: 'ci' } });
+      const handle = await env.start('loadTest', [test]);
+      const state = await handle.result();
+      expect(state).toMatchObject({ status: 'completed', results });
+      expect(log.filter((l) => !l.startsWith('shard'))).toEqual([
+        'begin',
+        'outputs live',
+        'finish completed',
+        'outputs live stopped',
+        'outputs final',
+      ]);
+      // The last write is tried once (a second attempt beside a slow first would count twice).
+      expect(load.sendLoadOutputs.mock.calls.map(([o]) => o)).toEqual([
+        expect.objectContaining({ testId: test.testId, outputs: [output], tags: { env: 'ci' }, final: false }),
+        expect.objectContaining({ targetUrl: 'http://load.example/', final: true }),
+      ]);
+      expect(load.sendLoadOutputs).toHaveBeenCalledTimes(2);
+    },
+  );
 
   it('replays the recorded history with the current code', async () => {
     await replayHistory(env.bundle, 'load-test');

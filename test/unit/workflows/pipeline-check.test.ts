@@ -41,23 +41,26 @@ const reported = (pool: ActivityPool, requestId: string | null) => ({
 });
 
 describe('pipelineCheck', () => {
-  it("reaches a worker of every pool, each report carrying the id of the request behind the job (the memo's)", async () => {
-    const handle = await env.start('pipelineCheck', [], { memo: { requestId: 'req-pipeline-1' } });
-    const result = await handle.result();
-    expect(result).toEqual({
-      status: 'completed',
-      startedAt: (await handle.describe()).startTime.toISOString(),
-      completedAt: expect.any(String),
-      pools: {
-        network: reported('network', 'req-pipeline-1'),
-        load: reported('load', 'req-pipeline-1'),
-        media: reported('media', 'req-pipeline-1'),
-      },
-    });
-    expect(Date.parse(result.completedAt!)).toBeGreaterThanOrEqual(Date.parse(result.startedAt));
-    for (const pool of ACTIVITY_POOLS) expect(reportWorker[pool]).toHaveBeenCalledTimes(1);
-    await recordHistory(handle, 'pipeline-check');
-  });
+  it(
+    'reaches a worker of every pool, ' + "each report carrying the id of the request behind the job (the memo's)",
+    async () => {
+      const handle = await env.start('pipelineCheck', [], { memo: { requestId: 'req-pipeline-1' } });
+      const result = await handle.result();
+      expect(result).toEqual({
+        status: 'completed',
+        startedAt: (await handle.describe()).startTime.toISOString(),
+        completedAt: expect.any(String),
+        pools: {
+          network: reported('network', 'req-pipeline-1'),
+          load: reported('load', 'req-pipeline-1'),
+          media: reported('media', 'req-pipeline-1'),
+        },
+      });
+      expect(Date.parse(result.completedAt!)).toBeGreaterThanOrEqual(Date.parse(result.startedAt));
+      for (const pool of ACTIVITY_POOLS) expect(reportWorker[pool]).toHaveBeenCalledTimes(1);
+      await recordHistory(handle, 'pipeline-check');
+    },
+  );
 
   it('reports no request id when the job has none', async () => {
     const result = await (await env.start('pipelineCheck', [])).result();

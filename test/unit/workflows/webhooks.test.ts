@@ -57,42 +57,46 @@ const startForwarder = (retryAt: number | null = null) =>
 const end = (handle: WorkflowHandle) => handle.terminate('the test is over').catch(() => undefined);
 
 describe('webhookForwarder', () => {
-  it('delivers each batch due, skipping webhooks with a batch on its way, and looks again when a batch ends and when captures are stored', async () => {
-    const w1Sent = gate();
-    const w1Answered = gate();
-    const due = [batch('w1', 1, 2), batch('w2', 3)];
-    dueDeliveries.mockImplementation(async () => ({ groups: due.shift() ?? [], nextRetryAt: null }));
-    deliverCaptures.mockImplementation(async (groups) => {
-      if (groups[0]!.webhookId === 'w1') {
-        w1Sent.open();
-        await Promise.race([w1Answered.opened, Context.current().cancelled]);
+  it(
+    'delivers each batch due, skipping webhooks with a batch on its way, ' +
+      'and looks again when a batch ends and when captures are stored',
+    async () => {
+      const w1Sent = gate();
+      const w1Answered = gate();
+      const due = [batch('w1', 1, 2), batch('w2', 3)];
+      dueDeliveries.mockImplementation(async () => ({ groups: due.shift() ?? [], nextRetryAt: null }));
+      deliverCaptures.mockImplementation(async (groups) => {
+        if (groups[0]!.webhookId === 'w1') {
+          w1Sent.open();
+          await Promise.race([w1Answered.opened, Context.current().cancelled]);
+        }
+        return { delivered: groups[0]!.ids.length, nextRetryAt: null };
+      });
+      const handle = await startForwarder();
+      try {
+        await w1Sent.opened;
+        // w1's batch, then w2's; a look with both on their way, and one when w2's ended.
+        await looks(4);
+        expect(busyOfLooks()).toEqual([[], ['w1'], ['w1', 'w2'], ['w1']]);
+        w1Answered.open();
+        await looks(5);
+        expect(busyOfLooks()[4]).toEqual([]);
+        expect(deliverCaptures.mock.calls).toEqual([[batch('w1', 1, 2)], [batch('w2', 3)]]);
+        // Idle now until a signal: captures were stored.
+        await handle.signal(capturesStored);
+        await looks(6);
+        expect(busyOfLooks()[5]).toEqual([]);
+        // Each look asks for at most 20 captures of each of at most 25 webhooks.
+        expect(dueDeliveries.mock.calls.every(([, perWebhook, webhooks]) => perWebhook === 20 && webhooks === 25)).toBe(
+          true,
+        );
+      } finally {
+        w1Answered.open();
+        await end(handle);
       }
-      return { delivered: groups[0]!.ids.length, nextRetryAt: null };
-    });
-    const handle = await startForwarder();
-    try {
-      await w1Sent.opened;
-      // w1's batch, then w2's; a look with both on their way, and one when w2's ended.
-      await looks(4);
-      expect(busyOfLooks()).toEqual([[], ['w1'], ['w1', 'w2'], ['w1']]);
-      w1Answered.open();
-      await looks(5);
-      expect(busyOfLooks()[4]).toEqual([]);
-      expect(deliverCaptures.mock.calls).toEqual([[batch('w1', 1, 2)], [batch('w2', 3)]]);
-      // Idle now until a signal: captures were stored.
-      await handle.signal(capturesStored);
-      await looks(6);
-      expect(busyOfLooks()[5]).toEqual([]);
-      // Each look asks for at most 20 captures of each of at most 25 webhooks.
-      expect(dueDeliveries.mock.calls.every(([, perWebhook, webhooks]) => perWebhook === 20 && webhooks === 25)).toBe(
-        true,
-      );
-    } finally {
-      w1Answered.open();
-      await end(handle);
-    }
-    await recordHistory(handle, 'webhook-forwarder');
-  });
+      await recordHistory(handle, 'webhook-forwarder');
+    },
+  );
 
   it('has at most four batches on their way at once', async () => {
     let n = 0;
