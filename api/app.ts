@@ -1,14 +1,14 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { CaptureWriter, type CaptureWriterOptions } from '../db/capture-writer.ts';
+import { CaptureWriter, type CaptureWriterOptions } from '../db/webhooks/capture-writer.ts';
 import { captureOrigin, createCaptureHandler, type CaptureHandler } from './capture.ts';
 import { createClientIp } from '../lib/net/client-ip.ts';
 import type { ApiDeps } from './deps.ts';
 import { apiKeyAuth, type AuthState } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
-import { REPLAY_BODY_LIMIT_BYTES } from '../contract/load-replay.ts';
-import { loadTestOperations } from '../contract/load-tests.ts';
+import { REPLAY_BODY_LIMIT_BYTES } from '../contract/load/load-replay.ts';
+import { loadTestOperations } from '../contract/load/load-tests.ts';
 import { conditionalGet } from './middleware/conditional-get.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';

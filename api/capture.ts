@@ -3,26 +3,26 @@
 // auth lookup, no rate-limit round trip, and one shared INSERT per batch of captures (CaptureWriter).
 // Errors use the same shape as the rest of the API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CaptureWriter } from '../db/capture-writer.ts';
+import type { CaptureWriter } from '../db/webhooks/capture-writer.ts';
 import type { WebhookResponse } from '../db/schema.ts';
-import { climbingSegment } from '../lib/capture-path.ts';
+import { climbingSegment } from '../lib/webhooks/capture-path.ts';
 import { InvalidInputError, NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 import { errorBody, logFailure, toAppError } from './middleware/errors.ts';
 import { readBody, settleUnreadBody } from './read-body.ts';
 import { headerObject } from '../lib/net/header-object.ts';
-import { stripServiceCredentials } from '../lib/service-credentials.ts';
-import { PUBLIC_ID_PATTERN } from '../lib/tokens.ts';
-import type { CaptureService } from './services/captures.ts';
-import { CAPTURE_PREFIX, captureIntake, type CaptureIntake } from './services/capture-intake.ts';
-import { captureAcknowledgement } from '../lib/webhook-rules.ts';
+import { stripServiceCredentials } from '../lib/auth/service-credentials.ts';
+import { PUBLIC_ID_PATTERN } from '../lib/auth/tokens.ts';
+import type { CaptureService } from './services/webhooks/captures.ts';
+import { CAPTURE_PREFIX, captureIntake, type CaptureIntake } from './services/webhooks/capture-intake.ts';
+import { captureAcknowledgement } from '../lib/webhooks/webhook-rules.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
 
 // What a request goes through once read is the capture intake's (services/capture-intake.ts: test events
 // take it too); its pieces stay importable from here.
-export { CAPTURE_PREFIX, decodeBody, queryObject } from './services/capture-intake.ts';
+export { CAPTURE_PREFIX, decodeBody, queryObject } from './services/webhooks/capture-intake.ts';
 
 export type CaptureHandler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -7,7 +7,7 @@ import { answerClientErrors } from './client-errors.ts';
 import { createOauthServer } from './oauth/provider.ts';
 import { sweepExpiredOauthRecords } from '../db/oauth-store.ts';
 import { ensureSearchAttributes } from '../lib/temporal/search-attributes.ts';
-import { ensureWebhookUpkeepSchedule } from './services/webhook-forwarding.ts';
+import { ensureWebhookUpkeepSchedule } from './services/webhooks/webhook-forwarding.ts';
 import { trustedProxyCheck } from '../lib/net/client-ip.ts';
 import { limitConnectionsPerClient } from './connection-limit.ts';
 import { requestDeadline } from './request-deadline.ts';

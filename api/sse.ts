@@ -10,7 +10,7 @@
 // sent; it says so in a last failure (`event: error`, error_code `unauthorized`) where its format can.
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
-import type { Credential } from '../lib/credential-checks.ts';
+import type { Credential } from '../lib/auth/credential-checks.ts';
 import type { StreamLease } from './services/streams.ts';
 
 export const SSE_POLL_MS = 1000;

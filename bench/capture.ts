@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { NODE_SCRIPT_FLAGS } from '../lib/node-script.ts';
+import { NODE_SCRIPT_FLAGS } from '../lib/threads/node-script.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';

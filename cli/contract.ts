@@ -6,11 +6,11 @@
 // schema when it runs). Every export must be plain data: the build refuses anything else.
 import * as account from '../contract/account.ts';
 import * as domains from '../contract/domains.ts';
-import * as loadTests from '../contract/load-tests.ts';
+import * as loadTests from '../contract/load/load-tests.ts';
 import * as lookups from '../contract/lookups.ts';
-import * as webhooks from '../contract/webhooks.ts';
-import { TEST_EVENT_PROVIDERS as PROVIDERS } from '../lib/webhook-events/index.ts';
-import { SIGNATURE_SCHEMES as SCHEMES } from '../lib/webhook-signatures.ts';
+import * as webhooks from '../contract/webhooks/webhooks.ts';
+import { TEST_EVENT_PROVIDERS as PROVIDERS } from '../lib/webhooks/webhook-events/index.ts';
+import { SIGNATURE_SCHEMES as SCHEMES } from '../lib/webhooks/webhook-signatures.ts';
 import type { Operation } from '../contract/operation.ts';
 
 type Routes<O extends Record<string, Operation>> = { [K in keyof O]: Pick<O[K], 'method' | 'path'> };

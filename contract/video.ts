@@ -55,7 +55,7 @@ export const region = z
 /**
  * `service` stays a plain string here: a generator's name is refused with 422 before anything else
  * of the body is looked at (its regions do not matter: no regions make that job one we do), and any
- * other unknown value with 400 listing the profiles (api/services/video.ts).
+ * other unknown value with 400 listing the profiles (api/services/video/video.ts).
  */
 export const videoJobBody = z.preprocess(
   (body) => {

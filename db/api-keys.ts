@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { API_KEY_PREFIX } from '../lib/service-credentials.ts';
-import { randomToken, sha256Hex } from '../lib/tokens.ts';
+import { API_KEY_PREFIX } from '../lib/auth/service-credentials.ts';
+import { randomToken, sha256Hex } from '../lib/auth/tokens.ts';
 import type { Database, Plan } from './schema.ts';
 
 export { API_KEY_PREFIX };

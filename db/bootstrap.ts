@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { hashPassword } from '../lib/passwords.ts';
-import { randomToken } from '../lib/tokens.ts';
+import { hashPassword } from '../lib/auth/passwords.ts';
+import { randomToken } from '../lib/auth/tokens.ts';
 import { issueApiKey } from './api-keys.ts';
 import { sameEmail } from './users.ts';
 import type { Database } from './schema.ts';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { canConnect } from '../lib/can-connect.ts';
-import { runNodeScript } from '../lib/node-script.ts';
+import { runNodeScript } from '../lib/threads/node-script.ts';
 import { markFatal } from '../lib/unhandled.ts';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrate.ts';

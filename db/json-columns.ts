@@ -13,7 +13,7 @@ import type {
   WebhookRetention,
   WebhookSignature,
 } from './schema.ts';
-import type { ResponseRule } from '../lib/webhook-rules.ts';
+import type { ResponseRule } from '../lib/webhooks/webhook-rules.ts';
 
 export const webhookResponseColumn = z.object({
   status: z.number(),

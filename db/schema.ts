@@ -5,7 +5,7 @@ import type { ShardSnapshot } from '../lib/load/snapshot.ts';
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { FinalResults, LoadTestConfig, LoadTestStatus, ReplayRequest } from '../lib/jobs/load-test.ts';
 import type { Plan } from '../lib/plans.ts';
-import type { ResponseRule } from '../lib/webhook-rules.ts';
+import type { ResponseRule } from '../lib/webhooks/webhook-rules.ts';
 
 /** Written by the database when omitted; read back as a Date. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -18,7 +18,7 @@ export interface UsersTable {
   id: Generated<BigId>;
   email: string;
   plan: Plan;
-  /** scrypt hash (lib/passwords.ts); null for users who only use API keys. */
+  /** scrypt hash (lib/auth/passwords.ts); null for users who only use API keys. */
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
@@ -173,7 +173,7 @@ export interface LoadTestShardsTable {
   updated_at: CreatedAt;
 }
 
-/** What each shard attempt had sent, counted a few times a second (db/load-test-shards.ts: shardSentCounts). */
+/** What each shard attempt had sent, counted a few times a second (db/load/load-test-shards.ts: shardSentCounts). */
 export interface LoadTestSentTable {
   test_id: string;
   shard: number;

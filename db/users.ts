@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { verifyPassword } from '../lib/passwords.ts';
+import { verifyPassword } from '../lib/auth/passwords.ts';
 import type { Database, Plan } from './schema.ts';
 
 /**

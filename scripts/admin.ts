@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { issueApiKey, revokeApiKey } from '../db/api-keys.ts';
 import { openDatabase } from '../db/connect.ts';
 import { findOrCreateUser, setUserPassword, upsertUser } from '../db/users.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../lib/auth/passwords.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { PLANS } from '../lib/plans.ts';
 

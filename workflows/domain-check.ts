@@ -5,7 +5,7 @@
 // with what is known (getDomainCheckState) while the rest goes on.
 import { ActivityFailure, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
-import { inLanes } from '../lib/lanes.ts';
+import { inLanes } from '../lib/concurrency/lanes.ts';
 import {
   getDomainCheckState,
   TASK_QUEUES,

@@ -9,20 +9,20 @@ import {
   markLoadTestRunning,
   readReplayRequests,
   requestLoadTestStop,
-} from '../../db/load-tests.ts';
-import { readShardSeconds, readShardSnapshots, shardReports, shardSentCounts } from '../../db/load-test-shards.ts';
+} from '../../db/load/load-tests.ts';
+import { readShardSeconds, readShardSnapshots, shardReports, shardSentCounts } from '../../db/load/load-test-shards.ts';
 import type { Database } from '../../db/schema.ts';
 import { REQUEST_TIMEOUT_MS, type ShardPlan } from '../../domain/load/generator.ts';
 import { ThreadedShard } from '../../domain/load/threads.ts';
 import { SENT_COUNT_EVERY_MS } from '../../domain/load/restarts.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
-import { finalResults, thresholdFigures } from '../../domain/load/metrics.ts';
-import { mergeSeconds } from '../../domain/load/per-second.ts';
-import { secondPercentiles } from '../../domain/load/series.ts';
-import { sharedTicker } from '../../lib/ticker.ts';
-import { isPhaseMetric, type ThresholdMetric } from '../../contract/threshold-words.ts';
-import { abortingFailure, evaluateThresholds } from '../../domain/load/thresholds.ts';
+import { finalResults, thresholdFigures } from '../../domain/load/metrics/metrics.ts';
+import { mergeSeconds } from '../../domain/load/metrics/per-second.ts';
+import { secondPercentiles } from '../../domain/load/metrics/series.ts';
+import { sharedTicker } from '../../lib/concurrency/ticker.ts';
+import { isPhaseMetric, type ThresholdMetric } from '../../contract/load/threshold-words.ts';
+import { abortingFailure, evaluateThresholds } from '../../domain/load/metrics/thresholds.ts';
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -79,8 +79,8 @@ export interface ShardOutcome {
 export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[]; threads: number }) {
   // Every shard of this worker reports through one writer: reports that come together share a statement.
   const shardWrites = shardReports(deps.db);
-  // Their heartbeat ticks share one timer (lib/ticker.ts): a worker with hundreds of shards wakes once a second for
-  // them.
+  // Their heartbeat ticks share one timer (lib/concurrency/ticker.ts): a worker with hundreds of shards wakes once a
+  // second for them.
   const ticks = sharedTicker(SNAPSHOT_EVERY_MS);
   // What they sent, counted between their reports (countingSent): one timer, and one write a count for all.
   const countTicks = sharedTicker(SENT_COUNT_EVERY_MS);

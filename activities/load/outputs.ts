@@ -11,12 +11,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { readShardSeconds, readShardSnapshots } from '../../db/load-test-shards.ts';
-import { readLoadOutputs, recordLoadOutputs } from '../../db/load-tests.ts';
+import { readShardSeconds, readShardSnapshots } from '../../db/load/load-test-shards.ts';
+import { readLoadOutputs, recordLoadOutputs } from '../../db/load/load-tests.ts';
 import type { Database } from '../../db/schema.ts';
-import { intervalSeries, outputSeries, windowRow } from '../../domain/load/outputs.ts';
-import { mergeSeconds, mergeSending } from '../../domain/load/per-second.ts';
-import { settledSeconds } from '../../domain/load/series.ts';
+import { intervalSeries, outputSeries, windowRow } from '../../domain/load/metrics/outputs.ts';
+import { mergeSeconds, mergeSending } from '../../domain/load/metrics/per-second.ts';
+import { settledSeconds } from '../../domain/load/metrics/series.ts';
 import { usersAt, type UserProfile } from '../../domain/load/profile.ts';
 import type { LoadOutputState, RemoteWriteTarget } from '../../lib/jobs/load-outputs.ts';
 import { createGuardedFetch, type GuardedFetch } from '../../lib/net/guarded-fetch.ts';
@@ -36,7 +36,10 @@ interface Reading {
   series: RemoteWriteSeries[];
   /** A running test's seconds before the one under way; an ended one's every second sent in. */
   seconds: number;
-  /** A running test's shard reports as read (which seconds are settled: domain/load/series.ts); none once it ended. */
+  /**
+   * A running test's shard reports as read (which seconds are settled: domain/load/metrics/series.ts); none once it
+   * ended.
+   */
   rows: Array<{ shard: number; snapshot: { takenAt: number; shards?: number } }>;
 }
 

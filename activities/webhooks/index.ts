@@ -15,10 +15,10 @@ import {
   raiseDeliveryFloors,
   recordDeliveryAttempts,
   type AttemptRecord,
-} from '../../db/capture-deliveries.ts';
-import { expireCaptures } from '../../db/capture-retention.ts';
+} from '../../db/webhooks/capture-deliveries.ts';
+import { expireCaptures } from '../../db/webhooks/capture-retention.ts';
 import type { Database, DeliveryAttempt } from '../../db/schema.ts';
-import type { CapturedRequest } from '../../db/webhooks.ts';
+import type { CapturedRequest } from '../../db/webhooks/webhooks.ts';
 import {
   BUSY_CAPTURES,
   BUSY_RATE,
@@ -29,11 +29,11 @@ import {
 } from '../../lib/jobs/webhooks.ts';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import { ForbiddenAddressError } from '../../lib/net/target-guard.ts';
-import { batcher } from '../../lib/batcher.ts';
-import { busyGate, rateOf, waitWhileBusy } from '../../lib/busy-gate.ts';
+import { batcher } from '../../lib/concurrency/batcher.ts';
+import { busyGate, rateOf, waitWhileBusy } from '../../lib/concurrency/busy-gate.ts';
 import { processMetrics } from '../../lib/metrics.ts';
 import { DEFAULT_RETENTION, RETENTION_CAPS } from '../../lib/plans.ts';
-import { DELIVERY_HEADER, resentRequest, sentTarget } from '../../lib/webhook-resend.ts';
+import { DELIVERY_HEADER, resentRequest, sentTarget } from '../../lib/webhooks/webhook-resend.ts';
 
 /** How long a receiver has to answer one delivery. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
@@ -69,7 +69,7 @@ export function createWebhookActivities({ db, embedded, allow }: WebhookActivity
   );
   /** Whether captures pour in (a rate that cannot be read: no). */
   const capturesPourIn = async () => (await captureRate().catch(() => 0)) > BUSY_CAPTURES;
-  /** Deliveries wait here while they do (lib/busy-gate.ts), shared by every batch of the process. */
+  /** Deliveries wait here while they do (lib/concurrency/busy-gate.ts), shared by every batch of the process. */
   const yieldToCaptures = busyGate(capturesPourIn, BUSY_RATE);
   // The receiver's body is not kept: only its status and time (a little is read, then dropped).
   const send = createGuardedFetch({

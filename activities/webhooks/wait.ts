@@ -1,17 +1,17 @@
 // The network pool's wait for a capture (an MCP task's wait: workflows/webhooks.ts `webhookWait`): the
-// same looks as my-webhook-wait (lib/capture-wait.ts), woken by the notification every process hears,
+// same looks as my-webhook-wait (domain/webhooks/capture-wait.ts), woken by the notification every process hears,
 // keeping the live-stream slot the API took for it until it ends. It heartbeats while it waits: a
 // cancelled task's wait hears it at its next heartbeat sent (the API has freed the slot already), and
 // a lost worker's wait is retried elsewhere until the same deadline.
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
-import { firstKeptCapture } from '../../db/capture-retention.ts';
+import { firstKeptCapture } from '../../db/webhooks/capture-retention.ts';
 import type { Database } from '../../db/schema.ts';
-import { findOwnedWebhook } from '../../db/webhooks.ts';
-import { captureWatcher, waitForCapture } from '../../lib/capture-wait.ts';
+import { findOwnedWebhook } from '../../db/webhooks/webhooks.ts';
+import { captureWatcher, waitForCapture } from '../../domain/webhooks/capture-wait.ts';
 import type { WebhookWaitInput, WebhookWaitOutcome } from '../../lib/jobs/webhooks.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
-import { holding, streamSlot } from '../../lib/stream-slots.ts';
+import { holding, streamSlot } from '../../lib/concurrency/stream-slots.ts';
 
 /** How often a wait heartbeats (the SDK sends them at most every 0.8 x the timeout workflows/webhooks.ts gives). */
 export const WAIT_HEARTBEAT_MS = 1000;

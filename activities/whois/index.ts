@@ -3,7 +3,7 @@
 // deadline answers with what it has), in the fast modes a batch of names per call, checked at most
 // `concurrency` at once (an activity per name cost more in Temporal's round trips than the DNS answers).
 import type { BulkAnswers, CheckedDomain, LookupMode } from '../../lib/jobs/domain-check.ts';
-import { inLanes } from '../../lib/lanes.ts';
+import { inLanes } from '../../lib/concurrency/lanes.ts';
 import type { DomainLookup } from '../../domain/whois/lookup.ts';
 import { summarize } from '../../domain/whois/lookup.ts';
 

@@ -5,7 +5,7 @@
 // beside the average since the start. Once the test ends the page reloads, and the server draws it.
 import { chartFigures, COLORS, thresholdUnit } from './load-figures.ts';
 
-/** A second's point of the chart stream (api/services/load-tests.ts, chartStream). */
+/** A second's point of the chart stream (api/services/load-tests/load-tests.ts, chartStream). */
 interface Point {
   at: number;
   requests_per_second: number;

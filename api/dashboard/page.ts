@@ -5,7 +5,7 @@ import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { NotFoundError } from '../../lib/errors.ts';
-import { sha256Hex } from '../../lib/tokens.ts';
+import { sha256Hex } from '../../lib/auth/tokens.ts';
 import type { ApiDeps } from '../deps.ts';
 import { checkCsrf, csrfToken, html, readForm, sendPage, type Html } from '../pages/html.ts';
 import type { Services } from '../services/index.ts';

@@ -10,11 +10,11 @@ import type { Services } from '../services/index.ts';
 import { assetRoutes } from './assets.ts';
 import { connectedAppSection } from './connected-apps.ts';
 import { keySection } from './keys.ts';
-import { loadTestSection } from './load-tests.ts';
+import { loadTestSection } from './load-tests/load-tests.ts';
 import { lookupSection } from './lookups.ts';
 import { dashboardPages, seeOther } from './page.ts';
 import { videoSection } from './videos.ts';
-import { webhookSection } from './webhooks.ts';
+import { webhookSection } from './webhooks/webhooks.ts';
 
 export function dashboardRoutes(deps: ApiDeps, services: Services): Router {
   const router = new Router({ prefix: '/dashboard' });

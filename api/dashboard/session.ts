@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getJson, type KvStore } from '../../lib/kv/index.ts';
-import { cookieName, DASHBOARD_PATH, DASHBOARD_SESSION_COOKIE } from '../../lib/service-credentials.ts';
+import { cookieName, DASHBOARD_PATH, DASHBOARD_SESSION_COOKIE } from '../../lib/auth/service-credentials.ts';
 
 export const SESSION_TTL_SECONDS = 12 * 3600;
 

@@ -5,17 +5,17 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { startBody, startFields } from '../../contract/load-test-start.ts';
-import { listQuery, verifyTargetBody } from '../../contract/load-tests.ts';
+import { startBody, startFields } from '../../contract/load/load-test-start.ts';
+import { listQuery, verifyTargetBody } from '../../contract/load/load-tests.ts';
 import {
   targetVerificationResult,
   loadTestListResult,
   loadTestResultsAnswer,
   loadTestStatusAnswer,
   loadTestStopResult,
-} from '../../contract/responses-load-tests.ts';
-import type { LoadTestService } from '../services/load-tests.ts';
-import { VERIFICATION_PATH, type TargetVerificationService } from '../services/target-verification.ts';
+} from '../../contract/load/responses-load-tests.ts';
+import type { LoadTestService } from '../services/load-tests/load-tests.ts';
+import { VERIFICATION_PATH, type TargetVerificationService } from '../services/load-tests/target-verification.ts';
 import { toolArgs, toolInput, validate } from '../../contract/validate.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';

@@ -20,10 +20,10 @@ import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { registerLoadTestApp } from './app-load-test.ts';
-import { loadReportService } from '../services/load-report.ts';
-import type { LoadTestService } from '../services/load-tests.ts';
+import { loadReportService } from '../services/load-tests/load-report.ts';
+import type { LoadTestService } from '../services/load-tests/load-tests.ts';
 import type { QuotaService } from '../services/quota.ts';
-import type { WebhookService } from '../services/webhooks.ts';
+import type { WebhookService } from '../services/webhooks/webhooks.ts';
 
 /** How many resources of each kind resources/list names (newest first). */
 export const LISTED = 50;

@@ -1,10 +1,10 @@
 // A /mcp request lives as long as its call does (a wait for a capture, a load test answered when it
 // ends, with progress meanwhile): it follows its access token's grant while it lives. Every message the
-// server sends on it is confirmed first (lib/credential-checks.ts), so nothing read after the app was
+// server sends on it is confirmed first (lib/auth/credential-checks.ts), so nothing read after the app was
 // disconnected goes out; once the grant is found gone, each call of the request is answered with a
 // JSON-RPC error saying so, and the request ends (the next one gets 401 invalid_token).
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import type { CredentialWatch } from '../../lib/credential-checks.ts';
+import type { CredentialWatch } from '../../lib/auth/credential-checks.ts';
 
 /** How long the answers to a request cut by a revocation may take to be written before its connection is closed. */
 const ANSWER_GRACE_MS = 1000;

@@ -16,7 +16,7 @@ import {
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import type { CredentialWatch } from '../../lib/credential-checks.ts';
+import type { CredentialWatch } from '../../lib/auth/credential-checks.ts';
 import type { Logger } from '../../lib/log.ts';
 import { endOnRevocation } from './revocation.ts';
 import { asTaskCalls } from './tasks-2025.ts';

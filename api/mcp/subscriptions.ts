@@ -17,12 +17,12 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Context } from 'koa';
 import { type AuthInfo, createMcpHandler, type McpServer, type ServerEventBus } from '@modelcontextprotocol/server';
-import type { CredentialWatch } from '../../lib/credential-checks.ts';
+import type { CredentialWatch } from '../../lib/auth/credential-checks.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
 import type { StreamService } from '../services/streams.ts';
-import type { WebhookService } from '../services/webhooks.ts';
+import type { WebhookService } from '../services/webhooks/webhooks.ts';
 import { capturesUri } from './resources.ts';
 
 interface ListenMessage {

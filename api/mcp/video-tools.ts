@@ -7,7 +7,7 @@ import { VIDEO_JOB_KIND, VIDEO_SERVICES } from '../../lib/jobs/video.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { MAX_REGIONS, videoJobAnswer, videoJobBody } from '../../contract/video.ts';
-import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video.ts';
+import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video/video.ts';
 import { toolArgs, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';

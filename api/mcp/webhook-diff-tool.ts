@@ -1,9 +1,9 @@
 // MCP tool: what changed between two captures of one of the user's webhooks (the REST
 // my-webhook-diff's answer, checked by its schema).
 import type { McpServer } from '@modelcontextprotocol/server';
-import { webhookDiffResult } from '../../contract/responses-webhooks.ts';
-import { diffQuery } from '../../contract/webhooks.ts';
-import type { WebhookService } from '../services/webhooks.ts';
+import { webhookDiffResult } from '../../contract/webhooks/responses-webhooks.ts';
+import { diffQuery } from '../../contract/webhooks/webhooks.ts';
+import type { WebhookService } from '../services/webhooks/webhooks.ts';
 import { toolInput, validate } from '../../contract/validate.ts';
 import { TOOL_HINTS, withoutSuccess, type Run } from './run.ts';
 

@@ -1,14 +1,14 @@
 // MCP tools of the signed-in user's webhooks: create, set up (answer, forwarding, signatures,
 // retention), list, search captured requests, replay one, delete. Inputs are checked by the REST
-// schemas (contract/webhooks.ts), so both doors refuse the same things with the same words.
+// schemas (contract/webhooks/webhooks.ts), so both doors refuse the same things with the same words.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { capturedRequest, webhookReplayResult, webhookSettings } from '../../contract/responses-webhooks.ts';
-import { deleteBody, replayBody, requestsArgs, updateBody, createBody } from '../../contract/webhooks.ts';
-import { replayFields, settingFields } from '../../contract/webhook-fields.ts';
+import { capturedRequest, webhookReplayResult, webhookSettings } from '../../contract/webhooks/responses-webhooks.ts';
+import { deleteBody, replayBody, requestsArgs, updateBody, createBody } from '../../contract/webhooks/webhooks.ts';
+import { replayFields, settingFields } from '../../contract/webhooks/webhook-fields.ts';
 import type { Plan } from '../../lib/plans.ts';
-import type { WebhookReplayService } from '../services/webhook-replay.ts';
-import type { WebhookService } from '../services/webhooks.ts';
+import type { WebhookReplayService } from '../services/webhooks/webhook-replay.ts';
+import type { WebhookService } from '../services/webhooks/webhooks.ts';
 import { toolInput, validate } from '../../contract/validate.ts';
 import { TOOL_HINTS, withoutSuccess, type Run } from './run.ts';
 

@@ -5,9 +5,9 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { WEBHOOK_WAIT_KIND } from '../../lib/jobs/webhooks.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { webhookWaitResult } from '../../contract/responses-webhooks.ts';
-import { waitQuery } from '../../contract/webhooks.ts';
-import type { WebhookWaitService } from '../services/webhook-waits.ts';
+import { webhookWaitResult } from '../../contract/webhooks/responses-webhooks.ts';
+import { waitQuery } from '../../contract/webhooks/webhooks.ts';
+import type { WebhookWaitService } from '../services/webhooks/webhook-waits.ts';
 import { toolInput, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult, withoutSuccess } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';

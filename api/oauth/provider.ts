@@ -20,7 +20,7 @@ import { OauthStore, UNUSED_CLIENT_TTL_SECONDS, type OauthPayload } from '../../
 import type { Database } from '../../db/schema.ts';
 import { sharedSecret } from '../../db/server-secrets.ts';
 import { findUser } from '../../db/users.ts';
-import { OAUTH_COOKIES, OAUTH_PATH } from '../../lib/service-credentials.ts';
+import { OAUTH_COOKIES, OAUTH_PATH } from '../../lib/auth/service-credentials.ts';
 import type { Config } from '../../lib/config.ts';
 import type { Logger } from '../../lib/log.ts';
 import { MemoryKvStore, type KvStore } from '../../lib/kv/index.ts';

@@ -2,7 +2,7 @@
 // same ones the routers serve, with the zod schemas they validate with and the response schemas).
 // The integration suites check every answer they receive against it (test/support/client.ts).
 import { z } from 'zod';
-import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { PUBLIC_ID_PATTERN } from '../../lib/auth/tokens.ts';
 import { OPERATIONS } from '../../contract/index.ts';
 import type { Operation } from '../../contract/operation.ts';
 import * as R from '../../contract/responses.ts';

@@ -5,7 +5,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { AppError, ForbiddenError } from '../../lib/errors.ts';
-import { cookieName, CSRF_COOKIE, DASHBOARD_PATH, OAUTH_PATH } from '../../lib/service-credentials.ts';
+import { cookieName, CSRF_COOKIE, DASHBOARD_PATH, OAUTH_PATH } from '../../lib/auth/service-credentials.ts';
 import { readBody } from '../read-body.ts';
 import { STYLESHEET_PATHS } from './styles.ts';
 

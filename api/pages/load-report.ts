@@ -1,4 +1,4 @@
-// A load test's report as one self-contained HTML file (api/services/load-report.ts gives the data):
+// A load test's report as one self-contained HTML file (api/services/load-tests/load-report.ts gives the data):
 // inline CSS (api/pages/styles/), charts drawn as inline SVG on the server (load-figures.ts, the code that draws the
 // dashboard's charts too), no script, and a Content-Security-Policy that forbids every fetch, so the
 // file opened from a disk years later shows the same and asks nothing of any network. On a phone the
@@ -6,7 +6,7 @@
 // page scrolls inside its own box. Two tests are shown side by side: their lines on the same charts,
 // their figures in neighbouring columns with the change.
 import type { Context } from 'koa';
-import type { LoadReport, ReportTest } from '../services/load-report.ts';
+import type { LoadReport, ReportTest } from '../services/load-tests/load-report.ts';
 import { html, Html } from './html.ts';
 import { STYLES } from './styles.ts';
 import { chartFigures, COLORS, thresholdUnit, type ChartLine } from '../browser/load-figures.ts';

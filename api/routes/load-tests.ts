@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import { loadTestOperations as ops } from '../../contract/load-tests.ts';
-import { SERIES_COLUMNS } from '../../contract/series-columns.ts';
+import { loadTestOperations as ops } from '../../contract/load/load-tests.ts';
+import { SERIES_COLUMNS } from '../../contract/load/series-columns.ts';
 import type { Services } from '../services/index.ts';
 import { csvFormat, NDJSON, startSse, startStream } from '../sse.ts';
 import { serve, type V1Router } from './serve.ts';

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { webhookOperations as ops } from '../../contract/webhooks.ts';
+import { webhookOperations as ops } from '../../contract/webhooks/webhooks.ts';
 import type { Services } from '../services/index.ts';
 import { startSse } from '../sse.ts';
 import { sendDownload } from '../download.ts';

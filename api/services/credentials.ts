@@ -1,4 +1,4 @@
-// The credentials that open long-lived requests, followed while those live (lib/credential-checks.ts):
+// The credentials that open long-lived requests, followed while those live (lib/auth/credential-checks.ts):
 // each door's auth names what it accepted (an API key, an OAuth grant, a dashboard session) and the
 // lookup that says it still holds, the same one the door made to let the request in.
 import type { Kysely } from 'kysely';
@@ -6,7 +6,7 @@ import { findKeyOwner } from '../../db/api-keys.ts';
 import { grantIsLive } from '../../db/oauth-store.ts';
 import type { Database } from '../../db/schema.ts';
 import { findUser } from '../../db/users.ts';
-import { type Credential, credentialChecks, type CredentialChecks } from '../../lib/credential-checks.ts';
+import { type Credential, credentialChecks, type CredentialChecks } from '../../lib/auth/credential-checks.ts';
 import type { Logger } from '../../lib/log.ts';
 
 export type { Credential };

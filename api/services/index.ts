@@ -1,31 +1,31 @@
 // The API's services: the one layer between the doors (REST routes, MCP tools, dashboard pages) and
 // the database or Temporal. Built once per process and handed to every door.
-import type { CaptureWriter } from '../../db/capture-writer.ts';
+import type { CaptureWriter } from '../../db/webhooks/capture-writer.ts';
 import type { ApiDeps } from '../deps.ts';
 import { accountService } from './accounts.ts';
-import { captureIntake } from './capture-intake.ts';
-import { captureService } from './captures.ts';
+import { captureIntake } from './webhooks/capture-intake.ts';
+import { captureService } from './webhooks/captures.ts';
 import { credentialService } from './credentials.ts';
 import { diagnosticsService } from './diagnostics.ts';
 import { domainService } from './domains.ts';
-import { loadReportService } from './load-report.ts';
-import { loadReplayService } from './load-replay.ts';
-import { loadSeriesService } from './load-series.ts';
-import { loadTestService } from './load-tests.ts';
+import { loadReportService } from './load-tests/load-report.ts';
+import { loadReplayService } from './load-tests/load-replay.ts';
+import { loadSeriesService } from './load-tests/load-series.ts';
+import { loadTestService } from './load-tests/load-tests.ts';
 import { lookupService } from './lookups.ts';
 import { quotaService } from './quota.ts';
 import { siteService } from './site.ts';
 import { streamService } from './streams.ts';
-import { targetVerificationService } from './target-verification.ts';
+import { targetVerificationService } from './load-tests/target-verification.ts';
 import { taskService } from './tasks.ts';
-import { videoService } from './video.ts';
-import { secretBox } from '../../lib/secret-box.ts';
-import { webhookExportService } from './webhook-export.ts';
-import { webhookForwardingService } from './webhook-forwarding.ts';
-import { webhookReplayService } from './webhook-replay.ts';
-import { WEBHOOK_SETTINGS_CHANNEL } from './webhook-settings.ts';
-import { webhookService } from './webhooks.ts';
-import { webhookWaitService } from './webhook-waits.ts';
+import { videoService } from './video/video.ts';
+import { secretBox } from '../../lib/auth/secret-box.ts';
+import { webhookExportService } from './webhooks/webhook-export.ts';
+import { webhookForwardingService } from './webhooks/webhook-forwarding.ts';
+import { webhookReplayService } from './webhooks/webhook-replay.ts';
+import { WEBHOOK_SETTINGS_CHANNEL } from './webhooks/webhook-settings.ts';
+import { webhookService } from './webhooks/webhooks.ts';
+import { webhookWaitService } from './webhooks/webhook-waits.ts';
 
 /** `writer`: where captures are stored (the API's); without it, no test events. */
 export function createServices(deps: ApiDeps, writer?: CaptureWriter) {

@@ -1,10 +1,10 @@
 // Live streams and waits for a capture are bounded per user by plan, over every door (REST, MCP, the
-// dashboard): each holds one of the user's slots while it lives (lib/stream-slots.ts).
+// dashboard): each holds one of the user's slots while it lives (lib/concurrency/stream-slots.ts).
 import { randomUUID } from 'node:crypto';
 import { RateLimitedError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
-import { holding, LEASE_TTL_SECONDS, streamSlot, type StreamLease } from '../../lib/stream-slots.ts';
+import { holding, LEASE_TTL_SECONDS, streamSlot, type StreamLease } from '../../lib/concurrency/stream-slots.ts';
 
 export type { StreamLease };
 

@@ -4,7 +4,7 @@
 // so any API process answers for any task, and a restart loses none. Owner checks on every call: a
 // task of another user answers exactly as an unknown one (null). Each kind of job: api/services/task-kinds.ts.
 import { WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
-import { PUBLIC_ID_PATTERN } from '../../lib/tokens.ts';
+import { PUBLIC_ID_PATTERN } from '../../lib/auth/tokens.ts';
 import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
 import { TASK_JOB_KINDS, type TaskJobKind } from '../../lib/jobs/index.ts';
 import { taskKinds, type TaskDeps, type TaskStatus } from './task-kinds.ts';

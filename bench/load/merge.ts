@@ -3,14 +3,14 @@
 // metrics.ts: thresholdFigures), beside the same histograms merged by hdr-histogram-js's own decode
 // and add, in the same run. BENCH_SHARDS (1,000) snapshots of shards that ran BENCH_TEST_SECONDS (60)
 // at BENCH_SAMPLES (200) answers a second, with a long-tailed latency and the five phases, as the
-// shards store them (domain/load/histogram.ts: encodeHistogram), merged BENCH_ROUNDS (7) times for
+// shards store them (domain/load/metrics/histogram.ts: encodeHistogram), merged BENCH_ROUNDS (7) times for
 // each set of metrics a threshold may ask for: the median of the rounds, and the ratio.
 import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import hdr from 'hdr-histogram-js';
-import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
-import { thresholdFigures } from '../../domain/load/metrics.ts';
+import { encodeHistogram, newHistogram } from '../../domain/load/metrics/histogram.ts';
+import { thresholdFigures } from '../../domain/load/metrics/metrics.ts';
 import { PHASES, PhaseHistograms } from '../../domain/load/phases.ts';
-import type { ThresholdMetric } from '../../contract/threshold-words.ts';
+import type { ThresholdMetric } from '../../contract/load/threshold-words.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { quantile } from './machine.ts';
 

@@ -1,16 +1,16 @@
 // bench:shard-scale's simulated shards' own work, on threads of their own as a real shard's is on its
 // load threads (domain/load/threads.ts, at their lower priority): each second, histograms fed as if
 // `samples` answers had come, and the shard's snapshot built from them and reported on the shard's
-// clock, unasked, as a load thread reports (domain/load/report-clock.ts: onClock). The worker's
+// clock, unasked, as a load thread reports (domain/load/metrics/report-clock.ts: onClock). The worker's
 // event loop keeps what a load worker's keeps: the heartbeats and storing the reports. Messages:
 //   in:  {op: 'start', key, startAt, clock} | {op: 'end', key}
 //   out: {key, due, snapshot, final}
 import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeHistogram, newHistogram } from '../../domain/load/histogram.ts';
-import { PerSecondCounts } from '../../domain/load/per-second.ts';
+import { encodeHistogram, newHistogram } from '../../domain/load/metrics/histogram.ts';
+import { PerSecondCounts } from '../../domain/load/metrics/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
-import { carriesPhases, onClock, type ReportClock } from '../../domain/load/report-clock.ts';
+import { carriesPhases, onClock, type ReportClock } from '../../domain/load/metrics/report-clock.ts';
 import { lowerThisThread } from '../../domain/load/thread-priority.ts';
 
 export type BuildRequest =

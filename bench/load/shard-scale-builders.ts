@@ -1,7 +1,7 @@
 // bench:shard-scale's builder threads (shard-scale-builder.ts), from the worker's side: each shard's
 // reports routed to it as they come, and its last snapshot asked for at its end.
 import { Worker as Thread } from 'node:worker_threads';
-import type { ReportClock } from '../../domain/load/report-clock.ts';
+import type { ReportClock } from '../../domain/load/metrics/report-clock.ts';
 import { LOAD_THREAD_NICE } from '../../domain/load/threads.ts';
 import type { BuildRequest, Built } from './shard-scale-builder.ts';
 

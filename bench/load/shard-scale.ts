@@ -10,7 +10,7 @@
 // embedded Temporal server (the `temporal` CLI's dev server, started here) and PGlite in this process,
 // or Postgres with DATABASE_URL (its server's CPU counted when it runs on this machine). One worker
 // (this process) runs every shard, BENCH_DB_CONNECTIONS (10, as a load worker's pool) to the database,
-// the reports written together as a load worker writes them (db/load-test-shards.ts: shardReports).
+// the reports written together as a load worker writes them (db/load/load-test-shards.ts: shardReports).
 // Prints, for each N, over the seconds when every shard was reporting: the Temporal server's and the
 // worker's CPU (in total, and per shard; of the worker's, its event loop's: the heartbeats and the
 // reports, without building the snapshots), how long after its second each snapshot was stored (p50,
@@ -27,14 +27,14 @@ import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { openDatabase } from '../../db/connect.ts';
-import { shardReports } from '../../db/load-test-shards.ts';
-import { createLoadTest } from '../../db/load-tests.ts';
+import { shardReports } from '../../db/load/load-test-shards.ts';
+import { createLoadTest } from '../../db/load/load-tests.ts';
 import { findOrCreateUser } from '../../db/users.ts';
 import { USERS_PER_SHARD } from '../../workflows/load-test-plan.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import { startBuilders } from './shard-scale-builders.ts';
 import { startDevServer } from '../../lib/temporal/dev-server.ts';
-import { sharedTicker } from '../../lib/ticker.ts';
+import { sharedTicker } from '../../lib/concurrency/ticker.ts';
 import { freePort, tempDir } from '../../test/support/processes.ts';
 import { loadTestConfig } from '../../test/support/load-config.ts';
 import type { IdleShardActivities, IdleShardInput } from './shard-scale-workflow.ts';

@@ -1,11 +1,11 @@
 // netops listen when it runs (its flags: commands/listen.ts): the webhook's event stream followed,
 // resumed after the service restarts or the network drops, each capture forwarded by its route.
-import { sentPath, type Capture } from '../captures.ts';
+import { sentPath, type Capture } from '../webhooks/captures.ts';
 import { client, pathOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { webhookOperations as ops } from '../contract.ts';
 import { ApiError, NetworkError } from '../errors.ts';
-import { forward, type Forwarded } from '../forward.ts';
+import { forward, type Forwarded } from '../webhooks/forward.ts';
 import {
   EVERY_PATH,
   isUnder,
@@ -16,11 +16,11 @@ import {
   routePath,
   shellWord,
   throughRoute,
-} from '../listen-routes.ts';
-import { ListenPosition, saveEndpoint, savedEndpoint } from '../listen-state.ts';
+} from '../webhooks/listen-routes.ts';
+import { ListenPosition, saveEndpoint, savedEndpoint } from '../webhooks/listen-state.ts';
 import { err, localTime, note, out, print, printJsonLine } from '../output.ts';
 import { follow, sleep } from '../sse.ts';
-import { createWebhook } from '../webhook-api.ts';
+import { createWebhook } from '../webhooks/webhook-api.ts';
 
 export interface ListenOptions {
   forwardTo?: string;

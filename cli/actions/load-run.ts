@@ -5,10 +5,10 @@ import { currentService } from '../config.ts';
 import { loadTestOperations as ops } from '../contract.ts';
 import { TargetUnreachable, ThresholdsFailed } from '../errors.ts';
 import { asFlags } from '../flag-errors.ts';
-import { runFlagFields, startBodyOf, type RunFlags } from '../load-body.ts';
-import { followTest } from '../load-progress.ts';
-import { saveReport } from '../load-report.ts';
-import { summary, type ResultsAnswer } from '../load-summary.ts';
+import { runFlagFields, startBodyOf, type RunFlags } from '../load/load-body.ts';
+import { followTest } from '../load/load-progress.ts';
+import { saveReport } from '../load/load-report.ts';
+import { summary, type ResultsAnswer } from '../load/load-summary.ts';
 import { note, out, print, printJson } from '../output.ts';
 
 /** 0 when it completed (and every threshold held), 98 when it tested nothing, 99 when a threshold failed, else 1. */

@@ -4,9 +4,9 @@ import { client, pathOf } from '../client.ts';
 import { currentService } from '../config.ts';
 import { loadTestOperations as ops } from '../contract.ts';
 import { asFlags } from '../flag-errors.ts';
-import type { LiveStatus } from '../load-progress.ts';
-import { plural, summary, type ResultsAnswer } from '../load-summary.ts';
-import { saveReport } from '../load-report.ts';
+import type { LiveStatus } from '../load/load-progress.ts';
+import { plural, summary, type ResultsAnswer } from '../load/load-summary.ts';
+import { saveReport } from '../load/load-report.ts';
 import { fields, localTime, out, print, printJson } from '../output.ts';
 import { table } from '../table.ts';
 

@@ -1,10 +1,10 @@
 // netops webhook diff when it runs (its flags: commands/webhook-diff.ts).
 import { pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';
-import { diffView, type DiffAnswer } from '../diff-view.ts';
+import { diffView, type DiffAnswer } from '../webhooks/diff-view.ts';
 import { asFlags } from '../flag-errors.ts';
 import { print, printJson } from '../output.ts';
-import { api, webhookSchemas } from '../webhook-api.ts';
+import { api, webhookSchemas } from '../webhooks/webhook-api.ts';
 
 export async function diff(
   id: string,

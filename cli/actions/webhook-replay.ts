@@ -1,13 +1,13 @@
 // netops webhook replay when it runs (its flags: commands/webhook-replay.ts).
-import type * as webhooks from '../../contract/webhooks.ts';
+import type * as webhooks from '../../contract/webhooks/webhooks.ts';
 import type { AnswerOf } from '../client.ts';
 import { pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';
 import { NetworkError, UsageError } from '../errors.ts';
 import { asFlags } from '../flag-errors.ts';
-import { errorName, sendCapture, type Exchange } from '../forward.ts';
+import { errorName, sendCapture, type Exchange } from '../webhooks/forward.ts';
 import { ms, out, print, printJson } from '../output.ts';
-import { api, findCapture } from '../webhook-api.ts';
+import { api, findCapture } from '../webhooks/webhook-api.ts';
 
 type ReplayAnswer = AnswerOf<typeof webhooks.webhookOperations.replay>;
 /** The most of a local answer's body kept and shown (the service keeps 64 KiB). */

@@ -1,12 +1,12 @@
 // netops webhook create|update when they run (their flags: commands/webhook-settings.ts).
-import { settingsFields } from '../captures.ts';
+import { settingsFields } from '../webhooks/captures.ts';
 import { pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';
 import { UsageError } from '../errors.ts';
 import { asFlags } from '../flag-errors.ts';
 import { out, print, printJson } from '../output.ts';
-import { changesResponse, changesRetention, settingsOf, type SettingFlags } from '../webhook-settings-body.ts';
-import { api, createWebhook, findWebhook, webhookSchemas } from '../webhook-api.ts';
+import { changesResponse, changesRetention, settingsOf, type SettingFlags } from '../webhooks/webhook-settings-body.ts';
+import { api, createWebhook, findWebhook, webhookSchemas } from '../webhooks/webhook-api.ts';
 
 const SETTING_FLAGS =
   '--rules, --schema, --signature, --response-*, --forward-url, --keep, --keep-days or a --clear-* flag';

@@ -1,21 +1,21 @@
 // netops webhook trigger when it runs (its flags: commands/webhook-trigger.ts).
-import type * as webhooks from '../../contract/webhooks.ts';
+import type * as webhooks from '../../contract/webhooks/webhooks.ts';
 import {
   type TestEventProvider,
   testEvent,
   testEvents,
   unknownEvent,
   unknownProvider,
-} from '../../lib/webhook-events/index.ts';
-import type { Capture } from '../captures.ts';
+} from '../../lib/webhooks/webhook-events/index.ts';
+import type { Capture } from '../webhooks/captures.ts';
 import { type AnswerOf, pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';
 import { NetworkError, UsageError } from '../errors.ts';
 import { asFlags } from '../flag-errors.ts';
-import { errorName, sendCapture } from '../forward.ts';
+import { errorName, sendCapture } from '../webhooks/forward.ts';
 import { fields, ms, note, out, print, printJson } from '../output.ts';
 import { readSecret } from '../secret-prompt.ts';
-import { api } from '../webhook-api.ts';
+import { api } from '../webhooks/webhook-api.ts';
 import { table } from '../table.ts';
 import { statusText } from './webhook-replay.ts';
 
@@ -86,7 +86,7 @@ async function toUrl(url: string, provider: TestEventProvider, event: string, o:
       });
   const signing = secret === null ? null : { secret, header: (o.header ?? 'x-signature').toLowerCase() };
   const sample = testEvent(provider, event, { now: new Date(), target: url, signing });
-  // Sent as `listen` forwards a capture (cli/forward.ts): as it is, to the URL as given (nothing below it).
+  // Sent as `listen` forwards a capture (cli/webhooks/forward.ts): as it is, to the URL as given (nothing below it).
   const asCaptured = {
     method: 'POST',
     path: '/webhook/-',

@@ -1,13 +1,13 @@
 // netops webhook wait when it runs (its flags: commands/webhook-wait.ts). The endpoint waits at most
 // 120 s a call: a longer --timeout asks again, with `since` the first call's start on the service's
 // clock, so a capture between two calls is not missed.
-import { captureView, type Capture } from '../captures.ts';
+import { captureView, type Capture } from '../webhooks/captures.ts';
 import { pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';
 import { TimedOut, UsageError } from '../errors.ts';
 import { asFlags } from '../flag-errors.ts';
 import { note, out, print, printJson } from '../output.ts';
-import { api, webhookSchemas } from '../webhook-api.ts';
+import { api, webhookSchemas } from '../webhooks/webhook-api.ts';
 import { FILTER_FLAGS, filterQuery, type FilterFlags } from '../commands/capture-filters.ts';
 
 /** The longest one call of my-webhook-wait waits (its `timeout`, seconds). */

@@ -2,13 +2,13 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CAPTURE_HEAD, captureRows, settingsFields, type Capture, type Webhook } from '../captures.ts';
+import { CAPTURE_HEAD, captureRows, settingsFields, type Capture, type Webhook } from '../webhooks/captures.ts';
 import { pathOf } from '../client.ts';
 import { webhookOperations as ops } from '../contract.ts';
 import { asFlags } from '../flag-errors.ts';
 import { localTime, note, out, print, printJson } from '../output.ts';
 import { table } from '../table.ts';
-import { api, findWebhook, webhookSchemas } from '../webhook-api.ts';
+import { api, findWebhook, webhookSchemas } from '../webhooks/webhook-api.ts';
 import { FILTER_FLAGS, filterQuery, type FilterFlags } from '../commands/capture-filters.ts';
 
 export async function list(o: { json?: boolean }): Promise<void> {

@@ -3,7 +3,7 @@
 // target unreachable: every attempt failed, nothing measured) or 1. Each runs from actions/load.ts (run:
 // actions/load-run.ts), loaded then.
 import type { Command } from 'commander';
-import type { RunFlags } from '../load-body.ts';
+import type { RunFlags } from '../load/load-body.ts';
 import { examples, number, positiveInt, seconds, stage, wholeNumber } from './parse.ts';
 
 const repeat = (v: string, all: string[] = []) => [...all, v];

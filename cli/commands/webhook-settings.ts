@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { SIGNATURE_SCHEMES } from '../contract.ts';
 import { UsageError } from '../errors.ts';
-import type { SettingFlags } from '../webhook-settings-body.ts';
+import type { SettingFlags } from '../webhooks/webhook-settings-body.ts';
 import { examples, positiveInt, wholeNumber } from './parse.ts';
 const repeat = (v: string, all: string[] = []) => [...all, v];
 const actions = () => import('../actions/webhook-settings.ts');

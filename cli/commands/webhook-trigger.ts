@@ -1,5 +1,5 @@
 // netops webhook trigger: a test event of a sender (Stripe, GitHub, Slack, Standard Webhooks, a plain
-// HMAC; lib/webhook-events/), to exercise a handler with what that sender would send. With --webhook the
+// HMAC; lib/webhooks/webhook-events/), to exercise a handler with what that sender would send. With --webhook the
 // service delivers it to one of your webhooks, signed with the webhook's secret, which only the service
 // knows (my-webhook-trigger); with --to it goes from this machine to a URL (your local handler, as
 // `listen` forwards), signed with a secret you type or pipe, never one given as a flag's value. It runs

@@ -11,15 +11,15 @@ import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Rests } from './backoff.ts';
-import type { Job, LoadConnection } from './connection.ts';
+import type { Job, LoadConnection } from './http/connection.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Replay, type ReplayUser } from './replay.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
-import { ShardTally } from './tally.ts';
-import { wireOf } from './wire.ts';
+import { ShardTally } from './metrics/tally.ts';
+import { wireOf } from './http/wire.ts';
 import { END_GRACE_MS, TIMEOUT_SWEEP_MS, type ShardPlan } from './shard.ts';
 
-export { newHistogram } from './histogram.ts';
+export { newHistogram } from './metrics/histogram.ts';
 export { REQUEST_TIMEOUT_MS, type ShardPlan } from './shard.ts';
 
 type Connection = LoadConnection<unknown>;

@@ -6,7 +6,7 @@
 // total latency. In the open model a request may also wait for a free connection; that wait is in
 // the total (measured from the scheduled send) but in no phase, so the phases add up to at most it.
 import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
-import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
+import { addEncodedHistogram, encodeHistogram, newHistogram } from './metrics/histogram.ts';
 
 export { PHASE_STATS, PHASES, type Phase, type PhaseStat };
 

@@ -6,8 +6,8 @@
 // until the test's window ends. Counts and latencies are kept per distinct request (method and path,
 // as a scenario's are per step).
 import type { ReplayPlan, ReplayRequest } from '../../lib/jobs/load-test.ts';
-import type { Job, Step } from './connection.ts';
-import type { RequestSpec } from './request.ts';
+import type { Job, Step } from './http/connection.ts';
+import type { RequestSpec } from './http/request.ts';
 import { StepStats } from './scenario.ts';
 
 /** The distinct requests the results break down, at most; the rest are counted together. */

@@ -5,9 +5,9 @@
 // kept per step (HDR histograms, merged exactly across shards like the totals).
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import type { StepSnapshot } from '../../lib/load/snapshot.ts';
-import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
-import type { Job } from './connection.ts';
-import type { RequestSpec } from './request.ts';
+import { addEncodedHistogram, encodeHistogram, newHistogram } from './metrics/histogram.ts';
+import type { Job } from './http/connection.ts';
+import type { RequestSpec } from './http/request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
 
 /** The value at a JSON pointer (RFC 6901: "" is the whole document, ~1 is "/", ~0 is "~"), or undefined. */

@@ -43,7 +43,7 @@ export const END_GRACE_MS = 2000;
 /**
  * A shard's live snapshots carry its phases' cumulative histograms (five of its six) one report in
  * this many, and its final one always: encoding them was most of a report's cost, and the database
- * keeps the last ones a shard stored until new ones come (db/load-test-shards.ts). What reads the
+ * keeps the last ones a shard stored until new ones come (db/load/load-test-shards.ts). What reads the
  * phases while a test runs (a threshold naming a phase, a metrics output) sees them at most this many
  * reports old (5 s while every report is stored on time); the latency histogram, the status codes and the
  * counts are in every report.

@@ -13,10 +13,10 @@ import { Worker } from 'node:worker_threads';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
 import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
 import type { ShardPlan } from './shard.ts';
-import type { ReportClock } from './report-clock.ts';
+import type { ReportClock } from './metrics/report-clock.ts';
 import type { ThreadRequest } from './shard-thread.ts';
-import { encodeHistogram, newHistogram } from './histogram.ts';
-import { mergeSnapshots } from './snapshot-merge.ts';
+import { encodeHistogram, newHistogram } from './metrics/histogram.ts';
+import { mergeSnapshots } from './metrics/snapshot-merge.ts';
 
 type ThreadAnswer =
   | { op: 'snapshot'; id: number; round: number; snapshot: ShardSnapshot }

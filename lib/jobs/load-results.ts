@@ -1,4 +1,4 @@
-// What a load test's figures are (domain/load/metrics.ts makes them from the shards' snapshots): the
+// What a load test's figures are (domain/load/metrics/metrics.ts makes them from the shards' snapshots): the
 // live totals of a running test, and the results of an ended one, with its verdict.
 
 export interface ThresholdOutcome {
@@ -7,7 +7,7 @@ export interface ThresholdOutcome {
   pass: boolean;
 }
 
-/** The totals of a running test (domain/load/metrics.ts builds them from the shard snapshots). */
+/** The totals of a running test (domain/load/metrics/metrics.ts builds them from the shard snapshots). */
 export interface LiveMetrics {
   total_requests: number;
   successful_requests: number;
@@ -53,7 +53,7 @@ export interface FinalResults extends LiveMetrics {
   /**
    * Of the requests sent in each second (same index): the percentage that failed, their mean and
    * their slowest latency in ms, merged exactly across shards (each second's percentiles are in the
-   * series: domain/load/series.ts).
+   * series: domain/load/metrics/series.ts).
    */
   error_rate_per_second: number[];
   avg_response_time_per_second: number[];
@@ -91,7 +91,10 @@ export interface FinalResults extends LiveMetrics {
   /** With thresholds: each one's observed figure and outcome, the verdict, and the threshold that aborted the test. */
   thresholds?: ThresholdOutcome[];
   verdict?: 'passed' | 'failed';
-  /** Why it failed (every attempt failing comes first, thresholds or not), and in words (domain/load/verdict.ts). */
+  /**
+   * Why it failed (every attempt failing comes first, thresholds or not), and in words
+   * (domain/load/metrics/verdict.ts).
+   */
   verdict_reason?: 'target_unreachable' | 'thresholds';
   verdict_detail?: string;
   aborted_by?: string;

@@ -35,7 +35,10 @@ export interface ShardTarget {
   body?: string;
   /** https without checking the certificate (a staging server's self-signed one, say). */
   insecureTls?: boolean;
-  /** A verified target's proven addresses: the shards connect to these only (api/services/target-verification.ts). */
+  /**
+   * A verified target's proven addresses: the shards connect to these only
+   * (api/services/load-tests/target-verification.ts).
+   */
   addresses?: string[];
   /** A scenario: each user runs these in order instead of the one request (closed model only). */
   steps?: ScenarioStep[];
@@ -70,7 +73,7 @@ export interface ReplayPlan {
   requests: ReplayRequest[];
 }
 
-/** A pass/fail threshold as parsed from the start body (domain/load/thresholds.ts). */
+/** A pass/fail threshold as parsed from the start body (domain/load/metrics/thresholds.ts). */
 export interface LoadThreshold {
   threshold: string;
   metric: string;
@@ -228,7 +231,7 @@ export const usersKeptTogether = (target: ShardTarget): number =>
       ? (target.streamsPerConnection ?? 1)
       : 1;
 
-/** A shard attempt's stored snapshot, as the database gives it back (db/load-tests.ts). */
+/** A shard attempt's stored snapshot, as the database gives it back (db/load/load-tests.ts). */
 export interface ShardSnapshotRow<S = Record<string, unknown>> {
   shard: number;
   attempt: number;

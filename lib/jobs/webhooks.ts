@@ -17,7 +17,7 @@ export const capturesStored = defineSignal('capturesStored');
 /**
  * Deliveries yield to captures: while more than BUSY_CAPTURES a second are stored, deliveries go at
  * most BUSY_RATE a second (activities/webhooks/index.ts), and API processes wake the forwarder less
- * often (api/services/webhook-forwarding.ts).
+ * often (api/services/webhooks/webhook-forwarding.ts).
  */
 export const BUSY_CAPTURES = 200;
 export const BUSY_RATE = 20;
@@ -58,7 +58,7 @@ export const WEBHOOK_UPKEEP_JOB = defineJobKind<WebhookUpkeepWorkflow>()({
 
 /**
  * A wait for a capture as a job (an MCP task: workflows/webhooks.ts `webhookWait`): one activity on the
- * network pool waits as my-webhook-wait does (lib/capture-wait.ts) and answers the capture's id.
+ * network pool waits as my-webhook-wait does (domain/webhooks/capture-wait.ts) and answers the capture's id.
  */
 export const WEBHOOK_WAIT_KIND = 'webhook-wait';
 export interface WebhookWaitInput {

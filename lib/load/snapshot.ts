@@ -1,6 +1,7 @@
 // What a load test's shard reports and the database stores: its snapshots (every second, merged into
-// the status and the results: domain/load/metrics.ts), each second's figures (domain/load/per-second.ts)
-// and each step's (domain/load/scenario.ts). Shapes only: domain/load/ fills them, db/ stores them.
+// the status and the results: domain/load/metrics/metrics.ts), each second's figures
+// (domain/load/metrics/per-second.ts) and each step's (domain/load/scenario.ts). Shapes only: domain/load/ fills them,
+// db/ stores them.
 import type { Phase } from './phases.ts';
 
 /** One second's figures as one report holds them (what it added since the previous one). */
@@ -18,7 +19,9 @@ export interface SecondFigures {
   /** Of the answers with a status: their count and the sums of their phases in µs (PHASES' order). */
   phased?: number;
   phaseSumUs?: number[];
-  /** Attempts that failed before their request was sent (domain/load/tally.ts): in none of the figures above. */
+  /**
+   * Attempts that failed before their request was sent (domain/load/metrics/tally.ts): in none of the figures above.
+   */
   connectionErrors?: number;
 }
 
@@ -80,8 +83,8 @@ export interface ShardSnapshot {
   /** The seconds it sent in and its last pace (domain/load/restarts.ts); absent before it sent anything. */
   sending?: Sending | null;
   /**
-   * Each second's figures added since the previous snapshot (domain/load/per-second.ts): handed out once, stored
-   * once beside the snapshot (db/load-test-shards.ts: writeShardReports), never in it, so a stored snapshot
+   * Each second's figures added since the previous snapshot (domain/load/metrics/per-second.ts): handed out once,
+   * stored once beside the snapshot (db/load/load-test-shards.ts: writeShardReports), never in it, so a stored snapshot
    * keeps the same size however long the test runs.
    */
   newSeconds?: SecondFigures[];

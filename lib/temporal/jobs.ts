@@ -11,7 +11,7 @@ import type { QueryDefinition } from '@temporalio/common';
 import { DependencyUnavailableError, UnavailableError } from '../errors.ts';
 import type { JobWorkflows, JobWorkflowType } from '../jobs/index.ts';
 import { TASK_QUEUES } from '../jobs/task-queues.ts';
-import { newPublicId, PUBLIC_ID_PATTERN } from '../tokens.ts';
+import { newPublicId, PUBLIC_ID_PATTERN } from '../auth/tokens.ts';
 import { processMetrics } from '../metrics.ts';
 import { currentRequestId } from '../request-context.ts';
 import { jobSearchAttributes } from './search-attributes.ts';

@@ -9,7 +9,7 @@ import {
 } from '../../db/oauth-store.ts';
 import * as unusedClientsExpire from '../../db/migrations/2026-11-22-007-unused-oauth-clients-expire.ts';
 import { checkUserPassword, findOrCreateUser, setUserPassword, upsertUser } from '../../db/users.ts';
-import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { hashPassword, verifyPassword } from '../../lib/auth/passwords.ts';
 import { tempDir } from '../support/processes.ts';
 
 describe('passwords', () => {

@@ -6,13 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeSchemaChecks, webhookSchemaOf } from '../../db/capture-schema-checks.ts';
-import { CaptureWriter, type CapturesToCheck } from '../../db/capture-writer.ts';
-import { listCaptureVerdicts } from '../../db/captured-requests.ts';
+import { storeSchemaChecks, webhookSchemaOf } from '../../db/webhooks/capture-schema-checks.ts';
+import { CaptureWriter, type CapturesToCheck } from '../../db/webhooks/capture-writer.ts';
+import { listCaptureVerdicts } from '../../db/webhooks/captured-requests.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrationProvider } from '../../db/migrations/index.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks.ts';
+import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks/webhooks.ts';
 import { tempDir } from '../support/processes.ts';
 
 const databases: Array<[string, () => Promise<DatabaseHandle>]> = [

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrationProvider } from '../../db/migrations/index.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks.ts';
+import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks/webhooks.ts';
 import { tempDir } from '../support/processes.ts';
 
 const MIGRATION = '2026-11-28-021-captures-as-sent-and-answered';

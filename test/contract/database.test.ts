@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findKeyOwner, issueApiKey, revokeApiKey } from '../../db/api-keys.ts';
-import { CaptureWriter } from '../../db/capture-writer.ts';
+import { CaptureWriter } from '../../db/webhooks/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
@@ -14,8 +14,8 @@ import {
   raiseDeliveryFloors,
   recordDeliveryAttempts,
   type AttemptRecord,
-} from '../../db/capture-deliveries.ts';
-import { expireCaptures, trimCaptures } from '../../db/capture-retention.ts';
+} from '../../db/webhooks/capture-deliveries.ts';
+import { expireCaptures, trimCaptures } from '../../db/webhooks/capture-retention.ts';
 import {
   createWebhook,
   deleteOwnedWebhook,
@@ -23,8 +23,8 @@ import {
   listCapturedRequests,
   listWebhooks,
   type CaptureRecord,
-} from '../../db/webhooks.ts';
-import { sha256Hex } from '../../lib/tokens.ts';
+} from '../../db/webhooks/webhooks.ts';
+import { sha256Hex } from '../../lib/auth/tokens.ts';
 import { tempDir } from '../support/processes.ts';
 import { watchStatements } from '../support/statements.ts';
 

@@ -11,8 +11,8 @@ import {
   setWebhookSettings,
   type CaptureFilter,
   type CaptureRecord,
-} from '../../db/webhooks.ts';
-import { webhookService } from '../../api/services/webhooks.ts';
+} from '../../db/webhooks/webhooks.ts';
+import { webhookService } from '../../api/services/webhooks/webhooks.ts';
 import { tempDir } from '../support/processes.ts';
 
 const databases: Array<[string, () => Promise<DatabaseHandle>]> = [

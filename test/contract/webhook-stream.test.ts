@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook } from '../../db/webhooks.ts';
-import { webhookService } from '../../api/services/webhooks.ts';
+import { createWebhook } from '../../db/webhooks/webhooks.ts';
+import { webhookService } from '../../api/services/webhooks/webhooks.ts';
 import { tempDir } from '../support/processes.ts';
 
 const databases: Array<[string, () => Promise<DatabaseHandle>]> = [

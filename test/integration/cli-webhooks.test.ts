@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookReplayResult } from '../../contract/responses-webhooks.ts';
+import { webhookReplayResult } from '../../contract/webhooks/responses-webhooks.ts';
 import { call, newAccount, targets } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { tempDir } from '../support/processes.ts';

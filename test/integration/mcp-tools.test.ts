@@ -11,7 +11,7 @@ import { upsertUser } from '../../db/users.ts';
 import { createMcpServer, type McpToolDeps } from '../../api/mcp/tools.ts';
 import { lookupService } from '../../api/services/lookups.ts';
 import { quotaService } from '../../api/services/quota.ts';
-import { webhookService } from '../../api/services/webhooks.ts';
+import { webhookService } from '../../api/services/webhooks/webhooks.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { MemoryKvStore } from '../../lib/kv/index.ts';
 import { createLogger } from '../../lib/log.ts';

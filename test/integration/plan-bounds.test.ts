@@ -101,8 +101,8 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
       });
       expect(res.status).toBe(200);
     }
-    // The bound is checked within 10 s of a write (api/services/captures.ts); a free account has 10 requests a minute
-    // to look.
+    // The bound is checked within 10 s of a write (api/services/webhooks/captures.ts); a free account has 10 requests a
+    // minute to look.
     let kept: string[] = [];
     for (let i = 0; i < 2; i++) {
       await sleep(11_000);

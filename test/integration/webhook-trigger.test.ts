@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookTriggerResult } from '../../contract/webhook-trigger.ts';
+import { webhookTriggerResult } from '../../contract/webhooks/webhook-trigger.ts';
 import { cliEnv, runCli } from '../support/cli.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';

@@ -3,7 +3,7 @@
 // - `external`: whatever of DATABASE_URL, REDIS_URL, S3_*, TEMPORAL_ADDRESS this run has (CI sets them all).
 import { execFileSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
-import { NODE_SCRIPT_FLAGS } from '../../lib/node-script.ts';
+import { NODE_SCRIPT_FLAGS } from '../../lib/threads/node-script.ts';
 import { startDnsServer } from '../fixtures/dns-server.ts';
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { startRdapServer } from '../fixtures/rdap-server.ts';

@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { NODE_SCRIPT_FLAGS } from '../../lib/node-script.ts';
+import { NODE_SCRIPT_FLAGS } from '../../lib/threads/node-script.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Variables that select a real backend; the embedded target runs with none of them. */

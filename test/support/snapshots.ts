@@ -2,7 +2,7 @@
 // counts and the latency sum from them; `over` sets the rest (failures, times, status codes, bytes).
 import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import hdr from 'hdr-histogram-js';
-import { newHistogram } from '../../domain/load/histogram.ts';
+import { newHistogram } from '../../domain/load/metrics/histogram.ts';
 
 export function shardSnapshot(latenciesMs: number[], over: Partial<ShardSnapshot> = {}): ShardSnapshot {
   const h = newHistogram();

@@ -12,6 +12,10 @@ import { SOURCE_DIRS, sourceFiles } from '../support/source-tree.ts';
 /** The server's folders: what the contract and the command line never reach. */
 const SERVER_DIRS = ['api', 'db', 'domain', 'activities', 'workflows', 'workers'];
 const MAX_LINES = 300;
+/** Modules a folder holds beside its subfolders: past it, the folder is split into rooms by concern. */
+const MAX_FILES = 15;
+/** Folders still past MAX_FILES, each to be split (the list only shrinks). */
+const CROWDED = ['api/mcp'];
 
 const files = SOURCE_DIRS.flatMap(sourceFiles);
 /** Each file's relative imports (static, re-exports and dynamic), as paths from the root. */
@@ -175,5 +179,14 @@ describe('layers', () => {
       return lines > MAX_LINES ? [`${file}: ${lines}`] : [];
     });
     expect(long).toEqual([]);
+  });
+
+  it(`keeps every folder within ${MAX_FILES} modules beside its subfolders`, () => {
+    const byFolder = new Map<string, number>();
+    // Migrations are a history in order, one file a change: they only grow.
+    for (const file of files.filter((f) => !under(f, 'db/migrations')))
+      byFolder.set(path.dirname(file), (byFolder.get(path.dirname(file)) ?? 0) + 1);
+    const crowded = [...byFolder].filter(([, n]) => n > MAX_FILES).map(([dir]) => dir);
+    expect(crowded).toEqual(CROWDED);
   });
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runNodeScript } from '../../lib/node-script.ts';
+import { runNodeScript } from '../../lib/threads/node-script.ts';
 
 /** What of the SDK's bundle options the pool sets (passed to the bundler as JSON). */
 export type WorkflowBundleOptions = Pick<

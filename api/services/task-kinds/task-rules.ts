@@ -8,10 +8,10 @@ import {
 } from '@temporalio/client';
 import { within } from '../../../lib/temporal/jobs.ts';
 import type { DomainService } from '../domains.ts';
-import type { LoadTestService } from '../load-tests.ts';
+import type { LoadTestService } from '../load-tests/load-tests.ts';
 import type { SiteService } from '../site.ts';
-import type { VideoService } from '../video.ts';
-import type { WebhookWaitService } from '../webhook-waits.ts';
+import type { VideoService } from '../video/video.ts';
+import type { WebhookWaitService } from '../webhooks/webhook-waits.ts';
 
 /** How long a cancellation waits for the job's workflow to close. */
 const CANCEL_WAIT_MS = 5000;

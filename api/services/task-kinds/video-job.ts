@@ -2,7 +2,7 @@
 // while it awaits the upload it is working, and its message says where to upload.
 import { AppError } from '../../../lib/errors.ts';
 import { VIDEO_JOB_KIND } from '../../../lib/jobs/video.ts';
-import { videoNextStep } from '../video.ts';
+import { videoNextStep } from '../video/video.ts';
 import { cancelWorkflow, type TaskDeps, type TaskRules } from './task-rules.ts';
 
 export function videoJobTask({ temporal, video }: TaskDeps): TaskRules {

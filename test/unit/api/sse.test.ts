@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { csvFormat, NDJSON, startSse, startStream, type SseOptions } from '../../../api/sse.ts';
-import { credentialChecks } from '../../../lib/credential-checks.ts';
+import { credentialChecks } from '../../../lib/auth/credential-checks.ts';
 
 const servers: http.Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));

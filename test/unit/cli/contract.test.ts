@@ -2,7 +2,7 @@
 // the bundle as their JSON, so each must be plain data, and each operation the method and path the API
 // serves.
 import { describe, expect, it } from 'vitest';
-import { webhookOperations } from '../../../contract/webhooks.ts';
+import { webhookOperations } from '../../../contract/webhooks/webhooks.ts';
 import * as contract from '../../../cli/contract.ts';
 
 describe('the contract the command is built with', () => {

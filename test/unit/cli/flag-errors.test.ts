@@ -1,7 +1,7 @@
 // A refusal that names a field is told as the flag the user typed (exit 2): the API's own schema
 // checked in the command, and the API's answers that refuse a value.
 import { describe, expect, it } from 'vitest';
-import { createBody, searchQuery } from '../../../contract/webhooks.ts';
+import { createBody, searchQuery } from '../../../contract/webhooks/webhooks.ts';
 import { ApiError, exitCodeOf, NetworkError, UsageError } from '../../../cli/errors.ts';
 import { checked } from '../../../cli/check-input.ts';
 import { asFlags } from '../../../cli/flag-errors.ts';

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { closest, refuseUnknownParameters, toolArgs, validate } from '../../../contract/validate.ts';
-import { startBody } from '../../../contract/load-test-start.ts';
-import { createBody, searchQuery, updateBody } from '../../../contract/webhooks.ts';
+import { startBody } from '../../../contract/load/load-test-start.ts';
+import { createBody, searchQuery, updateBody } from '../../../contract/webhooks/webhooks.ts';
 
 const refusal = (run: () => unknown) => {
   try {

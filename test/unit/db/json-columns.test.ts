@@ -9,11 +9,11 @@ import {
   shardPhasesColumn,
   shardSecondsColumn,
   shardSnapshotColumn,
-} from '../../../db/load-test-columns.ts';
+} from '../../../db/load/load-test-columns.ts';
 import { ShardGenerator } from '../../../domain/load/generator.ts';
-import { finalResults } from '../../../domain/load/metrics.ts';
-import { mergeSeconds } from '../../../domain/load/per-second.ts';
-import { parseThreshold, type Threshold } from '../../../contract/thresholds.ts';
+import { finalResults } from '../../../domain/load/metrics/metrics.ts';
+import { mergeSeconds } from '../../../domain/load/metrics/per-second.ts';
+import { parseThreshold, type Threshold } from '../../../contract/load/thresholds.ts';
 import { startLoadTarget, type LoadTarget } from '../../fixtures/load-target.ts';
 
 /** What the database gives back: the JSON text parsed (jsonb does the same to holes: null). */

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { NODE_SCRIPT_FLAGS } from '../../../lib/node-script.ts';
+import { NODE_SCRIPT_FLAGS } from '../../../lib/threads/node-script.ts';
 import { ROOT } from '../../support/processes.ts';
 
 const run = promisify(execFile);

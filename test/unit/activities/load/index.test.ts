@@ -12,11 +12,11 @@ import {
   type ThresholdWatch,
 } from '../../../../activities/load/index.ts';
 import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
-import { readShardSnapshots } from '../../../../db/load-test-shards.ts';
-import { createLoadTest, findOwnedLoadTest } from '../../../../db/load-tests.ts';
+import { readShardSnapshots } from '../../../../db/load/load-test-shards.ts';
+import { createLoadTest, findOwnedLoadTest } from '../../../../db/load/load-tests.ts';
 import { upsertUser } from '../../../../db/users.ts';
 import { ThreadedShard } from '../../../../domain/load/threads.ts';
-import { parseThreshold, type Threshold } from '../../../../contract/thresholds.ts';
+import { parseThreshold, type Threshold } from '../../../../contract/load/thresholds.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
 import { tempDir } from '../../../support/processes.ts';
 import { loadTestConfig } from '../../../support/load-config.ts';

@@ -7,13 +7,18 @@ import type http from 'node:http';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities, type WebhookActivities } from '../../../../activities/webhooks/index.ts';
-import { recordDeliveryAttempts } from '../../../../db/capture-deliveries.ts';
+import { recordDeliveryAttempts } from '../../../../db/webhooks/capture-deliveries.ts';
 import type { CaptureDelivery } from '../../../../db/schema.ts';
 import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
 import { upsertUser } from '../../../../db/users.ts';
-import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../../../db/webhooks.ts';
+import {
+  createWebhook,
+  insertCaptures,
+  listCapturedRequests,
+  type CaptureRecord,
+} from '../../../../db/webhooks/webhooks.ts';
 import { retryDelayMs, type DeliveryGroup } from '../../../../lib/jobs/webhooks.ts';
-import { DELIVERY_HEADER } from '../../../../lib/webhook-resend.ts';
+import { DELIVERY_HEADER } from '../../../../lib/webhooks/webhook-resend.ts';
 import { tempDir } from '../../../support/processes.ts';
 import { startReceiver, type Received, type Receiver } from '../../../support/receiver.ts';
 

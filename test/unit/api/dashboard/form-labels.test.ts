@@ -1,10 +1,10 @@
 // A dashboard form's refusal names the field by its label on the form, not by the API's name for it.
 import { describe, expect, it } from 'vitest';
 import { labelled } from '../../../../api/dashboard/form-labels.ts';
-import { START_LABELS, startBodyFromForm } from '../../../../api/dashboard/load-test-form.ts';
-import { WEBHOOK_FORM_LABELS, settingsFromForm } from '../../../../api/dashboard/webhook-settings.ts';
-import { startBody } from '../../../../contract/load-test-start.ts';
-import { replayBody, searchQuery, updateBody } from '../../../../contract/webhooks.ts';
+import { START_LABELS, startBodyFromForm } from '../../../../api/dashboard/load-tests/load-test-form.ts';
+import { WEBHOOK_FORM_LABELS, settingsFromForm } from '../../../../api/dashboard/webhooks/webhook-settings.ts';
+import { startBody } from '../../../../contract/load/load-test-start.ts';
+import { replayBody, searchQuery, updateBody } from '../../../../contract/webhooks/webhooks.ts';
 import { fieldsOf, validate } from '../../../../contract/validate.ts';
 import { InvalidInputError } from '../../../../lib/errors.ts';
 

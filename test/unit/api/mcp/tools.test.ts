@@ -7,11 +7,11 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { createMcpServer, type McpToolDeps } from '../../../../api/mcp/tools.ts';
 import { bulkBody } from '../../../../contract/domains.ts';
-import { listQuery, verifyTargetBody } from '../../../../contract/load-tests.ts';
+import { listQuery, verifyTargetBody } from '../../../../contract/load/load-tests.ts';
 import { auditInput, discoverInput } from '../../../../contract/site.ts';
 import { dnsQuery, ipArgs, urlInput } from '../../../../contract/lookups.ts';
 import { fieldTexts } from '../../../../contract/validate.ts';
-import { settingFields } from '../../../../contract/webhook-fields.ts';
+import { settingFields } from '../../../../contract/webhooks/webhook-fields.ts';
 import {
   deleteBody,
   diffQuery,
@@ -20,7 +20,7 @@ import {
   triggerBody,
   updateBody,
   waitQuery,
-} from '../../../../contract/webhooks.ts';
+} from '../../../../contract/webhooks/webhooks.ts';
 
 /** Each migrated tool, and the contract its input is: the operation's schema, or the tool's own in contract/. */
 const CONTRACT: Record<string, z.ZodType> = {
@@ -41,7 +41,7 @@ const CONTRACT: Record<string, z.ZodType> = {
   audit_page_design: auditInput,
   load_test_list: listQuery,
   load_test_verify_target: verifyTargetBody,
-  load_test_start: z.object({}), // checked by test/unit/contract/load-test-start.test.ts
+  load_test_start: z.object({}), // checked by test/unit/contract/load/load-test-start.test.ts
 };
 /** Tools whose inputs are still declared beside the tool (step 2 of the contract, issue 64). */
 const NOT_YET = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadReportPage } from '../../../../api/pages/load-report.ts';
-import type { ReportTest } from '../../../../api/services/load-report.ts';
+import type { ReportTest } from '../../../../api/services/load-tests/load-report.ts';
 import { loadTestConfig } from '../../../support/load-config.ts';
 
 const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';

@@ -2,7 +2,7 @@
 // frees it when the work ends however it ends, and refuses with 429 when the plan's are all held.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { streamService } from '../../../../api/services/streams.ts';
-import { LEASE_TTL_SECONDS } from '../../../../lib/stream-slots.ts';
+import { LEASE_TTL_SECONDS } from '../../../../lib/concurrency/stream-slots.ts';
 import { RateLimitedError } from '../../../../lib/errors.ts';
 import { MemoryKvStore } from '../../../../lib/kv/index.ts';
 

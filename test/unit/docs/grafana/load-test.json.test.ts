@@ -6,8 +6,8 @@
 // against a real Prometheus in test/integration/load-outputs.test.ts.)
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { outputsSchema } from '../../../../contract/load-outputs.ts';
-import { OUTPUT_METRICS } from '../../../../domain/load/outputs.ts';
+import { outputsSchema } from '../../../../contract/load/load-outputs.ts';
+import { OUTPUT_METRICS } from '../../../../domain/load/metrics/outputs.ts';
 
 interface Target {
   expr: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PerSecondCounts } from '../../../../domain/load/per-second.ts';
+import { PerSecondCounts } from '../../../../domain/load/metrics/per-second.ts';
 import { lostBy, shardRestarts } from '../../../../domain/load/restarts.ts';
 
 /**

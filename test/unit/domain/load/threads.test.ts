@@ -6,7 +6,7 @@ import type { ShardSnapshot } from '../../../../lib/load/snapshot.ts';
 import hdr from 'hdr-histogram-js';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mergeSeconds } from '../../../../domain/load/per-second.ts';
+import { mergeSeconds } from '../../../../domain/load/metrics/per-second.ts';
 import type { ShardPlan } from '../../../../domain/load/shard.ts';
 import fs from 'node:fs';
 import { LOAD_THREAD_NICE, partsOf, ThreadedShard } from '../../../../domain/load/threads.ts';

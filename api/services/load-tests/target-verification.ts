@@ -1,0 +1,218 @@
+// Proof that the caller controls a load test's target before a large test: on a public instance, a
+// load tester that anyone can aim anywhere is a tool for attacking other people's sites (hosted load
+// testers refuse large tests until the target is verified, for the same reason). A caller gets a
+// token for a host and the host proves it serves it: a file at /.well-known/netops-verification.txt
+// of the target's origin, or a DNS TXT record `_netops-verification.<host>`. A proof is trusted for
+// TARGET_VERIFICATION_TTL_SECONDS (at most an hour), then checked again before the next large start.
+// The proofs are read in the request, like the lookups (lookups.ts): through the SSRF guard, bounded.
+import { createHmac, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { createDnsLookup } from '../../../domain/dns/lookup.ts';
+import { sharedSecret } from '../../../db/server-secrets.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { Config } from '../../../lib/config.ts';
+import { TargetNotVerifiedError } from '../../../lib/errors.ts';
+import { getJson, type KvStore } from '../../../lib/kv/index.ts';
+import { bareHost } from '../../../lib/net/bare-host.ts';
+import { createGuardedFetch } from '../../../lib/net/guarded-fetch.ts';
+import { addressesOf, checkTarget } from '../../../lib/net/target-guard.ts';
+import { openLoadTests } from '../../../db/load/load-tests.ts';
+
+export const VERIFICATION_PATH = '/.well-known/netops-verification.txt';
+const DNS_PREFIX = '_netops-verification.';
+
+/** What decides a test's size. */
+interface Proof {
+  by: 'http' | 'dns';
+  /** The host's addresses when it proved it: a large test connects to these only. */
+  addresses: string[];
+}
+
+/** A proof as remembered in the key-value store. */
+const storedProof = z.object({
+  by: z.enum(['http', 'dns']),
+  addresses: z.array(z.string()),
+}) satisfies z.ZodType<Proof>;
+
+export interface TestSize {
+  concurrentUsers: number;
+  /** 0: as fast as the users can, which is no bound at all. */
+  requestsPerSecond: number;
+  testDuration: number;
+}
+
+export function targetVerificationService({ config, db, kv }: { config: Config; db: Kysely<Database>; kv: KvStore }) {
+  const { required, ttlSeconds, small } = config.targetVerification;
+  // A small file, at most 3 redirects (http to https, a trailing slash), 5 s: a proof, not a download.
+  const fetchProof = createGuardedFetch({
+    allow: config.networkAllow,
+    timeoutMs: 5000,
+    maxBytes: 16 * 1024,
+    onOversize: 'truncate',
+    maxRedirects: 3,
+  });
+  const dnsLookup = createDnsLookup({ servers: config.dnsServers, timeoutMs: 2000 });
+  let secret: Promise<string> | undefined;
+
+  /** The caller's token for a host: the same on every ask and in every process, nothing stored. */
+  async function tokenOf(userId: number, host: string): Promise<string> {
+    secret ??= sharedSecret(db, 'target-verification', () => randomBytes(32).toString('base64url')).catch((err) => {
+      secret = undefined; // a database error now is not remembered
+      throw err;
+    });
+    return `netops-verification=${createHmac('sha256', await secret)
+      .update(`${userId}:${host}`)
+      .digest('base64url')
+      .slice(0, 32)}`;
+  }
+  // Per origin: a token served on one port proves nothing of another's server.
+  const cacheKey = (userId: number, url: URL) => `target-verified:${userId}:${url.origin}`;
+
+  function methodsFor(url: URL, host: string, token: string) {
+    return [
+      {
+        type: 'http' as const,
+        url: `${url.origin}${VERIFICATION_PATH}`,
+        content: token,
+        how: `Serve ${token} (a line of the file) at ${url.origin}${VERIFICATION_PATH}`,
+      },
+      ...(isIP(host)
+        ? []
+        : [
+            {
+              type: 'dns' as const,
+              name: `${DNS_PREFIX}${host}`,
+              record: 'TXT' as const,
+              value: token,
+              how: `Add a TXT record ${DNS_PREFIX}${host} with the value ${token}`,
+            },
+          ]),
+    ];
+  }
+
+  /**
+   * Reads the proofs now: the file (served from one of the host's addresses, still on the same origin
+   * after its redirects), else the TXT record. A proof holds for the addresses the host has now:
+   * they are pinned, and a large test connects to them only (a name moved to another server after
+   * its proof proves nothing of that server).
+   */
+  async function prove(url: URL, host: string, token: string): Promise<Proof | null> {
+    let addresses: string[];
+    try {
+      addresses = await addressesOf(host);
+    } catch {
+      return null;
+    }
+    try {
+      const res = await fetchProof(`${url.origin}${VERIFICATION_PATH}`);
+      const served =
+        res.status === 200 &&
+        new URL(res.url).origin === url.origin &&
+        addresses.includes(res.remoteAddress.replace(/^::ffff:/, ''));
+      if (served && res.body.toString('utf8').split(/\s+/).includes(token)) return { by: 'http', addresses };
+    } catch {
+      // Unreachable, refused or too slow: the TXT record may still prove it.
+    }
+    if (isIP(host)) return null;
+    try {
+      const { TXT } = await dnsLookup(`${DNS_PREFIX}${host}`, ['TXT']);
+      if (TXT?.some((value) => value.trim() === token)) return { by: 'dns', addresses };
+    } catch {
+      // No such name, or no DNS answer: not proven.
+    }
+    return null;
+  }
+
+  /** The checked URL and its host as proofs name it. */
+  const targetOf = (url: URL) => ({ url, host: bareHost(url.hostname).toLowerCase() });
+
+  /**
+   * A remembered proof whose addresses are still the host's, else a fresh one (remembered for
+   * ttlSeconds), else null.
+   */
+  async function check(
+    url: URL,
+    host: string,
+    userId: number,
+    token: string,
+  ): Promise<(Proof & { cached: boolean }) | null> {
+    const known = await getJson(kv, cacheKey(userId, url), storedProof, 'target verification proof');
+    if (known) {
+      const now = await addressesOf(host).catch(() => null);
+      if (now?.every((a) => known.addresses.includes(a))) return { ...known, cached: true };
+    }
+    const proof = await prove(url, host, token);
+    if (proof) await kv.set(cacheKey(userId, url), JSON.stringify(proof), ttlSeconds);
+    return proof && { ...proof, cached: false };
+  }
+
+  /** Whether the user has a test of this origin pending or running. */
+  const busyOn = async (url: URL, userId: number) =>
+    (await openLoadTests(db, userId)).some(
+      (t) => URL.canParse(t.config.target_url) && new URL(t.config.target_url).origin === url.origin,
+    );
+
+  /** A test above the small size: more users, no rate bound or a higher one, or longer. */
+  const isLarge = (size: TestSize) =>
+    size.concurrentUsers > small.users ||
+    size.requestsPerSecond === 0 ||
+    size.requestsPerSecond > small.rps ||
+    size.testDuration > small.seconds;
+
+  return {
+    required,
+    isLarge,
+
+    /** The caller's token for the target's host, how to serve it, and whether the host serves it now. */
+    async issue(targetUrl: string, userId: number) {
+      // Private and internal addresses are refused before any proof is fetched, as on start.
+      const checked = await checkTarget(targetUrl, { allow: config.networkAllow, field: 'targetUrl' });
+      const { url, host } = targetOf(checked.url);
+      const token = await tokenOf(userId, host);
+      const proof = await check(url, host, userId, token);
+      return {
+        success: true as const,
+        host,
+        token,
+        verified: proof !== null,
+        verified_by: proof ? (proof.cached ? ('cached' as const) : proof.by) : null,
+        addresses: proof?.addresses ?? [],
+        methods: methodsFor(url, host, token),
+        required,
+        required_above: { concurrent_users: small.users, requests_per_second: small.rps, test_duration: small.seconds },
+        trusted_for_seconds: ttlSeconds,
+      };
+    },
+
+    /**
+     * Nothing when verification is off; else a large test, or a second small one on the same origin
+     * at once (small tests side by side would add up to a large one), needs the host's proof (403
+     * target_not_verified saying how). Answers the proven addresses a large test must keep to.
+     * `target` is the start's URL as the SSRF guard checked it.
+     */
+    async ensure(target: URL, size: TestSize, userId: number): Promise<string[] | undefined> {
+      if (!required) return undefined;
+      const large = isLarge(size);
+      const { url, host } = targetOf(target);
+      if (!large && !(await busyOn(url, userId))) return undefined;
+      const token = await tokenOf(userId, host);
+      const proof = await check(url, host, userId, token);
+      if (proof) return large ? proof.addresses : undefined;
+      const ways = methodsFor(url, host, token)
+        .map((m) => m.how)
+        .join(', or ');
+      const why = large
+        ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s`
+        : 'a second test at once of the same target';
+      throw new TargetNotVerifiedError(
+        `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again ` +
+          '(POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ' +
+          (large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'),
+      );
+    },
+  };
+}
+
+export type TargetVerificationService = ReturnType<typeof targetVerificationService>;

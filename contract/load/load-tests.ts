@@ -1,0 +1,133 @@
+// Load tests: start (its body: load-test-start.ts), status (also as a stream), stop, results, history.
+import { z } from 'zod';
+import { startBody } from './load-test-start.ts';
+import { SERIES_COLUMNS } from './series-columns.ts';
+import { operation } from '../operation.ts';
+import * as R from './responses-load-tests.ts';
+import { described } from '../validate.ts';
+
+export const listQuery = z.object({
+  limit: described(
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be from 1 to 100')
+      .max(100, 'must be from 1 to 100')
+      .default(20),
+    'How many, 1 to 100 (default 20)',
+  ),
+});
+
+export const seriesQuery = z.object({
+  format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).default('ndjson'),
+  from: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be from 0 to 3600')
+    .max(3600, 'must be from 0 to 3600')
+    .default(0),
+});
+
+export const verifyTargetBody = z.strictObject({
+  targetUrl: described(z.string({ error: 'must be a string' }).min(1, 'is required'), 'The URL you want to load test'),
+});
+
+export const reportQuery = z.object({
+  compare: z.string({ error: 'must be a test id' }).optional(),
+  format: z.enum(['html', 'json'], { error: 'must be html or json' }).default('html'),
+});
+
+export const loadTestOperations = {
+  report: operation({
+    method: 'get',
+    path: '/load-testing/report/{test_id}',
+    summary:
+      'The report of an ended load test: one self-contained HTML file (no network access when opened), beside another of yours with compare; format=json gives its data',
+    tag: 'Load testing',
+    query: reportQuery,
+    success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' },
+    errors: [400, 404, 409],
+  }),
+  verifyTarget: operation({
+    method: 'post',
+    path: '/load-testing/targets',
+    summary:
+      'Your token to prove you control a target host (needed before large tests), and whether the host serves it now',
+    tag: 'Load testing',
+    body: verifyTargetBody,
+    success: {
+      status: 200,
+      schema: R.targetVerificationResult,
+      description: 'The token, how to serve it, and whether it is served',
+    },
+    errors: [400],
+  }),
+  start: operation({
+    method: 'post',
+    path: '/load-testing/start',
+    summary: 'Start a load test (queued until a load worker takes it)',
+    tag: 'Load testing',
+    body: startBody,
+    success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' },
+    // 404: a replay of a webhook that is not the caller's.
+    errors: [400, 403, 404],
+  }),
+  status: operation({
+    method: 'get',
+    path: '/load-testing/status/{test_id}',
+    summary: 'Status and live metrics of a load test',
+    tag: 'Load testing',
+    success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' },
+    errors: [404, 503],
+  }),
+  events: operation({
+    method: 'get',
+    path: '/load-testing/status/{test_id}/events',
+    summary: 'Status of a load test as Server-Sent Events, until it ends',
+    tag: 'Load testing',
+    success: {
+      status: 200,
+      schema: null,
+      description: 'text/event-stream: `status` events with the shape of the status answer',
+    },
+    errors: [404],
+  }),
+  series: operation({
+    method: 'get',
+    path: '/load-testing/series/{test_id}',
+    summary: "A load test's figures for every second, as NDJSON or CSV: streamed while it runs, all at once after",
+    tag: 'Load testing',
+    query: seriesQuery,
+    success: {
+      status: 200,
+      schema: null,
+      description: `application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a second): ${SERIES_COLUMNS.join(', ')}`,
+    },
+    errors: [400, 404],
+  }),
+  stop: operation({
+    method: 'post',
+    path: '/load-testing/stop/{test_id}',
+    summary: 'Stop a running load test',
+    tag: 'Load testing',
+    success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' },
+    errors: [404, 409],
+  }),
+  results: operation({
+    method: 'get',
+    path: '/load-testing/results/{test_id}',
+    summary: 'Final results of an ended load test',
+    tag: 'Load testing',
+    success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' },
+    errors: [404, 409],
+  }),
+  list: operation({
+    method: 'get',
+    path: '/load-testing/tests',
+    summary: 'Your load tests, newest first',
+    tag: 'Load testing',
+    query: listQuery,
+    success: { status: 200, schema: R.loadTestListResult, description: 'Tests' },
+    errors: [400],
+  }),
+};

@@ -1,0 +1,56 @@
+// The thread's side of a pool of lib/threads/thread-pool.ts: a thread module calls `serveTasks` with what a
+// task computes, and this answers the pool's tasks one at a time. The pool ends the thread when a task
+// runs past its time, and Node when the thread runs past its heap: nothing here needs to stop itself.
+// The thread runs below the API's own threads (nice), so a task in progress never takes a core from
+// the event loop.
+import fs from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/** What the pool gives a thread as it starts. */
+export interface ThreadData {
+  /** How far below the process's priority the thread runs (Linux). */
+  nice: number;
+}
+/** What the pool asks: one task. */
+export interface TaskMessage<T> {
+  id: number;
+  task: T;
+}
+/** What the thread answers: `ready` once (with its Linux thread id, when known), then each task's answer. */
+export type ThreadMessage<A> = { ready: true; tid: number | null } | { id: number; answer: A };
+
+/** This thread's id on Linux (the pool reads its CPU time by it, and its priority is set by it), else null. */
+function threadId(): number | null {
+  try {
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    return tid > 0 ? tid : null;
+  } catch {
+    return null; // not Linux
+  }
+}
+
+function lower(tid: number | null, nice: number): void {
+  try {
+    if (tid && nice > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + nice));
+  } catch {
+    // Not allowed: the process's priority.
+  }
+}
+
+/**
+ * Answers the pool's tasks with `answer`, one at a time. `prepare` runs first, at the thread's lowered
+ * priority and before the thread tells the pool it is ready: work of the thread's own (a library's first
+ * run) that is not to be charged to the budget of whichever task comes first.
+ */
+export function serveTasks<T, A>(answer: (task: T) => A, prepare?: () => void): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveTasks runs on a thread of a pool (lib/threads/thread-pool.ts)');
+  const tid = threadId();
+  lower(tid, Number((workerData as Partial<ThreadData> | null)?.nice ?? 0));
+  prepare?.();
+  port.on('message', ({ id, task }: TaskMessage<T>) => {
+    port.postMessage({ id, answer: answer(task) } satisfies ThreadMessage<A>);
+  });
+  port.postMessage({ ready: true, tid } satisfies ThreadMessage<A>);
+}

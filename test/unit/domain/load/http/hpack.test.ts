@@ -1,0 +1,81 @@
+// HPACK as the HTTP/2 client uses it: answers' header blocks decoded in order for their status (the
+// vectors: RFC 7541 Appendix C.6's three answers, Huffman-coded with a 256-byte table, then a value
+// too large for the table, as python-hyper's hpack 4.0.0 encodes them), and requests' blocks encoded
+// once, without Huffman or the dynamic table.
+import { describe, expect, it } from 'vitest';
+import { encodeHeaders, HpackDecoder, HpackError } from '../../../../../domain/load/http/hpack.ts';
+
+const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+/** :status 201 and `x-long` of 300 v's, Huffman-coded, too large for a 256-byte table (python-hyper's hpack). */
+const LONG =
+  '488210034085f2b507aa6fff8801efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf' +
+  '7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfb' +
+  'f7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdf' +
+  'bf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efd' +
+  'fbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7ef' +
+  'dfbf7efdfbf7efdfbf7efdfbf7efdfbf7f';
+
+describe('HPACK', () => {
+  it(
+    'follows the server’s dynamic table through RFC 7541 ' + 'C.6’s answers (a table size update, Huffman, eviction)',
+    () => {
+      const d = new HpackDecoder();
+      // C.6.1, after a size update to 256 (3fe101): :status 302 and three literals kept in the table.
+      expect(
+        d.status(
+          hex(
+            '3fe101 4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6 2d1b ' +
+              'ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3',
+          ),
+        ),
+      ).toBe(302);
+      // C.6.2: :status 307 as a literal with an indexed name; the rest indexed from the dynamic table.
+      expect(d.status(hex('4883 640e ffc1 c0bf'))).toBe(307);
+      // C.6.3: :status 200 indexed from the static table; a new date, content-encoding and set-cookie evict older
+      // entries.
+      expect(
+        d.status(
+          hex(
+            '88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab 77ad 94e7 821d ' +
+              'd7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f 9587 3160 65c0 03ed 4ee5 b106 ' +
+              '3d50 07',
+          ),
+        ),
+      ).toBe(200);
+    },
+  );
+
+  it('reads a status that is a literal and long values with multi-byte lengths, in and out of the table', () => {
+    const d = new HpackDecoder();
+    expect(d.status(hex('8d 4003 782d 6101 62'))).toBe(404); // indexed :status 404, then x-a: b kept
+    expect(d.status(hex('be'))).toBe(0); // x-a: b, from the dynamic table: no status
+    // A 300-byte value: its length in several bytes; too large for the table, so nothing is kept.
+    const small = new HpackDecoder();
+    expect(small.status(hex('3fe101'))).toBe(0); // the table set to 256 bytes
+    expect(small.status(hex(LONG))).toBe(201);
+    // An entry larger than the table empties it (RFC 7541 4.4): :status 201, added before, is gone too.
+    expect(() => small.status(hex('be'))).toThrow(/no entry 62/);
+  });
+
+  it('refuses blocks that break the format', () => {
+    expect(() => new HpackDecoder().status(hex('80'))).toThrow(HpackError); // index 0
+    expect(() => new HpackDecoder().status(hex('be'))).toThrow(/no entry 62/); // an empty dynamic table
+    expect(() => new HpackDecoder().status(hex('0f'))).toThrow(/cut short/);
+    expect(() => new HpackDecoder().status(hex('4084 ffff ffff 00'))).toThrow(/EOS|Huffman/);
+    expect(() => new HpackDecoder().status(hex('3fe21f'))).toThrow(/table size above/); // 31 + 98 + 31 * 128 = 4097
+  });
+
+  it('encodes a request once: static entries where they match, literals without indexing or Huffman otherwise', () => {
+    const block = encodeHeaders([
+      [':method', 'GET'],
+      [':scheme', 'https'],
+      [':path', '/'],
+      [':authority', 'www.example.com'],
+      ['x-long', 'v'.repeat(200)],
+    ]);
+    expect(block.subarray(0, 20).toString('hex')).toBe(`828784010f${Buffer.from('www.example.com').toString('hex')}`);
+    // x-long: a new name (0x00, length 6), then 200 as 0x7f 0x49 (127 + 73).
+    expect(block.subarray(20, 30).toString('hex')).toBe(`0006${Buffer.from('x-long').toString('hex')}7f49`);
+    expect(block.length).toBe(30 + 200);
+  });
+});
