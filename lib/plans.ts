@@ -2,8 +2,6 @@
 // bounds that keep one user from taking a public instance for themselves. docs/api.md's "Plans"
 // table is this one. Over a rate or concurrency bound the answer is 429 (Retry-After where known);
 // over a count bound (webhooks owned, a load test's size) 403; both name the limit.
-import type { QuotaWindow } from './kv/index.ts';
-
 /** The longest load test on any plan, in seconds (its duration, or its stages' total). */
 export const MAX_TEST_SECONDS = 3600;
 
@@ -82,15 +80,6 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     loadTestSeconds: 3_600,
   },
 };
-
-/** The windows one account's requests count against. Limits are per user, whichever key is used. */
-export function planWindows(userId: number, plan: Plan): QuotaWindow[] {
-  const limits = PLAN_LIMITS[plan];
-  return [
-    { key: `ratelimit:${userId}:minute`, limit: limits.perMinute, windowSeconds: 60 },
-    { key: `ratelimit:${userId}:day`, limit: limits.perDay, windowSeconds: 86_400 },
-  ];
-}
 
 /** Captured requests a webhook keeps unless its owner sets more (its `retention`); the oldest go beyond it. */
 export const CAPTURE_KEEP_PER_WEBHOOK = 500;

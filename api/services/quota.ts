@@ -1,9 +1,9 @@
 // The plan's request limits, for every door that spends them (REST through api/middleware/rate-limit.ts,
 // the MCP tools): counted per user in the shared store, so every API process enforces one limit.
 import { RateLimitedError } from '../../lib/errors.ts';
-import type { KvStore, QuotaState } from '../../lib/kv/index.ts';
+import type { KvStore, QuotaState, QuotaWindow } from '../../lib/kv/index.ts';
 import { processMetrics } from '../../lib/metrics.ts';
-import { PLAN_LIMITS, planWindows, type Plan } from '../../lib/plans.ts';
+import { PLAN_LIMITS, type Plan } from '../../lib/plans.ts';
 
 export interface QuotaVerdict {
   allowed: boolean;
@@ -15,6 +15,15 @@ export interface QuotaVerdict {
 }
 
 const PER: Record<number, string> = { 60: 'minute', 86400: 'day' };
+
+/** The windows one account's requests count against. Limits are per user, whichever key is used. */
+function planWindows(userId: number, plan: Plan): QuotaWindow[] {
+  const limits = PLAN_LIMITS[plan];
+  return [
+    { key: `ratelimit:${userId}:minute`, limit: limits.perMinute, windowSeconds: 60 },
+    { key: `ratelimit:${userId}:day`, limit: limits.perDay, windowSeconds: 86_400 },
+  ];
+}
 
 export function quotaService({ kv }: { kv: KvStore }) {
   return {
