@@ -151,7 +151,7 @@ describe('layers', () => {
     expect(circles).toEqual([]);
   });
 
-  it('keeps the unit tests beside the source they test: test/unit/<folder>/<file>.test.ts tests <folder>/<file>.ts', () => {
+  it('keeps the unit tests beside the source they test: test/unit/<dir>/<file>.test.ts tests <dir>/<file>.ts', () => {
     const tests = (dir: string): string[] =>
       fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
         const rel = path.join(dir, e.name);

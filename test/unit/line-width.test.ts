@@ -30,9 +30,14 @@ const STRICT = [
   'api/oauth/',
   'api/openapi/',
   'api/middleware/',
+  'api/services/',
+  'api/sse.ts',
+  'api/client-errors.ts',
+  'test/unit/',
+  'test/integration/',
 ];
 /** Lines over WIDTH outside STRICT today: it may only go down. */
-const CEILING = 115;
+const CEILING = 46;
 const SOURCE = /\.(ts|js|mjs|cjs|css)$/;
 const NOT_COUNTED = ['db/migrations/', 'test/fixtures/'];
 
