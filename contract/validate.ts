@@ -90,7 +90,10 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 /** The keys of an object schema (through the wrappers keysAt looks through). */
 export const fieldsOf = (schema: z.ZodType): string[] => keysAt(schema, []);
 
-/** The keys an object schema at `path` knows (through optional, default, nullable, pipe and array wrappers); none when it cannot tell. */
+/**
+ * The keys an object schema at `path` knows (through optional, default, nullable, pipe and array
+ * wrappers); none when it cannot tell.
+ */
 function keysAt(schema: z.ZodType, path: PropertyKey[]): string[] {
   let at: unknown = schema;
   const unwrap = (s: unknown): unknown => {
@@ -112,7 +115,10 @@ function keysAt(schema: z.ZodType, path: PropertyKey[]): string[] {
   return shape ? Object.keys(shape) : [];
 }
 
-/** The known key `given` is a slip of the keyboard away from: case aside, or at most two edits (Levenshtein; one for short keys). */
+/**
+ * The known key `given` is a slip of the keyboard away from: case aside, or at most two edits
+ * (Levenshtein; one for short keys).
+ */
 export function closest(given: string, known: readonly string[]): string | null {
   let best: { key: string; d: number } | null = null;
   for (const key of known) {
@@ -161,6 +167,40 @@ function loose(schema: z.ZodType, depth: number): z.ZodType {
 function withText(field: z.ZodType, as: z.ZodType): z.ZodType {
   const text = fieldTexts.get(field)?.description;
   return text ? as.describe(text) : as;
+}
+
+/**
+ * An MCP tool's answer declared from an operation's answer: without `success` (a tool says failure with
+ * isError), and open at every level to fields it does not name, as the OpenAPI document shows answers.
+ * Clients check structuredContent against it, so a field the contract does not name never fails a call.
+ */
+export function toolOutput(answer: z.ZodObject): z.ZodObject {
+  const answered = 'success' in answer.shape ? answer.omit({ success: true } as never) : answer;
+  return open(answered) as z.ZodObject;
+}
+
+/** `schema` with every object in it open to unnamed fields (texts and checks kept: a copy of each part). */
+function open(schema: z.ZodType): z.ZodType {
+  const def = schema.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  const at = (key: string) => open(def[key] as z.ZodType);
+  const copy = (changes: Record<string, unknown>) => schema.clone({ ...def, ...changes } as never, { parent: true });
+  switch (def.type) {
+    case 'object': {
+      const shape = Object.entries((schema as z.ZodObject).shape).map(([k, f]) => [k, open(f as z.ZodType)]);
+      return copy({ shape: Object.fromEntries(shape), catchall: z.unknown() });
+    }
+    case 'optional':
+    case 'nullable':
+      return copy({ innerType: at('innerType') });
+    case 'array':
+      return copy({ element: at('element') });
+    case 'record':
+      return copy({ valueType: at('valueType') });
+    case 'union':
+      return copy({ options: (def.options as z.ZodType[]).map(open) });
+    default:
+      return schema;
+  }
 }
 
 /** The limits and values a client is shown (in the tool's JSON Schema) though the operation checks them. */

@@ -1,30 +1,15 @@
 // Video jobs: the start body (a removal profile and the regions of the user's own footage to remove),
 // and the refusal of any request to strip an AI video generator's disclosure mark.
-import fs from 'node:fs';
 import { z } from 'zod';
 import { ProvenanceMarkError } from '../lib/errors.ts';
 import { VIDEO_SERVICES, VIDEO_STATUSES } from '../lib/jobs/video.ts';
+import { namesAiVideoGenerator } from './ai-video-generators.ts';
 import { operation } from './operation.ts';
+import { described } from './validate.ts';
 
 export const MAX_REGIONS = 8;
 const MAX_PIXELS = 16_384;
 const MAX_SECONDS = 2 * 3600;
-
-const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-/** The AI video generators of data/ai-video-generators.txt, squashed (lower case, letters and digits). */
-export const AI_VIDEO_GENERATORS: ReadonlySet<string> = new Set(
-  fs
-    .readFileSync(new URL('./data/ai-video-generators.txt', import.meta.url), 'utf8')
-    .split('\n')
-    .map((line) => squash(line.replace(/#.*/, '')))
-    .filter(Boolean),
-);
-
-/** Whether `service` names an AI video generator (its mark discloses generated content: never removed). */
-export function namesAiVideoGenerator(service: string): boolean {
-  return AI_VIDEO_GENERATORS.has(squash(service));
-}
 
 const pixels = (min: number) =>
   z
@@ -39,18 +24,23 @@ const second = z
 
 export const region = z
   .object({
-    x: pixels(0),
-    y: pixels(0),
+    x: described(pixels(0), 'Left edge, pixels from the left of the source frame'),
+    y: described(pixels(0), 'Top edge, pixels from the top'),
     width: pixels(1),
     height: pixels(1),
-    start_seconds: second.optional(),
-    end_seconds: second.optional(),
+    start_seconds: described(second.optional(), 'Only from this time of the video on'),
+    end_seconds: described(second.optional(), 'Only until this time'),
   })
   .strict()
   .refine((r) => r.start_seconds === undefined || r.end_seconds === undefined || r.end_seconds > r.start_seconds, {
     message: 'end_seconds must be after start_seconds',
     path: ['end_seconds'],
   });
+
+const regions = z
+  .array(region, { error: 'must be an array of {x, y, width, height} rectangles' })
+  .min(1, 'must hold at least one region')
+  .max(MAX_REGIONS, `must hold at most ${MAX_REGIONS} regions`);
 
 /**
  * `service` stays a plain string here: a generator's name is refused with 422 before anything else
@@ -62,20 +52,36 @@ export const videoJobBody = z.preprocess(
     const service = (body as { service?: unknown } | null)?.service;
     if (typeof service === 'string' && namesAiVideoGenerator(service)) {
       throw new ProvenanceMarkError(
-        `service: "${service.trim().slice(0, 60)}" names an AI video generator. Its mark tells viewers the video is generated, and this service does not remove such disclosure marks; it removes marks you name on your own footage (service "region", with the regions of your logo or timestamp).`,
+        `service: "${service.trim().slice(0, 60)}" names an AI video generator. Its mark tells viewers the ` +
+          'video is generated, and this service does not remove such disclosure marks; it removes marks you ' +
+          'name on your own footage (service "region", with the regions of your logo or timestamp).',
       );
     }
     return body;
   },
   z.strictObject({
     service: z.string({ error: `must be one of ${VIDEO_SERVICES.join(', ')}` }).trim(),
-    regions: z
-      .array(region, { error: 'must be an array of {x, y, width, height} rectangles' })
-      .min(1, 'must hold at least one region')
-      .max(MAX_REGIONS, `must hold at most ${MAX_REGIONS} regions`),
+    regions,
   }),
 );
 export type VideoJobBody = z.output<typeof videoJobBody>;
+
+/**
+ * The start as the MCP tool remove_video_watermark takes it: the body's fields, `regions` optional
+ * there so that the body's own checks speak (REST's): a generator's name is refused before the regions.
+ */
+export const videoJobToolFields = {
+  service: described(z.string(), `The removal profile: ${VIDEO_SERVICES.join(', ')}`),
+  regions: described(
+    regions.optional(),
+    `1 to ${MAX_REGIONS} rectangles to remove, in pixels of the source frame (required)`,
+  ),
+};
+
+/** The job a status names in its path ({job_id}), and the MCP tool watermark_status in its arguments. */
+export const jobIdParams = z.strictObject({
+  job_id: described(z.string({ error: 'must be a string' }), 'The job_id remove_video_watermark returned'),
+});
 
 const source = z.object({
   width: z.number(),
@@ -105,6 +111,19 @@ export const videoJobAnswer = z.object({
   max_upload_bytes: z.number().optional(),
   message: z.string().optional(),
 });
+
+/** A job as the MCP tools answer it: the REST answer without `success` and what is read of the upload. */
+export const videoJobToolAnswer = videoJobAnswer.omit({
+  success: true,
+  downloaded: true,
+  source: true,
+  upload_bytes: true,
+  result_bytes: true,
+  max_upload_bytes: true,
+  message: true,
+});
+/** The start as remove_video_watermark answers it: the job, the largest upload, and what to do next. */
+export const videoJobToolStart = videoJobToolAnswer.extend({ max_upload_bytes: z.number(), message: z.string() });
 
 export const videoOperations = {
   start: operation({

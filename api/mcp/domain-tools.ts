@@ -1,12 +1,12 @@
 // MCP tool of the bulk domain check: up to 100 names, a job on the network pool (a task when the
 // client asks for one), answered as POST /api/v1/network/domains/check answers.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { BULK_MAX_DOMAINS, bulkBody } from '../../contract/domains.ts';
 import type { DomainService } from '../services/domains.ts';
-import { toolInput, validate } from '../../contract/validate.ts';
+import { bulkCheckResult } from '../../contract/responses-domains.ts';
+import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
@@ -29,7 +29,10 @@ export function registerDomainTools(
     const count = (f: (e: (typeof entries)[number]) => boolean) => entries.filter(f).length;
     return toolResult(
       out,
-      `${out.total} name(s): ${count((e) => e.available === true)} available, ${count((e) => e.available === false)} taken, ${count((e) => e.success && e.available === null)} unknown, ${count((e) => !e.success)} not checked. Each name's answer is in structuredContent.results.`,
+      `${out.total} name(s): ${count((e) => e.available === true)} available, ` +
+        `${count((e) => e.available === false)} taken, ` +
+        `${count((e) => e.success && e.available === null)} unknown, ${count((e) => !e.success)} ` +
+        "not checked. Each name's answer is in structuredContent.results.",
     );
   };
 
@@ -38,21 +41,14 @@ export function registerDomainTools(
     'domain_check_bulk',
     {
       title: 'Check many domain names',
-      description: `Whether up to ${BULK_MAX_DOMAINS} domain names can be registered, with prices (the same as POST /api/v1/network/domains/check). mode "fast" asks DNS; "full" asks the registries (RDAP, WHOIS), slower and politely paced. Unknown answers are null with low confidence, never a guess. As a task (tools/call with "task") it answers at once; as a plain call it waits for every name, with progress every 5 seconds when the call carries a progressToken.`,
+      description:
+        `Whether up to ${BULK_MAX_DOMAINS} domain names can be registered, with prices (the same ` +
+        'as POST /api/v1/network/domains/check). mode "fast" asks DNS; "full" asks the registries ' +
+        '(RDAP, WHOIS), slower and politely paced. Unknown answers are null with low confidence, ' +
+        'never a guess. As a task (tools/call with "task") it answers at once; as a plain call it ' +
+        'waits for every name, with progress every 5 seconds when the call carries a progressToken.',
       inputSchema: toolInput(bulkBody.shape),
-      outputSchema: z
-        .object({
-          query_time_ms: z.number(),
-          total: z.number(),
-          cached_count: z.number(),
-          checked_count: z.number(),
-          answered_by_rule_count: z.number(),
-          invalid_count: z.number(),
-          mode: z.string(),
-          currency: z.string(),
-          results: z.record(z.string(), z.record(z.string(), z.unknown())),
-        })
-        .loose(),
+      outputSchema: toolOutput(bulkCheckResult),
       annotations: { title: 'Check many domain names', ...TOOL_HINTS.domain_check_bulk },
     },
     deps,

@@ -113,7 +113,8 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
         ctx,
         401,
         { error: 'invalid_token', error_description: 'an API key, not an OAuth access token', scope: 'mcp:tools' },
-        'This is an API key, which works on /api/v1; the MCP endpoint takes an OAuth access token (sign in with an MCP client, or `npm run mcp-token`)',
+        'This is an API key, which works on /api/v1; the MCP endpoint takes an OAuth access ' +
+          'token (sign in with an MCP client, or `npm run mcp-token`)',
       );
     const verdict = await verify(m[1]!);
     if (!verdict.ok)
@@ -178,7 +179,8 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
           ctx,
           403,
           { error: 'insufficient_scope', scope: allowing.at(-1)! },
-          `The tool ${call.params.name} needs the scope ${allowing.join(' or ')}; this token has ${holder.scopes.join(' ') || 'none'}`,
+          `The tool ${call.params.name} needs the scope ${allowing.join(' or ')}; this token has ` +
+            `${holder.scopes.join(' ') || 'none'}`,
         );
       }
     }

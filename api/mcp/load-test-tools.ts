@@ -2,11 +2,10 @@
 // otherwise the call waits for the end, with progress), read its status, stop it, read its results,
 // list your tests. Owner checks as on REST: another user's test answers as an unknown one.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { startBody, startFields } from '../../contract/load/load-test-start.ts';
-import { listQuery, verifyTargetBody } from '../../contract/load/load-tests.ts';
+import { listQuery, testIdParams, verifyTargetBody } from '../../contract/load/load-tests.ts';
 import {
   targetVerificationResult,
   loadTestListResult,
@@ -16,17 +15,13 @@ import {
 } from '../../contract/load/responses-load-tests.ts';
 import type { LoadTestService } from '../services/load-tests/load-tests.ts';
 import { VERIFICATION_PATH, type TargetVerificationService } from '../services/load-tests/target-verification.ts';
-import { toolArgs, toolInput, validate } from '../../contract/validate.ts';
+import { toolArgs, toolInput, toolOutput, validate } from '../../contract/validate.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { TOOL_HINTS, toolResult, withoutSuccess, type Run } from './run.ts';
+import { TOOL_HINTS, toolResult, type Run } from './run.ts';
 import { loadTestAppMeta } from './app-load-test.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
-const testId = { test_id: z.string().describe('The test_id load_test_start returned (or load_test_list shows)') };
-// The REST answers' schemas without `success`, open to fields beyond them (clients check structuredContent against these).
-const resultsShape = withoutSuccess(
-  loadTestResultsAnswer.extend({ results: loadTestResultsAnswer.shape.results.unwrap().loose().nullable() }),
-);
+const resultsShape = toolOutput(loadTestResultsAnswer);
 
 const totals = (
   r:
@@ -75,7 +70,12 @@ export function registerLoadTestTools(
     {
       title: 'Start a load test',
       description:
-        'Starts a load test of a URL you own (the same body as POST /api/v1/load-testing/start). As a task (tools/call with "task"), it answers at once with the task; tasks/get shows its progress, tasks/result gives the final results, tasks/cancel stops every shard and keeps the partial results. As a plain call it waits for the end, sending notifications/progress every 5 seconds when the call carries a progressToken, and answers the results. The test id is the task id without its "load-test-" prefix.',
+        'Starts a load test of a URL you own (the same body as POST /api/v1/load-testing/start). ' +
+        'As a task (tools/call with "task"), it answers at once with the task; tasks/get shows ' +
+        'its progress, tasks/result gives the final results, tasks/cancel stops every shard and ' +
+        'keeps the partial results. As a plain call it waits for the end, sending ' +
+        'notifications/progress every 5 seconds when the call carries a progressToken, and ' +
+        'answers the results. The test id is the task id without its "load-test-" prefix.',
       // The REST body's fields, strict as it is: a typo (requestPerSecond) is refused, not dropped into an
       // unlimited test. The rules between fields are startBody's, checked in the call.
       inputSchema: toolArgs(startFields),
@@ -94,9 +94,10 @@ export function registerLoadTestTools(
     {
       title: 'Status of a load test',
       description:
-        'Status (pending, running, completed, stopped, failed), progress in percent and live totals of one of your load tests.',
-      inputSchema: toolArgs(testId),
-      outputSchema: withoutSuccess(loadTestStatusAnswer),
+        'Status (pending, running, completed, stopped, failed), progress in percent and live ' +
+        'totals of one of your load tests.',
+      inputSchema: toolInput(testIdParams.shape),
+      outputSchema: toolOutput(loadTestStatusAnswer),
       annotations: { title: 'Status of a load test', ...TOOL_HINTS.load_test_status },
       _meta: loadTestAppMeta,
     },
@@ -114,8 +115,8 @@ export function registerLoadTestTools(
       title: 'Stop a load test',
       description:
         'Stops one of your running load tests: every shard stops within a second or two; answers the partial totals.',
-      inputSchema: toolArgs(testId),
-      outputSchema: withoutSuccess(loadTestStopResult),
+      inputSchema: toolInput(testIdParams.shape),
+      outputSchema: toolOutput(loadTestStopResult),
       annotations: { title: 'Stop a load test', ...TOOL_HINTS.load_test_stop },
     },
     (args) =>
@@ -131,8 +132,10 @@ export function registerLoadTestTools(
     {
       title: 'Results of a load test',
       description:
-        'Final results of one of your ended load tests: totals, latency percentiles, status codes, errors and per-second series. Large results come as a link to the REST resource beside structuredContent.',
-      inputSchema: toolArgs(testId),
+        'Final results of one of your ended load tests: totals, latency percentiles, status ' +
+        'codes, errors and per-second series. Large results come as a link to the REST resource ' +
+        'beside structuredContent.',
+      inputSchema: toolInput(testIdParams.shape),
       outputSchema: resultsShape,
       annotations: { title: 'Results of a load test', ...TOOL_HINTS.load_test_results },
     },
@@ -151,7 +154,7 @@ export function registerLoadTestTools(
       title: 'Your load tests',
       description: 'Your load tests, newest first, with their status and a summary of the results.',
       inputSchema: toolInput(listQuery.shape),
-      outputSchema: withoutSuccess(loadTestListResult),
+      outputSchema: toolOutput(loadTestListResult),
       annotations: { title: 'Your load tests', ...TOOL_HINTS.load_test_list },
     },
     (args) =>
@@ -166,9 +169,13 @@ export function registerLoadTestTools(
     'load_test_verify_target',
     {
       title: 'Prove you control a load test target',
-      description: `Large load tests (above the sizes in required_above) need proof that you control the target's host. Gives your token for the host of targetUrl and the ways to serve it (a line of ${VERIFICATION_PATH} on the target's origin, or a DNS TXT record), and checks now whether the host serves it. Call it again after serving the token; then start the test.`,
+      description:
+        'Large load tests (above the sizes in required_above) need proof that you control the ' +
+        "target's host. Gives your token for the host of targetUrl and the ways to serve it (a " +
+        `line of ${VERIFICATION_PATH} on the target's origin, or a DNS TXT record), and checks now ` +
+        'whether the host serves it. Call it again after serving the token; then start the test.',
       inputSchema: toolInput(verifyTargetBody.shape),
-      outputSchema: withoutSuccess(targetVerificationResult),
+      outputSchema: toolOutput(targetVerificationResult),
       annotations: { title: 'Prove you control a load test target', ...TOOL_HINTS.load_test_verify_target },
     },
     (args) =>

@@ -26,10 +26,18 @@ export function registerPrompts(server: McpServer, offered: { loadTests: boolean
         userSays(
           [
             `Load test ${url} for me, carefully.`,
-            `1. If the test is refused because the target is not verified, call load_test_verify_target with targetUrl ${url} and tell me exactly what to publish (the file or DNS record it answers), then wait for me to confirm before going on.`,
-            `2. Start it with load_test_start: targetUrl ${url}, concurrentUsers ${users ?? 20}, testDuration ${duration_seconds ?? 60}, a rampUpTime of about a tenth of the duration, and thresholds that fail it when p95 exceeds ${p95_ms ?? 500} ms or more than 1% of requests fail (abortOnFail for the error rate).`,
-            '3. While it runs, report its progress (load_test_status) briefly; stop it with load_test_stop if the error rate climbs past 20%.',
-            '4. When it ends, read netops://load-tests/{test_id}/report and summarise: the verdict, throughput, p50/p95/p99, the errors by kind, and the likely bottleneck, with one concrete next step.',
+            '1. If the test is refused because the target is not verified, call ' +
+              `load_test_verify_target with targetUrl ${url} and tell me exactly what to publish ` +
+              '(the file or DNS record it answers), then wait for me to confirm before going on.',
+            `2. Start it with load_test_start: targetUrl ${url}, concurrentUsers ${users ?? 20}, ` +
+              `testDuration ${duration_seconds ?? 60}, a rampUpTime of about a tenth of the ` +
+              `duration, and thresholds that fail it when p95 exceeds ${p95_ms ?? 500} ms or more ` +
+              'than 1% of requests fail (abortOnFail for the error rate).',
+            '3. While it runs, report its progress (load_test_status) briefly; stop it with ' +
+              'load_test_stop if the error rate climbs past 20%.',
+            '4. When it ends, read netops://load-tests/{test_id}/report and summarise: the ' +
+              'verdict, throughput, p50/p95/p99, the errors by kind, and the likely bottleneck, ' +
+              'with one concrete next step.',
           ].join('\n'),
         ),
     );
@@ -39,7 +47,8 @@ export function registerPrompts(server: McpServer, offered: { loadTests: boolean
     {
       title: 'Debug why my webhook handler fails',
       description:
-        'Looks at what a webhook of yours captured, replays a capture to your handler and compares a request that worked with one that did not.',
+        'Looks at what a webhook of yours captured, replays a capture to your handler and ' +
+        'compares a request that worked with one that did not.',
       argsSchema: z.object({
         webhook_id: optional('The webhook that receives the deliveries (when left out, pick it from webhook_list)'),
         handler_url: optional('Your handler’s URL, to replay captures to (e.g. https://staging.example.com/hooks)'),
@@ -51,11 +60,15 @@ export function registerPrompts(server: McpServer, offered: { loadTests: boolean
         [
           `My webhook handler fails${symptom ? `: ${symptom}` : ''}. Find out why.`,
           webhook_id
-            ? `1. Read netops://webhooks/${webhook_id}/requests (or call webhook_requests with webhook_id ${webhook_id}).`
-            : '1. Call webhook_list, pick the webhook these deliveries go to (ask me if it is unclear), and read its netops://webhooks/{webhook_id}/requests.',
-          '2. Look at the captures: content type, body shape, the signature check and the JSON Schema check when set, and the delivery to my forward URL with its status.',
+            ? `1. Read netops://webhooks/${webhook_id}/requests (or call webhook_requests with ` +
+              `webhook_id ${webhook_id}).`
+            : '1. Call webhook_list, pick the webhook these deliveries go to (ask me if it is ' +
+              'unclear), and read its netops://webhooks/{webhook_id}/requests.',
+          '2. Look at the captures: content type, body shape, the signature check and the JSON ' +
+            'Schema check when set, and the delivery to my forward URL with its status.',
           handler_url
-            ? `3. Replay the most recent failing capture to ${handler_url} with webhook_replay and show me the status and body my handler answered.`
+            ? `3. Replay the most recent failing capture to ${handler_url} with webhook_replay and ` +
+              'show me the status and body my handler answered.'
             : '3. If I give you my handler’s URL, replay the most recent failing capture to it with webhook_replay.',
           '4. When one capture worked and another did not, compare them with webhook_diff.',
           '5. Tell me the most likely cause, the evidence for it, and the change to make in the handler.',
@@ -78,9 +91,11 @@ export function registerPrompts(server: McpServer, offered: { loadTests: boolean
         userSays(
           [
             `Review the design of ${url}${focus ? `, with a focus on ${focus}` : ''}.`,
-            `1. If ${url} is a site rather than one page, call discover_site_pages and pick its most important page (say which and why).`,
+            `1. If ${url} is a site rather than one page, call discover_site_pages and pick its ` +
+              'most important page (say which and why).',
             '2. Audit that page with audit_page_design.',
-            '3. Give me the five findings that matter most, each with where it is on the page and the fix, most important first.',
+            '3. Give me the five findings that matter most, each with where it is on the page ' +
+              'and the fix, most important first.',
           ].join('\n'),
         ),
     );

@@ -107,7 +107,10 @@ export function registerResources(
     }),
     {
       title: 'A webhook’s captures',
-      description: `The newest ${LISTED} requests one of your webhooks captured, newest first (as webhook_requests answers).`,
+      description:
+        `The newest ${LISTED} requests ` +
+        'one of your webhooks captured, newest first ' +
+        '(as webhook_requests answers).',
       mimeType: JSON_TYPE,
     },
     guarded(async (uri, { webhook_id }) => {
@@ -148,7 +151,8 @@ export function registerResources(
     {
       title: 'A captured request',
       description:
-        'One request a webhook of yours captured: method, path, headers, query, body, sender, and the signature and schema checks when set.',
+        'One request a webhook of yours captured: method, path, headers, query, body, sender, ' +
+        'and the signature and schema checks when set.',
       mimeType: JSON_TYPE,
     },
     guarded(async (uri, { webhook_id, n }) => {
@@ -195,7 +199,8 @@ export function registerResources(
   testResource(
     'report',
     'Load test report',
-    'The report of an ended load test of yours: its timeline, answers by status and protocol, and why it failed when it did.',
+    'The report of an ended load test of yours: its timeline, answers by status and protocol, ' +
+      'and why it failed when it did.',
     (testId) => reports.report(testId, userId),
   );
 }
@@ -209,7 +214,9 @@ function once<T>(make: () => T): () => T {
   };
 }
 
-/** A service's error as the protocol says it: not found (-32602 with the URI), the caller's fault as said, ours hidden. */
+/**
+ * A service's error as the protocol says it: not found (-32602 with the URI), the caller's fault as said, ours hidden.
+ */
 function asProtocolError(thrown: unknown, uri: string, logger: Logger): Error {
   const err = temporalOutage(thrown) ?? thrown;
   if (err instanceof ProtocolError) return err;

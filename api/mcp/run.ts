@@ -2,7 +2,6 @@
 // one wrapper that spends the user's plan quota (the same counters as REST) and turns errors into
 // results a model can act on, never a protocol error.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -39,9 +38,6 @@ export const TOOL_HINTS = {
   watermark_status: READ_OWN,
 } as const;
 export type ToolName = keyof typeof TOOL_HINTS;
-
-/** A REST answer's schema as a tool's output: the same fields but `success` (tools answer errors their own way). */
-export const withoutSuccess = <T extends z.ZodObject>(schema: T) => schema.omit({ success: true } as never).loose();
 
 /** The scopes that allow calling `tool`: read-only tools take either scope, the others only `mcp:tools`. */
 export function scopesAllowing(tool: string): readonly string[] {

@@ -78,7 +78,9 @@ export function captureSubscriptions(deps: {
         ));
       if (!owned)
         return {
-          refused: `resourceSubscriptions: ${String(uri).slice(0, 200)} is not a resource of yours that changes; subscribe to netops://webhooks/{webhook_id}/requests of one of your webhooks`,
+          refused:
+            `resourceSubscriptions: ${String(uri).slice(0, 200)} is not a resource of yours that ` +
+            'changes; subscribe to netops://webhooks/{webhook_id}/requests of one of your webhooks',
         };
       ids.push(id);
     }

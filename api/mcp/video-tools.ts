@@ -2,36 +2,21 @@
 // the upload, its message giving the one-time upload link; completed when the result is ready, with
 // its single-use download link), and poll it. The upload and the download are plain HTTP on those links.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import { VIDEO_JOB_KIND, VIDEO_SERVICES } from '../../lib/jobs/video.ts';
+import { VIDEO_JOB_KIND } from '../../lib/jobs/video.ts';
 import type { Plan } from '../../lib/plans.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { MAX_REGIONS, videoJobAnswer, videoJobBody } from '../../contract/video.ts';
+import {
+  jobIdParams,
+  MAX_REGIONS,
+  videoJobBody,
+  videoJobToolAnswer,
+  videoJobToolFields,
+  videoJobToolStart,
+} from '../../contract/video.ts';
 import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video/video.ts';
-import { toolArgs, validate } from '../../contract/validate.ts';
+import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
-
-const regionShape = toolArgs({
-  x: z.number().int().describe('Left edge, pixels from the left of the source frame'),
-  y: z.number().int().describe('Top edge, pixels from the top'),
-  width: z.number().int(),
-  height: z.number().int(),
-  start_seconds: z.number().optional().describe('Only from this time of the video on'),
-  end_seconds: z.number().optional().describe('Only until this time'),
-});
-
-/** A job as the tools answer it: the REST answer's fields, without `success`. */
-const {
-  success: _success,
-  downloaded: _d,
-  source: _s,
-  upload_bytes: _u,
-  result_bytes: _r,
-  max_upload_bytes: _m,
-  message: _msg,
-  ...jobShape
-} = videoJobAnswer.shape;
 
 export function registerVideoTools(
   server: McpServer,
@@ -71,16 +56,19 @@ export function registerVideoTools(
     'remove_video_watermark',
     {
       title: 'Remove marks from your own video',
-      description: `Starts a job that removes marks you name from your own footage (your logo or channel bug, a burnt-in timestamp, a screen recorder's badge): service "region" with up to ${MAX_REGIONS} rectangles in pixels of the frame, each optionally between two times. Returns job_id and a one-time upload_url: POST the MP4/MOV there as multipart/form-data in the field "video" (at most ${video.maxUploadBytes} bytes and 2 hours), then poll watermark_status. As a task (tools/call with "task"), the task works while the job awaits the upload (its statusMessage gives the upload link) and completes when the result is ready (tasks/result gives the single-use download_url). The marks AI video generators put on their output to disclose it is generated are never removed (a generator's name as service is refused), and a file carrying a C2PA provenance manifest is refused.`,
-      inputSchema: toolArgs({
-        service: z.string().describe(`The removal profile: ${VIDEO_SERVICES.join(', ')}`),
-        // Optional here so that the body's own checks speak (REST's): a generator's name is refused first.
-        regions: z
-          .array(regionShape)
-          .optional()
-          .describe(`1 to ${MAX_REGIONS} rectangles to remove, in pixels of the source frame (required)`),
-      }),
-      outputSchema: z.object({ ...jobShape, max_upload_bytes: z.number(), message: z.string() }),
+      description:
+        'Starts a job that removes marks you name from your own footage (your logo or channel bug, ' +
+        `a burnt-in timestamp, a screen recorder's badge): service "region" with up to ` +
+        `${MAX_REGIONS} rectangles in pixels of the frame, each optionally between two times. ` +
+        'Returns job_id and a one-time upload_url: POST the MP4/MOV there as multipart/form-data ' +
+        `in the field "video" (at most ${video.maxUploadBytes} bytes and 2 hours), then poll ` +
+        'watermark_status. As a task (tools/call with "task"), the task works while the job awaits ' +
+        'the upload (its statusMessage gives the upload link) and completes when the result is ' +
+        'ready (tasks/result gives the single-use download_url). The marks AI video generators put ' +
+        "on their output to disclose it is generated are never removed (a generator's name as " +
+        'service is refused), and a file carrying a C2PA provenance manifest is refused.',
+      inputSchema: toolInput(videoJobToolFields),
+      outputSchema: toolOutput(videoJobToolStart),
       annotations: { title: 'Remove marks from your own video', ...TOOL_HINTS.remove_video_watermark },
     },
     deps,
@@ -106,9 +94,11 @@ export function registerVideoTools(
     {
       title: 'Status of a video job',
       description:
-        'The status of one of your video jobs: awaiting_upload, queued, processing (with progress in percent), done (with a single-use download_url), failed (with the reason) or expired. Poll every few seconds while it is queued or processing.',
-      inputSchema: toolArgs({ job_id: z.string().describe('The job_id remove_video_watermark returned') }),
-      outputSchema: z.object(jobShape),
+        'The status of one of your video jobs: awaiting_upload, queued, processing (with ' +
+        'progress in percent), done (with a single-use download_url), failed (with the reason) ' +
+        'or expired. Poll every few seconds while it is queued or processing.',
+      inputSchema: toolInput(jobIdParams.shape),
+      outputSchema: toolOutput(videoJobToolAnswer),
       annotations: { title: 'Status of a video job', ...TOOL_HINTS.watermark_status },
     },
     (args) =>

@@ -18,6 +18,14 @@ export const listQuery = z.object({
   ),
 });
 
+/** The test a status, stop or results names in its path ({test_id}), and an MCP tool in its arguments. */
+export const testIdParams = z.strictObject({
+  test_id: described(
+    z.string({ error: 'must be a string' }),
+    'The test_id load_test_start returned (or load_test_list shows)',
+  ),
+});
+
 export const seriesQuery = z.object({
   format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).default('ndjson'),
   from: z.coerce
@@ -42,7 +50,8 @@ export const loadTestOperations = {
     method: 'get',
     path: '/load-testing/report/{test_id}',
     summary:
-      'The report of an ended load test: one self-contained HTML file (no network access when opened), beside another of yours with compare; format=json gives its data',
+      'The report of an ended load test: one self-contained HTML file (no network access when ' +
+      'opened), beside another of yours with compare; format=json gives its data',
     tag: 'Load testing',
     query: reportQuery,
     success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' },
@@ -101,7 +110,9 @@ export const loadTestOperations = {
     success: {
       status: 200,
       schema: null,
-      description: `application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a second): ${SERIES_COLUMNS.join(', ')}`,
+      description:
+        'application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a ' +
+        `second): ${SERIES_COLUMNS.join(', ')}`,
     },
     errors: [400, 404],
   }),

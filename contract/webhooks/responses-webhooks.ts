@@ -175,6 +175,15 @@ export const webhookRequestsResult = z.object({
     next_cursor: str.optional().describe('Pass as cursor for the next (older) page; absent on the last page'),
   }),
 });
+/**
+ * The requests as the MCP tool webhook_requests answers them: the page beside the webhook's id, each
+ * capture without its headers and body when the call asked for no bodies (include_bodies false).
+ */
+export const webhookRequestsToolResult = z.object({
+  webhook_id: str,
+  ...webhookRequestsResult.shape.data.shape,
+  requests: z.array(capturedRequest.partial({ headers: true, body: true })),
+});
 export const webhookWaitResult = z.object({
   success: z.literal(true),
   webhook_id: str,
