@@ -19,7 +19,7 @@ import { AppError, NotFoundError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
-import { registerLoadTestApp } from './app-load-test.ts';
+import { registerLoadTestApp } from './apps/app-load-test.ts';
 import { loadReportService } from '../services/load-tests/load-report.ts';
 import type { LoadTestService } from '../services/load-tests/load-tests.ts';
 import type { QuotaService } from '../services/quota.ts';

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { TASK_POLL_MS, TASK_TTL_MS, type JobTask, type TaskService } from '../services/tasks.ts';
-import { isTerminal, presentTask, untilEnded, type JobTool, type JobTools } from './job-tools.ts';
+import { isTerminal, presentTask, untilEnded, type JobTool, type JobTools } from './tools/job-tools.ts';
 
 /**
  * What a task-augmented `tools/call` is renamed to on its way in (asTaskCalls): the SDK's own

@@ -2,7 +2,7 @@
 // it in its per-request client capabilities and calls a job tool is answered at once with the job's
 // task (`resultType: "task"`); `tasks/get` reads it (its result inlined once done), `tasks/cancel`
 // cancels its job, `tasks/update` is refused (no job of ours asks for input). A request that does not
-// declare it gets the plain call (api/mcp/job-tools.ts). No SDK serves the extension (docs/decisions.md):
+// declare it gets the plain call (api/mcp/tools/job-tools.ts). No SDK serves the extension (docs/decisions.md):
 // this follows its published schema (@modelcontextprotocol/ext-tasks' core/v2). As for 2025-11-25's
 // tasks (api/mcp/tasks-2025.ts, whose job lookup and cancel this shares), a task is a job's workflow:
 // its id is the workflow's, and nothing is kept here.
@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../../lib/log.ts';
 import type { TaskService } from '../services/tasks.ts';
-import type { JobTools } from './job-tools.ts';
+import type { JobTools } from './tools/job-tools.ts';
 import { sdkTask, startJobTask, taskAccess, taskParams } from './tasks-2025.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -16,22 +16,22 @@ import type { TargetVerificationService } from '../services/load-tests/target-ve
 import type { TaskService } from '../services/tasks.ts';
 import type { WebhookReplayService } from '../services/webhooks/webhook-replay.ts';
 import type { WebhookService } from '../services/webhooks/webhooks.ts';
-import { registerDomainTools } from './domain-tools.ts';
-import { registerLoadTestTools } from './load-test-tools.ts';
-import { registerLookupTools } from './lookup-tools.ts';
+import { registerDomainTools } from './tools/domain-tools.ts';
+import { registerLoadTestTools } from './tools/load-test-tools.ts';
+import { registerLookupTools } from './tools/lookup-tools.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
 import { toolRunner } from './run.ts';
-import { registerSiteTools } from './site-tools.ts';
-import { registerVideoTools } from './video-tools.ts';
-import type { JobTools } from './job-tools.ts';
+import { registerSiteTools } from './tools/site-tools.ts';
+import { registerVideoTools } from './tools/video-tools.ts';
+import type { JobTools } from './tools/job-tools.ts';
 import { serveLegacyTasks } from './tasks-2025.ts';
 import { serveTasksExtension } from './tasks-ext.ts';
 import type { WebhookWaitService } from '../services/webhooks/webhook-waits.ts';
-import { registerWebhookTools } from './webhook-tools.ts';
-import { registerWebhookWaitTool } from './webhook-wait-tool.ts';
-import { registerWebhookDiffTool } from './webhook-diff-tool.ts';
-import { registerWebhookTriggerTool } from './webhook-trigger-tool.ts';
+import { registerWebhookTools } from './tools/webhook-tools.ts';
+import { registerWebhookWaitTool } from './tools/webhook-wait-tool.ts';
+import { registerWebhookDiffTool } from './tools/webhook-diff-tool.ts';
+import { registerWebhookTriggerTool } from './tools/webhook-trigger-tool.ts';
 
 export interface McpAccount {
   userId: number;

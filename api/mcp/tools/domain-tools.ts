@@ -1,13 +1,13 @@
 // MCP tool of the bulk domain check: up to 100 names, a job on the network pool (a task when the
 // client asks for one), answered as POST /api/v1/network/domains/check answers.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { DOMAIN_CHECK_KIND } from '../../lib/jobs/domain-check.ts';
-import type { Plan } from '../../lib/plans.ts';
-import { BULK_MAX_DOMAINS, bulkBody } from '../../contract/domains.ts';
-import type { DomainService } from '../services/domains.ts';
-import { bulkCheckResult } from '../../contract/responses-domains.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { failure, TOOL_HINTS, toolResult } from './run.ts';
+import { DOMAIN_CHECK_KIND } from '../../../lib/jobs/domain-check.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import { BULK_MAX_DOMAINS, bulkBody } from '../../../contract/domains.ts';
+import type { DomainService } from '../../services/domains.ts';
+import { bulkCheckResult } from '../../../contract/responses-domains.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { failure, TOOL_HINTS, toolResult } from '../run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 export function registerDomainTools(

@@ -1,17 +1,17 @@
 // MCP tool: wait for a capture of one of the user's webhooks (the REST my-webhook-wait's answer), as a
 // job: a task when the client asks for one (tasks/get, tasks/result, tasks/cancel), else a plain call
-// answered when the capture comes, with progress meanwhile (api/mcp/job-tools.ts). Hosts with MCP Apps
-// show the wait in its App (api/mcp/app-webhook-captures.ts), registered here beside the tool that names it.
+// answered when the capture comes, with progress meanwhile (api/mcp/tools/job-tools.ts). Hosts with MCP Apps
+// show the wait in its App (api/mcp/apps/app-webhook-captures.ts), registered here beside the tool that names it.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { WEBHOOK_WAIT_KIND } from '../../lib/jobs/webhooks.ts';
-import type { Plan } from '../../lib/plans.ts';
-import { webhookWaitResult } from '../../contract/webhooks/responses-webhooks.ts';
-import { waitQuery } from '../../contract/webhooks/webhooks.ts';
-import type { WebhookWaitService } from '../services/webhooks/webhook-waits.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { failure, TOOL_HINTS, toolResult } from './run.ts';
+import { WEBHOOK_WAIT_KIND } from '../../../lib/jobs/webhooks.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import { webhookWaitResult } from '../../../contract/webhooks/responses-webhooks.ts';
+import { waitQuery } from '../../../contract/webhooks/webhooks.ts';
+import type { WebhookWaitService } from '../../services/webhooks/webhook-waits.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { failure, TOOL_HINTS, toolResult } from '../run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
-import { registerWebhookCapturesApp, webhookCapturesAppMeta } from './app-webhook-captures.ts';
+import { registerWebhookCapturesApp, webhookCapturesAppMeta } from '../apps/app-webhook-captures.ts';
 
 export function registerWebhookWaitTool(
   server: McpServer,

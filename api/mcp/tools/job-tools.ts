@@ -12,13 +12,13 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import type { TaskJobKind } from '../../lib/jobs/index.ts';
-import type { Logger } from '../../lib/log.ts';
-import type { Plan } from '../../lib/plans.ts';
-import type { QuotaService } from '../services/quota.ts';
-import { TASK_POLL_MS, type JobTask, type TaskService } from '../services/tasks.ts';
-import { validate } from '../../contract/validate.ts';
-import { errorResult, failure } from './run.ts';
+import type { TaskJobKind } from '../../../lib/jobs/index.ts';
+import type { Logger } from '../../../lib/log.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import type { QuotaService } from '../../services/quota.ts';
+import { TASK_POLL_MS, type JobTask, type TaskService } from '../../services/tasks.ts';
+import { validate } from '../../../contract/validate.ts';
+import { errorResult, failure } from '../run.ts';
 
 /** Turns a finished job's result (REST's answer) into the tool's result. */
 export type TaskPresenter = (value: Record<string, unknown>, task: JobTask) => CallToolResult;

@@ -1,11 +1,11 @@
 // MCP tool: what changed between two captures of one of the user's webhooks (the REST
 // my-webhook-diff's answer, checked by its schema).
 import type { McpServer } from '@modelcontextprotocol/server';
-import { webhookDiffResult } from '../../contract/webhooks/responses-webhooks.ts';
-import { diffQuery } from '../../contract/webhooks/webhooks.ts';
-import type { WebhookService } from '../services/webhooks/webhooks.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { TOOL_HINTS, type Run } from './run.ts';
+import { webhookDiffResult } from '../../../contract/webhooks/responses-webhooks.ts';
+import { diffQuery } from '../../../contract/webhooks/webhooks.ts';
+import type { WebhookService } from '../../services/webhooks/webhooks.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { TOOL_HINTS, type Run } from '../run.ts';
 
 export function registerWebhookDiffTool(server: McpServer, run: Run, webhooks: WebhookService, userId: number): void {
   server.registerTool(

@@ -2,9 +2,9 @@
 // the upload, its message giving the one-time upload link; completed when the result is ready, with
 // its single-use download link), and poll it. The upload and the download are plain HTTP on those links.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { VIDEO_JOB_KIND } from '../../lib/jobs/video.ts';
-import type { Plan } from '../../lib/plans.ts';
-import { workflowIdOf } from '../../lib/temporal/jobs.ts';
+import { VIDEO_JOB_KIND } from '../../../lib/jobs/video.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import { workflowIdOf } from '../../../lib/temporal/jobs.ts';
 import {
   jobIdParams,
   MAX_REGIONS,
@@ -12,10 +12,10 @@ import {
   videoJobToolAnswer,
   videoJobToolFields,
   videoJobToolStart,
-} from '../../contract/video.ts';
-import { videoNextStep, type VideoJobAnswer, type VideoService } from '../services/video/video.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { failure, TOOL_HINTS, toolResult, type Run } from './run.ts';
+} from '../../../contract/video.ts';
+import { videoNextStep, type VideoJobAnswer, type VideoService } from '../../services/video/video.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { failure, TOOL_HINTS, toolResult, type Run } from '../run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 export function registerVideoTools(

@@ -2,10 +2,10 @@
 // load_test_status name this ui:// resource in their _meta, and a host that speaks the extension shows
 // it in a sandboxed iframe beside the call. It draws the test from the tool results the host passes
 // (status, requests/s, p95, error rate, progress) and, while the test runs, from load_test_status that
-// it calls itself through the host every APP_POLL_MS (api/mcp/apps.ts), so the view stays live without
+// it calls itself through the host every APP_POLL_MS (api/mcp/apps/apps.ts), so the view stays live without
 // the assistant asking again. Its Stop button asks the host to call load_test_stop with the test's id.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { MAX_TEST_SECONDS } from '../../lib/plans.ts';
+import { MAX_TEST_SECONDS } from '../../../lib/plans.ts';
 import { appMeta, appPage, registerApp } from './apps.ts';
 
 export const LOAD_TEST_APP_URI = 'ui://netops/load-test.html';

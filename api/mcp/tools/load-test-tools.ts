@@ -2,23 +2,23 @@
 // otherwise the call waits for the end, with progress), read its status, stop it, read its results,
 // list your tests. Owner checks as on REST: another user's test answers as an unknown one.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { LOAD_TEST_KIND } from '../../lib/jobs/load-test.ts';
-import { workflowIdOf } from '../../lib/temporal/jobs.ts';
-import { startBody, startFields } from '../../contract/load/load-test-start.ts';
-import { listQuery, testIdParams, verifyTargetBody } from '../../contract/load/load-tests.ts';
+import { LOAD_TEST_KIND } from '../../../lib/jobs/load-test.ts';
+import { workflowIdOf } from '../../../lib/temporal/jobs.ts';
+import { startBody, startFields } from '../../../contract/load/load-test-start.ts';
+import { listQuery, testIdParams, verifyTargetBody } from '../../../contract/load/load-tests.ts';
 import {
   targetVerificationResult,
   loadTestListResult,
   loadTestResultsAnswer,
   loadTestStatusAnswer,
   loadTestStopResult,
-} from '../../contract/load/responses-load-tests.ts';
-import type { LoadTestService } from '../services/load-tests/load-tests.ts';
-import { VERIFICATION_PATH, type TargetVerificationService } from '../services/load-tests/target-verification.ts';
-import { toolArgs, toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import type { Plan } from '../../lib/plans.ts';
-import { TOOL_HINTS, toolResult, type Run } from './run.ts';
-import { loadTestAppMeta } from './app-load-test.ts';
+} from '../../../contract/load/responses-load-tests.ts';
+import type { LoadTestService } from '../../services/load-tests/load-tests.ts';
+import { VERIFICATION_PATH, type TargetVerificationService } from '../../services/load-tests/target-verification.ts';
+import { toolArgs, toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import { TOOL_HINTS, toolResult, type Run } from '../run.ts';
+import { loadTestAppMeta } from '../apps/app-load-test.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 const resultsShape = toolOutput(loadTestResultsAnswer);

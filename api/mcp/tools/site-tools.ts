@@ -1,13 +1,13 @@
 // MCP tools of the site jobs: page discovery and page design audits (workflows on the network pool),
 // each call a job (a task when the client asks for one; the job answers from the cache unless `fresh`).
 import type { McpServer } from '@modelcontextprotocol/server';
-import { auditInput, discoverInput, MAX_PAGES } from '../../contract/site.ts';
-import { siteAuditResult, siteDiscoverResult } from '../../contract/responses.ts';
-import type { AuditAnswer, DiscoverAnswer, SiteService } from '../services/site.ts';
-import type { Plan } from '../../lib/plans.ts';
-import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND } from '../../lib/jobs/site.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { failure, TOOL_HINTS, toolResult } from './run.ts';
+import { auditInput, discoverInput, MAX_PAGES } from '../../../contract/site.ts';
+import { siteAuditResult, siteDiscoverResult } from '../../../contract/responses.ts';
+import type { AuditAnswer, DiscoverAnswer, SiteService } from '../../services/site.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import { PAGE_AUDIT_KIND, SITE_DISCOVERY_KIND } from '../../../lib/jobs/site.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { failure, TOOL_HINTS, toolResult } from '../run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
 export function registerSiteTools(

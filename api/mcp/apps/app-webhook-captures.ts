@@ -1,7 +1,7 @@
 // The MCP App of a wait for a capture (the ui extension): webhook_wait_for_request names this ui://
 // resource in its _meta. From the call's arguments (the host passes them as the tool input) it reads
 // the metadata of the webhook's captures through the host with webhook_requests every APP_POLL_MS while
-// on screen (api/mcp/apps.ts), listing those that arrive while the wait runs (method, path, time, size, the
+// on screen (api/mcp/apps/apps.ts), listing those that arrive while the wait runs (method, path, time, size, the
 // status answered, the rule that answered, the schema and signature verdicts); once the tool's result
 // comes it stops reading and shows the matched capture with its headers and body. Captures are the
 // sender's data: every piece goes in as text (textContent), never as markup.

@@ -1,11 +1,11 @@
 // MCP tool: deliver a signed test event to one of the user's webhooks (the REST my-webhook-trigger's
 // answer, checked by its schema): for an assistant that sets up a handler and wants to see it judged.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { webhookTriggerResult } from '../../contract/webhooks/webhook-trigger.ts';
-import { triggerBody } from '../../contract/webhooks/webhooks.ts';
-import type { WebhookService } from '../services/webhooks/webhooks.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { TOOL_HINTS, type Run } from './run.ts';
+import { webhookTriggerResult } from '../../../contract/webhooks/webhook-trigger.ts';
+import { triggerBody } from '../../../contract/webhooks/webhooks.ts';
+import type { WebhookService } from '../../services/webhooks/webhooks.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { TOOL_HINTS, type Run } from '../run.ts';
 
 export function registerWebhookTriggerTool(
   server: McpServer,

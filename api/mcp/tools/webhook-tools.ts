@@ -9,14 +9,14 @@ import {
   webhookReplayResult,
   webhookRequestsToolResult,
   webhookUpdateResult,
-} from '../../contract/webhooks/responses-webhooks.ts';
-import { deleteBody, replayBody, requestsArgs, updateBody, createBody } from '../../contract/webhooks/webhooks.ts';
-import { replayFields, settingFields } from '../../contract/webhooks/webhook-fields.ts';
-import type { Plan } from '../../lib/plans.ts';
-import type { WebhookReplayService } from '../services/webhooks/webhook-replay.ts';
-import type { WebhookService } from '../services/webhooks/webhooks.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { TOOL_HINTS, type Run } from './run.ts';
+} from '../../../contract/webhooks/responses-webhooks.ts';
+import { deleteBody, replayBody, requestsArgs, updateBody, createBody } from '../../../contract/webhooks/webhooks.ts';
+import { replayFields, settingFields } from '../../../contract/webhooks/webhook-fields.ts';
+import type { Plan } from '../../../lib/plans.ts';
+import type { WebhookReplayService } from '../../services/webhooks/webhook-replay.ts';
+import type { WebhookService } from '../../services/webhooks/webhooks.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { TOOL_HINTS, type Run } from '../run.ts';
 
 export function registerWebhookTools(
   server: McpServer,

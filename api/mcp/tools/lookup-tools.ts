@@ -1,11 +1,11 @@
 // MCP tools of the lookups answered in the request: DNS, IP information, HTTP headers.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { InvalidInputError } from '../../lib/errors.ts';
-import { dnsFields, dnsQuery, ipArgs, ipQuery, urlFields, urlInput } from '../../contract/lookups.ts';
-import type { LookupService } from '../services/lookups.ts';
-import { dnsLookupResult, httpHeadersResult, ipInfoResult } from '../../contract/responses.ts';
-import { toolInput, toolOutput, validate } from '../../contract/validate.ts';
-import { TOOL_HINTS, type Run } from './run.ts';
+import { InvalidInputError } from '../../../lib/errors.ts';
+import { dnsFields, dnsQuery, ipArgs, ipQuery, urlFields, urlInput } from '../../../contract/lookups.ts';
+import type { LookupService } from '../../services/lookups.ts';
+import { dnsLookupResult, httpHeadersResult, ipInfoResult } from '../../../contract/responses.ts';
+import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
+import { TOOL_HINTS, type Run } from '../run.ts';
 
 export function registerLookupTools(server: McpServer, run: Run, lookups: LookupService): void {
   server.registerTool(
