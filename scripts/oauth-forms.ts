@@ -10,10 +10,18 @@ export interface Page {
   html: string;
 }
 
+/** What a browser sends its requests through: `fetch`, or a stand-in for it (one that picks the source address). */
+export type SendRequest = (url: string, init: RequestInit) => Promise<Response>;
+
 export class FormBrowser {
   readonly #jar = new Map<string, string>();
+  readonly #send: SendRequest;
   /** Every Set-Cookie line the service sent, as sent (attributes included). */
   readonly setCookies: string[] = [];
+
+  constructor(options: { send?: SendRequest } = {}) {
+    this.#send = options.send ?? fetch;
+  }
 
   /** Every cookie this browser holds, as one Cookie header (paths aside: as a browser sends cookies set for `/`). */
   cookieHeader(): string {
@@ -56,7 +64,7 @@ export class FormBrowser {
     stopAt?: (url: URL) => boolean,
   ): Promise<Page | URL> {
     for (let hop = 0; hop < 20; hop++) {
-      const res = await fetch(url, {
+      const res = await this.#send(url, {
         method,
         body,
         redirect: 'manual',

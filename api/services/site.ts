@@ -14,7 +14,7 @@ import {
 import { AppError, JobTimeoutError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import { checkTarget } from '../../lib/net/target-guard.ts';
-import { resultWithin, startJob } from '../../lib/temporal/jobs.ts';
+import { resultWithin, startJob, type JobStart } from '../../lib/temporal/jobs.ts';
 import type { JobWorkflows } from '../../lib/jobs/index.ts';
 import {
   PAGE_AUDIT_KIND,
@@ -69,32 +69,34 @@ export function siteService(deps: { kv: KvStore; temporal: Client; allow: readon
     return answer.value;
   }
 
+  /** Starts a site job for an MCP task once `url` passes the address check; answers its workflow id. */
+  async function startTask<N extends SiteWorkflow>(url: string, job: JobStart<N>): Promise<string> {
+    await checkTarget(url, { allow: deps.allow, field: 'url' });
+    const { handle } = await startJob(deps.temporal, { ...job, memo: { task: true, ...job.memo } });
+    return handle.workflowId;
+  }
+
   return {
     /**
      * The same jobs started for an MCP task: the workflow answers from the cache itself unless `fresh`,
      * so every call has its job (a task is a workflow). Answers the workflow id.
      */
-    async startDiscover(input: z.output<typeof discoverInput>, ownerId: number): Promise<string> {
-      await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const { handle } = await startJob(deps.temporal, {
+    startDiscover(input: z.output<typeof discoverInput>, ownerId: number): Promise<string> {
+      return startTask(input.url, {
         kind: SITE_DISCOVERY_KIND,
         ownerId,
         workflow: 'siteDiscovery',
         args: [input.url, !input.fresh],
-        memo: { task: true, url: input.url, limit: input.limit },
+        memo: { url: input.url, limit: input.limit },
       });
-      return handle.workflowId;
     },
-    async startAudit(input: z.output<typeof auditInput>, ownerId: number): Promise<string> {
-      await checkTarget(input.url, { allow: deps.allow, field: 'url' });
-      const { handle } = await startJob(deps.temporal, {
+    startAudit(input: z.output<typeof auditInput>, ownerId: number): Promise<string> {
+      return startTask(input.url, {
         kind: PAGE_AUDIT_KIND,
         ownerId,
         workflow: 'pageAudit',
         args: [input.url, input.page_type, !input.fresh],
-        memo: { task: true },
       });
-      return handle.workflowId;
     },
     /** The answer of a site job that ended, as `discover` or `audit` answers; its failure throws as they do. */
     async jobAnswer(workflowId: string): Promise<DiscoverAnswer | AuditAnswer> {

@@ -189,6 +189,15 @@ console.log(
     'after its second p50 / p99 / max | seconds skipped | oldest heartbeat | retried | on time | bytes a ' +
     'report sends per shard-second (JSON, mean) | Postgres WAL per shard-second',
 );
+/** The CPU time each process has used so far, and the WAL Postgres has written, at this moment. */
+const usage = async () => ({
+  at: Date.now(),
+  temporal: await cpuOf(temporal.pid!),
+  worker: selfCpu(),
+  eventLoop: threadCpu(),
+  pg: pgPid ? await postgresCpu() : 0,
+  wal: pgPid ? await walBytes(db) : 0,
+});
 let largestOnTime: number | null = null;
 try {
   for (const n of COUNTS) {
@@ -210,14 +219,7 @@ try {
     const allReporting = (Date.now() - startAt) / 1000;
     run.late = []; // lateness and reports missing over the window when every shard reports
     run.stale = 0;
-    const from = {
-      at: Date.now(),
-      temporal: await cpuOf(temporal.pid!),
-      worker: selfCpu(),
-      eventLoop: threadCpu(),
-      pg: pgPid ? await postgresCpu() : 0,
-      wal: pgPid ? await walBytes(db) : 0,
-    };
+    const from = await usage();
     // The oldest heartbeat the server holds, looked at every 5 s (against its timeout: shardLiveness).
     let oldestHeartbeat: number | null = null;
     while (Date.now() < endAt - 6000) {
@@ -234,14 +236,7 @@ try {
       }
     }
     await new Promise((r) => setTimeout(r, Math.max(0, endAt - 1000 - Date.now())));
-    const to = {
-      at: Date.now(),
-      temporal: await cpuOf(temporal.pid!),
-      worker: selfCpu(),
-      eventLoop: threadCpu(),
-      pg: pgPid ? await postgresCpu() : 0,
-      wal: pgPid ? await walBytes(db) : 0,
-    };
+    const to = await usage();
     const failed = await handle.result();
     // Bytes stored per shard-second in the first minute and in the last one measured.
     const minutes = [...run.bytes.keys()].sort((a, b) => a - b);

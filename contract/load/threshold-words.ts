@@ -7,7 +7,7 @@
 // with the value in its units (ms, % of attempts): `p(95)<300` is `p95 < 300`, `rate<0.01` on
 // http_req_failed is `error_rate < 1`. A fault names the nearest form that would be read.
 import { distance } from 'fastest-levenshtein';
-import { PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
+import { LATENCY_PERCENTILES, PHASE_STATS, PHASES, type Phase, type PhaseStat } from '../../lib/load/phases.ts';
 
 export const TOTAL_METRICS = [
   'p50',
@@ -38,14 +38,7 @@ export const isPhaseMetric = (metric: string): metric is PhaseMetric => PHASE_ME
 export const THRESHOLD_METRICS: readonly ThresholdMetric[] = [...TOTAL_METRICS, ...PHASE_METRICS];
 
 /** The percentile of each percentile metric of the total latency. */
-export const PERCENTILES: Partial<Record<ThresholdMetric, number>> = {
-  p50: 50,
-  p75: 75,
-  p90: 90,
-  p95: 95,
-  p99: 99,
-  'p99.9': 99.9,
-};
+export const PERCENTILES: Partial<Record<ThresholdMetric, number>> = LATENCY_PERCENTILES;
 const LATENCY_STATS = new Set<string>([...Object.keys(PERCENTILES), 'avg', 'min', 'max']);
 
 export const OPERATORS = ['<=', '>=', '==', '!=', '<', '>'] as const;

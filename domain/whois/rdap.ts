@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { createGuardedFetch } from '../../lib/net/guarded-fetch.ts';
 import type { Pace } from './pace.ts';
 import { emptyParsedData, mentionsPremium, parseRdap } from './parse.ts';
-import type { RegistryAnswer } from './registry-answer.ts';
+import { failedAnswer, type RegistryAnswer } from './registry-answer.ts';
 
 let bootstrap: Map<string, string> | undefined;
 
@@ -67,14 +67,7 @@ export async function rdapLookup(domain: string, tld: string, options: RdapOptio
   if (!base) return null;
   const url = new URL(`domain/${encodeURIComponent(domain)}`, base.endsWith('/') ? base : `${base}/`);
   const server = url.host;
-  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({
-    verdict,
-    server,
-    raw: '',
-    parsed: emptyParsedData(),
-    premium: false,
-    reason,
-  });
+  const failed = (reason: string, verdict?: 'error' | 'rate_limited') => failedAnswer(server, reason, verdict);
   let res: { status: number; text: string };
   let text: string;
   const started = performance.now();

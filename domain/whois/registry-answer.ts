@@ -1,4 +1,4 @@
-import type { ParsedData, RegistryVerdict } from './parse.ts';
+import { emptyParsedData, type ParsedData, type RegistryVerdict } from './parse.ts';
 
 /** One registry's answer (RDAP or WHOIS) about one name. */
 export interface RegistryAnswer {
@@ -12,4 +12,13 @@ export interface RegistryAnswer {
   premium: boolean;
   /** Why the verdict is `error` (or `rate_limited`). */
   reason?: string;
+}
+
+/** The answer of a registry that could not be asked or did not answer usably, and why. */
+export function failedAnswer(
+  server: string,
+  reason: string,
+  verdict: 'error' | 'rate_limited' = 'error',
+): RegistryAnswer {
+  return { verdict, server, raw: '', parsed: emptyParsedData(), premium: false, reason };
 }

@@ -11,7 +11,7 @@ import { bareHost } from '../../lib/net/bare-host.ts';
 import { emptyParsedData, mentionsPremium, mergeParsed } from './parse.ts';
 import { parseWhois, whoisReferral, whoisVerdict } from './whois-text.ts';
 import type { Pace } from './pace.ts';
-import type { RegistryAnswer } from './registry-answer.ts';
+import { failedAnswer, type RegistryAnswer } from './registry-answer.ts';
 
 export const IANA_WHOIS = 'whois.iana.org';
 /** Larger answers are cut here (the biggest real ones are a few tens of kB). */
@@ -111,14 +111,7 @@ export async function whoisLookup(domain: string, tld: string, options: WhoisOpt
     if (refused) throw new PaceRefused(refused);
     return whoisQuery(s, domain, { timeoutMs: left(), guard: trusted ? undefined : { allow: options.allow } });
   };
-  const failed = (reason: string, verdict: 'error' | 'rate_limited' = 'error'): RegistryAnswer => ({
-    verdict,
-    server,
-    raw: '',
-    parsed: emptyParsedData(),
-    premium: false,
-    reason,
-  });
+  const failed = (reason: string, verdict?: 'error' | 'rate_limited') => failedAnswer(server, reason, verdict);
 
   let text: string;
   for (let hop = 0; ; hop++) {

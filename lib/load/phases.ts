@@ -3,15 +3,9 @@
 export const PHASES = ['dns', 'connect', 'tls', 'ttfb', 'transfer'] as const;
 export type Phase = (typeof PHASES)[number];
 
+/** The percentiles of a latency a threshold may name, the total's (`p95`) as a phase's (`ttfb.p95`). */
+export const LATENCY_PERCENTILES = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, 'p99.9': 99.9 } as const;
+
 /** Each figure and the percentile it reads (null: not a percentile). */
-export const PHASE_STATS = {
-  avg: null,
-  p50: 50,
-  p75: 75,
-  p90: 90,
-  p95: 95,
-  p99: 99,
-  'p99.9': 99.9,
-  max: null,
-} as const;
+export const PHASE_STATS = { avg: null, ...LATENCY_PERCENTILES, max: null } as const;
 export type PhaseStat = keyof typeof PHASE_STATS;

@@ -32,6 +32,23 @@ export class DevServerError extends Error {
   override name = 'DevServerError';
 }
 
+/** The `temporal` CLI's arguments: a dev server on loopback, its database in `dbFile`, no web UI without `uiPort`. */
+export function devServerArgs(options: { port: number; uiPort?: number; dbFile: string; logLevel: string }): string[] {
+  return [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    ...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort)]),
+    '--db-filename',
+    options.dbFile,
+    '--log-level',
+    options.logLevel,
+  ];
+}
+
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const dbDir = path.join(options.dataDir, 'temporal');
   await fs.mkdir(dbDir, { recursive: true });
@@ -41,20 +58,12 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         `to use that server`,
     );
   }
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(options.port),
-    '--ui-port',
-    String(options.uiPort),
-    '--db-filename',
-    path.join(dbDir, 'dev.db'),
-    '--log-level',
-    'warn',
-  ];
+  const args = devServerArgs({
+    port: options.port,
+    uiPort: options.uiPort,
+    dbFile: path.join(dbDir, 'dev.db'),
+    logLevel: 'warn',
+  });
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
 
   let child: ChildProcess;

@@ -7,6 +7,7 @@ import http from 'node:http';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
 import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
+import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { targets } from '../support/client.ts';
 import { authorizeUrl, newUser, PASSWORD } from '../support/mcp.ts';
 
@@ -14,12 +15,6 @@ interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-}
-
-interface Page {
-  url: string;
-  status: number;
-  html: string;
 }
 
 /** A fresh loopback address other than 127.0.0.1. */
@@ -71,81 +66,26 @@ const clientMetadata = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** A browser at one client address: cookies kept, redirects followed, forms filled with their hidden fields. */
-class BrowserAt {
-  readonly #jar = new Map<string, string>();
+/** A browser at one client address: every request it sends leaves from `address`. */
+class BrowserAt extends FormBrowser {
   readonly address: string;
   constructor(address: string) {
+    super({
+      send: async (url, init) => {
+        const reply = await send(address, url, {
+          method: init.method,
+          headers: init.headers as Record<string, string>,
+          body: init.body as string | undefined,
+        });
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(reply.headers))
+          for (const v of [value ?? []].flat()) headers.append(name, v);
+        const empty = reply.status === 204 || reply.status === 304;
+        return new Response(empty ? null : reply.text, { status: reply.status, headers });
+      },
+    });
     this.address = address;
   }
-
-  get(url: string, stopAt?: (url: URL) => boolean): Promise<Page | URL> {
-    return this.#go(url, 'GET', undefined, stopAt);
-  }
-
-  submit(
-    page: Page,
-    action: RegExp,
-    fields: Record<string, string>,
-    stopAt?: (url: URL) => boolean,
-  ): Promise<Page | URL> {
-    const form = [...page.html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].find((m) =>
-      action.test(decode(m[1]!)),
-    );
-    if (!form)
-      throw new Error(
-        `no form with an action like ${action} on ${page.url} (HTTP ${page.status}): ${page.html.slice(0, 300)}`,
-      );
-    const hidden = Object.fromEntries(
-      [...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
-        m[1]!,
-        decode(m[2]!),
-      ]),
-    );
-    return this.#go(
-      new URL(decode(form[1]!), page.url).href,
-      'POST',
-      new URLSearchParams({ ...hidden, ...fields }).toString(),
-      stopAt,
-    );
-  }
-
-  async #go(
-    url: string,
-    method: string,
-    body: string | undefined,
-    stopAt?: (url: URL) => boolean,
-  ): Promise<Page | URL> {
-    for (let hop = 0; hop < 20; hop++) {
-      const headers: Record<string, string> = { cookie: [...this.#jar].map(([k, v]) => `${k}=${v}`).join('; ') };
-      if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
-      const res = await send(this.address, url, { method, headers, body });
-      for (const line of res.headers['set-cookie'] ?? []) {
-        const [pair] = line.split(';');
-        const eq = pair!.indexOf('=');
-        if (/max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.#jar.delete(pair!.slice(0, eq).trim());
-        else this.#jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-      }
-      const location = res.headers.location;
-      if (res.status >= 300 && res.status < 400 && location) {
-        const next = new URL(location, url);
-        if (stopAt?.(next)) return next;
-        [url, method, body] = [next.href, 'GET', undefined];
-        continue;
-      }
-      return { url, status: res.status, html: res.text };
-    }
-    throw new Error(`too many redirects from ${url}`);
-  }
-}
-
-function decode(s: string): string {
-  return s
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'");
 }
 
 /**

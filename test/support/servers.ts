@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { canConnect } from '../../lib/can-connect.ts';
+import { devServerArgs } from '../../lib/temporal/dev-server.ts';
 import { freePort, tempDir } from './processes.ts';
 
 const run = promisify(execFile);
@@ -157,19 +158,7 @@ export async function startRedis(): Promise<ChildServer & { url: string }> {
 export async function startTemporal(): Promise<ChildServer> {
   const port = await freePort();
   const dir = await tempDir('temporal-faults');
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--headless',
-    '--log-level',
-    'error',
-    '--db-filename',
-    path.join(dir, 'temporal.db'),
-  ];
+  const args = devServerArgs({ port, dbFile: path.join(dir, 'temporal.db'), logLevel: 'error' });
   return childServer(process.env.TEMPORAL_CLI || 'temporal', args, port, dir, 'SIGTERM', 60_000);
 }
 

@@ -18,6 +18,18 @@ import { toolInput, toolOutput, validate } from '../../../contract/validate.ts';
 import { failure, TOOL_HINTS, toolResult, type Run } from '../run.ts';
 import { registerJobTool, type JobToolDeps, type TaskPresenter } from './job-tools.ts';
 
+/** A job as the tools answer it: the REST status without its internals. */
+function withoutInternals({
+  success: _s,
+  source: _src,
+  upload_bytes: _u,
+  result_bytes: _r,
+  downloaded: _d,
+  ...job
+}: VideoJobAnswer) {
+  return job;
+}
+
 export function registerVideoTools(
   server: McpServer,
   run: Run,
@@ -26,17 +38,10 @@ export function registerVideoTools(
   account: { userId: number; plan: Plan },
 ): Record<string, TaskPresenter> {
   const { userId } = account;
-  /** A job as the tools answer it (the REST status without its internals), and what to do next. */
+  /** A job as the tools answer it, and what to do next. */
   const present: TaskPresenter = (value) => {
     if (value.success === false) return failure(String(value.error));
-    const {
-      success: _s,
-      source: _src,
-      upload_bytes: _u,
-      result_bytes: _r,
-      downloaded: _d,
-      ...job
-    } = value as VideoJobAnswer;
+    const job = withoutInternals(value as VideoJobAnswer);
     const next = videoNextStep(job);
     return toolResult(
       {
@@ -104,17 +109,7 @@ export function registerVideoTools(
     (args) =>
       run(
         'watermark_status',
-        async () => {
-          const {
-            success: _s,
-            source: _src,
-            upload_bytes: _u,
-            result_bytes: _r,
-            downloaded: _d,
-            ...out
-          } = await video.status(String(args.job_id ?? ''), userId);
-          return out;
-        },
+        async () => withoutInternals(await video.status(String(args.job_id ?? ''), userId)),
         videoNextStep,
       ),
   );

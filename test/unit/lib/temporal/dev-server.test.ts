@@ -3,7 +3,7 @@
 // fails otherwise) a given number of times, then listens on the `--port` it was given.
 import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from '../../../../lib/temporal/dev-server.ts';
+import { type DevServer, devServerArgs, startDevServer } from '../../../../lib/temporal/dev-server.ts';
 import { freePort, tempDir } from '../../../support/processes.ts';
 
 const servers: DevServer[] = [];
@@ -56,5 +56,17 @@ describe('startDevServer', () => {
     const cli = await standIn(1, 'unable to open database file');
     await expect(cli.start()).rejects.toThrow(/exited with 1: unable to open database file/);
     expect(await cli.starts()).toBe(1);
+  });
+});
+
+describe('devServerArgs', () => {
+  it('serves the web UI on its port, or none without one', () => {
+    const args = { port: 7233, dbFile: '/data/dev.db', logLevel: 'warn' };
+    expect(devServerArgs({ ...args, uiPort: 8233 }).join(' ')).toBe(
+      'server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233 --db-filename /data/dev.db --log-level warn',
+    );
+    expect(devServerArgs(args).join(' ')).toBe(
+      'server start-dev --ip 127.0.0.1 --port 7233 --headless --db-filename /data/dev.db --log-level warn',
+    );
   });
 });
