@@ -38,6 +38,12 @@ const WHY: Record<Failure, string> = {
 const verdictOf = (o: Outcome<SchemaVerdict>): CheckVerdict =>
   o.ok ? o.answer : unchecked(WHY[o.failed] === FAILED && o.error ? `${FAILED} (${o.error.message})` : WHY[o.failed]);
 
+/**
+ * A thread without a check for this long ends (33 MB each, Ajv and the compiled schemas): a process whose
+ * users check no bodies keeps none; the first check after starts one (0.2-1 s, after the sender's answer).
+ */
+const THREAD_IDLE_MS = 30_000;
+
 export type SchemaCheckPoolOptions = Partial<ThreadPoolOptions>;
 
 /** `budgetMs`: of CPU time, compiling the schema included. */
@@ -61,6 +67,7 @@ export class SchemaCheckPool extends ThreadPool<CheckJob, SchemaVerdict> {
         bytes: (job) => (job.compileOnly ? job.schema.length : (job.body?.length ?? 0)),
         retryOutOfMemory: true,
         replaceEnded: true,
+        idleMs: THREAD_IDLE_MS,
       },
     );
   }

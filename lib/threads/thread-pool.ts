@@ -43,6 +43,11 @@ export interface ThreadPoolKind<T> {
   retryOutOfMemory?: boolean;
   /** Starts a thread in place of one ended at once, so that the next task does not wait for it to start. */
   replaceEnded?: boolean;
+  /**
+   * A thread with no task for this long is ended (its heap returned; the next task starts one again):
+   * an idle process keeps no thread it is not using. Unset: threads are kept.
+   */
+  idleMs?: number;
 }
 
 /** Why a task has no answer: past its budget of time or heap, kept from the CPU, or its thread gone. */
@@ -94,6 +99,7 @@ interface Thread<T, A> {
   tid: number | null;
   running: Waiting<T, A> | null;
   timer?: NodeJS.Timeout;
+  idleTimer?: NodeJS.Timeout;
   error?: Error;
 }
 
@@ -122,11 +128,6 @@ export class ThreadPool<T, A> {
     });
   }
 
-  /** Starts a thread now if none is (a thread takes 0.2-1 s to start: a first task need not wait for it). */
-  warm(): void {
-    if (!this.#closed && this.#threads.length === 0) this.#spawn();
-  }
-
   /** How many more tasks of `owner` would be taken now (bytes aside). */
   room(owner: string): number {
     return this.#closed ? 0 : this.#queues.room(owner);
@@ -151,8 +152,9 @@ export class ThreadPool<T, A> {
   #pump(): void {
     if (this.#closed) return;
     for (const t of this.#threads) {
-      if (!t.ready || t.running || this.#queues.size === 0) continue;
-      this.#run(t, this.#queues.next()!);
+      if (!t.ready || t.running) continue;
+      if (this.#queues.size === 0) this.#idle(t);
+      else this.#run(t, this.#queues.next()!);
     }
     // A thread more for each task that no thread starting will take, up to the most.
     const starting = this.#threads.filter((t) => !t.ready).length;
@@ -160,7 +162,23 @@ export class ThreadPool<T, A> {
     for (let i = 0; i < more; i++) this.#spawn();
   }
 
+  /** A free thread ends after `idleMs` without a task (its timer set once, cleared by the next task). */
+  #idle(t: Thread<T, A>): void {
+    const idleMs = this.#kind.idleMs;
+    if (idleMs === undefined || t.idleTimer) return;
+    t.idleTimer = setTimeout(() => {
+      t.idleTimer = undefined;
+      const at = this.#threads.indexOf(t);
+      if (t.running || at < 0) return;
+      this.#threads.splice(at, 1);
+      void t.worker.terminate();
+    }, idleMs);
+    t.idleTimer.unref();
+  }
+
   #run(t: Thread<T, A>, waiting: Waiting<T, A>): void {
+    clearTimeout(t.idleTimer);
+    t.idleTimer = undefined;
     t.running = waiting;
     const budget = this.options.budgetMs;
     const started = Date.now();
@@ -231,6 +249,7 @@ export class ThreadPool<T, A> {
     if (at < 0) return;
     this.#threads.splice(at, 1);
     clearTimeout(t.timer);
+    clearTimeout(t.idleTimer);
     t.running?.resolve({ ok: false, failed });
     t.running = null;
     this.#replace();

@@ -65,13 +65,6 @@ async function within(work: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The process's checker: one thread started at once (33 MB), so that a first read does not wait for it to start. */
-function warmPool(): SchemaCheckPool {
-  const pool = new SchemaCheckPool();
-  pool.warm();
-  return pool;
-}
-
 /**
  * The compiles of schemas being set: their owner waits for the answer, so at the service's own
  * priority (a busy machine keeps the checker's lowered threads from the CPU for longer than the
@@ -81,7 +74,7 @@ const settingPool = () => new SchemaCheckPool({ threads: 1, nice: 0, maxQueued: 
 
 export function schemaChecks({
   db,
-  pool = warmPool(),
+  pool = new SchemaCheckPool(),
   compiles = settingPool(),
   readWaitMs = READ_WAIT_MS,
 }: {

@@ -42,7 +42,7 @@ const started = async (p: ThreadPool<PoolTestTask, string>) => {
 };
 
 describe('ThreadPool', () => {
-  it('runs tasks on threads started as tasks wait, up to the most, and keeps them; warms one', async () => {
+  it('runs tasks on threads started as tasks wait, up to the most, and keeps them', async () => {
     const p = pool({ threads: 2 });
     expect(p.stats().threadIds).toEqual([]);
     const answers = await Promise.all(['a', 'b', 'c'].map((echo) => ran(p, 'u', { echo })));
@@ -51,10 +51,22 @@ describe('ThreadPool', () => {
     expect(threads).toHaveLength(2);
     expect(await ran(p, 'u', { echo: 'd' })).toEqual(answered('d'));
     expect(p.stats()).toEqual({ threadIds: threads, running: 0, queued: 0 });
-    const warm = pool({ threads: 2 });
-    warm.warm();
-    warm.warm();
-    expect(warm.stats().threadIds).toHaveLength(1);
+  });
+
+  it('ends a thread idle for idleMs, and starts one again for the next task', async () => {
+    const p = pool({ threads: 2 }, { idleMs: 300 });
+    await Promise.all([ran(p, 'u', { sleepMs: 200 }), ran(p, 'u', { echo: 'a' })]);
+    const first = p.stats().threadIds;
+    expect(first).toHaveLength(2);
+    // A thread that keeps working is kept; the other, idle, ends.
+    const busy = ran(p, 'u', { sleepMs: 900 });
+    while (p.stats().threadIds.length === 2) await new Promise((r) => setTimeout(r, 20));
+    expect(p.stats()).toMatchObject({ running: 1, queued: 0 });
+    await busy;
+    while (p.stats().threadIds.length > 0) await new Promise((r) => setTimeout(r, 20));
+    expect(await ran(p, 'u', { echo: 'b' })).toEqual(answered('b'));
+    expect(p.stats().threadIds).toHaveLength(1);
+    expect(first).not.toContain(p.stats().threadIds[0]);
   });
 
   it('ends a task past its CPU budget (`time`), the event loop going on; replaces its thread at once', async () => {
