@@ -58,7 +58,7 @@ export class CaptureDiffThreads extends ThreadPool<DiffTask, string> {
       { ...DIFF_THREAD_DEFAULTS, maxQueuedBytes: Number.POSITIVE_INFINITY, ...options },
       // The clock: the budget is a backstop far past what a diff takes, not a measure of its work.
       // An idle thread ends after a while: a process nobody asks for diffs keeps none.
-      { module: new URL('./capture-diff-thread.ts', import.meta.url), clock: 'wall', idleMs: 30_000 },
+      { module: new URL('./capture-diff-thread.ts', import.meta.url), clock: 'wall', idleMs: 5 * 60_000 },
     );
   }
 

@@ -42,7 +42,7 @@ const verdictOf = (o: Outcome<SchemaVerdict>): CheckVerdict =>
  * A thread without a check for this long ends (33 MB each, Ajv and the compiled schemas): a process whose
  * users check no bodies keeps none; the first check after starts one (0.2-1 s, after the sender's answer).
  */
-const THREAD_IDLE_MS = 30_000;
+export const THREAD_IDLE_MS = 5 * 60_000;
 
 export type SchemaCheckPoolOptions = Partial<ThreadPoolOptions>;
 

@@ -13,7 +13,7 @@ import { FairQueues, type QueueBounds, type QueueFull } from './fair-queues.ts';
 import type { TaskMessage, ThreadData, ThreadMessage } from './pool-thread.ts';
 
 export interface ThreadPoolOptions extends QueueBounds {
-  /** Threads at most (started when first needed, then kept). */
+  /** Threads at most (started when first needed, then kept, or ended when idle: `idleMs`). */
   threads: number;
   /** Time a task may take on its thread (measured as `clock` says). */
   budgetMs: number;
@@ -128,6 +128,11 @@ export class ThreadPool<T, A> {
     });
   }
 
+  /** Whether a thread has started and can take a task now or when its task ends (else the next waits for one). */
+  get warm(): boolean {
+    return this.#threads.some((t) => t.ready);
+  }
+
   /** How many more tasks of `owner` would be taken now (bytes aside). */
   room(owner: string): number {
     return this.#closed ? 0 : this.#queues.room(owner);
@@ -230,6 +235,7 @@ export class ThreadPool<T, A> {
     if (at < 0) return; // retired: its task was answered
     this.#threads.splice(at, 1);
     clearTimeout(t.timer);
+    clearTimeout(t.idleTimer);
     const oom = outOfMemory(t.error);
     const lost = t.running;
     t.running = null;

@@ -29,6 +29,11 @@ export { BUSY };
 export const STILL_RUNNING = 'not checked yet: the check is still running';
 /** How long a read waits for the checks it needs before it answers without them. */
 export const READ_WAIT_MS = 500;
+/**
+ * How much longer when the checker has no thread started (none kept after a quiet spell): a thread
+ * takes 0.2-1 s to start, and a read right after a quiet spell would otherwise answer without verdicts.
+ */
+export const COLD_START_MS = 1500;
 /** Bodies read at a time to check against a schema. */
 const CHECK_BATCH = 100;
 /** How often a read whose owner's queue is full looks again for room. */
@@ -77,12 +82,14 @@ export function schemaChecks({
   pool = new SchemaCheckPool(),
   compiles = settingPool(),
   readWaitMs = READ_WAIT_MS,
+  coldStartMs = COLD_START_MS,
 }: {
   db: Kysely<Database>;
   pool?: SchemaCheckPool;
   /** Where a schema being set is compiled. */
   compiles?: SchemaCheckPool;
   readWaitMs?: number;
+  coldStartMs?: number;
 }) {
   /** Checks running or waiting, by schema hash and capture id: a second ask joins the first. */
   const running = new Map<string, Promise<CheckVerdict>>();
@@ -134,7 +141,7 @@ export function schemaChecks({
     load: (ids: number[]) => Promise<CheckedBody[]>,
     told: (id: number, verdict: CheckVerdict) => void,
   ): Promise<{ submitted: Set<number> }> {
-    const deadline = Date.now() + readWaitMs;
+    const deadline = Date.now() + readWaitMs + (pool.warm ? 0 : coldStartMs);
     const submitted = new Set<number>();
     const pending = new Set<Promise<void>>();
     for (let next = 0; next < ids.length && Date.now() < deadline; ) {

@@ -49,7 +49,7 @@ const CONTRACT: Record<string, z.ZodType> = {
   audit_page_design: auditInput,
   load_test_list: listQuery,
   load_test_verify_target: verifyTargetBody,
-  load_test_start: z.object({}), // checked by test/unit/contract/load-test-start.test.ts
+  load_test_start: z.object({}), // checked by test/unit/contract/load/load-test-start.test.ts
   load_test_status: testIdParams,
   load_test_stop: testIdParams,
   load_test_results: testIdParams,

@@ -41,6 +41,14 @@ const started = async (p: ThreadPool<PoolTestTask, string>) => {
   while (p.stats().running === 0) await new Promise((r) => setTimeout(r, 10));
 };
 
+/** Resolves once the pool has `n` threads; fails after 10 s. */
+async function threadsLeft(p: ThreadPool<PoolTestTask, string>, n: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; p.stats().threadIds.length !== n; ) {
+    if (Date.now() > deadline) throw new Error(`the pool still has ${p.stats().threadIds.length} threads, not ${n}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('ThreadPool', () => {
   it('runs tasks on threads started as tasks wait, up to the most, and keeps them', async () => {
     const p = pool({ threads: 2 });
@@ -56,17 +64,17 @@ describe('ThreadPool', () => {
   it('ends a thread idle for idleMs, and starts one again for the next task', async () => {
     const p = pool({ threads: 2 }, { idleMs: 300 });
     await Promise.all([ran(p, 'u', { sleepMs: 200 }), ran(p, 'u', { echo: 'a' })]);
-    const first = p.stats().threadIds;
-    expect(first).toHaveLength(2);
+    expect(p.stats().threadIds).toHaveLength(2);
     // A thread that keeps working is kept; the other, idle, ends.
+    expect(p.warm).toBe(true);
     const busy = ran(p, 'u', { sleepMs: 900 });
-    while (p.stats().threadIds.length === 2) await new Promise((r) => setTimeout(r, 20));
+    await threadsLeft(p, 1);
     expect(p.stats()).toMatchObject({ running: 1, queued: 0 });
     await busy;
-    while (p.stats().threadIds.length > 0) await new Promise((r) => setTimeout(r, 20));
+    await threadsLeft(p, 0);
+    expect(p.warm).toBe(false);
     expect(await ran(p, 'u', { echo: 'b' })).toEqual(answered('b'));
     expect(p.stats().threadIds).toHaveLength(1);
-    expect(first).not.toContain(p.stats().threadIds[0]);
   });
 
   it('ends a task past its CPU budget (`time`), the event loop going on; replaces its thread at once', async () => {

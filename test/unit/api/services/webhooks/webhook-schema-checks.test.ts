@@ -46,10 +46,10 @@ class CountingPool extends SchemaCheckPool {
 }
 
 /** The service with its own checker, and a capture writer that hands it what it stores. */
-function setup(options: SchemaCheckPoolOptions = {}, readWaitMs = 500) {
+function setup(options: SchemaCheckPoolOptions = {}, readWaitMs = 500, coldStartMs = 0) {
   // At the process's own priority: a loaded test machine gives a lowered thread too little CPU to judge.
   const pool = new CountingPool({ nice: 0, ...options });
-  const checks = schemaChecks({ db: database.db, pool, readWaitMs });
+  const checks = schemaChecks({ db: database.db, pool, readWaitMs, coldStartMs });
   const writer = new CaptureWriter(database.db, { keepPerWebhook: 100, onToCheck: (c) => checks.afterStored(c) });
   closing.push(() => checks.close());
   return { pool, writer, views: webhookRequestService({ db: database.db, checks }) };
@@ -122,6 +122,17 @@ describe('webhook schema checks', () => {
     expect(again[0]!.hash).not.toBe(kept[0]!.hash);
     expect((await views.requests(w.userId, w.webhookId)).requests.map((r) => r.schema?.valid)).toEqual([true, false]);
     expect(pool.submitted).toBe(4);
+  });
+
+  it('waits longer for verdicts when the checker has no thread started (after a quiet spell)', async () => {
+    // A read's own wait (100 ms) is shorter than a thread's start: the cold start's allowance covers it.
+    const { pool, writer, views } = setup({}, 100, 10_000);
+    expect(pool.warm).toBe(false);
+    const w = await owner({ type: 'object', required: ['id'] });
+    expect(await writer.write(capture(w.webhookId, '{}'))).toBe(true);
+    const read = await views.requests(w.userId, w.webhookId);
+    expect(read.requests[0]!.schema).toEqual({ valid: false, errors: [{ path: '/id', message: 'is required' }] });
+    expect(pool.warm).toBe(true);
   });
 
   it("checks a read's captures past the owner's queue bound as room comes, within the read's wait", async () => {
