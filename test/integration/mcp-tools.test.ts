@@ -163,11 +163,20 @@ describe('MCP tools', () => {
   it('keeps webhooks per user: create, list, read, delete; another user gets an error and nothing else', async () => {
     const owner = await connect('mcp-owner@example.test');
     const other = await connect('mcp-other@example.test');
+    // Listed first, the client checks every answer's structured content against the tool's output schema.
+    await owner.listTools();
     const created = (await owner.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as {
       webhook_id: string;
       webhook_url: string;
     };
     expect(created.webhook_url).toBe(`https://tools.example.test/webhook/${created.webhook_id}`);
+    const response = { status: 202, headers: { 'X-Seen': 'yes' }, body: 'ok', delay_ms: 0 };
+    const updated = await owner.callTool({
+      name: 'webhook_update',
+      arguments: { webhook_id: created.webhook_id, response, retention: { max_requests: 50 } },
+    });
+    expect(updated.isError).toBeFalsy();
+    expect(updated.structuredContent).toMatchObject({ webhook_id: created.webhook_id, response });
     const listed = (await owner.callTool({ name: 'webhook_list', arguments: {} })).structuredContent as {
       total: number;
       webhooks: Array<{ webhook_id: string; request_count: number }>;
