@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, expectErrorShape, newAccount, targets } from '../support/client.ts';
-import { loadTestCalls } from '../support/load-tests.ts';
+import { loadTestCalls, pacedTest } from '../support/load-tests.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
 import { ROOT } from '../support/processes.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
@@ -319,14 +319,7 @@ describe('load test report', () => {
 
   it("shows a running test's last second's rate beside its average, each labelled", async () => {
     await ended; // (a page drawn in the browser while they ran would slow them: the report's thresholds are theirs)
-    const started = await calls.start({
-      targetUrl: `${site.url}/delay/10/live`,
-      httpMethod: 'GET',
-      concurrentUsers: 2,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 20,
-    });
+    const started = await calls.start(pacedTest(`${site.url}/delay/10/live`));
     expect(started.status, started.text).toBe(202);
     const { page, context } = await dashboard(1280);
     await page.goto(`/dashboard/load-tests/${started.body.test_id}`);

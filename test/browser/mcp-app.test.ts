@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
 import { hostApp, servedApp } from '../support/mcp-app-host.ts';
 import { admin, targets } from '../support/client.ts';
-import { loadTestCalls } from '../support/load-tests.ts';
+import { loadTestCalls, pacedTest } from '../support/load-tests.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 import { ROOT } from '../support/processes.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
@@ -50,14 +50,7 @@ describe('the load test MCP App', () => {
     const html = await servedApp(client, APP_URI, ['load_test_start', 'load_test_status'], 'load_test_stop');
 
     // A test that runs for a minute: its first figures, as load_test_status answers them.
-    const started = await calls.start({
-      targetUrl: `${site.url}/delay/20/app`,
-      httpMethod: 'GET',
-      concurrentUsers: 2,
-      requestsPerSecond: 20,
-      testDuration: 60,
-      rampUpTime: 0,
-    });
+    const started = await calls.start(pacedTest(`${site.url}/delay/20/app`, { testDuration: 60 }));
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const testId: string = started.body.test_id;
     await calls.waitFor(testId, (b) => b.status === 'running' && b.metrics?.total_requests > 0, 40_000);

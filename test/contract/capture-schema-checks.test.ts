@@ -12,28 +12,11 @@ import { listCaptureVerdicts } from '../../db/webhooks/captured-requests.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrationProvider } from '../../db/migrations/index.ts';
 import { upsertUser } from '../../db/users.ts';
-import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks/webhooks.ts';
+import { createWebhook, insertCaptures, listCapturedRequests } from '../../db/webhooks/webhooks.ts';
+import { captureRecord as capture, contractDatabases } from '../support/databases.ts';
 import { tempDir } from '../support/processes.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite-schema-checks') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
-
-const capture = (webhookId: string, body: string): CaptureRecord => ({
-  webhookId,
-  method: 'POST',
-  path: `/webhook/${webhookId}`,
-  headers: { 'content-type': 'application/json' },
-  body,
-  bodyEncoding: 'utf8',
-  bodySize: body.length,
-  queryParams: null,
-  ipAddress: '127.0.0.1',
-  userAgent: 'test',
-  createdAt: new Date(),
-});
+const databases = contractDatabases('pglite-schema-checks');
 
 describe.each(databases)('capture schema checks in the database (%s)', (_kind, open) => {
   let handle: DatabaseHandle;

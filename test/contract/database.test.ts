@@ -22,31 +22,14 @@ import {
   insertCaptures,
   listCapturedRequests,
   listWebhooks,
-  type CaptureRecord,
 } from '../../db/webhooks/webhooks.ts';
 import { sha256Hex } from '../../lib/auth/tokens.ts';
-import { tempDir } from '../support/processes.ts';
+import { captureRecord, contractDatabases } from '../support/databases.ts';
 import { watchStatements } from '../support/statements.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
-
-const capture = (webhookId: string, body: string): CaptureRecord => ({
-  webhookId,
-  method: 'POST',
-  path: `/webhook/${webhookId}`,
-  headers: { 'content-type': 'text/plain' },
-  body,
-  bodyEncoding: 'utf8',
-  bodySize: body.length,
-  queryParams: null,
-  ipAddress: '127.0.0.1',
-  userAgent: 'test',
-  createdAt: new Date(),
-});
+const databases = contractDatabases();
+const capture = (webhookId: string, body: string) =>
+  captureRecord(webhookId, body, { headers: { 'content-type': 'text/plain' } });
 
 /** A delivery attempt of capture `id` (of webhook `ref`) that the receiver answered 2xx. */
 const delivered = (ref: number, id: number, response_status = 204): AttemptRecord => ({

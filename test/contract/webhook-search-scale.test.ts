@@ -3,23 +3,13 @@
 // once. On PGlite, and on Postgres when DATABASE_URL is set. (Its speed: npm run bench:webhook-search.)
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import type { DatabaseHandle } from '../../db/connect.ts';
 import { upsertUser } from '../../db/users.ts';
-import {
-  createWebhook,
-  insertCaptures,
-  setWebhookSettings,
-  type CaptureFilter,
-  type CaptureRecord,
-} from '../../db/webhooks/webhooks.ts';
+import { createWebhook, insertCaptures, setWebhookSettings, type CaptureFilter } from '../../db/webhooks/webhooks.ts';
 import { webhookService } from '../../api/services/webhooks/webhooks.ts';
-import { tempDir } from '../support/processes.ts';
+import { captureRecord, contractDatabases } from '../support/databases.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases = contractDatabases();
 
 const N = 10_000;
 const START = Date.now() - N * 1000;
@@ -33,21 +23,13 @@ describe.each(databases)('search over 10,000 captures (%s)', (_kind, open) => {
     userId = (await upsertUser(handle.db, `search-${randomUUID()}@example.test`, 'pro')).id;
     const webhook = (await createWebhook(handle.db, userId, 10, { retention: { max_requests: N, max_age_days: 30 } }))!;
     webhookId = webhook.webhookId;
-    const record = (i: number): CaptureRecord => {
+    const record = (i: number) => {
       const body = JSON.stringify({ id: `evt_${i}`, customer: `cus_${i}` });
-      return {
-        webhookId,
+      return captureRecord(webhookId, body, {
         method: i % 10 === 0 ? 'PUT' : 'POST',
-        path: `/webhook/${webhookId}`,
         headers: { 'content-type': 'application/json', 'x-event': i % 3 === 0 ? 'invoice.paid' : 'customer.updated' },
-        body,
-        bodyEncoding: 'utf8',
-        bodySize: body.length,
-        queryParams: null,
-        ipAddress: '127.0.0.1',
-        userAgent: 'test',
         createdAt: new Date(START + i * 1000),
-      };
+      });
     };
     for (let i = 0; i < N; i += 500)
       await insertCaptures(

@@ -4,7 +4,7 @@
 // cookies set before they were scoped), never stored: no listing, export, stream or rule answer shows
 // them. A capture's path cannot climb out of the target it is forwarded, listened or replayed to, and
 // an answer acts on the service's origin (redirects, downloads) only where captures have one of their own.
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
@@ -62,13 +62,7 @@ describe.each(targets())('the capture surface holds no credential of the service
       redirect_uris: [redirectUri],
     });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
-    const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-    const authorize = authorizeUrl(target.baseUrl, {
-      clientId: registered.body.client_id,
-      redirectUri,
-      challenge,
-      state: 'x',
-    });
+    const authorize = authorizeUrl(target.baseUrl, { clientId: registered.body.client_id, redirectUri, state: 'x' });
     const back = await authorizeInBrowser(authorize, { email: user.email, password: PASSWORD, redirectUri, browser });
     expect(back.searchParams.get('code')).toBeTruthy();
   });

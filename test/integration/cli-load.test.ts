@@ -2,14 +2,13 @@
 // tested nothing (a closed port, a certificate refused), a summary on stdout, Ctrl-C stopping the test
 // on the service, a typo refused before anything starts, --insecure for a self-signed staging target.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { call, expectErrorShape, targets } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { loadTestSuite } from '../support/load-tests.ts';
-import { tempDir } from '../support/processes.ts';
+import { closedPort, tempDir } from '../support/processes.ts';
 
 describe.each(targets())('netops load ($name)', (target) => {
   const { site, account, status, results } = loadTestSuite(target);
@@ -281,12 +280,3 @@ describe.each(targets())('netops load ($name)', (target) => {
     expect(checking.stdout).toMatch(/✗ error_rate < 1 \(observed 100\)/);
   });
 });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}

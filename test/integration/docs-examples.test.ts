@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newAccount, targets } from '../support/client.ts';
 import { ROOT, tempDir } from '../support/processes.ts';
+import { greyClip } from '../support/videos.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -131,19 +132,7 @@ describe('the curl examples of README.md and docs/', () => {
     site = await startExampleSite();
     // The clip the video page uploads: 3 s, 320x240, made here.
     clip = path.join(await tempDir('docs-example-clip'), 'my-clip.mp4');
-    await run('ffmpeg', [
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'color=c=0x808080:s=320x240:r=25:d=3',
-      '-c:v',
-      'libx264',
-      '-pix_fmt',
-      'yuv420p',
-      clip,
-    ]);
+    await greyClip(clip);
     ({ key } = await newAccount(target));
     const post = async (p: string, json: unknown) => (await call(target, 'POST', p, { key, json })).body;
     // A webhook with captures, and the cursor of its second page of one.

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import type { Target } from '../support/global-setup.ts';
+import { pacedTest } from '../support/load-tests.ts';
 
 interface SseEvent {
   event: string;
@@ -139,14 +140,7 @@ describe.each(targets())('live streams and conditional polling ($name)', (target
   it("streams a load test's status until it completes", async () => {
     const started = await call(target, 'POST', '/api/v1/load-testing/start', {
       key,
-      json: {
-        targetUrl: `${site.url}/live`,
-        httpMethod: 'GET',
-        concurrentUsers: 2,
-        testDuration: 10,
-        rampUpTime: 0,
-        requestsPerSecond: 20,
-      },
+      json: pacedTest(`${site.url}/live`),
     });
     expect(started.status, started.text).toBe(202);
     const stream = await openEvents(target, `/api/v1/load-testing/status/${started.body.test_id}/events`, key);

@@ -4,7 +4,7 @@
 // the same rows as CSV once it has ended.
 import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, targets } from '../support/client.ts';
-import { loadTestSuite } from '../support/load-tests.ts';
+import { loadTestSuite, pacedTest } from '../support/load-tests.ts';
 
 const COLUMNS = [
   'second',
@@ -43,14 +43,7 @@ describe.each(targets())('load test series ($name)', (target) => {
   it('streams a line a second while the test runs, every second of it, adding up to the results', {
     timeout: 60_000,
   }, async () => {
-    const started = await start({
-      targetUrl: `${site().url}/series`,
-      httpMethod: 'GET',
-      concurrentUsers: 2,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 20,
-    });
+    const started = await start(pacedTest(`${site().url}/series`));
     expect(started.status, started.text).toBe(202);
     const id = started.body.test_id as string;
     const answer = await series(id);

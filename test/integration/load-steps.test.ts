@@ -48,6 +48,15 @@ describe.each(targets())('load test steps ($name)', (target) => {
     shop.closeAllConnections();
     await new Promise((r) => shop.close(r));
   });
+  /** A 10 s scenario of `steps` on the shop for `users` users, no ramp-up, unpaced (the closed model). */
+  const shopTest = (users: number, steps: unknown[]) => ({
+    targetUrl: `${url}/shop/login`,
+    httpMethod: 'GET',
+    concurrentUsers: users,
+    testDuration: 10,
+    rampUpTime: 0,
+    steps,
+  });
 
   it('passes a captured value from one step to the next, and breaks the results down by step', {
     timeout: 60_000,
@@ -62,14 +71,7 @@ describe.each(targets())('load test steps ($name)', (target) => {
       },
       { name: 'read order', path: `${url}/shop/orders/{{order}}`, headers: { Authorization: 'Bearer {{token}}' } },
     ];
-    const started = await start({
-      targetUrl: `${url}/shop/login`,
-      httpMethod: 'GET',
-      concurrentUsers: 3,
-      testDuration: 10,
-      rampUpTime: 0,
-      steps,
-    });
+    const started = await start(shopTest(3, steps));
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     expect(started.body.config.steps).toEqual([
       {
@@ -125,17 +127,12 @@ describe.each(targets())('load test steps ($name)', (target) => {
     timeout: 60_000,
   }, async () => {
     const before = seen.orders;
-    const started = await start({
-      targetUrl: `${url}/shop/login`,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      steps: [
+    const started = await start(
+      shopTest(1, [
         { method: 'POST', path: '/shop/login', body: '{"user":"load"}', capture: { id: '/data/nothing' } },
         { path: '/shop/orders/{{id}}' },
-      ],
-    });
+      ]),
+    );
     expect(started.status).toBe(202);
     await waitFor(started.body.test_id, (b) => b.status !== 'pending' && b.status !== 'running', 40_000);
     const [first, second] = (await results(started.body.test_id)).body.results.steps;

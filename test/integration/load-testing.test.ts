@@ -6,7 +6,11 @@ import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/code
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { startLoadTarget } from '../fixtures/load-target.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
-import { loadTestSuite } from '../support/load-tests.ts';
+import { loadTestSuite, pacedTest } from '../support/load-tests.ts';
+
+/** A 10 s test of one user at 5 requests a second (about 50 requests), no ramp-up; `over` sets the rest. */
+const oneUser = (targetUrl: string, over: Record<string, unknown> = {}) =>
+  pacedTest(targetUrl, { concurrentUsers: 1, requestsPerSecond: 5, ...over });
 
 describe.each(targets())('load testing ($name)', (target) => {
   const { site, account, start, status, results, waitFor } = loadTestSuite(target);
@@ -213,22 +217,8 @@ describe.each(targets())('load testing ($name)', (target) => {
 
   it('counts 4xx/5xx and connection errors as failures, by status and by kind', async () => {
     const refused = `http://127.0.0.1:${await closedPort()}/`;
-    const a = await start({
-      targetUrl: `${site().url}/status/503`,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 5,
-    });
-    const b = await start({
-      targetUrl: refused,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 5,
-    });
+    const a = await start(oneUser(`${site().url}/status/503`));
+    const b = await start(oneUser(refused));
     await Promise.all([a, b].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));
     const ra = (await results(a.body.test_id)).body.results;
     expect(ra).toMatchObject({ successful_requests: 0, error_rate: 100, status_codes: { 503: ra.total_requests } });
@@ -246,23 +236,8 @@ describe.each(targets())('load testing ($name)', (target) => {
   it('checks https certificates unless insecureTls is set', async () => {
     const tls = await startHttpsServer();
     onTestFinished(() => tls.close());
-    const checked = await start({
-      targetUrl: `${tls.url}/`,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 5,
-    });
-    const trusting = await start({
-      targetUrl: `${tls.url}/`,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 5,
-      insecureTls: true,
-    });
+    const checked = await start(oneUser(`${tls.url}/`));
+    const trusting = await start(oneUser(`${tls.url}/`, { insecureTls: true }));
     expect(checked.body.config.insecure_tls).toBe(false);
     expect(trusting.body.config.insecure_tls).toBe(true);
     await Promise.all([checked, trusting].map((s) => waitFor(s.body.test_id, (x) => x.status === 'completed', 40_000)));

@@ -22,6 +22,13 @@ const toolCall = (name: string, args: Record<string, unknown> = {}) => ({
   method: 'tools/call',
   params: { name, arguments: args },
 });
+/** A JSON-RPC request `id` of `method` about a load test's task that does not exist. */
+const unknownTask = (id: number, method: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params: { taskId: 'load-test-AAAAAAAAAAAA' },
+});
 
 for (const target of targets()) {
   describe(`MCP over OAuth (${target.name})`, () => {
@@ -347,12 +354,7 @@ for (const target of targets()) {
       );
       // Starting a load test and cancelling a task change things too; reading a task does not.
       expect((await rpc(target, token, toolCall('load_test_start'))).status).toBe(403);
-      const cancel = await rpc(target, token, {
-        jsonrpc: '2.0',
-        id: 9,
-        method: 'tasks/cancel',
-        params: { taskId: 'load-test-AAAAAAAAAAAA' },
-      });
+      const cancel = await rpc(target, token, unknownTask(9, 'tasks/cancel'));
       expect(cancel.status).toBe(403);
       expect(cancel.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
       // The name a task-augmented call is renamed to inside is not a client's to send: it would start
@@ -365,12 +367,7 @@ for (const target of targets()) {
       });
       expect(inside.status).toBe(400);
       expect(((await inside.json()) as any).error).toMatchObject({ code: -32601 });
-      const read = await rpc(target, token, {
-        jsonrpc: '2.0',
-        id: 10,
-        method: 'tasks/get',
-        params: { taskId: 'load-test-AAAAAAAAAAAA' },
-      });
+      const read = await rpc(target, token, unknownTask(10, 'tasks/get'));
       expect(read.status).toBe(200);
       expect(JSON.stringify(await read.json())).toMatch(/Task not found/);
 

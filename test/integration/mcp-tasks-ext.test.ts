@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { admin, call, targets } from '../support/client.ts';
 import { connectedModernClient, newUser } from '../support/mcp.ts';
-import { startApp, type AppProcess } from '../support/processes.ts';
+import { pacedTest, secondApiSuite } from '../support/load-tests.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -212,17 +212,7 @@ describe.each(targets())('MCP tasks extension at 2026-07-28 ($name)', (target) =
 describe.each(targets().filter((t) => t.name === 'external'))(
   'MCP tasks extension across API processes ($name)',
   (target) => {
-    let site: LoadTarget;
-    let second: AppProcess | undefined;
-    beforeAll(async () => {
-      site = await startLoadTarget();
-    });
-    afterAll(async () => {
-      await second?.stop();
-      await site?.close();
-    });
-    const startSecond = () =>
-      startApp({ ...target.env, ROLE: 'api', PORT: '', BASE_URL: target.env.BASE_URL ?? target.baseUrl });
+    const { site, startSecond } = secondApiSuite(target);
 
     it('a task started through one API process is read and cancelled through another, and survives its restart', {
       timeout: 180_000,
@@ -232,21 +222,14 @@ describe.each(targets().filter((t) => t.name === 'external'))(
       await client.close();
       const token = oauth.tokens()!.access_token;
       const first = rawDispatcher(url, token);
-      second = await startSecond();
+      let second = await startSecond();
       let other = rawDispatcher(new URL(`${second.baseUrl}/mcp`), token);
       const path = '/ext-two-processes';
       const created = await first({
         method: 'tools/call',
         params: framed({
           name: 'load_test_start',
-          arguments: {
-            targetUrl: `${site.url}${path}`,
-            httpMethod: 'GET',
-            concurrentUsers: 2,
-            testDuration: 120,
-            rampUpTime: 0,
-            requestsPerSecond: 50,
-          },
+          arguments: pacedTest(`${site().url}${path}`, { testDuration: 120, requestsPerSecond: 50 }),
         }),
       });
       expect(created).toMatchObject({ kind: 'result', result: { resultType: 'task', status: 'working' } });
@@ -276,7 +259,7 @@ describe.each(targets().filter((t) => t.name === 'external'))(
       });
       // The first process sees the same end.
       expect(await get(first)).toMatchObject({ kind: 'result', result: { taskId, status: 'cancelled' } });
-      expect(site.count(path)).toBeGreaterThan(0);
+      expect(site().count(path)).toBeGreaterThan(0);
     });
   },
 );

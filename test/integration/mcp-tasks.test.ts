@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { admin, call, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
-import { startApp, type AppProcess } from '../support/processes.ts';
+import { pacedTest, secondApiSuite } from '../support/load-tests.ts';
+import type { AppProcess } from '../support/processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -301,19 +302,7 @@ describe.each(targets().filter((t) => t.name === 'embedded'))('MCP plain calls o
 // Distributed mode: a second API process on the same Temporal, database and Redis answers for the
 // tasks the first one created, and still does after it restarts (no task state lives in a process).
 describe.each(targets().filter((t) => t.name === 'external'))('MCP tasks across API processes ($name)', (target) => {
-  let site: LoadTarget;
-  let second: AppProcess | undefined;
-  beforeAll(async () => {
-    site = await startLoadTarget();
-  });
-  afterAll(async () => {
-    await second?.stop();
-    await site?.close();
-  });
-
-  /** A second API process, the same BASE_URL (the tokens' audience) and backends, on a port of its own. */
-  const startSecond = () =>
-    startApp({ ...target.env, ROLE: 'api', PORT: '', BASE_URL: target.env.BASE_URL ?? target.baseUrl });
+  const { site, startSecond } = secondApiSuite(target);
   const clientOf = async (api: AppProcess, token: string) => {
     const client = new SdkClient({ name: 'second', version: '1.0.0' });
     await client.connect(
@@ -330,21 +319,14 @@ describe.each(targets().filter((t) => t.name === 'external'))('MCP tasks across 
     const user = await newUser(target, 'enterprise');
     const { client, oauth } = await connectedClient(target, user.email);
     const token = oauth.tokens()!.access_token;
-    second = await startSecond();
+    let second = await startSecond();
     const path = '/two-processes';
     const created = await client.request(
       {
         method: 'tools/call',
         params: {
           name: 'load_test_start',
-          arguments: {
-            targetUrl: `${site.url}${path}`,
-            httpMethod: 'GET',
-            concurrentUsers: 2,
-            testDuration: 120,
-            rampUpTime: 0,
-            requestsPerSecond: 50,
-          },
+          arguments: pacedTest(`${site().url}${path}`, { testDuration: 120, requestsPerSecond: 50 }),
           task: {},
         },
       },
@@ -372,7 +354,7 @@ describe.each(targets().filter((t) => t.name === 'external'))('MCP tasks across 
     expect(await client.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: 'cancelled' });
     const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
     expect(result.structuredContent).toMatchObject({ status: 'stopped' });
-    expect(site.count(path)).toBeGreaterThan(0);
+    expect(site().count(path)).toBeGreaterThan(0);
     await other.close();
   });
 });

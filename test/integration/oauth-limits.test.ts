@@ -2,7 +2,7 @@
 // every request here leaves from an address of its own on 127.0.0.0/8 (the socket's local address),
 // which the service, trusting no proxy, takes as the client address. Addresses are random per run, so
 // counts kept in Redis by an earlier run (the external target) never meet these.
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
@@ -114,13 +114,7 @@ for (const target of targets()) {
         clientMetadata({ client_name: 'Limits test app', redirect_uris: [redirectUri] }),
       );
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-      const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-      const authorize = authorizeUrl(target.baseUrl, {
-        clientId: reg.body.client_id,
-        redirectUri,
-        challenge,
-        state: 's',
-      });
+      const authorize = authorizeUrl(target.baseUrl, { clientId: reg.body.client_id, redirectUri, state: 's' });
       const page = (await browser.get(authorize)) as Page;
       expect(page.html).toContain('name="password"');
       return page;

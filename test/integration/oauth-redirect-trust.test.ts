@@ -6,65 +6,26 @@
 // (which trusts the test's certificate authority, as in mcp-cimd.test.ts): a Client ID Metadata Document is
 // held to the same rules and its client named by the document's host, and OAUTH_REDIRECT_SCHEMES adds a
 // scheme whose clients, once it is taken away, keep their other redirects but are never sent to it.
-import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
+import { FormBrowser } from '../../scripts/oauth-forms.ts';
 import { targets } from '../support/client.ts';
-import { newUser, PASSWORD, registerClient } from '../support/mcp.ts';
-import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
+import { startAppTrusting, startClientDocuments, type ClientDocuments } from '../support/client-documents.ts';
+import {
+  authorizeUrl as authorizationRequest,
+  consentPage,
+  expectErrorPage,
+  newUser,
+  registerClient,
+} from '../support/mcp.ts';
+import { startApp, type AppProcess } from '../support/processes.ts';
+import { DANGEROUS } from '../support/redirect-uris.ts';
 
-const DANGEROUS = [
-  'ms-msdt:/id PCWDiagnostic /skip force',
-  'ms-settings:privacy',
-  'view-source:https://x',
-  'filesystem:https://x/temporary/a.html',
-  'search-ms:query=x',
-  'shell:startup',
-];
 const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
 
 const register = registerClient;
 
-function authorizeUrl(baseUrl: string, clientId: string, redirectUri: string, extra: Record<string, string> = {}) {
-  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-  return `${baseUrl}/oauth/authorize?${new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: redirectUri,
-    scope: 'mcp:tools',
-    resource: `${baseUrl}/mcp`,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 's1',
-    ...extra,
-  })}`;
-}
-
-/** The authorization request is answered on our own error page: no redirect anywhere, no sign-in form. */
-async function expectErrorPage(url: string, label: string) {
-  const res = await fetch(url, { redirect: 'manual' });
-  expect(res.status, label).toBeGreaterThanOrEqual(400);
-  expect(res.headers.get('location'), label).toBeNull();
-  expect(await res.text(), label).not.toContain('name="password"');
-}
-
-/** The consent page of `authorize` for a new browser, signed in as `email`. */
-async function consentPage(authorize: string, email: string, redirectUri: string): Promise<Page> {
-  const browser = new FormBrowser();
-  const back = (u: URL) => u.href.startsWith(redirectUri);
-  const signIn = await browser.get(authorize, back);
-  if (signIn instanceof URL) throw new Error(`sent back at once: ${signIn.href}`);
-  const consent = await browser.submit(signIn, /\/login$/, { email, password: PASSWORD }, back);
-  if (consent instanceof URL) throw new Error(`sent back without consent: ${consent.href}`);
-  expect(consent.html).toContain('Allow access?');
-  return consent;
-}
+const authorizeUrl = (baseUrl: string, clientId: string, redirectUri: string, extra: Record<string, string> = {}) =>
+  authorizationRequest(baseUrl, { clientId, redirectUri, state: 's1' }, extra);
 
 describe.each(targets())('client registration as a trust boundary ($name)', (target) => {
   it.each(DANGEROUS)('refuses to register %s, naming it', async (uri) => {
@@ -124,73 +85,34 @@ describe.each(targets())('client registration as a trust boundary ($name)', (tar
 
 describe('metadata documents and OAUTH_REDIRECT_SCHEMES, on an app of their own', () => {
   let app: AppProcess;
-  let docs: https.Server;
-  let docsUrl: string;
-  const fetched: string[] = [];
-  const documents = new Map<string, Record<string, unknown>>();
+  let docs: ClientDocuments;
   const email = `redirects-${Date.now()}@example.test`;
   const REDIRECT = 'http://127.0.0.1:8976/oauth/callback';
 
   beforeAll(async () => {
-    const dir = await tempDir('redirects');
-    const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', [
-      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1'],
-      ...['-addext', 'subjectAltName=IP:127.0.0.1', '-days', '2', '-keyout', key, '-out', cert],
-    ]);
-    docs = https.createServer({ key: await fs.readFile(key), cert: await fs.readFile(cert) }, (req, res) => {
-      fetched.push(req.url ?? '');
-      const doc = documents.get(req.url ?? '');
-      if (!doc) return res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
-    });
-    await new Promise<void>((r) => docs.listen(0, '127.0.0.1', () => r()));
-    docsUrl = `https://127.0.0.1:${(docs.address() as AddressInfo).port}`;
-    app = await startApp({
-      DATA_DIR: await tempDir('redirects-app'),
-      NETWORK_ALLOW: '127.0.0.1/32',
-      NODE_EXTRA_CA_CERTS: cert,
-      OAUTH_REDIRECT_SCHEMES: 'oldapp',
-    });
-    const created = await runScript(
-      'scripts/admin.ts',
-      ['create-user', '--email', email, '--password', PASSWORD, '--plan', 'pro'],
-      app.env,
-    );
-    expect(created.code, created.stderr).toBe(0);
+    docs = await startClientDocuments('redirects', { redirect_uris: [REDIRECT], grant_types: ['authorization_code'] });
+    app = await startAppTrusting(docs, 'redirects-app', email, { OAUTH_REDIRECT_SCHEMES: 'oldapp' });
   });
   afterAll(async () => {
     await app?.stop();
-    await new Promise<void>((r) => (docs ? docs.close(() => r()) : r()));
+    await docs?.close();
   });
 
-  const documentAt = (name: string, fields: Record<string, unknown>) => {
-    const url = `${docsUrl}/clients/${name}.json`;
-    documents.set(`/clients/${name}.json`, {
-      client_id: url,
-      client_name: `Assistant ${name}`,
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...fields,
-    });
-    return url;
-  };
+  const documentAt = (name: string, fields: Record<string, unknown>) => docs.documentAt(name, fields);
 
   it('holds a metadata document to the same rules: its dangerous redirect is never sent to', async () => {
     for (const [i, uri] of DANGEROUS.slice(0, 3).entries()) {
       const clientId = documentAt(`handler-${i}`, { redirect_uris: [uri] });
       await expectErrorPage(authorizeUrl(app.baseUrl, clientId, uri), uri);
       await expectErrorPage(authorizeUrl(app.baseUrl, clientId, uri, { response_type: 'token' }), uri);
-      expect(fetched).toContain(new URL(clientId).pathname); // refused for what the document says
+      expect(docs.fetched).toContain(new URL(clientId).pathname); // refused for what the document says
     }
   });
 
   it("names a client known by its metadata document by the document's host, without the unverified mark", async () => {
     const clientId = documentAt('known', { client_name: 'Claude' });
     const { html } = await consentPage(authorizeUrl(app.baseUrl, clientId, REDIRECT), email, REDIRECT);
-    const host = new URL(docsUrl).host;
+    const host = new URL(docs.url).host;
     expect(html).toContain(`<strong>${host}</strong> wants to connect`);
     expect(html).not.toContain('class="client-mark"');
     expect(html).not.toContain('Unverified');

@@ -1,7 +1,7 @@
 // Every door is bounded by the user's plan (lib/plans.ts): live streams at once, webhooks owned, load
 // tests at once and their size, dashboard actions counted with API calls; and slow or greedy clients
 // cannot hold the port.
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { admin, call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
-import { startApp, tempDir } from '../support/processes.ts';
+import { startOwnApi, type AppProcess } from '../support/processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -221,16 +221,10 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
 
 describe('connections per client address', () => {
   const target = targets()[0]!;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: AppProcess;
   beforeAll(async () => {
     // An API process of its own (on the suite's Temporal server), so holding connections blocks no other test.
-    app = await startApp({
-      ROLE: 'api',
-      TEMPORAL_ADDRESS: target.temporalAddress,
-      PAYLOAD_KEY: randomBytes(32).toString('base64'),
-      DATA_DIR: await tempDir('conn-limit'),
-      MAX_CONNECTIONS_PER_CLIENT: '5',
-    });
+    app = await startOwnApi(target.temporalAddress, 'conn-limit', { MAX_CONNECTIONS_PER_CLIENT: '5' });
     // The readiness checks' keep-alive connection closes after the server's 5 s idle timeout.
     await sleep(6000);
   });

@@ -2,11 +2,10 @@
 // woken by notifications, not polling the database; under 200 MB between them), each still gets its webhook's new
 // captures,
 // and another user's request is answered in time meanwhile.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScript, startApp, tempDir } from '../support/processes.ts';
+import { runScript, startOwnApi, type AppProcess } from '../support/processes.ts';
 import { targets } from '../support/client.ts';
 
 const STREAMS = 1000;
@@ -26,19 +25,13 @@ async function cpuSeconds(pid: number): Promise<number> {
 
 describe('a thousand live streams', () => {
   const target = targets()[0]!;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: AppProcess;
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const open: http.ClientRequest[] = [];
 
   beforeAll(async () => {
     // An API process of its own (on the suite's Temporal server): its CPU is this test's alone.
-    app = await startApp({
-      ROLE: 'api',
-      TEMPORAL_ADDRESS: target.temporalAddress,
-      PAYLOAD_KEY: randomBytes(32).toString('base64'),
-      DATA_DIR: await tempDir('streams'),
-      MAX_CONNECTIONS_PER_CLIENT: '5000',
-    });
+    app = await startOwnApi(target.temporalAddress, 'streams', { MAX_CONNECTIONS_PER_CLIENT: '5000' });
   }, 180_000);
   afterAll(async () => {
     for (const req of open) req.destroy();

@@ -9,7 +9,9 @@ import type { Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../fixtures/dns-server.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
-import { runScript, startApp, tempDir, type AppProcess } from '../support/processes.ts';
+import { newAccount } from '../support/client.ts';
+import { pacedTest } from '../support/load-tests.ts';
+import { startApp, tempDir, type AppProcess } from '../support/processes.ts';
 
 const TTL_SECONDS = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,15 +48,7 @@ describe('target verification before large load tests', () => {
       TARGET_VERIFICATION: 'required',
       TARGET_VERIFICATION_TTL_SECONDS: String(TTL_SECONDS),
     });
-    key = JSON.parse(
-      (
-        await runScript(
-          'scripts/admin.ts',
-          ['create-key', '--email', 'verify@example.test', '--plan', 'enterprise'],
-          app.env,
-        )
-      ).stdout,
-    ).api_key;
+    ({ key } = await newAccount(app));
   }, 120_000);
   afterAll(async () => {
     await app?.stop();
@@ -72,15 +66,9 @@ describe('target verification before large load tests', () => {
     return { status: res.status, body: (await res.json()) as any };
   };
   // Large by its users only: 51 users at 20 requests/s for 10 s is gentle on the loopback site.
-  const large = (targetUrl = siteUrl) =>
-    post('/load-testing/start', {
-      targetUrl,
-      httpMethod: 'GET',
-      concurrentUsers: 51,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 20,
-    });
+  const large = (targetUrl = siteUrl) => post('/load-testing/start', pacedTest(targetUrl, { concurrentUsers: 51 }));
+  /** The edge of each bound: 50 users, 50/s, 60 s is small. */
+  const edge = { concurrentUsers: 50, testDuration: 60, requestsPerSecond: 50 };
 
   it('refuses a large test until the token is served, accepts it then, and refuses again once it is gone and ' +
     'the proof expired', {
@@ -88,23 +76,12 @@ describe('target verification before large load tests', () => {
   }, async () => {
     // Small tests run as before; the edge of each bound: 50 users, 50/s, 60 s is small. A second one of
     // the same target at once is refused (side by side they would add up to a large one).
-    const small = await post('/load-testing/start', {
-      targetUrl: siteUrl,
-      httpMethod: 'GET',
-      concurrentUsers: 50,
-      testDuration: 60,
-      rampUpTime: 0,
-      requestsPerSecond: 50,
-    });
+    const small = await post('/load-testing/start', pacedTest(siteUrl, edge));
     expect(small.status, JSON.stringify(small.body)).toBe(202);
-    const second = await post('/load-testing/start', {
-      targetUrl: `${siteUrl}other`,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 1,
-    });
+    const second = await post(
+      '/load-testing/start',
+      pacedTest(`${siteUrl}other`, { concurrentUsers: 1, requestsPerSecond: 1 }),
+    );
     expect(second.status).toBe(403);
     expect(second.body.message).toMatch(/a second test at once of the same target needs proof/);
     // Stopped once running (a pending test cannot be stopped yet).
@@ -123,15 +100,7 @@ describe('target verification before large load tests', () => {
       { requestsPerSecond: 0 },
       { testDuration: 61 },
     ]) {
-      const refused = await post('/load-testing/start', {
-        targetUrl: siteUrl,
-        httpMethod: 'GET',
-        concurrentUsers: 50,
-        testDuration: 60,
-        rampUpTime: 0,
-        requestsPerSecond: 50,
-        ...over,
-      });
+      const refused = await post('/load-testing/start', pacedTest(siteUrl, { ...edge, ...over }));
       expect(refused.status, JSON.stringify(over)).toBe(403);
       expect(refused.body.error_code).toBe('target_not_verified');
     }
@@ -162,15 +131,7 @@ describe('target verification before large load tests', () => {
     );
 
     // Another user's token for the same host, even proven and remembered, does not verify this user.
-    const other = JSON.parse(
-      (
-        await runScript(
-          'scripts/admin.ts',
-          ['create-key', '--email', 'other-verify@example.test', '--plan', 'enterprise'],
-          app.env,
-        )
-      ).stdout,
-    ).api_key;
+    const other = (await newAccount(app)).key;
     const otherAsk = async () =>
       (await (
         await fetch(`${app.baseUrl}/api/v1/load-testing/targets`, {
@@ -241,14 +202,7 @@ describe('target verification before large load tests', () => {
     const { client } = await connectedClient(target, user.email);
     const refused = await client.callTool({
       name: 'load_test_start',
-      arguments: {
-        targetUrl: siteUrl,
-        httpMethod: 'GET',
-        concurrentUsers: 51,
-        testDuration: 10,
-        rampUpTime: 0,
-        requestsPerSecond: 20,
-      },
+      arguments: pacedTest(siteUrl, { concurrentUsers: 51 }),
     });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toContain('/.well-known/netops-verification.txt');

@@ -13,6 +13,7 @@ import { C2PA_UUID } from '../../activities/media/boxes.ts';
 import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectedClient, newUser } from '../support/mcp.ts';
+import { greyClip } from '../support/videos.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,28 +26,7 @@ let clip: Buffer; // 3 s, 320x240, 25 fps, grey with a white box, a 440 Hz tone
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'video-test-'));
   const file = path.join(dir, 'clip.mp4');
-  await run('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'color=c=0x808080:s=320x240:r=25:d=3',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=3',
-    '-vf',
-    `drawbox=x=${BOX.x}:y=${BOX.y}:w=${BOX.width}:h=${BOX.height}:color=white:t=fill`,
-    '-c:v',
-    'libx264',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-shortest',
-    file,
-  ]);
+  await greyClip(file, { box: BOX, toneHz: 440 });
   clip = await readFile(file);
 });
 

@@ -77,13 +77,14 @@ function conformsToDocument(method: string, path: string, status: number, body: 
     );
 }
 
-export async function admin(target: Target, args: string[]) {
+/** The admin command on the backends of `target` (a suite's target, or an app of a test's own). */
+export async function admin(target: Pick<Target, 'env'>, args: string[]) {
   return runScript('scripts/admin.ts', args, target.env);
 }
 
 /** A new user with a new key on `plan`; unique email so suites never share a rate-limit window. */
 export async function newAccount(
-  target: Target,
+  target: Pick<Target, 'env'>,
   plan: 'free' | 'pro' | 'enterprise' = 'enterprise',
 ): Promise<{ userId: number; key: string; email: string }> {
   const email = `user-${randomUUID()}@example.test`;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { call, newAccount } from './client.ts';
 import type { Target } from './global-setup.ts';
+import { startApp, type AppProcess } from './processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,15 +29,57 @@ export function loadTestCalls(target: Target, account: Promise<{ key: string }>)
 }
 
 /**
+ * The start body of a short paced test: 2 users sending GET to `targetUrl` at 20 requests a second for 10 s,
+ * no ramp-up; `over` sets the rest.
+ */
+export const pacedTest = (targetUrl: string, over: Record<string, unknown> = {}) => ({
+  targetUrl,
+  httpMethod: 'GET',
+  concurrentUsers: 2,
+  testDuration: 10,
+  rampUpTime: 0,
+  requestsPerSecond: 20,
+  ...over,
+});
+
+/**
+ * For a describe block: a loopback load target started before its tests and closed after them (read it with
+ * `site()`).
+ */
+export function loadTargetSuite(): () => LoadTarget {
+  let site: LoadTarget | undefined;
+  beforeAll(async () => {
+    site = await startLoadTarget();
+  });
+  afterAll(() => site?.close());
+  return () => {
+    if (!site) throw new Error('The load target is read before its beforeAll started it');
+    return site;
+  };
+}
+
+/**
  * For a describe block: a loopback load target started before its tests (read it with `site()`), an account, and the
  * calls.
  */
 export function loadTestSuite(target: Target) {
-  let site: LoadTarget;
-  beforeAll(async () => {
-    site = await startLoadTarget();
-  });
-  afterAll(() => site.close());
+  const site = loadTargetSuite();
   const account = newAccount(target);
-  return { site: () => site, account, ...loadTestCalls(target, account) };
+  return { site, account, ...loadTestCalls(target, account) };
+}
+
+/**
+ * For a describe block of the distributed mode: a loopback load target (`site()`), and `startSecond()`, which
+ * starts a second API process on the target's backends and BASE_URL (the tokens' audience), on a port of its
+ * own. The last one started is stopped after the block.
+ */
+export function secondApiSuite(target: Target) {
+  const site = loadTargetSuite();
+  let second: AppProcess | undefined;
+  afterAll(() => second?.stop());
+  const startSecond = async () => {
+    second = await startApp({ ...target.env, ROLE: 'api', PORT: '', BASE_URL: target.env.BASE_URL ?? target.baseUrl });
+    return second;
+  };
+  return { site, startSecond };
 }

@@ -2,7 +2,7 @@
 // through the service's real OAuth forms (see scripts/oauth-forms.ts): the 1.x client, which speaks
 // 2025-11-25, and the 2.x one at 2026-07-28.
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -13,7 +13,7 @@ import {
   StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
 } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
-import { FormSignInClient } from '../../scripts/oauth-forms.ts';
+import { FormBrowser, FormSignInClient, type Page } from '../../scripts/oauth-forms.ts';
 import { admin } from './client.ts';
 import type { Target } from './global-setup.ts';
 
@@ -35,11 +35,12 @@ export function registerClient(
 
 /**
  * The authorization request an MCP client opens (OAuth 2.1): the code flow with PKCE (S256) for the
- * `mcp:tools` scope on the target's /mcp; `extra` adds parameters or overrides them.
+ * `mcp:tools` scope on the target's /mcp, with `state` when given; `extra` adds parameters or overrides them.
+ * Without a `challenge`, the challenge of a random verifier: for a test that never redeems the code.
  */
 export function authorizeUrl(
   baseUrl: string,
-  request: { clientId: string; redirectUri: string; challenge: string; state: string },
+  request: { clientId: string; redirectUri: string; challenge?: string; state?: string },
   extra: Record<string, string> = {},
 ): string {
   const query = new URLSearchParams({
@@ -48,12 +49,36 @@ export function authorizeUrl(
     redirect_uri: request.redirectUri,
     scope: 'mcp:tools',
     resource: `${baseUrl}/mcp`,
-    code_challenge: request.challenge,
+    code_challenge:
+      request.challenge ?? createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
     code_challenge_method: 'S256',
-    state: request.state,
+    ...(request.state === undefined ? {} : { state: request.state }),
     ...extra,
   });
   return `${baseUrl}/oauth/authorize?${query}`;
+}
+
+/** The authorization request is answered on the service's own error page: no redirect anywhere, no sign-in form. */
+export async function expectErrorPage(url: string, label: string): Promise<void> {
+  const res = await fetch(url, { redirect: 'manual' });
+  expect(res.status, label).toBeGreaterThanOrEqual(400);
+  expect(res.headers.get('location'), label).toBeNull();
+  expect(await res.text(), label).not.toContain('name="password"');
+}
+
+/**
+ * The consent page of `authorize` for a new browser, signed in as `email` (PASSWORD); never sent back to
+ * `redirectUri`.
+ */
+export async function consentPage(authorize: string, email: string, redirectUri: string): Promise<Page> {
+  const browser = new FormBrowser();
+  const back = (u: URL) => u.href.startsWith(redirectUri);
+  const signIn = await browser.get(authorize, back);
+  if (signIn instanceof URL) throw new Error(`sent back at once: ${signIn.href}`);
+  const consent = await browser.submit(signIn, /\/login$/, { email, password: PASSWORD }, back);
+  if (consent instanceof URL) throw new Error(`sent back without consent: ${consent.href}`);
+  expect(consent.html).toContain('Allow access?');
+  return consent;
 }
 
 function postFrom(

@@ -1,5 +1,6 @@
 // Starting the real service as a child process, the way a user does (`npm start`, `npm run admin`).
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -30,6 +31,9 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** A loopback port nothing listens on (one just freed): a connection to it is refused. */
+export const closedPort = freePort;
 
 export function tempDir(prefix: string): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), `netops-${prefix}-`));
@@ -82,6 +86,25 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
       return stopChild(child);
     },
   };
+}
+
+/**
+ * An API process of its own on the Temporal server at `temporalAddress` (a suite's), with its own data in a new
+ * folder named from `prefix` and its own payload key, and `env` over that: a test that holds its connections
+ * or its CPU blocks no other test.
+ */
+export async function startOwnApi(
+  temporalAddress: string,
+  prefix: string,
+  env: Record<string, string> = {},
+): Promise<AppProcess> {
+  return startApp({
+    ROLE: 'api',
+    TEMPORAL_ADDRESS: temporalAddress,
+    PAYLOAD_KEY: randomBytes(32).toString('base64'),
+    DATA_DIR: await tempDir(prefix),
+    ...env,
+  });
 }
 
 /** BENCH_CPU_PROF_DIR: the app writes a V8 CPU profile of each of its threads there when it stops (for benchmarks). */

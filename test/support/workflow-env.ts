@@ -5,11 +5,10 @@
 // record them again, `RECORD_HISTORIES=1 npx vitest run test/unit/workflows/`.
 //
 // A test file of a workflow needs little more than:
-//   const env = await startWorkflowEnv({ workflows: 'workflows/site.ts', activities: { network: stubs } });
+//   const env = useWorkflowEnv({ workflows: 'workflows/site.ts', activities: { network: stubs } }); // top level
 //   const handle = await env.start('siteDiscovery', [input]);
 //   await recordHistory(handle, 'site-discovery'); // after the run
 //   await replayHistory(env.bundle, 'site-discovery'); // its replay test
-//   await env.close();                           // afterAll
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,6 +19,7 @@ import proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../lib/config.ts';
 import type { JobWorkflows, JobWorkflowType } from '../../lib/jobs/index.ts';
 import type { ActivityPool } from '../../lib/jobs/task-queues.ts';
@@ -155,6 +155,36 @@ export async function startWorkflowEnv(options: WorkflowEnvOptions): Promise<Wor
     await stop(workers, running, env);
     throw err;
   }
+}
+
+/**
+ * For a test file (at its top level): the environment of `options`, started before its tests and
+ * closed after them. What it returns reads the started one, so a test uses it as it is.
+ */
+export function useWorkflowEnv(options: WorkflowEnvOptions): WorkflowEnv {
+  let env: WorkflowEnv | undefined;
+  beforeAll(async () => {
+    env = await startWorkflowEnv(options);
+  });
+  afterAll(() => env?.close());
+  const started = (): WorkflowEnv => {
+    if (!env)
+      throw new Error(`The workflow environment of ${options.workflows} is used before its beforeAll started it`);
+    return env;
+  };
+  return {
+    get client() {
+      return started().client;
+    },
+    get taskQueue() {
+      return started().taskQueue;
+    },
+    get bundle() {
+      return started().bundle;
+    },
+    start: (workflow, args, o) => started().start(workflow, args, o),
+    close: () => started().close(),
+  };
 }
 
 async function stop(workers: Worker[], running: Array<Promise<void>>, env: TestWorkflowEnvironment): Promise<void> {

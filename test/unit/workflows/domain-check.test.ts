@@ -5,30 +5,19 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WhoisActivities } from '../../../activities/whois/index.ts';
 import { getDomainCheckState, type CheckedDomain, type DomainCheckJob } from '../../../lib/jobs/index.ts';
 import { MAX_PARALLEL_GROUPS } from '../../../workflows/domain-check.ts';
-import {
-  gate,
-  recordHistory,
-  replayHistory,
-  startWorkflowEnv,
-  until,
-  type WorkflowEnv,
-} from '../../support/workflow-env.ts';
+import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const checkDomain = vi.fn<WhoisActivities['checkDomain']>();
 const checkDomains = vi.fn<WhoisActivities['checkDomains']>();
 
-let env: WorkflowEnv;
-beforeAll(async () => {
-  env = await startWorkflowEnv({
-    workflows: 'workflows/domain-check.ts',
-    activities: { network: { checkDomain, checkDomains } },
-  });
+const env = useWorkflowEnv({
+  workflows: 'workflows/domain-check.ts',
+  activities: { network: { checkDomain, checkDomains } },
 });
-afterAll(() => env?.close());
 beforeEach(() => {
   checkDomain.mockReset().mockImplementation(async (domain) => answer(domain));
   checkDomains

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LoadActivities } from '../../../activities/load/index.ts';
 import type { LoadOutputActivities } from '../../../activities/load/outputs.ts';
 import {
@@ -20,9 +20,8 @@ import {
   recordHistory,
   replayHistory,
   scheduledActivities,
-  startWorkflowEnv,
   until,
-  type WorkflowEnv,
+  useWorkflowEnv,
 } from '../../support/workflow-env.ts';
 
 const input = (over: Partial<LoadTestInput> = {}): LoadTestInput => ({
@@ -58,15 +57,11 @@ const load = {
   sendLoadOutputs: vi.fn<LoadOutputActivities['sendLoadOutputs']>(),
 };
 
-let env: WorkflowEnv;
-beforeAll(async () => {
-  env = await startWorkflowEnv({
-    workflows: 'workflows/load-test.ts',
-    activities: { load },
-    activityWorkerOptions: { maxHeartbeatThrottleInterval: '100ms' },
-  });
+const env = useWorkflowEnv({
+  workflows: 'workflows/load-test.ts',
+  activities: { load },
+  activityWorkerOptions: { maxHeartbeatThrottleInterval: '100ms' },
 });
-afterAll(() => env?.close());
 beforeEach(() => {
   log = [];
   shardsEnd = gate();

@@ -4,32 +4,21 @@
 import os from 'node:os';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
+import { beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import type { DiagnosticsActivities } from '../../../activities/diagnostics/index.ts';
 import { createDiagnosticsActivities } from '../../../activities/diagnostics/index.ts';
 import { ACTIVITY_POOLS, getPipelineCheckState, type ActivityPool } from '../../../lib/jobs/index.ts';
-import {
-  gate,
-  recordHistory,
-  replayHistory,
-  startWorkflowEnv,
-  until,
-  type WorkflowEnv,
-} from '../../support/workflow-env.ts';
+import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 /** Each pool's reportWorker: the real one (what the pools register) unless a test says otherwise. */
 const reportWorker = Object.fromEntries(
   ACTIVITY_POOLS.map((pool) => [pool, vi.fn<DiagnosticsActivities['reportWorker']>()]),
 ) as Record<ActivityPool, Mock<DiagnosticsActivities['reportWorker']>>;
 
-let env: WorkflowEnv;
-beforeAll(async () => {
-  env = await startWorkflowEnv({
-    workflows: 'workflows/pipeline-check.ts',
-    activities: Object.fromEntries(ACTIVITY_POOLS.map((pool) => [pool, { reportWorker: reportWorker[pool] }])),
-  });
+const env = useWorkflowEnv({
+  workflows: 'workflows/pipeline-check.ts',
+  activities: Object.fromEntries(ACTIVITY_POOLS.map((pool) => [pool, { reportWorker: reportWorker[pool] }])),
 });
-afterAll(() => env?.close());
 beforeEach(() => {
   for (const pool of ACTIVITY_POOLS)
     reportWorker[pool].mockReset().mockImplementation(createDiagnosticsActivities(pool).reportWorker);

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaActivities } from '../../../activities/media/index.ts';
 import { InvalidInputError } from '../../../lib/errors.ts';
 import {
@@ -16,14 +16,7 @@ import {
   type VideoJobInput,
   type VideoSource,
 } from '../../../lib/jobs/index.ts';
-import {
-  gate,
-  recordHistory,
-  replayHistory,
-  startWorkflowEnv,
-  until,
-  type WorkflowEnv,
-} from '../../support/workflow-env.ts';
+import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const source: VideoSource = {
   width: 640,
@@ -45,16 +38,12 @@ const media = {
   deleteJobBlobs: vi.fn<MediaActivities['deleteJobBlobs']>(),
 };
 
-let env: WorkflowEnv;
-beforeAll(async () => {
-  env = await startWorkflowEnv({
-    workflows: 'workflows/video.ts',
-    activities: { media },
-    // Heartbeats reach the server at once: a cancellation reaches the heartbeating stub at once.
-    activityWorkerOptions: { maxHeartbeatThrottleInterval: '50ms' },
-  });
+const env = useWorkflowEnv({
+  workflows: 'workflows/video.ts',
+  activities: { media },
+  // Heartbeats reach the server at once: a cancellation reaches the heartbeating stub at once.
+  activityWorkerOptions: { maxHeartbeatThrottleInterval: '50ms' },
 });
-afterAll(() => env?.close());
 beforeEach(() => {
   log = [];
   media.inspectVideo.mockReset().mockImplementation(async () => {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebhookActivities } from '../../../activities/webhooks/index.ts';
 import type { WebhookWaitActivities } from '../../../activities/webhooks/wait.ts';
 import { capturesStored, FORWARDER_WORKFLOW_ID, type DeliveryGroup } from '../../../lib/jobs/index.ts';
@@ -15,9 +15,8 @@ import {
   recordHistory,
   replayHistory,
   scheduledActivities,
-  startWorkflowEnv,
   until,
-  type WorkflowEnv,
+  useWorkflowEnv,
 } from '../../support/workflow-env.ts';
 
 const network = {
@@ -29,11 +28,7 @@ const network = {
 };
 const { dueDeliveries, deliverCaptures, expireCaptures, deliveriesStalled, waitForCapture } = network;
 
-let env: WorkflowEnv;
-beforeAll(async () => {
-  env = await startWorkflowEnv({ workflows: 'workflows/webhooks.ts', activities: { network } });
-});
-afterAll(() => env?.close());
+const env = useWorkflowEnv({ workflows: 'workflows/webhooks.ts', activities: { network } });
 beforeEach(() => {
   dueDeliveries.mockReset().mockResolvedValue({ groups: [], nextRetryAt: null });
   deliverCaptures

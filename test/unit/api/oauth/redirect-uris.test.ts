@@ -6,17 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { checkClientMetadata } from '../../../../api/oauth/registration.ts';
 import { isReverseDomainScheme, redirectFault } from '../../../../api/oauth/redirect-uris.ts';
 import { loadConfig } from '../../../../lib/config.ts';
+import { DANGEROUS } from '../../../support/redirect-uris.ts';
 
 const WHY = "it runs code, shows local data or opens an operating-system handler, never an app's sign-in";
-/** The operating-system and browser handlers of issue 60: each opened at once by a redirect before. */
-const DANGEROUS = [
-  'ms-msdt:/id PCWDiagnostic /skip force',
-  'ms-settings:privacy',
-  'view-source:https://x',
-  'filesystem:https://x/temporary/a.html',
-  'search-ms:query=x',
-  'shell:startup',
-];
 
 describe('redirect URIs a client may register', () => {
   it.each(DANGEROUS)('refuses %s, naming its scheme', (uri) => {

@@ -2,7 +2,6 @@
 // answered request starts it over; a shard's rests end with its window and can all be cancelled. Against
 // a closed loopback port, a generator's users make a handful of attempts a second, not thousands, and
 // none of them counts as a request the target got.
-import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   BACKOFF_FIRST_MS,
@@ -13,6 +12,8 @@ import {
 } from '../../../../domain/load/backoff.ts';
 import { ShardGenerator, type ShardPlan } from '../../../../domain/load/generator.ts';
 import { startLoadTarget } from '../../../fixtures/load-target.ts';
+import { closedPort } from '../../../support/processes.ts';
+import { shardPlan } from '../../../support/shard-plan.ts';
 
 const middle = () => 0.5; // no jitter: the nominal waits
 
@@ -71,29 +72,10 @@ describe('Rests', () => {
   });
 });
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
+/** The shard plan of the tests, starting now, with requests timing out after 1 s. */
 function plan(url: string, users: number, ms: number, rate = 0): ShardPlan {
   const startAt = Date.now();
-  return {
-    target: { url, method: 'GET', headers: {} },
-    users,
-    firstUser: 0,
-    totalUsers: users,
-    startAt,
-    endAt: startAt + ms,
-    rampUpMs: 0,
-    rate,
-    requestTimeoutMs: 1000,
-    allow: ['127.0.0.1/32'],
-  };
+  return shardPlan(url, users, ms, { startAt, endAt: startAt + ms, rate, requestTimeoutMs: 1000 });
 }
 
 describe('a generator against a closed port', () => {

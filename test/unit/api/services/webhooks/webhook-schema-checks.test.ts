@@ -12,18 +12,14 @@ import { webhookRequestService } from '../../../../../api/services/webhooks/webh
 import { CaptureWriter } from '../../../../../db/webhooks/capture-writer.ts';
 import { openDatabase, type DatabaseHandle } from '../../../../../db/connect.ts';
 import { upsertUser } from '../../../../../db/users.ts';
-import {
-  type CaptureRecord,
-  createWebhook,
-  listCapturedRequests,
-  setWebhookSettings,
-} from '../../../../../db/webhooks/webhooks.ts';
+import { createWebhook, listCapturedRequests, setWebhookSettings } from '../../../../../db/webhooks/webhooks.ts';
 import {
   type CheckJob,
   SchemaCheckPool,
   type SchemaCheckPoolOptions,
   TOO_LONG,
 } from '../../../../../lib/json-schema/json-schema-pool.ts';
+import { captureRecord as capture } from '../../../../support/databases.ts';
 import { tempDir } from '../../../../support/processes.ts';
 
 let database: DatabaseHandle;
@@ -60,20 +56,6 @@ async function owner(schema: Record<string, unknown>) {
   const webhook = (await createWebhook(database.db, user.id, 10, { schema }))!;
   return { userId: user.id, ref: webhook.id, webhookId: webhook.webhookId };
 }
-
-const capture = (webhookId: string, body: string): CaptureRecord => ({
-  webhookId,
-  method: 'POST',
-  path: `/webhook/${webhookId}`,
-  headers: { 'content-type': 'application/json' },
-  body,
-  bodyEncoding: 'utf8',
-  bodySize: body.length,
-  queryParams: null,
-  ipAddress: '127.0.0.1',
-  userAgent: 'test',
-  createdAt: new Date(),
-});
 
 /** The kept verdicts of a webhook's captures, newest first, once every one has one not of `stale` (or after 15 s). */
 async function keptVerdicts(ref: number, count = 1, stale?: string) {
