@@ -58,12 +58,16 @@ export class Rests<K> {
       backoff.reset();
       return true;
     }
+    // A rest that reaches the window's end wakes just past it (timers run on whole milliseconds, up to
+    // one early against the test's clock): the user then ends rather than making one more attempt.
+    const rest = backoff.next();
+    const left = Math.max(0, this.leftMs());
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
         then();
       },
-      Math.min(backoff.next(), Math.max(0, this.leftMs())),
+      rest < left ? rest : Math.ceil(left) + 1,
     );
     this.timers.add(timer);
     return false;

@@ -48,8 +48,25 @@ export interface AppProcess {
   stop(): Promise<void>;
 }
 
-/** `env` is the whole environment of the child, over a copy of ours without backend variables. */
+/** Starts of an app whose port was taken between our pick and its bind. */
+const PORT_CLASH_STARTS = 3;
+
+/**
+ * `env` is the whole environment of the child, over a copy of ours without backend variables. A port
+ * picked here is free when picked, yet another process (an embedded Temporal server picks ports of its
+ * own) may bind it before the app does: the app is then started again on new ports (at most 3 starts).
+ */
 export async function startApp(env: Record<string, string>, entry = 'workers/all.ts'): Promise<AppProcess> {
+  for (let start = 1; ; start++) {
+    try {
+      return await launchApp(env, entry);
+    } catch (error) {
+      if (start >= PORT_CLASH_STARTS || !/EADDRINUSE/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function launchApp(env: Record<string, string>, entry: string): Promise<AppProcess> {
   const port = env.PORT || String(await freePort());
   const fullEnv: Record<string, string> = { ...baseEnv(), LOG_LEVEL: 'warn', ...env, PORT: port };
   if (!fullEnv.TEMPORAL_ADDRESS) {
