@@ -1,10 +1,12 @@
 // How the load-test pages draw and label their figures: line charts as SVG text, and the unit of each
-// figure. No imports and no DOM, so that one code draws every chart: the server for the report (a
-// file with no script) and for an ended test's page, the browser for a running test's page (bundled
-// into /dashboard/assets/load-chart.js). Ticks are round (1, 2 or 5 times a power of ten, or
-// whole minutes) with their unit; the margins are measured from the labels they hold, so a label is
-// never cut; each chart is drawn for a phone, a medium and a wide box, and CSS shows the one that
-// fits its box, so the text keeps about the size it was drawn at.
+// figure. No DOM (and no import but the counts' words), so that one code draws every chart: the
+// server for the report (a file with no script) and for an ended test's page, the browser for a
+// running test's page (bundled into /dashboard/assets/load-chart.js). Ticks are round (1, 2 or 5
+// times a power of ten, or whole minutes) with their unit; the margins are measured from the labels
+// they hold, so a label is never cut; each chart is drawn for a phone, a medium and a wide box, and
+// CSS shows the one that fits its box, so the text keeps about the size it was drawn at.
+
+import { noun } from '../../lib/load/plural.ts';
 
 /** Text size of the labels, in units of the drawing (a pixel when the drawing is shown at its width). */
 const FONT = 13;
@@ -25,6 +27,8 @@ export interface ChartSpec {
   caption: string;
   /** The values' unit: ms (shown in s past a second), req/s, %, ... */
   unit: string;
+  /** The unit after a value of exactly 1, when a count's word changes (`error/s` beside `errors/s`). */
+  unitOfOne?: string;
   lines: ChartLine[];
   /** The time of each point in seconds since the start; without it, point k is in the middle of second k. */
   xs?: readonly number[];
@@ -118,13 +122,14 @@ export function formatSeconds(s: number, end: number): string {
 
 /**
  * A tick's label: the value with as many decimals as the axis's step needs, thousands grouped, and
- * its unit; milliseconds become seconds on an axis that reaches a second (`1.5 s`, not `1,500 ms`).
+ * its unit (`one` after exactly 1: `1 error/s`); milliseconds become seconds on an axis that reaches
+ * a second (`1.5 s`, not `1,500 ms`).
  */
-export function formatValue(v: number, unit: string, step: number, top = v): string {
+export function formatValue(v: number, unit: string, step: number, top = v, one = unit): string {
   const [n, u, s] = unit === 'ms' && top >= 1000 ? [v / 1000, 's', step / 1000] : [v, unit, step];
   const decimals = Math.max(0, Math.min(6, Math.ceil(-Math.log10(s) - 1e-9)));
   const text = n.toLocaleString('en-US', { maximumFractionDigits: decimals });
-  return u ? `${text} ${u}` : text;
+  return u ? `${text} ${u === unit ? noun(n, one, unit) : u}` : text;
 }
 
 /**
@@ -173,14 +178,14 @@ function legendLayout(lines: readonly ChartLine[], width: number) {
 
 /** A drawing's value axis and what sets it: the legend's rows above, the ticks and the labels' room. */
 function valueAxis(spec: ChartSpec, frame: ChartFrame) {
-  const { lines, unit } = spec;
+  const { lines, unit, unitOfOne } = spec;
   const legend = legendLayout(lines.length > 1 ? lines : [], frame.width - 16);
   const T = legend.rows ? 12 + legend.rows * 18 : 12;
   const plotH = frame.height - T - 46;
   const known = lines.flatMap((l) => l.values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)));
   const ticks = valueTicks(Math.max(0, ...known), Math.floor(plotH / TICK_GAP_Y) + 1, spec.whole);
   const top = ticks[ticks.length - 1]!;
-  const labels = ticks.map((v) => formatValue(v, unit, ticks[1]! - ticks[0]!, top));
+  const labels = ticks.map((v) => formatValue(v, unit, ticks[1]! - ticks[0]!, top, unitOfOne));
   // Room for the widest label left of the axis.
   return { legend, T, plotH, ticks, top, labels, left: Math.max(...labels.map((t) => textWidth(t))) + 12 };
 }

@@ -10,6 +10,7 @@ import type { LoadReport, ReportTest } from '../services/load-tests/load-report.
 import { html, Html } from './html.ts';
 import { STYLES } from './styles.ts';
 import { chartFigures, COLORS, thresholdUnit, type ChartLine } from '../browser/load-figures.ts';
+import { plural } from '../../lib/load/plural.ts';
 
 const TEST_COLORS = [COLORS.a, COLORS.b];
 /** The report's CSS, inlined: its own, then the charts'. */
@@ -83,6 +84,7 @@ export function loadCharts(tests: ChartedTest[]): Html {
         name: 'errors',
         caption: 'Errors each second: failed answers and connection errors',
         unit: 'errors/s',
+        unitOfOne: 'error/s',
         whole: true,
         lines: each((t) => t.series.errors_per_second, 'errors'),
       },
@@ -141,16 +143,16 @@ function header(t: ReportTest, i: number, many: boolean): Html {
   const rate = c.requests_per_second ? ` at ${fmt(c.requests_per_second)} requests/s` : '';
   const shape = Array.isArray(stages)
     ? `stages of ${c.stage_target}: ${stages.map((s) => `${s.target} over ${s.duration} s`).join(', ')}`
-    : `${fmt(c.concurrent_users)} users for ${fmt(c.test_duration)} s${rate}, ramp-up ${fmt(c.ramp_up_time)} s`;
+    : `${plural(c.concurrent_users, 'user')} for ${fmt(c.test_duration)} s${rate}, ramp-up ${fmt(c.ramp_up_time)} s`;
   const spc = c.http2?.streams_per_connection ?? 1;
   const limit = t.http2?.server_max_concurrent_streams ?? null;
   const limited =
     limit !== null && limit < spc
-      ? html` <strong data-limit="${limit}">The server allowed only ${fmt(limit)} streams at once per \
+      ? html` <strong data-limit="${limit}">The server allowed only ${plural(limit, 'stream')} at once per \
 connection</strong>: the other users waited for one.`
       : '';
   const users = spc === 1 ? 'a connection per user' : `${fmt(spc)} users per connection`;
-  const opened = t.http2 ? `: ${fmt(t.http2.connections)} connections opened` : '';
+  const opened = t.http2 ? `: ${plural(t.http2.connections, 'connection')} opened` : '';
   const protocol = c.http_version === '2' ? html` Over HTTP/2, ${users}${opened}.${limited}` : '';
   const verdict = t.verdict
     ? html`, <span class="${t.verdict === 'passed' ? 'pass' : 'fail'}" data-verdict="${t.verdict}">${t.verdict}</span>`

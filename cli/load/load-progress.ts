@@ -7,7 +7,7 @@ import { SingleBar } from 'cli-progress';
 import { loadTestOperations as ops } from '../contract.ts';
 import { pathOf, type Client } from '../client.ts';
 import { ApiError } from '../errors.ts';
-import { plural } from './load-summary.ts';
+import { plural } from '../../lib/load/plural.ts';
 import { note, err } from '../output.ts';
 import { follow } from '../sse.ts';
 
@@ -31,7 +31,8 @@ export interface LiveStatus {
 
 const ENDED = ['completed', 'stopped', 'failed'];
 
-function payload(s: LiveStatus) {
+/** The progress line's fields of a status. */
+export function payload(s: LiveStatus) {
   const started = s.started_at ? Date.parse(s.started_at) : null;
   const total =
     s.config.test_duration ??
@@ -42,7 +43,7 @@ function payload(s: LiveStatus) {
     state: s.status.padEnd(7),
     elapsed_s: elapsed,
     total_s: total,
-    users: s.config.concurrent_users ?? '?',
+    users: s.config.concurrent_users === undefined ? '? users' : plural(s.config.concurrent_users, 'user'),
     rps: s.metrics.throughput,
     p95: `${s.metrics.p95_response_time ?? 0} ms`,
     // Connection errors are in the error rate, and said apart: a dead target shows as one.
@@ -57,7 +58,7 @@ export async function followTest(c: Client, testId: string): Promise<{ status: s
   const bar = new SingleBar({
     stream: process.stderr,
     format:
-      '{state} {bar} {elapsed_s}/{total_s} s | {users} users | {rps} req/s | p95 {p95} | errors {errors} | ' +
+      '{state} {bar} {elapsed_s}/{total_s} s | {users} | {rps} req/s | p95 {p95} | errors {errors} | ' +
       'thresholds {thr}',
     barsize: 20,
     hideCursor: true,
@@ -70,7 +71,7 @@ export async function followTest(c: Client, testId: string): Promise<{ status: s
     state: 'pending',
     elapsed_s: 0,
     total_s: 0,
-    users: '?',
+    users: '? users',
     rps: 0,
     p95: '0 ms',
     errors: '0%',

@@ -1,6 +1,7 @@
 // The end-of-test summary, laid out like k6's: each threshold with what it read and ✓/✗, then the
 // requests, their latency, phases, status codes, errors and steps, then the verdict. A run that
 // tested nothing (every attempt failed) says so on its first line.
+import { plural } from '../../lib/load/plural.ts';
 import { out, ms } from '../output.ts';
 
 export interface Results {
@@ -57,10 +58,6 @@ const counts = (c: Record<string, number>) =>
     .sort(([, a], [, b]) => b - a)
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
-
-/** "1 connection", "2 connections", "1,024 requests". */
-export const plural = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** HTTP/2's connections, and the streams a server allowed on each when it set a limit. */
 function http2Counts(h: NonNullable<Results['http2']>): string {
@@ -134,7 +131,7 @@ export function summary(a: ResultsAnswer): string {
     lines.push(
       line(
         `step ${s.step} ${s.name}`,
-        `${s.requests} ${s.requests === 1 ? 'req' : 'reqs'}, ${s.error_rate}% failed, p95=${ms(s.p95_response_time)}`,
+        `${plural(s.requests, 'req')}, ${s.error_rate}% failed, p95=${ms(s.p95_response_time)}`,
       ),
     );
   lines.push('');

@@ -2,6 +2,7 @@
 // (domain/load/metrics/outputs.ts builds them; activities/load/outputs.ts sends them) and the labels they carry.
 import { z } from 'zod';
 import { CLIENT_HEADERS, headerMap, noLineBreaks } from '../http-fields.ts';
+import { seconds } from './load-profile.ts';
 
 /** Outputs of one test, at most; tags, at most. */
 export const MAX_OUTPUTS = 3;
@@ -27,13 +28,12 @@ const remoteWrite = z
       WRITE_HEADERS,
       `must not set ${[...WRITE_HEADERS].join(', ')}: the write sets them`,
     ).describe('Headers sent with each write (an Authorization, a tenant id); shown by name only'),
-    interval_seconds: z
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be from 1 to 60')
-      .max(60, 'must be from 1 to 60')
+    interval_seconds: seconds(1, 60)
       .default(5)
-      .describe('Seconds between writes while the test runs (default 5); one more at the end'),
+      .describe(
+        'Seconds between writes while the test runs, 1 to 60 (default 5), or a duration such as "10s"; ' +
+          'one more at the end',
+      ),
   })
   .strict();
 const series = (type: 'ndjson' | 'csv') =>

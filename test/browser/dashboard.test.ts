@@ -182,7 +182,7 @@ describe('dashboard in a browser', () => {
       await page.setViewportSize({ width: 1200, height: 900 });
       await page.getByLabel('Target URL').fill(`${receiver.url}/replayed`);
       await page.getByLabel(/^Concurrent users/).fill('1');
-      await page.getByLabel(/^Duration in seconds/).fill('10');
+      await page.getByLabel(/^Duration/).fill('10');
       await page.getByRole('button', { name: 'Start the load test' }).click();
       await page.waitForURL(/\/dashboard\/load-tests\/[A-Za-z0-9_-]+$/);
       await expect
@@ -447,12 +447,17 @@ describe('dashboard in a browser', () => {
       // A mistake the browser cannot see is shown on the form, naming the field, with what was typed kept.
       await page.getByLabel('Target URL').fill(`${site.url}/browser`);
       await page.getByLabel('Concurrent users (1 to 10000)').fill('3');
-      await page.getByLabel('Duration in seconds (10 to 3600)').fill('10');
-      await page.getByLabel('Ramp-up in seconds (default 10)').fill('20');
+      // Durations are typed as REST takes them: seconds, or "10s", "10m", "1h30m".
+      await page.getByLabel('Duration (10s to 1h)').fill('ten seconds');
       await page.getByRole('button', { name: 'Start the load test' }).click();
       await expect
         .poll(() => page.getByRole('alert').textContent())
-        .toMatch(/^Ramp-up in seconds: must not exceed testDuration/);
+        .toMatch(/^Duration: must be seconds or a duration such as 90, "90s", "10m" or "1h30m"/);
+      expect(await page.getByLabel('Duration (10s to 1h)').inputValue()).toBe('ten seconds');
+      await page.getByLabel('Duration (10s to 1h)').fill('10s');
+      await page.getByLabel('Ramp-up (default 10s)').fill('20');
+      await page.getByRole('button', { name: 'Start the load test' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Ramp-up: must not exceed testDuration/);
       expect(await page.getByLabel('Target URL').inputValue()).toBe(`${site.url}/browser`);
       // A key the start body does not know, typed in the JSON fields, is refused naming it (never dropped).
       await page.getByText('More options').click();
@@ -465,7 +470,7 @@ describe('dashboard in a browser', () => {
         .toBe('stage: is not a field of this form (did you mean stages?)');
       await page.getByLabel('Start body fields (JSON), over the fields above').fill('');
 
-      await page.getByLabel('Ramp-up in seconds (default 10)').fill('0');
+      await page.getByLabel('Ramp-up (default 10s)').fill('0');
       await page.getByLabel('Requests per second (0: as fast as answered)').fill('30');
       await page.getByLabel('Headers, one "Name: value" per line').fill('X-Run: browser');
       await page.getByRole('button', { name: 'Start the load test' }).click();
@@ -485,7 +490,7 @@ describe('dashboard in a browser', () => {
       // the drawing shown is the one for the page's).
       await expect.poll(() => page.locator('#load-chart svg:visible').count()).toBe(3);
       // Latency in ms, or in s when the slowest second's p99 reached a second (a busy machine).
-      for (const [i, unit] of ['req/s', 'ms|s', 'errors/s'].entries()) {
+      for (const [i, unit] of ['req/s', 'ms|s', 'errors?/s'].entries()) {
         const chart = page.locator('#load-chart svg:visible').nth(i);
         expect(await chart.locator('text.axis-x').textContent()).toBe('seconds since the start');
         const ys = await chart.locator('text.tick-y').allTextContents();
@@ -518,8 +523,8 @@ describe('dashboard in a browser', () => {
       await page.getByLabel('Authentication').selectOption('none');
       await page.getByLabel('Target URL').fill(`${site.url}/status/500`);
       await page.getByLabel('Concurrent users (1 to 10000)').fill('2');
-      await page.getByLabel('Duration in seconds (10 to 3600)').fill('60');
-      await page.getByLabel('Ramp-up in seconds (default 10)').fill('0');
+      await page.getByLabel('Duration (10s to 1h)').fill('1m');
+      await page.getByLabel('Ramp-up (default 10s)').fill('0');
       await page.getByLabel('Requests per second (0: as fast as answered)').fill('20');
       await page.getByLabel('Thresholds, one per line').fill('error_rate < 1\np95 < 5000');
       await page.getByRole('button', { name: 'Start the load test' }).click();

@@ -1,9 +1,11 @@
 // `netops load run` as a CI step: exit 0 when the thresholds hold, 99 when one fails, 98 when the run
 // tested nothing (a closed port, a certificate refused), a summary on stdout, Ctrl-C stopping the test
-// on the service, a typo refused before anything starts, --insecure for a self-signed staging target.
+// on the service, a typo refused before anything starts, --insecure for a self-signed staging target
+// (over HTTP/1.1 and h2).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { startH2Target } from '../fixtures/h2-target.ts';
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { call, expectErrorShape, targets } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
@@ -241,42 +243,69 @@ describe.each(targets())('netops load ($name)', (target) => {
     expect(list.stdout).toMatch(new RegExp(`${id}.*failed \\(unreachable\\).*100%`));
   });
 
-  it('--insecure accepts a self-signed staging target (exit 0); without it the run fails as unreachable (98)', {
-    timeout: 60_000,
-  }, async () => {
-    const tls = await startHttpsServer();
-    onTestFinished(() => tls.close());
-    const args = (more: string[]) => [
-      'load',
-      'run',
-      '--url',
-      `${tls.url}/`,
-      '--users',
-      '1',
-      '--duration',
-      '10s',
-      '--ramp-up',
-      '0',
-      '--rate',
-      '5',
-      '--threshold',
-      'http_req_failed: rate<0.01',
-      ...more,
-    ];
-    const [trusting, checking] = await Promise.all([
-      runCli(args(['--insecure']), await env()),
-      runCli(args([]), await env()),
-    ]);
-    expect(trusting.code, trusting.stderr).toBe(0);
-    expect(trusting.stdout).toMatch(/✓ error_rate < 1 \(observed 0\)/);
-    expect(trusting.stdout).toMatch(/PASSED: every threshold held/);
-    const trustingId = /Load test (\S+) started/.exec(trusting.stderr)![1]!;
-    expect((await status(trustingId)).body.config.insecure_tls).toBe(true);
-    expect(checking.code, checking.stderr).toBe(98);
-    expect(checking.stdout).toMatch(
-      /^ {2}✗ TARGET UNREACHABLE: all \d+ attempts failed: DEPTH_ZERO_SELF_SIGNED_CERT$/m,
-    );
-    // Its threshold failed too, but the verdict names the unreachable target first: exit 98, not 99.
-    expect(checking.stdout).toMatch(/✗ error_rate < 1 \(observed 100\)/);
-  });
+  it.each([
+    {
+      over: 'HTTP/1.1',
+      protocol: 'http/1.1',
+      flags: [],
+      serve: async () => {
+        const tls = await startHttpsServer();
+        return { url: tls.url, close: tls.close };
+      },
+    },
+    {
+      over: 'HTTP/2 (h2 only, --http-version 2)',
+      protocol: 'h2',
+      flags: ['--http-version', '2'],
+      serve: async () => {
+        const h2 = await startH2Target();
+        return { url: h2.h2Url, close: h2.close };
+      },
+    },
+  ])(
+    '--insecure accepts a self-signed staging target over $over (exit 0); without it the run fails as ' +
+      'unreachable (98)',
+    {
+      timeout: 60_000,
+    },
+    async ({ protocol, flags, serve }) => {
+      const tls = await serve();
+      onTestFinished(() => tls.close());
+      const args = (more: string[]) => [
+        'load',
+        'run',
+        '--url',
+        `${tls.url}/`,
+        '--users',
+        '1',
+        '--duration',
+        '10s',
+        '--ramp-up',
+        '0',
+        '--rate',
+        '5',
+        '--threshold',
+        'http_req_failed: rate<0.01',
+        ...flags,
+        ...more,
+      ];
+      const [trusting, checking] = await Promise.all([
+        runCli(args(['--insecure']), await env()),
+        runCli(args([]), await env()),
+      ]);
+      expect(trusting.code, trusting.stderr).toBe(0);
+      expect(trusting.stdout).toMatch(/✓ error_rate < 1 \(observed 0\)/);
+      expect(trusting.stdout).toMatch(/PASSED: every threshold held/);
+      // Every answer came over the protocol asked for.
+      expect(trusting.stdout).toMatch(new RegExp(`protocols \\.+ ${protocol}: \\d+(?: |$)`, 'm'));
+      const trustingId = /Load test (\S+) started/.exec(trusting.stderr)![1]!;
+      expect((await status(trustingId)).body.config.insecure_tls).toBe(true);
+      expect(checking.code, checking.stderr).toBe(98);
+      expect(checking.stdout).toMatch(
+        /^ {2}✗ TARGET UNREACHABLE: all \d+ attempts failed: DEPTH_ZERO_SELF_SIGNED_CERT$/m,
+      );
+      // Its threshold failed too, but the verdict names the unreachable target first: exit 98, not 99.
+      expect(checking.stdout).toMatch(/✗ error_rate < 1 \(observed 100\)/);
+    },
+  );
 });

@@ -14,8 +14,8 @@ export const START_LABELS = {
   targetUrl: 'Target URL',
   httpMethod: 'Method',
   concurrentUsers: 'Concurrent users',
-  testDuration: 'Duration in seconds',
-  rampUpTime: 'Ramp-up in seconds',
+  testDuration: 'Duration',
+  rampUpTime: 'Ramp-up',
   requestsPerSecond: 'Requests per second',
   httpVersion: 'HTTP version',
   http2: 'HTTP/2: users per connection',
@@ -40,6 +40,9 @@ export function startForm(csrf: string, form: Record<string, string>): Html {
     html`<div class="field">${label(name, more)}<input id="${name}" name="${name}" ${attrs} value="${v(name)}"></div>`;
   const secret = (name: Field) =>
     html`<div class="field">${label(name)}<input id="${name}" name="${name}" type="password" autocomplete="off"></div>`;
+  // Seconds or a duration as REST takes them ("90", "10m", "1h30m"): text, read by the API's own parser.
+  const duration = (examples: string) =>
+    html`type="text" autocomplete="off" spellcheck="false" placeholder="${examples}"`;
   const auth = v('authType', 'none');
   return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack">\
 <input type="hidden" name="csrf" value="${csrf}">
@@ -50,8 +53,8 @@ ${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
 ${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select>\
 </div>
       ${input('concurrentUsers', ' (1 to 10000)', html`type="number" min="1" max="10000"`)}
-      ${input('testDuration', ' (10 to 3600)', html`type="number" min="10" max="3600"`)}
-      ${input('rampUpTime', ' (default 10)', html`type="number" min="0" max="3600"`)}
+      ${input('testDuration', ' (10s to 1h)', duration('90s, 10m or 1h30m'))}
+      ${input('rampUpTime', ' (default 10s)', duration('30s or 1m'))}
       ${input('requestsPerSecond', ' (0: as fast as answered)', html`type="number" min="0"`)}
     </div>
     <div class="row">
@@ -116,8 +119,8 @@ export function replayFormOf(query: Record<string, unknown>): Record<string, str
 export const REPLAY_FILTERS = ['method', 'header', 'q', 'since', 'until'] as const;
 
 /**
- * The API's start body from the form (numbers as numbers, headers and thresholds from lines, then the
- * JSON fields over them).
+ * The API's start body from the form (numbers as numbers, durations as typed for the API's parser to
+ * read, headers and thresholds from lines, then the JSON fields over them).
  */
 export function startBodyFromForm(form: Record<string, string>): Record<string, unknown> {
   const num = (name: string) => (form[name] === undefined || form[name].trim() === '' ? undefined : Number(form[name]));
@@ -145,8 +148,9 @@ export function startBodyFromForm(form: Record<string, string>): Record<string, 
     // A replay's requests each have their own method: the form's (a select, always sent) is not.
     ...('replay' in json ? {} : { httpMethod: form.httpMethod ?? 'GET' }),
     concurrentUsers: num('concurrentUsers'),
-    testDuration: num('testDuration'),
-    rampUpTime: num('rampUpTime'),
+    // "90", "90s", "10m", "1h30m": the contract reads them as REST's body (and refuses them naming the field).
+    testDuration: optional('testDuration')?.trim(),
+    rampUpTime: optional('rampUpTime')?.trim(),
     requestsPerSecond: num('requestsPerSecond'),
     headers,
     body: optional('body'),

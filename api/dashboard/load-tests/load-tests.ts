@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { Account } from '../../../db/users.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { html } from '../../pages/html.ts';
+import { plural } from '../../../lib/load/plural.ts';
 import { COLORS } from '../../browser/load-figures.ts';
 import { loadCharts, sendReport } from '../../pages/load-report.ts';
 import { startBody } from '../../../contract/load/load-test-start.ts';
@@ -121,8 +122,8 @@ export function loadTestSection(
         `Load test ${row.id}`,
         html`<h1>Load test</h1>
         ${unreachableLine(final)}
-        <p><code>${row.config.http_method} ${row.config.target_url}</code>, ${row.config.concurrent_users} users for \
-${row.config.test_duration} s</p>
+        <p><code>${row.config.http_method} ${row.config.target_url}</code>, \
+${plural(row.config.concurrent_users, 'user')} for ${row.config.test_duration} s</p>
         <div class="status-row"><p role="status" aria-live="polite" id="load-status" data-test="\
 ${row.id}" data-started="${status.started_at ?? ''}" data-duration="${row.config.test_duration}" data-ended="\
 ${ended ? 'yes' : 'no'}">Status <strong>${status.status}</strong>, ${status.progress}% done\

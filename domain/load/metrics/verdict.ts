@@ -5,6 +5,7 @@
 // so that a CI step against a dead or mistyped URL fails rather than passing with nothing measured.
 import type { ThresholdOutcome } from '../../../lib/jobs/load-test.ts';
 import type { Totals } from './totals.ts';
+import { plural } from '../../../lib/load/plural.ts';
 
 export type VerdictReason = 'target_unreachable' | 'thresholds';
 
@@ -15,8 +16,6 @@ export interface Verdict {
   /** The reason in words: the attempts and their commonest failure, or the thresholds that failed. */
   verdict_detail?: string;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
  * Why the run tested nothing, or null when some request was answered below 400 (or nothing was

@@ -96,6 +96,12 @@ describe('tick labels', () => {
     ]);
     expect(formatValue(0.30000000000000004, 'ms', 0.1, 0.4)).toBe('0.3 ms');
     expect(formatValue(15000, 'req/s', 5000)).toBe('15,000 req/s');
+    // A count's unit after exactly 1 is its singular, when it has one.
+    expect([0, 1, 2].map((v) => formatValue(v, 'errors/s', 1, 2, 'error/s'))).toEqual([
+      '0 errors/s',
+      '1 error/s',
+      '2 errors/s',
+    ]);
   });
 
   it("of a threshold's observed figure: the unit of its metric", () => {

@@ -31,7 +31,7 @@ describe('form labels', () => {
       refusal(() => validate(startBody, startBodyFromForm(form), 'form')),
       START_LABELS,
     ) as InvalidInputError;
-    expect(err.message).toBe('Ramp-up in seconds: must not exceed testDuration');
+    expect(err.message).toBe('Ramp-up: must not exceed testDuration');
     expect(err.field).toBe('rampUpTime');
     expect(err.code).toBe('invalid_input');
     expect(

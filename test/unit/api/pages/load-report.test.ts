@@ -72,7 +72,7 @@ describe('load test report page', () => {
       const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('E')] });
       const figures = [...page.matchAll(/<figure class="load-chart" data-chart="(\w+)">.*?<\/figure>/gs)];
       expect(figures.map((f) => f[1])).toEqual(['requests', 'latency', 'errors']);
-      const units: Record<string, RegExp> = { requests: / req\/s$/, latency: / ms$/, errors: / errors\/s$/ };
+      const units: Record<string, RegExp> = { requests: / req\/s$/, latency: / ms$/, errors: / errors?\/s$/ };
       for (const [figure, name] of figures) {
         for (const svg of figure.match(/<svg .*?<\/svg>/gs)!) {
           const ys = [...svg.matchAll(/<text class="tick-y"[^>]*>([^<]+)</g)].map((m) => m[1]!);
@@ -82,6 +82,9 @@ describe('load test report page', () => {
           for (const y of ys) expect(y).toMatch(units[name!]!);
         }
       }
+      // A count's unit in the singular after exactly 1 (the errors reach 1 in the second second).
+      expect(figures[2]![0]).toContain('>1 error/s<');
+      expect(page).not.toContain('1 errors/s');
       const latency = figures[1]![0];
       // Each second's p50, p95 and p99 in every drawing.
       expect(latency).toContain('Latency of the requests sent each second: p50, p95 and p99');
@@ -137,6 +140,15 @@ describe('load test report page', () => {
     expect(page).toContain('Over HTTP/2, 10 users per connection: 5 connections opened.');
     expect(page).toContain('data-limit="4"');
     expect(page).toMatch(/Answers by protocol<\/h2><div class="scroll"><table>.*<td>h2<\/td><td class="n">10<\/td>/s);
+    // One of each in the singular: a user, a connection, a stream.
+    const one = test('CCCCCCCCCCCCCCCCCCCCCC');
+    one.config = { ...one.config, concurrent_users: 1, http_version: '2', http2: { streams_per_connection: 2 } };
+    one.http2 = { connections: 1, server_max_concurrent_streams: 1 };
+    const single = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [one] });
+    expect(single).toContain('1 user for 10 s');
+    expect(single).toContain('2 users per connection: 1 connection opened.');
+    expect(single).toContain('The server allowed only 1 stream at once per connection');
+    expect(page).toContain('2 users for 10 s');
     const h1 = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [test('D')] });
     expect(h1).not.toContain('HTTP/2');
     expect(h1).toMatch(/<td>http\/1.1<\/td><td class="n">10<\/td>/);

@@ -4,9 +4,18 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { startBody, startFields } from '../../../../contract/load/load-test-start.ts';
-import { toolArgs } from '../../../../contract/validate.ts';
+import { toolArgs, validate } from '../../../../contract/validate.ts';
 
 const toolSchema = toolArgs(startFields);
+/** What a body's refusal says, as a door answers it (the field, then what is wrong with it). */
+const validateMessage = (body: unknown) => {
+  try {
+    validate(startBody, body, 'arguments');
+    return 'accepted';
+  } catch (err) {
+    return (err as Error).message;
+  }
+};
 
 describe('the load test start body', () => {
   it("shows MCP clients the REST body's fields, each threshold as an expression or k6's object", () => {
@@ -121,6 +130,29 @@ describe('the load test start body', () => {
       expect(parsed).toMatchObject({ testDuration: 600, rampUpTime: 90 });
       expect(parsed.thresholds.map((t) => t.threshold)).toEqual(['p95 < 300', 'error_rate < 1']);
     }
+  });
+
+  it("reads an output's interval_seconds as testDuration: seconds or a duration, through either door", () => {
+    const body = (interval: unknown) => ({
+      targetUrl: 'https://shop.example/',
+      httpMethod: 'GET',
+      concurrentUsers: 5,
+      testDuration: 10,
+      outputs: [{ type: 'prometheus_remote_write', url: 'https://prom.example/write', interval_seconds: interval }],
+    });
+    for (const [given, seconds] of [
+      ['10s', 10],
+      ['1m', 60],
+      [15, 15],
+      [undefined, 5],
+    ] as const)
+      for (const parsed of [startBody.parse(body(given)), startBody.parse(toolSchema.parse(body(given)))])
+        expect(parsed.outputs?.[0]).toMatchObject({ interval_seconds: seconds });
+    const refusal = (given: unknown) => validateMessage(body(given));
+    expect(refusal('90s')).toBe('outputs.0.interval_seconds: must be from 1 to 60');
+    expect(refusal('soon')).toBe(
+      'outputs.0.interval_seconds: must be seconds or a duration such as 90, "90s", "10m" or "1h30m"',
+    );
   });
 
   it.each([

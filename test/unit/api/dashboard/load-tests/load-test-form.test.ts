@@ -1,9 +1,65 @@
-// The load-test form filled from a webhook's page (api/dashboard/load-tests/load-test-form.ts: replayFormOf):
-// its start body's replay names the webhook and the search's filters a replay takes, and the API's
-// own schema takes it once the target and the users are filled in.
+// The load-test form (api/dashboard/load-tests/load-test-form.ts): its durations typed as REST takes
+// them ("90", "10m", "1h30m") and refused by the form's label when they are not; and the form filled
+// from a webhook's page (replayFormOf): its start body's replay names the webhook and the search's
+// filters a replay takes, and the API's own schema takes it once the target and the users are filled in.
 import { describe, expect, it } from 'vitest';
-import { replayFormOf, startBodyFromForm } from '../../../../../api/dashboard/load-tests/load-test-form.ts';
+import { labelled } from '../../../../../api/dashboard/form-labels.ts';
+import {
+  replayFormOf,
+  START_LABELS,
+  startBodyFromForm,
+  startForm,
+} from '../../../../../api/dashboard/load-tests/load-test-form.ts';
 import { startBody } from '../../../../../contract/load/load-test-start.ts';
+import { validate } from '../../../../../contract/validate.ts';
+
+describe('the durations of the start form', () => {
+  const form = { targetUrl: 'http://127.0.0.1:8080', concurrentUsers: '2' };
+  const refusal = (typed: Record<string, string>) => {
+    try {
+      validate(startBody, startBodyFromForm({ ...form, ...typed }), 'form');
+    } catch (err) {
+      return (labelled(err, START_LABELS) as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it('are text fields with examples, not numbers: a duration such as 10m can be typed', () => {
+    const page = String(startForm('csrf', {}));
+    for (const name of ['testDuration', 'rampUpTime']) {
+      const field = new RegExp(`<input id="${name}" name="${name}" ([^>]*)>`).exec(page)![1]!;
+      expect(field).toContain('type="text"');
+      expect(field).toMatch(/placeholder="[^"]*\b\d+(s|m)\b/);
+    }
+  });
+
+  it('are sent as typed and read as REST reads them: seconds or a duration', () => {
+    for (const [duration, rampUp, seconds] of [
+      ['90', '', [90, 10]], // (ramp-up left empty: its default)
+      ['90s', '30s', [90, 30]],
+      ['10m', '1m', [600, 60]],
+      [' 1h ', '1m30s', [3600, 90]],
+      ['20', '0', [20, 0]],
+    ] as const) {
+      const body = validate(
+        startBody,
+        startBodyFromForm({ ...form, testDuration: duration, rampUpTime: rampUp }),
+        'form',
+      );
+      expect([body.testDuration, body.rampUpTime]).toEqual(seconds);
+    }
+  });
+
+  it('refuse what is no duration, naming the field by its label', () => {
+    expect(refusal({ testDuration: '10 minutes' })).toBe(
+      'Duration: must be seconds or a duration such as 90, "90s", "10m" or "1h30m"',
+    );
+    expect(refusal({ testDuration: '10m', rampUpTime: 'soon' })).toBe(
+      'Ramp-up: must be seconds or a duration such as 90, "90s", "10m" or "1h30m"',
+    );
+    expect(refusal({ testDuration: '5s' })).toBe('Duration: must be from 10 to 3600');
+  });
+});
 
 describe('replayFormOf', () => {
   it("fills the start body's replay with the webhook and the filters a replay takes", () => {
