@@ -1,10 +1,13 @@
 // MCP resources and prompts on both protocol revisions, against the running service: the 2.x SDK
 // client at 2026-07-28 and the 1.x one at 2025-11-25, each signed in through the real OAuth forms,
 // list the account's resources and their templates, read a capture (made by posting to the webhook's
-// capture URL) by its URI, are refused another user's capture exactly as an unknown one, and list and
-// get the prompts.
+// capture URL) by its URI, are refused another user's capture exactly as an unknown one, read an
+// ended load test's results and report as REST answers them, and list and get the prompts; a
+// 2026-07-28 client reads the MCP Apps' ui:// resources as the browser suites' 2025-11-25 one does.
 import { describe, expect, it, vi } from 'vitest';
-import { targets } from '../support/client.ts';
+import { admin, call, targets } from '../support/client.ts';
+import { loadTargetSuite, loadTestCalls, pacedTest } from '../support/load-tests.ts';
+import { servedApp } from '../support/mcp-app-host.ts';
 import { connectedClient, connectedModernClient, newUser } from '../support/mcp.ts';
 
 type AnyClient =
@@ -40,6 +43,66 @@ async function refusal(client: AnyClient, uri: string, ...ids: string[]) {
 
 for (const target of targets()) {
   describe(`MCP resources and prompts (${target.name})`, () => {
+    const site = loadTargetSuite();
+
+    it("reads an ended load test's results and report by URI on both revisions, as REST answers them", {
+      timeout: 120_000,
+    }, async () => {
+      const { email } = await newUser(target, 'enterprise');
+      const key = JSON.parse((await admin(target, ['create-key', '--email', email, '--plan', 'enterprise'])).stdout)
+        .api_key as string;
+      const calls = loadTestCalls(target, Promise.resolve({ key }));
+      const started = await calls.start(pacedTest(`${site().url}/resources-${target.name}`));
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const testId: string = started.body.test_id;
+      await calls.waitFor(testId, (b) => b.status === 'completed', 60_000);
+      const results = (await calls.results(testId)).body;
+      const total = results.results.total_requests as number;
+      expect(total).toBeGreaterThan(0);
+      const report = (await call(target, 'GET', `/api/v1/load-testing/report/${testId}?format=json`, { key })).body;
+      expect(report.tests).toHaveLength(1);
+
+      const uris = [`netops://load-tests/${testId}/results`, `netops://load-tests/${testId}/report`];
+      for (const connect of [connectedModernClient, connectedClient]) {
+        const { client } = await connect(target, email);
+        try {
+          const listed = (await client.listResources()).resources.filter((r) => uris.includes(r.uri));
+          expect(listed.map((r) => [r.uri, r.mimeType])).toEqual(uris.map((uri) => [uri, 'application/json']));
+          const [readResults, readReport] = await Promise.all(
+            uris.map(async (uri) => {
+              const content = (await client.readResource({ uri })).contents[0] as { uri: string; text: string };
+              expect(content.uri).toBe(uri);
+              return JSON.parse(content.text);
+            }),
+          );
+          expect(readResults.results.total_requests).toBe(total);
+          expect(readResults).toEqual(results);
+          // The same report as REST's (made again for each read: only its generated_at differs).
+          expect(readReport.tests[0]).toMatchObject({ test_id: testId, status: 'completed' });
+          expect(readReport.tests[0].summary.total_requests).toBe(total);
+          expect(readReport.tests).toEqual(report.tests);
+        } finally {
+          await client.close();
+        }
+      }
+    });
+
+    it("2026-07-28: serves the MCP Apps' ui:// resources, named by their tools' _meta", async () => {
+      const { email } = await newUser(target);
+      const { client } = await connectedModernClient(target, email);
+      try {
+        await servedApp(
+          client,
+          'ui://netops/load-test.html',
+          ['load_test_start', 'load_test_status'],
+          'load_test_stop',
+        );
+        await servedApp(client, 'ui://netops/webhook-captures.html', ['webhook_wait_for_request'], 'webhook_requests');
+      } finally {
+        await client.close();
+      }
+    });
+
     it("2026-07-28: a listen on a webhook's captures is notified of a new capture; another user's is refused", {
       timeout: 90_000,
     }, async () => {

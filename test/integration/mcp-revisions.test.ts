@@ -49,9 +49,11 @@ for (const target of targets()) {
       try {
         expect(modern.getProtocolEra()).toBe('modern');
         expect(modern.getNegotiatedProtocolVersion()).toBe(MODERN);
-        // Tasks are a 2025-11-25 thing here (the 2026-07-28 extension is not spoken yet).
+        // 2025-11-25's tasks capability is not 2026-07-28's: there, long tools are tasks by the tasks
+        // extension, for a request that declares it (mcp-tasks-ext.test.ts).
         expect(modern.getServerCapabilities()).toMatchObject({ tools: {} });
         expect(modern.getServerCapabilities()?.tasks).toBeUndefined();
+        expect(modern.getServerCapabilities()?.extensions).toMatchObject({ 'io.modelcontextprotocol/tasks': {} });
         expect(legacy.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
 
         const modernTools = (await modern.listTools()).tools;
@@ -113,7 +115,8 @@ for (const target of targets()) {
           ),
         ).toMatch(/methd: is not an argument of this tool \(did you mean method\?\)$/);
 
-        // A job tool without tasks: a 2026-07-28 call answers when its job (a Temporal workflow) ends.
+        // A job tool called without the tasks extension declared: a 2026-07-28 call answers when its job
+        // (a Temporal workflow) ends.
         const stamp = `${target.name}-${Date.now().toString(36)}`;
         const bulk = (await modern.callTool({
           name: 'domain_check_bulk',

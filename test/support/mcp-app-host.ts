@@ -5,7 +5,13 @@
 // policy allows nothing remote, with the network cut; the App's tool calls go to `callTool` (the
 // suites forward them to the MCP server through a signed-in client) and are recorded.
 /// <reference lib="dom" />
-import type { CallToolRequest, CallToolResult, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  Client as ClientV2,
+  JSONRPCMessage,
+  Transport,
+} from '@modelcontextprotocol/client';
 import { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
@@ -19,12 +25,17 @@ const HOST_PAGE = `<!doctype html><html><head><meta http-equiv="Content-Security
 
 const APP_MIME = 'text/html;profile=mcp-app';
 
+/** What servedApp reads through: the 1.x SDK client (2025-11-25) or the 2.x one (2026-07-28). */
+type AppReader =
+  | Pick<Client, 'listTools' | 'listResources' | 'readResource'>
+  | Pick<ClientV2, 'listTools' | 'listResources' | 'readResource'>;
+
 /**
  * The App at `uri` as the server serves it, checked: the tools `namedBy` name it in their _meta (and
  * `notNamedBy` names none), resources/list lists it and resources/read answers it as the extension's
  * HTML, with nothing to fetch. Answers that HTML.
  */
-export async function servedApp(client: Client, uri: string, namedBy: string[], notNamedBy: string) {
+export async function servedApp(client: AppReader, uri: string, namedBy: string[], notNamedBy: string) {
   const { tools } = await client.listTools();
   for (const name of namedBy) {
     const tool = tools.find((t) => t.name === name);

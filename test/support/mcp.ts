@@ -140,11 +140,23 @@ export async function newUser(target: Target, plan = 'pro'): Promise<{ email: st
  */
 const registered = new Map<string, OAuthClientInformationMixed | undefined>();
 
-/** An SDK client signed in as `email` (registration, authorization and token through the SDK). */
-export async function connectedClient(target: Target, email: string, options: { scope?: string; name?: string } = {}) {
+/**
+ * How a client signs in: its name and scope, and, for a client identified by its Client ID Metadata
+ * Document instead of registering, that document's https URL and a redirect URI it lists.
+ */
+type SignIn = ConstructorParameters<typeof FormSignInClient>[1];
+/** The key of `registered` for a client app of `era` on `baseUrl`. */
+const appKey = (baseUrl: string, era: string, options: SignIn = {}) =>
+  [baseUrl, era, options.name, options.scope, options.clientMetadataUrl, options.redirectUrl].join(' ');
+
+/**
+ * An SDK client signed in as `email` (registration, or its metadata document's URL as client id, then
+ * authorization and token through the SDK).
+ */
+export async function connectedClient(target: Pick<Target, 'baseUrl'>, email: string, options: SignIn = {}) {
   const url = new URL(`${target.baseUrl}/mcp`);
   const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
-  const app = `${target.baseUrl} ${options.name ?? ''} ${options.scope ?? ''}`;
+  const app = appKey(target.baseUrl, '1.x', options);
   const known = registered.get(app);
   if (known) oauth.saveClientInformation(known);
   if (options.scope) {
@@ -173,14 +185,10 @@ export async function connectedClient(target: Target, email: string, options: { 
  * own OAuth code, which checks the authorization response's `iss`), pinned to the 2026-07-28 revision:
  * `server/discover`, the `_meta` envelope on each request, no `initialize` and no fallback to it.
  */
-export async function connectedModernClient(
-  target: Target,
-  email: string,
-  options: { scope?: string; name?: string } = {},
-) {
+export async function connectedModernClient(target: Pick<Target, 'baseUrl'>, email: string, options: SignIn = {}) {
   const url = new URL(`${target.baseUrl}/mcp`);
   const oauth = new FormSignInClient({ email, password: PASSWORD }, options);
-  const app = `${target.baseUrl} 2.x ${options.name ?? ''} ${options.scope ?? ''}`;
+  const app = appKey(target.baseUrl, '2.x', options);
   const known = registered.get(app);
   if (known) oauth.saveClientInformation(known);
   const scope = options.scope;
