@@ -9,18 +9,14 @@ export const MAX_PAGES = 20;
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
 import { described } from './validate.ts';
+import { wholeNumber } from './input-fields.ts';
 
 const fresh = z.boolean({ error: 'must be true or false' }).default(false);
 export const discoverInput = urlInput
   .extend({
     url: described(urlInput.shape.url, 'Any URL of the site, e.g. https://example.com'),
     limit: described(
-      z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, `must be from 1 to ${MAX_PAGES}`)
-        .max(MAX_PAGES, `must be from 1 to ${MAX_PAGES}`)
-        .default(MAX_PAGES),
+      wholeNumber(1, MAX_PAGES).default(MAX_PAGES),
       `How many pages, 1 to ${MAX_PAGES} (default ${MAX_PAGES})`,
     ),
     fresh: described(fresh, 'true: ignore the cached answer and look again'),

@@ -6,17 +6,13 @@ import { VIDEO_SERVICES, VIDEO_STATUSES } from '../lib/jobs/video.ts';
 import { namesAiVideoGenerator } from './ai-video-generators.ts';
 import { operation } from './operation.ts';
 import { described } from './validate.ts';
+import { wholeNumber } from './input-fields.ts';
 
 export const MAX_REGIONS = 8;
 const MAX_PIXELS = 16_384;
 const MAX_SECONDS = 2 * 3600;
 
-const pixels = (min: number) =>
-  z
-    .number({ error: 'must be a whole number of pixels' })
-    .int('must be a whole number of pixels')
-    .min(min, `must be from ${min} to ${MAX_PIXELS}`)
-    .max(MAX_PIXELS, `must be from ${min} to ${MAX_PIXELS}`);
+const pixels = (min: number) => wholeNumber(min, MAX_PIXELS, { of: 'pixels' });
 const second = z
   .number({ error: 'must be a number of seconds' })
   .min(0, `must be from 0 to ${MAX_SECONDS}`)

@@ -4,16 +4,10 @@
 import { z } from 'zod';
 import { DURATION_EXAMPLES, parseDuration } from '../../lib/duration.ts';
 import { MAX_TEST_SECONDS } from '../../lib/plans.ts';
+import { wholeNumber } from '../input-fields.ts';
 
 /** Stages of one test, at most. */
 export const MAX_STAGES = 20;
-
-export const int = (min: number, max: number) =>
-  z
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(min, `must be from ${min} to ${max}`)
-    .max(max, `must be from ${min} to ${max}`);
 
 /** Whole seconds from `min` to `max`: a number, or a duration such as "10m" (lib/duration.ts, as the CLI's flags). */
 export const seconds = (min: number, max: number) => {
@@ -25,14 +19,14 @@ export const seconds = (min: number, max: number) => {
       if (s === null) ctx.addIssue({ code: 'custom', message: what });
       return s ?? Number.NaN;
     })
-    .pipe(int(min, max));
+    .pipe(wholeNumber(min, max));
 };
 
 export const stagesSchema = z
   .array(
     z
       .object(
-        { duration: seconds(0, MAX_TEST_SECONDS), target: int(0, 1_000_000) },
+        { duration: seconds(0, MAX_TEST_SECONDS), target: wholeNumber(0, 1_000_000) },
         { error: 'must be objects {duration, target}' },
       )
       .strict(),

@@ -13,7 +13,8 @@ import { MAX_THRESHOLDS, parseThreshold, refusedThresholds, thresholdList, type 
 import { MAX_STEPS, stepFaults, stepSchema } from './load-steps.ts';
 import { replayDefaults, replayFaults, replaySchema } from './load-replay.ts';
 import { outputsSchema, tagsSchema } from './load-outputs.ts';
-import { int, iterationsFaults, seconds, stageFaults, stagesSchema } from './load-profile.ts';
+import { iterationsFaults, seconds, stageFaults, stagesSchema } from './load-profile.ts';
+import { wholeNumber } from '../input-fields.ts';
 
 export { HTTP_METHODS };
 /** A header value: no line breaks or NUL (they would let a value write its own header lines). */
@@ -61,7 +62,7 @@ export const startFields = {
     .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }))
     .optional()
     .describe('The method of every request (required, but not given with replay: each request has its own)'),
-  concurrentUsers: int(1, 10_000)
+  concurrentUsers: wholeNumber(1, 10_000)
     .optional()
     .describe("Virtual users, 1 to 10000 (at most your plan's); required unless user stages give it (their peak)"),
   testDuration: seconds(10, MAX_TEST_SECONDS)
@@ -73,10 +74,10 @@ export const startFields = {
   rampUpTime: seconds(0, MAX_TEST_SECONDS)
     .optional()
     .describe('Seconds (or a duration such as "30s") to reach all users (default 10, at most testDuration)'),
-  requestsPerSecond: int(0, 1_000_000)
+  requestsPerSecond: wholeNumber(0, 1_000_000)
     .optional()
     .describe('Total arrival rate; 0 (default) = as fast as the users can'),
-  iterations: int(1, 1_000_000)
+  iterations: wholeNumber(1, 1_000_000)
     .optional()
     .describe(
       "Each user's requests (or passes through steps), 1 to 1000000: the test ends when every user is done, " +
@@ -139,7 +140,7 @@ export const startFields = {
   http2: z
     .object(
       {
-        streamsPerConnection: int(1, 1000)
+        streamsPerConnection: wholeNumber(1, 1000)
           .default(1)
           .describe(
             'Users sharing one connection, each its own stream, 1 to 1000 (default 1: a connection per user); ' +

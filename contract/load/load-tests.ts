@@ -5,17 +5,10 @@ import { SERIES_COLUMNS } from './series-columns.ts';
 import { operation } from '../operation.ts';
 import * as R from './responses-load-tests.ts';
 import { described } from '../validate.ts';
+import { wholeNumberParam } from '../input-fields.ts';
 
 export const listQuery = z.object({
-  limit: described(
-    z.coerce
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be from 1 to 100')
-      .max(100, 'must be from 1 to 100')
-      .default(20),
-    'How many, 1 to 100 (default 20)',
-  ),
+  limit: described(wholeNumberParam(1, 100).default(20), 'How many, 1 to 100 (default 20)'),
 });
 
 /** The test a status, stop or results names in its path ({test_id}), and an MCP tool in its arguments. */
@@ -28,12 +21,7 @@ export const testIdParams = z.strictObject({
 
 export const seriesQuery = z.object({
   format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).default('ndjson'),
-  from: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(0, 'must be from 0 to 3600')
-    .max(3600, 'must be from 0 to 3600')
-    .default(0),
+  from: wholeNumberParam(0, 3600).default(0),
 });
 
 export const verifyTargetBody = z.strictObject({

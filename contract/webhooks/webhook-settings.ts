@@ -1,6 +1,7 @@
 // What an owner sets on a webhook, as request bodies give it: the answer its senders get, how its
 // captures' signatures are checked, where they are forwarded and how many are kept.
 import { HEADER_NAME } from '../http-fields.ts';
+import { wholeNumber } from '../input-fields.ts';
 import { CONNECTION_HEADERS } from '../../lib/net/header-object.ts';
 import { z } from 'zod';
 import { SIGNATURE_SCHEMES } from '../../lib/webhooks/webhook-signatures.ts';
@@ -33,12 +34,7 @@ export const MAX_DELAY_MS = 30_000;
 export const responseSchema = z
   .object(
     {
-      status: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(200, 'must be from 200 to 599 (1xx are not answers)')
-        .max(599, 'must be from 200 to 599 (1xx are not answers)')
-        .default(200),
+      status: wholeNumber(200, 599, { range: 'must be from 200 to 599 (1xx are not answers)' }).default(200),
       headers: z
         .record(
           z.string().regex(HEADER_NAME, 'must be header names'),
@@ -64,12 +60,7 @@ export const responseSchema = z
         .string({ error: 'must be a string' })
         .refine((b) => Buffer.byteLength(b) <= MAX_RESPONSE_BODY_BYTES, 'must be at most 64 KiB')
         .default(''),
-      delay_ms: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(0, `must be from 0 to ${MAX_DELAY_MS}`)
-        .max(MAX_DELAY_MS, `must be from 0 to ${MAX_DELAY_MS}`)
-        .default(0),
+      delay_ms: wholeNumber(0, MAX_DELAY_MS).default(0),
     },
     { error: 'must be an object {status, headers, body, delay_ms}, or null for the default answer' },
   )
@@ -119,18 +110,8 @@ export const forwardUrlSchema = z
 export const retentionSchema = z
   .object(
     {
-      max_requests: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be from 1 to 10000')
-        .max(10_000, 'must be from 1 to 10000')
-        .optional(),
-      max_age_days: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be from 1 to 30')
-        .max(30, 'must be from 1 to 30')
-        .optional(),
+      max_requests: wholeNumber(1, 10_000).optional(),
+      max_age_days: wholeNumber(1, 30).optional(),
     },
     { error: "must be an object {max_requests, max_age_days}, or null for the plan's defaults" },
   )

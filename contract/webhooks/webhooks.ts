@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { operation } from '../operation.ts';
 import * as R from './responses-webhooks.ts';
 import { described } from '../validate.ts';
+import { wholeNumberParam } from '../input-fields.ts';
 import { SETTING_NAMES, replayFields, settingFields, webhookId, webhookIdField } from './webhook-fields.ts';
 import { knownEvent, triggerFields, webhookTriggerResult } from './webhook-trigger.ts';
 
@@ -48,12 +49,7 @@ export const searchQuery = requestsQuery.extend({
     .optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),
-  limit: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(1, 'must be from 1 to 500')
-    .max(500, 'must be from 1 to 500')
-    .default(500),
+  limit: wholeNumberParam(1, 500).default(500),
   cursor: z.string().max(100).optional(),
   schema: described(
     z.enum(['valid', 'invalid'], { error: "must be valid or invalid (against the webhook's JSON Schema)" }).optional(),
@@ -102,12 +98,7 @@ export const waitQuery = searchQuery
   .omit({ limit: true, cursor: true, until: true, schema: true })
   .extend({
     timeout: described(
-      z.coerce
-        .number({ error: 'must be a whole number of seconds' })
-        .int('must be a whole number of seconds')
-        .min(1, 'must be from 1 to 120 seconds')
-        .max(120, 'must be from 1 to 120 seconds')
-        .default(30),
+      wholeNumberParam(1, 120, { of: 'seconds', range: 'must be from 1 to 120 seconds' }).default(30),
       'Seconds, 1 to 120 (default 30)',
     ),
   })

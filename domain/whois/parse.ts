@@ -30,19 +30,11 @@ export type RegistryVerdict = 'registered' | 'available' | 'rate_limited' | 'unc
 
 // ---------------------------------------------------------------- dates
 
-const MONTHS: Record<string, string> = {
-  jan: '01',
-  feb: '02',
-  mar: '03',
-  apr: '04',
-  may: '05',
-  jun: '06',
-  jul: '07',
-  aug: '08',
-  sep: '09',
-  oct: '10',
-  nov: '11',
-  dec: '12',
+/** Month abbreviations in order: a month's number is its place in the list, plus one. */
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const monthNumber = (abbr: string): string | null => {
+  const i = MONTHS.indexOf(abbr.toLowerCase());
+  return i < 0 ? null : String(i + 1).padStart(2, '0');
 };
 
 /** ISO 8601 (UTC) from the date spellings registries use, or null. */
@@ -54,7 +46,8 @@ export function isoDate(value: string | undefined): string | null {
     .replace(/\s+(?:UTC|GMT)$/i, 'Z');
   // 02-Jan-2024 / 02-jan-2024 12:00:00
   let m = /^(\d{1,2})[-. ]([A-Za-z]{3})[-. ](\d{4})(.*)$/.exec(v);
-  if (m && MONTHS[m[2]!.toLowerCase()]) v = `${m[3]}-${MONTHS[m[2]!.toLowerCase()]}-${m[1]!.padStart(2, '0')}${m[4]}`;
+  const month = m && monthNumber(m[2]!);
+  if (m && month) v = `${m[3]}-${month}-${m[1]!.padStart(2, '0')}${m[4]}`;
   // 2024.01.02 / 2024/01/02 (with an optional time)
   m = /^(\d{4})[./](\d{2})[./](\d{2})(.*)$/.exec(v);
   if (m) v = `${m[1]}-${m[2]}-${m[3]}${m[4]}`;

@@ -23,6 +23,12 @@ export interface QuotaResult {
   windows: QuotaState[];
 }
 
+/** A lease's answer: whether `holder` has its slot, and the live slots after the call. */
+export interface LeaseResult {
+  granted: boolean;
+  held: number;
+}
+
 export interface KvStore {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | null>;
@@ -43,7 +49,7 @@ export interface KvStore {
    * a holder asking again renews its slot. Slots whose holder stopped renewing free themselves, so a
    * process that dies leaks nothing for longer than the TTL. `held` counts the live slots after the call.
    */
-  lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<{ granted: boolean; held: number }>;
+  lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<LeaseResult>;
   /**
    * Reserves the next turn of `key`, turns being at least `intervalMs` apart for every caller of every
    * process (a GCRA schedule on the store's clock): answers how many ms to wait before using it, or

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
+import type { LeaseResult } from './kv-store.ts';
 
 interface Entry {
   value: string;
@@ -79,12 +80,7 @@ export class MemoryKvStore implements KvStore {
     return { allowed, windows: slots.map((s) => windowState(s.w.limit, s.count, s.w.windowSeconds, now)) };
   }
 
-  async lease(
-    key: string,
-    holder: string,
-    limit: number,
-    ttlSeconds: number,
-  ): Promise<{ granted: boolean; held: number }> {
+  async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<LeaseResult> {
     const now = this.#now();
     const slots = this.#leases.get(key) ?? new Map<string, number>();
     for (const [h, expiresAt] of slots) if (expiresAt <= now) slots.delete(h);

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { DependencyUnavailableError } from '../errors.ts';
 import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
+import type { LeaseResult } from './kv-store.ts';
 
 // One round trip, atomic on the server. Windows are numbered from Redis's own clock (TIME), so API
 // processes with skewed clocks still count into the same window. Nothing is counted when any window
@@ -123,12 +124,7 @@ export class RedisKvStore implements KvStore {
     };
   }
 
-  async lease(
-    key: string,
-    holder: string,
-    limit: number,
-    ttlSeconds: number,
-  ): Promise<{ granted: boolean; held: number }> {
+  async lease(key: string, holder: string, limit: number, ttlSeconds: number): Promise<LeaseResult> {
     const [granted, held] = (await this.#redis.eval(
       LEASE_LUA,
       1,

@@ -34,155 +34,45 @@ export interface SpecialBlock {
 }
 
 export const ANYCAST = 'an anycast address of one protocol, not a web destination';
+export const AS112 = 'DNS sinks for queries about private space';
+
+/** A row of the table `source` names, in the registry's column order: CIDR, name, RFC, "Globally Reachable". */
+export const registryRow =
+  (source: SpecialBlock['source']) =>
+  (cidr: string, name: string, rfc: string, globallyReachable: boolean | null, why?: string): SpecialBlock =>
+    why === undefined
+      ? { cidr, name, rfc, globallyReachable, source }
+      : { cidr, name, rfc, globallyReachable, source, why };
+const special = registryRow('ipv4-special');
+const space = registryRow('ipv4-space');
 
 /** IPv4: every block here is refused. */
 export const SPECIAL_IPV4: readonly SpecialBlock[] = [
-  { cidr: '0.0.0.0/8', name: '"This network"', rfc: 'RFC 791 §3.2', globallyReachable: false, source: 'ipv4-special' },
-  {
-    cidr: '0.0.0.0/32',
-    name: '"This host on this network"',
-    rfc: 'RFC 1122 §3.2.1.3',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  { cidr: '10.0.0.0/8', name: 'Private-Use', rfc: 'RFC 1918', globallyReachable: false, source: 'ipv4-special' },
-  {
-    cidr: '100.64.0.0/10',
-    name: 'Shared Address Space',
-    rfc: 'RFC 6598',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  { cidr: '127.0.0.0/8', name: 'Loopback', rfc: 'RFC 1122 §3.2.1.3', globallyReachable: false, source: 'ipv4-special' },
-  { cidr: '169.254.0.0/16', name: 'Link Local', rfc: 'RFC 3927', globallyReachable: false, source: 'ipv4-special' },
-  { cidr: '172.16.0.0/12', name: 'Private-Use', rfc: 'RFC 1918', globallyReachable: false, source: 'ipv4-special' },
-  {
-    cidr: '192.0.0.0/24',
-    name: 'IETF Protocol Assignments',
-    rfc: 'RFC 6890 §2.1',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '192.0.0.0/29',
-    name: 'IPv4 Service Continuity Prefix',
-    rfc: 'RFC 7335',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '192.0.0.8/32',
-    name: 'IPv4 dummy address',
-    rfc: 'RFC 7600',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '192.0.0.9/32',
-    name: 'Port Control Protocol Anycast',
-    rfc: 'RFC 7723',
-    globallyReachable: true,
-    source: 'ipv4-special',
-    why: ANYCAST,
-  },
-  {
-    cidr: '192.0.0.10/32',
-    name: 'Traversal Using Relays around NAT Anycast',
-    rfc: 'RFC 8155',
-    globallyReachable: true,
-    source: 'ipv4-special',
-    why: ANYCAST,
-  },
-  {
-    cidr: '192.0.0.170/32',
-    name: 'NAT64/DNS64 Discovery',
-    rfc: 'RFC 8880 §7.1, RFC 7050 §2.2',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '192.0.0.171/32',
-    name: 'NAT64/DNS64 Discovery',
-    rfc: 'RFC 8880 §7.1, RFC 7050 §2.2',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '192.0.2.0/24',
-    name: 'Documentation (TEST-NET-1)',
-    rfc: 'RFC 5737',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '192.31.196.0/24',
-    name: 'AS112-v4',
-    rfc: 'RFC 7535',
-    globallyReachable: true,
-    source: 'ipv4-special',
-    why: 'DNS sinks for queries about private space',
-  },
-  {
-    cidr: '192.52.193.0/24',
-    name: 'AMT',
-    rfc: 'RFC 7450',
-    globallyReachable: true,
-    source: 'ipv4-special',
-    why: 'multicast tunnelling relays',
-  },
-  {
-    cidr: '192.88.99.0/24',
-    name: 'Deprecated (6to4 Relay Anycast)',
-    rfc: 'RFC 7526',
-    globallyReachable: null,
-    source: 'ipv4-special',
-    why: 'deprecated relay anycast',
-  },
-  {
-    cidr: '192.88.99.2/32',
-    name: '6a44-relay anycast address',
-    rfc: 'RFC 6751',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  { cidr: '192.168.0.0/16', name: 'Private-Use', rfc: 'RFC 1918', globallyReachable: false, source: 'ipv4-special' },
-  {
-    cidr: '192.175.48.0/24',
-    name: 'Direct Delegation AS112 Service',
-    rfc: 'RFC 7534',
-    globallyReachable: true,
-    source: 'ipv4-special',
-    why: 'DNS sinks for queries about private space',
-  },
-  { cidr: '198.18.0.0/15', name: 'Benchmarking', rfc: 'RFC 2544', globallyReachable: false, source: 'ipv4-special' },
-  {
-    cidr: '198.51.100.0/24',
-    name: 'Documentation (TEST-NET-2)',
-    rfc: 'RFC 5737',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '203.0.113.0/24',
-    name: 'Documentation (TEST-NET-3)',
-    rfc: 'RFC 5737',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
-  {
-    cidr: '224.0.0.0/4',
-    name: 'Multicast',
-    rfc: 'RFC 5771',
-    globallyReachable: null,
-    source: 'ipv4-space',
-    why: 'multicast, not one host',
-  },
-  { cidr: '240.0.0.0/4', name: 'Reserved', rfc: 'RFC 1112 §4', globallyReachable: false, source: 'ipv4-special' },
-  {
-    cidr: '255.255.255.255/32',
-    name: 'Limited Broadcast',
-    rfc: 'RFC 8190, RFC 919 §7',
-    globallyReachable: false,
-    source: 'ipv4-special',
-  },
+  special('0.0.0.0/8', '"This network"', 'RFC 791 §3.2', false),
+  special('0.0.0.0/32', '"This host on this network"', 'RFC 1122 §3.2.1.3', false),
+  special('10.0.0.0/8', 'Private-Use', 'RFC 1918', false),
+  special('100.64.0.0/10', 'Shared Address Space', 'RFC 6598', false),
+  special('127.0.0.0/8', 'Loopback', 'RFC 1122 §3.2.1.3', false),
+  special('169.254.0.0/16', 'Link Local', 'RFC 3927', false),
+  special('172.16.0.0/12', 'Private-Use', 'RFC 1918', false),
+  special('192.0.0.0/24', 'IETF Protocol Assignments', 'RFC 6890 §2.1', false),
+  special('192.0.0.0/29', 'IPv4 Service Continuity Prefix', 'RFC 7335', false),
+  special('192.0.0.8/32', 'IPv4 dummy address', 'RFC 7600', false),
+  special('192.0.0.9/32', 'Port Control Protocol Anycast', 'RFC 7723', true, ANYCAST),
+  special('192.0.0.10/32', 'Traversal Using Relays around NAT Anycast', 'RFC 8155', true, ANYCAST),
+  special('192.0.0.170/32', 'NAT64/DNS64 Discovery', 'RFC 8880 §7.1, RFC 7050 §2.2', false),
+  special('192.0.0.171/32', 'NAT64/DNS64 Discovery', 'RFC 8880 §7.1, RFC 7050 §2.2', false),
+  special('192.0.2.0/24', 'Documentation (TEST-NET-1)', 'RFC 5737', false),
+  special('192.31.196.0/24', 'AS112-v4', 'RFC 7535', true, AS112),
+  special('192.52.193.0/24', 'AMT', 'RFC 7450', true, 'multicast tunnelling relays'),
+  special('192.88.99.0/24', 'Deprecated (6to4 Relay Anycast)', 'RFC 7526', null, 'deprecated relay anycast'),
+  special('192.88.99.2/32', '6a44-relay anycast address', 'RFC 6751', false),
+  special('192.168.0.0/16', 'Private-Use', 'RFC 1918', false),
+  special('192.175.48.0/24', 'Direct Delegation AS112 Service', 'RFC 7534', true, AS112),
+  special('198.18.0.0/15', 'Benchmarking', 'RFC 2544', false),
+  special('198.51.100.0/24', 'Documentation (TEST-NET-2)', 'RFC 5737', false),
+  special('203.0.113.0/24', 'Documentation (TEST-NET-3)', 'RFC 5737', false),
+  space('224.0.0.0/4', 'Multicast', 'RFC 5771', null, 'multicast, not one host'),
+  special('240.0.0.0/4', 'Reserved', 'RFC 1112 §4', false),
+  special('255.255.255.255/32', 'Limited Broadcast', 'RFC 8190, RFC 919 §7', false),
 ];

@@ -1,0 +1,27 @@
+// The field types the inputs (bodies, queries, tool arguments) are written with: one rule, one
+// wording of its refusal, whichever input it stands in.
+import { z } from 'zod';
+
+interface WholeNumberWords {
+  /** What it counts, when the type's message names it ("seconds": "must be a whole number of seconds"). */
+  of?: string;
+  /** The range's message, when it says more than "must be from `min` to `max`". */
+  range?: string;
+}
+
+const wordsOf = (min: number, max: number, { of, range }: WholeNumberWords) => ({
+  whole: of ? `must be a whole number of ${of}` : 'must be a whole number',
+  range: range ?? `must be from ${min} to ${max}`,
+});
+
+/** A whole number from `min` to `max`. */
+export const wholeNumber = (min: number, max: number, words: WholeNumberWords = {}) => {
+  const { whole, range } = wordsOf(min, max, words);
+  return z.number({ error: whole }).int(whole).min(min, range).max(max, range);
+};
+
+/** A whole number from `min` to `max` read from a query parameter, whose value arrives as text. */
+export const wholeNumberParam = (min: number, max: number, words: WholeNumberWords = {}) => {
+  const { whole, range } = wordsOf(min, max, words);
+  return z.coerce.number({ error: whole }).int(whole).min(min, range).max(max, range);
+};
