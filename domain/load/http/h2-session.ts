@@ -63,14 +63,14 @@ export class Session extends H2Streams {
       }
       this.write(OPENING);
     });
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.once('error', (err) => {
       this.error ??= err;
     });
     socket.once('close', () => this.lost());
   }
 
-  private onData(chunk: Buffer) {
+  /** A chunk read (the thread's read buffer: what outlives the call is copied, here or by KeptBody). */
+  onData(chunk: Buffer) {
     const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = null;
     let off = 0;
@@ -102,7 +102,7 @@ export class Session extends H2Streams {
         return this.fail(PROTOCOL_ERROR, `a frame this client could not read (${(err as Error).message})`);
       }
     }
-    if (off < data.length && !this.broken) this.pending = data.subarray(off);
+    if (off < data.length && !this.broken) this.pending = Buffer.from(data.subarray(off));
   }
 
   private frame(type: number, flags: number, stream: number, data: Buffer, start: number, end: number) {

@@ -10,6 +10,7 @@ import {
   DATA,
   END_HEADERS,
   END_STREAM,
+  frame,
   frameHeader,
   HEADERS,
   LAST_STREAM_ID,
@@ -104,8 +105,7 @@ export class H2Streams {
     // The header block, in CONTINUATION frames past the server's frame size.
     const first = Math.min(block.length, this.peerMaxFrame);
     const flags = (body ? 0 : END_STREAM) | (first === block.length ? END_HEADERS : 0);
-    this.write(frameHeader(first, HEADERS, flags, id));
-    this.write(first === block.length ? block : block.subarray(0, first));
+    this.write(frame(HEADERS, flags, id, first === block.length ? block : block.subarray(0, first)));
     for (let at = first; at < block.length; at += this.peerMaxFrame) {
       const end = Math.min(block.length, at + this.peerMaxFrame);
       this.write(frameHeader(end - at, CONTINUATION, end === block.length ? END_HEADERS : 0, id));

@@ -1,16 +1,15 @@
 // HPACK (RFC 7541) as a load tester needs it. Requests: each header block is encoded once per test
 // (or per scenario step and its values), with no dynamic table and no Huffman coding, so the same
 // bytes open every stream. Answers: every block is decoded in order, since the server's dynamic table
-// must be followed, but a string is turned into text only when the table keeps it or it is the
-// status; the rest are skipped by their length.
-import { HUFFMAN_CODES, HUFFMAN_LENGTHS, STATIC_TABLE } from './hpack-tables.ts';
+// must be followed, but only a status is turned into text: the other strings are measured (the
+// table's size counts their characters) or skipped.
+import { HpackError, huffmanLength, huffmanText } from './hpack-huffman.ts';
+import { STATIC_TABLE } from './hpack-tables.ts';
 
 /** The dynamic table size a decoder starts with (SETTINGS_HEADER_TABLE_SIZE's default, which we keep). */
 export const HEADER_TABLE_SIZE = 4096;
 
-export class HpackError extends Error {
-  readonly code = 'http2_compression_error';
-}
+export { HpackError };
 
 /** RFC 7541 5.1: `value` with an N-bit prefix, the prefix's other bits `flags`. */
 function pushInteger(out: number[], value: number, prefixBits: number, flags: number) {
@@ -57,65 +56,35 @@ export function encodeHeaders(headers: ReadonlyArray<readonly [string, string]>)
   return Buffer.from(out);
 }
 
-/** The Huffman code as a binary tree: node i's children at 2i and 2i+1 of `tree`; a leaf holds -(symbol + 1). */
-const tree = (() => {
-  const t: number[] = [0, 0];
-  for (let sym = 0; sym < 257; sym++) {
-    const code = HUFFMAN_CODES[sym]!;
-    const len = HUFFMAN_LENGTHS[sym]!;
-    let node = 0;
-    for (let i = len - 1; i >= 0; i--) {
-      const bit = Math.floor(code / 2 ** i) % 2;
-      const at = node * 2 + bit;
-      if (i === 0) t[at] = -(sym + 1);
-      else {
-        if (!t[at]) {
-          t[at] = t.length / 2;
-          t.push(0, 0);
-        }
-        node = t[at]!;
-      }
-    }
-  }
-  return Int32Array.from(t);
-})();
+const STATUS = ':status';
+/** The static table's entries named :status. */
+const STATIC_STATUS = new Set(STATIC_TABLE.flatMap(([name], i) => (name === STATUS ? [i] : [])));
+/** The most entries a table of HEADER_TABLE_SIZE holds (each counts at least 32 bytes). */
+const MOST_ENTRIES = HEADER_TABLE_SIZE / 32;
 
-/** Huffman-coded bytes as text (RFC 7541 5.2: at most 7 bits of padding, all ones, and never EOS). */
-function huffmanText(buf: Buffer, start: number, end: number): string {
-  let out = '';
-  let node = 0;
-  let depth = 0;
-  let ones = true;
-  for (let i = start; i < end; i++) {
-    const byte = buf[i]!;
-    for (let b = 7; b >= 0; b--) {
-      const bit = (byte >> b) & 1;
-      const next = tree[node * 2 + bit]!;
-      depth += 1;
-      ones &&= bit === 1;
-      if (next < 0) {
-        if (next === -257) throw new HpackError('HPACK: EOS in a string');
-        out += String.fromCharCode(-next - 1);
-        node = 0;
-        depth = 0;
-        ones = true;
-      } else if (next === 0) throw new HpackError('HPACK: not a Huffman code');
-      else node = next;
-    }
-  }
-  if (depth > 7 || !ones) throw new HpackError('HPACK: bad Huffman padding');
-  return out;
-}
-
-/** Decodes answers' header blocks in order, keeping the server's dynamic table. */
+/**
+ * Decodes answers' header blocks in order, keeping the server's dynamic table. Only a status is ever
+ * read, so the table keeps of each entry its size and, for a :status entry, its value: the rest is
+ * measured (the table's size counts characters), never turned into text.
+ */
 export class HpackDecoder {
-  /** Newest first: [name, value, size]. */
-  private readonly table: Array<[string, string, number]> = [];
+  /**
+   * A ring of entries, the newest at `newest`: whether each is named :status, its value if so, the
+   * length of its name and its size.
+   */
+  private readonly named: boolean[] = new Array(MOST_ENTRIES).fill(false);
+  private readonly statuses: string[] = new Array(MOST_ENTRIES).fill('');
+  private readonly nameLengths = new Int32Array(MOST_ENTRIES);
+  private readonly sizes = new Int32Array(MOST_ENTRIES);
+  private newest = 0;
+  private count = 0;
   private size = 0;
   private maxSize = HEADER_TABLE_SIZE;
   private pos = 0;
   private buf: Buffer = Buffer.alloc(0);
   private end = 0;
+  /** The last string read: its bytes, and whether Huffman-coded. */
+  private lastString: [start: number, end: number, huffman: boolean] = [0, 0, false];
 
   /** The block's `:status` (0 when it has none). */
   status(block: Buffer): number {
@@ -127,15 +96,21 @@ export class HpackDecoder {
       const first = block[this.pos]!;
       if (first & 0x80) {
         // Indexed field.
-        const [name, value] = this.entry(this.integer(7));
-        if (name === ':status') status = Number(value);
+        const index = this.integer(7);
+        if (this.isStatus(index)) status = Number(this.statusAt(index));
       } else if (first & 0x40) {
         // Literal with incremental indexing: kept in the table.
         const index = this.integer(6);
-        const name = index ? this.entry(index)[0] : this.text();
-        const value = this.text();
-        if (name === ':status') status = Number(value);
-        this.add(name, value);
+        const nameLength = index ? this.nameLength(index) : this.length();
+        const isStatus = index ? this.isStatus(index) : this.lastWas(STATUS, nameLength);
+        let value = '';
+        let valueLength: number;
+        if (isStatus) {
+          value = this.text();
+          valueLength = value.length;
+          status = Number(value);
+        } else valueLength = this.length();
+        this.add(isStatus, value, nameLength, valueLength);
       } else if (first & 0x20) {
         // Dynamic table size update.
         const size = this.integer(5);
@@ -145,9 +120,9 @@ export class HpackDecoder {
       } else {
         // Literal without indexing, or never indexed: text only for the status.
         const index = this.integer(4);
-        const isStatus = index ? this.entry(index)[0] === ':status' : this.text() === ':status';
+        const isStatus = index ? this.isStatus(index) : this.lastWas(STATUS, this.length());
         if (isStatus) status = Number(this.text());
-        else this.skip();
+        else this.stringBounds();
       }
     }
     return status;
@@ -168,6 +143,7 @@ export class HpackDecoder {
     }
   }
 
+  /** The next string's bytes (remembered as the last string). */
   private stringBounds(): [start: number, end: number, huffman: boolean] {
     if (this.pos >= this.end) throw new HpackError('HPACK: string cut short');
     const huffman = (this.buf[this.pos]! & 0x80) !== 0;
@@ -175,7 +151,8 @@ export class HpackDecoder {
     const start = this.pos;
     if (start + length > this.end) throw new HpackError('HPACK: string cut short');
     this.pos = start + length;
-    return [start, start + length, huffman];
+    this.lastString = [start, start + length, huffman];
+    return this.lastString;
   }
 
   private text(): string {
@@ -183,29 +160,60 @@ export class HpackDecoder {
     return huffman ? huffmanText(this.buf, start, end) : this.buf.toString('latin1', start, end);
   }
 
-  private skip() {
-    this.stringBounds();
+  /** The next string's length in characters. */
+  private length(): number {
+    const [start, end, huffman] = this.stringBounds();
+    return huffman ? huffmanLength(this.buf, start, end) : end - start;
   }
 
-  private entry(index: number): readonly [string, string, ...number[]] {
+  /** Whether the string just measured (`length` characters) is `text`. */
+  private lastWas(text: string, length: number): boolean {
+    if (length !== text.length) return false;
+    const [start, end, huffman] = this.lastString;
+    return (huffman ? huffmanText(this.buf, start, end) : this.buf.toString('latin1', start, end)) === text;
+  }
+
+  /** The ring's slot of dynamic entry `index` (RFC 7541 2.3.3: 62 the newest). */
+  private slot(index: number): number {
+    const age = index - STATIC_TABLE.length;
+    if (age >= this.count) throw new HpackError(`HPACK: no entry ${index}`);
+    return (this.newest - age + MOST_ENTRIES) % MOST_ENTRIES;
+  }
+
+  private isStatus(index: number): boolean {
     if (index === 0) throw new HpackError('HPACK: index 0');
-    if (index < STATIC_TABLE.length) return STATIC_TABLE[index]!;
-    const entry = this.table[index - STATIC_TABLE.length];
-    if (!entry) throw new HpackError(`HPACK: no entry ${index}`);
-    return entry;
+    return index < STATIC_TABLE.length ? STATIC_STATUS.has(index) : this.named[this.slot(index)] === true;
   }
 
-  private add(name: string, value: string) {
-    const size = name.length + value.length + 32;
+  private statusAt(index: number): string {
+    return (index < STATIC_TABLE.length ? STATIC_TABLE[index]?.[1] : this.statuses[this.slot(index)]) ?? '';
+  }
+
+  /** The length of entry `index`'s name: of a static one known, of a dynamic one its size less its value and 32. */
+  private nameLength(index: number): number {
+    if (index === 0) throw new HpackError('HPACK: index 0');
+    return (index < STATIC_TABLE.length ? STATIC_TABLE[index]?.[0].length : this.nameLengths[this.slot(index)]) ?? 0;
+  }
+
+  /** A new entry (RFC 7541 4.1: its size is its name's and value's characters and 32). */
+  private add(isStatus: boolean, value: string, nameLength: number, valueLength: number) {
+    const size = nameLength + valueLength + 32;
     this.evict(size);
-    if (size <= this.maxSize) {
-      this.table.unshift([name, value, size]);
-      this.size += size;
-    }
+    if (size > this.maxSize) return;
+    this.newest = (this.newest + 1) % MOST_ENTRIES;
+    this.named[this.newest] = isStatus;
+    this.statuses[this.newest] = value;
+    this.nameLengths[this.newest] = nameLength;
+    this.sizes[this.newest] = size;
+    this.count += 1;
+    this.size += size;
   }
 
   /** Evicts the oldest entries until `room` more fits (all of them when it cannot). */
   private evict(room: number) {
-    while (this.table.length && this.size + room > this.maxSize) this.size -= this.table.pop()![2];
+    while (this.count && this.size + room > this.maxSize) {
+      this.size -= this.sizes[(this.newest - this.count + 1 + MOST_ENTRIES) % MOST_ENTRIES] ?? 0;
+      this.count -= 1;
+    }
   }
 }

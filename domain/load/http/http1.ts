@@ -94,19 +94,18 @@ export class Http1Connection implements LoadConnection<Buffer> {
 
   private open() {
     const { url } = this.options;
-    const socket = openSocket(this.options);
+    // Events of a socket this connection has moved on from are ignored.
+    const current = () => this.socket === socket;
+    const socket = openSocket(this.options, (chunk) => current() && this.onData(chunk));
     this.socket = socket;
     this.connected = false;
     this.options.onSocket(socket);
-    // Events of a socket this connection has moved on from are ignored.
-    const current = () => this.socket === socket;
     this.opening.watch(socket, url.protocol === 'https:', current);
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       if (!current()) return;
       this.connected = true;
       if (this.onDone) this.write();
     });
-    socket.on('data', (chunk: Buffer) => current() && this.onData(chunk));
     socket.once('end', () => current() && this.onEnd());
     socket.once('error', (err) => current() && this.fail(err));
     socket.once(
@@ -169,6 +168,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
     // socket that the next request, sent from their callback, has just opened.)
   }
 
+  /** A chunk read (the thread's read buffer: what outlives the call is copied, here or by KeptBody). */
   private onData(chunk: Buffer) {
     if (this.firstByteAt === 0) this.firstByteAt = performance.now();
     const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
@@ -181,7 +181,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
           if (end < 0) {
             if (data.length - off > MAX_HEAD_BYTES)
               return this.fail(Object.assign(new Error('response head too large'), { code: 'HPE_HEADER_OVERFLOW' }));
-            this.pending = data.subarray(off);
+            this.pending = Buffer.from(data.subarray(off));
             return;
           }
           // "HTTP/1.1 200 OK": the minor version is byte 7, the status bytes 9..11.
@@ -241,7 +241,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
               return this.fail(
                 Object.assign(new Error('chunk line too long'), { code: 'HPE_CHUNK_EXTENSIONS_OVERFLOW' }),
               );
-            this.pending = data.subarray(off);
+            this.pending = Buffer.from(data.subarray(off));
             return;
           }
           if (this.state === State.Trailers) {

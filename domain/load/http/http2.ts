@@ -56,8 +56,9 @@ export class Http2Connection implements ConnectionOwner {
 
   private open(): Session {
     const secure = this.options.url.protocol === 'https:';
-    const socket = openSocket(this.options, ['h2', 'http/1.1']);
-    const session = new Session(this, socket);
+    let session: Session | undefined;
+    const socket = openSocket(this.options, (chunk) => session?.onData(chunk), ['h2', 'http/1.1']);
+    session = new Session(this, socket);
     this.current = session;
     this.live.add(session);
     this.counts.connections += 1;

@@ -4,8 +4,18 @@
 // once, without Huffman or the dynamic table.
 import { describe, expect, it } from 'vitest';
 import { encodeHeaders, HpackDecoder, HpackError } from '../../../../../domain/load/http/hpack.ts';
+import { huffmanLength, huffmanText } from '../../../../../domain/load/http/hpack-huffman.ts';
+import { HUFFMAN_CODES, HUFFMAN_LENGTHS } from '../../../../../domain/load/http/hpack-tables.ts';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+
+/** `text` Huffman-coded by RFC 7541's table, padded with `pad` (ones, as the RFC has it, unless a test says). */
+function huffman(text: string, pad: 'ones' | 'zeros' = 'ones'): Buffer {
+  let bits = '';
+  for (const c of Buffer.from(text, 'latin1')) bits += HUFFMAN_CODES[c]!.toString(2).padStart(HUFFMAN_LENGTHS[c]!, '0');
+  bits += (pad === 'ones' ? '1' : '0').repeat((8 - (bits.length % 8)) % 8);
+  return Buffer.from(bits.match(/.{8}/g)?.map((b) => Number.parseInt(b, 2)) ?? []);
+}
 /** :status 201 and `x-long` of 300 v's, Huffman-coded, too large for a 256-byte table (python-hyper's hpack). */
 const LONG =
   '488210034085f2b507aa6fff8801efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf7efdfbf' +
@@ -55,6 +65,33 @@ describe('HPACK', () => {
     expect(small.status(hex(LONG))).toBe(201);
     // An entry larger than the table empties it (RFC 7541 4.4): :status 201, added before, is gone too.
     expect(() => small.status(hex('be'))).toThrow(/no entry 62/);
+  });
+
+  it('decodes every byte value and measures strings without reading them', () => {
+    const every = Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)).join('');
+    for (const text of [every, 'www.example.com', 'Mon, 21 Oct 2013 20:13:21 GMT', '', '0', 'a\u00ff\u0000z']) {
+      const coded = huffman(text);
+      expect(huffmanText(coded, 0, coded.length)).toBe(text);
+      expect(huffmanLength(coded, 0, coded.length)).toBe(text.length);
+    }
+    // Padding is at most 7 bits, all ones: zeros, or a whole byte of ones, are refused.
+    const zeros = huffman('0', 'zeros'); // 5 bits of '0', 3 of padding
+    expect(() => huffmanLength(zeros, 0, zeros.length)).toThrow(/padding/);
+    const longPad = Buffer.concat([huffman('0'), Buffer.from([0xff])]);
+    expect(() => huffmanLength(longPad, 0, longPad.length)).toThrow(/padding/);
+  });
+
+  it('sizes the table by characters, not by the Huffman bytes that carry them (RFC 7541 4.1)', () => {
+    const d = new HpackDecoder();
+    // The table set to 100 bytes (3f45); x: 30 x's kept, 1 + 30 + 32 = 63 bytes.
+    expect(d.status(Buffer.concat([hex('3f45 4001 78 1e'), Buffer.from('x'.repeat(30))]))).toBe(0);
+    // y: "00000", 5 characters in 4 Huffman bytes: 1 + 5 + 32 = 38, so 101 in all: x is evicted. Counting the bytes,
+    // 100 would have fitted and kept it.
+    const value = huffman('00000');
+    expect(value.length).toBe(4);
+    expect(d.status(Buffer.concat([hex('4001 79'), Buffer.from([0x80 | value.length]), value]))).toBe(0);
+    expect(d.status(hex('be'))).toBe(0);
+    expect(() => d.status(hex('bf'))).toThrow(/no entry 63/);
   });
 
   it('refuses blocks that break the format', () => {

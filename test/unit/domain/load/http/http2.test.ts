@@ -54,6 +54,7 @@ const LOGIN_THEN_ORDERS: ScenarioStep[] = [
   { method: 'GET', path: '/orders', headers: { authorization: 'Bearer {{token}}' }, capture: {} },
 ];
 
+const hex = (h: string) => Buffer.from(h, 'hex');
 const run = async (p: ShardPlan) => (await ShardGenerator.create(p)).run();
 
 describe('load generator over HTTP/2', () => {
@@ -234,6 +235,53 @@ describe('load generator over HTTP/2', () => {
     expect(site.sessions).toBe(result.http2?.connections);
     expect(result.http2!.connections - result.total).toBeGreaterThanOrEqual(0);
     expect(result.http2!.connections - result.total).toBeLessThanOrEqual(1);
+  });
+
+  it('reads frames cut anywhere across reads: a server that writes its answers three bytes at a time', async () => {
+    // SETTINGS first; then for each HEADERS frame of ours: :status 200 (static index 8) and a DATA frame "hello".
+    const answer = (stream: number) => {
+      const id = Buffer.alloc(4);
+      id.writeUInt32BE(stream);
+      // HEADERS (1 byte, END_HEADERS), then DATA (5 bytes, END_STREAM).
+      return Buffer.concat([hex('0000010104'), id, hex('88'), hex('0000050001'), id, Buffer.from('hello')]);
+    };
+    const server = net.createServer((socket) => {
+      socket.setNoDelay(true);
+      socket.on('error', () => {});
+      let out = hex('000000040000000000');
+      const drip = () => {
+        if (out.length === 0 || socket.destroyed) return;
+        socket.write(out.subarray(0, 3));
+        out = out.subarray(3);
+        setTimeout(drip, 1);
+      };
+      let read = Buffer.alloc(0);
+      let prefaced = false;
+      socket.on('data', (chunk: Buffer) => {
+        read = Buffer.concat([read, chunk]);
+        if (!prefaced && read.length >= 24) {
+          read = read.subarray(24);
+          prefaced = true;
+        }
+        while (prefaced && read.length >= 9 && read.length >= 9 + read.readUIntBE(0, 3)) {
+          const [length, type, stream] = [read.readUIntBE(0, 3), read[3], read.readUInt32BE(5) & 0x7fffffff];
+          read = read.subarray(9 + length);
+          if (type === 1) out = Buffer.concat([out, answer(stream)]);
+        }
+        drip();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const result = await run(
+        plan(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { users: 2, ms: 500 }),
+      );
+      expect(result.errors).toEqual({});
+      expect(result.total).toBeGreaterThan(2);
+      expect(result.statusCodes).toEqual({ 200: result.total });
+    } finally {
+      server.close();
+    }
   });
 
   it('survives servers that break the protocol: short frames, a zero frame size, HTTP/1.1 answering h2c', async () => {
