@@ -1,10 +1,11 @@
 // The embedded database's thread (db/pglite.ts starts it): opens PGlite, serves it on the socket,
-// and on 'close' stops serving and closes PGlite, its files written.
+// vacuums it now and then (VACUUM_EVERY_MS), and on 'close' stops serving and closes PGlite, its
+// files written.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openPglite, type ThreadReport } from './pglite.ts';
 import { servePglite } from './pglite-socket.ts';
 
-const { dir, socketPath } = workerData as { dir: string; socketPath: string };
+const { dir, socketPath, vacuumEveryMs } = workerData as { dir: string; socketPath: string; vacuumEveryMs: number };
 if (!parentPort) throw new Error('db/pglite-thread.ts runs as a worker thread (db/pglite.ts starts it)');
 const port = parentPort;
 const tell = (report: ThreadReport) => port.postMessage(report);
@@ -12,7 +13,19 @@ const tell = (report: ThreadReport) => port.postMessage(report);
 try {
   const pglite = await openPglite(dir);
   const server = await servePglite(pglite, socketPath);
+  // PGlite's exec takes the session as a client's turn does: between transactions, never inside one.
+  // One vacuum at a time; one that fails (the database closing) is tried again at the next tick.
+  let vacuuming = false;
+  const vacuum = setInterval(() => {
+    if (vacuuming) return;
+    vacuuming = true;
+    pglite
+      .exec('VACUUM')
+      .catch(() => {})
+      .finally(() => (vacuuming = false));
+  }, vacuumEveryMs);
   port.once('message', async () => {
+    clearInterval(vacuum);
     try {
       await server.close();
       await pglite.close();

@@ -15,6 +15,15 @@ export async function openPglite(dir: string) {
   return PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
 }
 
+/**
+ * How often the thread vacuums the database. PGlite is one Postgres session with no autovacuum
+ * worker: without this the space of deleted rows (every trimmed capture, every rewritten shard
+ * report) is never used again and the files only grow (100,000 rows deleted of 200,000, then
+ * 100,000 inserted: 14 MB became 21; vacuumed between, it stayed 14). A vacuum takes its turn
+ * between clients' transactions; one a minute took 3-81 ms at full capture rate (bench:capture).
+ */
+export const VACUUM_EVERY_MS = 60_000;
+
 export interface PgliteThread {
   /**
    * Stops serving (clients are disconnected, open transactions rolled back) and closes the database,
@@ -35,12 +44,13 @@ export async function startPgliteThread(
   dir: string,
   socketPath: string,
   onLost: (err: Error) => void,
+  { vacuumEveryMs = VACUUM_EVERY_MS }: { vacuumEveryMs?: number } = {},
 ): Promise<PgliteThread> {
   // The thread's garbage is short-lived (each statement's messages): a young generation of 4 MB
   // rather than V8's default of up to 48 keeps the process smaller (test/integration/stream-load.test.ts,
   // RSS added 6 s after 1,000 live streams opened: 62-148 MB in 6 runs, 141-164 MB in 4 runs without).
   const thread = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
-    workerData: { dir, socketPath },
+    workerData: { dir, socketPath, vacuumEveryMs },
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   let closing = false;

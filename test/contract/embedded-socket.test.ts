@@ -412,6 +412,34 @@ describe("the embedded database's thread", () => {
     }
   });
 
+  it('vacuums itself: the space of deleted rows is used again, where without a vacuum the files grow', async () => {
+    /** The size of table `t` after 20,000 rows of 200 bytes, half of them deleted, then 10,000 more. */
+    const sizeAfterChurn = async (vacuumEveryMs: number) => {
+      const dir = await tempDir('embedded-vacuum');
+      const socket = path.join(dir, '.s.PGSQL.5432');
+      const thread = await startPgliteThread(path.join(dir, 'pglite'), socket, () => {}, { vacuumEveryMs });
+      const client = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' });
+      try {
+        await client.connect();
+        const size = async () => Number((await client.query(`select pg_relation_size('t') as n`)).rows[0].n);
+        await client.query(`create table t (id serial primary key, v text)`);
+        await client.query(`insert into t (v) select repeat('x', 200) from generate_series(1, 20000)`);
+        await client.query(`delete from t where id % 2 = 0`);
+        const before = await size();
+        await new Promise((r) => setTimeout(r, 1000)); // a vacuum or more at 200 ms
+        await client.query(`insert into t (v) select repeat('x', 200) from generate_series(1, 10000)`);
+        return { before, after: await size() };
+      } finally {
+        await client.end();
+        await thread.close();
+      }
+    };
+    const vacuumed = await sizeAfterChurn(200);
+    expect(vacuumed.after).toBe(vacuumed.before);
+    const never = await sizeAfterChurn(3_600_000);
+    expect(never.after).toBeGreaterThan(never.before * 1.3);
+  });
+
   it('fails to start, naming the folder, when the database cannot be opened there', async () => {
     const dir = await tempDir('embedded-thread-bad');
     const notAFolder = path.join(dir, 'pglite');
