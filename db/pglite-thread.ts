@@ -14,20 +14,19 @@ try {
   const pglite = await openPglite(dir);
   const server = await servePglite(pglite, socketPath);
   // PGlite's exec takes the session as a client's turn does: between transactions, never inside one.
-  // One vacuum at a time; one that fails (the database closing) is tried again at the next tick.
-  let vacuuming = false;
+  // One vacuum at a time; one that fails is tried again at the next tick; closing waits for one running.
+  let vacuuming: Promise<unknown> | null = null;
   const vacuum = setInterval(() => {
-    if (vacuuming) return;
-    vacuuming = true;
-    pglite
+    vacuuming ??= pglite
       .exec('VACUUM')
       .catch(() => {})
-      .finally(() => (vacuuming = false));
+      .finally(() => (vacuuming = null));
   }, vacuumEveryMs);
   port.once('message', async () => {
     clearInterval(vacuum);
     try {
       await server.close();
+      await vacuuming;
       await pglite.close();
       tell({ closed: true });
     } catch (err) {
