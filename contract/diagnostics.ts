@@ -1,6 +1,11 @@
 // The pipeline check: a workflow that asks every activity pool for a live worker.
+import { z } from 'zod';
 import { operation } from './operation.ts';
 import * as R from './responses.ts';
+import { publicIdField } from './input-fields.ts';
+
+/** The check a state names in its path ({check_id}). */
+export const checkIdParams = z.strictObject({ check_id: publicIdField('a pipeline check') });
 
 export const diagnosticsOperations = {
   start: operation({
@@ -14,6 +19,7 @@ export const diagnosticsOperations = {
   state: operation({
     method: 'get',
     path: '/diagnostics/pipeline-checks/{check_id}',
+    params: checkIdParams,
     summary: 'State of a pipeline check',
     tag: 'Diagnostics',
     success: { status: 200, schema: R.pipelineCheckStatusResult, description: 'State' },

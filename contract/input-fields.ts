@@ -1,6 +1,7 @@
 // The field types the inputs (bodies, queries, tool arguments) are written with: one rule, one
 // wording of its refusal, whichever input it stands in.
 import { z } from 'zod';
+import { PUBLIC_ID_PATTERN } from '../lib/auth/tokens.ts';
 
 interface WholeNumberWords {
   /** What it counts, when the type's message names it ("seconds": "must be a whole number of seconds"). */
@@ -25,3 +26,12 @@ export const wholeNumberParam = (min: number, max: number, words: WholeNumberWor
   const { whole, range } = wordsOf(min, max, words);
   return z.coerce.number({ error: whole }).int(whole).min(min, range).max(max, range);
 };
+
+/**
+ * The public id of a job or a webhook (lib/auth/tokens.ts), `of` what (`a load test`): a value that cannot
+ * be one is refused as input (400), so a 404 is left to an id that is unknown or not yours.
+ */
+export const publicIdField = (of: string) =>
+  z
+    .string({ error: 'must be a string' })
+    .regex(PUBLIC_ID_PATTERN, `is not ${of} id (up to 64 letters, digits, - and _)`);

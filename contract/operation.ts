@@ -10,6 +10,8 @@ export interface Operation {
   path: string;
   summary: string;
   tag: string;
+  /** One field for each `{name}` of `path`, by that name (a test checks the two agree). */
+  params?: z.ZodObject;
   query?: z.ZodObject;
   /** Request headers the operation reads besides the credentials (lower-case names). */
   headers?: z.ZodObject;
@@ -26,7 +28,7 @@ export const operation = <const O extends Operation>(o: O): O => o;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 /** What the handler of `O` receives, validated: path parameters, query, headers and body. */
 export interface OperationInput<O extends Operation> {
-  params: Record<string, string>;
+  params: Out<O['params']>;
   query: Out<O['query']>;
   headers: Out<O['headers']>;
   body: Out<O['body']>;

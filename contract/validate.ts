@@ -179,27 +179,57 @@ export function toolOutput(answer: z.ZodObject): z.ZodObject {
   return open(answered) as z.ZodObject;
 }
 
-/** `schema` with every object in it open to unnamed fields (texts and checks kept: a copy of each part). */
-function open(schema: z.ZodType): z.ZodType {
+/**
+ * `schema` with every object in it open to unnamed fields (texts and checks kept: a copy of each part),
+ * through every kind of zod schema that can hold one. `seen` holds the copy of each part made so far:
+ * a recursive schema (through a lazy or a field's getter) meets its own copy again, not a new one.
+ */
+function open(schema: z.ZodType, seen = new Map<z.ZodType, z.ZodType>()): z.ZodType {
+  const done = seen.get(schema);
+  if (done) return done;
   const def = schema.def as z.core.$ZodTypeDef & Record<string, unknown>;
-  const at = (key: string) => open(def[key] as z.ZodType);
-  const copy = (changes: Record<string, unknown>) => schema.clone({ ...def, ...changes } as never, { parent: true });
+  const at = (key: string) => open(def[key] as z.ZodType, seen);
+  const copy = (changes: object) => {
+    // By descriptor, not by value: a default's value is a getter that gives each parse a fresh one.
+    const descriptors = { ...Object.getOwnPropertyDescriptors(def), ...Object.getOwnPropertyDescriptors(changes) };
+    const opened = schema.clone(Object.defineProperties({}, descriptors) as never, { parent: true });
+    seen.set(schema, opened);
+    return opened;
+  };
   switch (def.type) {
     case 'object': {
-      const shape = Object.entries((schema as z.ZodObject).shape).map(([k, f]) => [k, open(f as z.ZodType)]);
-      return copy({ shape: Object.fromEntries(shape), catchall: z.unknown() });
+      // Each field opened when the copy's shape is first read (zod's own recursive objects are written
+      // with getters so): by then a field that holds this object again finds its copy in `seen`.
+      const fields = (schema as z.ZodObject).shape;
+      const shape = {};
+      for (const k of Object.keys(fields))
+        Object.defineProperty(shape, k, { enumerable: true, get: () => open(fields[k] as z.ZodType, seen) });
+      return copy({ shape, catchall: z.unknown() });
     }
-    case 'optional':
-    case 'nullable':
-      return copy({ innerType: at('innerType') });
+    case 'lazy': {
+      const getter = def.getter as () => z.ZodType;
+      return copy({ getter: () => open(getter(), seen) });
+    }
+    case 'pipe':
+      return copy({ in: at('in'), out: at('out') });
+    case 'intersection':
+      return copy({ left: at('left'), right: at('right') });
+    case 'tuple':
+      return copy({ items: (def.items as z.ZodType[]).map((s) => open(s, seen)), rest: def.rest ? at('rest') : null });
     case 'array':
       return copy({ element: at('element') });
     case 'record':
       return copy({ valueType: at('valueType') });
+    case 'map':
+      return copy({ keyType: at('keyType'), valueType: at('valueType') });
+    case 'set':
+      return copy({ valueType: at('valueType') });
     case 'union':
-      return copy({ options: (def.options as z.ZodType[]).map(open) });
+      return copy({ options: (def.options as z.ZodType[]).map((s) => open(s, seen)) });
     default:
-      return schema;
+      // The wrappers of one schema: optional, nullable, nonoptional, default, prefault, catch, readonly,
+      // success and promise.
+      return def.innerType ? copy({ innerType: at('innerType') }) : schema;
   }
 }
 

@@ -6,7 +6,7 @@ import { VIDEO_SERVICES, VIDEO_STATUSES } from '../lib/jobs/video.ts';
 import { namesAiVideoGenerator } from './ai-video-generators.ts';
 import { operation } from './operation.ts';
 import { described } from './validate.ts';
-import { wholeNumber } from './input-fields.ts';
+import { publicIdField, wholeNumber } from './input-fields.ts';
 
 export const MAX_REGIONS = 8;
 const MAX_PIXELS = 16_384;
@@ -76,7 +76,7 @@ export const videoJobToolFields = {
 
 /** The job a status names in its path ({job_id}), and the MCP tool watermark_status in its arguments. */
 export const jobIdParams = z.strictObject({
-  job_id: described(z.string({ error: 'must be a string' }), 'The job_id remove_video_watermark returned'),
+  job_id: described(publicIdField('a video job'), 'The job_id remove_video_watermark returned'),
 });
 
 const source = z.object({
@@ -134,6 +134,7 @@ export const videoOperations = {
   status: operation({
     method: 'get',
     path: '/video/watermark-jobs/{job_id}',
+    params: jobIdParams,
     summary: 'A video job: status, progress, the single-use download URL once done',
     tag: 'Video',
     success: { status: 200, schema: videoJobAnswer, description: 'The job' },

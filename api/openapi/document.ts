@@ -2,7 +2,6 @@
 // same ones the routers serve, with the zod schemas they validate with and the response schemas).
 // The integration suites check every answer they receive against it (test/support/client.ts).
 import { z } from 'zod';
-import { PUBLIC_ID_PATTERN } from '../../lib/auth/tokens.ts';
 import { OPERATIONS } from '../../contract/index.ts';
 import type { Operation } from '../../contract/operation.ts';
 import * as R from '../../contract/responses.ts';
@@ -42,7 +41,7 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-function parametersOf(schema: z.ZodObject | undefined, where: 'query' | 'header') {
+function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query' | 'header') {
   if (!schema) return [];
   const { properties = {}, required = [] } = jsonSchema(schema) as {
     properties?: Record<string, unknown>;
@@ -64,12 +63,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const parameters = [
-      ...[...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
-        name: m[1],
-        in: 'path',
-        required: true,
-        schema: { type: 'string', pattern: PUBLIC_ID_PATTERN.source },
-      })),
+      ...parametersOf(op.params, 'path'),
       ...parametersOf(op.query, 'query'),
       ...parametersOf(op.headers, 'header'),
     ];

@@ -7,6 +7,6 @@ import { serve, type V1Router } from './serve.ts';
 export function diagnosticsRoutes({ diagnostics }: Pick<Services, 'diagnostics'>): V1Router {
   const router: V1Router = new Router();
   serve(router, ops.start, (ctx) => diagnostics.startCheck(ctx.state.account.userId));
-  serve(router, ops.state, (ctx) => diagnostics.checkState(ctx.params.check_id!, ctx.state.account.userId));
+  serve(router, ops.state, (ctx, { params }) => diagnostics.checkState(params.check_id, ctx.state.account.userId));
   return router;
 }

@@ -1,5 +1,6 @@
 // Serves one declared operation (contract/operation.ts) on a router: its method and path, and its
-// query, headers and body validated before the handler runs (a 400 that names the field otherwise).
+// path parameters, query, headers and body validated before the handler runs (a 400 that names the
+// field otherwise).
 import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Operation, OperationInput } from '../../contract/operation.ts';
@@ -20,7 +21,7 @@ export function serve<O extends Operation>(
   router[op.method](routerPath(op.path), async (ctx) => {
     if (!op.query) refuseUnknownParameters(ctx.query, []);
     const input = {
-      params: ctx.params as Record<string, string>,
+      params: op.params ? validate(op.params, ctx.params, 'path') : undefined,
       query: op.query ? validate(op.query, ctx.query, 'query') : undefined,
       headers: op.headers ? validate(op.headers, ctx.headers, 'header') : undefined,
       body: op.body ? validate(op.body, ctx.request.body, 'body') : undefined,

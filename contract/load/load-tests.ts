@@ -5,7 +5,7 @@ import { SERIES_COLUMNS } from './series-columns.ts';
 import { operation } from '../operation.ts';
 import * as R from './responses-load-tests.ts';
 import { described } from '../validate.ts';
-import { wholeNumberParam } from '../input-fields.ts';
+import { publicIdField, wholeNumberParam } from '../input-fields.ts';
 
 export const listQuery = z.object({
   limit: described(wholeNumberParam(1, 100).default(20), 'How many, 1 to 100 (default 20)'),
@@ -13,10 +13,7 @@ export const listQuery = z.object({
 
 /** The test a status, stop or results names in its path ({test_id}), and an MCP tool in its arguments. */
 export const testIdParams = z.strictObject({
-  test_id: described(
-    z.string({ error: 'must be a string' }),
-    'The test_id load_test_start returned (or load_test_list shows)',
-  ),
+  test_id: described(publicIdField('a load test'), 'The test_id load_test_start returned (or load_test_list shows)'),
 });
 
 export const seriesQuery = z.object({
@@ -37,6 +34,7 @@ export const loadTestOperations = {
   report: operation({
     method: 'get',
     path: '/load-testing/report/{test_id}',
+    params: testIdParams,
     summary:
       'The report of an ended load test: one self-contained HTML file (no network access when ' +
       'opened), beside another of yours with compare; format=json gives its data',
@@ -72,6 +70,7 @@ export const loadTestOperations = {
   status: operation({
     method: 'get',
     path: '/load-testing/status/{test_id}',
+    params: testIdParams,
     summary: 'Status and live metrics of a load test',
     tag: 'Load testing',
     success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' },
@@ -80,6 +79,7 @@ export const loadTestOperations = {
   events: operation({
     method: 'get',
     path: '/load-testing/status/{test_id}/events',
+    params: testIdParams,
     summary: 'Status of a load test as Server-Sent Events, until it ends',
     tag: 'Load testing',
     success: {
@@ -92,6 +92,7 @@ export const loadTestOperations = {
   series: operation({
     method: 'get',
     path: '/load-testing/series/{test_id}',
+    params: testIdParams,
     summary: "A load test's figures for every second, as NDJSON or CSV: streamed while it runs, all at once after",
     tag: 'Load testing',
     query: seriesQuery,
@@ -107,6 +108,7 @@ export const loadTestOperations = {
   stop: operation({
     method: 'post',
     path: '/load-testing/stop/{test_id}',
+    params: testIdParams,
     summary: 'Stop a running load test',
     tag: 'Load testing',
     success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' },
@@ -115,6 +117,7 @@ export const loadTestOperations = {
   results: operation({
     method: 'get',
     path: '/load-testing/results/{test_id}',
+    params: testIdParams,
     summary: 'Final results of an ended load test',
     tag: 'Load testing',
     success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' },

@@ -318,7 +318,7 @@ describe.each(targets())('load testing ($name)', (target) => {
     },
   );
 
-  it("answers 404 for another user's test and for unknown ids", async () => {
+  it("answers 404 for another user's test and for unknown ids, 400 naming test_id for what cannot be one", async () => {
     const other = await newAccount(target);
     const id: string = (
       await start({
@@ -334,6 +334,11 @@ describe.each(targets())('load testing ($name)', (target) => {
       expectErrorShape(await call(target, 'GET', `/api/v1/load-testing/${path}`, { key: other.key }), 404);
     expectErrorShape(await call(target, 'POST', `/api/v1/load-testing/stop/${id}`, { key: other.key }), 404);
     expectErrorShape(await status('no-such-test'), 404);
+    for (const bad of ['no.such.test', 'x'.repeat(65)]) {
+      const refused = await status(bad);
+      expectErrorShape(refused, 400);
+      expect(refused.body.message).toBe('test_id: is not a load test id (up to 64 letters, digits, - and _) (path)');
+    }
     expect((await call(target, 'GET', '/api/v1/load-testing/tests', { key: other.key })).body.data.tests).toEqual([]);
   });
 });

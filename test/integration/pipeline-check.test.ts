@@ -65,7 +65,7 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
     },
   );
 
-  it("answers 404 for another user's check and for an unknown id", async () => {
+  it("answers 404 for another user's or an unknown check, 400 naming check_id for what cannot be one", async () => {
     const owner = await newAccount(target);
     const other = await newAccount(target);
     const { check_id } = (await call(target, 'POST', '/api/v1/diagnostics/pipeline-checks', { key: owner.key })).body;
@@ -77,9 +77,12 @@ describe.each(targets())('pipeline check, the job template ($name)', (target) =>
       await call(target, 'GET', '/api/v1/diagnostics/pipeline-checks/no-such-check', { key: owner.key }),
       404,
     );
-    expectErrorShape(
-      await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${'x'.repeat(300)}`, { key: owner.key }),
-      404,
+    const refused = await call(target, 'GET', `/api/v1/diagnostics/pipeline-checks/${'x'.repeat(300)}`, {
+      key: owner.key,
+    });
+    expectErrorShape(refused, 400);
+    expect(refused.body.message).toBe(
+      'check_id: is not a pipeline check id (up to 64 letters, digits, - and _) (path)',
     );
   });
 });

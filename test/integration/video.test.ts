@@ -185,6 +185,11 @@ describe.each(targets())('video jobs ($name)', (target) => {
     const mine = (await start({ service: 'region', regions: [BOX] })).body.job_id;
     const other = await newAccount(target);
     expectErrorShape(await call(target, 'GET', `/api/v1/video/watermark-jobs/${mine}`, { key: other.key }), 404);
+    expectErrorShape(await status('no-such-job'), 404);
+    // One that cannot be a job id is refused before any lookup, naming the path parameter.
+    const malformed = await status('no.such.job');
+    expectErrorShape(malformed, 400);
+    expect(malformed.body.message).toBe('job_id: is not a video job id (up to 64 letters, digits, - and _) (path)');
   });
 
   it(

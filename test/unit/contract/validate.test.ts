@@ -2,7 +2,7 @@
 // from (requestPerSecond: did you mean requestsPerSecond?), at the top of a body and inside it.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { closest, refuseUnknownParameters, toolArgs, validate } from '../../../contract/validate.ts';
+import { closest, refuseUnknownParameters, toolArgs, toolOutput, validate } from '../../../contract/validate.ts';
 import { startBody } from '../../../contract/load/load-test-start.ts';
 import { createBody, searchQuery, updateBody } from '../../../contract/webhooks/webhooks.ts';
 
@@ -104,5 +104,83 @@ describe('unknown keys', () => {
     expect(closest('bdy', ['body', 'headers'])).toBe('body');
     expect(closest('bo', ['body'])).toBeNull();
     expect(closest('concurentUser', ['concurrentUsers'])).toBe('concurrentUsers');
+  });
+});
+
+// An MCP tool's answer is declared open at every level (toolOutput): a field the contract does not name
+// never fails a call, wherever the object that holds it sits, inside whichever kind of zod schema.
+describe('toolOutput: objects open inside every kind that can hold one', () => {
+  const inner = () => z.strictObject({ a: z.string() });
+  const given = { a: 'x', unnamed: 1 };
+  /** What `toolOutput` makes of an answer whose field `at` is `schema`, given `value` there. */
+  const parsed = (schema: z.ZodType, value: unknown) => toolOutput(z.object({ at: schema })).safeParse({ at: value });
+
+  it.each([
+    ['prefault', inner().prefault({ a: 'default' })],
+    ['readonly', inner().readonly()],
+    ['nonoptional', inner().optional().nonoptional()],
+    ['lazy', z.lazy(inner)],
+    ['pipe, the object piped in (a transform)', inner().transform((v) => v)],
+    ['pipe, the object piped into (a preprocess)', z.preprocess((v) => v, inner())],
+  ])('%s', (_kind, schema) => {
+    expect(parsed(schema, given)).toMatchObject({ success: true, data: { at: given } });
+  });
+
+  it('catch: the value is kept, not replaced by the caught one', () => {
+    expect(parsed(inner().catch({ a: 'caught' }), given)).toMatchObject({ success: true, data: { at: given } });
+  });
+
+  it('success: an object it holds is taken', () => {
+    expect(parsed(z.success(inner()), given)).toMatchObject({ success: true, data: { at: true } });
+  });
+
+  it('intersection: both sides', () => {
+    const both = z.intersection(inner(), z.strictObject({ b: z.number() }));
+    const value = { ...given, b: 2 };
+    expect(parsed(both, value)).toMatchObject({ success: true, data: { at: value } });
+  });
+
+  it('tuple: its items and its rest', () => {
+    const tuple = z.tuple([inner()], z.strictObject({ b: z.number() }));
+    const value = [given, { b: 2, unnamed: 3 }];
+    expect(parsed(tuple, value)).toMatchObject({ success: true, data: { at: value } });
+  });
+
+  it('map: its keys and its values; set: its values', () => {
+    const map = new Map([[given, given]]);
+    expect(parsed(z.map(inner(), inner()), map)).toMatchObject({ success: true, data: { at: map } });
+    const set = new Set([given]);
+    expect(parsed(z.set(inner()), set)).toMatchObject({ success: true, data: { at: set } });
+  });
+
+  it('promise: the object it resolves to', async () => {
+    const answer = toolOutput(z.object({ at: z.promise(inner()) }));
+    const got = await answer.parseAsync({ at: Promise.resolve(given) });
+    expect(await got.at).toEqual(given);
+  });
+
+  it('default: the object it holds, and its value given afresh to each parse still', () => {
+    const answer = toolOutput(z.object({ at: inner().default(() => ({ a: 'default' })) }));
+    expect(answer.parse({ at: given }).at).toEqual(given);
+    const first = answer.parse({}).at as { a: string };
+    first.a = 'changed';
+    expect(answer.parse({}).at).toEqual({ a: 'default' });
+  });
+
+  it('a recursive object, through a lazy or a getter, is opened at every depth and stays one schema', () => {
+    type Node = { name: string; children: Node[] };
+    const viaLazy: z.ZodType<Node> = z.strictObject({ name: z.string(), children: z.lazy(() => z.array(viaLazy)) });
+    const viaGetter = z.strictObject({
+      name: z.string(),
+      get children() {
+        return z.array(viaGetter);
+      },
+    });
+    const tree = { name: 'a', unnamed: 1, children: [{ name: 'b', unnamed: 2, children: [] }] };
+    for (const node of [viaLazy, viaGetter]) {
+      expect(parsed(node, tree)).toMatchObject({ success: true, data: { at: tree } });
+      // A schema that held a new copy at each depth would never end as JSON Schema (as MCP lists it).
+      expect(JSON.stringify(z.toJSONSchema(toolOutput(z.object({ at: node }))))).toContain('"$ref"');
+    }
   });
 });

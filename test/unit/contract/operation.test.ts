@@ -1,0 +1,30 @@
+// Every operation declares the parameters of its path, by the names the path gives them: serve()
+// validates exactly those, and the OpenAPI document describes them from the same schema.
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../../contract/index.ts';
+
+describe('path parameters', () => {
+  it('are declared for every {name} of a path, and none is declared that the path lacks', () => {
+    const mismatched = OPERATIONS.map((op) => ({
+      op: `${op.method} ${op.path}`,
+      inPath: [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort(),
+      declared: Object.keys(op.params?.shape ?? {}).sort(),
+    })).filter(({ inPath, declared }) => inPath.join() !== declared.join());
+    expect(mismatched).toEqual([]);
+    expect(OPERATIONS.filter((op) => op.params).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('each is required, and refuses a value that cannot be an id', () => {
+    for (const { path, params } of OPERATIONS.flatMap((op) =>
+      op.params ? [{ path: op.path, params: op.params }] : [],
+    )) {
+      const names = Object.keys(params.shape);
+      const all = Object.fromEntries(names.map((n) => [n, 'Ab3-_x9QzL0pR7sT']));
+      expect(params.safeParse(all).success, path).toBe(true);
+      for (const name of names) {
+        expect(params.safeParse({ ...all, [name]: undefined }).success, `${path} without ${name}`).toBe(false);
+        expect(params.safeParse({ ...all, [name]: 'no such id' }).success, `${path} ${name}`).toBe(false);
+      }
+    }
+  });
+});
