@@ -20,76 +20,35 @@ const CURSOR_URIS = [
   'https://www.cursor.com/agents/mcp/oauth/callback',
   'http://localhost:8787/callback',
 ];
-const CLIENTS: Array<{ name: string; metadata: Record<string, unknown>; use: string }> = [
-  {
-    name: 'Cursor',
-    metadata: {
-      client_name: 'Cursor',
-      redirect_uris: CURSOR_URIS,
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    },
-    use: CURSOR_URIS[0]!,
+/**
+ * A client's row: the registration it sends and the redirect it signs in with. Each registers as a
+ * public client (no secret) of the code flow; `more` holds where it departs from that, as published.
+ */
+const client = (name: string, redirectUris: string[], use: string, more: Record<string, unknown> = {}) => ({
+  name,
+  metadata: {
+    client_name: name,
+    redirect_uris: redirectUris,
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    ...more,
   },
-  {
-    name: 'Cursor (web)',
-    metadata: {
-      client_name: 'Cursor (web)',
-      application_type: 'web',
-      redirect_uris: CURSOR_URIS,
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    },
-    use: CURSOR_URIS[0]!,
-  },
-  {
-    name: 'Visual Studio Code',
-    metadata: {
-      client_name: 'Visual Studio Code',
-      redirect_uris: ['http://127.0.0.1:33418', 'https://vscode.dev/redirect'],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    },
-    use: 'http://127.0.0.1:33418',
-  },
-  {
-    name: 'claude.ai',
-    metadata: {
-      client_name: 'claude.ai',
-      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    },
-    use: 'https://claude.ai/api/mcp/auth_callback',
-  },
+  use,
+});
+const CLIENTS = [
+  client('Cursor', CURSOR_URIS, CURSOR_URIS[0]!),
+  client('Cursor (web)', CURSOR_URIS, CURSOR_URIS[0]!, { application_type: 'web' }),
+  client('Visual Studio Code', ['http://127.0.0.1:33418', 'https://vscode.dev/redirect'], 'http://127.0.0.1:33418'),
+  client('claude.ai', ['https://claude.ai/api/mcp/auth_callback'], 'https://claude.ai/api/mcp/auth_callback'),
   // A CLI on a loopback port it picks at each sign-in: any port is accepted (RFC 8252 section 7.3).
-  {
-    name: 'A command-line client',
-    metadata: {
-      client_name: 'A command-line client',
-      redirect_uris: ['http://127.0.0.1:8976/callback'],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    },
-    use: 'http://127.0.0.1:51234/callback',
-  },
-  {
-    name: 'A native app',
-    metadata: {
-      client_name: 'A native app',
-      application_type: 'native',
-      redirect_uris: ['com.example.app:/oauth/callback'],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    },
-    use: 'com.example.app:/oauth/callback',
-  },
+  client('A command-line client', ['http://127.0.0.1:8976/callback'], 'http://127.0.0.1:51234/callback', {
+    grant_types: ['authorization_code'],
+  }),
+  client('A native app', ['com.example.app:/oauth/callback'], 'com.example.app:/oauth/callback', {
+    application_type: 'native',
+    grant_types: ['authorization_code'],
+  }),
 ];
 
 describe.each(targets())('MCP clients as they register ($name)', (target) => {

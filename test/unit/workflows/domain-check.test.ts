@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WhoisActivities } from '../../../activities/whois/index.ts';
 import { getDomainCheckState, type CheckedDomain, type DomainCheckJob } from '../../../lib/jobs/index.ts';
 import { MAX_PARALLEL_GROUPS } from '../../../workflows/domain-check.ts';
+import { checkSummary } from '../../support/domain-checks.ts';
 import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const checkDomain = vi.fn<WhoisActivities['checkDomain']>();
@@ -25,23 +26,7 @@ beforeEach(() => {
     .mockImplementation(async (domains) => Object.fromEntries(domains.map((d) => [d, answer(d)])));
 });
 
-const answer = (domain: string): CheckedDomain => ({
-  check: {
-    domain,
-    suffix: domain.slice(domain.indexOf('.') + 1),
-    available: true,
-    is_registered: false,
-    is_reserved: false,
-    reserved_reason: null,
-    registry_premium: false,
-    aftermarket: false,
-    confidence: 'high',
-    evidence: 'rdap',
-    whois_server: 'rdap.loopback.test',
-    problems: [],
-  },
-  cached: false,
-});
+const answer = (domain: string): CheckedDomain => ({ check: checkSummary(domain), cached: false });
 
 const group = (registry: string, domains: string[], concurrency: number) => ({ registry, domains, concurrency });
 const callsOf = (domain: string) => checkDomain.mock.calls.filter(([d]) => d === domain).length;

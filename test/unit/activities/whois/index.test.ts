@@ -9,6 +9,7 @@ import { MemoryKvStore } from '../../../../lib/kv/index.ts';
 import { startDnsServer, type DnsFixture } from '../../../fixtures/dns-server.ts';
 import { startRdapServer, type RdapFixture } from '../../../fixtures/rdap-server.ts';
 import { startWhoisServers, type WhoisFixture } from '../../../fixtures/whois-server.ts';
+import { checkSummary } from '../../../support/domain-checks.ts';
 
 let dns: DnsFixture;
 let whois: WhoisFixture;
@@ -42,20 +43,11 @@ describe('checkDomain', () => {
       const first = await activities.checkDomain('www.taken-one.com', 'full');
       expect(first).toEqual({
         cached: false,
-        check: {
-          domain: 'taken-one.com',
-          suffix: 'com',
+        check: checkSummary('taken-one.com', {
           available: false,
           is_registered: true,
-          is_reserved: false,
-          reserved_reason: null,
-          registry_premium: false,
-          aftermarket: false,
-          confidence: 'high',
-          evidence: 'rdap',
           whois_server: expect.any(String),
-          problems: [],
-        },
+        }),
       });
       expect(first.check).not.toHaveProperty('raw_data');
       expect(first.check).not.toHaveProperty('parsed_data');

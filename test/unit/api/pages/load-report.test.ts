@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadReportPage } from '../../../../api/pages/load-report.ts';
 import type { ReportTest } from '../../../../api/services/load-tests/load-report.ts';
 import { loadTestConfig } from '../../../support/load-config.ts';
+import { PHASE_TABLE_COLUMNS, PHASE_TABLE_ROWS } from '../../../support/phases-table.ts';
 
 const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 const test = (id: string): ReportTest => ({
@@ -113,17 +114,8 @@ describe('load test report page', () => {
     const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [phased] });
     const table = /<table id="phases">.*?<\/table>/s.exec(page)![0];
     expect([...table.matchAll(/<th[^>]*>([^<]+)<\/th>/g)].map((m) => m[1])).toEqual([
-      'Phase',
-      'avg',
-      'p50',
-      'p95',
-      'p99',
-      'max',
-      'DNS',
-      'Connect',
-      'TLS',
-      'Time to first byte',
-      'Transfer',
+      ...PHASE_TABLE_COLUMNS,
+      ...PHASE_TABLE_ROWS,
     ]);
     expect(table.match(/<tr>/g)).toHaveLength(6);
     expect(table).toContain('<th scope="row">TLS</th><td class="n">1.5</td><td class="n">1</td><td class="n">3</td>');

@@ -1,38 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { mentionsReserved, parseWhois, whoisReferral, whoisVerdict } from '../../../../domain/whois/whois-text.ts';
 
-describe('WHOIS answers', () => {
-  it('reads a thick gTLD answer in ICANN format', () => {
-    const text = [
-      'Domain Name: EXAMPLE.COM',
-      'Registrar WHOIS Server: whois.registrar.example',
-      'Updated Date: 2024-08-14T07:01:34Z',
-      'Creation Date: 1995-08-14T04:00:00Z',
-      'Registry Expiry Date: 2025-08-13T04:00:00Z',
-      'Registrar: RESERVED-Internet Assigned Numbers Authority',
-      'Domain Status: clientDeleteProhibited https://icann.org/epp#clientDeleteProhibited',
-      'Domain Status: clientTransferProhibited https://icann.org/epp#clientTransferProhibited',
-      'Name Server: A.IANA-SERVERS.NET',
-      'Name Server: B.IANA-SERVERS.NET',
-      'URL of the ICANN Whois Inaccuracy Complaint Form: https://www.icann.org/wicf/',
-      '>>> Last update of whois database: 2024-11-22T00:00:00Z <<<',
-    ].join('\r\n');
-    expect(whoisVerdict(text)).toBe('registered');
-    expect(parseWhois(text)).toEqual({
-      domain_name: 'example.com',
-      registrar: 'RESERVED-Internet Assigned Numbers Authority',
-      creation_date: '1995-08-14T04:00:00.000Z',
-      expiration_date: '2025-08-13T04:00:00.000Z',
-      updated_date: '2024-08-14T07:01:34.000Z',
-      status: ['clientDeleteProhibited', 'clientTransferProhibited'],
-      name_servers: ['a.iana-servers.net', 'b.iana-servers.net'],
-      registrant: null,
-    });
-    expect(whoisReferral(text)).toEqual({ kind: 'registrar', server: 'whois.registrar.example' });
-  });
+// A thick gTLD answer in ICANN format, which also names the registrar's WHOIS server.
+const ICANN_ANSWER = [
+  'Domain Name: EXAMPLE.COM',
+  'Registrar WHOIS Server: whois.registrar.example',
+  'Updated Date: 2024-08-14T07:01:34Z',
+  'Creation Date: 1995-08-14T04:00:00Z',
+  'Registry Expiry Date: 2025-08-13T04:00:00Z',
+  'Registrar: RESERVED-Internet Assigned Numbers Authority',
+  'Domain Status: clientDeleteProhibited https://icann.org/epp#clientDeleteProhibited',
+  'Domain Status: clientTransferProhibited https://icann.org/epp#clientTransferProhibited',
+  'Name Server: A.IANA-SERVERS.NET',
+  'Name Server: B.IANA-SERVERS.NET',
+  'URL of the ICANN Whois Inaccuracy Complaint Form: https://www.icann.org/wicf/',
+  '>>> Last update of whois database: 2024-11-22T00:00:00Z <<<',
+].join('\r\n');
 
-  it('reads a block-style answer (values on indented lines under their heading)', () => {
-    const text = `
+describe('WHOIS answers', () => {
+  // A registered name's answer in each layout registries write, and the whole record read from it.
+  it.each([
+    {
+      layout: 'a thick gTLD answer in ICANN format',
+      text: ICANN_ANSWER,
+      record: {
+        domain_name: 'example.com',
+        registrar: 'RESERVED-Internet Assigned Numbers Authority',
+        creation_date: '1995-08-14T04:00:00.000Z',
+        expiration_date: '2025-08-13T04:00:00.000Z',
+        updated_date: '2024-08-14T07:01:34.000Z',
+        status: ['clientDeleteProhibited', 'clientTransferProhibited'],
+        name_servers: ['a.iana-servers.net', 'b.iana-servers.net'],
+        registrant: null,
+      },
+    },
+    {
+      layout: 'a block-style answer (values on indented lines under their heading)',
+      text: `
     Domain name:
         example.co.uk
 
@@ -48,16 +52,21 @@ describe('WHOIS answers', () => {
     Name servers:
         ns1.example.net
         ns2.example.net      192.0.2.1
-`;
+`,
+      record: {
+        domain_name: 'example.co.uk',
+        registrar: 'Example Ltd [Tag = EXAMPLE]',
+        creation_date: '1996-08-26T00:00:00.000Z',
+        expiration_date: '2027-08-26T00:00:00.000Z',
+        updated_date: '2025-07-25T00:00:00.000Z',
+        status: [],
+        name_servers: ['ns1.example.net', 'ns2.example.net'],
+        registrant: null,
+      },
+    },
+  ])('reads $layout', ({ text, record }) => {
     expect(whoisVerdict(text)).toBe('registered');
-    expect(parseWhois(text)).toMatchObject({
-      domain_name: 'example.co.uk',
-      registrar: 'Example Ltd [Tag = EXAMPLE]',
-      creation_date: '1996-08-26T00:00:00.000Z',
-      expiration_date: '2027-08-26T00:00:00.000Z',
-      updated_date: '2025-07-25T00:00:00.000Z',
-      name_servers: ['ns1.example.net', 'ns2.example.net'],
-    });
+    expect(parseWhois(text)).toEqual(record);
   });
 
   it('reads lower-case key answers (.de, .ru style)', () => {
@@ -79,23 +88,31 @@ describe('WHOIS answers', () => {
     ).toMatchObject({ status: ['connect'], updated_date: '2018-03-12T20:44:25.000Z' });
   });
 
-  it.each([
-    ['No match for "EXAMPLE-FREE.COM".', 'available'],
-    ['NOT FOUND', 'available'],
-    ['%% No entries found for the selected source(s).', 'available'],
-    ['The queried object does not exist: DOMAIN NOT FOUND', 'available'],
-    ['No Data Found', 'available'],
-    ['Domain example.xyz is available for registration', 'available'],
-    ['Domain example.xyz is reserved and not available for registration', 'available'],
-    ['WHOIS LIMIT EXCEEDED - SEE WWW.PIR.ORG/WHOIS FOR DETAILS', 'rate_limited'],
-    ['Your connection limit exceeded. Please slow down and try again later.', 'rate_limited'],
-    ['No match for "X.COM".\r\nDaily query quota reached for your address.', 'rate_limited'],
-    ['Query rate limited: please wait', 'rate_limited'],
-    ['You have exceeded your query limit', 'rate_limited'],
-    ['Too many connections from your IP', 'rate_limited'],
-    ['', 'unclear'],
-    ['Something unexpected', 'unclear'],
-  ])('%s -> %s', (text, verdict) => expect(whoisVerdict(text)).toBe(verdict));
+  // The answers of each verdict, as registries word them.
+  const verdicts = {
+    available: [
+      'No match for "EXAMPLE-FREE.COM".',
+      'NOT FOUND',
+      '%% No entries found for the selected source(s).',
+      'The queried object does not exist: DOMAIN NOT FOUND',
+      'No Data Found',
+      'Domain example.xyz is available for registration',
+      'Domain example.xyz is reserved and not available for registration',
+    ],
+    rate_limited: [
+      'WHOIS LIMIT EXCEEDED - SEE WWW.PIR.ORG/WHOIS FOR DETAILS',
+      'Your connection limit exceeded. Please slow down and try again later.',
+      'No match for "X.COM".\r\nDaily query quota reached for your address.',
+      'Query rate limited: please wait',
+      'You have exceeded your query limit',
+      'Too many connections from your IP',
+    ],
+    unclear: ['', 'Something unexpected'],
+  };
+  it.each(Object.entries(verdicts).flatMap(([verdict, texts]) => texts.map((text) => [text, verdict])))(
+    '%s -> %s',
+    (text, verdict) => expect(whoisVerdict(text)).toBe(verdict),
+  );
 
   it('reads a refusal in a short answer or its first lines, not in the terms of use after a real answer', () => {
     const terms = Array.from(
@@ -131,6 +148,7 @@ describe('WHOIS answers', () => {
       kind: 'refer',
       server: 'whois.verisign-grs.com',
     });
+    expect(whoisReferral(ICANN_ANSWER)).toEqual({ kind: 'registrar', server: 'whois.registrar.example' });
     expect(whoisReferral('Registrar WHOIS Server: whois://whois.example.net:4343/')).toEqual({
       kind: 'registrar',
       server: 'whois.example.net:4343',
