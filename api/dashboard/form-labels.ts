@@ -2,7 +2,7 @@
 // name for it: the API's checks (and the services') name a field first in their message
 // (`rampUpTime: must not exceed testDuration`), and the form's label takes its place
 // (`Ramp-up: must not exceed testDuration`).
-import { InvalidInputError } from '../../lib/errors.ts';
+import { AppError, InvalidInputError } from '../../lib/errors.ts';
 
 /** Labels by the API's field path (`rampUpTime`, `response.status`); the longest matching prefix names a field. */
 export type FormLabels = Readonly<Record<string, string>>;
@@ -21,4 +21,13 @@ export function labelled<E>(err: E, labels: FormLabels): E | InvalidInputError {
     );
   }
   return err;
+}
+
+/**
+ * What a form's post shows on the form when it is refused, its field named by `labels`: the caller's
+ * mistakes (bad input, the plan's bounds). Anything else (our bugs, a backend away) is thrown on.
+ */
+export function formRefusal(err: unknown, labels: FormLabels): AppError {
+  if (!(err instanceof AppError) || !err.isCallersFault) throw err;
+  return labelled(err, labels);
 }

@@ -1,10 +1,10 @@
 // Dashboard: video jobs. Start one (the regions of your logo or timestamp, one per line), upload the
 // file from the browser, follow its progress, download the result once. The same service as REST and
 // MCP; starting is a counted post, the page's polling a counted JSON read.
-import { labelled } from './form-labels.ts';
+import { formRefusal } from './form-labels.ts';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
-import { AppError, InvalidInputError } from '../../lib/errors.ts';
+import { type AppError, InvalidInputError } from '../../lib/errors.ts';
 import { html } from '../pages/html.ts';
 import { MAX_REGIONS, videoJobBody } from '../../contract/video.ts';
 import type { Services } from '../services/index.ts';
@@ -58,9 +58,7 @@ optionally from and to seconds (at most ${MAX_REGIONS})</label>
       );
       seeOther(ctx, `/dashboard/videos/${started.job_id}`);
     } catch (err) {
-      if (err instanceof AppError && err.isCallersFault)
-        return videosPage(ctx, account, form, labelled(err, { regions: 'Regions', service: 'Service' }));
-      throw err;
+      return videosPage(ctx, account, form, formRefusal(err, { regions: 'Regions', service: 'Service' }));
     }
   });
 

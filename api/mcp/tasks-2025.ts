@@ -115,14 +115,20 @@ export async function startJobTask(
   };
 }
 
-/** Adds the 2025-11-25 tasks to a server answering that revision (before it connects). */
-export function serveLegacyTasks(
+/**
+ * How either revision's tasks are added to a server (this one's, or the extension's in api/mcp/tasks-ext.ts):
+ * the job tools as the signed-in user sees them, before the server connects.
+ */
+export type ServeTasks = (
   server: McpServer,
   jobs: JobTools,
   tasks: TaskService,
   userId: number,
   logger: Logger,
-): void {
+) => void;
+
+/** Adds the 2025-11-25 tasks to a server answering that revision. */
+export const serveLegacyTasks: ServeTasks = (server, jobs, tasks, userId, logger) => {
   const low = server.server;
   low.registerCapabilities({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
   for (const tool of Object.values(jobs.tools)) tool.registered.execution = { taskSupport: 'optional' };
@@ -169,4 +175,4 @@ export function serveLegacyTasks(
       return 'refused' in started ? started.refused : started;
     },
   );
-}
+};

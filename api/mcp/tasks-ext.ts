@@ -10,17 +10,13 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   type CallToolRequest,
   type JSONRPCRequest,
-  type McpServer,
   ProtocolError,
   ProtocolErrorCode,
   type Result,
   type ServerContext,
   type Task,
 } from '@modelcontextprotocol/server';
-import type { Logger } from '../../lib/log.ts';
-import type { TaskService } from '../services/tasks.ts';
-import type { JobTools } from './tools/job-tools.ts';
-import { sdkTask, startJobTask, taskAccess, taskParams } from './tasks-2025.ts';
+import { sdkTask, startJobTask, taskAccess, taskParams, type ServeTasks } from './tasks-2025.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** Where `tasks/get` tells a job's percent done, when the job knows it (the extension's task has no such field). */
@@ -41,14 +37,8 @@ function extTask(task: Task) {
   return { ...rest, ttlMs: ttl ?? null, ...(pollInterval !== undefined ? { pollIntervalMs: pollInterval } : {}) };
 }
 
-/** Adds the tasks extension to a server answering 2026-07-28 (after its tools, before it connects). */
-export function serveTasksExtension(
-  server: McpServer,
-  jobs: JobTools,
-  tasks: TaskService,
-  userId: number,
-  logger: Logger,
-): void {
+/** Adds the tasks extension to a server answering 2026-07-28 (after its tools). */
+export const serveTasksExtension: ServeTasks = (server, jobs, tasks, userId, logger) => {
   const low = server.server;
   low.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
   const { guarded, owned, cancel, result } = taskAccess(tasks, jobs.presenters, userId, logger);
@@ -114,4 +104,4 @@ export function serveTasksExtension(
       );
     }),
   );
-}
+};

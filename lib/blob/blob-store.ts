@@ -51,11 +51,32 @@ export function assertBlobKey(key: string): void {
 }
 
 /**
+ * What a store writes for `put`: the body held to `maxBytes`, and its content type. A Buffer past the limit is
+ * refused at once; a stream is cut off there, and once it is written `tooLarge()` is the error to throw (after
+ * the store deletes what it wrote), undefined when the body fitted.
+ */
+export function putBody(
+  body: Readable | Buffer,
+  options: PutOptions,
+): { body: Readable | Buffer; contentType: string; tooLarge: () => BlobTooLargeError | undefined } {
+  const { maxBytes } = options;
+  const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
+  if (Buffer.isBuffer(body) && maxBytes !== undefined && body.length > maxBytes) throw new BlobTooLargeError(maxBytes);
+  if (Buffer.isBuffer(body) || maxBytes === undefined) return { body, contentType, tooLarge: () => undefined };
+  const limited = limitBytes(body, maxBytes);
+  return {
+    body: limited.stream,
+    contentType,
+    tooLarge: () => (limited.exceeded() ? new BlobTooLargeError(maxBytes) : undefined),
+  };
+}
+
+/**
  * A copy of `source` that ends early, instead of failing, once more than `maxBytes` went through;
  * `exceeded()` then says so, and the store deletes what it wrote. The source is paused and left to its
  * owner rather than destroyed: an HTTP upload must still be able to answer 413 on its own socket.
  */
-export function limitBytes(source: Readable, maxBytes: number): { stream: Readable; exceeded: () => boolean } {
+function limitBytes(source: Readable, maxBytes: number): { stream: Readable; exceeded: () => boolean } {
   const out = new PassThrough();
   let seen = 0;
   let exceeded = false;

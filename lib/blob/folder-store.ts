@@ -6,9 +6,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   assertBlobKey,
-  BlobTooLargeError,
-  limitBytes,
   DEFAULT_CONTENT_TYPE,
+  putBody,
   type BlobInfo,
   type BlobStore,
   type ByteRange,
@@ -36,16 +35,15 @@ export class FolderBlobStore implements BlobStore {
 
   async put(key: string, body: Readable | Buffer, options: PutOptions = {}): Promise<BlobInfo> {
     assertBlobKey(key);
+    const { body: sent, contentType, tooLarge } = putBody(body, options);
     const tmp = path.join(this.#tmp, randomUUID());
-    const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-    const limited = options.maxBytes === undefined ? undefined : limitBytes(source, options.maxBytes);
     try {
-      await pipeline(limited?.stream ?? source, createWriteStream(tmp));
-      if (limited?.exceeded()) throw new BlobTooLargeError(options.maxBytes!);
+      await pipeline(Buffer.isBuffer(sent) ? Readable.from([sent]) : sent, createWriteStream(tmp));
+      const refused = tooLarge();
+      if (refused) throw refused;
       const target = path.join(this.#objects, key);
       await fs.mkdir(path.dirname(target), { recursive: true });
       await fs.mkdir(path.dirname(path.join(this.#meta, key)), { recursive: true });
-      const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
       await fs.writeFile(path.join(this.#meta, key), contentType);
       await fs.rename(tmp, target);
       const { size } = await fs.stat(target);

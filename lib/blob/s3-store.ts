@@ -3,9 +3,8 @@ import { Client } from 'minio';
 import { DependencyUnavailableError } from '../errors.ts';
 import {
   assertBlobKey,
-  BlobTooLargeError,
-  limitBytes,
   DEFAULT_CONTENT_TYPE,
+  putBody,
   type BlobInfo,
   type BlobStore,
   type ByteRange,
@@ -85,14 +84,8 @@ export class S3BlobStore implements BlobStore {
 
   async #put(key: string, body: Readable | Buffer, options: PutOptions): Promise<BlobInfo> {
     assertBlobKey(key);
-    const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
+    const { body: sent, contentType, tooLarge } = putBody(body, options);
     const meta = { 'Content-Type': contentType };
-    if (Buffer.isBuffer(body) && options.maxBytes !== undefined && body.length > options.maxBytes) {
-      throw new BlobTooLargeError(options.maxBytes);
-    }
-    const limited =
-      Buffer.isBuffer(body) || options.maxBytes === undefined ? undefined : limitBytes(body, options.maxBytes);
-    const sent = limited?.stream ?? body;
     try {
       // The client does not listen for the body's errors: a body that fails (a cut-off upload) rejects here.
       const failed = Buffer.isBuffer(sent) ? null : new Promise<never>((_, reject) => sent.once('error', reject));
@@ -104,9 +97,10 @@ export class S3BlobStore implements BlobStore {
       await this.#client.removeIncompleteUpload(this.#bucket, key).catch(() => {});
       throw err;
     }
-    if (limited?.exceeded()) {
+    const refused = tooLarge();
+    if (refused) {
       await this.#client.removeObject(this.#bucket, key);
-      throw new BlobTooLargeError(options.maxBytes!);
+      throw refused;
     }
     const info = await this.stat(key);
     return info ?? { key, size: 0, contentType };

@@ -11,7 +11,7 @@ import { startBody } from '../../../contract/load/load-test-start.ts';
 import type { Services } from '../../services/index.ts';
 import { startSse } from '../../sse.ts';
 import { validate } from '../../../contract/validate.ts';
-import { labelled } from '../form-labels.ts';
+import { formRefusal } from '../form-labels.ts';
 import { REPLAY_FILTERS, replayFormOf, START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
 import { resultsSection, unreachableLine, verdictSection } from './load-test-view.ts';
 import { dataTable, seeOther, when, type DashboardPages } from '../page.ts';
@@ -96,9 +96,8 @@ export function loadTestSection(
       seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
       // Bad input and the plan's bounds are shown on the form, with what was typed (secrets aside).
-      if (err instanceof AppError && err.isCallersFault)
-        return loadTestsPage(ctx, account, kept, labelled(err, START_LABELS).message, err.status);
-      throw err;
+      const refusal = formRefusal(err, START_LABELS);
+      return loadTestsPage(ctx, account, kept, refusal.message, refusal.status);
     }
   });
 

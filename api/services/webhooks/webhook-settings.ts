@@ -1,14 +1,9 @@
 // Webhooks themselves, for every door: create, read, list, update and delete, each setting checked
 // against the plan and the SSRF guard, the signature secret sealed. Unknown and foreign ids are the same 404.
 import type { Kysely } from 'kysely';
-import type {
-  Database,
-  JsonSchema,
-  ResponseRule,
-  WebhookResponse,
-  WebhookRetention,
-  WebhookSignature,
-} from '../../../db/schema.ts';
+import type { z } from 'zod';
+import type { createBody } from '../../../contract/webhooks/webhooks.ts';
+import type { Database, WebhookSignature } from '../../../db/schema.ts';
 import { failPendingDeliveries, raiseDeliveryFloors } from '../../../db/webhooks/capture-deliveries.ts';
 import {
   countForwarding,
@@ -38,16 +33,11 @@ export interface SignatureSetting {
   header: string;
 }
 
-/** What an owner sets on a webhook, as the doors take it (undefined: unchanged, null: the default / none). */
-export interface WebhookSettingsInput {
-  response?: WebhookResponse | null;
-  rules?: ResponseRule[] | null;
-  schema?: JsonSchema | null;
-  signature?: SignatureSetting | null;
-  forward_url?: string | null;
-  /** Either left out: the plan's default. */
-  retention?: Partial<WebhookRetention> | null;
-}
+/**
+ * What an owner sets on a webhook, as every door reads it by the contract's fields (a create body's, an update's
+ * beside its webhook_id). Undefined: unchanged; null: the default / none; a retention's field left out: the plan's.
+ */
+export type WebhookSettingsInput = z.output<typeof createBody>;
 
 /** The caller's webhook (with its settings and its owner's plan); unknown and foreign ids are the same 404. */
 export async function ownedWebhook(db: Kysely<Database>, userId: number, webhookId: string) {

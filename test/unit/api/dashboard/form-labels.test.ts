@@ -1,12 +1,12 @@
 // A dashboard form's refusal names the field by its label on the form, not by the API's name for it.
 import { describe, expect, it } from 'vitest';
-import { labelled } from '../../../../api/dashboard/form-labels.ts';
+import { formRefusal, labelled } from '../../../../api/dashboard/form-labels.ts';
 import { START_LABELS, startBodyFromForm } from '../../../../api/dashboard/load-tests/load-test-form.ts';
 import { WEBHOOK_FORM_LABELS, settingsFromForm } from '../../../../api/dashboard/webhooks/webhook-settings.ts';
 import { startBody } from '../../../../contract/load/load-test-start.ts';
 import { replayBody, searchQuery, updateBody } from '../../../../contract/webhooks/webhooks.ts';
 import { fieldsOf, validate } from '../../../../contract/validate.ts';
-import { InvalidInputError } from '../../../../lib/errors.ts';
+import { DependencyUnavailableError, InvalidInputError, PlanLimitError } from '../../../../lib/errors.ts';
 
 const refusal = (run: () => unknown): Error => {
   try {
@@ -94,5 +94,18 @@ describe('form labels', () => {
     expect(Object.keys(START_LABELS).filter((k) => k !== 'startBody' && !fieldsOf(startBody).includes(k))).toEqual([]);
     const webhookFields = [...fieldsOf(updateBody), ...fieldsOf(searchQuery), ...fieldsOf(replayBody)];
     expect(Object.keys(WEBHOOK_FORM_LABELS).filter((k) => !webhookFields.includes(k.split('.')[0]!))).toEqual([]);
+  });
+});
+
+describe('form refusals', () => {
+  it("shows the caller's mistakes on the form, labelled, and throws anything else on", () => {
+    const bad = new InvalidInputError('rampUpTime: must not exceed testDuration', 'rampUpTime');
+    expect(formRefusal(bad, START_LABELS).message).toBe('Ramp-up: must not exceed testDuration');
+    const limit = new PlanLimitError('At most 2 concurrent load tests on your plan');
+    expect(formRefusal(limit, START_LABELS)).toBe(limit);
+    const away = new DependencyUnavailableError('blobs', new Error('ECONNREFUSED'));
+    expect(() => formRefusal(away, START_LABELS)).toThrow(away);
+    const bug = new TypeError('boom');
+    expect(() => formRefusal(bug, START_LABELS)).toThrow(bug);
   });
 });
