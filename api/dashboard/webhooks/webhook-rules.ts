@@ -3,13 +3,13 @@
 // get: ..."), answered by the same service that the capture URL's matching uses.
 import type { Context } from 'koa';
 import type { Account } from '../../../db/users.ts';
-import { AppError, InvalidInputError } from '../../../lib/errors.ts';
+import { type AppError, InvalidInputError } from '../../../lib/errors.ts';
 import type { ResponseRule, ValueTest } from '../../../lib/webhooks/webhook-rules.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { ruleTryBody } from '../../../contract/webhooks/webhook-rules.ts';
 import type { Services } from '../../services/index.ts';
 import { validate } from '../../../contract/validate.ts';
-import { labelled, type FormLabels } from '../form-labels.ts';
+import { formRefusal, type FormLabels } from '../form-labels.ts';
 import type { DashboardPages } from '../page.ts';
 
 /** What these forms read of a webhook. */
@@ -141,9 +141,7 @@ export function webhookRuleRoutes(
 <pre>${[...headers, '', got.response.body.slice(0, 4000)].join('\n')}</pre>`,
       });
     } catch (err) {
-      if (err instanceof AppError && err.status < 500)
-        return render(ctx, account, { tried, error: labelled(err, RULE_FORM_LABELS) });
-      throw err;
+      return render(ctx, account, { tried, error: formRefusal(err, RULE_FORM_LABELS) });
     }
   });
 }
