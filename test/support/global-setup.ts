@@ -2,13 +2,16 @@
 // - `embedded`: Temporal dev server started by the app, PGlite, in-process store, folder blobs;
 // - `external`: whatever of DATABASE_URL, REDIS_URL, S3_*, TEMPORAL_ADDRESS this run has (CI sets them all).
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { NODE_SCRIPT_FLAGS } from '../../lib/threads/node-script.ts';
 import { startDnsServer } from '../fixtures/dns-server.ts';
 import { startHttpsServer } from '../fixtures/https-server.ts';
 import { startRdapServer } from '../fixtures/rdap-server.ts';
 import { startWhoisServers } from '../fixtures/whois-server.ts';
-import { BACKEND_VARS, ROOT, startApp, tempDir, type AppProcess } from './processes.ts';
+import { BACKEND_VARS, ROOT, startApp, TEST_RUN_DIR, tempDir, type AppProcess } from './processes.ts';
 
 export interface Target {
   name: 'embedded' | 'external';
@@ -33,6 +36,11 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The run's folder, which the workers started after this inherit by name (see TEST_RUN_DIR): removed at the end.
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netops-run-'));
+  fs.chmodSync(runDir, 0o755); // open to the postgres user the fault suites run their servers as, as /tmp is
+  process.env[TEST_RUN_DIR] = runDir;
+  const removeRunDir = () => fs.rmSync(runDir, { recursive: true, force: true });
   // The `netops` command the suites run is built from the sources as they are now.
   execFileSync(process.execPath, [...NODE_SCRIPT_FLAGS, 'scripts/build-cli.ts'], { cwd: ROOT, stdio: 'inherit' });
   // Protocol fixtures on loopback, which the service reaches through its configuration.
@@ -59,7 +67,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stopAll = () =>
     Promise.all(apps.map(([, a]) => a.stop()))
       .then(() => Promise.all([dns.close(), site.close(), whois.close(), rdap.close()]))
-      .then(() => {});
+      .then(removeRunDir);
   try {
     // The embedded app guards its operator endpoints with a token; the external one by loopback only.
     apps.push([

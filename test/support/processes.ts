@@ -35,8 +35,16 @@ export function freePort(): Promise<number> {
 /** A loopback port nothing listens on (one just freed): a connection to it is refused. */
 export const closedPort = freePort;
 
+/**
+ * The variable naming the test run's own folder, where tempDir makes its folders: global setup makes
+ * it and removes it, with all in it, when the run ends (the suites' databases, Temporal histories and
+ * captures, left behind, once filled this machine's disk and failed CI with ENOSPC; vitest ends its
+ * workers with SIGTERM, so nothing of theirs can clean up at exit). Unset: the system's temporary folder.
+ */
+export const TEST_RUN_DIR = 'NETOPS_TEST_RUN_DIR';
+
 export function tempDir(prefix: string): Promise<string> {
-  return fs.mkdtemp(path.join(os.tmpdir(), `netops-${prefix}-`));
+  return fs.mkdtemp(path.join(process.env[TEST_RUN_DIR] ?? os.tmpdir(), `netops-${prefix}-`));
 }
 
 export interface AppProcess {
