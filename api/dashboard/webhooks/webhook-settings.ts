@@ -1,10 +1,10 @@
 // Dashboard: what a webhook's page offers besides its live captures: its settings (the answer its
 // senders get, forwarding, signature check, retention), a search of its captures, their export and
 // a replay of one. Every form goes through the same schemas and services as the REST API.
-import { labelled, type FormLabels } from '../form-labels.ts';
+import { formRefusal, type FormLabels } from '../form-labels.ts';
 import type { Context } from 'koa';
 import type { Account } from '../../../db/users.ts';
-import { AppError } from '../../../lib/errors.ts';
+import type { AppError } from '../../../lib/errors.ts';
 import { SIGNATURE_SCHEMES } from '../../../lib/webhooks/webhook-signatures.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { replayBody, searchQuery, updateBody } from '../../../contract/webhooks/webhooks.ts';
@@ -241,11 +241,8 @@ export function webhookToolRoutes(
 ): void {
   const owner = (a: Account) => ({ userId: a.id, plan: a.plan });
   /** A refusal the user can act on is shown on the page; anything else is the error page's. */
-  const shown = (ctx: Context, account: Account) => (err: unknown) => {
-    if (err instanceof AppError && err.status < 500)
-      return render(ctx, account, { error: labelled(err, WEBHOOK_FORM_LABELS) });
-    throw err;
-  };
+  const shown = (ctx: Context, account: Account) => (err: unknown) =>
+    render(ctx, account, { error: formRefusal(err, WEBHOOK_FORM_LABELS) });
   page.post('/webhooks/:id/settings', async (ctx, { form, account }) => {
     const id = ctx.params.id!;
     try {
