@@ -1,14 +1,13 @@
 // The caller's own account: who the key belongs to and what its plan allows (the CLI's `whoami`).
-import { operation } from './operation.ts';
+import { operations } from './operation.ts';
 import * as R from './responses.ts';
 
-export const accountOperations = {
-  show: operation({
+export const accountOperations = operations('Account', {
+  show: {
     method: 'get',
     path: '/account',
     summary: "The account the API key belongs to: its email, plan and the plan's limits",
-    tag: 'Account',
     success: { status: 200, schema: R.accountResult, description: 'Your account' },
     errors: [],
-  }),
-};
+  },
+});

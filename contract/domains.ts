@@ -1,7 +1,7 @@
 // Domain registration lookups: one name, or up to BULK_MAX_DOMAINS at once.
 import { z } from 'zod';
 import { LOOKUP_MODES } from '../lib/lookup-modes.ts';
-import { operation } from './operation.ts';
+import { operations } from './operation.ts';
 import * as R from './responses-domains.ts';
 import { described } from './validate.ts';
 
@@ -54,32 +54,29 @@ export const bulkQuery = z.object({
   currency,
 });
 
-export const domainOperations = {
-  whois: operation({
+export const domainOperations = operations('Domains', {
+  whois: {
     method: 'get',
     path: '/network/whois',
     summary: 'Registration of a domain (RDAP, WHOIS, DNS) with pricing',
-    tag: 'Domains',
     query: whoisQuery,
     success: { status: 200, schema: R.whoisAnswer, description: 'Registration and pricing' },
     errors: [400],
-  }),
-  bulk: operation({
+  },
+  bulk: {
     method: 'post',
     path: '/network/domains/check',
     summary: 'Check up to 100 domains at once',
-    tag: 'Domains',
     body: bulkBody,
     success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' },
     errors: [400],
-  }),
-  bulkByQuery: operation({
+  },
+  bulkByQuery: {
     method: 'get',
     path: '/network/domains/check',
     summary: 'Check up to 100 domains at once (query form)',
-    tag: 'Domains',
     query: bulkQuery,
     success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' },
     errors: [400],
-  }),
-};
+  },
+});

@@ -2,6 +2,7 @@
 // wording of its refusal, whichever input it stands in.
 import { z } from 'zod';
 import { PUBLIC_ID_PATTERN } from '../lib/auth/tokens.ts';
+import { described } from './validate.ts';
 
 interface WholeNumberWords {
   /** What it counts, when the type's message names it ("seconds": "must be a whole number of seconds"). */
@@ -35,3 +36,15 @@ export const publicIdField = (of: string) =>
   z
     .string({ error: 'must be a string' })
     .regex(PUBLIC_ID_PATTERN, `is not ${of} id (up to 64 letters, digits, - and _)`);
+
+/**
+ * The parameters a REST path names (`{test_id}`): each has one meaning across the API, so an operation's
+ * path parameters are read from its path (contract/operation.ts) rather than declared beside it.
+ */
+export const PATH_PARAMS = {
+  test_id: described(publicIdField('a load test'), 'The test_id load_test_start returned (or load_test_list shows)'),
+  job_id: described(publicIdField('a video job'), 'The job_id remove_video_watermark returned'),
+  check_id: publicIdField('a pipeline check'),
+} satisfies Record<string, z.ZodType>;
+
+export type PathParamName = keyof typeof PATH_PARAMS;

@@ -1,7 +1,7 @@
 // Lookups answered in the request: DNS, IP information, HTTP headers.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { operation } from './operation.ts';
+import { operations } from './operation.ts';
 import * as R from './responses.ts';
 import { described } from './validate.ts';
 
@@ -49,32 +49,29 @@ export const urlFields = {
 };
 export const urlInput = z.object(urlFields);
 
-export const lookupOperations = {
-  dns: operation({
+export const lookupOperations = operations('Lookups', {
+  dns: {
     method: 'get',
     path: '/network/dns-lookup',
     summary: 'DNS records of a domain',
-    tag: 'Lookups',
     query: dnsQuery,
     success: { status: 200, schema: R.dnsLookupResult, description: 'Records' },
     errors: [400, 404, 502, 504],
-  }),
-  ip: operation({
+  },
+  ip: {
     method: 'get',
     path: '/network/ip-info',
     summary: 'Location, network and reverse DNS of an IP (yours when omitted)',
-    tag: 'Lookups',
     query: ipQuery,
     success: { status: 200, schema: R.ipInfoResult, description: 'What is known of the address' },
     errors: [400],
-  }),
-  headers: operation({
+  },
+  headers: {
     method: 'get',
     path: '/network/http-headers',
     summary: 'Security headers, TLS, caching and cookies of a URL, graded',
-    tag: 'Lookups',
     query: urlInput,
     success: { status: 200, schema: R.httpHeadersResult, description: 'Analysis' },
     errors: [400, 502, 504],
-  }),
-};
+  },
+});

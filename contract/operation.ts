@@ -2,7 +2,8 @@
 // answers. The router serves exactly these (api/routes/serve.ts validates each input before the
 // handler runs) and the OpenAPI document is built from them (api/openapi/document.ts), so the two
 // cannot drift.
-import type { z } from 'zod';
+import { z } from 'zod';
+import { PATH_PARAMS, type PathParamName } from './input-fields.ts';
 
 export interface Operation {
   method: 'get' | 'post';
@@ -10,7 +11,7 @@ export interface Operation {
   path: string;
   summary: string;
   tag: string;
-  /** One field for each `{name}` of `path`, by that name (a test checks the two agree). */
+  /** One field for each `{name}` of `path`, by that name: read from the path (contract/input-fields.ts). */
   params?: z.ZodObject;
   query?: z.ZodObject;
   /** Request headers the operation reads besides the credentials (lower-case names). */
@@ -22,8 +23,39 @@ export interface Operation {
   errors: number[];
 }
 
-/** Declares an operation, keeping its exact type (so a handler's input is typed from its schemas). */
-export const operation = <const O extends Operation>(o: O): O => o;
+/** An operation as its group declares it: the group gives the tag, the path gives the parameters. */
+export type Declaration = Omit<Operation, 'tag' | 'params'>;
+
+/** The names of the `{name}`s of a path template. */
+type NamesIn<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | NamesIn<Rest> : never;
+type ParamsOf<P extends string> = [NamesIn<P>] extends [never]
+  ? undefined
+  : z.ZodObject<{ [N in NamesIn<P> & PathParamName]: (typeof PATH_PARAMS)[N] }, z.core.$strict>;
+/** A declaration whose path names only parameters contract/input-fields.ts knows (else: a type error). */
+type Known<D extends Declaration> = NamesIn<D['path']> extends PathParamName ? D : never;
+
+const NAME = /\{([^}]+)\}/g;
+
+function paramsOf(path: string): z.ZodObject | undefined {
+  const names = [...path.matchAll(NAME)].map((m) => m[1] as string);
+  if (names.length === 0) return undefined;
+  const unknown = names.find((name) => !Object.hasOwn(PATH_PARAMS, name));
+  if (unknown) throw new Error(`${path}: {${unknown}} is not a path parameter of contract/input-fields.ts`);
+  return z.strictObject(Object.fromEntries(names.map((name) => [name, PATH_PARAMS[name as PathParamName]])));
+}
+
+/**
+ * Declares a group of operations under one tag, keeping each one's exact type (so a handler's input is
+ * typed from its schemas), with its path parameters read from its path.
+ */
+export function operations<const D extends Record<string, Declaration>>(
+  tag: string,
+  declared: { [K in keyof D]: Known<D[K]> },
+): { [K in keyof D]: D[K] & { tag: string; params: ParamsOf<D[K]['path']> } } {
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, d]) => [name, { ...d, tag, params: paramsOf(d.path) }]),
+  ) as { [K in keyof D]: D[K] & { tag: string; params: ParamsOf<D[K]['path']> } };
+}
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 /** What the handler of `O` receives, validated: path parameters, query, headers and body. */

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { ProvenanceMarkError } from '../lib/errors.ts';
 import { VIDEO_SERVICES, VIDEO_STATUSES } from '../lib/jobs/video.ts';
 import { namesAiVideoGenerator } from './ai-video-generators.ts';
-import { operation } from './operation.ts';
+import { operations } from './operation.ts';
 import { described } from './validate.ts';
-import { publicIdField, wholeNumber } from './input-fields.ts';
+import { PATH_PARAMS, wholeNumber } from './input-fields.ts';
 
 export const MAX_REGIONS = 8;
 const MAX_PIXELS = 16_384;
@@ -75,9 +75,7 @@ export const videoJobToolFields = {
 };
 
 /** The job a status names in its path ({job_id}), and the MCP tool watermark_status in its arguments. */
-export const jobIdParams = z.strictObject({
-  job_id: described(publicIdField('a video job'), 'The job_id remove_video_watermark returned'),
-});
+export const jobIdParams = z.strictObject({ job_id: PATH_PARAMS.job_id });
 
 const source = z.object({
   width: z.number(),
@@ -121,23 +119,20 @@ export const videoJobToolAnswer = videoJobAnswer.omit({
 /** The start as remove_video_watermark answers it: the job, the largest upload, and what to do next. */
 export const videoJobToolStart = videoJobToolAnswer.extend({ max_upload_bytes: z.number(), message: z.string() });
 
-export const videoOperations = {
-  start: operation({
+export const videoOperations = operations('Video', {
+  start: {
     method: 'post',
     path: '/video/watermark-jobs',
     summary: 'Start a job that removes regions (your logo, a timestamp) from your own video',
-    tag: 'Video',
     body: videoJobBody,
     success: { status: 201, schema: videoJobAnswer, description: 'The job and its one-time upload URL' },
     errors: [400, 422],
-  }),
-  status: operation({
+  },
+  status: {
     method: 'get',
     path: '/video/watermark-jobs/{job_id}',
-    params: jobIdParams,
     summary: 'A video job: status, progress, the single-use download URL once done',
-    tag: 'Video',
     success: { status: 200, schema: videoJobAnswer, description: 'The job' },
     errors: [404, 503],
-  }),
-};
+  },
+});

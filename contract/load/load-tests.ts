@@ -2,19 +2,17 @@
 import { z } from 'zod';
 import { startBody } from './load-test-start.ts';
 import { SERIES_COLUMNS } from './series-columns.ts';
-import { operation } from '../operation.ts';
+import { operations } from '../operation.ts';
 import * as R from './responses-load-tests.ts';
 import { described } from '../validate.ts';
-import { publicIdField, wholeNumberParam } from '../input-fields.ts';
+import { PATH_PARAMS, wholeNumberParam } from '../input-fields.ts';
 
 export const listQuery = z.object({
   limit: described(wholeNumberParam(1, 100).default(20), 'How many, 1 to 100 (default 20)'),
 });
 
 /** The test a status, stop or results names in its path ({test_id}), and an MCP tool in its arguments. */
-export const testIdParams = z.strictObject({
-  test_id: described(publicIdField('a load test'), 'The test_id load_test_start returned (or load_test_list shows)'),
-});
+export const testIdParams = z.strictObject({ test_id: PATH_PARAMS.test_id });
 
 export const seriesQuery = z.object({
   format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).default('ndjson'),
@@ -30,25 +28,22 @@ export const reportQuery = z.object({
   format: z.enum(['html', 'json'], { error: 'must be html or json' }).default('html'),
 });
 
-export const loadTestOperations = {
-  report: operation({
+export const loadTestOperations = operations('Load testing', {
+  report: {
     method: 'get',
     path: '/load-testing/report/{test_id}',
-    params: testIdParams,
     summary:
       'The report of an ended load test: one self-contained HTML file (no network access when ' +
       'opened), beside another of yours with compare; format=json gives its data',
-    tag: 'Load testing',
     query: reportQuery,
     success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' },
     errors: [400, 404, 409],
-  }),
-  verifyTarget: operation({
+  },
+  verifyTarget: {
     method: 'post',
     path: '/load-testing/targets',
     summary:
       'Your token to prove you control a target host (needed before large tests), and whether the host serves it now',
-    tag: 'Load testing',
     body: verifyTargetBody,
     success: {
       status: 200,
@@ -56,45 +51,38 @@ export const loadTestOperations = {
       description: 'The token, how to serve it, and whether it is served',
     },
     errors: [400],
-  }),
-  start: operation({
+  },
+  start: {
     method: 'post',
     path: '/load-testing/start',
     summary: 'Start a load test (queued until a load worker takes it)',
-    tag: 'Load testing',
     body: startBody,
     success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' },
     // 404: a replay of a webhook that is not the caller's.
     errors: [400, 403, 404],
-  }),
-  status: operation({
+  },
+  status: {
     method: 'get',
     path: '/load-testing/status/{test_id}',
-    params: testIdParams,
     summary: 'Status and live metrics of a load test',
-    tag: 'Load testing',
     success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' },
     errors: [404, 503],
-  }),
-  events: operation({
+  },
+  events: {
     method: 'get',
     path: '/load-testing/status/{test_id}/events',
-    params: testIdParams,
     summary: 'Status of a load test as Server-Sent Events, until it ends',
-    tag: 'Load testing',
     success: {
       status: 200,
       schema: null,
       description: 'text/event-stream: `status` events with the shape of the status answer',
     },
     errors: [404],
-  }),
-  series: operation({
+  },
+  series: {
     method: 'get',
     path: '/load-testing/series/{test_id}',
-    params: testIdParams,
     summary: "A load test's figures for every second, as NDJSON or CSV: streamed while it runs, all at once after",
-    tag: 'Load testing',
     query: seriesQuery,
     success: {
       status: 200,
@@ -104,32 +92,27 @@ export const loadTestOperations = {
         `second): ${SERIES_COLUMNS.join(', ')}`,
     },
     errors: [400, 404],
-  }),
-  stop: operation({
+  },
+  stop: {
     method: 'post',
     path: '/load-testing/stop/{test_id}',
-    params: testIdParams,
     summary: 'Stop a running load test',
-    tag: 'Load testing',
     success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' },
     errors: [404, 409],
-  }),
-  results: operation({
+  },
+  results: {
     method: 'get',
     path: '/load-testing/results/{test_id}',
-    params: testIdParams,
     summary: 'Final results of an ended load test',
-    tag: 'Load testing',
     success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' },
     errors: [404, 409],
-  }),
-  list: operation({
+  },
+  list: {
     method: 'get',
     path: '/load-testing/tests',
     summary: 'Your load tests, newest first',
-    tag: 'Load testing',
     query: listQuery,
     success: { status: 200, schema: R.loadTestListResult, description: 'Tests' },
     errors: [400],
-  }),
-};
+  },
+});

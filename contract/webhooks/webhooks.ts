@@ -1,7 +1,7 @@
 // Webhooks and what they captured.
 import { HEADER_NAME, HEADER_NAME_TOKEN } from '../http-fields.ts';
 import { z } from 'zod';
-import { operation } from '../operation.ts';
+import { operations } from '../operation.ts';
 import * as R from './responses-webhooks.ts';
 import { described } from '../validate.ts';
 import { wholeNumberParam } from '../input-fields.ts';
@@ -134,86 +134,78 @@ export const exportQuery = searchQuery
   .extend({ format: z.enum(['json', 'har'], { error: 'must be json or har' }).default('json') });
 
 const path = (name: string) => `/network/${name}`;
-export const webhookOperations = {
-  create: operation({
+export const webhookOperations = operations('Webhooks', {
+  create: {
     method: 'post',
     path: path('my-webhook-create'),
     summary: 'Create a webhook and its capture URL (optionally with the response its senders get)',
-    tag: 'Webhooks',
     body: createBody,
     success: { status: 201, schema: R.webhookCreateResult, description: 'Created' },
     errors: [400, 403, 503],
-  }),
-  update: operation({
+  },
+  update: {
     method: 'post',
     path: path('my-webhook-update'),
     summary:
       "Set what a webhook answers its senders, how its captures' signatures are checked, " +
       'where they are forwarded and how long they are kept (null: the default, none)',
-    tag: 'Webhooks',
     body: updateBody,
     success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' },
     errors: [400, 403, 404, 503],
-  }),
-  list: operation({
+  },
+  list: {
     method: 'get',
     path: path('my-webhooks'),
     summary: 'List your webhooks with request counts',
-    tag: 'Webhooks',
     success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' },
     errors: [],
-  }),
-  requests: operation({
+  },
+  requests: {
     method: 'get',
     path: path('my-webhook-requests'),
     summary:
       'Read the captured requests of a webhook, newest first; filter by method, header, body text, ' +
       "time and whether the body is valid against the webhook's JSON Schema; page with cursor",
-    tag: 'Webhooks',
     query: searchQuery,
     success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' },
     errors: [400, 404],
-  }),
-  wait: operation({
+  },
+  wait: {
     method: 'get',
     path: path('my-webhook-wait'),
     summary:
       'Wait for the first capture matching the filters (method, header, q) that arrives after the call, ' +
       'or since `since`: answered when it arrives, ' +
       'or with request null and timed_out true after `timeout` seconds (1-120, default 30)',
-    tag: 'Webhooks',
     query: waitQuery,
     success: { status: 200, schema: R.webhookWaitResult, description: 'The capture, or null at the timeout' },
     errors: [400, 404, 429],
-  }),
-  diff: operation({
+  },
+  diff: {
     method: 'get',
     path: path('my-webhook-diff'),
     summary:
       'What changed between two captures of a webhook: method, path, query and headers by name ' +
       '(added, removed, changed; headers that differ on every delivery left out ' +
       'unless ignore_headers names others), and the body: JSON by pointer, text by lines',
-    tag: 'Webhooks',
     query: diffQuery,
     success: { status: 200, schema: R.webhookDiffResult, description: 'The differences' },
     errors: [400, 404, 503, 504],
-  }),
-  replay: operation({
+  },
+  replay: {
     method: 'post',
     path: path('my-webhook-replay'),
     summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer',
-    tag: 'Webhooks',
     body: replayBody,
     success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" },
     errors: [400, 404, 502, 504],
-  }),
-  trigger: operation({
+  },
+  trigger: {
     method: 'post',
     path: path('my-webhook-trigger'),
     summary:
       'Deliver a test event to a webhook as a capture: a sample of a common event of Stripe, GitHub, Slack, ' +
       "Standard Webhooks or a plain HMAC sender, signed with the webhook's secret as that sender signs",
-    tag: 'Webhooks',
     body: triggerBody,
     success: {
       status: 200,
@@ -221,14 +213,13 @@ export const webhookOperations = {
       description: 'Delivered: how the webhook judged and answered it',
     },
     errors: [400, 404, 429],
-  }),
-  export: operation({
+  },
+  export: {
     method: 'get',
     path: path('my-webhook-export'),
     summary:
       'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) ' +
       'as one JSON or HAR 1.2 file, streamed',
-    tag: 'Webhooks',
     query: exportQuery,
     success: {
       status: 200,
@@ -238,12 +229,11 @@ export const webhookOperations = {
         'with format=har a HAR 1.2 document (application/json) whose entries are the captured requests',
     },
     errors: [400, 404],
-  }),
-  events: operation({
+  },
+  events: {
     method: 'get',
     path: path('my-webhook-requests/events'),
     summary: 'New captured requests as Server-Sent Events',
-    tag: 'Webhooks',
     query: requestsQuery,
     headers: resumeHeaders,
     success: {
@@ -255,14 +245,13 @@ export const webhookOperations = {
         'With Last-Event-ID, only captures after that id.',
     },
     errors: [400, 404],
-  }),
-  remove: operation({
+  },
+  remove: {
     method: 'post',
     path: path('my-webhook-delete'),
     summary: 'Delete a webhook and what it captured',
-    tag: 'Webhooks',
     body: deleteBody,
     success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' },
     errors: [400, 404],
-  }),
-};
+  },
+});

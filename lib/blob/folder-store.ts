@@ -4,15 +4,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  assertBlobKey,
-  DEFAULT_CONTENT_TYPE,
-  putBody,
-  type BlobInfo,
-  type BlobStore,
-  type ByteRange,
-  type PutOptions,
-} from './blob-store.ts';
+import { assertBlobKey, DEFAULT_CONTENT_TYPE, putBody } from './blob-store.ts';
+import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blob-store.ts';
 
 /** Blobs as files under `root/objects`, content types beside them under `root/meta`.
  * Writes go to a temporary file first and are renamed into place, so a reader never sees half a blob. */

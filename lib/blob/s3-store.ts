@@ -1,15 +1,8 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { DependencyUnavailableError } from '../errors.ts';
-import {
-  assertBlobKey,
-  DEFAULT_CONTENT_TYPE,
-  putBody,
-  type BlobInfo,
-  type BlobStore,
-  type ByteRange,
-  type PutOptions,
-} from './blob-store.ts';
+import { assertBlobKey, DEFAULT_CONTENT_TYPE, putBody } from './blob-store.ts';
+import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blob-store.ts';
 
 /** Socket errors and the S3 answers that mean the server is away, starting or overloaded: an outage, not our bug. */
 const AWAY_CODES = new Set([

@@ -2,6 +2,7 @@
 // validates exactly those, and the OpenAPI document describes them from the same schema.
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../contract/index.ts';
+import { type Operation, operations } from '../../../contract/operation.ts';
 
 describe('path parameters', () => {
   it('are declared for every {name} of a path, and none is declared that the path lacks', () => {
@@ -12,6 +13,25 @@ describe('path parameters', () => {
     })).filter(({ inPath, declared }) => inPath.join() !== declared.join());
     expect(mismatched).toEqual([]);
     expect(OPERATIONS.filter((op) => op.params).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('are read from the path: a name contract/input-fields.ts does not know is refused where it is declared', () => {
+    const declare = (path: string): { one: Operation } =>
+      operations('Tests', {
+        one: {
+          method: 'get',
+          path,
+          summary: 's',
+          success: { status: 200, schema: null, description: 'd' },
+          errors: [],
+        },
+      } as never) as never;
+    expect(() => declare('/tests/{test}')).toThrow('/tests/{test}: {test} is not a path parameter');
+    expect(Object.keys(declare('/tests/{test_id}/jobs/{job_id}').one.params?.shape ?? {})).toEqual([
+      'test_id',
+      'job_id',
+    ]);
+    expect(declare('/tests').one.params).toBeUndefined();
   });
 
   it('each is required, and refuses a value that cannot be an id', () => {
