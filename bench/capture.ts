@@ -27,6 +27,7 @@ import { PLAN_LIMITS } from '../lib/plans.ts';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
 import { captureVariants } from './capture-variants.ts';
+import { median } from './load/machine.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -65,8 +66,6 @@ async function startBare(): Promise<{ url: string; paths: string[]; child: Child
     child,
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** An account with WEBHOOKS new webhooks (with `settings`), how to count the requests they hold, and to delete them. */
 async function webhookSet(

@@ -44,3 +44,10 @@ export const threadCpu = () => {
 
 export const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+
+/** The middle of the figures (the upper one of the two middles of an even count). */
+export const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );

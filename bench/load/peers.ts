@@ -1,14 +1,16 @@
 // Load generator against the peers, in one run on this machine, all on loopback:
+// 0. One thread against one: our load worker with LOAD_THREADS=1 beside wrk -t1 (HTTP/1.1) and h2load
+//    -t1 (nghttp2's benchmarker; HTTP/2 over TLS and h2c, the same connections and streams per
+//    connection), each of our tests right after its peer's, BENCH_ROUNDS times in turn; the median
+//    of each side and of the rounds' ratios.
 // 1. Throughput: nginx (1 worker) serving a small static file; wrk, autocannon, hey and our load
 //    worker each with the same connection count for the same time; requests per second and ratios.
-//    Ours twice: one load worker with LOAD_THREADS=1 and with LOAD_THREADS=2 (BENCH_THREADS), the
-//    same test, so the table shows what the threads add.
+//    Ours with LOAD_THREADS=2 (BENCH_THREADS), beside section 0's median with one thread, so the table
+//    shows what the threads add.
 // 2. Accuracy: a Node target answering after a fixed 50 ms; our p50 beside wrk's.
 // 3. Coordinated omission: a fixed arrival rate against a target that stalls once for 1 s; our p99
 //    (measured from the scheduled send) beside wrk's (measured from the actual send).
-// 4. HTTP/2: the same nginx over h2 (TLS) and h2c; our load worker with one thread beside h2load
-//    (nghttp2's benchmarker, one thread), the same connections and streams per connection.
-//   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100 BENCH_H2_STREAMS=10)
+//   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100 BENCH_H2_STREAMS=10 BENCH_ROUNDS=3)
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,12 +19,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { newAccountKey, startService } from '../service.ts';
 import { runLoadTest, startNginx, type Row } from './common.ts';
+import { median } from './machine.ts';
 
 const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 /** HTTP/2: users per connection; the connections are BENCH_CONNECTIONS / this. */
 const h2Streams = Number(process.env.BENCH_H2_STREAMS ?? 10);
+/** Paired rounds of section 0. */
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const bin = (name: string) => path.resolve('node_modules/.bin', name);
 
 /** wrk's latency figure ("50.00%   1.23ms") in ms. */
@@ -113,10 +118,10 @@ async function delayedTarget(delayMs: number): Promise<{ url: string; close(): P
 
 const nginx = await startNginx();
 const threads = Number(process.env.BENCH_THREADS ?? 2);
-const app = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: String(threads) });
+// The one-thread service runs alone for the paired rounds; the other starts after it stopped.
+const single = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: '1' });
+let app: Awaited<ReturnType<typeof startService>> | undefined;
 try {
-  const key = await newAccountKey(app.env);
-  const single = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: '1' });
   const singleKey = await newAccountKey(single.env);
   const test = {
     targetUrl: nginx.url,
@@ -125,36 +130,73 @@ try {
     testDuration: Math.max(10, seconds),
     rampUpTime: 0,
   };
-  let one: Row;
-  // 4. HTTP/2, on the one-thread worker (its figures are printed last, beside h2load's and the HTTP/1.1 ones of this
-  // run).
-  const h2Rows: Array<[string, Row, Row]> = [];
-  const h2Ours: Array<[string, string, Row]> = [];
+  // 0. Paired rounds on the one-thread worker: each ratio compares two runs seconds apart, and the median of
+  // the rounds is the figure (one run alone moves by a fifth or more on this machine).
+  const h2Test = { ...test, insecureTls: true, httpVersion: '2', http2: { streamsPerConnection: h2Streams } };
+  const pairs = [
+    {
+      name: 'HTTP/1.1',
+      peer: 'wrk -t1',
+      ours: () => runLoadTest(single.baseUrl, singleKey, test),
+      theirs: () => wrk(nginx.url, connections, seconds),
+    },
+    ...(
+      [
+        ['h2 (TLS)', nginx.h2Url],
+        ['h2c', nginx.h2cUrl],
+      ] as const
+    ).map(([name, url]) => ({
+      name,
+      peer: 'h2load -t1',
+      ours: async () => {
+        const ours = await runLoadTest(single.baseUrl, singleKey, { ...h2Test, targetUrl: url });
+        if (ours.results.failed_requests || !ours.results.protocols?.h2)
+          throw new Error(`netops over ${name}: ${JSON.stringify(ours.results.errors)}`);
+        return ours;
+      },
+      theirs: () => h2load(url, connections / h2Streams, h2Streams, seconds),
+    })),
+  ];
+  const paired = pairs.map(() => [] as Array<{ ours: number; theirs: number }>);
   try {
-    one = { ...(await runLoadTest(single.baseUrl, singleKey, test)), tool: 'netops, 1 thread' };
-    for (const [name, url] of [
-      ['h2 (TLS)', nginx.h2Url],
-      ['h2c', nginx.h2cUrl],
-    ] as const) {
-      const ours = await runLoadTest(single.baseUrl, singleKey, {
-        ...test,
-        targetUrl: url,
-        insecureTls: true,
-        httpVersion: '2',
-        http2: { streamsPerConnection: h2Streams },
-      });
-      if (ours.results.failed_requests || !ours.results.protocols?.h2)
-        throw new Error(`netops over ${name}: ${JSON.stringify(ours.results.errors)}`);
-      h2Ours.push([name, url, { ...ours, tool: 'netops, 1 thread' }]);
-    }
+    for (let round = 0; round < rounds; round++)
+      for (const [i, pair] of pairs.entries())
+        paired[i]!.push({ ours: (await pair.ours()).rps, theirs: (await pair.theirs()).rps });
   } finally {
     await single.stop();
   }
-  for (const [name, url, ours] of h2Ours)
-    h2Rows.push([name, ours, await h2load(url, connections / h2Streams, h2Streams, seconds)]);
+  app = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: String(threads) });
+  const key = await newAccountKey(app.env);
+  const one: Row = {
+    tool: 'netops, 1 thread',
+    rps: median(paired[0]!.map((p) => p.ours)),
+    p50: null,
+    p99: null,
+  };
   console.log(
     `load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`,
   );
+  console.log(
+    `\n0. one thread each, ${rounds} rounds, each test right after its peer's (HTTP/2: ` +
+      `${connections / h2Streams} connections x ${h2Streams} streams)`,
+  );
+  console.log('  protocol    peer          netops req/s   peer req/s   netops / peer: median (each round)');
+  const rate = (values: number[], width: number) => Math.round(median(values)).toString().padStart(width);
+  for (const [i, pair] of pairs.entries()) {
+    const runs = paired[i]!;
+    const ratios = runs.map((p) => p.ours / p.theirs);
+    const each = ratios.map((r) => r.toFixed(2)).join(', ');
+    console.log(
+      `  ${pair.name.padEnd(10)}  ${pair.peer.padEnd(12)}  ${rate(
+        runs.map((p) => p.ours),
+        12,
+      )}   ` +
+        `${rate(
+          runs.map((p) => p.theirs),
+          10,
+        )}   ${median(ratios).toFixed(2)} (${each})`,
+    );
+  }
 
   // 1. Throughput against nginx.
   const mine = {
@@ -228,19 +270,7 @@ try {
   } finally {
     await slow.close();
   }
-
-  console.log(
-    `\n4. HTTP/2 against the same nginx: ${connections / h2Streams} connections x ${h2Streams} streams, ` +
-      `${seconds} s, one thread each`,
-  );
-  console.log('  protocol    netops req/s   h2load req/s   netops / h2load');
-  for (const [name, ours, peer] of h2Rows)
-    console.log(
-      `  ${name.padEnd(10)} ${Math.round(ours.rps).toString().padStart(12)}   ` +
-        `${Math.round(peer.rps).toString().padStart(12)}   ${(ours.rps / peer.rps).toFixed(2).padStart(15)}`,
-    );
-  console.log(`  (HTTP/1.1 in the same run, 1 thread, ${connections} connections: ${Math.round(one.rps)} req/s)`);
 } finally {
-  await app.stop();
+  await app?.stop();
   await nginx.stop();
 }
