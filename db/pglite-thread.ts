@@ -1,8 +1,8 @@
 // The embedded database's thread (db/pglite.ts starts it): opens PGlite, serves it on the socket,
-// vacuums it now and then (VACUUM_EVERY_MS), and on 'close' stops serving and closes PGlite, its
-// files written.
+// vacuums the tables due for it now and then (VACUUM_EVERY_MS, vacuumDue), and on 'close' stops
+// serving and closes PGlite, its files written.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openPglite, type ThreadReport } from './pglite.ts';
+import { openPglite, vacuumDue, type ThreadReport } from './pglite.ts';
 import { servePglite } from './pglite-socket.ts';
 
 const { dir, socketPath, vacuumEveryMs } = workerData as { dir: string; socketPath: string; vacuumEveryMs: number };
@@ -17,8 +17,7 @@ try {
   // One vacuum at a time; one that fails is tried again at the next tick; closing waits for one running.
   let vacuuming: Promise<unknown> | null = null;
   const vacuum = setInterval(() => {
-    vacuuming ??= pglite
-      .exec('VACUUM')
+    vacuuming ??= vacuumDue(pglite)
       .catch(() => {})
       .finally(() => (vacuuming = null));
   }, vacuumEveryMs);

@@ -3,6 +3,7 @@
 // thread at full capture rate (bench:capture's CPU profiles), time the API could not spend answering.
 // The thread serves it on the Unix socket (db/pglite-socket.ts) that other processes use too, so this
 // process reaches it the same way they do, through `pg`.
+import type { PGlite } from '@electric-sql/pglite';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -16,13 +17,38 @@ export async function openPglite(dir: string) {
 }
 
 /**
- * How often the thread vacuums the database. PGlite is one Postgres session with no autovacuum
- * worker: without this the space of deleted rows (every trimmed capture, every rewritten shard
- * report) is never used again and the files only grow (100,000 rows deleted of 200,000, then
- * 100,000 inserted: 14 MB became 21; vacuumed between, it stayed 14). A vacuum takes its turn
- * between clients' transactions; one a minute took 3-81 ms at full capture rate (bench:capture).
+ * How often the thread looks for tables due for a vacuum. PGlite is one Postgres session with no
+ * autovacuum worker: without one the space of deleted rows (every trimmed capture, every rewritten
+ * shard report) is never used again and the files only grow (100,000 rows deleted of 200,000, then
+ * 100,000 inserted: 14 MB became 21; vacuumed between, it stayed 14).
  */
-export const VACUUM_EVERY_MS = 60_000;
+export const VACUUM_EVERY_MS = 20_000;
+
+/**
+ * The tables due for a vacuum by autovacuum's own rules, at Postgres's defaults: more dead rows than
+ * 50 and a fifth of the live ones, or row versions old enough to be frozen before transaction ids
+ * wrap around (`autovacuum_freeze_max_age`); catalogs included, a table's TOAST with the table.
+ */
+const DUE_FOR_VACUUM = `select format('%I.%I', n.nspname, c.relname) as name
+  from pg_class c
+  join pg_namespace n on n.oid = c.relnamespace
+  left join pg_stat_all_tables s on s.relid = c.oid
+  where c.relkind in ('r', 'm') and c.relpersistence = 'p'
+    and (coalesce(s.n_dead_tup, 0) > 50 + 0.2 * coalesce(s.n_live_tup, 0)
+      or age(c.relfrozenxid) > current_setting('autovacuum_freeze_max_age')::bigint)
+  order by coalesce(s.n_dead_tup, 0) desc`;
+
+/**
+ * Vacuums the tables due for it, one statement each, so that clients take their turns between them:
+ * a VACUUM of the whole database walks every table and catalog while everyone waits (24-80 ms on a
+ * new database with nothing to reclaim; each minute, a pause in every status poll and capture it met).
+ * Resolves with the tables it vacuumed.
+ */
+export async function vacuumDue(pglite: Pick<PGlite, 'query' | 'exec'>): Promise<string[]> {
+  const { rows } = await pglite.query<{ name: string }>(DUE_FOR_VACUUM);
+  for (const { name } of rows) await pglite.exec(`VACUUM ${name}`);
+  return rows.map((r) => r.name);
+}
 
 export interface PgliteThread {
   /**
