@@ -12,7 +12,7 @@ describe('vacuumDue', () => {
     await db.close();
   });
 
-  it('vacuums the tables whose dead rows pass autovacuum threshold (50 and a fifth of the live ones), and no other', async () => {
+  it('vacuums the tables past autovacuum threshold (over 50 dead rows and a fifth of the live), no other', async () => {
     await db.exec(`
       create table churned (id int primary key, v text);
       create table kept (id int primary key, v text);
