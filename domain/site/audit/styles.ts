@@ -4,10 +4,15 @@
 // and pseudo-elements are left out of element matching). No browser, no layout, no full cascade: the
 // declared value with the highest (importance, specificity, order) wins, and inheritable properties
 // come from ancestors.
-import * as csstree from 'css-tree';
+import { createRequire } from 'node:module';
+import type * as csstree from 'css-tree';
 import { parseColor } from './colors.ts';
 import type { Element } from 'domhandler';
 import { compile, type Compound, matches, parentElement, specificityOf, splitSelectorList } from './selectors.ts';
+
+// css-tree (~4 MB of heap, measured) is loaded by the first page audited, not with the network pool at start.
+let loaded: typeof csstree | undefined;
+const cssTree = () => (loaded ??= createRequire(import.meta.url)('css-tree') as typeof csstree);
 
 export interface Declaration {
   property: string;
@@ -38,16 +43,16 @@ export function parseRules(sheets: StyleSheetText[]): { rules: Rule[]; parseErro
   let parseErrors = 0;
   let order = 0;
   for (const sheet of sheets) {
-    const ast = csstree.parse(sheet.text, {
+    const ast = cssTree().parse(sheet.text, {
       parseValue: false,
       parseRulePrelude: false,
       parseAtrulePrelude: false,
       onParseError: () => parseErrors++,
     });
-    csstree.walk(ast, {
+    cssTree().walk(ast, {
       visit: 'Rule',
       enter(node) {
-        const prelude = node.prelude.type === 'Raw' ? node.prelude.value : csstree.generate(node.prelude);
+        const prelude = node.prelude.type === 'Raw' ? node.prelude.value : cssTree().generate(node.prelude);
         const declarations = declarationsOf(node.block);
         if (declarations.length === 0) return;
         for (const selector of splitSelectorList(prelude)) {
@@ -70,7 +75,7 @@ export function parseRules(sheets: StyleSheetText[]): { rules: Rule[]; parseErro
 export function parseInlineStyle(text: string): Declaration[] {
   try {
     return declarationsOf(
-      csstree.parse(text, { context: 'declarationList', parseValue: false }) as csstree.DeclarationList,
+      cssTree().parse(text, { context: 'declarationList', parseValue: false }) as csstree.DeclarationList,
     );
   } catch {
     return [];
@@ -81,7 +86,7 @@ function declarationsOf(block: csstree.Block | csstree.DeclarationList): Declara
   const out: Declaration[] = [];
   block.children.forEach((child) => {
     if (child.type !== 'Declaration') return;
-    const value = (child.value.type === 'Raw' ? child.value.value : csstree.generate(child.value)).trim();
+    const value = (child.value.type === 'Raw' ? child.value.value : cssTree().generate(child.value)).trim();
     out.push({ property: child.property.toLowerCase(), value, important: Boolean(child.important) });
   });
   return out;
