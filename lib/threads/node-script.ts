@@ -7,6 +7,14 @@ import { execFile } from 'node:child_process';
 /** Node's flags for running one of our TypeScript files (the tests' and benchmarks' children too). */
 export const NODE_SCRIPT_FLAGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning'];
 
+/**
+ * glibc's malloc thresholds pinned at their defaults (128 KB), in the environment of the service's process
+ * (`npm start`, the image, the tests' and benchmarks' apps): left unset, glibc raises both once the large
+ * blocks of the start are freed, and the idle process keeps about 90 MB it no longer uses (docs/operating.md).
+ * glibc reads them when a process starts, so they cannot be set from inside it.
+ */
+export const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
+
 export function runNodeScript(
   script: string,
   args: readonly string[],

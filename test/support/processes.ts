@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { NODE_SCRIPT_FLAGS } from '../../lib/threads/node-script.ts';
+import { NODE_SCRIPT_FLAGS, SERVICE_MALLOC_ENV } from '../../lib/threads/node-script.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Variables that select a real backend; the embedded target runs with none of them. */
@@ -76,7 +76,14 @@ export async function startApp(env: Record<string, string>, entry = 'workers/all
 
 async function launchApp(env: Record<string, string>, entry: string): Promise<AppProcess> {
   const port = env.PORT || String(await freePort());
-  const fullEnv: Record<string, string> = { ...baseEnv(), LOG_LEVEL: 'warn', ...env, PORT: port };
+  // Started as `npm start` starts it (its malloc settings too), unless `env` says otherwise.
+  const fullEnv: Record<string, string> = {
+    ...baseEnv(),
+    ...SERVICE_MALLOC_ENV,
+    LOG_LEVEL: 'warn',
+    ...env,
+    PORT: port,
+  };
   if (!fullEnv.TEMPORAL_ADDRESS) {
     fullEnv.TEMPORAL_DEV_PORT ??= String(await freePort());
     fullEnv.TEMPORAL_UI_PORT ??= String(await freePort());
