@@ -5,7 +5,7 @@ import { SERIES_COLUMNS } from './series-columns.ts';
 import { operations } from '../operation.ts';
 import * as R from './responses-load-tests.ts';
 import { described } from '../validate.ts';
-import { PATH_PARAMS, wholeNumberParam } from '../input-fields.ts';
+import { PATH_PARAMS, publicIdField, wholeNumberParam } from '../input-fields.ts';
 
 export const listQuery = z.object({
   limit: described(wholeNumberParam(1, 100).default(20), 'How many, 1 to 100 (default 20)'),
@@ -24,7 +24,7 @@ export const verifyTargetBody = z.strictObject({
 });
 
 export const reportQuery = z.object({
-  compare: z.string({ error: 'must be a test id' }).optional(),
+  compare: described(publicIdField('a load test'), 'Another of your ended tests, shown beside this one').optional(),
   format: z.enum(['html', 'json'], { error: 'must be html or json' }).default('html'),
 });
 

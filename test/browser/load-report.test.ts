@@ -256,6 +256,9 @@ describe('load test report', () => {
       await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=${ids[1]}`, { key: stranger.key }),
       404,
     );
+    const malformed = await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?compare=not%20an%20id`, { key });
+    expectErrorShape(malformed, 400);
+    expect(malformed.body.message).toMatch(/compare: is not a load test id/);
     const format = await call(target, 'GET', `/api/v1/load-testing/report/${ids[0]}?format=pdf`, { key });
     expectErrorShape(format, 400);
     expect(format.body.message).toMatch(/format: must be html or json/);
