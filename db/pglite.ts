@@ -25,29 +25,55 @@ export async function openPglite(dir: string) {
 export const VACUUM_EVERY_MS = 20_000;
 
 /**
- * The tables due for a vacuum by autovacuum's own rules, at Postgres's defaults: more dead rows than
- * 50 and a fifth of the live ones, or row versions old enough to be frozen before transaction ids
- * wrap around (`autovacuum_freeze_max_age`); catalogs included, a table's TOAST with the table.
+ * Whether a table (`s`, its statistics; `c`, its pg_class row) passes one of autovacuum's own
+ * thresholds, at Postgres's defaults: dead rows over 50 and a fifth of the live ones; rows inserted
+ * since its last vacuum over 1,000 and a fifth of the live ones (so that an append-only table's
+ * visibility map is kept); transaction or multixact ids old enough to be frozen before they wrap around.
+ */
+const passes = (s: string, c: string) => `(coalesce(${s}.n_dead_tup, 0) > 50 + 0.2 * coalesce(${s}.n_live_tup, 0)
+      or coalesce(${s}.n_ins_since_vacuum, 0) > 1000 + 0.2 * coalesce(${s}.n_live_tup, 0)
+      or age(${c}.relfrozenxid) > current_setting('autovacuum_freeze_max_age')::bigint
+      or mxid_age(${c}.relminmxid) > current_setting('autovacuum_multixact_freeze_max_age')::bigint)`;
+
+/**
+ * The tables due for a vacuum, catalogs included, judged as autovacuum judges them: each on its own
+ * figures and each by its TOAST table's (which a table's VACUUM vacuums with it; a jsonb rewritten in
+ * place leaves its dead values there, not in the table).
  */
 const DUE_FOR_VACUUM = `select format('%I.%I', n.nspname, c.relname) as name
   from pg_class c
   join pg_namespace n on n.oid = c.relnamespace
   left join pg_stat_all_tables s on s.relid = c.oid
-  where c.relkind in ('r', 'm') and c.relpersistence = 'p'
-    and (coalesce(s.n_dead_tup, 0) > 50 + 0.2 * coalesce(s.n_live_tup, 0)
-      or age(c.relfrozenxid) > current_setting('autovacuum_freeze_max_age')::bigint)
-  order by coalesce(s.n_dead_tup, 0) desc`;
+  left join pg_class tc on tc.oid = c.reltoastrelid
+  left join pg_stat_all_tables ts on ts.relid = c.reltoastrelid
+  where c.relkind in ('r', 'm') and c.relpersistence in ('p', 'u')
+    and (${passes('s', 'c')} or (tc.oid is not null and ${passes('ts', 'tc')}))
+  order by coalesce(s.n_dead_tup, 0) + coalesce(ts.n_dead_tup, 0) desc`;
 
 /**
  * Vacuums the tables due for it, one statement each, so that clients take their turns between them:
  * a VACUUM of the whole database walks every table and catalog while everyone waits (24-80 ms on a
  * new database with nothing to reclaim; each minute, a pause in every status poll and capture it met).
- * Resolves with the tables it vacuumed.
+ * The figures it judges by start again from zero when the database is opened (PGlite keeps none), so
+ * the first call (`first`) vacuums the whole database once. A table dropped meanwhile is passed over.
+ * Resolves with the tables it vacuumed (`*` for the whole database).
  */
-export async function vacuumDue(pglite: Pick<PGlite, 'query' | 'exec'>): Promise<string[]> {
+export async function vacuumDue(pglite: Pick<PGlite, 'query' | 'exec'>, first = false): Promise<string[]> {
+  if (first) {
+    await pglite.exec('VACUUM');
+    return ['*'];
+  }
   const { rows } = await pglite.query<{ name: string }>(DUE_FOR_VACUUM);
-  for (const { name } of rows) await pglite.exec(`VACUUM ${name}`);
-  return rows.map((r) => r.name);
+  const vacuumed: string[] = [];
+  for (const { name } of rows) {
+    try {
+      await pglite.exec(`VACUUM ${name}`);
+      vacuumed.push(name);
+    } catch {
+      // Dropped since the query (or renamed): nothing of it to vacuum.
+    }
+  }
+  return vacuumed;
 }
 
 export interface PgliteThread {
