@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { NODE_SCRIPT_FLAGS } from '../lib/threads/node-script.ts';
+import { NODE_SCRIPT_FLAGS, SERVICE_MALLOC_ENV } from '../lib/threads/node-script.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { newAccountKey, startService } from './service.ts';
 import { wrk, type WrkResult } from './wrk.ts';
@@ -54,8 +54,10 @@ const VARIANTS = captureVariants(receiverUrl).filter(
 );
 
 async function startBare(): Promise<{ url: string; paths: string[]; child: ChildProcess }> {
+  // With the service's malloc settings, as the service's process has them (test/support/processes.ts).
   const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, 'bench/bare-server.ts'], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...SERVICE_MALLOC_ENV },
   });
   const port = await new Promise<string>((resolve) =>
     child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),

@@ -1,7 +1,7 @@
 // Load generator against the peers, in one run on this machine, all on loopback:
 // 0. One thread against one: our load worker with LOAD_THREADS=1 beside wrk -t1 (HTTP/1.1) and h2load
 //    -t1 (nghttp2's benchmarker; HTTP/2 over TLS and h2c, the same connections and streams per
-//    connection), each of our tests right after its peer's, BENCH_ROUNDS times in turn; the median
+//    connection), each peer's test right after ours, BENCH_ROUNDS times in turn; the median
 //    of each side and of the rounds' ratios.
 // 1. Throughput: nginx (1 worker) serving a small static file; wrk, autocannon, hey and our load
 //    worker each with the same connection count for the same time; requests per second and ratios.
@@ -177,7 +177,7 @@ try {
     `load generators, ${connections} connections, ${seconds} s each, one after another, on ${os.cpus().length} cores`,
   );
   console.log(
-    `\n0. one thread each, ${rounds} rounds, each test right after its peer's (HTTP/2: ` +
+    `\n0. one thread each, ${rounds} rounds, each peer's test right after ours (HTTP/2: ` +
       `${connections / h2Streams} connections x ${h2Streams} streams)`,
   );
   console.log('  protocol    peer          netops req/s   peer req/s   netops / peer: median (each round)');

@@ -34,6 +34,16 @@ describe('path parameters', () => {
     expect(declare('/tests').one.params).toBeUndefined();
   });
 
+  it('a path naming a parameter the contract does not know does not type-check either', () => {
+    const success = { status: 200, schema: null, description: 'd' };
+    expect(() =>
+      operations('Tests', {
+        // @ts-expect-error {test} is not a name of PATH_PARAMS (the typecheck fails if this is accepted)
+        one: { method: 'get', path: '/tests/{test}', summary: 's', success, errors: [] },
+      }),
+    ).toThrow('{test} is not a path parameter');
+  });
+
   it('each is required, and refuses a value that cannot be an id', () => {
     for (const { path, params } of OPERATIONS.flatMap((op) =>
       op.params ? [{ path: op.path, params: op.params }] : [],

@@ -11,13 +11,18 @@ const LOADED_AT_FIRST_USE = ['@modelcontextprotocol/server', 'minio', 'ioredis',
 
 /**
  * The modules a static import loads (`import ... from`, `export ... from`, `import '...'`), type-only ones
- * left out: Node's type stripping drops them. Dynamic imports are not followed.
+ * left out: Node's type stripping drops them, and those a top-level require loads. Dynamic imports and
+ * requires inside functions are not followed.
  */
 function staticImports(file: string): string[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type[\s{*])(?:[^;'"]*?\sfrom\s+)?'([^']+)'/g)].map(
-    (m) => m[1]!,
-  );
+  const imports = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type[\s{*])(?:[^;'"]*?\sfrom\s+)?'([^']+)'/g),
+  ].map((m) => m[1]!);
+  // A require at the module's top level (a line not indented, and not a function's), `require('x')` or
+  // `createRequire(...)('x')`, loads with the module as an import does.
+  const required = [...text.matchAll(/^(?![^\n]*=>)\S[^\n]*(?:\brequire|\))\(\s*'([^']+)'\s*\)/gm)].map((m) => m[1]!);
+  return [...imports, ...required];
 }
 
 /** The static import graph from `entry`: our files reached and the packages they import. */
