@@ -15,7 +15,7 @@ try {
   const server = await servePglite(pglite, socketPath);
   // PGlite's exec takes the session as a client's turn does: between transactions, never inside one.
   // One vacuum at a time; one that fails is tried again at the next tick; closing waits for one running.
-  // The first one vacuums the whole database: what was left to reclaim before it was opened is counted nowhere.
+  // The first one vacuums every table: what was left to reclaim before it was opened is counted nowhere.
   let vacuuming: Promise<unknown> | null = null;
   let first = true;
   const vacuum = setInterval(() => {
