@@ -12,15 +12,15 @@ const tell = (report: ThreadReport) => port.postMessage(report);
 
 try {
   const pglite = await openPglite(dir);
+  // The counts of dead rows that vacuumDue judges by start from zero at each opening (PGlite keeps none):
+  // what was dead before is reclaimed now, while nobody waits on the session (failing, it is tried no more).
+  await pglite.exec('VACUUM').catch(() => {});
   const server = await servePglite(pglite, socketPath);
   // PGlite's exec takes the session as a client's turn does: between transactions, never inside one.
   // One vacuum at a time; one that fails is tried again at the next tick; closing waits for one running.
-  // The first one vacuums every table: what was left to reclaim before it was opened is counted nowhere.
   let vacuuming: Promise<unknown> | null = null;
-  let first = true;
   const vacuum = setInterval(() => {
-    vacuuming ??= vacuumDue(pglite, first)
-      .then(() => (first = false))
+    vacuuming ??= vacuumDue(pglite)
       .catch(() => {})
       .finally(() => (vacuuming = null));
   }, vacuumEveryMs);

@@ -36,30 +36,30 @@ const passes = (s: string, c: string) => `(coalesce(${s}.n_dead_tup, 0) > 50 + 0
       or mxid_age(${c}.relminmxid) > current_setting('autovacuum_multixact_freeze_max_age')::bigint)`;
 
 /**
- * The tables to vacuum, catalogs included: all of them (`all`), or those due, judged as autovacuum
- * judges them: each on its own figures and each by its TOAST table's (which a table's VACUUM vacuums
- * with it; a jsonb rewritten in place leaves its dead values there, not in the table).
+ * The tables due for a vacuum, catalogs included, judged as autovacuum judges them: each on its own
+ * figures and each by its TOAST table's (which a table's VACUUM vacuums with it; a jsonb rewritten in
+ * place leaves its dead values there, not in the table).
  */
-const tablesToVacuum = (all: boolean) => `select format('%I.%I', n.nspname, c.relname) as name
+const DUE_FOR_VACUUM = `select format('%I.%I', n.nspname, c.relname) as name
   from pg_class c
   join pg_namespace n on n.oid = c.relnamespace
   left join pg_stat_all_tables s on s.relid = c.oid
   left join pg_class tc on tc.oid = c.reltoastrelid
   left join pg_stat_all_tables ts on ts.relid = c.reltoastrelid
   where c.relkind in ('r', 'm') and c.relpersistence in ('p', 'u')
-    and (${all} or ${passes('s', 'c')} or (tc.oid is not null and ${passes('ts', 'tc')}))
+    and (${passes('s', 'c')} or (tc.oid is not null and ${passes('ts', 'tc')}))
   order by coalesce(s.n_dead_tup, 0) + coalesce(ts.n_dead_tup, 0) desc`;
 
 /**
  * Vacuums the tables due for it, one statement each, so that clients take their turns between them:
  * a VACUUM of the whole database walks every table and catalog while everyone waits (24-80 ms on a
  * new database with nothing to reclaim; each minute, a pause in every status poll and capture it met).
- * The figures it judges by start again from zero when the database is opened (PGlite keeps none), so
- * the first call (`first`) vacuums every table, one after the other, as the rest are. A table dropped
+ * The figures it judges by start again from zero when the database is opened (PGlite keeps none):
+ * the thread vacuums the whole database once when it opens it, before serving anyone. A table dropped
  * meanwhile is passed over. Resolves with the tables it vacuumed.
  */
-export async function vacuumDue(pglite: Pick<PGlite, 'query' | 'exec'>, first = false): Promise<string[]> {
-  const { rows } = await pglite.query<{ name: string }>(tablesToVacuum(first));
+export async function vacuumDue(pglite: Pick<PGlite, 'query' | 'exec'>): Promise<string[]> {
+  const { rows } = await pglite.query<{ name: string }>(DUE_FOR_VACUUM);
   const vacuumed: string[] = [];
   for (const { name } of rows) {
     try {

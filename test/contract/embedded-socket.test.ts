@@ -448,6 +448,33 @@ describe("the embedded database's thread", () => {
     expect(never.after).toBeGreaterThan(never.before * 1.3);
   });
 
+  it('vacuums the database as it opens it: rows that died before are counted nowhere after', async () => {
+    const dir = await tempDir('embedded-vacuum-open');
+    const socket = path.join(dir, '.s.PGSQL.5432');
+    const open = () => startPgliteThread(path.join(dir, 'pglite'), socket, () => {}, { vacuumEveryMs: 3_600_000 });
+    const session = async <T>(use: (client: pg.Client) => Promise<T>): Promise<T> => {
+      const thread = await open();
+      const client = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' });
+      try {
+        await client.connect();
+        return await use(client);
+      } finally {
+        await client.end();
+        await thread.close();
+      }
+    };
+    const lastVacuum = async (client: pg.Client) =>
+      (await client.query(`select last_vacuum from pg_stat_user_tables where relname = 't'`)).rows[0]?.last_vacuum;
+    const before = await session(async (client) => {
+      await client.query(`create table t (id serial primary key, v text)`);
+      await client.query(`insert into t (v) select repeat('x', 200) from generate_series(1, 2000)`);
+      await client.query(`delete from t where id % 2 = 0`);
+      return lastVacuum(client);
+    });
+    expect(before).toBeNull();
+    expect(await session(lastVacuum)).toBeInstanceOf(Date);
+  });
+
   it('fails to start, naming the folder, when the database cannot be opened there', async () => {
     const dir = await tempDir('embedded-thread-bad');
     const notAFolder = path.join(dir, 'pglite');
