@@ -120,6 +120,7 @@ const nginx = await startNginx();
 const threads = Number(process.env.BENCH_THREADS ?? 2);
 // The one-thread service runs alone for the paired rounds; the other starts after it stopped.
 const single = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: '1' });
+let singleStopped = false;
 let app: Awaited<ReturnType<typeof startService>> | undefined;
 try {
   const singleKey = await newAccountKey(single.env);
@@ -163,6 +164,7 @@ try {
       for (const [i, pair] of pairs.entries())
         paired[i]!.push({ ours: (await pair.ours()).rps, theirs: (await pair.theirs()).rps });
   } finally {
+    singleStopped = true;
     await single.stop();
   }
   app = await startService({ NETWORK_ALLOW: '127.0.0.1/32', LOAD_THREADS: String(threads) });
@@ -186,16 +188,10 @@ try {
     const runs = paired[i]!;
     const ratios = runs.map((p) => p.ours / p.theirs);
     const each = ratios.map((r) => r.toFixed(2)).join(', ');
-    console.log(
-      `  ${pair.name.padEnd(10)}  ${pair.peer.padEnd(12)}  ${rate(
-        runs.map((p) => p.ours),
-        12,
-      )}   ` +
-        `${rate(
-          runs.map((p) => p.theirs),
-          10,
-        )}   ${median(ratios).toFixed(2)} (${each})`,
-    );
+    const oursRates = runs.map((p) => p.ours);
+    const theirRates = runs.map((p) => p.theirs);
+    const [ours, theirs, ratio] = [rate(oursRates, 12), rate(theirRates, 10), median(ratios).toFixed(2)];
+    console.log(`  ${pair.name.padEnd(10)}  ${pair.peer.padEnd(12)}  ${ours}   ${theirs}   ${ratio} (${each})`);
   }
 
   // 1. Throughput against nginx.
@@ -271,6 +267,7 @@ try {
     await slow.close();
   }
 } finally {
+  if (!singleStopped) await single.stop();
   await app?.stop();
   await nginx.stop();
 }
