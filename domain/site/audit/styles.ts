@@ -73,9 +73,10 @@ export function parseRules(sheets: StyleSheetText[]): { rules: Rule[]; parseErro
 
 /** The declarations of a `style` attribute. */
 export function parseInlineStyle(text: string): Declaration[] {
+  const css = cssTree(); // loaded outside the try: a package that fails to load is not an empty style
   try {
     return declarationsOf(
-      cssTree().parse(text, { context: 'declarationList', parseValue: false }) as csstree.DeclarationList,
+      css.parse(text, { context: 'declarationList', parseValue: false }) as csstree.DeclarationList,
     );
   } catch {
     return [];
