@@ -4,8 +4,8 @@
 // need no build step, and a page never runs a script older than the server's (docs/decisions.md).
 // Each answer carries an ETag: a browser keeps the file and asks again with it (304 while unchanged).
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type Router from '@koa/router';
+import { atFirstUse } from '../../lib/at-first-use.ts';
 import { STYLES } from '../pages/styles.ts';
 
 /** The scripts of the pages (api/browser/<name>.ts), each bundled with what it imports. */
@@ -16,6 +16,8 @@ interface Asset {
   body: string;
   etag: string;
 }
+
+const loadEsbuild = atFirstUse<typeof import('esbuild')>('esbuild');
 
 const asset = (type: string, body: string): Asset => ({
   type,
@@ -37,7 +39,7 @@ export function dashboardAssets(): Map<string, Asset> {
 function bundle(): Array<[string, string]> {
   let esbuild: typeof import('esbuild');
   try {
-    esbuild = createRequire(import.meta.url)('esbuild');
+    esbuild = loadEsbuild();
   } catch {
     // A broken install (esbuild is a dependency): the pages work without their scripts (no live updates).
     process.emitWarning('dashboard scripts not served: esbuild is missing; run npm ci');

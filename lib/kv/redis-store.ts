@@ -1,9 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { atFirstUse } from '../at-first-use.ts';
 import { DependencyUnavailableError } from '../errors.ts';
 import { windowState, type KvStore, type QuotaResult, type QuotaState, type QuotaWindow } from './kv-store.ts';
 import type { LeaseResult } from './kv-store.ts';
+
+// Loaded by the first Redis store, not with this module: a process without Redis does without the
+// client's ~4 MB of heap (measured).
+const ioredis = atFirstUse<typeof import('ioredis')>('ioredis');
 
 // One round trip, atomic on the server. Windows are numbered from Redis's own clock (TIME), so API
 // processes with skewed clocks still count into the same window. Nothing is counted when any window
@@ -71,9 +75,8 @@ export class RedisKvStore implements KvStore {
 
   constructor(url: string) {
     // Fail calls fast while Redis is down instead of queueing them forever; readiness reports it, and
-    // each call that needed it fails as DependencyUnavailableError (503 with Retry-After). The client is
-    // loaded here, not with this module: a process without Redis does without its ~4 MB of heap (measured).
-    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    // each call that needed it fails as DependencyUnavailableError (503 with Retry-After).
+    const { Redis } = ioredis();
     const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
     redis.on('error', () => {}); // connection errors surface on the calls that need Redis
     this.#redis = storeCalls(redis);

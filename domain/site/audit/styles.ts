@@ -4,15 +4,14 @@
 // and pseudo-elements are left out of element matching). No browser, no layout, no full cascade: the
 // declared value with the highest (importance, specificity, order) wins, and inheritable properties
 // come from ancestors.
-import { createRequire } from 'node:module';
 import type * as csstree from 'css-tree';
+import { atFirstUse } from '../../../lib/at-first-use.ts';
 import { parseColor } from './colors.ts';
 import type { Element } from 'domhandler';
 import { compile, type Compound, matches, parentElement, specificityOf, splitSelectorList } from './selectors.ts';
 
 // css-tree (~4 MB of heap, measured) is loaded by the first page audited, not with the network pool at start.
-let loaded: typeof csstree | undefined;
-const cssTree = () => (loaded ??= createRequire(import.meta.url)('css-tree') as typeof csstree);
+const cssTree = atFirstUse<typeof csstree>('css-tree');
 
 export interface Declaration {
   property: string;
