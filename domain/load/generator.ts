@@ -11,7 +11,7 @@ import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Rests } from './backoff.ts';
-import type { Job, LoadConnection } from './http/connection.ts';
+import type { Completion, Job, LoadConnection } from './http/connection.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Replay, type ReplayUser } from './replay.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
@@ -25,6 +25,18 @@ export { REQUEST_TIMEOUT_MS, type ShardPlan } from './shard.ts';
 type Connection = LoadConnection<unknown>;
 /** After an answer: whether it failed, and whether the target got the request (no: a connection error). */
 type Then = (failed: boolean, reached: boolean) => void;
+
+/**
+ * A connection's request in flight (a connection carries one at a time): what its answer is counted
+ * with. One record and one completion a connection, reused by each request, not a closure a request.
+ */
+interface InFlight {
+  second: number;
+  scheduledAt: number;
+  after: Then;
+  job: Job<unknown> | undefined;
+  readonly done: Completion;
+}
 
 /** A replay shard starting after the test sends its first request this much later (its connections open meanwhile). */
 const REPLAY_LATE_START_MS = 20;
@@ -52,6 +64,7 @@ export class ShardGenerator {
   private readonly pendingStarts = new Set<NodeJS.Timeout>();
   /** Open model: idle connections, and the arrivals (their index) waiting for one. */
   private readonly idle: Connection[] = [];
+  private readonly inFlight = new Map<Connection, InFlight>();
   private readonly queue: number[] = [];
   private openFinished = false;
   /** Users (closed model) or connections (open model) resting after a connection error. */
@@ -113,11 +126,29 @@ export class ShardGenerator {
   private send(connection: Connection, scheduledAt: number, then: Then, job?: Job<unknown>) {
     const second = this.secondOf(scheduledAt);
     this.tally.sent(second);
-    connection.send((status, error) => {
-      const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
-      job?.answered(latencyUs, status, error, connection.body, connection.reached);
-      then(error !== null, connection.reached);
-    }, job);
+    let flight = this.inFlight.get(connection);
+    if (!flight) {
+      const record: InFlight = {
+        second,
+        scheduledAt,
+        after: then,
+        job,
+        done: (status, error) => {
+          // Read before `after`, which may send this connection's next request and so reuse the record.
+          const { second, scheduledAt, after, job } = record;
+          const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
+          job?.answered(latencyUs, status, error, connection.body, connection.reached);
+          after(error !== null, connection.reached);
+        },
+      };
+      flight = record;
+      this.inFlight.set(connection, flight);
+    }
+    flight.second = second;
+    flight.scheduledAt = scheduledAt;
+    flight.after = then;
+    flight.job = job;
+    connection.send(flight.done, job);
   }
 
   /**
@@ -145,12 +176,13 @@ export class ShardGenerator {
             : this.replay && replaying
               ? this.replay.job(replaying.next, replaying)
               : undefined;
-        const next: Then = (failed, reached) => {
-          if ((!user || user.step === 0) && ++iterated >= iterations) return this.userDone(); // nothing to rest for
-          // (Once stopping, nothing rests: the user ends at once.)
-          if (this.rests.settle(i, reached || this.stopping, loop)) failed ? setImmediate(loop) : loop();
-        };
         this.send(connection, performance.now(), next, job);
+      };
+      // One per user, not one per request (what a load thread allocates per request is its GC's work).
+      const next: Then = (failed, reached) => {
+        if ((!user || user.step === 0) && ++iterated >= iterations) return this.userDone(); // nothing to rest for
+        // (Once stopping, nothing rests: the user ends at once.)
+        if (this.rests.settle(i, reached || this.stopping, loop)) failed ? setImmediate(loop) : loop();
       };
       loop();
     }

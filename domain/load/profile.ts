@@ -40,8 +40,8 @@ export function nextAbove(stages: readonly Stage[], level: number, from: number)
     const end = start + s.durationMs;
     if (s.durationMs > 0 && end > from) {
       const t0 = Math.max(from, start);
-      const at = (t: number) => prev + ((s.target - prev) * (t - start)) / s.durationMs;
-      if (at(t0) > level) return t0;
+      // The target at t0 (computed in place: a closure here was allocated for every request of a test).
+      if (prev + ((s.target - prev) * (t0 - start)) / s.durationMs > level) return t0;
       // Rising through the level within this stage: the moment it passes it.
       if (s.target > level) return Math.max(t0, start + ((level - prev) / (s.target - prev)) * s.durationMs + 1e-6);
     }

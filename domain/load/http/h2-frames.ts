@@ -73,17 +73,6 @@ export function frameHeader(length: number, type: number, flags: number, stream:
   return b;
 }
 
-/** A whole frame: its header and `payload` in one buffer (one write, no concatenation at the flush). */
-export function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
-  const b = Buffer.allocUnsafe(9 + payload.length);
-  b.writeUIntBE(payload.length, 0, 3);
-  b[3] = type;
-  b[4] = flags;
-  b.writeUInt32BE(stream, 5);
-  payload.copy(b, 9);
-  return b;
-}
-
 export function windowUpdate(stream: number, increment: number): Buffer {
   const b = frameHeader(4, WINDOW_UPDATE, 0, stream);
   return Buffer.concat([

@@ -35,6 +35,11 @@ import {
 import { H2Streams, type StreamUser } from './h2-streams.ts';
 import { HpackDecoder, HpackError } from './hpack.ts';
 
+/** A frame of a type whose size is fixed or bounded: refused when it is not `ok` (no closure a frame). */
+function sized(ok: boolean, what: string, length: number) {
+  if (!ok) throw new FrameError(`${what} of ${length} bytes`, FRAME_SIZE_ERROR);
+}
+
 const closedEarly = () => errorOf('connection closed before the answer ended', 'ECONNRESET');
 
 /** One connection's life: its socket, the protocol's state on it, its streams. */
@@ -108,9 +113,6 @@ export class Session extends H2Streams {
   private frame(type: number, flags: number, stream: number, data: Buffer, start: number, end: number) {
     if (this.block && type !== CONTINUATION) throw new FrameError('a frame inside a header block');
     const length = end - start;
-    const sized = (ok: boolean, what: string) => {
-      if (!ok) throw new FrameError(`${what} of ${length} bytes`, FRAME_SIZE_ERROR);
-    };
     if ((type === DATA || type === HEADERS || type === RST_STREAM || type === CONTINUATION) && stream === 0)
       throw new FrameError(`frame type ${type} on stream 0`);
     switch (type) {
@@ -122,7 +124,8 @@ export class Session extends H2Streams {
         }
         const slot = this.streams.get(stream);
         if (!slot) return;
-        const [from, to] = this.unpadded(flags, data, start, end, 0);
+        const from = this.payloadStart(flags, data, start, end, 0);
+        const to = this.payloadEnd(flags, data, start, end);
         if (to > from) slot.data(data, from, to);
         // The stream's own window: topped up for answers past a GiB.
         slot.received += length;
@@ -134,10 +137,11 @@ export class Session extends H2Streams {
         return;
       }
       case HEADERS: {
-        const [from, to] = this.unpadded(flags, data, start, end, flags & PRIORITY ? 5 : 0);
-        const part = data.subarray(from, to);
-        if (flags & END_HEADERS) return this.headers(stream, (flags & END_STREAM) !== 0, part);
-        this.block = { stream, endStream: (flags & END_STREAM) !== 0, parts: [Buffer.from(part)], bytes: part.length };
+        const from = this.payloadStart(flags, data, start, end, flags & PRIORITY ? 5 : 0);
+        const to = this.payloadEnd(flags, data, start, end);
+        if (flags & END_HEADERS) return this.headers(stream, (flags & END_STREAM) !== 0, data, from, to);
+        const part = Buffer.from(data.subarray(from, to));
+        this.block = { stream, endStream: (flags & END_STREAM) !== 0, parts: [part], bytes: part.length };
         return;
       }
       case CONTINUATION: {
@@ -148,12 +152,13 @@ export class Session extends H2Streams {
         if (block.bytes > MAX_HEADER_BLOCK) throw new FrameError('a header block too large');
         if (flags & END_HEADERS) {
           this.block = null;
-          this.headers(stream, block.endStream, Buffer.concat(block.parts));
+          const whole = Buffer.concat(block.parts);
+          this.headers(stream, block.endStream, whole, 0, whole.length);
         }
         return;
       }
       case RST_STREAM: {
-        sized(length === 4, 'RST_STREAM');
+        sized(length === 4, 'RST_STREAM', length);
         const slot = this.ended(stream);
         const code = data.readUInt32BE(start);
         if (slot) {
@@ -164,19 +169,18 @@ export class Session extends H2Streams {
       }
       case SETTINGS:
         if (stream !== 0) throw new FrameError('SETTINGS on a stream');
-        sized(flags & ACK ? length === 0 : length % 6 === 0, 'SETTINGS');
+        sized(flags & ACK ? length === 0 : length % 6 === 0, 'SETTINGS', length);
         if (flags & ACK) return;
         return this.settings(data, start, end);
       case PING:
-        sized(length === 8, 'PING');
-        if (!(flags & ACK))
-          this.write(Buffer.concat([frameHeader(8, PING, ACK, 0), Buffer.from(data.subarray(start, end))]));
+        sized(length === 8, 'PING', length);
+        if (!(flags & ACK)) this.writeFrame(PING, ACK, 0, data, start, end);
         return;
       case GOAWAY:
-        sized(length >= 8, 'GOAWAY');
+        sized(length >= 8, 'GOAWAY', length);
         return this.goaway(data.readUInt32BE(start) & 0x7fffffff);
       case WINDOW_UPDATE: {
-        sized(length === 4, 'WINDOW_UPDATE');
+        sized(length === 4, 'WINDOW_UPDATE', length);
         const increment = data.readUInt32BE(start) & 0x7fffffff;
         if (increment === 0) throw new FrameError('WINDOW_UPDATE of 0');
         if (stream === 0) {
@@ -198,17 +202,24 @@ export class Session extends H2Streams {
     }
   }
 
-  /** The payload's bounds without its padding (and the `skip` bytes of priority after the pad length). */
-  private unpadded(flags: number, data: Buffer, start: number, end: number, skip: number): [number, number] {
-    if (!(flags & PADDED)) return [start + skip, end];
-    const pad = data[start]!;
-    if (start + 1 + skip + pad > end) throw new FrameError('padding longer than its frame');
-    return [start + 1 + skip, end - pad];
+  // The payload's bounds without its padding (and the `skip` bytes of priority after the pad length), as two
+  // numbers rather than a pair: a pair was allocated for every frame of every answer.
+  private payloadStart(flags: number, data: Buffer, start: number, end: number, skip: number): number {
+    if (!(flags & PADDED)) return start + skip;
+    if (start + 1 + skip + data[start]! > end) throw new FrameError('padding longer than its frame');
+    return start + 1 + skip;
   }
 
-  /** A header block: decoded always (the server's table must be followed); an answer's status or its end. */
-  private headers(stream: number, endStream: boolean, block: Buffer) {
-    const status = this.decoder.status(block);
+  private payloadEnd(flags: number, data: Buffer, start: number, end: number): number {
+    return flags & PADDED ? end - data[start]! : end;
+  }
+
+  /**
+   * A header block (`block` from `from` to `to`): decoded always (the server's table must be followed); an
+   * answer's status or its end.
+   */
+  private headers(stream: number, endStream: boolean, block: Buffer, from: number, to: number) {
+    const status = this.decoder.status(block, from, to);
     const slot = this.streams.get(stream);
     if (!slot) return;
     // The answer's head; informational (1xx) ones before it and trailers after it carry nothing we count.
@@ -240,7 +251,7 @@ export class Session extends H2Streams {
         this.peerMaxFrame = value;
       }
     }
-    this.write(frameHeader(0, SETTINGS, ACK, 0));
+    this.writeFrame(SETTINGS, ACK, 0, data, start, start);
     if (!this.ready) this.ready = true;
     for (const slot of this.blocked) this.sendBody(slot);
     this.next();

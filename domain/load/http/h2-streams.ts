@@ -1,7 +1,7 @@
 // The sending side of an HTTP/2 connection of the load client (http2.ts): its streams, the users
 // waiting for one (the connection not ready yet, or at the server's SETTINGS_MAX_CONCURRENT_STREAMS),
 // the header blocks and bodies written within the server's windows and frame size, and the frames of
-// one tick written at once. The reading side (h2-session.ts) extends it.
+// one tick written at once, into one buffer. The reading side (h2-session.ts) extends it.
 import type { Socket } from 'node:net';
 import { OpeningTimes } from './connect.ts';
 import {
@@ -10,8 +10,6 @@ import {
   DATA,
   END_HEADERS,
   END_STREAM,
-  frame,
-  frameHeader,
   HEADERS,
   LAST_STREAM_ID,
   RST_STREAM,
@@ -49,6 +47,14 @@ export interface ConnectionOwner {
   lost(connection: H2Streams): void;
 }
 
+/**
+ * A tick's first buffer: room for a few dozen requests' frames, taken from Node's shared pool (below
+ * half its 8 KiB, so a slice of it, not an allocation of its own).
+ */
+const OUT_START = 2048;
+/** RST_STREAM's payload: CANCEL. */
+const CANCEL_CODE = Buffer.from([0, 0, 0, CANCEL]);
+
 export class H2Streams {
   readonly socket: Socket;
   protected readonly owner: ConnectionOwner;
@@ -70,7 +76,14 @@ export class H2Streams {
   protected peerMaxFrame = 16_384;
   /** The connection's send window. */
   protected sendWindow = 65_535;
-  private out: Buffer[] = [];
+  /**
+   * The frames of this tick, written into one buffer as they come and handed to the socket at the tick's
+   * end (`outLength` bytes of `out`); a new one after each flush. One small allocation a write, where a
+   * buffer a frame and their concatenation cost one each a request (what a load thread allocates is its
+   * GC's work).
+   */
+  private out: Buffer | null = null;
+  private outLength = 0;
   private flushing = false;
   /** Streams whose body waits for the server's windows. */
   protected readonly blocked = new Set<StreamUser>();
@@ -105,11 +118,10 @@ export class H2Streams {
     // The header block, in CONTINUATION frames past the server's frame size.
     const first = Math.min(block.length, this.peerMaxFrame);
     const flags = (body ? 0 : END_STREAM) | (first === block.length ? END_HEADERS : 0);
-    this.write(frame(HEADERS, flags, id, first === block.length ? block : block.subarray(0, first)));
+    this.writeFrame(HEADERS, flags, id, block, 0, first);
     for (let at = first; at < block.length; at += this.peerMaxFrame) {
       const end = Math.min(block.length, at + this.peerMaxFrame);
-      this.write(frameHeader(end - at, CONTINUATION, end === block.length ? END_HEADERS : 0, id));
-      this.write(block.subarray(at, end));
+      this.writeFrame(CONTINUATION, end === block.length ? END_HEADERS : 0, id, block, at, end);
     }
     if (body) {
       slot.unsent = body;
@@ -123,8 +135,7 @@ export class H2Streams {
     while (slot.unsent && this.sendWindow > 0 && slot.window > 0) {
       const n = Math.min(slot.unsent.length, this.sendWindow, slot.window, this.peerMaxFrame);
       const last = n === slot.unsent.length;
-      this.write(frameHeader(n, DATA, last ? END_STREAM : 0, slot.streamId));
-      this.write(slot.unsent.subarray(0, n));
+      this.writeFrame(DATA, last ? END_STREAM : 0, slot.streamId, slot.unsent, 0, n);
       this.sendWindow -= n;
       slot.window -= n;
       slot.unsent = last ? null : slot.unsent.subarray(n);
@@ -133,8 +144,38 @@ export class H2Streams {
     else this.blocked.delete(slot);
   }
 
+  /** Bytes made elsewhere (the preface, a WINDOW_UPDATE), sent with this tick's frames. */
   protected write(b: Buffer) {
-    this.out.push(b);
+    b.copy(this.room(b.length), this.outLength);
+    this.outLength += b.length;
+    this.flushSoon();
+  }
+
+  /** A frame: its header, then `payload` from `from` to `to`. */
+  protected writeFrame(type: number, flags: number, stream: number, payload: Buffer, from: number, to: number) {
+    const length = to - from;
+    const out = this.room(9 + length);
+    const at = this.outLength;
+    out.writeUIntBE(length, at, 3);
+    out[at + 3] = type;
+    out[at + 4] = flags;
+    out.writeUInt32BE(stream, at + 5);
+    payload.copy(out, at + 9, from, to);
+    this.outLength = at + 9 + length;
+    this.flushSoon();
+  }
+
+  /** This tick's buffer, with room for `bytes` more. */
+  private room(bytes: number): Buffer {
+    const out = this.out;
+    if (out && this.outLength + bytes <= out.length) return out;
+    const wider = Buffer.allocUnsafe(Math.max(OUT_START, 2 * (out?.length ?? 0), this.outLength + bytes));
+    out?.copy(wider, 0, 0, this.outLength);
+    this.out = wider;
+    return wider;
+  }
+
+  private flushSoon() {
     if (this.flushing) return;
     this.flushing = true;
     process.nextTick(() => this.flush());
@@ -143,9 +184,12 @@ export class H2Streams {
   private flush() {
     this.flushing = false;
     const out = this.out;
-    this.out = [];
-    if (this.closed || out.length === 0) return;
-    this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
+    const length = this.outLength;
+    // The socket keeps what it is given until it is sent: the next frames go to a new buffer.
+    this.out = null;
+    this.outLength = 0;
+    if (this.closed || !out || length === 0) return;
+    this.socket.write(out.subarray(0, length));
   }
 
   /** Ends `slot`'s stream on our side (a timeout or a stop): RST_STREAM CANCEL. */
@@ -170,7 +214,7 @@ export class H2Streams {
 
   protected resetStream(id: number) {
     if (this.closed) return;
-    this.write(Buffer.concat([frameHeader(4, RST_STREAM, 0, id), Buffer.from([0, 0, 0, CANCEL])]));
+    this.writeFrame(RST_STREAM, 0, id, CANCEL_CODE, 0, 4);
   }
 
   protected next() {

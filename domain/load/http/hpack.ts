@@ -83,14 +83,19 @@ export class HpackDecoder {
   private pos = 0;
   private buf: Buffer = Buffer.alloc(0);
   private end = 0;
-  /** The last string read: its bytes, and whether Huffman-coded. */
-  private lastString: [start: number, end: number, huffman: boolean] = [0, 0, false];
+  /**
+   * The last string read: its bytes, and whether Huffman-coded (three fields, not a tuple: a tuple was
+   * allocated for each string of each answer, the largest share of what a load thread allocated).
+   */
+  private lastStart = 0;
+  private lastEnd = 0;
+  private lastHuffman = false;
 
-  /** The block's `:status` (0 when it has none). */
-  status(block: Buffer): number {
+  /** The `:status` of the block in `block` from `start` to `end` (0 when it has none). */
+  status(block: Buffer, start = 0, end = block.length): number {
     this.buf = block;
-    this.pos = 0;
-    this.end = block.length;
+    this.pos = start;
+    this.end = end;
     let status = 0;
     while (this.pos < this.end) {
       const first = block[this.pos]!;
@@ -143,34 +148,39 @@ export class HpackDecoder {
     }
   }
 
-  /** The next string's bytes (remembered as the last string). */
-  private stringBounds(): [start: number, end: number, huffman: boolean] {
+  /** Skips the next string, remembered as the last string. */
+  private stringBounds(): void {
     if (this.pos >= this.end) throw new HpackError('HPACK: string cut short');
     const huffman = (this.buf[this.pos]! & 0x80) !== 0;
     const length = this.integer(7);
     const start = this.pos;
     if (start + length > this.end) throw new HpackError('HPACK: string cut short');
     this.pos = start + length;
-    this.lastString = [start, start + length, huffman];
-    return this.lastString;
+    this.lastStart = start;
+    this.lastEnd = start + length;
+    this.lastHuffman = huffman;
+  }
+
+  /** The last string's text. */
+  private lastText(): string {
+    const { buf, lastStart, lastEnd } = this;
+    return this.lastHuffman ? huffmanText(buf, lastStart, lastEnd) : buf.toString('latin1', lastStart, lastEnd);
   }
 
   private text(): string {
-    const [start, end, huffman] = this.stringBounds();
-    return huffman ? huffmanText(this.buf, start, end) : this.buf.toString('latin1', start, end);
+    this.stringBounds();
+    return this.lastText();
   }
 
   /** The next string's length in characters. */
   private length(): number {
-    const [start, end, huffman] = this.stringBounds();
-    return huffman ? huffmanLength(this.buf, start, end) : end - start;
+    this.stringBounds();
+    return this.lastHuffman ? huffmanLength(this.buf, this.lastStart, this.lastEnd) : this.lastEnd - this.lastStart;
   }
 
   /** Whether the string just measured (`length` characters) is `text`. */
   private lastWas(text: string, length: number): boolean {
-    if (length !== text.length) return false;
-    const [start, end, huffman] = this.lastString;
-    return (huffman ? huffmanText(this.buf, start, end) : this.buf.toString('latin1', start, end)) === text;
+    return length === text.length && this.lastText() === text;
   }
 
   /** The ring's slot of dynamic entry `index` (RFC 7541 2.3.3: 62 the newest). */

@@ -76,8 +76,9 @@ export class PerSecondCounts {
     s.statusCodes[status] = (s.statusCodes[status] ?? 0) + 1;
     if (!phases) return;
     s.phased += 1;
-    for (const [i, phase] of PHASES.entries())
-      s.phaseSumUs[i] = (s.phaseSumUs[i] ?? 0) + Math.max(0, Math.round(phases[phase]));
+    // Indexed: an entries() iterator allocated an array a phase, for every answer.
+    for (let i = 0; i < PHASES.length; i++)
+      s.phaseSumUs[i] = (s.phaseSumUs[i] ?? 0) + Math.max(0, Math.round(phases[PHASES[i]!]));
   }
 
   /** The seconds sent in so far (null: none yet). */
