@@ -66,22 +66,17 @@ const PER_SECOND: Record<string, number> = { '': 1, '/s': 1, rps: 1, 'req/s': 1,
 const COUNT: Record<string, number> = { '': 1 };
 const SECONDS: Record<string, number> = { '': 1, s: 1 };
 
-function unitsOf(metric: ThresholdMetric): Record<string, number> {
-  if (metric === 'error_rate' || metric === 'status_5xx_rate') return PERCENT;
-  if (metric === 'throughput') return PER_SECOND;
-  if (metric === 'seconds_without_traffic') return SECONDS;
-  if (metric === 'total_requests' || metric === 'connection_errors' || metric === 'shard_restarts') return COUNT;
-  return TIME;
-}
-const UNIT_WORDS: Record<string, string> = {
-  error_rate: 'a percentage of attempts',
-  status_5xx_rate: 'a percentage of requests',
-  throughput: 'requests per second',
-  seconds_without_traffic: 'seconds',
-  total_requests: 'a count',
-  connection_errors: 'a count',
-  shard_restarts: 'a count',
+/** The metrics not counted in milliseconds: what each one's number is, and its units. */
+const NOT_TIME: Partial<Record<ThresholdMetric, { is: string; units: Record<string, number> }>> = {
+  error_rate: { is: 'a percentage of attempts', units: PERCENT },
+  status_5xx_rate: { is: 'a percentage of requests', units: PERCENT },
+  throughput: { is: 'requests per second', units: PER_SECOND },
+  seconds_without_traffic: { is: 'seconds', units: SECONDS },
+  total_requests: { is: 'a count', units: COUNT },
+  connection_errors: { is: 'a count', units: COUNT },
+  shard_restarts: { is: 'a count', units: COUNT },
 };
+const measureOf = (metric: ThresholdMetric) => NOT_TIME[metric] ?? { is: 'milliseconds', units: TIME };
 
 /** An expression read: our metric, the operator, the value in our units, and the expression as we write it. */
 export interface ReadExpression {
@@ -143,10 +138,10 @@ export function readExpression(text: string): ReadExpression | ExpressionFault {
       ...(read.metrics ? { metrics: true } : {}),
     };
   }
-  const units = read.fraction ? FRACTION : unitsOf(read.metric);
+  const units = read.fraction ? FRACTION : measureOf(read.metric).units;
   const factor = units[unitGiven.toLowerCase()];
   if (factor === undefined) {
-    const what = read.fraction ? 'a fraction of 1 (0.01 is 1 %)' : (UNIT_WORDS[read.metric] ?? 'milliseconds');
+    const what = read.fraction ? 'a fraction of 1 (0.01 is 1 %)' : measureOf(read.metric).is;
     const allowed = Object.keys(units).filter(Boolean);
     const which = allowed.length ? `its units are ${allowed.join(', ')}` : 'it takes no unit';
     return {
