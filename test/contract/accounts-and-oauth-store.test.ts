@@ -1,6 +1,6 @@
 // Passwords and the OAuth store against each database (PGlite always; Postgres when DATABASE_URL is set).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import type { DatabaseHandle } from '../../db/connect.ts';
 import {
   OauthStore,
   oauthRecordsOfAccount,
@@ -10,7 +10,7 @@ import {
 import * as unusedClientsExpire from '../../db/migrations/2026-11-22-007-unused-oauth-clients-expire.ts';
 import { checkUserPassword, findOrCreateUser, setUserPassword, upsertUser } from '../../db/users.ts';
 import { hashPassword, verifyPassword } from '../../lib/auth/passwords.ts';
-import { tempDir } from '../support/processes.ts';
+import { contractDatabases } from '../support/databases.ts';
 
 describe('passwords', () => {
   it('hash with a fresh salt and verify only the right password', async () => {
@@ -30,11 +30,7 @@ describe('passwords', () => {
   });
 });
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-store') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases = contractDatabases('oauth-store');
 
 describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
   let handle: DatabaseHandle;

@@ -12,32 +12,17 @@ import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrationProvider } from '../../db/migrations/index.ts';
 import { upsertUser } from '../../db/users.ts';
 import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks/webhooks.ts';
+import { captureRecord, contractDatabases } from '../support/databases.ts';
 import { tempDir } from '../support/processes.ts';
 
 const MIGRATION = '2026-11-28-021-captures-as-sent-and-answered';
 const RAW = 'q=%20space&empty=&b=2&a=1&b=1';
 const PARSED = JSON.stringify({ q: ' space', empty: '', b: ['2', '1'], a: '1' });
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('pglite-as-sent') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases = contractDatabases('pglite-as-sent');
 
-const capture = (webhookId: string, over: Partial<CaptureRecord> = {}): CaptureRecord => ({
-  webhookId,
-  method: 'POST',
-  path: `/webhook/${webhookId}/orders`,
-  headers: { 'content-type': 'application/json' },
-  body: '{}',
-  bodyEncoding: 'utf8',
-  bodySize: 2,
-  queryParams: PARSED,
-  ipAddress: '127.0.0.1',
-  userAgent: 'test',
-  createdAt: new Date(),
-  ...over,
-});
+const capture = (webhookId: string, over: Partial<CaptureRecord> = {}): CaptureRecord =>
+  captureRecord(webhookId, '{}', { path: `/webhook/${webhookId}/orders`, queryParams: PARSED, ...over });
 
 /** A batch as the release before sent it to store_captures_v2: no query_string, no answered_status. */
 const batchOfTheReleaseBefore = (webhookId: string) =>

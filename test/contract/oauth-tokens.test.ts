@@ -3,19 +3,15 @@
 // key, no grant) is refused; a token dies with its grant; two API processes share one key.
 import { importJWK, SignJWT, generateKeyPair, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import type { DatabaseHandle } from '../../db/connect.ts';
 import { OauthStore } from '../../db/oauth-store.ts';
 import { upsertUser } from '../../db/users.ts';
 import { ACCESS_TOKEN_ALG, createOauthServer, type OauthServer } from '../../api/oauth/provider.ts';
 import { createTokenVerifier } from '../../api/oauth/verify.ts';
 import { loadConfig } from '../../lib/config.ts';
-import { tempDir } from '../support/processes.ts';
+import { contractDatabases } from '../support/databases.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('oauth-tokens') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases = contractDatabases('oauth-tokens');
 
 describe.each(databases)('MCP access tokens (%s)', (_name, open) => {
   let handle: DatabaseHandle;

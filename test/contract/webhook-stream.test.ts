@@ -5,17 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import type { DatabaseHandle } from '../../db/connect.ts';
 import { upsertUser } from '../../db/users.ts';
 import { createWebhook } from '../../db/webhooks/webhooks.ts';
 import { webhookService } from '../../api/services/webhooks/webhooks.ts';
-import { tempDir } from '../support/processes.ts';
+import { contractDatabases } from '../support/databases.ts';
 
-const databases: Array<[string, () => Promise<DatabaseHandle>]> = [
-  ['pglite', async () => openDatabase({ databaseUrl: undefined, dataDir: await tempDir('stream') })],
-];
-if (process.env.DATABASE_URL)
-  databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
+const databases = contractDatabases('stream');
 
 describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
   let handle: DatabaseHandle;
