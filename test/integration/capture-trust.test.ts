@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
-import { call, newAccount, targets } from '../support/client.ts';
+import { call, networkApi, newAccount, targets } from '../support/client.ts';
 import { authorizeUrl, newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 import { type AppProcess, freePort, startApp } from '../support/processes.ts';
 import { type Received, startReceiver, type Receiver } from '../support/receiver.ts';
@@ -40,11 +40,7 @@ const nameOf = (line: string) => line.slice(0, line.indexOf('='));
 
 describe.each(targets())('the capture surface holds no credential of the service ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (method: string, path: string, body?: unknown) =>
-    call(target, method, `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(body === undefined ? {} : { json: body }),
-    });
+  const api = networkApi(target, account);
   /** A browser signed in to the dashboard and through the OAuth pages (as a user of an MCP client is). */
   let browser: FormBrowser;
   beforeAll(async () => {

@@ -4,7 +4,7 @@
 // refuses a HAR aimed at a private address before any connection; bad replays are refused naming
 // the field, a sequence past its headers' bound (the test's own on every request) among them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectErrorShape, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, targets } from '../support/client.ts';
 import { loadTestSuite } from '../support/load-tests.ts';
 import { type Received, type Receiver, startReceiver } from '../support/receiver.ts';
 
@@ -26,11 +26,7 @@ describe.each(targets())('load tests replaying recorded requests ($name)', (targ
     origin = sink.url;
   });
   afterAll(() => sink.close());
-  const api = async (method: string, path: string, body?: unknown) =>
-    call(target, method, `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(body === undefined ? {} : { json: body }),
-    });
+  const api = networkApi(target, account);
 
   // Tried up to three times: a pause of this shared machine (two cores, another suite and both
   // services running) can delay a gap by tens of ms once; a wrong schedule fails every try.

@@ -7,7 +7,7 @@
 // the listings (the API's, `netops webhook requests`) show that status.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, targets } from '../support/client.ts';
+import { networkApi, newAccount, targets } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
 
@@ -30,11 +30,7 @@ function sendRaw(url: string, path: string, body: string): Promise<number> {
 
 describe.each(targets())('a capture as sent and as answered ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (method: string, path: string, json?: unknown) =>
-    call(target, method, `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(json === undefined ? {} : { json }),
-    });
+  const api = networkApi(target, account);
   const env = async () => cliEnv(target.baseUrl, (await account).key, { NO_COLOR: '1' });
   const received: Received[] = [];
   let receiver: Receiver;

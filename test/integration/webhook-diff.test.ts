@@ -5,16 +5,12 @@
 // that differ everywhere are diffed off the event loop (/healthz stays fast meanwhile), with an honest
 // answer at each bound: a line diff given up (why, both sizes), a patch cut at 256 KiB.
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 
 describe.each(targets())('webhook capture diffs ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (method: string, path: string, body?: unknown) =>
-    call(target, method, `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(body === undefined ? {} : { json: body }),
-    });
+  const api = networkApi(target, account);
   /** Sends `init` to the capture URL and answers the new capture's id. */
   async function captured(webhook: { webhook_id: string; webhook_url: string }, suffix: string, init: RequestInit) {
     expect((await fetch(`${webhook.webhook_url}${suffix}`, init)).status).toBe(200);

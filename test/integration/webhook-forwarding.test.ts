@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_UPKEEP_SCHEDULE_ID } from '../../lib/jobs/index.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
 
 const until = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
@@ -43,11 +43,9 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
   afterAll(async () => {
     await Promise.all([receiver.close(), forbidden.close()]);
   });
-  const api = async (path: string, json?: unknown, key?: string) =>
-    call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, {
-      key: key ?? (await account).key,
-      ...(json === undefined ? {} : { json }),
-    });
+  /** GET without a body, POST with one, as `as` (the suite's account unless given). */
+  const api = (path: string, json?: unknown, as: { key: string } | Promise<{ key: string }> = account) =>
+    networkApi(target, as)(json === undefined ? 'GET' : 'POST', path, json);
   const capturesOf = async (webhookId: string) =>
     (await api(`my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as any[];
 
@@ -171,7 +169,7 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
 
   it('bounds the webhooks that forward at once by the plan, exactly at the edge', async () => {
     const free = await newAccount(target, 'free');
-    const make = (body: unknown) => api('my-webhook-create', body, free.key);
+    const make = (body: unknown) => api('my-webhook-create', body, free);
     const first = await make({ forward_url: `${receiverUrl}/a` });
     expect(first.status, first.text).toBe(201);
     expect((await make({ forward_url: `${receiverUrl}/b` })).status).toBe(201); // the 2nd: the free plan's most
@@ -180,25 +178,19 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     expect(third.body.message).toMatch(/forward_url: at most 2 of your webhooks forward at once on the free plan/);
     const plain = (await make({})).body;
     expectErrorShape(
-      await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free.key),
+      await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free),
       403,
     );
     // Changing the URL of one that forwards already is not one more; stopping one frees its place.
     expect(
-      (
-        await api(
-          'my-webhook-update',
-          { webhook_id: first.body.webhook_id, forward_url: `${receiverUrl}/a2` },
-          free.key,
-        )
-      ).status,
-    ).toBe(200);
-    expect(
-      (await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: null }, free.key)).status,
-    ).toBe(200);
-    expect(
-      (await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free.key))
+      (await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: `${receiverUrl}/a2` }, free))
         .status,
+    ).toBe(200);
+    expect(
+      (await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: null }, free)).status,
+    ).toBe(200);
+    expect(
+      (await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free)).status,
     ).toBe(200);
   });
 
@@ -225,19 +217,19 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     expect((await capturesOf(created.body.webhook_id)).slice(0, 3).map((c) => c.body)).toEqual(['r4', 'r3', 'r2']);
     // Bounds: the plan's, at the edge, and the field's own.
     const free = await newAccount(target, 'free');
-    const edge = await api('my-webhook-create', { retention: { max_requests: 1_000, max_age_days: 7 } }, free.key);
+    const edge = await api('my-webhook-create', { retention: { max_requests: 1_000, max_age_days: 7 } }, free);
     expect(edge.status, edge.text).toBe(201);
-    const over = await api('my-webhook-create', { retention: { max_requests: 1_001 } }, free.key);
+    const over = await api('my-webhook-create', { retention: { max_requests: 1_001 } }, free);
     expectErrorShape(over, 403);
     expect(over.body.message).toMatch(/retention\.max_requests: at most 1000 on the free plan/);
     expectErrorShape(
-      await api('my-webhook-update', { webhook_id: edge.body.webhook_id, retention: { max_age_days: 8 } }, free.key),
+      await api('my-webhook-update', { webhook_id: edge.body.webhook_id, retention: { max_age_days: 8 } }, free),
       403,
     );
     const zero = await api('my-webhook-create', { retention: { max_requests: 0 } });
     expectErrorShape(zero, 400);
     expect(zero.body.message).toMatch(/retention\.max_requests/);
-    expect((await api('my-webhook-create', {}, free.key)).body.retention).toEqual({
+    expect((await api('my-webhook-create', {}, free)).body.retention).toEqual({
       max_requests: 500,
       max_age_days: 7,
     });

@@ -3,7 +3,7 @@
 // and time come back; private targets are refused before anything is sent.
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
 
 describe.each(targets())('webhook replay ($name)', (target) => {
@@ -27,11 +27,9 @@ describe.each(targets())('webhook replay ($name)', (target) => {
   afterAll(async () => {
     await Promise.all([service.close(), forbidden.close()]);
   });
-  const api = async (path: string, json?: unknown) =>
-    call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(json === undefined ? {} : { json }),
-    });
+  const network = networkApi(target, account);
+  /** GET without a body, POST with one. */
+  const api = (path: string, json?: unknown) => network(json === undefined ? 'GET' : 'POST', path, json);
 
   it('sends a capture again byte for byte and answers what the service said', async () => {
     const created = (await api('my-webhook-create', {})).body;

@@ -4,7 +4,7 @@
 // set at creation and by update, answered at once by every API process, removed with null, and
 // refused naming the field when they cannot work.
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 
 const json = { 'Content-Type': 'application/json' };
 const rules = [
@@ -34,11 +34,7 @@ const rules = [
 
 describe.each(targets())('webhook response rules ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (method: string, path: string, body?: unknown) =>
-    call(target, method, `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(body === undefined ? {} : { json: body }),
-    });
+  const api = networkApi(target, account);
   const captures = async (webhookId: string) =>
     (
       (await api('GET', `my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as Array<{

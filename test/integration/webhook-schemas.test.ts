@@ -6,7 +6,7 @@
 // and `check took too long`, never the service's latency: /healthz answers in under 100 ms while the
 // check runs and the listing in under a second.
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 
 const schema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -20,11 +20,7 @@ const schema = {
 
 describe.each(targets())('webhook JSON Schema checks ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (method: string, path: string, body?: unknown) =>
-    call(target, method, `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(body === undefined ? {} : { json: body }),
-    });
+  const api = networkApi(target, account);
   const post = (url: string, body: string) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   /**

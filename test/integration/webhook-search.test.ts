@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 
 /** What is wrong with `doc` as a HAR 1.2 file (har-schema's draft-06 JSON schemas), none when it is valid. */
 function harErrors(doc: unknown): string[] {
@@ -21,14 +21,10 @@ function harErrors(doc: unknown): string[] {
 
 describe.each(targets())('webhook capture search ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (path: string, init: { method?: string; json?: unknown } = {}) =>
-    call(target, init.method ?? 'GET', `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(init.json === undefined ? {} : { json: init.json }),
-    });
+  const api = networkApi(target, account);
 
   it('filters by method, header, body text and time, and pages with a cursor', async () => {
-    const created = (await api('my-webhook-create', { method: 'POST' })).body;
+    const created = (await api('POST', 'my-webhook-create')).body;
     const id = created.webhook_id as string;
     const send = (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) =>
       fetch(`${created.webhook_url}${path}`, { method, body, headers }).then((r) => expect(r.status).toBe(200));
@@ -43,10 +39,10 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
     for (let i = 0; i < 5; i++) await send('PUT', `/q${i}`, `refund of 50% for order ${i}`);
     await send('POST', '/bin', new Uint8Array([0xff, 0xfe, ...Buffer.from('INVOICE')]));
     await send('GET', '/plain');
-    await expect.poll(async () => (await api(`my-webhook-requests?webhook_id=${id}`)).body.data.total).toBe(17);
+    await expect.poll(async () => (await api('GET', `my-webhook-requests?webhook_id=${id}`)).body.data.total).toBe(17);
 
     const search = async (query: string) => {
-      const res = await api(`my-webhook-requests?webhook_id=${id}&${query}`);
+      const res = await api('GET', `my-webhook-requests?webhook_id=${id}&${query}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.data as {
         total: number;
@@ -92,7 +88,7 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
       ['q=a%00b', /q: must not contain NUL/],
       ['header=x-event:a%00', /header: must not contain NUL/],
     ] as const) {
-      const refused = await api(`my-webhook-requests?webhook_id=${id}&${query}`);
+      const refused = await api('GET', `my-webhook-requests?webhook_id=${id}&${query}`);
       expectErrorShape(refused, 400);
       expect(refused.body.message).toMatch(message);
     }
@@ -118,7 +114,7 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
     const json = await download('format=json');
     expect(json.status).toBe(200);
     expect(json.disposition).toBe(`attachment; filename="webhook-${id}.json"`);
-    expect(json.body.requests).toEqual((await api(`my-webhook-requests?webhook_id=${id}`)).body.data.requests);
+    expect(json.body.requests).toEqual((await api('GET', `my-webhook-requests?webhook_id=${id}`)).body.data.requests);
     const har = await download('format=har');
     expect(har.disposition).toBe(`attachment; filename="webhook-${id}.har"`);
     expect(har.body.log).toMatchObject({ version: '1.2', creator: { name: 'netops' } });
@@ -160,13 +156,13 @@ describe.each(targets())('webhook capture search ($name)', (target) => {
   });
 
   it('refuses a query parameter it does not know, naming it and the one it is a slip away from', async () => {
-    const id = (await api('my-webhook-create', { method: 'POST' })).body.webhook_id as string;
-    const typo = await api(`my-webhook-requests?webhook_id=${id}&metod=POST`);
+    const id = (await api('POST', 'my-webhook-create')).body.webhook_id as string;
+    const typo = await api('GET', `my-webhook-requests?webhook_id=${id}&metod=POST`);
     expectErrorShape(typo, 400);
     expect(typo.body.message).toBe('metod: is not a field of this query (did you mean method?)');
-    const none = await api('my-webhooks?page=2');
+    const none = await api('GET', 'my-webhooks?page=2');
     expectErrorShape(none, 400);
     expect(none.body.message).toContain('page: is not a field of this query');
-    expect((await api(`my-webhook-requests?webhook_id=${id}&method=POST`)).status).toBe(200);
+    expect((await api('GET', `my-webhook-requests?webhook_id=${id}&method=POST`)).status).toBe(200);
   });
 });

@@ -2,15 +2,13 @@
 // missing, with the reason); the secret is never answered back; the setting can change or go.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
 
 describe.each(targets())('webhook signature checks ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (path: string, json?: unknown) =>
-    call(target, json === undefined ? 'GET' : 'POST', `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(json === undefined ? {} : { json }),
-    });
+  const network = networkApi(target, account);
+  /** GET without a body, POST with one. */
+  const api = (path: string, json?: unknown) => network(json === undefined ? 'GET' : 'POST', path, json);
 
   it('shows whether each capture is signed by the secret, and never shows the secret', async () => {
     const secret = 'gh-secret-that-must-not-leak';

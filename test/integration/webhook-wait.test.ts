@@ -6,7 +6,7 @@
 // the wait and frees its slot).
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { admin, call, newAccount, targets } from '../support/client.ts';
+import { admin, call, networkApi, newAccount, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,23 +20,19 @@ const until = async (done: () => Promise<boolean>, what: string | (() => string)
 
 describe.each(targets())('waiting for a capture ($name)', (target) => {
   const account = newAccount(target);
-  const api = async (path: string, init: { method?: string; json?: unknown } = {}) =>
-    call(target, init.method ?? 'GET', `/api/v1/network/${path}`, {
-      key: (await account).key,
-      ...(init.json === undefined ? {} : { json: init.json }),
-    });
+  const api = networkApi(target, account);
 
   it('answers the first matching capture as it arrives, not one that does not match; since a time; at the ' +
     'timeout, null', {
     timeout: 30_000,
   }, async () => {
-    const created = (await api('my-webhook-create', { method: 'POST' })).body;
+    const created = (await api('POST', 'my-webhook-create')).body;
     const id = created.webhook_id as string;
     // Before the call, and matching every filter: not what the wait answers.
     await fetch(`${created.webhook_url}/before`, { method: 'POST', body: '{"type":"checkout.old"}' });
 
     const started = Date.now();
-    const waiting = api(`my-webhook-wait?webhook_id=${id}&method=POST&q=checkout&timeout=20`);
+    const waiting = api('GET', `my-webhook-wait?webhook_id=${id}&method=POST&q=checkout&timeout=20`);
     await sleep(500);
     // Not matching: a GET, and a POST without the text.
     await fetch(`${created.webhook_url}/ping`);
@@ -60,11 +56,11 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
 
     // Since a time before the first capture: it is there already.
     const since = new Date(started - 60_000).toISOString();
-    const already = await api(`my-webhook-wait?webhook_id=${id}&since=${encodeURIComponent(since)}&timeout=5`);
+    const already = await api('GET', `my-webhook-wait?webhook_id=${id}&since=${encodeURIComponent(since)}&timeout=5`);
     expect(already.body.request).toMatchObject({ body: '{"type":"checkout.old"}' });
 
     const t0 = Date.now();
-    const none = await api(`my-webhook-wait?webhook_id=${id}&method=DELETE&timeout=1`);
+    const none = await api('GET', `my-webhook-wait?webhook_id=${id}&method=DELETE&timeout=1`);
     expect(none.status).toBe(200);
     expect(none.body).toEqual({ success: true, webhook_id: id, request: null, timed_out: true });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
@@ -73,24 +69,24 @@ describe.each(targets())('waiting for a capture ($name)', (target) => {
   it('refuses bad input and webhooks that are not yours; holds a live-stream slot while it waits', {
     timeout: 30_000,
   }, async () => {
-    const created = (await api('my-webhook-create', { method: 'POST' })).body;
+    const created = (await api('POST', 'my-webhook-create')).body;
     const id = created.webhook_id as string;
-    const tooLong = await api(`my-webhook-wait?webhook_id=${id}&timeout=121`);
+    const tooLong = await api('GET', `my-webhook-wait?webhook_id=${id}&timeout=121`);
     expect([tooLong.status, tooLong.body.message]).toEqual([400, 'timeout: must be from 1 to 120 seconds (query)']);
-    const unknown = await api(`my-webhook-wait?webhook_id=${id}&metod=POST`);
+    const unknown = await api('GET', `my-webhook-wait?webhook_id=${id}&metod=POST`);
     expect([unknown.status, unknown.body.message]).toEqual([400, expect.stringMatching(/^metod: is not a field/)]);
-    expect((await api('my-webhook-wait?webhook_id=nope&timeout=1')).status).toBe(404);
+    expect((await api('GET', 'my-webhook-wait?webhook_id=nope&timeout=1')).status).toBe(404);
 
     // A free plan has 2 live streams: two waits hold both, a third is refused until one ends.
     const free = newAccount(target, 'free');
-    const freeApi = async (path: string) => call(target, 'GET', `/api/v1/network/${path}`, { key: (await free).key });
-    const own = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key: (await free).key })).body;
-    const waits = [1, 2].map(() => freeApi(`my-webhook-wait?webhook_id=${own.webhook_id}&timeout=4`));
+    const freeApi = networkApi(target, free);
+    const own = (await freeApi('POST', 'my-webhook-create')).body;
+    const waits = [1, 2].map(() => freeApi('GET', `my-webhook-wait?webhook_id=${own.webhook_id}&timeout=4`));
     await sleep(1000);
-    const third = await freeApi(`my-webhook-wait?webhook_id=${own.webhook_id}&timeout=1`);
+    const third = await freeApi('GET', `my-webhook-wait?webhook_id=${own.webhook_id}&timeout=1`);
     expect(third.status).toBe(429);
     expect((await Promise.all(waits)).map((w) => w.body.timed_out)).toEqual([true, true]);
-    expect((await freeApi(`my-webhook-wait?webhook_id=${own.webhook_id}&timeout=1`)).status).toBe(200);
+    expect((await freeApi('GET', `my-webhook-wait?webhook_id=${own.webhook_id}&timeout=1`)).status).toBe(200);
   });
 
   it('waits through MCP: webhook_wait_for_request answers the capture that arrives', { timeout: 30_000 }, async () => {

@@ -48,6 +48,18 @@ export async function call<T = any>(
 }
 
 /**
+ * The calls of `/api/v1/network/<path>` with the key of `account` (an account, or the promise `newAccount`
+ * gives), `json` as the body when given.
+ */
+export function networkApi(target: Target, account: { key: string } | Promise<{ key: string }>) {
+  return async (method: string, path: string, json?: unknown) =>
+    call(target, method, `/api/v1/network/${path}`, {
+      key: (await account).key,
+      ...(json === undefined ? {} : { json }),
+    });
+}
+
+/**
  * Every answer an integration suite receives from /api/v1 is checked against the OpenAPI document's
  * operations (api/openapi/document.ts): a status it does not list, or a body that does not match the
  * schema it gives for that status, fails the suite that received it.
