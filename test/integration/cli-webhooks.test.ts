@@ -7,37 +7,29 @@ import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookReplayResult } from '../../contract/webhooks/responses-webhooks.ts';
-import { call, newAccount, targets } from '../support/client.ts';
+import { networkApi, newAccount, targets } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { tempDir } from '../support/processes.ts';
-import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
+import { allowedAndForbiddenReceivers, type Received } from '../support/receiver.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(targets())('netops webhook ($name)', (target) => {
   const account = newAccount(target);
   const env = async () => cliEnv(target.baseUrl, (await account).key, { NO_COLOR: '1' });
-  const api = async (method: string, p: string, json?: unknown) =>
-    (await call(target, method, `/api/v1/network/${p}`, { key: (await account).key, json })).body;
+  const network = networkApi(target, account);
+  const api = async (method: string, p: string, json?: unknown) => (await network(method, p, json)).body;
   const newHook = async () =>
     (await api('POST', 'my-webhook-create', {})) as { webhook_id: string; webhook_url: string };
   const capturesOf = async (id: string) => (await api('GET', `my-webhook-requests?webhook_id=${id}`)).data.requests;
 
   const received: Received[] = [];
-  let allowed: Receiver;
-  let refused: Receiver;
-  beforeAll(async () => {
-    const answer = (_got: Received, res: http.ServerResponse) =>
-      res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled');
-    allowed = await startReceiver('127.0.0.1', received, answer);
-    // NETWORK_ALLOW (127.0.0.1/32) does not exempt 127.0.0.2: the service never sends there, the CLI does.
-    refused = await startReceiver('127.0.0.2', received, answer);
-  });
-  afterAll(async () => {
-    await Promise.all([allowed.close(), refused.close()]);
-  });
+  const handled = (_got: Received, res: http.ServerResponse) =>
+    res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled');
+  // The service never sends to the forbidden one (NETWORK_ALLOW does not exempt 127.0.0.2), the CLI does.
+  const receivers = allowedAndForbiddenReceivers(received, handled);
 
   it('update --rules FILE: the next capture is answered by the rule; requests and show name it', async () => {
     const hook = await newHook();
@@ -185,17 +177,17 @@ describe.each(targets())('netops webhook ($name)', (target) => {
 
     const before = received.length;
     const here = await runCli(
-      ['webhook', 'replay', hook.webhook_id, String(capture.id), '--to', `${refused.url}/hooks/`, '--json'],
+      ['webhook', 'replay', hook.webhook_id, String(capture.id), '--to', `${receivers.forbidden}/hooks/`, '--json'],
       await env(),
     );
     expect(here.code, here.stderr).toBe(0);
     expect(received.length).toBe(before + 1);
     const fromCli = received.at(-1)!;
-    expect(fromCli.headers.host).toBe(new URL(refused.url).host);
+    expect(fromCli.headers.host).toBe(new URL(receivers.forbidden).host);
     const answer = webhookReplayResult.parse(JSON.parse(here.stdout));
     expect(answer).toMatchObject({
       request_id: capture.id,
-      target_url: `${refused.url}/hooks/events/stripe?attempt=1&tag=a&tag=b`,
+      target_url: `${receivers.forbidden}/hooks/events/stripe?attempt=1&tag=a&tag=b`,
       sent: { method: 'PATCH', body_size: bytes.length },
       response: { status: 202, body: 'handled', truncated: false, headers: { 'x-fixed': 'yes' } },
     });
@@ -204,7 +196,7 @@ describe.each(targets())('netops webhook ($name)', (target) => {
     const byService = await api('POST', 'my-webhook-replay', {
       webhook_id: hook.webhook_id,
       request_id: capture.id,
-      target_url: `${allowed.url}/hooks/`,
+      target_url: `${receivers.allowed}/hooks/`,
     });
     expect(received.length).toBe(before + 2);
     const fromService = received.at(-1)!;
@@ -217,7 +209,7 @@ describe.each(targets())('netops webhook ($name)', (target) => {
     expect(fromCli.body.equals(bytes)).toBe(true);
 
     const human = await runCli(
-      ['webhook', 'replay', hook.webhook_id, String(capture.id), '--to', `${refused.url}/x`, '--verbose'],
+      ['webhook', 'replay', hook.webhook_id, String(capture.id), '--to', `${receivers.forbidden}/x`, '--verbose'],
       await env(),
     );
     expect(human.code, human.stderr).toBe(0);
@@ -230,7 +222,7 @@ describe.each(targets())('netops webhook ($name)', (target) => {
 
     const count = received.length;
     const viaService = await runCli(
-      ['webhook', 'replay', hook.webhook_id, String(capture.id), '--to', `${refused.url}/x`, '--via-service'],
+      ['webhook', 'replay', hook.webhook_id, String(capture.id), '--to', `${receivers.forbidden}/x`, '--via-service'],
       await env(),
     );
     expect(viaService.code).toBe(2);
@@ -280,7 +272,7 @@ describe.each(targets())('netops webhook ($name)', (target) => {
     const pastPlan = await runCli(['webhook', 'create', '--keep', '5000'], await cliEnv(target.baseUrl, free.key));
     expect(pastPlan.code).toBe(2);
     expect(pastPlan.stderr).toBe('netops: --keep: at most 1000 on the free plan\n');
-    const forward = await runCli(['webhook', 'update', id, '--forward-url', `${refused.url}/in`], await env());
+    const forward = await runCli(['webhook', 'update', id, '--forward-url', `${receivers.forbidden}/in`], await env());
     expect(forward.code).toBe(2);
     expect(forward.stderr).toMatch(/^netops: --forward-url: target not allowed: 127\.0\.0\.2/);
     expect(forward.stderr).toContain(`netops listen ${id} --forward-to URL`);

@@ -4,11 +4,11 @@
 // Retention: what a webhook keeps, bounded by the plan, and the scheduled expiry's workflow.
 import type http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WEBHOOK_UPKEEP_SCHEDULE_ID } from '../../lib/jobs/index.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
 import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
-import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
+import { allowedAndForbiddenReceivers, type Received } from '../support/receiver.ts';
 
 const until = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
   const end = Date.now() + ms;
@@ -24,25 +24,13 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
   const account = newAccount(target);
   const received: Received[] = [];
   let flakyLeft = 2;
-  let receiver: Receiver;
-  let forbidden: Receiver;
-  let receiverUrl: string;
-  let forbiddenUrl: string;
-  beforeAll(async () => {
-    const answer = (got: Received, res: http.ServerResponse) => {
-      if (got.url.includes('/down')) return res.writeHead(503).end('down');
-      if (got.url.includes('/flaky') && flakyLeft-- > 0) return res.writeHead(500).end('not yet');
-      res.writeHead(204).end();
-    };
-    receiver = await startReceiver('127.0.0.1', received, answer);
-    receiverUrl = receiver.url;
-    // The same service on 127.0.0.2, which NETWORK_ALLOW (127.0.0.1/32) does not exempt: it must never be reached.
-    forbidden = await startReceiver('127.0.0.2', received, answer);
-    forbiddenUrl = forbidden.url;
-  });
-  afterAll(async () => {
-    await Promise.all([receiver.close(), forbidden.close()]);
-  });
+  const answer = (got: Received, res: http.ServerResponse) => {
+    if (got.url.includes('/down')) return res.writeHead(503).end('down');
+    if (got.url.includes('/flaky') && flakyLeft-- > 0) return res.writeHead(500).end('not yet');
+    res.writeHead(204).end();
+  };
+  /** The receiver, and the same on 127.0.0.2, which must never be reached. */
+  const receivers = allowedAndForbiddenReceivers(received, answer);
   /** GET without a body, POST with one, as `as` (the suite's account unless given). */
   const api = (path: string, json?: unknown, as: { key: string } | Promise<{ key: string }> = account) =>
     networkApi(target, as)(json === undefined ? 'GET' : 'POST', path, json);
@@ -53,9 +41,9 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
     'delivers each capture byte for byte with its path, query and headers, retrying a failing receiver until ' +
       'it answers 2xx',
     async () => {
-      const created = await api('my-webhook-create', { forward_url: `${receiverUrl}/in/` });
+      const created = await api('my-webhook-create', { forward_url: `${receivers.allowed}/in/` });
       expect(created.status, created.text).toBe(201);
-      expect(created.body.forward_url).toBe(`${receiverUrl}/in/`);
+      expect(created.body.forward_url).toBe(`${receivers.allowed}/in/`);
       const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, ...Buffer.from('tail')]);
       const sent = await fetch(`${created.body.webhook_url}/flaky/stripe?attempt=1&tag=a&tag=b`, {
         method: 'PUT',
@@ -123,7 +111,7 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
   );
 
   it('shows a delivery as failed when forwarding is turned off while it waits for a retry', async () => {
-    const created = (await api('my-webhook-create', { forward_url: `${receiverUrl}/down` })).body;
+    const created = (await api('my-webhook-create', { forward_url: `${receivers.allowed}/down` })).body;
     await fetch(created.webhook_url, { method: 'POST', body: 'x' });
     await until('a first failed attempt', async () =>
       (await capturesOf(created.webhook_id))[0]?.delivery?.attempts >= 1 ? true : undefined,
@@ -146,12 +134,12 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
 
   it('refuses forward URLs the guard refuses, and this service itself, before anything is sent', async () => {
     const before = received.length;
-    const refused = await api('my-webhook-create', { forward_url: `${forbiddenUrl}/in` });
+    const refused = await api('my-webhook-create', { forward_url: `${receivers.forbidden}/in` });
     expectErrorShape(refused, 400);
     expect(refused.body.message).toMatch(/forward_url/);
     const created = (await api('my-webhook-create', {})).body;
     expectErrorShape(
-      await api('my-webhook-update', { webhook_id: created.webhook_id, forward_url: `${forbiddenUrl}/in` }),
+      await api('my-webhook-update', { webhook_id: created.webhook_id, forward_url: `${receivers.forbidden}/in` }),
       400,
     );
     const loop = await api('my-webhook-update', {
@@ -170,27 +158,33 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
   it('bounds the webhooks that forward at once by the plan, exactly at the edge', async () => {
     const free = await newAccount(target, 'free');
     const make = (body: unknown) => api('my-webhook-create', body, free);
-    const first = await make({ forward_url: `${receiverUrl}/a` });
+    const first = await make({ forward_url: `${receivers.allowed}/a` });
     expect(first.status, first.text).toBe(201);
-    expect((await make({ forward_url: `${receiverUrl}/b` })).status).toBe(201); // the 2nd: the free plan's most
-    const third = await make({ forward_url: `${receiverUrl}/c` });
+    expect((await make({ forward_url: `${receivers.allowed}/b` })).status).toBe(201); // the 2nd: the free plan's most
+    const third = await make({ forward_url: `${receivers.allowed}/c` });
     expectErrorShape(third, 403);
     expect(third.body.message).toMatch(/forward_url: at most 2 of your webhooks forward at once on the free plan/);
     const plain = (await make({})).body;
     expectErrorShape(
-      await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free),
+      await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receivers.allowed}/c` }, free),
       403,
     );
     // Changing the URL of one that forwards already is not one more; stopping one frees its place.
     expect(
-      (await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: `${receiverUrl}/a2` }, free))
-        .status,
+      (
+        await api(
+          'my-webhook-update',
+          { webhook_id: first.body.webhook_id, forward_url: `${receivers.allowed}/a2` },
+          free,
+        )
+      ).status,
     ).toBe(200);
     expect(
       (await api('my-webhook-update', { webhook_id: first.body.webhook_id, forward_url: null }, free)).status,
     ).toBe(200);
     expect(
-      (await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receiverUrl}/c` }, free)).status,
+      (await api('my-webhook-update', { webhook_id: plain.webhook_id, forward_url: `${receivers.allowed}/c` }, free))
+        .status,
     ).toBe(200);
   });
 

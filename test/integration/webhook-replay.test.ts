@@ -2,31 +2,19 @@
 // (a binary body included), the path below the webhook and the query appended; the service's answer
 // and time come back; private targets are refused before anything is sent.
 import type http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
-import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
+import { allowedAndForbiddenReceivers, type Received } from '../support/receiver.ts';
 
 describe.each(targets())('webhook replay ($name)', (target) => {
   const account = newAccount(target);
   const received: Received[] = [];
-  let service: Receiver;
-  let forbidden: Receiver;
-  let serviceUrl: string;
-  let forbiddenUrl: string;
-  beforeAll(async () => {
-    const answer = (got: Received, res: http.ServerResponse) => {
-      if (got.url.startsWith('/moved')) return res.writeHead(308, { location: 'http://127.0.0.2:9/elsewhere' }).end();
-      setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled'), 40);
-    };
-    service = await startReceiver('127.0.0.1', received, answer);
-    serviceUrl = service.url;
-    /** The same service on 127.0.0.2, which NETWORK_ALLOW (127.0.0.1/32) does not exempt: it must never be reached. */
-    forbidden = await startReceiver('127.0.0.2', received, answer);
-    forbiddenUrl = forbidden.url;
-  });
-  afterAll(async () => {
-    await Promise.all([service.close(), forbidden.close()]);
-  });
+  const answer = (got: Received, res: http.ServerResponse) => {
+    if (got.url.startsWith('/moved')) return res.writeHead(308, { location: 'http://127.0.0.2:9/elsewhere' }).end();
+    setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain', 'x-fixed': 'yes' }).end('handled'), 40);
+  };
+  /** The service, and the same on 127.0.0.2, which must never be reached. */
+  const receivers = allowedAndForbiddenReceivers(received, answer);
   const network = networkApi(target, account);
   /** GET without a body, POST with one. */
   const api = (path: string, json?: unknown) => network(json === undefined ? 'GET' : 'POST', path, json);
@@ -46,13 +34,13 @@ describe.each(targets())('webhook replay ($name)', (target) => {
     const replayed = await api('my-webhook-replay', {
       webhook_id: created.webhook_id,
       request_id: capture.id,
-      target_url: `${serviceUrl}/hooks/`,
+      target_url: `${receivers.allowed}/hooks/`,
     });
     expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
     expect(replayed.body).toMatchObject({
       success: true,
       request_id: capture.id,
-      target_url: `${serviceUrl}/hooks/events/stripe?attempt=1&tag=a&tag=b`,
+      target_url: `${receivers.allowed}/hooks/events/stripe?attempt=1&tag=a&tag=b`,
       response: { status: 202, body: 'handled', truncated: false },
       sent: { method: 'PATCH', body_size: bytes.length },
     });
@@ -68,14 +56,14 @@ describe.each(targets())('webhook replay ($name)', (target) => {
       'x-custom': 'kept',
       'content-length': String(bytes.length),
     });
-    expect(got.headers.host).toBe(new URL(serviceUrl).host);
+    expect(got.headers.host).toBe(new URL(receivers.allowed).host);
 
     // Refusals: a private target before anything is sent, an unknown capture, another user's webhook.
     const before = received.length;
     const refused = await api('my-webhook-replay', {
       webhook_id: created.webhook_id,
       request_id: capture.id,
-      target_url: `${forbiddenUrl}/`,
+      target_url: `${receivers.forbidden}/`,
     });
     expectErrorShape(refused, 400);
     expect(refused.body.message).toMatch(/target_url/);
@@ -84,19 +72,23 @@ describe.each(targets())('webhook replay ($name)', (target) => {
       await api('my-webhook-replay', {
         webhook_id: created.webhook_id,
         request_id: capture.id + 1000,
-        target_url: serviceUrl,
+        target_url: receivers.allowed,
       }),
       404,
     );
     expectErrorShape(
-      await api('my-webhook-replay', { webhook_id: created.webhook_id, request_id: 'x', target_url: serviceUrl }),
+      await api('my-webhook-replay', {
+        webhook_id: created.webhook_id,
+        request_id: 'x',
+        target_url: receivers.allowed,
+      }),
       400,
     );
     const stranger = await newAccount(target);
     expectErrorShape(
       await call(target, 'POST', '/api/v1/network/my-webhook-replay', {
         key: stranger.key,
-        json: { webhook_id: created.webhook_id, request_id: capture.id, target_url: serviceUrl },
+        json: { webhook_id: created.webhook_id, request_id: capture.id, target_url: receivers.allowed },
       }),
       404,
     );
@@ -106,7 +98,7 @@ describe.each(targets())('webhook replay ($name)', (target) => {
     const moved = await api('my-webhook-replay', {
       webhook_id: created.webhook_id,
       request_id: capture.id,
-      target_url: `${serviceUrl}/moved`,
+      target_url: `${receivers.allowed}/moved`,
     });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(moved.body.response).toMatchObject({ status: 308, headers: { location: 'http://127.0.0.2:9/elsewhere' } });

@@ -2,6 +2,7 @@
 // headers, body bytes, time) and answers as the suite says.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface Received {
   method: string;
@@ -46,6 +47,39 @@ export async function startReceiver(
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/**
+ * For a describe block: a receiver on 127.0.0.1, which the service may reach (NETWORK_ALLOW is 127.0.0.1/32
+ * in the suites), and the same on 127.0.0.2, which it may not (only a client on the test's machine, the CLI,
+ * reaches it). Both push to `received` and reply with `answer`; started before the block's tests, closed after
+ * them. What it returns gives their URLs to the tests.
+ */
+export function allowedAndForbiddenReceivers(
+  received: Received[],
+  answer: (got: Received, res: http.ServerResponse) => void,
+): { readonly allowed: string; readonly forbidden: string } {
+  let allowed: Receiver | undefined;
+  let forbidden: Receiver | undefined;
+  beforeAll(async () => {
+    allowed = await startReceiver('127.0.0.1', received, answer);
+    forbidden = await startReceiver('127.0.0.2', received, answer);
+  });
+  afterAll(async () => {
+    await Promise.all([allowed?.close(), forbidden?.close()]);
+  });
+  const started = (r: Receiver | undefined) => {
+    if (!r) throw new Error('A receiver is read before its beforeAll started it');
+    return r.url;
+  };
+  return {
+    get allowed() {
+      return started(allowed);
+    },
+    get forbidden() {
+      return started(forbidden);
     },
   };
 }
