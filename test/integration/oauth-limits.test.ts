@@ -2,46 +2,14 @@
 // every request here leaves from an address of its own on 127.0.0.0/8 (the socket's local address),
 // which the service, trusting no proxy, takes as the client address. Addresses are random per run, so
 // counts kept in Redis by an earlier run (the external target) never meet these.
-import { randomInt, randomUUID } from 'node:crypto';
-import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
 import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
 import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { targets } from '../support/client.ts';
-import { authorizeUrl, newUser, PASSWORD } from '../support/mcp.ts';
-
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** A fresh loopback address other than 127.0.0.1. */
-const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-
-function send(
-  from: string,
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: options.method ?? 'GET', headers: options.headers, localAddress: from },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+import { authorizeUrl, newUser, PASSWORD, requestFrom, someAddress } from '../support/mcp.ts';
 
 /** Registers a client (RFC 7591) from `from`. */
 async function register(
@@ -49,7 +17,7 @@ async function register(
   from: string,
   metadata: Record<string, unknown>,
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
-  const reply = await send(from, `${target.baseUrl}/oauth/register`, {
+  const reply = await requestFrom(from, `${target.baseUrl}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(metadata),
@@ -72,7 +40,7 @@ class BrowserAt extends FormBrowser {
   constructor(address: string) {
     super({
       send: async (url, init) => {
-        const reply = await send(address, url, {
+        const reply = await requestFrom(address, url, {
           method: init.method,
           headers: init.headers as Record<string, string>,
           body: init.body as string | undefined,

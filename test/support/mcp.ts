@@ -19,8 +19,11 @@ import type { Target } from './global-setup.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
-/** Registrations are limited per address (20 an hour): each leaves from an address of its own on 127.0.0.0/8. */
-const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+/**
+ * A fresh loopback address other than 127.0.0.1. Registrations are limited per address (20 an hour): each
+ * leaves from an address of its own on 127.0.0.0/8.
+ */
+export const someAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 
 /** Registers an OAuth client (RFC 7591) from an address of its own; the answer's status and JSON body. */
 export function registerClient(
@@ -81,26 +84,32 @@ export async function consentPage(authorize: string, email: string, redirectUri:
   return consent;
 }
 
-function postFrom(
+/** An HTTP request that leaves from the local address `from` (the client address the service sees). */
+export function requestFrom(
+  from: string,
   url: string,
-  body: string,
-): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, localAddress: someAddress() },
+      { method: options.method ?? 'GET', headers: options.headers, localAddress: from },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
         );
+        res.on('error', reject);
       },
     );
     req.on('error', reject);
-    req.end(body);
+    req.end(options.body);
   });
 }
+
+const postFrom = (url: string, body: string) =>
+  requestFrom(someAddress(), url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 /**
  * fetch, but a client registration goes from an address of its own (see registerClient), as the SDK's clients here do.
