@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { WEBHOOK_UPKEEP_SCHEDULE_ID } from '../../lib/jobs/index.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
 import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
-import { allowedAndForbiddenReceivers, type Received } from '../support/receiver.ts';
+import { allowedAndForbiddenReceivers, expectReceivedAsSent, type Received } from '../support/receiver.ts';
 
 const until = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
   const end = Date.now() + ms;
@@ -66,17 +66,18 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
       expect(tries).toHaveLength(3);
       expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(900);
       expect(tries[2]!.at - tries[1]!.at).toBeGreaterThanOrEqual(1900);
-      for (const t of tries) {
-        expect(t.method).toBe('PUT');
-        expect(t.url).toBe('/in/flaky/stripe?attempt=1&tag=a&tag=b');
-        expect(t.body.equals(bytes)).toBe(true);
-        expect(t.headers).toMatchObject({
-          'content-type': 'application/octet-stream',
-          'stripe-signature': 't=1,v1=abc',
-          'content-length': String(bytes.length),
-          'x-netops-delivery': `${created.body.webhook_id}/${capture.id}`,
+      for (const t of tries)
+        expectReceivedAsSent(t, {
+          method: 'PUT',
+          url: '/in/flaky/stripe?attempt=1&tag=a&tag=b',
+          body: bytes,
+          headers: {
+            'content-type': 'application/octet-stream',
+            'stripe-signature': 't=1,v1=abc',
+            'content-length': String(bytes.length),
+            'x-netops-delivery': `${created.body.webhook_id}/${capture.id}`,
+          },
         });
-      }
 
       // Many at once: every one delivered exactly once, each body its own.
       const before = received.length;

@@ -2,7 +2,7 @@
 // headers, body bytes, time) and answers as the suite says.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export interface Received {
   method: string;
@@ -49,6 +49,17 @@ export async function startReceiver(
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+/** What a receiver got is the request as sent: its method, URL (path and query), body bytes, and `headers`. */
+export function expectReceivedAsSent(
+  got: Received,
+  sent: { method: string; url: string; body: Buffer; headers: Record<string, string> },
+): void {
+  expect(got.method).toBe(sent.method);
+  expect(got.url).toBe(sent.url);
+  expect(got.body.equals(sent.body)).toBe(true);
+  expect(got.headers).toMatchObject(sent.headers);
 }
 
 /**
