@@ -1,6 +1,5 @@
 // Passwords and the OAuth store against each database (PGlite always; Postgres when DATABASE_URL is set).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../db/connect.ts';
+import { describe, expect, it } from 'vitest';
 import {
   OauthStore,
   oauthRecordsOfAccount,
@@ -10,7 +9,7 @@ import {
 import * as unusedClientsExpire from '../../db/migrations/2026-11-22-007-unused-oauth-clients-expire.ts';
 import { checkUserPassword, findOrCreateUser, setUserPassword, upsertUser } from '../../db/users.ts';
 import { hashPassword, verifyPassword } from '../../lib/auth/passwords.ts';
-import { contractDatabases } from '../support/databases.ts';
+import { contractDatabases, useDatabase } from '../support/databases.ts';
 
 describe('passwords', () => {
   it('hash with a fresh salt and verify only the right password', async () => {
@@ -33,12 +32,8 @@ describe('passwords', () => {
 const databases = contractDatabases('oauth-store');
 
 describe.each(databases)('accounts and the OAuth store (%s)', (_name, open) => {
-  let handle: DatabaseHandle;
+  const handle = useDatabase(open);
   const stamp = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(() => handle?.close());
 
   it('signs in with the right password only, whatever the email case', async () => {
     const email = `signin-${stamp}@example.test`;

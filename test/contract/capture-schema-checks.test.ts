@@ -5,25 +5,21 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storeSchemaChecks, webhookSchemaOf } from '../../db/webhooks/capture-schema-checks.ts';
 import { CaptureWriter, type CapturesToCheck } from '../../db/webhooks/capture-writer.ts';
 import { listCaptureVerdicts } from '../../db/webhooks/captured-requests.ts';
-import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import { openDatabase } from '../../db/connect.ts';
 import { migrationProvider } from '../../db/migrations/index.ts';
 import { upsertUser } from '../../db/users.ts';
 import { createWebhook, insertCaptures, listCapturedRequests } from '../../db/webhooks/webhooks.ts';
-import { captureRecord as capture, contractDatabases } from '../support/databases.ts';
+import { captureRecord as capture, contractDatabases, useDatabase } from '../support/databases.ts';
 import { tempDir } from '../support/processes.ts';
 
 const databases = contractDatabases('pglite-schema-checks');
 
 describe.each(databases)('capture schema checks in the database (%s)', (_kind, open) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(() => handle.close());
+  const handle = useDatabase(open);
   const user = () => upsertUser(handle.db, `schema-${randomUUID()}@example.test`, 'free');
 
   it('names the captures of a batch to check, for webhooks with a schema only, with their owner', async () => {

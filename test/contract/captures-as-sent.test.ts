@@ -7,12 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import { migrationProvider } from '../../db/migrations/index.ts';
 import { upsertUser } from '../../db/users.ts';
 import { createWebhook, insertCaptures, listCapturedRequests, type CaptureRecord } from '../../db/webhooks/webhooks.ts';
-import { captureRecord, contractDatabases } from '../support/databases.ts';
+import { captureRecord, contractDatabases, useDatabase } from '../support/databases.ts';
 import { tempDir } from '../support/processes.ts';
 
 const MIGRATION = '2026-11-28-021-captures-as-sent-and-answered';
@@ -47,11 +47,7 @@ const batchOfTheReleaseBefore = (webhookId: string) =>
 const answerColumns = ['webhook_id', 'webhook_ref', 'forwarding', 'keep', 'owner_id', 'checked'];
 
 describe.each(databases)('captures as sent and as answered (%s)', (_kind, open) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(() => handle.close());
+  const handle = useDatabase(open);
   const webhook = async () => {
     const u = await upsertUser(handle.db, `as-sent-${randomUUID()}@example.test`, 'free');
     return createWebhook(handle.db, u.id);

@@ -1,10 +1,10 @@
 // One contract, both databases: PGlite always, Postgres when DATABASE_URL is set.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findKeyOwner, issueApiKey, revokeApiKey } from '../../db/api-keys.ts';
 import { CaptureWriter } from '../../db/webhooks/capture-writer.ts';
-import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
+import { openDatabase } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { upsertUser } from '../../db/users.ts';
 import {
@@ -24,7 +24,7 @@ import {
   listWebhooks,
 } from '../../db/webhooks/webhooks.ts';
 import { sha256Hex } from '../../lib/auth/tokens.ts';
-import { captureRecord, contractDatabases } from '../support/databases.ts';
+import { captureRecord, contractDatabases, useDatabase } from '../support/databases.ts';
 import { watchStatements } from '../support/statements.ts';
 
 const databases = contractDatabases();
@@ -41,11 +41,7 @@ const delivered = (ref: number, id: number, response_status = 204): AttemptRecor
 });
 
 describe.each(databases)('database contract (%s)', (kind, open) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(() => handle.close());
+  const handle = useDatabase(open);
   const user = () => upsertUser(handle.db, `db-${randomUUID()}@example.test`, 'free');
   /** A webhook of `userId` that forwards (to a port nothing listens on). */
   const forwardingWebhook = async (userId: number) =>

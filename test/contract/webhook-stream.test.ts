@@ -4,21 +4,16 @@
 // them, oldest page first. Late commits are rows inserted with a lower id after higher ones.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../db/connect.ts';
+import { describe, expect, it } from 'vitest';
 import { upsertUser } from '../../db/users.ts';
 import { createWebhook } from '../../db/webhooks/webhooks.ts';
 import { webhookService } from '../../api/services/webhooks/webhooks.ts';
-import { contractDatabases } from '../support/databases.ts';
+import { contractDatabases, useDatabase } from '../support/databases.ts';
 
 const databases = contractDatabases('stream');
 
 describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(() => handle.close());
+  const handle = useDatabase(open);
 
   /** A webhook keeping 5,000 captures, and a way to store captures under ids of our choosing. */
   async function webhook() {

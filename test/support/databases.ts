@@ -1,4 +1,5 @@
 // The databases the contract suites hold to one behaviour, and a capture as they store it.
+import { afterAll, beforeAll } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/connect.ts';
 import type { CaptureRecord } from '../../db/webhooks/webhooks.ts';
 import { tempDir } from './processes.ts';
@@ -14,6 +15,24 @@ export function contractDatabases(prefix = 'pglite'): Array<[string, () => Promi
   if (process.env.DATABASE_URL)
     databases.push(['postgres', () => openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' })]);
   return databases;
+}
+
+/**
+ * For a describe block (of `describe.each(contractDatabases())`): the database `open` opens, opened before the
+ * block's tests and closed after them. What it returns reads the opened one, so a test uses `handle.db` as it is.
+ */
+export function useDatabase(open: () => Promise<DatabaseHandle>): Pick<DatabaseHandle, 'db'> {
+  let handle: DatabaseHandle | undefined;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(() => handle?.close());
+  return {
+    get db() {
+      if (!handle) throw new Error('The database is used before its beforeAll opened it');
+      return handle.db;
+    },
+  };
 }
 
 /**
