@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connect.ts';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, newAccount, targets, webhookCaptures } from '../support/client.ts';
 
 const MiB = 1024 * 1024;
 
@@ -11,9 +11,7 @@ describe.each(targets())('webhook capture ($name)', (target) => {
     const created = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key: account.key });
     return { key: account.key, id: created.body.webhook_id as string, url: created.body.webhook_url as string };
   }
-  const captured = async (key: string, id: string) =>
-    (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}`, { key })).body.data
-      .requests as any[];
+  const captured = (key: string, id: string) => webhookCaptures(target, { key }, id);
 
   it('captures every HTTP method with its body, query and headers, without an API key', async () => {
     const hook = await newWebhook();

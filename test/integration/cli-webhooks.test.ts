@@ -9,7 +9,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { webhookReplayResult } from '../../contract/webhooks/responses-webhooks.ts';
-import { networkApi, newAccount, targets } from '../support/client.ts';
+import { networkApi, newAccount, targets, webhookCaptures } from '../support/client.ts';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { tempDir } from '../support/processes.ts';
 import { allowedAndForbiddenReceivers, type Received } from '../support/receiver.ts';
@@ -23,7 +23,7 @@ describe.each(targets())('netops webhook ($name)', (target) => {
   const api = async (method: string, p: string, json?: unknown) => (await network(method, p, json)).body;
   const newHook = async () =>
     (await api('POST', 'my-webhook-create', {})) as { webhook_id: string; webhook_url: string };
-  const capturesOf = async (id: string) => (await api('GET', `my-webhook-requests?webhook_id=${id}`)).data.requests;
+  const capturesOf = (id: string) => webhookCaptures(target, account, id);
 
   const received: Received[] = [];
   const handled = (_got: Received, res: http.ServerResponse) =>

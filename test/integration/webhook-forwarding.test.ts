@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { WEBHOOK_UPKEEP_SCHEDULE_ID } from '../../lib/jobs/index.ts';
 import { encryptingDataConverter, loadPayloadKey } from '../../lib/temporal/codec.ts';
-import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets, webhookCaptures } from '../support/client.ts';
 import { allowedAndForbiddenReceivers, expectReceivedAsSent, type Received } from '../support/receiver.ts';
 
 const until = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
@@ -34,8 +34,7 @@ describe.each(targets())('webhook forwarding and retention ($name)', (target) =>
   /** GET without a body, POST with one, as `as` (the suite's account unless given). */
   const api = (path: string, json?: unknown, as: { key: string } | Promise<{ key: string }> = account) =>
     networkApi(target, as)(json === undefined ? 'GET' : 'POST', path, json);
-  const capturesOf = async (webhookId: string) =>
-    (await api(`my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as any[];
+  const capturesOf = (webhookId: string) => webhookCaptures(target, account, webhookId);
 
   it(
     'delivers each capture byte for byte with its path, query and headers, retrying a failing receiver until ' +

@@ -2,16 +2,12 @@
 // by update (every API process answering the new one at once); the capture stored before the answer,
 // so a sender that leaves during the delay loses nothing; bounds refused naming the field.
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, networkApi, newAccount, targets, webhookCaptures } from '../support/client.ts';
 
 describe.each(targets())('webhook custom responses ($name)', (target) => {
   const account = newAccount(target);
   const api = networkApi(target, account);
-  const captured = async (webhookId: string) =>
-    (await api('GET', `my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as Array<{
-      path: string;
-      method: string;
-    }>;
+  const captured = (webhookId: string) => webhookCaptures<{ path: string; method: string }>(target, account, webhookId);
 
   it('answers what the owner set, after its delay, and stores the capture first', async () => {
     const response = {

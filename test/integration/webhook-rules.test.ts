@@ -4,7 +4,7 @@
 // set at creation and by update, answered at once by every API process, removed with null, and
 // refused naming the field when they cannot work.
 import { describe, expect, it } from 'vitest';
-import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets, webhookCaptures } from '../support/client.ts';
 
 const json = { 'Content-Type': 'application/json' };
 const rules = [
@@ -36,12 +36,7 @@ describe.each(targets())('webhook response rules ($name)', (target) => {
   const account = newAccount(target);
   const api = networkApi(target, account);
   const captures = async (webhookId: string) =>
-    (
-      (await api('GET', `my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests as Array<{
-        path: string;
-        matched_rule: number | null;
-      }>
-    ).toReversed();
+    (await webhookCaptures<{ path: string; matched_rule: number | null }>(target, account, webhookId)).toReversed();
 
   it('answers by the first rule that holds, fills its body from the request, and records the rule', async () => {
     const created = await api('POST', 'my-webhook-create', { rules, response: { status: 200, body: 'fallback' } });

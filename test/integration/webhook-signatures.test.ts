@@ -2,7 +2,7 @@
 // missing, with the reason); the secret is never answered back; the setting can change or go.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expectErrorShape, networkApi, newAccount, targets } from '../support/client.ts';
+import { expectErrorShape, networkApi, newAccount, targets, webhookCaptures } from '../support/client.ts';
 
 describe.each(targets())('webhook signature checks ($name)', (target) => {
   const account = newAccount(target);
@@ -26,11 +26,8 @@ describe.each(targets())('webhook signature checks ($name)', (target) => {
     await post('{"n":1}', { 'x-hub-signature-256': signed('{"n":1}') });
     await post('{"n":2}', { 'x-hub-signature-256': signed('{"n":2}', 'someone else') });
     await post('{"n":3}');
-    const requests = async () =>
-      (await api(`my-webhook-requests?webhook_id=${id}`)).body.data.requests as Array<{
-        body: string;
-        signature?: { status: string; reason: string };
-      }>;
+    const requests = () =>
+      webhookCaptures<{ body: string; signature?: { status: string; reason: string } }>(target, account, id);
     await expect.poll(async () => (await requests()).length).toBe(3);
     const byBody = Object.fromEntries((await requests()).map((r) => [r.body, r.signature]));
     expect(byBody['{"n":1}']).toEqual({ status: 'valid', reason: 'sha256 matches' });

@@ -8,7 +8,7 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookTriggerResult } from '../../contract/webhooks/webhook-trigger.ts';
 import { cliEnv, runCli } from '../support/cli.ts';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, networkApi, newAccount, targets, webhookCaptures } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 import { startReceiver, type Received, type Receiver } from '../support/receiver.ts';
 
@@ -18,11 +18,9 @@ const hex = (key: string, data: string | Buffer) => createHmac('sha256', key).up
 describe.each(targets())('signed test events ($name)', (target) => {
   const account = newAccount(target);
   const env = async () => cliEnv(target.baseUrl, (await account).key, { NO_COLOR: '1' });
-  const post = async (p: string, json: unknown) =>
-    call(target, 'POST', `/api/v1/network/${p}`, { key: (await account).key, json });
-  const capturesOf = async (id: string) =>
-    (await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${id}`, { key: (await account).key }))
-      .body.data.requests;
+  const network = networkApi(target, account);
+  const post = (p: string, json: unknown) => network('POST', p, json);
+  const capturesOf = (id: string) => webhookCaptures(target, account, id);
 
   const received: Received[] = [];
   let receiver: Receiver;

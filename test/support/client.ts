@@ -59,6 +59,15 @@ export function networkApi(target: Target, account: { key: string } | Promise<{ 
     });
 }
 
+/** The captures `account` lists of its webhook `webhookId`: the first page, newest first. */
+export async function webhookCaptures<T = any>(
+  target: Target,
+  account: { key: string } | Promise<{ key: string }>,
+  webhookId: string,
+): Promise<T[]> {
+  return (await networkApi(target, account)('GET', `my-webhook-requests?webhook_id=${webhookId}`)).body.data.requests;
+}
+
 /**
  * Every answer an integration suite receives from /api/v1 is checked against the OpenAPI document's
  * operations (api/openapi/document.ts): a status it does not list, or a body that does not match the
