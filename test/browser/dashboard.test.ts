@@ -16,7 +16,7 @@ import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormSignInClient } from '../../scripts/oauth-forms.ts';
 import { call, newAccount, targets } from '../support/client.ts';
-import { newUser, PASSWORD } from '../support/mcp.ts';
+import { authorizeUrl, newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 import { ROOT } from '../support/processes.ts';
 import { startReceiver, type Received } from '../support/receiver.ts';
@@ -380,33 +380,18 @@ describe('dashboard in a browser', () => {
       const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
       const context = await browser.newContext({ baseURL: target.baseUrl });
       try {
-        const registered = await (
-          await fetch(`${target.baseUrl}/oauth/register`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({
-              client_name: 'Browser MCP client',
-              redirect_uris: [redirectUri],
-              grant_types: ['authorization_code', 'refresh_token'],
-              response_types: ['code'],
-              token_endpoint_auth_method: 'none',
-            }),
-          })
-        ).json();
+        const { body: registered } = await registerClient(target.baseUrl, {
+          client_name: 'Browser MCP client',
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+        });
         const verifier = randomBytes(32).toString('base64url');
-        const authorize = new URL(`${target.baseUrl}/oauth/authorize`);
-        authorize.search = new URLSearchParams({
-          client_id: registered.client_id,
-          redirect_uri: redirectUri,
-          response_type: 'code',
-          scope: 'mcp:tools',
-          state: 'st4te',
-          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-          code_challenge_method: 'S256',
-          resource: `${target.baseUrl}/mcp`,
-        }).toString();
+        const challenge = createHash('sha256').update(verifier).digest('base64url');
         const tab = await context.newPage();
-        await tab.goto(authorize.href);
+        await tab.goto(
+          authorizeUrl(target.baseUrl, { clientId: registered.client_id, redirectUri, challenge, state: 'st4te' }),
+        );
         await tab.getByLabel('Email').fill(user.email);
         await tab.getByLabel('Password').fill(PASSWORD);
         await tab.getByRole('button', { name: 'Sign in' }).click();

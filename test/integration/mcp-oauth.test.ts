@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
-import { authorizeUrl, connectedClient, mcpPost, newUser, PASSWORD } from '../support/mcp.ts';
+import { authorizeUrl, connectedClient, mcpPost, newUser, PASSWORD, registerClient } from '../support/mcp.ts';
 import { call, newAccount, targets } from '../support/client.ts';
 import { runScript } from '../support/processes.ts';
 
@@ -205,19 +205,12 @@ for (const target of targets()) {
 
     it('refuses a wrong PKCE verifier and a redirect URI that was not registered', async () => {
       const redirectUri = 'http://127.0.0.1:8977/cb';
-      const reg: any = await (
-        await fetch(`${target.baseUrl}/oauth/register`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            client_name: 'PKCE test',
-            redirect_uris: [redirectUri],
-            token_endpoint_auth_method: 'none',
-            grant_types: ['authorization_code'],
-            response_types: ['code'],
-          }),
-        })
-      ).json();
+      const { body: reg } = await registerClient(target.baseUrl, {
+        client_name: 'PKCE test',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      });
       const verifier = randomBytes(32).toString('base64url');
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       const authorize = (redirect: string, extra: Record<string, string> = {}) =>
@@ -313,13 +306,9 @@ for (const target of targets()) {
       expect((await exchange(verifier)).status).toBe(400);
 
       // Registration refuses redirect URIs that are neither https nor loopback.
-      const insecure = await fetch(`${target.baseUrl}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: ['http://assistant.example/cb'], token_endpoint_auth_method: 'none' }),
-      });
+      const insecure = await registerClient(target.baseUrl, { redirect_uris: ['http://assistant.example/cb'] });
       expect(insecure.status).toBe(400);
-      expect(((await insecure.json()) as any).error_description).toMatch(/https|loopback/);
+      expect(insecure.body.error_description).toMatch(/https|loopback/);
     });
 
     it('refuses API keys, forged or foreign tokens, foreign origins and calls beyond the granted scope', async () => {
