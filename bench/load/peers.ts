@@ -79,6 +79,17 @@ async function h2load(url: string, c: number, m: number, s: number): Promise<Row
   };
 }
 
+/** A peer's row, or none (said so, with how to install it) when the machine lacks its command. */
+async function installed(command: string, install: string, measure: () => Promise<Row>): Promise<Row[]> {
+  try {
+    return [await measure()];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    console.log(`  (${command} is not installed: its row is left out; ${install})`);
+    return [];
+  }
+}
+
 function table(title: string, rows: Row[], reference: string) {
   const base = rows.find((r) => r.tool === reference)!;
   console.log(`\n${title}`);
@@ -210,7 +221,8 @@ try {
     one,
     await wrk(nginx.url, connections, seconds),
     await autocannon(nginx.url, connections, seconds),
-    await hey(nginx.url, connections, seconds),
+    // hey is not among Debian's packages.
+    ...(await installed('hey', 'go install github.com/rakyll/hey@latest', () => hey(nginx.url, connections, seconds))),
   ];
   table(`1. throughput against nginx (1 worker, static file)`, rows, mine.tool);
   console.log(
