@@ -11,7 +11,8 @@ import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Rests } from './backoff.ts';
-import type { Completion, Job, LoadConnection } from './http/connection.ts';
+import type { Job, LoadConnection } from './http/connection.ts';
+import { InFlightRequests, type Then } from './in-flight.ts';
 import { arrivalAt, firstArrivalFrom, nextAbove, peakOf, rampStages, type Stage } from './profile.ts';
 import { Replay, type ReplayUser } from './replay.ts';
 import { Scenario, type ScenarioUser } from './scenario.ts';
@@ -23,20 +24,6 @@ export { newHistogram } from './metrics/histogram.ts';
 export { REQUEST_TIMEOUT_MS, type ShardPlan } from './shard.ts';
 
 type Connection = LoadConnection<unknown>;
-/** After an answer: whether it failed, and whether the target got the request (no: a connection error). */
-type Then = (failed: boolean, reached: boolean) => void;
-
-/**
- * A connection's request in flight (a connection carries one at a time): what its answer is counted
- * with. One record and one completion a connection, reused by each request, not a closure a request.
- */
-interface InFlight {
-  second: number;
-  scheduledAt: number;
-  after: Then;
-  job: Job<unknown> | undefined;
-  readonly done: Completion;
-}
 
 /** A replay shard starting after the test sends its first request this much later (its connections open meanwhile). */
 const REPLAY_LATE_START_MS = 20;
@@ -45,6 +32,7 @@ export class ShardGenerator {
   private readonly plan: ShardPlan;
   private readonly tally: ShardTally;
   private readonly stats: ShardTally['stats'];
+  private readonly inFlight: InFlightRequests;
   private stopping = false;
   private readonly connections: Connection[] = [];
   /** performance.now() at plan.startAt, so scheduled times and measured times share one clock. */
@@ -64,7 +52,6 @@ export class ShardGenerator {
   private readonly pendingStarts = new Set<NodeJS.Timeout>();
   /** Open model: idle connections, and the arrivals (their index) waiting for one. */
   private readonly idle: Connection[] = [];
-  private readonly inFlight = new Map<Connection, InFlight>();
   private readonly queue: number[] = [];
   private openFinished = false;
   /** Users (closed model) or connections (open model) resting after a connection error. */
@@ -93,6 +80,7 @@ export class ShardGenerator {
     };
     this.tally = new ShardTally(plan.target.httpVersion === '2', sentCount);
     this.stats = this.tally.stats;
+    this.inFlight = new InFlightRequests(this.tally);
     const wire = wireOf(plan.target, options, this.tally.http2);
     const request = wire.encode({
       url,
@@ -126,29 +114,7 @@ export class ShardGenerator {
   private send(connection: Connection, scheduledAt: number, then: Then, job?: Job<unknown>) {
     const second = this.secondOf(scheduledAt);
     this.tally.sent(second);
-    let flight = this.inFlight.get(connection);
-    if (!flight) {
-      const record: InFlight = {
-        second,
-        scheduledAt,
-        after: then,
-        job,
-        done: (status, error) => {
-          // Read before `after`, which may send this connection's next request and so reuse the record.
-          const { second, scheduledAt, after, job } = record;
-          const latencyUs = this.tally.answered(second, scheduledAt, status, error, connection);
-          job?.answered(latencyUs, status, error, connection.body, connection.reached);
-          after(error !== null, connection.reached);
-        },
-      };
-      flight = record;
-      this.inFlight.set(connection, flight);
-    }
-    flight.second = second;
-    flight.scheduledAt = scheduledAt;
-    flight.after = then;
-    flight.job = job;
-    connection.send(flight.done, job);
+    connection.send(this.inFlight.completion(connection, second, scheduledAt, then, job), job);
   }
 
   /**
