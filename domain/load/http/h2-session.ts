@@ -36,9 +36,9 @@ import { H2Streams, type StreamUser } from './h2-streams.ts';
 import { HpackDecoder, HpackError } from './hpack.ts';
 
 /** A frame of a type whose size is fixed or bounded: refused when it is not `ok` (no closure a frame). */
-function sized(ok: boolean, what: string, length: number) {
+const sized = (ok: boolean, what: string, length: number) => {
   if (!ok) throw new FrameError(`${what} of ${length} bytes`, FRAME_SIZE_ERROR);
-}
+};
 
 const closedEarly = () => errorOf('connection closed before the answer ended', 'ECONNRESET');
 
@@ -122,10 +122,10 @@ export class Session extends H2Streams {
           this.write(windowUpdate(0, this.received));
           this.received = 0;
         }
+        const from = this.payloadStart(flags, data, start, end, 0);
+        const to = flags & PADDED ? end - data.readUInt8(start) : end;
         const slot = this.streams.get(stream);
         if (!slot) return;
-        const from = this.payloadStart(flags, data, start, end, 0);
-        const to = this.payloadEnd(flags, data, start, end);
         if (to > from) slot.data(data, from, to);
         // The stream's own window: topped up for answers past a GiB.
         slot.received += length;
@@ -138,7 +138,7 @@ export class Session extends H2Streams {
       }
       case HEADERS: {
         const from = this.payloadStart(flags, data, start, end, flags & PRIORITY ? 5 : 0);
-        const to = this.payloadEnd(flags, data, start, end);
+        const to = flags & PADDED ? end - data.readUInt8(start) : end;
         if (flags & END_HEADERS) return this.headers(stream, (flags & END_STREAM) !== 0, data, from, to);
         const part = Buffer.from(data.subarray(from, to));
         this.block = { stream, endStream: (flags & END_STREAM) !== 0, parts: [part], bytes: part.length };
@@ -202,22 +202,18 @@ export class Session extends H2Streams {
     }
   }
 
-  // The payload's bounds without its padding (and the `skip` bytes of priority after the pad length), as two
-  // numbers rather than a pair: a pair was allocated for every frame of every answer.
+  // Where the payload starts after the pad length and `skip` bytes of priority (its end is before the padding:
+  // two numbers rather than a pair, which was allocated for every frame); a frame too short for them is refused.
   private payloadStart(flags: number, data: Buffer, start: number, end: number, skip: number): number {
-    if (!(flags & PADDED)) return start + skip;
-    if (start + 1 + skip + data[start]! > end) throw new FrameError('padding longer than its frame');
+    const padded = (flags & PADDED) !== 0;
+    if (end - start < skip + (padded ? 1 : 0))
+      throw new FrameError(`a frame of ${end - start} bytes, shorter than its fields`, FRAME_SIZE_ERROR);
+    if (!padded) return start + skip;
+    if (start + 1 + skip + data.readUInt8(start) > end) throw new FrameError('padding longer than its frame');
     return start + 1 + skip;
   }
 
-  private payloadEnd(flags: number, data: Buffer, start: number, end: number): number {
-    return flags & PADDED ? end - data[start]! : end;
-  }
-
-  /**
-   * A header block (`block` from `from` to `to`): decoded always (the server's table must be followed); an
-   * answer's status or its end.
-   */
+  /** A header block (`block`, `from` to `to`): decoded always (the server's table must be followed); a status. */
   private headers(stream: number, endStream: boolean, block: Buffer, from: number, to: number) {
     const status = this.decoder.status(block, from, to);
     const slot = this.streams.get(stream);
@@ -252,7 +248,7 @@ export class Session extends H2Streams {
       }
     }
     this.writeFrame(SETTINGS, ACK, 0, data, start, start);
-    if (!this.ready) this.ready = true;
+    this.ready = true;
     for (const slot of this.blocked) this.sendBody(slot);
     this.next();
   }

@@ -188,7 +188,8 @@ export class H2Streams {
     // The socket keeps what it is given until it is sent: the next frames go to a new buffer.
     this.out = null;
     this.outLength = 0;
-    if (this.closed || !out || length === 0) return;
+    // Nothing more once the connection is closed or broken (its GOAWAY went out with the socket's end).
+    if (this.closed || this.broken || !out || length === 0) return;
     this.socket.write(out.subarray(0, length));
   }
 

@@ -291,6 +291,12 @@ describe('load generator over HTTP/2', () => {
       'a SETTINGS_MAX_FRAME_SIZE of 0': Buffer.from('0000060400000000000005' + '00000000', 'hex'),
       'a WINDOW_UPDATE of 2 bytes': Buffer.concat([settings, Buffer.from('000002080000000000' + '0001', 'hex')]),
       'a PING of 3 bytes': Buffer.concat([settings, Buffer.from('000003060000000000' + '000000', 'hex')]),
+      // PADDED and END_HEADERS on stream 1, no pad length to read: the last frame of its read.
+      'a padded HEADERS of 0 bytes': Buffer.concat([settings, Buffer.from('000000010c00000001', 'hex')]),
+      'a HEADERS with PRIORITY of 2 bytes': Buffer.concat([
+        settings,
+        Buffer.from('000002012400000001' + '0000', 'hex'),
+      ]),
     };
     for (const [what, bytes] of Object.entries(broken)) {
       const server = net.createServer((socket) => {
