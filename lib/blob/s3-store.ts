@@ -5,11 +5,11 @@ import { DependencyUnavailableError } from '../errors.ts';
 import { assertBlobKey, DEFAULT_CONTENT_TYPE, putBody } from './blob-store.ts';
 import type { BlobInfo, BlobStore, ByteRange, PutOptions } from './blob-store.ts';
 
-/** Socket errors and the S3 answers that mean the server is away, starting or overloaded: an outage, not our bug. */
 // Loaded by the first S3 store, not with this module: a process without S3 (embedded, folder blobs) does
 // without the client's ~7 MB of heap (measured), though lib/blob/index.ts imports this module.
 const minio = atFirstUse<typeof import('minio')>('minio');
 
+/** Socket errors and the S3 answers that mean the server is away, starting or overloaded: an outage, not our bug. */
 const AWAY_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
