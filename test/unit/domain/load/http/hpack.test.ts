@@ -55,6 +55,15 @@ describe('HPACK', () => {
     },
   );
 
+  it('decodes a block inside a larger buffer, never reading past its end', () => {
+    const d = new HpackDecoder();
+    // Before it, bytes of another frame; after it, an indexed :status 200 that the block does not hold.
+    const frames = hex('ffff 8d 88');
+    expect(d.status(frames, 2, 3)).toBe(404);
+    // A literal whose value runs past the block's end is cut short, not read on into what follows.
+    expect(() => d.status(hex('00 4003 782d 6105 6262 6262 62'), 1, 8)).toThrow(/cut short/);
+  });
+
   it('reads a status that is a literal and long values with multi-byte lengths, in and out of the table', () => {
     const d = new HpackDecoder();
     expect(d.status(hex('8d 4003 782d 6101 62'))).toBe(404); // indexed :status 404, then x-a: b kept
