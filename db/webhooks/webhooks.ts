@@ -100,25 +100,46 @@ function settingColumns(settings: Partial<WebhookSettings>) {
   };
 }
 
-/** Who owns a webhook, and on which plan (null: no such webhook). */
-export async function webhookOwner(
+/** Who owns a webhook, on which plan, and what it answers (see webhookOwners). */
+export interface WebhookOwnerRow {
+  userId: number;
+  plan: Plan;
+  response: WebhookResponse | null;
+  rules: ResponseRule[] | null;
+}
+
+/**
+ * Who owns each of the webhooks, on which plan, and what they answer, in one statement: those found,
+ * by public id (an unknown id is not in the map).
+ */
+export async function webhookOwners(
   db: Kysely<Database>,
-  webhookId: string,
-): Promise<{ userId: number; plan: Plan; response: WebhookResponse | null; rules: ResponseRule[] | null } | null> {
-  const row = await db
+  webhookIds: readonly string[],
+): Promise<Map<string, WebhookOwnerRow>> {
+  if (webhookIds.length === 0) return new Map();
+  const rows = await db
     .selectFrom('webhooks')
     .innerJoin('users', 'users.id', 'webhooks.user_id')
-    .select(['users.id as userId', 'users.plan as plan', 'webhooks.response as response', 'webhooks.rules as rules'])
-    .where('webhooks.webhook_id', '=', webhookId)
-    .executeTakeFirst();
-  return row
-    ? {
+    .select([
+      'webhooks.webhook_id as webhookId',
+      'users.id as userId',
+      'users.plan as plan',
+      'webhooks.response as response',
+      'webhooks.rules as rules',
+    ])
+    .where('webhooks.webhook_id', 'in', [...new Set(webhookIds)])
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.webhookId,
+      {
         userId: Number(row.userId),
         plan: row.plan,
         response: readNullableJsonColumn('webhooks.response', webhookResponseColumn, row.response),
         rules: readNullableJsonColumn('webhooks.rules', webhookRulesColumn, row.rules),
-      }
-    : null;
+      },
+    ]),
+  );
 }
 
 /** Changes the settings given of the caller's webhook (the others stay); false when it is not theirs. */

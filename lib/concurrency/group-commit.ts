@@ -86,11 +86,20 @@ export class GroupCommit<T, R> {
     while (this.#inFlight < this.#options.maxConcurrent && this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchLength());
       this.#inFlight += 1;
-      this.#run(batch)
+      // The slot is given back, and the next write started, as soon as this one is done, before its
+      // callers are answered: answering them is work of this thread, during which the next write can
+      // already be under way (waiting for the answers first left the database idle that long).
+      let freed = false;
+      const free = () => {
+        if (freed) return;
+        freed = true;
+        this.#inFlight -= 1;
+        this.#pump();
+      };
+      this.#run(batch, free)
         .catch((err) => this.#retried(batch, err))
         .finally(() => {
-          this.#inFlight -= 1;
-          this.#pump();
+          free();
           if (this.#queue.length === 0 && this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
         });
     }
@@ -120,10 +129,14 @@ export class GroupCommit<T, R> {
     }
   }
 
-  /** Writes the items and answers each caller; rejects when the write fails (no caller answered). */
-  async #run(batch: Array<Pending<T, R>>): Promise<void> {
+  /**
+   * Writes the items and answers each caller, once `done` is told that the write is (when given);
+   * rejects when the write fails (no caller answered).
+   */
+  async #run(batch: Array<Pending<T, R>>, done?: () => void): Promise<void> {
     const outcomes = await this.#write(batch.map((p) => p.item));
     if (outcomes.length !== batch.length) throw new MissingOutcomes(outcomes.length, batch.length);
+    done?.();
     for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
   }
 

@@ -8,7 +8,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
 import { trimCaptureBytes } from '../../../db/webhooks/capture-retention.ts';
-import { webhookOwner } from '../../../db/webhooks/webhooks.ts';
+import { webhookOwners, type WebhookOwnerRow } from '../../../db/webhooks/webhooks.ts';
+import { GroupCommit } from '../../../lib/concurrency/group-commit.ts';
 import { NotFoundError, RateLimitedError } from '../../../lib/errors.ts';
 import type { KvStore } from '../../../lib/kv/index.ts';
 import { processMetrics } from '../../../lib/metrics.ts';
@@ -39,6 +40,8 @@ const BYTES_FIRST_CHECK_FROM = 0.1;
  * (memory stays bounded).
  */
 const OWNER_CACHE_MAX = 100_000;
+/** Webhooks whose owners one statement reads at most. */
+const OWNER_READ_BATCH = 500;
 const OWNER_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 /** Who owns a webhook (whose plan bounds it) and what it answers (null: the default JSON). */
@@ -71,6 +74,16 @@ export function captureService({
   // that began before the change does not cache what it read.
   const changes = new Map<string, number>();
   const reading = new Map<string, Promise<CaptureOwner | undefined>>();
+  // The webhooks not cached are read together: one statement for those that arrive while one is under
+  // way (after a restart, or for a burst to webhooks new to this process, the database answered one
+  // statement per webhook, behind the captures' writes).
+  const ownerReads = new GroupCommit<string, WebhookOwnerRow | null>(
+    async (ids) => {
+      const found = await webhookOwners(db, ids);
+      return ids.map((id) => found.get(id) ?? null);
+    },
+    { maxItems: OWNER_READ_BATCH, maxConcurrent: 1 },
+  );
   const settingsChanged = (webhookId: string) => {
     owners.delete(webhookId);
     reading.delete(webhookId);
@@ -133,7 +146,7 @@ export function captureService({
   }
   async function readOwner(webhookId: string) {
     const generation = changes.get(webhookId);
-    const row = await webhookOwner(db, webhookId);
+    const row = await ownerReads.submit(webhookId);
     if (!row) return undefined; // unknown ids are not cached: a webhook made a moment later must work
     const rules = row.rules?.length
       ? compileRules(row.rules, (index, err) => onBrokenRule(webhookId, index, err))

@@ -40,6 +40,21 @@ describe('GroupCommit', () => {
     expect(w.batches).toEqual([[1], [2, 3, 4]]);
   });
 
+  it('starts the next write before it answers the callers of the one just done', async () => {
+    const w = held();
+    const group = new GroupCommit(w.write, { maxItems: 10, maxConcurrent: 1 });
+    const first = group.submit(1);
+    await new Promise((r) => setImmediate(r));
+    const second = group.submit(2); // waits for the first write's slot
+    let writesWhenAnswered = 0;
+    const answered = first.then(() => (writesWhenAnswered = w.batches.length));
+    await w.release();
+    await answered;
+    expect(writesWhenAnswered).toBe(2); // [1], then [2] already under way
+    await w.release();
+    expect(await second).toBe(4);
+  });
+
   it('lets the items of waitMs join the first one’s write, and sends a full write at once', async () => {
     vi.useFakeTimers();
     const batches: number[][] = [];

@@ -1,12 +1,14 @@
 // The capture service's reading of a webhook's owner and rules (api/services/webhooks/captures.ts), on an
 // embedded database: a stored rule that no longer compiles never matches, and the operator is told
-// which webhook and rule.
+// which webhook and rule; the owners of webhooks not cached are read together, not one statement each.
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureService } from '../../../../../api/services/webhooks/captures.ts';
 import { openDatabase, type DatabaseHandle } from '../../../../../db/connect.ts';
 import { upsertUser } from '../../../../../db/users.ts';
 import { createWebhook } from '../../../../../db/webhooks/webhooks.ts';
 import { MemoryKvStore } from '../../../../../lib/kv/index.ts';
+import { NotFoundError } from '../../../../../lib/errors.ts';
 import { RuleRequest } from '../../../../../lib/webhooks/webhook-templates.ts';
 import { tempDir } from '../../../../support/processes.ts';
 
@@ -44,4 +46,30 @@ describe('captureService', () => {
       expect(broken).toHaveLength(1);
     },
   );
+
+  it('reads the owners of webhooks not cached together: one statement for those that come meanwhile', async () => {
+    const user = await upsertUser(database.db, 'captures-owners@example.test', 'enterprise');
+    const webhooks = await Promise.all(Array.from({ length: 30 }, () => createWebhook(database.db, user.id, 100, {})));
+    const ids = webhooks.map((w) => w!.webhookId);
+    let selects = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (args.node.kind === 'SelectQueryNode') selects += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const captures = captureService({ db: database.db.withPlugin(counting), kv: new MemoryKvStore() });
+    // A burst: the first read goes at once, the others arrive while it is under way (an unknown id among them).
+    const unknown = 'w'.repeat(24);
+    const admitted = await Promise.allSettled([...ids, unknown].map((id) => captures.admit(id, '127.0.0.1')));
+    expect(admitted.slice(0, 30).map((a) => a.status === 'fulfilled' && a.value.userId)).toEqual(
+      ids.map(() => user.id),
+    );
+    expect(admitted[30]).toMatchObject({ status: 'rejected', reason: expect.any(NotFoundError) });
+    expect(selects).toBeLessThanOrEqual(2); // one statement per webhook before
+    // Cached now: no statement more.
+    await Promise.all(ids.map((id) => captures.admit(id, '127.0.0.1')));
+    expect(selects).toBeLessThanOrEqual(2);
+  });
 });
