@@ -247,9 +247,9 @@ export class ShardGenerator {
     if (this.openFinished && this.stats.inFlight === 0 && (this.queue.length === 0 || this.stopping)) this.done();
   }
 
-  /** The running totals (tally.ts: snapshot); the final one, from run(), always has the phases. */
+  /** The running totals (tally.ts; steps: StepStats.snapshot); the final one, from run(), has the phases. */
   snapshot(withPhases = true): ShardSnapshot {
-    const steps = (this.scenario ?? this.replay)?.stats.snapshot();
+    const steps = (this.scenario ?? this.replay)?.stats.snapshot(withPhases);
     return { ...this.tally.snapshot(withPhases), ...(steps ? { steps } : {}) };
   }
 

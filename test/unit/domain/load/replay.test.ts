@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShardGenerator, type ShardPlan } from '../../../../domain/load/generator.ts';
 import { loopPeriodMs, MAX_REPLAY_NAMES, OTHER_REQUESTS, Replay, replayNames } from '../../../../domain/load/replay.ts';
 import { type ReplayRequest, splitUsers, usersKeptTogether } from '../../../../lib/jobs/load-test.ts';
+import { addEncodedHistogram, newHistogram } from '../../../../domain/load/metrics/histogram.ts';
+import { StepStats } from '../../../../domain/load/scenario.ts';
 import { shardPlan } from '../../../support/shard-plan.ts';
 import { type Received, type Receiver, startReceiver } from '../../../support/receiver.ts';
 
@@ -21,6 +23,25 @@ describe('replay names and timing', () => {
     expect(names).toHaveLength(MAX_REPLAY_NAMES + 1);
     expect(names.at(-1)).toBe(OTHER_REQUESTS);
     expect(new Set(index.slice(MAX_REPLAY_NAMES))).toEqual(new Set([MAX_REPLAY_NAMES]));
+  });
+
+  it('counts each step at every report, and encodes its histogram only in a fresh one (the last one between)', () => {
+    const stats = new StepStats(['GET /a', 'GET /b']);
+    const total = (encoded: string) => {
+      const h = newHistogram();
+      addEncodedHistogram(h, encoded);
+      return h.totalCount;
+    };
+    stats.record(0, 1000, 200, false);
+    const between = stats.snapshot(false);
+    expect(between.map((s) => s.requests)).toEqual([1, 0]);
+    expect(between.map((s) => total(s.histogram))).toEqual([0, 0]); // not encoded yet: an empty one stands in
+    expect(stats.snapshot().map((s) => total(s.histogram))).toEqual([1, 0]);
+    stats.record(0, 2000, 500, true);
+    const later = stats.snapshot(false);
+    expect(later[0]).toMatchObject({ requests: 2, failed: 1, statusCodes: { 200: 1, 500: 1 } });
+    expect(total(later[0]!.histogram)).toBe(1); // as of the last fresh report
+    expect(total(stats.snapshot()[0]!.histogram)).toBe(2);
   });
 
   it('loops after the recorded span and one mean gap, never under 1 ms a request', () => {
