@@ -46,7 +46,9 @@ export const END_GRACE_MS = 2000;
  * keeps the last ones a shard stored until new ones come (db/load/load-test-shards.ts). What reads the
  * phases while a test runs (a threshold naming a phase, a metrics output) sees them at most this many
  * reports old (5 s while every report is stored on time); the latency histogram, the status codes and the
- * counts are in every report.
+ * counts are in every report. A scenario's or replay's steps: their counts in every report, their
+ * histograms as of the last report with the phases (so the results of an attempt lost on the way take
+ * its steps' percentiles from up to this many reports before).
  */
 export const PHASES_EVERY = 5;
 

@@ -77,7 +77,7 @@ export function captureService({
   // The webhooks not cached are read together: one statement for those that arrive while one is under
   // way (after a restart, or for a burst to webhooks new to this process, the database answered one
   // statement per webhook, behind the captures' writes).
-  const ownerReads = new GroupCommit<string, WebhookOwnerRow | null>(
+  const ownerReads = new GroupCommit<string, WebhookOwnerRow | Error | null>(
     async (ids) => {
       const found = await webhookOwners(db, ids);
       return ids.map((id) => found.get(id) ?? null);
@@ -148,6 +148,7 @@ export function captureService({
     const generation = changes.get(webhookId);
     const row = await ownerReads.submit(webhookId);
     if (!row) return undefined; // unknown ids are not cached: a webhook made a moment later must work
+    if (row instanceof Error) throw row; // its stored settings are not readable: its captures fail, not the others'
     const rules = row.rules?.length
       ? compileRules(row.rules, (index, err) => onBrokenRule(webhookId, index, err))
       : null;

@@ -1,7 +1,7 @@
 // The capture service's reading of a webhook's owner and rules (api/services/webhooks/captures.ts), on an
 // embedded database: a stored rule that no longer compiles never matches, and the operator is told
 // which webhook and rule; the owners of webhooks not cached are read together, not one statement each.
-import type { KyselyPlugin } from 'kysely';
+import { type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureService } from '../../../../../api/services/webhooks/captures.ts';
 import { openDatabase, type DatabaseHandle } from '../../../../../db/connect.ts';
@@ -71,5 +71,19 @@ describe('captureService', () => {
     // Cached now: no statement more.
     await Promise.all(ids.map((id) => captures.admit(id, '127.0.0.1')));
     expect(selects).toBeLessThanOrEqual(2);
+
+    // A webhook whose stored settings no longer hold their shape fails its own captures, not those read with it.
+    const [bad, good] = await Promise.all([1, 2].map(() => createWebhook(database.db, user.id, 100, {})));
+    await sql`update webhooks set rules = '{"not": "rules"}'::jsonb where webhook_id = ${bad!.webhookId}`.execute(
+      database.db,
+    );
+    const [badOne, goodOne] = await Promise.allSettled(
+      [bad!.webhookId, good!.webhookId].map((id) => captures.admit(id, '127.0.0.1')),
+    );
+    expect(badOne).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringContaining('webhooks.rules') },
+    });
+    expect(goodOne).toMatchObject({ status: 'fulfilled', value: { userId: user.id } });
   });
 });
