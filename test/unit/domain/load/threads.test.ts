@@ -45,7 +45,9 @@ describe('a shard on two threads', () => {
   });
   afterAll(() => site.close());
 
-  it('runs its users across the threads and reports them as one', async () => {
+  // Tried up to three times: the report count is the parts' clock's over 3 s, which a loaded two-core
+  // machine (the whole unit suite beside it) delays now and then; a wrong clock fails every try.
+  it('runs its users across the threads and reports them as one', { retry: 2 }, async () => {
     const { shard, reports, reported } = started(plan(`${site.url}/delay/20`, 6, 3000), 2, 300);
     // What the parts sent, read at any moment: at least what their last report counted sent.
     await reported;
