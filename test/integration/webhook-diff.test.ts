@@ -146,8 +146,10 @@ describe.each(targets())('webhook capture diffs ($name)', (target) => {
         ].join(''),
       ),
     );
+    // A diff on the event loop holds every wait for its whole run (500 ms and more, its bound); a loaded
+    // two-core machine delays one wait among ~90 now and then (134 ms once in CI, the others 3-30 ms).
     expect(waits.length).toBeGreaterThan(0);
-    expect(Math.max(...waits), waits.map((w) => w.toFixed(0)).join(' ')).toBeLessThan(100);
+    expect(Math.max(...waits), waits.map((w) => w.toFixed(0)).join(' ')).toBeLessThan(300);
 
     // One line each, a megabyte long: the patch is cut at 256 KiB, and says so.
     const x = await captured(webhook, '', { method: 'POST', body: 'x'.repeat(1024 * 1024) });
