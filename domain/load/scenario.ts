@@ -126,8 +126,8 @@ export class StepStats {
   private readonly steps: Array<
     Omit<StepSnapshot, 'histogram'> & {
       h: ReturnType<typeof newHistogram>;
-      /** The histogram's encoding, null once it changed since. */
-      encoded: string | null;
+      /** Whether the histogram changed since `last` was encoded. */
+      changed: boolean;
       /** Its last encoding (an empty histogram's before the first). */
       last: string;
     }
@@ -144,7 +144,7 @@ export class StepStats {
       statusCodes: {},
       captureFailures: 0,
       h: newHistogram(),
-      encoded: null,
+      changed: false,
       last: empty,
     }));
   }
@@ -154,7 +154,7 @@ export class StepStats {
     s.requests += 1;
     s.latencySumUs += latencyUs;
     s.h.recordValue(latencyUs);
-    s.encoded = null;
+    s.changed = true;
     if (failed) s.failed += 1;
     if (captureFailed) s.captureFailures += 1;
     if (status) s.statusCodes[status] = (s.statusCodes[status] ?? 0) + 1;
@@ -168,8 +168,11 @@ export class StepStats {
    */
   snapshot(fresh = true): StepSnapshot[] {
     return this.steps.map((s) => {
-      if (fresh && s.encoded === null) s.last = s.encoded = encodeHistogram(s.h);
-      const { h: _h, encoded: _e, last, statusCodes, ...rest } = s;
+      if (fresh && s.changed) {
+        s.last = encodeHistogram(s.h);
+        s.changed = false;
+      }
+      const { h: _h, changed: _c, last, statusCodes, ...rest } = s;
       return { ...rest, statusCodes: { ...statusCodes }, histogram: last };
     });
   }
