@@ -88,7 +88,7 @@ export class GroupCommit<T, R> {
       this.#inFlight += 1;
       // The slot is given back, and the next write started, as soon as this one is done, before its
       // callers are answered: answering them is work of this thread, during which the next write can
-      // already be under way (waiting for the answers first left the database idle that long).
+      // already be under way rather than wait for it.
       let freed = false;
       const free = () => {
         if (freed) return;
