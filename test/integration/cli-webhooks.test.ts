@@ -90,7 +90,13 @@ describe.each(targets())('netops webhook ($name)', (target) => {
     const checked = JSON.parse(created.stdout);
     expect(checked.schema).toEqual(schema);
     await fetch(checked.webhook_url, { method: 'POST', body: '{"event":"x"}' });
-    const judged = await runCli(['webhook', 'requests', checked.webhook_id], await env());
+    // Listed again while the first check runs (a read waits for it a bounded time, which a busy machine can
+    // pass: `schema unknown: not checked yet`), as a user would.
+    let judged = await runCli(['webhook', 'requests', checked.webhook_id], await env());
+    for (let i = 0; i < 20 && /not checked yet/.test(judged.stdout); i++) {
+      await sleep(500);
+      judged = await runCli(['webhook', 'requests', checked.webhook_id], await env());
+    }
     expect(judged.stdout).toMatch(/schema invalid: \/customer is required/);
   });
 

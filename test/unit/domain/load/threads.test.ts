@@ -46,9 +46,12 @@ describe('a shard on two threads', () => {
   afterAll(() => site.close());
 
   // Tried up to three times: the report count is the parts' clock's over 3 s, which a loaded two-core
-  // machine (the whole unit suite beside it) delays now and then; a wrong clock fails every try.
+  // machine (the whole unit suite beside it) delays now and then; a wrong clock fails every try. Each try
+  // sends to a path of its own, so that what the target counted is that try's.
+  let tries = 0;
   it('runs its users across the threads and reports them as one', { retry: 2 }, async () => {
-    const { shard, reports, reported } = started(plan(`${site.url}/delay/20`, 6, 3000), 2, 300);
+    const path = `/delay/20/try-${++tries}`;
+    const { shard, reports, reported } = started(plan(`${site.url}${path}`, 6, 3000), 2, 300);
     // What the parts sent, read at any moment: at least what their last report counted sent.
     await reported;
     const counted = shard.sentSoFar();
@@ -56,7 +59,7 @@ describe('a shard on two threads', () => {
     expect(counted).toBeGreaterThanOrEqual(last.total + last.inFlight);
     const result = await shard.run();
     // ...and, once they ended, exactly what the target got.
-    expect(shard.sentSoFar()).toBe(site.count('/delay/20'));
+    expect(shard.sentSoFar()).toBe(site.count(path));
     expect(shard.sentSoFar()).toBeGreaterThanOrEqual(counted);
     // Both parts report each round; the shard tells once per round, at the parts' clock (round 0 as
     // the parts start, then from 300 ms every 300 ms: 9 or 10 in 3 s).
@@ -74,9 +77,9 @@ describe('a shard on two threads', () => {
     expect(phased.filter(Boolean).length).toBeLessThanOrEqual(Math.ceil(phased.length / 3) * 2);
     const live = reports.at(-1)!.snapshot;
     expect(hdr.decodeFromCompressedBase64(live.histogram, 64, false).totalCount).toBe(live.total);
-    expect(result.total).toBe(site.count('/delay/20'));
+    expect(result.total).toBe(site.count(path));
     expect(result.successful).toBe(result.total);
-    expect(new Set(site.ports('/delay/20')).size).toBe(6); // one connection per user, over both threads
+    expect(new Set(site.ports(path)).size).toBe(6); // one connection per user, over both threads
     expect(hdr.decodeFromCompressedBase64(result.histogram, 64, false).totalCount).toBe(result.total);
     // Every second's figures were handed out once, between the live snapshots and the end.
     const seconds = mergeSeconds([...reports.map((r) => r.snapshot.newSeconds ?? []), result.newSeconds ?? []]);
