@@ -2,11 +2,12 @@
 // 'self' only, no CDN): the pages' CSS (api/pages/styles/) and the browser code (api/browser/,
 // TypeScript), bundled by esbuild when the server starts, in memory, once: `npm start` and the tests
 // need no build step, and a page never runs a script older than the server's (docs/decisions.md).
-// Each answer carries an ETag: a browser keeps the file and asks again with it (304 while unchanged).
-import { createHash } from 'node:crypto';
+// Pages link each file at an address holding its version (`?v=`, the start of its content's hash): asked
+// for at that version, the answer may be kept a year without asking again; at another or none, it is the
+// file as it is now, revalidated by its ETag at each use (a page rendered before a restart that changed it).
 import type Router from '@koa/router';
 import { atFirstUse } from '../../lib/at-first-use.ts';
-import { STYLES } from '../pages/styles.ts';
+import { assetHref, STYLES, versionOf } from '../pages/styles.ts';
 
 /** The scripts of the pages (api/browser/<name>.ts), each bundled with what it imports. */
 const SCRIPTS = ['load-chart', 'load-form', 'live-webhook', 'video-job'];
@@ -14,15 +15,18 @@ const SCRIPTS = ['load-chart', 'load-form', 'live-webhook', 'video-job'];
 interface Asset {
   type: string;
   body: string;
-  etag: string;
+  version: string;
+  /** Where pages link it, with its version. */
+  href: string;
 }
 
 const loadEsbuild = atFirstUse<typeof import('esbuild')>('esbuild');
 
-const asset = (type: string, body: string): Asset => ({
+const asset = (name: string, type: string, body: string): Asset => ({
   type,
   body,
-  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  version: versionOf(body),
+  href: assetHref(name, body),
 });
 
 let built: Map<string, Asset> | undefined;
@@ -30,8 +34,11 @@ let built: Map<string, Asset> | undefined;
 /** The assets by file name: the bundles are built on the first call (a few tens of milliseconds). */
 export function dashboardAssets(): Map<string, Asset> {
   built ??= new Map([
-    ...Object.entries(STYLES).map(([name, css]): [string, Asset] => [name, asset('text/css; charset=utf-8', css)]),
-    ...bundle().map(([name, js]): [string, Asset] => [name, asset('text/javascript; charset=utf-8', js)]),
+    ...Object.entries(STYLES).map(([name, css]): [string, Asset] => [
+      name,
+      asset(name, 'text/css; charset=utf-8', css),
+    ]),
+    ...bundle().map(([name, js]): [string, Asset] => [name, asset(name, 'text/javascript; charset=utf-8', js)]),
   ]);
   return built;
 }
@@ -65,6 +72,11 @@ function bundle(): Array<[string, string]> {
   }
 }
 
+/** Where a page links the asset `name`: with its version, or without when it is not served (no esbuild). */
+export function assetPath(name: string): string {
+  return dashboardAssets().get(name)?.href ?? `/dashboard/assets/${name}`;
+}
+
 /** Serves the assets at /assets/<file> of `router` (the dashboard's, under /dashboard). */
 export function assetRoutes(router: Router): void {
   const assets = dashboardAssets();
@@ -72,8 +84,8 @@ export function assetRoutes(router: Router): void {
     const found = assets.get(ctx.params.file!);
     if (!found) return;
     ctx.type = found.type;
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.etag = found.etag;
+    ctx.set('Cache-Control', ctx.query.v === found.version ? 'public, max-age=31536000, immutable' : 'no-cache');
+    ctx.etag = found.version;
     ctx.status = 200;
     if (ctx.fresh) {
       ctx.status = 304;

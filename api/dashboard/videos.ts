@@ -5,6 +5,7 @@ import { formRefusal } from './form-labels.ts';
 import type { Context } from 'koa';
 import type { Account } from '../../db/users.ts';
 import { type AppError, InvalidInputError } from '../../lib/errors.ts';
+import { assetPath } from './assets.ts';
 import { html } from '../pages/html.ts';
 import { MAX_REGIONS, videoJobBody } from '../../contract/video.ts';
 import type { Services } from '../services/index.ts';
@@ -101,7 +102,7 @@ ${pathOf(job.download_url)}" download>Download the result\
               ? 'The result was downloaded.'
               : ''
         }</p>
-        <script src="/dashboard/assets/video-job.js"></script>`,
+        <script src="${assetPath('video-job.js')}"></script>`,
       );
     },
   );

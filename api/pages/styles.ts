@@ -1,6 +1,7 @@
 // The pages' CSS, in files of their own (api/pages/styles/*.css), read once: the dashboard serves
 // them from this origin (api/dashboard/assets.ts) and every page links them; the offline load report
 // inlines them, since it is one file that fetches nothing.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 
 const read = (name: string) => fs.readFileSync(new URL(`./styles/${name}`, import.meta.url), 'utf8');
@@ -11,5 +12,14 @@ export const STYLES = {
   'report.css': read('report.css'),
 };
 
+/** A served file's version: the start of its content's SHA-256, which its address carries and its ETag holds. */
+export const versionOf = (body: string) => createHash('sha256').update(body).digest('base64url').slice(0, 27);
+
+/**
+ * Where a page links a file the dashboard serves: its path with its version (`?v=`), which a browser keeps
+ * without asking again, since another content is another address.
+ */
+export const assetHref = (name: string, body: string) => `/dashboard/assets/${name}?v=${versionOf(body)}`;
+
 /** Where the pages' stylesheets are served, in the order a page links them. */
-export const STYLESHEET_PATHS = ['page.css', 'charts.css'].map((name) => `/dashboard/assets/${name}`);
+export const STYLESHEET_PATHS = (['page.css', 'charts.css'] as const).map((name) => assetHref(name, STYLES[name]));

@@ -3,6 +3,7 @@
 // own schema when submitted. Only the credential fields of the chosen authentication show
 // (load-form.js; without scripts they all do).
 import { InvalidInputError } from '../../../lib/errors.ts';
+import { assetPath } from '../assets.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { HTTP_METHODS } from '../../../contract/load/load-test-start.ts';
 import type { FormLabels } from '../form-labels.ts';
@@ -98,7 +99,7 @@ ${v('startBody')}</textarea>
       <small>Any field of <a href="/docs#/Load%20testing">the API's start body</a>; the same checks apply.</small></div>
     </details>
     <button type="submit">Start the load test</button></form>
-  <script src="/dashboard/assets/load-form.js"></script>`;
+  <script src="${assetPath('load-form.js')}"></script>`;
 }
 
 /**

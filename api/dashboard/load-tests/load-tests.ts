@@ -3,6 +3,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../../../db/users.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { assetPath } from '../assets.ts';
 import { html } from '../../pages/html.ts';
 import { plural } from '../../../lib/load/plural.ts';
 import { COLORS } from '../../browser/load-figures.ts';
@@ -139,7 +140,7 @@ ${status.failure_reason ? html`: ${status.failure_reason}` : ''}</p>
           ended
             ? await reportLinks(row.id, account.id)
             : html`<script type="module" \
-src="/dashboard/assets/load-chart.js"></script>`
+src="${assetPath('load-chart.js')}"></script>`
         }`,
       );
     },

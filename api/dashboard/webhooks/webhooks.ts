@@ -2,6 +2,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../../../db/users.ts';
 import { AppError, NotFoundError } from '../../../lib/errors.ts';
+import { assetPath } from '../assets.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { resumeHeaders } from '../../../contract/webhooks/webhooks.ts';
 import type { Services } from '../../services/index.ts';
@@ -179,7 +180,7 @@ ${url}" aria-label="The selected capture">
         )}
         ${settingsForm(webhook, csrf)}
         ${rulesTestForm(webhook, csrf, notice.tried)}
-        <script src="/dashboard/assets/live-webhook.js"></script>`,
+        <script src="${assetPath('live-webhook.js')}"></script>`,
       error ? error.status : 200,
     );
   }
