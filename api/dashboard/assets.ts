@@ -72,7 +72,7 @@ function bundle(): Array<[string, string]> {
   }
 }
 
-/** Where a page links the asset `name`: with its version, or without when it is not served (no esbuild). */
+/** Where a page links the asset `name`, with its version (a script not built, without esbuild: a 404). */
 export function assetPath(name: string): string {
   return dashboardAssets().get(name)?.href ?? `/dashboard/assets/${name}`;
 }

@@ -712,8 +712,8 @@ describe('dashboard in a browser', () => {
     await page.getByLabel('URL', { exact: true }).fill(`${target.siteUrl}/bare`);
     await page.getByRole('button', { name: 'Check headers' }).click();
     await expect.poll(() => page.locator('#header-checks').count()).toBe(1);
-    // Measured once the page has loaded: until its stylesheets answer (revalidated at each navigation), a layout that
-    // a script asks for is made without them, the table in four narrow columns.
+    // Measured once the page has loaded: until its stylesheets have loaded, a layout that a script asks for is
+    // made without them, the table in four narrow columns.
     await page.waitForLoadState('load');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     expect(await brokenWords()).toEqual([]);

@@ -163,11 +163,12 @@ describe('webhook schema checks', () => {
       const other = await owner({ type: 'object' });
       await Promise.all(Array.from({ length: 10 }, () => writer.write(capture(flood.webhookId, slowBody))));
       expect(await writer.write(capture(other.webhookId, '{}'))).toBe(true);
-      // The other owner's check waits at most for the flood's checks that its queue held (2), not for ten.
+      // The other owner's check waits at most for the flood's checks that its queue held (2), not for ten (that
+      // owners are served in turn is the pool's, test/unit/lib/threads/thread-pool.test.ts).
       expect(await keptVerdicts(other.ref)).toEqual([{ hash: expect.any(String), valid: true, errors: [] }]);
       const before = pool.finished.slice(0, pool.finished.indexOf(String(other.userId)));
       expect(pool.finished).toContain(String(other.userId));
-      expect(before.length).toBeLessThanOrEqual(2);
+      expect(before.filter((o) => o === String(flood.userId)).length).toBeLessThanOrEqual(2);
       // The flood's owner: its queue held what it could; the rest is checked when read, as room comes.
       expect(pool.stats().queued).toBeLessThanOrEqual(2);
       const read = await views.requests(flood.userId, flood.webhookId);
