@@ -126,7 +126,7 @@ export async function findOwnedLoadTestLive(
     .selectAll()
     .select(
       sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
-        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'snapshot', s.snapshot,
+        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'version', s.xmin::text, 'snapshot', s.snapshot,
           'phases', case when (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} then s.phases end,
           'final', s.final, 'sent', c.sent, 'counted_at', c.counted_at) order by s.shard, s.attempt), '[]'::jsonb)
         from load_test_shards s left join load_test_sent c
@@ -138,7 +138,7 @@ export async function findOwnedLoadTestLive(
     .executeTakeFirst();
   if (!found) return null;
   const { shards, ...test } = found;
-  return { row: toRow(test), shards: shards?.map(toShardRow) ?? null };
+  return { row: toRow(test), shards: shards?.map((r) => toShardRow(id, r)) ?? null };
 }
 
 /** The caller's tests, newest first. */

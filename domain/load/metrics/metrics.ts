@@ -29,19 +29,67 @@ export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = 
   return liveOf(t, t.firstSentAt === null ? 0 : now - t.firstSentAt);
 }
 
+type Snapshots = readonly ShardSnapshot[];
+interface HistogramsWanted {
+  latency: boolean;
+  phases: boolean;
+}
+/** The snapshots' latency histograms merged (empty when not wanted) and their phases' (null when not wanted). */
+type Histograms = (
+  snapshots: Snapshots,
+  wanted: HistogramsWanted,
+) => { histogram: ReturnType<typeof newHistogram>; phases: ReturnType<typeof mergePhases> | null };
+
+const decodeHistograms: Histograms = (snapshots, { latency, phases }) => {
+  const histogram = newHistogram();
+  if (latency) for (const s of snapshots) if (s.histogram) addEncodedHistogram(histogram, s.histogram);
+  return { histogram, phases: phases ? mergePhases(snapshots) : null };
+};
+
+/**
+ * The last histograms merged from a test's snapshots, kept on its first one: a reader that hands
+ * out the same snapshot object while its row is unchanged (db/load/load-test-shards.ts) gets them back
+ * while every snapshot is as it was, instead of decoding each again (shards report once a second; a
+ * status is polled more often). Only figures leave a merge made with them (thresholdFigures).
+ */
+const lastHistograms = new WeakMap<
+  ShardSnapshot,
+  HistogramsWanted & { snapshots: Snapshots; merged: ReturnType<Histograms> }
+>();
+
+const keptHistograms: Histograms = (snapshots, wanted) => {
+  const first = snapshots[0];
+  if (!first) return decodeHistograms(snapshots, wanted);
+  const last = lastHistograms.get(first);
+  if (
+    last?.latency === wanted.latency &&
+    last.phases === wanted.phases &&
+    last.snapshots.length === snapshots.length &&
+    last.snapshots.every((s, i) => s === snapshots[i])
+  )
+    return last.merged;
+  const merged = decodeHistograms(snapshots, wanted);
+  lastHistograms.set(first, { ...wanted, snapshots, merged });
+  return merged;
+};
+
 /**
  * Every attempt's histograms, status codes and errors merged exactly, with the lost attempts counted;
  * the latency histograms only when asked for (a decode a snapshot), the phases' too (five more).
  */
-function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, { latency = true, phases = true } = {}) {
-  const histogram = newHistogram();
+function merge(
+  rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  { latency = true, phases = true } = {},
+  histograms: Histograms = decodeHistograms,
+) {
+  const snapshots = rows.map((r) => r.snapshot);
+  const merged = histograms(snapshots, { latency, phases });
   const statusCodes: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let shardFailures = 0;
   let lost = 0;
   for (const row of rows) {
     const { snapshot: s, final } = row;
-    if (latency && s.histogram) addEncodedHistogram(histogram, s.histogram);
     addCounts(statusCodes, s.statusCodes);
     addCounts(errors, s.errors);
     if (!final) {
@@ -50,19 +98,18 @@ function merge(rows: Array<ShardSnapshotRow<ShardSnapshot>>, { latency = true, p
     }
   }
   const restarts = shardRestarts(rows);
-  const snapshots = rows.map((r) => r.snapshot);
   return {
     protocols: snapshots.some((s) => s.protocols)
       ? snapshots.reduce((into, s) => addCounts(into, s.protocols ?? {}), {} as Record<string, number>)
       : null,
     http2: mergeHttp2(snapshots),
-    histogram,
+    histogram: merged.histogram,
     statusCodes,
     errors,
     shardFailures,
     lost,
     restarts,
-    phases: phases ? mergePhases(rows.map((r) => r.snapshot)) : null,
+    phases: merged.phases,
   };
 }
 
@@ -119,13 +166,22 @@ const durationOf = (t: Totals, now?: number) =>
  * One merge and its figures: every metric, or with `wanted` only those metrics' histogram figures
  * (the latency histograms are decoded only when one of them needs it, the phases' when one names a phase).
  */
-function mergeFigures(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now?: number, wanted?: readonly ThresholdMetric[]) {
+function mergeFigures(
+  rows: Array<ShardSnapshotRow<ShardSnapshot>>,
+  now?: number,
+  wanted?: readonly ThresholdMetric[],
+  histograms: Histograms = decodeHistograms,
+) {
   const t = totals(rows);
   const asked = wanted && new Set(wanted);
-  const m = merge(rows, {
-    latency: !asked || [...asked].some((metric) => LATENCY_METRICS.has(metric)),
-    phases: !asked || [...asked].some(isPhaseMetric),
-  });
+  const m = merge(
+    rows,
+    {
+      latency: !asked || [...asked].some((metric) => LATENCY_METRICS.has(metric)),
+      phases: !asked || [...asked].some(isPhaseMetric),
+    },
+    histograms,
+  );
   return { t, m, figures: figuresOf(t, m, durationOf(t, now), asked) };
 }
 
@@ -140,7 +196,7 @@ export function thresholdFigures(
   now?: number,
   wanted?: readonly ThresholdMetric[],
 ): Record<ThresholdMetric, number> {
-  return mergeFigures(rows, now, wanted).figures;
+  return mergeFigures(rows, now, wanted, keptHistograms).figures;
 }
 
 /**

@@ -246,6 +246,30 @@ describe('shard reports', () => {
     },
   );
 
+  it('hands out a row’s checked snapshot again until the row is written again', async () => {
+    const testId = await newTest();
+    const next = shard();
+    const reports = shardReports(database.db);
+    const writers = [reports.writer(testId, 0, 1), reports.writer(testId, 1, 1)];
+    await writers[0]!.write(next(0, 2), false);
+    await writers[1]!.write(next(0, 3), false);
+    const first = await readShardSnapshots(database.db, testId);
+    const again = await findOwnedLoadTestLive(database.db, testId, userId);
+    expect(again?.shards?.map((r) => r.snapshot)).toEqual(first.map((r) => r.snapshot));
+    // The same objects: neither row was checked again.
+    expect(again?.shards?.every((r, i) => r.snapshot === first[i]?.snapshot)).toBe(true);
+    await writers[1]!.write(next(1, 4), false);
+    const after = await readShardSnapshots(database.db, testId);
+    expect(after[0]?.snapshot).toBe(first[0]?.snapshot);
+    expect(after[1]?.snapshot).not.toBe(first[1]?.snapshot);
+    expect(after.map((r) => r.snapshot.total)).toEqual([2, 9]); // next() counts on: 2, 2 + 3, 5 + 4
+    // A row changed by anything else is read anew too, and a row that no longer holds its shape fails.
+    await sql`update load_test_shards set snapshot = snapshot - 'total' where test_id = ${testId} and shard = 0`.execute(
+      database.db,
+    );
+    await expect(readShardSnapshots(database.db, testId)).rejects.toThrow(/load_test_shards\.snapshot/);
+  });
+
   it('reads a running test with its snapshots in one statement, its owner’s only', async () => {
     const testId = await newTest();
     const next = shard();

@@ -92,6 +92,25 @@ describe('thresholdFigures for a status poll', () => {
     expect(() => thresholdFigures(rows, 5000, ['ttfb.p95'])).toThrow();
   });
 
+  it('decodes the histograms again only when a snapshot is another object than at the last poll', () => {
+    const a = snapshot([5, 10, 20], 0, 1000, 4000);
+    const b = snapshot([30, 40], 0, 1000, 4000);
+    const first = thresholdFigures([row(a), row(b)], 5000, ['p95', 'max']);
+    expect(first.max).toBeCloseTo(40, 0);
+    // The same objects (a reader hands them out while their rows are unchanged): not decoded again,
+    // so a histogram that cannot be decoded is not even read; the cheap figures follow the rows.
+    b.histogram = 'not a histogram';
+    const counted = { shard: 1, attempt: 1, snapshot: b, final: false, sent: { sent: 2, countedAt: 4000 } };
+    const again = thresholdFigures([row(a), counted], 6000, ['p95', 'max']);
+    expect(again.max).toBe(first.max);
+    expect(again.throughput).toBeLessThan(first.throughput);
+    // Another object in any place, or other rows: decoded anew.
+    expect(() => thresholdFigures([row(a), row({ ...b })], 6000, ['p95'])).toThrow();
+    expect(thresholdFigures([row(a)], 6000, ['max']).max).toBeCloseTo(20, 0);
+    // The same objects with the phases asked for too: another merge, decoded anew.
+    expect(() => thresholdFigures([row(a), row(b)], 6000, ['p95', 'ttfb.p95'])).toThrow();
+  });
+
   it('decodes no histogram for metrics that need none (an error rate’s threshold)', () => {
     // A histogram that cannot be decoded fails any merge that reads it.
     const rows = [row({ ...snapshot([5, 10], 1, 1000, 4000), histogram: 'not a histogram' })];
