@@ -22,12 +22,10 @@ interface Asset {
 
 const loadEsbuild = atFirstUse<typeof import('esbuild')>('esbuild');
 
-const asset = (name: string, type: string, body: string): Asset => ({
-  type,
-  body,
-  version: versionOf(body),
-  href: assetHref(name, body),
-});
+function asset(name: string, type: string, body: string): Asset {
+  const version = versionOf(body);
+  return { type, body, version, href: assetHref(name, version) };
+}
 
 let built: Map<string, Asset> | undefined;
 

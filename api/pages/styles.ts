@@ -16,10 +16,12 @@ export const STYLES = {
 export const versionOf = (body: string) => createHash('sha256').update(body).digest('base64url').slice(0, 27);
 
 /**
- * Where a page links a file the dashboard serves: its path with its version (`?v=`), which a browser keeps
- * without asking again, since another content is another address.
+ * Where a page links a file the dashboard serves: its path with its version (`?v=`, versionOf), which a
+ * browser keeps without asking again, since another content is another address.
  */
-export const assetHref = (name: string, body: string) => `/dashboard/assets/${name}?v=${versionOf(body)}`;
+export const assetHref = (name: string, version: string) => `/dashboard/assets/${name}?v=${version}`;
 
 /** Where the pages' stylesheets are served, in the order a page links them. */
-export const STYLESHEET_PATHS = (['page.css', 'charts.css'] as const).map((name) => assetHref(name, STYLES[name]));
+export const STYLESHEET_PATHS = (['page.css', 'charts.css'] as const).map((name) =>
+  assetHref(name, versionOf(STYLES[name])),
+);
