@@ -252,7 +252,7 @@ export function loadTestService({
     const track = intervalTracker();
     return async () => {
       const t = await statusTick();
-      const point = track(await readShardSnapshots(db, testId));
+      const point = track(await readShardSnapshots(db, testId, { phases: false }));
       return { events: [...t.events, ...(point && !t.done ? [{ event: 'point', data: point }] : [])], done: t.done };
     };
   }

@@ -50,7 +50,8 @@ const decodeHistograms: Histograms = (snapshots, { latency, phases }) => {
  * The last histograms merged from a test's snapshots, kept on its first one: a reader that hands
  * out the same snapshot object while its row is unchanged (db/load/load-test-shards.ts) gets them back
  * while every snapshot is as it was, instead of decoding each again (shards report once a second; a
- * status is polled more often). Only figures leave a merge made with them (thresholdFigures).
+ * status is polled more often, and each open chart reads them once a second). Only figures leave a
+ * merge made with them (thresholdFigures, intervalTracker): nothing changes them.
  */
 const lastHistograms = new WeakMap<
   ShardSnapshot,
@@ -288,8 +289,11 @@ export function intervalTracker() {
   let prevAt: number | null = null;
   return (rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): IntervalPoint | null => {
     const t = totals(rows);
-    const merged = newHistogram();
-    for (const { snapshot: s } of rows) if (s.histogram) addEncodedHistogram(merged, s.histogram);
+    // Shared with the status polls and the other charts of the same test while no shard has reported since.
+    const merged = keptHistograms(
+      rows.map((r) => r.snapshot),
+      { latency: true, phases: false },
+    ).histogram;
     const interval = newHistogram();
     interval.add(merged);
     if (previous) interval.subtract(previous);

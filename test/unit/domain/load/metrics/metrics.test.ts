@@ -29,6 +29,15 @@ describe('intervalTracker', () => {
     expect(second.p99_response_time).toBeCloseTo(200, -1);
   });
 
+  it('reads the histograms a status poll merged from the same snapshots, without decoding them again', () => {
+    const s = snapshot([10, 20, 30], 0, 1000, 3000);
+    const polled = thresholdFigures([row(s)], 3000, ['p95']);
+    s.histogram = 'not a histogram'; // the same object: what was merged from it is kept
+    const point = intervalTracker()([row(s)], 3000);
+    expect(point?.p95_response_time).toBe(polled.p95);
+    expect(() => intervalTracker()([row({ ...s })], 3000)).toThrow();
+  });
+
   it('has no point before anything was sent', () => {
     expect(intervalTracker()([], 5)).toBeNull();
   });
