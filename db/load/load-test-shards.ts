@@ -8,7 +8,8 @@ import { sql, type Kysely } from 'kysely';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { DependencyUnavailableError } from '../../lib/errors.ts';
 import { GroupCommit } from '../../lib/concurrency/group-commit.ts';
-import { VersionedCache } from '../../lib/versioned-cache.ts';
+import { VersionedCache } from '../../lib/cache/versioned-cache.ts';
+import { deepFreeze } from '../../lib/cache/deep-freeze.ts';
 import { readJsonColumn, readNullableJsonColumn } from '../json-columns.ts';
 import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
 import type { Database } from '../schema.ts';
@@ -199,7 +200,8 @@ export interface StoredShard {
  * Snapshots as checked, by test, shard attempt and whether read with phases, until their row is
  * written again: a running test's status is read several times a second and most of its rows are
  * as the last read found them (each is rewritten once a second), so a read checks only those that
- * changed. A reader shares the snapshot kept: it must not change it. 1,024 rows: 50 tests of 20 shards.
+ * changed. Readers share the snapshot kept, frozen. 1,024 rows (a snapshot's histogram is a few KB):
+ * 50 tests of 20 shards, or fewer read with and without their phases.
  */
 const checkedSnapshots = new VersionedCache<ShardSnapshot>(1024);
 
@@ -210,10 +212,10 @@ export function toShardRow(testId: string, r: StoredShard): ShardSnapshotRow<Sha
     attempt: r.attempt,
     snapshot: checkedSnapshots.get(key, r.version, () => {
       const phases = readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases);
-      return {
+      return deepFreeze({
         ...readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
         ...(phases && { phases }),
-      };
+      });
     }),
     final: r.final,
     ...(r.sent != null && r.counted_at != null

@@ -126,7 +126,8 @@ export async function findOwnedLoadTestLive(
     .selectAll()
     .select(
       sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
-        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt, 'version', s.xmin::text, 'snapshot', s.snapshot,
+        select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt,
+          'version', s.xmin::text, 'snapshot', s.snapshot,
           'phases', case when (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} then s.phases end,
           'final', s.final, 'sent', c.sent, 'counted_at', c.counted_at) order by s.shard, s.attempt), '[]'::jsonb)
         from load_test_shards s left join load_test_sent c

@@ -7,10 +7,10 @@ import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import type { ShardSnapshotRow } from '../../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../../lib/jobs/load-test.ts';
 import { newHistogram } from '../generator.ts';
-import { addEncodedHistogram } from './histogram.ts';
+import { decodeHistograms, type Histograms, keptHistograms } from './merged-histograms.ts';
 import type { MergedSecond } from './per-second.ts';
 import { lostBy, shardRestarts } from '../restarts.ts';
-import { mergePhases, PHASE_STATS, PHASES, phaseStat, phaseSummary } from '../phases.ts';
+import { PHASE_STATS, PHASES, phaseStat, phaseSummary } from '../phases.ts';
 import { mergeSteps } from '../scenario.ts';
 import { mergeHttp2 } from './snapshot-merge.ts';
 import { isPhaseMetric, PERCENTILES, type ThresholdMetric } from '../../../contract/load/threshold-words.ts';
@@ -28,51 +28,6 @@ export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = 
   const t = totals(rows);
   return liveOf(t, t.firstSentAt === null ? 0 : now - t.firstSentAt);
 }
-
-type Snapshots = readonly ShardSnapshot[];
-interface HistogramsWanted {
-  latency: boolean;
-  phases: boolean;
-}
-/** The snapshots' latency histograms merged (empty when not wanted) and their phases' (null when not wanted). */
-type Histograms = (
-  snapshots: Snapshots,
-  wanted: HistogramsWanted,
-) => { histogram: ReturnType<typeof newHistogram>; phases: ReturnType<typeof mergePhases> | null };
-
-const decodeHistograms: Histograms = (snapshots, { latency, phases }) => {
-  const histogram = newHistogram();
-  if (latency) for (const s of snapshots) if (s.histogram) addEncodedHistogram(histogram, s.histogram);
-  return { histogram, phases: phases ? mergePhases(snapshots) : null };
-};
-
-/**
- * The last histograms merged from a test's snapshots, kept on its first one: a reader that hands
- * out the same snapshot object while its row is unchanged (db/load/load-test-shards.ts) gets them back
- * while every snapshot is as it was, instead of decoding each again (shards report once a second; a
- * status is polled more often, and each open chart reads them once a second). Only figures leave a
- * merge made with them (thresholdFigures, intervalTracker): nothing changes them.
- */
-const lastHistograms = new WeakMap<
-  ShardSnapshot,
-  HistogramsWanted & { snapshots: Snapshots; merged: ReturnType<Histograms> }
->();
-
-const keptHistograms: Histograms = (snapshots, wanted) => {
-  const first = snapshots[0];
-  if (!first) return decodeHistograms(snapshots, wanted);
-  const last = lastHistograms.get(first);
-  if (
-    last?.latency === wanted.latency &&
-    last.phases === wanted.phases &&
-    last.snapshots.length === snapshots.length &&
-    last.snapshots.every((s, i) => s === snapshots[i])
-  )
-    return last.merged;
-  const merged = decodeHistograms(snapshots, wanted);
-  lastHistograms.set(first, { ...wanted, snapshots, merged });
-  return merged;
-};
 
 /**
  * Every attempt's histograms, status codes and errors merged exactly, with the lost attempts counted;

@@ -256,17 +256,17 @@ describe('shard reports', () => {
     const first = await readShardSnapshots(database.db, testId);
     const again = await findOwnedLoadTestLive(database.db, testId, userId);
     expect(again?.shards?.map((r) => r.snapshot)).toEqual(first.map((r) => r.snapshot));
-    // The same objects: neither row was checked again.
+    // The same objects: neither row was checked again; frozen, so that no reader changes them for the others.
     expect(again?.shards?.every((r, i) => r.snapshot === first[i]?.snapshot)).toBe(true);
+    expect(Object.isFrozen(first[0]?.snapshot.statusCodes)).toBe(true);
     await writers[1]!.write(next(1, 4), false);
     const after = await readShardSnapshots(database.db, testId);
     expect(after[0]?.snapshot).toBe(first[0]?.snapshot);
     expect(after[1]?.snapshot).not.toBe(first[1]?.snapshot);
     expect(after.map((r) => r.snapshot.total)).toEqual([2, 9]); // next() counts on: 2, 2 + 3, 5 + 4
     // A row changed by anything else is read anew too, and a row that no longer holds its shape fails.
-    await sql`update load_test_shards set snapshot = snapshot - 'total' where test_id = ${testId} and shard = 0`.execute(
-      database.db,
-    );
+    await sql`update load_test_shards set snapshot = snapshot - 'total'
+      where test_id = ${testId} and shard = 0`.execute(database.db);
     await expect(readShardSnapshots(database.db, testId)).rejects.toThrow(/load_test_shards\.snapshot/);
   });
 

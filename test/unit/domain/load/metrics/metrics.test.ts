@@ -120,6 +120,17 @@ describe('thresholdFigures for a status poll', () => {
     expect(() => thresholdFigures([row(a), row(b)], 6000, ['p95', 'ttfb.p95'])).toThrow();
   });
 
+  it('serves a narrower ask from a kept merge, and keeps the last 32 tests’ merges only', () => {
+    const phases = new PhaseHistograms();
+    phases.record({ ...newPhaseTimes(), ttfb: 5000 });
+    const a = { ...snapshot([5, 10, 20], 0, 1000, 4000), phases: phases.snapshot() };
+    const both = thresholdFigures([row(a)], 5000, ['p95', 'ttfb.p95']);
+    a.histogram = 'not a histogram';
+    expect(thresholdFigures([row(a)], 5000, ['p95']).p95).toBe(both.p95); // the latency kept with the phases
+    for (let n = 0; n < 32; n++) thresholdFigures([row(snapshot([n + 1], 0, 1000, 4000))], 5000, ['p95']);
+    expect(() => thresholdFigures([row(a)], 5000, ['p95'])).toThrow(); // 32 other tests since: decoded anew
+  });
+
   it('decodes no histogram for metrics that need none (an error rate’s threshold)', () => {
     // A histogram that cannot be decoded fails any merge that reads it.
     const rows = [row({ ...snapshot([5, 10], 1, 1000, 4000), histogram: 'not a histogram' })];

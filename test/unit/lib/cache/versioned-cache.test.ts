@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VersionedCache } from '../../../lib/versioned-cache.ts';
+import { VersionedCache } from '../../../../lib/cache/versioned-cache.ts';
 
 describe('VersionedCache', () => {
   it('keeps a value while its version is the same and makes it anew when it changes', () => {
