@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { DependencyUnavailableError } from '../../lib/errors.ts';
 import { GroupCommit } from '../../lib/concurrency/group-commit.ts';
-import { VersionedCache } from '../../lib/cache/versioned-cache.ts';
+import { RecentMap } from '../../lib/cache/recent-map.ts';
 import { deepFreeze } from '../../lib/cache/deep-freeze.ts';
 import { readJsonColumn, readNullableJsonColumn } from '../json-columns.ts';
 import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
@@ -203,25 +203,33 @@ export interface StoredShard {
  * changed. Readers share the snapshot kept, frozen. 1,024 rows (a snapshot's histogram is a few KB):
  * 50 tests of 20 shards, or fewer read with and without their phases.
  */
-const checkedSnapshots = new VersionedCache<ShardSnapshot>(1024);
+const checkedSnapshots = new RecentMap<string, { version: string; snapshot: ShardSnapshot }>(1024);
 
 export function toShardRow(testId: string, r: StoredShard): ShardSnapshotRow<ShardSnapshot> {
   const key = `${testId}/${r.shard}/${r.attempt}/${r.phases == null ? 'totals' : 'phases'}`;
+  let kept = checkedSnapshots.get(key);
+  if (kept?.version !== r.version) {
+    kept = { version: r.version, snapshot: checkedSnapshot(r) };
+    checkedSnapshots.set(key, kept);
+  }
   return {
     shard: r.shard,
     attempt: r.attempt,
-    snapshot: checkedSnapshots.get(key, r.version, () => {
-      const phases = readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases);
-      return deepFreeze({
-        ...readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
-        ...(phases && { phases }),
-      });
-    }),
+    snapshot: kept.snapshot,
     final: r.final,
     ...(r.sent != null && r.counted_at != null
       ? { sent: { sent: Number(r.sent), countedAt: Number(r.counted_at) } }
       : {}),
   };
+}
+
+/** A row's snapshot (with its phases when read) checked against its columns' shapes, frozen. */
+function checkedSnapshot(r: StoredShard): ShardSnapshot {
+  const phases = readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases);
+  return deepFreeze({
+    ...readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
+    ...(phases && { phases }),
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import { newHistogram } from '../generator.ts';
 import { mergePhases } from '../phases.ts';
 import { addEncodedHistogram } from './histogram.ts';
+import { RecentMap } from '../../../lib/cache/recent-map.ts';
 
 type Snapshots = readonly ShardSnapshot[];
 interface HistogramsWanted {
@@ -34,28 +35,24 @@ const KEPT_MERGES = 32;
  * threshold watch that reads none). Only figures leave a merge made with them (thresholdFigures,
  * intervalTracker): nothing changes them.
  */
-const lastHistograms = new Map<
+const lastHistograms = new RecentMap<
   ShardSnapshot,
   HistogramsWanted & { snapshots: Snapshots; merged: ReturnType<Histograms> }
->();
+>(KEPT_MERGES);
 
 export const keptHistograms: Histograms = (snapshots, wanted) => {
   const first = snapshots[0];
   if (!first) return decodeHistograms(snapshots, wanted);
   const last = lastHistograms.get(first);
-  lastHistograms.delete(first);
-  const kept =
+  if (
     last &&
     (last.latency || !wanted.latency) &&
     (last.phases || !wanted.phases) &&
     last.snapshots.length === snapshots.length &&
     last.snapshots.every((s, i) => s === snapshots[i])
-      ? last
-      : { ...wanted, snapshots, merged: decodeHistograms(snapshots, wanted) };
-  lastHistograms.set(first, kept);
-  for (const oldest of lastHistograms.keys()) {
-    if (lastHistograms.size <= KEPT_MERGES) break;
-    lastHistograms.delete(oldest);
-  }
-  return kept.merged;
+  )
+    return last.merged;
+  const merged = decodeHistograms(snapshots, wanted);
+  lastHistograms.set(first, { ...wanted, snapshots, merged });
+  return merged;
 };
