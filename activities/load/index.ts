@@ -17,9 +17,8 @@ import { ThreadedShard } from '../../domain/load/threads.ts';
 import { SENT_COUNT_EVERY_MS } from '../../domain/load/restarts.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
-import { finalResults, thresholdFigures } from '../../domain/load/metrics/metrics.ts';
-import { mergeSeconds } from '../../domain/load/metrics/per-second.ts';
-import { secondPercentiles } from '../../domain/load/metrics/series.ts';
+import { thresholdFigures } from '../../domain/load/metrics/metrics.ts';
+import { ResultsThreads } from '../../domain/load/metrics/results-threads.ts';
 import { sharedTicker } from '../../lib/concurrency/ticker.ts';
 import { isPhaseMetric, type ThresholdMetric } from '../../contract/load/threshold-words.ts';
 import { abortingFailure, evaluateThresholds } from '../../domain/load/metrics/thresholds.ts';
@@ -76,7 +75,14 @@ export interface ShardOutcome {
   stopped: boolean;
 }
 
-export function createLoadActivities(deps: { db: Kysely<Database>; allow: readonly string[]; threads: number }) {
+export function createLoadActivities(deps: {
+  db: Kysely<Database>;
+  allow: readonly string[];
+  threads: number;
+  /** Where an ended test's results are computed (one pool for the process's load activities). */
+  results?: ResultsThreads;
+}) {
+  const resultsThreads = deps.results ?? new ResultsThreads();
   // Every shard of this worker reports through one writer: reports that come together share a statement.
   const shardWrites = shardReports(deps.db);
   // Their heartbeat ticks share one timer (lib/concurrency/ticker.ts): a worker with hundreds of shards wakes once a
@@ -261,25 +267,7 @@ export function createLoadActivities(deps: { db: Kysely<Database>; allow: readon
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
       const reports = await readShardSeconds(deps.db, testId);
-      const seconds = mergeSeconds(reports);
-      const results = finalResults(rows, seconds, thresholds);
-      // Each second's percentiles, kept: the report and the dashboard draw them without merging again.
-      const percentiles = await secondPercentiles(reports, seconds.length);
-      Object.assign(results, {
-        p50_response_time_per_second: percentiles.p50,
-        p95_response_time_per_second: percentiles.p95,
-        p99_response_time_per_second: percentiles.p99,
-      });
-      if (abortedBy) {
-        // Stopped by its threshold: failed for it, unless the run tested nothing (that reason comes first).
-        if (results.verdict_reason !== 'target_unreachable' && results.verdict !== 'failed')
-          Object.assign(results, {
-            verdict: 'failed',
-            verdict_reason: 'thresholds',
-            verdict_detail: `"${abortedBy}" did not hold and stopped the test`,
-          });
-        results.aborted_by = abortedBy;
-      }
+      const results = await resultsThreads.results(testId, { rows, reports, thresholds, abortedBy });
       await finishLoadTestRow(deps.db, testId, status, results, reason);
       return results;
     },

@@ -39,18 +39,23 @@ function lower(tid: number | null, nice: number): void {
 }
 
 /**
- * Answers the pool's tasks with `answer`, one at a time. `prepare` runs first, at the thread's lowered
- * priority and before the thread tells the pool it is ready: work of the thread's own (a library's first
- * run) that is not to be charged to the budget of whichever task comes first.
+ * Answers the pool's tasks with `answer` (or the promise it gives), one at a time. `prepare` runs first,
+ * at the thread's lowered priority and before the thread tells the pool it is ready: work of the thread's
+ * own (a library's first run) that is not to be charged to the budget of whichever task comes first.
  */
-export function serveTasks<T, A>(answer: (task: T) => A, prepare?: () => void): void {
+export function serveTasks<T, A>(answer: (task: T) => A | Promise<A>, prepare?: () => void): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs on a thread of a pool (lib/threads/thread-pool.ts)');
   const tid = threadId();
   lower(tid, Number((workerData as Partial<ThreadData> | null)?.nice ?? 0));
   prepare?.();
+  // An answer that is a promise is posted once it settles (the pool sends the next task only then); one
+  // that fails ends the thread, as a throw does.
   port.on('message', ({ id, task }: TaskMessage<T>) => {
-    port.postMessage({ id, answer: answer(task) } satisfies ThreadMessage<A>);
+    const post = (a: A) => port.postMessage({ id, answer: a } satisfies ThreadMessage<A>);
+    const a = answer(task);
+    if (a instanceof Promise) void a.then(post);
+    else post(a);
   });
   port.postMessage({ ready: true, tid } satisfies ThreadMessage<A>);
 }

@@ -1,12 +1,13 @@
-// A bounded pool of threads for user programs (JSON Schemas, diffs of captured bodies): the work runs
-// off the event loop, on a few threads (a module that calls serveTasks of ./pool-thread.ts) below the
-// process's priority, each running one task at a time within a budget of time and of heap. Past its
-// time a thread is ended and its task answered `time`; past its heap Node ends it (`memory`); either
-// way a new thread takes its place for what comes next. What waits for a thread waits in per-owner
-// queues served in turn and bounded (./fair-queues.ts): past a bound a task is refused at once, so a
-// slow owner costs their own tasks an error, never others' latency. The pool answers outcomes and
-// never throws: each pool's module (lib/json-schema/json-schema-pool.ts, domain/webhooks/capture-diff-threads.ts) says
-// what an outcome means to its callers.
+// A bounded pool of threads for work kept off the event loop (user programs: JSON Schemas, diffs of
+// captured bodies; an ended load test's results): the work runs on a few threads (a module that calls
+// serveTasks of ./pool-thread.ts) below the process's priority, each running one task at a time within
+// a budget of time and of heap. Past its time a thread is ended and its task answered `time`; past its
+// heap Node ends it (`memory`); either way a new thread takes its place for what comes next. What waits
+// for a thread waits in per-owner queues served in turn and bounded (./fair-queues.ts): past a bound a
+// task is refused at once, so a slow owner costs their own tasks an error, never others' latency. The
+// pool answers outcomes and never throws: each pool's module (lib/json-schema/json-schema-pool.ts,
+// domain/webhooks/capture-diff-threads.ts, domain/load/metrics/results-threads.ts) says what an outcome
+// means to its callers.
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { FairQueues, type QueueBounds, type QueueFull } from './fair-queues.ts';

@@ -87,9 +87,18 @@ export async function secondPercentiles(
   seconds: number,
 ): Promise<Record<'p50' | 'p95' | 'p99', Array<number | null>>> {
   const out = { p50: [] as Array<number | null>, p95: [] as Array<number | null>, p99: [] as Array<number | null> };
+  // Every report's seconds sorted by minute once: merging every report again for each minute made an
+  // hour's test 60 passes over all of them (10 of its 13 s, 20 shards).
+  const byMinute: SecondFigures[][] = [];
+  for (const report of reports)
+    for (const f of report) {
+      const minute = Math.floor(f.second / CHUNK_SECONDS);
+      byMinute[minute] ??= [];
+      byMinute[minute].push(f);
+    }
   for (let from = 0; from < seconds; from += CHUNK_SECONDS) {
     const to = Math.min(seconds, from + CHUNK_SECONDS);
-    const merged = mergeSeconds(reports, (second) => second >= from && second < to);
+    const merged = mergeSeconds([byMinute[from / CHUNK_SECONDS] ?? []], () => true);
     for (const row of seriesRows(merged, 0, from, to, () => 0)) {
       // A second without answers has no latency (the series says 0): a chart leaves a gap, never a fast 0.
       const at = (k: 'p50_response_time' | 'p95_response_time' | 'p99_response_time') =>
