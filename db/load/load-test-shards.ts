@@ -11,6 +11,7 @@ import { GroupCommit } from '../../lib/concurrency/group-commit.ts';
 import { RecentMap } from '../../lib/cache/recent-map.ts';
 import { deepFreeze } from '../../lib/cache/deep-freeze.ts';
 import { readJsonColumn, readNullableJsonColumn } from '../json-columns.ts';
+import { mapInSlices } from '../../lib/concurrency/slices.ts';
 import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
 import type { Database } from '../schema.ts';
 
@@ -271,5 +272,6 @@ export async function readShardSeconds(
     .where('test_id', '=', testId)
     .where('last_second', '>=', fromSecond)
     .execute();
-  return rows.map((r) => readJsonColumn('load_test_seconds.seconds', shardSecondsColumn, r.seconds));
+  // Checked a thousand at a time (about 7 ms), the event loop free between: an hour of 20 shards is 72,000 rows.
+  return mapInSlices(rows, 1000, (r) => readJsonColumn('load_test_seconds.seconds', shardSecondsColumn, r.seconds));
 }

@@ -10,6 +10,7 @@ import { PHASES } from '../../../lib/load/phases.ts';
 import { mergeSeconds, type MergedSecond } from './per-second.ts';
 import { END_GRACE_MS, REQUEST_TIMEOUT_MS } from '../shard.ts';
 import { errorRate } from './totals.ts';
+import { yieldToEventLoop } from '../../../lib/concurrency/slices.ts';
 
 /**
  * A row; a second of a test stored before its seconds had histograms and statuses has null (an empty CSV cell) for
@@ -107,7 +108,7 @@ export async function secondPercentiles(
       out.p95.push(at('p95_response_time'));
       out.p99.push(at('p99_response_time'));
     }
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
   }
   return out;
 }
