@@ -11,7 +11,7 @@ import { encodeHistogram, newHistogram } from '../../domain/load/metrics/histogr
 import { PerSecondCounts } from '../../domain/load/metrics/per-second.ts';
 import { PhaseHistograms } from '../../domain/load/phases.ts';
 import { carriesPhases, onClock, type ReportClock } from '../../domain/load/metrics/report-clock.ts';
-import { lowerThisThread } from '../../domain/load/thread-priority.ts';
+import { lowerThisThread } from '../../lib/threads/thread-priority.ts';
 
 export type BuildRequest =
   | { op: 'start'; key: string; startAt: number; clock: ReportClock }

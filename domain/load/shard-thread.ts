@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ShardGenerator } from './generator.ts';
 import type { ShardPlan } from './shard.ts';
 import { carriesPhases, onClock, type ReportClock } from './metrics/report-clock.ts';
-import { lowerThisThread } from './thread-priority.ts';
+import { lowerThisThread } from '../../lib/threads/thread-priority.ts';
 
 // How far below the main thread this thread runs (threads.ts: threadNice).
 lowerThisThread(Number((workerData as { nice?: number } | null)?.nice ?? 0));

@@ -3,9 +3,8 @@
 // runs past its time, and Node when the thread runs past its heap: nothing here needs to stop itself.
 // The thread runs below the API's own threads (nice), so a task in progress never takes a core from
 // the event loop.
-import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThread, thisThreadId } from './thread-priority.ts';
 
 /** What the pool gives a thread as it starts. */
 export interface ThreadData {
@@ -20,24 +19,6 @@ export interface TaskMessage<T> {
 /** What the thread answers: `ready` once (with its Linux thread id, when known), then each task's answer. */
 export type ThreadMessage<A> = { ready: true; tid: number | null } | { id: number; answer: A };
 
-/** This thread's id on Linux (the pool reads its CPU time by it, and its priority is set by it), else null. */
-function threadId(): number | null {
-  try {
-    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-    return tid > 0 ? tid : null;
-  } catch {
-    return null; // not Linux
-  }
-}
-
-function lower(tid: number | null, nice: number): void {
-  try {
-    if (tid && nice > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + nice));
-  } catch {
-    // Not allowed: the process's priority.
-  }
-}
-
 /**
  * Answers the pool's tasks with `answer` (or the promise it gives), one at a time. `prepare` runs first,
  * at the thread's lowered priority and before the thread tells the pool it is ready: work of the thread's
@@ -46,8 +27,8 @@ function lower(tid: number | null, nice: number): void {
 export function serveTasks<T, A>(answer: (task: T) => A | Promise<A>, prepare?: () => void): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs on a thread of a pool (lib/threads/thread-pool.ts)');
-  const tid = threadId();
-  lower(tid, Number((workerData as Partial<ThreadData> | null)?.nice ?? 0));
+  const tid = thisThreadId();
+  lowerThread(tid, Number((workerData as Partial<ThreadData> | null)?.nice ?? 0));
   prepare?.();
   // An answer that is a promise is posted once it settles (the pool sends the next task only then); one
   // that fails ends the thread, as a throw does.
