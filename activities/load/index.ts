@@ -18,10 +18,19 @@ import { SENT_COUNT_EVERY_MS } from '../../domain/load/restarts.ts';
 import { heartbeatsOf, PHASES_EVERY, reportPhaseMs } from '../../domain/load/shard.ts';
 import type { FinalResults, LoadTestStatus, LoadThreshold } from '../../lib/jobs/load-test.ts';
 import { thresholdFigures } from '../../domain/load/metrics/metrics.ts';
-import { ResultsThreads } from '../../domain/load/metrics/results-threads.ts';
+import { ResultsThreads } from '../../domain/load/results/results-threads.ts';
 import { sharedTicker } from '../../lib/concurrency/ticker.ts';
 import { isPhaseMetric, type ThresholdMetric } from '../../contract/load/threshold-words.ts';
 import { abortingFailure, evaluateThresholds } from '../../domain/load/metrics/thresholds.ts';
+
+/** The activity's logger, when running as one (tests call some activities directly). */
+function activityLog() {
+  try {
+    return Context.current().log;
+  } catch {
+    return null;
+  }
+}
 
 /** Time the shards get to be scheduled and connect before the load starts. */
 const START_DELAY_MS = 500;
@@ -267,7 +276,12 @@ export function createLoadActivities(deps: {
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
       const reports = await readShardSeconds(deps.db, testId);
-      const results = await resultsThreads.results(testId, { rows, reports, thresholds, abortedBy });
+      const { results, onEventLoop } = await resultsThreads.results(testId, { rows, reports, thresholds, abortedBy });
+      if (onEventLoop)
+        activityLog()?.warn('test results computed on the event loop: the results thread could not', {
+          testId,
+          why: onEventLoop,
+        });
       await finishLoadTestRow(deps.db, testId, status, results, reason);
       return results;
     },

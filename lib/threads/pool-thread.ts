@@ -31,11 +31,17 @@ export function serveTasks<T, A>(answer: (task: T) => A | Promise<A>, prepare?: 
   lowerThread(tid, Number((workerData as Partial<ThreadData> | null)?.nice ?? 0));
   prepare?.();
   // An answer that is a promise is posted once it settles (the pool sends the next task only then); one
-  // that fails ends the thread, as a throw does.
+  // that fails ends the thread, as a throw does (thrown outside the promise: whatever Node is told to
+  // do with a rejection nobody handles).
   port.on('message', ({ id, task }: TaskMessage<T>) => {
     const post = (a: A) => port.postMessage({ id, answer: a } satisfies ThreadMessage<A>);
     const a = answer(task);
-    if (a instanceof Promise) void a.then(post);
+    if (a instanceof Promise)
+      a.then(post, (err: unknown) =>
+        setImmediate(() => {
+          throw err;
+        }),
+      );
     else post(a);
   });
   port.postMessage({ ready: true, tid } satisfies ThreadMessage<A>);

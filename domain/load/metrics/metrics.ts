@@ -6,7 +6,7 @@
 import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import type { ShardSnapshotRow } from '../../../lib/jobs/load-test.ts';
 import type { FinalResults, LiveMetrics, LoadThreshold } from '../../../lib/jobs/load-test.ts';
-import { newHistogram } from '../generator.ts';
+import { newHistogram } from './histogram.ts';
 import { decodeHistograms, type Histograms, keptHistograms } from './merged-histograms.ts';
 import type { MergedSecond } from './per-second.ts';
 import { lostBy, shardRestarts } from '../restarts.ts';

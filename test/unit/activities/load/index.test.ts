@@ -16,6 +16,7 @@ import { readShardSnapshots } from '../../../../db/load/load-test-shards.ts';
 import { createLoadTest, findOwnedLoadTest } from '../../../../db/load/load-tests.ts';
 import { upsertUser } from '../../../../db/users.ts';
 import { ThreadedShard } from '../../../../domain/load/threads.ts';
+import { ResultsThreads } from '../../../../domain/load/results/results-threads.ts';
 import { parseThreshold, type Threshold } from '../../../../contract/load/thresholds.ts';
 import { startLoadTarget, type LoadTarget } from '../../../fixtures/load-target.ts';
 import { tempDir } from '../../../support/processes.ts';
@@ -25,14 +26,16 @@ let database: DatabaseHandle;
 let activities: LoadActivities;
 let site: LoadTarget;
 let userId: number;
+const results = new ResultsThreads();
 
 beforeAll(async () => {
   database = await openDatabase({ databaseUrl: undefined, dataDir: await tempDir('load-activities') });
   site = await startLoadTarget();
-  activities = createLoadActivities({ db: database.db, allow: ['127.0.0.1/32'], threads: 1 });
+  activities = createLoadActivities({ db: database.db, allow: ['127.0.0.1/32'], threads: 1, results });
   userId = (await upsertUser(database.db, 'load-activities@example.test', 'free')).id;
 });
 afterAll(async () => {
+  await results.close();
   await site?.close();
   await database?.close();
 });

@@ -155,7 +155,7 @@ describe('ThreadPool', () => {
     expect(done).toEqual(['slept', 'a2', 'b1', 'a3']);
   });
 
-  it('answers a task whose thread failed `crashed`, what waits on a thread that cannot start `unstarted`', async () => {
+  it('answers `crashed` when a thread failed (a throw, a failed promise), `unstarted` when none starts', async () => {
     const p = pool();
     expect(await ran(p, 'u', { fail: 'a bug' })).toMatchObject({
       ok: false,
@@ -163,6 +163,13 @@ describe('ThreadPool', () => {
       error: { message: 'a bug' },
     });
     expect(await ran(p, 'u', { echo: 'a' })).toEqual(answered('a'));
+    // An answer that is a promise which fails ends its thread as a throw does.
+    expect(await ran(p, 'u', { reject: 'a failed promise' })).toMatchObject({
+      ok: false,
+      failed: 'crashed',
+      error: { message: 'a failed promise' },
+    });
+    expect(await ran(p, 'u', { echo: 'b' })).toEqual(answered('b'));
     const none = pool({}, { module: new URL('../../../fixtures/no-such-thread.ts', import.meta.url) });
     const waiting = await Promise.all([ran(none, 'u', { echo: 'a' }), ran(none, 'v', { echo: 'b' })]);
     const unstarted = {

@@ -1,11 +1,11 @@
 // An ended test's results computed on the results' thread: the same results as on the event loop (a
 // threshold's outcome, the verdict of the threshold that stopped it and each second's percentiles
-// included), the thread started for it; and still given when the thread cannot give them.
+// included), the thread started for it; and still given, with why, when the thread cannot give them.
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeHistogram, newHistogram } from '../../../../../domain/load/metrics/histogram.ts';
 import { PerSecondCounts } from '../../../../../domain/load/metrics/per-second.ts';
-import { ResultsThreads } from '../../../../../domain/load/metrics/results-threads.ts';
-import { type ResultsInput, testResults } from '../../../../../domain/load/metrics/test-results.ts';
+import { ResultsThreads } from '../../../../../domain/load/results/results-threads.ts';
+import { type ResultsInput, testResults } from '../../../../../domain/load/results/test-results.ts';
 import { PhaseHistograms } from '../../../../../domain/load/phases.ts';
 import { parseThreshold, type Threshold } from '../../../../../contract/load/thresholds.ts';
 
@@ -73,7 +73,8 @@ describe("an ended test's results on a thread", () => {
   it('gives the results the event loop would, computed on a thread started for them', async () => {
     const threads = pool();
     expect(threads.stats().threadIds).toEqual([]);
-    const results = await threads.results('t1', input);
+    const { results, onEventLoop } = await threads.results('t1', input);
+    expect(onEventLoop).toBeNull();
     expect(threads.stats().threadIds).toHaveLength(1);
     expect(results).toEqual(await testResults(input));
     expect(results).toMatchObject({
@@ -91,10 +92,10 @@ describe("an ended test's results on a thread", () => {
     const expected = await testResults(input);
     // A millisecond: the thread is ended before it answers.
     const hurried = pool({ budgetMs: 1 });
-    expect(await hurried.results('t2', input)).toEqual(expected);
+    expect(await hurried.results('t2', input)).toEqual({ results: expected, onEventLoop: 'time' });
     expect(hurried.stats().threadIds).toEqual([]);
     const closed = pool();
     await closed.close();
-    expect(await closed.results('t3', input)).toEqual(expected);
+    expect(await closed.results('t3', input)).toEqual({ results: expected, onEventLoop: 'stopped' });
   });
 });

@@ -1,12 +1,13 @@
 // A load test's results as stored when it ends: every attempt's last snapshot and every report of
-// seconds merged (metrics.ts: finalResults; per-second.ts: mergeSeconds), each second's percentiles kept
-// (series.ts), and the verdict of a threshold that stopped it. Computed once, on a thread of its own
-// (results-threads.ts): a test of an hour decodes tens of thousands of histograms.
+// seconds merged (../metrics/metrics.ts: finalResults; ../metrics/per-second.ts: mergeSeconds), each
+// second's percentiles kept (../metrics/series.ts), and the verdict of a threshold that stopped it.
+// Computed once, on a thread of its own (results-threads.ts): a test of an hour decodes tens of
+// thousands of histograms.
 import type { ShardSnapshot, SecondFigures } from '../../../lib/load/snapshot.ts';
 import type { FinalResults, LoadThreshold, ShardSnapshotRow } from '../../../lib/jobs/load-test.ts';
-import { finalResults } from './metrics.ts';
-import { mergeSeconds } from './per-second.ts';
-import { secondPercentiles } from './series.ts';
+import { finalResults } from '../metrics/metrics.ts';
+import { mergeSeconds } from '../metrics/per-second.ts';
+import { secondPercentiles } from '../metrics/series.ts';
 
 /** What a test's results are computed from. */
 export interface ResultsInput {
