@@ -222,7 +222,7 @@ try {
     await wrk(nginx.url, connections, seconds),
     await autocannon(nginx.url, connections, seconds),
     // hey is not among Debian's packages.
-    ...(await installed('hey', 'go install github.com/rakyll/hey@latest', () => hey(nginx.url, connections, seconds))),
+    ...(await installed('hey', 'scripts/setup --bench installs it', () => hey(nginx.url, connections, seconds))),
   ];
   table(`1. throughput against nginx (1 worker, static file)`, rows, mine.tool);
   console.log(
