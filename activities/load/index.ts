@@ -276,11 +276,13 @@ export function createLoadActivities(deps: {
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
       const reports = await readShardSeconds(deps.db, testId);
-      const { results, onEventLoop } = await resultsThreads.results(testId, { rows, reports, thresholds, abortedBy });
+      const computed = await resultsThreads.results(testId, { rows, reports, thresholds, abortedBy });
+      const { results, onEventLoop, error } = computed;
       if (onEventLoop)
         activityLog()?.warn('test results computed on the event loop: the results thread could not', {
           testId,
           why: onEventLoop,
+          ...(error ? { error } : {}),
         });
       await finishLoadTestRow(deps.db, testId, status, results, reason);
       return results;

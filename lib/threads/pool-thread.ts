@@ -37,7 +37,7 @@ export function serveTasks<T, A>(answer: (task: T) => A | Promise<A>, prepare?: 
     const post = (a: A) => port.postMessage({ id, answer: a } satisfies ThreadMessage<A>);
     const a = answer(task);
     if (a instanceof Promise)
-      a.then(post, (err: unknown) =>
+      a.then(post).catch((err: unknown) =>
         setImmediate(() => {
           throw err;
         }),

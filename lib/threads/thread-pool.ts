@@ -6,7 +6,7 @@
 // for a thread waits in per-owner queues served in turn and bounded (./fair-queues.ts): past a bound a
 // task is refused at once, so a slow owner costs their own tasks an error, never others' latency. The
 // pool answers outcomes and never throws: each pool's module (lib/json-schema/json-schema-pool.ts,
-// domain/webhooks/capture-diff-threads.ts, domain/load/metrics/results-threads.ts) says what an outcome
+// domain/webhooks/capture-diff-threads.ts, domain/load/results/results-threads.ts) says what an outcome
 // means to its callers.
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
