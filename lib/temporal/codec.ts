@@ -1,7 +1,14 @@
 // Payload codec: every payload the client and workers send to Temporal (workflow inputs and results,
 // activity arguments, queries, memo, and failure messages) is encrypted with AES-256-GCM, so secrets a
 // job carries (load-test target credentials, say) never sit in Temporal history in plain text.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,13 +22,17 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 export class AesGcmCodec implements PayloadCodec {
-  readonly #key: Buffer;
+  /**
+   * Imported once: given as bytes, each cipher would import the key again, which costs about three
+   * times the encryption of a small payload (figures: docs/benchmarks.md, `npm run bench:codec`).
+   */
+  readonly #key: KeyObject;
   /** Names the key without revealing it, so a rotated key can be told apart in history. */
   readonly keyId: string;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new TypeError('payload key must be 32 bytes');
-    this.#key = key;
+    this.#key = createSecretKey(key);
     this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 16);
   }
 
