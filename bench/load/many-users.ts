@@ -5,7 +5,9 @@
 // - roles: one process per role (API, workflows worker, load worker), as in production; the load
 //   worker's peak memory.
 // Each prints whether the test completed and how fast the API's status endpoint answered during it.
-//   npm run --silent bench:load-users      (BENCH_USERS=10000 BENCH_SECONDS=30)
+// The process idles BENCH_IDLE_MS (5,000) before the test; 45,000 lets V8's memory reducer shrink it
+// first (30 s after start: lib/threads/node-script.ts), as it has in a process that waited for its test.
+//   npm run --silent bench:load-users      (BENCH_USERS=10000 BENCH_SECONDS=30 BENCH_IDLE_MS=5000)
 import fs from 'node:fs/promises';
 import { newAccountKey } from '../service.ts';
 import { startApp, tempDir, type AppProcess } from '../../test/support/processes.ts';
@@ -15,6 +17,7 @@ import { quantile } from './machine.ts';
 const users = Number(process.env.BENCH_USERS ?? 10_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const modes = (process.env.BENCH_MODES ?? 'embedded,roles').split(',');
+const idleMs = Number(process.env.BENCH_IDLE_MS ?? 5000);
 
 /** A process's resident memory now and at its peak (VmRSS, VmHWM), MB. */
 async function rssMb(pid: number): Promise<{ now: number; peak: number }> {
@@ -25,7 +28,7 @@ async function rssMb(pid: number): Promise<{ now: number; peak: number }> {
 
 async function measure(app: AppProcess, label: string, memoryOf: AppProcess): Promise<void> {
   const key = await newAccountKey(app.env);
-  await new Promise((r) => setTimeout(r, 5000)); // idle: whatever loads at start has loaded
+  await new Promise((r) => setTimeout(r, idleMs)); // idle: whatever loads at start has loaded
   const idle = await rssMb(memoryOf.pid);
   const polls: number[] = [];
   const run = await runLoadTest(
