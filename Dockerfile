@@ -8,8 +8,7 @@ COPY . .
 ENV HOST=0.0.0.0 NODE_ENV=production
 # glibc's malloc thresholds pinned at their defaults, as `npm start` does (docs/operating.md, "Memory").
 ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
-# V8's memory reducer waits 30 s after a collection, as `npm start` has it (lib/threads/node-script.ts).
-CMD ["node", "--gc-memory-reducer-start-delay-ms=30000", "--experimental-strip-types", "--disable-warning=ExperimentalWarning", "workers/all.ts"]
+CMD ["node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning", "workers/all.ts"]
 
 # The media pool runs ffmpeg.
 FROM base AS media

@@ -5,8 +5,8 @@
 // - roles: one process per role (API, workflows worker, load worker), as in production; the load
 //   worker's peak memory.
 // Each prints whether the test completed and how fast the API's status endpoint answered during it.
-// The process idles BENCH_IDLE_MS (5,000) before the test; 45,000 lets V8's memory reducer shrink it
-// first (30 s after start: lib/threads/node-script.ts), as it has in a process that waited for its test.
+// The process idles BENCH_IDLE_MS (5,000) before the test; 45,000 lets V8's memory reducer shrink its heap
+// first (about 10 s after start), as it has in a process that waited for its test.
 //   npm run --silent bench:load-users      (BENCH_USERS=10000 BENCH_SECONDS=30 BENCH_IDLE_MS=5000)
 import fs from 'node:fs/promises';
 import { newAccountKey } from '../service.ts';
@@ -17,7 +17,8 @@ import { quantile } from './machine.ts';
 const users = Number(process.env.BENCH_USERS ?? 10_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const modes = (process.env.BENCH_MODES ?? 'embedded,roles').split(',');
-const idleMs = Number(process.env.BENCH_IDLE_MS ?? 5000);
+const idleMs = Number(process.env.BENCH_IDLE_MS || 5000);
+if (!Number.isFinite(idleMs) || idleMs < 0) throw new Error('BENCH_IDLE_MS: a number of milliseconds');
 
 /** A process's resident memory now and at its peak (VmRSS, VmHWM), MB. */
 async function rssMb(pid: number): Promise<{ now: number; peak: number }> {

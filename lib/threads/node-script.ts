@@ -15,19 +15,6 @@ export const NODE_SCRIPT_FLAGS = ['--experimental-strip-types', '--disable-warni
  */
 export const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
 
-/**
- * V8's flags for the service's process, wherever it is started (as SERVICE_MALLOC_ENV). Its memory reducer
- * shrinks a heap that looks idle, a set time after its last full collection (8 s by default), with full
- * collections that shrink the young generation too (to 1 MB). During a load test the API's thread
- * allocates little beside what its collector clears (the load threads do the work), so the reducer took
- * it for idle and ran mid-test: a 63 ms pause and 80 ms of marking steps in one run, then scavenges many
- * times as often and the next full collection sooner (docs/benchmarks.md). Under work a thread collects
- * every few seconds, which puts the reducer off again: after 30 s it waits for a process that is really
- * quiet, and the idle process is still shrunk within a minute. V8 reads it as an isolate starts, so it is
- * a flag of the command line, not something to set from inside the process.
- */
-export const SERVICE_NODE_FLAGS = ['--gc-memory-reducer-start-delay-ms=30000'];
-
 export function runNodeScript(
   script: string,
   args: readonly string[],

@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { NODE_SCRIPT_FLAGS, SERVICE_MALLOC_ENV, SERVICE_NODE_FLAGS } from '../../lib/threads/node-script.ts';
+import { NODE_SCRIPT_FLAGS, SERVICE_MALLOC_ENV } from '../../lib/threads/node-script.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Variables that select a real backend; the embedded target runs with none of them. */
@@ -88,7 +88,7 @@ async function launchApp(env: Record<string, string>, entry: string): Promise<Ap
     fullEnv.TEMPORAL_DEV_PORT ??= String(await freePort());
     fullEnv.TEMPORAL_UI_PORT ??= String(await freePort());
   }
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...NODE_SCRIPT_FLAGS, ...profiling(), entry], {
+  const child = spawn(process.execPath, [...NODE_SCRIPT_FLAGS, ...profiling(), entry], {
     cwd: ROOT,
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
