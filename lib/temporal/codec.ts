@@ -23,8 +23,8 @@ const TAG_BYTES = 16;
 
 export class AesGcmCodec implements PayloadCodec {
   /**
-   * A KeyObject made once: each cipher given the key as bytes took about three times as long to encrypt a
-   * small payload (figures: docs/benchmarks.md, `npm run bench:codec`).
+   * A KeyObject made once: given the key as bytes, each cipher took about three times as long to encrypt and
+   * decrypt a small payload (figures: docs/benchmarks.md, `npm run bench:codec`).
    */
   readonly #key: KeyObject;
   /** Names the key without revealing it, so a rotated key can be told apart in history. */
