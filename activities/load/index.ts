@@ -276,8 +276,12 @@ export function createLoadActivities(deps: {
     ): Promise<FinalResults> {
       const rows = await readShardSnapshots(deps.db, testId);
       const reports = await readShardSeconds(deps.db, testId);
-      const computed = await resultsThreads.results(testId, { rows, reports, thresholds, abortedBy });
-      const { results, onEventLoop, error } = computed;
+      const { results, onEventLoop, error } = await resultsThreads.results(testId, {
+        rows,
+        reports,
+        thresholds,
+        abortedBy,
+      });
       if (onEventLoop)
         activityLog()?.warn('test results computed on the event loop: the results thread could not', {
           testId,

@@ -1,9 +1,8 @@
 // The shards' latency and phase histograms merged (a decode of each snapshot's), and the last merges
 // kept for the tests read last, so that polls between two reports do not decode them again.
 import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
-import { newHistogram } from './histogram.ts';
+import { addEncodedHistogram, newHistogram } from './histogram.ts';
 import { mergePhases } from '../phases.ts';
-import { addEncodedHistogram } from './histogram.ts';
 import { RecentMap } from '../../../lib/cache/recent-map.ts';
 
 type Snapshots = readonly ShardSnapshot[];
