@@ -6,6 +6,7 @@
 import type { FinalResults, ScenarioStep } from '../../lib/jobs/load-test.ts';
 import type { StepSnapshot } from '../../lib/load/snapshot.ts';
 import { addEncodedHistogram, encodeHistogram, newHistogram } from './metrics/histogram.ts';
+import { addCounts } from './metrics/totals.ts';
 import type { Job } from './http/connection.ts';
 import type { RequestSpec } from './http/request.ts';
 import { PLACEHOLDER, placeholdersOf } from '../../lib/load/placeholders.ts';
@@ -198,7 +199,7 @@ export function mergeSteps(snapshots: ReadonlyArray<{ steps?: StepSnapshot[] }>)
       sum += s.latencySumUs;
       captureFailures += s.captureFailures;
       addEncodedHistogram(h, s.histogram);
-      for (const [k, v] of Object.entries(s.statusCodes)) codes[k] = (codes[k] ?? 0) + v;
+      addCounts(codes, s.statusCodes);
     }
     const p = (q: number) => (h.totalCount ? ms(h.getValueAtPercentile(q)) : 0);
     return {

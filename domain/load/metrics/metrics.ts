@@ -15,13 +15,8 @@ import { mergeSteps } from '../scenario.ts';
 import { mergeHttp2 } from './snapshot-merge.ts';
 import { isPhaseMetric, PERCENTILES, type ThresholdMetric } from '../../../contract/load/threshold-words.ts';
 import { evaluateThresholds } from './thresholds.ts';
-import { errorRate, liveOf, ms, round2, totals, type Totals } from './totals.ts';
+import { addCounts, errorRate, liveOf, ms, round2, totals, type Totals } from './totals.ts';
 import { runVerdict, unreachableDetail } from './verdict.ts';
-
-function addCounts(into: Record<string, number>, from: Record<string, number>) {
-  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
-  return into;
-}
 
 /** Metrics while the test runs: every attempt's latest totals, throughput up to `now`. */
 export function liveMetrics(rows: Array<ShardSnapshotRow<ShardSnapshot>>, now = Date.now()): LiveMetrics {

@@ -8,6 +8,7 @@
 import { addEncodedHistogram, encodeHistogram } from './histogram.ts';
 import hdr from 'hdr-histogram-js';
 import { PHASES, type PhaseTimes } from '../phases.ts';
+import { addCounts } from './totals.ts';
 import type { SecondFigures, Sending } from '../../../lib/load/snapshot.ts';
 
 type Histogram = ReturnType<typeof hdr.build>;
@@ -181,7 +182,7 @@ export function mergeSeconds(
       m.failed += f.failed;
       m.latencySumUs += f.latencySumUs;
       m.latencyMaxUs = Math.max(m.latencyMaxUs, f.latencyMaxUs);
-      for (const [code, n] of Object.entries(f.statusCodes ?? {})) m.statusCodes[code] = (m.statusCodes[code] ?? 0) + n;
+      if (f.statusCodes) addCounts(m.statusCodes, f.statusCodes);
       m.phased += f.phased ?? 0;
       m.connectionErrors += f.connectionErrors ?? 0;
       if (f.histogram) m.detailed += f.answered;

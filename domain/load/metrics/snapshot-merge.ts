@@ -5,11 +5,8 @@ import type { ShardSnapshot, StepSnapshot } from '../../../lib/load/snapshot.ts'
 import { addEncodedHistogram, encodeHistogram, newHistogram } from './histogram.ts';
 import { mergeSending } from './per-second.ts';
 import { PHASES, type Phase } from '../phases.ts';
+import { addCounts } from './totals.ts';
 
-const add = (into: Record<string, number>, from: Record<string, number>) => {
-  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
-  return into;
-};
 /** Compressed base64 HDR histograms merged into one, encoded the same way. */
 const mergedHistogram = (encoded: string[]) => {
   const h = newHistogram();
@@ -40,8 +37,8 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[], withPhases = tru
     bytesReceived: sum((s) => s.bytesReceived),
     latencySumUs: sum((s) => s.latencySumUs),
     histogram: mergedHistogram(parts.map((s) => s.histogram)),
-    statusCodes: parts.reduce((into, s) => add(into, s.statusCodes), {} as Record<string, number>),
-    errors: parts.reduce((into, s) => add(into, s.errors), {} as Record<string, number>),
+    statusCodes: parts.reduce((into, s) => addCounts(into, s.statusCodes), {} as Record<string, number>),
+    errors: parts.reduce((into, s) => addCounts(into, s.errors), {} as Record<string, number>),
     inFlight: sum((s) => s.inFlight),
     dropped: sum((s) => s.dropped),
     firstSentAt: firsts.length ? Math.min(...firsts) : null,
@@ -58,7 +55,7 @@ export function mergeSnapshots(parts: readonly ShardSnapshot[], withPhases = tru
       : {}),
     ...(withSteps.length ? { steps: mergeStepSnapshots(withSteps.map((s) => s.steps!)) } : {}),
     ...(parts.some((s) => s.protocols)
-      ? { protocols: parts.reduce((into, s) => add(into, s.protocols ?? {}), {} as Record<string, number>) }
+      ? { protocols: parts.reduce((into, s) => addCounts(into, s.protocols ?? {}), {} as Record<string, number>) }
       : {}),
     ...(http2 ? { http2 } : {}),
   };
@@ -86,7 +83,7 @@ function mergeStepSnapshots(parts: StepSnapshot[][]): StepSnapshot[] {
       failed: same.reduce((n, s) => n + s.failed, 0),
       latencySumUs: same.reduce((n, s) => n + s.latencySumUs, 0),
       histogram: mergedHistogram(same.map((s) => s.histogram)),
-      statusCodes: same.reduce((into, s) => add(into, s.statusCodes), {} as Record<string, number>),
+      statusCodes: same.reduce((into, s) => addCounts(into, s.statusCodes), {} as Record<string, number>),
       captureFailures: same.reduce((n, s) => n + s.captureFailures, 0),
     };
   });
