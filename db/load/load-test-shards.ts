@@ -8,14 +8,14 @@ import { sql, type Kysely } from 'kysely';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { DependencyUnavailableError } from '../../lib/errors.ts';
 import { GroupCommit } from '../../lib/concurrency/group-commit.ts';
-import { RecentMap } from '../../lib/cache/recent-map.ts';
-import { deepFreeze } from '../../lib/cache/deep-freeze.ts';
-import { readJsonColumn, readNullableJsonColumn } from '../json-columns.ts';
+import { readJsonColumn } from '../json-columns.ts';
 import { mapInSlices } from '../../lib/concurrency/slices.ts';
-import { shardPhasesColumn, shardSecondsColumn, shardSnapshotColumn } from './load-test-columns.ts';
+import { shardSecondsColumn } from './load-test-columns.ts';
+import { toShardRow } from './kept-snapshots.ts';
 import type { Database } from '../schema.ts';
 
 export type { ShardSnapshotRow };
+export { type StoredShard, toShardRow } from './kept-snapshots.ts';
 
 /** A shard report's seconds, numbered within its attempt (a report stored twice is kept once). */
 export interface SecondsReport {
@@ -181,56 +181,6 @@ export function shardSentCounts(db: Kysely<Database>, { maxConcurrent = 1 } = {}
     alone: (err) => !(err instanceof DependencyUnavailableError),
   });
   return { write: (count: SentCount) => writes.submit(count) };
-}
-
-/** A row of load_test_shards as read. */
-export interface StoredShard {
-  shard: number;
-  attempt: number;
-  /** The row's version (its xmin as text): every write of the row changes it. */
-  version: string;
-  snapshot: unknown;
-  phases: unknown;
-  final: boolean;
-  /** load_test_sent's count of the attempt (absent or null: none). */
-  sent?: number | null;
-  counted_at?: number | null;
-}
-
-/**
- * Snapshots as checked, by test, shard attempt and whether read with phases, until their row is
- * written again: a running test's status is read several times a second and most of its rows are
- * as the last read found them (each is rewritten once a second), so a read checks only those that
- * changed. Readers share the snapshot kept, frozen. 1,024 rows (a snapshot's histogram is a few KB):
- * 50 tests of 20 shards, or fewer read with and without their phases.
- */
-const checkedSnapshots = new RecentMap<string, { version: string; snapshot: ShardSnapshot }>(1024);
-
-export function toShardRow(testId: string, r: StoredShard): ShardSnapshotRow<ShardSnapshot> {
-  const key = `${testId}/${r.shard}/${r.attempt}/${r.phases == null ? 'totals' : 'phases'}`;
-  let kept = checkedSnapshots.get(key);
-  if (kept?.version !== r.version) {
-    kept = { version: r.version, snapshot: checkedSnapshot(r) };
-    checkedSnapshots.set(key, kept);
-  }
-  return {
-    shard: r.shard,
-    attempt: r.attempt,
-    snapshot: kept.snapshot,
-    final: r.final,
-    ...(r.sent != null && r.counted_at != null
-      ? { sent: { sent: Number(r.sent), countedAt: Number(r.counted_at) } }
-      : {}),
-  };
-}
-
-/** A row's snapshot (with its phases when read) checked against its columns' shapes, frozen. */
-function checkedSnapshot(r: StoredShard): ShardSnapshot {
-  const phases = readNullableJsonColumn('load_test_shards.phases', shardPhasesColumn, r.phases);
-  return deepFreeze({
-    ...readJsonColumn('load_test_shards.snapshot', shardSnapshotColumn, r.snapshot),
-    ...(phases && { phases }),
-  });
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   loadTestResultsColumn,
   replayRequestsColumn,
 } from './load-test-columns.ts';
-import { type StoredShard, toShardRow } from './load-test-shards.ts';
+import { liveShards, type StoredShard } from './kept-snapshots.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from '../schema.ts';
 
 export interface LoadTestRow {
@@ -114,24 +114,32 @@ const NAMES_A_PHASE = `(${PHASES.join('|')})\\.`;
  * The user's test (null when it is not theirs) and, while it runs, every shard attempt's snapshot as
  * readShardSnapshots gives them (null otherwise; their phases only when its thresholds name one), in
  * one statement: a status poll waits behind the shards' writes once, not once for the row and again
- * for the snapshots.
+ * for the snapshots. The snapshots of rows still as the test's last live read found them are not sent
+ * again (kept-snapshots.ts, liveShards).
  */
 export async function findOwnedLoadTestLive(
   db: Kysely<Database>,
   id: string,
   userId: number,
+  { resend = false } = {},
 ): Promise<{ row: LoadTestRow; shards: Array<ShardSnapshotRow<ShardSnapshot>> | null } | null> {
+  const live = liveShards(id);
+  const versions = resend ? '{}' : live.versions;
   const found = await db
     .selectFrom('load_tests')
     .selectAll()
     .select(
       sql<StoredShard[] | null>`case when load_tests.status = 'running' then (
         select coalesce(jsonb_agg(jsonb_build_object('shard', s.shard, 'attempt', s.attempt,
-          'version', s.xmin::text, 'snapshot', s.snapshot,
-          'phases', case when (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} then s.phases end,
+          'version', s.xmin::text, 'phased', p.phased, 'known', k.known,
+          'snapshot', case when not k.known then s.snapshot end,
+          'phases', case when p.phased and not k.known then s.phases end,
           'final', s.final, 'sent', c.sent, 'counted_at', c.counted_at) order by s.shard, s.attempt), '[]'::jsonb)
         from load_test_shards s left join load_test_sent c
           on c.test_id = s.test_id and c.shard = s.shard and c.attempt = s.attempt
+        cross join lateral (select (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} as phased) p
+        cross join lateral (select coalesce(
+          ${versions}::jsonb ->> (s.shard::text || '/' || s.attempt::text) = s.xmin::text, false) as known) k
         where s.test_id = load_tests.id) end`.as('shards'),
     )
     .where('id', '=', id)
@@ -139,7 +147,10 @@ export async function findOwnedLoadTestLive(
     .executeTakeFirst();
   if (!found) return null;
   const { shards, ...test } = found;
-  return { row: toRow(test), shards: shards?.map((r) => toShardRow(id, r)) ?? null };
+  if (!shards) return { row: toRow(test), shards: null };
+  const rows = live.rows(shards);
+  // A snapshot left out that is no longer kept (1,024 rows read since, of other tests): read them all.
+  return rows ? { row: toRow(test), shards: rows } : findOwnedLoadTestLive(db, id, userId, { resend: true });
 }
 
 /** The caller's tests, newest first. */

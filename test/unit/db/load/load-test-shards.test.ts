@@ -10,6 +10,7 @@ import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
 import {
   readShardSeconds,
   readShardSnapshots,
+  toShardRow,
   shardReports,
   shardSentCounts,
   writeShardReports,
@@ -268,6 +269,50 @@ describe('shard reports', () => {
     await sql`update load_test_shards set snapshot = snapshot - 'total'
       where test_id = ${testId} and shard = 0`.execute(database.db);
     await expect(readShardSnapshots(database.db, testId)).rejects.toThrow(/load_test_shards\.snapshot/);
+  });
+
+  it('sends a status poll only the snapshots that changed since its test’s last live read', async () => {
+    const testId = await newTest();
+    const next = [shard(), shard(), shard()];
+    const writers = [0, 1, 2].map((i) => shardReports(database.db).writer(testId, i, 1));
+    for (const [i, w] of writers.entries()) await w.write(next[i]!(0, i + 2), false);
+    // What the statement hands back, before the rows are made of it.
+    const sent: Array<Array<{ shard: number; known: boolean; snapshot: unknown }>> = [];
+    const db = database.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        const shards = (args.result.rows[0] as { shards?: (typeof sent)[number] } | undefined)?.shards;
+        if (shards) sent.push(shards);
+        return args.result;
+      },
+    });
+    const first = await findOwnedLoadTestLive(db, testId, userId);
+    expect(sent[0]?.map((r) => [r.known, r.snapshot === null])).toEqual([
+      [false, false],
+      [false, false],
+      [false, false],
+    ]);
+    await writers[1]!.write(next[1]!(1, 5), false);
+    const second = await findOwnedLoadTestLive(db, testId, userId);
+    // Shards 0 and 2 are as the first read found them: left out, and the same objects handed out.
+    expect(sent[1]?.map((r) => [r.shard, r.known, r.snapshot === null])).toEqual([
+      [0, true, true],
+      [1, false, false],
+      [2, true, true],
+    ]);
+    expect(second?.shards).toEqual(await readShardSnapshots(database.db, testId, { phases: false }));
+    expect(second?.shards?.map((r) => r.snapshot.total)).toEqual([2, 8, 4]);
+    expect(second?.shards?.[0]?.snapshot).toBe(first?.shards?.[0]?.snapshot);
+    // Kept snapshots pushed out by others' rows (1,024 kept): the rows left out are read again, whole.
+    const other = shardSnapshot([]);
+    for (let i = 0; i < 1100; i++)
+      toShardRow(`other-${i}`, { shard: 0, attempt: 1, version: '1', snapshot: other, phases: null, final: false });
+    const third = await findOwnedLoadTestLive(db, testId, userId);
+    expect(sent.slice(2).map((read) => read.map((r) => r.known))).toEqual([
+      [true, true, true],
+      [false, false, false],
+    ]);
+    expect(third?.shards).toEqual(second?.shards);
   });
 
   it('reads a running test with its snapshots in one statement, its owner’s only', async () => {
