@@ -13,7 +13,7 @@ import {
   type CaptureFilter,
 } from '../../../db/webhooks/captured-requests.ts';
 import type { SecretBox } from '../../../lib/auth/secret-box.ts';
-import { checkSignature, type SignatureScheme } from '../../../lib/webhooks/webhook-signatures.ts';
+import { type SignatureScheme, signatureChecker } from '../../../lib/webhooks/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError } from '../../../lib/errors.ts';
 import { CAPTURE_KEEP_PER_WEBHOOK } from '../../../lib/plans.ts';
 import { ownedWebhook } from './webhook-settings.ts';
@@ -41,14 +41,16 @@ export function webhookRequestService({
       setting ? box!.open(setting.sealed_secret) : '',
       rows.length && webhook.schema ? checks.verdicts(webhook.userId, webhook.schema, rows) : null,
     ]);
+    // One checker for the page: its key is made once (lib/webhooks/webhook-signatures.ts).
+    const check = setting && signatureChecker(setting.scheme as SignatureScheme, secret, setting.header);
     return rows.map((r) => ({
       id: r.id,
       ...captureFields(r),
       ...(r.delivery ? { delivery: r.delivery } : {}),
       ...(verdicts ? { schema: verdicts.get(r.id)! } : {}),
-      ...(setting
+      ...(check
         ? {
-            signature: checkSignature(setting.scheme as SignatureScheme, secret, setting.header, {
+            signature: check({
               headers: r.headers,
               body:
                 r.body === null

@@ -1,7 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { checkSignature, SIGNATURE_SCHEMES, signatureHeaders } from '../../../../lib/webhooks/webhook-signatures.ts';
+import {
+  checkSignature,
+  SIGNATURE_SCHEMES,
+  signatureChecker,
+  signatureHeaders,
+} from '../../../../lib/webhooks/webhook-signatures.ts';
 
 const at = (unixSeconds: number) => new Date(unixSeconds * 1000);
 const hex = (key: string, data: string) => createHmac('sha256', key).update(data).digest('hex');
@@ -103,6 +108,27 @@ describe('webhook signature checks', () => {
     expect(
       checkSignature('standard-webhooks', secret, '', { headers: {}, body: Buffer.from(body), capturedAt: now }).status,
     ).toBe('missing');
+  });
+
+  it('checks many requests with one checker as one check each (a listing’s page of captures)', () => {
+    const secret = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString('base64')}`;
+    const now = new Date();
+    const requests = ['{"n":1}', '{"n":2}', '{"n":3}'].map((body, i) => ({
+      headers: signatureHeaders('standard-webhooks', secret, '', {
+        body: Buffer.from(body),
+        at: now,
+        messageId: `m${i}`,
+      }),
+      // The second's body is not what was signed.
+      body: Buffer.from(i === 1 ? '{"n":-2}' : body),
+      capturedAt: now,
+    }));
+    for (const scheme of SIGNATURE_SCHEMES) {
+      const check = signatureChecker(scheme, secret, 'x-sig');
+      expect(requests.map((r) => check(r))).toEqual(requests.map((r) => checkSignature(scheme, secret, 'x-sig', r)));
+    }
+    const check = signatureChecker('standard-webhooks', secret, '');
+    expect(requests.map((r) => check(r).status)).toEqual(['valid', 'invalid', 'valid']);
   });
 
   it('HMAC-SHA256 in a named header: hex or base64, sha256= allowed, over the bytes', () => {
