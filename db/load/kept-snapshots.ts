@@ -1,9 +1,8 @@
 // Shard snapshots kept as checked, until their row is written again: a running test's status is read
 // several times a second and most of its rows are as the last read found them (each is rewritten once
 // a second). A read checks only the rows that changed, and a status poll (liveShards) is not even sent
-// the snapshots of the rows its last poll was handed: parsing 20 snapshots a poll to throw most of them
-// away was an eighth of what the API's thread promoted to its old generation during a test
-// (docs/benchmarks.md).
+// the snapshots of the rows its last poll was handed: it parsed each poll's 20 snapshots to throw most of
+// them away (docs/benchmarks.md: what the API's thread keeps past a scavenge).
 import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { ShardSnapshotRow } from '../../lib/jobs/load-test.ts';
 import { RecentMap } from '../../lib/cache/recent-map.ts';
@@ -71,49 +70,46 @@ function checkedSnapshot(r: StoredShard): ShardSnapshot {
   });
 }
 
-/** What a test's last live read was handed, by `shard/attempt`: the row's version, read how, kept where. */
-type Handed = Map<string, { version: string; phased: boolean; key: string }>;
-
-/** The last live read of 64 tests at most (a few dozen bytes a row; the snapshots stay in checkedSnapshots). */
-const lastHanded = new RecentMap<string, Handed>(64);
-
-const rowName = (r: { shard: number; attempt: number }) => `${r.shard}/${r.attempt}`;
+/** What a test's last live read was handed, by `shard/attempt`: the row's version and read mode, its snapshot. */
+type Handed = Map<string, { version: string; snapshot: ShardSnapshot }>;
 
 /**
- * A live read of a test's shards: `versions` (JSON, `{"shard/attempt": version}`) names the rows whose
- * snapshots the read may leave out (marking them `known`), those its last read was handed; `rows` gives
- * the read's rows with the kept snapshots in place, or null when one of them is no longer kept (read
- * again without versions).
+ * The last live read of 16 tests of at most 64 shard attempts each (a test with more is read whole at
+ * each poll): at most 1,024 snapshots, as checkedSnapshots, most of them the same objects.
+ */
+const lastHanded = new RecentMap<string, Handed>(16);
+const MAX_HANDED_ROWS = 64;
+
+const rowName = (r: { shard: number; attempt: number }) => `${r.shard}/${r.attempt}`;
+/** A row's version with its read mode: a row read with its phases is another row than one read without. */
+const handedVersion = (r: StoredShard) => `${r.version}:${r.phased === true}`;
+
+/**
+ * A live read of a test's shards: `versions` (JSON, `{"shard/attempt": "xmin:phased"}`) names the rows
+ * its last read was handed, whose snapshots the read leaves out when a row is still at that version and
+ * read the same way (marking it `known`); `rows` gives the read's rows, those snapshots in place.
  */
 export function liveShards(testId: string): {
   versions: string;
-  rows: (stored: readonly StoredShard[]) => Array<ShardSnapshotRow<ShardSnapshot>> | null;
+  rows: (stored: readonly StoredShard[]) => Array<ShardSnapshotRow<ShardSnapshot>>;
 } {
+  // The read is resolved against what this one named, whatever another poll of the test hands meanwhile.
   const handed = lastHanded.get(testId);
   const versions: Record<string, string> = {};
   for (const [name, { version }] of handed ?? []) versions[name] = version;
   return {
     versions: JSON.stringify(versions),
     rows(stored) {
-      const rows: Array<ShardSnapshotRow<ShardSnapshot>> = [];
       const now: Handed = new Map();
-      for (const r of stored) {
-        let row: ShardSnapshotRow<ShardSnapshot>;
-        let key: string;
-        if (r.known) {
-          const was = handed?.get(rowName(r));
-          const kept = was && checkedSnapshots.get(was.key);
-          if (!was || was.version !== r.version || was.phased !== r.phased || kept?.version !== r.version) return null;
-          row = shardRow(r, kept.snapshot);
-          key = was.key;
-        } else {
-          row = toShardRow(testId, r);
-          key = keyOf(testId, r);
-        }
-        rows.push(row);
-        now.set(rowName(r), { version: r.version, phased: r.phased ?? false, key });
-      }
-      lastHanded.set(testId, now);
+      const rows = stored.map((r) => {
+        const was = r.known ? handed?.get(rowName(r)) : undefined;
+        if (r.known && was?.version !== handedVersion(r))
+          throw new Error(`a live read left out shard ${rowName(r)}, which it did not name`);
+        const row = was ? shardRow(r, was.snapshot) : toShardRow(testId, r);
+        now.set(rowName(r), { version: handedVersion(r), snapshot: row.snapshot });
+        return row;
+      });
+      if (stored.length <= MAX_HANDED_ROWS) lastHanded.set(testId, now);
       return rows;
     },
   };

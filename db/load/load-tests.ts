@@ -121,10 +121,8 @@ export async function findOwnedLoadTestLive(
   db: Kysely<Database>,
   id: string,
   userId: number,
-  { resend = false } = {},
 ): Promise<{ row: LoadTestRow; shards: Array<ShardSnapshotRow<ShardSnapshot>> | null } | null> {
   const live = liveShards(id);
-  const versions = resend ? '{}' : live.versions;
   const found = await db
     .selectFrom('load_tests')
     .selectAll()
@@ -137,9 +135,10 @@ export async function findOwnedLoadTestLive(
           'final', s.final, 'sent', c.sent, 'counted_at', c.counted_at) order by s.shard, s.attempt), '[]'::jsonb)
         from load_test_shards s left join load_test_sent c
           on c.test_id = s.test_id and c.shard = s.shard and c.attempt = s.attempt
-        cross join lateral (select (load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE} as phased) p
-        cross join lateral (select coalesce(
-          ${versions}::jsonb ->> (s.shard::text || '/' || s.attempt::text) = s.xmin::text, false) as known) k
+        cross join lateral (select coalesce((load_tests.config->'thresholds')::text ~ ${NAMES_A_PHASE}, false)
+          as phased) p
+        cross join lateral (select ((${live.versions}::jsonb ->> (s.shard::text || '/' || s.attempt::text))
+          = (s.xmin::text || ':' || p.phased::text)) is true as known) k
         where s.test_id = load_tests.id) end`.as('shards'),
     )
     .where('id', '=', id)
@@ -147,10 +146,7 @@ export async function findOwnedLoadTestLive(
     .executeTakeFirst();
   if (!found) return null;
   const { shards, ...test } = found;
-  if (!shards) return { row: toRow(test), shards: null };
-  const rows = live.rows(shards);
-  // A snapshot left out that is no longer kept (1,024 rows read since, of other tests): read them all.
-  return rows ? { row: toRow(test), shards: rows } : findOwnedLoadTestLive(db, id, userId, { resend: true });
+  return { row: toRow(test), shards: shards ? live.rows(shards) : null };
 }
 
 /** The caller's tests, newest first. */

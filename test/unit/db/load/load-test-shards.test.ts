@@ -10,11 +10,11 @@ import { openDatabase, type DatabaseHandle } from '../../../../db/connect.ts';
 import {
   readShardSeconds,
   readShardSnapshots,
-  toShardRow,
   shardReports,
   shardSentCounts,
   writeShardReports,
 } from '../../../../db/load/load-test-shards.ts';
+import { toShardRow } from '../../../../db/load/kept-snapshots.ts';
 import {
   createLoadTest,
   findOwnedLoadTest,
@@ -87,6 +87,20 @@ function watched() {
     }
   });
   return { db, state };
+}
+
+/** The database with what each live read's statement hands back kept, before the rows are made of it. */
+function watchedShards() {
+  const sent: Array<Array<{ shard: number; known: boolean; snapshot: unknown }>> = [];
+  const db = database.db.withPlugin({
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      const shards = (args.result.rows[0] as { shards?: (typeof sent)[number] } | undefined)?.shards;
+      if (shards) sent.push(shards);
+      return args.result;
+    },
+  });
+  return { db, sent };
 }
 
 describe('shard reports', () => {
@@ -276,26 +290,18 @@ describe('shard reports', () => {
     const next = [shard(), shard(), shard()];
     const writers = [0, 1, 2].map((i) => shardReports(database.db).writer(testId, i, 1));
     for (const [i, w] of writers.entries()) await w.write(next[i]!(0, i + 2), false);
-    // What the statement hands back, before the rows are made of it.
-    const sent: Array<Array<{ shard: number; known: boolean; snapshot: unknown }>> = [];
-    const db = database.db.withPlugin({
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        const shards = (args.result.rows[0] as { shards?: (typeof sent)[number] } | undefined)?.shards;
-        if (shards) sent.push(shards);
-        return args.result;
-      },
-    });
+    const { db, sent } = watchedShards();
+    const left = () => sent.at(-1)?.map((r) => [r.shard, r.known, r.snapshot === null]);
     const first = await findOwnedLoadTestLive(db, testId, userId);
-    expect(sent[0]?.map((r) => [r.known, r.snapshot === null])).toEqual([
-      [false, false],
-      [false, false],
-      [false, false],
+    expect(left()).toEqual([
+      [0, false, false],
+      [1, false, false],
+      [2, false, false],
     ]);
     await writers[1]!.write(next[1]!(1, 5), false);
     const second = await findOwnedLoadTestLive(db, testId, userId);
     // Shards 0 and 2 are as the first read found them: left out, and the same objects handed out.
-    expect(sent[1]?.map((r) => [r.shard, r.known, r.snapshot === null])).toEqual([
+    expect(left()).toEqual([
       [0, true, true],
       [1, false, false],
       [2, true, true],
@@ -303,16 +309,44 @@ describe('shard reports', () => {
     expect(second?.shards).toEqual(await readShardSnapshots(database.db, testId, { phases: false }));
     expect(second?.shards?.map((r) => r.snapshot.total)).toEqual([2, 8, 4]);
     expect(second?.shards?.[0]?.snapshot).toBe(first?.shards?.[0]?.snapshot);
-    // Kept snapshots pushed out by others' rows (1,024 kept): the rows left out are read again, whole.
+    // The kept snapshots pushed out by others' rows: what the last read was handed still serves.
     const other = shardSnapshot([]);
     for (let i = 0; i < 1100; i++)
       toShardRow(`other-${i}`, { shard: 0, attempt: 1, version: '1', snapshot: other, phases: null, final: false });
     const third = await findOwnedLoadTestLive(db, testId, userId);
-    expect(sent.slice(2).map((read) => read.map((r) => r.known))).toEqual([
-      [true, true, true],
-      [false, false, false],
-    ]);
+    expect(left()?.map(([, known]) => known)).toEqual([true, true, true]);
     expect(third?.shards).toEqual(second?.shards);
+    expect(sent).toHaveLength(3); // one statement a read
+  });
+
+  it('reads a test’s rows again, once, when its thresholds come to name a phase, and with no thresholds', async () => {
+    const testId = await newTest();
+    const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
+    await shardReports(database.db)
+      .writer(testId, 0, 1)
+      .write({ ...shard()(0, 2), phases } as ShardSnapshot, false);
+    const { db, sent } = watchedShards();
+    const setConfig = (c: object) =>
+      database.db
+        .updateTable('load_tests')
+        .set({ config: JSON.stringify(c) })
+        .where('id', '=', testId)
+        .execute();
+    const read = async () => (await findOwnedLoadTestLive(db, testId, userId))?.shards?.[0]?.snapshot;
+    expect((await read())?.phases).toBeUndefined();
+    expect((await read())?.phases).toBeUndefined();
+    await setConfig({ ...config, thresholds: ['ttfb.p95 < 200'] });
+    const phased = await read();
+    expect(phased?.phases).toEqual(phases);
+    expect(await read()).toBe(phased);
+    // A config stored before thresholds existed: read without phases, and left out as any other.
+    const { thresholds: _none, ...bare } = config;
+    await setConfig(bare);
+    const unphased = await read();
+    expect(unphased?.phases).toBeUndefined();
+    expect(await read()).toBe(unphased);
+    // One statement a read; the row left out whenever it was read the same way as the read before.
+    expect(sent.map((read) => read[0]?.known)).toEqual([false, true, false, true, false, true]);
   });
 
   it('reads a running test with its snapshots in one statement, its owner’s only', async () => {
