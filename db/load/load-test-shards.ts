@@ -15,7 +15,6 @@ import { toShardRow } from './kept-snapshots.ts';
 import type { Database } from '../schema.ts';
 
 export type { ShardSnapshotRow };
-export { type StoredShard, toShardRow } from './kept-snapshots.ts';
 
 /** A shard report's seconds, numbered within its attempt (a report stored twice is kept once). */
 export interface SecondsReport {
@@ -155,9 +154,9 @@ export interface SentCount {
  * for a test no longer stored.
  */
 export async function writeSentCounts(db: Kysely<Database>, counts: readonly SentCount[]): Promise<undefined[]> {
-  // One parameter, the counts as JSON: a worker writes ten of these a second, and a parameter a value
-  // made the statement's building a twelfth of what the API's thread kept past a collection during a
-  // test (docs/benchmarks.md).
+  // One parameter, the counts as JSON: a load worker writes ten of these a second (on the API's thread in
+  // the embedded mode), and a parameter a value had Kysely build five nodes a row (docs/benchmarks.md:
+  // what the API's thread keeps past a scavenge).
   const rows = JSON.stringify(
     counts.map((c) => ({
       test_id: c.testId,

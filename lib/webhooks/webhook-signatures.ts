@@ -41,7 +41,7 @@ const standardKey = (secret: string) => Buffer.from(secret.startsWith('whsec_') 
 /**
  * The key each scheme's HMAC takes: Standard Webhooks' the bytes its secret encodes, the others' the
  * secret's own. A KeyObject, made once for many (a listing checks a page of captures): an HMAC given its
- * key as bytes took three times as long (docs/benchmarks.md, signature checks).
+ * key as bytes takes longer (docs/benchmarks.md: signature checks in a listing).
  */
 const hmacKey = (scheme: SignatureScheme, secret: string): KeyObject =>
   createSecretKey(scheme === 'standard-webhooks' ? standardKey(secret) : Buffer.from(secret, 'utf8'));

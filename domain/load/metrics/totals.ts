@@ -8,9 +8,9 @@ import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import type { LiveMetrics, ShardSnapshotRow } from '../../../lib/jobs/load-test.ts';
 
 /**
- * Adds `from`'s counts into `into` and answers `into`. For-in rather than Object.entries: a status poll
- * adds every shard's counts, and the pairs Object.entries allocates were a tenth of what its thread
- * promoted to the old generation during a test (docs/benchmarks.md).
+ * Adds `from`'s counts into `into` and answers `into`. For-in rather than Object.entries, which allocates
+ * a pair a key: a status poll adds every shard's counts (docs/benchmarks.md: what the API's thread keeps
+ * past a scavenge).
  */
 export function addCounts(
   into: Record<string, number>,
