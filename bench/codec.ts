@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, randomBytes, webcrypto } from 'node:c
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { AesGcmCodec } from '../lib/temporal/codec.ts';
-import { median } from './load/machine.ts';
+import { inTurn, printBeside } from './in-turn.ts';
 
 const { temporal } = proto;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -101,20 +101,11 @@ console.log(
     'µs a payload, encoded then decoded (median of the rounds)',
 );
 for (const [label, payload] of payloads) {
-  const times = codecs.map(() => [] as number[]);
-  for (const [, codec] of codecs) await perPayload(codec, payload);
-  for (let r = 0; r < rounds; r++)
-    for (let k = 0; k < codecs.length; k++) {
-      const i = (r + k) % codecs.length;
-      const codec = codecs[i]?.[1];
-      if (codec) times[i]?.push(await perPayload(codec, payload));
-    }
-  const medians = times.map(median);
-  const ours = medians[0] ?? NaN;
+  const medians = await inTurn(codecs, rounds, ([, codec]) => perPayload(codec, payload));
   console.log(`  ${label}`);
-  for (const [i, [name]] of codecs.entries()) {
-    const t = medians[i] ?? NaN;
-    const ratio = i ? `   ${(t / ours).toFixed(2)}x netops's time` : '';
-    console.log(`    ${name.padEnd(42)} ${t.toFixed(1).padStart(7)} µs${ratio}`);
-  }
+  printBeside(
+    codecs.map(([name]) => name),
+    medians,
+    'µs',
+  );
 }
