@@ -74,10 +74,10 @@ function checkedSnapshot(r: StoredShard): ShardSnapshot {
 type Handed = Map<string, { version: string; snapshot: ShardSnapshot }>;
 
 /**
- * The last live read of 16 tests of at most 64 shard attempts each (a test with more is read whole at
- * each poll): at most 1,024 snapshots, as checkedSnapshots, most of them the same objects.
+ * The last live read of 32 tests of at most 64 shard attempts each (a test with more is read whole at
+ * each poll; a plan's largest test has 20 shards): at most 2,048 snapshots beyond checkedSnapshots' own.
  */
-const lastHanded = new RecentMap<string, Handed>(16);
+const lastHanded = new RecentMap<string, Handed>(32);
 const MAX_HANDED_ROWS = 64;
 
 const rowName = (r: { shard: number; attempt: number }) => `${r.shard}/${r.attempt}`;
@@ -109,7 +109,7 @@ export function liveShards(testId: string): {
         now.set(rowName(r), { version: handedVersion(r), snapshot: row.snapshot });
         return row;
       });
-      if (stored.length <= MAX_HANDED_ROWS) lastHanded.set(testId, now);
+      lastHanded.set(testId, stored.length <= MAX_HANDED_ROWS ? now : new Map());
       return rows;
     },
   };

@@ -319,6 +319,39 @@ describe('shard reports', () => {
     expect(sent).toHaveLength(3); // one statement a read
   });
 
+  it('reads whole a test past 64 shard attempts, and one of more than 32 tests polled in turn', async () => {
+    const { db, sent } = watchedShards();
+    const known = () => sent.at(-1)?.map((r) => r.known);
+    const write = (testId: string, n: number) =>
+      shardReports(database.db).writer(testId, n, 1).write(shard()(0, 1), false);
+    // 64 rows: left out on the next poll; a 65th: the test is read whole from then on.
+    const big = await newTest();
+    for (let i = 0; i < 64; i++) await write(big, i);
+    await findOwnedLoadTestLive(db, big, userId);
+    await findOwnedLoadTestLive(db, big, userId);
+    expect(known()?.every(Boolean)).toBe(true);
+    await write(big, 64);
+    await findOwnedLoadTestLive(db, big, userId);
+    expect(known()?.filter(Boolean)).toHaveLength(64); // named by the read before it
+    const whole = await findOwnedLoadTestLive(db, big, userId);
+    expect(known()?.some(Boolean)).toBe(false);
+    expect(whole?.shards).toHaveLength(65);
+    // 33 tests read in turn: the first one's last read is no longer kept, and it is read whole, rightly.
+    const tests = [];
+    for (let i = 0; i < 33; i++) {
+      tests.push(await newTest());
+      await write(tests[i]!, 0);
+      await findOwnedLoadTestLive(db, tests[i]!, userId);
+    }
+    const reads = sent.length;
+    const again = await findOwnedLoadTestLive(db, tests[0]!, userId);
+    expect(sent.length).toBe(reads + 1);
+    expect(known()).toEqual([false]);
+    expect(again?.shards).toEqual(await readShardSnapshots(database.db, tests[0]!, { phases: false }));
+    await findOwnedLoadTestLive(db, tests[32]!, userId);
+    expect(known()).toEqual([true]);
+  });
+
   it('reads a test’s rows again, once, when its thresholds come to name a phase, and with no thresholds', async () => {
     const testId = await newTest();
     const phases = Object.fromEntries(['dns', 'connect', 'tls', 'ttfb', 'transfer'].map((p) => [p, `h-${p}`]));
