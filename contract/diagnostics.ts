@@ -15,6 +15,6 @@ export const diagnosticsOperations = operations('Diagnostics', {
     path: '/diagnostics/pipeline-checks/{check_id}',
     summary: 'State of a pipeline check',
     success: { status: 200, schema: R.pipelineCheckStatusResult, description: 'State' },
-    errors: [404, 503],
+    errors: [404],
   },
 });

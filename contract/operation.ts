@@ -19,7 +19,7 @@ export interface Operation {
   body?: z.ZodType;
   /** The success status and its body (null body: a Server-Sent Events stream). */
   success: { status: number; schema: z.ZodType | null; description: string };
-  /** Error statuses besides 401 and 429, which every operation has. */
+  /** Error statuses besides 400, 401, 429 and 503, which every operation has (api/openapi/document.ts). */
   errors: number[];
 }
 

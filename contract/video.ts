@@ -133,6 +133,6 @@ export const videoOperations = operations('Video', {
     path: '/video/watermark-jobs/{job_id}',
     summary: 'A video job: status, progress, the single-use download URL once done',
     success: { status: 200, schema: videoJobAnswer, description: 'The job' },
-    errors: [404, 503],
+    errors: [404],
   },
 });

@@ -6,9 +6,12 @@ import { OPERATIONS } from '../../contract/index.ts';
 import type { Operation } from '../../contract/operation.ts';
 import * as R from '../../contract/responses.ts';
 
-/** Every operation also answers these (authentication and rate limits), and 413 for large bodies. */
-/** Every operation: a query parameter it does not know is refused (400), as are a bad key and the rate limit. */
-export const COMMON_ERRORS = [400, 401, 429];
+/**
+ * Every operation: a query parameter it does not know is refused (400), as are a bad key and the rate limit;
+ * and any can answer 503 while a server it needs is away or no workflows worker answers (docs/outages.md).
+ * An operation with a body also answers 413.
+ */
+export const COMMON_ERRORS = [400, 401, 429, 503];
 const BODY_ERRORS = [413];
 
 const ERROR_TEXT: Record<number, string> = {
@@ -20,7 +23,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body too large',
   429: 'Rate limit of the plan reached, or its live streams or load tests at once (see Retry-After)',
   502: 'The target or an upstream answered something unusable',
-  503: 'No worker answered',
+  503: 'A server the service needs is away, or no workflows worker answered: try again (see Retry-After)',
   504: 'An upstream or the job took too long',
 };
 

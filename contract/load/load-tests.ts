@@ -66,7 +66,7 @@ export const loadTestOperations = operations('Load testing', {
     path: '/load-testing/status/{test_id}',
     summary: 'Status and live metrics of a load test',
     success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' },
-    errors: [404, 503],
+    errors: [404],
   },
   events: {
     method: 'get',

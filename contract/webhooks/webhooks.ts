@@ -141,7 +141,7 @@ export const webhookOperations = operations('Webhooks', {
     summary: 'Create a webhook and its capture URL (optionally with the response its senders get)',
     body: createBody,
     success: { status: 201, schema: R.webhookCreateResult, description: 'Created' },
-    errors: [400, 403, 503],
+    errors: [400, 403],
   },
   update: {
     method: 'post',
@@ -151,7 +151,7 @@ export const webhookOperations = operations('Webhooks', {
       'where they are forwarded and how long they are kept (null: the default, none)',
     body: updateBody,
     success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' },
-    errors: [400, 403, 404, 503],
+    errors: [400, 403, 404],
   },
   list: {
     method: 'get',
@@ -190,7 +190,7 @@ export const webhookOperations = operations('Webhooks', {
       'unless ignore_headers names others), and the body: JSON by pointer, text by lines',
     query: diffQuery,
     success: { status: 200, schema: R.webhookDiffResult, description: 'The differences' },
-    errors: [400, 404, 503, 504],
+    errors: [400, 404, 504],
   },
   replay: {
     method: 'post',
