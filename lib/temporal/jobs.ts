@@ -5,6 +5,7 @@ import {
   WorkflowNotFoundError,
   type Client,
   type ConnectionLike,
+  type WorkflowExecutionStatusName,
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
@@ -185,8 +186,8 @@ export function unreadableState(err: unknown, noun = 'job'): UnavailableError {
  */
 export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefinition<S, []>): Promise<S> {
   return temporalRead(handle.client, async () => {
-    const { status } = await handle.describe();
-    if (status.name === 'COMPLETED') return (await handle.result()) as S;
+    const outcome = await workflowOutcome<S>(handle);
+    if ('result' in outcome) return outcome.result;
     try {
       return await handle.query(query);
     } catch (err) {
@@ -194,4 +195,26 @@ export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefini
       throw unreadableState(err);
     }
   });
+}
+
+/** How a workflow closed without a result of its own (it failed, or was terminated, cancelled or timed out). */
+const CLOSED_WITHOUT_RESULT = new Set<WorkflowExecutionStatusName>([
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'TIMED_OUT',
+  'CONTINUED_AS_NEW',
+]);
+
+/**
+ * Where a workflow stands, from the Temporal server alone (a closed workflow's result is in its
+ * history): no worker is asked, so no worker's absence or load delays the answer. `closed` is the
+ * status of a workflow that ended without a result.
+ */
+export async function workflowOutcome<R>(
+  handle: WorkflowHandle,
+): Promise<{ open: true } | { result: R } | { closed: WorkflowExecutionStatusName }> {
+  const { status } = await handle.describe();
+  if (status.name === 'COMPLETED') return { result: (await handle.result()) as R };
+  return CLOSED_WITHOUT_RESULT.has(status.name) ? { closed: status.name } : { open: true };
 }

@@ -3,8 +3,10 @@
 // failure cost (the restart, the seconds without traffic, the requests lost).
 // Its own small cluster (embedded mode, one process per role), so that the victim is the only load worker
 // when the test starts.
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
+import { pacedTest } from '../support/load-tests.ts';
 import { startCluster, type AppProcess } from '../support/processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -12,7 +14,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('load test shard failover', () => {
   let running: Awaited<ReturnType<typeof startCluster>> | undefined;
   let cluster:
-    | { call: (method: string, path: string, body?: unknown) => Promise<any>; loadWorker: AppProcess }
+    | {
+        call: (method: string, path: string, body?: unknown) => Promise<any>;
+        loadWorker: AppProcess;
+        workflowsWorker: AppProcess;
+        temporalAddress: string;
+      }
     | undefined;
   let site: LoadTarget | undefined;
   afterAll(async () => {
@@ -28,7 +35,7 @@ describe('load test shard failover', () => {
     site = await startLoadTarget();
     running = await startCluster('failover', { NETWORK_ALLOW: '127.0.0.1/32', LOAD_WORKER_WAIT_SECONDS: '10' });
     const { api, key, role } = running;
-    await role('worker:workflows');
+    const workflowsWorker = await role('worker:workflows');
     const victim = await role('worker:load');
 
     const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
@@ -56,7 +63,7 @@ describe('load test shard failover', () => {
     const firstArrival = site.arrivals(path)[0];
     expect(firstArrival, 'the test never sent anything').toBeDefined();
     // The victim has the shard; a second load worker stands by (it polls the queue) before the kill.
-    cluster = { call, loadWorker: await role('worker:load') };
+    cluster = { call, loadWorker: await role('worker:load'), workflowsWorker, temporalAddress: api.temporalAddress };
     await sleep(firstArrival! + 8000 - Date.now());
     process.kill(victim.pid, 'SIGKILL');
     const killedAt = Date.now();
@@ -131,14 +138,11 @@ describe('load test shard failover', () => {
     expect(cluster).toBeDefined();
     const { call, loadWorker } = cluster!;
     await loadWorker.stop();
-    const started = await call('POST', '/api/v1/load-testing/start', {
-      targetUrl: `${site!.url}/nobody`,
-      httpMethod: 'GET',
-      concurrentUsers: 1,
-      testDuration: 10,
-      rampUpTime: 0,
-      requestsPerSecond: 1,
-    });
+    const started = await call(
+      'POST',
+      '/api/v1/load-testing/start',
+      pacedTest(`${site!.url}/nobody`, { concurrentUsers: 1, requestsPerSecond: 1 }),
+    );
     const id = started.test_id as string;
     expect(started.status).toBe('pending');
     let status: any;
@@ -156,5 +160,48 @@ describe('load test shard failover', () => {
     const { data } = await call('GET', '/api/v1/load-testing/tests');
     expect(data.tests.find((t: any) => t.test_id === id)?.status).toBe('failed');
     expect(site!.count('/nobody')).toBe(0);
+  });
+
+  it('answers a pending test from the Temporal server alone, with no workflows worker, and stores an end an ' +
+    'operator gave it in Temporal', {
+    timeout: 60_000,
+  }, async () => {
+    expect(cluster).toBeDefined();
+    const { call, workflowsWorker, temporalAddress } = cluster!;
+    // No load worker (the test before stopped it) and no workflows worker: the test stays pending.
+    await workflowsWorker.stop();
+    const started = await call(
+      'POST',
+      '/api/v1/load-testing/start',
+      pacedTest(`${site!.url}/unworked`, { concurrentUsers: 1, requestsPerSecond: 1 }),
+    );
+    const id = started.test_id as string;
+    expect(started.status, JSON.stringify(started)).toBe('pending');
+    // Each poll answers (no query waits for a worker that is not there).
+    for (let i = 0; i < 3; i++) {
+      const status = await call('GET', `/api/v1/load-testing/status/${id}`);
+      expect(status, JSON.stringify(status)).toMatchObject({ test_id: id, status: 'pending' });
+      await sleep(250);
+    }
+    const pending = await call('GET', `/api/v1/load-testing/results/${id}`);
+    expect(pending, JSON.stringify(pending)).toMatchObject({ error_code: 'conflict' });
+
+    // An operator ends its workflow in Temporal (UI or CLI): the next read stores that end.
+    const connection = await Connection.connect({ address: temporalAddress });
+    try {
+      await new Client({ connection }).workflow.getHandle(`load-test-${id}`).terminate('operator');
+    } finally {
+      await connection.close();
+    }
+    const status = await call('GET', `/api/v1/load-testing/status/${id}`);
+    expect(status, JSON.stringify(status)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'its workflow ended (terminated) before a load worker took it',
+    });
+    const results = await call('GET', `/api/v1/load-testing/results/${id}`);
+    expect(results).toMatchObject({ status: 'failed', failure_reason: status.failure_reason });
+    const { data } = await call('GET', '/api/v1/load-testing/tests');
+    expect(data.tests.find((t: any) => t.test_id === id)?.status).toBe('failed');
+    expect(site!.count('/unworked')).toBe(0);
   });
 });

@@ -14,13 +14,18 @@ export function loadTestCalls(target: Target, account: Promise<{ key: string }>)
     call(target, 'GET', `/api/v1/load-testing/status/${id}`, { key: (await account).key });
   const results = async (id: string) =>
     call(target, 'GET', `/api/v1/load-testing/results/${id}`, { key: (await account).key });
-  /** The status body once `done` says so (polled every 200 ms); throws with the last one past the time. */
+  /**
+   * The status body once `done` says so (polled every 200 ms); throws with the last one past the time. A 503
+   * is asked again, as the docs tell a client to; any other error throws (never read as a status).
+   */
   const waitFor = async (id: string, done: (b: any) => boolean, timeoutMs = 60_000) => {
     const until = Date.now() + timeoutMs;
     let last: any;
     while (Date.now() < until) {
-      last = (await status(id)).body;
-      if (done(last)) return last;
+      const answer = await status(id);
+      last = answer.body;
+      if (answer.status !== 200 && answer.status !== 503) throw new Error(`status answered ${JSON.stringify(last)}`);
+      if (answer.status === 200 && done(last)) return last;
       await sleep(200);
     }
     throw new Error(`status never matched: ${JSON.stringify(last)}`);

@@ -20,9 +20,15 @@ import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '
 import { PLAN_LIMITS, type Plan } from '../../../lib/plans.ts';
 import { checkTarget } from '../../../lib/net/target-guard.ts';
 import { PUBLIC_ID_PATTERN } from '../../../lib/auth/tokens.ts';
-import { newJobId, resultWithin, startJob, temporalRead, workflowIdOf } from '../../../lib/temporal/jobs.ts';
 import {
-  getLoadTestState,
+  newJobId,
+  resultWithin,
+  startJob,
+  temporalRead,
+  workflowIdOf,
+  workflowOutcome,
+} from '../../../lib/temporal/jobs.ts';
+import {
   LOAD_TEST_KIND,
   stopLoadTest,
   type LoadTestInput,
@@ -65,35 +71,37 @@ export function loadTestService({
   const owned = (testId: string, userId: number): Promise<LoadTestRow> => ownedBy(testId, userId, findOwnedLoadTest);
 
   /**
-   * A test's state. Pending: the workflow's (asked with a query: it may have closed with no load worker
-   * to store its end). Running or ended: the stored row, which holds all a status needs (the start, the
-   * window, a stop asked for, the end with its results): a poll is a read of the database, never a
-   * workflow task on the workflows worker, whatever the number of users.
+   * A test's state: the stored row, which holds all a status needs (the start, the window, a stop asked
+   * for, the end with its results), so a poll is a read of the database, never a workflow task on the
+   * workflows worker, whatever the number of users. A pending row also asks the Temporal server whether
+   * its workflow closed with no load worker to store its end (none took it, or an operator ended it),
+   * and stores that end: the server alone answers, so no busy or missing workflows worker holds it up.
    */
   async function stateOf(row: LoadTestRow): Promise<LoadTestState> {
-    if (row.status === 'pending') {
-      const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
-      const state = await temporalRead(temporal, () => handle.query(getLoadTestState), 'test');
-      // The workflow closed without a worker to store its end (no load worker ever took it): store it now.
-      if (
-        state.status !== 'pending' &&
-        state.status !== 'running' &&
-        (await temporalRead(temporal, () => handle.describe(), 'test')).status.name !== 'RUNNING'
-      ) {
-        await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, { onlyIfOpen: true });
-      }
-      return state;
-    }
-    const durationMs = row.config.test_duration * 1000;
-    return {
+    const stored: LoadTestState = {
       status: row.status,
       startAt: row.startedAt?.getTime() ?? null,
-      endAt: row.startedAt ? row.startedAt.getTime() + durationMs : null,
+      endAt: row.startedAt ? row.startedAt.getTime() + row.config.test_duration * 1000 : null,
       completedAt: row.completedAt?.getTime() ?? null,
       stopRequested: row.stopRequested,
       failureReason: row.failureReason,
       results: row.results,
     };
+    if (row.status !== 'pending') return stored;
+    const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
+    const outcome = await temporalRead(temporal, () => workflowOutcome<LoadTestState>(handle), 'test');
+    if ('open' in outcome) return stored;
+    const state: LoadTestState =
+      'result' in outcome
+        ? outcome.result
+        : {
+            ...stored,
+            status: 'failed',
+            completedAt: Date.now(),
+            failureReason: `its workflow ended (${outcome.closed.toLowerCase()}) before a load worker took it`,
+          };
+    await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, { onlyIfOpen: true });
+    return state;
   }
 
   /** Starts a test within the account's plan: its size (403 past it) and its tests at once (429). */
