@@ -23,7 +23,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body too large',
   429: 'Rate limit of the plan reached, or its live streams or load tests at once (see Retry-After)',
   502: 'The target or an upstream answered something unusable',
-  503: 'A server the service needs is away, or no workflows worker answered: try again (see Retry-After)',
+  503: 'A server the service needs is away (see Retry-After), or no workflows worker answered: try again',
   504: 'An upstream or the job took too long',
 };
 

@@ -201,8 +201,8 @@ export async function loadTestStopRequested(db: Kysely<Database>, id: string): P
 }
 
 /**
- * Stores a test's end; with `onlyIfOpen`, only over a row still pending or running (never over an end
- * already stored).
+ * Stores a test's end (at `options.completedAt`, else now); with `onlyIfStatus`, only over a row still in that
+ * status (never over an end already stored, nor over a pending row a load worker has taken meanwhile).
  */
 export async function finishLoadTestRow(
   db: Kysely<Database>,
@@ -210,7 +210,7 @@ export async function finishLoadTestRow(
   status: LoadTestStatus,
   results: FinalResults | null,
   reason: string | null,
-  options: { onlyIfOpen?: boolean } = {},
+  options: { onlyIfStatus?: LoadTestStatus; completedAt?: Date } = {},
 ): Promise<void> {
   let q = db
     .updateTable('load_tests')
@@ -218,10 +218,10 @@ export async function finishLoadTestRow(
       status,
       results: results === null ? null : JSON.stringify(results),
       failure_reason: reason,
-      completed_at: new Date(),
+      completed_at: options.completedAt ?? new Date(),
     })
     .where('id', '=', id);
-  if (options.onlyIfOpen) q = q.where('status', 'in', ['pending', 'running']);
+  if (options.onlyIfStatus) q = q.where('status', '=', options.onlyIfStatus);
   await q.execute();
   // A replay's sequence is no longer needed once the test has ended (its results say what it sent).
   await db.deleteFrom('load_test_replays').where('test_id', '=', id).execute();

@@ -89,9 +89,15 @@ interface TemporalCaller {
 
 /**
  * `read` (calls through `client`) within TEMPORAL_READ_MS. No answer in time is a 503: naming the
- * Temporal server when its health check fails too, else the workflows worker a query waited for.
+ * Temporal server when its health check fails too or the read asks no worker (`serverOnly`), else the
+ * workflows worker a query waited for.
  */
-export async function temporalRead<T>(client: TemporalCaller, read: () => Promise<T>, noun = 'job'): Promise<T> {
+export async function temporalRead<T>(
+  client: TemporalCaller,
+  read: () => Promise<T>,
+  noun = 'job',
+  { serverOnly = false }: { serverOnly?: boolean } = {},
+): Promise<T> {
   // The SDK's own deadline is overshot by its retry backoff (a 4-s deadline failed after 5.1-5.7 s
   // with the server away, measured): our own timer bounds the wait.
   const pending = client.withDeadline(Date.now() + TEMPORAL_READ_MS, read);
@@ -101,11 +107,11 @@ export async function temporalRead<T>(client: TemporalCaller, read: () => Promis
   } catch (err) {
     const code = grpcCode(err);
     if (code === undefined || !NO_ANSWER_CODES.has(code)) throw err;
-    throw await noAnswer(client, err, noun, code === UNAVAILABLE);
+    throw await noAnswer(client, err, noun, serverOnly || code === UNAVAILABLE);
   }
   if (answer) return answer.value;
   pending.catch(() => {}); // it fails later, unheard
-  throw await noAnswer(client, new Error(`no answer within ${TEMPORAL_READ_MS} ms`), noun, false);
+  throw await noAnswer(client, new Error(`no answer within ${TEMPORAL_READ_MS} ms`), noun, serverOnly);
 }
 
 /** The server away (its own word, or no answer to a cheap call either), else the worker a query waited for. */
@@ -198,23 +204,20 @@ export async function readJobState<S>(handle: WorkflowHandle, query: QueryDefini
 }
 
 /** How a workflow closed without a result of its own (it failed, or was terminated, cancelled or timed out). */
-const CLOSED_WITHOUT_RESULT = new Set<WorkflowExecutionStatusName>([
-  'FAILED',
-  'CANCELLED',
-  'TERMINATED',
-  'TIMED_OUT',
-  'CONTINUED_AS_NEW',
-]);
+const CLOSED_WITHOUT_RESULT = new Set<WorkflowExecutionStatusName>(['FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
 
 /**
  * Where a workflow stands, from the Temporal server alone (a closed workflow's result is in its
  * history): no worker is asked, so no worker's absence or load delays the answer. `closed` is the
- * status of a workflow that ended without a result.
+ * status of a workflow that ended without a result, at `closeTime`. (A workflow continued as new is
+ * described by its latest run: open, or closed as that run closed.)
  */
 export async function workflowOutcome<R>(
   handle: WorkflowHandle,
-): Promise<{ open: true } | { result: R } | { closed: WorkflowExecutionStatusName }> {
-  const { status } = await handle.describe();
+): Promise<{ open: true } | { result: R } | { closed: WorkflowExecutionStatusName; closeTime: Date }> {
+  const { status, closeTime } = await handle.describe();
   if (status.name === 'COMPLETED') return { result: (await handle.result()) as R };
-  return CLOSED_WITHOUT_RESULT.has(status.name) ? { closed: status.name } : { open: true };
+  return CLOSED_WITHOUT_RESULT.has(status.name)
+    ? { closed: status.name, closeTime: closeTime ?? new Date() }
+    : { open: true };
 }

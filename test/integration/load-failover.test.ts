@@ -11,6 +11,16 @@ import { startCluster, type AppProcess } from '../support/processes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Ends the workflow of load test `id` as an operator would in Temporal UI. */
+async function terminate(temporalAddress: string, id: string) {
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    await new Client({ connection }).workflow.getHandle(`load-test-${id}`).terminate('operator');
+  } finally {
+    await connection.close();
+  }
+}
+
 describe('load test shard failover', () => {
   let running: Awaited<ReturnType<typeof startCluster>> | undefined;
   let cluster:
@@ -19,6 +29,7 @@ describe('load test shard failover', () => {
         loadWorker: AppProcess;
         workflowsWorker: AppProcess;
         temporalAddress: string;
+        role: (role: string) => Promise<AppProcess>;
       }
     | undefined;
   let site: LoadTarget | undefined;
@@ -63,7 +74,8 @@ describe('load test shard failover', () => {
     const firstArrival = site.arrivals(path)[0];
     expect(firstArrival, 'the test never sent anything').toBeDefined();
     // The victim has the shard; a second load worker stands by (it polls the queue) before the kill.
-    cluster = { call, loadWorker: await role('worker:load'), workflowsWorker, temporalAddress: api.temporalAddress };
+    const loadWorker = await role('worker:load');
+    cluster = { call, loadWorker, workflowsWorker, temporalAddress: api.temporalAddress, role };
     await sleep(firstArrival! + 8000 - Date.now());
     process.kill(victim.pid, 'SIGKILL');
     const killedAt = Date.now();
@@ -187,12 +199,7 @@ describe('load test shard failover', () => {
     expect(pending, JSON.stringify(pending)).toMatchObject({ error_code: 'conflict' });
 
     // An operator ends its workflow in Temporal (UI or CLI): the next read stores that end.
-    const connection = await Connection.connect({ address: temporalAddress });
-    try {
-      await new Client({ connection }).workflow.getHandle(`load-test-${id}`).terminate('operator');
-    } finally {
-      await connection.close();
-    }
+    await terminate(temporalAddress, id);
     const status = await call('GET', `/api/v1/load-testing/status/${id}`);
     expect(status, JSON.stringify(status)).toMatchObject({
       status: 'failed',
@@ -203,5 +210,36 @@ describe('load test shard failover', () => {
     const { data } = await call('GET', '/api/v1/load-testing/tests');
     expect(data.tests.find((t: any) => t.test_id === id)?.status).toBe('failed');
     expect(site!.count('/unworked')).toBe(0);
+  });
+
+  it('stores the end of a running test whose workflow an operator ended, once its window has passed', {
+    timeout: 90_000,
+  }, async () => {
+    expect(cluster).toBeDefined();
+    const { call, temporalAddress, role } = cluster!;
+    await Promise.all([role('worker:workflows'), role('worker:load')]);
+    const started = await call(
+      'POST',
+      '/api/v1/load-testing/start',
+      pacedTest(`${site!.url}/ended-by-operator`, { concurrentUsers: 1, requestsPerSecond: 5 }),
+    );
+    const id = started.test_id as string;
+    let status: any;
+    for (let i = 0; i < 120 && site!.count('/ended-by-operator') === 0; i++) await sleep(250);
+    expect(site!.count('/ended-by-operator'), 'the test never sent anything').toBeGreaterThan(0);
+    await terminate(temporalAddress, id);
+    // Running until its window ends (nothing asks Temporal before), then failed, saying why.
+    for (let i = 0; i < 160 && status?.status !== 'failed'; i++) {
+      status = await call('GET', `/api/v1/load-testing/status/${id}`);
+      expect(['running', 'failed'], JSON.stringify(status)).toContain(status.status);
+      await sleep(250);
+    }
+    expect(status).toMatchObject({
+      status: 'failed',
+      failure_reason: 'its workflow ended (terminated) while the test ran: nothing was merged',
+    });
+    expect(status.metrics.total_requests).toBeGreaterThan(0);
+    const results = await call('GET', `/api/v1/load-testing/results/${id}`);
+    expect(results).toMatchObject({ status: 'failed', results: null, failure_reason: status.failure_reason });
   });
 });

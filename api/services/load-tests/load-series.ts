@@ -27,7 +27,7 @@ export function loadSeriesService({
       let next = from;
       return async () => {
         const row = await loadTests.owned(testId, userId);
-        // A pending row is read through the workflow (which tells a test no worker ever took).
+        // A pending row also asks the Temporal server (which tells a test no worker ever took).
         const { status } = await loadTests.state(row);
         const ended = status !== 'pending' && status !== 'running';
         if (!row.startedAt) return { events: [], done: ended };

@@ -70,7 +70,7 @@ describe('OpenAPI document', () => {
         expect(op.responses['401'], `${method} ${path}`).toBeDefined();
         expect(op.responses['429'], `${method} ${path}`).toBeDefined();
         // Any operation answers 503 while a server it needs is away (docs/outages.md), or no workflows worker
-        // answers a query (a load test's results while its row is still pending).
+        // answers a job's state query (a video job, a pipeline check).
         expect(op.responses['503'], `${method} ${path}`).toBeDefined();
         for (const p of (op.parameters ?? []).filter((x: any) => x.in === 'path'))
           expect(path).toContain(`{${p.name}}`);

@@ -421,6 +421,28 @@ describe('shard reports', () => {
     expect((await findOwnedLoadTestLive(database.db, await newTest(), userId))?.shards).toEqual([]);
   });
 
+  it('stores an end only over the status it was read in, at the time given', async () => {
+    // Read pending, then a load worker took it: an end found for the pending row is not stored over it.
+    const taken = await newTest();
+    await finishLoadTestRow(database.db, taken, 'failed', null, 'before a load worker took it', {
+      onlyIfStatus: 'pending',
+    });
+    expect(await findOwnedLoadTest(database.db, taken, userId)).toMatchObject({ status: 'running', completedAt: null });
+    const closedAt = new Date('2026-11-30T12:00:00.000Z');
+    await finishLoadTestRow(database.db, taken, 'failed', null, 'while the test ran', {
+      onlyIfStatus: 'running',
+      completedAt: closedAt,
+    });
+    expect(await findOwnedLoadTest(database.db, taken, userId)).toMatchObject({
+      status: 'failed',
+      failureReason: 'while the test ran',
+      completedAt: closedAt,
+    });
+    // Never over an end already stored.
+    await finishLoadTestRow(database.db, taken, 'completed', null, null, { onlyIfStatus: 'running' });
+    expect((await findOwnedLoadTest(database.db, taken, userId))?.status).toBe('failed');
+  });
+
   it(
     'keeps the phases stored when a snapshot comes without them, ' +
       'takes the next ones, and reads them only when asked',
