@@ -288,7 +288,8 @@ export function createLoadActivities(deps: {
           why: onEventLoop,
           ...(error ? { error } : {}),
         });
-      await finishLoadTestRow(deps.db, testId, status, results, reason);
+      // Over a running row only: an end the API stored meanwhile (its workflow terminated) stays.
+      await finishLoadTestRow(deps.db, testId, status, results, reason, { onlyIfStatus: 'running' });
       return results;
     },
   };

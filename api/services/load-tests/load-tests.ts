@@ -20,15 +20,7 @@ import { ConflictError, NotFoundError, PlanLimitError, RateLimitedError } from '
 import { PLAN_LIMITS, type Plan } from '../../../lib/plans.ts';
 import { checkTarget } from '../../../lib/net/target-guard.ts';
 import { PUBLIC_ID_PATTERN } from '../../../lib/auth/tokens.ts';
-import { RecentMap } from '../../../lib/cache/recent-map.ts';
-import {
-  newJobId,
-  resultWithin,
-  startJob,
-  temporalRead,
-  workflowIdOf,
-  workflowOutcome,
-} from '../../../lib/temporal/jobs.ts';
+import { newJobId, resultWithin, startJob, workflowIdOf } from '../../../lib/temporal/jobs.ts';
 import {
   LOAD_TEST_KIND,
   stopLoadTest,
@@ -40,13 +32,12 @@ import type { StartBody } from '../../../contract/load/load-test-start.ts';
 import type { SseTick } from '../../sse.ts';
 import { listAnswer, pick, resultsAnswer, statusAnswer } from './load-test-answers.ts';
 import { publicConfig, remoteWriteTargets, targetOf } from './load-test-input.ts';
+import { loadTestStates } from './load-test-state.ts';
 import type { LoadReplayService } from './load-replay.ts';
 import type { TargetVerificationService } from './target-verification.ts';
 
 /** How long the stop answer waits for the shards' final totals before answering with the live ones. */
 const STOP_WAIT_MS = 15_000;
-/** How often a read of a test running past its window asks whether its workflow closed without storing its end. */
-const OVERDUE_CHECK_MS = 5_000;
 
 export function loadTestService({
   config,
@@ -73,59 +64,7 @@ export function loadTestService({
   }
   const owned = (testId: string, userId: number): Promise<LoadTestRow> => ownedBy(testId, userId, findOwnedLoadTest);
 
-  /** When each test running past its window was last asked about (OVERDUE_CHECK_MS). */
-  const overdueChecks = new RecentMap<string, number>(1024);
-  /** Whether a read of `row` should ask the Temporal server how its workflow stands. */
-  function askTemporal(row: LoadTestRow, endAt: number | null): boolean {
-    if (row.status === 'pending') return true;
-    const now = Date.now();
-    if (row.status !== 'running' || endAt === null || now < endAt) return false;
-    if (now - (overdueChecks.get(row.id) ?? 0) < OVERDUE_CHECK_MS) return false;
-    overdueChecks.set(row.id, now);
-    return true;
-  }
-
-  /**
-   * A test's state: the stored row, which holds all a status needs (the start, the window, a stop asked
-   * for, the end with its results), so a poll is a read of the database, never a workflow task on the
-   * workflows worker, whatever the number of users. A pending row, and a running one past its window
-   * (every OVERDUE_CHECK_MS), also ask the Temporal server whether the workflow closed without storing
-   * its end (no load worker took it, an operator ended it, its merge failed for good), and store that
-   * end: the server alone answers, so no busy or missing workflows worker holds a read up.
-   */
-  async function stateOf(row: LoadTestRow): Promise<LoadTestState> {
-    const stored: LoadTestState = {
-      status: row.status,
-      startAt: row.startedAt?.getTime() ?? null,
-      endAt: row.startedAt ? row.startedAt.getTime() + row.config.test_duration * 1000 : null,
-      completedAt: row.completedAt?.getTime() ?? null,
-      stopRequested: row.stopRequested,
-      failureReason: row.failureReason,
-      results: row.results,
-    };
-    if (!askTemporal(row, stored.endAt)) return stored;
-    const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
-    const outcome = await temporalRead(temporal, () => workflowOutcome<LoadTestState>(handle), 'test', {
-      serverOnly: true,
-    });
-    if ('open' in outcome) return stored;
-    const when = row.status === 'pending' ? 'before a load worker took it' : 'while the test ran: nothing was merged';
-    const state: LoadTestState =
-      'result' in outcome
-        ? outcome.result
-        : {
-            ...stored,
-            status: 'failed',
-            completedAt: outcome.closeTime.getTime(),
-            failureReason: `its workflow ended (${outcome.closed.toLowerCase()}) ${when}`,
-          };
-    // Only over the row as read: a load worker may have taken a pending test since, or its end been stored.
-    await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, {
-      onlyIfStatus: row.status,
-      ...(state.completedAt ? { completedAt: new Date(state.completedAt) } : {}),
-    });
-    return state;
-  }
+  const stateOf = loadTestStates(db, temporal);
 
   /** Starts a test within the account's plan: its size (403 past it) and its tests at once (429). */
   async function start(given: StartBody, account: { userId: number; plan: Plan }) {
@@ -201,7 +140,9 @@ export function loadTestService({
    */
   async function status(row: LoadTestRow, shards: Array<ShardSnapshotRow<ShardSnapshot>> | null) {
     const state = await stateOf(row);
-    const now = Date.now();
+    // An ended test's figures are those at its end (one without results shows what its shards stored).
+    const now =
+      state.status === 'pending' || state.status === 'running' ? Date.now() : (state.completedAt ?? Date.now());
     const rows = state.results ? [] : (shards ?? (await readShardSnapshots(db, row.id)));
     return statusAnswer(row, state, rows, now);
   }
