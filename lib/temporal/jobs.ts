@@ -209,21 +209,14 @@ const CLOSED_WITHOUT_RESULT = new Set<WorkflowExecutionStatusName>(['FAILED', 'C
 /**
  * Where a workflow stands, from the Temporal server alone (a closed workflow's result is in its
  * history): no worker is asked, so no worker's absence or load delays the answer. `closed` says how a
- * workflow ended without a result ('terminated', 'timed out', ...; 'not found': the server has no such
- * workflow, past its retention or never started), at `closeTime`. (A workflow continued as new is
- * described by its latest run: open, or closed as that run closed.)
+ * workflow ended without a result ('terminated', 'timed out', ...), at `closeTime`. (A workflow
+ * continued as new is described by its latest run: open, or closed as that run closed.) A workflow the
+ * server does not know throws WorkflowNotFoundError, as describe does.
  */
 export async function workflowOutcome<R>(
   handle: WorkflowHandle,
 ): Promise<{ open: true } | { result: R } | { closed: string; closeTime: Date }> {
-  let described: Awaited<ReturnType<WorkflowHandle['describe']>>;
-  try {
-    described = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return { closed: 'not found', closeTime: new Date() };
-    throw err;
-  }
-  const { status, closeTime } = described;
+  const { status, closeTime } = await handle.describe();
   if (status.name === 'COMPLETED') return { result: (await handle.result()) as R };
   if (!CLOSED_WITHOUT_RESULT.has(status.name)) return { open: true };
   return { closed: status.name.toLowerCase().replace('_', ' '), closeTime: closeTime ?? new Date() };

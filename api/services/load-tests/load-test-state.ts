@@ -1,6 +1,6 @@
 // A load test's state as a read tells it: its stored row, and for a row whose end may be missing (pending,
 // or running past its window) how its workflow stands on the Temporal server, storing the end it finds.
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import { finishLoadTestRow, type LoadTestRow } from '../../../db/load/load-tests.ts';
 import type { Database } from '../../../db/schema.ts';
@@ -14,6 +14,7 @@ import { temporalRead, workflowIdOf, workflowOutcome } from '../../../lib/tempor
  */
 const OVERDUE_AFTER_MS = 10_000;
 const OVERDUE_CHECK_MS = 5_000;
+const NOT_FOUND = 'not found';
 /** A pending row younger than this whose workflow the server does not know may be starting it still. */
 const STARTING_MS = 60_000;
 
@@ -37,7 +38,13 @@ export function loadTestStates(db: Kysely<Database>, temporal: Client): (row: Lo
    */
   async function workflowOf(row: LoadTestRow) {
     const handle = temporal.workflow.getHandle(workflowIdOf(LOAD_TEST_KIND, row.id));
-    const read = temporalRead(temporal, () => workflowOutcome<LoadTestState>(handle), 'test', { serverOnly: true });
+    const read = temporalRead(temporal, () => workflowOutcome<LoadTestState>(handle), 'test', {
+      serverOnly: true,
+    }).catch((err) => {
+      // Past the server's retention (or never started): no workflow left to say how the test ended.
+      if (err instanceof WorkflowNotFoundError) return { closed: NOT_FOUND, closeTime: new Date() };
+      throw err;
+    });
     return row.status === 'pending' ? read : read.catch(() => null);
   }
 
@@ -62,7 +69,7 @@ export function loadTestStates(db: Kysely<Database>, temporal: Client): (row: Lo
     if (!askTemporal(row, stored.endAt)) return stored;
     const outcome = await workflowOf(row);
     if (!outcome || 'open' in outcome) return stored;
-    if ('closed' in outcome && outcome.closed === 'not found' && Date.now() - row.createdAt.getTime() < STARTING_MS)
+    if ('closed' in outcome && outcome.closed === NOT_FOUND && Date.now() - row.createdAt.getTime() < STARTING_MS)
       return stored;
     const when = row.status === 'pending' ? 'before a load worker took it' : 'while the test ran: nothing was merged';
     const state: LoadTestState =
@@ -73,7 +80,7 @@ export function loadTestStates(db: Kysely<Database>, temporal: Client): (row: Lo
             status: 'failed',
             completedAt: outcome.closeTime.getTime(),
             failureReason:
-              outcome.closed === 'not found'
+              outcome.closed === NOT_FOUND
                 ? `its workflow is not in Temporal (past its retention, or never started) ${when}`
                 : `its workflow ended (${outcome.closed}) ${when}`,
           };

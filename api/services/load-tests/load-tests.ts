@@ -140,9 +140,10 @@ export function loadTestService({
    */
   async function status(row: LoadTestRow, shards: Array<ShardSnapshotRow<ShardSnapshot>> | null) {
     const state = await stateOf(row);
-    // An ended test's figures are those at its end (one without results shows what its shards stored).
-    const now =
-      state.status === 'pending' || state.status === 'running' ? Date.now() : (state.completedAt ?? Date.now());
+    // An ended test's figures are those at its end (one without results shows what its shards had stored,
+    // over its window at the most, however late its end was found).
+    const ended = state.status !== 'pending' && state.status !== 'running';
+    const now = ended ? Math.min(state.completedAt ?? Date.now(), state.endAt ?? Date.now()) : Date.now();
     const rows = state.results ? [] : (shards ?? (await readShardSnapshots(db, row.id)));
     return statusAnswer(row, state, rows, now);
   }
