@@ -203,6 +203,7 @@ export async function loadTestStopRequested(db: Kysely<Database>, id: string): P
 /**
  * Stores a test's end (at `options.completedAt`, else now); with `onlyIfStatus`, only over a row still in that
  * status (never over an end already stored, nor over a pending row a load worker has taken meanwhile).
+ * False when nothing was stored: the row, its replay sequence with it, is left as another writer made it.
  */
 export async function finishLoadTestRow(
   db: Kysely<Database>,
@@ -211,7 +212,7 @@ export async function finishLoadTestRow(
   results: FinalResults | null,
   reason: string | null,
   options: { onlyIfStatus?: LoadTestStatus; completedAt?: Date } = {},
-): Promise<void> {
+): Promise<boolean> {
   let q = db
     .updateTable('load_tests')
     .set({
@@ -222,9 +223,11 @@ export async function finishLoadTestRow(
     })
     .where('id', '=', id);
   if (options.onlyIfStatus) q = q.where('status', '=', options.onlyIfStatus);
-  await q.execute();
+  const { numUpdatedRows } = await q.executeTakeFirst();
+  if (numUpdatedRows === 0n) return false;
   // A replay's sequence is no longer needed once the test has ended (its results say what it sent).
   await db.deleteFrom('load_test_replays').where('test_id', '=', id).execute();
+  return true;
 }
 
 /** The test's outputs' states as stored (null: none yet). */

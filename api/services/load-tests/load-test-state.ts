@@ -2,7 +2,7 @@
 // or running past its window) how its workflow stands on the Temporal server, storing the end it finds.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
-import { finishLoadTestRow, type LoadTestRow } from '../../../db/load/load-tests.ts';
+import { findOwnedLoadTest, finishLoadTestRow, type LoadTestRow } from '../../../db/load/load-tests.ts';
 import type { Database } from '../../../db/schema.ts';
 import { RecentMap } from '../../../lib/cache/recent-map.ts';
 import { LOAD_TEST_KIND, type LoadTestState } from '../../../lib/jobs/load-test.ts';
@@ -57,15 +57,7 @@ export function loadTestStates(db: Kysely<Database>, temporal: Client): (row: Lo
    * end: the server alone answers, so no busy or missing workflows worker holds a read up.
    */
   async function stateOf(row: LoadTestRow): Promise<LoadTestState> {
-    const stored: LoadTestState = {
-      status: row.status,
-      startAt: row.startedAt?.getTime() ?? null,
-      endAt: row.startedAt ? row.startedAt.getTime() + row.config.test_duration * 1000 : null,
-      completedAt: row.completedAt?.getTime() ?? null,
-      stopRequested: row.stopRequested,
-      failureReason: row.failureReason,
-      results: row.results,
-    };
+    const stored = storedState(row);
     if (!askTemporal(row, stored.endAt)) return stored;
     const outcome = await workflowOf(row);
     if (!outcome || 'open' in outcome) return stored;
@@ -84,13 +76,29 @@ export function loadTestStates(db: Kysely<Database>, temporal: Client): (row: Lo
                 ? `its workflow is not in Temporal (past its retention, or never started) ${when}`
                 : `its workflow ended (${outcome.closed}) ${when}`,
           };
-    // Only over the row as read: a load worker may have taken a pending test since, or its end been stored.
-    await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, {
+    // Only over the row as read: a load worker may have taken a pending test since, or its end been stored
+    // (a terminated workflow's merge may still finish): then the row as it is now is the answer.
+    const written = await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, {
       onlyIfStatus: row.status,
       ...(state.completedAt ? { completedAt: new Date(state.completedAt) } : {}),
     });
-    return state;
+    if (written) return state;
+    const now = await findOwnedLoadTest(db, row.id, row.userId);
+    return now ? storedState(now) : state;
   }
 
   return stateOf;
+}
+
+/** A test's state as its row holds it. */
+function storedState(row: LoadTestRow): LoadTestState {
+  return {
+    status: row.status,
+    startAt: row.startedAt?.getTime() ?? null,
+    endAt: row.startedAt ? row.startedAt.getTime() + row.config.test_duration * 1000 : null,
+    completedAt: row.completedAt?.getTime() ?? null,
+    stopRequested: row.stopRequested,
+    failureReason: row.failureReason,
+    results: row.results,
+  };
 }

@@ -20,6 +20,7 @@ import {
   findOwnedLoadTest,
   findOwnedLoadTestLive,
   finishLoadTestRow,
+  readReplayRequests,
   requestLoadTestStop,
 } from '../../../../db/load/load-tests.ts';
 import { DependencyUnavailableError } from '../../../../lib/errors.ts';
@@ -439,8 +440,22 @@ describe('shard reports', () => {
       completedAt: closedAt,
     });
     // Never over an end already stored.
-    await finishLoadTestRow(database.db, taken, 'completed', null, null, { onlyIfStatus: 'running' });
+    expect(await finishLoadTestRow(database.db, taken, 'completed', null, null, { onlyIfStatus: 'running' })).toBe(
+      false,
+    );
     expect((await findOwnedLoadTest(database.db, taken, userId))?.status).toBe('failed');
+  });
+
+  it("leaves a replay's sequence to the writer that took the row, and drops it with the end it stores", async () => {
+    const id = `t${Math.random().toString(36).slice(2, 12)}`;
+    const replay = [{ at: 0, method: 'POST', path: '/hooks', headers: { 'content-type': 'text/plain' }, body: 'aGk=' }];
+    expect(await createLoadTest(database.db, { id, userId, config, replay })).toBe(true);
+    await database.db.updateTable('load_tests').set({ status: 'running' }).where('id', '=', id).execute();
+    // Read pending, taken by a load worker since: the worker replays the sequence.
+    expect(await finishLoadTestRow(database.db, id, 'failed', null, 'gone', { onlyIfStatus: 'pending' })).toBe(false);
+    expect(await readReplayRequests(database.db, id)).toEqual(replay);
+    expect(await finishLoadTestRow(database.db, id, 'completed', null, null, { onlyIfStatus: 'running' })).toBe(true);
+    expect(await readReplayRequests(database.db, id)).toBeNull();
   });
 
   it(
