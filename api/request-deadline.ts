@@ -31,10 +31,8 @@ export function requestDeadline(req: IncomingMessage, res: ServerResponse, ms: n
   };
   arm(ms);
   (req as WithDeadline)[DEADLINE] = arm;
-  const clear = () => clearTimeout(timer);
-  req.once('end', clear);
-  res.once('finish', clear);
-  res.once('close', clear);
+  // 'close' ends every response, answered or cut off; a timer that finds its request whole does nothing.
+  res.once('close', () => clearTimeout(timer));
 }
 
 /** Gives the request `ms` from now to arrive whole, instead of what requestDeadline gave it. */

@@ -8,8 +8,13 @@
 /** `%2e` is a dot where URL parsers look for `.` and `..` segments (any case). */
 const dots = (segment: string) => segment.replace(/%2e/gi, '.');
 
+/** What every climbing segment but an empty one holds: a dot (or `%2e`, `%2f`, `%5c`), or a backslash. */
+const CLIMBING_CHARACTER = /[.%\\]/;
+
 /** The first segment of `below` that could climb or split under a URL parser or a server, as sent; or null. */
 export function climbingSegment(below: string): string | null {
+  // Most paths (none at all, on every capture to a bare capture URL) hold nothing that could climb or split.
+  if (!CLIMBING_CHARACTER.test(below) && !below.includes('//')) return null;
   const segments = below.split('/');
   for (const [i, segment] of segments.entries()) {
     // An empty segment inside (`//`): a receiver that reads its request target as a URL takes `//host` for a host.

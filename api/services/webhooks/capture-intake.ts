@@ -12,8 +12,8 @@ import type { CaptureOwner, CaptureService } from './captures.ts';
 
 export const CAPTURE_PREFIX = '/webhook/';
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-/** UTF-8's byte order mark: text readers drop it, so a body that starts with one is kept as base64. */
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** Whether the bytes start with UTF-8's byte order mark: text readers drop it, so such a body is kept as base64. */
+const startsWithBom = (raw: Buffer) => raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
 
 /** A request to a capture URL, read whole. */
 export interface ArrivedRequest {
@@ -98,7 +98,7 @@ export type CaptureIntake = ReturnType<typeof captureIntake>;
  */
 export function decodeBody(raw: Buffer): { body: string | null; encoding: 'utf8' | 'base64' } {
   if (raw.length === 0) return { body: null, encoding: 'utf8' };
-  if (!raw.includes(0) && !raw.subarray(0, 3).equals(BOM)) {
+  if (!startsWithBom(raw) && !raw.includes(0)) {
     try {
       return { body: utf8.decode(raw), encoding: 'utf8' };
     } catch {
