@@ -200,5 +200,8 @@ describe('scripts/setup', () => {
     }
     expect(scripts.start).toMatch(/^scripts\/setup --engine -- /);
     expect(scripts.test).toMatch(/^scripts\/setup --test -- /);
+    // The benchmarks set up the peers they measure against.
+    expect(scripts['bench:capture']).toMatch(/^scripts\/setup --wrk -- /);
+    expect(scripts['bench:load']).toMatch(/^scripts\/setup --bench -- /);
   });
 });
