@@ -213,21 +213,24 @@ export async function finishLoadTestRow(
   reason: string | null,
   options: { onlyIfStatus?: LoadTestStatus; completedAt?: Date } = {},
 ): Promise<boolean> {
-  let q = db
-    .updateTable('load_tests')
-    .set({
-      status,
-      results: results === null ? null : JSON.stringify(results),
-      failure_reason: reason,
-      completed_at: options.completedAt ?? new Date(),
-    })
-    .where('id', '=', id);
-  if (options.onlyIfStatus) q = q.where('status', '=', options.onlyIfStatus);
-  const { numUpdatedRows } = await q.executeTakeFirst();
-  if (numUpdatedRows === 0n) return false;
-  // A replay's sequence is no longer needed once the test has ended (its results say what it sent).
-  await db.deleteFrom('load_test_replays').where('test_id', '=', id).execute();
-  return true;
+  // The end and the sequence's removal together: a writer that stops between them leaves neither half.
+  return db.transaction().execute(async (trx) => {
+    let q = trx
+      .updateTable('load_tests')
+      .set({
+        status,
+        results: results === null ? null : JSON.stringify(results),
+        failure_reason: reason,
+        completed_at: options.completedAt ?? new Date(),
+      })
+      .where('id', '=', id);
+    if (options.onlyIfStatus) q = q.where('status', '=', options.onlyIfStatus);
+    const { numUpdatedRows } = await q.executeTakeFirst();
+    if (Number(numUpdatedRows) === 0) return false;
+    // A replay's sequence is no longer needed once the test has ended (its results say what it sent).
+    await trx.deleteFrom('load_test_replays').where('test_id', '=', id).execute();
+    return true;
+  });
 }
 
 /** The test's outputs' states as stored (null: none yet). */

@@ -77,14 +77,15 @@ export function loadTestStates(db: Kysely<Database>, temporal: Client): (row: Lo
                 : `its workflow ended (${outcome.closed}) ${when}`,
           };
     // Only over the row as read: a load worker may have taken a pending test since, or its end been stored
-    // (a terminated workflow's merge may still finish): then the row as it is now is the answer.
+    // (a terminated workflow's merge may still finish): then the row as it is now is the answer (the end
+    // found, when the row is gone meanwhile).
     const written = await finishLoadTestRow(db, row.id, state.status, state.results, state.failureReason, {
       onlyIfStatus: row.status,
       ...(state.completedAt ? { completedAt: new Date(state.completedAt) } : {}),
     });
     if (written) return state;
-    const now = await findOwnedLoadTest(db, row.id, row.userId);
-    return now ? storedState(now) : state;
+    const current = await findOwnedLoadTest(db, row.id, row.userId);
+    return current ? storedState(current) : state;
   }
 
   return stateOf;
