@@ -16,6 +16,7 @@ export function requestDeadline(req: IncomingMessage, res: ServerResponse, ms: n
   let timer: NodeJS.Timeout | undefined;
   const arm = (after: number) => {
     clearTimeout(timer);
+    if (res.closed) return; // extended after its response closed (its client gone): nothing left to cut off
     timer = setTimeout(() => {
       if (req.complete || res.writableEnded) return;
       const body = JSON.stringify(

@@ -8,7 +8,7 @@
 /** `%2e` is a dot where URL parsers look for `.` and `..` segments (any case). */
 const dots = (segment: string) => segment.replace(/%2e/gi, '.');
 
-/** What every climbing segment but an empty one holds: a dot (or `%2e`, `%2f`, `%5c`), or a backslash. */
+/** What a climbing segment holds: a dot, a `%` (of `%2e`, `%2f`, `%5c`) or a backslash; an empty one shows as `//`. */
 const CLIMBING_CHARACTER = /[.%\\]/;
 
 /** The first segment of `below` that could climb or split under a URL parser or a server, as sent; or null. */
