@@ -22,7 +22,7 @@ export type Section = 'keys' | 'lookups' | 'webhooks' | 'load-tests' | 'videos' 
 export const when = (d: Date | string | null) =>
   d
     ? html`<time datetime="${new Date(d).toISOString()}">\
-${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
+${new Date(d).toISOString().replace('T', ' ').slice(0, 16)}\u00a0UTC</time>`
     : 'never';
 
 /** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */

@@ -111,12 +111,16 @@ const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 
 /** Rows of figures, a column per test, and the change from A to B when there are two. */
 function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => number | undefined | null]>): Html {
   const two = tests.length === 2;
-  const heads = tests.map((t, i) => html`<th class="n">${label(t, i, two)}</th>`);
+  // Two tests: A and B head their columns, each id beneath, free to wrap (two ids side by side pushed the
+  // second test's column out of a phone's screen).
+  const head = (t: ReportTest, i: number) =>
+    two ? html`${i === 0 ? 'A' : 'B'} <small class="test-id">${t.test_id}</small>` : t.test_id;
+  const heads = tests.map((t, i) => html`<th class="n">${head(t, i)}</th>`);
   const row = ([name, get]: (typeof rows)[number]) => {
     const [a, b] = tests.map(get);
     const change =
       two && typeof a === 'number' && typeof b === 'number' && a !== 0
-        ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)} %`
+        ? `${b >= a ? '+' : ''}${fmt(((b - a) / a) * 100)}\u00a0%`
         : two
           ? '–'
           : null;

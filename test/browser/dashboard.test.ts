@@ -567,6 +567,9 @@ describe('dashboard in a browser', () => {
       await page.setViewportSize({ width: 375, height: 800 });
       await shot('06f-load-report-compare-375px');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      // Both tests' figures on the screen, the change too: no column behind a sideways scroll.
+      const figures = page.locator('.scroll:has(th:text-is("Figure"))').first();
+      expect(await figures.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(1);
       await page.setViewportSize({ width: 1200, height: 900 });
     } finally {
       await site.close();
@@ -671,6 +674,13 @@ describe('dashboard in a browser', () => {
       await page.goto(p);
       await shot(`09-1280px${named(p)}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), p).toBeLessThanOrEqual(1280);
+      // On a wide screen every table shows whole: none cuts a column at its box's edge.
+      const clipped = await page.evaluate(() =>
+        [...document.querySelectorAll('.table-wrap')]
+          .filter((box) => box.scrollWidth > box.clientWidth + 1)
+          .map((box) => box.querySelector('table')?.id || box.textContent?.slice(0, 40)),
+      );
+      expect(clipped, p).toEqual([]);
     }
     await page.setViewportSize({ width: 375, height: 800 });
     for (const p of pages) {
