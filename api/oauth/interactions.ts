@@ -219,7 +219,7 @@ function registeredAt(at: Date, now = Date.now()): Html {
         : minutes < 48 * 60
           ? `${Math.round(minutes / 60)} hours ago`
           : `${Math.round(minutes / 1440)} days ago`;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time> (${ago})`;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}\u00a0UTC</time> (${ago})`;
 }
 
 function requestedScopes(d: Awaited<ReturnType<Provider['interactionDetails']>>): string[] {

@@ -105,17 +105,14 @@ export const PHASE_COLUMNS = ['avg', 'p50', 'p95', 'p99', 'max'] as const;
 /** A threshold's observed figure with its unit (`120.5 ms`, `0 %`, `98 req/s`). */
 export const observed = (threshold: string, value: number) =>
   `${fmt(value)}${thresholdUnit(threshold) ? ` ${thresholdUnit(threshold)}` : ''}`;
-
 const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 'A' : 'B'} ${t.test_id}` : t.test_id);
+/** Two tests side by side: a column's letter, and its test's id beneath, free to wrap (ids overflowed a phone). */
+const columnHead = (t: ReportTest, i: number) => html`${'AB'[i]} <small class="test-id">${t.test_id}</small>`;
 
 /** Rows of figures, a column per test, and the change from A to B when there are two. */
 function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => number | undefined | null]>): Html {
   const two = tests.length === 2;
-  // Two tests: A and B head their columns, each id beneath, free to wrap (two ids side by side pushed the
-  // second test's column out of a phone's screen).
-  const head = (t: ReportTest, i: number) =>
-    two ? html`${i === 0 ? 'A' : 'B'} <small class="test-id">${t.test_id}</small>` : t.test_id;
-  const heads = tests.map((t, i) => html`<th class="n">${head(t, i)}</th>`);
+  const heads = tests.map((t, i) => html`<th class="n">${two ? columnHead(t, i) : t.test_id}</th>`);
   const row = ([name, get]: (typeof rows)[number]) => {
     const [a, b] = tests.map(get);
     const change =
