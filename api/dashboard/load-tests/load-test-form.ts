@@ -7,6 +7,7 @@ import { assetPath } from '../assets.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { HTTP_METHODS } from '../../../contract/load/load-test-start.ts';
 import type { FormLabels } from '../form-labels.ts';
+import type { PlanLimits } from '../../../lib/plans.ts';
 
 const AUTH_TYPES = ['none', 'basic', 'bearer', 'apikey'] as const;
 
@@ -34,7 +35,25 @@ export const START_LABELS = {
 type Field = keyof typeof START_LABELS;
 
 /** The form, filled with what was typed (secrets aside) when it comes back with an error. */
-export function startForm(csrf: string, form: Record<string, string>): Html {
+/** Seconds as the duration fields take them, largest unit first: 300 is "5m", 5400 "1h30m". */
+export const spelledDuration = (seconds: number) =>
+  (
+    [
+      [Math.floor(seconds / 3600), 'h'],
+      [Math.floor((seconds % 3600) / 60), 'm'],
+      [seconds % 60, 's'],
+    ] as const
+  )
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join('') || '0s';
+
+/** The start form, its ranges the account's plan's (`limits`): what the API would refuse is not offered. */
+export function startForm(
+  csrf: string,
+  form: Record<string, string>,
+  limits: Pick<PlanLimits, 'loadTestUsers' | 'loadTestSeconds'>,
+): Html {
   const v = (name: string, fallback = '') => form[name] ?? fallback;
   const label = (name: Field, more = '') => html`<label for="${name}">${START_LABELS[name]}${more}</label>`;
   const input = (name: Field, more: string, attrs: Html) =>
@@ -45,6 +64,7 @@ export function startForm(csrf: string, form: Record<string, string>): Html {
   const duration = (examples: string) =>
     html`type="text" autocomplete="off" spellcheck="false" placeholder="${examples}"`;
   const auth = v('authType', 'none');
+  const users = limits.loadTestUsers;
   return html`<form method="post" action="/dashboard/load-tests" id="load-form" class="stack">\
 <input type="hidden" name="csrf" value="${csrf}">
     <div class="field">${label('targetUrl')}<input id="targetUrl" name="targetUrl" type="text" required value="\
@@ -53,8 +73,8 @@ ${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
       <div class="field">${label('httpMethod')}<select id="httpMethod" name="httpMethod">\
 ${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select>\
 </div>
-      ${input('concurrentUsers', ' (1 to 10000)', html`type="number" min="1" max="10000"`)}
-      ${input('testDuration', ' (10s to 1h)', duration('90s, 10m or 1h30m'))}
+      ${input('concurrentUsers', ` (1 to ${users})`, html`type="number" min="1" max="${users}"`)}
+      ${input('testDuration', ` (10s to ${spelledDuration(limits.loadTestSeconds)})`, duration('90s, 10m or 1h30m'))}
       ${input('rampUpTime', ' (default 10s)', duration('30s or 1m'))}
       ${input('requestsPerSecond', ' (0: as fast as answered)', html`type="number" min="0"`)}
     </div>

@@ -3,6 +3,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../../../db/users.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { PLAN_LIMITS } from '../../../lib/plans.ts';
 import { assetPath } from '../assets.ts';
 import { html } from '../../pages/html.ts';
 import { plural } from '../../../lib/load/plural.ts';
@@ -40,7 +41,7 @@ export function loadTestSection(
       html`<h1>Load tests</h1>
         ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
         ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-        ${startForm(page.csrf(ctx), form)}
+        ${startForm(page.csrf(ctx), form, PLAN_LIMITS[account.plan])}
         <h2>History</h2>
         ${
           data.tests.length === 0

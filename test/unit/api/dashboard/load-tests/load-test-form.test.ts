@@ -8,10 +8,26 @@ import {
   replayFormOf,
   START_LABELS,
   startBodyFromForm,
+  spelledDuration,
   startForm,
 } from '../../../../../api/dashboard/load-tests/load-test-form.ts';
+import { PLAN_LIMITS } from '../../../../../lib/plans.ts';
 import { startBody } from '../../../../../contract/load/load-test-start.ts';
 import { validate } from '../../../../../contract/validate.ts';
+
+describe("the start form's ranges", () => {
+  it("are the account's plan's: its users and its longest test, spelled as the field takes a duration", () => {
+    const field = (page: string, name: string) =>
+      new RegExp(`<label for="${name}">([^<]*)</label><input[^>]*>`).exec(page)![0];
+    const free = String(startForm('csrf', {}, PLAN_LIMITS.free));
+    expect(field(free, 'concurrentUsers')).toMatch(/\(1 to 50\)<\/label>.*max="50"/);
+    expect(field(free, 'testDuration')).toContain('(10s to 5m)');
+    const pro = String(startForm('csrf', {}, PLAN_LIMITS.pro));
+    expect(field(pro, 'concurrentUsers')).toMatch(/\(1 to 1000\)<\/label>.*max="1000"/);
+    expect(field(pro, 'testDuration')).toContain('(10s to 1h)');
+    expect([90, 300, 3_600, 5_400, 3_661].map(spelledDuration)).toEqual(['1m30s', '5m', '1h', '1h30m', '1h1m1s']);
+  });
+});
 
 describe('the durations of the start form', () => {
   const form = { targetUrl: 'http://127.0.0.1:8080', concurrentUsers: '2' };
@@ -25,7 +41,7 @@ describe('the durations of the start form', () => {
   };
 
   it('are text fields with examples, not numbers: a duration such as 10m can be typed', () => {
-    const page = String(startForm('csrf', {}));
+    const page = String(startForm('csrf', {}, PLAN_LIMITS.pro));
     for (const name of ['testDuration', 'rampUpTime']) {
       const field = new RegExp(`<input id="${name}" name="${name}" ([^>]*)>`).exec(page)![1]!;
       expect(field).toContain('type="text"');
