@@ -568,10 +568,11 @@ describe('dashboard in a browser', () => {
       await page.setViewportSize({ width: 375, height: 800 });
       await shot('06f-load-report-compare-375px');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      // Both tests' figures on the screen, the change too: no column behind a sideways scroll, in any table.
-      await page.locator('.scroll:has(th:text-is("Figure"))').first().waitFor();
+      // Both tests' figures on the screen, the change too: no column behind a sideways scroll in any table
+      // headed by the two tests (Figures, Answers by protocol, Status codes).
+      await page.locator('.scroll:has(th .test-id)').first().waitFor();
       const hidden = await page.evaluate(() =>
-        [...document.querySelectorAll('.scroll')]
+        [...document.querySelectorAll('.scroll:has(th .test-id)')]
           .map((box) => box.scrollWidth - box.clientWidth)
           .filter((overflow) => overflow > 1),
       );
