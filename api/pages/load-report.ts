@@ -2,9 +2,9 @@
 // inline CSS (api/pages/styles/), charts drawn as inline SVG on the server (load-figures.ts, the code that draws the
 // dashboard's charts too), no script, and a Content-Security-Policy that forbids every fetch, so the
 // file opened from a disk years later shows the same and asks nothing of any network. On a phone the
-// page takes the whole width, each chart shows its drawing for a phone, and a table wider than the
-// page scrolls inside its own box. Two tests are shown side by side: their lines on the same charts,
-// their figures in neighbouring columns with the change.
+// page takes the whole width, each chart shows its drawing for a phone, the phases and steps reflow to
+// a block a row (tables.css), any other table wider than the page scrolls inside its own box. Two tests
+// are shown side by side: their lines on the same charts, their figures in neighbouring columns.
 import type { Context } from 'koa';
 import type { LoadReport, ReportTest } from '../services/load-tests/load-report.ts';
 import { html, Html } from './html.ts';
@@ -13,15 +13,11 @@ import { chartFigures, COLORS, thresholdUnit, type ChartLine } from '../browser/
 import { plural } from '../../lib/load/plural.ts';
 
 const TEST_COLORS = [COLORS.a, COLORS.b];
-/** The report's CSS, inlined: its own, then the charts'. */
+/** The report's CSS, inlined: its own with the tables' reflow, then the charts'. */
 const CSS = STYLES['report.css'] + STYLES['charts.css'];
 
 const fmt = (n: number | undefined | null) =>
-  n === undefined || n === null
-    ? '–'
-    : Number.isInteger(n)
-      ? n.toLocaleString('en-US')
-      : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  n === undefined || n === null ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
 /** What a chart of tests needs of each: its name on the lines (A or B beside another), its colour, its seconds. */
 export interface ChartedTest {
@@ -185,7 +181,7 @@ function stepsSection(tests: ReportTest[], many: boolean): Html {
   if (!tests.some((t) => t.steps.length)) return html``;
   const head = html`<th>Step</th>${STEP_COLUMNS.map((c) => html`<th class="n">${c}</th>`)}`;
   const row = (st: ReportTest['steps'][number]) =>
-    html`<tr><td>${st.step}. ${st.name}</td>${[
+    html`<tr><td data-label="Step">${st.step}. ${st.name}</td>${[
       st.requests,
       st.failed_requests,
       st.capture_failures,
@@ -193,10 +189,10 @@ function stepsSection(tests: ReportTest[], many: boolean): Html {
       st.p95_response_time,
       st.p99_response_time,
       st.max_response_time,
-    ].map((n) => html`<td class="n">${fmt(n)}</td>`)}</tr>`;
+    ].map((n, j) => html`<td class="n" data-label="${STEP_COLUMNS[j]}">${fmt(n)}</td>`)}</tr>`;
   return html`<h2>Steps</h2>${tests.map((t, i) =>
     t.steps.length
-      ? html`<p>${label(t, i, many)}</p><div class="scroll"><table><thead><tr>${head}</tr></thead>\
+      ? html`<p>${label(t, i, many)}</p><div class="scroll"><table class="reflow steps"><thead><tr>${head}</tr></thead>\
 <tbody>${t.steps.map(row)}</tbody></table></div>`
       : '',
   )}`;
@@ -208,13 +204,14 @@ function phaseTable(tests: ReportTest[]): Html {
   const rows = Object.entries(PHASE_NAMES).flatMap(([phase, name]) =>
     tests.map((t, i) => {
       const figures = t.phases?.[phase];
-      const cells = PHASE_COLUMNS.map((st) => html`<td class="n">${fmt(figures?.[st])}</td>`);
+      const cells = PHASE_COLUMNS.map((st) => html`<td class="n" data-label="${st}">${fmt(figures?.[st])}</td>`);
       return html`<tr>${i === 0 ? html`<th scope="row"${two ? html` rowspan="2"` : ''}>${name}</th>` : ''}\
-${two ? html`<td>${label(t, i, true).slice(0, 1)}</td>` : ''}${cells}</tr>`;
+${two ? html`<td data-label="Test">${label(t, i, true).slice(0, 1)}</td>` : ''}${cells}</tr>`;
     }),
   );
-  return html`<div class="scroll"><table id="phases"><thead><tr><th>Phase</th>${two ? html`<th>Test</th>` : ''}\
-${PHASE_COLUMNS.map((st) => html`<th class="n">${st}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="scroll"><table id="phases" class="reflow"><thead><tr><th>Phase</th>\
+${two ? html`<th>Test</th>` : ''}${PHASE_COLUMNS.map((st) => html`<th class="n">${st}</th>`)}</tr></thead>\
+<tbody>${rows}</tbody></table></div>`;
 }
 
 /** Policy of the report, in its header and in the file: nothing may be fetched. */

@@ -5,11 +5,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 
 const read = (name: string) => fs.readFileSync(new URL(`./styles/${name}`, import.meta.url), 'utf8');
+/** The reflow of tables on a phone, which the dashboard's pages and the report share. */
+const tables = read('tables.css');
 
 export const STYLES = {
-  'page.css': read('page.css'),
+  'page.css': read('page.css') + tables,
   'charts.css': read('charts.css'),
-  'report.css': read('report.css'),
+  'report.css': read('report.css') + tables,
 };
 
 /** A served file's version: the start of its content's SHA-256, which its address carries and its ETag holds. */

@@ -16,6 +16,8 @@ import { admin, call, expectErrorShape, newAccount, targets } from '../support/c
 import { loadTestCalls, pacedTest } from '../support/load-tests.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
 import { PHASE_TABLE_COLUMNS, PHASE_TABLE_ROWS } from '../support/phases-table.ts';
+import { reportTest } from '../support/report-test.ts';
+import { loadReportPage } from '../../api/pages/load-report.ts';
 import { ROOT } from '../support/processes.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 
@@ -149,12 +151,20 @@ describe('load test report', () => {
     await page.goto(`file://${file}`);
     const drawn = await shownCharts(page);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    // The tables that hide part of themselves behind a sideways scroll of their box: their headings.
+    const clipped = await page.$$eval('.scroll > table', (tables) =>
+      tables.filter((t) => t.scrollWidth > t.parentElement!.clientWidth).map((t) => t.querySelector('th')?.textContent),
+    );
+    // How the phases' and the first steps' rows are laid out: table-row, or block (reflowed, on a phone).
+    const rowDisplay = (selector: string) =>
+      page.$eval(selector, (tr) => getComputedStyle(tr).display).catch(() => null);
+    const reflowed = { phases: await rowDisplay('#phases tbody tr'), steps: await rowDisplay('.steps tbody tr') };
     // The text as a reader sees it: innerText breaks lines between blocks, which the assertions read.
     // biome-ignore lint/performance/useDomNodeTextContent: textContent has no line breaks between blocks
     const text = await page.locator('main').innerText();
     if (shot) await page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true });
     await context.close();
-    return { requests, drawn, text, scrollWidth };
+    return { requests, drawn, text, scrollWidth, clipped, reflowed };
   }
 
   it('is one HTML file that opens with the network off, asks for nothing and draws readable charts', async () => {
@@ -196,6 +206,32 @@ describe('load test report', () => {
     }
     expectReadable(phone.drawn);
     expect(phone.scrollWidth).toBeLessThanOrEqual(375);
+    expect(phone.clipped).toEqual([]);
+  });
+
+  it('shows every table whole on a phone, however large its figures: the phases and steps a block a row', async () => {
+    // Two tests with figures of a slow target (10 s and more) and a long step name.
+    const big = (k: number) => ({ avg: 108.8 * k, p50: 99.1 * k, p95: 1234.5 * k, p99: 2345.6 * k, max: 10234.5 * k });
+    const slow = (id: string) => {
+      const t = reportTest(id, 'https://example.test/');
+      const step = { ...t.steps[0]!, name: 'checkout with a coupon', requests: 123_456, avg_response_time: 12_345.6 };
+      const phases = { dns: big(0.01), connect: big(0.1), tls: big(0.3), ttfb: big(1), transfer: big(0.5) };
+      return { ...t, phases, steps: [step, { ...step, step: 2 }] };
+    };
+    const page = loadReportPage({
+      success: true,
+      generated_at: '2026-11-23T10:01:00.000Z',
+      tests: [slow('A'.repeat(22)), slow('B'.repeat(22))],
+    });
+    const phone = await openOffline(page, 375, 'load-report-compare-slow-375');
+    expect(phone.clipped).toEqual([]);
+    expect(phone.scrollWidth).toBeLessThanOrEqual(375);
+    expect(phone.reflowed).toEqual({ phases: 'block', steps: 'block' });
+    // At 1280 px they stay tables, whole.
+    const wide = await openOffline(page, 1280);
+    expect(wide.clipped).toEqual([]);
+    expect(wide.reflowed).toEqual({ phases: 'table-row', steps: 'table-row' });
+    expect(wide.text).toMatch(/Time to first byte\s+A\s+108\.8\s+99\.1\s+1,234\.5\s+2,345\.6\s+10,234\.5/);
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {

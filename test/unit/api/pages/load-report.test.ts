@@ -1,53 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadReportPage } from '../../../../api/pages/load-report.ts';
 import type { ReportTest } from '../../../../api/services/load-tests/load-report.ts';
-import { loadTestConfig } from '../../../support/load-config.ts';
 import { PHASE_TABLE_COLUMNS, PHASE_TABLE_ROWS } from '../../../support/phases-table.ts';
+import { reportTest } from '../../../support/report-test.ts';
 
 const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
-const test = (id: string): ReportTest => ({
-  test_id: id,
-  status: 'failed',
-  config: loadTestConfig(`https://example.test/${evil}`),
-  started_at: '2026-11-23T10:00:00.000Z',
-  completed_at: '2026-11-23T10:00:10.000Z',
-  failure_reason: evil,
-  verdict: 'failed',
-  aborted_by: evil,
-  thresholds: [{ threshold: 'p99 < 1', observed: 3, pass: false }],
-  summary: { total_requests: 10, throughput: 1, p95_response_time: 2 },
-  phases: null,
-  steps: [
-    {
-      step: 1,
-      name: evil,
-      requests: 1,
-      failed_requests: 0,
-      error_rate: 0,
-      capture_failures: 0,
-      avg_response_time: 1,
-      p50_response_time: 1,
-      p95_response_time: 1,
-      p99_response_time: 1,
-      max_response_time: 1,
-      status_codes: {},
-    },
-  ],
-  status_codes: { '200': 10 },
-  errors: { [evil]: 1 },
-  protocols: { 'http/1.1': 10 },
-  http2: null,
-  series: {
-    requests_per_second: [1, 2, 3],
-    error_rate_per_second: [0, 0, 0],
-    avg_response_time_per_second: [1, 1, 1],
-    max_response_time_per_second: [2, 2, 2],
-    errors_per_second: [0, 1, 0],
-    p50_response_time_per_second: [1, 1, 1],
-    p95_response_time_per_second: [1.5, 2, 1.5],
-    p99_response_time_per_second: [2, 2, 2],
-  },
-});
+const test = (id: string): ReportTest => {
+  const t = reportTest(id, `https://example.test/${evil}`, { failure_reason: evil, aborted_by: evil });
+  return { ...t, steps: [{ ...t.steps[0]!, name: evil }], errors: { [evil]: 1 } };
+};
 
 describe('load test report page', () => {
   it('escapes everything a test or its target chose, and forbids every fetch', () => {
@@ -112,13 +73,16 @@ describe('load test report page', () => {
       { threshold: 'error_rate < 1', observed: 0, pass: true },
     ];
     const page = loadReportPage({ success: true, generated_at: '2026-11-23T10:01:00.000Z', tests: [phased] });
-    const table = /<table id="phases">.*?<\/table>/s.exec(page)![0];
+    const table = /<table id="phases" class="reflow">.*?<\/table>/s.exec(page)![0];
     expect([...table.matchAll(/<th[^>]*>([^<]+)<\/th>/g)].map((m) => m[1])).toEqual([
       ...PHASE_TABLE_COLUMNS,
       ...PHASE_TABLE_ROWS,
     ]);
     expect(table.match(/<tr>/g)).toHaveLength(6);
-    expect(table).toContain('<th scope="row">TLS</th><td class="n">1.5</td><td class="n">1</td><td class="n">3</td>');
+    // On a phone each row reflows to a block (tables.css), each figure under its column's name.
+    expect(table).toContain(
+      '<th scope="row">TLS</th><td class="n" data-label="avg">1.5</td><td class="n" data-label="p50">1</td>',
+    );
     expect(page).toContain('<td class="n">111.11 ms</td>');
     expect(page).toContain('<td class="n">0 %</td>');
   });
