@@ -32,13 +32,15 @@ export type Column = string | { label: string; hidden: true };
  * A table of rows under headings, scrolling inside its box when too wide, and on narrow screens
  * reflowing into one block per row with each cell labelled by its heading (no word is squeezed into
  * a column too narrow for it), unless `reflow` is false (a few short columns that fit a phone as a
- * table). `rowClass` marks rows (passed, failed).
+ * table). The columns from `figuresFrom` on hold figures: reflowed, they stand side by side
+ * (tables.css). `rowClass` marks rows (passed, failed).
  */
 export function dataTable(
   columns: Column[],
   rows: unknown[][],
-  options: { id?: string; rowClass?: (row: number) => string; reflow?: boolean } = {},
+  options: { id?: string; rowClass?: (row: number) => string; reflow?: boolean; figuresFrom?: number } = {},
 ): Html {
+  const figure = (j: number) => options.figuresFrom !== undefined && j >= options.figuresFrom;
   const label = (c: Column) => (typeof c === 'string' ? c : c.label);
   return html`<div class="table-wrap"><table\
 ${options.reflow === false ? '' : html` class="reflow"`}${options.id ? html` id="${options.id}"` : ''}><thead>\
@@ -54,8 +56,8 @@ ${c.label}</span>`
     ${rows.map(
       (cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>\
 ${cells.map(
-  (cell, j) => html`<td${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>\
-${cell}</td>`,
+  (cell, j) => html`<td${figure(j) ? html` class="n"` : ''}\
+${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>`,
 )}</tr>`,
     )}</tbody></table></div>`;
 }

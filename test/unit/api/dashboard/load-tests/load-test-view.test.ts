@@ -30,7 +30,7 @@ describe('a load test page', () => {
 });
 
 describe("a load test's tables", () => {
-  it('give each observed figure its unit, and keep the phases a table of a row per phase on a phone', () => {
+  it('give each observed figure its unit, and the phases a row per phase, its figures side by side on a phone', () => {
     const verdict = String(
       verdictSection(
         [
@@ -56,10 +56,12 @@ describe("a load test's tables", () => {
         phases: { dns: figures, connect: figures, tls: figures, ttfb: figures, transfer: figures },
       } as unknown as FinalResults),
     );
-    const phases = /<table id="load-phases">.*?<\/table>/s.exec(results)![0];
+    const phases = /<table class="reflow" id="load-phases">.*?<\/table>/s.exec(results)![0];
     expect([...phases.matchAll(/<th scope="col">([^<]+)<\/th>/g)].map((m) => m[1])).toEqual(PHASE_TABLE_COLUMNS);
     expect([...phases.matchAll(/<tr>\s*<td data-label="Phase">([^<]+)<\/td>/g)].map((m) => m[1])).toEqual(
       PHASE_TABLE_ROWS,
     );
+    // Each figure a cell of class n (side by side once reflowed, tables.css) under its statistic's name.
+    expect(phases).toContain('<td data-label="Phase">TLS</td><td class="n" data-label="avg">1.5</td>');
   });
 });
