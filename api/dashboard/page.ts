@@ -57,7 +57,7 @@ ${c.label}</span>`
       (cells, i) => html`<tr${options.rowClass ? html` class="${options.rowClass(i)}"` : ''}>\
 ${cells.map(
   (cell, j) => html`<td${figure(j) ? html` class="n"` : ''}\
-${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>`,
+${typeof columns[j] === 'string' ? html` data-label="${label(columns[j]!)}"` : ''}>${cell}</td>${figure(j) ? ' ' : ''}`,
 )}</tr>`,
     )}</tbody></table></div>`;
 }

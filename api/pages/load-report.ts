@@ -102,13 +102,14 @@ export const PHASE_COLUMNS = ['avg', 'p50', 'p95', 'p99', 'max'] as const;
 export const observed = (threshold: string, value: number) =>
   `${fmt(value)}${thresholdUnit(threshold) ? ` ${thresholdUnit(threshold)}` : ''}`;
 const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 'A' : 'B'} ${t.test_id}` : t.test_id);
-/** Two tests side by side: a column's letter, and its test's id beneath, free to wrap (ids overflowed a phone). */
-const columnHead = (t: ReportTest, i: number) => html`${'AB'[i]} <small class="test-id">${t.test_id}</small>`;
+/** Two tests side by side: a column's letter (all a screen reader repeats), its test's id beneath, free to wrap. */
+const columnHead = (t: ReportTest, i: number) =>
+  html`<th class="n" abbr="${'AB'[i]}">${'AB'[i]} <small class="test-id">${t.test_id}</small></th>`;
 
 /** Rows of figures, a column per test, and the change from A to B when there are two. */
 function figures(tests: ReportTest[], rows: Array<[string, (t: ReportTest) => number | undefined | null]>): Html {
   const two = tests.length === 2;
-  const heads = tests.map((t, i) => html`<th class="n">${two ? columnHead(t, i) : t.test_id}</th>`);
+  const heads = tests.map((t, i) => (two ? columnHead(t, i) : html`<th class="n">${t.test_id}</th>`));
   const row = ([name, get]: (typeof rows)[number]) => {
     const [a, b] = tests.map(get);
     const change =
@@ -189,8 +190,8 @@ function stepsSection(tests: ReportTest[], many: boolean): Html {
       st.p95_response_time,
       st.p99_response_time,
       st.max_response_time,
-    ].map((n, j) => html`<td class="n" data-label="${STEP_COLUMNS[j]}">${fmt(n)}</td>`)}</tr>`;
-  return html`<h2>Steps</h2>${tests.map((t, i) =>
+    ].map((n, j) => html`<td class="n" data-label="${STEP_COLUMNS[j]}">${fmt(n)}</td> `)}</tr>`;
+  return html`<h2>Steps (times in ms)</h2>${tests.map((t, i) =>
     t.steps.length
       ? html`<p>${label(t, i, many)}</p><div class="scroll"><table class="reflow steps"><thead><tr>${head}</tr></thead>\
 <tbody>${t.steps.map(row)}</tbody></table></div>`
@@ -204,7 +205,7 @@ function phaseTable(tests: ReportTest[]): Html {
   const rows = Object.entries(PHASE_NAMES).flatMap(([phase, name]) =>
     tests.map((t, i) => {
       const figures = t.phases?.[phase];
-      const cells = PHASE_COLUMNS.map((st) => html`<td class="n" data-label="${st}">${fmt(figures?.[st])}</td>`);
+      const cells = PHASE_COLUMNS.map((st) => html`<td class="n" data-label="${st}">${fmt(figures?.[st])}</td> `);
       return html`<tr>${i === 0 ? html`<th scope="row"${two ? html` rowspan="2"` : ''}>${name}</th>` : ''}\
 ${two ? html`<td data-label="Test">${label(t, i, true).slice(0, 1)}</td>` : ''}${cells}</tr>`;
     }),

@@ -2,7 +2,7 @@
 // nothing leaves the page and the charts are drawn, with round labelled ticks on both axes that fit
 // the drawing and each second's p50, p95 and p99; two tests side by side; the same data as JSON; and
 // the dashboard's pages of the test: while it runs, the last second's rate beside the average; once
-// it ended, the same charts and the phases as one table, a table on a phone too. Refusals: a running
+// it ended, the same charts and the phases as one table, a block a phase on a phone. Refusals: a running
 // test (409), another user's (404), itself as the comparison (400). Screenshots at 1280 and 375 px go
 // to SHOTS_DIR (default test-artifacts/screenshots).
 /// <reference lib="dom" />
@@ -18,6 +18,9 @@ import { newUser, PASSWORD } from '../support/mcp.ts';
 import { PHASE_TABLE_COLUMNS, PHASE_TABLE_ROWS } from '../support/phases-table.ts';
 import { reportTest } from '../support/report-test.ts';
 import { loadReportPage } from '../../api/pages/load-report.ts';
+import { STYLES } from '../../api/pages/styles.ts';
+import { resultsSection } from '../../api/dashboard/load-tests/load-test-view.ts';
+import type { FinalResults } from '../../lib/jobs/load-test.ts';
 import { ROOT } from '../support/processes.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
 
@@ -152,7 +155,7 @@ describe('load test report', () => {
     const drawn = await shownCharts(page);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     // The tables that hide part of themselves behind a sideways scroll of their box: their headings.
-    const clipped = await page.$$eval('.scroll > table', (tables) =>
+    const clipped = await page.$$eval('.scroll > table, .table-wrap > table', (tables) =>
       tables.filter((t) => t.scrollWidth > t.parentElement!.clientWidth).map((t) => t.querySelector('th')?.textContent),
     );
     // How the phases' and the first steps' rows are laid out: table-row, or block (reflowed, on a phone).
@@ -210,13 +213,22 @@ describe('load test report', () => {
   });
 
   it('shows every table whole on a phone, however large its figures: the phases and steps a block a row', async () => {
-    // Two tests with figures of a slow target (10 s and more) and a long step name.
-    const big = (k: number) => ({ avg: 108.8 * k, p50: 99.1 * k, p95: 1234.5 * k, p99: 2345.6 * k, max: 10234.5 * k });
+    // Two tests with figures of a slow target (10 s and more), a step named by its long path (no space to break
+    // at), and the dashboard's results of the same.
+    const ms = (x: number) => Math.round(x * 100) / 100; // as stored: two decimals
+    const big = (k: number) => ({
+      avg: ms(108.8 * k),
+      p50: ms(99.1 * k),
+      p95: ms(1234.5 * k),
+      p99: ms(2345.6 * k),
+      max: ms(10234.5 * k),
+    });
+    const phases = { dns: big(0.01), connect: big(0.1), tls: big(0.3), ttfb: big(1), transfer: big(0.5) };
     const slow = (id: string) => {
       const t = reportTest(id, 'https://example.test/');
       const step = { ...t.steps[0]!, name: 'checkout with a coupon', requests: 123_456, avg_response_time: 12_345.6 };
-      const phases = { dns: big(0.01), connect: big(0.1), tls: big(0.3), ttfb: big(1), transfer: big(0.5) };
-      return { ...t, phases, steps: [step, { ...step, step: 2 }] };
+      const named = { ...step, step: 2, name: 'GET /api/v1/accounts/settings/notifications/preferences?include=all' };
+      return { ...t, phases, steps: [step, named] };
     };
     const page = loadReportPage({
       success: true,
@@ -227,11 +239,19 @@ describe('load test report', () => {
     expect(phone.clipped).toEqual([]);
     expect(phone.scrollWidth).toBeLessThanOrEqual(375);
     expect(phone.reflowed).toEqual({ phases: 'block', steps: 'block' });
-    // At 1280 px they stay tables, whole.
+    // At 1280 px they stay tables, whole, their figures apart when copied.
     const wide = await openOffline(page, 1280);
     expect(wide.clipped).toEqual([]);
     expect(wide.reflowed).toEqual({ phases: 'table-row', steps: 'table-row' });
     expect(wide.text).toMatch(/Time to first byte\s+A\s+108\.8\s+99\.1\s+1,234\.5\s+2,345\.6\s+10,234\.5/);
+
+    const { steps } = slow('C');
+    const results = { phases, steps, status_codes: { '200': 10 }, errors: {} } as unknown as FinalResults;
+    const dashboardPage = `<!doctype html><html><head><meta name="viewport" content="width=device-width">\
+<style>${STYLES['page.css']}</style></head><body><main>${resultsSection(results)}</main></body></html>`;
+    const dashboard = await openOffline(dashboardPage, 375, 'load-test-results-slow-375');
+    expect(dashboard.clipped).toEqual([]);
+    expect(dashboard.scrollWidth).toBeLessThanOrEqual(375);
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {

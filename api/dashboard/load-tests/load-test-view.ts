@@ -2,7 +2,7 @@
 // the status, final from the results; load-chart.js redraws them from the status stream), and once
 // it ended the results: the totals, the answers by status code (4xx and 5xx marked failed), the
 // requests that got no answer by kind, each phase and each step. Tables of a few short columns stay
-// tables on a phone; the steps' wider one becomes a block per step there.
+// tables on a phone; the phases and the steps become a block a row there.
 import type { FinalResults, ThresholdOutcome } from '../../../lib/jobs/load-test.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { observed, PHASE_COLUMNS, PHASE_NAMES } from '../../pages/load-report.ts';

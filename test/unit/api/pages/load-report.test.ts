@@ -17,6 +17,8 @@ describe('load test report page', () => {
       generated_at: '2026-11-23T10:01:00.000Z',
       tests: [test('AAAAAAAAAAAAAAAAAAAAAA'), test('BBBBBBBBBBBBBBBBBBBBBB')],
     });
+    // Each test's column headed by its letter, which is all a screen reader repeats for each cell, and its id.
+    expect(page).toContain('<th class="n" abbr="A">A <small class="test-id">AAAAAAAAAAAAAAAAAAAAAA</small></th>');
     expect(page).not.toContain('<script>');
     expect(page).not.toContain('<img');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -81,7 +83,7 @@ describe('load test report page', () => {
     expect(table.match(/<tr>/g)).toHaveLength(6);
     // On a phone each row reflows to a block (tables.css), each figure under its column's name.
     expect(table).toContain(
-      '<th scope="row">TLS</th><td class="n" data-label="avg">1.5</td><td class="n" data-label="p50">1</td>',
+      '<th scope="row">TLS</th><td class="n" data-label="avg">1.5</td> <td class="n" data-label="p50">1</td>',
     );
     expect(page).toContain('<td class="n">111.11 ms</td>');
     expect(page).toContain('<td class="n">0 %</td>');

@@ -1,5 +1,5 @@
 // What a load test's dashboard page shows: first, that a run tested nothing, above all else; its figures with
-// their units; its phases as one table that stays a table on a phone.
+// their units; its phases as one table, each figure a cell that stands beside the others once reflowed on a phone.
 import { describe, expect, it } from 'vitest';
 import {
   resultsSection,
