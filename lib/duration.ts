@@ -21,3 +21,16 @@ export function parseDuration(given: unknown): number | null {
   // Parts in hundredths at most: 0.1 + 0.2 is 0.3 here, as a person reads it.
   return Math.round(seconds * 1000) / 1000;
 }
+
+/** Whole seconds as `parseDuration` reads them back, largest unit first: 300 is "5m", 5400 "1h30m". */
+export const spellDuration = (seconds: number) =>
+  (
+    [
+      [Math.floor(seconds / 3600), 'h'],
+      [Math.floor((seconds % 3600) / 60), 'm'],
+      [seconds % 60, 's'],
+    ] as const
+  )
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join('') || '0s';

@@ -8,6 +8,7 @@ import { html, type Html } from '../../pages/html.ts';
 import { HTTP_METHODS } from '../../../contract/load/load-test-start.ts';
 import type { FormLabels } from '../form-labels.ts';
 import type { PlanLimits } from '../../../lib/plans.ts';
+import { spellDuration } from '../../../lib/duration.ts';
 
 const AUTH_TYPES = ['none', 'basic', 'bearer', 'apikey'] as const;
 
@@ -34,21 +35,10 @@ export const START_LABELS = {
 } as const satisfies FormLabels;
 type Field = keyof typeof START_LABELS;
 
-/** The form, filled with what was typed (secrets aside) when it comes back with an error. */
-/** Seconds as the duration fields take them, largest unit first: 300 is "5m", 5400 "1h30m". */
-export const spelledDuration = (seconds: number) =>
-  (
-    [
-      [Math.floor(seconds / 3600), 'h'],
-      [Math.floor((seconds % 3600) / 60), 'm'],
-      [seconds % 60, 's'],
-    ] as const
-  )
-    .filter(([n]) => n > 0)
-    .map(([n, unit]) => `${n}${unit}`)
-    .join('') || '0s';
-
-/** The start form, its ranges the account's plan's (`limits`): what the API would refuse is not offered. */
+/**
+ * The start form, filled with what was typed (secrets aside) when it comes back with an error; its ranges
+ * the account's plan's (`limits`): what the API would refuse is not offered.
+ */
 export function startForm(
   csrf: string,
   form: Record<string, string>,
@@ -74,7 +64,7 @@ ${v('targetUrl')}" placeholder="https://staging.example.com/health"></div>
 ${HTTP_METHODS.map((m) => html`<option${m === v('httpMethod', 'GET') ? html` selected` : ''}>${m}</option>`)}</select>\
 </div>
       ${input('concurrentUsers', ` (1 to ${users})`, html`type="number" min="1" max="${users}"`)}
-      ${input('testDuration', ` (10s to ${spelledDuration(limits.loadTestSeconds)})`, duration('90s, 10m or 1h30m'))}
+      ${input('testDuration', ` (10s to ${spellDuration(limits.loadTestSeconds)})`, duration('90s, 10m or 1h30m'))}
       ${input('rampUpTime', ' (default 10s)', duration('30s or 1m'))}
       ${input('requestsPerSecond', ' (0: as fast as answered)', html`type="number" min="0"`)}
     </div>

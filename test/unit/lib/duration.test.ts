@@ -1,7 +1,7 @@
 // One reading of durations for every door: seconds as a number, or hours, minutes and seconds as people
 // write them; what is not one is null (each door says so in its own words).
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../../lib/duration.ts';
+import { parseDuration, spellDuration } from '../../../lib/duration.ts';
 
 describe('parseDuration', () => {
   it.each([
@@ -28,4 +28,23 @@ describe('parseDuration', () => {
       expect(parseDuration(given)).toBeNull();
     },
   );
+});
+
+describe('spellDuration', () => {
+  it('spells whole seconds as the fields take them, and parseDuration reads each back', () => {
+    const seconds = [0, 1, 59, 60, 90, 300, 3_600, 3_661, 5_400, 86_400];
+    expect(seconds.map(spellDuration)).toEqual([
+      '0s',
+      '1s',
+      '59s',
+      '1m',
+      '1m30s',
+      '5m',
+      '1h',
+      '1h1m1s',
+      '1h30m',
+      '24h',
+    ]);
+    for (const s of seconds) expect(parseDuration(spellDuration(s))).toBe(s);
+  });
 });

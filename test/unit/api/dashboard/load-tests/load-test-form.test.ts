@@ -8,10 +8,10 @@ import {
   replayFormOf,
   START_LABELS,
   startBodyFromForm,
-  spelledDuration,
   startForm,
 } from '../../../../../api/dashboard/load-tests/load-test-form.ts';
 import { PLAN_LIMITS } from '../../../../../lib/plans.ts';
+import { spellDuration } from '../../../../../lib/duration.ts';
 import { startBody } from '../../../../../contract/load/load-test-start.ts';
 import { validate } from '../../../../../contract/validate.ts';
 
@@ -25,7 +25,7 @@ describe("the start form's ranges", () => {
     const pro = String(startForm('csrf', {}, PLAN_LIMITS.pro));
     expect(field(pro, 'concurrentUsers')).toMatch(/\(1 to 1000\)<\/label>.*max="1000"/);
     expect(field(pro, 'testDuration')).toContain('(10s to 1h)');
-    expect([90, 300, 3_600, 5_400, 3_661].map(spelledDuration)).toEqual(['1m30s', '5m', '1h', '1h30m', '1h1m1s']);
+    expect([90, 300, 3_600, 5_400, 3_661].map(spellDuration)).toEqual(['1m30s', '5m', '1h', '1h30m', '1h1m1s']);
   });
 });
 
