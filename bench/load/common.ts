@@ -5,19 +5,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { selfSignedCertificate } from '../../test/fixtures/https-server.ts';
 import { freePort } from '../../test/support/processes.ts';
+import { cpuOf } from './machine.ts';
 
 export interface Row {
   tool: string;
   rps: number;
   p50: number | null;
   p99: number | null;
+  /** CPU seconds the tool used, and the requests it made (when measured). */
+  cpu?: number;
+  requests?: number;
 }
 
 /**
  * nginx with one worker serving a small static file on loopback: over HTTP/1.1 (`url`), HTTP/2 over
  * TLS with a self-signed certificate (`h2Url`) and HTTP/2 with prior knowledge (`h2cUrl`).
  */
-export async function startNginx(): Promise<{ url: string; h2Url: string; h2cUrl: string; stop(): Promise<void> }> {
+export async function startNginx(): Promise<{
+  url: string;
+  h2Url: string;
+  h2cUrl: string;
+  /** CPU seconds used so far by nginx, its master and worker (the worker's only while it runs). */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'netops-nginx-'));
   const [port, h2Port, h2cPort] = [await freePort(), await freePort(), await freePort()];
   const tls = await selfSignedCertificate();
@@ -56,6 +67,12 @@ ssl_certificate_key ${tls.dir}/key.pem; root ${dir}; location / { } }
     url: `http://127.0.0.1:${port}/index.html`,
     h2Url: `https://127.0.0.1:${h2Port}/index.html`,
     h2cUrl: `http://127.0.0.1:${h2cPort}/index.html`,
+    cpu: async () => {
+      const master = child.pid ?? 0;
+      const workers = await fs.readFile(`/proc/${master}/task/${master}/children`, 'utf8').catch(() => '');
+      const pids = [master, ...workers.split(' ').filter(Boolean).map(Number)];
+      return (await Promise.all(pids.map(cpuOf))).reduce((a, b) => a + b, 0);
+    },
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -93,6 +110,7 @@ export async function runLoadTest(
   return {
     tool: 'netops load worker',
     rps: results.throughput,
+    requests: results.total_requests,
     p50: results.p50_response_time,
     p99: results.p99_response_time,
     results,

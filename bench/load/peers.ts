@@ -2,7 +2,8 @@
 // 0. One thread against one: our load worker with LOAD_THREADS=1 beside wrk -t1 (HTTP/1.1) and h2load
 //    -t1 (nghttp2's benchmarker; HTTP/2 over TLS and h2c, the same connections and streams per
 //    connection), each peer's test right after ours, BENCH_ROUNDS times in turn; the median
-//    of each side and of the rounds' ratios.
+//    of each side and of the rounds' ratios; then what bounded each side: CPU a request of each
+//    generator and of nginx while it served it, and nginx's share of its one core.
 // 1. Throughput: nginx (1 worker) serving a small static file; wrk, autocannon, hey and our load
 //    worker each with the same connection count for the same time; requests per second and ratios.
 //    Ours with LOAD_THREADS=2 (BENCH_THREADS), beside section 0's median with one thread, so the table
@@ -19,7 +20,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { newAccountKey, startService } from '../service.ts';
 import { runLoadTest, startNginx, type Row } from './common.ts';
-import { median } from './machine.ts';
+
+type Measured = { rps: number; cpuUs: number; targetUs: number; busy: number };
+import { cpuOf, median } from './machine.ts';
 
 const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -38,10 +41,21 @@ function wrkMs(out: string, label: string): number | null {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
+/** A peer's command, its output and the CPU seconds it used (user and system, from its shell's `times`). */
+async function timed(command: string, args: string[]): Promise<{ stdout: string; cpu: number }> {
+  const script = '"$@"; code=$?; times >&2; exit $code';
+  const { stdout, stderr } = await run('bash', ['-c', script, 'bash', command, ...args], { maxBuffer: 1 << 24 });
+  // `times`: the shell's user and system time, then its children's ("0m1.234s 0m0.567s").
+  const spent = [...(stderr.trim().split('\n').at(-1) ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
+  return { stdout, cpu: spent.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0) };
+}
+
 async function wrk(url: string, c: number, s: number): Promise<Row> {
-  const { stdout } = await run('wrk', ['-t1', `-c${c}`, `-d${s}s`, '--latency', url], { maxBuffer: 1 << 20 });
+  const { stdout, cpu } = await timed('wrk', ['-t1', `-c${c}`, `-d${s}s`, '--latency', url]);
   return {
     tool: 'wrk (1 thread)',
+    cpu,
+    requests: Number(/(\d+) requests in/.exec(stdout)![1]),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]),
     p50: wrkMs(stdout, '50%'),
     p99: wrkMs(stdout, '99%'),
@@ -67,12 +81,14 @@ async function hey(url: string, c: number, s: number): Promise<Row> {
 
 /** h2load with one thread: `c` connections, `m` streams each, for `s` seconds. */
 async function h2load(url: string, c: number, m: number, s: number): Promise<Row> {
-  const { stdout } = await run('h2load', ['-t1', `-c${c}`, `-m${m}`, '-D', String(s), url], { maxBuffer: 1 << 24 });
+  const { stdout, cpu } = await timed('h2load', ['-t1', `-c${c}`, `-m${m}`, '-D', String(s), url]);
   const failed = Number(/requests: .*?(\d+) failed/.exec(stdout)?.[1] ?? 0);
   if (failed) throw new Error(`h2load: ${failed} requests failed\n${stdout}`);
   // "time for request:  min  max  mean  sd  +/- sd": no percentiles.
   return {
     tool: 'h2load (1 thread)',
+    cpu,
+    requests: Number(/requests: (\d+) total/.exec(stdout)![1]),
     rps: Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)![1]),
     p50: null,
     p99: null,
@@ -169,11 +185,28 @@ try {
       theirs: () => h2load(url, connections / h2Streams, h2Streams, seconds),
     })),
   ];
-  const paired = pairs.map(() => [] as Array<{ ours: number; theirs: number }>);
+  /**
+   * A run's rate, with CPU a request in µs: the generator's (ours: the service's whole process) and
+   * nginx's while it served it, and nginx's share of its one core over the run (near 1: nginx bounded it).
+   */
+  const measured = async (generator: () => Promise<Row>, ownCpu?: () => Promise<number>) => {
+    const [target0, own0] = [await nginx.cpu(), await ownCpu?.()];
+    const row = await generator();
+    const [target, own] = [(await nginx.cpu()) - target0, ((await ownCpu?.()) ?? 0) - (own0 ?? 0)];
+    const requests = row.requests ?? row.rps * seconds;
+    const cpu = ownCpu ? own : (row.cpu ?? NaN);
+    // Over the seconds the requests were sent in (a run's start and polls before and after leave nginx idle).
+    const busy = target / (requests / row.rps);
+    return { rps: row.rps, cpuUs: (cpu / requests) * 1e6, targetUs: (target / requests) * 1e6, busy };
+  };
+  const paired = pairs.map(() => [] as Array<{ ours: Measured; theirs: Measured }>);
   try {
     for (let round = 0; round < rounds; round++)
       for (const [i, pair] of pairs.entries())
-        paired[i]!.push({ ours: (await pair.ours()).rps, theirs: (await pair.theirs()).rps });
+        paired[i]!.push({
+          ours: await measured(pair.ours, () => cpuOf(single.pid)),
+          theirs: await measured(pair.theirs),
+        });
   } finally {
     singleStopped = true;
     await single.stop();
@@ -182,7 +215,7 @@ try {
   const key = await newAccountKey(app.env);
   const one: Row = {
     tool: 'netops, 1 thread',
-    rps: median(paired[0]!.map((p) => p.ours)),
+    rps: median(paired[0]!.map((p) => p.ours.rps)),
     p50: null,
     p99: null,
   };
@@ -197,12 +230,56 @@ try {
   const rate = (values: number[], width: number) => Math.round(median(values)).toString().padStart(width);
   for (const [i, pair] of pairs.entries()) {
     const runs = paired[i]!;
-    const ratios = runs.map((p) => p.ours / p.theirs);
+    const ratios = runs.map((p) => p.ours.rps / p.theirs.rps);
     const each = ratios.map((r) => r.toFixed(2)).join(', ');
-    const oursRates = runs.map((p) => p.ours);
-    const theirRates = runs.map((p) => p.theirs);
+    const oursRates = runs.map((p) => p.ours.rps);
+    const theirRates = runs.map((p) => p.theirs.rps);
     const [ours, theirs, ratio] = [rate(oursRates, 12), rate(theirRates, 10), median(ratios).toFixed(2)];
     console.log(`  ${pair.name.padEnd(10)}  ${pair.peer.padEnd(12)}  ${ours}   ${theirs}   ${ratio} (${each})`);
+  }
+  // What bounded each side: nginx has one worker, so near 100 % of a core it served as fast as it could.
+  console.log(
+    "\n  CPU a request in µs, medians of the rounds: each generator's (netops: the service's whole process)," +
+      "\n  nginx's while it served each, and nginx's share of its one core meanwhile",
+  );
+  console.log('  protocol    netops   peer   nginx: for netops  for peer   busy: for netops  for peer');
+  const mid = (values: number[], digits: number, width: number) => median(values).toFixed(digits).padStart(width);
+  for (const [i, pair] of pairs.entries()) {
+    const runs = paired[i]!;
+    const side = (which: 'ours' | 'theirs') => runs.map((p) => p[which]);
+    const cells = [
+      mid(
+        side('ours').map((m) => m.cpuUs),
+        1,
+        6,
+      ),
+      mid(
+        side('theirs').map((m) => m.cpuUs),
+        1,
+        6,
+      ),
+      mid(
+        side('ours').map((m) => m.targetUs),
+        1,
+        17,
+      ),
+      mid(
+        side('theirs').map((m) => m.targetUs),
+        1,
+        9,
+      ),
+      `${mid(
+        side('ours').map((m) => m.busy * 100),
+        0,
+        15,
+      )} %`,
+      `${mid(
+        side('theirs').map((m) => m.busy * 100),
+        0,
+        7,
+      )} %`,
+    ];
+    console.log(`  ${pair.name.padEnd(10)}  ${cells.join('   ')}`);
   }
 
   // 1. Throughput against nginx.
