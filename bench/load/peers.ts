@@ -12,99 +12,22 @@
 // 3. Coordinated omission: a fixed arrival rate against a target that stalls once for 1 s; our p99
 //    (measured from the scheduled send) beside wrk's (measured from the actual send).
 //   npm run --silent bench:load      (BENCH_SECONDS=20 BENCH_CONNECTIONS=100 BENCH_H2_STREAMS=10 BENCH_ROUNDS=3)
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { newAccountKey, startService } from '../service.ts';
 import { runLoadTest, startNginx, type Row } from './common.ts';
-
-type Measured = { rps: number; cpuUs: number; targetUs: number; busy: number };
 import { cpuOf, median } from './machine.ts';
+import { autocannon, h2load, hey, installed, wrk } from './peer-tools.ts';
 
-const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 /** HTTP/2: users per connection; the connections are BENCH_CONNECTIONS / this. */
 const h2Streams = Number(process.env.BENCH_H2_STREAMS ?? 10);
 /** Paired rounds of section 0. */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const bin = (name: string) => path.resolve('node_modules/.bin', name);
-
-/** wrk's latency figure ("50.00%   1.23ms") in ms. */
-function wrkMs(out: string, label: string): number | null {
-  const m = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
-  if (!m) return null;
-  const v = Number(m[1]);
-  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-}
-
-/** A peer's command, its output and the CPU seconds it used (user and system, from its shell's `times`). */
-async function timed(command: string, args: string[]): Promise<{ stdout: string; cpu: number }> {
-  const script = '"$@"; code=$?; times >&2; exit $code';
-  const { stdout, stderr } = await run('bash', ['-c', script, 'bash', command, ...args], { maxBuffer: 1 << 24 });
-  // `times`: the shell's user and system time, then its children's ("0m1.234s 0m0.567s").
-  const spent = [...(stderr.trim().split('\n').at(-1) ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
-  return { stdout, cpu: spent.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0) };
-}
-
-async function wrk(url: string, c: number, s: number): Promise<Row> {
-  const { stdout, cpu } = await timed('wrk', ['-t1', `-c${c}`, `-d${s}s`, '--latency', url]);
-  return {
-    tool: 'wrk (1 thread)',
-    cpu,
-    requests: Number(/(\d+) requests in/.exec(stdout)![1]),
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]),
-    p50: wrkMs(stdout, '50%'),
-    p99: wrkMs(stdout, '99%'),
-  };
-}
-
-async function autocannon(url: string, c: number, s: number): Promise<Row> {
-  const { stdout } = await run(bin('autocannon'), ['-c', String(c), '-d', String(s), '-j', url], {
-    maxBuffer: 1 << 24,
-  });
-  const r = JSON.parse(stdout);
-  return { tool: 'autocannon', rps: r.requests.total / (r.duration || s), p50: r.latency.p50, p99: r.latency.p99 };
-}
-
-async function hey(url: string, c: number, s: number): Promise<Row> {
-  const { stdout } = await run('hey', ['-c', String(c), '-z', `${s}s`, url], { maxBuffer: 1 << 24 });
-  const sec = (label: string) => {
-    const m = new RegExp(`${label}% in ([\\d.]+) secs`).exec(stdout);
-    return m ? Number(m[1]) * 1000 : null;
-  };
-  return { tool: 'hey', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: sec('50'), p99: sec('99') };
-}
-
-/** h2load with one thread: `c` connections, `m` streams each, for `s` seconds. */
-async function h2load(url: string, c: number, m: number, s: number): Promise<Row> {
-  const { stdout, cpu } = await timed('h2load', ['-t1', `-c${c}`, `-m${m}`, '-D', String(s), url]);
-  const failed = Number(/requests: .*?(\d+) failed/.exec(stdout)?.[1] ?? 0);
-  if (failed) throw new Error(`h2load: ${failed} requests failed\n${stdout}`);
-  // "time for request:  min  max  mean  sd  +/- sd": no percentiles.
-  return {
-    tool: 'h2load (1 thread)',
-    cpu,
-    requests: Number(/requests: (\d+) total/.exec(stdout)![1]),
-    rps: Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)![1]),
-    p50: null,
-    p99: null,
-  };
-}
-
-/** A peer's row, or none (said so, with how to install it) when the machine lacks its command. */
-async function installed(command: string, install: string, measure: () => Promise<Row>): Promise<Row[]> {
-  try {
-    return [await measure()];
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    console.log(`  (${command} is not installed: its row is left out; ${install})`);
-    return [];
-  }
-}
+/** A run of section 0: its rate, and CPU a request (µs) and nginx's share of its core (see `measured`). */
+type Measured = { rps: number; cpuUs: number; targetUs: number; busy: number };
 
 function table(title: string, rows: Row[], reference: string) {
   const base = rows.find((r) => r.tool === reference)!;
