@@ -631,7 +631,7 @@ describe('dashboard in a browser', () => {
     await shot('07-docs');
   });
 
-  it('works at 1280 and 375 px wide without sideways scrolling, tables reflowing without broken words', async () => {
+  it('works from 375 to 1280 px wide without sideways scrolling, tables reflowing without broken words', async () => {
     /** Words of table cells that the layout split over two lines (a break at a space, hyphen or slash is no split). */
     const brokenWords = () =>
       page.evaluate(() => {
@@ -729,6 +729,19 @@ describe('dashboard in a browser', () => {
         await shot('08-phone-width-webhooks');
       }
     }
+    // Between the two: a phone held sideways, a narrow window (the tables reflow at 640 px and narrower).
+    for (const width of [600, 800]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const p of pages) {
+        await page.goto(p);
+        if (width === 600) await shot(`09-600px${named(p)}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${p} at ${width}`).toBeLessThanOrEqual(
+          width,
+        );
+        expect(await clippedTables(), `${p} at ${width}`).toEqual([]);
+      }
+    }
+    await page.setViewportSize({ width: 375, height: 800 });
     // A header check's tables reflow too.
     await page.goto('/dashboard/lookups');
     await page.getByLabel('URL', { exact: true }).fill(`${target.siteUrl}/bare`);

@@ -212,7 +212,7 @@ describe('load test report', () => {
     expect(phone.clipped).toEqual([]);
   });
 
-  it('shows every table whole on a phone, however large its figures: the phases and steps a block a row', async () => {
+  it('shows every table whole from a phone to a desktop, however large its figures and long its step names', async () => {
     // Two tests with figures of a slow target (10 s and more), a step named by its long path (no space to break
     // at), and the dashboard's results of the same.
     const ms = (x: number) => Math.round(x * 100) / 100; // as stored: two decimals
@@ -252,6 +252,20 @@ describe('load test report', () => {
     const dashboard = await openOffline(dashboardPage, 375, 'load-test-results-slow-375');
     expect(dashboard.clipped).toEqual([]);
     expect(dashboard.scrollWidth).toBeLessThanOrEqual(375);
+
+    // Every width between a phone and a desktop shows them whole too: tables, or reflowed rows.
+    const cut: string[] = [];
+    for (const width of [420, 480, 520, 560, 600, 640, 720, 800, 1024])
+      for (const [name, html] of [
+        ['report', page],
+        ['dashboard', dashboardPage],
+      ] as const) {
+        const shot = width === 600 ? `${name}-slow-600` : undefined;
+        const { clipped, scrollWidth } = await openOffline(html, width, shot);
+        if (clipped.length || scrollWidth > width)
+          cut.push(`${name} at ${width}: ${clipped.join(', ')} (${scrollWidth})`);
+      }
+    expect(cut).toEqual([]);
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {
