@@ -1,6 +1,6 @@
 // A load test's report as one self-contained HTML file (api/services/load-tests/load-report.ts gives the data):
-// inline CSS (api/pages/styles/), charts drawn as inline SVG on the server (load-figures.ts, the code that draws the
-// dashboard's charts too), no script, and a Content-Security-Policy that forbids every fetch, so the
+// inline CSS (api/pages/styles/), charts drawn as inline SVG on the server (load-charts.ts, which draws an ended
+// test's charts on the dashboard too), no script, and a Content-Security-Policy that forbids every fetch, so the
 // file opened from a disk years later shows the same and asks nothing of any network. On a phone the
 // page takes the whole width, each chart shows its drawing for a phone, the phases and steps reflow to
 // a block a row (tables.css), any other table wider than the page scrolls inside its own box. Two tests
@@ -9,7 +9,8 @@ import type { Context } from 'koa';
 import type { LoadReport, ReportTest } from '../services/load-tests/load-report.ts';
 import { html, Html } from './html.ts';
 import { STYLES } from './styles.ts';
-import { chartFigures, COLORS, thresholdUnit, type ChartLine } from '../browser/load-figures.ts';
+import { COLORS, thresholdUnit } from '../browser/load-figures.ts';
+import { loadCharts } from './load-charts.ts';
 import { plural } from '../../lib/load/plural.ts';
 
 const TEST_COLORS = [COLORS.a, COLORS.b];
@@ -18,75 +19,6 @@ const CSS = STYLES['report.css'] + STYLES['charts.css'];
 
 const fmt = (n: number | undefined | null) =>
   n === undefined || n === null ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
-
-/** What a chart of tests needs of each: its name on the lines (A or B beside another), its colour, its seconds. */
-export interface ChartedTest {
-  label: string;
-  color: string;
-  series: ReportTest['series'];
-}
-
-const known = (values: ReadonlyArray<number | null>) => values.some((v) => v !== null);
-
-/**
- * The charts of one or two tests over their seconds: the requests sent, the latency's p50, p95 and
- * p99 (each second's, from its histograms; the mean and slowest for a test stored before seconds had
- * them) and the errors. One test's percentiles are told apart by colour; two tests' by their colour
- * and their dash (p50 dotted, p95 solid, p99 dashed).
- */
-export function loadCharts(tests: ChartedTest[]): Html {
-  const many = tests.length > 1;
-  const name = (t: ChartedTest, what: string) => (many ? `${t.label} ${what}` : what);
-  const percentiles = tests.every((t) => known(t.series.p95_response_time_per_second));
-  const latency: ChartLine[] = tests.flatMap((t) => {
-    const s = t.series;
-    const line = (what: string, values: ReadonlyArray<number | null>, own: string, dash: ChartLine['dash']) => ({
-      label: name(t, what),
-      color: many ? t.color : own,
-      dash: many ? dash : 'solid',
-      values,
-    });
-    return percentiles
-      ? [
-          line('p50', s.p50_response_time_per_second, COLORS.p50, 'dotted'),
-          line('p95', s.p95_response_time_per_second, COLORS.p95, 'solid'),
-          line('p99', s.p99_response_time_per_second, COLORS.p99, 'dashed'),
-        ]
-      : [
-          line('mean', s.avg_response_time_per_second, COLORS.p50, 'solid'),
-          line('slowest', s.max_response_time_per_second, COLORS.p99, 'dashed'),
-        ];
-  });
-  const each = (values: (t: ChartedTest) => number[], what: string): ChartLine[] =>
-    tests.map((t) => ({ label: name(t, what), color: t.color, values: values(t) }));
-  return new Html(
-    chartFigures([
-      {
-        name: 'requests',
-        caption: 'Requests sent each second',
-        unit: 'req/s',
-        whole: true,
-        lines: each((t) => t.series.requests_per_second, 'sent'),
-      },
-      {
-        name: 'latency',
-        caption: percentiles
-          ? 'Latency of the requests sent each second: p50, p95 and p99'
-          : 'Latency of the requests sent each second: mean and slowest',
-        unit: 'ms',
-        lines: latency,
-      },
-      {
-        name: 'errors',
-        caption: 'Errors each second: failed answers and connection errors',
-        unit: 'errors/s',
-        unitOfOne: 'error/s',
-        whole: true,
-        lines: each((t) => t.series.errors_per_second, 'errors'),
-      },
-    ]),
-  );
-}
 
 /** The phases' names, and the statistics a phase table shows of each (a column per statistic). */
 export const PHASE_NAMES: Record<string, string> = {

@@ -212,7 +212,7 @@ describe('load test report', () => {
     expect(phone.clipped).toEqual([]);
   });
 
-  it('shows every table whole from a phone to a desktop, however large its figures and long its step names', async () => {
+  it('shows every table whole from a phone to a desktop, however large its figures and long its steps', async () => {
     // Two tests with figures of a slow target (10 s and more), a step named by its long path (no space to break
     // at), and the dashboard's results of the same.
     const ms = (x: number) => Math.round(x * 100) / 100; // as stored: two decimals
