@@ -3,7 +3,7 @@
 // test's charts on the server) at the width of their box, and drawn again as a point arrives each
 // second from Server-Sent Events or the width changes. The totals line shows the last second's rate
 // beside the average since the start. Once the test ends the page reloads, and the server draws it.
-import { chartFigures, COLORS, thresholdUnit } from './load-figures.ts';
+import { chartFigures, COLORS, observedFigure } from './load-figures.ts';
 
 /** A second's point of the chart stream (api/services/load-tests/load-tests.ts, chartStream). */
 interface Point {
@@ -107,10 +107,9 @@ function follow(statusEl: HTMLElement, box: HTMLElement) {
       code.textContent = t.threshold;
       const first = cell('', 'Threshold');
       first.append(code);
-      const unit = thresholdUnit(t.threshold);
       tr.append(
         first,
-        cell(`${t.observed}${unit ? ` ${unit}` : ''}`, 'Observed'),
+        cell(observedFigure(t.threshold, t.observed), 'Observed'),
         cell(t.pass ? 'pass' : 'fail', 'Outcome'),
       );
       return tr;

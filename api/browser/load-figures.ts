@@ -146,6 +146,17 @@ export function thresholdUnit(threshold: string): string {
 }
 
 /**
+ * A threshold's observed figure with its unit, as every view writes it, the page drawn on the server
+ * and its live redraw alike: grouped, up to two decimals, the unit kept on the figure's line
+ * (`1,234.5 ms`, `0 %`, `98 req/s`).
+ */
+export function observedFigure(threshold: string, value: number): string {
+  const unit = thresholdUnit(threshold);
+  const figure = value.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return unit ? `${figure}\u00a0${unit}` : figure;
+}
+
+/**
  * A line's points at most one per `per` values, each the highest of those it stands for (a peak is
  * never lost), at the middle of their times; null where none of them has a value (a gap in the line).
  */

@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import type { LoadReport, ReportTest } from '../services/load-tests/load-report.ts';
 import { html, Html } from './html.ts';
 import { STYLES } from './styles.ts';
-import { COLORS, thresholdUnit } from '../browser/load-figures.ts';
+import { COLORS, observedFigure } from '../browser/load-figures.ts';
 import { loadCharts } from './load-charts.ts';
 import { plural } from '../../lib/load/plural.ts';
 
@@ -30,9 +30,6 @@ export const PHASE_NAMES: Record<string, string> = {
 };
 export const PHASE_COLUMNS = ['avg', 'p50', 'p95', 'p99', 'max'] as const;
 
-/** A threshold's observed figure with its unit (`120.5 ms`, `0 %`, `98 req/s`). */
-export const observed = (threshold: string, value: number) =>
-  `${fmt(value)}${thresholdUnit(threshold) ? ` ${thresholdUnit(threshold)}` : ''}`;
 const label = (t: ReportTest, i: number, many: boolean) => (many ? `${i === 0 ? 'A' : 'B'} ${t.test_id}` : t.test_id);
 /** Two tests side by side: a column's letter (all a screen reader repeats), its test's id beneath, free to wrap. */
 const columnHead = (t: ReportTest, i: number) =>
@@ -100,7 +97,9 @@ ${thresholdTable(t)}</section>`;
 function thresholdTable(t: ReportTest): Html {
   if (!t.thresholds.length) return html``;
   const rows = t.thresholds.map(
-    (th) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${observed(th.threshold, th.observed)}</td>\
+    (
+      th,
+    ) => html`<tr><td><code>${th.threshold}</code></td><td class="n">${observedFigure(th.threshold, th.observed)}</td>\
 <td class="${th.pass ? 'pass' : 'fail'}">${th.pass ? 'pass' : 'fail'}</td></tr>`,
   );
   return html`<div class="scroll"><table><thead><tr><th>Threshold</th><th class="n">Observed</th>\

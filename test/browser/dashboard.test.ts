@@ -530,7 +530,7 @@ describe('dashboard in a browser', () => {
       expect(await page.getByRole('button', { name: 'Stop the test' }).isVisible()).toBe(false);
       // The ended page: the verdict and the thresholds, the error rate, and the 500s counted as failed.
       await expect.poll(() => page.locator('#load-verdict .outcome').textContent()).toBe('failed');
-      expect(await page.locator('#load-thresholds').textContent()).toMatch(/error_rate < 1\s*100 %\s*fail/);
+      expect(await page.locator('#load-thresholds').textContent()).toMatch(/error_rate < 1\s*100\u00a0%\s*fail/);
       expect(await page.locator('#load-results').textContent()).toMatch(/Error rate[^%\d]*100%/);
       expect(await page.locator('#load-status-codes tbody tr').first().textContent()).toMatch(/^500\d+100%failed$/);
       await shot('06c-load-test-all-500');

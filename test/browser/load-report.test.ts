@@ -369,8 +369,8 @@ describe('load test report', () => {
         );
         // The observed figures with their units.
         expect(await page.locator('#load-thresholds tbody tr').allTextContents()).toEqual([
-          expect.stringMatching(/^p95 < 1000[\d.]+ mspass$/),
-          expect.stringMatching(/^error_rate < 1[\d.]+ %pass$/),
+          expect.stringMatching(/^p95 < 1000[\d.,]+\u00a0mspass$/),
+          expect.stringMatching(/^error_rate < 1[\d.,]+\u00a0%pass$/),
         ]);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await page.screenshot({ path: path.join(SHOTS, `load-test-ended-${width}.png`), fullPage: true });

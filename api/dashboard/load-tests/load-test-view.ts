@@ -5,7 +5,8 @@
 // tables on a phone; the phases and the steps become a block a row there.
 import type { FinalResults, ThresholdOutcome } from '../../../lib/jobs/load-test.ts';
 import { html, type Html } from '../../pages/html.ts';
-import { observed, PHASE_COLUMNS, PHASE_NAMES } from '../../pages/load-report.ts';
+import { observedFigure } from '../../browser/load-figures.ts';
+import { PHASE_COLUMNS, PHASE_NAMES } from '../../pages/load-report.ts';
 import { dataTable } from '../page.ts';
 
 /**
@@ -33,7 +34,7 @@ export function verdictSection(
       ['Threshold', 'Observed', 'Outcome'],
       thresholds.map((t) => [
         html`<code>${t.threshold}</code>`,
-        observed(t.threshold, t.observed),
+        observedFigure(t.threshold, t.observed),
         t.pass ? 'pass' : 'fail',
       ]),
       { id: 'load-thresholds', rowClass: (i) => (thresholds[i]!.pass ? '' : 'failed'), reflow: false },

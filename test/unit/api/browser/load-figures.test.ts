@@ -7,6 +7,7 @@ import {
   formatSeconds,
   formatValue,
   textWidth,
+  observedFigure,
   thresholdUnit,
   timeTicks,
   valueTicks,
@@ -111,6 +112,13 @@ describe('tick labels', () => {
     expect(thresholdUnit('throughput > 100')).toBe('req/s');
     expect(thresholdUnit('seconds_without_traffic <= 2')).toBe('s');
     expect(thresholdUnit('total_requests > 1000')).toBe('');
+  });
+
+  it("writes a threshold's observed figure as every view shows it: grouped, two decimals, its unit on its line", () => {
+    expect(observedFigure('p95 < 300', 1234.567)).toBe('1,234.57\u00a0ms');
+    expect(observedFigure('error_rate < 1', 0)).toBe('0\u00a0%');
+    expect(observedFigure('throughput > 100', 98)).toBe('98\u00a0req/s');
+    expect(observedFigure('total_requests > 1000', 12345)).toBe('12,345');
   });
 });
 

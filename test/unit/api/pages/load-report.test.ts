@@ -85,8 +85,8 @@ describe('load test report page', () => {
     expect(table).toContain(
       '<th scope="row">TLS</th><td class="n" data-label="avg">1.5</td> <td class="n" data-label="p50">1</td>',
     );
-    expect(page).toContain('<td class="n">111.11 ms</td>');
-    expect(page).toContain('<td class="n">0 %</td>');
+    expect(page).toContain('<td class="n">111.11\u00a0ms</td>');
+    expect(page).toContain('<td class="n">0\u00a0%</td>');
   });
 
   it('says which protocol answered, and over HTTP/2 how users shared connections and what the server allowed', () => {

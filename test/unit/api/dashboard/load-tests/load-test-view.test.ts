@@ -42,9 +42,9 @@ describe("a load test's tables", () => {
       ),
     );
     expect([...verdict.matchAll(/<td data-label="Observed">([^<]*)<\/td>/g)].map((m) => m[1])).toEqual([
-      '111.11 ms',
-      '2.5 %',
-      '98 req/s',
+      '111.11\u00a0ms',
+      '2.5\u00a0%',
+      '98\u00a0req/s',
     ]);
     expect(verdict).not.toContain('class="reflow"');
     const figures = { avg: 1.5, p50: 1, p75: 1, p90: 2, p95: 3, p99: 4, 'p99.9': 5, max: 9 };
