@@ -26,14 +26,30 @@ ${new Date(d).toISOString().replace('T', ' ').slice(0, 16)}\u00a0UTC</time>`
     : 'never';
 
 /** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */
+/**
+ * A URL shown in a narrow cell (a link of class long): a line may break after each slash of its path,
+ * so that it wraps between the path's words before it must break inside one.
+ */
+export const breakableUrl = (url: string) => {
+  const origin = URL.canParse(url) ? new URL(url).origin : '';
+  const start = origin !== 'null' && url.startsWith(origin) ? origin.length : 0;
+  return html`${url.slice(0, start)}${url
+    .slice(start)
+    .split(/(?<=\/)/)
+    .map((piece, i) => (i === 0 ? piece : html`<wbr>${piece}`))}`;
+};
+
 export type Column = string | { label: string; hidden: true };
+
+/** Columns from which a table is wide: it reflows on a window up to 56rem, not only on a phone (tables.css). */
+const WIDE_COLUMNS = 7;
 
 /**
  * A table of rows under headings, scrolling inside its box when too wide, and on narrow screens
  * reflowing into one block per row with each cell labelled by its heading (no word is squeezed into
  * a column too narrow for it), unless `reflow` is false (a few short columns that fit a phone as a
- * table). The columns from `figuresFrom` on hold figures: reflowed, they stand side by side
- * (tables.css). `rowClass` marks rows (passed, failed).
+ * table); one of WIDE_COLUMNS or more reflows on narrow windows too. The columns from `figuresFrom`
+ * on hold figures: reflowed, they stand side by side (tables.css). `rowClass` marks rows (passed, failed).
  */
 export function dataTable(
   columns: Column[],
@@ -42,8 +58,9 @@ export function dataTable(
 ): Html {
   const figure = (j: number) => options.figuresFrom !== undefined && j >= options.figuresFrom;
   const label = (c: Column) => (typeof c === 'string' ? c : c.label);
+  const reflow = columns.length >= WIDE_COLUMNS ? 'reflow wide' : 'reflow';
   return html`<div class="table-wrap"><table\
-${options.reflow === false ? '' : html` class="reflow"`}${options.id ? html` id="${options.id}"` : ''}><thead>\
+${options.reflow === false ? '' : html` class="${reflow}"`}${options.id ? html` id="${options.id}"` : ''}><thead>\
 <tr>${columns.map(
     (c) =>
       html`<th scope="col">${

@@ -124,7 +124,8 @@ function stepsSection(tests: ReportTest[], many: boolean): Html {
     ].map((n, j) => html`<td class="n" data-label="${STEP_COLUMNS[j]}">${fmt(n)}</td> `)}</tr>`;
   return html`<h2>Steps (times in ms)</h2>${tests.map((t, i) =>
     t.steps.length
-      ? html`<p>${label(t, i, many)}</p><div class="scroll"><table class="reflow steps"><thead><tr>${head}</tr></thead>\
+      ? html`<p>${label(t, i, many)}</p><div class="scroll"><table class="reflow wide steps">\
+<thead><tr>${head}</tr></thead>\
 <tbody>${t.steps.map(row)}</tbody></table></div>`
       : '',
   )}`;

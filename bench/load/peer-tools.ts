@@ -16,13 +16,32 @@ function wrkMs(out: string, label: string): number | null {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
-/** A peer's command, its output and the CPU seconds it used (user and system, from its shell's `times`). */
+/**
+ * A peer's command, its output and the CPU seconds it used (user and system, from its shell's `times`,
+ * in the C locale so that its decimal point is a point). A missing command fails as ENOENT, as
+ * execFile's own would.
+ */
 async function timed(command: string, args: string[]): Promise<{ stdout: string; cpu: number }> {
   const script = '"$@"; code=$?; times >&2; exit $code';
-  const { stdout, stderr } = await run('bash', ['-c', script, 'bash', command, ...args], { maxBuffer: 1 << 24 });
+  const env = { ...process.env, LC_ALL: 'C' };
+  const { stdout, stderr } = await run('bash', ['-c', script, 'bash', command, ...args], {
+    maxBuffer: 1 << 24,
+    env,
+  }).catch((err) => {
+    if (err.code === 127) err.code = 'ENOENT'; // bash's "command not found"
+    throw err;
+  });
   // `times`: the shell's user and system time, then its children's ("0m1.234s 0m0.567s").
   const spent = [...(stderr.trim().split('\n').at(-1) ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
+  if (spent.length !== 2) throw new Error(`${command}: no CPU times in its shell's output: ${stderr.slice(-200)}`);
   return { stdout, cpu: spent.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0) };
+}
+
+/** The number `pattern` (its first group) finds in a peer's output; a peer that did not print it fails the bench. */
+function figure(pattern: RegExp, output: string): number {
+  const found = pattern.exec(output)?.[1];
+  if (found === undefined) throw new Error(`no ${pattern} in:\n${output}`);
+  return Number(found);
 }
 
 export async function wrk(url: string, c: number, s: number): Promise<Row> {
@@ -30,8 +49,8 @@ export async function wrk(url: string, c: number, s: number): Promise<Row> {
   return {
     tool: 'wrk (1 thread)',
     cpu,
-    requests: Number(/(\d+) requests in/.exec(stdout)![1]),
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]),
+    requests: figure(/(\d+) requests in/, stdout),
+    rps: figure(/Requests\/sec:\s+([\d.]+)/, stdout),
     p50: wrkMs(stdout, '50%'),
     p99: wrkMs(stdout, '99%'),
   };
@@ -51,7 +70,7 @@ export async function hey(url: string, c: number, s: number): Promise<Row> {
     const m = new RegExp(`${label}% in ([\\d.]+) secs`).exec(stdout);
     return m ? Number(m[1]) * 1000 : null;
   };
-  return { tool: 'hey', rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: sec('50'), p99: sec('99') };
+  return { tool: 'hey', rps: figure(/Requests\/sec:\s+([\d.]+)/, stdout), p50: sec('50'), p99: sec('99') };
 }
 
 /** h2load with one thread: `c` connections, `m` streams each, for `s` seconds. */
@@ -63,8 +82,8 @@ export async function h2load(url: string, c: number, m: number, s: number): Prom
   return {
     tool: 'h2load (1 thread)',
     cpu,
-    requests: Number(/requests: (\d+) total/.exec(stdout)![1]),
-    rps: Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)![1]),
+    requests: figure(/requests: (\d+) total/, stdout),
+    rps: figure(/finished in [\d.]+s, ([\d.]+) req\/s/, stdout),
     p50: null,
     p99: null,
   };

@@ -122,14 +122,12 @@ try {
     const busy = target / (requests / row.rps);
     return { rps: row.rps, cpuUs: (cpu / requests) * 1e6, targetUs: (target / requests) * 1e6, busy };
   };
-  const paired = pairs.map(() => [] as Array<{ ours: Measured; theirs: Measured }>);
+  // Each pair with its rounds.
+  const paired = pairs.map((pair) => ({ pair, runs: [] as Array<{ ours: Measured; theirs: Measured }> }));
   try {
     for (let round = 0; round < rounds; round++)
-      for (const [i, pair] of pairs.entries())
-        paired[i]!.push({
-          ours: await measured(pair.ours, () => cpuOf(single.pid)),
-          theirs: await measured(pair.theirs),
-        });
+      for (const { pair, runs } of paired)
+        runs.push({ ours: await measured(pair.ours, () => cpuOf(single.pid)), theirs: await measured(pair.theirs) });
   } finally {
     singleStopped = true;
     await single.stop();
@@ -138,7 +136,7 @@ try {
   const key = await newAccountKey(app.env);
   const one: Row = {
     tool: 'netops, 1 thread',
-    rps: median(paired[0]!.map((p) => p.ours.rps)),
+    rps: median((paired[0]?.runs ?? []).map((p) => p.ours.rps)),
     p50: null,
     p99: null,
   };
@@ -151,8 +149,7 @@ try {
   );
   console.log('  protocol    peer          netops req/s   peer req/s   netops / peer: median (each round)');
   const rate = (values: number[], width: number) => Math.round(median(values)).toString().padStart(width);
-  for (const [i, pair] of pairs.entries()) {
-    const runs = paired[i]!;
+  for (const { pair, runs } of paired) {
     const ratios = runs.map((p) => p.ours.rps / p.theirs.rps);
     const each = ratios.map((r) => r.toFixed(2)).join(', ');
     const oursRates = runs.map((p) => p.ours.rps);
@@ -162,47 +159,25 @@ try {
   }
   // What bounded each side: nginx has one worker, so near 100 % of a core it served as fast as it could.
   console.log(
-    "\n  CPU a request in µs, medians of the rounds: each generator's (netops: the service's whole process)," +
-      "\n  nginx's while it served each, and nginx's share of its one core meanwhile",
+    "\n  CPU a request in µs, medians of the rounds: each generator's (netops: the service's process, its" +
+      "\n  Temporal server apart), nginx's while it served each, and nginx's share of its one core meanwhile",
   );
-  console.log('  protocol    netops   peer   nginx: for netops  for peer   busy: for netops  for peer');
-  const mid = (values: number[], digits: number, width: number) => median(values).toFixed(digits).padStart(width);
-  for (const [i, pair] of pairs.entries()) {
-    const runs = paired[i]!;
-    const side = (which: 'ours' | 'theirs') => runs.map((p) => p[which]);
-    const cells = [
-      mid(
-        side('ours').map((m) => m.cpuUs),
-        1,
-        6,
-      ),
-      mid(
-        side('theirs').map((m) => m.cpuUs),
-        1,
-        6,
-      ),
-      mid(
-        side('ours').map((m) => m.targetUs),
-        1,
-        17,
-      ),
-      mid(
-        side('theirs').map((m) => m.targetUs),
-        1,
-        9,
-      ),
-      `${mid(
-        side('ours').map((m) => m.busy * 100),
-        0,
-        15,
-      )} %`,
-      `${mid(
-        side('theirs').map((m) => m.busy * 100),
-        0,
-        7,
-      )} %`,
-    ];
-    console.log(`  ${pair.name.padEnd(10)}  ${cells.join('   ')}`);
+  // Each column's heading, and its cells right-aligned under it.
+  const columns = [
+    { head: 'netops', of: (m: Measured) => m.cpuUs, side: 'ours', digits: 1 },
+    { head: 'peer', of: (m: Measured) => m.cpuUs, side: 'theirs', digits: 1 },
+    { head: 'nginx for netops', of: (m: Measured) => m.targetUs, side: 'ours', digits: 1 },
+    { head: 'for peer', of: (m: Measured) => m.targetUs, side: 'theirs', digits: 1 },
+    { head: 'busy for netops', of: (m: Measured) => m.busy * 100, side: 'ours', digits: 0, unit: ' %' },
+    { head: 'for peer', of: (m: Measured) => m.busy * 100, side: 'theirs', digits: 0, unit: ' %' },
+  ] as const;
+  console.log(`  ${'protocol'.padEnd(10)}${columns.map((c) => c.head.padStart(c.head.length + 3)).join('')}`);
+  for (const { pair, runs } of paired) {
+    const cells = columns.map((c) => {
+      const figure = median(runs.map((p) => c.of(p[c.side]))).toFixed(c.digits) + ('unit' in c ? c.unit : '');
+      return figure.padStart(c.head.length + 3);
+    });
+    console.log(`  ${pair.name.padEnd(10)}${cells.join('')}`);
   }
 
   // 1. Throughput against nginx.

@@ -3,8 +3,8 @@
 // the drawing and each second's p50, p95 and p99; two tests side by side; the same data as JSON; and
 // the dashboard's pages of the test: while it runs, the last second's rate beside the average; once
 // it ended, the same charts and the phases as one table, a block a phase on a phone. Refusals: a running
-// test (409), another user's (404), itself as the comparison (400). Screenshots at 1280 and 375 px go
-// to SHOTS_DIR (default test-artifacts/screenshots).
+// test (409), another user's (404), itself as the comparison (400). Screenshots at 1280, 600 and 375 px
+// go to SHOTS_DIR (default test-artifacts/screenshots).
 /// <reference lib="dom" />
 import fs from 'node:fs';
 import os from 'node:os';
@@ -226,7 +226,17 @@ describe('load test report', () => {
     const phases = { dns: big(0.01), connect: big(0.1), tls: big(0.3), ttfb: big(1), transfer: big(0.5) };
     const slow = (id: string) => {
       const t = reportTest(id, 'https://example.test/');
-      const step = { ...t.steps[0]!, name: 'checkout with a coupon', requests: 123_456, avg_response_time: 12_345.6 };
+      const step = {
+        ...t.steps[0]!,
+        name: 'checkout with a coupon',
+        requests: 123_456,
+        failed_requests: 12_345,
+        capture_failures: 1_234,
+        avg_response_time: 12_345.6,
+        p95_response_time: 23_456.7,
+        p99_response_time: 34_567.8,
+        max_response_time: 45_678.9,
+      };
       const named = { ...step, step: 2, name: 'GET /api/v1/accounts/settings/notifications/preferences?include=all' };
       return { ...t, phases, steps: [step, named] };
     };
@@ -255,7 +265,7 @@ describe('load test report', () => {
 
     // Every width between a phone and a desktop shows them whole too: tables, or reflowed rows.
     const cut: string[] = [];
-    for (const width of [420, 480, 520, 560, 600, 640, 720, 800, 1024])
+    for (const width of [420, 480, 520, 560, 600, 640, 656, 720, 800, 880, 920, 1024])
       for (const [name, html] of [
         ['report', page],
         ['dashboard', dashboardPage],

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.ts';
 
 /** Non-null assertions outside test/ and the migrations today: it may only go down. */
-const CEILING = 394;
+const CEILING = 388;
 const NOT_COUNTED = ['test/', 'db/migrations/'];
 
 /** Each assertion Biome finds in the tree (its ignore rules and .gitignore's): `file:line:column`. */

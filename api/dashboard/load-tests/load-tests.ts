@@ -17,7 +17,7 @@ import { validate } from '../../../contract/validate.ts';
 import { formRefusal } from '../form-labels.ts';
 import { REPLAY_FILTERS, replayFormOf, START_LABELS, startBodyFromForm, startForm } from './load-test-form.ts';
 import { resultsSection, unreachableLine, verdictSection } from './load-test-view.ts';
-import { dataTable, seeOther, when, type DashboardPages } from '../page.ts';
+import { breakableUrl, dataTable, seeOther, when, type DashboardPages } from '../page.ts';
 
 export function loadTestSection(
   page: DashboardPages,
@@ -50,7 +50,8 @@ export function loadTestSection(
             : dataTable(
                 ['Target', 'Status', 'Verdict', 'Users', 'Requests', 'Errors', 'p95 (ms)', 'Created'],
                 data.tests.map((t) => [
-                  html`<a href="/dashboard/load-tests/${t.test_id}">${t.config.http_method} ${t.config.target_url}</a>`,
+                  html`<a class="long" href="/dashboard/load-tests/${t.test_id}">${t.config.http_method} \
+${breakableUrl(t.config.target_url)}</a>`,
                   t.status,
                   t.summary?.verdict_reason === 'target_unreachable'
                     ? 'failed: target unreachable'

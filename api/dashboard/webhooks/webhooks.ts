@@ -8,7 +8,7 @@ import { resumeHeaders } from '../../../contract/webhooks/webhooks.ts';
 import type { Services } from '../../services/index.ts';
 import { startSse } from '../../sse.ts';
 import { validate } from '../../../contract/validate.ts';
-import { dataTable, seeOther, when, type DashboardPages } from '../page.ts';
+import { breakableUrl, dataTable, seeOther, when, type DashboardPages } from '../page.ts';
 import { captureItem, forPage, requestCard } from './webhook-cards.ts';
 import { labelled } from '../form-labels.ts';
 import { rulesTestForm, webhookRuleRoutes } from './webhook-rules.ts';
@@ -22,12 +22,6 @@ import {
   WEBHOOK_FORM_LABELS,
   webhookToolRoutes,
 } from './webhook-settings.ts';
-
-/** A capture URL that a narrow screen wraps before its id, never inside it. */
-const brokenAtId = (url: string) => {
-  const at = url.lastIndexOf('/') + 1;
-  return html`${url.slice(0, at)}<wbr>${url.slice(at)}`;
-};
 
 export function webhookSection(
   page: DashboardPages,
@@ -53,7 +47,7 @@ export function webhookSection(
             : dataTable(
                 ['Capture URL', 'Requests', 'Created', { label: 'Actions', hidden: true }],
                 list.map((w) => [
-                  html`<a class="long" href="/dashboard/webhooks/${w.webhook_id}">${brokenAtId(w.webhook_url)}</a>`,
+                  html`<a class="long" href="/dashboard/webhooks/${w.webhook_id}">${breakableUrl(w.webhook_url)}</a>`,
                   w.request_count,
                   when(w.created_at),
                   html`<form method="post" action="/dashboard/webhooks/delete">\
