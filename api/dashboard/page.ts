@@ -25,23 +25,23 @@ export const when = (d: Date | string | null) =>
 ${new Date(d).toISOString().replace('T', ' ').slice(0, 16)}\u00a0UTC</time>`
     : 'never';
 
-/** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */
 /**
  * A URL shown in a narrow cell (a link of class long): a line may break after each slash of its path,
- * so that it wraps between the path's words before it must break inside one.
+ * so that it wraps between the path's words before it must break inside one. Its scheme and authority
+ * (up to the first slash, ? or # after `//`), as typed, stay whole.
  */
 export const breakableUrl = (url: string) => {
-  const origin = URL.canParse(url) ? new URL(url).origin : '';
-  const start = origin !== 'null' && url.startsWith(origin) ? origin.length : 0;
+  const start = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url)?.[0].length ?? 0;
   return html`${url.slice(0, start)}${url
     .slice(start)
     .split(/(?<=\/)/)
     .map((piece, i) => (i === 0 ? piece : html`<wbr>${piece}`))}`;
 };
 
+/** A column of dataTable: its heading, shown to screen readers only when `hidden` (an action column). */
 export type Column = string | { label: string; hidden: true };
 
-/** Columns from which a table is wide: it reflows on a window up to 56rem, not only on a phone (tables.css). */
+/** Columns from which a table is wide: it reflows on a window up to 64rem, not only on a phone (tables.css). */
 const WIDE_COLUMNS = 7;
 
 /**

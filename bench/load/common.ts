@@ -69,7 +69,7 @@ ssl_certificate_key ${tls.dir}/key.pem; root ${dir}; location / { } }
     h2cUrl: `http://127.0.0.1:${h2cPort}/index.html`,
     cpu: async () => {
       const master = child.pid ?? 0;
-      // Its worker is the master's child (Linux lists a thread's children here since 3.5).
+      // Its worker is the master's child (Linux lists a thread's children here with CONFIG_PROC_CHILDREN).
       const workers = (await fs.readFile(`/proc/${master}/task/${master}/children`, 'utf8')).split(' ').filter(Boolean);
       if (workers.length === 0) throw new Error(`nginx (${master}) has no worker to measure`);
       const pids = [master, ...workers.map(Number)];

@@ -26,6 +26,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const h2Streams = Number(process.env.BENCH_H2_STREAMS ?? 10);
 /** Paired rounds of section 0. */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+if (!(Number.isInteger(rounds) && rounds >= 1)) throw new Error('BENCH_ROUNDS: a whole number of rounds, 1 or more');
 /** A run of section 0: its rate, and CPU a request (µs) and nginx's share of its core (see `measured`). */
 type Measured = { rps: number; cpuUs: number; targetUs: number; busy: number };
 

@@ -158,7 +158,8 @@ describe('load test report', () => {
     const clipped = await page.$$eval('.scroll > table, .table-wrap > table', (tables) =>
       tables.filter((t) => t.scrollWidth > t.parentElement!.clientWidth).map((t) => t.querySelector('th')?.textContent),
     );
-    // How the phases' and the first steps' rows are laid out: table-row, or block (reflowed, on a phone).
+    // How the phases' and the first steps' rows are laid out: table-row, or block (reflowed: the phases at 640 px and
+    // narrower, the steps, a wide table, at 1024 px and narrower).
     const rowDisplay = (selector: string) =>
       page.$eval(selector, (tr) => getComputedStyle(tr).display).catch(() => null);
     const reflowed = { phases: await rowDisplay('#phases tbody tr'), steps: await rowDisplay('.steps tbody tr') };
@@ -265,17 +266,21 @@ describe('load test report', () => {
 
     // Every width between a phone and a desktop shows them whole too: tables, or reflowed rows.
     const cut: string[] = [];
-    for (const width of [420, 480, 520, 560, 600, 640, 656, 720, 800, 880, 920, 1024])
+    const layouts: string[] = [];
+    for (const width of [420, 480, 520, 560, 600, 640, 656, 720, 800, 880, 920, 1024, 1040])
       for (const [name, html] of [
         ['report', page],
         ['dashboard', dashboardPage],
       ] as const) {
         const shot = width === 600 ? `${name}-slow-600` : undefined;
-        const { clipped, scrollWidth } = await openOffline(html, width, shot);
+        const { clipped, scrollWidth, reflowed } = await openOffline(html, width, shot);
         if (clipped.length || scrollWidth > width)
           cut.push(`${name} at ${width}: ${clipped.join(', ')} (${scrollWidth})`);
+        if (name === 'report' && (width === 1024 || width === 1040)) layouts.push(`${width}: ${reflowed.steps}`);
       }
     expect(cut).toEqual([]);
+    // The report's steps reflow up to 64rem (1024 px), and are a table beyond.
+    expect(layouts).toEqual(['1024: block', '1040: table-row']);
   });
 
   it('puts two tests side by side, and answers the same data as JSON', async () => {

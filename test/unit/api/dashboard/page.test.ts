@@ -21,6 +21,9 @@ describe('breakableUrl', () => {
     expect(String(breakableUrl('https://example.test:8443/webhook/AbC?x=/1'))).toBe(
       'https://example.test:8443/<wbr>webhook/<wbr>AbC?x=/<wbr>1',
     );
+    // The scheme and authority as typed, whatever URL would make of them.
+    for (const origin of ['HTTPS://Shop.example', 'https://u:p@a.test', 'https://a.test:443', 'https://bücher.example'])
+      expect(String(breakableUrl(`${origin}/x/y`))).toBe(`${origin}/<wbr>x/<wbr>y`);
     // Escaped as any text is.
     expect(String(breakableUrl('https://example.test/a<b>/c'))).toBe('https://example.test/<wbr>a&lt;b&gt;/<wbr>c');
   });
