@@ -7,7 +7,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
-import { admin, call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { admin, call, expectErrorShape, freshMinute, newAccount, targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
 import { startOwnApi, type AppProcess } from '../support/processes.ts';
 
@@ -60,8 +60,7 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
       const { key } = await newAccount(target, 'free'); // 60 captures per minute per webhook
       const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
         .webhook_id;
-      // The count is per clock minute: start the flood with time to spare in one.
-      if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 100);
+      await freshMinute(15_000);
       const replies = await Promise.all(
         Array.from({ length: 90 }, (_, i) =>
           fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: `flood ${i}` }).then(async (r) => ({

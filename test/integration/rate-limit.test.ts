@@ -1,14 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, expectErrorShape, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, freshMinute, newAccount, targets } from '../support/client.ts';
 import { startApp, tempDir, type AppProcess } from '../support/processes.ts';
 
 const path = '/api/v1/network/my-webhooks';
-
-/** Windows are aligned to the minute: start a burst early in one, so it cannot straddle two. */
-async function freshMinute(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
-}
 
 describe.each(targets())('rate limits ($name)', (target) => {
   it(

@@ -129,3 +129,12 @@ export function expectErrorShape(reply: Reply, status: number): void {
     throw new Error(`not the error shape: ${reply.text}`);
   }
 }
+
+/**
+ * Plan limits count per clock minute: a burst that must fit in one waits, when the minute has less than
+ * `spareMs` left, for the next one to begin.
+ */
+export async function freshMinute(spareMs = 20_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < spareMs) await new Promise((r) => setTimeout(r, left + 200));
+}
