@@ -7,6 +7,7 @@
 //   over the ramp-up) and their latency is measured from the scheduled send time, so a target that
 //   stalls shows it in the percentiles (no coordinated omission).
 // Counted in a tally (tally.ts); after a connection error a user (or connection) rests (backoff.ts).
+import { performance } from 'node:perf_hooks';
 import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { Socket } from 'node:net';
 import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
@@ -131,8 +132,8 @@ export class ShardGenerator {
       const replaying: ReplayUser | undefined = this.replay ? { next: 0, finished: false } : undefined;
       let iterated = 0; // a pass a failed step cut short counts too
       const loop = () => {
-        if (this.stopping || this.elapsed() >= this.endMs || replaying?.finished) return this.userDone();
         const now = this.elapsed();
+        if (this.stopping || now >= this.endMs || replaying?.finished) return this.userDone();
         const wake = nextAbove(this.stages, index, now);
         if (wake === null || wake >= this.endMs) return this.userDone();
         if (wake > now) return this.sleep(loop, wake - now);
@@ -142,7 +143,7 @@ export class ShardGenerator {
             : this.replay && replaying
               ? this.replay.job(replaying.next, replaying)
               : undefined;
-        this.send(connection, performance.now(), next, job);
+        this.send(connection, this.t0 + now, next, job);
       };
       // One per user, not one per request (what a load thread allocates per request is its GC's work).
       const next: Then = (failed, reached) => {

@@ -15,16 +15,46 @@ export type PhaseTimes = Record<Phase, number>;
 
 export const newPhaseTimes = (): PhaseTimes => ({ dns: 0, connect: 0, tls: 0, ttfb: 0, transfer: 0 });
 
+/**
+ * A phase's histogram. Most phases of most requests are 0 (a kept-alive connection opens nothing): those
+ * are counted, and recorded at once when it is encoded.
+ */
+class PhaseHistogram {
+  readonly histogram = newHistogram();
+  private zeros = 0;
+
+  record(us: number): void {
+    const value = Math.round(us);
+    if (value > 0) this.histogram.recordValue(value);
+    else this.zeros += 1;
+  }
+
+  encode(): string {
+    if (this.zeros) this.histogram.recordValueWithCount(0, this.zeros);
+    this.zeros = 0;
+    return encodeHistogram(this.histogram);
+  }
+}
+
 /** One histogram per phase, fed with every answered request. */
 export class PhaseHistograms {
-  private readonly histograms = PHASES.map(() => newHistogram());
+  private readonly phases = Object.fromEntries(PHASES.map((p) => [p, new PhaseHistogram()])) as Record<
+    Phase,
+    PhaseHistogram
+  >;
 
   record(t: PhaseTimes): void {
-    for (let i = 0; i < PHASES.length; i++) this.histograms[i]!.recordValue(Math.max(0, Math.round(t[PHASES[i]!])));
+    // Each by its name: a keyed read of a varying name (t[PHASES[i]]) is slower.
+    const p = this.phases;
+    p.dns.record(t.dns);
+    p.connect.record(t.connect);
+    p.tls.record(t.tls);
+    p.ttfb.record(t.ttfb);
+    p.transfer.record(t.transfer);
   }
 
   snapshot(): Record<Phase, string> {
-    return Object.fromEntries(PHASES.map((p, i) => [p, encodeHistogram(this.histograms[i]!)])) as Record<Phase, string>;
+    return Object.fromEntries(PHASES.map((p) => [p, this.phases[p].encode()])) as Record<Phase, string>;
   }
 }
 

@@ -1,6 +1,7 @@
 // How a load connection (http1.ts, http2.ts) opens its socket: TCP, or TLS offering the protocols it
 // speaks by ALPN (SNI for a name), to the URL's port, through the lookup it is given (the SSRF
 // guard's); Nagle off; what it reads handed to its reader from one buffer.
+import { performance } from 'node:perf_hooks';
 import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { bareHost } from '../../../lib/net/bare-host.ts';

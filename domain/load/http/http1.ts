@@ -2,10 +2,12 @@
 // request written from one prebuilt buffer, the response parsed only as far as a load tester needs (status code, where
 // the body ends: Content-Length, chunked, or the connection's end). It does what wrk does in C, which general-purpose
 // clients cannot: no header objects, no body buffers, no promise or allocation per request; the socket counts bytes.
+import { performance } from 'node:perf_hooks';
 import type net from 'node:net';
 import { OpeningTimes, openSocket, type ConnectionOptions } from './connect.ts';
 import { type Completion, KeptBody, type LoadConnection, type Step } from './connection.ts';
 import { newPhaseTimes, type PhaseTimes } from '../phases.ts';
+import { newHeadFacts, readHead } from './response-head.ts';
 
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -44,6 +46,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
   private request: Buffer;
   private readonly headOnly: boolean;
   private readonly kept = new KeptBody();
+  private readonly head = newHeadFacts();
   protocol = 'http/1.1';
 
   constructor(options: ConnectionOptions, request: Buffer, headOnly: boolean) {
@@ -77,7 +80,7 @@ export class Http1Connection implements LoadConnection<Buffer> {
     this.openedForRequest = !this.socket || this.warmed;
     this.warmed = false;
     if (!this.socket) this.open();
-    else if (this.connected) this.write();
+    else if (this.connected) this.write(this.sentAt);
   }
 
   warm(): void {
@@ -86,8 +89,8 @@ export class Http1Connection implements LoadConnection<Buffer> {
     this.warmed = true;
   }
 
-  private write() {
-    this.writtenAt = performance.now();
+  private write(at = performance.now()) {
+    this.writtenAt = at;
     this.reached = true;
     this.socket!.write(this.request);
   }
@@ -189,24 +192,22 @@ export class Http1Connection implements LoadConnection<Buffer> {
           this.status = (data[off + 9]! - 48) * 100 + (data[off + 10]! - 48) * 10 + (data[off + 11]! - 48);
           if (!(this.status >= 100 && this.status <= 999) || data[off + 5] !== 0x31)
             return this.fail(Object.assign(new Error('not an HTTP/1.x answer'), { code: 'HPE_INVALID_CONSTANT' }));
-          const head = data.toString('latin1', off, end + 2);
           off = end + 4;
           if (this.status < 200) continue; // 1xx: the real answer follows
+          const head = readHead(data, start, end, this.head);
           const http10 = data[start + 7] === 0x30;
           this.protocol = http10 ? 'http/1.0' : 'http/1.1';
-          this.closeAfter =
-            /\r\nconnection:[ \t]*close/i.test(head) || (http10 && !/\r\nconnection:[ \t]*keep-alive/i.test(head));
+          this.closeAfter = head.close || (http10 && !head.keepAlive);
           if (this.noBody || this.status === 204 || this.status === 304) {
             this.complete();
             break;
           }
-          if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) {
+          if (head.chunked) {
             this.state = State.ChunkSize;
             break;
           }
-          const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
-          if (length) {
-            this.remaining = Number(length[1]);
+          if (head.contentLength >= 0) {
+            this.remaining = head.contentLength;
             if (this.remaining === 0) this.complete();
             else this.state = State.Body;
           } else {

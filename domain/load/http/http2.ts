@@ -18,6 +18,7 @@
 //   is its socket's error, or ECONNRESET as for HTTP/1.1; a server breaking the protocol is
 //   `http2_protocol_error` (or `http2_compression_error` for its header blocks).
 // The connection itself is in h2-streams.ts (sending) and h2-session.ts (reading); frames in h2-frames.ts.
+import { performance } from 'node:perf_hooks';
 import { openSocket, type ConnectionOptions } from './connect.ts';
 import { type Completion, errorOf, KeptBody, type LoadConnection, type Step } from './connection.ts';
 import { ERROR_CODES, REFUSED_STREAM } from './h2-frames.ts';

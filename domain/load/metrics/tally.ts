@@ -5,6 +5,7 @@
 // while connecting, TLS, DNS, the SSRF guard) is counted apart: by kind in `errors` and in
 // `connectionErrors`, never in the requests, their latencies or their seconds' sent and answered,
 // so that `total` is what the target got and the percentiles are those of the requests it got.
+import { performance } from 'node:perf_hooks';
 import type { ShardSnapshot } from '../../../lib/load/snapshot.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { LoadConnection } from '../http/connection.ts';
