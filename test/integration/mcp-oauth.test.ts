@@ -12,7 +12,8 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { authorizeUrl, connectedClient, mcpPost, newUser, PASSWORD, registerClient } from '../support/mcp.ts';
-import { call, newAccount, targets } from '../support/client.ts';
+import { call, freshWindow, newAccount, targets } from '../support/client.ts';
+import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
 import { runScript } from '../support/processes.ts';
 
 const rpc = mcpPost;
@@ -409,6 +410,7 @@ for (const target of targets()) {
         const victim = await newUser(target);
         const browser = new FormBrowser();
         let page = (await browser.get(`${target.baseUrl}/dashboard/sign-in`)) as Page;
+        await freshWindow(30, [SIGN_IN_LIMITS.windowSeconds]);
         for (let attempt = 1; attempt <= 10; attempt++) {
           page = (await browser.submit(page, /\/dashboard\/sign-in/, {
             email: victim.email,

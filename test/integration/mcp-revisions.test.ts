@@ -4,7 +4,7 @@
 // forms, list the same tools and call them as the same account: the same answers, the same error
 // results, the same plan limit counted across both, the same door (401, 403 insufficient_scope, 405).
 import { describe, expect, it } from 'vitest';
-import { freshMinute, targets } from '../support/client.ts';
+import { freshWindow, targets } from '../support/client.ts';
 import type { Target } from '../support/global-setup.ts';
 import { connectedClient, connectedModernClient, mcpPost, newUser } from '../support/mcp.ts';
 
@@ -132,11 +132,11 @@ for (const target of targets()) {
     it(
       "counts the plan's limit per account across both revisions: " + "the free plan's 11th call is refused on either",
       async () => {
-        await freshMinute();
         const { email } = await newUser(target, 'free');
         const modern = (await connectedModernClient(target, email)).client;
         const legacy = (await connectedClient(target, email)).client;
         try {
+          await freshWindow();
           for (let i = 0; i < 10; i++) {
             const client = i % 2 ? legacy : modern;
             expect(

@@ -16,7 +16,7 @@ import { loadConfig } from '../../lib/config.ts';
 import { MemoryKvStore } from '../../lib/kv/index.ts';
 import { createLogger } from '../../lib/log.ts';
 import { startDnsServer, type DnsFixture } from '../fixtures/dns-server.ts';
-import { freshMinute } from '../support/client.ts';
+import { freshWindow } from '../support/client.ts';
 import { tempDir } from '../support/processes.ts';
 
 describe('MCP tools', () => {
@@ -212,8 +212,8 @@ describe('MCP tools', () => {
   it(
     "applies the user's plan limits: " + "the free plan's 11th call in a minute is an error saying when to retry",
     async () => {
-      await freshMinute();
       const client = await connect('mcp-free@example.test', 'free');
+      await freshWindow();
       for (let i = 0; i < 10; i++)
         expect((await client.callTool({ name: 'webhook_list', arguments: {} })).isError, `call ${i + 1}`).toBeFalsy();
       const limited = await client.callTool({ name: 'webhook_list', arguments: {} });

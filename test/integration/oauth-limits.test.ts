@@ -8,7 +8,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_REGISTRATION_LIMITS } from '../../api/oauth/registration.ts';
 import { SIGN_IN_LIMITS } from '../../api/pages/sign-in.ts';
 import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
-import { targets } from '../support/client.ts';
+import { freshWindow, targets } from '../support/client.ts';
 import { authorizeUrl, newUser, PASSWORD, requestFrom, someAddress } from '../support/mcp.ts';
 
 /** Registers a client (RFC 7591) from `from`. */
@@ -56,16 +56,6 @@ class BrowserAt extends FormBrowser {
   }
 }
 
-/**
- * Waits until at least `seconds` remain in every fixed window of these lengths (aligned to the clock, as the key-value
- * store's are).
- */
-async function outsideWindowEdges(windows: number[], seconds: number): Promise<void> {
-  const now = Date.now() / 1000;
-  const wait = Math.max(0, ...windows.map((w) => (w - (now % w) < seconds ? w - (now % w) + 1 : 0)));
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait * 1000));
-}
-
 for (const target of targets()) {
   describe(`sign-in and registration limits (${target.name})`, () => {
     const dashboardSignIn = async (browser: BrowserAt, email: string, password: string): Promise<Page> => {
@@ -95,7 +85,7 @@ for (const target of targets()) {
     // The limits count in fixed windows aligned to the clock (a quarter hour, an hour): a test that
     // straddled a window's end would see its counts start again halfway. Each starts well inside one.
     beforeEach(async () => {
-      await outsideWindowEdges([SIGN_IN_LIMITS.windowSeconds, CLIENT_REGISTRATION_LIMITS.windowSeconds], 30);
+      await freshWindow(30, [SIGN_IN_LIMITS.windowSeconds, CLIENT_REGISTRATION_LIMITS.windowSeconds]);
     });
 
     it(

@@ -6,7 +6,7 @@ import { connectClient } from '../../lib/temporal/client.ts';
 import { workflowIdOf } from '../../lib/temporal/jobs.ts';
 import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
 import { describe, expect, it } from 'vitest';
-import { call, expectErrorShape, freshMinute, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, freshWindow, newAccount, targets } from '../support/client.ts';
 
 function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
   let total = 0;
@@ -37,9 +37,9 @@ describe.each(targets())('operator endpoints ($name)', (target) => {
   });
 
   it('counts requests by route template, captures stored, jobs started and rate-limit refusals', async () => {
-    await freshMinute();
     const before = (await call(target, 'GET', '/metrics', { headers: operator })).text;
     const { key } = await newAccount(target, 'free');
+    await freshWindow();
     const hook = await call(target, 'POST', '/api/v1/network/my-webhook-create', { key });
     for (let i = 0; i < 3; i++)
       await fetch(`${target.baseUrl}/webhook/${hook.body.webhook_id}`, { method: 'POST', body: `n=${i}` });

@@ -7,7 +7,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormBrowser, type Page } from '../../scripts/oauth-forms.ts';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
-import { admin, call, expectErrorShape, freshMinute, newAccount, targets } from '../support/client.ts';
+import { admin, call, expectErrorShape, freshWindow, newAccount, targets } from '../support/client.ts';
 import { newUser, PASSWORD } from '../support/mcp.ts';
 import { startOwnApi, type AppProcess } from '../support/processes.ts';
 
@@ -60,7 +60,7 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
       const { key } = await newAccount(target, 'free'); // 60 captures per minute per webhook
       const webhookId: string = (await call(target, 'POST', '/api/v1/network/my-webhook-create', { key })).body
         .webhook_id;
-      await freshMinute(15_000);
+      await freshWindow(15);
       const replies = await Promise.all(
         Array.from({ length: 90 }, (_, i) =>
           fetch(`${target.baseUrl}/webhook/${webhookId}`, { method: 'POST', body: `flood ${i}` }).then(async (r) => ({
@@ -125,7 +125,7 @@ describe.each(targets().map((t) => [t.name, t] as const))('plan bounds (%s)', (_
         });
         req.on('error', reject).end('guess');
       });
-    if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 100);
+    await freshWindow(15);
     const statuses: number[] = [];
     for (let i = 0; i < 125; i++) statuses.push(await post(`/webhook/guess${randomInt(1e9)}`, guesser));
     expect(statuses.slice(0, 120).every((s) => s === 404)).toBe(true);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, expectErrorShape, freshMinute, newAccount, targets } from '../support/client.ts';
+import { call, expectErrorShape, freshWindow, newAccount, targets } from '../support/client.ts';
 import { startApp, tempDir, type AppProcess } from '../support/processes.ts';
 
 const path = '/api/v1/network/my-webhooks';
@@ -8,8 +8,8 @@ describe.each(targets())('rate limits ($name)', (target) => {
   it(
     'lets the free plan make 10 requests a minute, ' + 'then answers 429 with Retry-After and RateLimit headers',
     async () => {
-      await freshMinute();
       const { key } = await newAccount(target, 'free');
+      await freshWindow();
       for (let i = 1; i <= 10; i++) {
         const reply = await call(target, 'GET', path, { key });
         expect(reply.status, `request ${i}`).toBe(200);
@@ -31,17 +31,17 @@ describe.each(targets())('rate limits ($name)', (target) => {
   );
 
   it('counts per user, so another user is not limited by the first', async () => {
-    await freshMinute();
     const a = await newAccount(target, 'free');
     const b = await newAccount(target, 'free');
+    await freshWindow();
     for (let i = 0; i < 10; i++) await call(target, 'GET', path, { key: a.key });
     expect((await call(target, 'GET', path, { key: a.key })).status).toBe(429);
     expect((await call(target, 'GET', path, { key: b.key })).status).toBe(200);
   });
 
   it('allows the pro plan exactly 100 requests a minute', async () => {
-    await freshMinute();
     const { key } = await newAccount(target, 'pro');
+    await freshWindow();
     const statuses = [];
     for (let i = 0; i < 100; i++) statuses.push((await call(target, 'GET', path, { key })).status);
     expect(statuses.every((s) => s === 200)).toBe(true);
@@ -49,8 +49,8 @@ describe.each(targets())('rate limits ($name)', (target) => {
   });
 
   it('counts concurrent requests exactly: 30 at once on the free plan, 10 pass', async () => {
-    await freshMinute();
     const { key } = await newAccount(target, 'free');
+    await freshWindow();
     const replies = await Promise.all(Array.from({ length: 30 }, () => call(target, 'GET', path, { key })));
     expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
@@ -74,8 +74,8 @@ if (external)
         DATA_DIR: await tempDir('second-api'),
       });
       const secondTarget = { ...first, baseUrl: second.baseUrl };
-      await freshMinute();
       const { key } = await newAccount(first, 'free');
+      await freshWindow();
       const statuses = [];
       for (let i = 0; i < 12; i++)
         statuses.push((await call(i % 2 ? secondTarget : first, 'GET', path, { key })).status);

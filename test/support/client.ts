@@ -131,10 +131,13 @@ export function expectErrorShape(reply: Reply, status: number): void {
 }
 
 /**
- * Plan limits count per clock minute: a burst that must fit in one waits, when the minute has less than
- * `spareMs` left, for the next one to begin.
+ * Limits count per fixed window aligned to the clock (a plan's minute, a sign-in's quarter hour): a burst
+ * that must fit in one window waits, when a window of these lengths has less than `spareSeconds` left,
+ * for the next to begin. Call it just before the burst's first counted request.
  */
-export async function freshMinute(spareMs = 20_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < spareMs) await new Promise((r) => setTimeout(r, left + 200));
+export async function freshWindow(spareSeconds = 20, windowsSeconds: readonly number[] = [60]): Promise<void> {
+  const now = Date.now() / 1000;
+  const left = windowsSeconds.map((w) => w - (now % w));
+  const wait = Math.max(0, ...left.map((l) => (l < spareSeconds ? l + 0.2 : 0)));
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait * 1000));
 }

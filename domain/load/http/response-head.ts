@@ -1,7 +1,8 @@
-// What a load tester needs of an HTTP/1.x response head, read in one pass over its bytes: whether the
-// connection closes after it, whether its body is chunked, and its Content-Length. A load thread reads
-// a head a request: one string of the head, no regular expression and no other object (docs/benchmarks.md
-// has what each way costs).
+// What a load tester needs of an HTTP/1.x response head: whether the connection closes after it,
+// whether its body is chunked, and its Content-Length. A load thread reads a head a request: one string
+// of the head, its lines found by indexOf, no regular expression and no other object (docs/benchmarks.md
+// has what each way costs). A line ends at LF, its CR before it dropped: a bare LF ends a line too, as
+// lenient HTTP/1.1 readers take it (RFC 9112 section 2.2), and a CR elsewhere is part of the line.
 
 /** The facts of one head: one object per connection, rewritten by each read. */
 export interface HeadFacts {

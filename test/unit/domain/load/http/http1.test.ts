@@ -37,7 +37,8 @@ async function rawServer(
         else
           for (let i = 0; i < answer.length; i += split)
             setTimeout(() => socket.write(answer.subarray(i, i + split)), i);
-        if (answer.includes('Connection: close') || answer.toString('latin1').startsWith('HTTP/1.0'))
+        const http10 = answer.toString('latin1').startsWith('HTTP/1.0') && !answer.includes('keep-alive');
+        if (answer.includes('Connection: close') || http10)
           setTimeout(() => socket.end(), split ? answer.length + 5 : 5);
       }
     });
@@ -110,6 +111,21 @@ describe('HTTP/1.1 load connection', () => {
     const c = connection(server.url);
     for (let i = 0; i < 3; i++) expect(await send(c)).toEqual({ status: 200, error: null });
     expect(server.connections()).toBe(3);
+    c.close();
+  });
+
+  it("reads past interim answers, whose headers are not the answer's, and keeps an HTTP/1.0 answer's keep-alive", async () => {
+    const server = await rawServer([
+      // One write: the 103's headers (lower case: this server ends its socket after `Connection: close`) say
+      // nothing of the connection or the body.
+      'HTTP/1.1 103 Early Hints\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n' +
+        'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello',
+      'HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok',
+      LENGTH,
+    ]);
+    const c = connection(server.url);
+    for (let i = 0; i < 3; i++) expect(await send(c)).toEqual({ status: 200, error: null });
+    expect(server.connections()).toBe(1);
     c.close();
   });
 

@@ -2,11 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { newHeadFacts, readHead } from '../../../../../domain/load/http/response-head.ts';
 
+/**
+ * What a read holds before the head read: an interim answer with headers that must not count (and the end
+ * of a body), as in one chunk of a kept-alive connection.
+ */
+const BEFORE = 'HTTP/1.1 100 Continue\r\nConnection: close\r\nContent-Length: 9\r\nTransfer-Encoding: chunked\r\n\r\n';
+
 /** The facts of `head` (its lines joined by CR LF, then the blank line), placed after other bytes as in a read. */
 function facts(...lines: string[]) {
-  const data = Buffer.from(`leftover${lines.join('\r\n')}\r\n\r\nbody`, 'latin1');
-  const end = data.indexOf('\r\n\r\n');
-  return { ...readHead(data, 'leftover'.length, end, newHeadFacts()) };
+  const data = Buffer.from(`${BEFORE}${lines.join('\r\n')}\r\n\r\nbody`, 'latin1');
+  const end = data.indexOf('\r\n\r\n', BEFORE.length);
+  return { ...readHead(data, BEFORE.length, end, newHeadFacts()) };
 }
 
 const NONE = { close: false, keepAlive: false, chunked: false, contentLength: -1 };
@@ -71,6 +77,16 @@ describe('readHead', () => {
     expect({ ...readHead(data, 0, data.indexOf('\r\n\r\n'), newHeadFacts()) }).toEqual(NONE);
     const bare = Buffer.from('HTTP/1.1 200 OK\r\n\r\n');
     expect({ ...readHead(bare, 0, bare.indexOf('\r\n\r\n'), newHeadFacts()) }).toEqual(NONE);
+  });
+
+  it('ends a line at LF, with or without its CR; a CR inside a line is part of it', () => {
+    const data = Buffer.from('HTTP/1.1 200 OK\nConnection: close\r\nX: y\nContent-Length: 7\r\n\r\n', 'latin1');
+    expect({ ...readHead(data, 0, data.indexOf('\r\n\r\n'), newHeadFacts()) }).toEqual({
+      ...NONE,
+      close: true,
+      contentLength: 7,
+    });
+    expect(facts('HTTP/1.1 200 OK', 'Transfer-Encoding: gzip\r, chunked')).toEqual({ ...NONE, chunked: true });
   });
 
   it('rewrites the facts it is given: nothing of the last head stays', () => {

@@ -3,6 +3,7 @@
 // sent in and the last pace (what a lost attempt is judged by) follow the sends.
 import { describe, expect, it } from 'vitest';
 import { mergeSeconds, mergeSending, PerSecondCounts } from '../../../../../domain/load/metrics/per-second.ts';
+import { PHASES } from '../../../../../domain/load/phases.ts';
 
 describe('per-second counts', () => {
   it('hands out each change once, and its reports merge to the whole', () => {
@@ -29,6 +30,17 @@ describe('per-second counts', () => {
       for (const q of [50, 90, 99, 100])
         expect(merged[s]!.histogram!.getValueAtPercentile(q)).toBe(reference[s]!.histogram!.getValueAtPercentile(q));
     }
+  });
+
+  it('sums each phase under its own name, in the order of PHASES', () => {
+    const c = new PerSecondCounts();
+    c.countSent(0);
+    c.countAnswer(0, 900, false, 200, { dns: 1.4, connect: 20, tls: 300, ttfb: 4000, transfer: 50_000 });
+    c.countSent(0);
+    c.countAnswer(0, 800, false, 200, { dns: 0, connect: 0, tls: 0, ttfb: 1000, transfer: -3 });
+    const [second] = c.drain();
+    expect(PHASES).toEqual(['dns', 'connect', 'tls', 'ttfb', 'transfer']);
+    expect(second).toMatchObject({ phased: 2, phaseSumUs: [1, 20, 300, 5000, 50_000] });
   });
 
   it('knows the seconds sent in and the last pace, across parts too', () => {
