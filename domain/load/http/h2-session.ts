@@ -234,7 +234,8 @@ export class Session extends H2Streams {
     for (let at = start; at + 6 <= end; at += 6) {
       const id = data.readUInt16BE(at);
       const value = data.readUInt32BE(at + 2);
-      if (id === 0x3) {
+      if (id === 0x1) this.serverTableSize(value);
+      else if (id === 0x3) {
         this.maxStreams = value;
         this.owner.serverLimit(value);
       } else if (id === 0x4) {

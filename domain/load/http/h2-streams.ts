@@ -15,6 +15,7 @@ import {
   RST_STREAM,
 } from './h2-frames.ts';
 import type { Http2Request } from './request.ts';
+import { HEADER_TABLE_SIZE, tableSizeUpdate } from './hpack.ts';
 
 /** What a connection needs of a user's stream (http2.ts's Http2Slot). */
 export interface StreamUser {
@@ -87,6 +88,14 @@ export class H2Streams {
   private flushing = false;
   /** Streams whose body waits for the server's windows. */
   protected readonly blocked = new Set<StreamUser>();
+  /**
+   * The server's dynamic table as our blocks left it: its size limit, the request whose headers it holds
+   * (the first on this connection whose headers fit), and a size update the next block must begin with.
+   */
+  private tableLimit = HEADER_TABLE_SIZE;
+  private inTable: Http2Request | null = null;
+  private tableUsed = false;
+  private sizeUpdate: number | null = null;
 
   constructor(owner: ConnectionOwner, socket: Socket) {
     this.owner = owner;
@@ -114,7 +123,9 @@ export class H2Streams {
     this.nextId += 2;
     if (this.nextId > LAST_STREAM_ID) this.goingAway = true;
     this.streams.set(id, slot);
-    const { block, body } = slot.opened(this, id, opened);
+    const request = slot.opened(this, id, opened);
+    const { body } = request;
+    const block = this.blockOf(request);
     // The header block, in CONTINUATION frames past the server's frame size.
     const first = Math.min(block.length, this.peerMaxFrame);
     const flags = (body ? 0 : END_STREAM) | (first === block.length ? END_HEADERS : 0);
@@ -145,6 +156,37 @@ export class H2Streams {
   }
 
   /** Bytes made elsewhere (the preface, a WINDOW_UPDATE), sent with this tick's frames. */
+  /**
+   * The header block that opens `request`'s stream: its headers indexed when the server's table holds them,
+   * inserted when it is the first request here whose headers fit, else literals; after the server shrank
+   * its table, led by the size update it must see (RFC 7541 section 4.2).
+   */
+  private blockOf(request: Http2Request): Buffer {
+    const indexing = request.indexing;
+    let block = request.block;
+    if (indexing && this.inTable === request) block = indexing.indexed;
+    else if (indexing && !this.tableUsed && indexing.size <= this.tableLimit) {
+      this.inTable = request;
+      this.tableUsed = true;
+      block = indexing.inserting;
+    }
+    if (this.sizeUpdate === null) return block;
+    const update = tableSizeUpdate(this.sizeUpdate);
+    this.sizeUpdate = null;
+    return Buffer.concat([update, block]);
+  }
+
+  /**
+   * The server's SETTINGS_HEADER_TABLE_SIZE. Below the limit our blocks kept to, the next block says so
+   * (the server evicts what no longer fits), and headers it held are sent as literals from then on.
+   */
+  protected serverTableSize(size: number) {
+    if (size >= this.tableLimit) return;
+    this.tableLimit = size;
+    this.sizeUpdate = size;
+    if (this.inTable?.indexing && this.inTable.indexing.size > size) this.inTable = null;
+  }
+
   protected write(b: Buffer) {
     b.copy(this.room(b.length), this.outLength);
     this.outLength += b.length;

@@ -1,6 +1,6 @@
 // HPACK (RFC 7541) as a load tester needs it. Requests: each header block is encoded once per test
-// (or per scenario step and its values), with no dynamic table and no Huffman coding, so the same
-// bytes open every stream. Answers: every block is decoded in order, since the server's dynamic table
+// (or per scenario step and its values), without Huffman coding, so the same bytes open every stream:
+// as literals, or (encodeIndexing) inserted once into a connection's dynamic table, then indexed. Answers: every block is decoded in order, since the server's dynamic table
 // must be followed, but only a status is turned into text: the other strings are measured (the
 // table's size counts their characters) or skipped.
 import { HpackError, huffmanLength, huffmanText } from './hpack-huffman.ts';
@@ -34,25 +34,74 @@ function pushString(out: number[], text: string) {
 }
 
 /**
- * A request's header block: a static-table entry where one matches exactly (`:method: GET`), else a
- * literal without indexing, naming a static entry where one has the name. Names must be lower case.
+ * One header of a request's block (RFC 7541 section 6): the static table's entry when one matches it
+ * exactly (`:method: GET`, an index of 7 bits), returning that index; else a literal naming a static
+ * entry where one has its name (an index of `prefixBits`, under `flags`: without indexing 4 and 0, with
+ * incremental indexing 6 and 0x40), returning 0. Names must be lower case.
  */
+function pushHeader(out: number[], name: string, value: string, prefixBits: number, flags: number): number {
+  const exact = STATIC_TABLE.findIndex(([n, v], i) => i > 0 && n === name && v === value);
+  if (exact > 0) {
+    pushInteger(out, exact, 7, 0x80);
+    return exact;
+  }
+  const named = STATIC_TABLE.findIndex(([n], i) => i > 0 && n === name);
+  pushInteger(out, Math.max(named, 0), prefixBits, flags);
+  if (named <= 0) pushString(out, name);
+  pushString(out, value);
+  return 0;
+}
+
+/** A request's header block: each header from the static table, else a literal without indexing. */
 export function encodeHeaders(headers: ReadonlyArray<readonly [string, string]>): Buffer {
   const out: number[] = [];
+  for (const [name, value] of headers) pushHeader(out, name, value, 4, 0);
+  return Buffer.from(out);
+}
+
+/**
+ * A request's header blocks for a connection that keeps its headers in the server's dynamic table
+ * (RFC 7541 section 2.3.2), as HTTP/2 clients do: sent once as literals with incremental indexing, then
+ * as an index each, so every later request opens its stream in a few bytes whatever its headers' length
+ * (a token, cookies), and the server reads no literal. Every header is indexed, secrets too: all the
+ * headers on a load test's connection are its owner's, so none can serve as a compression oracle.
+ */
+export interface IndexedBlocks {
+  /** A connection's first block: what the static table lacks, as literals with incremental indexing. */
+  inserting: Buffer;
+  /** Every later block on that connection: an index a header, into the static table or the dynamic one. */
+  indexed: Buffer;
+  /** The room its entries take in the dynamic table: each one's name and value in octets, and 32 (section 4.1). */
+  size: number;
+}
+
+/** `headers`' blocks for a connection whose dynamic table holds them (names lower case); see IndexedBlocks. */
+export function encodeIndexing(headers: ReadonlyArray<readonly [string, string]>): IndexedBlocks {
+  const inserting: number[] = [];
+  // Each header's static index, or its place among the inserted entries (a negative number: -1 the first).
+  const refs: number[] = [];
+  let inserted = 0;
+  let size = 0;
   for (const [name, value] of headers) {
-    const exact = STATIC_TABLE.findIndex(([n, v], i) => i > 0 && n === name && v === value);
-    if (exact > 0) {
-      pushInteger(out, exact, 7, 0x80);
+    const exact = pushHeader(inserting, name, value, 6, 0x40);
+    if (exact) {
+      refs.push(exact);
       continue;
     }
-    const named = STATIC_TABLE.findIndex(([n], i) => i > 0 && n === name);
-    if (named > 0) pushInteger(out, named, 4, 0);
-    else {
-      out.push(0);
-      pushString(out, name);
-    }
-    pushString(out, value);
+    size += Buffer.byteLength(name, 'latin1') + Buffer.byteLength(value, 'latin1') + 32;
+    inserted += 1;
+    refs.push(-inserted);
   }
+  // After the first block, the newest entry is index 62 (just past the static table), the oldest 61 + their count.
+  const indexed: number[] = [];
+  for (const ref of refs) pushInteger(indexed, ref > 0 ? ref : STATIC_TABLE.length + inserted + ref, 7, 0x80);
+  return { inserting: Buffer.from(inserting), indexed: Buffer.from(indexed), size };
+}
+
+/** A dynamic table size update (RFC 7541 section 6.3) to `size`: what begins a block after the server shrank it. */
+export function tableSizeUpdate(size: number): Buffer {
+  const out: number[] = [];
+  pushInteger(out, size, 5, 0x20);
   return Buffer.from(out);
 }
 

@@ -1,7 +1,7 @@
 // A load test's request as its protocol sends it: built once per test (or per scenario step and its
 // values), never per request. HTTP/1.1: the bytes written as they are; HTTP/2: the header block (the
 // pseudo-headers, the names in lower case as HTTP/2 requires, HPACK-encoded) and the body.
-import { encodeHeaders } from './hpack.ts';
+import { encodeHeaders, encodeIndexing, HEADER_TABLE_SIZE, type IndexedBlocks } from './hpack.ts';
 
 export interface RequestSpec {
   url: URL;
@@ -26,6 +26,11 @@ export function requestBytes(spec: RequestSpec): Buffer {
 export interface Http2Request {
   /** The HPACK header block (hpack.ts: the same bytes for every stream). */
   block: Buffer;
+  /**
+   * Its blocks for a connection that keeps its headers in the server's dynamic table (h2-streams.ts: the
+   * first request on a connection whose headers fit); none when they cannot fit the table's default size.
+   */
+  indexing?: IndexedBlocks;
   /** null: the headers end the stream. */
   body: Buffer | null;
 }
@@ -41,5 +46,10 @@ export function http2Request(spec: RequestSpec): Http2Request {
   ];
   for (const [name, value] of Object.entries(spec.headers)) headers.push([name.toLowerCase(), value]);
   if (body) headers.push(['content-length', String(body.length)]);
-  return { block: encodeHeaders(headers), body: body?.length ? body : null };
+  const indexing = encodeIndexing(headers);
+  return {
+    block: encodeHeaders(headers),
+    ...(indexing.size <= HEADER_TABLE_SIZE ? { indexing } : {}),
+    body: body?.length ? body : null,
+  };
 }

@@ -1,9 +1,15 @@
 // HPACK as the HTTP/2 client uses it: answers' header blocks decoded in order for their status (the
 // vectors: RFC 7541 Appendix C.6's three answers, Huffman-coded with a 256-byte table, then a value
 // too large for the table, as python-hyper's hpack 4.0.0 encodes them), and requests' blocks encoded
-// once, without Huffman or the dynamic table.
+// once, without Huffman: as literals, or inserted into the dynamic table and then indexed.
 import { describe, expect, it } from 'vitest';
-import { encodeHeaders, HpackDecoder, HpackError } from '../../../../../domain/load/http/hpack.ts';
+import {
+  encodeHeaders,
+  encodeIndexing,
+  HpackDecoder,
+  HpackError,
+  tableSizeUpdate,
+} from '../../../../../domain/load/http/hpack.ts';
 import { huffmanLength, huffmanText } from '../../../../../domain/load/http/hpack-huffman.ts';
 import { HUFFMAN_CODES, HUFFMAN_LENGTHS } from '../../../../../domain/load/http/hpack-tables.ts';
 
@@ -123,5 +129,31 @@ describe('HPACK', () => {
     // x-long: a new name (0x00, length 6), then 200 as 0x7f 0x49 (127 + 73).
     expect(block.subarray(20, 30).toString('hex')).toBe(`0006${Buffer.from('x-long').toString('hex')}7f49`);
     expect(block.length).toBe(30 + 200);
+  });
+});
+
+describe('HPACK blocks for a dynamic table', () => {
+  it('inserts what the static table lacks, then names each by its index, the newest 62', () => {
+    const blocks = encodeIndexing([
+      [':method', 'GET'],
+      [':scheme', 'https'],
+      [':authority', 'a.test'],
+      [':path', '/x'],
+      ['x-token', 't'],
+    ]);
+    expect(blocks.inserting.toString('hex')).toBe(
+      `8287` +
+        `41${'06'}${Buffer.from('a.test').toString('hex')}` +
+        `44${'02'}${Buffer.from('/x').toString('hex')}` +
+        `40${'07'}${Buffer.from('x-token').toString('hex')}${'01'}${Buffer.from('t').toString('hex')}`,
+    );
+    // :authority inserted first (now 64), :path (63), x-token last (62).
+    expect(blocks.indexed.toString('hex')).toBe('8287c0bfbe');
+    expect(blocks.size).toBe(10 + 6 + 32 + (5 + 2 + 32) + (7 + 1 + 32));
+  });
+
+  it('writes a table size update with a five-bit prefix', () => {
+    expect(tableSizeUpdate(0).toString('hex')).toBe('20');
+    expect(tableSizeUpdate(100).toString('hex')).toBe('3f45'); // 31, then 69
   });
 });
