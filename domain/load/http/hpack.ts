@@ -1,8 +1,8 @@
 // HPACK (RFC 7541) as a load tester needs it. Requests: each header block is encoded once per test
-// (or per scenario step and its values), without Huffman coding, so the same bytes open every stream:
-// as literals, or (encodeIndexing) inserted once into a connection's dynamic table, then indexed. Answers: every block is decoded in order, since the server's dynamic table
-// must be followed, but only a status is turned into text: the other strings are measured (the
-// table's size counts their characters) or skipped.
+// (or per scenario step and its values), without Huffman coding: as literals, or (encodeIndexing)
+// inserted once into a connection's dynamic table, then indexed. Answers: every block is decoded in
+// order, since the server's dynamic table must be followed, but only a status is turned into text: the
+// other strings are measured (the table's size counts their characters) or skipped.
 import { HpackError, huffmanLength, huffmanText } from './hpack-huffman.ts';
 import { STATIC_TABLE } from './hpack-tables.ts';
 

@@ -125,15 +125,19 @@ describe('webhookForwarder', () => {
   });
 
   it('looks again, without a signal, when the earliest retry waiting comes due', async () => {
-    // As the database answers: the failed delivery's retry waits two seconds from its failure, then is
-    // due (from the failure, not the test's start: a loaded machine may take that long to get there).
-    let retryAt = 0; // none waiting until the delivery fails
-    dueDeliveries
-      .mockResolvedValueOnce({ groups: batch('w1', 1), nextRetryAt: null })
-      .mockImplementation(async () => ({ groups: [], nextRetryAt: Date.now() < retryAt ? retryAt : null }));
+    // As the database answers: the failed delivery's retry waits, then is due. Its two seconds run from
+    // the first look that sees the failure, not from the failure: a look that comes more than two seconds
+    // after it (a loaded machine) finds the retry past and no capture due, and the forwarder goes idle
+    // without the look this test waits for (a CI run timed out so).
+    let failed = false;
+    let retryAt = 0; // none waiting until a look after the failure
+    dueDeliveries.mockResolvedValueOnce({ groups: batch('w1', 1), nextRetryAt: null }).mockImplementation(async () => {
+      if (failed && retryAt === 0) retryAt = Date.now() + 2000;
+      return { groups: [], nextRetryAt: Date.now() < retryAt ? retryAt : null };
+    });
     deliverCaptures.mockImplementation(async () => {
-      retryAt = Date.now() + 2000;
-      return { delivered: 0, nextRetryAt: retryAt };
+      failed = true;
+      return { delivered: 0, nextRetryAt: Date.now() + 2000 };
     });
     const handle = await startForwarder();
     try {

@@ -114,7 +114,7 @@ describe('HTTP/1.1 load connection', () => {
     c.close();
   });
 
-  it("reads past interim answers, whose headers are not the answer's, and keeps an HTTP/1.0 answer's keep-alive", async () => {
+  it("reads past interim answers, whose headers are not the answer's; keeps an HTTP/1.0 keep-alive", async () => {
     const server = await rawServer([
       // One write: the 103's headers (lower case: this server ends its socket after `Connection: close`) say
       // nothing of the connection or the body.
