@@ -37,37 +37,41 @@ export interface ScenarioUser {
 export class Scenario<R> {
   readonly steps: readonly ScenarioStep[];
   private readonly url: URL;
-  private readonly encode: (spec: RequestSpec) => R;
+  private readonly encode: (spec: RequestSpec, reused?: boolean) => R;
   /** The request of each step without placeholders, built once. */
   private readonly fixed: Array<R | null>;
   readonly stats: StepStats;
 
-  constructor(url: URL, steps: readonly ScenarioStep[], encode: (spec: RequestSpec) => R) {
+  constructor(url: URL, steps: readonly ScenarioStep[], encode: (spec: RequestSpec, reused?: boolean) => R) {
     this.url = url;
     this.steps = steps;
     this.encode = encode;
-    this.fixed = steps.map((s) => (placeholdersOf(JSON.stringify(s)).length ? null : this.build(s, {})));
+    this.fixed = steps.map((s) => (placeholdersOf(JSON.stringify(s)).length ? null : this.build(s, {}, true)));
     this.stats = new StepStats(steps.map((st) => st.name ?? `${st.method} ${st.path}`));
   }
 
   /** The request of the user's current step, its values in place (never a line break in a header). */
   request(user: ScenarioUser): R {
-    return this.fixed[user.step] ?? this.build(this.steps[user.step]!, user.values);
+    return this.fixed[user.step] ?? this.build(this.steps[user.step]!, user.values, false);
   }
 
-  private build(step: ScenarioStep, values: Record<string, string>): R {
+  /** A step's request with `values` in place: `reused` when built once for every send (request.ts). */
+  private build(step: ScenarioStep, values: Record<string, string>, reused: boolean): R {
     const fill = (text: string, inHeader = false) =>
       text.replace(PLACEHOLDER, (_, name: string) =>
         inHeader ? (values[name] ?? '').replace(/[\r\n\0]/g, '') : (values[name] ?? ''),
       );
     const target = new URL(fill(step.path), this.url);
     const headers = Object.fromEntries(Object.entries(step.headers).map(([k, v]) => [k, fill(v, true)]));
-    return this.encode({
-      url: target,
-      method: step.method,
-      headers,
-      body: step.body === undefined ? undefined : fill(step.body),
-    });
+    return this.encode(
+      {
+        url: target,
+        method: step.method,
+        headers,
+        body: step.body === undefined ? undefined : fill(step.body),
+      },
+      reused,
+    );
   }
 
   /**

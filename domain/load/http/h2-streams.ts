@@ -155,7 +155,6 @@ export class H2Streams {
     else this.blocked.delete(slot);
   }
 
-  /** Bytes made elsewhere (the preface, a WINDOW_UPDATE), sent with this tick's frames. */
   /**
    * The header block that opens `request`'s stream: its headers indexed when the server's table holds them,
    * inserted when it is the first request here whose headers fit, else literals; after the server shrank
@@ -187,6 +186,7 @@ export class H2Streams {
     if (this.inTable?.indexing && this.inTable.indexing.size > size) this.inTable = null;
   }
 
+  /** Bytes made elsewhere (the preface, a WINDOW_UPDATE), sent with this tick's frames. */
   protected write(b: Buffer) {
     b.copy(this.room(b.length), this.outLength);
     this.outLength += b.length;

@@ -35,8 +35,12 @@ export interface Http2Request {
   body: Buffer | null;
 }
 
-/** The request as an HTTP/2 stream opens it: its header block and body. */
-export function http2Request(spec: RequestSpec): Http2Request {
+/**
+ * The request as an HTTP/2 stream opens it: its header block and body, and (when it is `reused`, built
+ * once for many sends) its blocks for the server's dynamic table. A request built for one send (a
+ * scenario step with a user's values) could not use the table again, and would keep it from another.
+ */
+export function http2Request(spec: RequestSpec, reused = true): Http2Request {
   const body = bodyOf(spec);
   const headers: Array<[string, string]> = [
     [':method', spec.method],
@@ -46,10 +50,10 @@ export function http2Request(spec: RequestSpec): Http2Request {
   ];
   for (const [name, value] of Object.entries(spec.headers)) headers.push([name.toLowerCase(), value]);
   if (body) headers.push(['content-length', String(body.length)]);
-  const indexing = encodeIndexing(headers);
+  const indexing = reused ? encodeIndexing(headers) : null;
   return {
     block: encodeHeaders(headers),
-    ...(indexing.size <= HEADER_TABLE_SIZE ? { indexing } : {}),
+    ...(indexing && indexing.size <= HEADER_TABLE_SIZE ? { indexing } : {}),
     body: body?.length ? body : null,
   };
 }

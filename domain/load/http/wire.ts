@@ -10,7 +10,8 @@ import { http2Request, requestBytes, type RequestSpec } from './request.ts';
 
 /** A protocol as the generator uses it: its requests built once, and a user's connection. */
 export interface Wire<R> {
-  encode(spec: RequestSpec): R;
+  /** A request; `reused` (the default) when it is built once and sent again and again. */
+  encode(spec: RequestSpec, reused?: boolean): R;
   connection(request: R, user: number): LoadConnection<R>;
 }
 

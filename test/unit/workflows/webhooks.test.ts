@@ -125,15 +125,15 @@ describe('webhookForwarder', () => {
   });
 
   it('looks again, without a signal, when the earliest retry waiting comes due', async () => {
-    // As the database answers: the failed delivery's retry waits, then is due. Its two seconds run from
-    // the first look that sees the failure, not from the failure: a look that comes more than two seconds
-    // after it (a loaded machine) finds the retry past and no capture due, and the forwarder goes idle
-    // without the look this test waits for (a CI run timed out so).
+    // As the database answers: the failed delivery's retry waits two seconds from the first look that
+    // sees the failure, and every look reports it until the fourth, the one its time wakes: a look that
+    // comes late (a loaded machine) still sees it, past, and the forwarder's timer fires at once.
     let failed = false;
     let retryAt = 0; // none waiting until a look after the failure
     dueDeliveries.mockResolvedValueOnce({ groups: batch('w1', 1), nextRetryAt: null }).mockImplementation(async () => {
       if (failed && retryAt === 0) retryAt = Date.now() + 2000;
-      return { groups: [], nextRetryAt: Date.now() < retryAt ? retryAt : null };
+      const look = dueDeliveries.mock.calls.length;
+      return { groups: [], nextRetryAt: retryAt && look < 4 ? retryAt : null };
     });
     deliverCaptures.mockImplementation(async () => {
       failed = true;

@@ -10,6 +10,7 @@ import {
   HpackError,
   tableSizeUpdate,
 } from '../../../../../domain/load/http/hpack.ts';
+import { http2Request } from '../../../../../domain/load/http/request.ts';
 import { huffmanLength, huffmanText } from '../../../../../domain/load/http/hpack-huffman.ts';
 import { HUFFMAN_CODES, HUFFMAN_LENGTHS } from '../../../../../domain/load/http/hpack-tables.ts';
 
@@ -150,6 +151,13 @@ describe('HPACK blocks for a dynamic table', () => {
     // :authority inserted first (now 64), :path (63), x-token last (62).
     expect(blocks.indexed.toString('hex')).toBe('8287c0bfbe');
     expect(blocks.size).toBe(10 + 6 + 32 + (5 + 2 + 32) + (7 + 1 + 32));
+  });
+
+  it('gives the blocks for the table only to a request built to be sent again and again', () => {
+    const spec = { url: new URL('https://a.test/x'), method: 'GET', headers: { 'x-token': 't' } };
+    expect(http2Request(spec).indexing?.indexed.toString('hex')).toBe('8287c0bfbe');
+    expect(http2Request(spec, false).indexing).toBeUndefined();
+    expect(http2Request(spec, false).block).toEqual(http2Request(spec).block);
   });
 
   it('writes a table size update with a five-bit prefix', () => {
