@@ -20,7 +20,7 @@ export const newPhaseTimes = (): PhaseTimes => ({ dns: 0, connect: 0, tls: 0, tt
  * are counted, and recorded at once when it is encoded.
  */
 class PhaseHistogram {
-  readonly histogram = newHistogram();
+  private readonly histogram = newHistogram();
   private zeros = 0;
 
   record(us: number): void {
