@@ -6,11 +6,18 @@ import type { Database } from '../../db/schema.ts';
 
 const CLOCK_TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
 
-/** CPU seconds used so far by a process (user + system), from /proc. */
+/**
+ * CPU seconds used so far by a process (user + system), from /proc. A process that cannot be read
+ * (ended, or not on this machine) is an error: a figure of 0 would pass for a measurement.
+ */
 export async function cpuOf(pid: number): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch((err: Error) => {
+    throw new Error(`the CPU of process ${pid} cannot be read (${err.message}): has it ended?`);
+  });
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS;
+  const seconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  if (!Number.isFinite(seconds)) throw new Error(`/proc/${pid}/stat has no CPU times: ${stat.slice(0, 200)}`);
+  return seconds;
 }
 
 /** The Postgres server's write-ahead log position in bytes: what it wrote, every table and index with its overhead. */
