@@ -34,7 +34,8 @@ export async function postgresCpu(): Promise<number> {
   for (const entry of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const comm = await fs.readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
-    if (comm.trim() === 'postgres') total += await cpuOf(Number(entry));
+    // A backend that ended since the listing is passed over (what it used is gone with it).
+    if (comm.trim() === 'postgres') total += await cpuOf(Number(entry)).catch(() => 0);
   }
   return total;
 }
