@@ -20,6 +20,15 @@ export function forPage(data: unknown, url: string) {
   return { ...d, data: { total: requests.length, requests } };
 }
 
+/**
+ * When a capture arrived, to the millisecond (the order of a sender's retries can hang on it), in UTC
+ * as the dashboard's tables write their times.
+ */
+export function arrivedAt(iso: string): Html {
+  const at = new Date(iso).toISOString();
+  return html`<time datetime="${at}" title="${at}">${at.replace('T', ' ').slice(0, 23)}\u00a0UTC</time>`;
+}
+
 /** "12 s ago", "5 min ago", "3 h ago", "2 d ago": how long before `now` (the exact time goes in a title). */
 export function ago(iso: string, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -96,7 +105,7 @@ export function requestCard(r: Card, url: string, selected = true): Html {
   const binary = r.body_encoding === 'base64';
   return html`<article class="req" id="capture-${r.id}" data-id="${r.id}"${selected ? '' : html` hidden`}>
     <h2>#${r.id} <strong>${r.method}</strong> <code class="path">${r.path}${search(r)}</code></h2>
-    <p class="meta"><time datetime="${r.created_at}" title="${r.created_at}">${r.created_at}</time> · from \
+    <p class="meta">${arrivedAt(r.created_at)} · from \
 ${r.ip_address} · ${size(r.body_size ?? 0)}${answeredLine(r)}</p>
     ${
       signature

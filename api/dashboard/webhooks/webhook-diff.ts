@@ -8,6 +8,7 @@ import { diffQuery } from '../../../contract/webhooks/webhooks.ts';
 import type { Services } from '../../services/index.ts';
 import { validate } from '../../../contract/validate.ts';
 import type { DashboardPages } from '../page.ts';
+import { arrivedAt } from './webhook-cards.ts';
 
 type Diff = Awaited<ReturnType<Services['webhooks']['diff']>>;
 type Named<V> = { added: Record<string, V>; removed: Record<string, V>; changed: Record<string, { a: V; b: V }> };
@@ -132,8 +133,8 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
           diff
             ? html`<section class="diff" aria-label="Differences">
               <p role="status"><strong>#${diff.a.id}</strong> (\
-<time datetime="${diff.a.created_at}">${diff.a.created_at}</time>) → <strong>#${diff.b.id}</strong> (\
-<time datetime="${diff.b.created_at}">${diff.b.created_at}</time>): ${diff.same ? 'the same' : 'they differ'}.</p>
+${arrivedAt(diff.a.created_at)}) → <strong>#${diff.b.id}</strong> (\
+${arrivedAt(diff.b.created_at)}): ${diff.same ? 'the same' : 'they differ'}.</p>
               <h2>Method and path</h2>
               ${changeTable(
                 [

@@ -97,6 +97,12 @@ describe('a capture in the list and in full', () => {
     answered_status: 409,
   };
 
+  it('shows when a capture arrived to the millisecond, in UTC as the tables write their times', () => {
+    const card = requestCard({ ...capture, created_at: '2026-12-01T09:09:48.847Z' }, url).value;
+    const at = '2026-12-01T09:09:48.847Z';
+    expect(card).toContain(`<time datetime="${at}" title="${at}">2026-12-01 09:09:48.847\u00a0UTC</time>`);
+  });
+
   it('shows the query as sent and the status answered where it was not 200', () => {
     const item = captureItem(capture, false).value;
     expect(item).toContain('/orders?q=%20space&amp;b=2&amp;a=1&amp;b=1</code>');
