@@ -68,8 +68,10 @@ export function isServiceToken(token: string, issuer: string): boolean {
 
 /**
  * Removes from `headers` (lower-case names, as captured) the service's credentials: its cookies out of
- * `cookie` (the header goes when none is left), and an `x-api-key` or `authorization` that carries one
- * of its keys or tokens.
+ * `cookie` (the header goes when none is left), and from `x-api-key` and `authorization` each value that
+ * carries one of its keys or tokens. A header sent twice arrives as one, its values joined with ", "
+ * (lib/net/header-object.ts), so each value is judged on its own: neither a key nor a token holds a
+ * comma. A header keeps its other values as sent, and goes when none is left.
  */
 export function stripServiceCredentials(headers: Record<string, string>, issuer: string): void {
   if (headers.cookie !== undefined) {
@@ -77,8 +79,24 @@ export function stripServiceCredentials(headers: Record<string, string>, issuer:
     if (kept === null) delete headers.cookie;
     else headers.cookie = kept;
   }
-  const key = headers['x-api-key'];
-  if (key !== undefined && isServiceToken(key.trim(), issuer)) delete headers['x-api-key'];
-  const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-  if (bearer && isServiceToken(bearer[1]!, issuer)) delete headers.authorization;
+  withoutValues(headers, 'x-api-key', (value) => isServiceToken(value.trim(), issuer));
+  withoutValues(headers, 'authorization', (value) => {
+    const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(value);
+    return bearer !== null && isServiceToken(bearer[1]!, issuer);
+  });
+}
+
+/** `headers[name]` without the comma-separated values `drop` picks (left as it was when it picks none). */
+function withoutValues(headers: Record<string, string>, name: string, drop: (value: string) => boolean): void {
+  const header = headers[name];
+  if (header === undefined) return;
+  const values = header.split(',');
+  const kept = values.filter((value) => !drop(value));
+  if (kept.length === values.length) return;
+  const joined = kept
+    .map((value) => value.trim())
+    .filter(Boolean)
+    .join(', ');
+  if (joined) headers[name] = joined;
+  else delete headers[name];
 }

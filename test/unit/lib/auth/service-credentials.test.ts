@@ -7,6 +7,7 @@ import {
   stripServiceCredentials,
   withoutServiceCookies,
 } from '../../../../lib/auth/service-credentials.ts';
+import { headerObject } from '../../../../lib/net/header-object.ts';
 
 const jwt = (claims: object) =>
   ['{"alg":"RS256"}', JSON.stringify(claims), 'sig'].map((p) => Buffer.from(p).toString('base64url')).join('.');
@@ -62,5 +63,27 @@ describe("the service's credentials", () => {
     const key: Record<string, string> = { authorization: 'bearer ntk_abc', cookie: 'netops_session=1' };
     stripServiceCredentials(key, issuer);
     expect(key).toEqual({});
+  });
+
+  it("judges each value of a header sent twice, keeping the sender's other values as sent", () => {
+    const issuer = 'https://tools.example';
+    const token = jwt({ iss: issuer, sub: '1' });
+    // Node joins a repeated header's values with ", " (lib/net/header-object.ts): each is judged on its own.
+    const twice = headerObject(['Authorization', 'Bearer ntk_AAAA', 'authorization', 'Bearer ntk_BBBB']);
+    Object.assign(twice, headerObject(['X-Api-Key', '', 'x-api-key', 'ntk_AAAA']));
+    expect(twice).toEqual({ authorization: 'Bearer ntk_AAAA, Bearer ntk_BBBB', 'x-api-key': ', ntk_AAAA' });
+    stripServiceCredentials(twice, issuer);
+    expect(twice).toEqual({});
+    const mixed: Record<string, string> = {
+      authorization: `Basic dXNlcjpwYXNz, Bearer ${token}`,
+      'x-api-key': 'sk_partner, ntk_AAAA',
+    };
+    stripServiceCredentials(mixed, issuer);
+    expect(mixed).toEqual({ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'sk_partner' });
+    // Nothing of the service's: the header stays to the letter, commas and spaces as sent.
+    const digest = 'Digest username="u",realm="r", nonce="n"';
+    const theirs: Record<string, string> = { authorization: digest, 'x-api-key': 'a,b' };
+    stripServiceCredentials(theirs, issuer);
+    expect(theirs).toEqual({ authorization: digest, 'x-api-key': 'a,b' });
   });
 });
