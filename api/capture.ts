@@ -16,6 +16,7 @@ import { PUBLIC_ID_PATTERN } from '../lib/auth/tokens.ts';
 import type { CaptureService } from './services/webhooks/captures.ts';
 import { CAPTURE_PREFIX, captureIntake, type CaptureIntake } from './services/webhooks/capture-intake.ts';
 import { captureAcknowledgement } from '../lib/webhooks/webhook-rules.ts';
+import { NEVER_IN_AN_ANSWER } from '../contract/webhooks/webhook-settings.ts';
 
 /** Bodies above this are refused with 413 and not stored (as other capture services do: 1 MiB). */
 export const CAPTURE_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -122,11 +123,55 @@ async function capture(
  */
 const SANDBOXED = { 'Content-Security-Policy': "sandbox; default-src 'none'", 'X-Content-Type-Options': 'nosniff' };
 /**
- * Headers that act on the origin that sends them: a redirect (an open one, when a rule's template
- * fills it from the request) and a download's name would come from the service's own address, and
- * cookies would be set on it. Sent only where capture URLs have an origin of their own.
+ * Headers that act on the origin that sends them, beyond the answer itself: a redirect (an open one,
+ * when a rule's template fills it from the request), a download's name, cookies, HSTS for the whole
+ * host (max-age=0 clears it), where the browser reports errors and visits (NEL, Report-To,
+ * Reporting-Endpoints), the host's alternative services, a password prompt on the service's address
+ * (WWW-Authenticate: what is typed would come back as a capture), the origin's sign-in status
+ * (Set-Login), its agent clustering and the client hints it asks for. Sent only where capture URLs
+ * have an origin of their own.
  */
-const ORIGIN_BOUND = new Set(['location', 'content-disposition', 'set-cookie', 'set-cookie2', 'refresh']);
+const ORIGIN_BOUND = new Set([
+  'location',
+  'content-disposition',
+  'set-cookie',
+  'set-cookie2',
+  'refresh',
+  'strict-transport-security',
+  'nel',
+  'report-to',
+  'reporting-endpoints',
+  'alt-svc',
+  'www-authenticate',
+  'set-login',
+  'origin-agent-cluster',
+  'accept-ch',
+  'critical-ch',
+]);
+
+/**
+ * The headers of an owner's answer: `base` (ours) unless the owner set the same name in any case, a
+ * plain-text type for an untyped body, the owner's headers, then the sandbox. What an answer may never
+ * set is left out even when stored before it was refused (contract/webhooks/webhook-settings.ts), and
+ * what acts on the origin unless the request reached capture URLs' own origin.
+ */
+export function ownersAnswerHeaders(
+  owners: Record<string, string>,
+  base: Record<string, string>,
+  { ownOrigin, untypedBody }: { ownOrigin: boolean; untypedBody: boolean },
+): Record<string, string> {
+  const kept = Object.entries(owners).filter(([name]) => {
+    const lower = name.toLowerCase();
+    return !NEVER_IN_AN_ANSWER.has(lower) && (ownOrigin || !ORIGIN_BOUND.has(lower));
+  });
+  const set = new Set(kept.map(([name]) => name.toLowerCase()));
+  return {
+    ...Object.fromEntries(Object.entries(base).filter(([name]) => !set.has(name.toLowerCase()))),
+    ...(untypedBody && !set.has('content-type') ? { 'Content-Type': 'text/plain; charset=utf-8' } : {}),
+    ...Object.fromEntries(kept),
+    ...SANDBOXED,
+  };
+}
 
 /** The status, headers and body the webhook's owner set, after their delay (nothing when the sender left meanwhile). */
 async function answerAsOwnerSet(
@@ -150,15 +195,8 @@ async function answerAsOwnerSet(
   }
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(response.body);
-  const typed = Object.keys(response.headers).some((k) => k.toLowerCase() === 'content-type');
-  const headers = ownOrigin
-    ? response.headers
-    : Object.fromEntries(Object.entries(response.headers).filter(([k]) => !ORIGIN_BOUND.has(k.toLowerCase())));
   res.writeHead(response.status, {
-    ...base,
-    ...(typed || body.length === 0 ? {} : { 'Content-Type': 'text/plain; charset=utf-8' }),
-    ...headers,
-    ...SANDBOXED,
+    ...ownersAnswerHeaders(response.headers, base, { ownOrigin, untypedBody: body.length > 0 }),
     'Content-Length': body.length,
   });
   res.end(headOnly ? undefined : body);

@@ -12,8 +12,9 @@ const NOT_SETTABLE = new Set([...CONNECTION_HEADERS, 'date']);
 /**
  * Capture URLs share the service's origin with the dashboard and the API: an answer must not set
  * cookies there, loosen its sandbox or vouch for credentials (custom answers always go sandboxed).
+ * Refused when set, and left out when sent (api/capture.ts), were one stored before it was refused.
  */
-const NOT_ON_OUR_ORIGIN = new Set([
+export const NEVER_IN_AN_ANSWER = new Set([
   'set-cookie',
   'set-cookie2',
   'content-security-policy',
@@ -52,8 +53,8 @@ export const responseSchema = z
           `must not set ${[...NOT_SETTABLE].join(', ')}: the server sets them`,
         )
         .refine(
-          (h) => !Object.keys(h).some((k) => NOT_ON_OUR_ORIGIN.has(k.toLowerCase())),
-          `must not set ${[...NOT_ON_OUR_ORIGIN].join(', ')}: capture URLs share the service's origin`,
+          (h) => !Object.keys(h).some((k) => NEVER_IN_AN_ANSWER.has(k.toLowerCase())),
+          `must not set ${[...NEVER_IN_AN_ANSWER].join(', ')}: capture URLs share the service's origin`,
         )
         .default({}),
       body: z

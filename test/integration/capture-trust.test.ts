@@ -170,14 +170,19 @@ describe('answers that act on the origin', () => {
   });
   afterAll(() => api?.stop());
 
-  it('prints capture URLs on CAPTURE_BASE_URL, and redirects or names downloads only there', async () => {
+  it('prints capture URLs on CAPTURE_BASE_URL, and sends only there what acts on the whole origin', async () => {
     const { key } = await newAccount(target);
     const created = await call({ ...target, baseUrl: api!.baseUrl }, 'POST', '/api/v1/network/my-webhook-create', {
       key,
       json: {
         response: {
           status: 302,
-          headers: { Location: 'https://example.com/next', 'Content-Disposition': 'attachment; filename="a.txt"' },
+          headers: {
+            Location: 'https://example.com/next',
+            'Content-Disposition': 'attachment; filename="a.txt"',
+            'Strict-Transport-Security': 'max-age=0',
+            'access-control-allow-origin': 'https://app.example',
+          },
         },
       },
     });
@@ -189,11 +194,15 @@ describe('answers that act on the origin', () => {
     expect(own.status).toBe(302);
     expect(own.headers.location).toBe('https://example.com/next');
     expect(own.headers['content-disposition']).toBe('attachment; filename="a.txt"');
+    expect(own.headers['strict-transport-security']).toBe('max-age=0');
+    expect(own.headers['access-control-allow-origin']).toBe('https://app.example'); // the owner's, once
     // The same capture URL on the service's own origin: stored, answered, but no redirect and no download.
     const shared = await raw(api!.baseUrl, `/webhook/${webhookId}`);
     expect(shared.status).toBe(302);
     expect(shared.headers.location).toBeUndefined();
     expect(shared.headers['content-disposition']).toBeUndefined();
+    expect(shared.headers['strict-transport-security']).toBeUndefined(); // HSTS would be the whole host's
+    expect(shared.headers['access-control-allow-origin']).toBe('https://app.example');
     const listing = await call(target, 'GET', `/api/v1/network/my-webhook-requests?webhook_id=${webhookId}`, { key });
     expect(listing.body.data.total).toBe(2);
   });
