@@ -17,7 +17,10 @@
 // Rows whose `source` is 'ipv4-space' / 'ipv6-space' come from the IANA IPv4 and IPv6 Address Space
 // registries (https://www.iana.org/assignments/ipv4-address-space, .../ipv6-address-space): multicast,
 // and every IPv6 block outside global unicast 2000::/3 that IANA keeps reserved. Rows marked 'rfc'
-// come from an RFC alone (deprecated forms the registries no longer list).
+// come from an RFC alone (deprecated forms the registries no longer list). Rows marked 'cloud' are a
+// cloud platform's host endpoints on public addresses, which answer only from inside its machines (the
+// metadata services of the others sit in link-local, unique-local or shared space, refused above):
+// their `rfc` is the vendor's page that documents them.
 // Matching is most specific first: 192.0.0.8/32 is named "IPv4 dummy address", not "IETF Protocol
 // Assignments"; ::1/128 is "Loopback Address", not an IPv4-compatible form.
 
@@ -28,7 +31,7 @@ export interface SpecialBlock {
   readonly rfc: string;
   /** The registry's "Globally Reachable" column; null for N/A, blank, or a block it does not list. */
   readonly globallyReachable: boolean | null;
-  readonly source: 'ipv4-special' | 'ipv6-special' | 'ipv4-space' | 'ipv6-space' | 'rfc';
+  readonly source: 'ipv4-special' | 'ipv6-special' | 'ipv4-space' | 'ipv6-space' | 'rfc' | 'cloud';
   /** Why it is refused although the registry does not say "not globally reachable". */
   readonly why?: string;
 }
@@ -45,6 +48,7 @@ export const registryRow =
       : { cidr, name, rfc, globallyReachable, source, why };
 const special = registryRow('ipv4-special');
 const space = registryRow('ipv4-space');
+const cloud = registryRow('cloud');
 
 /** IPv4: every block here is refused. */
 export const SPECIAL_IPV4: readonly SpecialBlock[] = [
@@ -53,6 +57,13 @@ export const SPECIAL_IPV4: readonly SpecialBlock[] = [
   special('10.0.0.0/8', 'Private-Use', 'RFC 1918', false),
   special('100.64.0.0/10', 'Shared Address Space', 'RFC 6598', false),
   special('127.0.0.0/8', 'Loopback', 'RFC 1122 §3.2.1.3', false),
+  cloud(
+    '168.63.129.16/32',
+    'Azure WireServer',
+    'https://learn.microsoft.com/azure/virtual-network/what-is-ip-address-168-63-129-16',
+    null,
+    "Azure's host endpoint (a machine's configuration, DNS, health probes): reachable from its machines only",
+  ),
   special('169.254.0.0/16', 'Link Local', 'RFC 3927', false),
   special('172.16.0.0/12', 'Private-Use', 'RFC 1918', false),
   special('192.0.0.0/24', 'IETF Protocol Assignments', 'RFC 6890 §2.1', false),

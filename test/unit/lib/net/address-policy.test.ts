@@ -119,7 +119,8 @@ describe('address policy', () => {
       for (const row of rows) {
         expect(bounds(row.cidr).aligned, row.cidr).toBe(true);
         expect(row.name, row.cidr).not.toBe('');
-        expect(row.rfc, row.cidr).toMatch(/^RFC \d+/);
+        // A cloud platform's endpoint is documented by its vendor, not by an RFC.
+        expect(row.rfc, row.cidr).toMatch(row.source === 'cloud' ? /^https:\/\// : /^RFC \d+/);
         // Refused although the registry does not say "not globally reachable": the table says why.
         const judgedByIpv4 = 'followsEmbedded' in row && row.followsEmbedded;
         if (row.globallyReachable !== false && !judgedByIpv4) expect(row.why, row.cidr).toBeTruthy();
@@ -136,6 +137,12 @@ describe('address policy', () => {
       ),
     )('%s: refuses its %s address %s', (_cidr, _edge, address) => {
       expect(policy.refusal(address)).toMatch(REFUSED);
+    });
+
+    it("refuses a cloud platform's host endpoint on a public address, in every form that carries it", () => {
+      for (const address of ['168.63.129.16', '::ffff:168.63.129.16', '64:ff9b::a83f:8110'])
+        expect(policy.refusal(address), address).toMatch(/Azure WireServer/);
+      expect(policy.refusal('168.63.129.17')).toBeNull();
     });
 
     it('names the most specific block', () => {
