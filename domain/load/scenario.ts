@@ -61,7 +61,10 @@ export class Scenario<R> {
       text.replace(PLACEHOLDER, (_, name: string) =>
         inHeader ? (values[name] ?? '').replace(/[\r\n\0]/g, '') : (values[name] ?? ''),
       );
-    const target = new URL(fill(step.path), this.url);
+    const filled = new URL(fill(step.path), this.url);
+    // A value may name another origin (`//other.example/x`, a link the target answered): the connection
+    // is the target's, so the request keeps that value's path and query, on the target's origin.
+    const target = filled.origin === this.url.origin ? filled : new URL(`${filled.pathname}${filled.search}`, this.url);
     const headers = Object.fromEntries(Object.entries(step.headers).map(([k, v]) => [k, fill(v, true)]));
     return this.encode(
       {
