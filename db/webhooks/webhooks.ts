@@ -54,8 +54,21 @@ export interface WebhookWithCount extends Webhook, WebhookSettings {
 }
 
 /**
+ * Thrown (its transaction rolled back) when a webhook would forward while its owner has `most` that do:
+ * the count is taken with the owner's row locked, so concurrent updates cannot pass the limit together.
+ */
+export class ForwardingFullError extends Error {
+  readonly most: number;
+  constructor(most: number) {
+    super(`at most ${most} webhooks forward at once`);
+    this.most = most;
+  }
+}
+
+/**
  * A new webhook of `userId`, unless they own `maxOwned` already (null then). The user's row is locked
- * while counting, so concurrent creations cannot pass the limit together.
+ * while counting, so concurrent creations cannot pass the limit together; a webhook made forwarding
+ * counts against `maxForwarding` the same way (ForwardingFullError).
  */
 export function createWebhook(db: Kysely<Database>, userId: number): Promise<Webhook>;
 export function createWebhook(
@@ -63,21 +76,25 @@ export function createWebhook(
   userId: number,
   maxOwned: number,
   settings?: Partial<WebhookSettings>,
+  maxForwarding?: number,
 ): Promise<Webhook | null>;
 export async function createWebhook(
   db: Kysely<Database>,
   userId: number,
   maxOwned = Number.MAX_SAFE_INTEGER,
   settings: Partial<WebhookSettings> = {},
+  maxForwarding = Number.MAX_SAFE_INTEGER,
 ): Promise<Webhook | null> {
   return db.transaction().execute(async (trx) => {
-    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    await lockOwner(trx, userId);
     const { owned } = await trx
       .selectFrom('webhooks')
       .select((eb) => eb.fn.countAll<string>().as('owned'))
       .where('user_id', '=', userId)
       .executeTakeFirstOrThrow();
     if (Number(owned) >= maxOwned) return null;
+    if (settings.forwardUrl && (await countForwarding(trx, userId, null)) >= maxForwarding)
+      throw new ForwardingFullError(maxForwarding);
     const row = await trx
       .insertInto('webhooks')
       .values({ user_id: userId, webhook_id: newPublicId(16), ...settingColumns(settings) })
@@ -85,6 +102,11 @@ export async function createWebhook(
       .executeTakeFirstOrThrow();
     return { id: Number(row.id), webhookId: row.webhook_id, createdAt: row.created_at };
   });
+}
+
+/** Locks the user's row until the transaction ends: counts of what they own stay true until it is written. */
+async function lockOwner(trx: Kysely<Database>, userId: number): Promise<void> {
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
 }
 
 /** The columns of the settings given (undefined: not given, left as they are). */
@@ -146,24 +168,35 @@ export async function webhookOwners(
   return owners;
 }
 
-/** Changes the settings given of the caller's webhook (the others stay); false when it is not theirs. */
+/**
+ * Changes the settings given of the caller's webhook (the others stay); false when it is not theirs. One
+ * set forwarding counts against `maxForwarding` with the owner's row locked (ForwardingFullError).
+ */
 export async function setWebhookSettings(
   db: Kysely<Database>,
   userId: number,
   webhookId: string,
   settings: Partial<WebhookSettings>,
+  maxForwarding = Number.MAX_SAFE_INTEGER,
 ): Promise<boolean> {
   const changes = settingColumns(settings);
   const q = db.selectFrom('webhooks').select('id').where('webhook_id', '=', webhookId).where('user_id', '=', userId);
   if (Object.keys(changes).length === 0) return (await q.executeTakeFirst()) !== undefined;
-  const r = await db
-    .updateTable('webhooks')
-    .set(changes)
-    .where('webhook_id', '=', webhookId)
-    .where('user_id', '=', userId)
-    .returning('id')
-    .executeTakeFirst();
-  return r !== undefined;
+  const update = (on: Kysely<Database>) =>
+    on
+      .updateTable('webhooks')
+      .set(changes)
+      .where('webhook_id', '=', webhookId)
+      .where('user_id', '=', userId)
+      .returning('id')
+      .executeTakeFirst();
+  if (!settings.forwardUrl) return (await update(db)) !== undefined;
+  // Forwarding from now: counted with the owner's row locked, as createWebhook counts.
+  return db.transaction().execute(async (trx) => {
+    await lockOwner(trx, userId);
+    if ((await countForwarding(trx, userId, webhookId)) >= maxForwarding) throw new ForwardingFullError(maxForwarding);
+    return (await update(trx)) !== undefined;
+  });
 }
 
 /**

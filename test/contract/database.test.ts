@@ -17,11 +17,13 @@ import {
 } from '../../db/webhooks/capture-deliveries.ts';
 import { expireCaptures, trimCaptures } from '../../db/webhooks/capture-retention.ts';
 import {
+  ForwardingFullError,
   createWebhook,
   deleteOwnedWebhook,
   insertCaptures,
   listCapturedRequests,
   listWebhooks,
+  setWebhookSettings,
 } from '../../db/webhooks/webhooks.ts';
 import { sha256Hex } from '../../lib/auth/tokens.ts';
 import { captureRecord, contractDatabases, useDatabase } from '../support/databases.ts';
@@ -88,6 +90,29 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(made.filter((w) => w !== null)).toHaveLength(5);
     expect(await createWebhook(handle.db, u.id, 5)).toBeNull();
     expect(await listWebhooks(handle.db, u.id, { max_requests: 1, max_age_days: 30 })).toHaveLength(5);
+  });
+
+  it('lets at most `maxForwarding` webhooks forward, exactly, when many are set or made forwarding at once', async () => {
+    const u = await user();
+    const forward = { forwardUrl: 'http://127.0.0.1:9/' };
+    const mine = await Promise.all(Array.from({ length: 5 }, () => createWebhook(handle.db, u.id)));
+    const set = await Promise.allSettled(mine.map((w) => setWebhookSettings(handle.db, u.id, w.webhookId, forward, 2)));
+    const made = await Promise.allSettled(
+      Array.from({ length: 3 }, () => createWebhook(handle.db, u.id, 100, forward, 2)),
+    );
+    const refused = [...set, ...made].filter((r) => r.status === 'rejected');
+    expect(refused).toHaveLength(6);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(ForwardingFullError);
+    const forwarding = await listWebhooks(handle.db, u.id, { max_requests: 1, max_age_days: 30 });
+    expect(forwarding.filter((w) => w.forwardUrl !== null)).toHaveLength(2);
+    // A webhook that forwards already may change its URL; one that stops frees its place.
+    const on = forwarding.find((w) => w.forwardUrl !== null)!;
+    expect(await setWebhookSettings(handle.db, u.id, on.webhookId, { forwardUrl: 'http://127.0.0.1:10/' }, 2)).toBe(
+      true,
+    );
+    expect(await setWebhookSettings(handle.db, u.id, on.webhookId, { forwardUrl: null }, 2)).toBe(true);
+    const off = forwarding.find((w) => w.forwardUrl === null)!;
+    expect(await setWebhookSettings(handle.db, u.id, off.webhookId, forward, 2)).toBe(true);
   });
 
   it('stores captures only for existing webhooks and trims each webhook to its newest `keep`', async () => {

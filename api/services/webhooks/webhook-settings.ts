@@ -6,7 +6,7 @@ import type { createBody } from '../../../contract/webhooks/webhooks.ts';
 import type { Database, WebhookSignature } from '../../../db/schema.ts';
 import { failPendingDeliveries, raiseDeliveryFloors } from '../../../db/webhooks/capture-deliveries.ts';
 import {
-  countForwarding,
+  ForwardingFullError,
   createWebhook,
   deleteOwnedWebhook,
   findOwnedWebhook,
@@ -132,12 +132,6 @@ export function webhookSettingsService({
       await checkTarget(forwardUrl, { allow, field: 'forward_url' }).catch((e) => {
         throw withTargetHint(e, { forward: { webhookId } });
       });
-      const most = PLAN_LIMITS[plan].forwardingWebhooks;
-      if ((await countForwarding(db, account.userId, webhookId)) >= most)
-        throw new PlanLimitError(
-          `forward_url: at most ${most} of your webhooks forward at once on the ${plan} plan ` +
-            '(stop one with forward_url null)',
-        );
     }
     // No rules is stored as none (null), whichever way it was said.
     const rules = input.rules === undefined ? undefined : input.rules?.length ? input.rules : null;
@@ -150,6 +144,17 @@ export function webhookSettingsService({
       retention,
     };
   }
+  const forwardingMost = (plan: Plan) => PLAN_LIMITS[plan].forwardingWebhooks;
+  /** The plan's refusal for a webhook that would forward past its owner's limit; other errors as they are. */
+  const forwardingFull =
+    (plan: Plan) =>
+    (err: unknown): never => {
+      if (!(err instanceof ForwardingFullError)) throw err;
+      throw new PlanLimitError(
+        `forward_url: at most ${err.most} of your webhooks forward at once on the ${plan} plan ` +
+          '(stop one with forward_url null)',
+      );
+    };
   async function sealed(s: SignatureSetting | null | undefined): Promise<WebhookSignature | null | undefined> {
     if (!s) return s;
     if (!box) throw new Error('signature checks need the payload key');
@@ -160,7 +165,9 @@ export function webhookSettingsService({
     async create(account: { userId: number; plan: Plan }, settings: WebhookSettingsInput = {}) {
       const max = PLAN_LIMITS[account.plan].webhooks;
       const given = await checkedSettings(account, settings);
-      const webhook = await createWebhook(db, account.userId, max, given);
+      const webhook = await createWebhook(db, account.userId, max, given, forwardingMost(account.plan)).catch(
+        forwardingFull(account.plan),
+      );
       if (!webhook)
         throw new PlanLimitError(`You own ${max} webhooks, the most the ${account.plan} plan allows: delete one first`);
       return {
@@ -189,8 +196,11 @@ export function webhookSettingsService({
      */
     async update(account: { userId: number; plan: Plan }, webhookId: string, settings: WebhookSettingsInput) {
       const given = await checkedSettings(account, settings, webhookId);
-      if (!(await setWebhookSettings(db, account.userId, webhookId, given)))
-        throw new NotFoundError(`No webhook ${webhookId} among yours`);
+      const most = forwardingMost(account.plan);
+      const set = await setWebhookSettings(db, account.userId, webhookId, given, most).catch(
+        forwardingFull(account.plan),
+      );
+      if (!set) throw new NotFoundError(`No webhook ${webhookId} among yours`);
       if (settings.response !== undefined || settings.rules !== undefined) {
         settingsChanged(webhookId); // this process at once: the next capture here gets the new answer
         if (kv) await kv.publish(WEBHOOK_SETTINGS_CHANNEL, webhookId);
