@@ -101,7 +101,11 @@ export class RuleRequest {
 
 type Source = (request: RuleRequest) => JsonValue | undefined;
 
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+/**
+ * `{{ name }}`, the name's spaces trimmed after the match. No quantifiers over the same characters side
+ * by side: `\{\{\s*([^{}]*?)\s*\}\}` took time cubic in a run of spaces after `{{` (21 s for 4,000).
+ */
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 const NAMES =
   '{{request.method}}, {{request.path}}, {{request.query.NAME}}, {{request.header.NAME}}, ' +
   '{{request.body}}, {{request.body./json/pointer}}, {{uuid}}, {{now}}';
@@ -139,7 +143,7 @@ export interface Template {
 /** Why `template` cannot be filled (an unknown placeholder), or null. */
 export function templateProblem(template: string): string | null {
   for (const m of template.matchAll(PLACEHOLDER)) {
-    const source = sourceOf(m[1]!);
+    const source = sourceOf(m[1]!.trim());
     if (typeof source === 'string') return source;
   }
   return null;
@@ -151,7 +155,7 @@ export function compileTemplate(template: string, json: boolean): Template {
   const sources: Source[] = [];
   let last = 0;
   for (const m of template.matchAll(PLACEHOLDER)) {
-    const source = sourceOf(m[1]!);
+    const source = sourceOf(m[1]!.trim());
     if (typeof source === 'string') throw new Error(source);
     literals.push(template.slice(last, m.index));
     sources.push(source);

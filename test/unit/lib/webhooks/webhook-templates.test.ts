@@ -2,6 +2,7 @@
 // a body nested past MAX_JSON_DEPTH is no JSON to them.
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../../../lib/webhooks/json-pointer.ts';
+import { MAX_RESPONSE_BODY_BYTES } from '../../../../contract/webhooks/webhook-settings.ts';
 import {
   compileTemplate,
   MAX_FILLED_BODY,
@@ -23,6 +24,15 @@ describe('webhook templates', () => {
     expect(templateProblem('{{request.body.a}}')).toMatch(/pointer must be a JSON Pointer/);
     expect(templateProblem('{{request.body.}}')).toMatch(/must not be empty/);
     expect(templateProblem('no {placeholders} here {{')).toBeNull();
+  });
+
+  it('reads a body of the largest size whatever it holds: no placeholder search that backtracks', () => {
+    // A run of spaces after {{ took the old expression time cubic in its length (days for this one).
+    const body = `{{${' '.repeat(MAX_RESPONSE_BODY_BYTES - 2)}`;
+    expect(templateProblem(body)).toBeNull();
+    expect(compileTemplate(body, true).fill(request(null))).toBe(body);
+    expect(templateProblem(`{{${' '.repeat(1000)}request.method${' '.repeat(1000)}}}`)).toBeNull();
+    expect(compileTemplate('{{\t request.method \n}}!', false).fill(request(null))).toBe('PUT!');
   });
 
   it('writes a value that is not a string as JSON, and nothing for what the request lacks', () => {
