@@ -30,6 +30,14 @@ describe('parseDuration', () => {
   );
 });
 
+describe('parseDuration bounds', () => {
+  it('reads at most 32 characters, so a long run of spaces costs nothing', () => {
+    expect(parseDuration(`1h${' '.repeat(40_000)}x`)).toBeNull();
+    expect(parseDuration(`1h${' '.repeat(25)}30m`)).toBe(5400);
+    expect(parseDuration(`1h${' '.repeat(31)}30m`)).toBeNull();
+  });
+});
+
 describe('spellDuration', () => {
   it('spells whole seconds as the fields take them, and parseDuration reads each back', () => {
     const seconds = [0, 1, 59, 60, 90, 300, 3_600, 3_661, 5_400, 86_400];

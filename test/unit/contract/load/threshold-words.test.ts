@@ -82,6 +82,13 @@ describe('threshold expressions', () => {
     expect('fault' in r && r.fault).toMatch(fault);
   });
 
+  it('reads expressions up to 200 characters, spaces anywhere, and refuses a longer one by its length', () => {
+    const spaced = `http_req_duration${' '.repeat(40)}:${' '.repeat(40)}p(${' '.repeat(20)}95)${' '.repeat(40)}<300 ms`;
+    expect(readExpression(spaced)).toMatchObject({ threshold: expect.any(String) });
+    const long = `a${' '.repeat(20_000)}a${' '.repeat(20_000)}<${' '.repeat(20_000)}!`;
+    expect(readExpression(long)).toMatchObject({ fault: expect.stringMatching(/at most 200 characters$/) });
+  });
+
   it('marks a fault of the metric, so that the known metrics are listed with it', () => {
     expect(readExpression('latency < 3')).toMatchObject({ metrics: true });
     expect(readExpression('error_rate < 1ms')).not.toHaveProperty('metrics');
