@@ -92,7 +92,7 @@ describe.each(databases)('database contract (%s)', (kind, open) => {
     expect(await listWebhooks(handle.db, u.id, { max_requests: 1, max_age_days: 30 })).toHaveLength(5);
   });
 
-  it('lets at most `maxForwarding` webhooks forward, exactly, when many are set or made forwarding at once', async () => {
+  it('lets at most `maxForwarding` webhooks forward, also when many are set or made forwarding together', async () => {
     const u = await user();
     const forward = { forwardUrl: 'http://127.0.0.1:9/' };
     const mine = await Promise.all(Array.from({ length: 5 }, () => createWebhook(handle.db, u.id)));
