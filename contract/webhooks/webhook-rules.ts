@@ -4,7 +4,13 @@
 import { z } from 'zod';
 import { pointerProblem } from '../../lib/webhooks/json-pointer.ts';
 import type { ResponseRule, ValueTest } from '../../lib/webhooks/webhook-rules.ts';
-import { MAX_RULES_PROGRAM, regexProblem, regexProgram, rulePatterns } from '../../lib/webhooks/webhook-rules.ts';
+import {
+  globProblem,
+  MAX_RULES_PROGRAM,
+  programSize,
+  regexProblem,
+  rulePatterns,
+} from '../../lib/webhooks/webhook-rules.ts';
 import { templateProblem } from '../../lib/webhooks/webhook-templates.ts';
 import { HEADER_NAME } from '../http-fields.ts';
 import { responseSchema } from './webhook-settings.ts';
@@ -104,6 +110,10 @@ const matchSchema = z
           /^\//,
           'must be a glob starting with "/" (the path below the webhook URL; * within a segment, ** across)',
         )
+        .superRefine((glob, ctx) => {
+          const problem = globProblem(glob);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
         .optional(),
       query: valueTests(
         z.string().min(1, 'must be names').max(100, 'must be names of at most 100 characters'),
@@ -157,8 +167,9 @@ export const rulesSchema = z
   .array(ruleSchema, { error: `must be a list of at most ${MAX_RULES} rules {match, response}, or null for none` })
   .max(MAX_RULES, `must hold at most ${MAX_RULES} rules`)
   .superRefine((rules, ctx) => {
+    // Each at its full size: one refused on its own still counts (its field says why).
     const total = rulePatterns(rules).reduce((sum, p) => {
-      const size = regexProgram(p);
+      const size = programSize(p);
       return sum + (typeof size === 'number' ? size : 0);
     }, 0);
     if (total > MAX_RULES_PROGRAM)

@@ -75,18 +75,22 @@ export const captureAcknowledgement = (webhookId: string) => ({
 export const MAX_PROGRAM = 200;
 export const MAX_RULES_PROGRAM = 2_000;
 
-/** The size of `pattern`'s RE2 program, or why it is not one this service runs. */
-export function regexProgram(pattern: string): number | string {
-  let size: number;
+/** The size of `pattern`'s RE2 program, however large, or why RE2 does not take it. */
+export function programSize(pattern: string): number | string {
   try {
-    size = RE2JS.compile(pattern).programSize();
+    return RE2JS.compile(pattern).programSize();
   } catch (err) {
     return `is not a regular expression RE2 accepts (${(err as Error).message})`;
   }
-  return size > MAX_PROGRAM
-    ? `is too costly a regular expression (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer or ` +
-        `smaller repeats)`
-    : size;
+}
+
+/** Why a path glob is too costly to run (its program as RE2 runs it past MAX_PROGRAM), or null. */
+export function globProblem(glob: string): string | null {
+  if (!/[*?]/.test(glob)) return null;
+  const size = programSize(globPattern(glob));
+  return typeof size === 'number' && size > MAX_PROGRAM
+    ? `is too costly a glob (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer wildcards)`
+    : null;
 }
 
 /** Every pattern of a rule set, its path globs' as RE2 runs them included (what MAX_RULES_PROGRAM bounds together). */
@@ -103,8 +107,12 @@ export function rulePatterns(rules: readonly ResponseRule[]): string[] {
 
 /** Why `pattern` is not an RE2 expression this service runs, or null when it is one. */
 export function regexProblem(pattern: string): string | null {
-  const program = regexProgram(pattern);
-  return typeof program === 'string' ? program : null;
+  const size = programSize(pattern);
+  if (typeof size === 'string') return size;
+  return size > MAX_PROGRAM
+    ? `is too costly a regular expression (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer or ` +
+        'smaller repeats)'
+    : null;
 }
 
 /** A test of the whole path against `glob`: text without wildcards (or but a trailing `**`) is a string comparison. */
