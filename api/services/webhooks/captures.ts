@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
 import { trimCaptureBytes } from '../../../db/webhooks/capture-retention.ts';
-import { webhookOwners, type WebhookOwnerRow } from '../../../db/webhooks/webhooks.ts';
+import { webhookOwners, type WebhookOwnerRow } from '../../../db/webhooks/webhook-owners.ts';
 import { GroupCommit } from '../../../lib/concurrency/group-commit.ts';
 import { NotFoundError, RateLimitedError } from '../../../lib/errors.ts';
 import type { KvStore } from '../../../lib/kv/index.ts';
