@@ -193,8 +193,11 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
       scopes: holder.scopes,
       expiresAt: holder.expiresAt,
     };
-    // A webhook's new captures (2026-07-28 subscriptions/listen): served by a handler of its own (subscriptions.ts).
-    if (listening.claims(body))
+    // A webhook's new captures (2026-07-28 subscriptions/listen): served by a handler of its own
+    // (subscriptions.ts), counted against the plan as opening a REST live stream is (429 when used up).
+    if (listening.claims(body)) {
+      const verdict = await services.quota.spend(account);
+      if (!verdict.allowed) throw services.quota.refusal(account.plan, verdict);
       return listening.serve(ctx, {
         body,
         account,
@@ -202,6 +205,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
         credential: services.credentials.oauthGrant(holder.grantId, holder.account.id).watch(),
         server: () => createMcpServer(toolDeps, account, { era: 'modern', clientIp: ctx.ip }),
       });
+    }
     await serve(ctx, {
       body,
       wantsProgress,

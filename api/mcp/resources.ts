@@ -22,7 +22,8 @@ import type { Plan } from '../../lib/plans.ts';
 import { registerLoadTestApp } from './apps/app-load-test.ts';
 import { loadReportService } from '../services/load-tests/load-report.ts';
 import type { LoadTestService } from '../services/load-tests/load-tests.ts';
-import type { QuotaService } from '../services/quota.ts';
+import type { QuotaService, QuotaVerdict } from '../services/quota.ts';
+import { rateLimited } from './run.ts';
 import type { WebhookService } from '../services/webhooks/webhooks.ts';
 
 /** How many resources of each kind resources/list names (newest first). */
@@ -55,19 +56,21 @@ export function registerResources(
   const { webhooks, loadTests } = deps;
   const { userId } = account;
 
-  // The server serves one request: a resources/list (which calls every template's list) spends once.
-  const listing = once(() => deps.quota.spend(account));
-  const spend = (list: boolean) => (list ? listing() : deps.quota.spend(account));
+  // A resources/list calls every template's list with its one context: it spends once, each list a request
+  // (a batch of them in one HTTP request spends once for each).
+  const listings = new WeakMap<object, Promise<QuotaVerdict>>();
+  const spend = (first: unknown) => {
+    if (first instanceof URL || first === null || typeof first !== 'object') return deps.quota.spend(account);
+    const spent = listings.get(first) ?? deps.quota.spend(account);
+    listings.set(first, spent);
+    return spent;
+  };
   /** Spends the plan's limit, then answers; the services' errors become the protocol's. */
   const guarded =
     <A extends unknown[], T>(body: (...args: A) => Promise<T>) =>
     async (...args: A): Promise<T> => {
-      const verdict = await spend(!(args[0] instanceof URL));
-      if (!verdict.allowed)
-        throw new ProtocolError(
-          ProtocolErrorCode.InternalError,
-          `Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`,
-        );
+      const verdict = await spend(args[0]);
+      if (!verdict.allowed) throw rateLimited(deps.quota.refusal(account.plan, verdict));
       try {
         return await body(...args);
       } catch (thrown) {

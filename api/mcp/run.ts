@@ -1,8 +1,8 @@
 // What every MCP tool shares: its hints (and the scope a call needs, which follows from them), and
 // one wrapper that spends the user's plan quota (the same counters as REST) and turns errors into
 // results a model can act on, never a protocol error.
-import type { CallToolResult } from '@modelcontextprotocol/server';
-import { AppError } from '../../lib/errors.ts';
+import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
+import { AppError, type RateLimitedError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
@@ -76,12 +76,19 @@ export function toolResult<T extends object>(out: T, summary: string, link?: str
   return { content: [{ type: 'text', text: summary }, twin], structuredContent: out as Record<string, unknown> };
 }
 
+/**
+ * A protocol method (not a tool) refused by the plan: a server error of JSON-RPC's implementation-defined
+ * range, its message naming the full window, its data when to retry.
+ */
+export const RATE_LIMITED = -32029;
+export const rateLimited = (err: RateLimitedError) =>
+  new ProtocolError(RATE_LIMITED, err.message, { retry_after_seconds: Number(err.headers['Retry-After']) });
+
 /** Runs a tool body under the user's rate limit; errors become results a model can read. */
 export function toolRunner(quota: QuotaService, account: { userId: number; plan: Plan }, logger: Logger): Run {
   return async (name, body, summary, link) => {
     const verdict = await quota.spend(account);
-    if (!verdict.allowed)
-      return failure(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`);
+    if (!verdict.allowed) return failure(quota.refusal(account.plan, verdict).message);
     try {
       const out = await body();
       return toolResult(out, summary(out), link?.(out));

@@ -5,7 +5,7 @@
 // ended load test's results and report as REST answers them, and list and get the prompts; a
 // 2026-07-28 client reads the MCP Apps' ui:// resources as the browser suites' 2025-11-25 one does.
 import { describe, expect, it, vi } from 'vitest';
-import { admin, call, targets } from '../support/client.ts';
+import { admin, call, freshWindow, targets } from '../support/client.ts';
 import { loadTargetSuite, loadTestCalls, pacedTest } from '../support/load-tests.ts';
 import { servedApp } from '../support/mcp-app-host.ts';
 import { connectedClient, connectedModernClient, newUser } from '../support/mcp.ts';
@@ -173,6 +173,36 @@ for (const target of targets()) {
         await repeated.close();
       } finally {
         await Promise.all([client.close(), stranger.close(), legacy.close()]);
+      }
+    });
+
+    it('2026-07-28: a listen counts as one request of the plan, as opening a REST live stream does', {
+      timeout: 90_000,
+    }, async () => {
+      const user = await newUser(target, 'free'); // 10 requests a minute
+      const client = (await connectedModernClient(target, user.email)).client;
+      try {
+        await freshWindow(30);
+        const created = await client.callTool({ name: 'webhook_create', arguments: {} }); // the minute's 1st
+        const { webhook_id: webhookId } = created.structuredContent as { webhook_id: string };
+        const subscription = await client.listen({
+          resourceSubscriptions: [`netops://webhooks/${webhookId}/requests`],
+        });
+        await subscription.close(); // the 2nd
+        let allowed = 0;
+        for (;;) {
+          const listed = await client.callTool({ name: 'webhook_list', arguments: {} });
+          if (listed.isError) {
+            expect(JSON.stringify(listed.content)).toMatch(
+              /Rate limit of the free plan reached \(10 requests per minute/,
+            );
+            break;
+          }
+          allowed += 1;
+        }
+        expect(allowed).toBe(8);
+      } finally {
+        await client.close();
       }
     });
 

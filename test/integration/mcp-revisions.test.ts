@@ -147,7 +147,9 @@ for (const target of targets()) {
           for (const client of [modern, legacy]) {
             const limited = (await client.callTool({ name: 'webhook_list', arguments: {} })) as Called;
             expect(limited.isError).toBe(true);
-            expect(text(limited)).toMatch(/^Rate limit of the free plan reached: retry in \d+ s\.$/);
+            expect(text(limited)).toMatch(
+              /^Rate limit of the free plan reached \(10 requests per minute\); retry after \d+ s$/,
+            );
           }
         } finally {
           await Promise.all([modern.close(), legacy.close()]);

@@ -157,10 +157,7 @@ export function registerJobTool(
       // The SDK checked a plain call's arguments already; a task's come here unchecked.
       const checked = validate(config.inputSchema, args, 'arguments') as Record<string, unknown>;
       const verdict = await deps.quota.spend(account);
-      if (!verdict.allowed)
-        return {
-          refused: failure(`Rate limit of the ${account.plan} plan reached: retry in ${verdict.retryAfterSeconds} s.`),
-        };
+      if (!verdict.allowed) return { refused: failure(deps.quota.refusal(account.plan, verdict).message) };
       const started = await start(checked);
       return { started: typeof started === 'string' ? { taskId: started, statusMessage: 'started' } : started };
     } catch (err) {
