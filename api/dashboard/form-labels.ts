@@ -25,9 +25,11 @@ export function labelled<E>(err: E, labels: FormLabels): E | InvalidInputError {
 
 /**
  * What a form's post shows on the form when it is refused, its field named by `labels`: the caller's
- * mistakes (bad input, the plan's bounds). Anything else (our bugs, a backend away) is thrown on.
+ * mistakes (bad input, the plan's bounds), its headers set on the answer (a 429's Retry-After). Anything
+ * else (our bugs, a backend away) is thrown on.
  */
-export function formRefusal(err: unknown, labels: FormLabels): AppError {
+export function formRefusal(ctx: { set(headers: Record<string, string>): void }, err: unknown, labels: FormLabels) {
   if (!(err instanceof AppError) || !err.isCallersFault) throw err;
+  ctx.set({ ...err.headers });
   return labelled(err, labels);
 }

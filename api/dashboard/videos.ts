@@ -59,7 +59,7 @@ optionally from and to seconds (at most ${MAX_REGIONS})</label>
       );
       seeOther(ctx, `/dashboard/videos/${started.job_id}`);
     } catch (err) {
-      return videosPage(ctx, account, form, formRefusal(err, { regions: 'Regions', service: 'Service' }));
+      return videosPage(ctx, account, form, formRefusal(ctx, err, { regions: 'Regions', service: 'Service' }));
     }
   });
 

@@ -100,7 +100,7 @@ ${breakableUrl(t.config.target_url)}</a>`,
       seeOther(ctx, `/dashboard/load-tests/${answer.test_id}`);
     } catch (err) {
       // Bad input and the plan's bounds are shown on the form, with what was typed (secrets aside).
-      const refusal = formRefusal(err, START_LABELS);
+      const refusal = formRefusal(ctx, err, START_LABELS);
       return loadTestsPage(ctx, account, kept, refusal.message, refusal.status);
     }
   });

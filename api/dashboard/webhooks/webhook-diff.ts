@@ -117,6 +117,7 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
         if (!(err instanceof AppError) || (err.status >= 500 && err.code !== 'timeout' && err.code !== 'unavailable'))
           throw err;
         error = err;
+        ctx.set({ ...err.headers }); // a 429's Retry-After
       }
       const ignore =
         typeof given.ignore_headers === 'string' ? given.ignore_headers : (diff?.headers.ignored.join(', ') ?? '');

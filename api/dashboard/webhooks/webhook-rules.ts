@@ -141,7 +141,7 @@ export function webhookRuleRoutes(
 <pre>${[...headers, '', got.response.body.slice(0, 4000)].join('\n')}</pre>`,
       });
     } catch (err) {
-      return render(ctx, account, { tried, error: formRefusal(err, RULE_FORM_LABELS) });
+      return render(ctx, account, { tried, error: formRefusal(ctx, err, RULE_FORM_LABELS) });
     }
   });
 }

@@ -242,7 +242,7 @@ export function webhookToolRoutes(
   const owner = (a: Account) => ({ userId: a.id, plan: a.plan });
   /** A refusal the user can act on is shown on the page; anything else is the error page's. */
   const shown = (ctx: Context, account: Account) => (err: unknown) =>
-    render(ctx, account, { error: formRefusal(err, WEBHOOK_FORM_LABELS) });
+    render(ctx, account, { error: formRefusal(ctx, err, WEBHOOK_FORM_LABELS) });
   page.post('/webhooks/:id/settings', async (ctx, { form, account }) => {
     const id = ctx.params.id!;
     try {

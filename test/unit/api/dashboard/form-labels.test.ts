@@ -6,7 +6,12 @@ import { WEBHOOK_FORM_LABELS, settingsFromForm } from '../../../../api/dashboard
 import { startBody } from '../../../../contract/load/load-test-start.ts';
 import { replayBody, searchQuery, updateBody } from '../../../../contract/webhooks/webhooks.ts';
 import { fieldsOf, validate } from '../../../../contract/validate.ts';
-import { DependencyUnavailableError, InvalidInputError, PlanLimitError } from '../../../../lib/errors.ts';
+import {
+  DependencyUnavailableError,
+  InvalidInputError,
+  PlanLimitError,
+  RateLimitedError,
+} from '../../../../lib/errors.ts';
 
 const refusal = (run: () => unknown): Error => {
   try {
@@ -99,13 +104,22 @@ describe('form labels', () => {
 
 describe('form refusals', () => {
   it("shows the caller's mistakes on the form, labelled, and throws anything else on", () => {
+    const set: Array<Record<string, string>> = [];
+    const ctx = { set: (headers: Record<string, string>) => set.push(headers) };
     const bad = new InvalidInputError('rampUpTime: must not exceed testDuration', 'rampUpTime');
-    expect(formRefusal(bad, START_LABELS).message).toBe('Ramp-up: must not exceed testDuration');
+    expect(formRefusal(ctx, bad, START_LABELS).message).toBe('Ramp-up: must not exceed testDuration');
     const limit = new PlanLimitError('At most 2 concurrent load tests on your plan');
-    expect(formRefusal(limit, START_LABELS)).toBe(limit);
+    expect(formRefusal(ctx, limit, START_LABELS)).toBe(limit);
     const away = new DependencyUnavailableError('blobs', new Error('ECONNREFUSED'));
-    expect(() => formRefusal(away, START_LABELS)).toThrow(away);
+    expect(() => formRefusal(ctx, away, START_LABELS)).toThrow(away);
     const bug = new TypeError('boom');
-    expect(() => formRefusal(bug, START_LABELS)).toThrow(bug);
+    expect(() => formRefusal(ctx, bug, START_LABELS)).toThrow(bug);
+  });
+
+  it("answers a refusal with its headers, a 429's Retry-After as the API sends it", () => {
+    const set: Array<Record<string, string>> = [];
+    const busy = new RateLimitedError('At most 2 load tests start at once: retry after 10 s', 10);
+    expect(formRefusal({ set: (h) => set.push(h) }, busy, START_LABELS)).toBe(busy);
+    expect(set).toEqual([{ 'Retry-After': '10' }]);
   });
 });
