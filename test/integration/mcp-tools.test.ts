@@ -219,7 +219,7 @@ describe('MCP tools', () => {
       const limited = await client.callTool({ name: 'webhook_list', arguments: {} });
       expect(limited.isError).toBe(true);
       expect((limited.content as Array<{ text: string }>)[0]!.text).toMatch(
-        /Rate limit of the free plan reached: retry in \d+ s/,
+        /Rate limit of the free plan reached \(10 requests per minute\); retry after \d+ s/,
       );
       await client.close();
     },
