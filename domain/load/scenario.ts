@@ -63,8 +63,11 @@ export class Scenario<R> {
       );
     const filled = new URL(fill(step.path), this.url);
     // A value may name another origin (`//other.example/x`, a link the target answered): the connection
-    // is the target's, so the request keeps that value's path and query, on the target's origin.
-    const target = filled.origin === this.url.origin ? filled : new URL(`${filled.pathname}${filled.search}`, this.url);
+    // is the target's, so the request keeps that value's path and query, on the target's origin (set
+    // as a path: one that starts with // names no host there).
+    const target = new URL(this.url);
+    target.pathname = filled.pathname;
+    target.search = filled.search;
     const headers = Object.fromEntries(Object.entries(step.headers).map(([k, v]) => [k, fill(v, true)]));
     return this.encode(
       {

@@ -23,6 +23,15 @@ describe('a scenario step', () => {
       const sent = scenario('{{next}}').request({ step: 0, values: { next, token: '' } });
       expect(sent.url.href, next).toBe('http://target.example:8080/x?y=1');
     }
+    // A path that starts with // (or a backslash) once on another origin still names no host.
+    for (const [next, path] of [
+      ['https://other.example//evil.example/x?y=1', '//evil.example/x?y=1'],
+      ['http://other.example/\\evil.example/x', '//evil.example/x'],
+    ]) {
+      const sent = scenario('{{next}}').request({ step: 0, values: { next: next!, token: '' } });
+      expect(sent.url.host, next).toBe('target.example:8080');
+      expect(`${sent.url.pathname}${sent.url.search}`, next).toBe(path);
+    }
     const same = scenario('{{next}}').request({
       step: 0,
       values: { next: 'http://target.example:8080/x?y=1', token: '' },
