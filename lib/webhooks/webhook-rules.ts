@@ -84,12 +84,18 @@ export function programSize(pattern: string): number | string {
   }
 }
 
+/** Whether a glob is run by RE2: one without wildcards, or with a trailing `**` only, is compared as text. */
+function runsOnRe2(glob: string): boolean {
+  const wild = glob.search(/[*?]/);
+  return wild !== -1 && !(wild === glob.length - 2 && glob.endsWith('**'));
+}
+
 /** Why a path glob is too costly to run (its program as RE2 runs it past MAX_PROGRAM), or null. */
 export function globProblem(glob: string): string | null {
-  if (!/[*?]/.test(glob)) return null;
+  if (!runsOnRe2(glob)) return null;
   const size = programSize(globPattern(glob));
   return typeof size === 'number' && size > MAX_PROGRAM
-    ? `is too costly a glob (a program of ${size} steps, at most ${MAX_PROGRAM}: fewer wildcards)`
+    ? `is too costly a glob (a program of ${size} steps, at most ${MAX_PROGRAM}: shorter, or fewer wildcards)`
     : null;
 }
 
@@ -98,7 +104,7 @@ export function rulePatterns(rules: readonly ResponseRule[]): string[] {
   const tests = (t: Record<string, ValueTest> | undefined) =>
     Object.values(t ?? {}).flatMap((v) => (v.regex === undefined ? [] : [v.regex]));
   return rules.flatMap(({ match }) => [
-    ...(match.path !== undefined && /[*?]/.test(match.path) ? [globPattern(match.path)] : []),
+    ...(match.path !== undefined && runsOnRe2(match.path) ? [globPattern(match.path)] : []),
     ...tests(match.query),
     ...tests(match.header),
     ...(match.body?.regex === undefined ? [] : [match.body.regex]),
@@ -117,9 +123,8 @@ export function regexProblem(pattern: string): string | null {
 
 /** A test of the whole path against `glob`: text without wildcards (or but a trailing `**`) is a string comparison. */
 function globTest(glob: string): Test {
-  const wild = glob.search(/[*?]/);
-  if (wild === -1) return (p) => p.path === glob;
-  if (wild === glob.length - 2 && glob.endsWith('**')) {
+  if (!runsOnRe2(glob)) {
+    if (!/[*?]/.test(glob)) return (p) => p.path === glob;
     const prefix = glob.slice(0, -2);
     return (p) => p.path.startsWith(prefix);
   }
@@ -227,11 +232,22 @@ export function compileRules(
   rules: readonly ResponseRule[],
   onBroken: (index: number, err: unknown) => void = () => {},
 ): CompiledRules {
+  // Bounds as when set (a set stored before a bound was enforced is held to it here): a rule with a
+  // pattern past MAX_PROGRAM, or past what is left of MAX_RULES_PROGRAM, never holds.
+  let program = 0;
   const compiled = rules.map((rule, index) => {
     const isJson = Object.entries(rule.response.headers).some(
       ([k, v]) => k.toLowerCase() === 'content-type' && /\bjson\b|\+json\b/i.test(v),
     );
     try {
+      for (const pattern of rulePatterns([rule])) {
+        const size = programSize(pattern);
+        if (typeof size === 'string') throw new Error(size);
+        // A rule that never runs spends nothing of the set's budget.
+        if (size > MAX_PROGRAM || program + size > MAX_RULES_PROGRAM)
+          throw new Error(`past the rules' bounds (${MAX_PROGRAM} steps a pattern, ${MAX_RULES_PROGRAM} in all)`);
+        program += size;
+      }
       return { tests: matchTests(rule.match), body: compileTemplate(rule.response.body, isJson) };
     } catch (err) {
       onBroken(index, err);

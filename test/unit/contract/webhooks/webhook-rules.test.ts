@@ -18,6 +18,16 @@ describe('rule patterns', () => {
       expect.stringMatching(/^0\.match\.path: is too costly a glob \(a program of \d+ steps, at most 200/),
     ]);
     expect(issues([rule('/orders/*/items/**')])).toEqual([]);
+    // Text and a trailing ** is compared as text, never run by RE2: no bound but its length.
+    expect(issues([rule(`/${'a'.repeat(400)}/**`)])).toEqual([]);
+  });
+
+  it("counts a pattern refused on its own at its full size in the set's total", () => {
+    const glob = `/${'*a'.repeat(50)}`; // 153 steps
+    const costly = { match: { body: { regex: 'a[^\\n]{999}z' } }, response: { status: 200 } };
+    const found = issues([costly, ...Array.from({ length: 10 }, () => rule(glob))]);
+    expect(found).toContainEqual(expect.stringMatching(/^0\.match\.body\.regex: is too costly a regular expression/));
+    expect(found).toContainEqual(expect.stringMatching(/^: hold regular expressions and globs too costly together/));
   });
 
   it('bounds the programs of the whole set, each counted at its full size', () => {

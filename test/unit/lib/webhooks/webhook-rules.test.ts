@@ -108,6 +108,22 @@ describe('response rules', () => {
     expect(r.pick(request({ text: `${'x'.repeat(60_000)}needle` }))).toBe(0);
   });
 
+  it('holds a rule set stored before a bound to it: a rule past it never matches, and is told', () => {
+    const broken: number[] = [];
+    const glob = `/${'*a'.repeat(50)}`; // 153 steps: 13 of them pass 2,000 together
+    const stored = compileRules(
+      [
+        { match: { body: { regex: 'a[^\\n]{999}z' } }, response: answer(500) },
+        ...Array.from({ length: 14 }, () => ({ match: { path: glob }, response: answer(201) })),
+        { match: {}, response: answer(202) },
+      ],
+      (i) => broken.push(i),
+    );
+    expect(broken).toEqual([0, 14]);
+    expect(stored.pick(request({ text: `a${'b'.repeat(999)}z`, path: `/${'xa'.repeat(50)}` }))).toBe(1);
+    expect(stored.pick(request({ text: 'ab' }))).toBe(15);
+  });
+
   it('an empty match holds for every request; no rules pick none', () => {
     expect(compileRules([{ match: {}, response: answer(418) }]).pick(request())).toBe(0);
     expect(compileRules([]).pick(request())).toBe(-1);
