@@ -39,7 +39,9 @@ const monthNumber = (abbr: string): string | null => {
 
 /** ISO 8601 (UTC) from the date spellings registries use, or null. */
 export function isoDate(value: string | undefined): string | null {
-  if (!value) return null;
+  // A registry's date is a few dozen characters: a longer value is none (and the expressions below
+  // stay linear in what they read: a run of spaces made them quadratic).
+  if (!value || value.length > 100) return null;
   let v = value
     .trim()
     .replace(/\s*\((?:UTC|GMT)\)$/i, '')
