@@ -15,7 +15,7 @@ import {
   ResourceNotFoundError,
   ResourceTemplate,
 } from '@modelcontextprotocol/server';
-import { AppError, NotFoundError } from '../../lib/errors.ts';
+import { AppError, NotFoundError, type RateLimitedError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
@@ -23,7 +23,6 @@ import { registerLoadTestApp } from './apps/app-load-test.ts';
 import { loadReportService } from '../services/load-tests/load-report.ts';
 import type { LoadTestService } from '../services/load-tests/load-tests.ts';
 import type { QuotaService, QuotaVerdict } from '../services/quota.ts';
-import { rateLimited } from './run.ts';
 import type { WebhookService } from '../services/webhooks/webhooks.ts';
 
 /** How many resources of each kind resources/list names (newest first). */
@@ -43,6 +42,15 @@ export const capturesUri = (webhookId: string) => `netops://webhooks/${encodeURI
 export const captureUri = (webhookId: string, id: number) => `${capturesUri(webhookId)}/${id}`;
 const testUri = (testId: string, what: 'results' | 'report') =>
   `netops://load-tests/${encodeURIComponent(testId)}/${what}`;
+
+/**
+ * A resource method refused by the plan: a server error of JSON-RPC's implementation-defined range, its
+ * message naming the full window, its data when to retry. (Here, not in run.ts: the API loads run.ts at
+ * start, and the MCP SDK only at the first MCP request.)
+ */
+export const RATE_LIMITED = -32029;
+const rateLimited = (err: RateLimitedError) =>
+  new ProtocolError(RATE_LIMITED, err.message, { retry_after_seconds: Number(err.headers['Retry-After']) });
 
 export function registerResources(
   server: McpServer,

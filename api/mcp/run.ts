@@ -1,8 +1,8 @@
 // What every MCP tool shares: its hints (and the scope a call needs, which follows from them), and
 // one wrapper that spends the user's plan quota (the same counters as REST) and turns errors into
 // results a model can act on, never a protocol error.
-import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
-import { AppError, type RateLimitedError } from '../../lib/errors.ts';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { AppError } from '../../lib/errors.ts';
 import { temporalOutage } from '../../lib/temporal/jobs.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Plan } from '../../lib/plans.ts';
@@ -75,14 +75,6 @@ export function toolResult<T extends object>(out: T, summary: string, link?: str
   // A tool's answer is a plain JSON object (an interface type has no index signature to say so).
   return { content: [{ type: 'text', text: summary }, twin], structuredContent: out as Record<string, unknown> };
 }
-
-/**
- * A protocol method (not a tool) refused by the plan: a server error of JSON-RPC's implementation-defined
- * range, its message naming the full window, its data when to retry.
- */
-export const RATE_LIMITED = -32029;
-export const rateLimited = (err: RateLimitedError) =>
-  new ProtocolError(RATE_LIMITED, err.message, { retry_after_seconds: Number(err.headers['Retry-After']) });
 
 /** Runs a tool body under the user's rate limit; errors become results a model can read. */
 export function toolRunner(quota: QuotaService, account: { userId: number; plan: Plan }, logger: Logger): Run {
