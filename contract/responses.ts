@@ -117,6 +117,9 @@ export const accountResult = z.object({
       live_streams: int,
       webhooks: int,
       captures_per_minute: int,
+      rule_ms_per_minute: int.describe(
+        "Milliseconds a minute the user's response rules may run in one API process (all webhooks together)",
+      ),
       capture_bytes: int,
       captures_kept: int,
       capture_days: int,

@@ -19,6 +19,11 @@ export interface PlanLimits {
   webhooks: number;
   capturesPerMinute: number;
   /**
+   * Milliseconds a minute the user's response rules may run in one API process (on its request thread),
+   * all of their webhooks together; past it their captures that have rules to run get 429, nothing stored.
+   */
+  ruleMsPerMinute: number;
+  /**
    * Bytes of captured bodies kept over all of a user's webhooks (as stored: binary bodies in base64); past it the
    * oldest go.
    */
@@ -43,6 +48,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     liveStreams: 2,
     webhooks: 5,
     capturesPerMinute: 60,
+    ruleMsPerMinute: 1_000,
     captureBytes: 10 * MiB,
     capturesKept: 1_000,
     captureDays: 7,
@@ -57,6 +63,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     liveStreams: 10,
     webhooks: 50,
     capturesPerMinute: 600,
+    ruleMsPerMinute: 5_000,
     captureBytes: 250 * MiB,
     capturesKept: 10_000,
     captureDays: 30,
@@ -71,6 +78,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     liveStreams: 50,
     webhooks: 1_000,
     capturesPerMinute: 6_000,
+    ruleMsPerMinute: 15_000,
     captureBytes: 2048 * MiB,
     capturesKept: 10_000,
     captureDays: 30,

@@ -24,6 +24,7 @@ export function accountService({ db }: { db: Kysely<Database> }) {
           live_streams: l.liveStreams,
           webhooks: l.webhooks,
           captures_per_minute: l.capturesPerMinute,
+          rule_ms_per_minute: l.ruleMsPerMinute,
           capture_bytes: l.captureBytes,
           captures_kept: l.capturesKept,
           capture_days: l.captureDays,

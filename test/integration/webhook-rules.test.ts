@@ -174,4 +174,47 @@ describe.each(targets())('webhook response rules ($name)', (target) => {
     expect(fifty.status, fifty.text).toBe(200);
     expect((await fetch(`${created.body.webhook_url}/r49`)).status).toBe(249);
   });
+  it("refuses a user's captures that have rules once their rules ran the plan's time, and no one else's", async () => {
+    // Sixteen patterns of 118-126 steps (1,967 together, under the 2,000 allowed), none holding, each
+    // over 64 KiB of letters: each capture of these webhooks runs them all (15-20 ms here).
+    const costly = Array.from({ length: 16 }, (_, i) => ({
+      match: { body: { regex: `(?:[a-z]|Q|[b-y]){1,60}[0-9]{${1 + (i % 3)}}` } },
+      response: { status: 418, body: 'never' },
+    }));
+    const freeAccount = newAccount(target, 'free');
+    const freeUser = networkApi(target, freeAccount);
+    const other = networkApi(target, newAccount(target, 'free'));
+    // Four webhooks take 240 captures a minute on the free plan, more than its 1,000 ms of rules allow.
+    const heavy: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      heavy.push((await freeUser('POST', 'my-webhook-create', { rules: costly })).body.webhook_url);
+    }
+    const plain = (await freeUser('POST', 'my-webhook-create', {})).body.webhook_url as string;
+    const theirs = await other('POST', 'my-webhook-create', { rules: costly });
+    expect(theirs.status, theirs.text).toBe(201);
+    const body = 'abcdefghijklmnopqrstuvwxyzQ'.repeat(2500).slice(0, 64 * 1024);
+
+    let refused: Response | undefined;
+    let sent = 0;
+    for (; sent < 240 && !refused; sent++) {
+      const answer = await fetch(`${heavy[sent % 4]}?n=${sent}`, { method: 'POST', body });
+      if (answer.status === 429) refused = answer;
+      else expect(answer.status).toBe(200);
+    }
+    expect(refused, `no 429 in ${sent} captures`).toBeDefined();
+    expect(sent).toBeGreaterThan(10); // a bucket of 1,000 ms, at most ~50 ms a capture
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const said = await refused!.json();
+    expect(said).toMatchObject({ success: false, code: 429, error: 'Too Many Requests' });
+    expect(said.message).toMatch(/response rules ran for their owner's 1000 ms of this minute on this server/);
+
+    // The same user's webhook without rules, and another user's rules, are answered as before.
+    expect((await fetch(plain, { method: 'POST', body })).status).toBe(200);
+    expect((await fetch(theirs.body.webhook_url, { method: 'POST', body })).status).toBe(200);
+    // Nothing of the refused capture was stored.
+    const id = new URL(heavy[(sent - 1) % 4]!).pathname.split('/')[2]!;
+    const stored = await webhookCaptures<{ query_string: string | null }>(target, freeAccount, id);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.map((c) => c.query_string)).not.toContain(`n=${sent - 1}`);
+  });
 });

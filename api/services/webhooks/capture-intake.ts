@@ -5,7 +5,10 @@
 // and streamed exactly as a delivery is.
 import type { CaptureWriter } from '../../../db/webhooks/capture-writer.ts';
 import type { CaptureRecord } from '../../../db/webhooks/webhooks.ts';
-import { NotFoundError } from '../../../lib/errors.ts';
+import { NotFoundError, RateLimitedError } from '../../../lib/errors.ts';
+import { processMetrics } from '../../../lib/metrics.ts';
+import { PLAN_LIMITS } from '../../../lib/plans.ts';
+import type { RuleBudget } from '../../../lib/webhooks/rule-budget.ts';
 import { RuleRequest, type RuleAnswer } from '../../../lib/webhooks/webhook-rules.ts';
 import type { WebhookResponse } from '../../../db/schema.ts';
 import type { CaptureOwner, CaptureService } from './captures.ts';
@@ -37,6 +40,18 @@ export interface Intake {
   record: CaptureRecord;
 }
 
+/** When the owner's rules may run now, the time they start; else 429 (nothing is stored). */
+function rulesMayRun(budget: RuleBudget, owner: CaptureOwner): number {
+  const wait = budget.waitSeconds(owner.userId, owner.plan);
+  if (wait === 0) return performance.now();
+  processMetrics().capturesRefused.inc({ plan: owner.plan });
+  throw new RateLimitedError(
+    `This webhook's response rules ran for their owner's ${PLAN_LIMITS[owner.plan].ruleMsPerMinute} ms of this ` +
+      `minute on this server (the ${owner.plan} plan); nothing was stored: retry after ${wait} s`,
+    wait,
+  );
+}
+
 export function captureIntake(writer: CaptureWriter, captures: CaptureService) {
   return {
     /** Counts one capture of the webhook from the address (404 unknown, 429 past a bound): before its body is read. */
@@ -46,25 +61,27 @@ export function captureIntake(writer: CaptureWriter, captures: CaptureService) {
     async take(owner: CaptureOwner, arrived: ArrivedRequest): Promise<Intake> {
       const { webhookId, method, path, query, headers, raw } = arrived;
       const { body, encoding } = decodeBody(raw);
-      // The first of the owner's rules whose match holds answers (off the database path: compiled with the owner).
-      let ruleRequest: RuleRequest | undefined;
+      // The first of the owner's rules whose match holds answers (off the database path: compiled with the
+      // owner), within the owner's share of this thread; the owner's answer (none to a preflight) is known
+      // before the capture is stored: its status is recorded.
       let matched = -1;
+      let answer: WebhookResponse | RuleAnswer | null = arrived.preflight ? null : owner.response;
       if (owner.rules && !arrived.preflight) {
-        ruleRequest = new RuleRequest({
+        const started = rulesMayRun(captures.ruleBudget, owner);
+        const request = new RuleRequest({
           method,
           path: path.slice(CAPTURE_PREFIX.length + webhookId.length) || '/',
           search: query ?? '',
           headers,
           text: encoding === 'utf8' ? body : null,
         });
-        matched = owner.rules.pick(ruleRequest);
+        try {
+          matched = owner.rules.pick(request);
+          if (matched !== -1) answer = owner.rules.answer(matched, request);
+        } finally {
+          captures.ruleBudget.spend(owner.userId, owner.plan, performance.now() - started);
+        }
       }
-      // The owner's answer (none to a preflight), known before the capture is stored: its status is recorded.
-      const answer = arrived.preflight
-        ? null
-        : matched === -1
-          ? owner.response
-          : owner.rules!.answer(matched, ruleRequest!);
       const record: CaptureRecord = {
         webhookId,
         method,

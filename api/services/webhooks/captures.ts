@@ -17,6 +17,7 @@ import { PLAN_LIMITS, PLANS, type Plan } from '../../../lib/plans.ts';
 import type { WebhookResponse } from '../../../db/schema.ts';
 import { addressKey } from '../../../lib/net/client-ip.ts';
 import { compileRules, type CompiledRules } from '../../../lib/webhooks/webhook-rules.ts';
+import { RuleBudget } from '../../../lib/webhooks/rule-budget.ts';
 
 const OWNER_CACHE_MS = 60_000;
 /**
@@ -167,6 +168,9 @@ export function captureService({
   }
 
   return {
+    /** How long each owner's response rules may run in this process (the plan's share of its thread). */
+    ruleBudget: new RuleBudget(),
+
     /**
      * The webhook's settings changed: this process reads them again at its next capture (other
      * processes hear it on the channel).

@@ -1,0 +1,52 @@
+// A user's response rules run within their plan's milliseconds a minute in one process: the bucket
+// starts full, may be overdrawn by the last run, refills continuously, and is the user's own.
+import { describe, expect, it } from 'vitest';
+import { PLAN_LIMITS } from '../../../../lib/plans.ts';
+import { RuleBudget } from '../../../../lib/webhooks/rule-budget.ts';
+
+function clocked() {
+  let now = 1_000;
+  return { budget: new RuleBudget(() => now), pass: (ms: number) => (now += ms) };
+}
+
+describe("a user's rules' share of the thread", () => {
+  const free = PLAN_LIMITS.free.ruleMsPerMinute;
+
+  it('lets the rules run until the plan’s milliseconds are spent, to the millisecond', () => {
+    const { budget } = clocked();
+    expect(budget.waitSeconds(1, 'free')).toBe(0);
+    budget.spend(1, 'free', free - 1);
+    expect(budget.waitSeconds(1, 'free')).toBe(0);
+    budget.spend(1, 'free', 1);
+    expect(budget.waitSeconds(1, 'free')).toBe(1);
+  });
+
+  it('lets the last run overdraw, and says how long the bucket takes to come back above nothing', () => {
+    const { budget, pass } = clocked();
+    budget.spend(1, 'free', free + 500); // 500 ms over: 30 s at 1,000 ms a minute
+    expect(budget.waitSeconds(1, 'free')).toBe(30);
+    pass(28_000); // 466.7 ms back: 33.3 ms to go, 2 s
+    expect(budget.waitSeconds(1, 'free')).toBe(2);
+    pass(1_990); // 0.2 ms to go
+    expect(budget.waitSeconds(1, 'free')).toBe(1);
+    pass(20);
+    expect(budget.waitSeconds(1, 'free')).toBe(0);
+  });
+
+  it('refills at the plan’s rate and never above a minute’s worth', () => {
+    const { budget, pass } = clocked();
+    budget.spend(1, 'pro', 100);
+    pass(3_600_000);
+    budget.spend(1, 'pro', PLAN_LIMITS.pro.ruleMsPerMinute - 1);
+    expect(budget.waitSeconds(1, 'pro')).toBe(0);
+    budget.spend(1, 'pro', 1);
+    expect(budget.waitSeconds(1, 'pro')).toBe(1);
+  });
+
+  it('keeps each user’s bucket apart', () => {
+    const { budget } = clocked();
+    budget.spend(1, 'free', free);
+    expect(budget.waitSeconds(1, 'free')).toBe(1);
+    expect(budget.waitSeconds(2, 'free')).toBe(0);
+  });
+});
