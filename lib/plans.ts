@@ -89,6 +89,16 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
   },
 };
 
+/** How often an MCP client is told to poll a task (its `pollInterval`). */
+export const TASK_POLL_MS = 2000;
+
+/**
+ * MCP task reads a minute (tasks/get, tasks/list, tasks/result, tasks/cancel) that spend no request:
+ * enough to poll every load test and wait the plan runs at once at the advertised interval.
+ */
+export const taskReadsPerMinute = (plan: Plan) =>
+  ((PLAN_LIMITS[plan].loadTestsAtOnce + PLAN_LIMITS[plan].liveStreams) * 60_000) / TASK_POLL_MS;
+
 /** Captured requests a webhook keeps unless its owner sets more (its `retention`); the oldest go beyond it. */
 export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 

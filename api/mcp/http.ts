@@ -37,6 +37,7 @@ export function mcpRoutes(deps: ApiDeps & { oauth: OauthServer }, services: Serv
     webhookReplays: services.webhookReplays,
     webhookWaits: services.webhookWaits,
     quota: services.quota,
+    streams: services.streams,
     site: services.site,
     video: services.video,
     loadTests: services.loadTests,

@@ -49,7 +49,8 @@ const testUri = (testId: string, what: 'results' | 'report') =>
  * start, and the MCP SDK only at the first MCP request.)
  */
 export const RATE_LIMITED = -32029;
-const rateLimited = (err: RateLimitedError) =>
+/** A refusal of the plan's bounds as the protocol's error (its retry in `data`). */
+export const rateLimited = (err: RateLimitedError) =>
   new ProtocolError(RATE_LIMITED, err.message, { retry_after_seconds: Number(err.headers['Retry-After']) });
 
 export function registerResources(

@@ -13,10 +13,11 @@ import {
   type Task,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, RateLimitedError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { TASK_POLL_MS, TASK_TTL_MS, type JobTask, type TaskService } from '../services/tasks.ts';
 import { isTerminal, presentTask, untilEnded, type JobTool, type JobTools } from './tools/job-tools.ts';
+import { rateLimited } from './resources.ts';
 
 /**
  * What a task-augmented `tools/call` is renamed to on its way in (asTaskCalls): the SDK's own
@@ -49,17 +50,36 @@ const notFound = (taskId: string) =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 100)}`);
 export const taskParams = z.looseObject({ taskId: z.string() });
 
+/** What the task methods cost the signed-in user's plan (api/mcp/tools.ts builds them from the services). */
+export interface TaskBounds {
+  /** Counts one task method call: free within the plan's task reads a minute, else a request (429 when spent). */
+  spend(): Promise<void>;
+  /** Runs a tasks/result call's wait for its task's end holding one of the user's task-wait slots (429: none free). */
+  holdWait<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** Who the task methods serve, and what they cost. */
+export interface TaskMethodDeps {
+  tasks: TaskService;
+  userId: number;
+  logger: Logger;
+  bounds: TaskBounds;
+}
+
 /**
  * What the task methods of both revisions (here, and the extension's in api/mcp/tasks-ext.ts) do with
- * a job's task as the signed-in user, their failures as the protocol's errors.
+ * a job's task as the signed-in user, their failures as the protocol's errors; each call counts
+ * against the plan (TaskBounds).
  */
-export function taskAccess(tasks: TaskService, presenters: JobTools['presenters'], userId: number, logger: Logger) {
+export function taskAccess(presenters: JobTools['presenters'], { tasks, userId, logger, bounds }: TaskMethodDeps) {
   // Our errors as they are; a backend's (Temporal, the database) logged and told without its details.
   const guarded = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     try {
+      await bounds.spend();
       return await work();
     } catch (err) {
       if (err instanceof ProtocolError) throw err;
+      if (err instanceof RateLimitedError) throw rateLimited(err);
       if (err instanceof AppError && err.isCallersFault)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
       logger.error({ err, what }, 'MCP task method failed');
@@ -89,7 +109,12 @@ export function taskAccess(tasks: TaskService, presenters: JobTools['presenters'
     if (!found) throw notFound(taskId);
     return presentTask(presenters, found);
   };
-  return { guarded, owned, cancel, result };
+  /** Waits for the task's end (the caller gone, or the task not the user's: at once) holding a task-wait slot. */
+  const ended = async (taskId: string, signal: AbortSignal) => {
+    if (!isTerminal((await owned(taskId)).status))
+      await bounds.holdWait(() => untilEnded(tasks, taskId, userId, signal));
+  };
+  return { guarded, owned, cancel, result, ended };
 }
 
 /**
@@ -119,20 +144,14 @@ export async function startJobTask(
  * How either revision's tasks are added to a server (this one's, or the extension's in api/mcp/tasks-ext.ts):
  * the job tools as the signed-in user sees them, before the server connects.
  */
-export type ServeTasks = (
-  server: McpServer,
-  jobs: JobTools,
-  tasks: TaskService,
-  userId: number,
-  logger: Logger,
-) => void;
+export type ServeTasks = (server: McpServer, jobs: JobTools, deps: TaskMethodDeps) => void;
 
 /** Adds the 2025-11-25 tasks to a server answering that revision. */
-export const serveLegacyTasks: ServeTasks = (server, jobs, tasks, userId, logger) => {
+export const serveLegacyTasks: ServeTasks = (server, jobs, deps) => {
   const low = server.server;
   low.registerCapabilities({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
   for (const tool of Object.values(jobs.tools)) tool.registered.execution = { taskSupport: 'optional' };
-  const { guarded, owned, cancel, result } = taskAccess(tasks, jobs.presenters, userId, logger);
+  const { guarded, owned, cancel, result, ended } = taskAccess(jobs.presenters, deps);
 
   low.setRequestHandler('tasks/get', { params: taskParams }, ({ taskId }) =>
     guarded('read', async () => sdkTask(await owned(taskId))),
@@ -141,8 +160,7 @@ export const serveLegacyTasks: ServeTasks = (server, jobs, tasks, userId, logger
   // As the revision says: the result once the task has ended (waiting for it), marked as the task's.
   low.setRequestHandler('tasks/result', { params: taskParams }, ({ taskId }, ctx: ServerContext) =>
     guarded('read', async () => {
-      await owned(taskId);
-      await untilEnded(tasks, taskId, userId, ctx.mcpReq.signal);
+      await ended(taskId, ctx.mcpReq.signal);
       const answer = await result(taskId);
       return { ...answer, _meta: { ...answer._meta, [RELATED_TASK_META_KEY]: { taskId } } };
     }),
@@ -150,7 +168,7 @@ export const serveLegacyTasks: ServeTasks = (server, jobs, tasks, userId, logger
 
   low.setRequestHandler('tasks/list', { params: z.looseObject({ cursor: z.string().optional() }) }, ({ cursor }) =>
     guarded('listed', async () => {
-      const page = await tasks.list(userId, cursor);
+      const page = await deps.tasks.list(deps.userId, cursor);
       return { tasks: page.tasks.map(sdkTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     }),
   );

@@ -38,10 +38,10 @@ function extTask(task: Task) {
 }
 
 /** Adds the tasks extension to a server answering 2026-07-28 (after its tools). */
-export const serveTasksExtension: ServeTasks = (server, jobs, tasks, userId, logger) => {
+export const serveTasksExtension: ServeTasks = (server, jobs, deps) => {
   const low = server.server;
   low.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-  const { guarded, owned, cancel, result } = taskAccess(tasks, jobs.presenters, userId, logger);
+  const { guarded, owned, cancel, result } = taskAccess(jobs.presenters, deps);
 
   // `tools/call` answers a task instead of waiting for the job's end: the SDK's handler (McpServer's,
   // which checks arguments and results) stays the plain call's. The SDK lets a handler's result carry

@@ -10,6 +10,8 @@ import type { DomainService } from '../services/domains.ts';
 import type { LoadTestService } from '../services/load-tests/load-tests.ts';
 import type { LookupService } from '../services/lookups.ts';
 import type { QuotaService } from '../services/quota.ts';
+import type { StreamService } from '../services/streams.ts';
+import { taskReadsPerMinute } from '../../lib/plans.ts';
 import type { SiteService } from '../services/site.ts';
 import type { VideoService } from '../services/video/video.ts';
 import type { TargetVerificationService } from '../services/load-tests/target-verification.ts';
@@ -25,7 +27,7 @@ import { toolRunner } from './run.ts';
 import { registerSiteTools } from './tools/site-tools.ts';
 import { registerVideoTools } from './tools/video-tools.ts';
 import type { JobTools } from './tools/job-tools.ts';
-import { serveLegacyTasks } from './tasks-2025.ts';
+import { serveLegacyTasks, type TaskBounds } from './tasks-2025.ts';
 import { serveTasksExtension } from './tasks-ext.ts';
 import type { WebhookWaitService } from '../services/webhooks/webhook-waits.ts';
 import { registerWebhookTools } from './tools/webhook-tools.ts';
@@ -45,6 +47,8 @@ export interface McpToolDeps {
   /** Waits for a capture, as jobs (Temporal; each holds a live-stream slot, as a live stream does). */
   webhookWaits?: WebhookWaitService;
   quota: QuotaService;
+  /** Live streams' slots, and those of tasks/result calls waiting. */
+  streams: StreamService;
   /** The site tools need Temporal (jobs on the network pool, as tasks); without it they are not offered. */
   site?: SiteService;
   /** The video tools likewise (jobs on the media pool, as tasks). */
@@ -70,6 +74,17 @@ export interface McpRequestInfo {
 }
 
 const MCP_SERVER_INFO = { name: 'netops', version: VERSION };
+
+/** What a task method costs: free within the plan's task reads a minute, then a request; a wait holds a slot. */
+function taskBounds(deps: McpToolDeps, account: McpAccount): TaskBounds {
+  return {
+    async spend() {
+      const verdict = await deps.quota.spendPast(account, 'task-reads', taskReadsPerMinute(account.plan));
+      if (verdict && !verdict.allowed) throw deps.quota.refusal(account.plan, verdict);
+    },
+    holdWait: (work) => deps.streams.holdTaskWait(account, work),
+  };
+}
 
 export function createMcpServer(deps: McpToolDeps, account: McpAccount, request: McpRequestInfo = {}): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
@@ -101,8 +116,9 @@ export function createMcpServer(deps: McpToolDeps, account: McpAccount, request:
     if (deps.webhookWaits)
       Object.assign(presenters, registerWebhookWaitTool(server, { ...jobDeps, waits: deps.webhookWaits }, account));
     // Tasks: a job's workflow; 2025-11-25's, or the extension's for a 2026-07-28 request that declares it.
-    if ((request.era ?? 'legacy') === 'legacy') serveLegacyTasks(server, jobs, tasks, account.userId, deps.logger);
-    else serveTasksExtension(server, jobs, tasks, account.userId, deps.logger);
+    const taskDeps = { tasks, userId: account.userId, logger: deps.logger, bounds: taskBounds(deps, account) };
+    if ((request.era ?? 'legacy') === 'legacy') serveLegacyTasks(server, jobs, taskDeps);
+    else serveTasksExtension(server, jobs, taskDeps);
   }
   registerResources(server, deps, account, request.era);
   registerPrompts(server, {

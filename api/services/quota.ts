@@ -26,23 +26,38 @@ function planWindows(userId: number, plan: Plan): QuotaWindow[] {
 }
 
 export function quotaService({ kv }: { kv: KvStore }) {
+  /** Spends one request of the account's plan. */
+  async function spend(account: { userId: number; plan: Plan }): Promise<QuotaVerdict> {
+    const windows = planWindows(account.userId, account.plan);
+    const result = await kv.consume(windows);
+    const fullWindows = result.windows.flatMap((w, i) =>
+      w.remaining === 0 ? [{ ...w, per: PER[windows[i]!.windowSeconds] }] : [],
+    );
+    if (!result.allowed) processMetrics().rateLimited.inc({ plan: account.plan });
+    return {
+      allowed: result.allowed,
+      tightest: result.windows.reduce((a, b) =>
+        b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a,
+      ),
+      retryAfterSeconds: result.allowed ? 0 : Math.max(...fullWindows.map((w) => w.resetSeconds)),
+      full: fullWindows.map((w) => `${w.limit} requests per ${w.per}`),
+    };
+  }
   return {
-    /** Spends one request of the account's plan. */
-    async spend(account: { userId: number; plan: Plan }): Promise<QuotaVerdict> {
-      const windows = planWindows(account.userId, account.plan);
-      const result = await kv.consume(windows);
-      const fullWindows = result.windows.flatMap((w, i) =>
-        w.remaining === 0 ? [{ ...w, per: PER[windows[i]!.windowSeconds] }] : [],
-      );
-      if (!result.allowed) processMetrics().rateLimited.inc({ plan: account.plan });
-      return {
-        allowed: result.allowed,
-        tightest: result.windows.reduce((a, b) =>
-          b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a,
-        ),
-        retryAfterSeconds: result.allowed ? 0 : Math.max(...fullWindows.map((w) => w.resetSeconds)),
-        full: fullWindows.map((w) => `${w.limit} requests per ${w.per}`),
-      };
+    spend,
+    /**
+     * Spends one request unless the account's allowance of `kind` a minute has room (MCP task reads: a
+     * client polling its tasks at the advertised interval spends nothing); past it, requests as usual.
+     */
+    async spendPast(
+      account: { userId: number; plan: Plan },
+      kind: string,
+      perMinute: number,
+    ): Promise<QuotaVerdict | null> {
+      const free = await kv.consume([
+        { key: `allowance:${kind}:${account.userId}`, limit: perMinute, windowSeconds: 60 },
+      ]);
+      return free.allowed ? null : spend(account);
     },
     /** Where the account's windows stand, without spending anything: [minute, day]. */
     usage: (account: { userId: number; plan: Plan }) => kv.usage(planWindows(account.userId, account.plan)),

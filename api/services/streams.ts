@@ -35,6 +35,22 @@ export function streamService({ kv }: { kv: KvStore }) {
     async hold<T>(account: { userId: number; plan: Plan }, work: (lost: AbortSignal) => Promise<T>): Promise<T> {
       return holding(await open(account), work);
     },
+    /**
+     * Runs `work` (an MCP client's tasks/result waiting for its task's end) holding one of the account's
+     * slots for such waits: as many as its live streams, counted apart from them (a wait's task may hold
+     * a stream slot itself); 429 when they are all taken.
+     */
+    async holdTaskWait<T>(account: { userId: number; plan: Plan }, work: () => Promise<T>): Promise<T> {
+      const limit = PLAN_LIMITS[account.plan].liveStreams;
+      const lease = streamSlot(kv, account.userId, randomUUID(), limit, 'task-results');
+      if (!(await lease.renew()))
+        throw new RateLimitedError(
+          `At most ${limit} tasks/result calls waiting at once on the ${account.plan} plan: wait for one to ` +
+            'answer, or poll with tasks/get',
+          LEASE_TTL_SECONDS,
+        );
+      return holding(lease, work);
+    },
   };
 }
 

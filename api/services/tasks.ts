@@ -7,12 +7,13 @@ import { WorkflowNotFoundError, type WorkflowExecutionDescription } from '@tempo
 import { PUBLIC_ID_PATTERN } from '../../lib/auth/tokens.ts';
 import { KIND_ATTRIBUTE, OWNER_ATTRIBUTE } from '../../lib/temporal/search-attributes.ts';
 import { TASK_JOB_KINDS, type TaskJobKind } from '../../lib/jobs/index.ts';
+import { TASK_POLL_MS } from '../../lib/plans.ts';
 import { taskKinds, type TaskDeps, type TaskStatus } from './task-kinds.ts';
 
 /** How long a task can be read after it ends: Temporal's retention for the workflow (the dev server keeps a day). */
 export const TASK_TTL_MS = 24 * 3600 * 1000;
-/** How often a client should poll a task. */
-export const TASK_POLL_MS = 2000;
+/** How often a client should poll a task (lib/plans.ts: its polls at that pace spend no request). */
+export { TASK_POLL_MS };
 /** Tasks per page of `list`. */
 export const TASK_PAGE_SIZE = 20;
 

@@ -13,9 +13,18 @@ export interface StreamLease {
   release(): Promise<void>;
 }
 
-/** `holder`'s slot among the `limit` of `userId`: renew() takes it when free (and keeps it), release() frees it. */
-export function streamSlot(kv: KvStore, userId: number, holder: string, limit: number): StreamLease {
-  const key = `streams:${userId}`;
+/**
+ * `holder`'s slot among the `limit` of `userId` in `pool` (live streams, or MCP clients waiting on
+ * tasks/result, counted apart): renew() takes it when free (and keeps it), release() frees it.
+ */
+export function streamSlot(
+  kv: KvStore,
+  userId: number,
+  holder: string,
+  limit: number,
+  pool: 'streams' | 'task-results' = 'streams',
+): StreamLease {
+  const key = `${pool}:${userId}`;
   return {
     renew: async () => (await kv.lease(key, holder, limit, LEASE_TTL_SECONDS)).granted,
     release: () => kv.release(key, holder),

@@ -9,7 +9,7 @@ import { Client as SdkClient, type Client } from '@modelcontextprotocol/sdk/clie
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoadTarget, type LoadTarget } from '../fixtures/load-target.ts';
-import { admin, call, targets } from '../support/client.ts';
+import { admin, call, freshWindow, targets } from '../support/client.ts';
 import { connectedClient, newUser } from '../support/mcp.ts';
 import { pacedTest, secondApiSuite } from '../support/load-tests.ts';
 import type { AppProcess } from '../support/processes.ts';
@@ -179,6 +179,58 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     });
     expect((result.structuredContent as any).results.total_requests).toBeGreaterThan(100);
     await expect(owner.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
+  });
+
+  it("task methods spend no request within the plan's task reads, then requests; tasks/result waits are " +
+    'bounded by the plan', { timeout: 90_000 }, async () => {
+    const { email } = await newUser(target, 'free');
+    const { client } = await connectedClient(target, email);
+    // The allowance and the requests count in minute windows: the whole test in one.
+    await freshWindow(40);
+    const webhook = (await client.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as any;
+    const wait = async () =>
+      (
+        await client.request(
+          {
+            method: 'tools/call',
+            params: {
+              name: 'webhook_wait_for_request',
+              arguments: { webhook_id: webhook.webhook_id, timeout: 60 },
+              task: {},
+            },
+          },
+          CreateTaskResultSchema,
+        )
+      ).task.taskId;
+    const [a, b] = [await wait(), await wait()];
+    // Two tasks/result calls wait (the free plan's two), a third is refused while they do.
+    const results = [a, a].map((id) => client.experimental.tasks.getTaskResult(id, CallToolResultSchema));
+    await sleep(1000);
+    await expect(client.experimental.tasks.getTaskResult(b, CallToolResultSchema)).rejects.toThrow(
+      /At most 2 tasks\/result calls waiting at once on the free plan/,
+    );
+    expect((await client.experimental.tasks.cancelTask(a)).status).toBe('cancelled');
+    expect((await client.experimental.tasks.cancelTask(b)).status).toBe('cancelled');
+    for (const answer of await Promise.all(results)) expect(answer).toMatchObject({ isError: true });
+
+    // Reads at the advertised pace of every job the plan runs at once (90 a minute) spend no request:
+    // polling goes on past the plan's 10 requests, then spends them, then is refused.
+    let read = 0;
+    let refusal: unknown;
+    for (; read < 200; read++) {
+      try {
+        await client.experimental.tasks.getTask(a);
+      } catch (err) {
+        refusal = err;
+        break;
+      }
+    }
+    expect(String(refusal)).toMatch(/Rate limit of the free plan reached \(10 requests per minute\)/);
+    expect((refusal as { code?: number }).code).toBe(-32029);
+    // 85 reads left of the 90 (three results and two cancels took five), then the requests the minute
+    // has left (10, less the three tool calls): 92.
+    expect(read).toBeGreaterThanOrEqual(85);
+    expect(read).toBeLessThanOrEqual(92);
   });
 
   it('checks many domain names as a task (every name in its result) and as a plain call; ' +

@@ -17,6 +17,7 @@ import { MemoryKvStore } from '../../lib/kv/index.ts';
 import { createLogger } from '../../lib/log.ts';
 import { startDnsServer, type DnsFixture } from '../fixtures/dns-server.ts';
 import { freshWindow } from '../support/client.ts';
+import { streamService } from '../../api/services/streams.ts';
 import { tempDir } from '../support/processes.ts';
 
 describe('MCP tools', () => {
@@ -37,6 +38,7 @@ describe('MCP tools', () => {
       lookups: lookupService({ config }),
       webhooks: webhookService({ db: database.db, baseUrl: config.baseUrl }),
       quota: quotaService({ kv }),
+      streams: streamService({ kv }),
       logger: createLogger('silent'),
     };
   });

@@ -1,5 +1,6 @@
 // Live-stream slots: `hold` keeps one while its work runs (renewed past the lease's time to live),
-// frees it when the work ends however it ends, and refuses with 429 when the plan's are all held.
+// frees it when the work ends however it ends, and refuses with 429 when the plan's are all held;
+// MCP clients waiting on tasks/result hold slots of their own, as many, counted apart.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { streamService } from '../../../../api/services/streams.ts';
 import { LEASE_TTL_SECONDS } from '../../../../lib/concurrency/stream-slots.ts';
@@ -30,5 +31,23 @@ describe('live-stream slots', () => {
     ).rejects.toThrow('boom');
     expect(await streams.hold(free, async () => 'after a failure')).toBe('after a failure');
     void other;
+  });
+
+  it('counts tasks/result waits apart from live streams, as many as the plan has, and frees them', async () => {
+    const streams = streamService({ kv: new MemoryKvStore() });
+    const never = () => new Promise<void>(() => {});
+    // Both live-stream slots held: waits on tasks still have theirs.
+    void streams.hold(free, never);
+    void streams.hold(free, never);
+    let finish = () => {};
+    const first = streams.holdTaskWait(free, () => new Promise<string>((resolve) => (finish = () => resolve('ended'))));
+    void streams.holdTaskWait(free, never);
+    await new Promise((resolve) => setImmediate(resolve));
+    const third = streams.holdTaskWait(free, async () => 'third');
+    await expect(third).rejects.toThrow('At most 2 tasks/result calls waiting at once on the free plan');
+    await expect(streams.hold(free, async () => 'stream')).rejects.toBeInstanceOf(RateLimitedError);
+    finish();
+    expect(await first).toBe('ended');
+    expect(await streams.holdTaskWait(free, async () => 'again')).toBe('again');
   });
 });
