@@ -7,6 +7,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { ApiDeps } from '../deps.ts';
 import { buildOpenApi } from './document.ts';
+import { ownFiles } from '../pages/html.ts';
 
 const require = createRequire(import.meta.url);
 const ASSETS: Record<string, string> = {
@@ -38,7 +39,8 @@ export function docsRoutes(deps: ApiDeps): Router {
     ctx.type = 'html';
     ctx.set(
       'Content-Security-Policy',
-      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      `default-src 'self'; script-src ${ownFiles(ctx, '/docs/')}; img-src 'self' data:; ` +
+        `style-src ${ownFiles(ctx, '/docs/assets/')} 'unsafe-inline'; frame-ancestors 'none'`,
     );
     ctx.body = PAGE;
   });

@@ -46,6 +46,21 @@ export function page(title: string, body: Html): string {
  * page may end up at through redirects (browsers apply form-action to the redirects after a post: the
  * OAuth pages' posts end at the client's redirect URI).
  */
+/** Where the dashboard's and the sign-in pages' scripts and stylesheets are served (api/dashboard/assets.ts). */
+const DASHBOARD_ASSETS = '/dashboard/assets/';
+/** A Host a policy can name: a name or IPv4 address, and a port (CSP has no syntax for an IPv6 literal). */
+const NAMEABLE_HOST = /^[a-z0-9.-]+(?::\d{1,5})?$/i;
+
+/**
+ * Sources of a page's own files in a Content-Security-Policy: the paths below which they are served,
+ * on the host the page was asked on. `'self'` would take any address of the origin, and capture URLs
+ * may share it: an owner's answer, typed as JavaScript or CSS, would then run as a page's script or
+ * style if markup of theirs ever reached a page. `'self'` only for a host CSP cannot name.
+ */
+export function ownFiles(ctx: Pick<Context, 'host'>, ...paths: string[]): string {
+  return NAMEABLE_HOST.test(ctx.host) ? paths.map((p) => `${ctx.host}${p}`).join(' ') : "'self'";
+}
+
 export function sendPage(
   ctx: Context,
   title: string,
@@ -67,10 +82,10 @@ export function sendPage(
     'Content-Security-Policy',
     [
       "default-src 'none'",
-      "script-src 'self'",
+      `script-src ${ownFiles(ctx, DASHBOARD_ASSETS)}`,
       "connect-src 'self'",
-      // The stylesheets are served from here; a few elements carry a style attribute (a colour swatch).
-      "style-src 'self' 'unsafe-inline'",
+      // The stylesheets are served from there; a few elements carry a style attribute (a colour swatch).
+      `style-src ${ownFiles(ctx, DASHBOARD_ASSETS)} 'unsafe-inline'`,
       `form-action 'self'${targets.join('')}`,
       "frame-ancestors 'none'",
       "base-uri 'none'",

@@ -109,6 +109,44 @@ describe('dashboard in a browser', () => {
     expect(await page.getByRole('cell', { name: '1', exact: true }).count()).toBeGreaterThan(0);
   });
 
+  it("runs no capture URL's answer as a page's script or stylesheet, typed as JavaScript or CSS", async () => {
+    // Any user's webhook may answer JavaScript; capture URLs share the dashboard's origin here.
+    const other = await newAccount(target);
+    const answering = async (type: string, body: string) => {
+      const created = await call(target, 'POST', '/api/v1/network/my-webhook-create', {
+        key: other.key,
+        json: { response: { status: 200, headers: { 'Content-Type': type }, body } },
+      });
+      expect(created.status, created.text).toBe(201);
+      return created.body.webhook_url as string;
+    };
+    const script = await answering('text/javascript', 'window.__owned = 1;');
+    const sheet = await answering('text/css', 'body { background: rgb(255, 0, 0) !important; }');
+    expect((await fetch(script)).headers.get('content-type')).toBe('text/javascript');
+    await page.goto('/dashboard/webhooks');
+    // As markup of a sender's would add them, had any reached the page.
+    const loads = await page.evaluate(
+      ([src, href]) => {
+        const load = (el: HTMLScriptElement | HTMLLinkElement) =>
+          new Promise<string>((resolve) => {
+            el.onload = () => resolve('loaded');
+            el.onerror = () => resolve('blocked');
+            document.head.append(el);
+          });
+        const s = document.createElement('script');
+        s.src = src!;
+        const l = document.createElement('link');
+        l.rel = 'stylesheet';
+        l.href = href!;
+        return Promise.all([load(s), load(l)]);
+      },
+      [script, sheet],
+    );
+    expect(loads).toEqual(['blocked', 'blocked']);
+    expect(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).toBeUndefined();
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe('rgb(255, 0, 0)');
+  });
+
   it("sets a webhook's answer and forwarding, shows each delivery, searches, exports and replays", async () => {
     const received: Received[] = [];
     const receiver = await startReceiver('127.0.0.1', received, (_got, res) => res.writeHead(204).end());
