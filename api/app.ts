@@ -55,6 +55,7 @@ export function captureBatching(parallelism: number): Pick<CaptureWriterOptions,
 export function createApi(deps: ApiDeps, oauth: OauthServer): Api {
   const app = new Koa();
   app.proxy = deps.config.trustedProxies.length > 0;
+  app.context.pagesOrigin = new URL(deps.config.baseUrl).origin;
   // A client that leaves an event stream (or any answer) half read is not our failure.
   app.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;

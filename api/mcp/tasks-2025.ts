@@ -54,8 +54,11 @@ export const taskParams = z.looseObject({ taskId: z.string() });
 export interface TaskBounds {
   /** Counts one task method call: free within the plan's task reads a minute, else a request (429 when spent). */
   spend(): Promise<void>;
-  /** Runs a tasks/result call's wait for its task's end holding one of the user's task-wait slots (429: none free). */
-  holdWait<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a tasks/result call's wait for its task's end holding one of the user's task-wait slots (429: none
+   * free); `lost` aborts when the slot was lost meanwhile.
+   */
+  holdWait<T>(work: (lost: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 /** Who the task methods serve, and what they cost. */
@@ -112,7 +115,11 @@ export function taskAccess(presenters: JobTools['presenters'], { tasks, userId, 
   /** Waits for the task's end (the caller gone, or the task not the user's: at once) holding a task-wait slot. */
   const ended = async (taskId: string, signal: AbortSignal) => {
     if (!isTerminal((await owned(taskId)).status))
-      await bounds.holdWait(() => untilEnded(tasks, taskId, userId, signal));
+      await bounds.holdWait(async (lost) => {
+        await untilEnded(tasks, taskId, userId, AbortSignal.any([signal, lost]));
+        if (lost.aborted && !signal.aborted)
+          throw new RateLimitedError('This wait lost its task-wait slot: call tasks/result again', 1);
+      });
   };
   return { guarded, owned, cancel, result, ended };
 }

@@ -37,6 +37,8 @@ export function docsRoutes(deps: ApiDeps): Router {
   });
   router.get('/docs', (ctx) => {
     ctx.type = 'html';
+    // Its policy names the host it was asked on: no cache keeps it for another.
+    ctx.set('Cache-Control', 'no-store');
     ctx.set(
       'Content-Security-Policy',
       `default-src 'self'; script-src ${ownFiles(ctx, '/docs/')}; img-src 'self' data:; ` +

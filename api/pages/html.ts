@@ -41,26 +41,40 @@ export function page(title: string, body: Html): string {
   return html`<!doctype html><html lang="en"><head>${head}</head><body><main>${body}</main></body></html>`.value;
 }
 
+declare module 'koa' {
+  interface DefaultContext {
+    /** BASE_URL's origin, where the service's pages are served (set on the app's context: api/app.ts). */
+    pagesOrigin?: string;
+  }
+}
+
+/** Where the dashboard's and the sign-in pages' scripts and stylesheets are served (api/dashboard/assets.ts). */
+const DASHBOARD_ASSETS = '/dashboard/assets/';
+/** A host a policy can name: a name or IPv4 address, and a port (CSP has no syntax for an IPv6 literal). */
+const NAMEABLE_HOST = /^[a-z0-9.-]+(?::\d{1,5})?$/i;
+
+/**
+ * Sources of a page's own files in a Content-Security-Policy: the paths below which they are served, on
+ * BASE_URL's origin and on the host the page was asked on (a proxy may pass a Host without the port the
+ * browser used, or another name: BASE_URL's is the one browsers see). `'self'` would take any address of
+ * the origin, and capture URLs may share it: an owner's answer, typed as JavaScript or CSS, would then run
+ * as a page's script or style if markup of theirs ever reached a page. `'self'` only when neither host can
+ * be named (IPv6 literals).
+ */
+export function ownFiles(ctx: Pick<Context, 'host' | 'pagesOrigin'>, ...paths: string[]): string {
+  const base = ctx.pagesOrigin && URL.parse(ctx.pagesOrigin);
+  const hosts = [
+    ...(base && NAMEABLE_HOST.test(base.host) ? [base.origin] : []),
+    ...(NAMEABLE_HOST.test(ctx.host) && (!base || ctx.host.toLowerCase() !== base.host) ? [ctx.host] : []),
+  ];
+  return hosts.length ? hosts.flatMap((h) => paths.map((p) => `${h}${p}`)).join(' ') : "'self'";
+}
+
 /**
  * Sends a page with a strict Content-Security-Policy. `formTargets`: other origins a form post of the
  * page may end up at through redirects (browsers apply form-action to the redirects after a post: the
  * OAuth pages' posts end at the client's redirect URI).
  */
-/** Where the dashboard's and the sign-in pages' scripts and stylesheets are served (api/dashboard/assets.ts). */
-const DASHBOARD_ASSETS = '/dashboard/assets/';
-/** A Host a policy can name: a name or IPv4 address, and a port (CSP has no syntax for an IPv6 literal). */
-const NAMEABLE_HOST = /^[a-z0-9.-]+(?::\d{1,5})?$/i;
-
-/**
- * Sources of a page's own files in a Content-Security-Policy: the paths below which they are served,
- * on the host the page was asked on. `'self'` would take any address of the origin, and capture URLs
- * may share it: an owner's answer, typed as JavaScript or CSS, would then run as a page's script or
- * style if markup of theirs ever reached a page. `'self'` only for a host CSP cannot name.
- */
-export function ownFiles(ctx: Pick<Context, 'host'>, ...paths: string[]): string {
-  return NAMEABLE_HOST.test(ctx.host) ? paths.map((p) => `${ctx.host}${p}`).join(' ') : "'self'";
-}
-
 export function sendPage(
   ctx: Context,
   title: string,

@@ -24,6 +24,7 @@ import { webhookExportService } from './webhooks/webhook-export.ts';
 import { webhookForwardingService } from './webhooks/webhook-forwarding.ts';
 import { webhookReplayService } from './webhooks/webhook-replay.ts';
 import { WEBHOOK_SETTINGS_CHANNEL } from './webhooks/webhook-settings.ts';
+import { RuleBudget } from '../../lib/webhooks/rule-budget.ts';
 import { webhookService } from './webhooks/webhooks.ts';
 import { webhookWaitService } from './webhooks/webhook-waits.ts';
 
@@ -33,10 +34,13 @@ export function createServices(deps: ApiDeps, writer?: CaptureWriter) {
   const targets = targetVerificationService({ config, db, kv });
   const domains = domainService({ config, kv, temporal });
   const site = siteService({ kv, temporal, allow: config.networkAllow });
+  // How long each user's response rules may run in this process: captures and the dashboard's test box share it.
+  const ruleBudget = new RuleBudget();
   const captures = captureService({
     db,
     kv,
     settingsChannel: WEBHOOK_SETTINGS_CHANNEL,
+    ruleBudget,
     onBrokenRule: (webhookId, rule, err) =>
       deps.logger.warn(
         { err, webhook_id: webhookId, rule },
@@ -52,6 +56,7 @@ export function createServices(deps: ApiDeps, writer?: CaptureWriter) {
     allow: config.networkAllow,
     settingsChanged: captures.settingsChanged,
     intake: writer && captureIntake(writer, captures),
+    ruleBudget,
   });
   const replays = loadReplayService({ db, captures: webhooks });
   const loadTests = loadTestService({ config, db, temporal, targets, replays });

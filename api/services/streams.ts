@@ -40,7 +40,10 @@ export function streamService({ kv }: { kv: KvStore }) {
      * slots for such waits: as many as its live streams, counted apart from them (a wait's task may hold
      * a stream slot itself); 429 when they are all taken.
      */
-    async holdTaskWait<T>(account: { userId: number; plan: Plan }, work: () => Promise<T>): Promise<T> {
+    async holdTaskWait<T>(
+      account: { userId: number; plan: Plan },
+      work: (lost: AbortSignal) => Promise<T>,
+    ): Promise<T> {
       const limit = PLAN_LIMITS[account.plan].liveStreams;
       const lease = streamSlot(kv, account.userId, randomUUID(), limit, 'task-results');
       if (!(await lease.renew()))

@@ -28,6 +28,21 @@ export class RuleBudget {
     return Math.max(1, Math.ceil((-left * MINUTE_MS) / PLAN_LIMITS[plan].ruleMsPerMinute / 1000));
   }
 
+  /**
+   * Runs `work` (compiling or running the user's rules) and takes the time it took from their bucket;
+   * throws `refused(seconds to wait)` instead when their time is spent.
+   */
+  run<T>(user: { userId: number; plan: Plan }, work: () => T, refused: (waitSeconds: number) => Error): T {
+    const wait = this.waitSeconds(user.userId, user.plan);
+    if (wait > 0) throw refused(wait);
+    const started = this.#now();
+    try {
+      return work();
+    } finally {
+      this.spend(user.userId, user.plan, this.#now() - started);
+    }
+  }
+
   /** Takes `ms` the user's rules ran from their bucket. */
   spend(userId: number, plan: Plan, ms: number): void {
     const left = this.#leftNow(userId, plan) - ms;

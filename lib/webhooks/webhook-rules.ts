@@ -75,10 +75,25 @@ export const captureAcknowledgement = (webhookId: string) => ({
 export const MAX_PROGRAM = 200;
 export const MAX_RULES_PROGRAM = 2_000;
 
+/** Compiled patterns by their text, so that checking a pattern's size and running it compile it once. */
+const COMPILED = new Map<string, RE2JS>();
+const COMPILED_MAX = 1_000;
+
+/** `pattern` compiled by RE2 (once while it is among the last COMPILED_MAX compiled); throws as RE2 does. */
+function re2(pattern: string): RE2JS {
+  let re = COMPILED.get(pattern);
+  if (!re) {
+    re = RE2JS.compile(pattern);
+    if (COMPILED.size >= COMPILED_MAX) COMPILED.clear();
+    COMPILED.set(pattern, re);
+  }
+  return re;
+}
+
 /** The size of `pattern`'s RE2 program, however large, or why RE2 does not take it. */
 export function programSize(pattern: string): number | string {
   try {
-    return RE2JS.compile(pattern).programSize();
+    return re2(pattern).programSize();
   } catch (err) {
     return `is not a regular expression RE2 accepts (${(err as Error).message})`;
   }
@@ -128,7 +143,7 @@ function globTest(glob: string): Test {
     const prefix = glob.slice(0, -2);
     return (p) => p.path.startsWith(prefix);
   }
-  const re = RE2JS.compile(globPattern(glob));
+  const re = re2(globPattern(glob));
   return (p) => re.testExact(p.path);
 }
 
@@ -167,7 +182,7 @@ export function patternTest(pattern: string): (text: string) => boolean {
     if (end) return (s) => s.endsWith(text);
     return (s) => s.includes(text);
   }
-  const re = RE2JS.compile(pattern);
+  const re = re2(pattern);
   return (s) => re.test(s);
 }
 
@@ -223,6 +238,16 @@ function matchTests(match: RuleMatch): Test[] {
 
 /** A rule that cannot be compiled any more (rules are checked when set): it never holds. */
 const NEVER: Test = () => false;
+
+/** The rules, compiled when first picked from (compileRules), not before. */
+export function compiledOnFirstUse(
+  rules: readonly ResponseRule[],
+  onBroken?: (index: number, err: unknown) => void,
+): CompiledRules {
+  let compiled: CompiledRules | undefined;
+  const rulesNow = () => (compiled ??= compileRules(rules, onBroken));
+  return { pick: (request) => rulesNow().pick(request), answer: (index, request) => rulesNow().answer(index, request) };
+}
 
 /**
  * The rules, compiled. Rules are checked when set; one stored that no longer compiles (an engine's

@@ -205,7 +205,7 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     const [a, b] = [await wait(), await wait()];
     // Two tasks/result calls wait (the free plan's two), a third is refused while they do.
     const results = [a, a].map((id) => client.experimental.tasks.getTaskResult(id, CallToolResultSchema));
-    await sleep(1000);
+    await sleep(2000); // for both to hold their slots
     await expect(client.experimental.tasks.getTaskResult(b, CallToolResultSchema)).rejects.toThrow(
       /At most 2 tasks\/result calls waiting at once on the free plan/,
     );

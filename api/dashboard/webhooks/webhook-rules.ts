@@ -129,7 +129,7 @@ export function webhookRuleRoutes(
     };
     try {
       const request = validate(ruleTryBody, { ...tried, headers: headerLines(tried.headers) }, 'form');
-      const got = await webhooks.tryRules({ userId: account.id }, ctx.params.id!, request);
+      const got = await webhooks.tryRules({ userId: account.id, plan: account.plan }, ctx.params.id!, request);
       const headers = Object.entries(got.response.headers).map(([k, v]) => `${k}: ${v}`);
       await render(ctx, account, {
         tried,

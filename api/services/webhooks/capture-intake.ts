@@ -8,7 +8,6 @@ import type { CaptureRecord } from '../../../db/webhooks/webhooks.ts';
 import { NotFoundError, RateLimitedError } from '../../../lib/errors.ts';
 import { processMetrics } from '../../../lib/metrics.ts';
 import { PLAN_LIMITS } from '../../../lib/plans.ts';
-import type { RuleBudget } from '../../../lib/webhooks/rule-budget.ts';
 import { RuleRequest, type RuleAnswer } from '../../../lib/webhooks/webhook-rules.ts';
 import type { WebhookResponse } from '../../../db/schema.ts';
 import type { CaptureOwner, CaptureService } from './captures.ts';
@@ -40,19 +39,20 @@ export interface Intake {
   record: CaptureRecord;
 }
 
-/** When the owner's rules may run now, the time they start; else 429 (nothing is stored). */
-function rulesMayRun(budget: RuleBudget, owner: CaptureOwner): number {
-  const wait = budget.waitSeconds(owner.userId, owner.plan);
-  if (wait === 0) return performance.now();
-  processMetrics().capturesRefused.inc({ plan: owner.plan });
-  throw new RateLimitedError(
-    `This webhook's response rules ran for their owner's ${PLAN_LIMITS[owner.plan].ruleMsPerMinute} ms of this ` +
-      `minute on this server (the ${owner.plan} plan); nothing was stored: retry after ${wait} s`,
-    wait,
-  );
+/** The sender's 429 when the owner's rules have run for their time (nothing is stored). */
+function rulesRefused(owner: CaptureOwner) {
+  return (wait: number) => {
+    processMetrics().capturesRefused.inc({ plan: owner.plan });
+    return new RateLimitedError(
+      `This webhook's response rules ran for their owner's ${PLAN_LIMITS[owner.plan].ruleMsPerMinute} ms of ` +
+        `this minute on this server (the ${owner.plan} plan); nothing was stored: retry after ${wait} s`,
+      wait,
+    );
+  };
 }
 
 export function captureIntake(writer: CaptureWriter, captures: CaptureService) {
+  const { ruleBudget } = captures;
   return {
     /** Counts one capture of the webhook from the address (404 unknown, 429 past a bound): before its body is read. */
     admit: captures.admit,
@@ -67,7 +67,7 @@ export function captureIntake(writer: CaptureWriter, captures: CaptureService) {
       let matched = -1;
       let answer: WebhookResponse | RuleAnswer | null = arrived.preflight ? null : owner.response;
       if (owner.rules && !arrived.preflight) {
-        const started = rulesMayRun(captures.ruleBudget, owner);
+        const rules = owner.rules;
         const request = new RuleRequest({
           method,
           path: path.slice(CAPTURE_PREFIX.length + webhookId.length) || '/',
@@ -75,12 +75,15 @@ export function captureIntake(writer: CaptureWriter, captures: CaptureService) {
           headers,
           text: encoding === 'utf8' ? body : null,
         });
-        try {
-          matched = owner.rules.pick(request);
-          if (matched !== -1) answer = owner.rules.answer(matched, request);
-        } finally {
-          captures.ruleBudget.spend(owner.userId, owner.plan, performance.now() - started);
-        }
+        // Compiled on first use (after a cache miss or a change), so that compiling is charged too.
+        ruleBudget.run(
+          owner,
+          () => {
+            matched = rules.pick(request);
+            if (matched !== -1) answer = rules.answer(matched, request);
+          },
+          rulesRefused(owner),
+        );
       }
       const record: CaptureRecord = {
         webhookId,

@@ -16,7 +16,7 @@ import { processMetrics } from '../../../lib/metrics.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../../../lib/plans.ts';
 import type { WebhookResponse } from '../../../db/schema.ts';
 import { addressKey } from '../../../lib/net/client-ip.ts';
-import { compileRules, type CompiledRules } from '../../../lib/webhooks/webhook-rules.ts';
+import { compiledOnFirstUse, type CompiledRules } from '../../../lib/webhooks/webhook-rules.ts';
 import { RuleBudget } from '../../../lib/webhooks/rule-budget.ts';
 
 const OWNER_CACHE_MS = 60_000;
@@ -58,11 +58,14 @@ export function captureService({
   db,
   kv,
   settingsChannel,
+  ruleBudget = new RuleBudget(),
   onBrokenRule = () => {},
 }: {
   db: Kysely<Database>;
   kv: KvStore;
   settingsChannel?: string;
+  /** How long each owner's response rules may run in this process (shared with the doors that try them). */
+  ruleBudget?: RuleBudget;
   /**
    * A stored response rule that no longer compiles (an engine's upgrade): it never matches, and the
    * operator is told.
@@ -150,8 +153,9 @@ export function captureService({
     const row = await ownerReads.submit(webhookId);
     if (!row) return undefined; // unknown ids are not cached: a webhook made a moment later must work
     if (row instanceof Error) throw row; // its stored settings are not readable: its captures fail, not the others'
+    // Compiled at the first capture that runs them, where the owner's time is charged (capture-intake.ts).
     const rules = row.rules?.length
-      ? compileRules(row.rules, (index, err) => onBrokenRule(webhookId, index, err))
+      ? compiledOnFirstUse(row.rules, (index, err) => onBrokenRule(webhookId, index, err))
       : null;
     const owner: CaptureOwner = { ...row, rules };
     if (changes.get(webhookId) !== generation) return owner; // changed while it was read: use it once, keep nothing
@@ -169,7 +173,7 @@ export function captureService({
 
   return {
     /** How long each owner's response rules may run in this process (the plan's share of its thread). */
-    ruleBudget: new RuleBudget(),
+    ruleBudget,
 
     /**
      * The webhook's settings changed: this process reads them again at its next capture (other

@@ -5,15 +5,28 @@ import type { Database } from '../../../db/schema.ts';
 import { captureAcknowledgement, compileRules, RuleRequest } from '../../../lib/webhooks/webhook-rules.ts';
 import { ownedWebhook } from './webhook-settings.ts';
 import { headerObject } from '../../../lib/net/header-object.ts';
+import { RateLimitedError } from '../../../lib/errors.ts';
+import { PLAN_LIMITS, type Plan } from '../../../lib/plans.ts';
+import { RuleBudget } from '../../../lib/webhooks/rule-budget.ts';
 
-export function webhookRuleService({ db }: { db: Kysely<Database> }) {
+/**
+ * `ruleBudget`: the time each user's rules may run in this process, which the capture path spends too
+ * (a test box that runs them for free would be a way around it).
+ */
+export function webhookRuleService({
+  db,
+  ruleBudget = new RuleBudget(),
+}: {
+  db: Kysely<Database>;
+  ruleBudget?: RuleBudget;
+}) {
   return {
     /**
      * What a request would get from the webhook (the dashboard's test box): the rule that holds (null:
      * none) and its answer filled from the request, else the webhook's response, else the default.
      */
     async tryRules(
-      account: { userId: number },
+      account: { userId: number; plan: Plan },
       webhookId: string,
       request: { method: string; path: string; headers: Record<string, string>; body: string },
     ) {
@@ -27,17 +40,31 @@ export function webhookRuleService({ db }: { db: Kysely<Database> }) {
         headers: headerObject(Object.entries(request.headers).flat()),
         text: request.body === '' ? null : request.body,
       });
-      const rules = w.rules?.length ? compileRules(w.rules) : null;
-      const index = rules ? rules.pick(asSent) : -1;
-      const response =
-        index !== -1
-          ? rules!.answer(index, asSent)
-          : (w.response ?? {
-              status: 200,
-              headers: { 'Content-Type': 'application/json; charset=utf-8' },
-              body: JSON.stringify(captureAcknowledgement(webhookId)),
-              delay_ms: 0,
-            });
+      const rules = w.rules;
+      const tried = rules?.length
+        ? ruleBudget.run(
+            account,
+            () => {
+              const compiled = compileRules(rules);
+              const index = compiled.pick(asSent);
+              return { index, answer: index === -1 ? null : compiled.answer(index, asSent) };
+            },
+            (wait) =>
+              new RateLimitedError(
+                `Your response rules ran for their ${PLAN_LIMITS[account.plan].ruleMsPerMinute} ms of this minute ` +
+                  `on this server (the ${account.plan} plan): try again in ${wait} s`,
+                wait,
+              ),
+          )
+        : { index: -1, answer: null };
+      const index = tried.index;
+      const response = tried.answer ??
+        w.response ?? {
+          status: 200,
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+          body: JSON.stringify(captureAcknowledgement(webhookId)),
+          delay_ms: 0,
+        };
       return { matched_rule: index === -1 ? null : index, response };
     },
   };

@@ -10,9 +10,10 @@ import { schemaChecks } from './webhook-schema-checks.ts';
 import { type WebhookDeps, webhookSettingsService } from './webhook-settings.ts';
 import { webhookTriggerService } from './webhook-trigger.ts';
 import type { CaptureIntake } from './capture-intake.ts';
+import type { RuleBudget } from '../../../lib/webhooks/rule-budget.ts';
 
 /** `intake`: the capture path, which test events take (without it, none). */
-export function webhookService(deps: WebhookDeps & { intake?: CaptureIntake }) {
+export function webhookService(deps: WebhookDeps & { intake?: CaptureIntake; ruleBudget?: RuleBudget }) {
   const { db, kv, box, intake, captureBaseUrl = deps.baseUrl } = deps;
   const checks = schemaChecks({ db });
   const views = webhookRequestService({ db, box, checks });
@@ -23,7 +24,7 @@ export function webhookService(deps: WebhookDeps & { intake?: CaptureIntake }) {
     ...views,
     ...webhookDiffService({ db }),
     ...live,
-    ...webhookRuleService({ db }),
+    ...webhookRuleService({ db, ruleBudget: deps.ruleBudget }),
     ...webhookTriggerService({ db, box, intake, captureBaseUrl }),
   };
 }

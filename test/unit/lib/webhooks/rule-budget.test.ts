@@ -49,4 +49,27 @@ describe("a user's rules' share of the thread", () => {
     expect(budget.waitSeconds(1, 'free')).toBe(1);
     expect(budget.waitSeconds(2, 'free')).toBe(0);
   });
+
+  it('runs the rules and charges the time they took, or refuses without running them once it is spent', () => {
+    let now = 0;
+    const budget = new RuleBudget(() => now);
+    const user = { userId: 1, plan: 'free' as const };
+    const refused = (wait: number) => new Error(`wait ${wait} s`);
+    const taking = (ms: number, then: () => string) => () => {
+      now += ms;
+      return then();
+    };
+    const ran500 = taking(500, () => 'ran');
+    expect(budget.run(user, ran500, refused)).toBe('ran'); // 500 ms left
+    expect(budget.waitSeconds(1, 'free')).toBe(0);
+    // A run that throws is charged too: 600 ms, 10 back meanwhile, 90 over (5.4 s to refill).
+    const fails600 = taking(600, () => JSON.parse('{'));
+    expect(() => budget.run(user, fails600, refused)).toThrow(SyntaxError);
+    let ran = false;
+    const marks = () => {
+      ran = true;
+    };
+    expect(() => budget.run(user, marks, refused)).toThrow('wait 6 s');
+    expect(ran).toBe(false);
+  });
 });
