@@ -98,7 +98,10 @@ export function registerResources(
     }
   };
 
-  /** The account's webhooks, newest first, LISTED at most (read once per listing). */
+  /**
+   * The account's webhooks, newest first, LISTED at most: read once per server, that is per HTTP request
+   * (the templates' lists of one resources/list, and each listing of a batch, share the read).
+   */
   const webhookList = once(() => webhooks.list(account));
   const newestWebhooks = async () => (await webhookList()).webhooks.slice(0, LISTED);
 

@@ -186,7 +186,7 @@ describe.each(targets())('MCP tasks on Temporal ($name)', (target) => {
     const { email } = await newUser(target, 'free');
     const { client } = await connectedClient(target, email);
     // The allowance and the requests count in minute windows: the whole test in one.
-    await freshWindow(40);
+    await freshWindow(20);
     const webhook = (await client.callTool({ name: 'webhook_create', arguments: {} })).structuredContent as any;
     const wait = async () =>
       (
