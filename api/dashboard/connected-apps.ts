@@ -30,7 +30,7 @@ export function connectedAppSection(
             : dataTable(
                 ['App', 'Scopes', 'First used', 'Last used', { label: 'Action', hidden: true }],
                 apps.map((a) => [
-                  html`${a.clientName ?? a.clientId}<br><small>${a.redirectHosts.join(', ')}</small>`,
+                  html`<bdi>${a.clientName ?? a.clientId}</bdi><br><small>${a.redirectHosts.join(', ')}</small>`,
                   a.scopes.map((s) => html`<code>${s}</code> `),
                   when(a.firstUsedAt),
                   when(a.lastUsedAt),

@@ -77,7 +77,7 @@ export function interactionRoutes(deps: {
   function intro(client: ClientView): Html {
     const mark = client.known ? '' : html` <span class="client-mark">Unverified</span>`;
     const to = deps.config.baseUrl;
-    return html`<p><strong>${client.name}</strong>${mark} wants to connect to your account on ${to}.</p>
+    return html`<p><strong><bdi>${client.name}</bdi></strong>${mark} wants to connect to your account on ${to}.</p>
       ${clientFacts(client)}`;
   }
 
@@ -193,14 +193,17 @@ interface ClientView {
 
 function clientFacts(client: ClientView): Html {
   const row = (name: string, value: unknown) => html`<tr><th scope="row">${name}</th><td>${value}</td></tr>`;
-  const returnsTo = row('Returns to', html`<code>${client.redirect}</code>`);
+  const returnsTo = row('Returns to', html`<code><bdi>${client.redirect}</bdi></code>`);
   if (client.known)
     return html`<div class="client-card"><table class="facts"><tbody>${returnsTo}
-      ${row('Client ID', html`<code>${client.clientId}</code> (its metadata document, served by ${client.name})`)}
-      ${client.selfName ? row('Calls itself', client.selfName) : ''}
+      ${row(
+        'Client ID',
+        html`<code>${client.clientId}</code> (its metadata document, served by <bdi>${client.name}</bdi>)`,
+      )}
+      ${client.selfName ? row('Calls itself', html`<bdi>${client.selfName}</bdi>`) : ''}
     </tbody></table></div>`;
   return html`<div class="client-card unverified">
-    <p>This app registered itself: the name “${client.name}” is its own choice, and nobody checked it.
+    <p>This app registered itself: the name “<bdi>${client.name}</bdi>” is its own choice, and nobody checked it.
       Go on only if you have just connected an app to this server, and it returns to that app.</p>
     <table class="facts"><tbody>${returnsTo}
       ${row('Client ID', html`<code>${client.clientId}</code>`)}

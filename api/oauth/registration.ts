@@ -19,7 +19,8 @@ import { isNativeRedirect, redirectFault } from './redirect-uris.ts';
  *   200 characters; at most 10 `redirect_uris`; any URI (redirect URIs, `client_uri`, `logo_uri`, ...,
  *   a metadata document's `client_id`) at most 1000 characters; any other string 200; any other list 10
  *   entries; `jwks` 8 KiB of JSON. Past them: `400` `invalid_redirect_uri` (redirect URIs) or
- *   `invalid_client_metadata`, the description naming the field.
+ *   `invalid_client_metadata`, the description naming the field. No string may hold a control
+ *   character or one that turns the direction of text (U+202E, U+2066-2069, ...): the pages show them.
  * - A client with no grant is deleted `OAUTH_TTL.unusedClient` (24 h, api/oauth/provider.ts) after it registered.
  */
 export const CLIENT_REGISTRATION_LIMITS = {
@@ -60,8 +61,10 @@ export function checkClientMetadata(
     uris = uris.filter((uri) => redirectFault(String(uri), policy.extraSchemes) === null);
     metadata.redirect_uris = uris;
   }
-  checkRedirectUris(uris, policy.extraSchemes);
-  checkMetadataSizes(metadata);
+  // A client stored before unseen characters were refused keeps working: the pages isolate its name.
+  const unseen = policy.stored ? () => {} : refuseUnseen;
+  checkRedirectUris(uris, policy.extraSchemes, unseen);
+  checkMetadataSizes(metadata, unseen);
   // A client that returns to its own scheme or to a loopback port is a native app (RFC 8252),
   // whatever application_type it sent (Cursor sends "web" or nothing): oidc-provider then
   // accepts its scheme and any loopback port at authorization. PKCE binds the code to it.
@@ -99,7 +102,11 @@ export function throttleRegistrations(
  * loopback address; a reverse-domain scheme, a known MCP client's callback or an operator's scheme. At most
  * `redirectUris` of them, each at most `uriChars` long.
  */
-function checkRedirectUris(value: unknown, extraSchemes: ReadonlySet<string> | undefined): void {
+function checkRedirectUris(
+  value: unknown,
+  extraSchemes: ReadonlySet<string> | undefined,
+  refuseUnseen: (field: string, text: string) => void,
+): void {
   if (!Array.isArray(value)) return; // not a list: the library's own checks refuse it
   const { redirectUris, uriChars } = CLIENT_REGISTRATION_LIMITS;
   if (value.length > redirectUris)
@@ -108,13 +115,32 @@ function checkRedirectUris(value: unknown, extraSchemes: ReadonlySet<string> | u
     const text = String(uri);
     if (text.length > uriChars)
       refuse(`redirect_uris: each URI at most ${uriChars} characters (one has ${text.length})`);
+    refuseUnseen('redirect_uris', text);
     const fault = redirectFault(text, extraSchemes);
     if (fault) refuse(`redirect_uris: ${JSON.stringify(text).slice(0, 200)} ${fault}`);
   }
 }
 
+/**
+ * Control characters and those that turn the direction of text (U+202E and its kin): shown on the
+ * sign-in and consent pages, a name or URI holding one could reorder the words around it ("[Unverified]",
+ * the warning that the name is the client's own choice).
+ */
+const UNSEEN = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+function refuseUnseen(field: string, text: string): void {
+  const at = text.search(UNSEEN);
+  if (at !== -1) {
+    const code = text.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
+    refuse(`${field}: must not hold control or text-direction characters (U+${code} at ${at})`);
+  }
+}
+
 /** Every other field of the metadata within CLIENT_REGISTRATION_LIMITS (redirect URIs are checked above). */
-function checkMetadataSizes(metadata: Record<string, unknown>): void {
+function checkMetadataSizes(
+  metadata: Record<string, unknown>,
+  refuseUnseen: (field: string, text: string) => void,
+): void {
   const { clientNameChars, uriChars, stringChars, listEntries, jwksChars } = CLIENT_REGISTRATION_LIMITS;
   const maxChars = (field: string) =>
     field === 'client_name'
@@ -127,6 +153,7 @@ function checkMetadataSizes(metadata: Record<string, unknown>): void {
     if (typeof value === 'string') {
       if (value.length > maxChars(field))
         refuse(`${field}: at most ${maxChars(field)} characters (this one has ${value.length})`);
+      refuseUnseen(field, value);
     } else if (Array.isArray(value)) {
       if (value.length > listEntries)
         refuse(`${field}: at most ${listEntries} entries (this list has ${value.length})`);
@@ -134,6 +161,7 @@ function checkMetadataSizes(metadata: Record<string, unknown>): void {
         const length = typeof entry === 'string' ? entry.length : (JSON.stringify(entry) ?? '').length;
         if (length > maxChars(field))
           refuse(`${field}: each entry at most ${maxChars(field)} characters (one has ${length})`);
+        if (typeof entry === 'string') refuseUnseen(field, entry);
       }
     } else if (typeof value === 'object') {
       const length = JSON.stringify(value).length;

@@ -1,7 +1,7 @@
 // The `replay` of a load test's start body: recorded requests as the load (domain/load/replay.ts),
 // either the caller's captures of one webhook or a HAR 1.2 log (a browser's, a proxy's), at a speed.
 import { z } from 'zod';
-import { HEADER_NAME, HTTP_METHODS } from '../http-fields.ts';
+import { HEADER_NAME, HTTP_METHODS, noLineBreaks } from '../http-fields.ts';
 import { searchQuery, webhookIdField } from '../webhooks/webhooks.ts';
 
 /** The most requests one replay sends in a pass. */
@@ -36,7 +36,8 @@ const harRequest = z.looseObject({
     .default([]),
   postData: z
     .looseObject({
-      mimeType: z.string({ error: 'must be a string' }).optional(),
+      // It is sent as the request's content-type.
+      mimeType: noLineBreaks('must be a string').optional(),
       text: z.string({ error: 'must be a string' }).optional(),
       encoding: z.string({ error: 'must be a string' }).optional(),
       params: z

@@ -30,6 +30,10 @@ describe.each(targets())('dashboard page queries ($name)', (target) => {
     expect((await open(`/dashboard/webhooks/${id}/diff?a=1&b=2&ignore=date`)).html).toContain(
       'ignore: is not a field of this page (a typo?)',
     );
+    // An id that is no webhook id is not found: it would have pointed the page's links elsewhere.
+    const climbing = await open('/dashboard/webhooks/..%2F..%2Fwebhook%2FAbCdEf%3Fx%3D/diff');
+    expect(climbing.status).toBe(404);
+    expect(climbing.html).not.toContain('../../webhook');
     // A page that takes no query says so.
     const keys = await open('/dashboard/keys?tab=2');
     expect(keys.status).toBe(400);

@@ -72,8 +72,8 @@ describe.each(targets())('MCP clients as they register ($name)', (target) => {
       const consent = (await browser.submit(signIn, /\/login$/, { email: user.email, password: PASSWORD }, (u) =>
         u.href.startsWith(use),
       )) as Page;
-      expect(consent.html).toContain(`<strong>${name}</strong> <span class="client-mark">Unverified</span>`);
-      expect(consent.html).toContain(`<th scope="row">Returns to</th><td><code>${use}</code></td>`);
+      expect(consent.html).toContain(`<strong><bdi>${name}</bdi></strong> <span class="client-mark">Unverified</span>`);
+      expect(consent.html).toContain(`<th scope="row">Returns to</th><td><code><bdi>${use}</bdi></code></td>`);
 
       const back = await authorizeInBrowser(authorize(reg.body.client_id, use, challenge, state), {
         email: user.email,

@@ -66,9 +66,9 @@ describe.each(targets())('client registration as a trust boundary ($name)', (tar
     const issuedAt = new Date(reg.body.client_id_issued_at * 1000).toISOString();
     const user = await newUser(target);
     const { html } = await consentPage(authorizeUrl(target.baseUrl, reg.body.client_id, CURSOR), user.email, CURSOR);
-    expect(html).toContain('<strong>Cursor</strong> <span class="client-mark">Unverified</span> wants to connect');
-    expect(html).toContain('the name \u201cCursor\u201d is its own choice, and nobody checked it');
-    expect(html).toContain(`<th scope="row">Returns to</th><td><code>${CURSOR}</code></td>`);
+    expect(html).toContain('<strong><bdi>Cursor</bdi></strong> <span class="client-mark">Unverified</span> wants to connect');
+    expect(html).toContain('the name \u201c<bdi>Cursor</bdi>\u201d is its own choice, and nobody checked it');
+    expect(html).toContain(`<th scope="row">Returns to</th><td><code><bdi>${CURSOR}</bdi></code></td>`);
     expect(html).toContain(`<th scope="row">Client ID</th><td><code>${reg.body.client_id}</code></td>`);
     expect(html).toContain(`<th scope="row">Registered</th><td><time datetime="${issuedAt}">`);
   });
@@ -113,12 +113,12 @@ describe('metadata documents and OAUTH_REDIRECT_SCHEMES, on an app of their own'
     const clientId = documentAt('known', { client_name: 'Claude' });
     const { html } = await consentPage(authorizeUrl(app.baseUrl, clientId, REDIRECT), email, REDIRECT);
     const host = new URL(docs.url).host;
-    expect(html).toContain(`<strong>${host}</strong> wants to connect`);
+    expect(html).toContain(`<strong><bdi>${host}</bdi></strong> wants to connect`);
     expect(html).not.toContain('class="client-mark"');
     expect(html).not.toContain('Unverified');
-    expect(html).toContain(`<code>${clientId}</code> (its metadata document, served by ${host})`);
-    expect(html).toContain('<th scope="row">Calls itself</th><td>Claude</td>');
-    expect(html).toContain(`<th scope="row">Returns to</th><td><code>${REDIRECT}</code></td>`);
+    expect(html).toContain(`<code>${clientId}</code> (its metadata document, served by <bdi>${host}</bdi>)`);
+    expect(html).toContain('<th scope="row">Calls itself</th><td><bdi>Claude</bdi></td>');
+    expect(html).toContain(`<th scope="row">Returns to</th><td><code><bdi>${REDIRECT}</bdi></code></td>`);
   });
 
   it('registers a scheme the operator lists; once no longer listed, its clients are never sent to it', async () => {

@@ -2,7 +2,8 @@
 // answer): what changed in the method and path, the query and headers by name, and the body by
 // JSON Pointer or by lines. The form on the webhook's page picks the two; this page can pick others.
 import type { Account } from '../../../db/users.ts';
-import { AppError } from '../../../lib/errors.ts';
+import { AppError, NotFoundError } from '../../../lib/errors.ts';
+import { PUBLIC_ID_PATTERN } from '../../../lib/auth/tokens.ts';
 import { html, type Html } from '../../pages/html.ts';
 import { diffQuery } from '../../../contract/webhooks/webhooks.ts';
 import type { Services } from '../../services/index.ts';
@@ -101,6 +102,9 @@ export function webhookDiffRoutes(page: DashboardPages, { webhooks }: Pick<Servi
     '/webhooks/:id/diff',
     async (ctx, account: Account) => {
       const id = ctx.params.id!;
+      // The id goes into this page's links and form: one that is no webhook id (`..%2F..%2Fwebhook%2F...`)
+      // would point them elsewhere on the origin.
+      if (!PUBLIC_ID_PATTERN.test(id)) throw new NotFoundError('Webhook not found');
       const given = Object.fromEntries(
         (['a', 'b', 'ignore_headers'] as const).flatMap((k) =>
           typeof ctx.query[k] === 'string' ? [[k, ctx.query[k]]] : [],

@@ -13,11 +13,21 @@ export interface RequestSpec {
 const bodyOf = ({ body }: RequestSpec): Buffer | null =>
   body === undefined ? null : typeof body === 'string' ? Buffer.from(body) : body;
 
-/** The request as bytes, written as is for every request. */
+/** What would end a line of the request's head, and so write lines (or a request) of its own. */
+const LINE_ENDS = /[\r\n\0]/;
+
+/**
+ * The request as bytes, written as is for every request. A method, header name or value holding a line
+ * break or NUL is refused: every door checks them, and this is the last place one could still add a
+ * header line (another `host`) or a whole request of its own.
+ */
 export function requestBytes(spec: RequestSpec): Buffer {
   const body = bodyOf(spec);
   const lines = [`${spec.method} ${spec.url.pathname}${spec.url.search} HTTP/1.1`, `host: ${spec.url.host}`];
   for (const [name, value] of Object.entries(spec.headers)) lines.push(`${name}: ${value}`);
+  const broken = [spec.method, ...Object.entries(spec.headers).flat()].find((part) => LINE_ENDS.test(part));
+  if (broken !== undefined)
+    throw new Error(`a request's method or header holds a line break or NUL: ${JSON.stringify(broken).slice(0, 100)}`);
   if (body) lines.push(`content-length: ${body.length}`);
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
   return body ? Buffer.concat([head, body]) : head;

@@ -136,6 +136,38 @@ describe('OAUTH_REDIRECT_SCHEMES', () => {
   });
 });
 
+describe('names and URIs a client may register', () => {
+  const refusal = (metadata: Record<string, unknown>) => {
+    try {
+      checkClientMetadata(metadata.redirect_uris, metadata);
+    } catch (err) {
+      return (err as InstanceType<typeof errors.InvalidClientMetadata>).error_description;
+    }
+    return null;
+  };
+  const uris = ['https://app.example/cb'];
+
+  it('refuses control characters and those that turn the direction of text, naming the field', () => {
+    expect(refusal({ client_name: 'Claude Desktop\u202e', redirect_uris: uris })).toBe(
+      'client_name: must not hold control or text-direction characters (U+202E at 14)',
+    );
+    expect(refusal({ client_name: 'a\u2066b', redirect_uris: uris })).toMatch(/^client_name: .*U\+2066 at 1/);
+    expect(refusal({ client_name: 'tab\there', redirect_uris: uris })).toMatch(/U\+0009/);
+    expect(refusal({ client_uri: 'https://app.example/\u200f', redirect_uris: uris })).toMatch(/^client_uri: /);
+    expect(refusal({ contacts: ['ok@example.com', 'x\u202d@example.com'], redirect_uris: uris })).toMatch(
+      /^contacts: .*U\+202D/,
+    );
+    expect(refusal({ redirect_uris: ['https://app.example/cb\u202e'] })).toMatch(/^redirect_uris: .*U\+202E/);
+  });
+
+  it('takes names in any script, emoji included, and keeps stored clients that hold them', () => {
+    expect(refusal({ client_name: 'Клиент 客户端 عميل 👩‍💻', redirect_uris: uris })).toBeNull();
+    const stored = { client_id: 'abc', client_name: 'Old\u202e', redirect_uris: uris };
+    checkClientMetadata(uris, stored, { stored: true });
+    expect(stored.client_name).toBe('Old\u202e');
+  });
+});
+
 describe('a client read back from the store', () => {
   const stored = (uris: string[], extraSchemes?: ReadonlySet<string>) => {
     const metadata: Record<string, unknown> = { client_id: 'abc', redirect_uris: uris };

@@ -51,6 +51,32 @@ describe('the replay of a load test start body', () => {
       'replay.har.log.entries.0.startedDateTime: must be an ISO 8601 time',
     ],
     [
+      {
+        replay: {
+          har: {
+            log: {
+              entries: [
+                {
+                  ...entry('https://a.example/', 'POST'),
+                  request: {
+                    method: 'POST',
+                    url: 'https://a.example/',
+                    headers: [],
+                    // Sent as the content-type: it would write a request of its own, to another host.
+                    postData: {
+                      mimeType: 'text/plain\r\ncontent-length: 0\r\n\r\nGET / HTTP/1.1\r\nHost: b.example',
+                      text: 'x',
+                    },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+      'replay.har.log.entries.0.request.postData.mimeType: must not contain line breaks',
+    ],
+    [
       { replay: { har: har('https://a.example/', 'https://b.example/') } },
       'replay.har.log.entries.1.request.url: is on https://b.example, not https://a.example',
     ],
