@@ -66,7 +66,9 @@ describe.each(targets())('client registration as a trust boundary ($name)', (tar
     const issuedAt = new Date(reg.body.client_id_issued_at * 1000).toISOString();
     const user = await newUser(target);
     const { html } = await consentPage(authorizeUrl(target.baseUrl, reg.body.client_id, CURSOR), user.email, CURSOR);
-    expect(html).toContain('<strong><bdi>Cursor</bdi></strong> <span class="client-mark">Unverified</span> wants to connect');
+    expect(html).toContain(
+      '<strong><bdi>Cursor</bdi></strong> <span class="client-mark">Unverified</span> wants to connect',
+    );
     expect(html).toContain('the name \u201c<bdi>Cursor</bdi>\u201d is its own choice, and nobody checked it');
     expect(html).toContain(`<th scope="row">Returns to</th><td><code><bdi>${CURSOR}</bdi></code></td>`);
     expect(html).toContain(`<th scope="row">Client ID</th><td><code>${reg.body.client_id}</code></td>`);
