@@ -13,7 +13,7 @@ export function connectedAppSection(
       const apps = await accounts.connectedApps(account.id);
       const csrf = page.csrf(ctx);
       const notice = ctx.query.revoked
-        ? html`<p role="status">Disconnected ${String(ctx.query.revoked)}: its tokens no longer work.</p>`
+        ? html`<p role="status">Disconnected <bdi>${String(ctx.query.revoked)}</bdi>: its tokens no longer work.</p>`
         : '';
       page.layout(
         ctx,

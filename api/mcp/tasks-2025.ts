@@ -116,8 +116,8 @@ export function taskAccess(presenters: JobTools['presenters'], { tasks, userId, 
   const ended = async (taskId: string, signal: AbortSignal) => {
     if (!isTerminal((await owned(taskId)).status))
       await bounds.holdWait(async (lost) => {
-        await untilEnded(tasks, taskId, userId, AbortSignal.any([signal, lost]));
-        if (lost.aborted && !signal.aborted)
+        const task = await untilEnded(tasks, taskId, userId, AbortSignal.any([signal, lost]));
+        if (lost.aborted && !signal.aborted && !(task && isTerminal(task.status)))
           throw new RateLimitedError('This wait lost its task-wait slot: call tasks/result again', 1);
       });
   };

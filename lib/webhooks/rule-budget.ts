@@ -57,7 +57,7 @@ export class RuleBudget {
     try {
       return work();
     } finally {
-      this.spend(user.userId, user.plan, this.#cpu() - started);
+      this.spend(user.userId, user.plan, Math.max(0, this.#cpu() - started));
     }
   }
 

@@ -79,13 +79,15 @@ export const MAX_RULES_PROGRAM = 2_000;
 const COMPILED = new Map<string, RE2JS>();
 const COMPILED_MAX = 1_000;
 
-/** `pattern` compiled by RE2 (once while it is among the last COMPILED_MAX compiled); throws as RE2 does. */
+/** `pattern` compiled by RE2 (throws as RE2 does); kept only within MAX_PROGRAM (a refused one may be megabytes). */
 function re2(pattern: string): RE2JS {
   let re = COMPILED.get(pattern);
   if (!re) {
     re = RE2JS.compile(pattern);
-    if (COMPILED.size >= COMPILED_MAX) COMPILED.clear();
-    COMPILED.set(pattern, re);
+    if (re.programSize() <= MAX_PROGRAM) {
+      if (COMPILED.size >= COMPILED_MAX) COMPILED.clear();
+      COMPILED.set(pattern, re);
+    }
   }
   return re;
 }

@@ -190,7 +190,7 @@ for (const target of targets()) {
       const ours = forms.find((f) => f.includes(clientId))!;
       expect(ours).toBeTruthy();
       page = (await browser.submit({ ...page, html: ours }, /revoke/, { client_id: clientId })) as Page;
-      expect(page.html).toContain('Disconnected Disconnect me');
+      expect(page.html).toContain('Disconnected <bdi>Disconnect me</bdi>');
       expect(page.html).not.toContain(clientId);
 
       expect((await rpc(target, token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(401);
