@@ -61,9 +61,9 @@ export function captureIntake(writer: CaptureWriter, captures: CaptureService) {
     async take(owner: CaptureOwner, arrived: ArrivedRequest): Promise<Intake> {
       const { webhookId, method, path, query, headers, raw } = arrived;
       const { body, encoding } = decodeBody(raw);
-      // The first of the owner's rules whose match holds answers (off the database path: compiled with the
-      // owner), within the owner's share of this thread; the owner's answer (none to a preflight) is known
-      // before the capture is stored: its status is recorded.
+      // The first of the owner's rules whose match holds answers (off the database path; compiled at the
+      // first capture that runs them), within the owner's share of this thread; the owner's answer (none to
+      // a preflight) is known before the capture is stored: its status is recorded.
       let matched = -1;
       let answer: WebhookResponse | RuleAnswer | null = arrived.preflight ? null : owner.response;
       if (owner.rules && !arrived.preflight) {
