@@ -1,20 +1,16 @@
 // The pipeline check: a workflow that asks every activity pool for a live worker.
-import { operations } from './operation.ts';
+import { accepted, get, ok, operations, post } from './operation.ts';
 import * as R from './responses.ts';
 
 export const diagnosticsOperations = operations('Diagnostics', {
-  start: {
-    method: 'post',
-    path: '/diagnostics/pipeline-checks',
+  start: post('/diagnostics/pipeline-checks', {
     summary: 'Start the pipeline check (API -> workflow -> every pool)',
-    success: { status: 202, schema: R.pipelineCheckStartResult, description: 'Started' },
+    success: accepted(R.pipelineCheckStartResult, 'Started'),
     errors: [],
-  },
-  state: {
-    method: 'get',
-    path: '/diagnostics/pipeline-checks/{check_id}',
+  }),
+  state: get('/diagnostics/pipeline-checks/{check_id}', {
     summary: 'State of a pipeline check',
-    success: { status: 200, schema: R.pipelineCheckStatusResult, description: 'State' },
+    success: ok(R.pipelineCheckStatusResult, 'State'),
     errors: [404],
-  },
+  }),
 });

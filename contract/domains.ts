@@ -1,7 +1,7 @@
 // Domain registration lookups: one name, or up to BULK_MAX_DOMAINS at once.
 import { z } from 'zod';
 import { LOOKUP_MODES } from '../lib/lookup-modes.ts';
-import { operations } from './operation.ts';
+import { get, ok, operations, post } from './operation.ts';
 import * as R from './responses-domains.ts';
 import { described } from './validate.ts';
 
@@ -55,28 +55,22 @@ export const bulkQuery = z.object({
 });
 
 export const domainOperations = operations('Domains', {
-  whois: {
-    method: 'get',
-    path: '/network/whois',
+  whois: get('/network/whois', {
     summary: 'Registration of a domain (RDAP, WHOIS, DNS) with pricing',
     query: whoisQuery,
-    success: { status: 200, schema: R.whoisAnswer, description: 'Registration and pricing' },
+    success: ok(R.whoisAnswer, 'Registration and pricing'),
     errors: [400],
-  },
-  bulk: {
-    method: 'post',
-    path: '/network/domains/check',
+  }),
+  bulk: post('/network/domains/check', {
     summary: 'Check up to 100 domains at once',
     body: bulkBody,
-    success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' },
+    success: ok(R.bulkCheckResult, 'One entry per name'),
     errors: [400],
-  },
-  bulkByQuery: {
-    method: 'get',
-    path: '/network/domains/check',
+  }),
+  bulkByQuery: get('/network/domains/check', {
     summary: 'Check up to 100 domains at once (query form)',
     query: bulkQuery,
-    success: { status: 200, schema: R.bulkCheckResult, description: 'One entry per name' },
+    success: ok(R.bulkCheckResult, 'One entry per name'),
     errors: [400],
-  },
+  }),
 });

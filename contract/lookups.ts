@@ -1,7 +1,7 @@
 // Lookups answered in the request: DNS, IP information, HTTP headers.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { operations } from './operation.ts';
+import { get, ok, operations } from './operation.ts';
 import * as R from './responses.ts';
 import { described } from './validate.ts';
 
@@ -50,28 +50,22 @@ export const urlFields = {
 export const urlInput = z.object(urlFields);
 
 export const lookupOperations = operations('Lookups', {
-  dns: {
-    method: 'get',
-    path: '/network/dns-lookup',
+  dns: get('/network/dns-lookup', {
     summary: 'DNS records of a domain',
     query: dnsQuery,
-    success: { status: 200, schema: R.dnsLookupResult, description: 'Records' },
+    success: ok(R.dnsLookupResult, 'Records'),
     errors: [400, 404, 502, 504],
-  },
-  ip: {
-    method: 'get',
-    path: '/network/ip-info',
+  }),
+  ip: get('/network/ip-info', {
     summary: 'Location, network and reverse DNS of an IP (yours when omitted)',
     query: ipQuery,
-    success: { status: 200, schema: R.ipInfoResult, description: 'What is known of the address' },
+    success: ok(R.ipInfoResult, 'What is known of the address'),
     errors: [400],
-  },
-  headers: {
-    method: 'get',
-    path: '/network/http-headers',
+  }),
+  headers: get('/network/http-headers', {
     summary: 'Security headers, TLS, caching and cookies of a URL, graded',
     query: urlInput,
-    success: { status: 200, schema: R.httpHeadersResult, description: 'Analysis' },
+    success: ok(R.httpHeadersResult, 'Analysis'),
     errors: [400, 502, 504],
-  },
+  }),
 });

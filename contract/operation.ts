@@ -65,3 +65,22 @@ export interface OperationInput<O extends Operation> {
   headers: Out<O['headers']>;
   body: Out<O['body']>;
 }
+
+type Rest = Omit<Declaration, 'method' | 'path'>;
+/** A GET operation at `path` (under /api/v1). */
+export function get<const P extends string, const R extends Rest>(path: P, rest: R): R & { method: 'get'; path: P } {
+  return { ...rest, method: 'get', path };
+}
+/** A POST operation at `path` (under /api/v1). */
+export function post<const P extends string, const R extends Rest>(path: P, rest: R): R & { method: 'post'; path: P } {
+  return { ...rest, method: 'post', path };
+}
+/** A success answer: 200 with `schema` (null: a stream, described by `description`). */
+export const ok = <S extends z.ZodType | null>(schema: S, description: string) =>
+  ({ status: 200, schema, description }) as const;
+/** 201 Created, with `schema`. */
+export const created = <S extends z.ZodType>(schema: S, description: string) =>
+  ({ status: 201, schema, description }) as const;
+/** 202 Accepted, with `schema`. */
+export const accepted = <S extends z.ZodType>(schema: S, description: string) =>
+  ({ status: 202, schema, description }) as const;

@@ -6,7 +6,7 @@ import { urlInput } from './lookups.ts';
 export { PAGE_TYPES };
 /** The most pages a discovery finds (domain/site/discover.ts) and an audit covers. */
 export const MAX_PAGES = 20;
-import { operations } from './operation.ts';
+import { ok, operations, post } from './operation.ts';
 import * as R from './responses.ts';
 import { described } from './validate.ts';
 import { wholeNumber } from './input-fields.ts';
@@ -34,20 +34,16 @@ export const auditInput = urlInput
   .strict();
 
 export const siteOperations = operations('Sites', {
-  discover: {
-    method: 'post',
-    path: '/site/discover',
+  discover: post('/site/discover', {
     summary: 'Up to 20 pages of a site, from its sitemaps or home page links',
     body: discoverInput,
-    success: { status: 200, schema: R.siteDiscoverResult, description: 'Pages' },
+    success: ok(R.siteDiscoverResult, 'Pages'),
     errors: [400, 502, 504],
-  },
-  audit: {
-    method: 'post',
-    path: '/site/audit',
+  }),
+  audit: post('/site/audit', {
     summary: 'Design audit of one page (template, alignment, accessibility, style budget)',
     body: auditInput,
-    success: { status: 200, schema: R.siteAuditResult, description: 'Findings and summary' },
+    success: ok(R.siteAuditResult, 'Findings and summary'),
     errors: [400, 502, 504],
-  },
+  }),
 });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ProvenanceMarkError } from '../lib/errors.ts';
 import { VIDEO_SERVICES, VIDEO_STATUSES } from '../lib/jobs/video.ts';
 import { namesAiVideoGenerator } from './ai-video-generators.ts';
-import { operations } from './operation.ts';
+import { created, get, ok, operations, post } from './operation.ts';
 import { described } from './validate.ts';
 import { PATH_PARAMS, wholeNumber } from './input-fields.ts';
 
@@ -120,19 +120,15 @@ export const videoJobToolAnswer = videoJobAnswer.omit({
 export const videoJobToolStart = videoJobToolAnswer.extend({ max_upload_bytes: z.number(), message: z.string() });
 
 export const videoOperations = operations('Video', {
-  start: {
-    method: 'post',
-    path: '/video/watermark-jobs',
+  start: post('/video/watermark-jobs', {
     summary: 'Start a job that removes regions (your logo, a timestamp) from your own video',
     body: videoJobBody,
-    success: { status: 201, schema: videoJobAnswer, description: 'The job and its one-time upload URL' },
+    success: created(videoJobAnswer, 'The job and its one-time upload URL'),
     errors: [400, 422],
-  },
-  status: {
-    method: 'get',
-    path: '/video/watermark-jobs/{job_id}',
+  }),
+  status: get('/video/watermark-jobs/{job_id}', {
     summary: 'A video job: status, progress, the single-use download URL once done',
-    success: { status: 200, schema: videoJobAnswer, description: 'The job' },
+    success: ok(videoJobAnswer, 'The job'),
     errors: [404],
-  },
+  }),
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { startBody } from './load-test-start.ts';
 import { SERIES_COLUMNS } from './series-columns.ts';
-import { operations } from '../operation.ts';
+import { accepted, get, ok, operations, post } from '../operation.ts';
 import * as R from './responses-load-tests.ts';
 import { described } from '../validate.ts';
 import { PATH_PARAMS, publicIdField, wholeNumberParam } from '../input-fields.ts';
@@ -29,90 +29,62 @@ export const reportQuery = z.object({
 });
 
 export const loadTestOperations = operations('Load testing', {
-  report: {
-    method: 'get',
-    path: '/load-testing/report/{test_id}',
+  report: get('/load-testing/report/{test_id}', {
     summary:
       'The report of an ended load test: one self-contained HTML file (no network access when ' +
       'opened), beside another of yours with compare; format=json gives its data',
     query: reportQuery,
-    success: { status: 200, schema: null, description: 'text/html (or application/json with format=json)' },
+    success: ok(null, 'text/html (or application/json with format=json)'),
     errors: [400, 404, 409],
-  },
-  verifyTarget: {
-    method: 'post',
-    path: '/load-testing/targets',
+  }),
+  verifyTarget: post('/load-testing/targets', {
     summary:
       'Your token to prove you control a target host (needed before large tests), and whether the host serves it now',
     body: verifyTargetBody,
-    success: {
-      status: 200,
-      schema: R.targetVerificationResult,
-      description: 'The token, how to serve it, and whether it is served',
-    },
+    success: ok(R.targetVerificationResult, 'The token, how to serve it, and whether it is served'),
     errors: [400],
-  },
-  start: {
-    method: 'post',
-    path: '/load-testing/start',
+  }),
+  start: post('/load-testing/start', {
     summary: 'Start a load test (queued until a load worker takes it)',
     body: startBody,
-    success: { status: 202, schema: R.loadTestStartResult, description: 'Queued' },
+    success: accepted(R.loadTestStartResult, 'Queued'),
     // 404: a replay of a webhook that is not the caller's.
     errors: [400, 403, 404],
-  },
-  status: {
-    method: 'get',
-    path: '/load-testing/status/{test_id}',
+  }),
+  status: get('/load-testing/status/{test_id}', {
     summary: 'Status and live metrics of a load test',
-    success: { status: 200, schema: R.loadTestStatusAnswer, description: 'Status' },
+    success: ok(R.loadTestStatusAnswer, 'Status'),
     errors: [404],
-  },
-  events: {
-    method: 'get',
-    path: '/load-testing/status/{test_id}/events',
+  }),
+  events: get('/load-testing/status/{test_id}/events', {
     summary: 'Status of a load test as Server-Sent Events, until it ends',
-    success: {
-      status: 200,
-      schema: null,
-      description: 'text/event-stream: `status` events with the shape of the status answer',
-    },
+    success: ok(null, 'text/event-stream: `status` events with the shape of the status answer'),
     errors: [404],
-  },
-  series: {
-    method: 'get',
-    path: '/load-testing/series/{test_id}',
+  }),
+  series: get('/load-testing/series/{test_id}', {
     summary: "A load test's figures for every second, as NDJSON or CSV: streamed while it runs, all at once after",
     query: seriesQuery,
-    success: {
-      status: 200,
-      schema: null,
-      description:
-        'application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a ' +
+    success: ok(
+      null,
+      'application/x-ndjson (one JSON object a second) or text/csv (a header row, then a row a ' +
         `second): ${SERIES_COLUMNS.join(', ')}`,
-    },
+    ),
     errors: [400, 404],
-  },
-  stop: {
-    method: 'post',
-    path: '/load-testing/stop/{test_id}',
+  }),
+  stop: post('/load-testing/stop/{test_id}', {
     summary: 'Stop a running load test',
-    success: { status: 200, schema: R.loadTestStopResult, description: 'Stopped (or stopping)' },
+    success: ok(R.loadTestStopResult, 'Stopped (or stopping)'),
     errors: [404, 409],
-  },
-  results: {
-    method: 'get',
-    path: '/load-testing/results/{test_id}',
+  }),
+  results: get('/load-testing/results/{test_id}', {
     summary: 'Final results of an ended load test',
-    success: { status: 200, schema: R.loadTestResultsAnswer, description: 'Results' },
+    success: ok(R.loadTestResultsAnswer, 'Results'),
     errors: [404, 409],
-  },
-  list: {
-    method: 'get',
-    path: '/load-testing/tests',
+  }),
+  list: get('/load-testing/tests', {
     summary: 'Your load tests, newest first',
     query: listQuery,
-    success: { status: 200, schema: R.loadTestListResult, description: 'Tests' },
+    success: ok(R.loadTestListResult, 'Tests'),
     errors: [400],
-  },
+  }),
 });

@@ -1,7 +1,7 @@
 // Webhooks and what they captured.
 import { HEADER_NAME, HEADER_NAME_TOKEN } from '../http-fields.ts';
 import { z } from 'zod';
-import { operations } from '../operation.ts';
+import { created, get, ok, operations, post } from '../operation.ts';
 import * as R from './responses-webhooks.ts';
 import { described } from '../validate.ts';
 import { wholeNumberParam } from '../input-fields.ts';
@@ -135,123 +135,93 @@ export const exportQuery = searchQuery
 
 const path = (name: string) => `/network/${name}`;
 export const webhookOperations = operations('Webhooks', {
-  create: {
-    method: 'post',
-    path: path('my-webhook-create'),
+  create: post(path('my-webhook-create'), {
     summary: 'Create a webhook and its capture URL (optionally with the response its senders get)',
     body: createBody,
-    success: { status: 201, schema: R.webhookCreateResult, description: 'Created' },
+    success: created(R.webhookCreateResult, 'Created'),
     errors: [400, 403],
-  },
-  update: {
-    method: 'post',
-    path: path('my-webhook-update'),
+  }),
+  remove: post(path('my-webhook-delete'), {
+    summary: 'Delete a webhook and what it captured',
+    body: deleteBody,
+    success: ok(R.webhookDeleteResult, 'Deleted'),
+    errors: [400, 404],
+  }),
+  list: get(path('my-webhooks'), {
+    summary: 'List your webhooks with request counts',
+    success: ok(R.webhookListResult, 'Your webhooks'),
+    errors: [],
+  }),
+  update: post(path('my-webhook-update'), {
     summary:
       "Set what a webhook answers its senders, how its captures' signatures are checked, " +
       'where they are forwarded and how long they are kept (null: the default, none)',
     body: updateBody,
-    success: { status: 200, schema: R.webhookUpdateResult, description: 'Updated' },
+    success: ok(R.webhookUpdateResult, 'Updated'),
     errors: [400, 403, 404],
-  },
-  list: {
-    method: 'get',
-    path: path('my-webhooks'),
-    summary: 'List your webhooks with request counts',
-    success: { status: 200, schema: R.webhookListResult, description: 'Your webhooks' },
-    errors: [],
-  },
-  requests: {
-    method: 'get',
-    path: path('my-webhook-requests'),
+  }),
+  requests: get(path('my-webhook-requests'), {
     summary:
       'Read the captured requests of a webhook, newest first; filter by method, header, body text, ' +
       "time and whether the body is valid against the webhook's JSON Schema; page with cursor",
     query: searchQuery,
-    success: { status: 200, schema: R.webhookRequestsResult, description: 'Captured requests' },
+    success: ok(R.webhookRequestsResult, 'Captured requests'),
     errors: [400, 404],
-  },
-  wait: {
-    method: 'get',
-    path: path('my-webhook-wait'),
+  }),
+  wait: get(path('my-webhook-wait'), {
     summary:
       'Wait for the first capture matching the filters (method, header, q) that arrives after the call, ' +
       'or since `since`: answered when it arrives, ' +
       'or with request null and timed_out true after `timeout` seconds (1-120, default 30)',
     query: waitQuery,
-    success: { status: 200, schema: R.webhookWaitResult, description: 'The capture, or null at the timeout' },
+    success: ok(R.webhookWaitResult, 'The capture, or null at the timeout'),
     errors: [400, 404, 429],
-  },
-  diff: {
-    method: 'get',
-    path: path('my-webhook-diff'),
+  }),
+  export: get(path('my-webhook-export'), {
+    summary:
+      'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) ' +
+      'as one JSON or HAR 1.2 file, streamed',
+    query: exportQuery,
+    success: ok(
+      null,
+      'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; ' +
+        'with format=har a HAR 1.2 document (application/json) whose entries are the captured requests',
+    ),
+    errors: [400, 404],
+  }),
+  events: get(path('my-webhook-requests/events'), {
+    summary: 'New captured requests as Server-Sent Events',
+    query: requestsQuery,
+    headers: resumeHeaders,
+    success: ok(
+      null,
+      'text/event-stream: `requests` events (the shape of my-webhook-requests, ' +
+        'with the highest capture id sent as the event id), `end` when the webhook is deleted. ' +
+        'With Last-Event-ID, only captures after that id.',
+    ),
+    errors: [400, 404],
+  }),
+  trigger: post(path('my-webhook-trigger'), {
+    summary:
+      'Deliver a test event to a webhook as a capture: a sample of a common event of Stripe, GitHub, Slack, ' +
+      "Standard Webhooks or a plain HMAC sender, signed with the webhook's secret as that sender signs",
+    body: triggerBody,
+    success: ok(webhookTriggerResult, 'Delivered: how the webhook judged and answered it'),
+    errors: [400, 404, 429],
+  }),
+  replay: post(path('my-webhook-replay'), {
+    summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer',
+    body: replayBody,
+    success: ok(R.webhookReplayResult, "The target's answer"),
+    errors: [400, 404, 502, 504],
+  }),
+  diff: get(path('my-webhook-diff'), {
     summary:
       'What changed between two captures of a webhook: method, path, query and headers by name ' +
       '(added, removed, changed; headers that differ on every delivery left out ' +
       'unless ignore_headers names others), and the body: JSON by pointer, text by lines',
     query: diffQuery,
-    success: { status: 200, schema: R.webhookDiffResult, description: 'The differences' },
+    success: ok(R.webhookDiffResult, 'The differences'),
     errors: [400, 404, 504],
-  },
-  replay: {
-    method: 'post',
-    path: path('my-webhook-replay'),
-    summary: 'Send a captured request again, byte for byte, to a URL you name, and read its answer',
-    body: replayBody,
-    success: { status: 200, schema: R.webhookReplayResult, description: "The target's answer" },
-    errors: [400, 404, 502, 504],
-  },
-  trigger: {
-    method: 'post',
-    path: path('my-webhook-trigger'),
-    summary:
-      'Deliver a test event to a webhook as a capture: a sample of a common event of Stripe, GitHub, Slack, ' +
-      "Standard Webhooks or a plain HMAC sender, signed with the webhook's secret as that sender signs",
-    body: triggerBody,
-    success: {
-      status: 200,
-      schema: webhookTriggerResult,
-      description: 'Delivered: how the webhook judged and answered it',
-    },
-    errors: [400, 404, 429],
-  },
-  export: {
-    method: 'get',
-    path: path('my-webhook-export'),
-    summary:
-      'Every kept capture of a webhook (or those matching the filters of my-webhook-requests) ' +
-      'as one JSON or HAR 1.2 file, streamed',
-    query: exportQuery,
-    success: {
-      status: 200,
-      schema: null,
-      description:
-        'application/json: {success, webhook_id, exported_at, requests} as my-webhook-requests answers them; ' +
-        'with format=har a HAR 1.2 document (application/json) whose entries are the captured requests',
-    },
-    errors: [400, 404],
-  },
-  events: {
-    method: 'get',
-    path: path('my-webhook-requests/events'),
-    summary: 'New captured requests as Server-Sent Events',
-    query: requestsQuery,
-    headers: resumeHeaders,
-    success: {
-      status: 200,
-      schema: null,
-      description:
-        'text/event-stream: `requests` events (the shape of my-webhook-requests, ' +
-        'with the highest capture id sent as the event id), `end` when the webhook is deleted. ' +
-        'With Last-Event-ID, only captures after that id.',
-    },
-    errors: [400, 404],
-  },
-  remove: {
-    method: 'post',
-    path: path('my-webhook-delete'),
-    summary: 'Delete a webhook and what it captured',
-    body: deleteBody,
-    success: { status: 200, schema: R.webhookDeleteResult, description: 'Deleted' },
-    errors: [400, 404],
-  },
+  }),
 });
