@@ -3,8 +3,9 @@
 // names never hammer one registry): an activity per name, or per `batch` of names (the fast modes).
 // Every answer is kept in the workflow's state as it comes, so the API can answer by its deadline
 // with what is known (getDomainCheckState) while the rest goes on.
-import { ActivityFailure, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { WhoisActivities } from '../activities/whois/index.ts';
+import { activityFailureMessage } from './activity-failures.ts';
 import { inLanes } from '../lib/concurrency/lanes.ts';
 import {
   getDomainCheckState,
@@ -35,8 +36,9 @@ export async function bulkDomainCheck(job: DomainCheckJob): Promise<BulkAnswers>
   setHandler(getDomainCheckState, () => state);
   const failed = (err: unknown) => {
     // A check that failed twice (a worker lost, a bug) is reported for its names, not the whole check.
-    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
-    return { error: `the check failed: ${err.cause?.message ?? err.message}` };
+    const said = activityFailureMessage(err);
+    if (said === undefined) throw err;
+    return { error: `the check failed: ${said}` };
   };
   const batch = Math.max(1, job.batch ?? 1);
   await inLanes(job.groups, MAX_PARALLEL_GROUPS, async (group) => {

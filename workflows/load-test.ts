@@ -7,7 +7,6 @@
 // shards (stopLoadShards), which read it with their next snapshot.
 import {
   ActivityCancellationType,
-  ActivityFailure,
   CancellationScope,
   condition,
   isCancellation,
@@ -16,6 +15,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { LoadActivities } from '../activities/load/index.ts';
+import { activityCause } from './activity-failures.ts';
 import type { LoadOutputActivities } from '../activities/load/outputs.ts';
 import {
   getLoadTestState,
@@ -159,8 +159,7 @@ export async function loadTest(input: LoadTestInput): Promise<LoadTestState> {
 }
 
 function reasonOf(err: unknown): string {
-  const e = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
-  return e?.message ?? String(err);
+  return activityCause(err)?.message ?? String(err);
 }
 
 /** The test's one sender of its remote-write outputs (activities/load/outputs.ts): its live writes, then its last. */

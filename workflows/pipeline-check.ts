@@ -4,8 +4,9 @@
 // - its state lives in one object, read by the API through a query of the shared definitions (lib/jobs/),
 //   whose name, input and output types the API, the workers and the activities share without this code.
 // What it does is useful on its own: it proves that every activity pool has a live worker.
-import { ActivityFailure, proxyActivities, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { DiagnosticsActivities } from '../activities/diagnostics/index.ts';
+import { activityCause } from './activity-failures.ts';
 import { ACTIVITY_POOLS, getPipelineCheckState, TASK_QUEUES, type PipelineCheckState } from '../lib/jobs/index.ts';
 /** How long a pool may take to pick the task up and answer before the check calls it down. */
 const POOL_DEADLINE = '30 seconds';
@@ -31,7 +32,7 @@ export async function pipelineCheck(): Promise<PipelineCheckState> {
       } catch (err) {
         // No worker took it in time, or one took it and failed (at once, or on every try until the
         // deadline: the timeout then carries the last try's failure): each said as it is.
-        let cause = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
+        let cause = activityCause(err);
         if (cause instanceof TimeoutFailure && cause.cause) cause = cause.cause;
         state.pools[pool] = {
           status: 'failed',

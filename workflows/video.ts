@@ -3,16 +3,9 @@
 // download. The state is the job's status for the API (getVideoJobState); whatever the ending
 // (done and downloaded, failed, expired, cancelled), every blob of the job is deleted before it ends
 // (a terminated workflow runs no code: an operator who terminates one deletes `video/<job_id>/` too).
-import {
-  ActivityCancellationType,
-  ActivityFailure,
-  CancellationScope,
-  condition,
-  isCancellation,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import * as wf from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media/index.ts';
+import { activityFailureMessage } from './activity-failures.ts';
 import {
   getVideoJobState,
   TASK_QUEUES,
@@ -22,24 +15,24 @@ import {
   type VideoJobState,
 } from '../lib/jobs/index.ts';
 
-const { inspectVideo } = proxyActivities<MediaActivities>({
+const { inspectVideo } = wf.proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
   // Copies the upload (at most 300 MB) to the worker and reads its boxes and streams.
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
-const { removeRegions } = proxyActivities<MediaActivities>({
+const { removeRegions } = wf.proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
   // A cancelled job waits for ffmpeg to stop before it deletes the blobs, so no result lands after.
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   // Up to 2 hours of video; the heartbeat (every 5 s, and with ffmpeg's progress) finds a lost worker
   // within 15 s, and the retry runs on another one.
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '15 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
-const { deleteJobBlobs, deleteUpload } = proxyActivities<MediaActivities>({
+const { deleteJobBlobs, deleteUpload } = wf.proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
   startToCloseTimeout: '1 minute',
   // No limit on attempts: until the blob store answers again, so nothing is left behind.
@@ -60,16 +53,16 @@ export async function videoJob(input: VideoJobInput): Promise<VideoJobState> {
     downloaded: false,
   };
   let uploadsSignalled = 0;
-  setHandler(getVideoJobState, () => state);
-  setHandler(videoUploaded, ({ bytes }) => {
+  wf.setHandler(getVideoJobState, () => state);
+  wf.setHandler(videoUploaded, ({ bytes }) => {
     uploadsSignalled++;
     if (state.status === 'awaiting_upload') state.uploadBytes = bytes;
   });
-  setHandler(videoDownloaded, () => {
+  wf.setHandler(videoDownloaded, () => {
     state.downloaded = true;
   });
   try {
-    if (!(await condition(() => state.uploadBytes !== null, input.uploadTtlSeconds * 1000))) {
+    if (!(await wf.condition(() => state.uploadBytes !== null, input.uploadTtlSeconds * 1000))) {
       return end('expired', `no upload within ${input.uploadTtlSeconds} s of the job's start`);
     }
     state.status = 'queued';
@@ -80,22 +73,23 @@ export async function videoJob(input: VideoJobInput): Promise<VideoJobState> {
     state.progress = 100;
     state.status = 'done';
     state.downloadExpiresAt = Date.now() + input.downloadTtlSeconds * 1000;
-    if (!(await condition(() => state.downloaded, input.downloadTtlSeconds * 1000))) {
+    if (!(await wf.condition(() => state.downloaded, input.downloadTtlSeconds * 1000))) {
       return end('expired', `the result was not downloaded within ${input.downloadTtlSeconds} s of being ready`);
     }
     return state;
   } catch (err) {
-    if (isCancellation(err)) {
+    if (wf.isCancellation(err)) {
       end('failed', 'cancelled');
       throw err;
     }
     // The activity's own words: a refused upload (C2PA, not a video, too long, a region outside the frame) or a crash.
-    if (err instanceof ActivityFailure) return end('failed', err.cause?.message ?? err.message);
+    const said = activityFailureMessage(err);
+    if (said !== undefined) return end('failed', said);
     throw err;
   } finally {
     // Nothing is kept. An upload may still land after an expiry (a slow upload that began in time): its
     // signal arrives while this runs, so the deletion repeats until no new upload came meanwhile.
-    await CancellationScope.nonCancellable(async () => {
+    await wf.CancellationScope.nonCancellable(async () => {
       let seen: number;
       do {
         seen = uploadsSignalled;

@@ -4,6 +4,9 @@
 // db/ stores them.
 import type { Phase } from './phases.ts';
 
+/** A count for each key: a status code, an error's kind, a protocol. */
+export type Counts = Record<string, number>;
+
 /** One second's figures as one report holds them (what it added since the previous one). */
 export interface SecondFigures {
   second: number;
@@ -15,7 +18,7 @@ export interface SecondFigures {
   /** HDR histogram of the answers' latencies in µs, compressed base64 (absent: no answer). */
   histogram?: string;
   /** Answers by status code (answers with a status; socket errors and timeouts have none). */
-  statusCodes?: Record<string, number>;
+  statusCodes?: Counts;
   /** Of the answers with a status: their count and the sums of their phases in µs (PHASES' order). */
   phased?: number;
   phaseSumUs?: number[];
@@ -43,7 +46,7 @@ export interface StepSnapshot {
   failed: number;
   latencySumUs: number;
   histogram: string;
-  statusCodes: Record<string, number>;
+  statusCodes: Counts;
   /** Answers a capture found nothing in. */
   captureFailures: number;
 }
@@ -66,8 +69,8 @@ export interface ShardSnapshot {
   latencySumUs: number;
   /** HDR histogram of latencies in microseconds, compressed base64. */
   histogram: string;
-  statusCodes: Record<string, number>;
-  errors: Record<string, number>;
+  statusCodes: Counts;
+  errors: Counts;
   inFlight: number;
   /** Open model: arrivals not sent because every connection and the queue were busy. */
   dropped: number;
@@ -96,7 +99,7 @@ export interface ShardSnapshot {
   /** A scenario's steps (domain/load/scenario.ts), in order. */
   steps?: StepSnapshot[];
   /** Answers by the protocol that gave them, as ALPN names it (http/1.1, h2). */
-  protocols?: Record<string, number>;
+  protocols?: Counts;
   /** HTTP/2: the connections opened, and the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server set (null: none). */
   http2?: { connections: number; serverMaxStreams: number | null };
 }

@@ -7,8 +7,8 @@
 // A test file of a workflow needs little more than:
 //   const env = useWorkflowEnv({ workflows: 'workflows/site.ts', activities: { network: stubs } }); // top level
 //   const handle = await env.start('siteDiscovery', [input]);
-//   await recordHistory(handle, 'site-discovery'); // after the run
-//   await replayHistory(env.bundle, 'site-discovery'); // its replay test
+//   await env.record(handle, 'site-discovery'); // after the run
+//   await env.replay('site-discovery'); // its replay test
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -87,14 +87,19 @@ export interface WorkflowEnv {
   client: Client;
   /** The test's task queue, where the workflows run. */
   taskQueue: string;
-  /** The bundled workflow code, for the replays. */
-  bundle: { code: string };
   /** Starts a workflow by its type name, as lib/temporal/jobs.ts does, on the test's task queue. */
   start<N extends JobWorkflowType>(
     workflow: N,
     args: Parameters<JobWorkflows[N]>,
     options?: { workflowId?: string; memo?: Record<string, unknown> },
   ): Promise<WorkflowHandleWithFirstExecutionRunId<JobWorkflows[N]>>;
+  /** With RECORD_HISTORIES=1, keeps the history of the ended run of `handle` as the fixture `name`. */
+  record(handle: WorkflowHandle, name: string): Promise<void>;
+  /**
+   * Replays the recorded history `name` with this bundle: rejects (a DeterminismViolationError) when the
+   * code no longer makes the commands the history holds.
+   */
+  replay(name: string): Promise<void>;
   /** Stops the workers and the server. */
   close(): Promise<void>;
 }
@@ -150,7 +155,14 @@ export async function startWorkflowEnv(options: WorkflowEnvOptions): Promise<Wor
       });
       return handle as WorkflowHandleWithFirstExecutionRunId<JobWorkflows[N]>;
     };
-    return { client: env.client, taskQueue, bundle, start, close: () => stop(workers, running, env) };
+    return {
+      client: env.client,
+      taskQueue,
+      start,
+      record: recordHistory,
+      replay: (name) => replayHistory(bundle, name),
+      close: () => stop(workers, running, env),
+    };
   } catch (err) {
     await stop(workers, running, env);
     throw err;
@@ -179,10 +191,9 @@ export function useWorkflowEnv(options: WorkflowEnvOptions): WorkflowEnv {
     get taskQueue() {
       return started().taskQueue;
     },
-    get bundle() {
-      return started().bundle;
-    },
     start: (workflow, args, o) => started().start(workflow, args, o),
+    record: recordHistory,
+    replay: (name) => started().replay(name),
     close: () => started().close(),
   };
 }
@@ -210,19 +221,14 @@ const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: s
 );
 const historyFile = (name: string) => path.join(HISTORIES_DIR, `${name}.json`);
 
-/** With RECORD_HISTORIES=1, keeps the history of the ended run of `handle` as the fixture `name`. */
-export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (!RECORDING) return;
   const history = proto.temporal.api.history.v1.History.fromObject(await handle.fetchHistory());
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
   fs.writeFileSync(historyFile(name), `${JSON.stringify(protoJson.toJson(historyType, history), null, 2)}\n`);
 }
 
-/**
- * Replays the recorded history `name` with the workflow code of `bundle`: rejects (a
- * DeterminismViolationError) when the code no longer makes the commands the history holds.
- */
-export async function replayHistory(bundle: { code: string }, name: string): Promise<void> {
+async function replayHistory(bundle: { code: string }, name: string): Promise<void> {
   if (!fs.existsSync(historyFile(name)))
     throw new Error(
       `No recorded history ${historyFile(name)}: record it with RECORD_HISTORIES=1 npx vitest run <the test>`,

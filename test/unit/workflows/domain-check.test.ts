@@ -10,7 +10,7 @@ import type { WhoisActivities } from '../../../activities/whois/index.ts';
 import { getDomainCheckState, type CheckedDomain, type DomainCheckJob } from '../../../lib/jobs/index.ts';
 import { MAX_PARALLEL_GROUPS } from '../../../workflows/domain-check.ts';
 import { checkSummary } from '../../support/domain-checks.ts';
-import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
+import { gate, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const checkDomain = vi.fn<WhoisActivities['checkDomain']>();
 const checkDomains = vi.fn<WhoisActivities['checkDomains']>();
@@ -85,7 +85,7 @@ describe('bulkDomainCheck', () => {
       done: 4,
       results: result,
     });
-    await recordHistory(handle, 'bulk-domain-check');
+    await env.record(handle, 'bulk-domain-check');
   });
 
   it("checks at most a registry's `concurrency` names at once, each registry by its own", async () => {
@@ -204,11 +204,11 @@ describe('bulkDomainCheck', () => {
   );
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'bulk-domain-check');
+    await env.replay('bulk-domain-check');
   });
 
   it("replays a fast check recorded before a group's batches ran at once, as it began (two at a time)", async () => {
     // Recorded at b1ccc21 from the batches test above (60 names: two batches of 25 at once, then 10).
-    await replayHistory(env.bundle, 'bulk-domain-check-fast-two-at-a-time');
+    await env.replay('bulk-domain-check-fast-two-at-a-time');
   });
 });

@@ -15,14 +15,7 @@ import {
   type LoadTestInput,
   type LoadThreshold,
 } from '../../../lib/jobs/index.ts';
-import {
-  gate,
-  recordHistory,
-  replayHistory,
-  scheduledActivities,
-  until,
-  useWorkflowEnv,
-} from '../../support/workflow-env.ts';
+import { gate, scheduledActivities, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const input = (over: Partial<LoadTestInput> = {}): LoadTestInput => ({
   testId: `t${Math.random().toString(36).slice(2, 10)}`,
@@ -124,7 +117,7 @@ describe('loadTest', () => {
     expect(log.at(-1)).toBe('finish completed');
     expect(load.stopLoadShards).not.toHaveBeenCalled();
     expect(load.finishLoadTest).toHaveBeenCalledTimes(1);
-    await recordHistory(handle, 'load-test');
+    await env.record(handle, 'load-test');
   });
 
   it("stops on its owner's signal: the workflow asks the shards once, then stores the end as stopped", async () => {
@@ -212,6 +205,6 @@ describe('loadTest', () => {
   );
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'load-test');
+    await env.replay('load-test');
   });
 });

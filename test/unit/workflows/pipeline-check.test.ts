@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import type { DiagnosticsActivities } from '../../../activities/diagnostics/index.ts';
 import { createDiagnosticsActivities } from '../../../activities/diagnostics/index.ts';
 import { ACTIVITY_POOLS, getPipelineCheckState, type ActivityPool } from '../../../lib/jobs/index.ts';
-import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
+import { gate, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 /** Each pool's reportWorker: the real one (what the pools register) unless a test says otherwise. */
 const reportWorker = Object.fromEntries(
@@ -47,7 +47,7 @@ describe('pipelineCheck', () => {
       });
       expect(Date.parse(result.completedAt!)).toBeGreaterThanOrEqual(Date.parse(result.startedAt));
       for (const pool of ACTIVITY_POOLS) expect(reportWorker[pool]).toHaveBeenCalledTimes(1);
-      await recordHistory(handle, 'pipeline-check');
+      await env.record(handle, 'pipeline-check');
     },
   );
 
@@ -86,6 +86,6 @@ describe('pipelineCheck', () => {
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'pipeline-check');
+    await env.replay('pipeline-check');
   });
 });

@@ -6,7 +6,7 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SiteActivities } from '../../../activities/site/index.ts';
 import type { AuditResult, Discovery, Outcome } from '../../../lib/jobs/index.ts';
-import { recordHistory, replayHistory, startWorkflowEnv, type WorkflowEnv } from '../../support/workflow-env.ts';
+import { startWorkflowEnv, type WorkflowEnv } from '../../support/workflow-env.ts';
 
 const discoverSitePages = vi.fn<SiteActivities['discoverSitePages']>();
 const auditPageDesign = vi.fn<SiteActivities['auditPageDesign']>();
@@ -36,7 +36,7 @@ describe('siteDiscovery', () => {
     discoverSitePages.mockResolvedValue(discovery);
     const handle = await env.start('siteDiscovery', [SITE]);
     expect(await handle.result()).toEqual(discovery);
-    await recordHistory(handle, 'site-discovery');
+    await env.record(handle, 'site-discovery');
     const cached = { ...discovery, storedAt: 1_700_000_000_000 };
     discoverSitePages.mockResolvedValue(cached);
     expect(await (await env.start('siteDiscovery', [SITE, true])).result()).toEqual(cached);
@@ -65,7 +65,7 @@ describe('siteDiscovery', () => {
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'site-discovery');
+    await env.replay('site-discovery');
   });
 });
 
@@ -74,7 +74,7 @@ describe('pageAudit', () => {
     auditPageDesign.mockResolvedValue({ ok: true, value: audit });
     const handle = await env.start('pageAudit', [SITE, 'pricing']);
     expect(await handle.result()).toEqual({ ok: true, value: audit });
-    await recordHistory(handle, 'page-audit');
+    await env.record(handle, 'page-audit');
     auditPageDesign.mockResolvedValue({ ok: true, value: audit, storedAt: 1_700_000_000_000 });
     expect(await (await env.start('pageAudit', [SITE, undefined, true])).result()).toEqual({
       ok: true,
@@ -88,6 +88,6 @@ describe('pageAudit', () => {
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'page-audit');
+    await env.replay('page-audit');
   });
 });

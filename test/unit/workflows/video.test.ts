@@ -16,7 +16,7 @@ import {
   type VideoJobInput,
   type VideoSource,
 } from '../../../lib/jobs/index.ts';
-import { gate, recordHistory, replayHistory, until, useWorkflowEnv } from '../../support/workflow-env.ts';
+import { gate, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const source: VideoSource = {
   width: 640,
@@ -106,7 +106,7 @@ describe('videoJob', () => {
     expect(await handle.result()).toEqual({ ...done, downloaded: true });
     expect(log).toEqual(['inspectVideo', 'removeRegions', 'deleteUpload', 'deleteJobBlobs']);
     expect(media.deleteJobBlobs).toHaveBeenCalledWith(job.jobId);
-    await recordHistory(handle, 'video-job');
+    await env.record(handle, 'video-job');
   });
 
   it("fails a refused upload with the media pool's reason, at once, and deletes the blobs", async () => {
@@ -189,6 +189,6 @@ describe('videoJob', () => {
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'video-job');
+    await env.replay('video-job');
   });
 });

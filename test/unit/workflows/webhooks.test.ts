@@ -10,14 +10,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebhookActivities } from '../../../activities/webhooks/index.ts';
 import type { WebhookWaitActivities } from '../../../activities/webhooks/wait.ts';
 import { capturesStored, FORWARDER_WORKFLOW_ID, type DeliveryGroup } from '../../../lib/jobs/index.ts';
-import {
-  gate,
-  recordHistory,
-  replayHistory,
-  scheduledActivities,
-  until,
-  useWorkflowEnv,
-} from '../../support/workflow-env.ts';
+import { gate, scheduledActivities, until, useWorkflowEnv } from '../../support/workflow-env.ts';
 
 const network = {
   dueDeliveries: vi.fn<WebhookActivities['dueDeliveries']>(),
@@ -89,7 +82,7 @@ describe('webhookForwarder', () => {
         w1Answered.open();
         await end(handle);
       }
-      await recordHistory(handle, 'webhook-forwarder');
+      await env.record(handle, 'webhook-forwarder');
     },
   );
 
@@ -170,7 +163,7 @@ describe('webhookForwarder', () => {
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'webhook-forwarder');
+    await env.replay('webhook-forwarder');
   });
 });
 
@@ -216,14 +209,14 @@ describe('webhookUpkeep', () => {
       expect(await handle.result()).toEqual({ deleted: 0, woken: true });
       await looks(2);
       expect((await forwarder().describe()).runId).toBe(running.firstExecutionRunId);
-      await recordHistory(handle, 'webhook-upkeep');
+      await env.record(handle, 'webhook-upkeep');
     } finally {
       await end(running);
     }
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'webhook-upkeep');
+    await env.replay('webhook-upkeep');
   });
 });
 
@@ -244,7 +237,7 @@ describe('webhookWait', () => {
     expect(await handle.result()).toEqual({ webhookId: 'wh_wait', requestId: 42 });
     expect(waitForCapture).toHaveBeenCalledExactlyOnceWith(given);
     expect(await scheduledActivities(handle)).toEqual(['waitForCapture']);
-    await recordHistory(handle, 'webhook-wait');
+    await env.record(handle, 'webhook-wait');
   });
 
   it("retries a lost attempt until the wait's deadline, with the same input", async () => {
@@ -258,6 +251,6 @@ describe('webhookWait', () => {
   });
 
   it('replays the recorded history with the current code', async () => {
-    await replayHistory(env.bundle, 'webhook-wait');
+    await env.replay('webhook-wait');
   });
 });

@@ -54,7 +54,7 @@ const histories = fs
     };
   });
 
-/** The workflow tests' source, where the histories are replayed (`replayHistory(env.bundle, '<name>')`). */
+/** The workflow tests' source, where the histories are replayed (`env.replay('<name>')`). */
 const workflowTests = fs
   .readdirSync(path.join(ROOT, 'test/unit/workflows'))
   .map((f) => read(`test/unit/workflows/${f}`))
@@ -109,7 +109,7 @@ describe('job kinds', () => {
       const recorded = histories.filter((h) => h.workflow === workflow);
       expect(recorded.map((h) => h.name)).not.toEqual([]);
       for (const h of recorded) {
-        expect(workflowTests).toContain(`replayHistory(env.bundle, '${h.name}')`);
+        expect(workflowTests).toContain(`env.replay('${h.name}')`);
         expect([...h.queues].filter((q) => !(declared.pools as readonly string[]).includes(q))).toEqual([]);
       }
     },
