@@ -197,14 +197,20 @@ ${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAft
 
     /**
      * The page of one thing of the account's at `path` (`:id` in it): `find` looks it up, and an unknown
-     * or foreign id is a 404 page linking back to `section`'s list (named `noun`, "load test").
+     * or foreign id is a 404 page linking back to `section`'s list (named `noun`, "load test"). The
+     * handler shows its page with `show`, in `section`.
      */
     item<T>(
       path: string,
       section: Section,
       noun: string,
       find: (id: string, account: Account) => Promise<T>,
-      handler: (ctx: RouterContext, account: Account, item: T) => Promise<unknown>,
+      handler: (
+        ctx: RouterContext,
+        account: Account,
+        item: T,
+        show: (title: string, body: Html) => void,
+      ) => Promise<unknown>,
       options: PageOptions = {},
     ): void {
       page.get(
@@ -225,7 +231,7 @@ ${verdict.full.join(' and ')}); nothing was done. Retry after ${verdict.retryAft
               404,
             );
           }
-          await handler(ctx, account, item);
+          await handler(ctx, account, item, (title, body) => layout(ctx, account, section, title, body));
         },
         options,
       );

@@ -68,11 +68,8 @@ optionally from and to seconds (at most ${MAX_REGIONS})</label>
     'videos',
     'video job',
     (id, account) => video.status(id, account.id),
-    async (ctx, account, job) => {
-      page.layout(
-        ctx,
-        account,
-        'videos',
+    async (_ctx, _account, job, show) => {
+      show(
         `Video job ${job.job_id}`,
         html`<h1>Video job</h1>
         <p role="status" aria-live="polite" id="video-status" data-job="${job.job_id}" data-status="\

@@ -110,7 +110,7 @@ ${breakableUrl(t.config.target_url)}</a>`,
     'load-tests',
     'load test',
     (id, account) => loadTests.live(id, account.id),
-    async (ctx, account, { row, status }) => {
+    async (ctx, account, { row, status }, show) => {
       const ended = !['pending', 'running'].includes(status.status);
       const final = ended ? (await loadTests.results(row.id, account.id)).results : null;
       // An ended test's charts are drawn here, as the report draws them; a running test's by its script.
@@ -118,10 +118,7 @@ ${breakableUrl(t.config.target_url)}</a>`,
         ? loadCharts([{ label: row.id, color: COLORS.a, series: (await reports.test(row.id, account.id)).series }])
         : '';
       const m = status.metrics as Record<string, number>;
-      page.layout(
-        ctx,
-        account,
-        'load-tests',
+      show(
         `Load test ${row.id}`,
         html`<h1>Load test</h1>
         ${unreachableLine(final)}

@@ -95,9 +95,9 @@ export function contentTypeOptionsTest(value: string | undefined): TestResult {
     best: 0,
     description: 'Stops browsers from guessing content types (MIME sniffing).',
   });
-  if (value === undefined)
-    return r('x-content-type-options-not-implemented', -5, false, 'X-Content-Type-Options: nosniff');
-  if (value.trim().toLowerCase() === 'nosniff') return r('x-content-type-options-nosniff', 0, true);
+  const v = value?.trim().toLowerCase();
+  if (v === undefined) return r('x-content-type-options-not-implemented', -5, false, 'X-Content-Type-Options: nosniff');
+  if (v === 'nosniff') return r('x-content-type-options-nosniff', 0, true);
   return r('x-content-type-options-header-invalid', -5, false, 'X-Content-Type-Options: nosniff (once, nothing else)', [
     `value ${value}`,
   ]);

@@ -29,14 +29,16 @@ describe('registration dates', () => {
 
 describe('RDAP answers', () => {
   it('reads the registrar, events, status and name servers of a domain object', () => {
-    expect(parseRdap(rdapDomain('example.com', ['NS1.EXAMPLE.NET', 'ns2.example.net.']))).toEqual({
+    const servers = ['NS1.EXAMPLE.NET', 'ns2.example.net.', 'Ns3.Example.Net'];
+    expect(parseRdap(rdapDomain('example.com', servers))).toEqual({
       domain_name: 'example.com',
       registrar: FIXTURE_REGISTRAR,
+      status: ['client transfer prohibited', 'client delete prohibited'],
       creation_date: '2001-02-03T04:05:06.000Z',
       expiration_date: '2031-02-03T04:05:06.000Z',
       updated_date: '2025-06-07T08:09:10.000Z',
-      status: ['client transfer prohibited', 'client delete prohibited'],
-      name_servers: ['ns1.example.net', 'ns2.example.net'],
+      // Lower case, without the root's dot.
+      name_servers: ['ns1.example.net', 'ns2.example.net', 'ns3.example.net'],
       registrant: null,
     });
   });
