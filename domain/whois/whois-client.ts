@@ -2,7 +2,8 @@
 // The chain: the first server (WHOIS_SERVER, else the TLD's registry server from data/whois-servers.json,
 // else whois.iana.org); an IANA-style `refer:` moves to the registry; a registry's `Registrar WHOIS
 // Server:` adds the registrar's answer. Referred servers come from answers, not from the operator, so
-// they pass the SSRF address policy (NETWORK_ALLOW exempts, as everywhere).
+// they pass the SSRF address policy (NETWORK_ALLOW exempts, as everywhere) and are asked on port 43 only
+// (on another, only at an address NETWORK_ALLOW names).
 import dns from 'node:dns';
 import fs from 'node:fs';
 import net, { isIP } from 'node:net';
@@ -29,14 +30,20 @@ export function registryWhoisServer(tld: string): string | null {
   return servers[tld] ?? null;
 }
 
+/** RFC 3912's port: the only one a server named by an answer is asked on. */
+const WHOIS_PORT = 43;
+
 function splitServer(server: string): { host: string; port: number } {
   const m = /^(.*):(\d{1,5})$/.exec(server);
-  return m ? { host: bareHost(m[1]!), port: Number(m[2]) } : { host: server, port: 43 };
+  return m ? { host: bareHost(m[1]!), port: Number(m[2]) } : { host: server, port: WHOIS_PORT };
 }
 
 export interface WhoisQueryOptions {
   timeoutMs: number;
-  /** Refuse addresses outside the SSRF policy (for servers named by an answer). */
+  /**
+   * For servers named by an answer: refuse addresses outside the SSRF policy, and any port but 43 on an
+   * address NETWORK_ALLOW does not name (an answer must not point the query at another service's port).
+   */
   guard?: { allow: readonly string[] };
 }
 
@@ -45,15 +52,21 @@ export function whoisQuery(server: string, query: string, options: WhoisQueryOpt
   const { host, port } = splitServer(server);
   const policy = options.guard ? createAddressPolicy(options.guard.allow) : null;
   return new Promise((resolve, reject) => {
+    const onPort = `port ${port}: a server an answer names is asked on port ${WHOIS_PORT}`;
+    const refusal = (address: string): string | null =>
+      policy && (policy.refusal(address) ?? (port === WHOIS_PORT || policy.exempt(address) ? null : onPort));
+    // No address can be exempt: refused before the name is looked up.
+    if (policy && !isIP(host) && port !== WHOIS_PORT && !options.guard?.allow.length)
+      return reject(new Error(`WHOIS server ${server} not allowed: ${onPort}`));
     if (policy && isIP(host)) {
-      const why = policy.refusal(host);
+      const why = refusal(host);
       if (why) return reject(new Error(`WHOIS server ${server} not allowed: ${why}`));
     }
     const lookup: net.LookupFunction | undefined = policy
       ? (hostname, opts, callback) =>
           dns.lookup(hostname, { all: true }, (err, addresses) => {
             if (err) return callback(err, '', 4);
-            const refused = addresses.map((a) => policy.refusal(a.address)).find(Boolean);
+            const refused = addresses.map((a) => refusal(a.address)).find(Boolean);
             if (refused) return callback(new Error(`WHOIS server ${server} not allowed: ${refused}`), '', 4);
             if ((opts as { all?: boolean }).all) return callback(null, addresses);
             callback(null, addresses[0]!.address, addresses[0]!.family);

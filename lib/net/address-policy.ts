@@ -111,15 +111,22 @@ function reason(address: string, family: Family): string | null {
 export interface AddressPolicy {
   /** Null when the address may be reached, else why not. */
   refusal(address: string): string | null;
+  /** Whether the operator's list (NETWORK_ALLOW) names the address. */
+  exempt(address: string): boolean;
 }
 
 export function createAddressPolicy(allow: readonly string[] = []): AddressPolicy {
   const allowed = blockLists(allow);
+  const exempt = (address: string) => {
+    const family = isIP(address) as 0 | Family;
+    return family !== 0 && allowed[family].check(address, family === 4 ? 'ipv4' : 'ipv6');
+  };
   return {
+    exempt,
     refusal(address) {
       const family = isIP(address) as 0 | Family;
       if (family === 0) return `${address} is not an IP address`;
-      if (allowed[family].check(address, family === 4 ? 'ipv4' : 'ipv6')) return null;
+      if (exempt(address)) return null;
       const why = reason(address, family);
       return why && `${address} is a private, loopback, link-local or reserved address (${why})`;
     },

@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { whoisLookup } from '../../../../domain/whois/whois-client.ts';
+import dns from 'node:dns';
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { whoisLookup, whoisQuery } from '../../../../domain/whois/whois-client.ts';
 import { FIXTURE_REGISTRAR } from '../../../fixtures/registry-names.ts';
 import { startWhoisServers, type WhoisFixture } from '../../../fixtures/whois-server.ts';
 
@@ -45,6 +47,36 @@ describe('the WHOIS referral chain and the address policy', () => {
     expect(answer).toMatchObject({ verdict: 'registered', server: servers.registry });
     expect(answer.parsed.registrar).toBeNull(); // only the registrar's answer names it
     expect(servers.queries.registrar).not.toContain('whois-taken-registrar.com');
+  });
+
+  describe('a server an answer names, on a port other than 43', () => {
+    afterEach(() => vi.restoreAllMocks());
+    // Spied on, so that a broken rule reaches no other address: the refusal must come before either.
+    const spies = () => ({
+      connect: vi.spyOn(net, 'connect').mockImplementation(() => {
+        throw new Error('connected');
+      }),
+      lookup: vi.spyOn(dns, 'lookup').mockImplementation(() => {
+        throw new Error('looked up');
+      }),
+    });
+
+    it('is refused on an address the policy allows, before connecting', async () => {
+      const { connect } = spies();
+      await expect(whoisQuery('8.8.8.8:25', 'example.com', { timeoutMs: 500, guard: { allow: [] } })).rejects.toThrow(
+        'WHOIS server 8.8.8.8:25 not allowed: port 25: a server an answer names is asked on port 43',
+      );
+      expect(connect).not.toHaveBeenCalled();
+    });
+
+    it('is refused by name before the name is looked up, when NETWORK_ALLOW names no address', async () => {
+      const { connect, lookup } = spies();
+      await expect(
+        whoisQuery('whois.registrar.example:6379', 'example.com', { timeoutMs: 500, guard: { allow: [] } }),
+      ).rejects.toThrow('not allowed: port 6379');
+      expect(lookup).not.toHaveBeenCalled();
+      expect(connect).not.toHaveBeenCalled();
+    });
   });
 
   it('gives up on a silent server after the time limit', async () => {

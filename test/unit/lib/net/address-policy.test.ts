@@ -229,6 +229,16 @@ describe('address policy', () => {
     expect(mapped.refusal('64:ff9b:1::a00:1')).toBeNull();
   });
 
+  it('says an address is exempt only when NETWORK_ALLOW names it, public or not', () => {
+    const allowing = createAddressPolicy(['127.0.0.0/8', '8.8.8.0/24']);
+    expect(allowing.exempt('127.0.0.1')).toBe(true);
+    expect(allowing.exempt('8.8.8.8')).toBe(true);
+    expect(allowing.exempt('8.8.4.4')).toBe(false);
+    expect(allowing.exempt('::1')).toBe(false);
+    expect(allowing.exempt('example.com')).toBe(false);
+    expect(policy.exempt('8.8.8.8')).toBe(false);
+  });
+
   it('judges an IPv6 address with a zone by the address', () => {
     expect(policy.refusal('fe80::1%eth0')).toMatch(/Link-Local Unicast/);
     expect(policy.refusal('::ffff:127.0.0.1%1')).toMatch(/127\.0\.0\.1: Loopback/);
