@@ -66,16 +66,23 @@ export interface OperationInput<O extends Operation> {
   body: Out<O['body']>;
 }
 
-type Rest = Omit<Declaration, 'method' | 'path'>;
+/** A declaration but its method and path, which get() and post() give. */
+type Described = Omit<Declaration, 'method' | 'path'>;
 /** A GET operation at `path` (under /api/v1). */
-export function get<const P extends string, const R extends Rest>(path: P, rest: R): R & { method: 'get'; path: P } {
+export function get<const P extends string, const R extends Described>(
+  path: P,
+  rest: R,
+): R & { method: 'get'; path: P } {
   return { ...rest, method: 'get', path };
 }
 /** A POST operation at `path` (under /api/v1). */
-export function post<const P extends string, const R extends Rest>(path: P, rest: R): R & { method: 'post'; path: P } {
+export function post<const P extends string, const R extends Described>(
+  path: P,
+  rest: R,
+): R & { method: 'post'; path: P } {
   return { ...rest, method: 'post', path };
 }
-/** A success answer: 200 with `schema` (null: a stream, described by `description`). */
+/** A success answer: 200 with `schema` (null: the handler answers itself, a stream or a file, as `description` says). */
 export const ok = <S extends z.ZodType | null>(schema: S, description: string) =>
   ({ status: 200, schema, description }) as const;
 /** 201 Created, with `schema`. */

@@ -93,6 +93,9 @@ describe('OpenAPI document', () => {
     const file = path.join(ROOT, 'test', 'fixtures', 'openapi.json');
     const text = JSON.stringify(buildOpenApi('https://api.example.test'), null, 2);
     if (process.env.UPDATE_OPENAPI === '1') fs.writeFileSync(file, text);
-    expect(JSON.parse(text)).toEqual(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const [built, kept] = [JSON.parse(text), JSON.parse(fs.readFileSync(file, 'utf8'))];
+    expect(built).toEqual(kept);
+    // toEqual ignores the order of keys: the paths' is the order readers of the document see.
+    expect(Object.keys(built.paths)).toEqual(Object.keys(kept.paths));
   });
 });
