@@ -82,7 +82,7 @@ export function post<const P extends string, const R extends Described>(
 ): R & { method: 'post'; path: P } {
   return { ...rest, method: 'post', path };
 }
-/** A success answer: 200 with `schema` (null: the handler answers itself, a stream or a file, as `description` says). */
+/** A success answer: 200 with `schema` (null: the handler answers itself, a stream or file, as `description` says). */
 export const ok = <S extends z.ZodType | null>(schema: S, description: string) =>
   ({ status: 200, schema, description }) as const;
 /** 201 Created, with `schema`. */
