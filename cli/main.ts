@@ -8,7 +8,7 @@ import { registerLoad } from './commands/load.ts';
 import { registerLookups } from './commands/lookups.ts';
 import { registerWebhooks } from './commands/webhooks.ts';
 import { EXIT, exitCodeOf } from './errors.ts';
-import { err } from './output.ts';
+import { err, note } from './output.ts';
 
 const program = new Command('netops')
   .description('Network tools, webhook capture and load tests from the terminal and CI, against a netops service')
@@ -52,7 +52,7 @@ try {
     );
   } else {
     code = exitCodeOf(e);
-    process.stderr.write(`${err.red(`netops: ${(e as Error).message}`)}\n`);
+    note(err.red(`netops: ${(e as Error).message}`));
   }
 }
 process.exitCode = code;

@@ -109,14 +109,17 @@ describe.each(targets())('netops webhook ($name)', (target) => {
     let done = false;
     void waiting.ended.then(() => (done = true));
     await fetch(hook.webhook_url, { method: 'PUT', body: marker }); // not POST: not it
+    // The sender's escape sequences (the clipboard's, the title's) are shown, never written to the terminal.
+    const evil = '\u001b]52;c;cm0gLXJmIH4=\u0007\u001b]0;title\u0007';
     while (!done) {
-      await fetch(`${hook.webhook_url}/stripe`, { method: 'POST', body: `{"id":"${marker}"}` });
+      await fetch(`${hook.webhook_url}/stripe`, { method: 'POST', body: `{"id":"${marker}"}${evil}` });
       await sleep(300);
     }
     const got = await waiting.ended;
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout).toMatch(/Request +POST \/stripe/);
-    expect(got.stdout).toContain(`{"id":"${marker}"}`);
+    expect(got.stdout).toContain(`{"id":"${marker}"}\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b]0;title\\x07`);
+    expect(got.stdout).not.toContain('\u001b]');
 
     const began = Date.now();
     const timedOut = await runCli(
