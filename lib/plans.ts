@@ -102,6 +102,12 @@ export const taskReadsPerMinute = (plan: Plan) =>
 /** Captured requests a webhook keeps unless its owner sets more (its `retention`); the oldest go beyond it. */
 export const CAPTURE_KEEP_PER_WEBHOOK = 500;
 
+/**
+ * The bodies one page of captures carries at most (a listing, an export's read, at least one capture a
+ * page): 500 bodies of 1 MiB would hold half a gigabyte for one answer, as long as its reader stalls.
+ */
+export const CAPTURE_PAGE_BODY_BYTES = 8 * MiB;
+
 /** What a webhook keeps when its owner set nothing, by plan: 500 captures, for as long as the plan allows. */
 export const DEFAULT_RETENTION = Object.fromEntries(
   PLANS.map((plan) => [

@@ -148,6 +148,35 @@ export async function listCapturedRequests(
 }
 
 /**
+ * As listCapturedRequests, but the page's bodies come to at most `bodyBytes` as stored (its first capture
+ * whatever its size; the sizes read first): `cut` when captures were left to the next page for that.
+ */
+export async function listCapturedRequestsWithin(
+  db: Kysely<Database>,
+  webhookRef: number,
+  limit: number,
+  filter: CaptureFilter,
+  bodyBytes: number,
+): Promise<{ rows: CapturedRequest[]; cut: boolean }> {
+  const sizes = await capturesWhere(db, webhookRef, 0, filter)
+    .select(['id', 'body_size', 'body_encoding'])
+    .orderBy('id', filter.oldestFirst ? 'asc' : 'desc')
+    .limit(limit)
+    .execute();
+  let bytes = 0;
+  let n = 0;
+  for (const s of sizes) {
+    // Binary bodies are stored, and answered, as base64.
+    bytes += s.body_encoding === 'base64' ? Math.ceil(s.body_size / 3) * 4 : s.body_size;
+    if (n > 0 && bytes > bodyBytes) break;
+    n += 1;
+  }
+  const ids = sizes.slice(0, n).map((s) => Number(s.id));
+  const rows = ids.length ? await listCapturedRequests(db, webhookRef, ids.length, 0, { ...filter, ids }) : [];
+  return { rows, cut: n < sizes.length };
+}
+
+/**
  * Every captured request of one webhook that keeps to `filter`, newest first: its id and its stored
  * schema verdict (the hash of the schema it was checked against, null when never checked).
  */

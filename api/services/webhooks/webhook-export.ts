@@ -6,7 +6,12 @@ import { queryPairs, sentQuery } from '../../../lib/webhooks/capture-query.ts';
 import { VERSION } from '../../../lib/version.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
-import { listCapturedRequests, type CapturedRequest, type CaptureFilter } from '../../../db/webhooks/webhooks.ts';
+import {
+  listCapturedRequestsWithin,
+  type CapturedRequest,
+  type CaptureFilter,
+} from '../../../db/webhooks/captured-requests.ts';
+import { CAPTURE_PAGE_BODY_BYTES } from '../../../lib/plans.ts';
 import type { WebhookService } from './webhooks.ts';
 
 export type ExportFormat = 'json' | 'har';
@@ -100,18 +105,21 @@ export function webhookExportService({
         yield open;
         let before: number | undefined;
         let first = true;
-        // A hundred captures at a time, newest first.
+        // A hundred captures at a time, newest first, and no more bodies than a listing's page holds.
         for (;;) {
-          const page = await listCapturedRequests(db, webhook.id, 100, 0, {
-            ...filter,
-            ...(before !== undefined ? { beforeId: before } : {}),
-          });
+          const { rows: page, cut } = await listCapturedRequestsWithin(
+            db,
+            webhook.id,
+            100,
+            { ...filter, ...(before !== undefined ? { beforeId: before } : {}) },
+            CAPTURE_PAGE_BODY_BYTES,
+          );
           const shown = format === 'json' ? await webhooks.present(webhook, page) : [];
           for (const [i, c] of page.entries()) {
             yield `${first ? '' : ','}${JSON.stringify(format === 'har' ? harEntry(c, baseUrl) : shown[i])}`;
             first = false;
           }
-          if (page.length < 100) break;
+          if (page.length < 100 && !cut) break;
           before = page.at(-1)!.id;
         }
         yield close;

@@ -9,13 +9,14 @@ import {
   listCaptureVerdicts,
   countCapturedRequests,
   listCapturedRequests,
+  listCapturedRequestsWithin,
   type CapturedRequest,
   type CaptureFilter,
 } from '../../../db/webhooks/captured-requests.ts';
 import type { SecretBox } from '../../../lib/auth/secret-box.ts';
 import { type SignatureScheme, signatureChecker } from '../../../lib/webhooks/webhook-signatures.ts';
 import { InvalidInputError, NotFoundError } from '../../../lib/errors.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK } from '../../../lib/plans.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK, CAPTURE_PAGE_BODY_BYTES } from '../../../lib/plans.ts';
 import { ownedWebhook } from './webhook-settings.ts';
 
 export function webhookRequestService({
@@ -72,7 +73,7 @@ export function webhookRequestService({
     wanted: 'valid' | 'invalid',
     limit: number,
     before: number | undefined,
-  ): Promise<[CapturedRequest[], number]> {
+  ): Promise<[{ rows: CapturedRequest[]; cut: boolean }, number]> {
     if (!webhook.schema)
       throw new InvalidInputError(
         'schema: this webhook has no JSON Schema to check captures against (set one with my-webhook-update)',
@@ -83,8 +84,10 @@ export function webhookRequestService({
     // A capture without a verdict (not checked in time, past its budget, deleted meanwhile) is no match.
     const matching = listed.filter((r) => valid.get(r.id) === (wanted === 'valid')).map((r) => r.id);
     const page = matching.filter((id) => before === undefined || id < before).slice(0, limit);
-    const rows = page.length ? await listCapturedRequests(db, webhook.id, page.length, 0, { ids: page }) : [];
-    return [rows, matching.length];
+    const listedPage = page.length
+      ? await listCapturedRequestsWithin(db, webhook.id, page.length, { ids: page }, CAPTURE_PAGE_BODY_BYTES)
+      : { rows: [], cut: false };
+    return [listedPage, matching.length];
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
     const webhook = await ownedWebhook(db, userId, webhookId);
@@ -122,8 +125,8 @@ export function webhookRequestService({
     },
 
     /**
-     * The captures that match every filter given, newest first, `limit` at a time: `next_cursor`
-     * (opaque) asks for the next page, absent on the last.
+     * The captures that match every filter given, newest first, `limit` at a time and bodies of at most
+     * CAPTURE_PAGE_BODY_BYTES a page: `next_cursor` (opaque) asks for the next page, absent on the last.
      */
     async search(
       userId: number,
@@ -139,14 +142,14 @@ export function webhookRequestService({
       const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
       const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
       const limit = Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK);
-      const [rows, total] = query.schema
+      const [{ rows, cut }, total] = query.schema
         ? await bySchema(webhook, kept, query.schema, limit + 1, before)
         : await Promise.all([
-            listCapturedRequests(db, webhook.id, limit + 1, 0, filter),
+            listCapturedRequestsWithin(db, webhook.id, limit + 1, filter, CAPTURE_PAGE_BODY_BYTES),
             countCapturedRequests(db, webhook.id, kept),
           ]);
       const page = rows.slice(0, query.limit);
-      const more = rows.length > query.limit;
+      const more = rows.length > query.limit || cut;
       // total: every match, on every page; count: this page's.
       return {
         total,
