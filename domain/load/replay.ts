@@ -85,7 +85,7 @@ export class Replay<R> {
         // On the target's origin whatever the path holds (a path "//host/x" is a path here, not a host).
         url: new URL(`${url.origin}${r.path}`),
         method: r.method,
-        headers: r.headers,
+        headers: plan.headers ? { ...r.headers, ...plan.headers } : r.headers,
         body: r.body === undefined ? undefined : Buffer.from(r.body, 'base64'),
       }),
       method: r.method,

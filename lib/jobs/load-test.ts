@@ -50,9 +50,11 @@ export interface ShardTarget {
   streamsPerConnection?: number;
   /**
    * Replay as load (domain/load/replay.ts): recorded requests instead of the one request, their
-   * sequence stored with the test (too large for history) and read by each shard.
+   * sequence stored with the test (too large for history) and read by each shard. `headers`: the test's
+   * own headers and credentials, put on every recorded request as it is sent: here, where the payload
+   * codec encrypts them, not in the stored sequence (absent: a test started before, whose sequence has them).
    */
-  replay?: { speed: number; loop: boolean };
+  replay?: { speed: number; loop: boolean; headers?: Record<string, string> };
 }
 
 /** One recorded request of a replay: ms since the recording's start, and what it sent. */
@@ -71,6 +73,8 @@ export interface ReplayPlan {
   speed: number;
   loop: boolean;
   requests: ReplayRequest[];
+  /** Set on every request, over its own (the test's headers and credentials). */
+  headers?: Record<string, string>;
 }
 
 /** A pass/fail threshold as parsed from the start body (domain/load/metrics/thresholds.ts). */

@@ -163,7 +163,15 @@ describe.each(targets())('load tests replaying recorded requests ($name)', (targ
       { method: 'PUT', url: `${origin}/app/api/cart/1`, body: '{"qty":2}' },
       { method: 'GET', url: `${origin}/app/gone` },
     ]);
-    const started = await start({ replay: { har, speed: 0, loop: true }, concurrentUsers: 2, testDuration: 10 });
+    // The test's credentials reach the target on every request (from the workflow's input: the stored
+    // sequence holds none of them).
+    const started = await start({
+      replay: { har, speed: 0, loop: true },
+      concurrentUsers: 2,
+      testDuration: 10,
+      authType: 'bearer',
+      authToken: 'replay-token',
+    });
     expect(started.status, started.text).toBe(202);
     expect(started.body.config).toMatchObject({
       target_url: origin,
@@ -197,6 +205,7 @@ describe.each(targets())('load tests replaying recorded requests ($name)', (targ
       'content-type': 'application/json',
     });
     expect(arrivals.find((a) => a.url === '/app/api/cart?fresh=1')).toBeDefined();
+    expect(arrivals.filter((a) => a.headers.authorization !== 'Bearer replay-token')).toEqual([]);
   });
 
   it(

@@ -96,8 +96,10 @@ export function loadReplayService({
 
   return {
     /**
-     * The sequence a test replays, with the test's own headers and credentials on every request,
-     * within the limits: bodies of at most 10 MB in all, a length within the test's and the plan's.
+     * The sequence a test replays, within the limits: bodies of at most 10 MB in all, headers counted
+     * with the test's own (its credentials) on every request, a length within the test's and the plan's.
+     * Stored with the test: without the test's own headers, which the shards put on each request from
+     * the workflow's input (encrypted there; the database would keep them in clear).
      */
     async sequence(userId: number, plan: Plan, b: StartBody, target: URL): Promise<ReplaySequence> {
       const r = b.replay!;
@@ -129,7 +131,7 @@ export function loadReplayService({
         at: q.at - first,
         method: q.method,
         path: q.url.slice(target.origin.length),
-        headers: { 'user-agent': LOAD_USER_AGENT, ...q.headers, ...own },
+        headers: { 'user-agent': LOAD_USER_AGENT, ...q.headers },
         ...(q.body ? { body: q.body.toString('base64') } : {}),
       }));
       const span = requests.at(-1)!.at;

@@ -47,7 +47,7 @@ export function targetOf(b: StartBody, url: URL): LoadTestInput['target'] {
           ),
         }
       : {}),
-    ...(b.replay ? { replay: { speed: b.replay.speed, loop: b.replay.loop } } : {}),
+    ...(b.replay ? { replay: { speed: b.replay.speed, loop: b.replay.loop, headers: testHeaders(b) } } : {}),
   };
 }
 

@@ -153,4 +153,17 @@ describe('replay in the shard generator', () => {
     expect((await (await ShardGenerator.create(p)).run()).total).toBe(1);
     expect(arrivals.map((a) => [a.url, a.headers.host])).toEqual([['//evil.example/x', new URL(origin).host]]);
   });
+
+  it("puts the test's own headers on every request, over the recorded ones of the same name", async () => {
+    arrivals.length = 0;
+    const own = { authorization: 'Bearer own-token', 'x-sig': 'test' };
+    const p = shardPlan(`${origin}/`, 1, 2000, {
+      target: { url: `${origin}/`, method: 'GET', headers: {}, replay: { speed: 0, loop: false, headers: own } },
+      replay: { speed: 0, loop: false, requests: sequence, headers: own },
+    });
+    expect((await (await ShardGenerator.create(p)).run()).total).toBe(4);
+    expect(arrivals.map((a) => [a.headers.authorization, a.headers['x-sig']])).toEqual(
+      Array.from({ length: 4 }, () => ['Bearer own-token', 'test']),
+    );
+  });
 });

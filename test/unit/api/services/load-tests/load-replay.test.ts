@@ -49,4 +49,18 @@ describe('the sequence of a replay', () => {
         `headers, or replay fewer requests`,
     });
   });
+
+  it("stores no credentials of the test's: the shards put them on from the workflow's input", async () => {
+    const b = startBody.parse({
+      replay: { har, speed: 0 },
+      testDuration: 60,
+      authType: 'apikey',
+      apiKeyHeader: 'X-Api-Key',
+      apiKeyValue: 'replay-secret-key',
+      headers: { 'x-own': 'own' },
+    });
+    const { requests } = await sequence(b);
+    expect(JSON.stringify(requests)).not.toContain('replay-secret-key');
+    expect(requests[0]!.headers).toEqual({ 'user-agent': LOAD_USER_AGENT, 'x-n': '0' });
+  });
 });

@@ -29,4 +29,27 @@ describe('a load test start body as the shards send it', () => {
     });
     expect(targetOf(plain, new URL(plain.targetUrl)).headers).toEqual({ 'user-agent': LOAD_USER_AGENT });
   });
+
+  it("gives a replay the test's headers and credentials to put on each recorded request", () => {
+    const har = {
+      log: {
+        entries: [
+          { startedDateTime: '2026-11-27T10:00:00Z', request: { method: 'GET', url: 'https://shop.example/' } },
+        ],
+      },
+    };
+    const body = startBody.parse({
+      replay: { har, speed: 1, loop: true },
+      testDuration: 10,
+      authType: 'basic',
+      authUsername: 'u',
+      authPassword: 'p',
+      headers: { 'X-Tenant': 'a' },
+    });
+    expect(targetOf(body, new URL('https://shop.example/')).replay).toEqual({
+      speed: 1,
+      loop: true,
+      headers: { 'x-tenant': 'a', authorization: `Basic ${Buffer.from('u:p').toString('base64')}` },
+    });
+  });
 });
