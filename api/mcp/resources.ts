@@ -125,7 +125,7 @@ export function registerResources(
       description:
         `The newest ${LISTED} requests ` +
         'one of your webhooks captured, newest first ' +
-        '(as webhook_requests answers).',
+        '(as webhook_requests answers: fewer when their bodies come to more than 8 MiB).',
       mimeType: JSON_TYPE,
     },
     guarded(async (uri, { webhook_id }) => {

@@ -148,8 +148,9 @@ export async function listCapturedRequests(
 }
 
 /**
- * As listCapturedRequests, but the page's bodies come to at most `bodyBytes` as stored (its first capture
- * whatever its size; the sizes read first): `cut` when captures were left to the next page for that.
+ * listCapturedRequests with the page's bodies at most `bodyBytes` as stored (its first capture whatever its
+ * size): `cut` when captures were left for that, `through` the id the page ends at (to page on from, even
+ * when deleted meanwhile), `read` how many there were to choose from (`limit` at most).
  */
 export async function listCapturedRequestsWithin(
   db: Kysely<Database>,
@@ -157,7 +158,7 @@ export async function listCapturedRequestsWithin(
   limit: number,
   filter: CaptureFilter,
   bodyBytes: number,
-): Promise<{ rows: CapturedRequest[]; cut: boolean }> {
+): Promise<{ rows: CapturedRequest[]; cut: boolean; through: number | undefined; read: number }> {
   const sizes = await capturesWhere(db, webhookRef, 0, filter)
     .select(['id', 'body_size', 'body_encoding'])
     .orderBy('id', filter.oldestFirst ? 'asc' : 'desc')
@@ -166,14 +167,13 @@ export async function listCapturedRequestsWithin(
   let bytes = 0;
   let n = 0;
   for (const s of sizes) {
-    // Binary bodies are stored, and answered, as base64.
-    bytes += s.body_encoding === 'base64' ? Math.ceil(s.body_size / 3) * 4 : s.body_size;
+    bytes += s.body_encoding === 'base64' ? Math.ceil(s.body_size / 3) * 4 : s.body_size; // stored as base64
     if (n > 0 && bytes > bodyBytes) break;
     n += 1;
   }
   const ids = sizes.slice(0, n).map((s) => Number(s.id));
   const rows = ids.length ? await listCapturedRequests(db, webhookRef, ids.length, 0, { ...filter, ids }) : [];
-  return { rows, cut: n < sizes.length };
+  return { rows, cut: n < sizes.length, through: ids.at(-1), read: sizes.length };
 }
 
 /**

@@ -142,7 +142,7 @@ export function webhookSection(
             <h2 id="captures-heading">Captures</h2>
             ${
               search
-                ? html`<p role="status">${found.requests.length} capture(s) match${
+                ? html`<p role="status">${found.total} capture(s) match${
                     next
                       ? html`; \
 <a href="${next}">older ones</a>`

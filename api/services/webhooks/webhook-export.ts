@@ -107,7 +107,12 @@ export function webhookExportService({
         let first = true;
         // A hundred captures at a time, newest first, and no more bodies than a listing's page holds.
         for (;;) {
-          const { rows: page, cut } = await listCapturedRequestsWithin(
+          const {
+            rows: page,
+            cut,
+            through,
+            read,
+          } = await listCapturedRequestsWithin(
             db,
             webhook.id,
             100,
@@ -119,8 +124,10 @@ export function webhookExportService({
             yield `${first ? '' : ','}${JSON.stringify(format === 'har' ? harEntry(c, baseUrl) : shown[i])}`;
             first = false;
           }
-          if (page.length < 100 && !cut) break;
-          before = page.at(-1)!.id;
+          // Ends when the database had less than a page left; goes on after the page's last capture (a
+          // capture deleted meanwhile is neither shown nor ends the export).
+          if ((read < 100 && !cut) || through === undefined) break;
+          before = through;
         }
         yield close;
       })();

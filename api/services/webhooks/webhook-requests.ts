@@ -73,7 +73,7 @@ export function webhookRequestService({
     wanted: 'valid' | 'invalid',
     limit: number,
     before: number | undefined,
-  ): Promise<[{ rows: CapturedRequest[]; cut: boolean }, number]> {
+  ): Promise<[{ rows: CapturedRequest[]; cut: boolean; through: number | undefined }, number]> {
     if (!webhook.schema)
       throw new InvalidInputError(
         'schema: this webhook has no JSON Schema to check captures against (set one with my-webhook-update)',
@@ -86,7 +86,7 @@ export function webhookRequestService({
     const page = matching.filter((id) => before === undefined || id < before).slice(0, limit);
     const listedPage = page.length
       ? await listCapturedRequestsWithin(db, webhook.id, page.length, { ids: page }, CAPTURE_PAGE_BODY_BYTES)
-      : { rows: [], cut: false };
+      : { rows: [], cut: false, through: undefined };
     return [listedPage, matching.length];
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
@@ -103,16 +103,17 @@ export function webhookRequestService({
     /** The caller's webhook (404 otherwise) and a filter narrowed to what it keeps (a search's, an export's). */
     scoped,
 
-    /** The captured requests, newest first; with `afterId`, only those captured after that one. */
+    /**
+     * The captured requests, newest first, and no more bodies than a page of a search holds; with
+     * `afterId`, only those captured after that one.
+     */
     async requests(userId: number, webhookId: string, afterId = 0) {
       const webhook = await ownedWebhook(db, userId, webhookId);
-      const requests = await listCapturedRequests(
-        db,
-        webhook.id,
-        CAPTURE_KEEP_PER_WEBHOOK,
-        afterId,
-        await keptOf(db, webhook),
-      );
+      const kept = await keptOf(db, webhook);
+      const requests = afterId
+        ? await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, afterId, kept)
+        : (await listCapturedRequestsWithin(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, kept, CAPTURE_PAGE_BODY_BYTES))
+            .rows;
       return { total: requests.length, requests: await present(webhook, requests) };
     },
 
@@ -142,20 +143,22 @@ export function webhookRequestService({
       const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
       const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
       const limit = Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK);
-      const [{ rows, cut }, total] = query.schema
+      const [{ rows, cut, through }, total] = query.schema
         ? await bySchema(webhook, kept, query.schema, limit + 1, before)
         : await Promise.all([
             listCapturedRequestsWithin(db, webhook.id, limit + 1, filter, CAPTURE_PAGE_BODY_BYTES),
             countCapturedRequests(db, webhook.id, kept),
           ]);
       const page = rows.slice(0, query.limit);
-      const more = rows.length > query.limit || cut;
+      // A page cut by its bodies goes on after the last capture it was to hold (there even when that
+      // one was deleted meanwhile, and the page came back short or empty).
+      const after = rows.length > query.limit ? page.at(-1)!.id : cut ? through : undefined;
       // total: every match, on every page; count: this page's.
       return {
         total,
         count: page.length,
         requests: await present(webhook, page),
-        ...(more ? { next_cursor: encodeCursor(page.at(-1)!.id) } : {}),
+        ...(after !== undefined ? { next_cursor: encodeCursor(after) } : {}),
       };
     },
   };
