@@ -127,6 +127,7 @@ export const accountResult = z.object({
       load_tests_at_once: int,
       load_test_users: int,
       load_test_seconds: int,
+      video_jobs_at_once: int.describe('Video jobs open at once, from their start until they end'),
     })
     .describe('What the plan allows (docs/api.md, "Plans")'),
 });

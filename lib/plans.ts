@@ -39,6 +39,8 @@ export interface PlanLimits {
   loadTestsAtOnce: number;
   loadTestUsers: number;
   loadTestSeconds: number;
+  /** Video jobs open at once: from their start until they end (downloaded, failed, expired, cancelled). */
+  videoJobsAtOnce: number;
 }
 
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
@@ -56,6 +58,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     loadTestsAtOnce: 1,
     loadTestUsers: 50,
     loadTestSeconds: 300,
+    videoJobsAtOnce: 1,
   },
   pro: {
     perMinute: 100,
@@ -71,6 +74,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     loadTestsAtOnce: 5,
     loadTestUsers: 1_000,
     loadTestSeconds: 3_600,
+    videoJobsAtOnce: 3,
   },
   enterprise: {
     perMinute: 3_000,
@@ -86,6 +90,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
     loadTestsAtOnce: 20,
     loadTestUsers: 10_000,
     loadTestSeconds: 3_600,
+    videoJobsAtOnce: 10,
   },
 };
 

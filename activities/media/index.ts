@@ -13,7 +13,9 @@ import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import {
   videoBlobPrefix,
+  videoOwnerKey,
   videoProgressKey,
+  videoSlotsKey,
   videoResultKey,
   videoUploadKey,
   type Region,
@@ -129,10 +131,15 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
       await deps.blobs.delete(videoUploadKey(jobId));
     },
 
-    /** Deletes every blob of the job and its progress entry (deleting what is not there is fine). */
+    /**
+     * Deletes every blob of the job and its progress entry, and frees its owner's slot (deleting what is
+     * not there is fine): the job's last activity, whatever its ending.
+     */
     async deleteJobBlobs(jobId: string): Promise<void> {
       for (const key of await deps.blobs.list(videoBlobPrefix(jobId))) await deps.blobs.delete(key);
       await deps.kv.delete(videoProgressKey(jobId));
+      const owner = await deps.kv.get(videoOwnerKey(jobId));
+      if (owner !== null) await deps.kv.release(videoSlotsKey(Number(owner)), jobId);
     },
   };
 }

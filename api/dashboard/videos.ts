@@ -55,7 +55,7 @@ optionally from and to seconds (at most ${MAX_REGIONS})</label>
     try {
       const started = await video.start(
         validate(videoJobBody, { service: 'region', regions: regionsOfLines(form.regions ?? '') }, 'form'),
-        account.id,
+        { userId: account.id, plan: account.plan },
       );
       seeOther(ctx, `/dashboard/videos/${started.job_id}`);
     } catch (err) {

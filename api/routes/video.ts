@@ -7,7 +7,7 @@ import { serve, type V1Router } from './serve.ts';
 
 export function videoRoutes({ video }: Pick<Services, 'video'>): V1Router {
   const router: V1Router = new Router();
-  serve(router, ops.start, (ctx, { body }) => video.start(body, ctx.state.account.userId));
+  serve(router, ops.start, (ctx, { body }) => video.start(body, ctx.state.account));
   serve(router, ops.status, (ctx, { params }) => video.status(params.job_id, ctx.state.account.userId));
   return router;
 }

@@ -32,6 +32,7 @@ export function accountService({ db }: { db: Kysely<Database> }) {
           load_tests_at_once: l.loadTestsAtOnce,
           load_test_users: l.loadTestUsers,
           load_test_seconds: l.loadTestSeconds,
+          video_jobs_at_once: l.videoJobsAtOnce,
         },
       };
     },

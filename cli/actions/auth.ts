@@ -46,6 +46,8 @@ export async function whoami(opts: { json?: boolean }): Promise<void> {
           `${l.capture_days} days`,
       ],
       ['Load tests', `${l.load_tests_at_once} at once, up to ${l.load_test_users} users for ${l.load_test_seconds} s`],
+      // Absent from a service of the release before.
+      ['Video jobs', l.video_jobs_at_once === undefined ? undefined : `${l.video_jobs_at_once} at once`],
     ]),
   );
 }

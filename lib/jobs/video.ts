@@ -81,3 +81,13 @@ export const videoUploadKey = (jobId: string) => `${videoBlobPrefix(jobId)}uploa
 export const videoResultKey = (jobId: string) => `${videoBlobPrefix(jobId)}result.mp4`;
 /** The key-value entry where the processing activity keeps its progress (percent) for the status. */
 export const videoProgressKey = (jobId: string) => `video:progress:${jobId}`;
+/** The slots of a user's open jobs (the plan's videoJobsAtOnce), each held by its job id until it ends. */
+export const videoSlotsKey = (ownerId: number) => `video:jobs:${ownerId}`;
+/** Whose job it is, for the activity that ends it to free its slot. */
+export const videoOwnerKey = (jobId: string) => `video:owner:${jobId}`;
+/**
+ * The longest a job can stay open: its upload's time, its processing's (three attempts of 15 minutes to
+ * inspect and 6 hours to process), its download's; a slot outlives it by an hour at most.
+ */
+export const videoJobSeconds = (uploadTtlSeconds: number, downloadTtlSeconds: number) =>
+  uploadTtlSeconds + 3 * (15 * 60 + 6 * 3600) + downloadTtlSeconds + 3600;

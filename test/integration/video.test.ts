@@ -248,7 +248,23 @@ describe.each(targets())('video jobs ($name)', (target) => {
       .toEqual([]);
   }, 90_000);
 
-  it('expires a job whose upload or download does not come in time, and cleans up (20 s links here)', async () => {
+  it('expires a job whose upload or download does not come in time, and cleans up (20 s links here); ' +
+    'a plan holds its jobs at once until they end', async () => {
+    // A free user's one job at once: the next start is refused until that job has ended (here, expired).
+    const free = await newAccount(target, 'free');
+    const startFree = () =>
+      call(target, 'POST', '/api/v1/video/watermark-jobs', {
+        key: free.key,
+        json: { service: 'region', regions: [BOX] },
+      });
+    const held = await startFree();
+    expect(held.status, held.text).toBe(202);
+    const refused = await startFree();
+    expectErrorShape(refused, 429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.body.message).toBe(
+      'At most 1 video job open at once on the free plan: download the result of one of yours, or wait for one to end',
+    );
     const never = (await start({ service: 'region', regions: [BOX] })).body;
     const untaken = (await start({ service: 'region', regions: [BOX] })).body;
     expect((await upload(untaken.upload_url, clip)).status).toBe(202);
@@ -259,6 +275,8 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expect(expiredUpload).toMatchObject({ status: 'expired', upload_url: null });
     expect(expiredUpload.reason).toMatch(/no upload within 20 s/);
     expect((await upload(never.upload_url, clip)).status).toBe(410);
+    // The free user's job expired as this one did: its slot is free once the job has ended.
+    await expect.poll(async () => (await startFree()).status, { timeout: 15_000, interval: 1_000 }).toBe(202);
     const expiredDownload = await until(untaken.job_id, (s) => s.status === 'expired', 40_000);
     expect(expiredDownload.reason).toMatch(/not downloaded within 20 s/);
     expect((await fetch(ready.download_url)).status).toBe(410);

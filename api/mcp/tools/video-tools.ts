@@ -79,7 +79,7 @@ export function registerVideoTools(
     deps,
     account,
     async (args) => {
-      const job = await video.start(validate(videoJobBody, args, 'arguments'), userId);
+      const job = await video.start(validate(videoJobBody, args, 'arguments'), account);
       return {
         taskId: workflowIdOf(VIDEO_JOB_KIND, job.job_id),
         statusMessage: videoNextStep({

@@ -10,6 +10,7 @@ import type { BlobStore, ByteRange } from '../../../lib/blob/index.ts';
 import type { Config } from '../../../lib/config.ts';
 import { AppError, GoneError, InvalidInputError, NotFoundError } from '../../../lib/errors.ts';
 import type { KvStore } from '../../../lib/kv/index.ts';
+import type { Plan } from '../../../lib/plans.ts';
 import { findOwnedJob, newJobId, readJobState, startJob, workflowIdOf } from '../../../lib/temporal/jobs.ts';
 import {
   getVideoJobState,
@@ -20,11 +21,13 @@ import {
   videoResultKey,
   videoUploaded,
   videoUploadKey,
+  type VideoJobInput,
   type VideoJobState,
   type VideoProfile,
 } from '../../../lib/jobs/video.ts';
 import type { VideoJobBody } from '../../../contract/video.ts';
 import { videoLinks } from './video-links.ts';
+import { videoSlots } from './video-slots.ts';
 import { ftypSignature } from './video-upload.ts';
 
 /** Single-use marks outlive any link (a week is the longest a link can live). */
@@ -40,6 +43,7 @@ export function videoService(deps: {
 }) {
   const { config, kv, blobs, temporal } = deps;
   const { link, jobOfLink } = videoLinks({ config, db: deps.db });
+  const slots = videoSlots(kv, config.video);
   const handleOf = (jobId: string): WorkflowHandle => temporal.workflow.getHandle(workflowIdOf(VIDEO_JOB_KIND, jobId));
 
   async function stateOf(handle: WorkflowHandle): Promise<VideoJobState | null> {
@@ -77,7 +81,8 @@ export function videoService(deps: {
   return {
     maxUploadBytes: config.video.maxBytes,
 
-    async start(body: VideoJobBody, ownerId: number) {
+    /** Starts a job, holding one of the owner's plan's slots until it ends (video-slots.ts), else 429. */
+    async start(body: VideoJobBody, owner: { userId: number; plan: Plan }) {
       if (!(VIDEO_SERVICES as readonly string[]).includes(body.service))
         throw new InvalidInputError(
           `service: must be one of ${VIDEO_SERVICES.join(', ')} (got "${body.service.slice(0, 60)}")`,
@@ -85,15 +90,21 @@ export function videoService(deps: {
         );
       const jobId = newJobId();
       const { uploadTtlSeconds, downloadTtlSeconds } = config.video;
-      await startJob(temporal, {
-        kind: VIDEO_JOB_KIND,
-        ownerId,
-        workflow: 'videoJob',
-        publicId: jobId,
-        args: [
-          { jobId, service: body.service as VideoProfile, regions: body.regions, uploadTtlSeconds, downloadTtlSeconds },
-        ],
-      });
+      const service = body.service as VideoProfile;
+      const args: [VideoJobInput] = [{ jobId, service, regions: body.regions, uploadTtlSeconds, downloadTtlSeconds }];
+      await slots.hold(owner, jobId);
+      try {
+        await startJob(temporal, {
+          kind: VIDEO_JOB_KIND,
+          ownerId: owner.userId,
+          workflow: 'videoJob',
+          publicId: jobId,
+          args,
+        });
+      } catch (err) {
+        await slots.free(owner.userId, jobId);
+        throw err;
+      }
       return {
         success: true as const,
         job_id: jobId,

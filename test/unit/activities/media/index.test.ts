@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMediaActivities, type MediaActivities } from '../../../../activities/media/index.ts';
 import { createBlobStore, type BlobStore } from '../../../../lib/blob/index.ts';
 import { InvalidInputError } from '../../../../lib/errors.ts';
-import { videoProgressKey, videoResultKey, videoUploadKey, type VideoSource } from '../../../../lib/jobs/video.ts';
+import {
+  videoOwnerKey,
+  videoProgressKey,
+  videoResultKey,
+  videoSlotsKey,
+  videoUploadKey,
+  type VideoSource,
+} from '../../../../lib/jobs/video.ts';
 import { MemoryKvStore } from '../../../../lib/kv/index.ts';
 import { tempDir } from '../../../support/processes.ts';
 
@@ -108,5 +115,19 @@ describe('removeRegions, deleteUpload and deleteJobBlobs', () => {
     expect(await kv.get(videoProgressKey(jobId))).toBeNull();
     // Deleting what is gone is fine (the workflow repeats it).
     await inActivity(activities.deleteJobBlobs, jobId).done;
+  });
+
+  it("deleteJobBlobs frees the job's slot among its owner's open jobs, and only its", async () => {
+    const [job, other] = ['slot-job-a', 'slot-job-b'];
+    await kv.set(videoOwnerKey(job), '42', 3600);
+    expect((await kv.lease(videoSlotsKey(42), job, 2, 3600)).granted).toBe(true);
+    expect((await kv.lease(videoSlotsKey(42), other, 2, 3600)).granted).toBe(true);
+    expect((await kv.lease(videoSlotsKey(42), 'slot-job-c', 2, 3600)).granted).toBe(false);
+    await inActivity(activities.deleteJobBlobs, job).done;
+    expect(await kv.lease(videoSlotsKey(42), 'slot-job-c', 2, 3600)).toEqual({ granted: true, held: 2 });
+    // Again (the workflow repeats it), and for a job whose owner is not known: nothing else is freed.
+    await inActivity(activities.deleteJobBlobs, job).done;
+    await inActivity(activities.deleteJobBlobs, 'slot-job-unknown').done;
+    expect((await kv.lease(videoSlotsKey(42), 'slot-job-d', 2, 3600)).granted).toBe(false);
   });
 });
