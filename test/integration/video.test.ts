@@ -258,7 +258,7 @@ describe.each(targets())('video jobs ($name)', (target) => {
         json: { service: 'region', regions: [BOX] },
       });
     const held = await startFree();
-    expect(held.status, held.text).toBe(202);
+    expect(held.status, held.text).toBe(201);
     const refused = await startFree();
     expectErrorShape(refused, 429);
     expect(refused.headers.get('retry-after')).toBe('60');
@@ -276,7 +276,7 @@ describe.each(targets())('video jobs ($name)', (target) => {
     expect(expiredUpload.reason).toMatch(/no upload within 20 s/);
     expect((await upload(never.upload_url, clip)).status).toBe(410);
     // The free user's job expired as this one did: its slot is free once the job has ended.
-    await expect.poll(async () => (await startFree()).status, { timeout: 15_000, interval: 1_000 }).toBe(202);
+    await expect.poll(async () => (await startFree()).status, { timeout: 15_000, interval: 1_000 }).toBe(201);
     const expiredDownload = await until(untaken.job_id, (s) => s.status === 'expired', 40_000);
     expect(expiredDownload.reason).toMatch(/not downloaded within 20 s/);
     expect((await fetch(ready.download_url)).status).toBe(410);
