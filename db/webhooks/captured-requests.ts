@@ -149,8 +149,8 @@ export async function listCapturedRequests(
 
 /**
  * listCapturedRequests with the page's bodies at most `bodyBytes` as stored (its first capture whatever its
- * size): `cut` when captures were left for that, `through` the id the page ends at (to page on from, even
- * when deleted meanwhile), `read` how many there were to choose from (`limit` at most).
+ * size): `ids` those it was to hold (`rows` lacks one deleted meanwhile), `cut` when captures were left for
+ * the bound, `read` how many there were to choose from (`limit` at most).
  */
 export async function listCapturedRequestsWithin(
   db: Kysely<Database>,
@@ -158,7 +158,7 @@ export async function listCapturedRequestsWithin(
   limit: number,
   filter: CaptureFilter,
   bodyBytes: number,
-): Promise<{ rows: CapturedRequest[]; cut: boolean; through: number | undefined; read: number }> {
+): Promise<{ rows: CapturedRequest[]; ids: number[]; cut: boolean; read: number }> {
   const sizes = await capturesWhere(db, webhookRef, 0, filter)
     .select(['id', 'body_size', 'body_encoding'])
     .orderBy('id', filter.oldestFirst ? 'asc' : 'desc')
@@ -173,7 +173,7 @@ export async function listCapturedRequestsWithin(
   }
   const ids = sizes.slice(0, n).map((s) => Number(s.id));
   const rows = ids.length ? await listCapturedRequests(db, webhookRef, ids.length, 0, { ...filter, ids }) : [];
-  return { rows, cut: n < sizes.length, through: ids.at(-1), read: sizes.length };
+  return { rows, ids, cut: n < sizes.length, read: sizes.length };
 }
 
 /**

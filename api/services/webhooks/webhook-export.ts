@@ -109,8 +109,8 @@ export function webhookExportService({
         for (;;) {
           const {
             rows: page,
+            ids,
             cut,
-            through,
             read,
           } = await listCapturedRequestsWithin(
             db,
@@ -126,6 +126,7 @@ export function webhookExportService({
           }
           // Ends when the database had less than a page left; goes on after the page's last capture (a
           // capture deleted meanwhile is neither shown nor ends the export).
+          const through = ids.at(-1);
           if ((read < 100 && !cut) || through === undefined) break;
           before = through;
         }

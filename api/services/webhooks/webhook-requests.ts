@@ -73,7 +73,7 @@ export function webhookRequestService({
     wanted: 'valid' | 'invalid',
     limit: number,
     before: number | undefined,
-  ): Promise<[{ rows: CapturedRequest[]; cut: boolean; through: number | undefined }, number]> {
+  ): Promise<[{ rows: CapturedRequest[]; ids: number[]; cut: boolean; read: number }, number]> {
     if (!webhook.schema)
       throw new InvalidInputError(
         'schema: this webhook has no JSON Schema to check captures against (set one with my-webhook-update)',
@@ -84,10 +84,11 @@ export function webhookRequestService({
     // A capture without a verdict (not checked in time, past its budget, deleted meanwhile) is no match.
     const matching = listed.filter((r) => valid.get(r.id) === (wanted === 'valid')).map((r) => r.id);
     const page = matching.filter((id) => before === undefined || id < before).slice(0, limit);
-    const listedPage = page.length
+    const chosen = page.length
       ? await listCapturedRequestsWithin(db, webhook.id, page.length, { ids: page }, CAPTURE_PAGE_BODY_BYTES)
-      : { rows: [], cut: false, through: undefined };
-    return [listedPage, matching.length];
+      : { rows: [], ids: [], cut: false };
+    // As many to choose from as matched, whatever was deleted since the verdicts were read.
+    return [{ ...chosen, read: page.length }, matching.length];
   }
   async function scoped(userId: number, webhookId: string, filter: CaptureFilter) {
     const webhook = await ownedWebhook(db, userId, webhookId);
@@ -143,16 +144,18 @@ export function webhookRequestService({
       const { webhook, filter: kept } = await scoped(userId, webhookId, query.filter);
       const filter = { ...kept, ...(before !== undefined ? { beforeId: before } : {}) };
       const limit = Math.min(query.limit, CAPTURE_KEEP_PER_WEBHOOK);
-      const [{ rows, cut, through }, total] = query.schema
+      const [{ rows, ids, cut, read }, total] = query.schema
         ? await bySchema(webhook, kept, query.schema, limit + 1, before)
         : await Promise.all([
             listCapturedRequestsWithin(db, webhook.id, limit + 1, filter, CAPTURE_PAGE_BODY_BYTES),
             countCapturedRequests(db, webhook.id, kept),
           ]);
-      const page = rows.slice(0, query.limit);
-      // A page cut by its bodies goes on after the last capture it was to hold (there even when that
-      // one was deleted meanwhile, and the page came back short or empty).
-      const after = rows.length > query.limit ? page.at(-1)!.id : cut ? through : undefined;
+      // The page: the first `limit` captures it was to hold (without one deleted since their sizes were
+      // read); the next goes on after the last of them, when there were more or the bodies' bound cut it.
+      const meant = ids.slice(0, query.limit);
+      const onPage = new Set(meant);
+      const page = rows.filter((r) => onPage.has(r.id));
+      const after = cut || read > query.limit ? meant.at(-1) : undefined;
       // total: every match, on every page; count: this page's.
       return {
         total,
