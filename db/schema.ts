@@ -157,6 +157,8 @@ export interface LoadTestsTable {
   results: JSONColumnType<FinalResults | null, string | null, string | null>;
   /** Each metrics output's state (LoadOutputState, null for those that send nothing); null without outputs. */
   outputs: ColumnType<unknown, string | null | undefined, string | null>;
+  /** The addresses its target resolved to at its start, where verification compares them (null: not kept). */
+  target_addresses: ColumnType<string[] | null, readonly string[] | null | undefined, never>;
   created_at: CreatedAt;
   started_at: Timestamp | null;
   completed_at: Timestamp | null;

@@ -20,6 +20,7 @@ import {
   replayRequestsColumn,
 } from './load-test-columns.ts';
 import { liveShards, type StoredShard } from './kept-snapshots.ts';
+import { sameServer, type TargetServer } from '../../lib/net/same-server.ts';
 import type { Database, LoadTestStatus, LoadTestsTable } from '../schema.ts';
 
 export interface LoadTestRow {
@@ -60,28 +61,73 @@ function toRow(r: Selectable<LoadTestsTable>): LoadTestRow {
 }
 
 /**
+ * Thrown (its transaction rolled back) by a start that must run alone on its server (`alone`) while
+ * another test of its user on that server is open.
+ */
+export class SharedTargetError extends Error {
+  constructor() {
+    super('another test of the same server is pending or running');
+  }
+}
+
+/** The user's tests that count as open: pending or running, and not older than any could be. */
+const openRows = (db: Kysely<Database>, userId: number) =>
+  db
+    .selectFrom('load_tests')
+    .where('user_id', '=', userId)
+    .where('status', 'in', ['pending', 'running'])
+    // A row left open by a process that died counts no longer than the longest test could wait and run.
+    .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${OPEN_ROW_SECONDS})`);
+
+/** The servers of the user's open tests: each target's origin and the addresses kept at its start. */
+export async function openTargets(db: Kysely<Database>, userId: number): Promise<TargetServer[]> {
+  const rows = await openRows(db, userId).select(['config', 'target_addresses']).execute();
+  return rows.map((r) => {
+    const { target_url } = readJsonColumn('load_tests.config', loadTestConfigColumn, r.config);
+    return {
+      origin: URL.canParse(target_url) ? new URL(target_url).origin : target_url,
+      addresses: r.target_addresses,
+    };
+  });
+}
+
+/**
  * Stores a new pending test, unless its user has `maxOpen` pending or running already (false then).
- * The user's row is locked while counting, so concurrent starts cannot pass the limit together.
+ * The user's row is locked while counting, so concurrent starts cannot pass the limit together, nor
+ * two that must each run `alone` (SharedTargetError) on the same server: `addresses` are its target's.
  */
 export async function createLoadTest(
   db: Kysely<Database>,
-  row: { id: string; userId: number; config: LoadTestConfig; replay?: readonly ReplayRequest[] },
+  row: {
+    id: string;
+    userId: number;
+    config: LoadTestConfig;
+    replay?: readonly ReplayRequest[];
+    addresses?: readonly string[];
+    alone?: boolean;
+  },
   maxOpen = Number.MAX_SAFE_INTEGER,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('users').select('id').where('id', '=', row.userId).forUpdate().execute();
-    const { open } = await trx
-      .selectFrom('load_tests')
+    const { open } = await openRows(trx, row.userId)
       .select((eb) => eb.fn.countAll<string>().as('open'))
-      .where('user_id', '=', row.userId)
-      .where('status', 'in', ['pending', 'running'])
-      // A row left open by a process that died counts no longer than the longest test could wait and run.
-      .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${OPEN_ROW_SECONDS})`)
       .executeTakeFirstOrThrow();
     if (Number(open) >= maxOpen) return false;
+    if (row.alone) {
+      const target = { origin: new URL(row.config.target_url).origin, addresses: row.addresses ?? null };
+      if ((await openTargets(trx, row.userId)).some((other) => sameServer(target, other)))
+        throw new SharedTargetError();
+    }
     await trx
       .insertInto('load_tests')
-      .values({ id: row.id, user_id: row.userId, status: 'pending', config: JSON.stringify(row.config) })
+      .values({
+        id: row.id,
+        user_id: row.userId,
+        status: 'pending',
+        config: JSON.stringify(row.config),
+        ...(row.addresses ? { target_addresses: row.addresses } : {}),
+      })
       .execute();
     if (row.replay)
       await trx
@@ -158,17 +204,6 @@ export async function listLoadTests(db: Kysely<Database>, userId: number, limit:
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .limit(limit)
-    .execute();
-  return rows.map(toRow);
-}
-
-/** The user's tests that are pending or running. */
-export async function openLoadTests(db: Kysely<Database>, userId: number): Promise<LoadTestRow[]> {
-  const rows = await db
-    .selectFrom('load_tests')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('status', 'in', ['pending', 'running'])
     .execute();
   return rows.map(toRow);
 }

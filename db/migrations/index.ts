@@ -22,6 +22,7 @@ import * as captureSchemaChecks from './2026-11-28-020-capture-schema-checks.ts'
 import * as capturesAsSentAndAnswered from './2026-11-28-021-captures-as-sent-and-answered.ts';
 import * as loadShardSent from './2026-11-28-022-load-shard-sent.ts';
 import * as storedInTodaysShape from './2026-11-29-023-stored-in-todays-shape.ts';
+import * as loadTestAddresses from './2026-12-01-024-load-test-addresses.ts';
 
 // Listed by hand rather than read from the folder, so bundlers and type stripping see every file.
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-021-captures-as-sent-and-answered': capturesAsSentAndAnswered,
   '2026-11-28-022-load-shard-sent': loadShardSent,
   '2026-11-29-023-stored-in-todays-shape': storedInTodaysShape,
+  '2026-12-01-024-load-test-addresses': loadTestAddresses,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -21,6 +21,9 @@ describe('target verification before large load tests', () => {
   let dns: DnsFixture;
   let site: http.Server;
   let siteUrl: string;
+  /** The same server on another port (one address, another origin). */
+  let siteTwo: http.Server;
+  let siteTwoUrl: string;
   let key: string;
   /** What the site serves as its verification file (404 when null), and how often it was asked. */
   let served: string | null = null;
@@ -28,7 +31,7 @@ describe('target verification before large load tests', () => {
   const extra: Record<string, Partial<Record<string, Answer[]>>> = {};
 
   beforeAll(async () => {
-    site = http.createServer((req, res) => {
+    const handler: http.RequestListener = (req, res) => {
       if (req.url === '/.well-known/netops-verification.txt') {
         proofFetches++;
         if (served === null) return res.writeHead(404).end('not here');
@@ -37,9 +40,12 @@ describe('target verification before large load tests', () => {
           .end(`# tokens of the people allowed to load this site\n${served}\n`);
       }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
+    };
+    [site, siteTwo] = [http.createServer(handler), http.createServer(handler)];
+    for (const server of [site, siteTwo])
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    siteTwoUrl = `http://127.0.0.1:${(siteTwo.address() as AddressInfo).port}/`;
     dns = await startDnsServer({ extra });
     app = await startApp({
       DATA_DIR: await tempDir('target-verification'),
@@ -53,14 +59,16 @@ describe('target verification before large load tests', () => {
   afterAll(async () => {
     await app?.stop();
     await dns?.close();
-    site?.closeAllConnections();
-    await new Promise((r) => site?.close(r));
+    for (const server of [site, siteTwo]) {
+      server?.closeAllConnections();
+      await new Promise((r) => server?.close(r));
+    }
   });
 
-  const post = async (path: string, json: unknown) => {
+  const post = async (path: string, json: unknown, as = key) => {
     const res = await fetch(`${app.baseUrl}/api/v1${path}`, {
       method: 'POST',
-      headers: { 'X-API-Key': key, 'content-type': 'application/json' },
+      headers: { 'X-API-Key': as, 'content-type': 'application/json' },
       body: JSON.stringify(json),
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -75,7 +83,8 @@ describe('target verification before large load tests', () => {
     timeout: 90_000,
   }, async () => {
     // Small tests run as before; the edge of each bound: 50 users, 50/s, 60 s is small. A second one of
-    // the same target at once is refused (side by side they would add up to a large one).
+    // the same server at once is refused (side by side they would add up to a large one), by any URL of
+    // it: another path, another port of its address, a name for it.
     const small = await post('/load-testing/start', pacedTest(siteUrl, edge));
     expect(small.status, JSON.stringify(small.body)).toBe(202);
     const second = await post(
@@ -83,7 +92,12 @@ describe('target verification before large load tests', () => {
       pacedTest(`${siteUrl}other`, { concurrentUsers: 1, requestsPerSecond: 1 }),
     );
     expect(second.status).toBe(403);
-    expect(second.body.message).toMatch(/a second test at once of the same target needs proof/);
+    expect(second.body.message).toMatch(/a second test at once of the same server .* needs proof/);
+    for (const url of [siteTwoUrl, siteUrl.replace('127.0.0.1', 'localhost')]) {
+      const shared = await post('/load-testing/start', pacedTest(url, { concurrentUsers: 1, requestsPerSecond: 1 }));
+      expect(shared.status, url).toBe(403);
+      expect(shared.body).toMatchObject({ error_code: 'target_not_verified' });
+    }
     // Stopped once running (a pending test cannot be stopped yet).
     for (let i = 0; i < 50 && (await post(`/load-testing/stop/${small.body.test_id}`, {})).status !== 200; i++)
       await sleep(200);
@@ -165,6 +179,18 @@ describe('target verification before large load tests', () => {
     expect(again.status).toBe(403);
     expect(again.body.error_code).toBe('target_not_verified');
     expect(proofFetches).toBeGreaterThan(fetchesBefore);
+  });
+
+  it('lets one of two small tests started at once on one server through, not both', {
+    timeout: 60_000,
+  }, async () => {
+    const { key: fresh } = await newAccount(app);
+    const small = { concurrentUsers: 1, requestsPerSecond: 1 };
+    const both = await Promise.all(
+      [siteUrl, siteTwoUrl].map((url) => post('/load-testing/start', pacedTest(url, small), fresh)),
+    );
+    expect(both.map((r) => r.status).sort()).toEqual([202, 403]);
+    expect(both.find((r) => r.status === 403)?.body.message).toMatch(/a second test at once of the same server/);
   });
 
   it('accepts a DNS TXT record as the proof, and refuses private targets before anything is fetched', {

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { intervalTracker, liveMetrics } from '../../../domain/load/metrics/metrics.ts';
 import {
   createLoadTest,
+  SharedTargetError,
   findOwnedLoadTest,
   findOwnedLoadTestLive,
   finishLoadTestRow,
@@ -82,11 +83,15 @@ export function loadTestService({
     // A replay's requests, and its length when the test does not give one.
     const replay = given.replay ? await replays.sequence(userId, plan, given, url) : null;
     const body = replay ? { ...given, testDuration: replay.testDuration } : given;
-    const pinned = await targets.ensure(url, body, userId);
+    const { pinned, addresses, alone } = await targets.ensure(url, body, userId);
     const testId = newJobId();
     const cfg = publicConfig(body, replay?.config);
-    const row = { id: testId, userId, config: cfg, ...(replay ? { replay: replay.requests } : {}) };
-    if (!(await createLoadTest(db, row, limits.loadTestsAtOnce))) {
+    const row = { id: testId, userId, config: cfg, addresses, alone, ...(replay ? { replay: replay.requests } : {}) };
+    const created = await createLoadTest(db, row, limits.loadTestsAtOnce).catch(async (err) => {
+      // Another test of the same server was started since ensure looked: this one needs the proof now.
+      throw err instanceof SharedTargetError ? await targets.sharedRefusal(url, userId) : err;
+    });
+    if (!created) {
       throw new RateLimitedError(
         `At most ${limits.loadTestsAtOnce} load test${limits.loadTestsAtOnce === 1 ? '' : 's'} at once ` +
           `on the ${plan} plan: wait for one of yours to end, or stop it`,

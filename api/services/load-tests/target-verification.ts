@@ -18,7 +18,8 @@ import { getJson, type KvStore } from '../../../lib/kv/index.ts';
 import { bareHost } from '../../../lib/net/bare-host.ts';
 import { createGuardedFetch } from '../../../lib/net/guarded-fetch.ts';
 import { addressesOf, checkTarget } from '../../../lib/net/target-guard.ts';
-import { openLoadTests } from '../../../db/load/load-tests.ts';
+import { openTargets } from '../../../db/load/load-tests.ts';
+import { sameServer, type TargetServer } from '../../../lib/net/same-server.ts';
 
 export const VERIFICATION_PATH = '/.well-known/netops-verification.txt';
 const DNS_PREFIX = '_netops-verification.';
@@ -35,6 +36,16 @@ const storedProof = z.object({
   by: z.enum(['http', 'dns']),
   addresses: z.array(z.string()),
 }) satisfies z.ZodType<Proof>;
+
+/**
+ * What a start may do, from ensure: the addresses a large test must keep to (`pinned`), its target's
+ * addresses as kept with the test, and whether it must run alone on its server (small, not proven).
+ */
+export interface TargetCheck {
+  pinned?: string[];
+  addresses?: string[];
+  alone?: boolean;
+}
 
 export interface TestSize {
   concurrentUsers: number;
@@ -148,11 +159,9 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     return proof && { ...proof, cached: false };
   }
 
-  /** Whether the user has a test of this origin pending or running. */
-  const busyOn = async (url: URL, userId: number) =>
-    (await openLoadTests(db, userId)).some(
-      (t) => URL.canParse(t.config.target_url) && new URL(t.config.target_url).origin === url.origin,
-    );
+  /** Whether the user has a test of this server pending or running (lib/net/same-server.ts). */
+  const busyOn = async (target: TargetServer, userId: number) =>
+    (await openTargets(db, userId)).some((other) => sameServer(target, other));
 
   /** A test above the small size: more users, no rate bound or a higher one, or longer. */
   const isLarge = (size: TestSize) =>
@@ -160,6 +169,21 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     size.requestsPerSecond === 0 ||
     size.requestsPerSecond > small.rps ||
     size.testDuration > small.seconds;
+
+  /** 403 target_not_verified: what needs the proof, and the ways to give it. */
+  function notVerified(url: URL, host: string, token: string, large: boolean) {
+    const ways = methodsFor(url, host, token)
+      .map((m) => m.how)
+      .join(', or ');
+    const why = large
+      ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s`
+      : 'a second test at once of the same server (by any of its names, schemes or ports)';
+    return new TargetNotVerifiedError(
+      `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again ` +
+        '(POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ' +
+        (large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'),
+    );
+  }
 
   return {
     required,
@@ -187,30 +211,32 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     },
 
     /**
-     * Nothing when verification is off; else a large test, or a second small one on the same origin
-     * at once (small tests side by side would add up to a large one), needs the host's proof (403
-     * target_not_verified saying how). Answers the proven addresses a large test must keep to.
+     * Nothing when verification is off. Else a large test, or a second small one at once of the same
+     * server (small tests side by side would add up to a large one), needs the host's proof (403
+     * target_not_verified saying how): a large test gets the proven addresses it must keep to
+     * (`pinned`). A small test without proof gets its target's addresses now and must run `alone`:
+     * createLoadTest refuses it (SharedTargetError) if another test of its server was started meanwhile.
      * `target` is the start's URL as the SSRF guard checked it.
      */
-    async ensure(target: URL, size: TestSize, userId: number): Promise<string[] | undefined> {
-      if (!required) return undefined;
+    async ensure(target: URL, size: TestSize, userId: number): Promise<TargetCheck> {
+      if (!required) return {};
       const large = isLarge(size);
       const { url, host } = targetOf(target);
-      if (!large && !(await busyOn(url, userId))) return undefined;
+      if (!large) {
+        const addresses = await addressesOf(host).catch(() => []);
+        if (!(await busyOn({ origin: url.origin, addresses }, userId))) return { addresses, alone: true };
+      }
       const token = await tokenOf(userId, host);
       const proof = await check(url, host, userId, token);
-      if (proof) return large ? proof.addresses : undefined;
-      const ways = methodsFor(url, host, token)
-        .map((m) => m.how)
-        .join(', or ');
-      const why = large
-        ? `tests above ${small.users} users, a rate of ${small.rps}/s (or an unbounded rate) or ${small.seconds} s`
-        : 'a second test at once of the same target';
-      throw new TargetNotVerifiedError(
-        `targetUrl: ${why} need${large ? '' : 's'} proof that you control ${host}. ${ways}; then start again ` +
-          '(POST /api/v1/load-testing/targets with {"targetUrl"} shows the token and checks it). ' +
-          (large ? 'Smaller tests run without it.' : 'Or wait for your running test of it to end.'),
-      );
+      if (proof)
+        return large ? { pinned: proof.addresses, addresses: proof.addresses } : { addresses: proof.addresses };
+      throw notVerified(url, host, token, large);
+    },
+
+    /** The refusal of a small test that must run alone while another of its server is open. */
+    async sharedRefusal(target: URL, userId: number): Promise<TargetNotVerifiedError> {
+      const { url, host } = targetOf(target);
+      return notVerified(url, host, await tokenOf(userId, host), false);
     },
   };
 }
