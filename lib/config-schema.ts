@@ -172,6 +172,12 @@ export const envSchema = z
       .default(300 * 1024 * 1024),
     VIDEO_UPLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 3600),
     VIDEO_DOWNLOAD_TTL_SECONDS: seconds(5, 7 * 86_400, 86_400),
+    VIDEO_JOBS_PER_WORKER: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be from 1 to 64')
+      .max(64, 'must be from 1 to 64')
+      .optional(),
     TARGET_VERIFICATION: z.enum(['required', 'off'], { error: 'must be required or off' }).optional(),
     TARGET_VERIFICATION_TTL_SECONDS: seconds(1, 3600, 3600),
     TARGET_VERIFICATION_USERS: z.coerce

@@ -59,7 +59,13 @@ export type Config = Readonly<{
   /** How long a load test waits for a load worker to take it before it fails. */
   loadWorkerWaitSeconds: number;
   /** Video jobs: the largest upload, how long the upload link lives, how long a result waits for its download. */
-  video: Readonly<{ maxBytes: number; uploadTtlSeconds: number; downloadTtlSeconds: number }>;
+  video: Readonly<{
+    maxBytes: number;
+    uploadTtlSeconds: number;
+    downloadTtlSeconds: number;
+    /** Video jobs' steps (a copy and ffprobe, or ffmpeg) a media worker runs at once; the rest wait their turn. */
+    jobsPerWorker: number;
+  }>;
   /**
    * Load tests larger than `small` (more users, an unbounded or higher rate, or longer) need a target
    * whose host the caller has proven to control, when `required` (the default without NETWORK_ALLOW:
@@ -133,6 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytes: c.VIDEO_MAX_BYTES,
       uploadTtlSeconds: c.VIDEO_UPLOAD_TTL_SECONDS,
       downloadTtlSeconds: c.VIDEO_DOWNLOAD_TTL_SECONDS,
+      // ffmpeg runs threads of its own on every core: half the cores' worth of jobs keeps the machine's
+      // other work (and each job's pace) from being crowded out.
+      jobsPerWorker: c.VIDEO_JOBS_PER_WORKER ?? Math.max(1, Math.floor(availableParallelism() / 2)),
     }),
     targetVerification: Object.freeze({
       required: (c.TARGET_VERIFICATION ?? (c.NETWORK_ALLOW.length ? 'off' : 'required')) === 'required',
