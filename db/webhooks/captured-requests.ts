@@ -158,8 +158,9 @@ export async function listCapturedRequestsWithin(
   limit: number,
   filter: CaptureFilter,
   bodyBytes: number,
+  afterId = 0,
 ): Promise<{ rows: CapturedRequest[]; ids: number[]; cut: boolean; read: number }> {
-  const sizes = await capturesWhere(db, webhookRef, 0, filter)
+  const sizes = await capturesWhere(db, webhookRef, afterId, filter)
     .select(['id', 'body_size', 'body_encoding'])
     .orderBy('id', filter.oldestFirst ? 'asc' : 'desc')
     .limit(limit)
@@ -260,9 +261,8 @@ export interface StoredForWebhook {
 /**
  * Stores a batch of captures in one statement. Captures for unknown or just-deleted webhooks are
  * dropped, not stored. Returns, per stored webhook public id, its row id, how many rows this batch
- * added to it, whether it forwards them (they are then stored with their delivery pending), how
- * many captures it keeps when it says (null: the default) and, when it has a JSON Schema, which
- * captures to check.
+ * added to it, whether it forwards them (they are then stored with their delivery pending), how many
+ * captures it keeps when it says (null: the default) and, with a JSON Schema, which captures to check.
  */
 export async function insertCaptures(
   db: Kysely<Database>,

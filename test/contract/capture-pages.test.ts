@@ -10,6 +10,8 @@ import { createWebhook, insertCaptures } from '../../db/webhooks/webhooks.ts';
 import { webhookExportService } from '../../api/services/webhooks/webhook-export.ts';
 import { webhookService } from '../../api/services/webhooks/webhooks.ts';
 import { CAPTURE_PAGE_BODY_BYTES } from '../../lib/plans.ts';
+import { loadReplayService, MAX_REPLAY_BODY_BYTES } from '../../api/services/load-tests/load-replay.ts';
+import { startBody } from '../../contract/load/load-test-start.ts';
 import { captureRecord, contractDatabases } from '../support/databases.ts';
 
 const MiB = 1024 * 1024;
@@ -79,5 +81,36 @@ describe.each(databases)('pages of large captures (%s)', (_kind, open) => {
     const doc = JSON.parse(text) as { requests: Array<{ id: number }> };
     expect(doc.requests).toHaveLength(15);
     expect(new Set(doc.requests.map((r) => r.id)).size).toBe(15);
+  });
+
+  it("reads a replay's captures only up to its bodies' limit, and refuses it past that", async () => {
+    // What the database sends back, counted: the bodies of every row the replay's reads return.
+    let read = 0;
+    const counted = handle.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        for (const row of args.result.rows as Array<{ body?: unknown }>)
+          if (typeof row.body === 'string') read += row.body.length;
+        return args.result;
+      },
+    });
+    const replays = loadReplayService({
+      db: counted,
+      captures: webhookService({ db: handle.db, baseUrl: 'https://tools.example.test' }),
+    });
+    const body = startBody.parse({
+      targetUrl: 'https://shop.example/',
+      replay: { webhook_id: webhookId, speed: 0 },
+      testDuration: 60,
+    });
+    await expect(replays.sequence(userId, 'pro', body, new URL('https://shop.example/'))).rejects.toMatchObject({
+      status: 400,
+      message:
+        `replay: the requests' bodies come to more than ${MAX_REPLAY_BODY_BYTES} bytes: ` +
+        'replay fewer (ids, filter)',
+    });
+    // 24 MiB stored (12 of letters, 12 of base64): no more than the limit as base64 and one capture was read.
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThanOrEqual(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4 + 4 * MiB);
   });
 });

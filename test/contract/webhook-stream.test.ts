@@ -9,6 +9,9 @@ import { upsertUser } from '../../db/users.ts';
 import { createWebhook } from '../../db/webhooks/webhooks.ts';
 import { webhookService } from '../../api/services/webhooks/webhooks.ts';
 import { contractDatabases, useDatabase } from '../support/databases.ts';
+import { CAPTURE_PAGE_BODY_BYTES } from '../../lib/plans.ts';
+
+const MiB = 1024 * 1024;
 
 const databases = contractDatabases('stream');
 
@@ -23,14 +26,17 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
     }))!;
     // Ids far above the sequence's, so they never meet other suites' rows.
     const base = 1e12 + Math.floor(Math.random() * 1e9) * 10_000;
-    const store = async (...offsets: number[]) => {
+    /** Captures of bodies `o` (their offsets), or of `bytes` bytes each. */
+    const storeSized = async (bytes: number | null, offsets: number[]) => {
       for (const o of offsets) {
+        const body = bytes === null ? String(o) : 'x'.repeat(bytes);
         await sql`insert into captured_requests (id, webhook_ref, method, path, headers, body, body_encoding,
             body_size, query_params, ip_address, user_agent, created_at)
-          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${String(o)}, 'utf8',
-            1, null, '127.0.0.1', 'test', now())`.execute(handle.db);
+          values (${base + o}, ${hook.id}, 'POST', ${`/webhook/${hook.webhookId}`}, '{}'::jsonb, ${body}, 'utf8',
+            ${body.length}, null, '127.0.0.1', 'test', now())`.execute(handle.db);
       }
     };
+    const store = (...offsets: number[]) => storeSized(null, offsets);
     const views = webhookService({ db: handle.db, baseUrl: 'https://x.test' });
     const stream = (after?: number) => {
       const tick = views.requestsStream(user.id, hook.webhookId, after === undefined ? 0 : base + after);
@@ -46,7 +52,7 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
           : undefined;
       };
     };
-    return { store, stream };
+    return { store, storeSized, stream };
   }
 
   it('sends late commits with lower ids, and never the same capture twice', async () => {
@@ -110,4 +116,22 @@ describe.each(databases)('webhook capture stream (%s)', (_kind, open) => {
       expect((await stream()())!.ids.slice(0, 2)).toEqual([1200, 1199]);
     },
   );
+
+  it('holds at most CAPTURE_PAGE_BODY_BYTES of bodies in an event, and sends the rest in the next ones', async () => {
+    expect(CAPTURE_PAGE_BODY_BYTES).toBe(8 * MiB);
+    const { storeSized, stream } = await webhook();
+    await storeSized(
+      MiB,
+      Array.from({ length: 12 }, (_, k) => k + 1),
+    ); // 12 MiB of bodies
+    // A new stream: its first event is the newest 8 MiB; the older captures are not news.
+    const next = stream();
+    expect((await next())!.ids).toEqual([12, 11, 10, 9, 8, 7, 6, 5]);
+    expect(await next()).toBeUndefined();
+    // Resumed before them all: oldest first, 8 MiB an event, every capture once.
+    const resumed = stream(0);
+    expect(await resumed()).toMatchObject({ ids: [8, 7, 6, 5, 4, 3, 2, 1], more: true });
+    expect(await resumed()).toMatchObject({ ids: [12, 11, 10, 9], more: false });
+    expect(await resumed()).toBeUndefined();
+  });
 });

@@ -3,7 +3,7 @@
 // the order they started; each request's method, headers (without those of the connection and those
 // the client sets) and body byte for byte, to the target with the request's path and query appended.
 import type { Kysely } from 'kysely';
-import { listCapturedRequests } from '../../../db/webhooks/captured-requests.ts';
+import { listCapturedRequestsWithin } from '../../../db/webhooks/captured-requests.ts';
 import type { Database } from '../../../db/schema.ts';
 import { replayName } from '../../../domain/load/replay.ts';
 import { InvalidInputError, PlanLimitError } from '../../../lib/errors.ts';
@@ -16,7 +16,7 @@ import { LOAD_USER_AGENT, testHeaders } from './load-test-input.ts';
 import type { WebhookRequestService } from '../webhooks/webhook-requests.ts';
 
 /** The most body bytes one replay holds (a HAR's own limit, and the captures'). */
-const MAX_REPLAY_BODY_BYTES = 10 * 1024 * 1024;
+export const MAX_REPLAY_BODY_BYTES = 10 * 1024 * 1024;
 /**
  * The most header bytes one replay holds, the test's own (and its credentials) counted on every
  * request: unbounded, 10,000 tiny entries with 9 MB of the test's own headers made a sequence of
@@ -41,6 +41,13 @@ export interface ReplaySequence {
   /** The test's length in seconds: as given, or what the sequence takes. */
   testDuration: number;
 }
+
+/** A replay whose requests' bodies come to `howMuch`: past the limit. */
+const tooLarge = (howMuch: string, har: boolean) =>
+  new InvalidInputError(
+    `replay: the requests' bodies come to ${howMuch}: replay fewer${har ? '' : ' (ids, filter)'}`,
+    'replay',
+  );
 
 /** A recorded request before its time is made relative and the test's own headers are added. */
 interface Recorded {
@@ -69,11 +76,15 @@ export function loadReplayService({
       since: f.since,
       until: f.until,
     });
-    const rows = await listCapturedRequests(db, webhook.id, CAPTURE_KEEP_PER_WEBHOOK, 0, {
-      ...filter,
-      ...(r.ids ? { ids: r.ids } : {}),
-      oldestFirst: true,
-    });
+    // Read within the bodies' bound as stored (base64 a third larger): past it, the bodies are over the limit.
+    const { rows, cut } = await listCapturedRequestsWithin(
+      db,
+      webhook.id,
+      CAPTURE_KEEP_PER_WEBHOOK,
+      { ...filter, ...(r.ids ? { ids: r.ids } : {}), oldestFirst: true },
+      Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4,
+    );
+    if (cut) throw tooLarge(`more than ${MAX_REPLAY_BODY_BYTES} bytes`, false);
     if (r.ids) {
       const found = new Set(rows.map((row) => row.id));
       const missing = r.ids.find((id) => !found.has(id));
@@ -110,12 +121,7 @@ export function loadReplayService({
             .map(({ entry, at }) => harRequest(entry, at, target))
         : await fromCaptures(userId, b, target);
       const bytes = recorded.reduce((n, q) => n + (q.body?.length ?? 0), 0);
-      if (bytes > MAX_REPLAY_BODY_BYTES)
-        throw new InvalidInputError(
-          `replay: the requests' bodies come to ${bytes} bytes, more than ${MAX_REPLAY_BODY_BYTES}: ` +
-            `replay fewer${r.har ? '' : ' (ids, filter)'}`,
-          'replay',
-        );
+      if (bytes > MAX_REPLAY_BODY_BYTES) throw tooLarge(`${bytes} bytes, more than ${MAX_REPLAY_BODY_BYTES}`, !!r.har);
       const own = testHeaders(b);
       const ownBytes = headerBytes({ 'user-agent': LOAD_USER_AGENT, ...own });
       const headers = recorded.reduce((n, q) => n + headerBytes(q.headers), 0) + recorded.length * ownBytes;

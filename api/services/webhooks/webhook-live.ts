@@ -2,12 +2,16 @@
 // over the key-value store's pub/sub, and the Server-Sent Events source a door streams them with.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.ts';
-import { type CaptureFilter, listCapturedRequests, newestCaptureId } from '../../../db/webhooks/captured-requests.ts';
+import {
+  type CaptureFilter,
+  listCapturedRequestsWithin,
+  newestCaptureId,
+} from '../../../db/webhooks/captured-requests.ts';
 import { firstKeptCapture, keptOf } from '../../../db/webhooks/capture-retention.ts';
 import { CAPTURES_CHANNEL, captureWatcher, waitForCapture } from '../../../domain/webhooks/capture-wait.ts';
 import { NotFoundError } from '../../../lib/errors.ts';
 import type { KvStore } from '../../../lib/kv/index.ts';
-import { CAPTURE_KEEP_PER_WEBHOOK } from '../../../lib/plans.ts';
+import { CAPTURE_KEEP_PER_WEBHOOK, CAPTURE_PAGE_BODY_BYTES } from '../../../lib/plans.ts';
 import type { SseTick } from '../../sse.ts';
 import { OUT_OF_ORDER_WINDOW } from '../../../contract/webhooks/webhooks.ts';
 import type { WebhookRequestService } from './webhook-requests.ts';
@@ -85,16 +89,22 @@ export function webhookLiveService({
         // One query: a new stream's newest page; then, oldest first, every capture after the window's
         // start that was not sent: late commits below the newest sent (however many were sent in a busy
         // window) and new ones, a page at a time.
-        const rows = first
-          ? await listCapturedRequests(db, webhook.id, page, 0, bounds)
-          : await listCapturedRequests(db, webhook.id, page, Math.max(floor, lastId - OUT_OF_ORDER_WINDOW), {
-              ...bounds,
-              oldestFirst: true,
-              notIds: [...seen],
-            });
+        // A look's bodies come to at most CAPTURE_PAGE_BODY_BYTES (one capture whatever its size), as a page of
+        // the polling answer's: what the bound leaves waits for the next look, which follows at once.
+        const { rows, cut, read } = first
+          ? await listCapturedRequestsWithin(db, webhook.id, page, bounds, CAPTURE_PAGE_BODY_BYTES)
+          : await listCapturedRequestsWithin(
+              db,
+              webhook.id,
+              page,
+              { ...bounds, oldestFirst: true, notIds: [...seen] },
+              CAPTURE_PAGE_BODY_BYTES,
+              Math.max(floor, lastId - OUT_OF_ORDER_WINDOW),
+            );
         const fresh = rows.sort((a, b) => b.id - a.id);
-        const more = !first && rows.length === page;
-        if (first && rows.length === page) floor = rows.at(-1)!.id - 1;
+        const full = cut || read === page;
+        const more = !first && full;
+        if (first && full && fresh.length) floor = fresh.at(-1)!.id - 1;
         if (fresh.length === 0 && sent) return { events: [], done: false };
         sent = true;
         for (const r of fresh) seen.add(r.id);
