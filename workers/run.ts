@@ -67,7 +67,7 @@ async function run(config: Config, logger: Logger): Promise<void> {
     if (wants('worker:workflows')) workers.push(await createWorkflowsWorker(ctx));
     if (wants('worker:network')) workers.push(await createNetworkWorker(ctx));
     if (wants('worker:load')) workers.push(await createLoadWorker(ctx));
-    if (wants('worker:media')) workers.push(await createMediaWorker(ctx));
+    if (wants('worker:media')) workers.push(...(await createMediaWorker(ctx)));
     const running = workers.map((w) => w.run());
     closers.push(async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -15,23 +15,31 @@ import {
   type VideoJobState,
 } from '../lib/jobs/index.ts';
 
-const { inspectVideo } = wf.proxyActivities<MediaActivities>({
-  taskQueue: TASK_QUEUES.media,
-  // Copies the upload (at most 300 MB) to the worker and reads its boxes and streams.
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '1 second' },
-});
-const { removeRegions } = wf.proxyActivities<MediaActivities>({
-  taskQueue: TASK_QUEUES.media,
-  // A cancelled job waits for ffmpeg to stop before it deletes the blobs, so no result lands after.
-  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  // Up to 2 hours of video; the heartbeat (every 5 s, and with ffmpeg's progress) finds a lost worker
-  // within 15 s, and the retry runs on another one.
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '15 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '1 second' },
-});
+/**
+ * The steps that copy the upload and run ffprobe or ffmpeg, on `taskQueue`: the pool's work queue, whose
+ * workers take a bounded number at once (lib/jobs/task-queues.ts), for runs that reached them since it
+ * exists (patch `media-work-queue`); on `media` for those that had scheduled them before.
+ */
+function mediaSteps(taskQueue: string) {
+  const { inspectVideo } = wf.proxyActivities<MediaActivities>({
+    taskQueue,
+    // Copies the upload (at most 300 MB) to the worker and reads its boxes and streams.
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  });
+  const { removeRegions } = wf.proxyActivities<MediaActivities>({
+    taskQueue,
+    // A cancelled job waits for ffmpeg to stop before it deletes the blobs, so no result lands after.
+    cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    // Up to 2 hours of video; the heartbeat (every 5 s, and with ffmpeg's progress) finds a lost worker
+    // within 15 s, and the retry runs on another one.
+    startToCloseTimeout: '6 hours',
+    heartbeatTimeout: '15 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  });
+  return { inspectVideo, removeRegions };
+}
 const { deleteJobBlobs, deleteUpload } = wf.proxyActivities<MediaActivities>({
   taskQueue: TASK_QUEUES.media,
   startToCloseTimeout: '1 minute',
@@ -66,6 +74,8 @@ export async function videoJob(input: VideoJobInput): Promise<VideoJobState> {
       return end('expired', `no upload within ${input.uploadTtlSeconds} s of the job's start`);
     }
     state.status = 'queued';
+    const queue = wf.patched('media-work-queue') ? TASK_QUEUES.mediaWork : TASK_QUEUES.media;
+    const { inspectVideo, removeRegions } = mediaSteps(queue);
     state.source = await inspectVideo(input.jobId, input.regions);
     state.status = 'processing';
     state.resultBytes = (await removeRegions(input.jobId, input.regions, state.source)).bytes;

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore } from '../../lib/blob/index.ts';
-import type { Turns } from '../../lib/concurrency/turns.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import type { KvStore } from '../../lib/kv/index.ts';
 import {
@@ -30,36 +29,21 @@ export const MAX_VIDEO_SECONDS = 2 * 3600;
 /** How often a running step tells Temporal it is alive (its heartbeat timeout is 30 s). */
 const HEARTBEAT_MS = 5000;
 
-/**
- * `turns`: the worker's bound on steps that copy an upload and run ffprobe or ffmpeg at once (shared by
- * all its jobs, whoever owns them: VIDEO_JOBS_PER_WORKER); a step waits for its turn heartbeating.
- */
-export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore; turns: Turns }) {
-  /**
-   * Runs `work` in its turn, in a fresh folder, heartbeating from the moment it waits (a cancelled job
-   * leaves the line); the folder is removed after, and the turn given back, whatever happens.
-   */
+export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
+  /** Runs `work` in a fresh folder, heartbeating meanwhile; the folder is removed after, whatever happens. */
   async function inWorkFolder<T>(
     jobId: string,
     work: (dir: string, progress: { percent: number }) => Promise<T>,
   ): Promise<T> {
     const ctx = Context.current();
     const progress = { percent: 0 };
+    const dir = await mkdtemp(path.join(os.tmpdir(), `netops-video-${jobId}-`));
     const beat = setInterval(() => ctx.heartbeat(progress.percent), HEARTBEAT_MS);
     try {
-      const giveBack = await deps.turns.take(ctx.cancellationSignal);
-      try {
-        const dir = await mkdtemp(path.join(os.tmpdir(), `netops-video-${jobId}-`));
-        try {
-          return await work(dir, progress);
-        } finally {
-          await rm(dir, { recursive: true, force: true });
-        }
-      } finally {
-        giveBack();
-      }
+      return await work(dir, progress);
     } finally {
       clearInterval(beat);
+      await rm(dir, { recursive: true, force: true });
     }
   }
 

@@ -4,6 +4,13 @@ export const TASK_QUEUES = {
   network: 'network',
   load: 'load',
   media: 'media',
+  /**
+   * The media pool's steps that copy an upload and run ffprobe or ffmpeg, on a queue of their own: each
+   * media worker takes at most VIDEO_JOBS_PER_WORKER of them at once (the rest wait in Temporal's queue,
+   * which no timeout of theirs counts, for whichever worker is free first), while the deletions on
+   * `media` never wait behind them.
+   */
+  mediaWork: 'media-work',
 } as const;
 
 export type ActivityPool = 'network' | 'load' | 'media';

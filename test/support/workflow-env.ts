@@ -25,6 +25,7 @@ import type { JobWorkflows, JobWorkflowType } from '../../lib/jobs/index.ts';
 import type { ActivityPool } from '../../lib/jobs/task-queues.ts';
 import { FAILURE_CONVERTER_PATH } from '../../lib/temporal/codec.ts';
 import { createActivityWorker } from '../../workers/pools/pool-worker.ts';
+import { createMediaWorkers } from '../../workers/pools/media.ts';
 import { bundleWorkflows } from '../../workers/pools/workflow-bundle.ts';
 import { ROOT } from './processes.ts';
 
@@ -81,6 +82,8 @@ export interface WorkflowEnvOptions {
   activities?: Partial<Record<ActivityPool, object>>;
   /** A short heartbeat throttle, say, so that a cancellation reaches a heartbeating stub at once. */
   activityWorkerOptions?: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval'>;
+  /** The configuration the pools' workers read (VIDEO_JOBS_PER_WORKER, say), as environment variables. */
+  config?: Record<string, string>;
 }
 
 export interface WorkflowEnv {
@@ -135,11 +138,13 @@ export async function startWorkflowEnv(options: WorkflowEnvOptions): Promise<Wor
       connection: env.nativeConnection,
       namespace,
       dataConverter,
-      config: loadConfig({}),
+      config: loadConfig(options.config ?? {}),
       storage: undefined,
     };
     for (const [pool, activities] of Object.entries(options.activities ?? {}) as Array<[ActivityPool, object]>) {
-      workers.push(await createActivityWorker(pool, ctx, activities, options.activityWorkerOptions));
+      const { activityWorkerOptions: own } = options;
+      if (pool === 'media') workers.push(...(await createMediaWorkers(ctx, activities, own)));
+      else workers.push(await createActivityWorker(pool, ctx, activities, own));
     }
     running.push(...workers.map((w) => w.run()));
     const start: WorkflowEnv['start'] = async <N extends JobWorkflowType>(

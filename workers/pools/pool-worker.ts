@@ -16,18 +16,23 @@ export interface PoolContext {
   storage: Storage | undefined;
 }
 
-/** An activity-only worker on one pool's task queue: it never runs workflow code. */
+/**
+ * An activity-only worker on one pool's task queue (or `taskQueue`, another of the pool's): it never runs
+ * workflow code.
+ */
 export function createActivityWorker(
   pool: ActivityPool,
   ctx: PoolContext,
   activities: object,
-  options: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval'> = {},
+  options: Partial<
+    Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'maxConcurrentActivityTaskExecutions' | 'taskQueue'>
+  > = {},
 ): Promise<Worker> {
   return Worker.create({
     ...options,
+    taskQueue: options.taskQueue ?? TASK_QUEUES[pool],
     connection: ctx.connection,
     namespace: ctx.namespace,
-    taskQueue: TASK_QUEUES[pool],
     dataConverter: ctx.dataConverter,
     activities: { ...createDiagnosticsActivities(pool), ...activities },
     interceptors: { activity: [requestIdInLogs, callersFaultsFailAtOnce] },

@@ -43,6 +43,8 @@ const env = useWorkflowEnv({
   activities: { media },
   // Heartbeats reach the server at once: a cancellation reaches the heartbeating stub at once.
   activityWorkerOptions: { maxHeartbeatThrottleInterval: '50ms' },
+  // The media pool's worker takes one step that copies and runs ffprobe or ffmpeg at a time.
+  config: { VIDEO_JOBS_PER_WORKER: '1' },
 });
 beforeEach(() => {
   log = [];
@@ -186,6 +188,38 @@ describe('videoJob', () => {
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect(log).toEqual(['inspectVideo', 'removeRegions', 'removeRegions stopped', 'deleteJobBlobs']);
     expect(await handle.query(getVideoJobState)).toMatchObject({ status: 'failed', reason: 'cancelled' });
+  });
+
+  it('sends the steps that copy and process to the work queue, which a worker takes one at a time here', async () => {
+    let running = 0;
+    let most = 0;
+    const step = async <T>(result: T) => {
+      running += 1;
+      most = Math.max(most, running);
+      await sleep(300);
+      running -= 1;
+      return result;
+    };
+    media.inspectVideo.mockImplementation(() => step(source));
+    media.removeRegions.mockImplementation(() => step({ bytes: 1 }));
+    const handles = await Promise.all([input(), input(), input()].map((job) => env.start('videoJob', [job])));
+    for (const handle of handles) await handle.signal(videoUploaded, { bytes: 1000 });
+    await until('three results', async () => {
+      const states = await Promise.all(handles.map((h) => h.query(getVideoJobState)));
+      return states.every((st) => st.status === 'done');
+    });
+    expect(media.removeRegions).toHaveBeenCalledTimes(3);
+    expect(most).toBe(1); // six steps, never two at once
+    const { events } = await handles[0]!.fetchHistory();
+    const queues = (events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      return a ? [`${a.activityType?.name} ${a.taskQueue?.name}`] : [];
+    });
+    expect(queues).toEqual(['inspectVideo media-work', 'removeRegions media-work', 'deleteUpload media']);
+    for (const handle of handles) {
+      await handle.signal(videoDownloaded);
+      await handle.result();
+    }
   });
 
   it('replays the recorded history with the current code', async () => {

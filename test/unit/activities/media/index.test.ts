@@ -20,7 +20,6 @@ import {
   videoUploadKey,
   type VideoSource,
 } from '../../../../lib/jobs/video.ts';
-import { Turns } from '../../../../lib/concurrency/turns.ts';
 import { MemoryKvStore } from '../../../../lib/kv/index.ts';
 import { tempDir } from '../../../support/processes.ts';
 
@@ -39,7 +38,7 @@ beforeAll(async () => {
   ]);
   clip = await readFile(file);
   blobs = await createBlobStore(undefined, dir);
-  activities = createMediaActivities({ blobs, kv, turns: new Turns(4) });
+  activities = createMediaActivities({ blobs, kv });
 });
 afterAll(() => blobs?.close());
 
@@ -49,7 +48,7 @@ function inActivity<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...a
   const context = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
   const beats: unknown[] = [];
   context.on('heartbeat', (d: unknown) => beats.push(d));
-  return { beats, context, done: context.run(fn, ...args) as Promise<R> };
+  return { beats, done: context.run(fn, ...args) as Promise<R> };
 }
 
 /** A job whose upload `bytes` is stored. */
@@ -130,35 +129,5 @@ describe('removeRegions, deleteUpload and deleteJobBlobs', () => {
     await inActivity(activities.deleteJobBlobs, job).done;
     await inActivity(activities.deleteJobBlobs, 'slot-job-unknown').done;
     expect((await kv.lease(videoSlotsKey(42), 'slot-job-d', 2, 3600)).granted).toBe(false);
-  });
-});
-
-describe("the media worker's turns", () => {
-  it('keeps a step waiting while the turns are taken, and lets a cancelled one leave the line', async () => {
-    const turns = new Turns(1);
-    const bounded = createMediaActivities({ blobs, kv, turns });
-    const giveBack = await turns.take(); // another job's step holds the only turn
-    const jobId = await uploaded(clip);
-    const inspect = inActivity(bounded.inspectVideo, jobId, []);
-    let inspected = false;
-    void inspect.done.then(() => (inspected = true));
-    await new Promise((r) => setTimeout(r, 300));
-    expect([inspected, turns.waiting]).toEqual([false, 1]);
-    giveBack();
-    const source = (await inspect.done) as VideoSource;
-    expect(source.width).toBe(160);
-
-    // Cancelled while it waits: it leaves the line and never runs ffmpeg (nothing stored).
-    const held = await turns.take();
-    const remove = inActivity(bounded.removeRegions, jobId, [{ x: 0, y: 0, width: 10, height: 10 }], source);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(turns.waiting).toBe(1);
-    remove.context.cancel();
-    await expect(remove.done).rejects.toThrow();
-    expect(turns.waiting).toBe(0);
-    expect(await blobs.get(videoResultKey(jobId))).toBeNull();
-    held();
-    // The turn is free again: the next step takes it at once.
-    (await turns.take())();
   });
 });
