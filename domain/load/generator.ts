@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ShardSnapshot } from '../../lib/load/snapshot.ts';
 import type { Socket } from 'node:net';
-import { guardedTarget, pinnedResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
+import { guardedTarget, loadTestResolve, type CheckedTarget } from '../../lib/net/target-guard.ts';
 import { Rests } from './backoff.ts';
 import type { Job, LoadConnection } from './http/connection.ts';
 import { InFlightRequests, type Then } from './in-flight.ts';
@@ -65,8 +65,8 @@ export class ShardGenerator {
    * refusal then is that request's error, counted like any other.
    */
   static async create(plan: ShardPlan, sentCount?: Uint32Array): Promise<ShardGenerator> {
-    const pinned = plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {};
-    const target = guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...pinned });
+    const resolve = loadTestResolve(plan.target);
+    const target = guardedTarget(plan.target.url, { allow: plan.allow, field: 'targetUrl', ...resolve });
     return new ShardGenerator(plan, target, sentCount);
   }
 

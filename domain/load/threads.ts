@@ -11,7 +11,7 @@ import type { SecondFigures, ShardSnapshot } from '../../lib/load/snapshot.ts';
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { splitUsers, usersKeptTogether } from '../../lib/jobs/load-test.ts';
-import { guardedTarget, pinnedResolve } from '../../lib/net/target-guard.ts';
+import { guardedTarget, loadTestResolve } from '../../lib/net/target-guard.ts';
 import type { ShardPlan } from './shard.ts';
 import type { ReportClock } from './metrics/report-clock.ts';
 import type { ThreadRequest } from './shard-thread.ts';
@@ -140,7 +140,7 @@ export class ThreadedShard {
     guardedTarget(plan.target.url, {
       allow: plan.allow,
       field: 'targetUrl',
-      ...(plan.target.addresses ? { resolve: pinnedResolve(plan.target.addresses) } : {}),
+      ...loadTestResolve(plan.target),
     });
     const all = threads(threadCount, threadNice(plan));
     const chosen = [...all].sort((a, b) => a.parts - b.parts);

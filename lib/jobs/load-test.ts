@@ -40,6 +40,11 @@ export interface ShardTarget {
    * (api/services/load-tests/target-verification.ts).
    */
   addresses?: string[];
+  /**
+   * A small test run without proof: the addresses its host had at its start, the only ones its shards
+   * connect to (another answer of the name later reaches no other server).
+   */
+  connectTo?: string[];
   /** A scenario: each user runs these in order instead of the one request (closed model only). */
   steps?: ScenarioStep[];
   /** Each user's requests, or passes through `steps`, before it is done (closed model only; absent: until the end). */

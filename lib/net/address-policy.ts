@@ -132,3 +132,21 @@ export function createAddressPolicy(allow: readonly string[] = []): AddressPolic
     },
   };
 }
+
+/**
+ * One text per host an address reaches: an IPv6 form that goes where an IPv4 address goes (IPv4-mapped,
+ * the NAT64 well-known prefix) as that IPv4 address, any other IPv6 address in full (eight groups of
+ * four hexadecimal digits, no zone); null for what is not an address.
+ */
+export function addressKey(address: string): string | null {
+  const family = isIP(address) as 0 | Family;
+  if (family === 0) return null;
+  if (family === 4) return ipv4Text(ipv4Number(address) >>> 0);
+  const n = addressNumber(address, 6);
+  const row = mostSpecific(6, n);
+  if (row && 'embedded' in row.block && row.block.followsEmbedded) return ipv4Text(Number(n & 0xffffffffn));
+  return n
+    .toString(16)
+    .padStart(32, '0')
+    .replace(/(.{4})(?!$)/g, '$1:');
+}

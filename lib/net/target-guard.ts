@@ -27,6 +27,8 @@ export class ForbiddenAddressError extends InvalidInputError {
 /** A target the guard has let through, and how to reach it without going around the guard. */
 export interface CheckedTarget {
   url: URL;
+  /** checkTarget's: the addresses the name resolved to when checked (an address literal its own). */
+  addresses?: string[];
   /** The socket lookup hook: resolves the name again and refuses any forbidden answer (same policy and field). */
   lookup: LookupFunction;
 }
@@ -85,7 +87,7 @@ export async function checkTarget(raw: string, options: TargetCheckOptions = {})
   const checked = guardedTarget(raw, options);
   const { url } = checked;
   const host = bareHost(url);
-  if (isIP(host)) return checked;
+  if (isIP(host)) return { ...checked, addresses: [host] };
   let addresses: string[];
   try {
     addresses = await resolve(host);
@@ -97,14 +99,14 @@ export async function checkTarget(raw: string, options: TargetCheckOptions = {})
     if (why)
       throw new ForbiddenAddressError(`${field}: target not allowed: ${host} resolves to ${address}: ${why}`, field);
   }
-  return checked;
+  return { ...checked, addresses };
 }
 
 /**
  * A resolver that answers only addresses of `pinned` (the addresses a load test's target proved it
  * controls): a name that now resolves elsewhere is refused, so a proof cannot be moved to another server.
  */
-export function pinnedResolve(pinned: readonly string[]): Resolve {
+function pinnedResolve(pinned: readonly string[]): Resolve {
   const allowed = new Set(pinned);
   return async (host) => {
     const addresses = await defaultResolve(host);
@@ -116,6 +118,22 @@ export function pinnedResolve(pinned: readonly string[]): Resolve {
       );
     return addresses;
   };
+}
+
+/**
+ * The resolver a load test's connections use: the addresses its host had at its start (`connectTo`,
+ * a small test run without proof: another answer of the name later reaches no other server), else
+ * the proven ones (`addresses`), else the name's answers at each connection. The guard's lookup
+ * checks what each answers.
+ */
+export function loadTestResolve(target: { addresses?: readonly string[]; connectTo?: readonly string[] }): {
+  resolve?: Resolve;
+} {
+  if (target.connectTo) {
+    const fixed = [...target.connectTo];
+    return { resolve: async () => fixed };
+  }
+  return target.addresses ? { resolve: pinnedResolve(target.addresses) } : {};
 }
 
 /** The addresses of a URL's host (an address literal is its own). */

@@ -76,20 +76,27 @@ export function loadTestService({
     if (given.testDuration > limits.loadTestSeconds)
       throw new PlanLimitError(`testDuration: at most ${limits.loadTestSeconds} seconds on the ${plan} plan`);
     // The target as the guard checked it: the one URL the proof, the shards' requests and their steps are of.
-    const { url } = await checkTarget(given.targetUrl, { allow: config.networkAllow, field: given.targetField });
+    const { url, addresses = [] } = await checkTarget(given.targetUrl, {
+      allow: config.networkAllow,
+      field: given.targetField,
+    });
     // Where the metrics go: checked by the guard as the target is (each write is, again, when sent).
     const outputs = remoteWriteTargets(given.outputs);
     for (const o of outputs) await checkTarget(o.url, { allow: config.networkAllow, field: `outputs.${o.index}.url` });
     // A replay's requests, and its length when the test does not give one.
     const replay = given.replay ? await replays.sequence(userId, plan, given, url) : null;
     const body = replay ? { ...given, testDuration: replay.testDuration } : given;
-    const { pinned, addresses, alone } = await targets.ensure(url, body, userId);
+    let check = await targets.ensure(url, body, userId, addresses);
     const testId = newJobId();
     const cfg = publicConfig(body, replay?.config);
-    const row = { id: testId, userId, config: cfg, addresses, alone, ...(replay ? { replay: replay.requests } : {}) };
-    const created = await createLoadTest(db, row, limits.loadTestsAtOnce).catch(async (err) => {
+    const row = { id: testId, userId, config: cfg, ...(replay ? { replay: replay.requests } : {}) };
+    const create = () => createLoadTest(db, { ...row, addresses: check.addresses, alone: check.alone }, max);
+    const max = limits.loadTestsAtOnce;
+    const created = await create().catch(async (err) => {
+      if (!(err instanceof SharedTargetError)) throw err;
       // Another test of the same server was started since ensure looked: this one needs the proof now.
-      throw err instanceof SharedTargetError ? await targets.sharedRefusal(url, userId) : err;
+      check = await targets.proven(url, userId, false);
+      return create();
     });
     if (!created) {
       throw new RateLimitedError(
@@ -100,7 +107,11 @@ export function loadTestService({
     }
     const input: LoadTestInput = {
       testId,
-      target: { ...targetOf(body, url), ...(pinned ? { addresses: pinned } : {}) },
+      target: {
+        ...targetOf(body, url),
+        ...(check.pinned ? { addresses: check.pinned } : {}),
+        ...(check.connectTo ? { connectTo: check.connectTo } : {}),
+      },
       concurrentUsers: body.concurrentUsers,
       testDurationSeconds: body.testDuration,
       rampUpSeconds: body.rampUpTime,

@@ -39,11 +39,13 @@ const storedProof = z.object({
 
 /**
  * What a start may do, from ensure: the addresses a large test must keep to (`pinned`), its target's
- * addresses as kept with the test, and whether it must run alone on its server (small, not proven).
+ * addresses as kept with the test, and for a small test not proven, the only addresses it connects to
+ * (`connectTo`) and that it must run alone on its server.
  */
 export interface TargetCheck {
   pinned?: string[];
   addresses?: string[];
+  connectTo?: string[];
   alone?: boolean;
 }
 
@@ -185,6 +187,15 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     );
   }
 
+  /** What a test of a proven host may do (large: keep to the proven addresses); 403 without the proof. */
+  async function proven(target: URL, userId: number, large: boolean): Promise<TargetCheck> {
+    const { url, host } = targetOf(target);
+    const token = await tokenOf(userId, host);
+    const proof = await check(url, host, userId, token);
+    if (!proof) throw notVerified(url, host, token, large);
+    return large ? { pinned: proof.addresses, addresses: proof.addresses } : { addresses: proof.addresses };
+  }
+
   return {
     required,
     isLarge,
@@ -214,30 +225,21 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
      * Nothing when verification is off. Else a large test, or a second small one at once of the same
      * server (small tests side by side would add up to a large one), needs the host's proof (403
      * target_not_verified saying how): a large test gets the proven addresses it must keep to
-     * (`pinned`). A small test without proof gets its target's addresses now and must run `alone`:
-     * createLoadTest refuses it (SharedTargetError) if another test of its server was started meanwhile.
+     * (`pinned`). A small test without proof connects only to `addresses`, those its host had when the
+     * start checked it (`connectTo`), and must run `alone`: createLoadTest refuses it
+     * (SharedTargetError) if another test of its server was started meanwhile, and `proven` decides.
      * `target` is the start's URL as the SSRF guard checked it.
      */
-    async ensure(target: URL, size: TestSize, userId: number): Promise<TargetCheck> {
+    async ensure(target: URL, size: TestSize, userId: number, addresses: string[]): Promise<TargetCheck> {
       if (!required) return {};
       const large = isLarge(size);
-      const { url, host } = targetOf(target);
-      if (!large) {
-        const addresses = await addressesOf(host).catch(() => []);
-        if (!(await busyOn({ origin: url.origin, addresses }, userId))) return { addresses, alone: true };
-      }
-      const token = await tokenOf(userId, host);
-      const proof = await check(url, host, userId, token);
-      if (proof)
-        return large ? { pinned: proof.addresses, addresses: proof.addresses } : { addresses: proof.addresses };
-      throw notVerified(url, host, token, large);
+      const { url } = targetOf(target);
+      if (!large && !(await busyOn({ origin: url.origin, addresses }, userId)))
+        return { addresses, connectTo: addresses, alone: true };
+      return proven(target, userId, large);
     },
 
-    /** The refusal of a small test that must run alone while another of its server is open. */
-    async sharedRefusal(target: URL, userId: number): Promise<TargetNotVerifiedError> {
-      const { url, host } = targetOf(target);
-      return notVerified(url, host, await tokenOf(userId, host), false);
-    },
+    proven,
   };
 }
 

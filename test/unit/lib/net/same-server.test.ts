@@ -11,12 +11,18 @@ describe('sameServer', () => {
     expect(sameServer(site, { origin: 'https://www.shop.example', addresses: ['198.51.100.1', '2001:DB8::7'] })).toBe(
       true,
     );
-    // An IPv4-mapped IPv6 address is its IPv4 address.
-    expect(sameServer(site, { origin: 'http://[::ffff:203.0.113.7]', addresses: ['::ffff:203.0.113.7'] })).toBe(true);
+    // An IPv6 form that reaches the IPv4 address is that address: mapped (as a URL writes it, and dotted),
+    // and the NAT64 well-known prefix; an IPv6 address however it is written.
+    for (const address of ['::ffff:cb00:7107', '::ffff:203.0.113.7', '64:ff9b::cb00:7107', '64:ff9b::203.0.113.7'])
+      expect(sameServer(site, { origin: `http://[${address}]`, addresses: [address] }), address).toBe(true);
+    expect(sameServer(site, { origin: 'http://[2001:db8:0:0:0:0:0:7]', addresses: ['2001:db8:0::7'] })).toBe(true);
   });
 
   it('does not hold for other addresses, nor for unknown ones on another origin', () => {
     expect(sameServer(site, { origin: 'https://other.example', addresses: ['203.0.113.8'] })).toBe(false);
+    // Other IPv6 forms carry the address, but do not reach it (IPv4-compatible, 6to4): not the same.
+    expect(sameServer(site, { origin: 'http://[::cb00:7107]', addresses: ['::cb00:7107'] })).toBe(false);
+    expect(sameServer(site, { origin: 'http://[2002:cb00:7107::]', addresses: ['2002:cb00:7107::'] })).toBe(false);
     expect(sameServer(site, { origin: 'https://other.example', addresses: null })).toBe(false);
     expect(sameServer({ origin: 'https://other.example', addresses: [] }, site)).toBe(false);
   });

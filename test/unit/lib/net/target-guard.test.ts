@@ -11,7 +11,7 @@ import {
   checkUrl,
   ForbiddenAddressError,
   guardedLookup,
-  pinnedResolve,
+  loadTestResolve,
   type Resolve,
 } from '../../../../lib/net/target-guard.ts';
 
@@ -182,8 +182,30 @@ describe('guardedLookup', () => {
     const now = await addressesOf('localhost'); // /etc/hosts: loopback, nothing leaves the machine
     expect(now.length).toBeGreaterThan(0);
     expect(await addressesOf('192.0.2.7')).toEqual(['192.0.2.7']);
-    expect(await pinnedResolve(now)('localhost')).toEqual(now);
-    await expect(pinnedResolve(['192.0.2.7'])('localhost')).rejects.toBeInstanceOf(ForbiddenAddressError);
-    await expect(pinnedResolve(now.slice(1))('localhost')).rejects.toThrow(/now resolves to/);
+    const pinned = (addresses: string[]) => loadTestResolve({ addresses }).resolve!;
+    expect(await pinned(now)('localhost')).toEqual(now);
+    await expect(pinned(['192.0.2.7'])('localhost')).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(pinned(now.slice(1))('localhost')).rejects.toThrow(/now resolves to/);
+    expect(loadTestResolve({})).toEqual({});
+  });
+
+  it("keeps a small unproven test to its start's addresses, whatever the name answers now, still guarded", async () => {
+    // The name answers loopback now; the test started when it answered 192.0.2.7: that is where it goes.
+    const { resolve } = loadTestResolve({ connectTo: ['192.0.2.7'], addresses: ['127.0.0.1'] });
+    expect(await resolve!('localhost')).toEqual(['192.0.2.7']);
+    // And the guard's lookup still judges what it answers (a private address stays refused).
+    const privateOne = loadTestResolve({ connectTo: ['10.0.0.1'] }).resolve!;
+    await expect(lookUp(guardedLookup(policy, privateOne), 'rebound.example', false)).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
+  });
+
+  it('tells what a name resolved to when it was checked, and an address as its own', async () => {
+    expect((await checkTarget('http://127.0.0.1:9/', { allow: ['127.0.0.1/32'] })).addresses).toEqual(['127.0.0.1']);
+    const byName = await checkTarget('http://localhost:9/', {
+      allow: ['127.0.0.0/8', '::1/128'],
+      resolve: async () => ['127.0.0.1'],
+    });
+    expect(byName.addresses).toEqual(['127.0.0.1']);
   });
 });
