@@ -15,6 +15,7 @@ import {
   videoBlobPrefix,
   videoOwnerKey,
   videoProgressKey,
+  videoJobSeconds,
   videoSlotsKey,
   videoResultKey,
   videoUploadKey,
@@ -29,7 +30,24 @@ export const MAX_VIDEO_SECONDS = 2 * 3600;
 /** How often a running step tells Temporal it is alive (its heartbeat timeout is 30 s). */
 const HEARTBEAT_MS = 5000;
 
-export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
+/**
+ * `downloadTtlSeconds`: how long a result waits for its download (VIDEO_DOWNLOAD_TTL_SECONDS), which the
+ * rest of a job's longest life counts when a step renews its slot.
+ */
+export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore; downloadTtlSeconds: number }) {
+  /**
+   * Keeps the job's slot among its owner's open jobs, and whose job it is, for the rest of its longest
+   * life from now: a step may start long after the job did, when the media workers had a queue. A slot
+   * the job no longer holds is not taken again.
+   */
+  async function keepSlot(jobId: string): Promise<void> {
+    const owner = await deps.kv.get(videoOwnerKey(jobId));
+    if (owner === null) return;
+    const rest = videoJobSeconds(0, deps.downloadTtlSeconds);
+    await deps.kv.set(videoOwnerKey(jobId), owner, rest);
+    await deps.kv.lease(videoSlotsKey(Number(owner)), jobId, 0, rest); // a limit of 0: renews, never takes
+  }
+
   /** Runs `work` in a fresh folder, heartbeating meanwhile; the folder is removed after, whatever happens. */
   async function inWorkFolder<T>(
     jobId: string,
@@ -62,6 +80,7 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
      * outside the frame. Each refusal is the job's failure reason.
      */
     async inspectVideo(jobId: string, regions: Region[]): Promise<VideoSource> {
+      await keepSlot(jobId);
       return inWorkFolder(jobId, async (dir) => {
         const { file, size } = await copyUpload(jobId, dir);
         const handle = await open(file);
@@ -100,6 +119,7 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore }) {
 
     /** Removes the regions with ffmpeg and stores the result; progress goes to the heartbeat and the store. */
     async removeRegions(jobId: string, regions: Region[], source: VideoSource): Promise<{ bytes: number }> {
+      await keepSlot(jobId);
       const ctx = Context.current();
       return inWorkFolder(jobId, async (dir, progress) => {
         const { file } = await copyUpload(jobId, dir);

@@ -86,8 +86,9 @@ export const videoSlotsKey = (ownerId: number) => `video:jobs:${ownerId}`;
 /** Whose job it is, for the activity that ends it to free its slot. */
 export const videoOwnerKey = (jobId: string) => `video:owner:${jobId}`;
 /**
- * The longest a job can stay open: its upload's time, its processing's (three attempts of 15 minutes to
- * inspect and 6 hours to process), its download's; a slot outlives it by an hour at most.
+ * The longest a job can stay open from its start: its upload's time, its processing's (three attempts of
+ * 15 minutes to inspect and 6 hours to process), its download's; a slot outlives it by an hour at most.
+ * A step that starts renews it for the rest (its wait in the media workers' queue has no bound).
  */
 export const videoJobSeconds = (uploadTtlSeconds: number, downloadTtlSeconds: number) =>
   uploadTtlSeconds + 3 * (15 * 60 + 6 * 3600) + downloadTtlSeconds + 3600;

@@ -26,5 +26,6 @@ export function createMediaWorkers(
 export function createMediaWorker(ctx: PoolContext): Promise<Worker[]> {
   if (!ctx.storage) throw new Error('the media pool needs storage (the blob store)');
   const { blobs, kv } = ctx.storage;
-  return createMediaWorkers(ctx, createMediaActivities({ blobs, kv }));
+  const { downloadTtlSeconds } = ctx.config.video;
+  return createMediaWorkers(ctx, createMediaActivities({ blobs, kv, downloadTtlSeconds }));
 }

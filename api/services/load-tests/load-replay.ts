@@ -76,13 +76,14 @@ export function loadReplayService({
       since: f.since,
       until: f.until,
     });
-    // Read within the bodies' bound as stored (base64 a third larger): past it, the bodies are over the limit.
+    // Read within the bodies' bound as stored: a binary body is stored as base64, at most 4/3 of its bytes
+    // and 4 more, so past this bound the bodies are over the limit whatever their kinds.
     const { rows, cut } = await listCapturedRequestsWithin(
       db,
       webhook.id,
       CAPTURE_KEEP_PER_WEBHOOK,
       { ...filter, ...(r.ids ? { ids: r.ids } : {}), oldestFirst: true },
-      Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4,
+      Math.ceil((MAX_REPLAY_BODY_BYTES * 4) / 3) + 4 * CAPTURE_KEEP_PER_WEBHOOK,
     );
     if (cut) throw tooLarge(`more than ${MAX_REPLAY_BODY_BYTES} bytes`, false);
     if (r.ids) {

@@ -193,7 +193,9 @@ export function targetVerificationService({ config, db, kv }: { config: Config; 
     const token = await tokenOf(userId, host);
     const proof = await check(url, host, userId, token);
     if (!proof) throw notVerified(url, host, token, large);
-    return large ? { pinned: proof.addresses, addresses: proof.addresses } : { addresses: proof.addresses };
+    // A proven test connects to the proof's addresses only, as an unproven one to its start's.
+    const { addresses } = proof;
+    return large ? { pinned: addresses, addresses } : { addresses, connectTo: addresses };
   }
 
   return {

@@ -91,7 +91,7 @@ export function webhookLiveService({
         // window) and new ones, a page at a time.
         // A look's bodies come to at most CAPTURE_PAGE_BODY_BYTES (one capture whatever its size), as a page of
         // the polling answer's: what the bound leaves waits for the next look, which follows at once.
-        const { rows, cut, read } = first
+        const { rows, ids, cut, read } = first
           ? await listCapturedRequestsWithin(db, webhook.id, page, bounds, CAPTURE_PAGE_BODY_BYTES)
           : await listCapturedRequestsWithin(
               db,
@@ -104,11 +104,12 @@ export function webhookLiveService({
         const fresh = rows.sort((a, b) => b.id - a.id);
         const full = cut || read === page;
         const more = !first && full;
-        if (first && full && fresh.length) floor = fresh.at(-1)!.id - 1;
-        if (fresh.length === 0 && sent) return { events: [], done: false };
+        // By the ids the look was to hold: a capture deleted between its two reads (a trim) moves them too.
+        if (first && full && ids.length) floor = Math.min(...ids) - 1;
+        for (const id of ids) seen.add(id);
+        lastId = Math.max(lastId, ...ids);
+        if (fresh.length === 0 && sent) return { events: [], done: false, more };
         sent = true;
-        for (const r of fresh) seen.add(r.id);
-        lastId = Math.max(lastId, ...fresh.map((r) => r.id));
         for (const id of seen) if (id <= lastId - OUT_OF_ORDER_WINDOW) seen.delete(id);
         const id = lastId > 0 ? String(lastId) : undefined;
         const requests = await views.present(webhook, fresh);

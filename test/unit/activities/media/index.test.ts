@@ -38,7 +38,7 @@ beforeAll(async () => {
   ]);
   clip = await readFile(file);
   blobs = await createBlobStore(undefined, dir);
-  activities = createMediaActivities({ blobs, kv });
+  activities = createMediaActivities({ blobs, kv, downloadTtlSeconds: 3600 });
 });
 afterAll(() => blobs?.close());
 
@@ -129,5 +129,25 @@ describe('removeRegions, deleteUpload and deleteJobBlobs', () => {
     await inActivity(activities.deleteJobBlobs, job).done;
     await inActivity(activities.deleteJobBlobs, 'slot-job-unknown').done;
     expect((await kv.lease(videoSlotsKey(42), 'slot-job-d', 2, 3600)).granted).toBe(false);
+  });
+});
+
+describe("a step renews its job's slot", () => {
+  it('for the rest of the longest life from its start, and takes back no slot the job lost', async () => {
+    let now = 0;
+    const clocked = new MemoryKvStore(() => now);
+    const stepping = createMediaActivities({ blobs, kv: clocked, downloadTtlSeconds: 3600 });
+    const jobId = await uploaded(clip);
+    // The job's slot (of a plan allowing one) is held for 10 s more when its step starts.
+    await clocked.set(videoOwnerKey(jobId), '7', 10);
+    expect((await clocked.lease(videoSlotsKey(7), jobId, 1, 10)).granted).toBe(true);
+    await inActivity(stepping.inspectVideo, jobId, []).done;
+    now += 60_000; // a minute later: without the renewal the slot would be free
+    expect(await clocked.get(videoOwnerKey(jobId))).toBe('7');
+    expect((await clocked.lease(videoSlotsKey(7), 'another-job', 1, 10)).granted).toBe(false);
+    // Freed (the job ended), a later step of it does not take the slot again.
+    await clocked.release(videoSlotsKey(7), jobId);
+    await inActivity(stepping.inspectVideo, jobId, []).done;
+    expect((await clocked.lease(videoSlotsKey(7), 'another-job', 1, 10)).granted).toBe(true);
   });
 });

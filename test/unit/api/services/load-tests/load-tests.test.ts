@@ -80,6 +80,7 @@ describe('small load tests without proof', () => {
       [11, 12].map((port) => tests.start(small(`http://127.0.0.1:${port}/`), { userId, plan: 'pro' })),
     );
     expect(both.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(inputs).toHaveLength(2);
+    // The proven one connects to its proof's addresses only, as the other to its start's.
+    expect(inputs.map((i) => i.target.connectTo)).toEqual([['127.0.0.1'], ['127.0.0.1']]);
   });
 });
