@@ -38,14 +38,19 @@ export function createMediaActivities(deps: { blobs: BlobStore; kv: KvStore; dow
   /**
    * Keeps the job's slot among its owner's open jobs, and whose job it is, for the rest of its longest
    * life from now: a step may start long after the job did, when the media workers had a queue. A slot
-   * the job no longer holds is not taken again.
+   * the job no longer holds is not taken again. The key-value store away, the step goes on without it
+   * (the user's job is not failed for the bound's bookkeeping).
    */
   async function keepSlot(jobId: string): Promise<void> {
-    const owner = await deps.kv.get(videoOwnerKey(jobId));
-    if (owner === null) return;
-    const rest = videoJobSeconds(0, deps.downloadTtlSeconds);
-    await deps.kv.set(videoOwnerKey(jobId), owner, rest);
-    await deps.kv.lease(videoSlotsKey(Number(owner)), jobId, 0, rest); // a limit of 0: renews, never takes
+    try {
+      const owner = await deps.kv.get(videoOwnerKey(jobId));
+      if (owner === null) return;
+      const rest = videoJobSeconds(0, deps.downloadTtlSeconds);
+      await deps.kv.set(videoOwnerKey(jobId), owner, rest);
+      await deps.kv.lease(videoSlotsKey(Number(owner)), jobId, 0, rest); // a limit of 0: renews, never takes
+    } catch {
+      // renewed at the next step, or not: the lease's first life still bounds it
+    }
   }
 
   /** Runs `work` in a fresh folder, heartbeating meanwhile; the folder is removed after, whatever happens. */

@@ -90,8 +90,8 @@ export function loadTestService({
     const testId = newJobId();
     const cfg = publicConfig(body, replay?.config);
     const row = { id: testId, userId, config: cfg, ...(replay ? { replay: replay.requests } : {}) };
-    const create = () => createLoadTest(db, { ...row, addresses: check.addresses, alone: check.alone }, max);
     const max = limits.loadTestsAtOnce;
+    const create = () => createLoadTest(db, { ...row, addresses: check.addresses, alone: check.alone }, max);
     const created = await create().catch(async (err) => {
       if (!(err instanceof SharedTargetError)) throw err;
       // Another test of the same server was started since ensure looked: this one needs the proof now.

@@ -150,4 +150,14 @@ describe("a step renews its job's slot", () => {
     await inActivity(stepping.inspectVideo, jobId, []).done;
     expect((await clocked.lease(videoSlotsKey(7), 'another-job', 1, 10)).granted).toBe(true);
   });
+
+  it('goes on when the key-value store is away (the job is not failed for it)', async () => {
+    const away = new MemoryKvStore();
+    away.get = async () => {
+      throw new Error('the store is away');
+    };
+    const stepping = createMediaActivities({ blobs, kv: away, downloadTtlSeconds: 3600 });
+    const jobId = await uploaded(clip);
+    expect(((await inActivity(stepping.inspectVideo, jobId, []).done) as VideoSource).width).toBe(160);
+  });
 });
