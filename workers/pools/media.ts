@@ -7,7 +7,7 @@ import { createMediaActivities } from '../../activities/media/index.ts';
 import { TASK_QUEUES } from '../../lib/jobs/task-queues.ts';
 import { createActivityWorker, type PoolContext } from './pool-worker.ts';
 
-/** The pool's two workers running `activities` (its own, or a test's stubs). */
+/** The pool's two workers running `activities`: the media activities, or those a workflow test gives. */
 export function createMediaWorkers(
   ctx: PoolContext,
   activities: object,
